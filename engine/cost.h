@@ -1,0 +1,71 @@
+/*
+ * cost.h — machine profiles and the cost models that price a simulation trace.
+ *
+ * Models (one table in cost.c, selected by name):
+ *   polyapm  the thesis's model (REFERENCE §1.2, Fig. 3.5):
+ *              c_it = Σ_j s̄·s_ijt + m_s·(#send partners | #messages)
+ *                   + Σ_j r̄·r_ijt + m_r·(#recv partners | #messages) + b(P)
+ *              cost = Σ_t max_i (w_it + c_it)       (partners when `coalesce`, else messages)
+ *   bsp      superstep = max_i w_it + g·max_i h_it + l(P),  h_i = max(words out, words in)
+ *   hockney  c_it = max(Σ_sends (t_s + t_w·m), Σ_recvs (t_s + t_w·m)) + b(P);
+ *            cost = Σ_t max_i (w_it + c_it)
+ * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
+ *
+ * A machine profile is a named set of parameters: built in `scali2004` (the thesis's calibration)
+ * or read from a text file of `key value` lines (`#` comments; keys as in cost_profile).
+ */
+#ifndef POLYAPM_COST_H
+#define POLYAPM_COST_H
+
+#include <stdint.h>
+
+#include "diag.h"
+#include "sim.h"
+
+typedef struct cost_profile {
+    char name[64];
+    double tick_seconds;      /* seconds per tick (one floating multiply) */
+    double mstartup_s, mstartup_r;
+    double normsent, normrcvd;
+    double barrier_slope, barrier_const;
+    int coalesce;
+    double ts, tw;            /* hockney (ticks) */
+    double g;                 /* bsp (ticks per word) */
+} cost_profile;
+
+typedef struct cost_summary {
+    char model[16];
+    double total;             /* ticks */
+    double seconds;           /* total * tick_seconds */
+    double aggregate_work;
+    int nprocs, nsteps;
+    double *work;             /* nprocs: Σ_t w_it */
+    double *comm;             /* nprocs: Σ_t c_it (communication + barrier) */
+    int64_t *sends, *recvs;   /* nprocs: Σ_t partners (coalesced) or messages */
+    double *step_cost;        /* nsteps: cost_t */
+} cost_summary;
+
+/* Built-in profiles by name; NULL when unknown. */
+const cost_profile *cost_profile_builtin(const char *name);
+/* Names of the built-in profiles, NULL-terminated. */
+const char *const *cost_profile_builtin_names(void);
+/* Reads a profile file.  0 = ok; otherwise diagnostics name file:line. */
+int cost_profile_read(const char *path, cost_profile *out, diag_list *d);
+/* Parses profile text (the same format). */
+int cost_profile_parse(const char *file, const char *text, cost_profile *out, diag_list *d);
+/* Sets one parameter by key ("normsent", "ts", ...). 0 = ok, -1 = unknown key. */
+int cost_profile_set(cost_profile *p, const char *key, double value);
+/* Writes the profile as text (malloc'd). */
+char *cost_profile_format(const cost_profile *p);
+/* Resolves --machine: a built-in name or a path to a profile file. */
+int cost_profile_resolve(const char *name_or_path, cost_profile *out, diag_list *d);
+
+/* Names of the models, NULL-terminated. */
+const char *const *cost_model_names(void);
+/* Prices a trace.  Returns 0 and fills `out` (caller frees with cost_summary_free), or -1 for an
+ * unknown model. */
+int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *prof, cost_summary *out);
+void cost_summary_free(cost_summary *s);
+double cost_barrier(const cost_profile *p, int nprocs);
+
+#endif

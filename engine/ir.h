@@ -1,0 +1,297 @@
+/*
+ * ir.h — the intermediate representation: the AST of an APM program at any level.
+ *
+ * One representation, three faces: the parser builds it from text (parse.c), the printer turns it
+ * back into canonical text (print.c), the checker resolves names, types and levels (check.c), the
+ * simulator compiles and runs it (sim*.c), transforms rewrite it (transforms/).
+ *
+ * Ownership: every node, string and array of a program lives in the program's arena and is freed
+ * with ir_program_free().  Nodes are never shared between programs; ir_program_clone() deep-copies.
+ * Builders (ir_new_*) allocate in the arena of the program passed to them.
+ *
+ * The language itself is documented in man/polyapm-lang.5.
+ */
+#ifndef POLYAPM_IR_H
+#define POLYAPM_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+typedef enum ir_level { IR_SOURCE, IR_SYN, IR_SYNCOMM, IR_SYNDM } ir_level;
+typedef enum ir_type { IR_INT, IR_DOUBLE } ir_type;
+
+typedef struct ir_pos { int line, col; } ir_pos;
+
+/* Comments kept with the item they precede (lead) or end the line of (trail), so fmt keeps them. */
+typedef struct ir_comments {
+    const char **lead;  /* text after '#', without the '#' and without the newline */
+    int nlead;
+    const char *trail;  /* NULL when none */
+} ir_comments;
+
+/* ---- expressions ---------------------------------------------------------------------------- */
+
+typedef enum ir_expr_kind {
+    IR_E_INT,      /* integer literal */
+    IR_E_REAL,     /* real literal */
+    IR_E_NAME,     /* a parameter, loop variable, let, or 0-dimensional array */
+    IR_E_ACCESS,   /* a[i][j] */
+    IR_E_UNARY,    /* -e, !e */
+    IR_E_BINARY,   /* e op e */
+    IR_E_CALL,     /* min(..), max(..), floor(e), ceil(e), abs(e), sqrt(e), isqrt(e) */
+    IR_E_REDUCE    /* sum(k = lo .. hi) e, prod, max, min */
+} ir_expr_kind;
+
+typedef enum ir_op {
+    IR_OP_ADD, IR_OP_SUB, IR_OP_MUL, IR_OP_DIV, IR_OP_MOD,
+    IR_OP_LT, IR_OP_LE, IR_OP_GT, IR_OP_GE, IR_OP_EQ, IR_OP_NE,
+    IR_OP_AND, IR_OP_OR,
+    IR_OP_NEG, IR_OP_NOT             /* unary */
+} ir_op;
+
+typedef enum ir_func { IR_F_MIN, IR_F_MAX, IR_F_FLOOR, IR_F_CEIL, IR_F_ABS, IR_F_SQRT, IR_F_ISQRT } ir_func;
+typedef enum ir_reduce_op { IR_R_SUM, IR_R_PROD, IR_R_MAX, IR_R_MIN } ir_reduce_op;
+
+/* What a name refers to; set by the checker (IR_N_UNRESOLVED after parsing). */
+typedef enum ir_name_kind {
+    IR_N_UNRESOLVED, IR_N_PARAM, IR_N_LOOPVAR, IR_N_LET, IR_N_REDVAR, IR_N_INITVAR, IR_N_DISTVAR,
+    IR_N_ARRAY
+} ir_name_kind;
+
+typedef struct ir_expr ir_expr;
+struct ir_expr {
+    ir_expr_kind kind;
+    ir_pos pos;
+    ir_type type;                 /* set by the checker */
+    union {
+        int64_t ival;             /* IR_E_INT */
+        double rval;              /* IR_E_REAL */
+        struct {                  /* IR_E_NAME */
+            const char *id;
+            ir_name_kind nk;      /* set by the checker */
+            int index;            /* param index, array index, or variable slot (checker) */
+        } name;
+        struct {                  /* IR_E_ACCESS */
+            const char *array;
+            int array_index;      /* index into prog->arrays (checker) */
+            ir_expr **idx;
+            int nidx;
+        } access;
+        struct {                  /* IR_E_UNARY, IR_E_BINARY (b == NULL for unary) */
+            ir_op op;
+            ir_expr *a, *b;
+        } op;
+        struct {                  /* IR_E_CALL */
+            ir_func f;
+            ir_expr **args;
+            int nargs;
+        } call;
+        struct {                  /* IR_E_REDUCE */
+            ir_reduce_op r;
+            const char *var;
+            int slot;             /* variable slot (checker) */
+            ir_expr *lo, *hi, *body;
+        } reduce;
+    } u;
+};
+
+/* ---- statements ----------------------------------------------------------------------------- */
+
+typedef enum ir_loop_kind { IR_LOOP_DEFAULT, IR_LOOP_SEQ, IR_LOOP_PAR, IR_LOOP_PROC } ir_loop_kind;
+
+typedef struct ir_stmt ir_stmt;
+
+typedef struct ir_block {
+    ir_stmt **stmts;
+    int n;
+    ir_expr *cost;                /* `cost N` on this block, or NULL */
+    ir_comments tail;             /* comments before the closing brace */
+} ir_block;
+
+typedef struct ir_loopvar {
+    const char *var;
+    int slot;                     /* checker */
+    ir_expr *lo, *hi, *step;      /* step NULL = 1 */
+    ir_loop_kind kind;
+    ir_pos pos;
+} ir_loopvar;
+
+typedef enum ir_stmt_kind { IR_S_ASSIGN, IR_S_LET, IR_S_IF, IR_S_FOR, IR_S_SEND } ir_stmt_kind;
+
+struct ir_stmt {
+    ir_stmt_kind kind;
+    ir_pos pos;
+    ir_comments comments;
+    ir_expr *cost;                /* `cost N` on an assignment or send, else NULL */
+    union {
+        struct {                  /* IR_S_ASSIGN:  LABEL: a[..] = rhs */
+            const char *label;
+            ir_expr *lhs;         /* an IR_E_ACCESS (or IR_E_NAME of a 0-d array) */
+            ir_expr *rhs;
+        } assign;
+        struct {                  /* IR_S_LET:  let v = e */
+            const char *var;
+            int slot;
+            ir_expr *value;
+        } let;
+        struct {                  /* IR_S_IF:  if c {..} else {..}; else_blk NULL when absent */
+            ir_expr *cond;
+            ir_block *then_blk, *else_blk;
+        } if_;
+        struct {                  /* IR_S_FOR:  for v1 = .., v2 = .. { body } (nested in order) */
+            ir_loopvar *vars;
+            int nvars;
+            ir_block *body;
+        } for_;
+        struct {                  /* IR_S_SEND:  send a[..] to lo [.. hi] at t [when c] [as [..]..] */
+            ir_expr *what;        /* IR_E_ACCESS: the element sent, in the sender's coordinates */
+            ir_expr *to_lo, *to_hi;   /* destination processor(s); to_hi NULL for one */
+            ir_expr *at;          /* destination time */
+            ir_expr *when;        /* guard or NULL */
+            ir_expr **as_idx;     /* index at the receiver, or NULL (same index) */
+            int nas;
+        } send;
+    } u;
+};
+
+/* ---- declarations --------------------------------------------------------------------------- */
+
+typedef enum ir_decl_kind {
+    IR_D_PARAM, IR_D_REFERENCE, IR_D_ARRAY, IR_D_INIT, IR_D_OUTPUT, IR_D_DIST
+} ir_decl_kind;
+
+typedef enum ir_dist_kind { IR_DIST_LOCAL, IR_DIST_REPLICATE } ir_dist_kind;
+
+typedef struct ir_decl {
+    ir_decl_kind kind;
+    ir_pos pos;
+    ir_comments comments;
+    union {
+        struct { const char *name; ir_expr *value; int index; } param;     /* one per name */
+        struct { const char *path; } reference;
+        struct {
+            const char *name;
+            ir_type elem;
+            ir_expr **lo, **hi;   /* ndims each; constant expressions of parameters */
+            int ndims;
+            int index;            /* position in prog->arrays */
+        } array;
+        struct {                  /* init a[x][0][y] = e: IR_E_NAME indices bind, others fix */
+            const char *array;
+            int array_index;
+            ir_expr **idx;
+            int nidx;
+            ir_expr *value;
+        } init;
+        struct {                  /* output a[steps]: fixes a prefix of the indices */
+            const char *array;
+            int array_index;
+            ir_expr **idx;
+            int nidx;
+        } output;
+        struct {                  /* dist a(rp) [lo..hi].. [offset [e]..] | dist a replicate */
+            const char *array;
+            int array_index;
+            ir_dist_kind dk;
+            const char *procvar;
+            int slot;
+            ir_expr **lo, **hi;   /* local bounds in local coordinates (ndims each) */
+            ir_expr **offset;     /* global = local + offset; NULL = absolute (offset 0) */
+            int ndims;
+        } dist;
+    } u;
+} ir_decl;
+
+/* ---- the program ---------------------------------------------------------------------------- */
+
+typedef struct ir_arena ir_arena;
+
+typedef struct ir_program {
+    ir_arena *arena;
+    const char *file;             /* for diagnostics; may be NULL */
+    const char *name;
+    ir_level level;
+    ir_comments comments;         /* before `program` */
+    ir_decl **decls;              /* in source order (the printer keeps the order) */
+    int ndecls;
+    ir_block *body;               /* the top-level statements */
+    ir_comments tail;             /* comments at the end of the file */
+
+    /* Filled by the checker: */
+    ir_decl **params;  int nparams;   /* IR_D_PARAM decls in order */
+    ir_decl **arrays;  int narrays;   /* IR_D_ARRAY decls in order */
+    int nslots;                   /* variable slots needed by any frame */
+    int checked;
+} ir_program;
+
+/* Lifetime. */
+ir_program *ir_program_new(const char *file);
+void ir_program_free(ir_program *p);
+ir_program *ir_program_clone(const ir_program *p);   /* deep copy into a fresh arena (unchecked) */
+
+/* Arena allocation (zeroed) and string interning for builders. */
+void *ir_alloc(ir_program *p, size_t size);
+const char *ir_strdup(ir_program *p, const char *s);
+const char *ir_strndup(ir_program *p, const char *s, size_t n);
+
+/* Builders. */
+ir_expr *ir_new_int(ir_program *p, int64_t v);
+ir_expr *ir_new_real(ir_program *p, double v);
+ir_expr *ir_new_name(ir_program *p, const char *id);
+ir_expr *ir_new_unary(ir_program *p, ir_op op, ir_expr *a);
+ir_expr *ir_new_binary(ir_program *p, ir_op op, ir_expr *a, ir_expr *b);
+ir_expr *ir_new_access(ir_program *p, const char *array, ir_expr **idx, int nidx); /* copies idx[] */
+ir_expr *ir_new_call(ir_program *p, ir_func f, ir_expr **args, int nargs);        /* copies args[] */
+ir_expr *ir_clone_expr(ir_program *dst, const ir_expr *e);
+ir_block *ir_new_block(ir_program *p);
+void ir_block_append(ir_program *p, ir_block *b, ir_stmt *s);
+ir_stmt *ir_new_stmt(ir_program *p, ir_stmt_kind kind);
+ir_decl *ir_new_decl(ir_program *p, ir_decl_kind kind);
+void ir_program_append_decl(ir_program *p, ir_decl *d);
+
+/* Names of enum values, as written in the language. */
+const char *ir_level_name(ir_level l);
+int ir_level_parse(const char *s, ir_level *out);    /* 1 on success */
+const char *ir_op_text(ir_op op);
+const char *ir_func_name(ir_func f);
+const char *ir_reduce_name(ir_reduce_op r);
+
+/* ---- phases --------------------------------------------------------------------------------- */
+
+/* Parses `text` (len bytes, need not be NUL-terminated).  Returns NULL and fills `d` on errors;
+ * the parser recovers to report several errors.  The result is not yet checked. */
+ir_program *ir_parse(const char *file, const char *text, size_t len, diag_list *d);
+
+/* Resolves names, assigns slots, infers types, checks affinity and level rules.  Returns the
+ * number of errors added to `d` (0 = the program is well-formed and may be simulated). */
+int ir_check(ir_program *p, diag_list *d);
+
+/* Reads, parses and checks a file.  NULL (with diagnostics) on any error. */
+ir_program *ir_load_file(const char *path, diag_list *d);
+/* Parses and checks text. */
+ir_program *ir_load_text(const char *file, const char *text, size_t len, diag_list *d);
+
+/* Canonical text; malloc'd, the caller frees.  print(parse(print(x))) == print(x). */
+char *ir_print(const ir_program *p);
+/* One expression in canonical form (malloc'd). */
+char *ir_print_expr(const ir_expr *e);
+
+/* ---- parameters ----------------------------------------------------------------------------- */
+
+/* Parameter overrides, as given by `-D name=value`. */
+typedef struct ir_binding { const char *name; int64_t value; } ir_binding;
+
+/* Evaluates the parameters of a checked program in order, applying overrides (an override
+ * replaces that parameter's expression; later parameters see the new value).  `values` receives
+ * nparams entries.  Unknown override names are ignored when `strict` is 0, errors otherwise.
+ * Returns the number of errors added to `d`. */
+int ir_params_eval(const ir_program *p, const ir_binding *ov, int nov, int strict,
+                   int64_t *values, diag_list *d);
+
+/* Evaluates a constant expression (parameters only) given the parameter values. 0 = ok. */
+int ir_const_eval(const ir_program *p, const ir_expr *e, const int64_t *params,
+                  int64_t *ival, double *rval, int *is_real, diag_list *d);
+
+#endif

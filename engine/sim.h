@@ -1,0 +1,109 @@
+/*
+ * sim.h — the simulator: runs a checked program on the semantics of its APM level.
+ *
+ *   source   sequential reference run
+ *   syn      time steps; instances of the processor loop are independent within a step
+ *            (a same-step read/write of an element by two processors is a race)
+ *   syncomm  shared memory plus a message queue; a delivered value that differs from memory
+ *            is a wrong message
+ *   syndm    one memory per processor; reading an element neither owned nor received is a
+ *            missing message
+ *
+ * The run records a trace (work per processor per step, messages per sender/receiver pair per
+ * step) that the cost models (cost.h) price, and the values of the `output` arrays, which are
+ * compared with a reference run to decide whether the node is verified.
+ *
+ * Ownership: sim_run returns a sim_result the caller frees with sim_result_free.
+ */
+#ifndef POLYAPM_SIM_H
+#define POLYAPM_SIM_H
+
+#include <stdint.h>
+
+#include "ir.h"
+
+/* One violation found during a run (race, wrong message, missing message, out of bounds, ...). */
+typedef enum sim_violation_kind {
+    SIM_V_RACE, SIM_V_WRONG_MESSAGE, SIM_V_MISSING_MESSAGE, SIM_V_OUT_OF_BOUNDS,
+    SIM_V_UNDEFINED_READ, SIM_V_OUTSIDE_LOCAL, SIM_V_DISAGREE, SIM_V_BAD_MESSAGE,
+    SIM_V_RUNTIME, SIM_V_OUTPUT_MISMATCH
+} sim_violation_kind;
+
+typedef struct sim_violation {
+    sim_violation_kind kind;
+    int line, col;            /* the statement responsible (0 when none) */
+    char *text;               /* owned; the full human sentence (processor, step, element, ...) */
+} sim_violation;
+
+/* Messages of one step between one pair of processors (already aggregated). */
+typedef struct sim_msgs {
+    int src, dst;
+    int64_t count;            /* number of APM messages */
+    double words;             /* total size (1.0 per element) */
+} sim_msgs;
+
+/* The trace: dense work per (step, processor), sparse message lists per step. */
+typedef struct sim_trace {
+    int nsteps;               /* 1 for `source` programs */
+    int nprocs;               /* processors (1 for `source`); ids 0..nprocs-1 after mapping */
+    int64_t *step_time;       /* nsteps: value of the time loop variable */
+    int *step_procs;          /* nsteps: P for the barrier b(P) (size of the processor loop) */
+    double *work;             /* nsteps * nprocs: ticks, row-major by step */
+    sim_msgs **msgs;          /* nsteps lists (NULL when empty) */
+    int *nmsgs;               /* nsteps */
+} sim_trace;
+
+/* One output array, gathered to global coordinates. */
+typedef struct sim_output {
+    char *name;               /* owned */
+    int ndims;                /* of the gathered region (after the fixed prefix) */
+    int64_t lo[8], hi[8];     /* bounds of the region */
+    int64_t size;             /* number of elements */
+    double *values;           /* owned; size entries, row-major */
+    unsigned char *defined;   /* owned; size entries, 1 = has a value */
+} sim_output;
+
+typedef struct sim_options {
+    const ir_binding *bindings;   /* -D overrides */
+    int nbindings;
+    int max_violations;           /* stop recording after this many (default 20) */
+    volatile int *cancel;         /* if non-NULL and set to 1, the run stops early */
+    /* progress in [0,1], called at most every ~50 ms of simulated steps; may be NULL */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
+} sim_options;
+
+typedef struct sim_result {
+    int ok;                       /* 1 if the run completed (violations may still exist) */
+    int cancelled;
+    ir_level level;
+    int64_t *params;              /* final parameter values (nparams) */
+    int nparams;
+    sim_trace trace;
+    double aggregate_work;        /* sum of all work */
+    sim_violation *violations;
+    int nviolations;              /* recorded */
+    int64_t violations_total;     /* including those not recorded */
+    sim_output *outputs;
+    int noutputs;
+    uint64_t checksum;            /* FNV-1a over the outputs (see sim_checksum) */
+    double seconds;               /* wall time of the run */
+    diag_list diags;              /* errors that stopped the run (bad parameters, ...) */
+} sim_result;
+
+sim_result *sim_run(const ir_program *p, const sim_options *opt);
+void sim_result_free(sim_result *r);
+
+/* The output checksum: FNV-1a 64 over, for each output array in declaration order, each element
+ * in row-major order: the 8 bytes (little endian) of the IEEE-754 double, or of the int64 0x7ff8dead
+ * marker for an undefined element.  -0.0 is hashed as 0.0.  The exporter computes the same. */
+uint64_t sim_checksum(const sim_output *outs, int n);
+
+/* Compares a run's outputs with a reference run's: same names, regions and bit-identical values.
+ * Returns 1 if identical; otherwise 0 and appends a SIM_V_OUTPUT_MISMATCH violation to `r`
+ * naming the first differing element. */
+int sim_verify(sim_result *r, const sim_result *ref);
+
+const char *sim_violation_kind_name(sim_violation_kind k);
+
+#endif

@@ -1,0 +1,21 @@
+# tests/lib.sh — helpers for the shell test suites: source it, call ok/fail/expect_*,
+# and end with `finish`.  Each check prints "ok NAME" or "FAIL NAME: why".
+set -u
+: "${ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${BUILD:=build}"
+: "${POLYAPM:=$ROOT/$BUILD/polyapm}"
+T_FAILED=0
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+ok()   { echo "ok $1"; }
+fail() { echo "FAIL $1: $2"; T_FAILED=1; }
+# expect_eq NAME GOT WANT
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
+# expect_near NAME GOT WANT TOL
+expect_near() {
+    if python3 -c "import sys; sys.exit(0 if abs(float('$2')-float('$3'))<=float('$4') else 1)" 2>/dev/null
+    then ok "$1"; else fail "$1" "got '$2', want '$3' ± $4"; fi; }
+# expect_match NAME TEXT REGEX
+expect_match() { if printf '%s' "$2" | grep -Eq -- "$3"; then ok "$1"; else fail "$1" "no match for /$3/ in: $(printf '%s' "$2" | head -c 400)"; fi; }
+# json FIELD < json   (python3 expression on the object `j`, e.g. json "j['cost']")
+json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
+finish() { exit $T_FAILED; }
