@@ -1,0 +1,119 @@
+/*
+ * main.c — the `polyapm` command: dispatches a subcommand through the command table, or opens
+ * the TUI when given a file or workspace (or nothing).
+ *
+ * Every subcommand is one row here and one tui/cmd_*.c file.  Exit status: 0 ok, 1 failure,
+ * 2 usage.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_check(int argc, char **argv);
+int cmd_fmt(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+
+static const cli_command commands[] = {
+    {"check", cmd_check, "FILE.apm...", "parse and check programs; report errors as file:line:col"},
+    {"fmt", cmd_fmt, "[-w] FILE.apm...", "print the canonical form (-w: rewrite the files)"},
+    {"sim", cmd_sim, "FILE.apm|NODE [-D name=value]... [--machine M] [--model polyapm|bsp|hockney]\n"
+                     "        [--against SRC] [--set key=value]... [--trace] [--json]",
+     "simulate on the program's APM level, verify against the source, report the cost"},
+};
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+#define POLYAPM_VERSION "0.1.0"
+
+static void print_help(FILE *out)
+{
+    fprintf(out, "usage: polyapm COMMAND [ARGS...]\n"
+                 "       polyapm --help | --version\n\n"
+                 "A workbench for deriving parallel programs on Abstract Parallel Machines.\n\n"
+                 "commands:\n");
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nsynopsis:\n");
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  polyapm %s %s\n", commands[i].name, commands[i].args);
+    fprintf(out, "\nexit status: 0 ok, 1 failure, 2 usage.  See polyapm(1), polyapm-lang(5).\n");
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "polyapm %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, cmd) == 0)
+            fprintf(stderr, "usage: polyapm %s %s\n", cmd, commands[i].args);
+    return CLI_USAGE;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "polyapm: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+int cli_parse_binding(char *arg, ir_binding *out)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) return -1;
+    for (char *c = arg; c < eq; c++)
+        if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (c > arg && *c >= '0' && *c <= '9')))
+            return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (end == eq + 1 || *end || errno) return -1;
+    *eq = '\0';
+    out->name = arg;
+    out->value = v;
+    return 0;
+}
+
+void cli_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+        switch (*c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*c < 0x20) fprintf(out, "\\u%04x", *c);
+            else fputc(*c, out);
+        }
+    }
+    fputc('"', out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { print_help(stderr); return CLI_USAGE; }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        print_help(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(name, "--version") == 0) { printf("polyapm %s\n", POLYAPM_VERSION); return CLI_OK; }
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "polyapm: unknown command '%s' (see polyapm --help)\n", name);
+    return CLI_USAGE;
+}
