@@ -1,0 +1,93 @@
+/*
+ * cmd_fmt.c — `polyapm fmt [-w|--check] FILE.apm...`: the canonical form of each program.
+ * Without options it prints to stdout; -w rewrites each file (atomically, only when it changes);
+ * --check exits 1 when a file is not in canonical form.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) { free(buf); buf = NULL; }
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (buf) *len = n;
+    return buf;
+}
+
+static int write_atomically(const char *path, const char *text)
+{
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp) return -1;
+    snprintf(tmp, n, "%s.fmt-tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    int rc = -1;
+    if (f) {
+        size_t len = strlen(text);
+        rc = (fwrite(text, 1, len, f) == len) ? 0 : -1;
+        if (fclose(f) != 0) rc = -1;
+        if (rc == 0) rc = rename(tmp, path);
+        if (rc != 0) unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+int cmd_fmt(int argc, char **argv)
+{
+    int write = 0, check = 0, nfiles = 0, status = CLI_OK;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-w") == 0) write = 1;
+        else if (strcmp(argv[i], "--check") == 0) check = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) return cli_usage("fmt", "unknown option '%s'", argv[i]);
+        else nfiles++;
+    }
+    if (nfiles == 0) return cli_usage("fmt", "no file given");
+    if (write && check) return cli_usage("fmt", "-w and --check exclude each other");
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) continue;
+        diag_list d;
+        diag_list_init(&d);
+        ir_program *p = ir_load_file(argv[i], &d);
+        if (!p) {
+            diag_print(&d, stderr);
+            diag_list_free(&d);
+            status = CLI_FAIL;
+            continue;
+        }
+        char *text = ir_print(p);
+        size_t len = 0;
+        char *old = (write || check) ? read_all(argv[i], &len) : NULL;
+        int same = old && len == strlen(text) && memcmp(old, text, len) == 0;
+        if (check) {
+            if (!same) { printf("%s: not in canonical form\n", argv[i]); status = CLI_FAIL; }
+        } else if (write) {
+            if (!same && write_atomically(argv[i], text) != 0) {
+                status = cli_fail("%s: cannot write", argv[i]);
+            }
+        } else {
+            fputs(text, stdout);
+        }
+        free(old);
+        free(text);
+        ir_program_free(p);
+        diag_list_free(&d);
+    }
+    return status;
+}

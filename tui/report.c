@@ -1,0 +1,182 @@
+/*
+ * report.c — prints a simulation's outcome (see report.h).
+ *
+ * The text form follows the thesis's interpreter output ("Cost model, total: ...", work/send/
+ * recv/comm totals per processor); long per-processor lists are abbreviated.  The JSON form is
+ * one object with every figure, for scripts and tests.
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { LIST_MAX = 16 };  /* per-processor lists longer than this are abbreviated in text */
+
+static void list_doubles(FILE *out, const double *v, int n, const char *fmt)
+{
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        sum += v[i];
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+    }
+    fputc('[', out);
+    for (int i = 0; i < n && i < LIST_MAX; i++) {
+        if (i) fputs(", ", out);
+        fprintf(out, fmt, v[i]);
+    }
+    if (n > LIST_MAX) fprintf(out, ", ... (%d processors, min %.10g, max %.10g)", n, lo, hi);
+    fputs("] = ", out);
+    fprintf(out, fmt, sum);
+    fputc('\n', out);
+}
+
+static void list_ints(FILE *out, const int64_t *v, int n)
+{
+    int64_t sum = 0;
+    fputc('[', out);
+    for (int i = 0; i < n; i++) {
+        sum += v[i];
+        if (i < LIST_MAX) fprintf(out, "%s%" PRId64, i ? ", " : "", v[i]);
+    }
+    if (n > LIST_MAX) fprintf(out, ", ... (%d processors)", n);
+    fprintf(out, "] = %" PRId64 "\n", sum);
+}
+
+static void print_params(FILE *out, const report_input *in)
+{
+    if (!in->prog || !in->res->params) return;
+    for (int i = 0; i < in->prog->nparams && i < in->res->nparams; i++)
+        fprintf(out, "%s%s=%" PRId64, i ? " " : "", in->prog->params[i]->u.param.name,
+                in->res->params[i]);
+}
+
+static double speedup(const report_input *in)
+{
+    if (!in->ref_cost || !in->cost || in->cost->total <= 0) return NAN;
+    return in->ref_cost->total / in->cost->total;
+}
+
+static const char *verified_word(int v) { return v > 0 ? "yes" : v == 0 ? "NO" : "not checked"; }
+
+void report_sim_text(FILE *out, const report_input *in)
+{
+    const sim_result *r = in->res;
+    const cost_summary *c = in->cost;
+    fprintf(out, "%s (%s)", in->title ? in->title : "program", ir_level_name(r->level));
+    if (in->prog && in->prog->nparams) { fputs(", ", out); print_params(out, in); }
+    fputc('\n', out);
+    if (c) {
+        fprintf(out, "Cost model %s, machine %s\n", c->model, in->machine ? in->machine : "?");
+        fprintf(out, "Cost model, total: %.1f", c->total);
+        if (in->tick_seconds > 0) fprintf(out, " ticks (%.6g s predicted)", c->total * in->tick_seconds);
+        fputc('\n', out);
+        fprintf(out, "agg. work: %.8g\n", c->aggregate_work);
+        fprintf(out, "steps: %d, processors: %d\n", c->nsteps, c->nprocs);
+        fputs("work totals: ", out); list_doubles(out, c->work, c->nprocs, "%.10g");
+        fputs("send totals: ", out); list_ints(out, c->sends, c->nprocs);
+        fputs("recv totals: ", out); list_ints(out, c->recvs, c->nprocs);
+        fputs("comm totals: ", out); list_doubles(out, c->comm, c->nprocs, "%.8g");
+        double s = speedup(in);
+        if (!isnan(s)) fprintf(out, "speedup over the source: %.2f (source cost %.1f)\n", s,
+                               in->ref_cost->total);
+    }
+    if (in->trace && c) {
+        fputs("step        time          cost      max work   messages\n", out);
+        for (int t = 0; t < c->nsteps && t < r->trace.nsteps; t++) {
+            double mw = 0;
+            for (int p = 0; p < r->trace.nprocs; p++) {
+                double w = r->trace.work[(size_t)t * r->trace.nprocs + p];
+                if (w > mw) mw = w;
+            }
+            int64_t msgs = 0;
+            for (int m = 0; m < r->trace.nmsgs[t]; m++) msgs += r->trace.msgs[t][m].count;
+            fprintf(out, "%4d %11" PRId64 " %13.1f %13.1f %10" PRId64 "\n", t, r->trace.step_time[t],
+                    c->step_cost[t], mw, msgs);
+        }
+    }
+    fprintf(out, "checksum: %016" PRIx64 "\n", r->checksum);
+    fprintf(out, "verified: %s", verified_word(in->verified));
+    if (in->reference) fprintf(out, " (against %s)", in->reference);
+    fputc('\n', out);
+    if (r->violations_total) {
+        fprintf(out, "violations: %" PRId64 "\n", r->violations_total);
+        for (int i = 0; i < r->nviolations; i++)
+            fprintf(out, "  %s\n", r->violations[i].text);
+        if (r->violations_total > r->nviolations)
+            fprintf(out, "  (%" PRId64 " more)\n", r->violations_total - r->nviolations);
+    }
+}
+
+static void json_doubles(FILE *out, const double *v, int n)
+{
+    fputc('[', out);
+    for (int i = 0; i < n; i++) fprintf(out, "%s%.17g", i ? "," : "", v[i]);
+    fputc(']', out);
+}
+
+static void json_ints(FILE *out, const int64_t *v, int n)
+{
+    fputc('[', out);
+    for (int i = 0; i < n; i++) fprintf(out, "%s%" PRId64, i ? "," : "", v[i]);
+    fputc(']', out);
+}
+
+static void json_number(FILE *out, double v)
+{
+    if (isfinite(v)) fprintf(out, "%.17g", v);
+    else fputs("null", out);
+}
+
+void report_sim_json(FILE *out, const report_input *in)
+{
+    const sim_result *r = in->res;
+    const cost_summary *c = in->cost;
+    fputs("{\"program\":", out);
+    cli_json_string(out, in->title ? in->title : "");
+    fputs(",\"level\":", out);
+    cli_json_string(out, ir_level_name(r->level));
+    fputs(",\"params\":{", out);
+    if (in->prog)
+        for (int i = 0; i < in->prog->nparams && i < r->nparams; i++) {
+            if (i) fputc(',', out);
+            cli_json_string(out, in->prog->params[i]->u.param.name);
+            fprintf(out, ":%" PRId64, r->params[i]);
+        }
+    fputs("}", out);
+    if (c) {
+        fputs(",\"model\":", out);
+        cli_json_string(out, c->model);
+        fputs(",\"machine\":", out);
+        cli_json_string(out, in->machine ? in->machine : "");
+        fputs(",\"cost\":", out); json_number(out, c->total);
+        fputs(",\"seconds\":", out); json_number(out, c->total * in->tick_seconds);
+        fputs(",\"aggregate_work\":", out); json_number(out, c->aggregate_work);
+        fprintf(out, ",\"nprocs\":%d,\"steps\":%d", c->nprocs, c->nsteps);
+        fputs(",\"work\":", out); json_doubles(out, c->work, c->nprocs);
+        fputs(",\"send\":", out); json_ints(out, c->sends, c->nprocs);
+        fputs(",\"recv\":", out); json_ints(out, c->recvs, c->nprocs);
+        fputs(",\"comm\":", out); json_doubles(out, c->comm, c->nprocs);
+        fputs(",\"step_cost\":", out); json_doubles(out, c->step_cost, c->nsteps);
+        fputs(",\"speedup\":", out); json_number(out, speedup(in));
+    }
+    if (in->ref_cost) {
+        fputs(",\"reference_cost\":", out); json_number(out, in->ref_cost->total);
+    }
+    fputs(",\"reference\":", out);
+    if (in->reference) cli_json_string(out, in->reference); else fputs("null", out);
+    fprintf(out, ",\"checksum\":\"%016" PRIx64 "\"", r->checksum);
+    fprintf(out, ",\"verified\":%s", in->verified > 0 ? "true" : in->verified == 0 ? "false" : "null");
+    fprintf(out, ",\"violations_total\":%" PRId64 ",\"violations\":[", r->violations_total);
+    for (int i = 0; i < r->nviolations; i++) {
+        fprintf(out, "%s{\"kind\":", i ? "," : "");
+        cli_json_string(out, sim_violation_kind_name(r->violations[i].kind));
+        fprintf(out, ",\"line\":%d,\"col\":%d,\"text\":", r->violations[i].line, r->violations[i].col);
+        cli_json_string(out, r->violations[i].text);
+        fputc('}', out);
+    }
+    fprintf(out, "],\"sim_seconds\":%.6f}\n", r->seconds);
+}

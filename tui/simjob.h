@@ -1,0 +1,36 @@
+/*
+ * simjob.h — one simulation as the user asks for it: run a program, run its reference (the
+ * source it must compute identically) with the same parameter values, verify the outputs, and
+ * price both runs under a cost model and machine profile.  Shared by `polyapm sim`, the
+ * workspace commands and the TUI.
+ */
+#ifndef POLYAPM_SIMJOB_H
+#define POLYAPM_SIMJOB_H
+
+#include "cost.h"
+#include "sim.h"
+
+typedef struct simjob {
+    /* inputs (borrowed) */
+    const ir_program *prog;
+    const ir_program *ref;        /* NULL: a source program is its own reference; others unchecked */
+    const ir_binding *bindings;
+    int nbindings;
+    const char *model;            /* NULL = "polyapm" */
+    cost_profile profile;
+    volatile int *cancel;
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
+    /* outputs (owned; simjob_free releases) */
+    sim_result *res, *ref_res;
+    cost_summary cost, ref_cost;
+    int has_cost, has_ref_cost;
+    int verified;                 /* 1 yes, 0 no, -1 not checked */
+} simjob;
+
+/* Runs the job.  Returns 0 when both runs completed (whatever they found), -1 when a run could
+ * not start or was cancelled (diagnostics in `d`). */
+int simjob_run(simjob *j, diag_list *d);
+void simjob_free(simjob *j);
+
+#endif
