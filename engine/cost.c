@@ -1,0 +1,363 @@
+/*
+ * cost.c — machine profiles and the cost models that price a simulation trace (see cost.h).
+ *
+ * The models live in one table (cost_models); each prices one step at a time from the trace's
+ * dense work matrix and its per-step message lists.  Profiles are plain parameter sets: one
+ * built-in table (cost_builtins) and a `key value` text format whose keys come from one table
+ * (cost_keys), so parsing, formatting and cost_profile_set cannot drift apart.
+ *
+ * Conventions the models share (documented for the CLI and the TUI):
+ *   - b(P) = barrier_const + (P-1)*barrier_slope for P > 1, else 0; P = the trace's step_procs.
+ *   - every processor 0..nprocs-1 pays b(P) in every step (the barrier is collective);
+ *   - sends[i]/recvs[i] count partners per step when `coalesce`, else APM messages;
+ *   - comm[i] = Σ_t c_it, the communication + barrier part of the processor's cost.
+ *   - hockney: per send partner (coalesce) one t_s + t_w·words, else count·t_s + t_w·words;
+ *     c_it = max(Σ sends, Σ recvs) + b(P).
+ *   - bsp: superstep_t = max_i w_it + g·max_i h_it + b(P) with h_it = max(words out, words in);
+ *     comm[i] = Σ_t (g·h_it + b(P)).
+ */
+#include "cost.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- profiles ------------------------------------------------------------------------------- */
+
+/* scali2004: the thesis's calibration (REFERENCE §1.2).  The thesis has no Hockney or BSP
+ * parameters; ts = one barrier slope (a startup is about one synchronisation), tw = g = the sum
+ * of the per-word send and receive slopes. */
+static const cost_profile cost_builtins[] = {
+    { .name = "scali2004", .tick_seconds = 8.197316e-8, .mstartup_s = 0, .mstartup_r = 0,
+      .normsent = 1.2046961, .normrcvd = 3.3831080, .barrier_slope = 298.8954664,
+      .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041 },
+};
+#define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
+
+static const char *const cost_builtin_names[] = { "scali2004", NULL };
+
+typedef struct cost_key {
+    const char *key;
+    size_t off;       /* offset of a double, or of the int `coalesce` */
+    int is_int;
+} cost_key;
+
+static const cost_key cost_keys[] = {
+    { "tick_seconds",  offsetof(cost_profile, tick_seconds), 0 },
+    { "mstartup_s",    offsetof(cost_profile, mstartup_s), 0 },
+    { "mstartup_r",    offsetof(cost_profile, mstartup_r), 0 },
+    { "normsent",      offsetof(cost_profile, normsent), 0 },
+    { "normrcvd",      offsetof(cost_profile, normrcvd), 0 },
+    { "barrier_slope", offsetof(cost_profile, barrier_slope), 0 },
+    { "barrier_const", offsetof(cost_profile, barrier_const), 0 },
+    { "coalesce",      offsetof(cost_profile, coalesce), 1 },
+    { "ts",            offsetof(cost_profile, ts), 0 },
+    { "tw",            offsetof(cost_profile, tw), 0 },
+    { "g",             offsetof(cost_profile, g), 0 },
+};
+#define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
+
+const cost_profile *cost_profile_builtin(const char *name)
+{
+    if (!name) return NULL;
+    for (int i = 0; i < COST_NBUILTINS; i++)
+        if (strcmp(cost_builtins[i].name, name) == 0) return &cost_builtins[i];
+    return NULL;
+}
+
+const char *const *cost_profile_builtin_names(void) { return cost_builtin_names; }
+
+static const cost_key *cost_key_find(const char *key)
+{
+    for (int i = 0; i < COST_NKEYS; i++)
+        if (strcmp(cost_keys[i].key, key) == 0) return &cost_keys[i];
+    return NULL;
+}
+
+int cost_profile_set(cost_profile *p, const char *key, double value)
+{
+    const cost_key *k = key ? cost_key_find(key) : NULL;
+    if (!k) return -1;
+    if (k->is_int) *(int *)((char *)p + k->off) = value != 0;
+    else *(double *)((char *)p + k->off) = value;
+    return 0;
+}
+
+/* The profile name a file gets when it has no `name` line: its base name without extension. */
+static void cost_name_from_file(cost_profile *p, const char *file)
+{
+    const char *b = file ? strrchr(file, '/') : NULL;
+    b = b ? b + 1 : (file ? file : "profile");
+    size_t n = strcspn(b, ".");
+    if (n == 0) { b = "profile"; n = strlen(b); }
+    if (n >= sizeof p->name) n = sizeof p->name - 1;
+    memcpy(p->name, b, n);
+    p->name[n] = 0;
+}
+
+/* Keys absent from the text keep the scali2004 values. */
+int cost_profile_parse(const char *file, const char *text, cost_profile *out, diag_list *d)
+{
+    cost_profile p = cost_builtins[0];
+    cost_name_from_file(&p, file);
+    int errors = 0, line = 0;
+    const char *s = text ? text : "";
+    while (*s) {
+        line++;
+        const char *eol = strchr(s, '\n');
+        size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        char buf[512];
+        if (len >= sizeof buf) {
+            diag_add(d, file, line, 1, "line too long in machine profile");
+            errors++;
+        } else {
+            memcpy(buf, s, len);
+            buf[len] = 0;
+            char *hash = strchr(buf, '#');
+            if (hash) *hash = 0;
+            char *k = buf;
+            while (isspace((unsigned char)*k)) k++;
+            if (*k) {
+                char *ke = k;
+                while (*ke && !isspace((unsigned char)*ke)) ke++;
+                char *v = ke;
+                while (isspace((unsigned char)*v)) v++;
+                *ke = 0;
+                char *ve = v + strlen(v);
+                while (ve > v && isspace((unsigned char)ve[-1])) *--ve = 0;
+                int col = (int)(v - buf) + 1;
+                if (strcmp(k, "name") == 0) {
+                    if (!*v || strlen(v) >= sizeof p.name || strpbrk(v, " \t")) {
+                        diag_add(d, file, line, col, "expected a profile name (one word, < 64 chars)");
+                        errors++;
+                    } else {
+                        strcpy(p.name, v);
+                    }
+                } else if (!cost_key_find(k)) {
+                    diag_add(d, file, line, (int)(k - buf) + 1,
+                             "unknown machine profile key '%s'", k);
+                    errors++;
+                } else {
+                    char *end = NULL;
+                    errno = 0;
+                    double val = *v ? strtod(v, &end) : 0;
+                    if (!*v || !end || *end || errno == ERANGE) {
+                        diag_add(d, file, line, col, "expected a number after '%s'", k);
+                        errors++;
+                    } else {
+                        cost_profile_set(&p, k, val);
+                    }
+                }
+            }
+        }
+        s = eol ? eol + 1 : s + len;
+    }
+    if (errors) return -1;
+    *out = p;
+    return 0;
+}
+
+int cost_profile_read(const char *path, cost_profile *out, diag_list *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        diag_add(d, path, 0, 0, "cannot open machine profile: %s", strerror(errno));
+        return -1;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n - 1 == 0) {
+            if (cap > (1u << 24)) { free(buf); buf = NULL; break; }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) { free(buf); buf = NULL; break; }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        diag_add(d, path, 0, 0, "machine profile too large or out of memory");
+        return -1;
+    }
+    buf[n] = 0;
+    int rc = cost_profile_parse(path, buf, out, d);
+    free(buf);
+    return rc;
+}
+
+char *cost_profile_format(const cost_profile *p)
+{
+    size_t cap = 1024, n = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    n += (size_t)snprintf(s + n, cap - n, "name %s\n", p->name[0] ? p->name : "profile");
+    for (int i = 0; i < COST_NKEYS; i++) {
+        const cost_key *k = &cost_keys[i];
+        if (k->is_int)
+            n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key,
+                                  *(const int *)((const char *)p + k->off));
+        else
+            n += (size_t)snprintf(s + n, cap - n, "%s %.17g\n", k->key,
+                                  *(const double *)((const char *)p + k->off));
+    }
+    return s;
+}
+
+int cost_profile_resolve(const char *name_or_path, cost_profile *out, diag_list *d)
+{
+    const cost_profile *b = cost_profile_builtin(name_or_path);
+    if (b) { *out = *b; return 0; }
+    if (!name_or_path || (!strchr(name_or_path, '/') && !strchr(name_or_path, '.'))) {
+        diag_add(d, NULL, 0, 0, "unknown machine '%s' (built in: scali2004; or a profile file path)",
+                 name_or_path ? name_or_path : "");
+        return -1;
+    }
+    return cost_profile_read(name_or_path, out, d);
+}
+
+/* ---- models --------------------------------------------------------------------------------- */
+
+double cost_barrier(const cost_profile *p, int nprocs)
+{
+    if (nprocs <= 1) return 0;
+    return p->barrier_const + (double)(nprocs - 1) * p->barrier_slope;
+}
+
+/* Per-step, per-processor communication facts gathered from one step's message list. */
+typedef struct cost_step {
+    double *wout, *win;        /* words sent / received */
+    double *nsend, *nrecv;     /* partners (coalesce) or messages */
+    double *hsend, *hrecv;     /* hockney: Σ (t_s·startups + t_w·words) */
+} cost_step;
+
+static void cost_step_gather(const sim_trace *t, int s, const cost_profile *p, cost_step *cs)
+{
+    int np = t->nprocs;
+    for (int i = 0; i < np; i++)
+        cs->wout[i] = cs->win[i] = cs->nsend[i] = cs->nrecv[i] = cs->hsend[i] = cs->hrecv[i] = 0;
+    int nm = t->nmsgs ? t->nmsgs[s] : 0;
+    const sim_msgs *m = t->msgs ? t->msgs[s] : NULL;
+    for (int k = 0; k < nm && m; k++) {
+        int a = m[k].src, b = m[k].dst;
+        double starts = p->coalesce ? 1.0 : (double)m[k].count;
+        if (m[k].count <= 0) continue;
+        if (a >= 0 && a < np) {
+            cs->wout[a] += m[k].words;
+            cs->nsend[a] += starts;
+            cs->hsend[a] += starts * p->ts + p->tw * m[k].words;
+        }
+        if (b >= 0 && b < np) {
+            cs->win[b] += m[k].words;
+            cs->nrecv[b] += starts;
+            cs->hrecv[b] += starts * p->ts + p->tw * m[k].words;
+        }
+    }
+}
+
+typedef double (*cost_comm_fn)(const cost_profile *p, const cost_step *cs, int i, double b);
+
+static double cost_comm_polyapm(const cost_profile *p, const cost_step *cs, int i, double b)
+{
+    return p->normsent * cs->wout[i] + p->mstartup_s * cs->nsend[i]
+         + p->normrcvd * cs->win[i] + p->mstartup_r * cs->nrecv[i] + b;
+}
+
+static double cost_comm_hockney(const cost_profile *p, const cost_step *cs, int i, double b)
+{
+    (void)p;
+    return (cs->hsend[i] > cs->hrecv[i] ? cs->hsend[i] : cs->hrecv[i]) + b;
+}
+
+static double cost_comm_bsp(const cost_profile *p, const cost_step *cs, int i, double b)
+{
+    double h = cs->wout[i] > cs->win[i] ? cs->wout[i] : cs->win[i];
+    return p->g * h + b;
+}
+
+typedef struct cost_model {
+    const char *name;
+    cost_comm_fn comm;
+    int superstep;   /* 1: cost_t = max w + max comm (BSP); 0: cost_t = max (w + c) */
+} cost_model;
+
+static const cost_model cost_models[] = {
+    { "polyapm", cost_comm_polyapm, 0 },
+    { "bsp",     cost_comm_bsp,     1 },
+    { "hockney", cost_comm_hockney, 0 },
+};
+#define COST_NMODELS ((int)(sizeof cost_models / sizeof cost_models[0]))
+
+static const char *const cost_model_name_list[] = { "polyapm", "bsp", "hockney", NULL };
+
+const char *const *cost_model_names(void) { return cost_model_name_list; }
+
+void cost_summary_free(cost_summary *s)
+{
+    if (!s) return;
+    free(s->work);
+    free(s->comm);
+    free(s->sends);
+    free(s->recvs);
+    free(s->step_cost);
+    s->work = s->comm = s->step_cost = NULL;
+    s->sends = s->recvs = NULL;
+}
+
+int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *prof, cost_summary *out)
+{
+    const cost_model *m = NULL;
+    for (int i = 0; i < COST_NMODELS && model; i++)
+        if (strcmp(cost_models[i].name, model) == 0) m = &cost_models[i];
+    memset(out, 0, sizeof *out);
+    if (!m) return -1;
+    snprintf(out->model, sizeof out->model, "%s", m->name);
+    int np = t->nprocs > 0 ? t->nprocs : 0, ns = t->nsteps > 0 ? t->nsteps : 0;
+    out->nprocs = np;
+    out->nsteps = ns;
+    size_t npa = (size_t)(np ? np : 1), nsa = (size_t)(ns ? ns : 1);
+    out->work = calloc(npa, sizeof *out->work);
+    out->comm = calloc(npa, sizeof *out->comm);
+    out->sends = calloc(npa, sizeof *out->sends);
+    out->recvs = calloc(npa, sizeof *out->recvs);
+    out->step_cost = calloc(nsa, sizeof *out->step_cost);
+    double *buf = calloc(6 * npa, sizeof *buf);
+    if (!out->work || !out->comm || !out->sends || !out->recvs || !out->step_cost || !buf) {
+        free(buf);
+        cost_summary_free(out);
+        return -1;
+    }
+    cost_step cs = { buf, buf + npa, buf + 2 * npa, buf + 3 * npa, buf + 4 * npa, buf + 5 * npa };
+    double total = 0, agg = 0;
+    for (int s = 0; s < ns; s++) {
+        cost_step_gather(t, s, prof, &cs);
+        double b = cost_barrier(prof, t->step_procs ? t->step_procs[s] : np);
+        double best = 0, wmax = 0, cmax = 0;
+        const double *w = t->work ? t->work + (size_t)s * (size_t)np : NULL;
+        for (int i = 0; i < np; i++) {
+            double wi = w ? w[i] : 0;
+            double ci = m->comm(prof, &cs, i, b);
+            out->work[i] += wi;
+            out->comm[i] += ci;
+            out->sends[i] += (int64_t)cs.nsend[i];
+            out->recvs[i] += (int64_t)cs.nrecv[i];
+            agg += wi;
+            if (wi + ci > best) best = wi + ci;
+            if (wi > wmax) wmax = wi;
+            if (ci > cmax) cmax = ci;
+        }
+        double ct = m->superstep ? wmax + cmax : best;
+        out->step_cost[s] = ct;
+        total += ct;
+    }
+    free(buf);
+    out->total = total;
+    out->seconds = total * prof->tick_seconds;
+    out->aggregate_work = agg;
+    return 0;
+}

@@ -1,0 +1,262 @@
+/*
+ * test_cost.c — the cost models and machine profiles (cost.h) on hand-built traces, with
+ * expected costs computed by hand from the formulas (REFERENCE §1.2 and the thesis figures).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "t.h"
+
+#define NORMS 1.2046961
+#define NORMR 3.3831080
+#define BSL 298.8954664
+
+/* A trace of `ns` steps and `np` processors, every processor `w` ticks per step. */
+static void trace_init(sim_trace *t, int ns, int np, double w)
+{
+    memset(t, 0, sizeof *t);
+    t->nsteps = ns;
+    t->nprocs = np;
+    t->step_time = calloc((size_t)ns, sizeof *t->step_time);
+    t->step_procs = calloc((size_t)ns, sizeof *t->step_procs);
+    t->work = calloc((size_t)ns * (size_t)np, sizeof *t->work);
+    t->msgs = calloc((size_t)ns, sizeof *t->msgs);
+    t->nmsgs = calloc((size_t)ns, sizeof *t->nmsgs);
+    for (int s = 0; s < ns; s++) {
+        t->step_time[s] = s + 1;
+        t->step_procs[s] = np;
+        for (int i = 0; i < np; i++) t->work[(size_t)s * (size_t)np + (size_t)i] = w;
+    }
+}
+
+static void trace_add(sim_trace *t, int s, int src, int dst, int64_t count, double words)
+{
+    t->msgs[s] = realloc(t->msgs[s], (size_t)(t->nmsgs[s] + 1) * sizeof **t->msgs);
+    t->msgs[s][t->nmsgs[s]++] = (sim_msgs){ src, dst, count, words };
+}
+
+static void trace_free(sim_trace *t)
+{
+    for (int s = 0; s < t->nsteps; s++) free(t->msgs[s]);
+    free(t->msgs); free(t->nmsgs); free(t->work); free(t->step_time); free(t->step_procs);
+}
+
+/* The FD SynCommAPM trace: 2×2 tiles of 128×128, each processor sends 127 words to each of its
+ * two neighbours every step (one message per word), 21 steps. */
+static void trace_fd_syncomm(sim_trace *t)
+{
+    trace_init(t, 21, 4, 342534);
+    static const int nb[4][2] = { { 1, 2 }, { 0, 3 }, { 0, 3 }, { 1, 2 } };
+    for (int s = 0; s < 21; s++)
+        for (int i = 0; i < 4; i++)
+            for (int k = 0; k < 2; k++) trace_add(t, s, i, nb[i][k], 127, 127.0);
+}
+
+static void test_barrier(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    T_CHECK("builtin scali2004", p != NULL, "missing");
+    if (!p) return;
+    T_NEAR("barrier 1", cost_barrier(p, 1), 0, 0);
+    T_NEAR("barrier 0", cost_barrier(p, 0), 0, 0);
+    T_NEAR("barrier 4", cost_barrier(p, 4), 3 * BSL, 1e-9);
+    T_NEAR("barrier 65536", cost_barrier(p, 65536), 65535 * BSL, 1e-6);
+    cost_profile q = *p;
+    q.barrier_const = 10;
+    T_NEAR("barrier const", cost_barrier(&q, 2), 10 + BSL, 1e-9);
+    T_NEAR("barrier const P=1", cost_barrier(&q, 1), 0, 0);
+    T_CHECK("builtin unknown", cost_profile_builtin("nope") == NULL, "found");
+    const char *const *names = cost_profile_builtin_names();
+    T_EQ_STR("builtin names", names[0], "scali2004");
+}
+
+static void test_polyapm(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    sim_trace t;
+    trace_fd_syncomm(&t);
+    cost_summary s;
+    T_EQ_INT("polyapm evaluate", cost_evaluate("polyapm", &t, p, &s), 0);
+    double step = 342534 + 254 * (NORMS + NORMR) + 3 * BSL;
+    T_NEAR("polyapm fd syncomm step", s.step_cost[0], step, 1e-6);
+    T_NEAR("polyapm fd syncomm total", s.total, 7236515.76, 0.01);
+    T_NEAR("polyapm fd syncomm total (figure)", s.total, 7236516, 1.0);
+    T_NEAR("polyapm work/proc", s.work[2], 7193214, 1e-6);
+    T_NEAR("polyapm comm/proc", s.comm[3], 43301.76, 0.01);
+    T_EQ_INT("polyapm sends/proc (coalesced partners)", s.sends[0], 42);
+    T_EQ_INT("polyapm recvs/proc", s.recvs[1], 42);
+    T_NEAR("polyapm aggregate", s.aggregate_work, 4.0 * 7193214, 1e-3);
+    T_NEAR("polyapm seconds", s.seconds, s.total * 8.197316e-8, 1e-9);
+    T_EQ_INT("polyapm nsteps", s.nsteps, 21);
+    cost_summary_free(&s);
+
+    /* Not coalesced: startups per message.  With m_s = m_r = 0 the thesis numbers do not move;
+     * with m_s = 2, m_r = 5 each step adds 254·2 + 254·5 (per message) instead of 2·2 + 2·5. */
+    cost_profile q = *p;
+    q.mstartup_s = 2;
+    q.mstartup_r = 5;
+    cost_evaluate("polyapm", &t, &q, &s);
+    T_NEAR("polyapm coalesce startups", s.step_cost[5], step + 2 * 2 + 2 * 5, 1e-6);
+    T_EQ_INT("polyapm coalesce sends", s.sends[0], 42);
+    cost_summary_free(&s);
+    q.coalesce = 0;
+    cost_evaluate("polyapm", &t, &q, &s);
+    T_NEAR("polyapm per-message startups", s.step_cost[5], step + 254 * 2 + 254 * 5, 1e-6);
+    T_EQ_INT("polyapm per-message sends", s.sends[0], 21 * 254);
+    cost_summary_free(&s);
+    trace_free(&t);
+
+    /* Unbalanced step: max over processors of w + c, not max w + max c. */
+    trace_init(&t, 1, 3, 0);
+    t.work[0] = 100; t.work[1] = 10; t.work[2] = 50;
+    trace_add(&t, 0, 1, 2, 1, 40.0);          /* p1 sends 40 words to p2 */
+    cost_evaluate("polyapm", &t, p, &s);
+    double c1 = 40 * NORMS + 2 * BSL, c2 = 40 * NORMR + 2 * BSL, c0 = 2 * BSL;
+    double want = 100 + c0;
+    if (10 + c1 > want) want = 10 + c1;
+    if (50 + c2 > want) want = 50 + c2;
+    T_NEAR("polyapm max(w+c)", s.total, want, 1e-6);
+    T_NEAR("polyapm comm p2", s.comm[2], c2, 1e-9);
+    cost_summary_free(&s);
+
+    /* bsp: max w + g·max h + l(P). */
+    cost_profile b = *p;
+    b.g = 3;
+    cost_evaluate("bsp", &t, &b, &s);
+    T_NEAR("bsp superstep", s.total, 100 + 3 * 40 + 2 * BSL, 1e-6);
+    T_EQ_STR("bsp model name", s.model, "bsp");
+    cost_summary_free(&s);
+
+    /* hockney: c = max(Σ sends (ts + tw m), Σ recvs) + b. */
+    b.ts = 1000;
+    b.tw = 2;
+    b.coalesce = 1;
+    cost_evaluate("hockney", &t, &b, &s);
+    want = 100 + 2 * BSL;
+    if (10 + 1000 + 80 + 2 * BSL > want) want = 10 + 1000 + 80 + 2 * BSL;
+    if (50 + 1000 + 80 + 2 * BSL > want) want = 50 + 1000 + 80 + 2 * BSL;
+    T_NEAR("hockney", s.total, want, 1e-6);
+    cost_summary_free(&s);
+    trace_free(&t);
+
+    /* hockney without coalescing: count·ts. */
+    trace_init(&t, 1, 2, 0);
+    trace_add(&t, 0, 0, 1, 3, 3.0);
+    trace_add(&t, 0, 1, 0, 1, 1.0);
+    t.step_procs[0] = 2;
+    b.coalesce = 0;
+    cost_evaluate("hockney", &t, &b, &s);
+    T_NEAR("hockney per message", s.total, 3 * 1000 + 2 * 3 + BSL, 1e-6);
+    cost_summary_free(&s);
+    trace_free(&t);
+
+    T_EQ_INT("unknown model", cost_evaluate("nope", &t, p, &s), -1);
+    const char *const *mn = cost_model_names();
+    T_CHECK("model names", mn[0] && mn[1] && mn[2] && !mn[3], "expected 3 models");
+}
+
+/* SynAPM: the barrier over all virtual processors dominates (untiled FD, n = 256). */
+static void test_syn_untiled(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    sim_trace t;
+    trace_init(&t, 21, 65536, 7);
+    for (int s = 0; s < 21; s++)
+        for (int i = 0; i < 65536; i++) {
+            int x = i / 256, y = i % 256;
+            if (x > 0 && y > 0 && x < 255 && y < 255) t.work[(size_t)s * 65536 + (size_t)i] = 13;
+        }
+    cost_summary s;
+    cost_evaluate("polyapm", &t, p, &s);
+    T_NEAR("syn untiled", s.total / 1e8, 4.113507, 1e-6);
+    T_NEAR("syn untiled aggregate", s.aggregate_work, 17762808, 1e-6);
+    cost_summary_free(&s);
+    trace_free(&t);
+
+    /* Tiled, 4 processors: 211462 ticks per processor per step. */
+    trace_init(&t, 21, 4, 211462);
+    cost_evaluate("polyapm", &t, p, &s);
+    T_NEAR("syn tiled 4", s.total, 4459533, 1.0);
+    cost_summary_free(&s);
+    trace_free(&t);
+}
+
+static void test_profiles(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    char *txt = cost_profile_format(p);
+    T_CHECK("format", txt && strstr(txt, "normsent 1.2046961"), "got %s", txt ? txt : "(null)");
+    cost_profile q;
+    diag_list d;
+    diag_list_init(&d);
+    T_EQ_INT("parse formatted", cost_profile_parse("x.prof", txt, &q, &d), 0);
+    T_CHECK("round trip", memcmp(&q, p, sizeof q) == 0 || (strcmp(q.name, p->name) == 0 &&
+            q.normsent == p->normsent && q.normrcvd == p->normrcvd && q.tick_seconds ==
+            p->tick_seconds && q.barrier_slope == p->barrier_slope && q.coalesce == p->coalesce &&
+            q.ts == p->ts && q.tw == p->tw && q.g == p->g), "differs");
+    char *txt2 = cost_profile_format(&q);
+    T_EQ_STR("format idempotent", txt2, txt);
+    free(txt);
+    free(txt2);
+
+    const char *src = "# measured here\nname local\n  normsent 2.5  # per word\n\ncoalesce 0\n";
+    T_EQ_INT("parse comments", cost_profile_parse("l.prof", src, &q, &d), 0);
+    T_EQ_STR("parse name", q.name, "local");
+    T_NEAR("parse normsent", q.normsent, 2.5, 0);
+    T_EQ_INT("parse coalesce", q.coalesce, 0);
+    T_NEAR("parse default", q.normrcvd, NORMR, 0);
+    T_EQ_INT("no diags", diag_count(&d), 0);
+
+    T_EQ_INT("parse no name", cost_profile_parse("dir/fast.prof", "g 3\n", &q, &d), 0);
+    T_EQ_STR("name from file", q.name, "fast");
+
+    const char *bad = "normsent 1\nbogus 3\nnormrcvd x\ntw\n";
+    T_EQ_INT("bad lines", cost_profile_parse("bad.prof", bad, &q, &d), -1);
+    T_EQ_INT("bad lines count", diag_count(&d), 3);
+    if (d.n >= 3) {
+        T_EQ_STR("bad key file", d.items[0].file, "bad.prof");
+        T_EQ_INT("bad key line", d.items[0].line, 2);
+        T_CHECK("bad key msg", strstr(d.items[0].msg, "bogus") != NULL, "%s", d.items[0].msg);
+        T_EQ_INT("bad value line", d.items[1].line, 3);
+        T_EQ_INT("bad value col", d.items[1].col, 10);
+        T_EQ_INT("missing value line", d.items[2].line, 4);
+    }
+    diag_list_free(&d);
+    diag_list_init(&d);
+
+    cost_profile r = *p;
+    T_EQ_INT("set ok", cost_profile_set(&r, "tw", 7.5), 0);
+    T_NEAR("set value", r.tw, 7.5, 0);
+    T_EQ_INT("set coalesce", cost_profile_set(&r, "coalesce", 0), 0);
+    T_EQ_INT("set coalesce value", r.coalesce, 0);
+    T_EQ_INT("set unknown", cost_profile_set(&r, "warp", 1), -1);
+
+    T_EQ_INT("resolve builtin", cost_profile_resolve("scali2004", &r, &d), 0);
+    T_EQ_STR("resolve builtin name", r.name, "scali2004");
+    T_EQ_INT("resolve unknown", cost_profile_resolve("nosuch", &r, &d), -1);
+    T_EQ_INT("resolve missing file", cost_profile_resolve("/nonexistent/x.prof", &r, &d), -1);
+    T_EQ_INT("resolve diags", diag_count(&d), 2);
+
+    char path[] = "/tmp/polyapm-cost-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w");
+        fputs("name disk\nbarrier_slope 100\n", f);
+        fclose(f);
+        T_EQ_INT("read file", cost_profile_resolve(path, &r, &d), 0);
+        T_EQ_STR("read file name", r.name, "disk");
+        T_NEAR("read file value", cost_barrier(&r, 3), 200, 0);
+        remove(path);
+    }
+    diag_list_free(&d);
+}
+
+int main(void)
+{
+    test_barrier();
+    test_polyapm();
+    test_syn_untiled();
+    test_profiles();
+    return t_done();
+}
