@@ -1,0 +1,53 @@
+/*
+ * store_int.h — private to store/: the open workspace struct, the table of prepared statements
+ * and the transaction helpers shared by db.c, pdg.c, sims.c and fsck.c.  Not for other modules
+ * (they use store.h).
+ */
+#ifndef POLYAPM_STORE_INT_H
+#define POLYAPM_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* Every statement the store runs, prepared once per connection (db.c holds the SQL table). */
+typedef enum store_stmt_id {
+    ST_BEGIN, ST_COMMIT, ST_ROLLBACK,
+    ST_NODE_BY_HASH, ST_NODE_GET, ST_NODE_INSERT, ST_NEXT_ID, ST_NODE_SET_COMMIT, ST_NODE_BY_LABEL,
+    ST_NODE_SET_LABEL, ST_NODE_DELETE, ST_NODE_EXISTS, ST_PREFIX, ST_ROOT, ST_IS_DESCENDANT,
+    ST_EDGE_INSERT, ST_EDGE_EXISTS, ST_PARENTS, ST_CHILDREN, ST_FIRST_PARENT,
+    ST_MARK_SET, ST_NOTE_SET,
+    ST_G_NODES, ST_G_EDGES, ST_COUNT_NODES,
+    ST_REMOVED_INSERT, ST_REMOVED_GET, ST_SEQ,
+    ST_MACHINE_GET, ST_MACHINE_INSERT, ST_SIM_FIND, ST_SIM_PUT, ST_SIM_LIST,
+    ST_MEAS_INSERT,
+    ST_FSCK_NODES, ST_FSCK_DANGLING_EDGES, ST_FSCK_DELETE_DANGLING, ST_FSCK_INTEGRITY,
+    ST_FSCK_ORPHANS, ST_SEQ_RAISE, ST_FSCK_DANGLING_ROWS, ST_FSCK_DELETE_DANGLING_ROWS,
+    ST__COUNT
+} store_stmt_id;
+
+struct store {
+    char *dir;
+    sqlite3 *db;
+    vcs *git;
+    int writable;
+    sqlite3_stmt *st[ST__COUNT];
+};
+
+/* The prepared statement, reset and with bindings cleared; NULL with a message on error. */
+sqlite3_stmt *store_stmt(store *s, store_stmt_id id, diag_list *d);
+/* Records the connection's last error as "what: message"; returns -1. */
+int store_db_fail(store *s, diag_list *d, const char *what);
+/* BEGIN IMMEDIATE (waits for other writers up to the busy timeout), COMMIT, ROLLBACK. */
+int store_begin(store *s, diag_list *d);
+int store_commit(store *s, diag_list *d);
+void store_rollback(store *s);
+/* Steps a statement that returns no row (SQLITE_DONE expected). */
+int store_exec_stmt(store *s, sqlite3_stmt *st, diag_list *d, const char *what);
+/* Column text copied (malloc'd; "" for NULL). */
+char *store_col_dup(sqlite3_stmt *st, int col);
+/* Copies a column into a fixed buffer. */
+void store_col_copy(sqlite3_stmt *st, int col, char *buf, size_t n);
+int store_require_write(store *s, diag_list *d);
+
+#endif
