@@ -74,10 +74,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(LIBS) $(LDLIBS) -o $@
 
+# Until the TUI exists (issue 7), `make run` shows the thesis's SynCommAPM example simulated.
 run: all
-	@mkdir -p $(BUILD)/run
-	$(BUILD)/polyapm $(BUILD)/run/findiff.apm 2>/dev/null || \
-	  { cp -n examples/findiff.apm $(BUILD)/run/findiff.apm; $(BUILD)/polyapm $(BUILD)/run/findiff.apm; }
+	$(BUILD)/polyapm sim examples/thesis/fd-syncomm.apm
 
 # Every test: unit programs, then the shell suites (command line, TUI via tmux, MPI).
 test: all

@@ -151,6 +151,15 @@ int cmd_sim(int argc, char **argv)
     }
     prog = ir_load_file(a.file, &d);
     if (!prog) goto out;
+    for (int i = 0; i < a.nbindings; i++) {
+        int known = 0;
+        for (int k = 0; k < prog->nparams; k++)
+            known |= strcmp(prog->params[k]->u.param.name, a.bindings[i].name) == 0;
+        if (!known) {
+            status = cli_usage("sim", "%s has no parameter '%s'", a.file, a.bindings[i].name);
+            goto out;
+        }
+    }
     refpath = a.against ? strdup(a.against) : reference_path(prog, a.file);
     if (refpath) {
         ref = ir_load_file(refpath, &d);
