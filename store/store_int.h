@@ -49,5 +49,7 @@ char *store_col_dup(sqlite3_stmt *st, int col);
 /* Copies a column into a fixed buffer. */
 void store_col_copy(sqlite3_stmt *st, int col, char *buf, size_t n);
 int store_require_write(store *s, diag_list *d);
+/* The clock, in one place (tests may pin it with POLYAPM_NOW=seconds). */
+int64_t store_now(void);
 
 #endif
