@@ -194,6 +194,8 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
      " UNION ALL SELECT 'measurements', count(*) FROM measurements WHERE node NOT IN (SELECT id FROM nodes)"},
     {ST_FSCK_DELETE_DANGLING_ROWS,
      "DELETE FROM simulations WHERE node NOT IN (SELECT id FROM nodes)"},
+    {ST_FSCK_DELETE_DANGLING_MARKS, "DELETE FROM marks WHERE node NOT IN (SELECT id FROM nodes)"},
+    {ST_FSCK_DELETE_DANGLING_MEAS, "DELETE FROM measurements WHERE node NOT IN (SELECT id FROM nodes)"},
 };
 _Static_assert(sizeof statements / sizeof statements[0] == ST__COUNT, "one SQL text per statement");
 
