@@ -1,0 +1,199 @@
+/*
+ * rt.h — the polyapm runtime: the one header that programs exported by `polyapm export` include.
+ *
+ * Plain C11 + MPI, no dependency on the rest of polyapm; the exporter copies the runtime sources
+ * and this header next to the generated program.  What it offers (runtime/README.md walks
+ * through it):
+ *
+ *   rt_init.c        MPI start/stop, rank and size, rank-count checks, error checking (RT_CHECK)
+ *   rt_dist.c        index ranges of block distributions
+ *   rt_exchange.c    the thesis's coalesced per-step exchange (per-destination buffers of
+ *                    (index, value) records, MPI_Alltoall of counts + MPI_Alltoallv of data)
+ *   rt_halo.c        halo exchanges of 1-D block and 2-D block tilings (static partner sets)
+ *   rt_collective.c  user-defined/fused operators, exclusive scan with rank 0 = identity
+ *   rt_checksum.c    the output checksum, identical to the simulator's sim_checksum
+ *                    (engine/sim.h), with gathering helpers for distributed arrays
+ *   rt_time.c        main-loop timing (MPI_Wtime, maximum over ranks)
+ *   rt_report.c      the one parseable result line
+ *
+ * Conventions: every function works on the communicator it is given (exported programs pass
+ * MPI_COMM_WORLD); an MPI error or a misuse (bad rank count, tile too small, out of memory)
+ * prints "polyapm-rt: ..." on stderr and ends the whole job with a non-zero exit status — the
+ * functions never return an error.  Objects returned by rt_*_new are owned by the caller, who
+ * releases them with the matching rt_*_free; arrays passed in stay owned by the caller.
+ * No global mutable state.
+ */
+#ifndef POLYAPM_RT_H
+#define POLYAPM_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+/* ---------------------------------------------------------------- start, stop, errors ---- */
+
+/* MPI_Init, then MPI_ERRORS_RETURN on MPI_COMM_WORLD so that RT_CHECK can report errors. */
+void rt_init(int *argc, char ***argv);
+/* MPI_Finalize. */
+void rt_finalize(void);
+int rt_rank(MPI_Comm comm);
+int rt_size(MPI_Comm comm);
+
+/* Checks the number of ranks of MPI_COMM_WORLD.  expected_or_0 > 0: exactly that many are
+ * required; 0: any number.  On a mismatch rank 0 prints a clear message naming the expected and
+ * the actual count and `why` (e.g. "the program was derived for procs = 4"), and every rank
+ * finalizes MPI and exits with status RT_EXIT_RANKS. */
+void rt_require_ranks(int expected_or_0, const char *why);
+/* Requires a square number of ranks q*q (for a q x q tile grid) and returns q; same failure. */
+int rt_require_square_ranks(const char *why);
+
+#define RT_EXIT_RANKS 3   /* exit status for a bad rank count */
+#define RT_EXIT_ERROR 2   /* exit status (MPI_Abort error code) for MPI errors and misuse */
+
+/* Wraps an MPI call: on a result other than MPI_SUCCESS prints the call, the file and line and
+ * MPI's error string, then aborts the job with RT_EXIT_ERROR. */
+#define RT_CHECK(call) rt_check_((call), #call, __FILE__, __LINE__)
+void rt_check_(int rc, const char *call, const char *file, int line);
+
+/* Prints "polyapm-rt: rank R: <message>" on stderr and aborts the job with RT_EXIT_ERROR. */
+_Noreturn void rt_die(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* malloc/calloc that die with a message instead of returning NULL (n == 0 gives a valid
+ * pointer); release with free(). */
+void *rt_malloc(size_t bytes);
+void *rt_calloc(size_t n, size_t size);
+
+/* ---------------------------------------------------------------- distributions ---------- */
+
+/* Block distribution of 0..n-1 over `parts` parts, the thesis's blocked tiling: tile size
+ * floor((n-1)/parts)+1; part i owns [*lo, *lo + *count) (count may be 0 for trailing parts). */
+void rt_block_range(int64_t n, int parts, int i, int64_t *lo, int64_t *count);
+/* Balanced block distribution: the first n % parts parts own one element more. */
+void rt_balanced_range(int64_t n, int parts, int i, int64_t *lo, int64_t *count);
+
+/* ---------------------------------------------------------------- coalesced exchange ----- */
+
+/* One message of the thesis's exchange: the receiver's (local, linearised) index and the value. */
+typedef struct rt_record {
+    int64_t index;
+    double value;
+} rt_record;
+
+/* The coalesced per-step exchange: during a step each rank rt_exchange_put()s records for any
+ * destinations (itself included); rt_exchange_run() then sends them all at once (MPI_Alltoall of
+ * the counts, MPI_Alltoallv of the records) and empties the send buffers.  The received records
+ * stay readable until the next run: grouped by source rank in increasing order, each source's in
+ * the order it put them.  Buffers grow as needed and are reused from step to step. */
+typedef struct rt_exchange rt_exchange;
+
+rt_exchange *rt_exchange_new(MPI_Comm comm);          /* every rank of comm creates one */
+void rt_exchange_free(rt_exchange *x);
+void rt_exchange_put(rt_exchange *x, int dest, int64_t index, double value);
+void rt_exchange_run(rt_exchange *x);                  /* collective over the communicator */
+/* All records received by the last run; *recs points into x (do not free). */
+size_t rt_exchange_received(const rt_exchange *x, const rt_record **recs);
+/* The records received from one source rank by the last run. */
+size_t rt_exchange_received_from(const rt_exchange *x, int src, const rt_record **recs);
+/* Stores every received record: base[index] = value (indices must lie inside base). */
+void rt_exchange_apply(const rt_exchange *x, double *base);
+/* Total records sent by this rank since creation (for reports). */
+int64_t rt_exchange_sent_total(const rt_exchange *x);
+
+/* ---------------------------------------------------------------- halo exchanges --------- */
+
+/* 1-D block tiling, neighbours rank-1 and rank+1 (none beyond the ends).  buf holds
+ * width*unit halo doubles, own*unit owned doubles, width*unit halo doubles, in that order; unit
+ * is the number of doubles per element (1 for a 1-D array, the row length for the rows of a
+ * row-blocked 2-D array, so that every halo is contiguous).  Fills both halos from the
+ * neighbours' owned elements next to them (MPI_Sendrecv).  Requires own >= width when there is a
+ * neighbour.  Collective over comm. */
+void rt_halo1d_exchange(MPI_Comm comm, double *buf, int own, int width, int unit);
+
+/* A q_rows x q_cols grid of ranks over a 2-D array, rank r at grid row r / q_cols, column
+ * r % q_cols (row-major, rank 0 top left).  A plain value: no allocation. */
+typedef struct rt_grid2d {
+    MPI_Comm comm;
+    int q_rows, q_cols;       /* grid shape; q_rows * q_cols == size of comm */
+    int row, col;             /* this rank's grid position */
+    int north, south, west, east;   /* neighbour ranks or MPI_PROC_NULL (north = row - 1) */
+} rt_grid2d;
+
+/* Requires size(comm) == q_rows * q_cols (else dies naming both). */
+rt_grid2d rt_grid2d_make(MPI_Comm comm, int q_rows, int q_cols);
+
+/* The halo exchange of one tile of a 2-D block tiling.  The tile is stored row-major with
+ * leading dimension ld >= cols + 2*width; its owned rows x cols elements start at
+ * tile[width*ld + width]; a halo of `width` rows/columns surrounds them.  North and south halos
+ * are contiguous rows, west and east halos strided columns (MPI vector datatypes); all four go
+ * out at once with Isend/Irecv/Waitall.  With `corners` the west/east exchange waits for the
+ * north/south one and includes the halo rows, so the corner halos are filled too (needed by
+ * nine-point stencils, not by five-point ones).  Ranks in one grid row must have equal `rows`,
+ * ranks in one grid column equal `cols`, and rows, cols >= width.  Owns its datatypes: create
+ * once, exchange every step, free at the end. */
+typedef struct rt_halo2d rt_halo2d;
+
+rt_halo2d *rt_halo2d_new(const rt_grid2d *g, int rows, int cols, int ld, int width, int corners);
+void rt_halo2d_exchange(rt_halo2d *h, double *tile);   /* collective over g->comm */
+void rt_halo2d_free(rt_halo2d *h);
+
+/* ---------------------------------------------------------------- collectives ------------ */
+
+/* MPI_Op_create for a user or fused operator; commute is 1 if the operator is commutative. */
+MPI_Op rt_op_create(MPI_User_function *fn, int commute);
+void rt_op_free(MPI_Op *op);
+/* MPI_Exscan, then rank 0 (whose result MPI leaves undefined) gets a copy of ident
+ * (count elements of the type's extent). */
+void rt_exscan(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
+               const void *ident, MPI_Comm comm);
+
+/* ---------------------------------------------------------------- checksum --------------- */
+
+/* FNV-1a 64 over the output arrays, exactly as sim_checksum in engine/sim.h: for each output array
+ * in declaration order, each element in row-major order, the 8 little-endian bytes of the IEEE-754
+ * double (-0.0 hashed as 0.0), or of the int64 0x7ff8dead for an element without value.  Int
+ * arrays are hashed as their values converted to double, as the simulator gathers them.
+ * Incremental: feed elements in order (e.g. rank 0 feeding gathered rows one after another). */
+typedef struct rt_checksum {
+    uint64_t h;
+} rt_checksum;
+
+#define RT_FNV_OFFSET   UINT64_C(0xcbf29ce484222325)
+#define RT_FNV_PRIME    UINT64_C(0x00000100000001b3)
+#define RT_UNDEFINED_MARK INT64_C(0x7ff8dead)
+
+void rt_checksum_init(rt_checksum *c);
+void rt_checksum_double(rt_checksum *c, double v);
+void rt_checksum_doubles(rt_checksum *c, const double *v, size_t n);
+void rt_checksum_int64s(rt_checksum *c, const int64_t *v, size_t n);
+void rt_checksum_undefined(rt_checksum *c, size_t n);       /* n elements without value */
+uint64_t rt_checksum_value(const rt_checksum *c);
+
+/* Gathering helpers, collective over the communicator; only rank 0's checksum changes.
+ * 1-D block (or row-block) layout: rank r owns the r-th consecutive piece of the row-major
+ * array, `own` doubles starting at `mine`; rank 0 hashes the pieces in rank order. */
+void rt_checksum_gather_blocks(rt_checksum *c, MPI_Comm comm, const double *mine, int own);
+/* 2-D block tiling over g: every rank's owned rows x cols elements start at `tile` with leading
+ * dimension ld (pass &tile[width*ld + width] for a tile with halo); rank 0 assembles one band
+ * of full rows per grid row and hashes them row-major. */
+void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double *tile,
+                               int rows, int cols, int ld);
+
+/* ---------------------------------------------------------------- timing and result ------ */
+
+/* Barrier, then MPI_Wtime: the start of the timed main loop. */
+double rt_time_start(MPI_Comm comm);
+/* Seconds since t0, the maximum over all ranks (every rank gets it).  Collective. */
+double rt_time_stop(MPI_Comm comm, double t0);
+
+/* The result line, printed by rank 0 only (others print nothing), then flushed:
+ *     polyapm-result checksum=%016llx seconds=%.9f ranks=%d
+ * RT_RESULT_FORMAT is that format, for programs (and tests) that print it themselves. */
+#define RT_RESULT_FORMAT "polyapm-result checksum=%016llx seconds=%.9f ranks=%d\n"
+void rt_report(MPI_Comm comm, uint64_t checksum, double seconds);
+
+#endif
