@@ -169,7 +169,10 @@ typedef struct ir_decl {
     ir_pos pos;
     ir_comments comments;
     union {
-        struct { const char *name; ir_expr *value; int index; } param;     /* one per name */
+        struct {                  /* one per name; `cont` = 1 when written on the previous
+                                     param's line (`param n = 1, m = 2`: m has cont 1) */
+            const char *name; ir_expr *value; int index; int cont;
+        } param;
         struct { const char *path; } reference;
         struct {
             const char *name;

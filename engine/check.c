@@ -1,0 +1,1015 @@
+/*
+ * check.c — the semantic checker, constant evaluation and loading (see ir.h).
+ *
+ * ir_check resolves every name with proper scoping, gives every binder (loop variable, let,
+ * reduction variable, init index binder, dist processor variable) its own variable slot, infers
+ * the type of every expression, and enforces the language's rules: array dimensionality,
+ * assignment targets, unique labels, parameters using only earlier parameters, constant costs,
+ * affine loop bounds and subscripts, and the rules of each APM level.
+ *
+ * Integer semantics (shared with the simulator): / is floor division, % the matching remainder
+ * (non-negative for a positive divisor), ceil(a / b) with an integer a / b is the exact ceiling
+ * of the quotient, overflow and division by zero are errors.
+ */
+#include "ir.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { AFF_CONST = 0, AFF_AFFINE = 1, AFF_NON = 2 };
+enum { M_ANY, M_CONST, M_NOARRAY };   /* what an expression may use */
+
+typedef struct sym {
+    const char *name;
+    ir_name_kind nk;
+    int index;          /* param index, array index, or slot */
+    ir_pos pos;
+    ir_type type;
+} sym;
+
+typedef struct label {
+    const char *name;
+    ir_pos pos;
+} label;
+
+typedef struct checker {
+    ir_program *p;
+    diag_list *d;
+    int nerr;
+    sym *syms;
+    int nsyms, capsyms;
+    label *labels;
+    int nlabels, caplabels;
+    signed char *cls[2];     /* per slot: affinity class of a let's value (0 subscript, 1 bound) */
+    int nslots, capslots;
+    const ir_loopvar *procvar;   /* the processor loop of the step nest (syn and above) */
+    int cur_param;           /* index in decls of the parameter being checked, or -1 */
+} checker;
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *r = realloc(p, n ? n : 1);
+    if (!r) {
+        fputs("polyapm: out of memory\n", stderr);
+        abort();
+    }
+    return r;
+}
+
+static void cerr(checker *C, ir_pos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cerr(checker *C, ir_pos pos, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    diag_add(C->d, C->p->file, pos.line, pos.col, "%s", buf);
+    C->nerr++;
+}
+
+static const char *const nk_names[] = {
+    [IR_N_UNRESOLVED] = "name", [IR_N_PARAM] = "parameter", [IR_N_LOOPVAR] = "loop variable",
+    [IR_N_LET] = "let", [IR_N_REDVAR] = "reduction variable", [IR_N_INITVAR] = "init index",
+    [IR_N_DISTVAR] = "processor variable", [IR_N_ARRAY] = "array",
+};
+
+/* ---- symbols -------------------------------------------------------------------------------- */
+
+static sym *lookup(checker *C, const char *name)
+{
+    for (int i = C->nsyms - 1; i >= 0; i--)
+        if (strcmp(C->syms[i].name, name) == 0) return &C->syms[i];
+    return NULL;
+}
+
+static int new_slot(checker *C)
+{
+    if (C->nslots == C->capslots) {
+        C->capslots = C->capslots ? C->capslots * 2 : 16;
+        for (int m = 0; m < 2; m++) C->cls[m] = xrealloc(C->cls[m], (size_t)C->capslots);
+    }
+    C->cls[0][C->nslots] = AFF_AFFINE;
+    C->cls[1][C->nslots] = AFF_AFFINE;
+    return C->nslots++;
+}
+
+/* Defines a name; reports shadowing.  Returns the slot for variables (new_slot) or `index`. */
+static int define(checker *C, const char *name, ir_name_kind nk, int index, ir_pos pos, ir_type t)
+{
+    sym *old = lookup(C, name);
+    if (old)
+        cerr(C, pos, "'%s' is already defined at %d:%d (as a %s)", name, old->pos.line,
+             old->pos.col, nk_names[old->nk]);
+    if (nk != IR_N_PARAM && nk != IR_N_ARRAY) index = new_slot(C);
+    if (C->nsyms == C->capsyms) {
+        C->capsyms = C->capsyms ? C->capsyms * 2 : 32;
+        C->syms = xrealloc(C->syms, (size_t)C->capsyms * sizeof *C->syms);
+    }
+    C->syms[C->nsyms++] = (sym){ name, nk, index, pos, t };
+    return index;
+}
+
+static ir_decl *array_decl(checker *C, const sym *s) { return C->p->arrays[s->index]; }
+
+/* ---- affinity ------------------------------------------------------------------------------- */
+
+static int aff(checker *C, const ir_expr *e, int bound, const ir_expr **bad)
+{
+#define BAD(node) do { if (!*bad) *bad = (node); return AFF_NON; } while (0)
+    if (!e) return AFF_CONST;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: return AFF_CONST;
+    case IR_E_NAME:
+        switch (e->u.name.nk) {
+        case IR_N_PARAM: case IR_N_UNRESOLVED: return AFF_CONST;
+        case IR_N_LOOPVAR: case IR_N_REDVAR: case IR_N_INITVAR: case IR_N_DISTVAR: return AFF_AFFINE;
+        case IR_N_LET: {
+            int s = e->u.name.index;
+            int c = s >= 0 && s < C->nslots ? C->cls[bound][s] : AFF_NON;
+            if (c == AFF_NON) BAD(e);
+            return c;
+        }
+        case IR_N_ARRAY: BAD(e);
+        }
+        return AFF_NON;
+    case IR_E_ACCESS: BAD(e);
+    case IR_E_REDUCE: BAD(e);
+    case IR_E_UNARY: {
+        int a = aff(C, e->u.op.a, bound, bad);
+        if (a == AFF_NON) return a;
+        if (e->u.op.op == IR_OP_NEG) return a;
+        if (a != AFF_CONST) BAD(e);
+        return a;
+    }
+    case IR_E_BINARY: {
+        int a = aff(C, e->u.op.a, bound, bad);
+        int b = aff(C, e->u.op.b, bound, bad);
+        if (a == AFF_NON || b == AFF_NON) return AFF_NON;
+        switch (e->u.op.op) {
+        case IR_OP_ADD: case IR_OP_SUB: return a > b ? a : b;
+        case IR_OP_MUL:
+            if (a == AFF_CONST) return b;
+            if (b == AFF_CONST) return a;
+            BAD(e);
+        case IR_OP_DIV: case IR_OP_MOD:
+            if (b == AFF_CONST) return a;
+            BAD(e);
+        default:
+            if (a == AFF_CONST && b == AFF_CONST) return AFF_CONST;
+            BAD(e);
+        }
+    }
+    case IR_E_CALL: {
+        int all = AFF_CONST;
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            int c = aff(C, e->u.call.args[i], bound, bad);
+            if (c == AFF_NON) return AFF_NON;
+            if (c > all) all = c;
+        }
+        switch (e->u.call.f) {
+        case IR_F_FLOOR: case IR_F_CEIL: return all;
+        case IR_F_MIN: case IR_F_MAX:
+            if (all == AFF_CONST || bound) return all;
+            BAD(e);
+        default:
+            if (all == AFF_CONST) return all;
+            BAD(e);
+        }
+    }
+    }
+    return AFF_NON;
+#undef BAD
+}
+
+/* ---- expressions ---------------------------------------------------------------------------- */
+
+static const char *mode_what(int mode, const char *what) { (void)mode; return what ? what : "this expression"; }
+
+static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what);
+
+static void check_subscript(checker *C, ir_expr *ix, int mode, const char *what)
+{
+    ir_type t = resolve(C, ix, mode, what);
+    if (t != IR_INT) cerr(C, ix->pos, "a subscript must be an integer expression, found a double one");
+    const ir_expr *bad = NULL;
+    if (aff(C, ix, 0, &bad) == AFF_NON)
+        cerr(C, bad ? bad->pos : ix->pos, "non-affine subscript");
+}
+
+static void const_violation(checker *C, const ir_expr *e, const char *what, const char *uses)
+{
+    cerr(C, e->pos, "%s must be a constant expression (parameters and literals), but uses %s",
+         what, uses);
+}
+
+static int later_param(checker *C, const char *name)
+{
+    if (C->cur_param < 0) return 0;
+    for (int i = C->cur_param + 1; i < C->p->ndecls; i++) {
+        const ir_decl *d = C->p->decls[i];
+        if (d->kind == IR_D_PARAM && d->u.param.name && strcmp(d->u.param.name, name) == 0) return 1;
+    }
+    return 0;
+}
+
+static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
+{
+    char b[128];
+    if (!e) return IR_INT;
+    switch (e->kind) {
+    case IR_E_INT: return e->type = IR_INT;
+    case IR_E_REAL: return e->type = IR_DOUBLE;
+    case IR_E_NAME: {
+        e->type = IR_INT;
+        e->u.name.nk = IR_N_UNRESOLVED;
+        e->u.name.index = -1;
+        sym *s = lookup(C, e->u.name.id);
+        if (!s) {
+            if (later_param(C, e->u.name.id))
+                cerr(C, e->pos, "parameter '%s' is defined later: a parameter may only use "
+                     "earlier parameters", e->u.name.id);
+            else
+                cerr(C, e->pos, "unknown name '%s'", e->u.name.id);
+            return IR_INT;
+        }
+        if (s->nk == IR_N_ARRAY) {
+            ir_decl *ad = array_decl(C, s);
+            if (ad->u.array.ndims != 0) {
+                cerr(C, e->pos, "array '%s' has %d dimension%s: expected %d subscript%s",
+                     e->u.name.id, ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s",
+                     ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s");
+            } else if (mode != M_ANY) {
+                snprintf(b, sizeof b, "array '%s'", e->u.name.id);
+                const_violation(C, e, mode_what(mode, what), b);
+            }
+        } else if (mode == M_CONST && s->nk != IR_N_PARAM) {
+            snprintf(b, sizeof b, "%s '%s'", nk_names[s->nk], e->u.name.id);
+            const_violation(C, e, mode_what(mode, what), b);
+        }
+        e->u.name.nk = s->nk;
+        e->u.name.index = s->index;
+        return e->type = s->type;
+    }
+    case IR_E_ACCESS: {
+        e->u.access.array_index = -1;
+        sym *s = lookup(C, e->u.access.array);
+        ir_type t = IR_DOUBLE;
+        if (!s) {
+            cerr(C, e->pos, "unknown array '%s'", e->u.access.array);
+        } else if (s->nk != IR_N_ARRAY) {
+            cerr(C, e->pos, "'%s' is a %s, not an array", e->u.access.array, nk_names[s->nk]);
+        } else {
+            ir_decl *ad = array_decl(C, s);
+            t = ad->u.array.elem;
+            if (ad->u.array.ndims != e->u.access.nidx)
+                cerr(C, e->pos, "array '%s' has %d dimension%s, found %d subscript%s",
+                     e->u.access.array, ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s",
+                     e->u.access.nidx, e->u.access.nidx == 1 ? "" : "s");
+            else
+                e->u.access.array_index = s->index;
+            if (mode != M_ANY) {
+                snprintf(b, sizeof b, "array '%s'", e->u.access.array);
+                const_violation(C, e, mode_what(mode, what), b);
+            }
+        }
+        for (int i = 0; i < e->u.access.nidx; i++) check_subscript(C, e->u.access.idx[i], mode, what);
+        return e->type = t;
+    }
+    case IR_E_UNARY: {
+        ir_type t = resolve(C, e->u.op.a, mode, what);
+        return e->type = e->u.op.op == IR_OP_NOT ? IR_INT : t;
+    }
+    case IR_E_BINARY: {
+        ir_type a = resolve(C, e->u.op.a, mode, what);
+        ir_type c = resolve(C, e->u.op.b, mode, what);
+        switch (e->u.op.op) {
+        case IR_OP_MOD:
+            if (a != IR_INT || c != IR_INT) cerr(C, e->pos, "'%%' needs integer operands");
+            return e->type = IR_INT;
+        case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV:
+            return e->type = (a == IR_INT && c == IR_INT) ? IR_INT : IR_DOUBLE;
+        default:
+            return e->type = IR_INT;
+        }
+    }
+    case IR_E_CALL: {
+        ir_type all = IR_INT;
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (resolve(C, e->u.call.args[i], mode, what) == IR_DOUBLE) all = IR_DOUBLE;
+        int n = e->u.call.nargs;
+        const char *fn = ir_func_name(e->u.call.f);
+        switch (e->u.call.f) {
+        case IR_F_MIN: case IR_F_MAX:
+            if (n < 2) cerr(C, e->pos, "%s takes at least 2 arguments, found %d", fn, n);
+            return e->type = all;
+        case IR_F_SQRT:
+            if (n != 1) cerr(C, e->pos, "%s takes 1 argument, found %d", fn, n);
+            return e->type = IR_DOUBLE;
+        case IR_F_ISQRT:
+            if (n != 1) cerr(C, e->pos, "%s takes 1 argument, found %d", fn, n);
+            else if (all != IR_INT) cerr(C, e->pos, "isqrt needs an integer argument");
+            return e->type = IR_INT;
+        default:
+            if (n != 1) cerr(C, e->pos, "%s takes 1 argument, found %d", fn, n);
+            return e->type = all;
+        }
+    }
+    case IR_E_REDUCE: {
+        if (mode == M_CONST) const_violation(C, e, mode_what(mode, what), "a reduction");
+        if (resolve(C, e->u.reduce.lo, mode, what) != IR_INT)
+            cerr(C, e->u.reduce.lo->pos, "a reduction bound must be an integer expression");
+        if (resolve(C, e->u.reduce.hi, mode, what) != IR_INT)
+            cerr(C, e->u.reduce.hi->pos, "a reduction bound must be an integer expression");
+        int mark = C->nsyms;
+        e->u.reduce.slot = define(C, e->u.reduce.var, IR_N_REDVAR, 0, e->pos, IR_INT);
+        ir_type t = resolve(C, e->u.reduce.body, mode, what);
+        C->nsyms = mark;
+        return e->type = t;
+    }
+    }
+    return IR_INT;
+}
+
+/* A constant integer expression (cost, step, array bound, ...). */
+static void check_const(checker *C, ir_expr *e, const char *what, int need_int)
+{
+    if (!e) return;
+    ir_type t = resolve(C, e, M_CONST, what);
+    if (need_int && t != IR_INT) cerr(C, e->pos, "%s must be an integer expression", what);
+}
+
+static void check_int(checker *C, ir_expr *e, const char *what)
+{
+    if (!e) return;
+    if (resolve(C, e, M_ANY, what) != IR_INT) cerr(C, e->pos, "%s must be an integer expression", what);
+}
+
+/* ---- statements ----------------------------------------------------------------------------- */
+
+static void check_block(checker *C, ir_block *b);
+
+static void level_error(checker *C, ir_pos pos, const char *what, const char *needs)
+{
+    cerr(C, pos, "'%s' is not available at level %s (needs %s)", what, ir_level_name(C->p->level), needs);
+}
+
+static void check_lhs(checker *C, ir_expr *lhs)
+{
+    const char *name = lhs->kind == IR_E_ACCESS ? lhs->u.access.array
+                     : lhs->kind == IR_E_NAME ? lhs->u.name.id : NULL;
+    if (!name) {
+        cerr(C, lhs->pos, "the target of an assignment must be an array element");
+        return;
+    }
+    sym *s = lookup(C, name);
+    if (!s) {
+        cerr(C, lhs->pos, "unknown array '%s'", name);
+        return;
+    }
+    if (s->nk != IR_N_ARRAY) {
+        cerr(C, lhs->pos, "cannot assign to %s '%s': the target must be an array element",
+             nk_names[s->nk], name);
+        return;
+    }
+    resolve(C, lhs, M_ANY, NULL);
+}
+
+static void check_stmt(checker *C, ir_stmt *s)
+{
+    switch (s->kind) {
+    case IR_S_ASSIGN: {
+        const char *l = s->u.assign.label;
+        if (l) {
+            for (int i = 0; i < C->nlabels; i++)
+                if (strcmp(C->labels[i].name, l) == 0) {
+                    cerr(C, s->pos, "label '%s' is already defined at %d:%d", l,
+                         C->labels[i].pos.line, C->labels[i].pos.col);
+                    break;
+                }
+            if (C->nlabels == C->caplabels) {
+                C->caplabels = C->caplabels ? C->caplabels * 2 : 16;
+                C->labels = xrealloc(C->labels, (size_t)C->caplabels * sizeof *C->labels);
+            }
+            C->labels[C->nlabels++] = (label){ l, s->pos };
+        }
+        ir_type rt = resolve(C, s->u.assign.rhs, M_ANY, NULL);
+        check_lhs(C, s->u.assign.lhs);
+        const ir_expr *lhs = s->u.assign.lhs;
+        int ai = lhs->kind == IR_E_ACCESS ? lhs->u.access.array_index
+               : lhs->u.name.nk == IR_N_ARRAY ? lhs->u.name.index : -1;
+        if (ai >= 0 && C->p->arrays[ai]->u.array.elem == IR_INT && rt == IR_DOUBLE)
+            cerr(C, s->u.assign.rhs->pos, "cannot assign a double value to int array '%s'",
+                 C->p->arrays[ai]->u.array.name);
+        check_const(C, s->cost, "a cost", 0);
+        break;
+    }
+    case IR_S_LET: {
+        ir_type t = resolve(C, s->u.let.value, M_ANY, NULL);
+        int slot = define(C, s->u.let.var, IR_N_LET, 0, s->pos, t);
+        s->u.let.slot = slot;
+        for (int m = 0; m < 2; m++) {
+            const ir_expr *bad = NULL;
+            C->cls[m][slot] = (signed char)aff(C, s->u.let.value, m, &bad);
+        }
+        break;
+    }
+    case IR_S_IF:
+        resolve(C, s->u.if_.cond, M_ANY, NULL);
+        check_block(C, s->u.if_.then_blk);
+        if (s->u.if_.else_blk) check_block(C, s->u.if_.else_blk);
+        break;
+    case IR_S_FOR: {
+        int mark = C->nsyms;
+        for (int i = 0; i < s->u.for_.nvars; i++) {
+            ir_loopvar *v = &s->u.for_.vars[i];
+            ir_expr *bounds[2] = { v->lo, v->hi };
+            for (int k = 0; k < 2; k++) {
+                if (!bounds[k]) continue;
+                check_int(C, bounds[k], "a loop bound");
+                const ir_expr *bad = NULL;
+                if (aff(C, bounds[k], 1, &bad) == AFF_NON)
+                    cerr(C, bad ? bad->pos : bounds[k]->pos, "non-affine loop bound");
+            }
+            check_const(C, v->step, "a loop step", 1);
+            if (v->kind == IR_LOOP_PAR || v->kind == IR_LOOP_PROC) {
+                const char *kw = v->kind == IR_LOOP_PAR ? "par" : "proc";
+                if (C->p->level == IR_SOURCE)
+                    level_error(C, v->pos, kw, "syn, syncomm or syndm");
+                else if (v != C->procvar)
+                    cerr(C, v->pos, "a '%s' loop is only allowed as the processor loop directly "
+                         "inside the time loop at level %s", kw, ir_level_name(C->p->level));
+            }
+            v->slot = define(C, v->var, IR_N_LOOPVAR, 0, v->pos, IR_INT);
+        }
+        check_block(C, s->u.for_.body);
+        C->nsyms = mark;
+        break;
+    }
+    case IR_S_SEND: {
+        if (C->p->level == IR_SOURCE || C->p->level == IR_SYN)
+            level_error(C, s->pos, "send", "syncomm or syndm");
+        ir_expr *w = s->u.send.what;
+        int ndims = -1;
+        if (w->kind == IR_E_ACCESS || w->kind == IR_E_NAME) {
+            check_lhs(C, w);
+            int ai = w->kind == IR_E_ACCESS ? w->u.access.array_index
+                   : w->u.name.nk == IR_N_ARRAY ? w->u.name.index : -1;
+            if (ai >= 0) ndims = C->p->arrays[ai]->u.array.ndims;
+        } else {
+            cerr(C, w->pos, "'send' needs an array element");
+        }
+        check_int(C, s->u.send.to_lo, "a destination processor");
+        check_int(C, s->u.send.to_hi, "a destination processor");
+        check_int(C, s->u.send.at, "a destination time");
+        if (s->u.send.when) resolve(C, s->u.send.when, M_ANY, NULL);
+        if (s->u.send.nas > 0 && ndims >= 0 && s->u.send.nas != ndims)
+            cerr(C, s->u.send.as_idx[0]->pos, "'as' gives %d indices, the array has %d dimensions",
+                 s->u.send.nas, ndims);
+        for (int i = 0; i < s->u.send.nas; i++) check_int(C, s->u.send.as_idx[i], "an 'as' index");
+        check_const(C, s->cost, "a cost", 0);
+        break;
+    }
+    }
+}
+
+static void check_block(checker *C, ir_block *b)
+{
+    if (!b) return;
+    int mark = C->nsyms;
+    check_const(C, b->cost, "a cost", 0);
+    for (int i = 0; i < b->n; i++) check_stmt(C, b->stmts[i]);
+    C->nsyms = mark;
+}
+
+/* syn and above: optional lets, then one step nest `for t .. seq { for p .. par|proc {..} }`. */
+static void check_structure(checker *C)
+{
+    const char *lv = ir_level_name(C->p->level);
+    ir_block *b = C->p->body;
+    int i = 0;
+    while (i < b->n && b->stmts[i]->kind == IR_S_LET) i++;
+    if (i == b->n) {
+        ir_pos pos = i > 0 ? b->stmts[i - 1]->pos : (ir_pos){ 1, 1 };
+        cerr(C, pos, "level %s needs a step nest: for t = ... seq { for p = ... par|proc { ... } }", lv);
+        return;
+    }
+    ir_stmt *s = b->stmts[i];
+    if (s->kind != IR_S_FOR) {
+        cerr(C, s->pos, "expected the step nest (for t = ... seq { for p = ... par|proc { ... } }) "
+             "at level %s: only lets may come before it", lv);
+        return;
+    }
+    if (i + 1 < b->n)
+        cerr(C, b->stmts[i + 1]->pos, "nothing may follow the step nest at level %s", lv);
+    ir_loopvar *t = &s->u.for_.vars[0];
+    if (t->kind == IR_LOOP_PAR || t->kind == IR_LOOP_PROC)
+        cerr(C, t->pos, "the time loop '%s' of the step nest must be seq at level %s", t->var, lv);
+    ir_loopvar *pv = NULL;
+    if (s->u.for_.nvars >= 2) {
+        if (s->u.for_.vars[1].kind == IR_LOOP_PAR || s->u.for_.vars[1].kind == IR_LOOP_PROC)
+            pv = &s->u.for_.vars[1];
+    } else {
+        ir_block *body = s->u.for_.body;
+        if (body && body->n == 1 && body->stmts[0]->kind == IR_S_FOR) {
+            ir_loopvar *v = &body->stmts[0]->u.for_.vars[0];
+            if (v->kind == IR_LOOP_PAR || v->kind == IR_LOOP_PROC) pv = v;
+        }
+    }
+    if (!pv)
+        cerr(C, s->pos, "the step nest needs a par or proc loop directly inside the time loop "
+             "'%s' at level %s", t->var, lv);
+    C->procvar = pv;
+}
+
+/* ---- declarations --------------------------------------------------------------------------- */
+
+static sym *lookup_array(checker *C, const char *name, ir_pos pos)
+{
+    sym *s = lookup(C, name);
+    if (!s) cerr(C, pos, "unknown array '%s'", name);
+    else if (s->nk != IR_N_ARRAY) cerr(C, pos, "'%s' is a %s, not an array", name, nk_names[s->nk]);
+    else return s;
+    return NULL;
+}
+
+static void check_decls(checker *C)
+{
+    ir_program *p = C->p;
+    int np = 0, na = 0;
+    for (int i = 0; i < p->ndecls; i++) {
+        if (p->decls[i]->kind == IR_D_PARAM) np++;
+        if (p->decls[i]->kind == IR_D_ARRAY) na++;
+    }
+    p->params = np ? ir_alloc(p, (size_t)np * sizeof *p->params) : NULL;
+    p->arrays = na ? ir_alloc(p, (size_t)na * sizeof *p->arrays) : NULL;
+    p->nparams = p->narrays = 0;
+    /* parameters, in order */
+    for (int i = 0; i < p->ndecls; i++) {
+        ir_decl *d = p->decls[i];
+        if (d->kind != IR_D_PARAM) continue;
+        C->cur_param = i;
+        check_const(C, d->u.param.value, "a parameter", 0);
+        if (d->u.param.value && d->u.param.value->type != IR_INT)
+            cerr(C, d->u.param.value->pos, "parameter '%s' must be an integer expression",
+                 d->u.param.name);
+        C->cur_param = -1;
+        d->u.param.index = p->nparams;
+        p->params[p->nparams++] = d;
+        define(C, d->u.param.name, IR_N_PARAM, d->u.param.index, d->pos, IR_INT);
+    }
+    /* arrays */
+    for (int i = 0; i < p->ndecls; i++) {
+        ir_decl *d = p->decls[i];
+        if (d->kind != IR_D_ARRAY) continue;
+        for (int k = 0; k < d->u.array.ndims; k++) {
+            check_const(C, d->u.array.lo[k], "an array bound", 1);
+            check_const(C, d->u.array.hi[k], "an array bound", 1);
+        }
+        d->u.array.index = p->narrays;
+        p->arrays[p->narrays++] = d;
+        define(C, d->u.array.name, IR_N_ARRAY, d->u.array.index, d->pos, d->u.array.elem);
+    }
+    /* the rest */
+    const ir_decl **dist_of = na ? calloc((size_t)na, sizeof *dist_of) : NULL;
+    const ir_decl *reference = NULL;
+    for (int i = 0; i < p->ndecls; i++) {
+        ir_decl *d = p->decls[i];
+        switch (d->kind) {
+        case IR_D_PARAM: case IR_D_ARRAY: break;
+        case IR_D_REFERENCE:
+            if (reference)
+                cerr(C, d->pos, "'reference' is already given at %d:%d", reference->pos.line,
+                     reference->pos.col);
+            reference = d;
+            break;
+        case IR_D_INIT: {
+            d->u.init.array_index = -1;
+            sym *s = lookup_array(C, d->u.init.array, d->pos);
+            int mark = C->nsyms;
+            if (s) {
+                ir_decl *ad = array_decl(C, s);
+                if (ad->u.array.ndims != d->u.init.nidx)
+                    cerr(C, d->pos, "init of '%s' gives %d indices, the array has %d dimensions",
+                         d->u.init.array, d->u.init.nidx, ad->u.array.ndims);
+                else
+                    d->u.init.array_index = s->index;
+            }
+            for (int k = 0; k < d->u.init.nidx; k++) {
+                ir_expr *ix = d->u.init.idx[k];
+                if (ix->kind == IR_E_NAME && !lookup(C, ix->u.name.id)) {
+                    int slot = define(C, ix->u.name.id, IR_N_INITVAR, 0, ix->pos, IR_INT);
+                    ix->u.name.nk = IR_N_INITVAR;
+                    ix->u.name.index = slot;
+                    ix->type = IR_INT;
+                } else {
+                    check_const(C, ix, "an init index (a fresh name or a constant)", 1);
+                }
+            }
+            ir_type t = resolve(C, d->u.init.value, M_NOARRAY, "an init value");
+            if (s && array_decl(C, s)->u.array.elem == IR_INT && t == IR_DOUBLE)
+                cerr(C, d->u.init.value->pos, "cannot initialise int array '%s' with a double value",
+                     d->u.init.array);
+            C->nsyms = mark;
+            break;
+        }
+        case IR_D_OUTPUT: {
+            d->u.output.array_index = -1;
+            sym *s = lookup_array(C, d->u.output.array, d->pos);
+            if (s) {
+                ir_decl *ad = array_decl(C, s);
+                if (d->u.output.nidx > ad->u.array.ndims)
+                    cerr(C, d->pos, "output of '%s' gives %d indices, the array has %d dimensions",
+                         d->u.output.array, d->u.output.nidx, ad->u.array.ndims);
+                else
+                    d->u.output.array_index = s->index;
+            }
+            for (int k = 0; k < d->u.output.nidx; k++)
+                check_const(C, d->u.output.idx[k], "an output index", 1);
+            break;
+        }
+        case IR_D_DIST: {
+            d->u.dist.array_index = -1;
+            d->u.dist.slot = -1;
+            if (p->level != IR_SYNDM) level_error(C, d->pos, "dist", "syndm");
+            sym *s = lookup_array(C, d->u.dist.array, d->pos);
+            if (s) {
+                ir_decl *ad = array_decl(C, s);
+                if (dist_of[s->index])
+                    cerr(C, d->pos, "array '%s' already has a dist at %d:%d", d->u.dist.array,
+                         dist_of[s->index]->pos.line, dist_of[s->index]->pos.col);
+                else
+                    dist_of[s->index] = d;
+                if (d->u.dist.dk == IR_DIST_LOCAL && d->u.dist.ndims != ad->u.array.ndims)
+                    cerr(C, d->pos, "dist of '%s' gives %d bounds, the array has %d dimensions",
+                         d->u.dist.array, d->u.dist.ndims, ad->u.array.ndims);
+                else
+                    d->u.dist.array_index = s->index;
+            }
+            if (d->u.dist.dk == IR_DIST_LOCAL) {
+                int mark = C->nsyms;
+                d->u.dist.slot = define(C, d->u.dist.procvar ? d->u.dist.procvar : "?",
+                                        IR_N_DISTVAR, 0, d->pos, IR_INT);
+                for (int k = 0; k < d->u.dist.ndims; k++) {
+                    ir_expr *ex[3] = { d->u.dist.lo ? d->u.dist.lo[k] : NULL,
+                                       d->u.dist.hi ? d->u.dist.hi[k] : NULL,
+                                       d->u.dist.offset ? d->u.dist.offset[k] : NULL };
+                    for (int j = 0; j < 3; j++)
+                        if (ex[j] && resolve(C, ex[j], M_NOARRAY, "a dist bound") != IR_INT)
+                            cerr(C, ex[j]->pos, "a dist bound or offset must be an integer expression");
+                }
+                C->nsyms = mark;
+            }
+            break;
+        }
+        }
+    }
+    if (p->level == IR_SYNDM)
+        for (int a = 0; a < na; a++)
+            if (!dist_of[a])
+                cerr(C, p->arrays[a]->pos, "array '%s' has no dist declaration (level syndm needs "
+                     "one per array)", p->arrays[a]->u.array.name);
+    free(dist_of);
+}
+
+int ir_check(ir_program *p, diag_list *d)
+{
+    checker C;
+    memset(&C, 0, sizeof C);
+    C.p = p;
+    C.d = d;
+    C.cur_param = -1;
+    p->checked = 0;
+    check_decls(&C);
+    if (p->level != IR_SOURCE) check_structure(&C);
+    check_block(&C, p->body);
+    p->nslots = C.nslots;
+    free(C.syms);
+    free(C.labels);
+    free(C.cls[0]);
+    free(C.cls[1]);
+    if (C.nerr == 0) p->checked = 1;
+    return C.nerr;
+}
+
+/* ---- constant evaluation -------------------------------------------------------------------- */
+
+typedef struct cval {
+    int real;
+    int64_t i;
+    double r;
+} cval;
+
+typedef struct evaluator {
+    const ir_program *p;
+    const int64_t *params;
+    int nparams;          /* params[0..nparams) are valid */
+    diag_list *d;
+    const char *ctx;      /* prefix for messages, e.g. "parameter 'n': " */
+    int err;
+} evaluator;
+
+static void everr(evaluator *E, const ir_expr *e, const char *msg)
+{
+    if (E->err++) return;
+    diag_add(E->d, E->p->file, e ? e->pos.line : 0, e ? e->pos.col : 0, "%s%s",
+             E->ctx ? E->ctx : "", msg);
+}
+
+static double as_real(cval v) { return v.real ? v.r : (double)v.i; }
+
+static int64_t floordiv(evaluator *E, const ir_expr *e, int64_t a, int64_t b)
+{
+    if (b == 0) { everr(E, e, "division by zero"); return 0; }
+    if (a == INT64_MIN && b == -1) { everr(E, e, "integer overflow"); return 0; }
+    int64_t q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+static int64_t ceildiv(evaluator *E, const ir_expr *e, int64_t a, int64_t b)
+{
+    if (b == 0) { everr(E, e, "division by zero"); return 0; }
+    if (a == INT64_MIN && b == -1) { everr(E, e, "integer overflow"); return 0; }
+    int64_t q = a / b;
+    if (a % b != 0 && ((a < 0) == (b < 0))) q++;
+    return q;
+}
+
+static int64_t floormod(evaluator *E, const ir_expr *e, int64_t a, int64_t b)
+{
+    if (b == 0) { everr(E, e, "division by zero"); return 0; }
+    if (b == -1) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+static int64_t isqrt64(int64_t n)
+{
+    int64_t r = (int64_t)sqrt((double)n);
+    while (r > 0 && (r > 3037000499 || r * r > n)) r--;
+    while (r < 3037000499 && (r + 1) * (r + 1) <= n) r++;
+    return r;
+}
+
+static cval ev(evaluator *E, const ir_expr *e)
+{
+    cval v = { 0, 0, 0 };
+    if (!e || E->err) return v;
+    switch (e->kind) {
+    case IR_E_INT: v.i = e->u.ival; return v;
+    case IR_E_REAL: v.real = 1; v.r = e->u.rval; return v;
+    case IR_E_NAME: {
+        int idx = e->u.name.nk == IR_N_PARAM ? e->u.name.index : -1;
+        if (idx < 0 && e->u.name.nk == IR_N_UNRESOLVED)
+            for (int i = 0; i < E->p->nparams; i++)
+                if (strcmp(E->p->params[i]->u.param.name, e->u.name.id) == 0) idx = i;
+        if (idx < 0 || idx >= E->nparams) {
+            char b[160];
+            snprintf(b, sizeof b, "'%s' is not a parameter with a known value", e->u.name.id);
+            everr(E, e, b);
+            return v;
+        }
+        v.i = E->params[idx];
+        return v;
+    }
+    case IR_E_ACCESS: everr(E, e, "an array element is not a constant"); return v;
+    case IR_E_REDUCE: everr(E, e, "a reduction is not a constant"); return v;
+    case IR_E_UNARY: {
+        cval a = ev(E, e->u.op.a);
+        if (e->u.op.op == IR_OP_NOT) {
+            v.i = a.real ? a.r == 0 : a.i == 0;
+            return v;
+        }
+        if (a.real) { v.real = 1; v.r = -a.r; return v; }
+        if (a.i == INT64_MIN) { everr(E, e, "integer overflow"); return v; }
+        v.i = -a.i;
+        return v;
+    }
+    case IR_E_BINARY: {
+        ir_op op = e->u.op.op;
+        cval a = ev(E, e->u.op.a);
+        if (op == IR_OP_AND || op == IR_OP_OR) {
+            int ta = a.real ? a.r != 0 : a.i != 0;
+            if (op == IR_OP_AND && !ta) return v;
+            if (op == IR_OP_OR && ta) { v.i = 1; return v; }
+            cval b = ev(E, e->u.op.b);
+            v.i = b.real ? b.r != 0 : b.i != 0;
+            return v;
+        }
+        cval b = ev(E, e->u.op.b);
+        if (E->err) return v;
+        if (a.real || b.real) {
+            double x = as_real(a), y = as_real(b);
+            v.real = 1;
+            switch (op) {
+            case IR_OP_ADD: v.r = x + y; break;
+            case IR_OP_SUB: v.r = x - y; break;
+            case IR_OP_MUL: v.r = x * y; break;
+            case IR_OP_DIV: v.r = x / y; break;
+            case IR_OP_MOD: everr(E, e, "'%' needs integer operands"); break;
+            default:
+                v.real = 0;
+                v.i = op == IR_OP_LT ? x < y : op == IR_OP_LE ? x <= y : op == IR_OP_GT ? x > y
+                    : op == IR_OP_GE ? x >= y : op == IR_OP_EQ ? x == y : x != y;
+            }
+            return v;
+        }
+        int64_t x = a.i, y = b.i;
+        switch (op) {
+        case IR_OP_ADD: if (__builtin_add_overflow(x, y, &v.i)) everr(E, e, "integer overflow"); break;
+        case IR_OP_SUB: if (__builtin_sub_overflow(x, y, &v.i)) everr(E, e, "integer overflow"); break;
+        case IR_OP_MUL: if (__builtin_mul_overflow(x, y, &v.i)) everr(E, e, "integer overflow"); break;
+        case IR_OP_DIV: v.i = floordiv(E, e, x, y); break;
+        case IR_OP_MOD: v.i = floormod(E, e, x, y); break;
+        case IR_OP_LT: v.i = x < y; break;
+        case IR_OP_LE: v.i = x <= y; break;
+        case IR_OP_GT: v.i = x > y; break;
+        case IR_OP_GE: v.i = x >= y; break;
+        case IR_OP_EQ: v.i = x == y; break;
+        case IR_OP_NE: v.i = x != y; break;
+        default: break;
+        }
+        return v;
+    }
+    case IR_E_CALL: {
+        int n = e->u.call.nargs;
+        if (n < 1) { everr(E, e, "a call without arguments"); return v; }
+        const ir_expr *a0 = e->u.call.args[0];
+        switch (e->u.call.f) {
+        case IR_F_MIN: case IR_F_MAX: {
+            v = ev(E, a0);
+            for (int i = 1; i < n; i++) {
+                cval w = ev(E, e->u.call.args[i]);
+                int mx = e->u.call.f == IR_F_MAX;
+                if (v.real || w.real) {
+                    double x = as_real(v), y = as_real(w);
+                    v.real = 1;
+                    v.r = mx ? (y > x ? y : x) : (y < x ? y : x);
+                } else {
+                    v.i = mx ? (w.i > v.i ? w.i : v.i) : (w.i < v.i ? w.i : v.i);
+                }
+            }
+            return v;
+        }
+        case IR_F_FLOOR: case IR_F_CEIL: {
+            int fl = e->u.call.f == IR_F_FLOOR;
+            if (a0->kind == IR_E_BINARY && a0->u.op.op == IR_OP_DIV) {
+                cval x = ev(E, a0->u.op.a), y = ev(E, a0->u.op.b);
+                if (!x.real && !y.real) {
+                    v.i = fl ? floordiv(E, a0, x.i, y.i) : ceildiv(E, a0, x.i, y.i);
+                    return v;
+                }
+            }
+            v = ev(E, a0);
+            if (v.real) v.r = fl ? floor(v.r) : ceil(v.r);
+            return v;
+        }
+        case IR_F_ABS:
+            v = ev(E, a0);
+            if (v.real) v.r = fabs(v.r);
+            else if (v.i == INT64_MIN) everr(E, e, "integer overflow");
+            else if (v.i < 0) v.i = -v.i;
+            return v;
+        case IR_F_SQRT: {
+            cval x = ev(E, a0);
+            v.real = 1;
+            v.r = sqrt(as_real(x));
+            return v;
+        }
+        case IR_F_ISQRT: {
+            cval x = ev(E, a0);
+            if (x.real) { everr(E, e, "isqrt needs an integer argument"); return v; }
+            if (x.i < 0) { everr(E, e, "isqrt of a negative number"); return v; }
+            v.i = isqrt64(x.i);
+            return v;
+        }
+        }
+        return v;
+    }
+    }
+    return v;
+}
+
+int ir_const_eval(const ir_program *p, const ir_expr *e, const int64_t *params,
+                  int64_t *ival, double *rval, int *is_real, diag_list *d)
+{
+    evaluator E = { p, params, p->nparams, d, NULL, 0 };
+    cval v = ev(&E, e);
+    if (E.err) return 1;
+    if (is_real) *is_real = v.real;
+    if (ival) *ival = v.real ? (int64_t)0 : v.i;
+    if (rval) *rval = v.real ? v.r : (double)v.i;
+    if (v.real && ival) {
+        if (isfinite(v.r) && v.r > -9.2e18 && v.r < 9.2e18) *ival = (int64_t)v.r;
+    }
+    return 0;
+}
+
+int ir_params_eval(const ir_program *p, const ir_binding *ov, int nov, int strict,
+                   int64_t *values, diag_list *d)
+{
+    int errs = 0;
+    for (int k = 0; k < nov; k++) {
+        int found = 0;
+        for (int i = 0; i < p->nparams; i++)
+            if (ov[k].name && strcmp(ov[k].name, p->params[i]->u.param.name) == 0) found = 1;
+        if (!found && strict) {
+            diag_add(d, NULL, 0, 0, "unknown parameter '%s' in -D (the program has no such parameter)",
+                     ov[k].name ? ov[k].name : "");
+            errs++;
+        }
+    }
+    for (int i = 0; i < p->nparams; i++) {
+        const ir_decl *pd = p->params[i];
+        int over = -1;
+        for (int k = 0; k < nov; k++)
+            if (ov[k].name && strcmp(ov[k].name, pd->u.param.name) == 0) over = k;
+        if (over >= 0) {
+            values[i] = ov[over].value;
+            continue;
+        }
+        char ctx[160];
+        snprintf(ctx, sizeof ctx, "parameter '%s': ", pd->u.param.name);
+        evaluator E = { p, values, i, d, ctx, 0 };
+        cval v = ev(&E, pd->u.param.value);
+        if (!E.err && v.real) everr(&E, pd->u.param.value, "not an integer");
+        values[i] = E.err ? 0 : v.i;
+        errs += E.err ? 1 : 0;
+    }
+    return errs;
+}
+
+/* ---- loading -------------------------------------------------------------------------------- */
+
+enum { IR_MAX_FILE = 16 * 1024 * 1024 };
+
+ir_program *ir_load_text(const char *file, const char *text, size_t len, diag_list *d)
+{
+    ir_program *p = ir_parse(file, text, len, d);
+    if (!p) return NULL;
+    if (ir_check(p, d) > 0) {
+        ir_program_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+ir_program *ir_load_file(const char *path, diag_list *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        diag_add(d, path, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        diag_add(d, path, 0, 0, "is a directory, not a program file");
+        return NULL;
+    }
+    size_t cap = 65536, len = 0;
+    char *buf = xrealloc(NULL, cap);
+    for (;;) {
+        if (len == cap) {
+            if (cap > IR_MAX_FILE) break;
+            cap *= 2;
+            buf = xrealloc(buf, cap);
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) break;
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        free(buf);
+        diag_add(d, path, 0, 0, "read error");
+        return NULL;
+    }
+    if (len > IR_MAX_FILE) {
+        free(buf);
+        diag_add(d, path, 0, 0, "file is too large (more than 16 MiB): not a program");
+        return NULL;
+    }
+    const char *nul = memchr(buf, 0, len);
+    if (nul) {
+        int line = 1, col = 1;
+        for (const char *c = buf; c < nul; c++) {
+            if (*c == '\n') { line++; col = 1; }
+            else col++;
+        }
+        free(buf);
+        diag_add(d, path, line, col, "file contains a NUL byte: not a text file");
+        return NULL;
+    }
+    ir_program *p = ir_load_text(path, buf, len, d);
+    free(buf);
+    return p;
+}

@@ -1,0 +1,417 @@
+/*
+ * ir.c — the IR's memory and construction: the per-program arena, builders, deep copy, and the
+ * names of enum values as written in the language (see ir.h).
+ *
+ * Every node, string and array of a program is allocated in its arena; ir_program_free releases
+ * the whole program at once.  Allocation failure is fatal (the process aborts with a message):
+ * there is no sensible way to continue without memory.
+ */
+#include "ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+
+/* ---- arena ---------------------------------------------------------------------------------- */
+
+typedef struct ir_chunk {
+    struct ir_chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+} ir_chunk;
+
+struct ir_arena {
+    ir_chunk *head;
+};
+
+enum { IR_CHUNK_SIZE = 64 * 1024 };
+
+static void *ir_xmalloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p) {
+        fputs("polyapm: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+static void *arena_alloc(ir_arena *a, size_t size)
+{
+    size_t align = sizeof(max_align_t);
+    size = (size + align - 1) / align * align;
+    if (size == 0) size = align;
+    ir_chunk *c = a->head;
+    if (!c || c->cap - c->used < size) {
+        size_t cap = size > IR_CHUNK_SIZE / 2 ? size : IR_CHUNK_SIZE;
+        c = ir_xmalloc(sizeof(ir_chunk) + cap);
+        c->used = 0;
+        c->cap = cap;
+        if (size > IR_CHUNK_SIZE / 2 && a->head) {   /* big block: keep the current chunk on top */
+            c->next = a->head->next;
+            a->head->next = c;
+        } else {
+            c->next = a->head;
+            a->head = c;
+        }
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+ir_program *ir_program_new(const char *file)
+{
+    ir_arena *a = ir_xmalloc(sizeof *a);
+    a->head = NULL;
+    ir_program *p = arena_alloc(a, sizeof *p);
+    p->arena = a;
+    p->file = file ? ir_strdup(p, file) : NULL;
+    p->body = ir_new_block(p);
+    return p;
+}
+
+void ir_program_free(ir_program *p)
+{
+    if (!p) return;
+    ir_arena *a = p->arena;
+    ir_chunk *c = a->head;
+    while (c) {
+        ir_chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    free(a);
+}
+
+void *ir_alloc(ir_program *p, size_t size) { return arena_alloc(p->arena, size); }
+
+const char *ir_strndup(ir_program *p, const char *s, size_t n)
+{
+    char *r = ir_alloc(p, n + 1);
+    memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
+const char *ir_strdup(ir_program *p, const char *s)
+{
+    return s ? ir_strndup(p, s, strlen(s)) : NULL;
+}
+
+/* ---- builders ------------------------------------------------------------------------------- */
+
+static ir_expr *new_expr(ir_program *p, ir_expr_kind k)
+{
+    ir_expr *e = ir_alloc(p, sizeof *e);
+    e->kind = k;
+    return e;
+}
+
+ir_expr *ir_new_int(ir_program *p, int64_t v)
+{
+    ir_expr *e = new_expr(p, IR_E_INT);
+    e->u.ival = v;
+    return e;
+}
+
+ir_expr *ir_new_real(ir_program *p, double v)
+{
+    ir_expr *e = new_expr(p, IR_E_REAL);
+    e->u.rval = v;
+    e->type = IR_DOUBLE;
+    return e;
+}
+
+ir_expr *ir_new_name(ir_program *p, const char *id)
+{
+    ir_expr *e = new_expr(p, IR_E_NAME);
+    e->u.name.id = ir_strdup(p, id);
+    e->u.name.index = -1;
+    return e;
+}
+
+ir_expr *ir_new_unary(ir_program *p, ir_op op, ir_expr *a)
+{
+    ir_expr *e = new_expr(p, IR_E_UNARY);
+    e->u.op.op = op;
+    e->u.op.a = a;
+    if (a) e->pos = a->pos;
+    return e;
+}
+
+ir_expr *ir_new_binary(ir_program *p, ir_op op, ir_expr *a, ir_expr *b)
+{
+    ir_expr *e = new_expr(p, IR_E_BINARY);
+    e->u.op.op = op;
+    e->u.op.a = a;
+    e->u.op.b = b;
+    if (a) e->pos = a->pos;
+    return e;
+}
+
+static ir_expr **copy_exprs(ir_program *p, ir_expr *const *v, int n)
+{
+    if (n <= 0) return NULL;
+    ir_expr **r = ir_alloc(p, (size_t)n * sizeof *r);
+    memcpy(r, v, (size_t)n * sizeof *r);
+    return r;
+}
+
+ir_expr *ir_new_access(ir_program *p, const char *array, ir_expr **idx, int nidx)
+{
+    ir_expr *e = new_expr(p, IR_E_ACCESS);
+    e->u.access.array = ir_strdup(p, array);
+    e->u.access.array_index = -1;
+    e->u.access.idx = copy_exprs(p, idx, nidx);
+    e->u.access.nidx = nidx;
+    return e;
+}
+
+ir_expr *ir_new_call(ir_program *p, ir_func f, ir_expr **args, int nargs)
+{
+    ir_expr *e = new_expr(p, IR_E_CALL);
+    e->u.call.f = f;
+    e->u.call.args = copy_exprs(p, args, nargs);
+    e->u.call.nargs = nargs;
+    return e;
+}
+
+ir_block *ir_new_block(ir_program *p) { return ir_alloc(p, sizeof(ir_block)); }
+
+/* Appending copies the array each time (O(n) per append): blocks built by hand with any
+ * capacity stay valid.  The parser builds its arrays itself. */
+void ir_block_append(ir_program *p, ir_block *b, ir_stmt *s)
+{
+    ir_stmt **v = ir_alloc(p, (size_t)(b->n + 1) * sizeof *v);
+    if (b->n) memcpy(v, b->stmts, (size_t)b->n * sizeof *v);
+    v[b->n++] = s;
+    b->stmts = v;
+}
+
+ir_stmt *ir_new_stmt(ir_program *p, ir_stmt_kind kind)
+{
+    ir_stmt *s = ir_alloc(p, sizeof *s);
+    s->kind = kind;
+    if (kind == IR_S_IF) s->u.if_.then_blk = ir_new_block(p);
+    if (kind == IR_S_FOR) s->u.for_.body = ir_new_block(p);
+    return s;
+}
+
+ir_decl *ir_new_decl(ir_program *p, ir_decl_kind kind)
+{
+    ir_decl *d = ir_alloc(p, sizeof *d);
+    d->kind = kind;
+    return d;
+}
+
+void ir_program_append_decl(ir_program *p, ir_decl *d)
+{
+    ir_decl **v = ir_alloc(p, (size_t)(p->ndecls + 1) * sizeof *v);
+    if (p->ndecls) memcpy(v, p->decls, (size_t)p->ndecls * sizeof *v);
+    v[p->ndecls++] = d;
+    p->decls = v;
+}
+
+/* ---- deep copy ------------------------------------------------------------------------------ */
+
+static ir_expr **clone_exprs(ir_program *dst, ir_expr *const *v, int n)
+{
+    if (!v || n <= 0) return NULL;
+    ir_expr **r = ir_alloc(dst, (size_t)n * sizeof *r);
+    for (int i = 0; i < n; i++) r[i] = ir_clone_expr(dst, v[i]);
+    return r;
+}
+
+ir_expr *ir_clone_expr(ir_program *dst, const ir_expr *e)
+{
+    if (!e) return NULL;
+    ir_expr *c = ir_alloc(dst, sizeof *c);
+    *c = *e;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: break;
+    case IR_E_NAME: c->u.name.id = ir_strdup(dst, e->u.name.id); break;
+    case IR_E_ACCESS:
+        c->u.access.array = ir_strdup(dst, e->u.access.array);
+        c->u.access.idx = clone_exprs(dst, e->u.access.idx, e->u.access.nidx);
+        break;
+    case IR_E_UNARY: case IR_E_BINARY:
+        c->u.op.a = ir_clone_expr(dst, e->u.op.a);
+        c->u.op.b = ir_clone_expr(dst, e->u.op.b);
+        break;
+    case IR_E_CALL: c->u.call.args = clone_exprs(dst, e->u.call.args, e->u.call.nargs); break;
+    case IR_E_REDUCE:
+        c->u.reduce.var = ir_strdup(dst, e->u.reduce.var);
+        c->u.reduce.lo = ir_clone_expr(dst, e->u.reduce.lo);
+        c->u.reduce.hi = ir_clone_expr(dst, e->u.reduce.hi);
+        c->u.reduce.body = ir_clone_expr(dst, e->u.reduce.body);
+        break;
+    }
+    return c;
+}
+
+static void clone_comments(ir_program *dst, ir_comments *c, const ir_comments *s)
+{
+    c->nlead = 0;
+    c->lead = NULL;
+    if (s->nlead > 0 && s->lead) {
+        c->lead = ir_alloc(dst, (size_t)s->nlead * sizeof *c->lead);
+        for (int i = 0; i < s->nlead; i++) c->lead[i] = ir_strdup(dst, s->lead[i]);
+        c->nlead = s->nlead;
+    }
+    c->trail = ir_strdup(dst, s->trail);
+}
+
+static ir_block *clone_block(ir_program *dst, const ir_block *b);
+
+static ir_stmt *clone_stmt(ir_program *dst, const ir_stmt *s)
+{
+    if (!s) return NULL;
+    ir_stmt *c = ir_alloc(dst, sizeof *c);
+    *c = *s;
+    clone_comments(dst, &c->comments, &s->comments);
+    c->cost = ir_clone_expr(dst, s->cost);
+    switch (s->kind) {
+    case IR_S_ASSIGN:
+        c->u.assign.label = ir_strdup(dst, s->u.assign.label);
+        c->u.assign.lhs = ir_clone_expr(dst, s->u.assign.lhs);
+        c->u.assign.rhs = ir_clone_expr(dst, s->u.assign.rhs);
+        break;
+    case IR_S_LET:
+        c->u.let.var = ir_strdup(dst, s->u.let.var);
+        c->u.let.value = ir_clone_expr(dst, s->u.let.value);
+        break;
+    case IR_S_IF:
+        c->u.if_.cond = ir_clone_expr(dst, s->u.if_.cond);
+        c->u.if_.then_blk = clone_block(dst, s->u.if_.then_blk);
+        c->u.if_.else_blk = clone_block(dst, s->u.if_.else_blk);
+        break;
+    case IR_S_FOR:
+        c->u.for_.vars = NULL;
+        if (s->u.for_.nvars > 0) {
+            c->u.for_.vars = ir_alloc(dst, (size_t)s->u.for_.nvars * sizeof(ir_loopvar));
+            for (int i = 0; i < s->u.for_.nvars; i++) {
+                const ir_loopvar *v = &s->u.for_.vars[i];
+                ir_loopvar *w = &c->u.for_.vars[i];
+                *w = *v;
+                w->var = ir_strdup(dst, v->var);
+                w->lo = ir_clone_expr(dst, v->lo);
+                w->hi = ir_clone_expr(dst, v->hi);
+                w->step = ir_clone_expr(dst, v->step);
+            }
+        }
+        c->u.for_.body = clone_block(dst, s->u.for_.body);
+        break;
+    case IR_S_SEND:
+        c->u.send.what = ir_clone_expr(dst, s->u.send.what);
+        c->u.send.to_lo = ir_clone_expr(dst, s->u.send.to_lo);
+        c->u.send.to_hi = ir_clone_expr(dst, s->u.send.to_hi);
+        c->u.send.at = ir_clone_expr(dst, s->u.send.at);
+        c->u.send.when = ir_clone_expr(dst, s->u.send.when);
+        c->u.send.as_idx = clone_exprs(dst, s->u.send.as_idx, s->u.send.nas);
+        break;
+    }
+    return c;
+}
+
+static ir_block *clone_block(ir_program *dst, const ir_block *b)
+{
+    if (!b) return NULL;
+    ir_block *c = ir_alloc(dst, sizeof *c);
+    if (b->n > 0) {
+        c->stmts = ir_alloc(dst, (size_t)b->n * sizeof *c->stmts);
+        for (int i = 0; i < b->n; i++) c->stmts[i] = clone_stmt(dst, b->stmts[i]);
+        c->n = b->n;
+    }
+    c->cost = ir_clone_expr(dst, b->cost);
+    clone_comments(dst, &c->tail, &b->tail);
+    return c;
+}
+
+static ir_decl *clone_decl(ir_program *dst, const ir_decl *d)
+{
+    ir_decl *c = ir_alloc(dst, sizeof *c);
+    *c = *d;
+    clone_comments(dst, &c->comments, &d->comments);
+    switch (d->kind) {
+    case IR_D_PARAM:
+        c->u.param.name = ir_strdup(dst, d->u.param.name);
+        c->u.param.value = ir_clone_expr(dst, d->u.param.value);
+        break;
+    case IR_D_REFERENCE: c->u.reference.path = ir_strdup(dst, d->u.reference.path); break;
+    case IR_D_ARRAY:
+        c->u.array.name = ir_strdup(dst, d->u.array.name);
+        c->u.array.lo = clone_exprs(dst, d->u.array.lo, d->u.array.ndims);
+        c->u.array.hi = clone_exprs(dst, d->u.array.hi, d->u.array.ndims);
+        break;
+    case IR_D_INIT:
+        c->u.init.array = ir_strdup(dst, d->u.init.array);
+        c->u.init.idx = clone_exprs(dst, d->u.init.idx, d->u.init.nidx);
+        c->u.init.value = ir_clone_expr(dst, d->u.init.value);
+        break;
+    case IR_D_OUTPUT:
+        c->u.output.array = ir_strdup(dst, d->u.output.array);
+        c->u.output.idx = clone_exprs(dst, d->u.output.idx, d->u.output.nidx);
+        break;
+    case IR_D_DIST:
+        c->u.dist.array = ir_strdup(dst, d->u.dist.array);
+        c->u.dist.procvar = ir_strdup(dst, d->u.dist.procvar);
+        c->u.dist.lo = clone_exprs(dst, d->u.dist.lo, d->u.dist.ndims);
+        c->u.dist.hi = clone_exprs(dst, d->u.dist.hi, d->u.dist.ndims);
+        c->u.dist.offset = clone_exprs(dst, d->u.dist.offset, d->u.dist.ndims);
+        break;
+    }
+    return c;
+}
+
+ir_program *ir_program_clone(const ir_program *p)
+{
+    ir_program *c = ir_program_new(p->file);
+    c->name = ir_strdup(c, p->name);
+    c->level = p->level;
+    clone_comments(c, &c->comments, &p->comments);
+    if (p->ndecls > 0) {
+        c->decls = ir_alloc(c, (size_t)p->ndecls * sizeof *c->decls);
+        for (int i = 0; i < p->ndecls; i++) c->decls[i] = clone_decl(c, p->decls[i]);
+        c->ndecls = p->ndecls;
+    }
+    c->body = p->body ? clone_block(c, p->body) : ir_new_block(c);
+    clone_comments(c, &c->tail, &p->tail);
+    return c;
+}
+
+/* ---- names ---------------------------------------------------------------------------------- */
+
+static const char *const level_names[] = { "source", "syn", "syncomm", "syndm" };
+static const char *const op_texts[] = {
+    [IR_OP_ADD] = "+", [IR_OP_SUB] = "-", [IR_OP_MUL] = "*", [IR_OP_DIV] = "/",
+    [IR_OP_MOD] = "%", [IR_OP_LT] = "<", [IR_OP_LE] = "<=", [IR_OP_GT] = ">",
+    [IR_OP_GE] = ">=", [IR_OP_EQ] = "==", [IR_OP_NE] = "!=", [IR_OP_AND] = "&&",
+    [IR_OP_OR] = "||", [IR_OP_NEG] = "-", [IR_OP_NOT] = "!"
+};
+static const char *const func_names[] = {
+    [IR_F_MIN] = "min", [IR_F_MAX] = "max", [IR_F_FLOOR] = "floor", [IR_F_CEIL] = "ceil",
+    [IR_F_ABS] = "abs", [IR_F_SQRT] = "sqrt", [IR_F_ISQRT] = "isqrt"
+};
+static const char *const reduce_names[] = {
+    [IR_R_SUM] = "sum", [IR_R_PROD] = "prod", [IR_R_MAX] = "max", [IR_R_MIN] = "min"
+};
+
+#define NAME_OF(table, i) ((unsigned)(i) < sizeof table / sizeof table[0] ? table[i] : "?")
+
+const char *ir_level_name(ir_level l) { return NAME_OF(level_names, l); }
+const char *ir_op_text(ir_op op) { return NAME_OF(op_texts, op); }
+const char *ir_func_name(ir_func f) { return NAME_OF(func_names, f); }
+const char *ir_reduce_name(ir_reduce_op r) { return NAME_OF(reduce_names, r); }
+
+int ir_level_parse(const char *s, ir_level *out)
+{
+    for (unsigned i = 0; i < sizeof level_names / sizeof level_names[0]; i++)
+        if (strcmp(s, level_names[i]) == 0) {
+            *out = (ir_level)i;
+            return 1;
+        }
+    return 0;
+}
