@@ -485,7 +485,7 @@ int store_open(const char *dir, int mode, store **out, diag_list *d)
         store_db_fail(s, d, "opening pdg.db");
         goto out;
     }
-    if (configure(s, d) != 0) goto out;
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     int app = 0;
     if (pragma_int(s->db, "PRAGMA application_id", &app) != 0) {
         diag_add(d, NULL, 0, 0, "%s: pdg.db is corrupted or not a database (%s)", s->dir, sqlite3_errmsg(s->db));
@@ -495,6 +495,7 @@ int store_open(const char *dir, int mode, store **out, diag_list *d)
         diag_add(d, NULL, 0, 0, "%s is not a polyapm workspace (pdg.db belongs to another program)", s->dir);
         goto out;
     }
+    if (configure(s, d) != 0) goto out;
     if (migrate(s, d) != 0) goto out;
     if (vcs_open(repo, &s->git, d) != 0) {
         diag_add(d, NULL, 0, 0, "%s: repo.git is corrupted", s->dir);

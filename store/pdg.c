@@ -164,7 +164,7 @@ int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d)
     if (!v) return oom(d);
     v[k++] = id;
     for (;;) {
-        int64_t p;
+        int64_t p = 0;
         int f = first_parent(s, v[k - 1], &p, d);
         if (f < 0) { free(v); return -1; }
         if (f == 0) break;
@@ -274,7 +274,7 @@ int store_resolve(store *s, const char *spec, int64_t *id, diag_list *d)
     free(base);
     if (f != 1) return -1;
     for (int i = 0; i < ups; i++) {
-        int64_t p;
+        int64_t p = 0;
         int g = first_parent(s, *id, &p, d);
         if (g < 0) return -1;
         if (g == 0) {
@@ -318,7 +318,7 @@ static char *derive_label(store *s, const store_add_req *r, int64_t id, diag_lis
                : attempt == 1 ? asprintf(&label, "%s-%lld", base, (long long)id)
                               : asprintf(&label, "%s-%lld-%d", base, (long long)id, attempt);
         if (rc < 0) { oom(d); return NULL; }
-        int64_t other;
+        int64_t other = 0;
         int f = by_label(s, label, &other, d);
         if (f < 0) { free(label); return NULL; }
         if (f == 0) return label;
@@ -461,7 +461,7 @@ static int create_node(store *s, const store_add_req *r, int64_t *id, int64_t no
             diag_add(d, NULL, 0, 0, "bad label '%s' (no blanks or ^, not all digits, not ROOT)", r->label);
             goto out;
         }
-        int64_t other;
+        int64_t other = 0;
         int f = by_label(s, r->label, &other, d);
         if (f < 0) goto out;
         if (f) { diag_add(d, NULL, 0, 0, "label '%s' is taken by node %lld", r->label, (long long)other); goto out; }
@@ -517,7 +517,7 @@ int store_node_add(store *s, const store_add_req *r, int64_t *id, int *created, 
     }
     if (f < 0) goto fail;
     if (f == 0 && r->nparents == 0) {
-        int64_t root;
+        int64_t root = 0;
         sqlite3_stmt *rs = store_stmt(s, ST_ROOT, d);
         int g = rs ? step_int64(s, rs, &root, d, "finding the root") : -1;
         if (g < 0) goto fail;
@@ -594,7 +594,7 @@ int store_label(store *s, int64_t id, const char *label, diag_list *d)
         return -1;
     }
     if (store_begin(s, d) != 0) return -1;
-    int64_t other;
+    int64_t other = 0;
     int f = by_label(s, label, &other, d);
     if (f == 1 && other == id) return store_commit(s, d);   /* already so */
     if (f == 1) diag_add(d, NULL, 0, 0, "label '%s' is taken by node %lld", label, (long long)other);

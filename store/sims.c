@@ -123,7 +123,7 @@ int store_sim_put(store *s, const store_sim *sim, int64_t *id, diag_list *d)
         return -1;
     }
     if (store_begin(s, d) != 0) return -1;
-    int64_t mid;
+    int64_t mid = 0;
     if (machine_id(s, sim->machine, sim->machine_text, 1, &mid, d) != 1) goto fail;
     sqlite3_stmt *st = store_stmt(s, ST_SIM_PUT, d);
     if (!st) goto fail;
