@@ -1,0 +1,1103 @@
+/*
+ * sim.c — the simulator's driver (see sim.h): evaluates parameters, lays out memories (one
+ * shared set, or one per processor at syndm), fills inits, finds the step nest of a parallel
+ * level, runs steps and processors, queues and delivers messages, records the trace, gathers
+ * the outputs, and computes the checksum and the verification against a reference run.
+ *
+ * Compilation of the AST is in sim_compile.c, the interpreter in sim_exec.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_int.h"
+
+#define SIM_MAX_ELEMS (INT64_C(1) << 31)          /* per array (per processor at syndm) */
+#define SIM_MAX_BYTES (INT64_C(8) << 30)          /* all memories together */
+#define SIM_MAX_TRACE (INT64_C(1) << 27)          /* nsteps * nprocs work entries */
+#define SIM_STOP_AFTER 1000                       /* violations */
+
+/* ---- violations ----------------------------------------------------------------------------- */
+
+static const char *const sim_kind_names[] = {
+    [SIM_V_RACE] = "race",
+    [SIM_V_WRONG_MESSAGE] = "wrong-message",
+    [SIM_V_MISSING_MESSAGE] = "missing-message",
+    [SIM_V_OUT_OF_BOUNDS] = "out-of-bounds",
+    [SIM_V_UNDEFINED_READ] = "undefined-read",
+    [SIM_V_OUTSIDE_LOCAL] = "outside-local",
+    [SIM_V_DISAGREE] = "disagree",
+    [SIM_V_BAD_MESSAGE] = "bad-message",
+    [SIM_V_RUNTIME] = "runtime",
+    [SIM_V_OUTPUT_MISMATCH] = "output-mismatch",
+};
+
+const char *sim_violation_kind_name(sim_violation_kind k)
+{
+    if ((int)k < 0 || (size_t)k >= sizeof sim_kind_names / sizeof sim_kind_names[0]) return "?";
+    return sim_kind_names[k];
+}
+
+static void sim_result_violation(sim_result *r, int maxv, sim_violation_kind k, int line, int col,
+                                 char *text)
+{
+    r->violations_total++;
+    if (r->nviolations >= maxv || !text) { free(text); return; }
+    sim_violation *v = realloc(r->violations, (size_t)(r->nviolations + 1) * sizeof *v);
+    if (!v) { free(text); return; }
+    r->violations = v;
+    v[r->nviolations++] = (sim_violation){ k, line, col, text };
+}
+
+void sim_violation_add(sim_ctx *c, sim_violation_kind k, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0) text = NULL;
+    va_end(ap);
+    sim_result_violation(c->r, c->maxv, k, line, col, text);
+    if (c->r->violations_total >= SIM_STOP_AFTER && !c->stop) {
+        c->stop = 1;
+        c->stopped_reason = 1;
+    }
+}
+
+void sim_fmt_elem(const sim_ctx *c, int array, const int64_t *idx, int n, char *buf, size_t size)
+{
+    const char *name = c->prog->arrays[array]->u.array.name;
+    size_t l = (size_t)snprintf(buf, size, "%s", name ? name : "?");
+    for (int d = 0; d < n && l < size; d++)
+        l += (size_t)snprintf(buf + l, size - l, "[%lld]", (long long)idx[d]);
+}
+
+void sim_fmt_where(const sim_ctx *c, char *buf, size_t size)
+{
+    const sim_stmt *s = c->cur;
+    if (!s) { buf[0] = 0; return; }
+    if (s->kind == SS_ASSIGN)
+        snprintf(buf, size, " (statement %s at %d:%d)", s->label, s->line, s->col);
+    else
+        snprintf(buf, size, " (%s at %d:%d)", s->label, s->line, s->col);
+}
+
+int64_t sim_proc_value(const sim_ctx *c, int id) { return c->pmin + id; }
+
+/* Shortest text that reads back as the same double. */
+static void sim_fmt_val(double v, int is_double, char *buf, size_t size)
+{
+    if (!is_double) { int64_t i; memcpy(&i, &v, 8); snprintf(buf, size, "%lld", (long long)i); return; }
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, size, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+static void sim_fmt_bits(uint64_t bits, int is_double, char *buf, size_t size)
+{
+    double v;
+    memcpy(&v, &bits, 8);
+    sim_fmt_val(v, is_double, buf, size);
+}
+
+static uint64_t sim_norm_bits(uint64_t b)
+{
+    return b == UINT64_C(0x8000000000000000) ? 0 : b;   /* -0.0 == 0.0 */
+}
+
+/* ---- memories ------------------------------------------------------------------------------- */
+
+static void sim_mem_free(sim_mem *m)
+{
+    free(m->data);
+    free(m->state);
+    free(m->meta);
+    m->data = NULL;
+    m->state = NULL;
+    m->meta = NULL;
+}
+
+/* Lays out and allocates one memory; `bytes` accumulates the total.  0 = ok. */
+static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64_t *lo,
+                         const int64_t *hi, const int64_t *off, int race, int64_t *bytes)
+{
+    int nd = arr->u.array.ndims;
+    m->ndims = nd;
+    m->is_double = arr->u.array.elem == IR_DOUBLE;
+    int64_t size = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        m->lo[d] = lo[d];
+        m->off[d] = off ? off[d] : 0;
+        int64_t ext = hi[d] >= lo[d] ? (int64_t)((uint64_t)hi[d] - (uint64_t)lo[d] + 1) : 0;
+        if (ext < 0 || ext > SIM_MAX_ELEMS) ext = SIM_MAX_ELEMS + 1;
+        m->ext[d] = ext;
+        m->stride[d] = size;
+        if (ext != 0 && size > SIM_MAX_ELEMS / ext) size = SIM_MAX_ELEMS + 1;
+        else size *= ext;
+    }
+    if (size > SIM_MAX_ELEMS) {
+        diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
+                 "array %s is too large to simulate (more than 2^31 elements)", arr->u.array.name);
+        return -1;
+    }
+    m->size = size;
+    *bytes += size * (9 + (race ? 16 : 0));
+    if (*bytes > SIM_MAX_BYTES) {
+        diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
+                 "the arrays need more than 8 GiB of simulator memory (at %s)", arr->u.array.name);
+        return -1;
+    }
+    size_t n = (size_t)(size ? size : 1);
+    m->data = malloc(n * 8);
+    m->state = calloc(n, 1);
+    if (race) {
+        m->meta = malloc(n * 4 * sizeof *m->meta);
+        if (m->meta) memset(m->meta, 0xff, n * 4 * sizeof *m->meta);   /* -1: never */
+    }
+    if (!m->data || !m->state || (race && !m->meta)) {
+        diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
+                 "out of memory for array %s", arr->u.array.name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- inits and outputs ---------------------------------------------------------------------- */
+
+typedef struct sim_init {
+    int array, nidx;
+    int fixed[SIM_MAXDIMS];
+    int64_t fixval[SIM_MAXDIMS];
+    int slot[SIM_MAXDIMS];
+    sim_node *value;
+} sim_init;
+
+typedef struct sim_out {
+    int array, nfix;
+    int64_t fix[SIM_MAXDIMS];
+} sim_out;
+
+static int sim_compile_init(sim_ctx *c, const ir_decl *d, sim_init *in)
+{
+    in->array = d->u.init.array_index;
+    if (in->array < 0 || in->array >= c->prog->narrays) {
+        diag_add(&c->r->diags, c->prog->file, d->pos.line, d->pos.col, "init of an unknown array");
+        return -1;
+    }
+    const ir_decl *arr = c->prog->arrays[in->array];
+    in->nidx = d->u.init.nidx;
+    if (in->nidx != arr->u.array.ndims) {
+        diag_add(&c->r->diags, c->prog->file, d->pos.line, d->pos.col,
+                 "init needs one index per dimension of %s", arr->u.array.name);
+        return -1;
+    }
+    for (int i = 0; i < in->nidx; i++) {
+        const ir_expr *e = d->u.init.idx[i];
+        if (e->kind == IR_E_NAME && e->u.name.nk == IR_N_INITVAR) {
+            if (e->u.name.index < 0 || e->u.name.index >= c->prog->nslots) {
+                diag_add(&c->r->diags, c->prog->file, e->pos.line, e->pos.col, "init variable without a slot");
+                return -1;
+            }
+            in->fixed[i] = 0;
+            in->slot[i] = e->u.name.index;
+        } else {
+            in->fixed[i] = 1;
+            if (sim_const_int(c, e, &in->fixval[i]) != 0) {
+                diag_add(&c->r->diags, c->prog->file, e->pos.line, e->pos.col,
+                         "init index is not a constant");
+                return -1;
+            }
+        }
+    }
+    in->value = sim_compile_expr(c, d->u.init.value,
+                                 arr->u.array.elem == IR_DOUBLE ? IR_DOUBLE : IR_INT);
+    return in->value ? 0 : -1;
+}
+
+/* Iterates the box glo..ghi (nd dims, all non-empty); returns 0 when done. */
+static int sim_box_next(int nd, const int64_t *glo, const int64_t *ghi, int64_t *g)
+{
+    for (int d = nd - 1; d >= 0; d--) {
+        if (g[d] < ghi[d]) { g[d]++; return 1; }
+        g[d] = glo[d];
+    }
+    return 0;
+}
+
+/* The global box an init covers intersected with a memory's global range; 0 if empty. */
+static int sim_init_box(const sim_init *in, const sim_mem *m, int64_t *glo, int64_t *ghi)
+{
+    for (int d = 0; d < in->nidx; d++) {
+        if (m->ext[d] == 0) return 0;
+        int64_t alo = m->lo[d] + m->off[d], ahi = m->lo[d] + m->ext[d] - 1 + m->off[d];
+        int64_t lo = in->fixed[d] ? in->fixval[d] : alo, hi = in->fixed[d] ? in->fixval[d] : ahi;
+        if (lo < alo) lo = alo;
+        if (hi > ahi) hi = ahi;
+        if (lo > hi) return 0;
+        glo[d] = lo;
+        ghi[d] = hi;
+    }
+    return 1;
+}
+
+/* Array bounds (global) of each array, filled by sim_run. */
+typedef struct sim_bounds { int64_t lo[SIM_MAXDIMS], hi[SIM_MAXDIMS]; } sim_bounds;
+
+static void sim_init_fill(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_bounds *ab)
+{
+    int nd = in->nidx;
+    int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS];
+    if (!sim_init_box(in, m, glo, ghi)) return;
+    for (int d = 0; d < nd; d++) {       /* within the array's global bounds */
+        if (glo[d] < ab->lo[d]) glo[d] = ab->lo[d];
+        if (ghi[d] > ab->hi[d]) ghi[d] = ab->hi[d];
+        if (glo[d] > ghi[d]) return;
+    }
+    for (int d = 0; d < nd; d++) g[d] = glo[d];
+    c->cur = NULL;
+    do {
+        int ok = 1;
+        for (int d = 0; d < nd; d++) {
+            if (in->fixed[d]) continue;
+            for (int e = 0; e < d; e++)
+                if (!in->fixed[e] && in->slot[e] == in->slot[d] && g[e] != g[d]) ok = 0;
+            c->fi[in->slot[d]] = g[d];
+        }
+        if (!ok) continue;
+        int64_t off = 0;
+        for (int d = 0; d < nd; d++) off += (g[d] - m->off[d] - m->lo[d]) * m->stride[d];
+        if (m->is_double) ((double *)m->data)[off] = sim_eval_d(c, in->value);
+        else ((int64_t *)m->data)[off] = sim_eval_i(c, in->value);
+        m->state[off] = SIM_INIT;
+        if (c->stop) return;
+    } while (sim_box_next(nd, glo, ghi, g));
+}
+
+/* ---- messages ------------------------------------------------------------------------------- */
+
+void sim_message_add(sim_ctx *c, const sim_msg *m)
+{
+    if (c->npend == c->cappend) {
+        int64_t cap = c->cappend ? c->cappend * 2 : 1024;
+        sim_msg *p = realloc(c->pend, (size_t)cap * sizeof *p);
+        if (!p) {
+            sim_violation_add(c, SIM_V_RUNTIME, 0, 0, "runtime error: out of memory for messages");
+            c->stop = 1;
+            return;
+        }
+        c->pend = p;
+        c->cappend = cap;
+    }
+    c->pend[c->npend++] = *m;
+}
+
+static void sim_msg_violation(sim_ctx *c, const sim_msg *g, sim_violation_kind k, const char *what,
+                              const char *detail)
+{
+    char el[256];
+    sim_fmt_elem(c, g->array, g->idx, g->nidx, el, sizeof el);
+    sim_violation_add(c, k, g->st ? g->st->line : 0, g->st ? g->st->col : 0,
+                      "%s: processor %lld \u2192 %lld sent at t=%lld for t=%lld: %s%s (send at %d:%d)",
+                      what, (long long)sim_proc_value(c, g->src), (long long)sim_proc_value(c, g->dst),
+                      (long long)g->tsend, (long long)g->tdst, el, detail,
+                      g->st ? g->st->line : 0, g->st ? g->st->col : 0);
+}
+
+static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
+{
+    sim_mem *m = c->level == IR_SYNDM ? &c->allmem[(size_t)g->dst * (size_t)c->narrays + (size_t)g->array]
+                                      : &c->allmem[g->array];
+    int64_t off = 0;
+    for (int d = 0; d < g->nidx; d++) {
+        uint64_t r = (uint64_t)g->idx[d] - (uint64_t)m->lo[d];
+        if (r >= (uint64_t)m->ext[d]) {
+            if (c->level == IR_SYNDM)
+                sim_msg_violation(c, g, SIM_V_OUTSIDE_LOCAL, "outside local memory",
+                                  ", outside the receiver's part");
+            else
+                sim_msg_violation(c, g, SIM_V_BAD_MESSAGE, "bad message", ", outside the array");
+            return;
+        }
+        off += (int64_t)r * m->stride[d];
+    }
+    uint64_t have;
+    memcpy(&have, (char *)m->data + 8 * off, 8);
+    char a[64], b[64], detail[160];
+    if (m->state[off] != SIM_UNDEF && sim_norm_bits(have) == sim_norm_bits(g->bits)) return;
+    if (m->state[off] == SIM_UNDEF) {
+        if (c->level == IR_SYNDM) {
+            memcpy((char *)m->data + 8 * off, &g->bits, 8);
+            m->state[off] = SIM_RECEIVED;
+            return;
+        }
+        sim_fmt_bits(g->bits, m->is_double, a, sizeof a);
+        snprintf(detail, sizeof detail, " = %s, memory has no value", a);
+    } else {
+        sim_fmt_bits(g->bits, m->is_double, a, sizeof a);
+        sim_fmt_bits(have, m->is_double, b, sizeof b);
+        snprintf(detail, sizeof detail, " = %s, memory holds %s", a, b);
+    }
+    sim_msg_violation(c, g, SIM_V_WRONG_MESSAGE, "wrong message", detail);
+}
+
+static int sim_pair_cmp(const void *x, const void *y)
+{
+    const sim_msgs *a = x, *b = y;
+    if (a->src != b->src) return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+    return 0;
+}
+
+/* Delivers the pending messages due before time `next` (all when `all`), charged to step s. */
+static void sim_deliver(sim_ctx *c, int s, int64_t next, int all)
+{
+    sim_trace *t = &c->r->trace;
+    int64_t keep = 0, nd = 0;
+    sim_msgs *pairs = NULL;
+    for (int64_t i = 0; i < c->npend; i++) {
+        sim_msg *g = &c->pend[i];
+        if (!all && g->tdst > next) { c->pend[keep++] = *g; continue; }
+        sim_deliver_one(c, g);
+        if (!pairs) pairs = malloc((size_t)(c->npend - i) * sizeof *pairs);
+        if (pairs) pairs[nd++] = (sim_msgs){ g->src, g->dst, 1, 1.0 };
+    }
+    c->npend = keep;
+    if (!pairs) return;
+    qsort(pairs, (size_t)nd, sizeof *pairs, sim_pair_cmp);
+    int64_t m = 0;
+    for (int64_t i = 0; i < nd; i++) {
+        if (m > 0 && pairs[m - 1].src == pairs[i].src && pairs[m - 1].dst == pairs[i].dst) {
+            pairs[m - 1].count++;
+            pairs[m - 1].words += 1.0;
+        } else {
+            pairs[m++] = pairs[i];
+        }
+    }
+    sim_msgs *shrunk = realloc(pairs, (size_t)m * sizeof *pairs);
+    t->msgs[s] = shrunk ? shrunk : pairs;
+    t->nmsgs[s] = (int)m;
+}
+
+/* ---- outputs -------------------------------------------------------------------------------- */
+
+static int sim_output_alloc(sim_ctx *c, sim_output *o, const ir_decl *d, const sim_out *so,
+                            const sim_bounds *ab)
+{
+    const ir_decl *arr = c->prog->arrays[so->array];
+    o->name = strdup(arr->u.array.name ? arr->u.array.name : "?");
+    o->ndims = arr->u.array.ndims - so->nfix;
+    int64_t size = 1;
+    for (int k = 0; k < o->ndims; k++) {
+        o->lo[k] = ab->lo[so->nfix + k];
+        o->hi[k] = ab->hi[so->nfix + k];
+        int64_t ext = o->hi[k] >= o->lo[k] ? o->hi[k] - o->lo[k] + 1 : 0;
+        size *= ext;
+    }
+    o->size = size;
+    o->values = calloc((size_t)(size ? size : 1), sizeof *o->values);
+    o->defined = calloc((size_t)(size ? size : 1), 1);
+    if (!o->name || !o->values || !o->defined) {
+        diag_add(&c->r->diags, c->prog->file, d->pos.line, d->pos.col, "out of memory for outputs");
+        return -1;
+    }
+    for (int k = 0; k < so->nfix; k++)
+        if (so->fix[k] < ab->lo[k] || so->fix[k] > ab->hi[k]) {
+            diag_add(&c->r->diags, c->prog->file, d->pos.line, d->pos.col,
+                     "output index %lld is outside %s's bounds", (long long)so->fix[k], o->name);
+            return -1;
+        }
+    return 0;
+}
+
+/* Row-major index within the output region of global indices g (full array dims). */
+static int64_t sim_out_index(const sim_output *o, const sim_out *so, const int64_t *g)
+{
+    int64_t idx = 0;
+    for (int k = 0; k < o->ndims; k++) {
+        int64_t ext = o->hi[k] - o->lo[k] + 1;
+        idx = idx * ext + (g[so->nfix + k] - o->lo[k]);
+    }
+    return idx;
+}
+
+/* Copies a memory's elements in the output region (global box) into o; `only_computed` for
+ * syndm (then `seen` flags elements already taken from another processor). */
+static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const sim_mem *m,
+                           int only_computed, unsigned char *seen, int proc)
+{
+    int nd = m->ndims;
+    int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS];
+    for (int d = 0; d < nd; d++) {
+        int64_t lo = m->lo[d] + m->off[d], hi = lo + m->ext[d] - 1;
+        if (m->ext[d] == 0) return;
+        int64_t rlo = d < so->nfix ? so->fix[d] : o->lo[d - so->nfix];
+        int64_t rhi = d < so->nfix ? so->fix[d] : o->hi[d - so->nfix];
+        if (lo < rlo) lo = rlo;
+        if (hi > rhi) hi = rhi;
+        if (lo > hi) return;
+        glo[d] = g[d] = lo;
+        ghi[d] = hi;
+    }
+    do {
+        int64_t off = 0;
+        for (int d = 0; d < nd; d++) off += (g[d] - m->off[d] - m->lo[d]) * m->stride[d];
+        unsigned char st = m->state[off];
+        if (st == SIM_UNDEF || (only_computed && st != SIM_COMPUTED)) continue;
+        double v = m->is_double ? ((const double *)m->data)[off]
+                                : (double)((const int64_t *)m->data)[off];
+        int64_t k = sim_out_index(o, so, g);
+        if (only_computed) {
+            if (seen[k]) {
+                uint64_t a, b;
+                memcpy(&a, &v, 8);
+                memcpy(&b, &o->values[k], 8);
+                if (sim_norm_bits(a) != sim_norm_bits(b)) {
+                    char el[256], x[64], y[64];
+                    sim_fmt_elem(c, so->array, g, nd, el, sizeof el);
+                    sim_fmt_val(o->values[k], 1, x, sizeof x);
+                    sim_fmt_val(v, 1, y, sizeof y);
+                    sim_violation_add(c, SIM_V_DISAGREE, 0, 0,
+                                      "disagree: processors computed different values for %s: %s "
+                                      "and %s (processor %lld)", el, x, y,
+                                      (long long)sim_proc_value(c, proc));
+                }
+                continue;
+            }
+            seen[k] = 1;
+        }
+        o->values[k] = v;
+        o->defined[k] = 1;
+    } while (sim_box_next(nd, glo, ghi, g));
+}
+
+/* Init values of the region in global coordinates (syndm: elements nobody computed). */
+static void sim_gather_init(sim_ctx *c, sim_output *o, const sim_out *so, const sim_init *inits,
+                            int ninits, const sim_bounds *ab, const unsigned char *seen)
+{
+    const ir_decl *arr = c->prog->arrays[so->array];
+    sim_mem m;
+    memset(&m, 0, sizeof m);
+    m.ndims = arr->u.array.ndims;
+    m.is_double = 1;
+    for (int i = 0; i < ninits; i++) {
+        const sim_init *in = &inits[i];
+        if (in->array != so->array) continue;
+        int nd = m.ndims;
+        int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS];
+        int empty = 0;
+        for (int d = 0; d < nd; d++) {
+            int64_t lo = d < so->nfix ? so->fix[d] : ab->lo[d];
+            int64_t hi = d < so->nfix ? so->fix[d] : ab->hi[d];
+            if (in->fixed[d]) {
+                if (in->fixval[d] < lo || in->fixval[d] > hi) empty = 1;
+                lo = hi = in->fixval[d];
+            }
+            if (lo > hi) empty = 1;
+            glo[d] = g[d] = lo;
+            ghi[d] = hi;
+        }
+        if (empty) continue;
+        int is_d = arr->u.array.elem == IR_DOUBLE;
+        do {
+            int ok = 1;
+            for (int d = 0; d < nd; d++) {
+                if (in->fixed[d]) continue;
+                for (int e = 0; e < d; e++)
+                    if (!in->fixed[e] && in->slot[e] == in->slot[d] && g[e] != g[d]) ok = 0;
+                c->fi[in->slot[d]] = g[d];
+            }
+            if (!ok) continue;
+            int64_t k = sim_out_index(o, so, g);
+            if (seen[k]) continue;
+            o->values[k] = is_d ? sim_eval_d(c, in->value) : (double)sim_eval_i(c, in->value);
+            o->defined[k] = 1;
+        } while (sim_box_next(nd, glo, ghi, g));
+    }
+}
+
+/* ---- checksum and verification -------------------------------------------------------------- */
+
+uint64_t sim_checksum(const sim_output *outs, int n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (int i = 0; i < n; i++) {
+        const sim_output *o = &outs[i];
+        for (int64_t k = 0; k < o->size; k++) {
+            uint64_t b;
+            if (o->defined[k]) {
+                double v = o->values[k];
+                if (v == 0) v = 0.0;
+                memcpy(&b, &v, 8);
+            } else {
+                b = UINT64_C(0x7ff8dead);
+            }
+            for (int j = 0; j < 8; j++) {
+                h ^= (b >> (8 * j)) & 0xff;
+                h *= UINT64_C(0x100000001b3);
+            }
+        }
+    }
+    return h;
+}
+
+static void sim_verify_fail(sim_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void sim_verify_fail(sim_result *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0) text = NULL;
+    va_end(ap);
+    sim_result_violation(r, r->nviolations + 1, SIM_V_OUTPUT_MISMATCH, 0, 0, text);
+}
+
+int sim_verify(sim_result *r, const sim_result *ref)
+{
+    if (r->noutputs != ref->noutputs) {
+        sim_verify_fail(r, "output mismatch: %d outputs here, %d in the reference", r->noutputs,
+                        ref->noutputs);
+        return 0;
+    }
+    for (int i = 0; i < r->noutputs; i++) {
+        const sim_output *a = &r->outputs[i], *b = &ref->outputs[i];
+        int same = strcmp(a->name, b->name) == 0 && a->ndims == b->ndims && a->size == b->size;
+        for (int k = 0; same && k < a->ndims; k++) same = a->lo[k] == b->lo[k] && a->hi[k] == b->hi[k];
+        if (!same) {
+            sim_verify_fail(r, "output mismatch: output %d is %s with %d dimensions here, %s with %d "
+                            "in the reference (or their bounds differ)", i + 1, a->name, a->ndims,
+                            b->name, b->ndims);
+            return 0;
+        }
+        for (int64_t k = 0; k < a->size; k++) {
+            uint64_t x, y;
+            memcpy(&x, &a->values[k], 8);
+            memcpy(&y, &b->values[k], 8);
+            if (a->defined[k] == b->defined[k] && (!a->defined[k] || sim_norm_bits(x) == sim_norm_bits(y)))
+                continue;
+            char el[256], vx[64], vy[64];
+            size_t l = (size_t)snprintf(el, sizeof el, "%s", a->name);
+            int64_t rem = k;
+            int64_t idx[8];
+            for (int d = a->ndims - 1; d >= 0; d--) {
+                int64_t ext = a->hi[d] - a->lo[d] + 1;
+                idx[d] = a->lo[d] + rem % ext;
+                rem /= ext;
+            }
+            for (int d = 0; d < a->ndims && l < sizeof el; d++)
+                l += (size_t)snprintf(el + l, sizeof el - l, "[%lld]", (long long)idx[d]);
+            if (a->defined[k]) sim_fmt_val(a->values[k], 1, vx, sizeof vx);
+            else snprintf(vx, sizeof vx, "no value");
+            if (b->defined[k]) sim_fmt_val(b->values[k], 1, vy, sizeof vy);
+            else snprintf(vy, sizeof vy, "no value");
+            sim_verify_fail(r, "output mismatch: %s is %s here, %s in the reference", el, vx, vy);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- result --------------------------------------------------------------------------------- */
+
+void sim_result_free(sim_result *r)
+{
+    if (!r) return;
+    free(r->params);
+    sim_trace *t = &r->trace;
+    if (t->msgs)
+        for (int s = 0; s < t->nsteps; s++) free(t->msgs[s]);
+    free(t->msgs);
+    free(t->nmsgs);
+    free(t->work);
+    free(t->step_time);
+    free(t->step_procs);
+    for (int i = 0; i < r->nviolations; i++) free(r->violations[i].text);
+    free(r->violations);
+    for (int i = 0; i < r->noutputs; i++) {
+        free(r->outputs[i].name);
+        free(r->outputs[i].values);
+        free(r->outputs[i].defined);
+    }
+    free(r->outputs);
+    diag_list_free(&r->diags);
+    free(r);
+}
+
+static int sim_trace_alloc(sim_ctx *c, int nsteps, int nprocs)
+{
+    sim_trace *t = &c->r->trace;
+    if ((int64_t)nsteps * (int64_t)nprocs > SIM_MAX_TRACE) {
+        diag_add(&c->r->diags, c->prog->file, 0, 0,
+                 "the trace would need %lld steps x %d processors; too large to simulate",
+                 (long long)nsteps, nprocs);
+        return -1;
+    }
+    t->nsteps = nsteps;
+    t->nprocs = nprocs;
+    size_t ns = (size_t)(nsteps ? nsteps : 1);
+    t->step_time = calloc(ns, sizeof *t->step_time);
+    t->step_procs = calloc(ns, sizeof *t->step_procs);
+    t->work = calloc(ns * (size_t)(nprocs ? nprocs : 1), sizeof *t->work);
+    t->msgs = calloc(ns, sizeof *t->msgs);
+    t->nmsgs = calloc(ns, sizeof *t->nmsgs);
+    if (!t->step_time || !t->step_procs || !t->work || !t->msgs || !t->nmsgs) {
+        diag_add(&c->r->diags, c->prog->file, 0, 0, "out of memory for the trace");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+static double sim_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The step nest of a parallel level. */
+typedef struct sim_nest {
+    const ir_stmt *tfor, *pfor;
+    int pidx;
+    int nlets;                      /* top-level lets before the nest */
+} sim_nest;
+
+static int sim_find_nest(sim_ctx *c, sim_nest *n)
+{
+    const ir_block *b = c->prog->body;
+    memset(n, 0, sizeof *n);
+    int i = 0;
+    while (b && i < b->n && b->stmts[i]->kind == IR_S_LET) i++;
+    if (!b || i != b->n - 1 || b->stmts[i]->kind != IR_S_FOR) {
+        diag_add(&c->r->diags, c->prog->file, 0, 0,
+                 "a %s program must be top-level lets and then one step nest "
+                 "`for t = .. seq { for p = .. par|proc { .. } }`", ir_level_name(c->level));
+        return -1;
+    }
+    n->nlets = i;
+    n->tfor = b->stmts[i];
+    if (n->tfor->u.for_.nvars >= 2) {
+        n->pfor = n->tfor;
+        n->pidx = 1;
+    } else {
+        const ir_block *tb = n->tfor->u.for_.body;
+        if (!tb || tb->n != 1 || tb->stmts[0]->kind != IR_S_FOR || tb->stmts[0]->u.for_.nvars < 1) {
+            diag_add(&c->r->diags, c->prog->file, n->tfor->pos.line, n->tfor->pos.col,
+                     "the time loop's body must be the processor loop");
+            return -1;
+        }
+        n->pfor = tb->stmts[0];
+        n->pidx = 0;
+    }
+    ir_loop_kind k = n->pfor->u.for_.vars[n->pidx].kind;
+    if (k != IR_LOOP_PAR && k != IR_LOOP_PROC) {
+        diag_add(&c->r->diags, c->prog->file, n->pfor->pos.line, n->pfor->pos.col,
+                 "the loop inside the time loop must be `par` or `proc`");
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct sim_range { int64_t lo; uint64_t cnt; int64_t step; } sim_range;
+
+static int sim_eval_range(sim_ctx *c, sim_node *lo, sim_node *hi, sim_node *st, sim_range *r)
+{
+    r->lo = sim_eval_i(c, lo);
+    int64_t h = sim_eval_i(c, hi);
+    r->step = st ? sim_eval_i(c, st) : 1;
+    if (r->step <= 0) return -1;
+    r->cnt = h < r->lo ? 0 : ((uint64_t)h - (uint64_t)r->lo) / (uint64_t)r->step + 1;
+    return 0;
+}
+
+static void sim_progress(sim_ctx *c, double f)
+{
+    if (!c->opt || !c->opt->progress) return;
+    double now = sim_clock();
+    if (f < 1 && now - c->t_last_progress < 0.05) return;
+    c->t_last_progress = now;
+    c->opt->progress(c->opt->progress_ctx, f);
+}
+
+sim_result *sim_run(const ir_program *p, const sim_options *opt)
+{
+    sim_result *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    diag_list_init(&r->diags);
+    double t0 = sim_clock();
+    sim_ctx cx, *c = &cx;
+    memset(c, 0, sizeof *c);
+    c->prog = p;
+    c->r = r;
+    c->opt = opt;
+    c->maxv = opt && opt->max_violations > 0 ? opt->max_violations : 20;
+    c->poll = 1 << 14;
+    c->t_last_progress = t0;
+    c->progress_span = 1;
+    c->nprocs = 1;
+    r->level = p ? p->level : IR_SOURCE;
+    c->level = r->level;
+    sim_bounds *ab = NULL;
+    sim_init *inits = NULL;
+    sim_out *outs = NULL;
+    sim_mem *emptymem = NULL;
+    int ninits = 0, nouts = 0;
+    int ok = 0;
+
+    if (!p || !p->checked) {
+        diag_add(&r->diags, p ? p->file : NULL, 0, 0, "simulator: the program has not been checked");
+        goto done;
+    }
+    c->narrays = p->narrays;
+
+    /* parameters */
+    r->nparams = p->nparams;
+    r->params = calloc((size_t)(p->nparams ? p->nparams : 1), sizeof *r->params);
+    if (!r->params) goto done;
+    if (ir_params_eval(p, opt ? opt->bindings : NULL, opt ? opt->nbindings : 0, 0, r->params,
+                       &r->diags) != 0)
+        goto done;
+    c->params = r->params;
+
+    /* frames */
+    size_t nsl = (size_t)(p->nslots > 0 ? p->nslots : 1);
+    c->fi = calloc(nsl, sizeof *c->fi);
+    c->fd = calloc(nsl, sizeof *c->fd);
+    if (!c->fi || !c->fd) goto done;
+
+    /* array bounds */
+    ab = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *ab);
+    if (!ab) goto done;
+    for (int a = 0; a < p->narrays; a++) {
+        const ir_decl *d = p->arrays[a];
+        if (d->u.array.ndims > SIM_MAXDIMS) {
+            diag_add(&r->diags, p->file, d->pos.line, d->pos.col,
+                     "array %s has more than %d dimensions", d->u.array.name, SIM_MAXDIMS);
+            goto done;
+        }
+        for (int k = 0; k < d->u.array.ndims; k++)
+            if (sim_const_int(c, d->u.array.lo[k], &ab[a].lo[k]) != 0
+                || sim_const_int(c, d->u.array.hi[k], &ab[a].hi[k]) != 0) {
+                diag_add(&r->diags, p->file, d->pos.line, d->pos.col,
+                         "the bounds of array %s do not evaluate", d->u.array.name);
+                goto done;
+            }
+    }
+
+    /* inits, outputs, dists */
+    int ndist = 0;
+    for (int i = 0; i < p->ndecls; i++) {
+        if (p->decls[i]->kind == IR_D_INIT) ninits++;
+        if (p->decls[i]->kind == IR_D_OUTPUT) nouts++;
+        if (p->decls[i]->kind == IR_D_DIST) ndist++;
+    }
+    inits = calloc((size_t)(ninits ? ninits : 1), sizeof *inits);
+    outs = calloc((size_t)(nouts ? nouts : 1), sizeof *outs);
+    const ir_decl **dists = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *dists);
+    if (!inits || !outs || !dists) { free(dists); goto done; }
+    {
+        int ii = 0, oi = 0;
+        for (int i = 0; i < p->ndecls; i++) {
+            const ir_decl *d = p->decls[i];
+            if (d->kind == IR_D_INIT) {
+                if (sim_compile_init(c, d, &inits[ii++]) != 0) { free(dists); goto done; }
+            } else if (d->kind == IR_D_OUTPUT) {
+                sim_out *so = &outs[oi++];
+                so->array = d->u.output.array_index;
+                so->nfix = d->u.output.nidx;
+                if (so->array < 0 || so->array >= p->narrays
+                    || so->nfix > p->arrays[so->array]->u.array.ndims) {
+                    diag_add(&r->diags, p->file, d->pos.line, d->pos.col, "bad output declaration");
+                    free(dists);
+                    goto done;
+                }
+                for (int k = 0; k < so->nfix; k++)
+                    if (sim_const_int(c, d->u.output.idx[k], &so->fix[k]) != 0) {
+                        diag_add(&r->diags, p->file, d->pos.line, d->pos.col,
+                                 "output index is not a constant");
+                        free(dists);
+                        goto done;
+                    }
+            } else if (d->kind == IR_D_DIST) {
+                int a = d->u.dist.array_index;
+                if (a >= 0 && a < p->narrays) dists[a] = d;
+            }
+        }
+    }
+
+    /* the program's statements */
+    sim_stmt *body = NULL;               /* source: everything; else the processor body */
+    sim_stmt **lets = NULL;
+    sim_nest nest;
+    memset(&nest, 0, sizeof nest);
+    sim_node *tlo = NULL, *thi = NULL, *tst = NULL, *plo = NULL, *phi = NULL, *pst = NULL;
+    int tslot = 0, pslot = 0;
+    if (c->level == IR_SOURCE) {
+        body = sim_compile_block(c, p->body);
+        for (int i = 0; body && i < body->n; i++)
+            if (body->s[i]->kind == SS_FOR) body->s[i]->outer = 1;
+    } else {
+        if (sim_find_nest(c, &nest) != 0) { free(dists); goto done; }
+        lets = sim_alloc(c, (size_t)(nest.nlets + 1) * sizeof *lets);
+        for (int i = 0; lets && i < nest.nlets; i++) lets[i] = sim_compile_stmt(c, p->body->stmts[i]);
+        const ir_loopvar *tv = &nest.tfor->u.for_.vars[0];
+        const ir_loopvar *pv = &nest.pfor->u.for_.vars[nest.pidx];
+        tslot = tv->slot;
+        pslot = pv->slot;
+        if (tslot < 0 || tslot >= p->nslots || pslot < 0 || pslot >= p->nslots) {
+            diag_add(&r->diags, p->file, 0, 0, "simulator: loop variables without slots");
+            free(dists);
+            goto done;
+        }
+        tlo = sim_compile_expr(c, tv->lo, IR_INT);
+        thi = sim_compile_expr(c, tv->hi, IR_INT);
+        tst = tv->step ? sim_compile_expr(c, tv->step, IR_INT) : NULL;
+        plo = sim_compile_expr(c, pv->lo, IR_INT);
+        phi = sim_compile_expr(c, pv->hi, IR_INT);
+        pst = pv->step ? sim_compile_expr(c, pv->step, IR_INT) : NULL;
+        body = sim_compile_for(c, nest.pfor, nest.pidx + 1);
+        if (!tlo || !thi || !plo || !phi || (tv->step && !tst) || (pv->step && !pst)) body = NULL;
+        for (int i = 0; lets && i < nest.nlets; i++) if (!lets[i]) body = NULL;
+    }
+    if (!body || c->compile_errors) {
+        if (!diag_count(&r->diags))
+            diag_add(&r->diags, p->file, 0, 0, "simulator: the program could not be compiled");
+        free(dists);
+        goto done;
+    }
+
+    int64_t bytes = 0;
+    int race = c->level == IR_SYN || c->level == IR_SYNCOMM;
+    if (c->level != IR_SYNDM) {
+        /* one shared memory */
+        c->allmem = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *c->allmem);
+        if (!c->allmem) { free(dists); goto done; }
+        c->nmem = 1;
+        for (int a = 0; a < p->narrays; a++)
+            if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, race, &bytes) != 0) {
+                free(dists);
+                goto done;
+            }
+        for (int i = 0; i < ninits && !c->stop; i++)
+            sim_init_fill(c, &inits[i], &c->allmem[inits[i].array], &ab[inits[i].array]);
+        c->mem = c->allmem;
+    } else {
+        emptymem = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *emptymem);
+        if (!emptymem) { free(dists); goto done; }
+        for (int a = 0; a < p->narrays; a++) {
+            emptymem[a].ndims = p->arrays[a]->u.array.ndims;
+            emptymem[a].is_double = p->arrays[a]->u.array.elem == IR_DOUBLE;
+        }
+        c->mem = emptymem;
+    }
+
+    /* source: one step on processor 0 */
+    if (c->level == IR_SOURCE) {
+        free(dists);
+        if (sim_trace_alloc(c, 1, 1) != 0) goto done;
+        r->trace.step_procs[0] = 1;
+        c->ticks = 0;
+        c->tval = 0;
+        sim_exec(c, body);
+        r->trace.work[0] = c->ticks;
+        goto outputs;
+    }
+
+    /* top-level lets, then the step/processor structure */
+    c->tval = 0;
+    for (int i = 0; i < nest.nlets && !c->stop; i++) sim_exec(c, lets[i]);
+    sim_range tr;
+    if (sim_eval_range(c, tlo, thi, tst, &tr) != 0 || c->stop) {
+        diag_add(&r->diags, p->file, nest.tfor->pos.line, nest.tfor->pos.col,
+                 "the time loop's bounds do not evaluate (or its step is not positive)");
+        free(dists);
+        goto done;
+    }
+    if (tr.cnt > (uint64_t)SIM_MAX_TRACE) {
+        diag_add(&r->diags, p->file, nest.tfor->pos.line, nest.tfor->pos.col, "too many time steps");
+        free(dists);
+        goto done;
+    }
+    int nsteps = (int)tr.cnt;
+    int64_t pmin = INT64_MAX, pmax = INT64_MIN;
+    for (int s = 0; s < nsteps; s++) {
+        c->fi[tslot] = (int64_t)((uint64_t)tr.lo + (uint64_t)s * (uint64_t)tr.step);
+        sim_range pr;
+        if (sim_eval_range(c, plo, phi, pst, &pr) != 0 || c->stop) {
+            diag_add(&r->diags, p->file, nest.pfor->pos.line, nest.pfor->pos.col,
+                     "the processor loop's bounds do not evaluate (or its step is not positive)");
+            free(dists);
+            goto done;
+        }
+        if (pr.cnt == 0) continue;
+        int64_t last = (int64_t)((uint64_t)pr.lo + (pr.cnt - 1) * (uint64_t)pr.step);
+        if (pr.lo < pmin) pmin = pr.lo;
+        if (last > pmax) pmax = last;
+    }
+    if (pmin > pmax) { pmin = 0; pmax = 0; }
+    if ((uint64_t)pmax - (uint64_t)pmin >= (uint64_t)SIM_MAX_TRACE) {
+        diag_add(&r->diags, p->file, nest.pfor->pos.line, nest.pfor->pos.col, "too many processors");
+        free(dists);
+        goto done;
+    }
+    c->pmin = pmin;
+    c->nprocs = (int)(pmax - pmin + 1);
+    if (sim_trace_alloc(c, nsteps, c->nprocs) != 0) { free(dists); goto done; }
+
+    if (c->level == IR_SYNDM) {
+        /* one memory per processor, laid out by the dist declarations */
+        c->nmem = c->nprocs;
+        c->allmem = calloc((size_t)c->nprocs * (size_t)(p->narrays ? p->narrays : 1), sizeof *c->allmem);
+        if (!c->allmem) { free(dists); goto done; }
+        for (int a = 0; a < p->narrays; a++) {
+            const ir_decl *dd = dists[a], *arr = p->arrays[a];
+            if (!dd) {
+                diag_add(&r->diags, p->file, arr->pos.line, arr->pos.col,
+                         "array %s has no dist declaration (every array needs one at syndm)",
+                         arr->u.array.name);
+                free(dists);
+                goto done;
+            }
+            int nd = arr->u.array.ndims;
+            sim_node *lo[SIM_MAXDIMS] = { 0 }, *hi[SIM_MAXDIMS] = { 0 }, *of[SIM_MAXDIMS] = { 0 };
+            int local = dd->u.dist.dk == IR_DIST_LOCAL;
+            if (local) {
+                if (dd->u.dist.ndims != nd || dd->u.dist.slot < 0 || dd->u.dist.slot >= p->nslots) {
+                    diag_add(&r->diags, p->file, dd->pos.line, dd->pos.col,
+                             "dist %s needs one range per dimension", arr->u.array.name);
+                    free(dists);
+                    goto done;
+                }
+                for (int k = 0; k < nd; k++) {
+                    lo[k] = sim_compile_expr(c, dd->u.dist.lo[k], IR_INT);
+                    hi[k] = sim_compile_expr(c, dd->u.dist.hi[k], IR_INT);
+                    of[k] = dd->u.dist.offset ? sim_compile_expr(c, dd->u.dist.offset[k], IR_INT) : NULL;
+                    if (!lo[k] || !hi[k] || (dd->u.dist.offset && !of[k])) {
+                        free(dists);
+                        goto done;
+                    }
+                }
+            }
+            for (int q = 0; q < c->nprocs; q++) {
+                int64_t l[SIM_MAXDIMS], h[SIM_MAXDIMS], o[SIM_MAXDIMS];
+                if (local) {
+                    c->fi[dd->u.dist.slot] = pmin + q;
+                    int64_t vt = r->violations_total;
+                    for (int k = 0; k < nd; k++) {
+                        l[k] = sim_eval_i(c, lo[k]);
+                        h[k] = sim_eval_i(c, hi[k]);
+                        o[k] = of[k] ? sim_eval_i(c, of[k]) : 0;
+                    }
+                    if (r->violations_total != vt || c->stop) {
+                        diag_add(&r->diags, p->file, dd->pos.line, dd->pos.col,
+                                 "the dist bounds of %s do not evaluate for processor %lld",
+                                 arr->u.array.name, (long long)(pmin + q));
+                        free(dists);
+                        goto done;
+                    }
+                } else {
+                    for (int k = 0; k < nd; k++) { l[k] = ab[a].lo[k]; h[k] = ab[a].hi[k]; o[k] = 0; }
+                }
+                if (sim_mem_alloc(c, &c->allmem[(size_t)q * (size_t)p->narrays + (size_t)a], arr,
+                                  l, h, o, 0, &bytes) != 0) {
+                    free(dists);
+                    goto done;
+                }
+            }
+        }
+        for (int q = 0; q < c->nprocs && !c->stop; q++)
+            for (int i = 0; i < ninits && !c->stop; i++)
+                sim_init_fill(c, &inits[i],
+                              &c->allmem[(size_t)q * (size_t)p->narrays + (size_t)inits[i].array],
+                              &ab[inits[i].array]);
+    }
+    free(dists);
+
+    /* the steps */
+    sim_trace *t = &r->trace;
+    for (int s = 0; s < nsteps && !c->stop; s++) {
+        int64_t tv = (int64_t)((uint64_t)tr.lo + (uint64_t)s * (uint64_t)tr.step);
+        c->fi[tslot] = tv;
+        c->step = s;
+        c->tval = tv;
+        t->step_time[s] = tv;
+        sim_range pr;
+        c->cur = NULL;
+        sim_eval_range(c, plo, phi, pst, &pr);
+        t->step_procs[s] = (int)pr.cnt;
+        double *w = t->work + (size_t)s * (size_t)c->nprocs;
+        for (uint64_t i = 0; i < pr.cnt && !c->stop; i++) {
+            int64_t pv = (int64_t)((uint64_t)pr.lo + i * (uint64_t)pr.step);
+            c->fi[tslot] = tv;
+            c->fi[pslot] = pv;
+            c->proc = (int)(pv - pmin);
+            if (c->level == IR_SYNDM) c->mem = c->allmem + (size_t)c->proc * (size_t)p->narrays;
+            c->ticks = 0;
+            sim_exec(c, body);
+            w[c->proc] += c->ticks;
+            if (--c->poll <= 0) sim_poll(c);
+        }
+        if (c->level != IR_SYN && !c->stop)
+            sim_deliver(c, s, s + 1 < nsteps ? (int64_t)((uint64_t)tv + (uint64_t)tr.step) : 0,
+                        s + 1 == nsteps);
+        c->progress_lo = (double)(s + 1) / (double)nsteps;
+        sim_progress(c, c->progress_lo);
+        if (opt && opt->cancel && *opt->cancel) { c->stop = 1; c->stopped_reason = 2; }
+    }
+
+outputs:
+    if (c->stopped_reason == 2) {
+        r->cancelled = 1;
+        goto done;
+    }
+    /* outputs */
+    r->outputs = calloc((size_t)(nouts ? nouts : 1), sizeof *r->outputs);
+    if (!r->outputs) goto done;
+    c->cur = NULL;
+    for (int i = 0; i < nouts; i++) {
+        const sim_out *so = &outs[i];
+        sim_output *o = &r->outputs[i];
+        r->noutputs = i + 1;
+        const ir_decl *od = NULL;
+        for (int k = 0, n = 0; k < p->ndecls; k++)
+            if (p->decls[k]->kind == IR_D_OUTPUT && n++ == i) od = p->decls[k];
+        if (sim_output_alloc(c, o, od, so, &ab[so->array]) != 0) goto done;
+        if (c->level != IR_SYNDM) {
+            sim_gather_mem(c, o, so, &c->allmem[so->array], 0, NULL, 0);
+        } else {
+            unsigned char *seen = calloc((size_t)(o->size ? o->size : 1), 1);
+            if (!seen) goto done;
+            for (int q = 0; q < c->nprocs; q++)
+                sim_gather_mem(c, o, so, &c->allmem[(size_t)q * (size_t)p->narrays + (size_t)so->array],
+                               1, seen, q);
+            sim_gather_init(c, o, so, inits, ninits, &ab[so->array], seen);
+            free(seen);
+        }
+    }
+    r->checksum = sim_checksum(r->outputs, r->noutputs);
+    for (int64_t i = 0; i < (int64_t)r->trace.nsteps * r->trace.nprocs; i++)
+        r->aggregate_work += r->trace.work[i];
+    ok = 1;
+    sim_progress(c, 1.0);
+
+done:
+    r->ok = ok;
+    if (c->allmem) {
+        for (int64_t i = 0; i < (int64_t)c->nmem * c->narrays; i++) sim_mem_free(&c->allmem[i]);
+        free(c->allmem);
+    }
+    free(emptymem);
+    free(c->pend);
+    free(c->fi);
+    free(c->fd);
+    free(ab);
+    free(inits);
+    free(outs);
+    sim_pool_free(&c->pool);
+    r->seconds = sim_clock() - t0;
+    return r;
+}

@@ -1,0 +1,551 @@
+/*
+ * sim_exec.c — the simulator's interpreter: evaluates compiled expressions and executes
+ * compiled statements for one processor instance (see sim_int.h for the representation).
+ *
+ * The hot paths are the typed eval switches and the array access: affine subscripts, one
+ * unsigned compare per dimension for the bounds, one state byte for "has a value".  Everything
+ * unusual (violations, race bookkeeping, messages) leaves the hot path through a call.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_int.h"
+
+#define SIM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+static inline int64_t sim_aff_eval(const sim_ctx *c, const sim_aff *a)
+{
+    uint64_t v = (uint64_t)a->c;
+    for (int k = 0; k < a->n; k++) v += (uint64_t)a->coef[k] * (uint64_t)c->fi[a->slot[k]];
+    return (int64_t)v;
+}
+
+static inline int64_t sim_sub_eval(sim_ctx *c, const sim_sub *s)
+{
+    return SIM_LIKELY(!s->gen) ? sim_aff_eval(c, &s->aff) : sim_eval_i(c, s->gen);
+}
+
+static void sim_acc_indices(sim_ctx *c, const sim_node *n, int64_t *idx)
+{
+    for (int d = 0; d < n->n; d++) idx[d] = sim_sub_eval(c, &n->sub[d]);
+}
+
+/* "a[1][2]", at syndm followed by " (global a[..])" when an offset applies. */
+static void sim_fmt_local(sim_ctx *c, int array, const sim_mem *m, const int64_t *idx, int nd,
+                          char *buf, size_t size)
+{
+    sim_fmt_elem(c, array, idx, nd, buf, size);
+    if (c->level != IR_SYNDM) return;
+    int any = 0;
+    int64_t g[SIM_MAXDIMS];
+    for (int d = 0; d < nd; d++) {
+        g[d] = (int64_t)((uint64_t)idx[d] + (uint64_t)m->off[d]);
+        any |= m->off[d] != 0;
+    }
+    if (!any) return;
+    size_t l = strlen(buf);
+    if (l + 10 >= size) return;
+    snprintf(buf + l, size - l, " (global ");
+    l = strlen(buf);
+    sim_fmt_elem(c, array, g, nd, buf + l, size - l);
+    l = strlen(buf);
+    if (l + 1 < size) { buf[l] = ')'; buf[l + 1] = 0; }
+}
+
+static void sim_report_oob(sim_ctx *c, const sim_node *n, const sim_mem *m, const char *verb)
+{
+    int64_t idx[SIM_MAXDIMS];
+    char el[256], wh[160];
+    sim_acc_indices(c, n, idx);
+    sim_fmt_elem(c, n->array, idx, n->n, el, sizeof el);
+    sim_fmt_where(c, wh, sizeof wh);
+    int line = c->cur ? c->cur->line : 0, col = c->cur ? c->cur->col : 0;
+    if (c->level == IR_SYNDM)
+        sim_violation_add(c, SIM_V_OUTSIDE_LOCAL, line, col,
+                          "outside local memory: processor %lld at t=%lld %s %s, outside its part of %s%s",
+                          (long long)sim_proc_value(c, c->proc), (long long)c->tval, verb, el,
+                          c->prog->arrays[n->array]->u.array.name, wh);
+    else
+        sim_violation_add(c, SIM_V_OUT_OF_BOUNDS, line, col,
+                          "out of bounds: processor %lld at t=%lld %s %s%s",
+                          (long long)sim_proc_value(c, c->proc), (long long)c->tval, verb, el, wh);
+    (void)m;
+}
+
+static void sim_report_undef(sim_ctx *c, const sim_node *n, const sim_mem *m)
+{
+    int64_t idx[SIM_MAXDIMS];
+    char el[300], wh[160];
+    sim_acc_indices(c, n, idx);
+    sim_fmt_local(c, n->array, m, idx, n->n, el, sizeof el);
+    sim_fmt_where(c, wh, sizeof wh);
+    int line = c->cur ? c->cur->line : 0, col = c->cur ? c->cur->col : 0;
+    long long p = (long long)sim_proc_value(c, c->proc), t = (long long)c->tval;
+    if (c->level == IR_SYNDM)
+        sim_violation_add(c, SIM_V_MISSING_MESSAGE, line, col,
+                          "missing message: processor %lld at t=%lld reads %s, which it neither "
+                          "computed nor received%s", p, t, el, wh);
+    else if (c->level == IR_SOURCE)
+        sim_violation_add(c, SIM_V_UNDEFINED_READ, line, col,
+                          "undefined read: %s has no value yet%s", el, wh);
+    else
+        sim_violation_add(c, SIM_V_UNDEFINED_READ, line, col,
+                          "undefined read: processor %lld at t=%lld reads %s, which has no value%s",
+                          p, t, el, wh);
+}
+
+static void sim_report_race(sim_ctx *c, const sim_node *n, int writing, int other_wrote, int other)
+{
+    int64_t idx[SIM_MAXDIMS];
+    char el[256], wh[160], who[64];
+    sim_acc_indices(c, n, idx);
+    sim_fmt_elem(c, n->array, idx, n->n, el, sizeof el);
+    sim_fmt_where(c, wh, sizeof wh);
+    if (other < 0) snprintf(who, sizeof who, "several processors");
+    else snprintf(who, sizeof who, "processor %lld", (long long)sim_proc_value(c, other));
+    sim_violation_add(c, SIM_V_RACE, c->cur ? c->cur->line : 0, c->cur ? c->cur->col : 0,
+                      "race: processor %lld %s %s %s by %s in the same step t=%lld%s",
+                      (long long)sim_proc_value(c, c->proc), writing ? "writes" : "reads", el,
+                      other_wrote ? "written" : "read", who, (long long)c->tval, wh);
+}
+
+static void sim_race_read(sim_ctx *c, const sim_node *n, int32_t *mt)
+{
+    if (mt[0] == c->step && mt[1] != c->proc) sim_report_race(c, n, 0, 1, mt[1]);
+    if (mt[2] != c->step) { mt[2] = c->step; mt[3] = c->proc; }
+    else if (mt[3] != c->proc) mt[3] = -2;
+}
+
+static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *mt)
+{
+    if (mt[0] == c->step && mt[1] != c->proc) sim_report_race(c, n, 1, 1, mt[1]);
+    else if (mt[2] == c->step && mt[3] != c->proc) sim_report_race(c, n, 1, 0, mt[3] == -2 ? -1 : mt[3]);
+    mt[0] = c->step;
+    mt[1] = c->proc;
+}
+
+/* Offset of a readable element, or -1 after reporting why it is not readable. */
+static inline int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
+{
+    const sim_mem *m = &c->mem[n->array];
+    int64_t off = 0;
+    for (int d = 0; d < n->n; d++) {
+        uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
+        if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "reads"); return -1; }
+        off += (int64_t)r * m->stride[d];
+    }
+    if (SIM_UNLIKELY(!m->state[off])) { sim_report_undef(c, n, m); return -1; }
+    if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
+    return off;
+}
+
+/* Offset of a writable element, or -1 after reporting. */
+static int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
+{
+    const sim_mem *m = &c->mem[n->array];
+    int64_t off = 0;
+    for (int d = 0; d < n->n; d++) {
+        uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
+        if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "writes"); return -1; }
+        off += (int64_t)r * m->stride[d];
+    }
+    if (m->meta) sim_race_write(c, n, m->meta + 4 * off);
+    return off;
+}
+
+static void sim_runtime(sim_ctx *c, const char *what)
+{
+    char wh[160];
+    sim_fmt_where(c, wh, sizeof wh);
+    sim_violation_add(c, SIM_V_RUNTIME, c->cur ? c->cur->line : 0, c->cur ? c->cur->col : 0,
+                      "runtime error: %s (processor %lld, t=%lld)%s", what,
+                      (long long)sim_proc_value(c, c->proc), (long long)c->tval, wh);
+    c->stop = 1;
+}
+
+static int64_t sim_floordiv(sim_ctx *c, int64_t a, int64_t b)
+{
+    if (b == 0) { sim_runtime(c, "integer division by zero"); return 0; }
+    if (b == -1) return (int64_t)(0 - (uint64_t)a);
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+static int64_t sim_ceildiv(sim_ctx *c, int64_t a, int64_t b)
+{
+    if (b == 0) { sim_runtime(c, "integer division by zero"); return 0; }
+    if (b == -1) return (int64_t)(0 - (uint64_t)a);
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) == (b < 0))) q++;
+    return q;
+}
+
+static int64_t sim_floormod(sim_ctx *c, int64_t a, int64_t b)
+{
+    if (b == 0) { sim_runtime(c, "integer remainder by zero"); return 0; }
+    if (b == -1) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+static int64_t sim_d2i(sim_ctx *c, double v)
+{
+    if (!(v >= -9.2233720368547758e18 && v < 9.2233720368547758e18)) {
+        sim_runtime(c, "real value does not fit an integer");
+        return 0;
+    }
+    return (int64_t)v;
+}
+
+static int64_t sim_isqrt(sim_ctx *c, int64_t a)
+{
+    if (a < 0) { sim_runtime(c, "isqrt of a negative number"); return 0; }
+    int64_t r = (int64_t)sqrt((double)a);
+    while (r > 0 && (r > 3037000499LL || r * r > a)) r--;
+    while (r < 3037000499LL && (r + 1) * (r + 1) <= a) r++;
+    return r;
+}
+
+static void sim_empty_reduce(sim_ctx *c, const sim_node *n)
+{
+    (void)n;
+    sim_runtime(c, "max/min over an empty range");
+}
+
+#define IADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define ISUB(a, b) ((int64_t)((uint64_t)(a) - (uint64_t)(b)))
+#define IMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
+
+int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
+{
+    switch (n->op) {
+    case SO_CI: return n->ival;
+    case SO_LI: return c->fi[n->slot];
+    case SO_AFF: return sim_aff_eval(c, &n->aff);
+    case SO_ADDI: return IADD(sim_eval_i(c, n->a), sim_eval_i(c, n->b));
+    case SO_SUBI: return ISUB(sim_eval_i(c, n->a), sim_eval_i(c, n->b));
+    case SO_MULI: return IMUL(sim_eval_i(c, n->a), sim_eval_i(c, n->b));
+    case SO_DIVI: { int64_t a = sim_eval_i(c, n->a); return sim_floordiv(c, a, sim_eval_i(c, n->b)); }
+    case SO_MODI: { int64_t a = sim_eval_i(c, n->a); return sim_floormod(c, a, sim_eval_i(c, n->b)); }
+    case SO_CEILDIV: { int64_t a = sim_eval_i(c, n->a); return sim_ceildiv(c, a, sim_eval_i(c, n->b)); }
+    case SO_NEGI: return ISUB(0, sim_eval_i(c, n->a));
+    case SO_LTI: { int64_t a = sim_eval_i(c, n->a); return a < sim_eval_i(c, n->b); }
+    case SO_LEI: { int64_t a = sim_eval_i(c, n->a); return a <= sim_eval_i(c, n->b); }
+    case SO_GTI: { int64_t a = sim_eval_i(c, n->a); return a > sim_eval_i(c, n->b); }
+    case SO_GEI: { int64_t a = sim_eval_i(c, n->a); return a >= sim_eval_i(c, n->b); }
+    case SO_EQI: { int64_t a = sim_eval_i(c, n->a); return a == sim_eval_i(c, n->b); }
+    case SO_NEI: { int64_t a = sim_eval_i(c, n->a); return a != sim_eval_i(c, n->b); }
+    case SO_LTD: { double a = sim_eval_d(c, n->a); return a < sim_eval_d(c, n->b); }
+    case SO_LED: { double a = sim_eval_d(c, n->a); return a <= sim_eval_d(c, n->b); }
+    case SO_GTD: { double a = sim_eval_d(c, n->a); return a > sim_eval_d(c, n->b); }
+    case SO_GED: { double a = sim_eval_d(c, n->a); return a >= sim_eval_d(c, n->b); }
+    case SO_EQD: { double a = sim_eval_d(c, n->a); return a == sim_eval_d(c, n->b); }
+    case SO_NED: { double a = sim_eval_d(c, n->a); return a != sim_eval_d(c, n->b); }
+    case SO_AND:
+        if (!sim_eval_i(c, n->a)) return 0;
+        c->ticks += n->dticks;
+        return sim_eval_i(c, n->b) != 0;
+    case SO_OR:
+        if (sim_eval_i(c, n->a)) return 1;
+        c->ticks += n->dticks;
+        return sim_eval_i(c, n->b) != 0;
+    case SO_NOT: return !sim_eval_i(c, n->a);
+    case SO_TRUTHD: return sim_eval_d(c, n->a) != 0;
+    case SO_MINI: case SO_MAXI: {
+        int64_t v = sim_eval_i(c, n->args[0]);
+        for (int i = 1; i < n->n; i++) {
+            int64_t w = sim_eval_i(c, n->args[i]);
+            if (n->op == SO_MINI ? w < v : w > v) v = w;
+        }
+        return v;
+    }
+    case SO_ABSI: { int64_t a = sim_eval_i(c, n->a); return a < 0 ? ISUB(0, a) : a; }
+    case SO_ISQRT: return sim_isqrt(c, sim_eval_i(c, n->a));
+    case SO_D2I: return sim_d2i(c, sim_eval_d(c, n->a));
+    case SO_FLOORD2I: return sim_d2i(c, floor(sim_eval_d(c, n->a)));
+    case SO_CEILD2I: return sim_d2i(c, ceil(sim_eval_d(c, n->a)));
+    case SO_ACCI: {
+        int64_t off = sim_acc_read(c, n);
+        return off < 0 ? 0 : ((const int64_t *)c->mem[n->array].data)[off];
+    }
+    case SO_REDI: {
+        int64_t lo = sim_eval_i(c, n->a), hi = sim_eval_i(c, n->b);
+        if (lo > hi) {
+            if (n->rop == IR_R_MAX || n->rop == IR_R_MIN) { sim_empty_reduce(c, n); return 0; }
+            return n->rop == IR_R_PROD ? 1 : 0;
+        }
+        uint64_t cnt = (uint64_t)hi - (uint64_t)lo + 1;
+        c->ticks += (double)cnt * n->dticks;
+        int64_t *k = &c->fi[n->slot];
+        *k = lo;
+        int64_t acc = sim_eval_i(c, n->c);
+        for (uint64_t i = 1; i < cnt && !c->stop; i++) {
+            *k = IADD(lo, i);
+            int64_t v = sim_eval_i(c, n->c);
+            switch (n->rop) {
+            case IR_R_SUM: acc = IADD(acc, v); break;
+            case IR_R_PROD: acc = IMUL(acc, v); break;
+            case IR_R_MAX: if (v > acc) acc = v; break;
+            default: if (v < acc) acc = v; break;
+            }
+        }
+        return acc;
+    }
+    default:
+        return sim_d2i(c, sim_eval_d(c, n));
+    }
+}
+
+double sim_eval_d(sim_ctx *c, const sim_node *n)
+{
+    switch (n->op) {
+    case SO_CD: return n->dval;
+    case SO_LD: return c->fd[n->slot];
+    case SO_ACCD: {
+        int64_t off = sim_acc_read(c, n);
+        return off < 0 ? 0.0 : ((const double *)c->mem[n->array].data)[off];
+    }
+    case SO_ADDD: return sim_eval_d(c, n->a) + sim_eval_d(c, n->b);
+    case SO_SUBD: { double a = sim_eval_d(c, n->a); return a - sim_eval_d(c, n->b); }
+    case SO_MULD: return sim_eval_d(c, n->a) * sim_eval_d(c, n->b);
+    case SO_DIVD: {
+        double a = sim_eval_d(c, n->a), b = sim_eval_d(c, n->b);
+        if (SIM_UNLIKELY(b == 0)) { sim_runtime(c, "division by zero"); return 0; }
+        return a / b;
+    }
+    case SO_MODD: {
+        double a = sim_eval_d(c, n->a), b = sim_eval_d(c, n->b);
+        if (b == 0) { sim_runtime(c, "remainder by zero"); return 0; }
+        return a - b * floor(a / b);
+    }
+    case SO_NEGD: return -sim_eval_d(c, n->a);
+    case SO_MIND: case SO_MAXD: {
+        double v = sim_eval_d(c, n->args[0]);
+        for (int i = 1; i < n->n; i++) {
+            double w = sim_eval_d(c, n->args[i]);
+            if (n->op == SO_MIND ? w < v : w > v) v = w;
+        }
+        return v;
+    }
+    case SO_ABSD: return fabs(sim_eval_d(c, n->a));
+    case SO_SQRTD: return sqrt(sim_eval_d(c, n->a));
+    case SO_FLOORD: return floor(sim_eval_d(c, n->a));
+    case SO_CEILD: return ceil(sim_eval_d(c, n->a));
+    case SO_I2D: return (double)sim_eval_i(c, n->a);
+    case SO_REDD: {
+        int64_t lo = sim_eval_i(c, n->a), hi = sim_eval_i(c, n->b);
+        if (lo > hi) {
+            if (n->rop == IR_R_MAX || n->rop == IR_R_MIN) { sim_empty_reduce(c, n); return 0; }
+            return n->rop == IR_R_PROD ? 1 : 0;
+        }
+        uint64_t cnt = (uint64_t)hi - (uint64_t)lo + 1;
+        c->ticks += (double)cnt * n->dticks;
+        int64_t *k = &c->fi[n->slot];
+        const sim_node *body = n->c;
+        *k = lo;
+        double acc = sim_eval_d(c, body);
+        switch (n->rop) {
+        case IR_R_SUM:
+            for (uint64_t i = 1; i < cnt && SIM_LIKELY(!c->stop); i++) {
+                *k = IADD(lo, i);
+                acc += sim_eval_d(c, body);
+            }
+            break;
+        case IR_R_PROD:
+            for (uint64_t i = 1; i < cnt && !c->stop; i++) { *k = IADD(lo, i); acc *= sim_eval_d(c, body); }
+            break;
+        case IR_R_MAX:
+            for (uint64_t i = 1; i < cnt && !c->stop; i++) {
+                *k = IADD(lo, i);
+                double v = sim_eval_d(c, body);
+                if (v > acc) acc = v;
+            }
+            break;
+        default:
+            for (uint64_t i = 1; i < cnt && !c->stop; i++) {
+                *k = IADD(lo, i);
+                double v = sim_eval_d(c, body);
+                if (v < acc) acc = v;
+            }
+            break;
+        }
+        return acc;
+    }
+    default:
+        return (double)sim_eval_i(c, n);
+    }
+}
+
+/* ---- statements ----------------------------------------------------------------------------- */
+
+static double sim_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sim_poll(sim_ctx *c)
+{
+    c->poll = 1 << 14;
+    if (c->opt && c->opt->cancel && *c->opt->cancel) { c->stop = 1; c->stopped_reason = 2; return; }
+    if (c->opt && c->opt->progress) {
+        double now = sim_now();
+        if (now - c->t_last_progress >= 0.05) {
+            c->t_last_progress = now;
+            double f = c->progress_lo;
+            if (c->outer_n > 0) f += c->progress_span * (double)c->outer_i / (double)c->outer_n;
+            if (f > 1) f = 1;
+            c->opt->progress(c->opt->progress_ctx, f);
+        }
+    }
+}
+
+static void sim_exec_send(sim_ctx *c, const sim_stmt *s)
+{
+    if (s->has_cost) {
+        double sv = c->ticks;
+        int go = !s->when || sim_eval_i(c, s->when);
+        c->ticks = sv + s->cost;
+        if (!go) return;
+    } else {
+        c->ticks += s->ticks;
+        if (s->when && !sim_eval_i(c, s->when)) return;
+    }
+    double sv = c->ticks;     /* the rest is free */
+    const sim_node *w = s->what;
+    int64_t off = sim_acc_read(c, w);
+    if (off < 0) { c->ticks = sv; return; }
+    const sim_mem *m = &c->mem[w->array];
+    sim_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.src = c->proc;
+    msg.tsend = c->tval;
+    msg.array = w->array;
+    msg.nidx = w->n;
+    msg.st = s;
+    memcpy(&msg.bits, (const char *)m->data + 8 * off, 8);
+    if (s->as) for (int i = 0; i < s->nas; i++) msg.idx[i] = sim_eval_i(c, s->as[i]);
+    else sim_acc_indices(c, w, msg.idx);
+    msg.tdst = sim_eval_i(c, s->at);
+    int64_t lo = sim_eval_i(c, s->to_lo), hi = s->to_hi ? sim_eval_i(c, s->to_hi) : lo;
+    c->ticks = sv;
+    char wh[160];
+    if (msg.tdst <= c->tval) {
+        sim_fmt_where(c, wh, sizeof wh);
+        sim_violation_add(c, SIM_V_BAD_MESSAGE, s->line, s->col,
+                          "bad message: processor %lld at t=%lld sends for t=%lld, which is not later%s",
+                          (long long)sim_proc_value(c, c->proc), (long long)c->tval,
+                          (long long)msg.tdst, wh);
+        return;
+    }
+    int64_t me = sim_proc_value(c, c->proc);
+    for (int64_t d = lo; d <= hi && !c->stop; d++) {
+        if (d == me) continue;
+        if (d < c->pmin || d - c->pmin >= c->nprocs) {
+            sim_fmt_where(c, wh, sizeof wh);
+            sim_violation_add(c, SIM_V_BAD_MESSAGE, s->line, s->col,
+                              "bad message: processor %lld at t=%lld sends to processor %lld, "
+                              "which does not exist%s", (long long)me, (long long)c->tval,
+                              (long long)d, wh);
+            if (d > c->pmin + c->nprocs) break;
+            continue;
+        }
+        msg.dst = (int)(d - c->pmin);
+        sim_message_add(c, &msg);
+        if (d == INT64_MAX) break;
+    }
+}
+
+static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
+{
+    double sv = c->ticks;
+    int64_t lo = sim_eval_i(c, s->lo), hi = sim_eval_i(c, s->hi);
+    int64_t st = s->step ? sim_eval_i(c, s->step) : 1;
+    c->ticks = sv;
+    if (c->stop) return;
+    if (st <= 0) { sim_runtime(c, "loop step must be positive"); return; }
+    if (lo > hi) return;
+    uint64_t cnt = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)st + 1;
+    int64_t *v = &c->fi[s->slot];
+    const sim_stmt *body = s->body;
+    if (s->outer) c->outer_n = (int64_t)cnt;
+    for (uint64_t i = 0; i < cnt; i++) {
+        *v = (int64_t)((uint64_t)lo + i * (uint64_t)st);
+        if (s->outer) c->outer_i = (int64_t)i;
+        sim_exec(c, body);
+        if (SIM_UNLIKELY(c->stop)) return;
+        if (SIM_UNLIKELY(--c->poll <= 0)) {
+            sim_poll(c);
+            if (c->stop) return;
+        }
+    }
+}
+
+void sim_exec(sim_ctx *c, const sim_stmt *s)
+{
+    switch (s->kind) {
+    case SS_BLOCK: {
+        double sv = c->ticks;
+        for (int i = 0; i < s->n && !c->stop; i++) sim_exec(c, s->s[i]);
+        if (s->has_cost) c->ticks = sv + s->cost;
+        return;
+    }
+    case SS_ASSIGN: {
+        c->cur = s;
+        const sim_node *l = s->lhs;
+        double sv = c->ticks;
+        if (l->op == SO_ACCD) {
+            double v = sim_eval_d(c, s->rhs);
+            int64_t off = sim_acc_write(c, l);
+            if (off >= 0) {
+                sim_mem *m = &c->mem[l->array];
+                ((double *)m->data)[off] = v;
+                m->state[off] = SIM_COMPUTED;
+            }
+        } else {
+            int64_t v = sim_eval_i(c, s->rhs);
+            int64_t off = sim_acc_write(c, l);
+            if (off >= 0) {
+                sim_mem *m = &c->mem[l->array];
+                ((int64_t *)m->data)[off] = v;
+                m->state[off] = SIM_COMPUTED;
+            }
+        }
+        if (s->has_cost) c->ticks = sv + s->cost;
+        else c->ticks += s->ticks;
+        return;
+    }
+    case SS_LET:
+        c->cur = s;
+        c->ticks += s->ticks;
+        if (s->is_double) c->fd[s->slot] = sim_eval_d(c, s->rhs);
+        else c->fi[s->slot] = sim_eval_i(c, s->rhs);
+        return;
+    case SS_IF: {
+        c->cur = s;
+        double sv = c->ticks;
+        int64_t v = sim_eval_i(c, s->cond);
+        const sim_stmt *br = v ? s->then_ : s->else_;
+        if (br && br->has_cost) {
+            c->ticks = sv;
+        } else {
+            c->ticks += s->ticks;
+        }
+        if (br) sim_exec(c, br);
+        return;
+    }
+    case SS_FOR:
+        sim_exec_for(c, s);
+        return;
+    case SS_SEND:
+        c->cur = s;
+        sim_exec_send(c, s);
+        return;
+    }
+}

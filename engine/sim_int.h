@@ -1,0 +1,187 @@
+/*
+ * sim_int.h — the simulator's internals, shared by sim.c (the driver: levels, steps, memories,
+ * messages, outputs), sim_compile.c (AST -> executable tree) and sim_exec.c (the interpreter).
+ *
+ * The AST is compiled once into typed nodes: every node knows whether it yields an int64 or a
+ * double, parameter names are folded into constants, variables live in two flat frames indexed
+ * by the checker's slot (fi for ints, fd for doubles), array subscripts are affine forms
+ * (const + Σ coef·slot) evaluated without recursion, and element states live in a byte array
+ * next to the values.  Work is counted statically: each expression carries the ticks of its
+ * always-evaluated part (computed from the AST), and only short-circuit operands and reductions
+ * add ticks while running.  `cost N` regions save and restore the tick counter.
+ */
+#ifndef POLYAPM_SIM_INT_H
+#define POLYAPM_SIM_INT_H
+
+#include <stdint.h>
+
+#include "ir.h"
+#include "sim.h"
+
+#define SIM_MAXDIMS 8
+#define SIM_AFF_MAX 4
+
+/* Element states (one byte per element). */
+enum { SIM_UNDEF = 0, SIM_INIT = 1, SIM_COMPUTED = 2, SIM_RECEIVED = 3 };
+
+/* Node operations; the suffix says the operand/result type (I int64, D double). */
+typedef enum sim_op {
+    /* int-valued */
+    SO_CI, SO_LI, SO_AFF, SO_ADDI, SO_SUBI, SO_MULI, SO_DIVI, SO_MODI, SO_NEGI,
+    SO_LTI, SO_LEI, SO_GTI, SO_GEI, SO_EQI, SO_NEI,
+    SO_LTD, SO_LED, SO_GTD, SO_GED, SO_EQD, SO_NED,
+    SO_AND, SO_OR, SO_NOT, SO_TRUTHD,
+    SO_MINI, SO_MAXI, SO_ABSI, SO_ISQRT, SO_CEILDIV, SO_D2I, SO_FLOORD2I, SO_CEILD2I,
+    SO_ACCI, SO_REDI,
+    /* double-valued */
+    SO_CD, SO_LD, SO_ADDD, SO_SUBD, SO_MULD, SO_DIVD, SO_MODD, SO_NEGD,
+    SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD
+} sim_op;
+
+typedef struct sim_aff {          /* c + Σ coef[k]·fi[slot[k]] */
+    int64_t c;
+    int n;
+    int slot[SIM_AFF_MAX];
+    int64_t coef[SIM_AFF_MAX];
+} sim_aff;
+
+typedef struct sim_node sim_node;
+
+typedef struct sim_sub {          /* one subscript: affine, or a general int node */
+    sim_aff aff;
+    sim_node *gen;
+} sim_sub;
+
+struct sim_node {
+    sim_op op;
+    int slot;                     /* LI/LD; reduction variable */
+    int array;                    /* access */
+    int n;                        /* nargs / ndims */
+    int rop;                      /* reduction operator (ir_reduce_op) */
+    int64_t ival;
+    double dval;
+    sim_node *a, *b, *c;          /* operands; reduction: a = lo, b = hi, c = body */
+    sim_node **args;
+    sim_sub *sub;                 /* access subscripts (n) */
+    sim_aff aff;                  /* SO_AFF */
+    double dticks;                /* AND/OR: ticks of b; reductions: body ticks + 1 */
+    const ir_expr *e;
+};
+
+typedef enum sim_stmt_kind { SS_BLOCK, SS_ASSIGN, SS_LET, SS_IF, SS_FOR, SS_SEND } sim_stmt_kind;
+
+typedef struct sim_stmt sim_stmt;
+struct sim_stmt {
+    sim_stmt_kind kind;
+    const char *label;            /* the assignment's label, or "let x", "send", "if", "for" */
+    int line, col;
+    int has_cost;
+    double cost;                  /* `cost N` on this assignment/send/block */
+    double ticks;                 /* static ticks of rhs / let value / condition / guard */
+    sim_stmt **s; int n;          /* block */
+    sim_node *lhs, *rhs;          /* assignment (lhs is an access node); let value in rhs */
+    int slot, is_double;          /* let / for variable */
+    sim_node *cond;               /* if */
+    sim_stmt *then_, *else_;
+    sim_node *lo, *hi, *step;     /* for */
+    sim_stmt *body;
+    int outer;                    /* for: the outermost loop (progress at source level) */
+    sim_node *what, *to_lo, *to_hi, *at, *when;   /* send */
+    sim_node **as; int nas;
+};
+
+/* One array's memory (at syndm: one processor's local part). */
+typedef struct sim_mem {
+    void *data;                   /* int64_t[] or double[] */
+    unsigned char *state;
+    int32_t *meta;                /* race detection (syn, syncomm): wstep, wproc, rstep, rproc */
+    int is_double;
+    int ndims;
+    int64_t lo[SIM_MAXDIMS], ext[SIM_MAXDIMS], stride[SIM_MAXDIMS];
+    int64_t off[SIM_MAXDIMS];     /* global = local + off */
+    int64_t size;
+} sim_mem;
+
+typedef struct sim_msg {
+    int src, dst;                 /* processor ids (0-based) */
+    int64_t tsend, tdst;
+    int array, nidx;
+    int64_t idx[SIM_MAXDIMS];     /* at the receiver */
+    uint64_t bits;                /* the value (double bits or int64) */
+    const sim_stmt *st;
+} sim_msg;
+
+/* A chunk allocator for compiled nodes: everything compiled lives until the run ends. */
+typedef struct sim_pool {
+    void **blocks;
+    int n, cap;
+} sim_pool;
+
+typedef struct sim_ctx {
+    const ir_program *prog;
+    ir_level level;
+    const int64_t *params;
+    sim_pool pool;
+    int maxslot;                  /* highest slot seen while compiling */
+    int compile_errors;
+
+    int64_t *fi;                  /* frames */
+    double *fd;
+    sim_mem *mem;                 /* the current processor's memories (narrays) */
+    sim_mem *allmem;              /* nmem * narrays */
+    int nmem;
+    int narrays;
+
+    double ticks;                 /* work of the running processor instance */
+    int proc;                     /* running processor id (0-based) */
+    int64_t pmin;                 /* processor value of id 0 */
+    int nprocs;
+    int step;                     /* step index */
+    int64_t tval;                 /* its time value */
+    const sim_stmt *cur;          /* the statement running (for violation texts) */
+    volatile int stop;            /* 1: stop the run (runtime error, too many violations, cancel) */
+    int stopped_reason;
+
+    sim_result *r;
+    int maxv;
+
+    sim_msg *pend;                /* pending messages */
+    int64_t npend, cappend;
+
+    long poll;                    /* iterations until the next poll */
+    const sim_options *opt;
+    double t_start, t_last_progress;
+    double progress_lo, progress_span;   /* fraction = lo + span * (outer loop progress) */
+    int64_t outer_i, outer_n;
+} sim_ctx;
+
+/* sim_compile.c */
+void *sim_alloc(sim_ctx *c, size_t size);
+void sim_pool_free(sim_pool *p);
+sim_node *sim_compile_expr(sim_ctx *c, const ir_expr *e, ir_type want);
+sim_node *sim_compile_access(sim_ctx *c, const ir_expr *e);
+sim_stmt *sim_compile_block(sim_ctx *c, const ir_block *b);
+sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s);
+sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from);
+double sim_expr_ticks(const ir_expr *e);
+/* Evaluates a constant (params only) int/real expression; 0 = ok. */
+int sim_const_int(sim_ctx *c, const ir_expr *e, int64_t *out);
+int sim_const_num(sim_ctx *c, const ir_expr *e, double *out);
+
+/* sim_exec.c */
+int64_t sim_eval_i(sim_ctx *c, const sim_node *n);
+double sim_eval_d(sim_ctx *c, const sim_node *n);
+void sim_exec(sim_ctx *c, const sim_stmt *s);
+void sim_poll(sim_ctx *c);
+
+/* sim.c */
+void sim_violation_add(sim_ctx *c, sim_violation_kind k, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* "a[1][2]" of the array's name and indices into buf. */
+void sim_fmt_elem(const sim_ctx *c, int array, const int64_t *idx, int n, char *buf, size_t size);
+/* " (statement S at 12:5)" for the running statement. */
+void sim_fmt_where(const sim_ctx *c, char *buf, size_t size);
+int64_t sim_proc_value(const sim_ctx *c, int id);
+void sim_message_add(sim_ctx *c, const sim_msg *m);
+
+#endif
