@@ -228,8 +228,18 @@ sim_node *sim_compile_access(sim_ctx *c, const ir_expr *e)
     n->n = nidx;
     n->sub = sim_alloc(c, (size_t)(nidx ? nidx : 1) * sizeof *n->sub);
     if (!n->sub) { c->compile_errors++; return NULL; }
-    for (int i = 0; i < nidx; i++)
+    int affine = 1;
+    for (int i = 0; i < nidx; i++) {
         if (!sim_compile_sub(c, idx[i], &n->sub[i])) return NULL;
+        if (n->sub[i].gen) affine = 0;
+    }
+    sim_node *t = c->sr_target;
+    if (t && affine && t->nsr < SIM_SR_MAX) {
+        n->op = n->op == SO_ACCD ? SO_ACCD_SR : SO_ACCI_SR;
+        n->ival = t->nsr;
+        n->c = t;
+        t->sracc[t->nsr++] = n;
+    }
     return n;
 }
 
@@ -400,7 +410,10 @@ static sim_node *sim_compile_raw(sim_ctx *c, const ir_expr *e)
         return sim_compile_call(c, e);
     case IR_E_REDUCE: {
         if (!sim_check_slot(c, e, e->u.reduce.slot)) return NULL;
+        sim_node *saved = c->sr_target;
+        c->sr_target = NULL;
         sim_node *body = sim_compile_raw(c, e->u.reduce.body);
+        c->sr_target = saved;
         if (!body) return NULL;
         int dbl = sim_is_double_op(body->op);
         n = sim_new(c, dbl ? SO_REDD : SO_REDI, e);
@@ -411,6 +424,12 @@ static sim_node *sim_compile_raw(sim_ctx *c, const ir_expr *e)
         n->b = sim_compile_expr(c, e->u.reduce.hi, IR_INT);
         n->c = body;
         n->dticks = sim_expr_ticks(e->u.reduce.body) + 1;
+        if (dbl) {
+            c->sr_target = n;
+            n->srbody = sim_convert(c, sim_compile_raw(c, e->u.reduce.body), 1);
+            c->sr_target = saved;
+            if (!n->srbody || n->nsr == 0) { n->srbody = NULL; n->nsr = 0; }
+        }
         return n->a && n->b ? n : NULL;
     }
     }

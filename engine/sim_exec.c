@@ -217,6 +217,98 @@ static void sim_empty_reduce(sim_ctx *c, const sim_node *n)
     sim_runtime(c, "max/min over an empty range");
 }
 
+
+static inline double sim_accum(int rop, double acc, double v)
+{
+    switch (rop) {
+    case IR_R_SUM: return acc + v;
+    case IR_R_PROD: return acc * v;
+    case IR_R_MAX: return v > acc ? v : acc;
+    default: return v < acc ? v : acc;
+    }
+}
+
+/* Sets up strength reduction for the range lo .. lo+cnt-1: running offsets and strides of the
+ * SR accesses, all within bounds for the whole range.  0 when not applicable. */
+static int sim_sr_setup(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
+{
+    if (cnt > (UINT64_C(1) << 40)) return 0;
+    int k = n->slot;
+    c->fi[k] = lo;
+    for (int j = 0; j < n->nsr; j++) {
+        const sim_node *a = n->sracc[j];
+        const sim_mem *m = &c->mem[a->array];
+        if (m->meta) return 0;
+        int64_t off = 0, st = 0;
+        for (int d = 0; d < a->n; d++) {
+            const sim_aff *f = &a->sub[d].aff;
+            int64_t coef = 0;
+            for (int t = 0; t < f->n; t++) if (f->slot[t] == k) coef += f->coef[t];
+            if (coef > (INT64_C(1) << 20) || coef < -(INT64_C(1) << 20)) return 0;
+            int64_t v0 = sim_aff_eval(c, f);
+            uint64_t r0 = (uint64_t)v0 - (uint64_t)m->lo[d];
+            uint64_t r1 = r0 + (uint64_t)coef * (cnt - 1);
+            if (r0 >= (uint64_t)m->ext[d] || r1 >= (uint64_t)m->ext[d]) return 0;
+            off += (int64_t)r0 * m->stride[d];
+            st += coef * m->stride[d];
+        }
+        n->srcur[j] = off;
+        n->srstride[j] = st;
+    }
+    return 1;
+}
+
+/* A double reduction over lo .. lo+cnt-1 (cnt >= 1); ticks are already counted. */
+static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
+{
+    int64_t *k = &c->fi[n->slot];
+    uint64_t i = 0;
+    double acc = 0;
+    if (n->srbody && sim_sr_setup(c, n, lo, cnt)) {
+        const sim_node *b = n->srbody;
+        if (n->nsr == 2 && b->op == SO_MULD && b->a->op == SO_ACCD_SR && b->b->op == SO_ACCD_SR
+            && n->rop == IR_R_SUM) {
+            /* the dot product: sum(k) x[..k..] * y[..k..] */
+            const sim_mem *ma = &c->mem[b->a->array], *mb = &c->mem[b->b->array];
+            const double *da = ma->data, *db = mb->data;
+            const unsigned char *sa = ma->state, *sb = mb->state;
+            int ja = (int)b->a->ival, jb = (int)b->b->ival;
+            int64_t oa = n->srcur[ja], ob = n->srcur[jb];
+            const int64_t ta = n->srstride[ja], tb = n->srstride[jb];
+            if (sa[oa] && sb[ob]) {
+                acc = da[oa] * db[ob];
+                oa += ta; ob += tb;
+                for (i = 1; i < cnt; i++, oa += ta, ob += tb) {
+                    if (SIM_UNLIKELY(!sa[oa] || !sb[ob])) break;
+                    acc += da[oa] * db[ob];
+                }
+                if (i == cnt) { *k = (int64_t)((uint64_t)lo + cnt - 1); return acc; }
+            }
+        } else {
+            for (; i < cnt; i++) {
+                int j;
+                for (j = 0; j < n->nsr; j++)
+                    if (!c->mem[n->sracc[j]->array].state[n->srcur[j]]) break;
+                if (j < n->nsr) break;
+                *k = (int64_t)((uint64_t)lo + i);
+                double v = sim_eval_d(c, b);
+                acc = i == 0 ? v : sim_accum(n->rop, acc, v);
+                for (j = 0; j < n->nsr; j++) n->srcur[j] += n->srstride[j];
+                if (SIM_UNLIKELY(c->stop)) return acc;
+            }
+            if (i == cnt) return acc;
+        }
+    }
+    /* the general path (also the rest after an element without a value) */
+    const sim_node *body = n->c;
+    for (; i < cnt && SIM_LIKELY(!c->stop); i++) {
+        *k = (int64_t)((uint64_t)lo + i);
+        double v = sim_eval_d(c, body);
+        acc = i == 0 ? v : sim_accum(n->rop, acc, v);
+    }
+    return acc;
+}
+
 #define IADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
 #define ISUB(a, b) ((int64_t)((uint64_t)(a) - (uint64_t)(b)))
 #define IMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
@@ -269,6 +361,8 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
     case SO_D2I: return sim_d2i(c, sim_eval_d(c, n->a));
     case SO_FLOORD2I: return sim_d2i(c, floor(sim_eval_d(c, n->a)));
     case SO_CEILD2I: return sim_d2i(c, ceil(sim_eval_d(c, n->a)));
+    case SO_ACCI_SR:
+        return ((const int64_t *)c->mem[n->array].data)[n->c->srcur[n->ival]];
     case SO_ACCI: {
         int64_t off = sim_acc_read(c, n);
         return off < 0 ? 0 : ((const int64_t *)c->mem[n->array].data)[off];
@@ -310,6 +404,8 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
         int64_t off = sim_acc_read(c, n);
         return off < 0 ? 0.0 : ((const double *)c->mem[n->array].data)[off];
     }
+    case SO_ACCD_SR:
+        return ((const double *)c->mem[n->array].data)[n->c->srcur[n->ival]];
     case SO_ADDD: return sim_eval_d(c, n->a) + sim_eval_d(c, n->b);
     case SO_SUBD: { double a = sim_eval_d(c, n->a); return a - sim_eval_d(c, n->b); }
     case SO_MULD: return sim_eval_d(c, n->a) * sim_eval_d(c, n->b);
@@ -345,36 +441,7 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
         }
         uint64_t cnt = (uint64_t)hi - (uint64_t)lo + 1;
         c->ticks += (double)cnt * n->dticks;
-        int64_t *k = &c->fi[n->slot];
-        const sim_node *body = n->c;
-        *k = lo;
-        double acc = sim_eval_d(c, body);
-        switch (n->rop) {
-        case IR_R_SUM:
-            for (uint64_t i = 1; i < cnt && SIM_LIKELY(!c->stop); i++) {
-                *k = IADD(lo, i);
-                acc += sim_eval_d(c, body);
-            }
-            break;
-        case IR_R_PROD:
-            for (uint64_t i = 1; i < cnt && !c->stop; i++) { *k = IADD(lo, i); acc *= sim_eval_d(c, body); }
-            break;
-        case IR_R_MAX:
-            for (uint64_t i = 1; i < cnt && !c->stop; i++) {
-                *k = IADD(lo, i);
-                double v = sim_eval_d(c, body);
-                if (v > acc) acc = v;
-            }
-            break;
-        default:
-            for (uint64_t i = 1; i < cnt && !c->stop; i++) {
-                *k = IADD(lo, i);
-                double v = sim_eval_d(c, body);
-                if (v < acc) acc = v;
-            }
-            break;
-        }
-        return acc;
+        return sim_reduce_d(c, (sim_node *)n, lo, cnt);
     }
     default:
         return (double)sim_eval_i(c, n);
