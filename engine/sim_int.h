@@ -32,11 +32,17 @@ typedef enum sim_op {
     SO_LTD, SO_LED, SO_GTD, SO_GED, SO_EQD, SO_NED,
     SO_AND, SO_OR, SO_NOT, SO_TRUTHD,
     SO_MINI, SO_MAXI, SO_ABSI, SO_ISQRT, SO_CEILDIV, SO_D2I, SO_FLOORD2I, SO_CEILD2I,
-    SO_ACCI, SO_REDI,
+    SO_ACCI, SO_REDI, SO_ACCI_SR,
     /* double-valued */
     SO_CD, SO_LD, SO_ADDD, SO_SUBD, SO_MULD, SO_DIVD, SO_MODD, SO_NEGD,
-    SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD
+    SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD,
+    SO_ACCD_SR
 } sim_op;
+
+/* Strength reduction: a reduction's body is compiled a second time with its affine accesses as
+ * SO_ACC*_SR nodes that read at a running offset (srcur[ival] of the reduction `c`), advanced
+ * by a constant stride per iteration; bounds are checked once for the whole range. */
+#define SIM_SR_MAX 8
 
 typedef struct sim_aff {          /* c + Σ coef[k]·fi[slot[k]] */
     int64_t c;
@@ -65,6 +71,10 @@ struct sim_node {
     sim_sub *sub;                 /* access subscripts (n) */
     sim_aff aff;                  /* SO_AFF */
     double dticks;                /* AND/OR: ticks of b; reductions: body ticks + 1 */
+    sim_node *srbody;             /* reductions: the body with SR accesses, or NULL */
+    int nsr;
+    sim_node *sracc[SIM_SR_MAX];
+    int64_t srcur[SIM_SR_MAX], srstride[SIM_SR_MAX];
     const ir_expr *e;
 };
 
@@ -124,6 +134,8 @@ typedef struct sim_ctx {
     sim_pool pool;
     int maxslot;                  /* highest slot seen while compiling */
     int compile_errors;
+    sim_node *sr_target;          /* compiling a reduction's SR body */
+    int sr_slot;
 
     int64_t *fi;                  /* frames */
     double *fd;
