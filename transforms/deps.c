@@ -1,0 +1,324 @@
+/*
+ * deps.c — exact dependence analysis with isl, and its Fig. 6.2-style report.
+ *
+ * Flow dependences are computed per read reference (so that each read of the thesis's LU
+ * example is one dependence, as in its Fig. 6.2): the sink is the reference's access relation,
+ * the sources are all writes (exact ones must-writes, others may-writes), and isl's
+ * isl_union_access_info_compute_flow finds, for every element read, the last write before it in
+ * the sequential schedule.  Anti dependences (a read before a later write of the same element)
+ * and output dependences (two writes) exist only where the program reuses memory; they are
+ * computed the same way and reported when non-empty.
+ *
+ * For each dependence the report gives source and sink statement, array, the reference, and the
+ * distance vector when it is uniform (the same for every pair; computed over the common loop
+ * dimensions when source and sink have the same depth), otherwise a direction per dimension and
+ * the instance relation in isl notation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/flow.h>
+#include <isl/point.h>
+#include <isl/val.h>
+
+#include "xf_int.h"
+
+typedef struct collect { const xf_model *m; xf_rawdep *r; int n, cap; xf_dep_kind kind; int acc; } collect;
+
+static isl_stat collect_map(isl_map *map, void *user)
+{
+    collect *c = user;
+    const char *sn = isl_map_get_tuple_name(map, isl_dim_in);
+    const char *tn = isl_map_get_tuple_name(map, isl_dim_out);
+    int s = sn ? xf_model_find(c->m, sn) : -1, t = tn ? xf_model_find(c->m, tn) : -1;
+    if (s < 0 || t < 0 || isl_map_is_empty(map) == isl_bool_true) {
+        isl_map_free(map);
+        return isl_stat_ok;
+    }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->r = realloc(c->r, (size_t)c->cap * sizeof *c->r);
+        if (!c->r) abort();
+    }
+    map = isl_map_coalesce(map);
+    c->r[c->n++] = (xf_rawdep){c->kind, s, t, c->acc, map};
+    return isl_stat_ok;
+}
+
+/* Access relations restricted to their statement's domain. */
+static isl_union_map *accesses(const xf_model *m, int write, int must, int only)
+{
+    isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
+    for (int i = 0; i < m->nacc; i++) {
+        const xf_access *a = &m->acc[i];
+        if (only >= 0 && i != only) continue;
+        if (only < 0 && (a->write != write || (must >= 0 && a->must != must))) continue;
+        isl_map *r = isl_map_read_from_str(m->ctx, a->rel);
+        if (!r) continue;
+        r = isl_map_intersect_domain(r, xf_model_domain(m, a->stmt));
+        u = isl_union_map_union(u, isl_union_map_from_map(r));
+    }
+    return u;
+}
+
+static void flow(const xf_model *m, collect *c, isl_union_map *sink, isl_union_map *must,
+                 isl_union_map *may, isl_union_map *kill)
+{
+    isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
+    ai = isl_union_access_info_set_must_source(ai, must);
+    ai = isl_union_access_info_set_may_source(ai, may);
+    if (kill) ai = isl_union_access_info_set_kill(ai, kill);
+    ai = isl_union_access_info_set_schedule_map(ai, xf_model_schedule(m));
+    isl_union_flow *f = isl_union_access_info_compute_flow(ai);
+    isl_union_map *dep = isl_union_flow_get_may_dependence(f);
+    isl_union_flow_free(f);
+    isl_union_map_foreach_map(dep, collect_map, c);
+    isl_union_map_free(dep);
+}
+
+int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d)
+{
+    collect c = {.m = m};
+    /* flow: per read reference */
+    for (int i = 0; i < m->nacc; i++) {
+        if (m->acc[i].write) continue;
+        c.kind = XF_DEP_FLOW;
+        c.acc = i;
+        flow(m, &c, accesses(m, 0, -1, i), accesses(m, 1, 1, -1), accesses(m, 1, 0, -1), NULL);
+    }
+    /* anti: per read reference, to the next writes of the element (an intervening exact
+     * write kills the pair: its own output dependence orders it) */
+    for (int i = 0; i < m->nacc; i++) {
+        if (m->acc[i].write) continue;
+        c.kind = XF_DEP_ANTI;
+        c.acc = i;
+        flow(m, &c, accesses(m, 1, -1, -1), isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)),
+             accesses(m, 0, -1, i), accesses(m, 1, 1, -1));
+    }
+    /* output: write after write */
+    c.kind = XF_DEP_OUTPUT;
+    for (int i = 0; i < m->nacc; i++) {
+        if (!m->acc[i].write) continue;
+        c.acc = i;
+        flow(m, &c, accesses(m, 1, -1, i), accesses(m, 1, 1, -1), accesses(m, 1, 0, -1), NULL);
+    }
+    /* drop empty ones (from the filtering above) */
+    int k = 0;
+    for (int i = 0; i < c.n; i++) {
+        if (isl_map_is_empty(c.r[i].rel) == isl_bool_true) isl_map_free(c.r[i].rel);
+        else c.r[k++] = c.r[i];
+    }
+    c.n = k;
+    (void)d;
+    *out = c.r;
+    *n = c.n;
+    return 0;
+}
+
+void xf_rawdeps_free(xf_rawdep *r, int n)
+{
+    for (int i = 0; i < n; i++) isl_map_free(r[i].rel);
+    free(r);
+}
+
+/* ---- examples ----------------------------------------------------------------------------- */
+
+static void print_params(xf_buf *b, const xf_model *m, isl_point *pt)
+{
+    isl_space *sp = isl_point_get_space(pt);
+    int np = (int)isl_space_dim(sp, isl_dim_param);
+    for (int k = 0; k < np; k++) {
+        isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_param, k);
+        const char *nm = isl_space_get_dim_name(sp, isl_dim_param, (unsigned)k);
+        xf_buf_printf(b, "%s%s = %ld", k ? ", " : " (", nm ? nm : "?", isl_val_get_num_si(v));
+        isl_val_free(v);
+    }
+    isl_space_free(sp);
+    if (np) xf_buf_printf(b, ")");
+    (void)m;
+}
+
+static void print_tuple(xf_buf *b, isl_point *pt, int first, int n, const char *name)
+{
+    xf_buf_printf(b, "%s[", name ? name : "");
+    for (int k = 0; k < n; k++) {
+        isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, first + k);
+        xf_buf_printf(b, "%s%ld", k ? ", " : "", isl_val_get_num_si(v));
+        isl_val_free(v);
+    }
+    xf_buf_printf(b, "]");
+}
+
+char *xf_example(const xf_model *m, isl_map *rel)
+{
+    isl_basic_map *bm = isl_map_sample(isl_map_copy(rel));
+    const char *sn = isl_basic_map_get_tuple_name(bm, isl_dim_in);
+    const char *tn = isl_basic_map_get_tuple_name(bm, isl_dim_out);
+    char *sn2 = xf_strdup(sn ? sn : ""), *tn2 = xf_strdup(tn ? tn : "");
+    int nin = (int)isl_basic_map_dim(bm, isl_dim_in), nout = (int)isl_basic_map_dim(bm, isl_dim_out);
+    isl_point *pt = isl_basic_set_sample_point(isl_basic_map_wrap(bm));
+    xf_buf b = {0};
+    if (pt && isl_point_is_void(pt) != isl_bool_true) {
+        print_tuple(&b, pt, 0, nin, sn2);
+        xf_buf_printf(&b, " -> ");
+        print_tuple(&b, pt, nin, nout, tn2);
+        print_params(&b, m, pt);
+    }
+    isl_point_free(pt);
+    free(sn2);
+    free(tn2);
+    return xf_buf_take(&b);
+}
+
+char *xf_example_set(const xf_model *m, isl_set *set)
+{
+    const char *sn = isl_set_get_tuple_name(set);
+    char *sn2 = xf_strdup(sn ? sn : "");
+    int n = (int)isl_set_dim(set, isl_dim_set);
+    isl_point *pt = isl_set_sample_point(isl_set_copy(set));
+    xf_buf b = {0};
+    if (pt && isl_point_is_void(pt) != isl_bool_true) {
+        print_tuple(&b, pt, 0, n, sn2);
+        print_params(&b, m, pt);
+    }
+    isl_point_free(pt);
+    free(sn2);
+    return xf_buf_take(&b);
+}
+
+/* ---- the report --------------------------------------------------------------------------- */
+
+static int set_nonempty(isl_set *s) { int r = isl_set_is_empty(s) == isl_bool_false; isl_set_free(s); return r; }
+
+static void distance(xf_dep *dep, isl_map *rel)
+{
+    int nin = (int)isl_map_dim(rel, isl_dim_in), nout = (int)isl_map_dim(rel, isl_dim_out);
+    int n = nin < nout ? nin : nout;
+    if (n > 8) n = 8;
+    if (n == 0) return;
+    /* deltas over the common leading dimensions */
+    isl_map *r = isl_map_copy(rel);
+    if (nin > n) r = isl_map_project_out(r, isl_dim_in, n, (unsigned)(nin - n));
+    if (nout > n) r = isl_map_project_out(r, isl_dim_out, n, (unsigned)(nout - n));
+    r = isl_map_reset_tuple_id(isl_map_reset_tuple_id(r, isl_dim_in), isl_dim_out);
+    isl_set *dl = isl_set_detect_equalities(isl_map_deltas(r));
+    dep->ndist = n;
+    dep->uniform = 1;
+    for (int k = 0; k < n; k++) {
+        isl_val *v = isl_set_plain_get_val_if_fixed(dl, isl_dim_set, (unsigned)k);
+        if (v && isl_val_is_int(v)) dep->dist[k] = isl_val_get_num_si(v);
+        else dep->uniform = 0;
+        isl_val_free(v);
+        int pos = set_nonempty(isl_set_lower_bound_si(isl_set_copy(dl), isl_dim_set, (unsigned)k, 1));
+        int zero = set_nonempty(isl_set_fix_si(isl_set_copy(dl), isl_dim_set, (unsigned)k, 0));
+        int neg = set_nonempty(isl_set_upper_bound_si(isl_set_copy(dl), isl_dim_set, (unsigned)k, -1));
+        const char *s = pos && neg ? "*" : pos && zero ? "0+" : neg && zero ? "0-" : pos ? "+" : neg ? "-" : "0";
+        snprintf(dep->dir[k], sizeof dep->dir[k], "%s", s);
+    }
+    isl_set_free(dl);
+}
+
+xf_deps *xf_deps_compute(const ir_program *p, const ir_binding *ov, int nov, int fixed,
+                         diag_list *d)
+{
+    if (p->level != IR_SOURCE) {
+        diag_add(d, p->file, 0, 0, "dependence analysis needs a source-level program (this one is %s)",
+                 ir_level_name(p->level));
+        return NULL;
+    }
+    xf_model *m = xf_model_build(p, ov, nov, fixed, d);
+    if (!m) return NULL;
+    xf_rawdep *r = NULL;
+    int n = 0;
+    xf_model_deps(m, &r, &n, d);
+    xf_deps *res = calloc(1, sizeof *res);
+    res->items = calloc((size_t)n + 1, sizeof *res->items);
+    res->context = xf_strdup(m->context);
+    isl_set *ctx = xf_model_context(m);
+    for (int i = 0; i < n; i++) {
+        xf_dep *dep = &res->items[res->n++];
+        const xf_access *a = &m->acc[r[i].acc];
+        dep->kind = r[i].kind;
+        dep->src = ir_strdup((ir_program *)p, m->st[r[i].src].name);
+        dep->sink = ir_strdup((ir_program *)p, m->st[r[i].sink].name);
+        dep->array = a->expr->kind == IR_E_ACCESS ? a->expr->u.access.array : a->expr->u.name.id;
+        dep->ref = xf_strdup(a->text);
+        isl_map *g = isl_map_gist_params(isl_map_copy(r[i].rel), isl_set_copy(ctx));
+        dep->relation = isl_map_to_str(g);
+        isl_map_free(g);
+        distance(dep, r[i].rel);
+        dep->example = xf_example(m, r[i].rel);
+        dep->src_line = m->st[r[i].src].assign->pos.line;
+        dep->sink_line = m->st[r[i].sink].assign->pos.line;
+    }
+    isl_set_free(ctx);
+    xf_rawdeps_free(r, n);
+    xf_model_free(m);
+    return res;
+}
+
+void xf_deps_free(xf_deps *deps)
+{
+    if (!deps) return;
+    for (int i = 0; i < deps->n; i++) {
+        free(deps->items[i].ref);
+        free(deps->items[i].relation);
+        free(deps->items[i].example);
+    }
+    free(deps->items);
+    free(deps->context);
+    free(deps);
+}
+
+static const char *const kind_name[] = {[XF_DEP_FLOW] = "flow", [XF_DEP_ANTI] = "anti",
+                                        [XF_DEP_OUTPUT] = "output"};
+
+static void vec(xf_buf *b, const xf_dep *d)
+{
+    if (!d->ndist) { xf_buf_printf(b, "-"); return; }
+    xf_buf_printf(b, "(");
+    for (int k = 0; k < d->ndist; k++) {
+        if (d->uniform) xf_buf_printf(b, "%s%lld", k ? ", " : "", d->dist[k]);
+        else xf_buf_printf(b, "%s%s", k ? ", " : "", d->dir[k]);
+    }
+    xf_buf_printf(b, ")");
+}
+
+void xf_deps_print(FILE *out, const xf_deps *deps, int json)
+{
+    if (json) {
+        fprintf(out, "{\"context\": ");
+        /* a tiny JSON string writer (the text has no control characters) */
+        fprintf(out, "\"%s\", \"dependences\": [", deps->context);
+        for (int i = 0; i < deps->n; i++) {
+            const xf_dep *d = &deps->items[i];
+            fprintf(out, "%s\n  {\"no\": %d, \"kind\": \"%s\", \"source\": \"%s\", \"sink\": \"%s\", "
+                    "\"array\": \"%s\", \"reference\": \"%s\", \"uniform\": %s, ",
+                    i ? "," : "", i + 1, kind_name[d->kind], d->src, d->sink, d->array, d->ref,
+                    d->uniform ? "true" : "false");
+            fprintf(out, "\"distance\": ");
+            if (d->uniform && d->ndist) {
+                fprintf(out, "[");
+                for (int k = 0; k < d->ndist; k++) fprintf(out, "%s%lld", k ? ", " : "", d->dist[k]);
+                fprintf(out, "]");
+            } else fprintf(out, "null");
+            fprintf(out, ", \"direction\": [");
+            for (int k = 0; k < d->ndist; k++) fprintf(out, "%s\"%s\"", k ? ", " : "", d->dir[k]);
+            fprintf(out, "], \"relation\": \"%s\", \"example\": \"%s\"}", d->relation, d->example);
+        }
+        fprintf(out, "\n]}\n");
+        return;
+    }
+    fprintf(out, "%-3s %-6s %-8s %-8s %-6s %-22s %s\n", "no", "kind", "source", "sink", "array",
+            "reference", "distance / direction");
+    for (int i = 0; i < deps->n; i++) {
+        const xf_dep *d = &deps->items[i];
+        xf_buf b = {0};
+        vec(&b, d);
+        fprintf(out, "%-3d %-6s %-8s %-8s %-6s %-22s %s%s\n", i + 1, kind_name[d->kind], d->src,
+                d->sink, d->array, d->ref, b.s, d->uniform ? "" : "  (direction)");
+        fprintf(out, "    %s\n", d->relation);
+        xf_buf_free(&b);
+    }
+    fprintf(out, "%d dependence%s; parameters %s\n", deps->n, deps->n == 1 ? "" : "s", deps->context);
+}

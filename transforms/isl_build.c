@@ -1,0 +1,622 @@
+/*
+ * isl_build.c — the polyhedral model of a program: from our AST to isl's sets and maps.
+ *
+ * Each leaf assignment is one polyhedral statement.  Its iteration domain comes from the loops
+ * and if-conditions around it (quasi-affine: floor division and modulo are kept, as isl
+ * supports them; a data-dependent condition makes the domain an over-approximation and the
+ * statement's write a may-write).  Its accesses are the assignment target (the write) and every
+ * array element its right-hand side reads, including those inside inner reductions: a read in
+ * `sum(k = lo .. hi)` reads for every k in range, so k is existentially quantified.  Its
+ * sequential schedule is the usual textual-position/loop-variable vector.
+ *
+ * The model is built as isl text (the parameters, the context, per statement a domain, a
+ * schedule and access relations); isl parses it.  Parameters are symbolic (context: >= 1, or
+ * the affine definition of a derived parameter) or fixed to their values.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xf_int.h"
+
+/* ---- strings -------------------------------------------------------------------------------- */
+
+void xf_buf_vprintf(xf_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int k = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (k < 0) return;
+    if (b->n + (size_t)k + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->n + (size_t)k + 1) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) abort();
+        b->s = s;
+        b->cap = cap;
+    }
+    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+    b->n += (size_t)k;
+}
+
+void xf_buf_printf(xf_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    xf_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+char *xf_buf_take(xf_buf *b)
+{
+    char *s = b->s ? b->s : xf_strdup("");
+    b->s = NULL;
+    b->n = b->cap = 0;
+    return s;
+}
+
+void xf_buf_free(xf_buf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->n = b->cap = 0;
+}
+
+char *xf_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *r = malloc(n);
+    if (!r) abort();
+    memcpy(r, s, n);
+    return r;
+}
+
+char *xf_asprintf(const char *fmt, ...)
+{
+    xf_buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    xf_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return xf_buf_take(&b);
+}
+
+const char *xf_isl_error(isl_ctx *ctx)
+{
+    const char *m = isl_ctx_last_error_msg(ctx);
+    return m ? m : "unknown isl error";
+}
+
+/* ---- names ---------------------------------------------------------------------------------- */
+
+static const char *const isl_keywords[] = {
+    "and", "or", "not", "mod", "min", "max", "floor", "ceil", "floord", "ceild", "exists",
+    "true", "false", "infty", "NaN", "implies", "xor", "rat", "cmin", "cmax", "lexmin", "lexmax",
+    "domain", "range", "any", "div", "int",
+};
+
+const char *xf_isl_name(const char *name, char *tmp, size_t tmpsz)
+{
+    for (size_t i = 0; i < sizeof isl_keywords / sizeof isl_keywords[0]; i++)
+        if (strcmp(name, isl_keywords[i]) == 0) {
+            snprintf(tmp, tmpsz, "%s_", name);
+            return tmp;
+        }
+    return name;
+}
+
+/* ---- expressions to isl text ---------------------------------------------------------------- */
+
+static const char *const isl_binop[] = {
+    [IR_OP_ADD] = "+", [IR_OP_SUB] = "-", [IR_OP_MUL] = "*",
+    [IR_OP_LT] = "<", [IR_OP_LE] = "<=", [IR_OP_GT] = ">", [IR_OP_GE] = ">=",
+    [IR_OP_EQ] = "=", [IR_OP_NE] = "!=", [IR_OP_AND] = "and", [IR_OP_OR] = "or",
+};
+
+static const ir_expr *find_let(const char *name, const xf_frame *fr, int nfr)
+{
+    for (int i = nfr - 1; i >= 0; i--)
+        if (fr[i].kind == XF_FR_LET && strcmp(fr[i].node->u.let.var, name) == 0)
+            return fr[i].node->u.let.value;
+    return NULL;
+}
+
+int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
+{
+    char tmp[80];
+    switch (e->kind) {
+    case IR_E_INT:
+        xf_buf_printf(b, "%lld", (long long)e->u.ival);
+        return 0;
+    case IR_E_NAME: {
+        ir_name_kind nk = e->u.name.nk;
+        if (nk == IR_N_LET) {
+            const ir_expr *v = find_let(e->u.name.id, fr, nfr);
+            if (!v) return -1;
+            xf_buf_printf(b, "(");
+            int r = xf_isl_expr(b, v, fr, nfr);
+            xf_buf_printf(b, ")");
+            return r;
+        }
+        if (nk != IR_N_PARAM && nk != IR_N_LOOPVAR && nk != IR_N_REDVAR &&
+            nk != IR_N_UNRESOLVED)
+            return -1;
+        xf_buf_printf(b, "%s", xf_isl_name(e->u.name.id, tmp, sizeof tmp));
+        return 0;
+    }
+    case IR_E_UNARY:
+        xf_buf_printf(b, e->u.op.op == IR_OP_NEG ? "-(" : "not (");
+        if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
+        xf_buf_printf(b, ")");
+        return 0;
+    case IR_E_BINARY: {
+        ir_op op = e->u.op.op;
+        if (op == IR_OP_DIV || op == IR_OP_MOD) {
+            xf_buf_printf(b, op == IR_OP_DIV ? "floor((" : "((");
+            if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
+            xf_buf_printf(b, op == IR_OP_DIV ? ")/(" : ") mod (");
+            if (xf_isl_expr(b, e->u.op.b, fr, nfr) < 0) return -1;
+            xf_buf_printf(b, op == IR_OP_DIV ? "))" : "))");
+            return 0;
+        }
+        if ((size_t)op >= sizeof isl_binop / sizeof isl_binop[0] || !isl_binop[op]) return -1;
+        xf_buf_printf(b, "(");
+        if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
+        xf_buf_printf(b, ") %s (", isl_binop[op]);
+        if (xf_isl_expr(b, e->u.op.b, fr, nfr) < 0) return -1;
+        xf_buf_printf(b, ")");
+        return 0;
+    }
+    case IR_E_CALL: {
+        ir_func f = e->u.call.f;
+        if (f == IR_F_MIN || f == IR_F_MAX) {
+            xf_buf_printf(b, f == IR_F_MIN ? "min(" : "max(");
+            for (int i = 0; i < e->u.call.nargs; i++) {
+                if (i) xf_buf_printf(b, ", ");
+                if (xf_isl_expr(b, e->u.call.args[i], fr, nfr) < 0) return -1;
+            }
+            xf_buf_printf(b, ")");
+            return 0;
+        }
+        if ((f == IR_F_FLOOR || f == IR_F_CEIL) && e->u.call.nargs == 1) {
+            const ir_expr *a = e->u.call.args[0];
+            if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_DIV) {
+                xf_buf_printf(b, f == IR_F_FLOOR ? "floor((" : "ceil((");
+                if (xf_isl_expr(b, a->u.op.a, fr, nfr) < 0) return -1;
+                xf_buf_printf(b, ")/(");
+                if (xf_isl_expr(b, a->u.op.b, fr, nfr) < 0) return -1;
+                xf_buf_printf(b, "))");
+                return 0;
+            }
+            return xf_isl_expr(b, a, fr, nfr);
+        }
+        if (f == IR_F_ABS && e->u.call.nargs == 1) {
+            xf_buf_printf(b, "max(");
+            if (xf_isl_expr(b, e->u.call.args[0], fr, nfr) < 0) return -1;
+            xf_buf_printf(b, ", -(");
+            if (xf_isl_expr(b, e->u.call.args[0], fr, nfr) < 0) return -1;
+            xf_buf_printf(b, "))");
+            return 0;
+        }
+        return -1;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* ---- the builder ---------------------------------------------------------------------------- */
+
+typedef struct red { const char *var; char *lo, *hi; } red;
+
+typedef struct bctx {
+    xf_model *m;
+    const ir_program *p;
+    diag_list *d;
+    xf_frame *fr;
+    int nfr, capfr;
+    char **sched;
+    int nsched, capsched;
+    int stcap, acccap;
+    int textpos;
+    int err;
+} bctx;
+
+static void push_frame(bctx *c, xf_frame_kind k, const ir_stmt *node, int var, char *cons, int exact)
+{
+    if (c->nfr == c->capfr) {
+        c->capfr = c->capfr ? 2 * c->capfr : 16;
+        c->fr = realloc(c->fr, (size_t)c->capfr * sizeof *c->fr);
+        if (!c->fr) abort();
+    }
+    c->fr[c->nfr++] = (xf_frame){k, node, var, cons ? cons : xf_strdup(""), exact};
+}
+
+static void pop_frames(bctx *c, int to)
+{
+    while (c->nfr > to) free(c->fr[--c->nfr].cons);
+}
+
+static void push_sched(bctx *c, char *s)
+{
+    if (c->nsched == c->capsched) {
+        c->capsched = c->capsched ? 2 * c->capsched : 16;
+        c->sched = realloc(c->sched, (size_t)c->capsched * sizeof *c->sched);
+        if (!c->sched) abort();
+    }
+    c->sched[c->nsched++] = s;
+}
+
+static void pop_sched(bctx *c) { free(c->sched[--c->nsched]); }
+
+static const char *file_of(const bctx *c) { return c->p->file; }
+
+/* Appends "NAME[v1, v2]" for statement s. */
+static void tuple(xf_buf *b, const xf_stmt *s)
+{
+    xf_buf_printf(b, "%s[", s->name);
+    for (int i = 0; i < s->nvars; i++) xf_buf_printf(b, "%s%s", i ? ", " : "", s->vars[i]);
+    xf_buf_printf(b, "]");
+}
+
+static void add_access(bctx *c, int stmt, int write, const ir_expr *e, red *reds, int nreds)
+{
+    xf_model *m = c->m;
+    xf_stmt *s = &m->st[stmt];
+    if (m->nacc == c->acccap) {
+        c->acccap = c->acccap ? 2 * c->acccap : 32;
+        m->acc = realloc(m->acc, (size_t)c->acccap * sizeof *m->acc);
+        if (!m->acc) abort();
+    }
+    xf_access *a = &m->acc[m->nacc++];
+    memset(a, 0, sizeof *a);
+    a->stmt = stmt;
+    a->write = write;
+    a->expr = e;
+    a->text = ir_print_expr(e);
+    a->must = s->exact;
+    const char *arr = e->kind == IR_E_ACCESS ? e->u.access.array : e->u.name.id;
+    int nidx = e->kind == IR_E_ACCESS ? e->u.access.nidx : 0;
+    xf_buf b = {0}, cons = {0};
+    char tmp[80];
+    xf_buf_printf(&b, "%s -> { ", m->params);
+    tuple(&b, s);
+    xf_buf_printf(&b, " -> %s[", xf_isl_name(arr, tmp, sizeof tmp));
+    for (int i = 0; i < nidx; i++) xf_buf_printf(&b, "%so%d", i ? ", " : "", i);
+    xf_buf_printf(&b, "]");
+    for (int i = 0; i < nidx; i++) {
+        xf_buf x = {0};
+        if (xf_isl_expr(&x, e->u.access.idx[i], s->frames, s->nframes) == 0)
+            xf_buf_printf(&cons, "%s o%d = %s", cons.n ? " and" : "", i, x.s);
+        else
+            a->must = 0;
+        xf_buf_free(&x);
+    }
+    for (int r = 0; r < nreds; r++) {
+        if (reds[r].lo) xf_buf_printf(&cons, "%s %s <= %s", cons.n ? " and" : "", reds[r].lo,
+                                      xf_isl_name(reds[r].var, tmp, sizeof tmp));
+        if (reds[r].hi) xf_buf_printf(&cons, "%s %s <= %s", cons.n ? " and" : "",
+                                      xf_isl_name(reds[r].var, tmp, sizeof tmp), reds[r].hi);
+    }
+    if (cons.n) {
+        xf_buf_printf(&b, " : ");
+        if (nreds) {
+            xf_buf_printf(&b, "exists (");
+            for (int r = 0; r < nreds; r++)
+                xf_buf_printf(&b, "%s%s", r ? ", " : "", xf_isl_name(reds[r].var, tmp, sizeof tmp));
+            xf_buf_printf(&b, " : %s)", cons.s);
+        } else {
+            xf_buf_printf(&b, "%s", cons.s);
+        }
+    }
+    if (nreds) a->must = 0;   /* a reduction reads a range: not one element per instance */
+    xf_buf_printf(&b, " }");
+    xf_buf_free(&cons);
+    a->rel = xf_buf_take(&b);
+}
+
+/* Records every array read in `e` (a right-hand side), with the reductions around it. */
+static void walk_reads(bctx *c, int stmt, const ir_expr *e, red *reds, int nreds)
+{
+    if (!e) return;
+    xf_stmt *s = &c->m->st[stmt];
+    switch (e->kind) {
+    case IR_E_ACCESS:
+        add_access(c, stmt, 0, e, reds, nreds);
+        for (int i = 0; i < e->u.access.nidx; i++) walk_reads(c, stmt, e->u.access.idx[i], reds, nreds);
+        break;
+    case IR_E_NAME:
+        if (e->u.name.nk == IR_N_ARRAY) add_access(c, stmt, 0, e, reds, nreds);
+        else if (e->u.name.nk == IR_N_LET) {
+            const ir_expr *v = find_let(e->u.name.id, s->frames, s->nframes);
+            if (v) walk_reads(c, stmt, v, reds, nreds);
+        }
+        break;
+    case IR_E_UNARY:
+        walk_reads(c, stmt, e->u.op.a, reds, nreds);
+        break;
+    case IR_E_BINARY:
+        walk_reads(c, stmt, e->u.op.a, reds, nreds);
+        walk_reads(c, stmt, e->u.op.b, reds, nreds);
+        break;
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) walk_reads(c, stmt, e->u.call.args[i], reds, nreds);
+        break;
+    case IR_E_REDUCE: {
+        walk_reads(c, stmt, e->u.reduce.lo, reds, nreds);
+        walk_reads(c, stmt, e->u.reduce.hi, reds, nreds);
+        red r2[nreds + 1];
+        memcpy(r2, reds, (size_t)nreds * sizeof *reds);
+        xf_buf lo = {0}, hi = {0};
+        r2[nreds].var = e->u.reduce.var;
+        r2[nreds].lo = xf_isl_expr(&lo, e->u.reduce.lo, s->frames, s->nframes) == 0 ? lo.s : NULL;
+        r2[nreds].hi = xf_isl_expr(&hi, e->u.reduce.hi, s->frames, s->nframes) == 0 ? hi.s : NULL;
+        walk_reads(c, stmt, e->u.reduce.body, r2, nreds + 1);
+        xf_buf_free(&lo);
+        xf_buf_free(&hi);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void walk_block(bctx *c, const ir_block *b);
+
+static void add_leaf(bctx *c, const ir_stmt *s)
+{
+    xf_model *m = c->m;
+    char tmp[80];
+    push_frame(c, XF_FR_LEAF, s, 0, NULL, 1);
+    if (m->nst == c->stcap) {
+        c->stcap = c->stcap ? 2 * c->stcap : 16;
+        m->st = realloc(m->st, (size_t)c->stcap * sizeof *m->st);
+        if (!m->st) abort();
+    }
+    const char *label = s->u.assign.label;
+    char *name = label ? xf_strdup(xf_isl_name(label, tmp, sizeof tmp))
+                       : xf_asprintf("S_%d", s->pos.line);
+    for (int k = 2; xf_model_find(m, name) >= 0; k++) {   /* unique */
+        char *n2 = xf_asprintf("%s_%d", label ? label : "S", k);
+        free(name);
+        name = n2;
+    }
+    int idx = m->nst++;
+    xf_stmt *st = &m->st[idx];
+    memset(st, 0, sizeof *st);
+    st->assign = s;
+    st->textpos = c->textpos++;
+    st->name = name;
+    st->nframes = c->nfr;
+    st->frames = malloc((size_t)c->nfr * sizeof *st->frames);
+    st->vars = malloc((size_t)(c->nfr + 1) * sizeof *st->vars);
+    st->exact = 1;
+    xf_buf cons = {0};
+    for (int i = 0; i < c->nfr; i++) {
+        st->frames[i] = c->fr[i];
+        st->frames[i].cons = xf_strdup(c->fr[i].cons);
+        if (!c->fr[i].exact) st->exact = 0;
+        if (c->fr[i].kind == XF_FR_FOR)
+            st->vars[st->nvars++] =
+                xf_strdup(xf_isl_name(c->fr[i].node->u.for_.vars[c->fr[i].var].var, tmp, sizeof tmp));
+        if (c->fr[i].cons[0]) xf_buf_printf(&cons, "%s%s", cons.n ? " and " : "", c->fr[i].cons);
+    }
+    xf_buf b = {0};
+    xf_buf_printf(&b, "%s -> { ", m->params);
+    tuple(&b, st);
+    if (cons.n) xf_buf_printf(&b, " : %s", cons.s);
+    xf_buf_printf(&b, " }");
+    st->domain = xf_buf_take(&b);
+    xf_buf_free(&cons);
+    /* the schedule vector; padded later */
+    xf_buf_printf(&b, "%s", "");
+    for (int i = 0; i < c->nsched; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", c->sched[i]);
+    st->sched = xf_buf_take(&b);
+    if (c->nsched > m->sched_len) m->sched_len = c->nsched;
+
+    const ir_expr *lhs = s->u.assign.lhs;
+    add_access(c, idx, 1, lhs, NULL, 0);
+    if (lhs->kind == IR_E_ACCESS)
+        for (int i = 0; i < lhs->u.access.nidx; i++) walk_reads(c, idx, lhs->u.access.idx[i], NULL, 0);
+    walk_reads(c, idx, s->u.assign.rhs, NULL, 0);
+    pop_frames(c, c->nfr - 1);
+}
+
+static void walk_stmt(bctx *c, const ir_stmt *s)
+{
+    char tmp[80];
+    switch (s->kind) {
+    case IR_S_ASSIGN:
+        add_leaf(c, s);
+        break;
+    case IR_S_LET:
+        push_frame(c, XF_FR_LET, s, 0, NULL, 1);   /* popped at the end of the block */
+        break;
+    case IR_S_FOR: {
+        int base = c->nfr, nsched = c->nsched;
+        for (int v = 0; v < s->u.for_.nvars; v++) {
+            const ir_loopvar *lv = &s->u.for_.vars[v];
+            const char *vn = xf_isl_name(lv->var, tmp, sizeof tmp);
+            xf_buf b = {0}, lo = {0}, hi = {0}, st = {0};
+            int ok = xf_isl_expr(&lo, lv->lo, c->fr, c->nfr) == 0 &&
+                     xf_isl_expr(&hi, lv->hi, c->fr, c->nfr) == 0 &&
+                     (!lv->step || xf_isl_expr(&st, lv->step, c->fr, c->nfr) == 0);
+            if (!ok) {
+                diag_add(c->d, file_of(c), lv->pos.line, lv->pos.col,
+                         "the bounds of loop '%s' are not affine: dependence analysis needs "
+                         "affine loops", lv->var);
+                c->err = 1;
+            } else {
+                xf_buf_printf(&b, "%s <= %s <= %s", lo.s, vn, hi.s);
+                if (lv->step) xf_buf_printf(&b, " and (%s - (%s)) mod (%s) = 0", vn, lo.s, st.s);
+            }
+            xf_buf_free(&lo);
+            xf_buf_free(&hi);
+            xf_buf_free(&st);
+            push_frame(c, XF_FR_FOR, s, v, xf_buf_take(&b), ok);
+            push_sched(c, xf_strdup(vn));
+        }
+        walk_block(c, s->u.for_.body);
+        while (c->nsched > nsched) pop_sched(c);
+        pop_frames(c, base);
+        break;
+    }
+    case IR_S_IF: {
+        xf_buf b = {0};
+        int ok = xf_isl_expr(&b, s->u.if_.cond, c->fr, c->nfr) == 0;
+        char *cond = xf_buf_take(&b);
+        int base = c->nfr;
+        push_frame(c, XF_FR_THEN, s, 0, ok ? xf_asprintf("(%s)", cond) : NULL, ok);
+        walk_block(c, s->u.if_.then_blk);
+        pop_frames(c, base);
+        if (s->u.if_.else_blk) {
+            push_frame(c, XF_FR_ELSE, s, 0, ok ? xf_asprintf("not (%s)", cond) : NULL, ok);
+            walk_block(c, s->u.if_.else_blk);
+            pop_frames(c, base);
+        }
+        free(cond);
+        break;
+    }
+    default:
+        break;   /* sends: not part of the computation */
+    }
+}
+
+static void walk_block(bctx *c, const ir_block *b)
+{
+    if (!b) return;
+    int base = c->nfr;
+    for (int k = 0; k < b->n; k++) {
+        push_sched(c, xf_asprintf("%d", k));
+        walk_stmt(c, b->stmts[k]);
+        pop_sched(c);
+    }
+    pop_frames(c, base);
+}
+
+int xf_model_find(const xf_model *m, const char *label)
+{
+    for (int i = 0; i < m->nst; i++)
+        if (strcmp(m->st[i].name, label) == 0) return i;
+    return -1;
+}
+
+xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int fixed,
+                         diag_list *d)
+{
+    if (!p->checked) {
+        diag_add(d, p->file, 0, 0, "the program must be checked before analysis");
+        return NULL;
+    }
+    xf_model *m = calloc(1, sizeof *m);
+    m->ctx = isl_ctx_alloc();
+    isl_options_set_on_error(m->ctx, ISL_ON_ERROR_CONTINUE);
+    m->prog = p;
+    m->pvalues = calloc((size_t)p->nparams + 1, sizeof *m->pvalues);
+    if (ir_params_eval(p, ov, nov, 0, m->pvalues, d) != 0) {
+        xf_model_free(m);
+        return NULL;
+    }
+    char tmp[80];
+    xf_buf pb = {0}, cb = {0};
+    m->pnames = calloc((size_t)p->nparams + 1, sizeof *m->pnames);
+    xf_buf_printf(&pb, "[");
+    for (int i = 0; i < p->nparams; i++) {
+        const char *nm = xf_isl_name(p->params[i]->u.param.name, tmp, sizeof tmp);
+        m->pnames[m->npnames++] = xf_strdup(nm);
+        xf_buf_printf(&pb, "%s%s", i ? ", " : "", nm);
+        long long v = (long long)m->pvalues[i];
+        const ir_expr *val = p->params[i]->u.param.value;
+        xf_buf x = {0};
+        if (cb.n) xf_buf_printf(&cb, " and ");
+        if (fixed)
+            xf_buf_printf(&cb, "%s = %lld", nm, v);
+        else if (val->kind != IR_E_INT && xf_isl_expr(&x, val, NULL, 0) == 0)
+            xf_buf_printf(&cb, "%s = %s", nm, x.s);
+        else if (v >= 1)
+            xf_buf_printf(&cb, "%s >= 1", nm);
+        else
+            xf_buf_printf(&cb, "%s = %lld", nm, v);
+        xf_buf_free(&x);
+    }
+    xf_buf_printf(&pb, "]");
+    m->params = xf_buf_take(&pb);
+    m->context = xf_asprintf("%s -> { : %s }", m->params, cb.n ? cb.s : "");
+    xf_buf_free(&cb);
+
+    bctx c = {.m = m, .p = p, .d = d};
+    walk_block(&c, p->body);
+    free(c.fr);
+    free(c.sched);
+    /* pad the schedules and turn them into maps */
+    for (int i = 0; i < m->nst; i++) {
+        xf_stmt *s = &m->st[i];
+        xf_buf b = {0};
+        xf_buf_printf(&b, "%s -> { ", m->params);
+        tuple(&b, s);
+        xf_buf_printf(&b, " -> [%s", s->sched);
+        int len = s->sched[0] ? 1 : 0;
+        for (const char *q = s->sched; *q; q++) len += *q == ',';
+        for (int k = len; k < m->sched_len; k++) xf_buf_printf(&b, "%s0", k ? ", " : "");
+        xf_buf_printf(&b, "] }");
+        free(s->sched);
+        s->sched = xf_buf_take(&b);
+    }
+    if (c.err) {
+        xf_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void xf_model_free(xf_model *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->nst; i++) {
+        xf_stmt *s = &m->st[i];
+        for (int k = 0; k < s->nframes; k++) free(s->frames[k].cons);
+        free(s->frames);
+        for (int k = 0; k < s->nvars; k++) free(s->vars[k]);
+        free(s->vars);
+        free(s->name);
+        free(s->domain);
+        free(s->sched);
+    }
+    free(m->st);
+    for (int i = 0; i < m->nacc; i++) {
+        free(m->acc[i].text);
+        free(m->acc[i].rel);
+    }
+    free(m->acc);
+    for (int i = 0; i < m->npnames; i++) free(m->pnames[i]);
+    free(m->pnames);
+    free(m->params);
+    free(m->context);
+    free(m->pvalues);
+    isl_ctx_free(m->ctx);
+    free(m);
+}
+
+isl_set *xf_model_context(const xf_model *m)
+{
+    return isl_set_read_from_str(m->ctx, m->context);
+}
+
+isl_set *xf_model_domain(const xf_model *m, int s)
+{
+    isl_set *dom = isl_set_read_from_str(m->ctx, m->st[s].domain);
+    return isl_set_intersect_params(dom, xf_model_context(m));
+}
+
+isl_union_map *xf_model_schedule(const xf_model *m)
+{
+    isl_union_map *r = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
+    for (int i = 0; i < m->nst; i++) {
+        isl_map *s = isl_map_read_from_str(m->ctx, m->st[i].sched);
+        s = isl_map_intersect_domain(s, xf_model_domain(m, i));
+        isl_union_map *us = isl_union_map_from_map(s);
+        r = isl_union_map_union(r, us);
+    }
+    return r;
+}

@@ -1,0 +1,134 @@
+/*
+ * xf.h — the transformations: one registry of the steps of a PolyAPM derivation, and the
+ * dependence analysis they rest on.
+ *
+ * A transform takes a checked program at one level and returns a NEW checked program (the child
+ * node), or NULL with an explained refusal in a diag_list (which dependence, which statement,
+ * an example instance).  The source program is never modified.  Every transform is one row of
+ * the table in registry.c: its name, the levels it applies to, its typed parameters with
+ * defaults and candidate values, a summary, an applicability test and the apply function.
+ *
+ * Parameters are given as `key=value` strings (`theta.L=2*(j-1)`, `sigma=i`, `procs=4`); a key
+ * may carry a `.LABEL` suffix for per-statement values.  Errors in parameters (unknown key,
+ * unknown statement label, non-affine expression, bad syntax) are usage errors: the apply
+ * functions report them with XF_EUSAGE so that the command line exits 2.
+ *
+ * Dependence analysis (deps.c) uses isl: exact flow dependences between statement instances of a
+ * checked source-level program (plus anti and output dependences where memory is reused), with
+ * the parameters kept symbolic (constrained by the context `param >= 1`) or fixed to values.
+ *
+ * Ownership: everything returned is owned by the caller and freed with the matching *_free.
+ */
+#ifndef POLYAPM_XF_H
+#define POLYAPM_XF_H
+
+#include <stdio.h>
+
+#include "diag.h"
+#include "ir.h"
+
+/* ---- parameters -------------------------------------------------------------------------------- */
+
+typedef enum xf_ptype { XF_P_INT, XF_P_EXPR, XF_P_ENUM, XF_P_STRING } xf_ptype;
+
+typedef struct xf_param {
+    const char *name;          /* key; `per_stmt` keys also accept `name.LABEL` */
+    xf_ptype type;
+    const char *def;           /* default value as text, or NULL (required / derived) */
+    const char *candidates;    /* for enums and suggestions: values separated by '|' , or NULL */
+    int per_stmt;              /* 1 if `name.LABEL=...` is accepted */
+    const char *help;
+} xf_param;
+
+/* One `key=value` argument, split.  `label` is NULL unless the key was `name.LABEL`. */
+typedef struct xf_arg {
+    char *key;                 /* owned */
+    char *label;               /* owned or NULL */
+    char *value;               /* owned */
+} xf_arg;
+
+typedef struct xf_args {
+    xf_arg *items;
+    int n;
+    /* Parameter overrides (-D) to use where fixed values are needed (stm auto ranking, deps
+     * with fixed values).  Not owned. */
+    const ir_binding *bindings;
+    int nbindings;
+} xf_args;
+
+/* Parses `key=value` strings into `out` (appending).  Returns 0, or -1 with a message in `d`. */
+int xf_args_parse(xf_args *out, int argc, char *const *argv, diag_list *d);
+void xf_args_free(xf_args *a);
+/* The value for key `name` and statement `label` (a `name.label` entry wins over `name`), or
+ * NULL.  `label` may be NULL. */
+const char *xf_args_get(const xf_args *a, const char *name, const char *label);
+
+/* ---- the registry ------------------------------------------------------------------------------ */
+
+enum { XF_OK = 0, XF_EREFUSED = 1, XF_EUSAGE = 2 };
+
+typedef struct xf_transform {
+    const char *name;
+    unsigned levels;           /* bitmask of (1u << ir_level) */
+    const xf_param *params;
+    int nparams;
+    const char *summary;
+    /* 1 if the transform may apply to `p`; otherwise 0 and *why_not (malloc'd) says why. */
+    int (*applicable)(const ir_program *p, char **why_not);
+    /* Returns a new checked program or NULL with diagnostics; *status is XF_EREFUSED (the
+     * transformation is illegal here) or XF_EUSAGE (bad parameters) on failure. */
+    ir_program *(*apply)(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+} xf_transform;
+
+const xf_transform *xf_find(const char *name);
+int xf_count(void);
+const xf_transform *xf_at(int i);          /* 0 <= i < xf_count() */
+
+/* Applies transform `name` to the checked program `src`.  Returns the new program or NULL;
+ * *status (may be NULL) receives XF_OK, XF_EREFUSED or XF_EUSAGE. */
+ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *const *argv,
+                     diag_list *d, int *status);
+/* The same from program text: parses and checks `src_text`, applies, and returns the canonical
+ * text of the result (malloc'd) or NULL.  `file` names the text in diagnostics. */
+char *xf_apply_text(const char *file, const char *src_text, const char *name, int argc,
+                    char *const *argv, diag_list *d, int *status);
+
+/* Prints the transforms that apply to `p` with their parameters (text, or JSON with json=1). */
+void xf_print_applicable(FILE *out, const ir_program *p, int json);
+
+/* ---- dependences ------------------------------------------------------------------------------- */
+
+typedef enum xf_dep_kind { XF_DEP_FLOW, XF_DEP_ANTI, XF_DEP_OUTPUT } xf_dep_kind;
+
+typedef struct xf_dep {
+    xf_dep_kind kind;
+    const char *src;           /* source statement label (owned by the xf_deps) */
+    const char *sink;          /* sink statement label */
+    const char *array;
+    char *ref;                 /* the sink's read (flow) or the access concerned, as text */
+    char *relation;            /* isl text of the instance relation  SRC[..] -> SINK[..] */
+    int uniform;               /* 1 if every pair has the same distance */
+    int ndist;                 /* length of the distance/direction vector (0 if incomparable) */
+    long long dist[8];         /* when uniform */
+    char dir[8][4];            /* per dimension: "0", "+", "-", "0+", "0-", "*" */
+    char *example;             /* one instance pair, e.g. "S[2, 1, 3] -> S[3, 1, 3] (n = 4)" */
+    int src_line, sink_line;
+} xf_dep;
+
+typedef struct xf_deps {
+    xf_dep *items;
+    int n;
+    char *context;             /* the parameter context used, as isl text */
+} xf_deps;
+
+/* Computes the dependences of a checked source-level program.  When `fixed` is 1 the parameters
+ * take the values of ir_params_eval with the overrides; otherwise they stay symbolic (>= 1, or
+ * equal to an earlier parameter's affine expression).  NULL with diagnostics when the program
+ * cannot be analysed (not source level, non-affine subscript of a written array, ...). */
+xf_deps *xf_deps_compute(const ir_program *p, const ir_binding *ov, int nov, int fixed,
+                         diag_list *d);
+void xf_deps_free(xf_deps *deps);
+/* Fig. 6.2 style table, or a JSON array. */
+void xf_deps_print(FILE *out, const xf_deps *deps, int json);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * xf_int.h — private to transforms/: the polyhedral model of a source program (isl_build.c),
+ * the isl-AST-to-IR converter (astgen.c), small string buffers and the expression parser for
+ * transform parameters.  Nothing outside transforms/ includes this file.
+ */
+#ifndef POLYAPM_XF_INT_H
+#define POLYAPM_XF_INT_H
+
+#include <stdarg.h>
+
+#include <isl/ctx.h>
+#include <isl/ast.h>
+#include <isl/map.h>
+#include <isl/options.h>
+#include <isl/space.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+
+#include "ir.h"
+#include "xf.h"
+
+/* ---- growable strings ------------------------------------------------------------------------ */
+
+typedef struct xf_buf { char *s; size_t n, cap; } xf_buf;
+void xf_buf_printf(xf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xf_buf_vprintf(xf_buf *b, const char *fmt, va_list ap);
+char *xf_buf_take(xf_buf *b);          /* the string (malloc'd, never NULL); resets b */
+void xf_buf_free(xf_buf *b);
+char *xf_strdup(const char *s);
+char *xf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- the polyhedral model -------------------------------------------------------------------- */
+
+/* One step on the path from the program's top to a leaf assignment. */
+typedef enum xf_frame_kind { XF_FR_FOR, XF_FR_THEN, XF_FR_ELSE, XF_FR_LET, XF_FR_LEAF } xf_frame_kind;
+
+typedef struct xf_frame {
+    xf_frame_kind kind;
+    const ir_stmt *node;       /* the for / if / let / assignment statement */
+    int var;                   /* XF_FR_FOR: which variable of the for */
+    char *cons;                /* isl constraint text added by this frame ("" if none) */
+    int exact;                 /* 0 if the constraint could not be expressed (data-dependent) */
+} xf_frame;
+
+/* A leaf assignment: one polyhedral statement. */
+typedef struct xf_stmt {
+    char *name;                /* its label (or S_line), unique; the isl tuple name */
+    const ir_stmt *assign;
+    xf_frame *frames;          /* path from the top, the last one XF_FR_LEAF */
+    int nframes;
+    char **vars;               /* isl names of its loop variables, outer to inner */
+    int nvars;
+    char *domain;              /* isl text of its iteration domain, with parameters */
+    char *sched;               /* isl text of its sequential schedule  { S[..] -> [..] } */
+    int exact;                 /* 0 if some enclosing condition is data-dependent */
+    int textpos;               /* textual order */
+} xf_stmt;
+
+/* An array access of a statement. */
+typedef struct xf_access {
+    int stmt;                  /* index into model->st */
+    int write;
+    int must;                  /* exact (must) access */
+    const ir_expr *expr;       /* the IR_E_ACCESS / IR_E_NAME */
+    char *text;                /* as printed, e.g. "l[i][k]" */
+    char *rel;                 /* isl text  { S[..] -> a[..] : ... } (domain not yet applied) */
+} xf_access;
+
+typedef struct xf_model {
+    isl_ctx *ctx;              /* owned */
+    const ir_program *prog;
+    char *params;              /* "[n, steps]" */
+    char **pnames;             /* isl names of the parameters */
+    int npnames;
+    char *context;             /* isl text "[n, steps] -> { : ... }" */
+    int64_t *pvalues;          /* evaluated parameter values */
+    xf_stmt *st;
+    int nst;
+    xf_access *acc;
+    int nacc;
+    int sched_len;
+} xf_model;
+
+/* Builds the model of a checked program (any level, but loops are read as sequential).  `fixed`
+ * fixes the parameters to their values (with overrides).  NULL with diagnostics on failure. */
+xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int fixed,
+                         diag_list *d);
+void xf_model_free(xf_model *m);
+int xf_model_find(const xf_model *m, const char *label);   /* statement index or -1 */
+
+/* isl objects from the model (all __isl_give). */
+isl_set *xf_model_domain(const xf_model *m, int s);
+isl_set *xf_model_context(const xf_model *m);
+isl_union_map *xf_model_schedule(const xf_model *m);
+
+/* The dependences of the model as isl maps SRC[..] -> SINK[..]: flow, then anti and output.
+ * `acc` is the access concerned (the sink's read for flow, the source's read for anti, the
+ * sink's write for output). */
+typedef struct xf_rawdep { xf_dep_kind kind; int src, sink, acc; isl_map *rel; } xf_rawdep;
+int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d);
+void xf_rawdeps_free(xf_rawdep *r, int n);
+/* Prints an instance pair with its parameter values: "S[1, 2] -> T[2, 2] (n = 4)". */
+char *xf_example(const xf_model *m, isl_map *rel /* __isl_keep */);
+/* Prints an element of a set (a statement instance): "S[1, 2] (n = 4)". */
+char *xf_example_set(const xf_model *m, isl_set *set /* __isl_keep */);
+
+/* Converts an integer expression (or condition) to isl text.  Names are looked up in the
+ * frames (lets are substituted).  Returns 0, or -1 when not affine / not expressible. */
+int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *frames, int nframes);
+/* The isl spelling of a name (keywords get a trailing underscore). */
+const char *xf_isl_name(const char *name, char *tmp, size_t tmpsz);
+
+/* Last isl error message (or "unknown error"). */
+const char *xf_isl_error(isl_ctx *ctx);
+
+/* ---- parsing transform parameters ------------------------------------------------------------ */
+
+/* Parses an affine integer expression (numbers, names, + - * / %, parentheses, min, max, floor,
+ * ceil) into isl text.  `names` lists the names allowed (loop variables and parameters); an
+ * unknown name is an error.  Returns malloc'd isl text or NULL with a message in *err. */
+char *xf_expr_to_isl(const char *text, const char *const *names, int nnames, char **err);
+
+/* ---- isl AST to IR --------------------------------------------------------------------------- */
+
+/* Converts an isl AST expression into an IR expression in `p`'s arena; NULL if unsupported. */
+ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e);
+
+#endif
