@@ -536,7 +536,7 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     int64_t st = s->step ? sim_eval_i(c, s->step) : 1;
     c->ticks = sv;
     if (c->stop) return;
-    if (st <= 0) { sim_runtime(c, "loop step must be positive"); return; }
+    if (st <= 0) { c->cur = s; sim_runtime(c, "loop step must be positive"); return; }
     if (lo > hi) return;
     uint64_t cnt = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)st + 1;
     int64_t *v = &c->fi[s->slot];
