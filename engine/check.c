@@ -495,7 +495,8 @@ static void check_structure(checker *C)
     int i = 0;
     while (i < b->n && b->stmts[i]->kind == IR_S_LET) i++;
     if (i == b->n) {
-        ir_pos pos = i > 0 ? b->stmts[i - 1]->pos : (ir_pos){ 1, 1 };
+        ir_pos pos = i > 0 ? b->stmts[i - 1]->pos
+                   : C->p->ndecls > 0 ? C->p->decls[C->p->ndecls - 1]->pos : (ir_pos){ 1, 1 };
         cerr(C, pos, "level %s needs a step nest: for t = ... seq { for p = ... par|proc { ... } }", lv);
         return;
     }
