@@ -16,6 +16,18 @@
 int cmd_check(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+/* the workspace (tui/cmd_store.c) */
+int cmd_init(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_mark(int argc, char **argv);
+int cmd_note(int argc, char **argv);
+int cmd_label(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_fsck(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"check", cmd_check, "FILE.apm...", "parse and check programs; report errors as file:line:col"},
@@ -23,6 +35,20 @@ static const cli_command commands[] = {
     {"sim", cmd_sim, "FILE.apm|NODE [-D name=value]... [--machine M] [--model polyapm|bsp|hockney]\n"
                      "        [--against SRC] [--set key=value]... [--trace] [--json]",
      "simulate on the program's APM level, verify against the source, report the cost"},
+    {"init", cmd_init, "FILE.apm [-o NAME.pdg] [--label L] [--why TEXT] [--json]",
+     "create a workspace whose root node is the program"},
+    {"add", cmd_add, "PARENT FILE.apm [--why TEXT] [--label L] [-w WS] [--json]",
+     "add a hand-written child of PARENT (an existing equal program is linked)"},
+    {"tree", cmd_tree, "[NODE] [-w WS] [--json]", "the decision graph as a tree"},
+    {"show", cmd_show, "NODE [--program] [-w WS] [--json]", "a node: edges, marks, simulations, program"},
+    {"log", cmd_log, "NODE [-w WS] [--json]", "the path of decisions from the root to NODE"},
+    {"diff", cmd_diff, "A [B] [-U N] [-w WS]", "unified diff of two nodes' programs (A^ and A with one)"},
+    {"mark", cmd_mark, "NODE pruned|favourite|clear [-w WS]", "mark a node"},
+    {"note", cmd_note, "NODE TEXT... [-w WS]", "attach a note to a node (empty TEXT clears)"},
+    {"label", cmd_label, "NODE LABEL [-w WS]", "rename a node's label"},
+    {"rm", cmd_rm, "NODE [--yes] [--dry-run] [-w WS] [--json]",
+     "remove a node and the descendants only it leads to"},
+    {"fsck", cmd_fsck, "[--repair] [-w WS] [--json]", "check (and repair) that pdg.db and repo.git agree"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
