@@ -1,0 +1,353 @@
+/*
+ * test_sim.c — the simulator (sim.h) on the programs in tests/sim/ and the thesis's finite
+ * differences chain in examples/thesis/: values, work counting, violations (kind, processor,
+ * step, element, statement), message traces, verification against the source, and the cost
+ * figures of the thesis (REFERENCE §1.3).  Paths are relative to $ROOT (default ".").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "sim.h"
+#include "t.h"
+
+static char root[4096];
+
+static ir_program *load(const char *rel)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_file(path, &d);
+    if (!p) {
+        printf("FAIL load %s:\n", rel);
+        diag_print(&d, stdout);
+        t_failed = 1;
+    }
+    diag_list_free(&d);
+    return p;
+}
+
+/* Runs a program file with optional overrides; NULL when it does not load. */
+static sim_result *run(const char *rel, const ir_binding *b, int nb)
+{
+    ir_program *p = load(rel);
+    if (!p) return NULL;
+    sim_options o;
+    memset(&o, 0, sizeof o);
+    o.bindings = b;
+    o.nbindings = nb;
+    sim_result *r = sim_run(p, &o);
+    ir_program_free(p);
+    return r;
+}
+
+static int has_violation(const sim_result *r, sim_violation_kind k, const char *text)
+{
+    for (int i = 0; i < r->nviolations; i++)
+        if (r->violations[i].kind == k && (!text || strstr(r->violations[i].text, text))) return 1;
+    return 0;
+}
+
+static double model_total(const sim_result *r)
+{
+    cost_summary s;
+    if (cost_evaluate("polyapm", &r->trace, cost_profile_builtin("scali2004"), &s) != 0) return -1;
+    double t = s.total;
+    cost_summary_free(&s);
+    return t;
+}
+
+static void test_costs(void)
+{
+    sim_result *r = run("tests/sim/costs.apm", NULL, 0);
+    if (!r) return;
+    T_EQ_INT("costs ok", r->ok, 1);
+    /* per i: let 2, S 4 (% + min of 3); V: 2, +2 when i > 2; W: 2.5;
+     * if: i = 1, 2 cond 1 + reduction i·(1 + 1); i = 3, 4 cost 5 */
+    T_NEAR("costs work", r->trace.work[0], 4 * (2 + 4 + 2 + 2.5) + 2 * 2 + (1 + 2) + (1 + 4) + 5 + 5, 0);
+    T_NEAR("costs aggregate", r->aggregate_work, r->trace.work[0], 0);
+    T_EQ_INT("costs nsteps", r->trace.nsteps, 1);
+    T_EQ_INT("costs nprocs", r->trace.nprocs, 1);
+    T_EQ_INT("costs step_procs", r->trace.step_procs[0], 1);
+    T_EQ_INT("costs outputs", r->noutputs, 2);
+    if (r->noutputs == 2) {
+        /* a[1] = 1·2 + 1, a[2] = (a[1]·2 + 2·2) + 1 with a[1] = 3 → 11, a[3] = 7, a[4] = 9 */
+        T_NEAR("costs a[1]", r->outputs[0].values[0], 3, 0);
+        T_NEAR("costs a[2]", r->outputs[0].values[1], 11, 0);
+        T_NEAR("costs a[3]", r->outputs[0].values[2], 7, 0);
+        /* b[i] = (2i+1) % 3 + min(i, 2, 3): 0+1, 2+2, 1+2, 0+2 */
+        T_NEAR("costs b[1]", r->outputs[1].values[0], 1, 0);
+        T_NEAR("costs b[2]", r->outputs[1].values[1], 4, 0);
+        T_NEAR("costs b[3]", r->outputs[1].values[2], 3, 0);
+        T_EQ_INT("costs b lo", r->outputs[1].lo[0], 1);
+        T_EQ_INT("costs b size", r->outputs[1].size, 4);
+    }
+    sim_result_free(r);
+}
+
+static void test_errors(void)
+{
+    sim_result *r = run("tests/sim/errors.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("undefined recorded", r->nviolations, 20);
+        T_EQ_INT("undefined total", r->violations_total, 31);
+        T_CHECK("undefined kind", r->nviolations > 0 && r->violations[0].kind == SIM_V_UNDEFINED_READ,
+                "first violation kind");
+        T_CHECK("undefined text", has_violation(r, SIM_V_UNDEFINED_READ, "a[1] has no value")
+                && has_violation(r, SIM_V_UNDEFINED_READ, "statement S at 10:3"), "texts");
+        T_EQ_INT("undefined line", r->nviolations ? r->violations[0].line : 0, 10);
+        /* reads without a value use 0 and the run goes on */
+        T_CHECK("output after violations", r->noutputs == 1 && r->outputs[0].defined[0] &&
+                r->outputs[0].defined[1] && r->outputs[0].values[1] == 1.0, "defined flags/values");
+        sim_result_free(r);
+    }
+    ir_binding b = { "n", 3 };
+    r = run("tests/sim/errors.apm", &b, 1);
+    if (r) {
+        T_EQ_INT("oob total", r->violations_total, 4);
+        T_CHECK("oob", has_violation(r, SIM_V_OUT_OF_BOUNDS, "a[4]")
+                && has_violation(r, SIM_V_OUT_OF_BOUNDS, "statement T"), "no out-of-bounds a[4] by T");
+        sim_result_free(r);
+    }
+    r = run("tests/sim/divzero.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("divzero one violation", r->violations_total, 1);
+        T_CHECK("divzero runtime", has_violation(r, SIM_V_RUNTIME, "division by zero"), "kind/text");
+        T_CHECK("divzero stopped", r->noutputs == 1 && !r->outputs[0].defined[1], "ran on");
+        sim_result_free(r);
+    }
+    r = run("tests/sim/step0.apm", NULL, 0);
+    if (r) {
+        T_CHECK("step0 runtime", has_violation(r, SIM_V_RUNTIME, "step"), "no violation");
+        T_CHECK("step0 where", r->nviolations && r->violations[0].line == 7, "line %d",
+                r->nviolations ? r->violations[0].line : 0);
+        sim_result_free(r);
+    }
+    r = run("tests/sim/huge.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("huge not ok", r->ok, 0);
+        T_CHECK("huge diag", r->diags.n > 0 && strstr(r->diags.items[0].msg, "too large"), "no diag");
+        sim_result_free(r);
+    }
+    ir_binding z = { "steps", 0 };
+    r = run("tests/sim/jac-dm.apm", &z, 1);
+    if (r) {
+        T_EQ_INT("no steps ok", r->ok, 1);
+        T_EQ_INT("no steps", r->trace.nsteps, 0);
+        /* nobody computed a[0]: the output comes from the init, a[0][x] = x·x % 5 */
+        T_CHECK("no steps init output", r->noutputs == 1 && r->outputs[0].defined[3] &&
+                r->outputs[0].values[3] == 4.0, "init values");
+        sim_result_free(r);
+    }
+    z.value = -1000000000;
+    r = run("tests/sim/jac-dm.apm", &z, 1);
+    if (r) {
+        T_EQ_INT("output outside bounds not ok", r->ok, 0);
+        T_CHECK("output outside bounds diag", r->diags.n == 1 && r->diags.items[0].line == 9, "diag");
+        sim_result_free(r);
+    }
+}
+
+static void test_race(void)
+{
+    sim_result *r = run("tests/sim/race.apm", NULL, 0);
+    if (!r) return;
+    T_EQ_INT("race total", r->violations_total, 14);
+    T_CHECK("race text", has_violation(r, SIM_V_RACE,
+            "race: processor 2 reads a[1] written by processor 1 in the same step t=1 (statement S at 9:3)"),
+            "%s", r->nviolations ? r->violations[0].text : "none");
+    T_CHECK("race step 2", has_violation(r, SIM_V_RACE, "processor 8 reads a[7] written by processor 7 in the same step t=2"),
+            "missing");
+    T_EQ_INT("race nprocs", r->trace.nprocs, 8);
+    T_EQ_INT("race step_procs", r->trace.step_procs[1], 8);
+    T_EQ_INT("race step_time", r->trace.step_time[1], 2);
+    T_NEAR("race work", r->trace.work[1 * 8 + 3], 1, 0);
+    sim_result_free(r);
+}
+
+static void test_messages(void)
+{
+    sim_result *r = run("tests/sim/wrong.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("wrong total", r->violations_total, 3);
+        T_CHECK("wrong text", has_violation(r, SIM_V_WRONG_MESSAGE,
+                "processor 0 \u2192 1 sent at t=1 for t=2: a[1][1] = 0, memory holds 2"), "%s",
+                r->nviolations ? r->violations[0].text : "none");
+        T_EQ_INT("wrong msgs step 0", r->trace.nmsgs[0], 3);
+        if (r->trace.nmsgs[0] == 3) {
+            T_EQ_INT("wrong msg src", r->trace.msgs[0][1].src, 1);
+            T_EQ_INT("wrong msg dst", r->trace.msgs[0][1].dst, 2);
+            T_EQ_INT("wrong msg count", r->trace.msgs[0][1].count, 1);
+        }
+        sim_result_free(r);
+    }
+    sim_result *src = run("tests/sim/jac-src.apm", NULL, 0);
+    sim_result *dm = run("tests/sim/jac-dm.apm", NULL, 0);
+    sim_result *rel = run("tests/sim/jac-rel.apm", NULL, 0);
+    sim_result *mis = run("tests/sim/jac-missing.apm", NULL, 0);
+    if (src && dm && rel && mis) {
+        T_EQ_INT("jac src clean", src->violations_total, 0);
+        T_EQ_INT("jac dm clean", dm->violations_total, 0);
+        T_EQ_INT("jac rel clean", rel->violations_total, 0);
+        T_EQ_INT("jac dm verified", sim_verify(dm, src), 1);
+        T_EQ_INT("jac rel verified", sim_verify(rel, src), 1);
+        T_CHECK("jac checksums", dm->checksum == src->checksum && rel->checksum == src->checksum,
+                "%llx %llx %llx", (unsigned long long)src->checksum,
+                (unsigned long long)dm->checksum, (unsigned long long)rel->checksum);
+        /* each step, processor 0 sends one word to 1 and 1 one to 0 */
+        T_EQ_INT("jac dm msgs", dm->trace.nmsgs[1], 2);
+        T_EQ_INT("jac dm msgs last step", dm->trace.nmsgs[2], 2);
+        T_CHECK("jac dm pair", dm->trace.nmsgs[1] == 2 && dm->trace.msgs[1][0].src == 0 &&
+                dm->trace.msgs[1][0].dst == 1 && dm->trace.msgs[1][0].words == 1.0, "pair");
+        T_EQ_INT("jac missing total", mis->violations_total, 4);
+        T_CHECK("jac missing text", has_violation(mis, SIM_V_MISSING_MESSAGE,
+                "missing message: processor 0 at t=2 reads a[1][4], which it neither computed nor "
+                "received (statement S at 14:7)"), "%s", mis->nviolations ? mis->violations[0].text : "none");
+        T_EQ_INT("jac missing verify", sim_verify(mis, src), 0);
+        T_CHECK("jac missing mismatch", has_violation(mis, SIM_V_OUTPUT_MISMATCH, "output mismatch: a["), "%s",
+                mis->nviolations ? mis->violations[mis->nviolations - 1].text : "none");
+    }
+    sim_result_free(src);
+    sim_result_free(dm);
+    sim_result_free(rel);
+    sim_result_free(mis);
+
+    /* relative coordinates without the halo messages: global indices in the text */
+    ir_program *p = load("tests/sim/jac-rel.apm");
+    if (p) {
+        /* drop the sends: the body's for is the last statement of the processor loop */
+        sim_options o;
+        memset(&o, 0, sizeof o);
+        ir_stmt *nest = p->body->stmts[p->body->n - 1];
+        ir_block *inner = nest->u.for_.body->stmts[0]->u.for_.body;
+        inner->n -= 2;
+        sim_result *r2 = sim_run(p, &o);
+        T_CHECK("rel missing global", has_violation(r2, SIM_V_MISSING_MESSAGE,
+                "reads a[1][5] (global a[1][4])"), "%s", r2->nviolations ? r2->violations[0].text : "none");
+        sim_result_free(r2);
+        ir_program_free(p);
+    }
+}
+
+static void test_checksum(void)
+{
+    double v[3] = { 0.0, 1.5, 0.0 };
+    unsigned char def[3] = { 1, 1, 0 };
+    sim_output o = { .name = "a", .ndims = 1, .lo = { 0 }, .hi = { 2 }, .size = 3, .values = v,
+                     .defined = def };
+    uint64_t h = sim_checksum(&o, 1);
+    v[0] = -0.0;
+    T_CHECK("checksum -0", sim_checksum(&o, 1) == h, "differs");
+    def[2] = 1;
+    T_CHECK("checksum undefined", sim_checksum(&o, 1) != h, "same");
+    T_CHECK("checksum empty", sim_checksum(&o, 0) == 0xcbf29ce484222325ULL, "not FNV basis");
+    /* FNV-1a 64 over the 8 bytes of 1.0 (0x3ff0000000000000) */
+    double one = 1.0;
+    unsigned char d1 = 1;
+    sim_output o1 = { .name = "x", .ndims = 0, .size = 1, .values = &one, .defined = &d1 };
+    uint64_t want = 0xcbf29ce484222325ULL;
+    unsigned long long bits = 0x3ff0000000000000ULL;
+    for (int j = 0; j < 8; j++) { want ^= (bits >> (8 * j)) & 0xff; want *= 0x100000001b3ULL; }
+    T_CHECK("checksum 1.0", sim_checksum(&o1, 1) == want, "differs");
+}
+
+static void progress_cb(void *ctx, double f) { *(double *)ctx = f; }
+
+static void test_options(void)
+{
+    ir_program *p = load("tests/sim/jac-dm.apm");
+    if (!p) return;
+    volatile int cancel = 1;
+    sim_options o;
+    memset(&o, 0, sizeof o);
+    o.cancel = &cancel;
+    sim_result *r = sim_run(p, &o);
+    T_EQ_INT("cancelled", r->cancelled, 1);
+    sim_result_free(r);
+    double last = -1;
+    memset(&o, 0, sizeof o);
+    o.progress = progress_cb;
+    o.progress_ctx = &last;
+    o.max_violations = 1;
+    r = sim_run(p, &o);
+    T_NEAR("progress end", last, 1.0, 0);
+    T_EQ_INT("params", r->nparams, 3);
+    sim_result_free(r);
+    ir_program_free(p);
+    p = load("tests/sim/errors.apm");
+    if (!p) return;
+    r = sim_run(p, &o);
+    T_EQ_INT("max violations", r->nviolations, 1);
+    T_EQ_INT("max violations total", r->violations_total, 31);
+    sim_result_free(r);
+    ir_program_free(p);
+    T_EQ_STR("kind name", sim_violation_kind_name(SIM_V_MISSING_MESSAGE), "missing-message");
+}
+
+/* The thesis's finite differences figures (REFERENCE §1.3), n = 256, procs = 4. */
+static void test_thesis(void)
+{
+    sim_result *src = run("examples/findiff.apm", NULL, 0);
+    if (!src) return;
+    T_NEAR("fd source aggregate", src->aggregate_work, 17762808, 0);
+    sim_result *r = run("examples/thesis/fd-tiled.apm", NULL, 0);
+    if (r) {
+        T_NEAR("fd syn tiled cost", model_total(r), 4459533, 1.0);
+        T_EQ_INT("fd syn tiled verified", sim_verify(r, src), 1);
+        T_NEAR("fd syn tiled aggregate", r->aggregate_work, 17762808, 0);
+        sim_result_free(r);
+    }
+    r = run("examples/thesis/fd-syncomm.apm", NULL, 0);
+    if (r) {
+        cost_summary s;
+        cost_evaluate("polyapm", &r->trace, cost_profile_builtin("scali2004"), &s);
+        T_NEAR("fd syncomm cost", s.total, 7236516, 1.0);
+        T_NEAR("fd syncomm work/proc", s.work[1], 7193214, 0);
+        T_NEAR("fd syncomm comm/proc", s.comm[2], 43301.76, 0.01);
+        T_EQ_INT("fd syncomm sends/proc", s.sends[3], 42);
+        T_EQ_INT("fd syncomm violations", r->violations_total, 0);
+        T_EQ_INT("fd syncomm verified", sim_verify(r, src), 1);
+        cost_summary_free(&s);
+        sim_result_free(r);
+    }
+    r = run("examples/thesis/fd-syndm.apm", NULL, 0);
+    if (r) {
+        T_NEAR("fd syndm cost", model_total(r), 7236516, 1.0);
+        T_EQ_INT("fd syndm violations", r->violations_total, 0);
+        T_EQ_INT("fd syndm verified", sim_verify(r, src), 1);
+        sim_result_free(r);
+    }
+    r = run("examples/thesis/fd-syn.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("fd syn untiled procs", r->trace.nprocs, 65536);
+        T_NEAR("fd syn untiled cost", model_total(r) / 1e8, 4.113507, 1e-6);
+        T_EQ_INT("fd syn untiled verified", sim_verify(r, src), 1);
+        sim_result_free(r);
+    }
+    /* a different parameter gives different outputs: verification fails, naming an element */
+    ir_binding b = { "steps", 20 };
+    r = run("examples/thesis/fd-syndm.apm", &b, 1);
+    if (r) {
+        T_EQ_INT("fd steps=20 not verified", sim_verify(r, src), 0);
+        T_CHECK("fd mismatch text", has_violation(r, SIM_V_OUTPUT_MISMATCH, "in the reference"), "none");
+        sim_result_free(r);
+    }
+    sim_result_free(src);
+}
+
+int main(void)
+{
+    const char *rt = getenv("ROOT");
+    snprintf(root, sizeof root, "%s", rt && *rt ? rt : ".");
+    test_costs();
+    test_errors();
+    test_race();
+    test_messages();
+    test_checksum();
+    test_options();
+    test_thesis();
+    return t_done();
+}
