@@ -20,7 +20,7 @@ static int cmp_names(const void *a, const void *b)
 
 static void check_one(const char *dir, const char *name)
 {
-    char path[4096], tname[512];
+    char path[8448], tname[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(tname, sizeof tname, "bad_%.*s", (int)(strlen(name) - 4), name);
     FILE *f = fopen(path, "rb");
