@@ -58,7 +58,9 @@ int vcs_write_node(vcs *v, const char *program, size_t len, const char *cost_txt
  * node gains a parent. */
 int vcs_recommit(vcs *v, const vcs_hex commit, const vcs_hex *parents, int nparents,
                  vcs_hex commit_out, diag_list *d);
-int vcs_ref_set(vcs *v, int64_t id, const vcs_hex commit, diag_list *d);    /* refs/pdg/<id> */
+/* Sets refs/pdg/<id>.  The caller holds the workspace's write lock (store_begin): a lock file
+ * left on the ref by a killed process is then stale and is removed. */
+int vcs_ref_set(vcs *v, int64_t id, const vcs_hex commit, diag_list *d);
 int vcs_ref_get(vcs *v, int64_t id, vcs_hex out, diag_list *d);   /* 1 found, 0 none, -1 error */
 int vcs_ref_delete(vcs *v, int64_t id, diag_list *d);             /* absent is not an error */
 /* Every refs/pdg/<id>: ids and commits (malloc'd arrays, caller frees both). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct vcs {
     git_repository *repo;
@@ -173,6 +174,14 @@ static void ref_name(char *buf, size_t n, int64_t id)
     snprintf(buf, n, "refs/pdg/%lld", (long long)id);
 }
 
+/* Removes <repo>/<refname>.lock; 1 if there was one. */
+static int clear_stale_lock(vcs *v, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s.lock", git_repository_path(v->repo), name);
+    return unlink(path) == 0;
+}
+
 int vcs_ref_set(vcs *v, int64_t id, const vcs_hex commit, diag_list *d)
 {
     char name[64];
@@ -180,7 +189,14 @@ int vcs_ref_set(vcs *v, int64_t id, const vcs_hex commit, diag_list *d)
     git_reference *ref = NULL;
     ref_name(name, sizeof name, id);
     if (parse_oid(&oid, commit, d) != 0) return -1;
-    if (git_reference_create(&ref, v->repo, name, &oid, 1, "polyapm") != 0) return git_fail(d, name);
+    int e = git_reference_create(&ref, v->repo, name, &oid, 1, "polyapm");
+    if (e == GIT_ELOCKED || e == GIT_EEXISTS || (e != 0 && clear_stale_lock(v, name))) {
+        /* A process killed while writing this ref left its lock file.  The caller holds the
+         * workspace's write lock, so no live writer owns it: remove it and try again. */
+        clear_stale_lock(v, name);
+        e = git_reference_create(&ref, v->repo, name, &oid, 1, "polyapm");
+    }
+    if (e != 0) return git_fail(d, name);
     git_reference_free(ref);
     return 0;
 }
@@ -206,6 +222,7 @@ int vcs_ref_delete(vcs *v, int64_t id, diag_list *d)
     if (e == GIT_ENOTFOUND) return 0;
     if (e != 0) return git_fail(d, name);
     e = git_reference_delete(ref);
+    if (e != 0 && clear_stale_lock(v, name)) e = git_reference_delete(ref);
     git_reference_free(ref);
     if (e != 0) return git_fail(d, name);
     return 0;
