@@ -359,12 +359,12 @@ static void level_error(checker *C, ir_pos pos, const char *what, const char *ne
     cerr(C, pos, "'%s' is not available at level %s (needs %s)", what, ir_level_name(C->p->level), needs);
 }
 
-static void check_lhs(checker *C, ir_expr *lhs)
+static void check_lhs(checker *C, ir_expr *lhs, const char *verb)
 {
     const char *name = lhs->kind == IR_E_ACCESS ? lhs->u.access.array
                      : lhs->kind == IR_E_NAME ? lhs->u.name.id : NULL;
     if (!name) {
-        cerr(C, lhs->pos, "the target of an assignment must be an array element");
+        cerr(C, lhs->pos, "cannot %s this: it must be an array element", verb);
         return;
     }
     sym *s = lookup(C, name);
@@ -373,7 +373,7 @@ static void check_lhs(checker *C, ir_expr *lhs)
         return;
     }
     if (s->nk != IR_N_ARRAY) {
-        cerr(C, lhs->pos, "cannot assign to %s '%s': the target must be an array element",
+        cerr(C, lhs->pos, "cannot %s %s '%s': it must be an array element", verb,
              nk_names[s->nk], name);
         return;
     }
@@ -399,7 +399,7 @@ static void check_stmt(checker *C, ir_stmt *s)
             C->labels[C->nlabels++] = (label){ l, s->pos };
         }
         ir_type rt = resolve(C, s->u.assign.rhs, M_ANY, NULL);
-        check_lhs(C, s->u.assign.lhs);
+        check_lhs(C, s->u.assign.lhs, "assign to");
         const ir_expr *lhs = s->u.assign.lhs;
         int ai = lhs->kind == IR_E_ACCESS ? lhs->u.access.array_index
                : lhs->u.name.nk == IR_N_ARRAY ? lhs->u.name.index : -1;
@@ -457,7 +457,7 @@ static void check_stmt(checker *C, ir_stmt *s)
         ir_expr *w = s->u.send.what;
         int ndims = -1;
         if (w->kind == IR_E_ACCESS || w->kind == IR_E_NAME) {
-            check_lhs(C, w);
+            check_lhs(C, w, "send");
             int ai = w->kind == IR_E_ACCESS ? w->u.access.array_index
                    : w->u.name.nk == IR_N_ARRAY ? w->u.name.index : -1;
             if (ai >= 0) ndims = C->p->arrays[ai]->u.array.ndims;

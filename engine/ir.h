@@ -10,6 +10,30 @@
  * Builders (ir_new_*) allocate in the arena of the program passed to them.
  *
  * The language itself is documented in man/polyapm-lang.5.
+ *
+ * What the checker (ir_check) guarantees to later phases:
+ *  - every IR_E_NAME has `nk` and `index`: IR_N_PARAM -> index into prog->params;
+ *    IR_N_ARRAY -> index into prog->arrays (a 0-dimensional array used as a scalar);
+ *    IR_N_LOOPVAR / IR_N_LET / IR_N_REDVAR / IR_N_INITVAR / IR_N_DISTVAR -> a variable slot.
+ *  - every binder (loop variable, let, reduction variable, init index binder, dist processor
+ *    variable) has its own slot, distinct from every other binder's in the program:
+ *    0 <= slot < prog->nslots.  A frame of nslots values is enough for any execution.
+ *  - every IR_E_ACCESS has `array_index`; its number of subscripts equals the array's ndims.
+ *  - every expression has `type`: int op int -> int, any double operand -> double,
+ *    comparisons / && / || / ! -> int, sqrt -> double, isqrt -> int, floor/ceil/abs -> the
+ *    argument's type, min/max -> int when all arguments are int, a reduction -> its body's type,
+ *    a let name -> its value's type, a 0-d array name or access -> the element type.
+ *  - integer semantics: / is floor division, % the matching remainder (a - b * floor(a / b),
+ *    non-negative for b > 0; % only on ints), and `ceil(a / b)` / `floor(a / b)` whose argument
+ *    is an integer IR_OP_DIV node are the exact ceiling / floor of the quotient (evaluate the
+ *    division inside, not the already-floored a / b).  See ir_const_eval.
+ *  - an assignment's lhs is an IR_E_ACCESS, or an IR_E_NAME with nk == IR_N_ARRAY (0-d array).
+ *  - at syn/syncomm/syndm the top-level body is: IR_S_LETs, then one IR_S_FOR whose vars[0] is
+ *    the time loop (DEFAULT or SEQ) and whose processor loop (PAR or PROC) is either vars[1] or
+ *    the vars[0] of the single IR_S_FOR in its body; no other loop is PAR/PROC.
+ *  - `else if` is an else block holding exactly one IR_S_IF (block cost NULL).
+ *  - positions: a binary expression's pos is its operator's; a call's or reduction's is the
+ *    name's; a statement's is its first token (the label of a labelled assignment).
  */
 #ifndef POLYAPM_IR_H
 #define POLYAPM_IR_H
