@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# tests/store/crash.sh — crash safety: 200 times, start an `add` or a `sim NODE` and SIGKILL it at
+# a random moment (0-60 ms, about the length of one command).  Afterwards `fsck` must report the
+# workspace consistent, and every node and simulation whose command had acknowledged it (exit 0
+# and its output line) must be there, in pdg.db and in repo.git.
+source "$(dirname "$0")/../lib.sh"
+cd "$TMP" || exit 1
+P=$POLYAPM
+WS=$TMP/c.pdg
+ROUNDS=${CRASH_ROUNDS:-200}
+cat >"$TMP/base.apm" <<'EOF'
+program tiny
+level source
+param n = 8, steps = 2, v = 1
+array a[0 .. steps][0 .. n - 1] double
+init a[0][x] = x
+output a[steps]
+for t = 1 .. steps, x = 0 .. n - 1 {
+  S: a[t][x] = a[t - 1][x] * 2 + 1
+}
+EOF
+"$P" init "$TMP/base.apm" -o "$WS" >/dev/null || { fail "crash: init" "failed"; finish; }
+ids=(1)
+: >"$TMP/acked_nodes"   # id hash7
+: >"$TMP/acked_sims"    # id n
+killed=0 acked=0 startms=$(date +%s%3N)
+for ((i = 1; i <= ROUNDS; i++)); do
+    delay=$(printf '0.%03d' $((RANDOM % 60)))
+    if ((RANDOM % 3 < 2)); then
+        parent=${ids[RANDOM % ${#ids[@]}]}
+        sed "s/v = 1/v = $((1000 + i))/" "$TMP/base.apm" >"$TMP/p.apm"
+        "$P" add "$parent" "$TMP/p.apm" -w "$WS" >"$TMP/out" 2>&1 &
+        pid=$!; kind=add
+    else
+        node=${ids[RANDOM % ${#ids[@]}]}
+        n=$((4 + RANDOM % 12))
+        POLYAPM_WORKSPACE=$WS "$P" sim "$node" -D n=$n >"$TMP/out" 2>&1 &
+        pid=$!; kind=sim
+    fi
+    sleep "$delay"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null; rc=$?
+    if [ "$rc" -eq 0 ]; then
+        acked=$((acked + 1))
+        if [ $kind = add ]; then
+            line=$(grep -E '^(added|linked existing) node' "$TMP/out")
+            id=$(printf '%s' "$line" | sed -E 's/^(added|linked existing) node ([0-9]+) .*/\2/')
+            h=$(printf '%s' "$line" | sed -E 's/.*\(source, ([0-9a-f]{7})\).*/\1/')
+            echo "$id $h" >>"$TMP/acked_nodes"
+            ids+=("$id")
+        else
+            grep -q '^verified: yes' "$TMP/out" && echo "$node $n" >>"$TMP/acked_sims"
+        fi
+    elif [ "$rc" -eq 137 ]; then
+        killed=$((killed + 1))
+    else
+        fail "crash: round $i ($kind) failed by itself" "rc=$rc $(head -c 300 "$TMP/out")"
+    fi
+done
+echo "# crash: $ROUNDS rounds in $(( $(date +%s%3N) - startms )) ms: $killed killed, $acked acknowledged"
+[ "$killed" -ge $((ROUNDS / 5)) ] && ok "crash: at least a fifth of the commands were killed ($killed)" \
+    || fail "crash: too few kills to mean anything" "$killed of $ROUNDS"
+
+out=$("$P" fsck -w "$WS"); rc=$?
+expect_match "crash: fsck reports consistent" "$rc $(printf '%s\n' "$out" | tail -1)" '^0 .*: consistent \('
+lost=0
+while read -r id h; do
+    got=$(sqlite3 "$WS/pdg.db" "select substr(hash, 1, 7) from nodes where id = $id")
+    blob=$(git -C "$WS/repo.git" rev-parse "refs/pdg/$id:program.apm" 2>/dev/null)
+    if [ "$got" != "$h" ] || [ "${blob:0:7}" != "$h" ]; then
+        lost=$((lost + 1)); echo "# lost node $id ($h): row '$got', git '${blob:0:7}'"
+    fi
+done <"$TMP/acked_nodes"
+expect_eq "crash: no acknowledged node lost ($(wc -l <"$TMP/acked_nodes") checked)" "$lost" 0
+lost=0
+while read -r id n; do
+    c=$(sqlite3 "$WS/pdg.db" "select count(*) from simulations where node = $id and params like 'n=$n,%' and verified = 1")
+    [ "$c" = 1 ] || { lost=$((lost + 1)); echo "# lost simulation of node $id n=$n"; }
+done <"$TMP/acked_sims"
+expect_eq "crash: no acknowledged simulation lost ($(wc -l <"$TMP/acked_sims") checked)" "$lost" 0
+expect_eq "crash: sqlite integrity" "$(sqlite3 "$WS/pdg.db" 'pragma integrity_check')" ok
+expect_eq "crash: git fsck finds no error" "$(git -C "$WS/repo.git" fsck --no-dangling 2>&1 | grep -ciE 'error|broken|missing')" 0
+expect_eq "crash: every row has its ref" "$(sqlite3 "$WS/pdg.db" 'select count(*) from nodes')" \
+    "$(git -C "$WS/repo.git" for-each-ref refs/pdg | wc -l | awk -v l="$(printf '%s\n' "$out" | grep -c 'interrupted')" '{print $1 - l}')"
+# the workspace still works: a new node, then repair drops the leftovers
+sed "s/v = 1/v = 99999/" "$TMP/base.apm" >"$TMP/p.apm"
+expect_match "crash: add works afterwards" "$("$P" add ROOT "$TMP/p.apm" -w "$WS")" '^added node'
+"$P" fsck --repair -w "$WS" >/dev/null
+expect_eq "crash: after repair no leftovers" "$("$P" fsck -w "$WS" --json | json "j['consistent'], j['leftovers']")" "True 0"
+finish
