@@ -426,7 +426,7 @@ static int64_t sim_out_index(const sim_output *o, const sim_out *so, const int64
 /* Copies a memory's elements in the output region (global box) into o; `only_computed` for
  * syndm (then `seen` flags elements already taken from another processor). */
 static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const sim_mem *m,
-                           int only_computed, unsigned char *seen, int proc)
+                           int only_computed, int32_t *seen, int proc)
 {
     int nd = m->ndims;
     int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS];
@@ -460,13 +460,13 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
                     sim_fmt_val(o->values[k], 1, x, sizeof x);
                     sim_fmt_val(v, 1, y, sizeof y);
                     sim_violation_add(c, SIM_V_DISAGREE, 0, 0,
-                                      "disagree: processors computed different values for %s: %s "
-                                      "and %s (processor %lld)", el, x, y,
-                                      (long long)sim_proc_value(c, proc));
+                                      "disagree: processors %lld and %lld computed different values "
+                                      "for %s: %s and %s", (long long)sim_proc_value(c, seen[k] - 1),
+                                      (long long)sim_proc_value(c, proc), el, x, y);
                 }
                 continue;
             }
-            seen[k] = 1;
+            seen[k] = proc + 1;
         }
         o->values[k] = v;
         o->defined[k] = 1;
@@ -475,7 +475,7 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
 
 /* Init values of the region in global coordinates (syndm: elements nobody computed). */
 static void sim_gather_init(sim_ctx *c, sim_output *o, const sim_out *so, const sim_init *inits,
-                            int ninits, const sim_bounds *ab, const unsigned char *seen)
+                            int ninits, const sim_bounds *ab, const int32_t *seen)
 {
     const ir_decl *arr = c->prog->arrays[so->array];
     sim_mem m;
@@ -1069,7 +1069,7 @@ outputs:
         if (c->level != IR_SYNDM) {
             sim_gather_mem(c, o, so, &c->allmem[so->array], 0, NULL, 0);
         } else {
-            unsigned char *seen = calloc((size_t)(o->size ? o->size : 1), 1);
+            int32_t *seen = calloc((size_t)(o->size ? o->size : 1), sizeof *seen);
             if (!seen) goto done;
             for (int q = 0; q < c->nprocs; q++)
                 sim_gather_mem(c, o, so, &c->allmem[(size_t)q * (size_t)p->narrays + (size_t)so->array],

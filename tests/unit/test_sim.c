@@ -287,6 +287,32 @@ static void test_options(void)
     T_EQ_STR("kind name", sim_violation_kind_name(SIM_V_MISSING_MESSAGE), "missing-message");
 }
 
+static void test_bad_messages(void)
+{
+    sim_result *r = run("tests/sim/disagree.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("disagree total", r->violations_total, 2);
+        T_CHECK("disagree text", has_violation(r, SIM_V_DISAGREE,
+                "processors 0 and 2 computed different values for a[0]: 0 and 2"), "%s",
+                r->nviolations ? r->violations[0].text : "none");
+        T_CHECK("disagree agreed", r->noutputs == 1 && r->outputs[0].defined[1] &&
+                r->outputs[0].values[1] == 7.0, "a[1]");
+        T_CHECK("disagree first", r->noutputs == 1 && r->outputs[0].values[0] == 0.0, "a[0]");
+        sim_result_free(r);
+    }
+    r = run("tests/sim/badmsg.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("badmsg total", r->violations_total, 3);
+        T_CHECK("badmsg nonexistent", has_violation(r, SIM_V_BAD_MESSAGE,
+                "processor 1 at t=1 sends to processor 2, which does not exist (send at 10:3)"), "text");
+        T_CHECK("badmsg not later", has_violation(r, SIM_V_BAD_MESSAGE,
+                "processor 0 at t=1 sends for t=1, which is not later"), "text");
+        /* the one good message (0 -> 1) is charged to the last step */
+        T_EQ_INT("badmsg msgs", r->trace.nmsgs[0], 1);
+        sim_result_free(r);
+    }
+}
+
 /* The thesis's finite differences figures (REFERENCE §1.3), n = 256, procs = 4. */
 static void test_thesis(void)
 {
@@ -347,6 +373,7 @@ int main(void)
     test_race();
     test_messages();
     test_checksum();
+    test_bad_messages();
     test_options();
     test_thesis();
     return t_done();
