@@ -161,6 +161,15 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
             return 0;
         }
         if ((size_t)op >= sizeof isl_binop / sizeof isl_binop[0] || !isl_binop[op]) return -1;
+        if (op == IR_OP_MUL && (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT)) {
+            /* isl takes a literal factor bare, not parenthesised */
+            const ir_expr *k = e->u.op.a->kind == IR_E_INT ? e->u.op.a : e->u.op.b;
+            const ir_expr *x = k == e->u.op.a ? e->u.op.b : e->u.op.a;
+            xf_buf_printf(b, "%lld*(", (long long)k->u.ival);
+            if (xf_isl_expr(b, x, fr, nfr) < 0) return -1;
+            xf_buf_printf(b, ")");
+            return 0;
+        }
         xf_buf_printf(b, "(");
         if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
         xf_buf_printf(b, ") %s (", isl_binop[op]);

@@ -121,9 +121,36 @@ const char *xf_isl_error(isl_ctx *ctx);
  * unknown name is an error.  Returns malloc'd isl text or NULL with a message in *err. */
 char *xf_expr_to_isl(const char *text, const char *const *names, int nnames, char **err);
 
+/* ---- the transforms (one file each) ---------------------------------------------------------- */
+
+int xf_stm_applicable(const ir_program *p, char **why_not);
+ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+/* `stm auto [pick=K]`: applies the K-th best candidate (default 1). */
+ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
 
-/* Converts an isl AST expression into an IR expression in `p`'s arena; NULL if unsupported. */
-ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e);
+/* Renaming of isl identifiers (parameters, iterators) on the way back. */
+typedef struct xf_rename { const char *const *from, *const *to; int n; } xf_rename;
+
+/* How user nodes are placed: the callback appends the statements for one user node to `out`
+ * and returns 0, or -1 on failure. */
+typedef struct xf_astgen {
+    const xf_rename *rename;
+    int (*user)(void *ctx, ir_program *p, isl_ast_node *user, ir_block *out);
+    void *ctx;
+} xf_astgen;
+
+/* Converts an isl AST expression into an IR expression in `p`'s arena; NULL if unsupported
+ * (select, calls). */
+ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e /* keep */, const xf_rename *rn);
+/* Converts a for node's header into a loop variable.  0 or -1. */
+int xf_ast_for(ir_program *p, isl_ast_node *n /* keep */, const xf_rename *rn, ir_loopvar *lv);
+/* Converts an isl AST (for, if, block, user) into statements appended to `out`.  0 or -1. */
+int xf_ast_node(ir_program *p, isl_ast_node *n /* keep */, ir_block *out, const xf_astgen *g);
+
+/* Deep copies into `dst`'s arena. */
+ir_stmt *xf_clone_stmt(ir_program *dst, const ir_stmt *s);
+ir_block *xf_clone_block(ir_program *dst, const ir_block *b);
 
 #endif

@@ -1,0 +1,137 @@
+/*
+ * registry.c — the one table of transforms, and the calls every front end uses: find a
+ * transform, list what applies to a program, apply one to a program or to program text.
+ *
+ * A transform is a row here: name, the levels it applies to, its parameters (typed, with
+ * defaults, candidate values and help), a summary, and its applicable/apply functions, which
+ * live in one file per transformation family (stm.c, ...).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xf_int.h"
+
+#define LV(l) (1u << (l))
+
+static const xf_param stm_params[] = {
+    {"theta", XF_P_EXPR, NULL, NULL, 1,
+     "schedule: the time step of each instance, affine in the statement's loop variables and the "
+     "parameters (theta=EXPR for all statements, theta.LABEL=EXPR for one)"},
+    {"sigma", XF_P_EXPR, NULL, NULL, 1,
+     "allocation: the virtual processor of each instance, affine (sigma=EXPR, sigma.LABEL=EXPR)"},
+    {"inner", XF_P_ENUM, "none", "none|seq", 0,
+     "none: one instance per (t, p) point; seq: instances sharing a point run in inner "
+     "sequential loops, in their original order"},
+    {"auto", XF_P_STRING, NULL, NULL, 0,
+     "propose legal schedules and allocations (small coefficients), ranked by the number of time "
+     "steps, then processors; applies candidate `pick`"},
+    {"pick", XF_P_INT, "1", NULL, 0, "with auto: which candidate to apply (1 = best)"},
+};
+
+static const xf_transform registry[] = {
+    {"stm", LV(IR_SOURCE), stm_params, sizeof stm_params / sizeof stm_params[0],
+     "space-time mapping: schedule theta and allocation sigma per statement (source -> syn)",
+     xf_stm_applicable, xf_stm_apply},
+};
+
+enum { NXF = sizeof registry / sizeof registry[0] };
+
+const xf_transform *xf_find(const char *name)
+{
+    for (int i = 0; i < NXF; i++)
+        if (strcmp(registry[i].name, name) == 0) return &registry[i];
+    return NULL;
+}
+
+int xf_count(void) { return NXF; }
+
+const xf_transform *xf_at(int i) { return i >= 0 && i < NXF ? &registry[i] : NULL; }
+
+ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *const *argv,
+                     diag_list *d, int *status)
+{
+    int st = XF_EUSAGE;
+    ir_program *out = NULL;
+    const xf_transform *t = xf_find(name);
+    xf_args a = {0};
+    if (!t) {
+        xf_buf l = {0};
+        for (int i = 0; i < NXF; i++) xf_buf_printf(&l, "%s%s", i ? ", " : "", registry[i].name);
+        diag_add(d, NULL, 0, 0, "unknown transform '%s' (known: %s)", name, l.s);
+        xf_buf_free(&l);
+    } else if (xf_args_parse(&a, argc, argv, d) == 0) {
+        char *why = NULL;
+        if (!(t->levels & LV(src->level)) || !t->applicable(src, &why)) {
+            diag_add(d, src->file, 0, 0, "%s does not apply: %s", name,
+                     why ? why : "not at this level");
+            st = XF_EREFUSED;
+        } else {
+            out = t->apply(src, &a, d, &st);
+        }
+        free(why);
+    }
+    xf_args_free(&a);
+    if (status) *status = out ? XF_OK : st;
+    return out;
+}
+
+char *xf_apply_text(const char *file, const char *src_text, const char *name, int argc,
+                    char *const *argv, diag_list *d, int *status)
+{
+    ir_program *p = ir_load_text(file, src_text, strlen(src_text), d);
+    if (!p) {
+        if (status) *status = XF_EREFUSED;
+        return NULL;
+    }
+    ir_program *q = xf_apply(p, name, argc, argv, d, status);
+    char *txt = q ? ir_print(q) : NULL;
+    ir_program_free(q);
+    ir_program_free(p);
+    return txt;
+}
+
+static const char *const ptype_name[] = {"int", "expr", "enum", "string"};
+
+void xf_print_applicable(FILE *out, const ir_program *p, int json)
+{
+    if (json) fprintf(out, "[");
+    int first = 1;
+    for (int i = 0; i < NXF; i++) {
+        const xf_transform *t = &registry[i];
+        char *why = NULL;
+        int ok = (t->levels & LV(p->level)) && t->applicable(p, &why);
+        if (!ok && !why) why = xf_asprintf("applies to another level");
+        if (json) {
+            fprintf(out, "%s\n {\"name\": \"%s\", \"applicable\": %s, \"summary\": \"%s\"",
+                    first ? "" : ",", t->name, ok ? "true" : "false", t->summary);
+            if (!ok) fprintf(out, ", \"why_not\": \"%s\"", why);
+            fprintf(out, ", \"params\": [");
+            for (int k = 0; k < t->nparams; k++) {
+                const xf_param *q = &t->params[k];
+                fprintf(out, "%s{\"name\": \"%s\", \"type\": \"%s\", \"default\": ", k ? ", " : "",
+                        q->name, ptype_name[q->type]);
+                if (q->def) fprintf(out, "\"%s\"", q->def); else fprintf(out, "null");
+                fprintf(out, ", \"candidates\": ");
+                if (q->candidates) fprintf(out, "\"%s\"", q->candidates); else fprintf(out, "null");
+                fprintf(out, ", \"per_statement\": %s}", q->per_stmt ? "true" : "false");
+            }
+            fprintf(out, "]}");
+        } else {
+            fprintf(out, "%-10s %s\n", t->name, ok ? t->summary : "");
+            if (!ok) {
+                fprintf(out, "           (not applicable: %s)\n", why);
+            } else {
+                for (int k = 0; k < t->nparams; k++) {
+                    const xf_param *q = &t->params[k];
+                    fprintf(out, "    %s%s=%s", q->name, q->per_stmt ? "[.LABEL]" : "", ptype_name[q->type]);
+                    if (q->def) fprintf(out, " (default %s)", q->def);
+                    if (q->candidates) fprintf(out, " {%s}", q->candidates);
+                    fprintf(out, "\n        %s\n", q->help);
+                }
+            }
+        }
+        first = 0;
+        free(why);
+    }
+    if (json) fprintf(out, "\n]\n");
+}
