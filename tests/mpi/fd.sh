@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # tests/mpi/fd.sh — the hand-written finite-difference baselines (tests/bench/fd_mpi_hand.c,
-# fd_seq_hand.c) compute examples/findiff.apm: the MPI version gives the same checksum on 1, 2 and
-# 4 ranks (and 3, uneven blocks), equal to the sequential version's and to an independent python3
-# evaluation of the program; and, when build/polyapm's `sim --json` is there, to the simulator's.
+# fd_seq_hand.c) and the runtime-based one (fd_mpi_rt.c, halo and thesis-style alltoallv exchange)
+# compute examples/findiff.apm: the MPI versions give the same checksum on 1, 2 and 4 ranks (and
+# 3, uneven blocks), equal to the sequential version's and to an independent python3 evaluation of
+# the program; and, when build/polyapm's `sim --json` is there, to the simulator's.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 B="$ROOT/tests/bench"
 if cc -std=c11 -O2 -Wall -Wextra -Werror -ffp-contract=off "$B/fd_seq_hand.c" -o "$TMP/fd_seq" &&
    mpicc -std=c11 -O2 -Wall -Wextra -Werror -ffp-contract=off "$B/fd_mpi_hand.c" -o "$TMP/fd_mpi"
+   mpicc -std=c11 -O2 -Wall -Wextra -Werror -ffp-contract=off -I"$ROOT/runtime" "$B/fd_mpi_rt.c" \
+         "$ROOT"/runtime/*.c -o "$TMP/fd_rt"
 then ok "fd baselines build with -Wall -Wextra -Werror"
 else fail "fd baselines build" "compiler failed"; finish; fi
 field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p"; }    # field NAME < result line
@@ -44,6 +47,10 @@ for case in "16 5" "37 10" "64 21"; do
         out=$(mpi_run "$p" "$TMP/fd_mpi" "$n" "$steps")
         expect_eq "fd n=$n steps=$steps MPI np=$p = sequential" "$(field checksum <<<"$out")" "$seq"
         expect_eq "fd n=$n steps=$steps MPI np=$p reports ranks=$p" "$(grep '^polyapm-result' <<<"$out" | field ranks)" "$p"
+        for x in halo alltoallv; do
+            out=$(mpi_run "$p" "$TMP/fd_rt" "$x" "$n" "$steps")
+            expect_eq "fd n=$n steps=$steps runtime $x np=$p = sequential" "$(field checksum <<<"$out")" "$seq"
+        done
     done
     if [ $have_sim = 1 ]; then
         sim=$("$POLYAPM" sim "$ROOT/examples/findiff.apm" -D n="$n" -D steps="$steps" --json | json "j['checksum']")
