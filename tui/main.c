@@ -28,6 +28,10 @@ int cmd_note(int argc, char **argv);
 int cmd_label(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
+/* the transforms (tui/cmd_xf.c) */
+int cmd_deps(int argc, char **argv);
+int cmd_transforms(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"check", cmd_check, "FILE.apm...", "parse and check programs; report errors as file:line:col"},
@@ -35,6 +39,12 @@ static const cli_command commands[] = {
     {"sim", cmd_sim, "FILE.apm|NODE [-D name=value]... [--machine M] [--model polyapm|bsp|hockney]\n"
                      "        [--against SRC] [--set key=value]... [--trace] [--json]",
      "simulate on the program's APM level, verify against the source, report the cost"},
+    {"deps", cmd_deps, "FILE.apm [-D name=value]... [--fixed] [--json]",
+     "the dependences between statement instances (flow; anti/output where memory is reused)"},
+    {"transforms", cmd_transforms, "FILE.apm [--json]",
+     "the transforms that apply to a program, with their parameters"},
+    {"apply", cmd_apply, "FILE.apm TRANSFORM [key=value]... [-D name=value]... [-o OUT.apm]",
+     "apply a transform (e.g. stm theta=t sigma=x); a refusal says which dependence"},
     {"init", cmd_init, "FILE.apm [-o NAME.pdg] [--label L] [--why TEXT] [--json]",
      "create a workspace whose root node is the program"},
     {"add", cmd_add, "PARENT FILE.apm [--why TEXT] [--label L] [-w WS] [--json]",
