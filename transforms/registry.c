@@ -50,10 +50,16 @@ const xf_transform *xf_at(int i) { return i >= 0 && i < NXF ? &registry[i] : NUL
 ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *const *argv,
                      diag_list *d, int *status)
 {
+    return xf_apply_with(src, name, argc, argv, NULL, 0, NULL, d, status);
+}
+
+ir_program *xf_apply_with(const ir_program *src, const char *name, int argc, char *const *argv,
+                          const ir_binding *ov, int nov, FILE *report, diag_list *d, int *status)
+{
     int st = XF_EUSAGE;
     ir_program *out = NULL;
     const xf_transform *t = xf_find(name);
-    xf_args a = {0};
+    xf_args a = {.bindings = ov, .nbindings = nov, .report = report};
     if (!t) {
         xf_buf l = {0};
         for (int i = 0; i < NXF; i++) xf_buf_printf(&l, "%s%s", i ? ", " : "", registry[i].name);

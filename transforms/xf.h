@@ -54,6 +54,9 @@ typedef struct xf_args {
      * with fixed values).  Not owned. */
     const ir_binding *bindings;
     int nbindings;
+    /* Where a transform may report what it considered (stm auto's ranked candidates), or NULL.
+     * Not owned. */
+    FILE *report;
 } xf_args;
 
 /* Parses `key=value` strings into `out` (appending).  Returns 0, or -1 with a message in `d`. */
@@ -88,6 +91,10 @@ const xf_transform *xf_at(int i);          /* 0 <= i < xf_count() */
  * *status (may be NULL) receives XF_OK, XF_EREFUSED or XF_EUSAGE. */
 ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *const *argv,
                      diag_list *d, int *status);
+/* The same with parameter overrides (-D; used where fixed values are needed, e.g. ranking by
+ * step count) and a stream for the transform's report (may be NULL). */
+ir_program *xf_apply_with(const ir_program *src, const char *name, int argc, char *const *argv,
+                          const ir_binding *ov, int nov, FILE *report, diag_list *d, int *status);
 /* The same from program text: parses and checks `src_text`, applies, and returns the canonical
  * text of the result (malloc'd) or NULL.  `file` names the text in diagnostics. */
 char *xf_apply_text(const char *file, const char *src_text, const char *name, int argc,
