@@ -15,6 +15,8 @@
 
 #define SIM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SIM_COLD __attribute__((cold, noinline))
+#define SIM_NOINLINE __attribute__((noinline))
 
 static inline int64_t sim_aff_eval(const sim_ctx *c, const sim_aff *a)
 {
@@ -55,7 +57,7 @@ static void sim_fmt_local(sim_ctx *c, int array, const sim_mem *m, const int64_t
     if (l + 1 < size) { buf[l] = ')'; buf[l + 1] = 0; }
 }
 
-static void sim_report_oob(sim_ctx *c, const sim_node *n, const sim_mem *m, const char *verb)
+SIM_COLD static void sim_report_oob(sim_ctx *c, const sim_node *n, const sim_mem *m, const char *verb)
 {
     int64_t idx[SIM_MAXDIMS];
     char el[256], wh[160];
@@ -75,7 +77,7 @@ static void sim_report_oob(sim_ctx *c, const sim_node *n, const sim_mem *m, cons
     (void)m;
 }
 
-static void sim_report_undef(sim_ctx *c, const sim_node *n, const sim_mem *m)
+SIM_COLD static void sim_report_undef(sim_ctx *c, const sim_node *n, const sim_mem *m)
 {
     int64_t idx[SIM_MAXDIMS];
     char el[300], wh[160];
@@ -97,7 +99,7 @@ static void sim_report_undef(sim_ctx *c, const sim_node *n, const sim_mem *m)
                           p, t, el, wh);
 }
 
-static void sim_report_race(sim_ctx *c, const sim_node *n, int writing, int other_wrote, int other)
+SIM_COLD static void sim_report_race(sim_ctx *c, const sim_node *n, int writing, int other_wrote, int other)
 {
     int64_t idx[SIM_MAXDIMS];
     char el[256], wh[160], who[64];
@@ -112,14 +114,14 @@ static void sim_report_race(sim_ctx *c, const sim_node *n, int writing, int othe
                       other_wrote ? "written" : "read", who, (long long)c->tval, wh);
 }
 
-static void sim_race_read(sim_ctx *c, const sim_node *n, int32_t *mt)
+SIM_NOINLINE static void sim_race_read(sim_ctx *c, const sim_node *n, int32_t *mt)
 {
     if (mt[0] == c->step && mt[1] != c->proc) sim_report_race(c, n, 0, 1, mt[1]);
     if (mt[2] != c->step) { mt[2] = c->step; mt[3] = c->proc; }
     else if (mt[3] != c->proc) mt[3] = -2;
 }
 
-static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *mt)
+SIM_NOINLINE static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *mt)
 {
     if (mt[0] == c->step && mt[1] != c->proc) sim_report_race(c, n, 1, 1, mt[1]);
     else if (mt[2] == c->step && mt[3] != c->proc) sim_report_race(c, n, 1, 0, mt[3] == -2 ? -1 : mt[3]);
@@ -156,7 +158,7 @@ static int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
     return off;
 }
 
-static void sim_runtime(sim_ctx *c, const char *what)
+SIM_COLD static void sim_runtime(sim_ctx *c, const char *what)
 {
     char wh[160];
     sim_fmt_where(c, wh, sizeof wh);
@@ -211,7 +213,7 @@ static int64_t sim_isqrt(sim_ctx *c, int64_t a)
     return r;
 }
 
-static void sim_empty_reduce(sim_ctx *c, const sim_node *n)
+SIM_COLD static void sim_empty_reduce(sim_ctx *c, const sim_node *n)
 {
     (void)n;
     sim_runtime(c, "max/min over an empty range");
@@ -259,7 +261,7 @@ static int sim_sr_setup(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
 }
 
 /* A double reduction over lo .. lo+cnt-1 (cnt >= 1); ticks are already counted. */
-static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
+SIM_NOINLINE static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
 {
     int64_t *k = &c->fi[n->slot];
     uint64_t i = 0;
@@ -313,31 +315,76 @@ static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
 #define ISUB(a, b) ((int64_t)((uint64_t)(a) - (uint64_t)(b)))
 #define IMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
 
+
+/* Operands that need no recursion: constants, variables, affine forms, array elements. */
+static inline double sim_opnd_d(sim_ctx *c, const sim_node *n)
+{
+    if (n->op == SO_ACCD) {
+        int64_t off = sim_acc_read(c, n);
+        return off < 0 ? 0.0 : ((const double *)c->mem[n->array].data)[off];
+    }
+    if (n->op == SO_CD) return n->dval;
+    return sim_eval_d(c, n);
+}
+
+static inline int64_t sim_opnd_i(sim_ctx *c, const sim_node *n)
+{
+    if (n->op == SO_LI) return c->fi[n->slot];
+    if (n->op == SO_CI) return n->ival;
+    if (n->op == SO_AFF) return sim_aff_eval(c, &n->aff);
+    return sim_eval_i(c, n);
+}
+
+SIM_NOINLINE static int64_t sim_eval_redi(sim_ctx *c, const sim_node *n)
+{
+    int64_t lo = sim_eval_i(c, n->a), hi = sim_eval_i(c, n->b);
+    if (lo > hi) {
+        if (n->rop == IR_R_MAX || n->rop == IR_R_MIN) { sim_empty_reduce(c, n); return 0; }
+        return n->rop == IR_R_PROD ? 1 : 0;
+    }
+    uint64_t cnt = (uint64_t)hi - (uint64_t)lo + 1;
+    c->ticks += (double)cnt * n->dticks;
+    int64_t *k = &c->fi[n->slot];
+    *k = lo;
+    int64_t acc = sim_eval_i(c, n->c);
+    for (uint64_t i = 1; i < cnt && !c->stop; i++) {
+        *k = IADD(lo, i);
+        int64_t v = sim_eval_i(c, n->c);
+        switch (n->rop) {
+        case IR_R_SUM: acc = IADD(acc, v); break;
+        case IR_R_PROD: acc = IMUL(acc, v); break;
+        case IR_R_MAX: if (v > acc) acc = v; break;
+        default: if (v < acc) acc = v; break;
+        }
+    }
+    return acc;
+}
+
 int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
 {
     switch (n->op) {
     case SO_CI: return n->ival;
     case SO_LI: return c->fi[n->slot];
     case SO_AFF: return sim_aff_eval(c, &n->aff);
-    case SO_ADDI: return IADD(sim_eval_i(c, n->a), sim_eval_i(c, n->b));
-    case SO_SUBI: return ISUB(sim_eval_i(c, n->a), sim_eval_i(c, n->b));
-    case SO_MULI: return IMUL(sim_eval_i(c, n->a), sim_eval_i(c, n->b));
+    case SO_ADDI: { int64_t a = sim_opnd_i(c, n->a); return IADD(a, sim_opnd_i(c, n->b)); }
+    case SO_SUBI: { int64_t a = sim_opnd_i(c, n->a); return ISUB(a, sim_opnd_i(c, n->b)); }
+    case SO_MULI: { int64_t a = sim_opnd_i(c, n->a); return IMUL(a, sim_opnd_i(c, n->b)); }
     case SO_DIVI: { int64_t a = sim_eval_i(c, n->a); return sim_floordiv(c, a, sim_eval_i(c, n->b)); }
     case SO_MODI: { int64_t a = sim_eval_i(c, n->a); return sim_floormod(c, a, sim_eval_i(c, n->b)); }
     case SO_CEILDIV: { int64_t a = sim_eval_i(c, n->a); return sim_ceildiv(c, a, sim_eval_i(c, n->b)); }
     case SO_NEGI: return ISUB(0, sim_eval_i(c, n->a));
-    case SO_LTI: { int64_t a = sim_eval_i(c, n->a); return a < sim_eval_i(c, n->b); }
-    case SO_LEI: { int64_t a = sim_eval_i(c, n->a); return a <= sim_eval_i(c, n->b); }
-    case SO_GTI: { int64_t a = sim_eval_i(c, n->a); return a > sim_eval_i(c, n->b); }
-    case SO_GEI: { int64_t a = sim_eval_i(c, n->a); return a >= sim_eval_i(c, n->b); }
-    case SO_EQI: { int64_t a = sim_eval_i(c, n->a); return a == sim_eval_i(c, n->b); }
-    case SO_NEI: { int64_t a = sim_eval_i(c, n->a); return a != sim_eval_i(c, n->b); }
-    case SO_LTD: { double a = sim_eval_d(c, n->a); return a < sim_eval_d(c, n->b); }
-    case SO_LED: { double a = sim_eval_d(c, n->a); return a <= sim_eval_d(c, n->b); }
-    case SO_GTD: { double a = sim_eval_d(c, n->a); return a > sim_eval_d(c, n->b); }
-    case SO_GED: { double a = sim_eval_d(c, n->a); return a >= sim_eval_d(c, n->b); }
-    case SO_EQD: { double a = sim_eval_d(c, n->a); return a == sim_eval_d(c, n->b); }
-    case SO_NED: { double a = sim_eval_d(c, n->a); return a != sim_eval_d(c, n->b); }
+    case SO_LTI: { int64_t a = sim_opnd_i(c, n->a); return a < sim_opnd_i(c, n->b); }
+    case SO_LEI: { int64_t a = sim_opnd_i(c, n->a); return a <= sim_opnd_i(c, n->b); }
+    case SO_GTI: { int64_t a = sim_opnd_i(c, n->a); return a > sim_opnd_i(c, n->b); }
+    case SO_GEI: { int64_t a = sim_opnd_i(c, n->a); return a >= sim_opnd_i(c, n->b); }
+    case SO_EQI: { int64_t a = sim_opnd_i(c, n->a); return a == sim_opnd_i(c, n->b); }
+    case SO_NEI: { int64_t a = sim_opnd_i(c, n->a); return a != sim_opnd_i(c, n->b); }
+    case SO_LTD: { double a = sim_opnd_d(c, n->a); return a < sim_opnd_d(c, n->b); }
+    case SO_LED: { double a = sim_opnd_d(c, n->a); return a <= sim_opnd_d(c, n->b); }
+    case SO_GTD: { double a = sim_opnd_d(c, n->a); return a > sim_opnd_d(c, n->b); }
+    case SO_GED: { double a = sim_opnd_d(c, n->a); return a >= sim_opnd_d(c, n->b); }
+    case SO_EQD: { double a = sim_opnd_d(c, n->a); return a == sim_opnd_d(c, n->b); }
+    case SO_NED: { double a = sim_opnd_d(c, n->a); return a != sim_opnd_d(c, n->b); }
     case SO_AND:
         if (!sim_eval_i(c, n->a)) return 0;
         c->ticks += n->dticks;
@@ -367,32 +414,32 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
         int64_t off = sim_acc_read(c, n);
         return off < 0 ? 0 : ((const int64_t *)c->mem[n->array].data)[off];
     }
-    case SO_REDI: {
-        int64_t lo = sim_eval_i(c, n->a), hi = sim_eval_i(c, n->b);
-        if (lo > hi) {
-            if (n->rop == IR_R_MAX || n->rop == IR_R_MIN) { sim_empty_reduce(c, n); return 0; }
-            return n->rop == IR_R_PROD ? 1 : 0;
-        }
-        uint64_t cnt = (uint64_t)hi - (uint64_t)lo + 1;
-        c->ticks += (double)cnt * n->dticks;
-        int64_t *k = &c->fi[n->slot];
-        *k = lo;
-        int64_t acc = sim_eval_i(c, n->c);
-        for (uint64_t i = 1; i < cnt && !c->stop; i++) {
-            *k = IADD(lo, i);
-            int64_t v = sim_eval_i(c, n->c);
-            switch (n->rop) {
-            case IR_R_SUM: acc = IADD(acc, v); break;
-            case IR_R_PROD: acc = IMUL(acc, v); break;
-            case IR_R_MAX: if (v > acc) acc = v; break;
-            default: if (v < acc) acc = v; break;
-            }
-        }
-        return acc;
-    }
+    case SO_REDI: return sim_eval_redi(c, n);
     default:
         return sim_d2i(c, sim_eval_d(c, n));
     }
+}
+
+SIM_NOINLINE static double sim_eval_redd(sim_ctx *c, const sim_node *n)
+{
+    int64_t lo = sim_eval_i(c, n->a), hi = sim_eval_i(c, n->b);
+    if (lo > hi) {
+        if (n->rop == IR_R_MAX || n->rop == IR_R_MIN) { sim_empty_reduce(c, n); return 0; }
+        return n->rop == IR_R_PROD ? 1 : 0;
+    }
+    uint64_t cnt = (uint64_t)hi - (uint64_t)lo + 1;
+    c->ticks += (double)cnt * n->dticks;
+    return sim_reduce_d(c, (sim_node *)n, lo, cnt);
+}
+
+SIM_NOINLINE static double sim_eval_minmaxd(sim_ctx *c, const sim_node *n)
+{
+    double v = sim_eval_d(c, n->args[0]);
+    for (int i = 1; i < n->n; i++) {
+        double w = sim_eval_d(c, n->args[i]);
+        if (n->op == SO_MIND ? w < v : w > v) v = w;
+    }
+    return v;
 }
 
 double sim_eval_d(sim_ctx *c, const sim_node *n)
@@ -406,11 +453,11 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
     }
     case SO_ACCD_SR:
         return ((const double *)c->mem[n->array].data)[n->c->srcur[n->ival]];
-    case SO_ADDD: return sim_eval_d(c, n->a) + sim_eval_d(c, n->b);
-    case SO_SUBD: { double a = sim_eval_d(c, n->a); return a - sim_eval_d(c, n->b); }
-    case SO_MULD: return sim_eval_d(c, n->a) * sim_eval_d(c, n->b);
+    case SO_ADDD: { double a = sim_opnd_d(c, n->a); return a + sim_opnd_d(c, n->b); }
+    case SO_SUBD: { double a = sim_opnd_d(c, n->a); return a - sim_opnd_d(c, n->b); }
+    case SO_MULD: { double a = sim_opnd_d(c, n->a); return a * sim_opnd_d(c, n->b); }
     case SO_DIVD: {
-        double a = sim_eval_d(c, n->a), b = sim_eval_d(c, n->b);
+        double a = sim_opnd_d(c, n->a), b = sim_opnd_d(c, n->b);
         if (SIM_UNLIKELY(b == 0)) { sim_runtime(c, "division by zero"); return 0; }
         return a / b;
     }
@@ -420,29 +467,13 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
         return a - b * floor(a / b);
     }
     case SO_NEGD: return -sim_eval_d(c, n->a);
-    case SO_MIND: case SO_MAXD: {
-        double v = sim_eval_d(c, n->args[0]);
-        for (int i = 1; i < n->n; i++) {
-            double w = sim_eval_d(c, n->args[i]);
-            if (n->op == SO_MIND ? w < v : w > v) v = w;
-        }
-        return v;
-    }
+    case SO_MIND: case SO_MAXD: return sim_eval_minmaxd(c, n);
     case SO_ABSD: return fabs(sim_eval_d(c, n->a));
     case SO_SQRTD: return sqrt(sim_eval_d(c, n->a));
     case SO_FLOORD: return floor(sim_eval_d(c, n->a));
     case SO_CEILD: return ceil(sim_eval_d(c, n->a));
     case SO_I2D: return (double)sim_eval_i(c, n->a);
-    case SO_REDD: {
-        int64_t lo = sim_eval_i(c, n->a), hi = sim_eval_i(c, n->b);
-        if (lo > hi) {
-            if (n->rop == IR_R_MAX || n->rop == IR_R_MIN) { sim_empty_reduce(c, n); return 0; }
-            return n->rop == IR_R_PROD ? 1 : 0;
-        }
-        uint64_t cnt = (uint64_t)hi - (uint64_t)lo + 1;
-        c->ticks += (double)cnt * n->dticks;
-        return sim_reduce_d(c, (sim_node *)n, lo, cnt);
-    }
+    case SO_REDD: return sim_eval_redd(c, n);
     default:
         return (double)sim_eval_i(c, n);
     }
