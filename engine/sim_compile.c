@@ -67,21 +67,26 @@ static int sim_check_slot(sim_ctx *c, const ir_expr *e, int slot)
 
 /* ---- ticks ---------------------------------------------------------------------------------- */
 
-double sim_expr_ticks(const ir_expr *e)
+static double sim_expr_ticks_d(const ir_expr *e, int depth);
+
+double sim_expr_ticks(const ir_expr *e) { return sim_expr_ticks_d(e, 0); }
+
+static double sim_expr_ticks_d(const ir_expr *e, int depth)
 {
-    if (!e) return 0;
+    if (!e || depth > 4000) return 0;
     switch (e->kind) {
     case IR_E_INT: case IR_E_REAL: case IR_E_NAME: case IR_E_ACCESS: case IR_E_REDUCE:
         return 0;
     case IR_E_UNARY:
-        return 1 + sim_expr_ticks(e->u.op.a);
+        return 1 + sim_expr_ticks_d(e->u.op.a, depth + 1);
     case IR_E_BINARY:
-        if (e->u.op.op == IR_OP_AND || e->u.op.op == IR_OP_OR) return 1 + sim_expr_ticks(e->u.op.a);
-        return 1 + sim_expr_ticks(e->u.op.a) + sim_expr_ticks(e->u.op.b);
+        if (e->u.op.op == IR_OP_AND || e->u.op.op == IR_OP_OR)
+            return 1 + sim_expr_ticks_d(e->u.op.a, depth + 1);
+        return 1 + sim_expr_ticks_d(e->u.op.a, depth + 1) + sim_expr_ticks_d(e->u.op.b, depth + 1);
     case IR_E_CALL: {
         double t = (e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX)
                    ? (double)(e->u.call.nargs - 1) : 1.0;
-        for (int i = 0; i < e->u.call.nargs; i++) t += sim_expr_ticks(e->u.call.args[i]);
+        for (int i = 0; i < e->u.call.nargs; i++) t += sim_expr_ticks_d(e->u.call.args[i], depth + 1);
         return t;
     }
     }
@@ -119,10 +124,15 @@ static int sim_is_var(ir_name_kind nk)
         || nk == IR_N_DISTVAR;
 }
 
+static int sim_aff_of_d(sim_ctx *c, const ir_expr *e, sim_aff *a, int depth);
+
 /* 1 if `e` (an int expression) is affine in variables with constant coefficients. */
-static int sim_aff_of(sim_ctx *c, const ir_expr *e, sim_aff *a)
+static int sim_aff_of(sim_ctx *c, const ir_expr *e, sim_aff *a) { return sim_aff_of_d(c, e, a, 0); }
+
+static int sim_aff_of_d(sim_ctx *c, const ir_expr *e, sim_aff *a, int depth)
 {
     memset(a, 0, sizeof *a);
+    if (depth > 48) return 0;
     switch (e->kind) {
     case IR_E_INT:
         a->c = e->u.ival;
@@ -146,14 +156,15 @@ static int sim_aff_of(sim_ctx *c, const ir_expr *e, sim_aff *a)
         if (e->u.op.op != IR_OP_NEG) return 0;
         {
             sim_aff x;
-            if (!sim_aff_of(c, e->u.op.a, &x)) return 0;
+            if (!sim_aff_of_d(c, e->u.op.a, &x, depth + 1)) return 0;
             return sim_aff_add(a, &x, -1);
         }
     case IR_E_BINARY: {
         ir_op op = e->u.op.op;
         if (op != IR_OP_ADD && op != IR_OP_SUB && op != IR_OP_MUL) return 0;
         sim_aff x, y;
-        if (!sim_aff_of(c, e->u.op.a, &x) || !sim_aff_of(c, e->u.op.b, &y)) return 0;
+        if (!sim_aff_of_d(c, e->u.op.a, &x, depth + 1) || !sim_aff_of_d(c, e->u.op.b, &y, depth + 1))
+            return 0;
         if (op == IR_OP_MUL) {
             if (x.n == 0) return sim_aff_add(a, &y, x.c);
             if (y.n == 0) return sim_aff_add(a, &x, y.c);
@@ -320,7 +331,23 @@ static sim_node *sim_compile_call(sim_ctx *c, const ir_expr *e)
     return n;
 }
 
+#define SIM_MAX_DEPTH 4000
+
+static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e);
+
+/* Nesting is bounded so that compiling and evaluating never exhaust the C stack. */
 static sim_node *sim_compile_raw(sim_ctx *c, const ir_expr *e)
+{
+    if (c->depth >= SIM_MAX_DEPTH)
+        return c->compile_errors ? (c->compile_errors++, NULL)
+                                 : sim_cerr(c, e, "expression nested too deeply to simulate");
+    c->depth++;
+    sim_node *n = sim_compile_raw1(c, e);
+    c->depth--;
+    return n;
+}
+
+static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
 {
     if (!e) return sim_cerr(c, NULL, "missing expression");
     sim_node *n;

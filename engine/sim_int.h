@@ -134,6 +134,7 @@ typedef struct sim_ctx {
     sim_pool pool;
     int maxslot;                  /* highest slot seen while compiling */
     int compile_errors;
+    int depth;                    /* expression nesting while compiling */
     sim_node *sr_target;          /* compiling a reduction's SR body */
     int sr_slot;
 
