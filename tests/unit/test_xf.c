@@ -1,0 +1,268 @@
+/*
+ * test_xf.c — the transforms (transforms/xf.h): dependence analysis of the thesis's examples
+ * (finite differences: flow from S and B at t-1 to S at t with distances (1,±1,0), (1,0,±1),
+ * (1,0,0); LU: the five dependences of thesis Fig. 6.2), space-time mapping of LU (STM1, STM2),
+ * finite differences, Jacobi and matmul into checked syn programs that simulate verified against
+ * their sources, refusals (an illegal schedule names the violated dependence, a non-injective
+ * allocation names the statement) and parameter errors.  Paths are relative to $ROOT.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "t.h"
+#include "xf.h"
+
+static char root[4096];
+
+static ir_program *load(const char *rel)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_file(path, &d);
+    if (!p) {
+        printf("FAIL load %s:\n", rel);
+        diag_print(&d, stdout);
+        t_failed = 1;
+    }
+    diag_list_free(&d);
+    return p;
+}
+
+static const xf_dep *find_dep(const xf_deps *ds, const char *src, const char *sink, const char *ref)
+{
+    for (int i = 0; i < ds->n; i++)
+        if (!strcmp(ds->items[i].src, src) && !strcmp(ds->items[i].sink, sink) &&
+            !strcmp(ds->items[i].ref, ref))
+            return &ds->items[i];
+    return NULL;
+}
+
+static int has_dist(const xf_dep *d, long long a, long long b, long long c)
+{
+    return d && d->uniform && d->ndist == 3 && d->dist[0] == a && d->dist[1] == b && d->dist[2] == c;
+}
+
+static void test_fd_deps(void)
+{
+    ir_program *p = load("examples/findiff.apm");
+    if (!p) return;
+    diag_list d;
+    diag_list_init(&d);
+    xf_deps *ds = xf_deps_compute(p, NULL, 0, 0, &d);
+    T_CHECK("fd deps computed", ds != NULL, "no deps");
+    if (ds) {
+        T_EQ_INT("fd: 10 dependences (5 reads of S from S and B, B from B)", ds->n, 10);
+        int flow = 1, uni = 1;
+        for (int i = 0; i < ds->n; i++) {
+            flow &= ds->items[i].kind == XF_DEP_FLOW;
+            uni &= ds->items[i].uniform;
+        }
+        T_CHECK("fd: all flow", flow, "a non-flow dependence in a single-assignment program");
+        T_CHECK("fd: all uniform", uni, "a non-uniform dependence");
+        T_CHECK("fd: S->S a[t-1][x-1][y] distance (1,1,0)",
+                has_dist(find_dep(ds, "S", "S", "a[t - 1][x - 1][y]"), 1, 1, 0), "missing");
+        T_CHECK("fd: S->S a[t-1][x+1][y] distance (1,-1,0)",
+                has_dist(find_dep(ds, "S", "S", "a[t - 1][x + 1][y]"), 1, -1, 0), "missing");
+        T_CHECK("fd: S->S a[t-1][x][y-1] distance (1,0,1)",
+                has_dist(find_dep(ds, "S", "S", "a[t - 1][x][y - 1]"), 1, 0, 1), "missing");
+        T_CHECK("fd: S->S a[t-1][x][y+1] distance (1,0,-1)",
+                has_dist(find_dep(ds, "S", "S", "a[t - 1][x][y + 1]"), 1, 0, -1), "missing");
+        T_CHECK("fd: S->S a[t-1][x][y] distance (1,0,0)",
+                has_dist(find_dep(ds, "S", "S", "a[t - 1][x][y]"), 1, 0, 0), "missing");
+        T_CHECK("fd: B->S a[t-1][x-1][y] distance (1,1,0)",
+                has_dist(find_dep(ds, "B", "S", "a[t - 1][x - 1][y]"), 1, 1, 0), "missing");
+        T_CHECK("fd: B->B a[t-1][x][y] distance (1,0,0)",
+                has_dist(find_dep(ds, "B", "B", "a[t - 1][x][y]"), 1, 0, 0), "missing");
+        T_CHECK("fd: no S->B (borders read borders)", !find_dep(ds, "S", "B", "a[t - 1][x][y]"),
+                "unexpected");
+    }
+    xf_deps_free(ds);
+    /* fixed parameter values */
+    ir_binding b[] = {{"n", 6}, {"steps", 3}};
+    ds = xf_deps_compute(p, b, 2, 1, &d);
+    T_CHECK("fd deps with fixed n=6 steps=3", ds && ds->n == 10 && strstr(ds->context, "n = 6"),
+            "%d deps, context %s", ds ? ds->n : -1, ds ? ds->context : "-");
+    xf_deps_free(ds);
+    diag_list_free(&d);
+    ir_program_free(p);
+}
+
+static void test_lu_deps(void)
+{
+    ir_program *p = load("examples/lu.apm");
+    if (!p) return;
+    diag_list d;
+    diag_list_init(&d);
+    xf_deps *ds = xf_deps_compute(p, NULL, 0, 0, &d);
+    T_CHECK("lu deps computed", ds != NULL, "no deps");
+    if (ds) {
+        T_EQ_INT("lu: the five dependences of Fig. 6.2", ds->n, 5);
+        T_CHECK("lu dep 1: l(i,k) -> l(i,j)", find_dep(ds, "L", "L", "l[i][k]") != NULL, "missing");
+        T_CHECK("lu dep 2: u(k,j) -> l(i,j)", find_dep(ds, "U", "L", "u[k][j]") != NULL, "missing");
+        T_CHECK("lu dep 3: l(i,k) -> u(i,j)", find_dep(ds, "L", "U", "l[i][k]") != NULL, "missing");
+        T_CHECK("lu dep 4: u(k,j) -> u(i,j)", find_dep(ds, "U", "U", "u[k][j]") != NULL, "missing");
+        T_CHECK("lu dep 5: l(i,i) -> u(i,j)", find_dep(ds, "L", "U", "l[i][i]") != NULL, "missing");
+        const xf_dep *d1 = find_dep(ds, "L", "L", "l[i][k]");
+        T_CHECK("lu dep 1 direction (0, +)",
+                d1 && !d1->uniform && !strcmp(d1->dir[0], "0") && !strcmp(d1->dir[1], "+"),
+                "got %s %s", d1 ? d1->dir[0] : "-", d1 ? d1->dir[1] : "-");
+    }
+    xf_deps_free(ds);
+    diag_list_free(&d);
+    ir_program_free(p);
+}
+
+/* Applies, checks the level, simulates at the given sizes against the source. */
+static void stm_verify(const char *name, const char *file, int argc, char **argv,
+                       const ir_binding *sizes, int nsizes, int per)
+{
+    ir_program *src = load(file);
+    if (!src) return;
+    diag_list d;
+    diag_list_init(&d);
+    int st = -1;
+    ir_program *q = xf_apply(src, "stm", argc, argv, &d, &st);
+    char tn[256];
+    snprintf(tn, sizeof tn, "%s: applies", name);
+    T_CHECK(tn, q != NULL && st == XF_OK, "status %d: %s", st, d.n ? d.items[0].msg : "");
+    if (q) {
+        snprintf(tn, sizeof tn, "%s: level syn, checked", name);
+        T_CHECK(tn, q->level == IR_SYN && q->checked, "level %d checked %d", q->level, q->checked);
+        for (int k = 0; k < nsizes; k += per) {
+            sim_options o;
+            memset(&o, 0, sizeof o);
+            o.bindings = &sizes[k];
+            o.nbindings = per;
+            sim_result *ref = sim_run(src, &o), *r = sim_run(q, &o);
+            int v = ref && r && ref->ok && r->ok && r->violations_total == 0 && sim_verify(r, ref);
+            snprintf(tn, sizeof tn, "%s: verified at %s=%lld", name, sizes[k].name,
+                     (long long)sizes[k].value);
+            T_CHECK(tn, v, "ok %d/%d, violations %lld: %s", ref ? ref->ok : -1, r ? r->ok : -1,
+                    r ? (long long)r->violations_total : -1,
+                    r && r->nviolations ? r->violations[0].text : "");
+            sim_result_free(ref);
+            sim_result_free(r);
+        }
+    }
+    ir_program_free(q);
+    diag_list_free(&d);
+    ir_program_free(src);
+}
+
+static void test_stm(void)
+{
+    ir_binding lu_n[] = {{"n", 8}, {"n", 13}, {"n", 16}};
+    char *stm1[] = {"theta.L=2*(j-1)", "sigma.L=i", "theta.U=2*(i-1)+1", "sigma.U=j"};
+    stm_verify("lu STM1", "examples/lu.apm", 4, stm1, lu_n, 3, 1);
+    char *stm2[] = {"theta=i+j-2", "sigma=i"};
+    stm_verify("lu STM2", "examples/lu.apm", 2, stm2, lu_n, 3, 1);
+    ir_binding fd_n[] = {{"n", 8}, {"steps", 3}, {"n", 11}, {"steps", 4}};
+    char *fd[] = {"theta=t", "sigma=x", "inner=seq"};
+    stm_verify("fd theta=t sigma=x inner=seq", "examples/findiff.apm", 3, fd, fd_n, 4, 2);
+    char *fd2[] = {"theta=t", "sigma=y", "inner=seq"};
+    stm_verify("fd theta=t sigma=y inner=seq", "examples/findiff.apm", 3, fd2, fd_n, 4, 2);
+    ir_binding j_n[] = {{"n", 12}, {"steps", 5}};
+    char *jac[] = {"theta=t", "sigma=i"};
+    stm_verify("jacobi1d theta=t sigma=i", "examples/jacobi1d.apm", 2, jac, j_n, 2, 2);
+    char *jac2[] = {"theta=2*t+i", "sigma=t"};
+    stm_verify("jacobi1d skewed theta=2*t+i sigma=t", "examples/jacobi1d.apm", 2, jac2, j_n, 2, 2);
+    ir_binding m_n[] = {{"n", 9}};
+    char *mm[] = {"theta=i", "sigma=j"};
+    stm_verify("matmul theta=i sigma=j", "examples/matmul.apm", 2, mm, m_n, 1, 1);
+}
+
+static void expect_fail(const char *name, const char *file, int argc, char **argv, int want,
+                        const char *text)
+{
+    ir_program *src = load(file);
+    if (!src) return;
+    diag_list d;
+    diag_list_init(&d);
+    int st = -1;
+    ir_program *q = xf_apply(src, "stm", argc, argv, &d, &st);
+    int found = 0;
+    for (int i = 0; i < d.n; i++) found |= strstr(d.items[i].msg, text) != NULL;
+    T_CHECK(name, !q && st == want && found, "program %p, status %d (want %d), first message: %s",
+            (void *)q, st, want, d.n ? d.items[0].msg : "(none)");
+    ir_program_free(q);
+    diag_list_free(&d);
+    ir_program_free(src);
+}
+
+static void test_refusals(void)
+{
+    char *ill[] = {"theta.L=j", "sigma.L=i", "theta.U=2*(i-1)+1", "sigma.U=j"};
+    expect_fail("lu theta_L = j refused naming dependence 2 (U -> L through u[k][j])",
+                "examples/lu.apm", 4, ill, XF_EREFUSED, "dependence 2 (flow, U -> L through u[k][j])");
+    char *inj[] = {"theta.L=2*(j-1)", "sigma.L=1", "theta.U=2*(i-1)+1", "sigma.U=j"};
+    expect_fail("lu sigma_L = 1 refused: not injective", "examples/lu.apm", 4, inj, XF_EREFUSED,
+                "of L (theta = 2*(j-1), sigma = 1) is not injective");
+    char *fd[] = {"theta=t", "sigma=x"};
+    expect_fail("fd sigma=x without inner=seq refused: not injective", "examples/findiff.apm", 2, fd,
+                XF_EREFUSED, "not injective");
+    char *back[] = {"theta=-t", "sigma=x", "inner=seq"};
+    expect_fail("fd theta=-t refused", "examples/findiff.apm", 3, back, XF_EREFUSED,
+                "does not go forward in time");
+    char *lab[] = {"theta.Q=i", "sigma=i"};
+    expect_fail("unknown statement label is a usage error", "examples/lu.apm", 2, lab, XF_EUSAGE,
+                "unknown statement label 'Q'");
+    char *na[] = {"theta=i*j", "sigma=i"};
+    expect_fail("non-affine theta is a usage error", "examples/lu.apm", 2, na, XF_EUSAGE, "not affine");
+    char *syn[] = {"theta=i+", "sigma=i"};
+    expect_fail("bad syntax is a usage error", "examples/lu.apm", 2, syn, XF_EUSAGE,
+                "unexpected end of expression");
+    char *unk[] = {"theta=q", "sigma=i"};
+    expect_fail("unknown name is a usage error", "examples/lu.apm", 2, unk, XF_EUSAGE, "unknown name 'q'");
+    char *miss[] = {"theta=i"};
+    expect_fail("missing sigma is a usage error", "examples/lu.apm", 1, miss, XF_EUSAGE, "no allocation");
+    char *key[] = {"thta=i"};
+    expect_fail("unknown parameter is a usage error", "examples/lu.apm", 1, key, XF_EUSAGE,
+                "unknown parameter 'thta'");
+}
+
+static void test_registry(void)
+{
+    T_CHECK("registry: stm registered", xf_find("stm") != NULL, "missing");
+    T_CHECK("registry: unknown name", xf_find("nope") == NULL, "found");
+    T_CHECK("registry: count >= 1", xf_count() >= 1 && xf_at(0) != NULL, "empty");
+    const char *txt = "program q\nlevel source\nparam n = 5\narray a[0 .. n][0 .. n] double\n"
+                      "init a[0][i] = i\noutput a[n]\nfor t = 1 .. n, i = 0 .. n {\n"
+                      "  S: a[t][i] = a[t - 1][i] * 2\n}\n";
+    diag_list d;
+    diag_list_init(&d);
+    int st = -1;
+    char *argv[] = {"theta=t", "sigma=i"};
+    char *out = xf_apply_text("q.apm", txt, "stm", 2, argv, &d, &st);
+    T_CHECK("xf_apply_text: stm from text", out && st == XF_OK && strstr(out, "level syn") &&
+            strstr(out, "for t = 1 .. n seq, p = 0 .. n par"), "%s", out ? out : d.n ? d.items[0].msg : "");
+    free(out);
+    diag_list_free(&d);
+    xf_args a = {0};
+    char *kv[] = {"theta.L=2*(j-1)", "theta=i", "auto"};
+    diag_list_init(&d);
+    T_EQ_INT("args: parse", xf_args_parse(&a, 3, kv, &d), 0);
+    T_EQ_STR("args: per-label value wins", xf_args_get(&a, "theta", "L"), "2*(j-1)");
+    T_EQ_STR("args: default value", xf_args_get(&a, "theta", "U"), "i");
+    T_CHECK("args: bare word", xf_args_get(&a, "auto", NULL) != NULL, "missing");
+    xf_args_free(&a);
+    char *bad[] = {"=3"};
+    T_EQ_INT("args: malformed", xf_args_parse(&a, 1, bad, &d), -1);
+    xf_args_free(&a);
+    diag_list_free(&d);
+}
+
+int main(void)
+{
+    const char *r = getenv("ROOT");
+    snprintf(root, sizeof root, "%s", r ? r : ".");
+    test_registry();
+    test_fd_deps();
+    test_lu_deps();
+    test_stm();
+    test_refusals();
+    return t_done();
+}
