@@ -6,8 +6,10 @@
 #include "ir.h"
 #include "t.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 
@@ -469,6 +471,88 @@ static void test_eval(void)
             "integer literal too large");
 }
 
+/* ---- recovery and limits -------------------------------------------------------------------- */
+
+static void test_recovery(void)
+{
+    const char *text = "program p\nlevel source\nparam n = 4\narray a[0 .. n] double\n\n"
+                       "S: a[0] = 1 + * 2\nT: a[1] = ]\nfor i = 0 .. n { U: a[i] = ( }\nV: a[2] = 2 2\n";
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_parse("r.apm", text, strlen(text), &d);
+    T_CHECK("recover_fails", p == NULL, "parsed");
+    T_CHECK("recover_several", d.n >= 4, "only %d errors", d.n);
+    if (d.n >= 4) {
+        T_EQ_INT("recover_1_line", d.items[0].line, 6);
+        T_EQ_INT("recover_2_line", d.items[1].line, 7);
+        T_EQ_INT("recover_3_line", d.items[2].line, 8);
+        T_EQ_INT("recover_4_line", d.items[3].line, 9);
+    }
+    diag_list_free(&d);
+    ir_program_free(p);
+
+    /* many errors: capped, no crash */
+    char big[40000] = "program p\nlevel source\n\n";
+    for (int i = 0; i < 400; i++) strcat(big, "S: = ]\n");
+    diag_list_init(&d);
+    p = ir_parse("m.apm", big, strlen(big), &d);
+    T_CHECK("recover_capped", p == NULL && d.n <= 50 && d.n >= 10, "%d errors", d.n);
+    diag_list_free(&d);
+
+    /* several checker errors at once */
+    const char *sem = "program p\nlevel source\narray a[0 .. 3] double\n\n"
+                      "S: a[x] = 1\nT: b[0] = 2\nU: a[0][1] = y\n";
+    diag_list_init(&d);
+    p = ir_load_text("s.apm", sem, strlen(sem), &d);
+    T_CHECK("check_several", p == NULL && d.n == 4, "%d errors", d.n);
+    diag_list_free(&d);
+
+    /* text with NUL bytes (only ir_load_file rejects files with NUL outright) */
+    const char nul[] = "program p\nlevel source\0\n";
+    diag_list_init(&d);
+    p = ir_load_text("n.apm", nul, sizeof nul - 1, &d);
+    T_CHECK("nul_in_text", p == NULL && d.n > 0 && strstr(d.items[0].msg, "\\x00"), "%s",
+            d.n ? d.items[0].msg : "");
+    diag_list_free(&d);
+}
+
+static void test_files(void)
+{
+    char path[] = "/tmp/polyapm_test_parse_XXXXXX";
+    int fd = mkstemp(path);
+    T_CHECK("file_tmp", fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    FILE *f = fdopen(fd, "wb");
+    static char chunk[1 << 16];
+    memset(chunk, ' ', sizeof chunk);
+    for (int i = 0; i < 17 * 16 + 1; i++) fwrite(chunk, 1, sizeof chunk, f);
+    fclose(f);
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_file(path, &d);
+    T_CHECK("file_too_large", !p && d.n == 1 && strstr(d.items[0].msg, "16 MiB"), "%s",
+            d.n ? d.items[0].msg : "loaded");
+    diag_list_free(&d);
+    f = fopen(path, "wb");
+    fputs(source_prog, f);
+    fclose(f);
+    diag_list_init(&d);
+    p = ir_load_file(path, &d);
+    T_CHECK("file_loads", p != NULL, "%s", d.n ? d.items[0].msg : "");
+    ir_program_free(p);
+    diag_list_free(&d);
+    remove(path);
+    diag_list_init(&d);
+    p = ir_load_file("/nonexistent/x.apm", &d);
+    T_CHECK("file_missing", !p && d.n == 1 && strstr(d.items[0].msg, "cannot open"), "%s",
+            d.n ? d.items[0].msg : "loaded");
+    diag_list_free(&d);
+    diag_list_init(&d);
+    p = ir_load_file("/tmp", &d);
+    T_CHECK("file_directory", !p && d.n == 1, "%s", d.n ? d.items[0].msg : "loaded");
+    diag_list_free(&d);
+}
+
 int main(void)
 {
     test_roundtrips();
@@ -478,5 +562,7 @@ int main(void)
     test_names();
     test_slots();
     test_eval();
+    test_recovery();
+    test_files();
     return t_done();
 }
