@@ -382,6 +382,7 @@ static void check_lhs(checker *C, ir_expr *lhs, const char *verb)
 
 static void check_stmt(checker *C, ir_stmt *s)
 {
+    if (!s) return;
     switch (s->kind) {
     case IR_S_ASSIGN: {
         const char *l = s->u.assign.label;
@@ -493,7 +494,7 @@ static void check_structure(checker *C)
     const char *lv = ir_level_name(C->p->level);
     ir_block *b = C->p->body;
     int i = 0;
-    while (i < b->n && b->stmts[i]->kind == IR_S_LET) i++;
+    while (i < b->n && b->stmts[i] && b->stmts[i]->kind == IR_S_LET) i++;
     if (i == b->n) {
         ir_pos pos = i > 0 ? b->stmts[i - 1]->pos
                    : C->p->ndecls > 0 ? C->p->decls[C->p->ndecls - 1]->pos : (ir_pos){ 1, 1 };
@@ -501,13 +502,18 @@ static void check_structure(checker *C)
         return;
     }
     ir_stmt *s = b->stmts[i];
+    if (!s) return;
     if (s->kind != IR_S_FOR) {
         cerr(C, s->pos, "expected the step nest (for t = ... seq { for p = ... par|proc { ... } }) "
              "at level %s: only lets may come before it", lv);
         return;
     }
     if (i + 1 < b->n)
-        cerr(C, b->stmts[i + 1]->pos, "nothing may follow the step nest at level %s", lv);
+        cerr(C, b->stmts[i + 1] ? b->stmts[i + 1]->pos : s->pos, "nothing may follow the step nest at level %s", lv);
+    if (s->u.for_.nvars < 1 || !s->u.for_.vars) {
+        cerr(C, s->pos, "a for statement needs at least one loop variable");
+        return;
+    }
     ir_loopvar *t = &s->u.for_.vars[0];
     if (t->kind == IR_LOOP_PAR || t->kind == IR_LOOP_PROC)
         cerr(C, t->pos, "the time loop '%s' of the step nest must be seq at level %s", t->var, lv);
@@ -517,7 +523,8 @@ static void check_structure(checker *C)
             pv = &s->u.for_.vars[1];
     } else {
         ir_block *body = s->u.for_.body;
-        if (body && body->n == 1 && body->stmts[0]->kind == IR_S_FOR) {
+        if (body && body->n == 1 && body->stmts[0] && body->stmts[0]->kind == IR_S_FOR &&
+            body->stmts[0]->u.for_.nvars > 0) {
             ir_loopvar *v = &body->stmts[0]->u.for_.vars[0];
             if (v->kind == IR_LOOP_PAR || v->kind == IR_LOOP_PROC) pv = v;
         }
