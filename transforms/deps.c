@@ -92,6 +92,15 @@ int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d)
         if (m->acc[i].write) continue;
         c.kind = XF_DEP_ANTI;
         c.acc = i;
+        /* quick test first: is any element this reference reads written later at all? */
+        isl_union_map *sch = xf_model_schedule(m);
+        isl_union_map *later = isl_union_map_lex_lt_union_map(isl_union_map_copy(sch), sch);
+        isl_union_map *pairs = isl_union_map_apply_range(accesses(m, 0, -1, i),
+                                                         isl_union_map_reverse(accesses(m, 1, -1, -1)));
+        pairs = isl_union_map_intersect(pairs, later);
+        int none = isl_union_map_is_empty(pairs) == isl_bool_true;
+        isl_union_map_free(pairs);
+        if (none) continue;
         flow(m, &c, accesses(m, 1, -1, -1), isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)),
              accesses(m, 0, -1, i), accesses(m, 1, 1, -1));
     }
@@ -100,6 +109,15 @@ int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d)
     for (int i = 0; i < m->nacc; i++) {
         if (!m->acc[i].write) continue;
         c.acc = i;
+        /* quick test: is any element this write writes written again later? */
+        isl_union_map *sch = xf_model_schedule(m);
+        isl_union_map *later = isl_union_map_lex_gt_union_map(isl_union_map_copy(sch), sch);
+        isl_union_map *pairs = isl_union_map_apply_range(accesses(m, 1, -1, i),
+                                                         isl_union_map_reverse(accesses(m, 1, -1, -1)));
+        pairs = isl_union_map_intersect(pairs, later);
+        int none = isl_union_map_is_empty(pairs) == isl_bool_true;
+        isl_union_map_free(pairs);
+        if (none) continue;
         flow(m, &c, accesses(m, 1, -1, i), accesses(m, 1, 1, -1), accesses(m, 1, 0, -1), NULL);
     }
     /* drop empty ones (from the filtering above) */

@@ -305,6 +305,18 @@ static isl_map *theta_map(const stm *s, int leaf)
     return map;
 }
 
+/* The value of a 1-D map at the single point of `pt` (both taken). */
+static long long theta_at(isl_set *pt, isl_map *t)
+{
+    isl_set *v = isl_set_apply(pt, t);
+    v = isl_set_detect_equalities(v);
+    isl_val *x = isl_set_plain_get_val_if_fixed(v, isl_dim_set, 0);
+    long long r = x && isl_val_is_int(x) ? isl_val_get_num_si(x) : 0;
+    isl_val_free(x);
+    isl_set_free(v);
+    return r;
+}
+
 static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 
 static int check_deps(stm *s)
@@ -336,13 +348,21 @@ static int check_deps(stm *s)
             bad = isl_map_subtract(bad, same);
         }
         if (isl_map_is_empty(bad) == isl_bool_false) {
-            char *ex = xf_example(m, bad);
+            isl_map *pt = isl_map_from_basic_map(isl_map_sample(isl_map_copy(bad)));
+            char *ex = xf_example(m, pt);
+            long long va = theta_at(isl_map_domain(isl_map_copy(pt)), theta_map(s, a));
+            long long vb = theta_at(isl_map_range(isl_map_copy(pt)), theta_map(s, b));
+            isl_map_free(pt);
             const xf_access *acc = &m->acc[r[i].acc];
+            char *th = a == b ? xf_asprintf("theta.%s = %s", s->lf[a].label, s->lf[a].theta_txt)
+                              : xf_asprintf("theta.%s = %s, theta.%s = %s", s->lf[a].label,
+                                            s->lf[a].theta_txt, s->lf[b].label, s->lf[b].theta_txt);
             refuse(s, xf_asprintf(
                 "stm: illegal schedule: dependence %d (%s, %s -> %s through %s) does not go forward "
-                "in time under theta.%s = %s, theta.%s = %s; for example %s",
-                i + 1, dep_kind_name[r[i].kind], s->lf[a].label, s->lf[b].label, acc->text,
-                s->lf[a].label, s->lf[a].theta_txt, s->lf[b].label, s->lf[b].theta_txt, ex));
+                "in time under %s; for example %s: the source runs at t = %lld, the sink at t = %lld",
+                i + 1, dep_kind_name[r[i].kind], s->lf[a].label, s->lf[b].label, acc->text, th, ex,
+                va, vb));
+            free(th);
             diag_add(s->d, s->src->file, m->st[b].assign->pos.line, m->st[b].assign->pos.col,
                      "the sink of dependence %d: statement %s", i + 1, s->lf[b].label);
             free(ex);
