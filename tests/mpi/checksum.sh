@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/mpi/checksum.sh — rt_checksum gives the FNV-1a 64 values computed independently here (python3:
 # struct little-endian doubles, -0.0 as 0.0, the 0x7ff8dead marker), alone and gathered from 1-D
-# blocks and 2-D tile grids on 1, 2, 3, 4 and 6 ranks.
+# blocks and 2-D tile grids on 1, 2, 3, 4 and 6 ranks; and the same value as `polyapm sim` for a
+# program with undefined output elements, -0.0 and an int array (skipped without the simulator).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 rt_build "$TMP/t_checksum" "$ROOT/tests/mpi/t_checksum.c" || { fail "checksum build" "mpicc failed"; finish; }
@@ -53,4 +54,29 @@ for p in 1 2 3 4 6; do
         expect_eq "checksum gathered $g tiles np=$p" "$(awk -v k="$g" '$1 == k { print $2 }' <<<"$out")" "$(want all)"
     done
 done
+cat >"$TMP/ck.apm" <<'APM'
+# checksum conventions: undefined elements, -0.0, an int array, two outputs in order
+program ck
+level source
+param n = 6
+array a[0 .. n - 1][0 .. 2] double
+array b[0 .. n - 1] int
+init b[i] = i * 7 - 20
+output a
+output b
+for i = 0 .. n - 1, j = 0 .. 2 {
+  if (i + j) % 3 != 0 {
+    A: a[i][j] = (i - 2.0) * j / 3
+  }
+}
+APM
+if [ -x "$POLYAPM" ] && "$POLYAPM" sim "$TMP/ck.apm" --json 2>/dev/null | json "j['checksum']" >/dev/null 2>&1; then
+    for n in 6 9; do
+        sim=$("$POLYAPM" sim "$TMP/ck.apm" -D n=$n --json | json "j['checksum']")
+        rt=$(mpi_run 1 "$TMP/t_checksum" ck $n | awk '$1 == "ck" { print $2 }')
+        expect_eq "checksum = polyapm sim (undefined, -0.0, int array) n=$n" "$rt" "$sim"
+    done
+else
+    echo "skip checksum: comparison with the simulator ($POLYAPM sim --json not available yet)"
+fi
 finish

@@ -3,12 +3,15 @@
  * for fixed inputs (single rank) and for arrays gathered from a 1-D block layout and from 2-D
  * tile grids (any rank count); the script computes the expected FNV-1a values independently.
  * The arrays: v(i) = (i*37 % 101) / 7.0 - 5.0, element i = 13 replaced by -0.0.
+ * `t_checksum ck N` instead prints "ck HEX": the outputs of the small program in checksum.sh
+ * (undefined elements, -0.0, an int array, two outputs), to compare with `polyapm sim`.
  */
 #include "rt.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double v_of(int64_t i)
 {
@@ -100,9 +103,33 @@ static void gathered(int rows, int cols)
     }
 }
 
+/* program ck: a[i][j] = (i - 2.0) * j / 3 where (i + j) % 3 != 0 (else no value); b[i] = i*7 - 20 */
+static void ck(int64_t n)
+{
+    rt_checksum c;
+    rt_checksum_init(&c);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j <= 2; j++) {
+            if ((i + j) % 3 != 0)
+                rt_checksum_double(&c, ((double)i - 2.0) * (double)j / 3);
+            else
+                rt_checksum_undefined(&c, 1);
+        }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t b = i * 7 - 20;
+        rt_checksum_int64s(&c, &b, 1);
+    }
+    print("ck", &c);
+}
+
 int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
+    if (argc > 2 && strcmp(argv[1], "ck") == 0) {
+        ck(atoll(argv[2]));
+        rt_finalize();
+        return 0;
+    }
     int rows = argc > 1 ? atoi(argv[1]) : 7, cols = argc > 2 ? atoi(argv[2]) : 11;
     if (rt_rank(MPI_COMM_WORLD) == 0)
         fixed();
