@@ -240,9 +240,14 @@ sim_node *sim_compile_access(sim_ctx *c, const ir_expr *e)
     n->sub = sim_alloc(c, (size_t)(nidx ? nidx : 1) * sizeof *n->sub);
     if (!n->sub) { c->compile_errors++; return NULL; }
     int affine = 1;
+    n->simple = 1;
     for (int i = 0; i < nidx; i++) {
-        if (!sim_compile_sub(c, idx[i], &n->sub[i])) return NULL;
-        if (n->sub[i].gen) affine = 0;
+        sim_sub *sb = &n->sub[i];
+        if (!sim_compile_sub(c, idx[i], sb)) return NULL;
+        if (sb->gen) affine = 0;
+        if (sb->gen || sb->aff.n > 1) n->simple = 0;
+        else if (sb->aff.n == 1) { sb->sslot = sb->aff.slot[0]; sb->scoef = sb->aff.coef[0]; }
+        else { sb->sslot = 0; sb->scoef = 0; }
     }
     sim_node *t = c->sr_target;
     if (t && affine && t->nsr < SIM_SR_MAX) {
@@ -404,6 +409,28 @@ static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
     }
     case IR_E_BINARY: {
         ir_op op = e->u.op.op;
+        if ((op == IR_OP_AND || op == IR_OP_OR) && e->u.op.a->kind == IR_E_BINARY
+            && e->u.op.a->u.op.op == op) {
+            /* a left-deep chain x1 op x2 op ... op xk as one node */
+            int k = 1;
+            const ir_expr *x = e;
+            while (x->kind == IR_E_BINARY && x->u.op.op == op && k < 64) { k++; x = x->u.op.a; }
+            n = sim_new(c, op == IR_OP_AND ? SO_ANDN : SO_ORN, e);
+            if (!n) return NULL;
+            n->n = k;
+            n->args = sim_alloc(c, (size_t)k * sizeof *n->args);
+            n->argticks = sim_alloc(c, (size_t)k * sizeof *n->argticks);
+            if (!n->args || !n->argticks) { c->compile_errors++; return NULL; }
+            x = e;
+            for (int i = k - 1; i >= 1; i--) {
+                n->args[i] = sim_compile_truth(c, x->u.op.b);
+                n->argticks[i] = sim_expr_ticks(x->u.op.b);
+                if (!n->args[i]) return NULL;
+                x = x->u.op.a;
+            }
+            n->args[0] = sim_compile_truth(c, x);
+            return n->args[0] ? n : NULL;
+        }
         if (op == IR_OP_AND || op == IR_OP_OR) {
             n = sim_new(c, op == IR_OP_AND ? SO_AND : SO_OR, e);
             if (!n) return NULL;

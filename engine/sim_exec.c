@@ -130,11 +130,20 @@ SIM_NOINLINE static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *
 }
 
 /* Offset of a readable element, or -1 after reporting why it is not readable. */
-static inline int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
+static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
 {
     const sim_mem *m = &c->mem[n->array];
     int64_t off = 0;
-    for (int d = 0; d < n->n; d++) {
+    if (SIM_LIKELY(n->simple)) {
+        const int64_t *fi = c->fi;
+        for (int d = 0; d < n->n; d++) {
+            const sim_sub *sb = &n->sub[d];
+            uint64_t r = (uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)fi[sb->sslot]
+                       - (uint64_t)m->lo[d];
+            if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "reads"); return -1; }
+            off += (int64_t)r * m->stride[d];
+        }
+    } else for (int d = 0; d < n->n; d++) {
         uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
         if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "reads"); return -1; }
         off += (int64_t)r * m->stride[d];
@@ -317,7 +326,7 @@ SIM_NOINLINE static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uin
 
 
 /* Operands that need no recursion: constants, variables, affine forms, array elements. */
-static inline double sim_opnd_d(sim_ctx *c, const sim_node *n)
+static inline __attribute__((always_inline)) double sim_opnd_d(sim_ctx *c, const sim_node *n)
 {
     if (n->op == SO_ACCD) {
         int64_t off = sim_acc_read(c, n);
@@ -327,12 +336,37 @@ static inline double sim_opnd_d(sim_ctx *c, const sim_node *n)
     return sim_eval_d(c, n);
 }
 
-static inline int64_t sim_opnd_i(sim_ctx *c, const sim_node *n)
+static inline __attribute__((always_inline)) int64_t sim_opnd_i(sim_ctx *c, const sim_node *n)
 {
     if (n->op == SO_LI) return c->fi[n->slot];
     if (n->op == SO_CI) return n->ival;
     if (n->op == SO_AFF) return sim_aff_eval(c, &n->aff);
     return sim_eval_i(c, n);
+}
+
+/* A condition operand: comparisons of simple operands without a call. */
+static inline __attribute__((always_inline)) int64_t sim_truth(sim_ctx *c, const sim_node *n)
+{
+    switch (n->op) {
+    case SO_EQI: { int64_t a = sim_opnd_i(c, n->a); return a == sim_opnd_i(c, n->b); }
+    case SO_NEI: { int64_t a = sim_opnd_i(c, n->a); return a != sim_opnd_i(c, n->b); }
+    case SO_LTI: { int64_t a = sim_opnd_i(c, n->a); return a < sim_opnd_i(c, n->b); }
+    case SO_LEI: { int64_t a = sim_opnd_i(c, n->a); return a <= sim_opnd_i(c, n->b); }
+    case SO_GTI: { int64_t a = sim_opnd_i(c, n->a); return a > sim_opnd_i(c, n->b); }
+    case SO_GEI: { int64_t a = sim_opnd_i(c, n->a); return a >= sim_opnd_i(c, n->b); }
+    default: return sim_eval_i(c, n) != 0;
+    }
+}
+
+SIM_NOINLINE static int64_t sim_eval_chain(sim_ctx *c, const sim_node *n)
+{
+    int is_or = n->op == SO_ORN;
+    if (sim_truth(c, n->args[0]) == is_or) return is_or;
+    for (int i = 1; i < n->n; i++) {
+        c->ticks += n->argticks[i];
+        if (sim_truth(c, n->args[i]) == is_or) return is_or;
+    }
+    return !is_or;
 }
 
 SIM_NOINLINE static int64_t sim_eval_redi(sim_ctx *c, const sim_node *n)
@@ -393,6 +427,7 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
         if (sim_eval_i(c, n->a)) return 1;
         c->ticks += n->dticks;
         return sim_eval_i(c, n->b) != 0;
+    case SO_ANDN: case SO_ORN: return sim_eval_chain(c, n);
     case SO_NOT: return !sim_eval_i(c, n->a);
     case SO_TRUTHD: return sim_eval_d(c, n->a) != 0;
     case SO_MINI: case SO_MAXI: {

@@ -30,7 +30,7 @@ typedef enum sim_op {
     SO_CI, SO_LI, SO_AFF, SO_ADDI, SO_SUBI, SO_MULI, SO_DIVI, SO_MODI, SO_NEGI,
     SO_LTI, SO_LEI, SO_GTI, SO_GEI, SO_EQI, SO_NEI,
     SO_LTD, SO_LED, SO_GTD, SO_GED, SO_EQD, SO_NED,
-    SO_AND, SO_OR, SO_NOT, SO_TRUTHD,
+    SO_AND, SO_OR, SO_NOT, SO_TRUTHD, SO_ANDN, SO_ORN,
     SO_MINI, SO_MAXI, SO_ABSI, SO_ISQRT, SO_CEILDIV, SO_D2I, SO_FLOORD2I, SO_CEILD2I,
     SO_ACCI, SO_REDI, SO_ACCI_SR,
     /* double-valued */
@@ -56,6 +56,8 @@ typedef struct sim_node sim_node;
 typedef struct sim_sub {          /* one subscript: affine, or a general int node */
     sim_aff aff;
     sim_node *gen;
+    int sslot;                    /* simple form c + scoef·fi[sslot] (node->simple) */
+    int64_t scoef;
 } sim_sub;
 
 struct sim_node {
@@ -64,10 +66,12 @@ struct sim_node {
     int array;                    /* access */
     int n;                        /* nargs / ndims */
     int rop;                      /* reduction operator (ir_reduce_op) */
+    int simple;                   /* access: every subscript is c + coef·variable */
     int64_t ival;
     double dval;
     sim_node *a, *b, *c;          /* operands; reduction: a = lo, b = hi, c = body */
-    sim_node **args;
+    sim_node **args;              /* call arguments; ANDN/ORN: the chain's operands */
+    double *argticks;             /* ANDN/ORN: ticks of each operand after the first */
     sim_sub *sub;                 /* access subscripts (n) */
     sim_aff aff;                  /* SO_AFF */
     double dticks;                /* AND/OR: ticks of b; reductions: body ticks + 1 */
