@@ -30,12 +30,22 @@ typedef struct sym {
     int index;          /* param index, array index, or slot */
     ir_pos pos;
     ir_type type;
+    int prev;           /* the symbol of the same name this one hides, or -1 */
+    int hslot;          /* its entry in the name table */
 } sym;
 
-typedef struct label {
+/* Name table (open addressing, insert-only keys): name -> innermost symbol (or -1), or for the
+ * label table name -> the statement position stored in `pos`. */
+typedef struct hentry {
     const char *name;
+    int top;
     ir_pos pos;
-} label;
+} hentry;
+
+typedef struct htab {
+    hentry *e;
+    int cap, n;
+} htab;
 
 typedef struct checker {
     ir_program *p;
@@ -43,8 +53,8 @@ typedef struct checker {
     int nerr;
     sym *syms;
     int nsyms, capsyms;
-    label *labels;
-    int nlabels, caplabels;
+    htab names;              /* name -> innermost symbol */
+    htab labels;             /* label -> position */
     signed char *cls[2];     /* per slot: affinity class of a let's value (0 subscript, 1 bound) */
     int nslots, capslots;
     const ir_loopvar *procvar;   /* the processor loop of the step nest (syn and above) */
@@ -81,11 +91,57 @@ static const char *const nk_names[] = {
 
 /* ---- symbols -------------------------------------------------------------------------------- */
 
+static unsigned hash_str(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The entry of `name` (inserted with top -1 when `insert` and absent), or -1. */
+static int ht_find(htab *t, const char *name, int insert)
+{
+    if (insert && (t->n + 1) * 2 > t->cap) {
+        int ncap = t->cap ? t->cap * 2 : 64;
+        hentry *ne = xrealloc(NULL, (size_t)ncap * sizeof *ne);
+        memset(ne, 0, (size_t)ncap * sizeof *ne);
+        for (int i = 0; i < t->cap; i++) {
+            if (!t->e[i].name) continue;
+            unsigned h = hash_str(t->e[i].name) & (unsigned)(ncap - 1);
+            while (ne[h].name) h = (h + 1) & (unsigned)(ncap - 1);
+            ne[h] = t->e[i];
+        }
+        free(t->e);
+        t->e = ne;
+        t->cap = ncap;
+    }
+    if (t->cap == 0) return -1;
+    unsigned h = hash_str(name) & (unsigned)(t->cap - 1);
+    while (t->e[h].name) {
+        if (strcmp(t->e[h].name, name) == 0) return (int)h;
+        h = (h + 1) & (unsigned)(t->cap - 1);
+    }
+    if (!insert) return -1;
+    t->e[h].name = name;
+    t->e[h].top = -1;
+    t->n++;
+    return (int)h;
+}
+
 static sym *lookup(checker *C, const char *name)
 {
-    for (int i = C->nsyms - 1; i >= 0; i--)
-        if (strcmp(C->syms[i].name, name) == 0) return &C->syms[i];
-    return NULL;
+    int h = ht_find(&C->names, name, 0);
+    return h >= 0 && C->names.e[h].top >= 0 ? &C->syms[C->names.e[h].top] : NULL;
+}
+
+/* Leaves scope: forgets the symbols defined after `mark`. */
+static void pop_to(checker *C, int mark)
+{
+    while (C->nsyms > mark) {
+        sym *s = &C->syms[--C->nsyms];
+        int h = ht_find(&C->names, s->name, 0);
+        if (h >= 0) C->names.e[h].top = s->prev;
+    }
 }
 
 static int new_slot(checker *C)
@@ -111,7 +167,9 @@ static int define(checker *C, const char *name, ir_name_kind nk, int index, ir_p
         C->capsyms = C->capsyms ? C->capsyms * 2 : 32;
         C->syms = xrealloc(C->syms, (size_t)C->capsyms * sizeof *C->syms);
     }
-    C->syms[C->nsyms++] = (sym){ name, nk, index, pos, t };
+    int h = ht_find(&C->names, name, 1);
+    C->syms[C->nsyms] = (sym){ name, nk, index, pos, t, C->names.e[h].top, h };
+    C->names.e[h].top = C->nsyms++;
     return index;
 }
 
@@ -329,7 +387,7 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
         int mark = C->nsyms;
         e->u.reduce.slot = define(C, e->u.reduce.var, IR_N_REDVAR, 0, e->pos, IR_INT);
         ir_type t = resolve(C, e->u.reduce.body, mode, what);
-        C->nsyms = mark;
+        pop_to(C, mark);
         return e->type = t;
     }
     }
@@ -387,17 +445,14 @@ static void check_stmt(checker *C, ir_stmt *s)
     case IR_S_ASSIGN: {
         const char *l = s->u.assign.label;
         if (l) {
-            for (int i = 0; i < C->nlabels; i++)
-                if (strcmp(C->labels[i].name, l) == 0) {
-                    cerr(C, s->pos, "label '%s' is already defined at %d:%d", l,
-                         C->labels[i].pos.line, C->labels[i].pos.col);
-                    break;
-                }
-            if (C->nlabels == C->caplabels) {
-                C->caplabels = C->caplabels ? C->caplabels * 2 : 16;
-                C->labels = xrealloc(C->labels, (size_t)C->caplabels * sizeof *C->labels);
+            int h = ht_find(&C->labels, l, 1);
+            hentry *le = &C->labels.e[h];
+            if (le->top >= 0)
+                cerr(C, s->pos, "label '%s' is already defined at %d:%d", l, le->pos.line, le->pos.col);
+            else {
+                le->top = 0;
+                le->pos = s->pos;
             }
-            C->labels[C->nlabels++] = (label){ l, s->pos };
         }
         ir_type rt = resolve(C, s->u.assign.rhs, M_ANY, NULL);
         check_lhs(C, s->u.assign.lhs, "assign to");
@@ -449,7 +504,7 @@ static void check_stmt(checker *C, ir_stmt *s)
             v->slot = define(C, v->var, IR_N_LOOPVAR, 0, v->pos, IR_INT);
         }
         check_block(C, s->u.for_.body);
-        C->nsyms = mark;
+        pop_to(C, mark);
         break;
     }
     case IR_S_SEND: {
@@ -485,7 +540,7 @@ static void check_block(checker *C, ir_block *b)
     int mark = C->nsyms;
     check_const(C, b->cost, "a cost", 0);
     for (int i = 0; i < b->n; i++) check_stmt(C, b->stmts[i]);
-    C->nsyms = mark;
+    pop_to(C, mark);
 }
 
 /* syn and above: optional lets, then one step nest `for t .. seq { for p .. par|proc {..} }`. */
@@ -600,6 +655,7 @@ static void check_decls(checker *C)
             d->u.init.array_index = -1;
             sym *s = lookup_array(C, d->u.init.array, d->pos);
             int mark = C->nsyms;
+            ir_type elem = s ? array_decl(C, s)->u.array.elem : IR_DOUBLE;
             if (s) {
                 ir_decl *ad = array_decl(C, s);
                 if (ad->u.array.ndims != d->u.init.nidx)
@@ -620,10 +676,10 @@ static void check_decls(checker *C)
                 }
             }
             ir_type t = resolve(C, d->u.init.value, M_NOARRAY, "an init value");
-            if (s && array_decl(C, s)->u.array.elem == IR_INT && t == IR_DOUBLE)
+            if (elem == IR_INT && t == IR_DOUBLE)
                 cerr(C, d->u.init.value->pos, "cannot initialise int array '%s' with a double value",
                      d->u.init.array);
-            C->nsyms = mark;
+            pop_to(C, mark);
             break;
         }
         case IR_D_OUTPUT: {
@@ -671,7 +727,7 @@ static void check_decls(checker *C)
                         if (ex[j] && resolve(C, ex[j], M_NOARRAY, "a dist bound") != IR_INT)
                             cerr(C, ex[j]->pos, "a dist bound or offset must be an integer expression");
                 }
-                C->nsyms = mark;
+                pop_to(C, mark);
             }
             break;
         }
@@ -698,7 +754,8 @@ int ir_check(ir_program *p, diag_list *d)
     check_block(&C, p->body);
     p->nslots = C.nslots;
     free(C.syms);
-    free(C.labels);
+    free(C.names.e);
+    free(C.labels.e);
     free(C.cls[0]);
     free(C.cls[1]);
     if (C.nerr == 0) p->checked = 1;

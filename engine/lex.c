@@ -60,7 +60,8 @@ const char *ir_tok_name(ir_tok_kind k)
     return (unsigned)k < IR_T_COUNT && tok_names[k] ? tok_names[k] : "token";
 }
 
-/* Growable arrays in the arena (doubling; the abandoned copies stay in the arena). */
+/* The token, comment and error arrays are malloc'd (ir_lex_free releases them); the strings
+ * they point to live in the program's arena. */
 typedef struct lexer {
     ir_program *p;
     const char *s;
@@ -73,8 +74,8 @@ typedef struct lexer {
 #define GROW(L, arr, n, cap) do {                                                 \
         if ((n) == (cap)) {                                                        \
             int nc_ = (cap) ? (cap) * 2 : 64;                                      \
-            void *nv_ = ir_alloc((L)->p, (size_t)nc_ * sizeof *(arr));             \
-            if (n) memcpy(nv_, (arr), (size_t)(n) * sizeof *(arr));                \
+            void *nv_ = realloc((arr), (size_t)nc_ * sizeof *(arr));               \
+            if (!nv_) { fputs("polyapm: out of memory\n", stderr); abort(); }     \
             (arr) = nv_;                                                           \
             (cap) = nc_;                                                           \
         }                                                                          \
@@ -252,4 +253,12 @@ void ir_lex(ir_program *p, const char *text, size_t len, ir_lexed *out)
     }
     ir_pos pos = { L.line, L.col };
     add_tok(&L, IR_T_EOF, pos);
+}
+
+void ir_lex_free(ir_lexed *lx)
+{
+    free(lx->toks);
+    free(lx->comments);
+    free(lx->errors);
+    memset(lx, 0, sizeof *lx);
 }

@@ -3,8 +3,7 @@
  *
  * ir_lex turns a whole text into an array of tokens (ending with IR_T_EOF), an array of
  * comments (for the parser to attach to declarations and statements) and an array of lexical
- * errors (reported by the parser in source order, interleaved with its own).  All arrays and
- * strings live in the arena of the program passed in.
+ * errors (reported by the parser in source order, interleaved with its own).
  */
 #ifndef POLYAPM_LEX_H
 #define POLYAPM_LEX_H
@@ -55,8 +54,10 @@ typedef struct ir_lexed {
     ir_lex_error *errors;    int nerrors;
 } ir_lexed;
 
-/* Lexes text[0..len) into `out`; allocations in p's arena. */
+/* Lexes text[0..len) into `out`: the arrays are malloc'd (release them with ir_lex_free), the
+ * strings are in p's arena. */
 void ir_lex(ir_program *p, const char *text, size_t len, ir_lexed *out);
+void ir_lex_free(ir_lexed *lx);
 
 /* How a token kind is written, for "expected X, found Y" messages (e.g. "']'", "'for'"). */
 const char *ir_tok_name(ir_tok_kind k);

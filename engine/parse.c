@@ -853,6 +853,7 @@ ir_program *ir_parse(const char *file, const char *text, size_t len, diag_list *
     flush_lex(&P, tok(&P)->pos, 0);
     parse_program(&P);
     if (!P.fatal) flush_lex(&P, (ir_pos){ 1 << 30, 0 }, 0);
+    ir_lex_free(&P.lx);
     if (P.nerr > 0) {
         ir_program_free(p);
         return NULL;
