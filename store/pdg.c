@@ -471,9 +471,9 @@ static int create_node(store *s, const store_add_req *r, int64_t *id, int64_t no
         goto out;
     }
     if (!(msg = commit_message(r, *id, label))) { oom(d); goto out; }
-    char cost_default[128];
-    snprintf(cost_default, sizeof cost_default,
-             "not simulated when created; the workspace's simulations: polyapm show %lld\n", (long long)*id);
+    /* One shared blob for every node created without a cost (no new file per node). */
+    static const char cost_default[] =
+        "not simulated when created; stored simulations: polyapm show NODE (pdg.db, table simulations)\n";
     vcs_hex commit, blob;
     /* git first: objects, then the ref; the rows below name them. */
     if (vcs_write_node(s->git, r->text, r->len, r->cost_txt ? r->cost_txt : cost_default, pc, r->nparents,
