@@ -743,10 +743,3 @@ ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *
     return out;
 }
 
-ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
-{
-    (void)args;
-    diag_add(d, src->file, 0, 0, "stm auto: not yet");
-    *status = XF_EREFUSED;
-    return NULL;
-}

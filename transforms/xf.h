@@ -103,6 +103,18 @@ char *xf_apply_text(const char *file, const char *src_text, const char *name, in
 /* Prints the transforms that apply to `p` with their parameters (text, or JSON with json=1). */
 void xf_print_applicable(FILE *out, const ir_program *p, int json);
 
+/* ---- stm auto ---------------------------------------------------------------------------------- */
+
+/* A proposed space-time mapping: the stm arguments ("theta.L=2*j-2 sigma.L=i ..."), its number
+ * of time steps and of processors at the parameter values used. */
+typedef struct xf_stm_cand { char *args; long long steps, procs; int cost; } xf_stm_cand;
+
+/* Enumerates legal mappings with small coefficients (see stm_auto.c), best first (fewest steps,
+ * then processors, then simplest); at most `max`.  Returns the number, or -1 with diagnostics. */
+int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int max,
+                      xf_stm_cand **out, diag_list *d);
+void xf_stm_cands_free(xf_stm_cand *c, int n);
+
 /* ---- dependences ------------------------------------------------------------------------------- */
 
 typedef enum xf_dep_kind { XF_DEP_FLOW, XF_DEP_ANTI, XF_DEP_OUTPUT } xf_dep_kind;

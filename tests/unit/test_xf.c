@@ -224,6 +224,38 @@ static void test_refusals(void)
                 "unknown parameter 'thta'");
 }
 
+static void test_auto(void)
+{
+    ir_program *p = load("examples/lu.apm");
+    if (!p) return;
+    diag_list d;
+    diag_list_init(&d);
+    ir_binding n16 = {"n", 16};
+    xf_stm_cand *c = NULL;
+    int n = xf_stm_candidates(p, &n16, 1, 10, &c, &d);
+    T_EQ_INT("lu stm auto: 10 candidates", n, 10);
+    int stm1 = 0, stm2 = 0, best = 1;
+    for (int i = 0; i < n; i++) {
+        printf("# %2d steps %lld procs %lld: %s\n", i + 1, c[i].steps, c[i].procs, c[i].args);
+        if (!strcmp(c[i].args, "theta.L=2*j-2 sigma.L=i theta.U=2*i-1 sigma.U=j")) stm1 = 1;
+        if (!strcmp(c[i].args, "theta=i+j-2 sigma=i")) stm2 = 1;
+        if (i && c[i].steps < c[i - 1].steps) best = 0;
+    }
+    T_CHECK("lu stm auto: STM1 among the top 10", stm1, "missing");
+    T_CHECK("lu stm auto: STM2 among the top 10", stm2, "missing");
+    T_CHECK("lu stm auto: ranked by steps", best, "not sorted");
+    T_EQ_INT("lu stm auto: the best has 2n-1 = 31 steps", n > 0 ? c[0].steps : -1, 31);
+    xf_stm_cands_free(c, n > 0 ? n : 0);
+    diag_list_free(&d);
+    ir_program_free(p);
+    ir_binding lu_n[] = {{"n", 8}, {"n", 12}};
+    char *a3[] = {"auto", "pick=3"};
+    stm_verify("lu stm auto pick=3", "examples/lu.apm", 2, a3, lu_n, 2, 1);
+    ir_binding fd_n[] = {{"n", 8}, {"steps", 3}};
+    char *a1[] = {"auto"};
+    stm_verify("fd stm auto", "examples/findiff.apm", 1, a1, fd_n, 2, 2);
+}
+
 static void test_registry(void)
 {
     T_CHECK("registry: stm registered", xf_find("stm") != NULL, "missing");
@@ -264,5 +296,6 @@ int main(void)
     test_lu_deps();
     test_stm();
     test_refusals();
+    test_auto();
     return t_done();
 }
