@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/bench_mpi.sh — the finite-difference baselines side by side (issue 6): the sequential
 # C (fd_seq_hand.c), the hand-written MPI stencil with contiguous halo rows (fd_mpi_hand.c), and
-# the same on the runtime with its halo exchange and with the thesis's per-element all-to-all
-# exchange (fd_mpi_rt.c), at n=2048, 100 steps, np=2; main-loop seconds, best of REPEAT runs, and
+# the same on the runtime with its row-block halo exchange, with 2-D tiles (P x 1 unless P is
+# square) and with the thesis's per-element all-to-all exchange (fd_mpi_rt.c), at n=2048, 100 steps, np=2; main-loop seconds, best of REPEAT runs, and
 # ratios to the hand-written MPI version.  Prints figures only (no assertions on time).
 # Overrides: FD_N, FD_STEPS, FD_NP, REPEAT.  When the exporter exists, its FD leaf joins here.
 set -u
@@ -32,6 +32,7 @@ for ((k = 0; k < REPEAT; k++)); do
     run seq          "$tmp/fd_seq" "$N" "$STEPS"
     run mpi_hand     "${MPIRUN[@]}" "$tmp/fd_mpi" "$N" "$STEPS"
     run rt_halo      "${MPIRUN[@]}" "$tmp/fd_rt" halo "$N" "$STEPS"
+    run rt_halo2d    "${MPIRUN[@]}" "$tmp/fd_rt" halo2d "$N" "$STEPS"
     run rt_alltoallv "${MPIRUN[@]}" "$tmp/fd_rt" alltoallv "$N" "$STEPS"
 done >"$tmp/results"
 python3 - "$tmp/results" "$N" "$STEPS" "$NP" "$REPEAT" <<'PY'
@@ -45,11 +46,12 @@ for name, *rest in (l.split() for l in open(path) if l.strip()):
         res[name] = rest
 label = {"seq": "sequential C (fd_seq_hand)", "mpi_hand": f"hand MPI, halo rows (fd_mpi_hand) np={np_}",
          "rt_halo": f"runtime, rt_halo1d (fd_mpi_rt halo) np={np_}",
+         "rt_halo2d": f"runtime, rt_halo2d tiles (fd_mpi_rt halo2d) np={np_}",
          "rt_alltoallv": f"runtime, thesis all-to-all (fd_mpi_rt alltoallv) np={np_}"}
 print(f"FD n={n} steps={steps}, main loop, best of {rep} interleaved rounds:")
 base = float(res["mpi_hand"][0]) if len(res.get("mpi_hand", [])) == 2 else None
 sums = set()
-for k in ["seq", "mpi_hand", "rt_halo", "rt_alltoallv"]:
+for k in ["seq", "mpi_hand", "rt_halo", "rt_halo2d", "rt_alltoallv"]:
     r = res.get(k, ["FAILED"])
     if len(r) != 2:
         print(f"  {label[k]:54s} FAILED"); continue
