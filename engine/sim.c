@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim_int.h"
 
@@ -120,6 +121,18 @@ static void sim_mem_free(sim_mem *m)
     m->meta = NULL;
 }
 
+/* The memory a run may use: 8 GiB, or 3/4 of the physical memory when that is less. */
+static int64_t sim_max_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    int64_t lim = SIM_MAX_BYTES;
+    if (pages > 0 && psize > 0) {
+        int64_t phys = (int64_t)pages * (int64_t)psize / 4 * 3;
+        if (phys < lim) lim = phys;
+    }
+    return lim;
+}
+
 /* Lays out and allocates one memory; `bytes` accumulates the total.  0 = ok. */
 static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64_t *lo,
                          const int64_t *hi, const int64_t *off, int race, int64_t *bytes)
@@ -145,9 +158,10 @@ static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64
     }
     m->size = size;
     *bytes += size * (9 + (race ? 16 : 0));
-    if (*bytes > SIM_MAX_BYTES) {
+    if (*bytes > sim_max_bytes()) {
         diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
-                 "the arrays need more than 8 GiB of simulator memory (at %s)", arr->u.array.name);
+                 "the arrays need more than %lld MiB of simulator memory (at %s)",
+                 (long long)(sim_max_bytes() >> 20), arr->u.array.name);
         return -1;
     }
     size_t n = (size_t)(size ? size : 1);
