@@ -20,6 +20,7 @@
 #define SIM_MAX_BYTES (INT64_C(8) << 30)          /* all memories together */
 #define SIM_MAX_TRACE (INT64_C(1) << 27)          /* nsteps * nprocs work entries */
 #define SIM_STOP_AFTER 1000                       /* violations */
+#define SIM_MAX_PENDING (INT64_C(1) << 24)        /* messages in flight */
 
 /* ---- violations ----------------------------------------------------------------------------- */
 
@@ -294,6 +295,13 @@ static void sim_init_fill(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_
 
 void sim_message_add(sim_ctx *c, const sim_msg *m)
 {
+    if (c->npend >= SIM_MAX_PENDING) {
+        sim_violation_add(c, SIM_V_RUNTIME, m->st ? m->st->line : 0, m->st ? m->st->col : 0,
+                          "runtime error: more than %lld messages in flight at t=%lld; stopping",
+                          (long long)SIM_MAX_PENDING, (long long)c->tval);
+        c->stop = 1;
+        return;
+    }
     if (c->npend == c->cappend) {
         int64_t cap = c->cappend ? c->cappend * 2 : 1024;
         sim_msg *p = realloc(c->pend, (size_t)cap * sizeof *p);
