@@ -292,9 +292,12 @@ int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
         else if (has < 0) problem = "its ref refs/pdg/%lld cannot be read";
         else {
             vcs_commit_info ci;
-            if (vcs_commit_read(s->git, ref, &ci, &rd) != 0) problem = "its ref refs/pdg/%lld names no readable commit";
-            else if (strcmp(ci.program, r->hash) != 0) problem = "its ref refs/pdg/%lld names a commit of another program";
-            if (!problem) vcs_commit_info_clear(&ci);
+            if (vcs_commit_read(s->git, ref, &ci, &rd) != 0) {
+                problem = "its ref refs/pdg/%lld names no readable commit";
+            } else {
+                if (strcmp(ci.program, r->hash) != 0) problem = "its ref refs/pdg/%lld names a commit of another program";
+                vcs_commit_info_clear(&ci);
+            }
         }
         if (!problem) continue;
         out->problems++;
