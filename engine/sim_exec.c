@@ -249,7 +249,6 @@ static int sim_sr_setup(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
     for (int j = 0; j < n->nsr; j++) {
         const sim_node *a = n->sracc[j];
         const sim_mem *m = &c->mem[a->array];
-        if (m->meta) return 0;
         int64_t off = 0, st = 0;
         for (int d = 0; d < a->n; d++) {
             const sim_aff *f = &a->sub[d].aff;
@@ -278,7 +277,7 @@ SIM_NOINLINE static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uin
     if (n->srbody && sim_sr_setup(c, n, lo, cnt)) {
         const sim_node *b = n->srbody;
         if (n->nsr == 2 && b->op == SO_MULD && b->a->op == SO_ACCD_SR && b->b->op == SO_ACCD_SR
-            && n->rop == IR_R_SUM) {
+            && n->rop == IR_R_SUM && !c->mem[b->a->array].meta && !c->mem[b->b->array].meta) {
             /* the dot product: sum(k) x[..k..] * y[..k..] */
             const sim_mem *ma = &c->mem[b->a->array], *mb = &c->mem[b->b->array];
             const double *da = ma->data, *db = mb->data;
@@ -302,6 +301,10 @@ SIM_NOINLINE static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uin
                     if (!c->mem[n->sracc[j]->array].state[n->srcur[j]]) break;
                 if (j < n->nsr) break;
                 *k = (int64_t)((uint64_t)lo + i);
+                for (j = 0; j < n->nsr; j++) {       /* race bookkeeping (syn, syncomm) */
+                    const sim_mem *m = &c->mem[n->sracc[j]->array];
+                    if (m->meta) sim_race_read(c, n->sracc[j], m->meta + 4 * n->srcur[j]);
+                }
                 double v = sim_eval_d(c, b);
                 acc = i == 0 ? v : sim_accum(n->rop, acc, v);
                 for (j = 0; j < n->nsr; j++) n->srcur[j] += n->srstride[j];

@@ -313,6 +313,34 @@ static void test_bad_messages(void)
     }
 }
 
+/* LU at the SynAPM: reductions run strength-reduced and still see races. */
+static void test_lu_syn(void)
+{
+    ir_binding b = { "n", 12 };
+    sim_result *src = run("examples/lu.apm", &b, 1);
+    sim_result *r = run("tests/sim/lu-syn.apm", NULL, 0);
+    if (src && r) {
+        T_EQ_INT("lu syn clean", r->violations_total, 0);
+        T_EQ_INT("lu syn steps", r->trace.nsteps, 23);
+        T_EQ_INT("lu syn procs", r->trace.nprocs, 12);
+        T_EQ_INT("lu syn first step procs", r->trace.step_procs[0], 1);
+        T_EQ_INT("lu syn middle step procs", r->trace.step_procs[11], 12);
+        T_EQ_INT("lu syn verified", sim_verify(r, src), 1);
+        /* same work as the source plus the let (1 tick per instance: t - i + 2 is affine, 2 ops) */
+        T_NEAR("lu syn work", r->aggregate_work, src->aggregate_work + 2 * 144, 0);
+    }
+    sim_result_free(src);
+    sim_result_free(r);
+    r = run("tests/sim/lu-race.apm", NULL, 0);
+    if (r) {
+        T_EQ_INT("lu race total", r->violations_total, 14);
+        T_CHECK("lu race in reduction", has_violation(r, SIM_V_RACE,
+                "processor 4 reads u[3][4] written by processor 3 in the same step t=0 (statement L at 14:7)"),
+                "%s", r->nviolations ? r->violations[0].text : "none");
+        sim_result_free(r);
+    }
+}
+
 /* The thesis's finite differences figures (REFERENCE §1.3), n = 256, procs = 4. */
 static void test_thesis(void)
 {
@@ -374,6 +402,7 @@ int main(void)
     test_messages();
     test_checksum();
     test_bad_messages();
+    test_lu_syn();
     test_options();
     test_thesis();
     return t_done();
