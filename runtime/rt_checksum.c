@@ -2,8 +2,9 @@
  * rt_checksum.c — the output checksum, bit for bit the simulator's sim_checksum (engine/sim.h):
  * FNV-1a 64 over each output array in declaration order, each element in row-major order, the
  * 8 little-endian bytes of the IEEE-754 double with -0.0 hashed as 0.0, or of the int64
- * 0x7ff8dead for an element without value.  Incremental, plus gathering helpers with which rank 0
- * hashes a distributed array in global row-major order without holding all of it.
+ * 0x7ff8dead for an element without value (given explicitly, or an element holding the bits of
+ * rt_novalue()).  Incremental, plus gathering helpers with which rank 0 hashes a distributed
+ * array in global row-major order without holding all of it.
  */
 #include "rt.h"
 
@@ -25,13 +26,36 @@ static inline uint64_t rt_fnv_u64(uint64_t h, uint64_t bits)
     return h;
 }
 
+/* The 8 bytes hashed for one element: the double's bits, 0.0 for -0.0, the marker for no value. */
 static inline uint64_t rt_double_bits(double v)
 {
     uint64_t bits;
     if (v == 0.0)
         v = 0.0;                  /* -0.0 hashes as 0.0 */
     memcpy(&bits, &v, sizeof bits);
-    return bits;
+    return bits == RT_NOVALUE_BITS ? (uint64_t)RT_UNDEFINED_MARK : bits;
+}
+
+double rt_novalue(void)
+{
+    double v;
+    uint64_t bits = RT_NOVALUE_BITS;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+int rt_is_novalue(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits == RT_NOVALUE_BITS;
+}
+
+void rt_fill_novalue(double *a, size_t n)
+{
+    double v = rt_novalue();
+    for (size_t i = 0; i < n; i++)
+        a[i] = v;
 }
 
 void rt_checksum_double(rt_checksum *c, double v)

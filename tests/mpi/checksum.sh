@@ -29,6 +29,7 @@ print("negzero", fnv([d(0.0)]))
 print("some", fnv(map(d, some)))
 print("some_pieces", fnv(map(d, some)))
 print("undef", fnv([d(1.0), undef, undef, d(2.0)]))
+print("undef_novalue", fnv([d(1.0), undef, undef, d(2.0)]))
 ints = [3.0, -7.0, 0.0, float(4503599627370497)]
 print("ints", fnv(map(d, ints)))
 print("ints_as_doubles", fnv(map(d, ints)))
@@ -43,7 +44,7 @@ for p in 1 2 3 4 6; do
     out=$(mpi_run "$p" "$TMP/t_checksum" "$ROWS" "$COLS"); rc=$?
     [ $rc -eq 0 ] || { fail "checksum np=$p runs" "exit $rc: $(echo "$out" | tail -3)"; continue; }
     if [ "$p" = 1 ]; then
-        for k in empty zero negzero some some_pieces undef ints ints_as_doubles; do
+        for k in empty zero negzero some some_pieces undef undef_novalue ints ints_as_doubles; do
             expect_eq "checksum $k" "$(awk -v k=$k '$1 == k { print $2 }' <<<"$out")" "$(want $k)"
         done
     fi
@@ -73,8 +74,10 @@ APM
 if [ -x "$POLYAPM" ] && "$POLYAPM" sim "$TMP/ck.apm" --json 2>/dev/null | json "j['checksum']" >/dev/null 2>&1; then
     for n in 6 9; do
         sim=$("$POLYAPM" sim "$TMP/ck.apm" -D n=$n --json | json "j['checksum']")
-        rt=$(mpi_run 1 "$TMP/t_checksum" ck $n | awk '$1 == "ck" { print $2 }')
-        expect_eq "checksum = polyapm sim (undefined, -0.0, int array) n=$n" "$rt" "$sim"
+        for p in 1 3; do
+            rt=$(mpi_run $p "$TMP/t_checksum" ck $n | awk '$1 == "ck" { print $2 }')
+            expect_eq "checksum = polyapm sim (no-value elements, -0.0, int array) n=$n np=$p" "$rt" "$sim"
+        done
     done
 else
     echo "skip checksum: comparison with the simulator ($POLYAPM sim --json not available yet)"

@@ -4,7 +4,7 @@
  * tile grids (any rank count); the script computes the expected FNV-1a values independently.
  * The arrays: v(i) = (i*37 % 101) / 7.0 - 5.0, element i = 13 replaced by -0.0.
  * `t_checksum ck N` instead prints "ck HEX": the outputs of the small program in checksum.sh
- * (undefined elements, -0.0, an int array, two outputs), to compare with `polyapm sim`.
+ * (elements without value, -0.0, an int array, two outputs), to compare with `polyapm sim`.
  */
 #include "rt.h"
 
@@ -51,6 +51,11 @@ static void fixed(void)
     rt_checksum_undefined(&c, 2);
     rt_checksum_double(&c, 2.0);
     print("undef", &c);
+    rt_checksum_init(&c);                       /* "undef" again, through rt_novalue */
+    double holes[4] = {1.0, 0, 0, 2.0};
+    rt_fill_novalue(holes + 1, 2);
+    rt_checksum_doubles(&c, holes, 4);
+    print("undef_novalue", &c);
     rt_checksum_init(&c);
     rt_checksum_int64s(&c, ints, 4);
     print("ints", &c);
@@ -103,18 +108,27 @@ static void gathered(int rows, int cols)
     }
 }
 
-/* program ck: a[i][j] = (i - 2.0) * j / 3 where (i + j) % 3 != 0 (else no value); b[i] = i*7 - 20 */
+/* program ck: a[i][j] = (i - 2.0) * j / 3 where (i + j) % 3 != 0 (else no value); b[i] = i*7 - 20.
+ * a is distributed in balanced blocks of its row-major elements, unwritten ones rt_novalue(),
+ * and gathered; b is hashed by rank 0 alone. */
 static void ck(int64_t n)
 {
+    MPI_Comm w = MPI_COMM_WORLD;
+    int64_t lo, cnt;
+    rt_balanced_range(n * 3, rt_size(w), rt_rank(w), &lo, &cnt);
+    double *mine = rt_malloc((size_t)cnt * sizeof(double));
+    rt_fill_novalue(mine, (size_t)cnt);
+    for (int64_t k = lo; k < lo + cnt; k++) {
+        int64_t i = k / 3, j = k % 3;
+        if ((i + j) % 3 != 0)
+            mine[k - lo] = ((double)i - 2.0) * (double)j / 3;
+    }
     rt_checksum c;
     rt_checksum_init(&c);
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j <= 2; j++) {
-            if ((i + j) % 3 != 0)
-                rt_checksum_double(&c, ((double)i - 2.0) * (double)j / 3);
-            else
-                rt_checksum_undefined(&c, 1);
-        }
+    rt_checksum_gather_blocks(&c, w, mine, (int)cnt);
+    free(mine);
+    if (rt_rank(w) != 0)
+        return;
     for (int64_t i = 0; i < n; i++) {
         int64_t b = i * 7 - 20;
         rt_checksum_int64s(&c, &b, 1);
