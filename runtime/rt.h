@@ -16,6 +16,9 @@
  *   rt_time.c        main-loop timing (MPI_Wtime, maximum over ranks)
  *   rt_report.c      the one parseable result line
  *
+ * Sizes passed as int are MPI counts: one rank's piece of an array (own, rows x cols) must stay
+ * below 2^31 elements; global sizes and indices are int64_t.
+ *
  * Conventions: every function works on the communicator it is given (exported programs pass
  * MPI_COMM_WORLD); an MPI error or a misuse (bad rank count, tile too small, out of memory)
  * prints "polyapm-rt: ..." on stderr and ends the whole job with a non-zero exit status — the
