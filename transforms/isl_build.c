@@ -356,7 +356,7 @@ static void walk_reads(bctx *c, int stmt, const ir_expr *e, red *reds, int nreds
         walk_reads(c, stmt, e->u.reduce.lo, reds, nreds);
         walk_reads(c, stmt, e->u.reduce.hi, reds, nreds);
         red r2[nreds + 1];
-        memcpy(r2, reds, (size_t)nreds * sizeof *reds);
+        if (nreds) memcpy(r2, reds, (size_t)nreds * sizeof *reds);
         xf_buf lo = {0}, hi = {0};
         r2[nreds].var = e->u.reduce.var;
         r2[nreds].lo = xf_isl_expr(&lo, e->u.reduce.lo, s->frames, s->nframes) == 0 ? lo.s : NULL;
