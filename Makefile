@@ -20,12 +20,11 @@ CFLAGS   += -std=c11 $(OPT) $(SAN) -Wall -Wextra -D_GNU_SOURCE -MMD -MP \
 LDLIBS   += -lgit2 -lsqlite3 -lncursesw -ltinfo -lisl -lgmp -lpthread -lm
 LDFLAGS  += $(SAN)
 
-# Debian packages the build, the tests and `make run` need (header or program that proves each).
+# Debian packages the build, the tests and `make run` need.
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev sqlite3 libgit2-dev libisl-dev \
-            libgmp-dev openmpi-bin libopenmpi-dev tmux git clang libclang-rt-14-dev python3
-DEB_PROBE = /usr/include/ncurses.h /usr/include/sqlite3.h /usr/include/git2.h /usr/include/isl/ctx.h \
-            /usr/include/gmp.h /usr/bin/mpicc /usr/bin/mpirun /usr/bin/tmux /usr/bin/sqlite3 \
-            /usr/bin/git /usr/bin/clang /usr/bin/python3 /usr/bin/pkg-config
+            libgmp-dev openmpi-bin libopenmpi-dev tmux git clang libclang-rt-14-dev python3 bc
+DEB_MISSING = dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PKGS) 2>&1 | \
+            awk '/no packages found matching/ {print $$NF; next} !/install ok installed/ {print $$1}'
 
 ENGINE_SRC = $(wildcard engine/*.c)
 XF_SRC     = $(wildcard transforms/*.c)
@@ -44,17 +43,17 @@ all: deps-check $(BUILD)/polyapm $(UNIT_BIN)
 
 # `deps` installs what is missing (root) or prints the apt-get line (anyone else).
 deps:
-	@missing=""; for f in $(DEB_PROBE); do [ -e $$f ] || missing="$$missing $$f"; done; \
+	@missing=$$($(DEB_MISSING)); \
 	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
-	echo "deps: missing$$missing"; \
+	echo "deps: missing" $$missing; \
 	if [ "$$(id -u)" = 0 ]; then \
 	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS); \
-	else echo "run as root:  apt-get update && apt-get install -y $(DEB_PKGS)"; exit 1; fi
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "run as root:  apt-get update && apt-get install -y" $$missing; exit 1; fi
 
 # Cheap check before every build; installs only when something is missing.
 deps-check:
-	@for f in $(DEB_PROBE); do [ -e $$f ] || { $(MAKE) --no-print-directory deps; break; }; done
+	@[ -z "$$($(DEB_MISSING))" ] || $(MAKE) --no-print-directory deps
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

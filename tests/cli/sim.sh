@@ -36,13 +36,13 @@ tw 1
 g 3
 PROF
 fd=$EX/thesis/fd-syncomm.apm
-cost() { "$POLYAPM" sim "$fd" -D n=16 --machine "$TMP/m.prof" "$@" --json | json "round(j['cost'], 6)"; }
+cost() { "$POLYAPM" sim "$fd" -D n=16 --machine "$TMP/m.prof" "$@" --json | json "'%.6f' % j['cost']"; }
 # polyapm: 1254 + 14*1 + 2*5 + 14*2 + 2*5 + 30 = 1346 per step, 21 steps
-expect_eq "polyapm model, profile file" "$(cost)" "28266.0"
+expect_eq "polyapm model, profile file" "$(cost)" "28266.000000"
 # without coalescing the startups count per message (14 each way): 1254 + 14 + 70 + 28 + 70 + 30
-expect_eq "polyapm model, coalesce 0" "$(cost --set coalesce=0)" "30786.0"
+expect_eq "polyapm model, coalesce 0" "$(cost --set coalesce=0)" "30786.000000"
 # bsp: 1254 + g*14 + l(4) = 1254 + 42 + 30
-expect_eq "bsp model" "$(cost --model bsp)" "27846.0"
+expect_eq "bsp model" "$(cost --model bsp)" "27846.000000"
 secs=$("$POLYAPM" sim "$fd" -D n=16 --machine "$TMP/m.prof" --json | json "round(j['seconds'], 12)")
 expect_eq "predicted seconds = ticks * tick_seconds" "$secs" "2.8266e-05"
 expect_eq "machine name from the file" "$("$POLYAPM" sim "$fd" -D n=16 --machine "$TMP/m.prof" --json | json "j['machine']")" testbox
