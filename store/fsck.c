@@ -254,8 +254,8 @@ int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
     memset(out, 0, sizeof *out);
     if (repair) {
         if (store_begin(s, d) != 0) return -1;
-    } else if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-        return store_db_fail(s, d, "reading");
+    } else if (store_snapshot_begin(s, d) != 0) {
+        return -1;
     }
     row *rows = NULL;
     int nrows = 0, nrefs = 0, rc = -1, found;
@@ -383,7 +383,7 @@ out:
     } else if (repair) {
         store_rollback(s);
     } else {
-        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+        store_snapshot_end(s);
     }
     for (int i = 0; i < nrows; i++) free(rows[i].label);
     free(rows);

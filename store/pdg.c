@@ -160,6 +160,9 @@ static int first_parent(store *s, int64_t id, int64_t *parent, diag_list *d)
 int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d)
 {
     int cap = 16, k = 0;
+    int64_t count = 0;
+    sqlite3_stmt *cs = store_stmt(s, ST_COUNT_NODES, d);
+    if (!cs || step_int64(s, cs, &count, d, "counting nodes") != 1) return -1;
     int64_t *v = malloc((size_t)cap * sizeof *v);
     if (!v) return oom(d);
     v[k++] = id;
@@ -168,8 +171,11 @@ int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d)
         int f = first_parent(s, v[k - 1], &p, d);
         if (f < 0) { free(v); return -1; }
         if (f == 0) break;
-        for (int i = 0; i < k; i++)
-            if (v[i] == p) { free(v); diag_add(d, NULL, 0, 0, "%s: cycle through node %lld (run fsck)", s->dir, (long long)p); return -1; }
+        if (k > count) {   /* a path longer than the graph: a cycle */
+            free(v);
+            diag_add(d, NULL, 0, 0, "%s: cycle through node %lld (run fsck)", s->dir, (long long)p);
+            return -1;
+        }
         if (k == cap) {
             cap *= 2;
             int64_t *nv = realloc(v, (size_t)cap * sizeof *nv);
@@ -778,4 +784,18 @@ out:
     free(list);
     store_graph_free(&g);
     return rc;
+}
+
+/* ---- read snapshots ------------------------------------------------------------------------- */
+
+int store_snapshot_begin(store *s, diag_list *d)
+{
+    if (!sqlite3_get_autocommit(s->db)) return 0;
+    if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) return store_db_fail(s, d, "reading");
+    return 0;
+}
+
+void store_snapshot_end(store *s)
+{
+    if (!sqlite3_get_autocommit(s->db)) sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 }

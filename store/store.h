@@ -147,6 +147,10 @@ int store_parents(store *s, int64_t id, store_edge **out, int *n, diag_list *d);
 int store_children(store *s, int64_t id, store_edge **out, int *n, diag_list *d);
 /* The path of decisions from the root to `id` following first parents: ids[0] = root. */
 int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d);
+/* A read snapshot: the reads until store_snapshot_end see one state of the workspace (and take
+ * the database's shared lock once).  Not for use around writes. */
+int store_snapshot_begin(store *s, diag_list *d);
+void store_snapshot_end(store *s);
 
 enum store_mark_kind { STORE_MARK_CLEAR, STORE_MARK_PRUNED, STORE_MARK_FAVOURITE };
 int store_mark(store *s, int64_t id, int kind, diag_list *d);

@@ -108,8 +108,11 @@ static int dispatch(const ws_command *c, int argc, char **argv)
     char *dir = store_find(a.workspace, &d);
     if (!dir || store_open(dir, c->mode, &s, &d) != 0) {
         rc = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "cannot open the workspace");
+    } else if (c->mode == STORE_READ && store_snapshot_begin(s, &d) != 0) {
+        rc = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "cannot read the workspace");
     } else {
         rc = c->run(s, &a);
+        if (c->mode == STORE_READ) store_snapshot_end(s);
     }
     store_close(s);
     free(dir);
