@@ -348,6 +348,35 @@ int main(void)
             d.n ? d.items[d.n - 1].msg : "");
     diag_list_free(&d);
 
+    /* Migrations: a schema-0 workspace (what a release before the first schema would leave) is
+     * refused read-only and migrated when opened for writing. */
+    {
+        char old[300], oldrepo[400], olddb[400];
+        snprintf(old, sizeof old, "%s/old.pdg", tmpdir);
+        snprintf(oldrepo, sizeof oldrepo, "%s/repo.git", old);
+        snprintf(olddb, sizeof olddb, "%s/pdg.db", old);
+        mkdir(old, 0777);
+        vcs *v = NULL;
+        vcs_create(oldrepo, &v, &d);
+        vcs_close(v);
+        sqlite3 *h;
+        sqlite3_open(olddb, &h);
+        sqlite3_exec(h, "PRAGMA application_id = 1346651953; PRAGMA journal_mode = WAL;", NULL, NULL, NULL);
+        sqlite3_close(h);
+        T_EQ_INT("migrate.read_refused", store_open(old, STORE_READ, &s, &d), -1);
+        T_CHECK("migrate.read_message", d.n && strstr(d.items[d.n - 1].msg, "needs migrating"), "%s",
+                d.n ? d.items[d.n - 1].msg : "");
+        T_EQ_INT("migrate.write", store_open(old, STORE_WRITE, &s, &d), 0);
+        if (s) {
+            T_EQ_INT("migrate.version", store_schema_version(s), STORE_SCHEMA_VERSION);
+            store_close(s);
+        }
+        T_EQ_INT("migrate.tables", sql_int(olddb, "select count(*) from sqlite_master where type = 'table'"
+                                                  " and name in ('nodes','edges','simulations','machines',"
+                                                  "'measurements','marks','removed','meta')"), 8);
+        diag_list_free(&d);
+    }
+
     free(ta); free(tb); free(tc); free(td); free(te); free(tg); free(th);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
