@@ -119,16 +119,32 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The program or node argument: the first word that is neither an option nor an option's value. */
+static const char *target_of(int argc, char **argv)
+{
+    static const char *const with_value[] = {"-D", "--against", "--machine", "--model", "--set", "-w"};
+    for (int i = 1; i < argc; i++) {
+        int skip = 0;
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            skip |= strcmp(argv[i], with_value[k]) == 0;
+        if (skip) { i++; continue; }
+        if (argv[i][0] != '-' || !argv[i][1]) return argv[i];
+    }
+    return NULL;
+}
+
 int cmd_sim(int argc, char **argv)
 {
+    const char *target = target_of(argc, argv);
+    if (target && !is_file(target)) {
+        /* not a program file: a node of the workspace, whose command has options of its own */
+        if (cmd_sim_node) return cmd_sim_node(argc, argv);
+        return cli_fail("%s: no such file", target);
+    }
     sim_args a;
     memset(&a, 0, sizeof a);
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
-    if (!is_file(a.file)) {
-        if (cmd_sim_node) return cmd_sim_node(argc, argv);
-        return cli_fail("%s: no such file", a.file);
-    }
 
     diag_list d;
     diag_list_init(&d);
