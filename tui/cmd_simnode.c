@@ -287,7 +287,14 @@ int cmd_sim_node(int argc, char **argv)
         status = cli_fail("%s: no such file, and %s", a.node, d.n ? d.items[d.n - 1].msg : "no workspace");
         goto out_quiet;
     }
-    if (store_open(dir, STORE_WRITE, &s, &d) != 0 || store_resolve(s, a.node, &id, &d) != 0 ||
+    /* A read-only workspace can still be simulated; the result is then not stored. */
+    int readonly = 0;
+    if (store_open(dir, STORE_WRITE, &s, &d) != 0 && d.n && strstr(d.items[d.n - 1].msg, "is read-only")) {
+        diag_list_free(&d);
+        readonly = 1;
+        if (store_open(dir, STORE_READ, &s, &d) != 0) goto fail;
+    }
+    if (!s || store_resolve(s, a.node, &id, &d) != 0 ||
         store_root(s, &root, &d) != 0 || store_node_get(s, id, &node, &d) != 0 ||
         store_node_get(s, root, &rootn, &d) != 0)
         goto fail;
@@ -352,7 +359,8 @@ int cmd_sim_node(int argc, char **argv)
     put.report_text = rep_text;
     put.report_json = rep_json;
     put.sim_seconds = job.res->seconds + (job.ref_res ? job.ref_res->seconds : 0);
-    if (store_sim_put(s, &put, NULL, &d) != 0) goto fail;
+    if (readonly) fprintf(stderr, "polyapm: %s is read-only; the result is not stored\n", dir);
+    else if (store_sim_put(s, &put, NULL, &d) != 0) goto fail;
     if (a.trace) {
         /* The stored report has no trace; print the full one this time. */
         in.trace = 1;

@@ -75,12 +75,19 @@ before=$(snapshot "$WS")
 expect_match "bad: a broken program is refused with file:line:col" "$rc $(head -1 "$TMP/err")" "^1 $TMP/broken.apm:[0-9]+:[0-9]+: error"
 expect_eq "bad: ... and nothing changes" "$(snapshot "$WS")" "$before"
 
+"$P" init "$TMP/broken.apm" -o "$TMP/broken.pdg" >/dev/null 2>&1; rc=$?
+expect_eq "bad: init of a broken program fails and creates nothing" "$rc $([ -e "$TMP/broken.pdg" ] && echo exists)" "1 "
+
 # read-only: refused before anything is touched (also for root, by the mode bits)
 chmod -R a-w "$WS"
 one_error "bad: read-only workspace refuses add" "^polyapm: .*w.pdg is read-only$" "$P" add ROOT "$TMP/x1.apm" -w "$WS"
 one_error "bad: read-only workspace refuses mark" "is read-only" "$P" mark 2 pruned -w "$WS"
 expect_match "bad: read-only workspace can still be read" "$("$P" tree -w "$WS" 2>&1)" '^1 tiny'
+POLYAPM_WORKSPACE=$WS "$P" sim 2 >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect_match "bad: read-only workspace: sim runs, says it does not store" "$rc $(cat "$TMP/err")" \
+    '^0 polyapm: .*w.pdg is read-only; the result is not stored$'
 chmod -R u+w "$WS"
+expect_eq "bad: ... and stored nothing" "$(sqlite3 "$WS/pdg.db" 'select count(*) from simulations')" 0
 
 # usage errors: exit 2
 expect_eq "bad: add without arguments is usage" "$("$P" add -w "$WS" >/dev/null 2>&1; echo $?)" 2
