@@ -199,8 +199,13 @@ static int term(eparse *e, xf_buf *o)
             xf_buf_printf(&acc, ln ? "%s*" : "(%s)*", l);
             xf_buf_printf(&acc, rn ? "%s" : "(%s)", rhs.s);
         }
-        else if (op == '/') xf_buf_printf(&acc, "floor((%s)/(%s))", l, rhs.s);
-        else xf_buf_printf(&acc, "((%s) mod (%s))", l, rhs.s);
+        else if (rhs.s[strspn(rhs.s, "0123456789")] != 0 || atoll(rhs.s) <= 0) {
+            free(l);
+            xf_buf_free(&rhs);
+            xf_buf_free(&acc);
+            return fail(e, "the divisor of '%s' must be a positive integer", op == '/' ? "/" : "%");
+        } else if (op == '/') xf_buf_printf(&acc, "floor((%s)/%s)", l, rhs.s);
+        else xf_buf_printf(&acc, "((%s) mod %s)", l, rhs.s);
         free(l);
         xf_buf_free(&rhs);
     }

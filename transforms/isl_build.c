@@ -155,9 +155,9 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
         if (op == IR_OP_DIV || op == IR_OP_MOD) {
             xf_buf_printf(b, op == IR_OP_DIV ? "floor((" : "((");
             if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
-            xf_buf_printf(b, op == IR_OP_DIV ? ")/(" : ") mod (");
-            if (xf_isl_expr(b, e->u.op.b, fr, nfr) < 0) return -1;
-            xf_buf_printf(b, op == IR_OP_DIV ? "))" : "))");
+            /* isl wants the divisor bare: `floor((e)/2)`, `(e) mod 2` */
+            if (e->u.op.b->kind != IR_E_INT || e->u.op.b->u.ival <= 0) return -1;
+            xf_buf_printf(b, op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)e->u.op.b->u.ival);
             return 0;
         }
         if ((size_t)op >= sizeof isl_binop / sizeof isl_binop[0] || !isl_binop[op]) return -1;
@@ -191,11 +191,10 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
         if ((f == IR_F_FLOOR || f == IR_F_CEIL) && e->u.call.nargs == 1) {
             const ir_expr *a = e->u.call.args[0];
             if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_DIV) {
+                if (a->u.op.b->kind != IR_E_INT || a->u.op.b->u.ival <= 0) return -1;
                 xf_buf_printf(b, f == IR_F_FLOOR ? "floor((" : "ceil((");
                 if (xf_isl_expr(b, a->u.op.a, fr, nfr) < 0) return -1;
-                xf_buf_printf(b, ")/(");
-                if (xf_isl_expr(b, a->u.op.b, fr, nfr) < 0) return -1;
-                xf_buf_printf(b, "))");
+                xf_buf_printf(b, ")/%lld)", (long long)a->u.op.b->u.ival);
                 return 0;
             }
             return xf_isl_expr(b, a, fr, nfr);

@@ -28,10 +28,22 @@ static const xf_param stm_params[] = {
     {"pick", XF_P_INT, "1", NULL, 0, "with auto: which candidate to apply (1 = best)"},
 };
 
+static const xf_param tile_params[] = {
+    {"kind", XF_P_ENUM, "blocked", "blocked|cyclic|blockcyclic", 0,
+     "blocked: each real processor a contiguous block of virtual ones; cyclic: round robin; "
+     "blockcyclic: blocks of bs round robin (also accepted as a bare word: tile cyclic)"},
+    {"procs", XF_P_INT, "4", "2|4|8|16", 0,
+     "the number of real processors (the program's parameter procs; its value when present)"},
+    {"bs", XF_P_INT, NULL, "1|2|4|8", 0, "blockcyclic: the block size"},
+};
+
 static const xf_transform registry[] = {
     {"stm", LV(IR_SOURCE), stm_params, sizeof stm_params / sizeof stm_params[0],
      "space-time mapping: schedule theta and allocation sigma per statement (source -> syn)",
      xf_stm_applicable, xf_stm_apply},
+    {"tile", LV(IR_SYN), tile_params, sizeof tile_params / sizeof tile_params[0],
+     "processor tiling: virtual processors onto procs real ones, blocked or cyclic (syn -> syn)",
+     xf_tile_applicable, xf_tile_apply},
 };
 
 enum { NXF = sizeof registry / sizeof registry[0] };

@@ -128,6 +128,9 @@ ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *
 /* `stm auto [pick=K]`: applies the K-th best candidate (default 1). */
 ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 
+int xf_tile_applicable(const ir_program *p, char **why_not);
+ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
 
 /* Renaming of isl identifiers (parameters, iterators) on the way back. */

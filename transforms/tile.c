@@ -1,0 +1,346 @@
+/*
+ * tile.c — processor tiling (syn → syn): the virtual processors p of the step nest are mapped
+ * onto `procs` real processors rp, each enumerating its virtual processors sequentially:
+ *
+ *   blocked         rp owns the block  P0 + rp*b .. P0 + rp*b + b - 1,  b = (P1 - P0) / procs + 1
+ *                   (the thesis's tile ⌊(n−1)/maxp⌋+1 for p in 1..n)
+ *   cyclic          rp owns p with (p - P0) % procs == rp
+ *   blockcyclic     blocks of `bs` dealt round-robin: block k to rp = k % procs
+ *
+ * P0 .. P1 is the global extent of p over all time steps, computed with isl from the step
+ * nest's bounds (it is a constant of the parameters, so a virtual processor stays on one real
+ * processor).  The result is `for t = .. seq, rp = 0 .. procs - 1 proc { for p = .. { body } }`
+ * with the body unchanged; `procs` becomes (or stays) a parameter of the program.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/ast_build.h>
+#include <isl/id.h>
+#include <isl/ilp.h>
+
+#include "xf_int.h"
+
+typedef struct nest {
+    ir_stmt *outer;            /* the step nest's for */
+    ir_loopvar *t, *p;
+    ir_stmt *inner;            /* the for holding p when it is not in `outer`, else NULL */
+} nest;
+
+/* Finds the step nest of a syn program (after optional lets). */
+static int find_nest(ir_program *prog, nest *n)
+{
+    memset(n, 0, sizeof *n);
+    ir_block *b = prog->body;
+    for (int i = 0; b && i < b->n; i++) {
+        ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_LET) continue;
+        if (s->kind != IR_S_FOR || i != b->n - 1) return -1;
+        n->outer = s;
+        n->t = &s->u.for_.vars[0];
+        if (s->u.for_.nvars >= 2) {
+            n->p = &s->u.for_.vars[1];
+        } else {
+            ir_block *bb = s->u.for_.body;
+            if (bb->n != 1 || bb->stmts[0]->kind != IR_S_FOR) return -1;
+            n->inner = bb->stmts[0];
+            n->p = &n->inner->u.for_.vars[0];
+        }
+        return n->p->kind == IR_LOOP_PAR && !n->p->step ? 0 : -1;
+    }
+    return -1;
+}
+
+int xf_tile_applicable(const ir_program *p, char **why_not)
+{
+    if (p->level != IR_SYN) {
+        *why_not = xf_asprintf("tile maps the virtual processors of a syn program (this one is %s)",
+                               ir_level_name(p->level));
+        return 0;
+    }
+    ir_program *c = ir_program_clone(p);
+    nest n;
+    int ok = find_nest(c, &n) == 0;
+    ir_program_free(c);
+    if (!ok) *why_not = xf_asprintf("the program's processor loop is already tiled (proc) or strided");
+    return ok;
+}
+
+static int name_used(const ir_program *p, const char *nm)
+{
+    for (int i = 0; i < p->nparams; i++) if (!strcmp(p->params[i]->u.param.name, nm)) return 1;
+    for (int i = 0; i < p->narrays; i++) if (!strcmp(p->arrays[i]->u.array.name, nm)) return 1;
+    char *txt = ir_print(p);   /* crude but complete: any identifier occurrence */
+    int used = 0;
+    size_t L = strlen(nm);
+    for (const char *q = txt; (q = strstr(q, nm)); q += L) {
+        int before = q > txt && (q[-1] == '_' || (q[-1] >= 'a' && q[-1] <= 'z') || (q[-1] >= 'A' && q[-1] <= 'Z') || (q[-1] >= '0' && q[-1] <= '9'));
+        char a = q[L];
+        int after = a == '_' || (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || (a >= '0' && a <= '9');
+        if (!before && !after) { used = 1; break; }
+    }
+    free(txt);
+    return used;
+}
+
+static const char *fresh(const ir_program *p, const char *const *cands)
+{
+    for (int i = 0; cands[i]; i++) if (!name_used(p, cands[i])) return cands[i];
+    return NULL;
+}
+
+/* Inserts a parameter declaration after the last one. */
+static void add_param(ir_program *p, const char *name, ir_expr *value)
+{
+    ir_decl *d = ir_new_decl(p, IR_D_PARAM);
+    d->u.param.name = ir_strdup(p, name);
+    d->u.param.value = value;
+    int at = 0;
+    for (int i = 0; i < p->ndecls; i++) if (p->decls[i]->kind == IR_D_PARAM) at = i + 1;
+    ir_decl **nd = ir_alloc(p, (size_t)(p->ndecls + 1) * sizeof *nd);
+    for (int i = 0, k = 0; i <= p->ndecls; i++) nd[i] = i == at ? d : p->decls[k++];
+    p->decls = nd;
+    p->ndecls++;
+}
+
+static ir_expr *bin(ir_program *p, ir_op op, ir_expr *a, ir_expr *b) { return ir_new_binary(p, op, a, b); }
+static ir_expr *nm(ir_program *p, const char *n) { return ir_new_name(p, n); }
+static ir_expr *cl(ir_program *p, const ir_expr *e) { return ir_clone_expr(p, e); }
+static ir_expr *call2(ir_program *p, ir_func f, ir_expr *a, ir_expr *b)
+{
+    ir_expr *args[2] = {a, b};
+    return ir_new_call(p, f, args, 2);
+}
+
+/* The global extent P0 .. P1 of the processor variable, as IR expressions in `out`. */
+static int extent(const ir_program *src, const nest *n, ir_program *out, ir_expr **p0, ir_expr **p1,
+                  int64_t *v0, int64_t *v1, const xf_args *args, diag_list *d)
+{
+    xf_model *m = xf_model_build(src, args->bindings, args->nbindings, 0, d);
+    if (!m) return -1;
+    xf_buf b = {0}, tl = {0}, th = {0}, pl = {0}, ph = {0};
+    int ok = xf_isl_expr(&tl, n->t->lo, NULL, 0) == 0 && xf_isl_expr(&th, n->t->hi, NULL, 0) == 0 &&
+             xf_isl_expr(&pl, n->p->lo, NULL, 0) == 0 && xf_isl_expr(&ph, n->p->hi, NULL, 0) == 0;
+    char tmp1[80], tmp2[80];
+    const char *tv = xf_isl_name(n->t->var, tmp1, sizeof tmp1), *pv = xf_isl_name(n->p->var, tmp2, sizeof tmp2);
+    if (ok) xf_buf_printf(&b, "%s -> { [%s, %s] : %s <= %s <= %s and %s <= %s <= %s }", m->params, tv, pv,
+                          tl.s, tv, th.s, pl.s, pv, ph.s);
+    xf_buf_free(&tl); xf_buf_free(&th); xf_buf_free(&pl); xf_buf_free(&ph);
+    isl_set *set = ok ? isl_set_read_from_str(m->ctx, b.s) : NULL;
+    xf_buf_free(&b);
+    if (!set) {
+        diag_add(d, src->file, n->p->pos.line, n->p->pos.col,
+                 "tile: the bounds of the step nest are not affine: cannot compute the processor range");
+        xf_model_free(m);
+        return -1;
+    }
+    set = isl_set_intersect_params(set, xf_model_context(m));
+    isl_ast_build *build = isl_ast_build_from_context(xf_model_context(m));
+    isl_ast_expr *e0 = isl_ast_build_expr_from_pw_aff(build, isl_set_dim_min(isl_set_copy(set), 1));
+    isl_ast_expr *e1 = isl_ast_build_expr_from_pw_aff(build, isl_set_dim_max(isl_set_copy(set), 1));
+    *p0 = e0 ? xf_ast_expr(out, e0, NULL) : NULL;
+    *p1 = e1 ? xf_ast_expr(out, e1, NULL) : NULL;
+    isl_ast_expr_free(e0);
+    isl_ast_expr_free(e1);
+    isl_ast_build_free(build);
+    /* the values at the parameters used */
+    char *fx = xf_strdup(m->params);
+    xf_buf c = {0};
+    xf_buf_printf(&c, "%s -> { : ", m->params);
+    for (int i = 0; i < m->npnames; i++) xf_buf_printf(&c, "%s%s = %lld", i ? " and " : "", m->pnames[i], (long long)m->pvalues[i]);
+    xf_buf_printf(&c, " }");
+    isl_set *fixed = isl_set_intersect_params(isl_set_copy(set), isl_set_read_from_str(m->ctx, c.s));
+    xf_buf_free(&c);
+    free(fx);
+    isl_val *a = isl_set_dim_min_val(isl_set_copy(fixed), 1), *z = isl_set_dim_max_val(fixed, 1);
+    *v0 = a && isl_val_is_int(a) ? isl_val_get_num_si(a) : 0;
+    *v1 = z && isl_val_is_int(z) ? isl_val_get_num_si(z) : -1;
+    isl_val_free(a);
+    isl_val_free(z);
+    isl_set_free(set);
+    xf_model_free(m);
+    if (!*p0 || !*p1) {
+        diag_add(d, src->file, n->p->pos.line, n->p->pos.col,
+                 "tile: the processor range is not expressible in the language");
+        return -1;
+    }
+    return 0;
+}
+
+static const char *const tile_keys[] = {"kind", "procs", "bs"};
+
+ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+{
+    *status = XF_EUSAGE;
+    for (int i = 0; i < args->n; i++) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof tile_keys / sizeof tile_keys[0]; k++)
+            known |= !strcmp(args->items[i].key, tile_keys[k]);
+        if (!strcmp(args->items[i].key, "blocked") || !strcmp(args->items[i].key, "cyclic") ||
+            !strcmp(args->items[i].key, "blockcyclic"))
+            known = 1;   /* `tile cyclic` as a bare word */
+        if (!known || args->items[i].label) {
+            diag_add(d, NULL, 0, 0, "tile: unknown parameter '%s' (kind, procs, bs)", args->items[i].key);
+            return NULL;
+        }
+    }
+    const char *kind = xf_args_get(args, "kind", NULL);
+    if (!kind) kind = xf_args_get(args, "cyclic", NULL) ? "cyclic" :
+                      xf_args_get(args, "blockcyclic", NULL) ? "blockcyclic" : "blocked";
+    int k = !strcmp(kind, "blocked") ? 0 : !strcmp(kind, "cyclic") ? 1 : !strcmp(kind, "blockcyclic") ? 2 : -1;
+    if (k < 0) {
+        diag_add(d, NULL, 0, 0, "tile: kind=%s: expected blocked, cyclic or blockcyclic", kind);
+        return NULL;
+    }
+    const char *ps = xf_args_get(args, "procs", NULL), *bss = xf_args_get(args, "bs", NULL);
+    char *end;
+    long procs = -1, bs = 1;
+    if (ps) {
+        procs = strtol(ps, &end, 10);
+        if (!*ps || *end || procs < 1) {
+            diag_add(d, NULL, 0, 0, "tile: procs=%s: expected a number of processors >= 1", ps);
+            return NULL;
+        }
+    }
+    if (bss) {
+        bs = strtol(bss, &end, 10);
+        if (!*bss || *end || bs < 1) {
+            diag_add(d, NULL, 0, 0, "tile: bs=%s: expected a block size >= 1", bss);
+            return NULL;
+        }
+    }
+    if (k == 2 && !bss) {
+        diag_add(d, NULL, 0, 0, "tile: blockcyclic needs bs=BLOCKSIZE");
+        return NULL;
+    }
+    *status = XF_EREFUSED;
+    char *why = NULL;
+    if (!xf_tile_applicable(src, &why)) {
+        diag_add(d, src->file, 0, 0, "tile does not apply: %s", why);
+        free(why);
+        return NULL;
+    }
+    ir_program *p = ir_program_clone(src);
+    nest n;
+    find_nest(p, &n);
+    /* procs: an existing parameter keeps its place (its value replaced when given) */
+    ir_decl *pd = NULL;
+    for (int i = 0; i < p->ndecls; i++)
+        if (p->decls[i]->kind == IR_D_PARAM && !strcmp(p->decls[i]->u.param.name, "procs")) pd = p->decls[i];
+    if (pd && procs > 0) pd->u.param.value = ir_new_int(p, procs);
+    if (!pd) add_param(p, "procs", ir_new_int(p, procs > 0 ? procs : 4));
+    ir_expr *P0, *P1;
+    int64_t v0, v1;
+    if (extent(src, &n, p, &P0, &P1, &v0, &v1, args, d) < 0) {
+        ir_program_free(p);
+        return NULL;
+    }
+    /* procs larger than the processor range: an error at the parameter values used */
+    int64_t pv = procs > 0 ? procs : 4;
+    if (pd && procs <= 0) {
+        int64_t vals[src->nparams + 1];
+        diag_list dd;
+        diag_list_init(&dd);
+        if (ir_params_eval(src, args->bindings, args->nbindings, 0, vals, &dd) == 0)
+            for (int i = 0; i < src->nparams; i++)
+                if (!strcmp(src->params[i]->u.param.name, "procs")) pv = vals[i];
+        diag_list_free(&dd);
+    }
+    if (pv > v1 - v0 + 1) {
+        diag_add(d, NULL, 0, 0, "tile: procs=%lld is larger than the %lld virtual processors (%lld .. %lld)",
+                 (long long)pv, (long long)(v1 - v0 + 1), (long long)v0, (long long)v1);
+        ir_program_free(p);
+        *status = XF_EUSAGE;
+        return NULL;
+    }
+    static const char *const rpc[] = {"rp", "rp_", "rproc", NULL};
+    static const char *const bc[] = {"b", "tb", "b_", "tile", NULL};
+    const char *rp = fresh(src, rpc), *bn = k == 0 ? fresh(src, bc) : NULL;
+    if (!rp || (k == 0 && !bn)) {
+        diag_add(d, NULL, 0, 0, "tile: no free name for the real processor variable");
+        ir_program_free(p);
+        return NULL;
+    }
+    if (k == 0)   /* b = (P1 - P0) / procs + 1 */
+        add_param(p, bn, bin(p, IR_OP_ADD, bin(p, IR_OP_DIV, bin(p, IR_OP_SUB, cl(p, P1), cl(p, P0)),
+                                               nm(p, "procs")), ir_new_int(p, 1)));
+    /* the inner loop over rp's virtual processors */
+    ir_loopvar pl = *n.p;
+    pl.kind = IR_LOOP_DEFAULT;
+    ir_expr *lo = n.p->lo, *hi = n.p->hi;
+    ir_stmt *kloop = NULL;
+    if (k == 0) {
+        ir_expr *first = bin(p, IR_OP_ADD, cl(p, P0), bin(p, IR_OP_MUL, nm(p, rp), nm(p, bn)));
+        pl.lo = call2(p, IR_F_MAX, lo, first);
+        pl.hi = call2(p, IR_F_MIN, hi, bin(p, IR_OP_SUB, bin(p, IR_OP_ADD, cl(p, first), nm(p, bn)), ir_new_int(p, 1)));
+    } else if (k == 1) {
+        /* the first p >= lo with p ≡ P0 + rp (mod procs) */
+        pl.lo = bin(p, IR_OP_ADD, cl(p, lo),
+                    bin(p, IR_OP_MOD, bin(p, IR_OP_SUB, bin(p, IR_OP_ADD, cl(p, P0), nm(p, rp)), cl(p, lo)),
+                        nm(p, "procs")));
+        pl.step = nm(p, "procs");
+    } else {
+        /* blocks kb = rp, rp + procs, ...; each its bs processors */
+        static const char *const kbc[] = {"kb", "kb_", "blk", NULL};
+        const char *kb = fresh(src, kbc);
+        ir_expr *first = bin(p, IR_OP_ADD, cl(p, P0), bin(p, IR_OP_MUL, nm(p, kb), ir_new_int(p, bs)));
+        pl.lo = call2(p, IR_F_MAX, lo, first);
+        pl.hi = call2(p, IR_F_MIN, hi, bin(p, IR_OP_ADD, cl(p, first), ir_new_int(p, bs - 1)));
+        kloop = ir_new_stmt(p, IR_S_FOR);
+        kloop->u.for_.nvars = 1;
+        kloop->u.for_.vars = ir_alloc(p, sizeof *kloop->u.for_.vars);
+        kloop->u.for_.vars[0] = (ir_loopvar){.var = ir_strdup(p, kb), .lo = nm(p, rp),
+            .hi = bin(p, IR_OP_DIV, bin(p, IR_OP_SUB, cl(p, P1), cl(p, P0)), ir_new_int(p, bs)),
+            .step = nm(p, "procs"), .kind = IR_LOOP_DEFAULT};
+    }
+    ir_stmt *inner = ir_new_stmt(p, IR_S_FOR);
+    ir_block *body;
+    int rest;   /* variables after p in its for */
+    if (n.inner) {
+        body = n.inner->u.for_.body;
+        rest = n.inner->u.for_.nvars - 1;
+        inner->u.for_.vars = ir_alloc(p, (size_t)(rest + 1) * sizeof *inner->u.for_.vars);
+        for (int i = 0; i < rest; i++) inner->u.for_.vars[i + 1] = n.inner->u.for_.vars[i + 1];
+    } else {
+        body = n.outer->u.for_.body;
+        rest = n.outer->u.for_.nvars - 2;
+        inner->u.for_.vars = ir_alloc(p, (size_t)(rest + 1) * sizeof *inner->u.for_.vars);
+        for (int i = 0; i < rest; i++) inner->u.for_.vars[i + 1] = n.outer->u.for_.vars[i + 2];
+    }
+    inner->u.for_.vars[0] = pl;
+    inner->u.for_.nvars = rest + 1;
+    inner->u.for_.body = body;
+    /* the step nest: t, rp */
+    ir_loopvar tv = *n.t;
+    ir_stmt *outer = n.outer;
+    outer->u.for_.nvars = 2;
+    outer->u.for_.vars = ir_alloc(p, 2 * sizeof *outer->u.for_.vars);
+    outer->u.for_.vars[0] = tv;
+    outer->u.for_.vars[1] = (ir_loopvar){.var = ir_strdup(p, rp), .lo = ir_new_int(p, 0),
+                                         .hi = bin(p, IR_OP_SUB, nm(p, "procs"), ir_new_int(p, 1)),
+                                         .kind = IR_LOOP_PROC};
+    outer->u.for_.body = ir_new_block(p);
+    if (kloop) {
+        kloop->u.for_.body = ir_new_block(p);
+        ir_block_append(p, kloop->u.for_.body, inner);
+        ir_block_append(p, outer->u.for_.body, kloop);
+    } else {
+        ir_block_append(p, outer->u.for_.body, inner);
+    }
+    p->checked = 0;
+    diag_list cd;
+    diag_list_init(&cd);
+    if (ir_check(p, &cd) != 0) {
+        char *txt = ir_print(p);
+        diag_add(d, NULL, 0, 0, "tile: internal error: the tiled program does not check:");
+        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
+        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
+        free(txt);
+        diag_list_free(&cd);
+        ir_program_free(p);
+        return NULL;
+    }
+    diag_list_free(&cd);
+    *status = XF_OK;
+    return p;
+}
