@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cost.h"
 #include "sim.h"
 #include "t.h"
 #include "xf.h"
@@ -256,6 +257,90 @@ static void test_auto(void)
     stm_verify("fd stm auto", "examples/findiff.apm", 1, a1, fd_n, 2, 2);
 }
 
+static double cost_of(const ir_program *q, const ir_binding *b, int nb, int *verified,
+                      const ir_program *src)
+{
+    sim_options o;
+    memset(&o, 0, sizeof o);
+    o.bindings = b;
+    o.nbindings = nb;
+    sim_result *r = sim_run(q, &o), *ref = sim_run(src, &o);
+    double total = -1;
+    *verified = r && ref && r->ok && r->violations_total == 0 && sim_verify(r, ref);
+    cost_summary cs;
+    if (r && cost_evaluate("polyapm", &r->trace, cost_profile_builtin("scali2004"), &cs) == 0) {
+        total = cs.total;
+        cost_summary_free(&cs);
+    }
+    sim_result_free(r);
+    sim_result_free(ref);
+    return total;
+}
+
+/* LU: STM1 and STM2 x blocked and cyclic on 4 processors (the thesis's four leaves B1 C1 B2 C2):
+ * all verified, and cyclic costs less than blocked for both mappings. */
+static void test_tile(void)
+{
+    ir_program *src = load("examples/lu.apm");
+    if (!src) return;
+    char *stm1[] = {"theta.L=2*(j-1)", "sigma.L=i", "theta.U=2*(i-1)+1", "sigma.U=j"};
+    char *stm2[] = {"theta=i+j-2", "sigma=i"};
+    char **maps[2] = {stm1, stm2};
+    int nmaps[2] = {4, 2};
+    const char *kinds[] = {"kind=blocked", "kind=cyclic", "kind=blockcyclic"};
+    ir_binding n24 = {"n", 24};
+    for (int m = 0; m < 2; m++) {
+        diag_list d;
+        diag_list_init(&d);
+        int st;
+        ir_program *syn = xf_apply(src, "stm", nmaps[m], maps[m], &d, &st);
+        double cost[3] = {0};
+        for (int k = 0; k < 3 && syn; k++) {
+            char *argv[] = {(char *)kinds[k], "procs=4", "bs=2"};
+            ir_program *t = xf_apply(syn, "tile", 3, argv, &d, &st);
+            char tn[200];
+            snprintf(tn, sizeof tn, "lu STM%d tile %s procs=4: applies", m + 1, kinds[k] + 5);
+            T_CHECK(tn, t && t->level == IR_SYN, "status %d: %s", st, d.n ? d.items[d.n - 1].msg : "");
+            if (!t) continue;
+            int v = 0;
+            cost[k] = cost_of(t, &n24, 1, &v, src);
+            snprintf(tn, sizeof tn, "lu STM%d tile %s procs=4: verified at n=24 (cost %.0f)", m + 1,
+                     kinds[k] + 5, cost[k]);
+            T_CHECK(tn, v, "not verified");
+            ir_program_free(t);
+        }
+        char tn[100];
+        snprintf(tn, sizeof tn, "lu STM%d: cyclic costs less than blocked", m + 1);
+        T_CHECK(tn, cost[1] > 0 && cost[1] < cost[0], "cyclic %.0f, blocked %.0f", cost[1], cost[0]);
+        if (syn) {
+            char *bad0[] = {"procs=0"};
+            ir_program *t = xf_apply(syn, "tile", 1, bad0, &d, &st);
+            T_CHECK("tile procs=0 is a usage error", !t && st == XF_EUSAGE, "status %d", st);
+            ir_program_free(t);
+            char *big[] = {"procs=100"};
+            t = xf_apply(syn, "tile", 1, big, &d, &st);
+            T_CHECK("tile procs larger than the virtual processors is a usage error",
+                    !t && st == XF_EUSAGE && strstr(d.items[d.n - 1].msg, "larger than"), "status %d", st);
+            ir_program_free(t);
+            char *bk[] = {"kind=spiral"};
+            t = xf_apply(syn, "tile", 1, bk, &d, &st);
+            T_CHECK("tile kind=spiral is a usage error", !t && st == XF_EUSAGE, "status %d", st);
+            ir_program_free(t);
+        }
+        ir_program_free(syn);
+        diag_list_free(&d);
+    }
+    diag_list d;
+    diag_list_init(&d);
+    int st;
+    char *argv[] = {"procs=4"};
+    ir_program *t = xf_apply(src, "tile", 1, argv, &d, &st);
+    T_CHECK("tile on a source program is refused", !t && st == XF_EREFUSED, "status %d", st);
+    ir_program_free(t);
+    diag_list_free(&d);
+    ir_program_free(src);
+}
+
 static void test_registry(void)
 {
     T_CHECK("registry: stm registered", xf_find("stm") != NULL, "missing");
@@ -297,5 +382,6 @@ int main(void)
     test_stm();
     test_refusals();
     test_auto();
+    test_tile();
     return t_done();
 }
