@@ -179,6 +179,37 @@ static int sim_aff_of_d(sim_ctx *c, const ir_expr *e, sim_aff *a, int depth)
 
 /* ---- expressions ---------------------------------------------------------------------------- */
 
+/* The variable slots a pure int expression reads (no arrays, reductions, short-circuits or
+ * reals): up to `max` distinct slots into slots[]; -1 when impure or when it reads more. */
+static int sim_free_slots(const ir_expr *e, int *slots, int n, int max, int depth)
+{
+    if (!e || n < 0 || depth > 32 || e->type != IR_INT) return -1;
+    switch (e->kind) {
+    case IR_E_INT:
+        return n;
+    case IR_E_NAME:
+        if (e->u.name.nk == IR_N_PARAM) return n;
+        if (!sim_is_var(e->u.name.nk)) return -1;
+        for (int i = 0; i < n; i++) if (slots[i] == e->u.name.index) return n;
+        if (n >= max) return -1;
+        slots[n] = e->u.name.index;
+        return n + 1;
+    case IR_E_UNARY:
+        return sim_free_slots(e->u.op.a, slots, n, max, depth + 1);
+    case IR_E_BINARY:
+        if (e->u.op.op == IR_OP_AND || e->u.op.op == IR_OP_OR) return -1;
+        n = sim_free_slots(e->u.op.a, slots, n, max, depth + 1);
+        return sim_free_slots(e->u.op.b, slots, n, max, depth + 1);
+    case IR_E_CALL:
+        if (e->u.call.f == IR_F_SQRT) return -1;
+        for (int i = 0; i < e->u.call.nargs && n >= 0; i++)
+            n = sim_free_slots(e->u.call.args[i], slots, n, max, depth + 1);
+        return n;
+    default:
+        return -1;
+    }
+}
+
 static sim_node *sim_compile_raw(sim_ctx *c, const ir_expr *e);
 
 static sim_node *sim_convert(sim_ctx *c, sim_node *n, int want_double)
@@ -346,9 +377,30 @@ static sim_node *sim_compile_raw(sim_ctx *c, const ir_expr *e)
     if (c->depth >= SIM_MAX_DEPTH)
         return c->compile_errors ? (c->compile_errors++, NULL)
                                  : sim_cerr(c, e, "expression nested too deeply to simulate");
+    /* A pure non-affine int computation of at most one variable (rp / q * b, ceil(n / q),
+     * min(x, n - 1), ...) is remembered for the last value of that variable. */
+    int memo = 0, slots[1], k = -1;
+    if (!c->in_memo && e && e->type == IR_INT
+        && ((e->kind == IR_E_BINARY && e->u.op.op <= IR_OP_MOD) || e->kind == IR_E_CALL)) {
+        sim_aff af;
+        if (!(e->kind == IR_E_BINARY && sim_aff_of(c, e, &af))) {
+            k = sim_free_slots(e, slots, 0, 1, 0);
+            memo = k >= 0;
+        }
+    }
     c->depth++;
+    c->in_memo += memo;
     sim_node *n = sim_compile_raw1(c, e);
+    c->in_memo -= memo;
     c->depth--;
+    if (n && memo) {
+        sim_node *m = sim_new(c, SO_MEMO, e);
+        if (!m) return NULL;
+        m->a = n;
+        m->n = k;
+        m->slot = k ? slots[0] : 0;
+        return m;
+    }
     return n;
 }
 

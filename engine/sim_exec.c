@@ -342,6 +342,7 @@ static inline __attribute__((always_inline)) double sim_opnd_d(sim_ctx *c, const
 static inline __attribute__((always_inline)) int64_t sim_opnd_i(sim_ctx *c, const sim_node *n)
 {
     if (n->op == SO_LI) return c->fi[n->slot];
+    if (n->op == SO_MEMO && n->memo_valid && (n->n == 0 || c->fi[n->slot] == n->memo_in)) return n->ival;
     if (n->op == SO_CI) return n->ival;
     if (n->op == SO_AFF) return sim_aff_eval(c, &n->aff);
     return sim_eval_i(c, n);
@@ -431,6 +432,14 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
         c->ticks += n->dticks;
         return sim_eval_i(c, n->b) != 0;
     case SO_ANDN: case SO_ORN: return sim_eval_chain(c, n);
+    case SO_MEMO: {
+        sim_node *m = (sim_node *)n;
+        int64_t in = c->fi[m->slot];
+        if (m->memo_valid && (m->n == 0 || in == m->memo_in)) return m->ival;
+        int64_t v = sim_eval_i(c, m->a);
+        if (!c->stop) { m->ival = v; m->memo_in = in; m->memo_valid = 1; }
+        return v;
+    }
     case SO_NOT: return !sim_eval_i(c, n->a);
     case SO_TRUTHD: return sim_eval_d(c, n->a) != 0;
     case SO_MINI: case SO_MAXI: {

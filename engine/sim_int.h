@@ -32,7 +32,7 @@ typedef enum sim_op {
     SO_LTD, SO_LED, SO_GTD, SO_GED, SO_EQD, SO_NED,
     SO_AND, SO_OR, SO_NOT, SO_TRUTHD, SO_ANDN, SO_ORN,
     SO_MINI, SO_MAXI, SO_ABSI, SO_ISQRT, SO_CEILDIV, SO_D2I, SO_FLOORD2I, SO_CEILD2I,
-    SO_ACCI, SO_REDI, SO_ACCI_SR,
+    SO_ACCI, SO_REDI, SO_ACCI_SR, SO_MEMO,
     /* double-valued */
     SO_CD, SO_LD, SO_ADDD, SO_SUBD, SO_MULD, SO_DIVD, SO_MODD, SO_NEGD,
     SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD,
@@ -72,6 +72,8 @@ struct sim_node {
     sim_node *a, *b, *c;          /* operands; reduction: a = lo, b = hi, c = body */
     sim_node **args;              /* call arguments; ANDN/ORN: the chain's operands */
     double *argticks;             /* ANDN/ORN: ticks of each operand after the first */
+    int memo_valid;               /* SO_MEMO: ival holds a = f(fi[slot]) for fi[slot] == memo_in */
+    int64_t memo_in;
     sim_sub *sub;                 /* access subscripts (n) */
     sim_aff aff;                  /* SO_AFF */
     double dticks;                /* AND/OR: ticks of b; reductions: body ticks + 1 */
@@ -139,6 +141,7 @@ typedef struct sim_ctx {
     int maxslot;                  /* highest slot seen while compiling */
     int compile_errors;
     int depth;                    /* expression nesting while compiling */
+    int in_memo;
     sim_node *sr_target;          /* compiling a reduction's SR body */
     int sr_slot;
 
