@@ -378,23 +378,83 @@ static int is_descendant(store *s, int64_t of, int64_t id, diag_list *d)
     return step_int64(s, st, NULL, d, "checking for a cycle");
 }
 
-/* The commits of `id`'s parents, in edge order (malloc'd). */
-static int parent_commits(store *s, int64_t id, vcs_hex **out, int *n, diag_list *d)
+/* Node `from` has new parents: recommit it with all of them, and every descendant with its
+ * parents' new commits (in topological order), moving the refs and the rows' commit ids, so that
+ * git's graph stays the decision graph.  The trees do not change.  Runs inside the caller's
+ * write transaction; the graph is small next to the git work. */
+static int rewrite_commits(store *s, int64_t from, diag_list *d)
 {
-    store_edge *e;
-    int ne;
-    if (store_parents(s, id, &e, &ne, d) != 0) return -1;
-    *out = calloc((size_t)(ne ? ne : 1), sizeof **out);
-    if (!*out) { store_edges_free(e, ne); return oom(d); }
-    for (int i = 0; i < ne; i++) {
-        store_node pn;
-        if (store_node_get(s, e[i].parent, &pn, d) != 0) { store_edges_free(e, ne); free(*out); return -1; }
-        memcpy((*out)[i], pn.commit, sizeof(vcs_hex));
-        store_node_clear(&pn);
+    store_graph g;
+    if (store_graph_load(s, &g, d) != 0) return -1;
+    int rc = -1, start = store_graph_index(&g, from), head = 0, tail = 0;
+    char *mark = calloc((size_t)g.n + 1, 1);
+    int *order = malloc(((size_t)g.n + 1) * sizeof *order), *indeg = calloc((size_t)g.n + 1, sizeof *indeg);
+    vcs_hex *commit = calloc((size_t)g.n + 1, sizeof *commit);
+    vcs_hex pc[16];
+    if (!mark || !order || !indeg || !commit) { oom(d); goto out; }
+    if (start < 0) { diag_add(d, NULL, 0, 0, "no node %lld", (long long)from); goto out; }
+    /* The nodes to rewrite: `from` and its descendants. */
+    mark[start] = 1;
+    order[tail++] = start;
+    while (head < tail) {
+        const store_gnode *x = &g.nodes[order[head++]];
+        for (int c = 0; c < x->nchildren; c++)
+            if (!mark[x->children[c]]) { mark[x->children[c]] = 1; order[tail++] = x->children[c]; }
     }
-    *n = ne;
-    store_edges_free(e, ne);
-    return 0;
+    /* Kahn's order within them. */
+    for (int i = 0; i < tail; i++) {
+        const store_gnode *x = &g.nodes[order[i]];
+        for (int p = 0; p < x->nparents; p++) indeg[order[i]] += mark[x->parents[p]] && x->parents[p] != order[i];
+    }
+    int nset = tail;
+    head = tail = 0;
+    int *queue = order;   /* reuse: the set is re-derived below */
+    int *set = malloc(((size_t)nset + 1) * sizeof *set);
+    if (!set) { oom(d); goto out; }
+    memcpy(set, order, (size_t)nset * sizeof *set);
+    for (int i = 0; i < nset; i++)
+        if (indeg[set[i]] == 0) queue[tail++] = set[i];
+    while (head < tail) {
+        int xi = queue[head++];
+        const store_gnode *x = &g.nodes[xi];
+        store_node n;
+        if (store_node_get(s, x->id, &n, d) != 0) { free(set); goto out; }
+        int np = x->nparents < 16 ? x->nparents : 16;
+        int ok = 1;
+        for (int p = 0; p < np && ok; p++) {
+            int pi = x->parents[p];
+            if (mark[pi] == 2) {
+                memcpy(pc[p], commit[pi], sizeof(vcs_hex));
+            } else {
+                store_node pn;
+                ok = store_node_get(s, g.nodes[pi].id, &pn, d) == 0;
+                if (ok) { memcpy(pc[p], pn.commit, sizeof(vcs_hex)); store_node_clear(&pn); }
+            }
+        }
+        sqlite3_stmt *st = NULL;
+        ok = ok && vcs_recommit(s->git, n.commit, pc, np, commit[xi], d) == 0 &&
+             vcs_ref_set(s->git, x->id, commit[xi], d) == 0 && (st = store_stmt(s, ST_NODE_SET_COMMIT, d));
+        if (ok) {
+            sqlite3_bind_int64(st, 1, x->id);
+            sqlite3_bind_text(st, 2, commit[xi], -1, SQLITE_TRANSIENT);
+            ok = store_exec_stmt(s, st, d, "updating a commit") == 0;
+        }
+        store_node_clear(&n);
+        if (!ok) { free(set); goto out; }
+        mark[xi] = 2;
+        for (int c = 0; c < x->nchildren; c++)
+            if (mark[x->children[c]] == 1 && --indeg[x->children[c]] == 0) queue[tail++] = x->children[c];
+    }
+    free(set);
+    if (tail < nset) { diag_add(d, NULL, 0, 0, "%s: the graph has a cycle (run fsck)", s->dir); goto out; }
+    rc = 0;
+out:
+    free(mark);
+    free(order);
+    free(indeg);
+    free(commit);
+    store_graph_free(&g);
+    return rc;
 }
 
 /* The text is already node `id`: link the new parents to it and rewrite its commit so that git
@@ -422,25 +482,7 @@ static int link_existing(store *s, const store_add_req *r, int64_t id, int64_t n
         added++;
     }
     if (!added) return 0;
-    vcs_hex *pc = NULL;
-    int np = 0;
-    store_node n;
-    if (store_node_get(s, id, &n, d) != 0) return -1;
-    int rc = -1;
-    vcs_hex commit;
-    if (parent_commits(s, id, &pc, &np, d) != 0) goto out;
-    if (np > 16) np = 16;
-    if (vcs_recommit(s->git, n.commit, pc, np, commit, d) != 0) goto out;
-    if (vcs_ref_set(s->git, id, commit, d) != 0) goto out;
-    sqlite3_stmt *st = store_stmt(s, ST_NODE_SET_COMMIT, d);
-    if (!st) goto out;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, commit, -1, SQLITE_TRANSIENT);
-    rc = store_exec_stmt(s, st, d, "updating the node's commit");
-out:
-    free(pc);
-    store_node_clear(&n);
-    return rc;
+    return rewrite_commits(s, id, d);
 }
 
 static int create_node(store *s, const store_add_req *r, int64_t *id, int64_t now, diag_list *d)

@@ -29,21 +29,9 @@ typedef struct simnode_args {
 
 typedef int (*opt_fn)(simnode_args *a, char *value);
 
-/* cmd_sim parses the arguments before handing over and cuts "name=value" at the '=' in place
- * (cli_parse_binding, its --set).  When a value lacks its '=' but the original text continues
- * after the cut with a number, put the '=' back.  (argv strings are contiguous.) */
-static void restore_eq(char *v)
-{
-    if (strchr(v, '=')) return;
-    size_t n = strlen(v);
-    char c = v[n + 1];
-    if (n > 0 && ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.')) v[n] = '=';
-}
-
 static int opt_define(simnode_args *a, char *v)
 {
     if (a->nbindings == MAX_BINDINGS) return -1;
-    restore_eq(v);
     return cli_parse_binding(v, &a->bindings[a->nbindings++]);
 }
 static int opt_machine(simnode_args *a, char *v) { a->machine = v; return 0; }
@@ -51,7 +39,6 @@ static int opt_model(simnode_args *a, char *v) { a->model = v; return 0; }
 static int opt_workspace(simnode_args *a, char *v) { a->workspace = v; return 0; }
 static int opt_set(simnode_args *a, char *v)
 {
-    restore_eq(v);
     char *eq = strchr(v, '=');
     if (!eq || a->nsets == MAX_SETS) return -1;
     char *end;

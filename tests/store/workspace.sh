@@ -118,7 +118,11 @@ expect_match "dedup: linked, not copied" "$out" '^linked existing node 4 fd-sync
 expect_eq "dedup: still six nodes" "$(db 'select count(*) from nodes')" 6
 expect_eq "dedup: two parents" "$(db 'select group_concat(parent) from (select parent from edges where child=4 order by rowid)')" "3,1"
 expect_eq "dedup: git commit has both parents" "$(git -C "$WS/repo.git" log -1 --format=%P refs/pdg/4 | wc -w)" 2
-expect_match "dedup: git graph shows the merge" "$(git -C "$WS/repo.git" log --graph --all --oneline)" '\*-?\.? +[0-9a-f]+ fd-syncomm|\*   [0-9a-f]+ fd-syncomm'
+expect_match "dedup: git graph shows the merge" "$(git -C "$WS/repo.git" log --graph --all --oneline)" '\*   [0-9a-f]+ fd-syncomm \(#4'
+expect_eq "dedup: git still has one commit per node" "$(git -C "$WS/repo.git" log --all --oneline | wc -l)" 6
+expect_eq "dedup: descendants rewritten onto the new commit" "$(git -C "$WS/repo.git" rev-parse refs/pdg/5^)" \
+    "$(git -C "$WS/repo.git" rev-parse refs/pdg/4)"
+expect_eq "dedup: rows name the new commits" "$(db 'select commit_id from nodes where id=6')" "$(git -C "$WS/repo.git" rev-parse refs/pdg/6)"
 expect_eq "dedup: json says not new" "$("$P" add 1 "$TH/fd-syncomm.apm" -w "$WS" --json | json "j['new'], j['id']")" "False 4"
 expect_match "dedup: tree references the node under its second parent" "$("$P" tree -w "$WS")" '4 fd-syncomm \(shown above\)'
 expect_eq "cycle refused" "$("$P" add fd-relcoord "$EX/findiff.apm" -w "$WS" 2>&1 >/dev/null; echo $?)" \
