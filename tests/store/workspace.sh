@@ -103,12 +103,9 @@ expect_eq "repeat --json: stored, same cost" "$(printf '%s' "$j" | json "j['stor
 out=$(POLYAPM_WORKSPACE=$WS "$P" sim fd-syncomm -D n=16 -D steps=3 --model bsp --json)
 expect_eq "another model: a new simulation" "$(printf '%s' "$out" | json "j['stored'], j['model']") $(db 'select count(*) from simulations')" \
     "False bsp 7"
-out=$(POLYAPM_WORKSPACE=$WS "$P" sim fd-syncomm -D n=16 -D steps=3 --force 2>&1); rc=$?
-if printf '%s' "$out" | grep -q "unknown option '--force'"; then
-    echo "skip sim --force: cmd_sim does not yet pass --force through to cmd_sim_node"
-else
-    expect_eq "--force simulates again" "$rc $(printf '%s' "$out" | grep -c 'from the store')" "0 0"
-fi
+out=$("$P" sim fd-syncomm -w "$WS" -D n=16 -D steps=3 --force --json); rc=$?
+expect_eq "--force simulates again, -w finds the workspace" "$rc $(printf '%s' "$out" | json "j['stored']")" "0 False"
+expect_eq "--force replaces the stored row" "$(db "select count(*) from simulations where node=4 and model='polyapm'")" 1
 t=$("$P" tree -w "$WS")
 expect_match "tree shows cost and verified" "$(printf '%s\n' "$t" | sed -n 4p)" 'fd-syncomm  syncomm  [0-9a-f]{7}  cost [0-9.e+]+  verified$'
 
