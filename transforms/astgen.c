@@ -70,6 +70,11 @@ ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e, const xf_rename *rn)
     }
     case isl_ast_expr_id: {
         isl_id *id = isl_ast_expr_get_id(e);
+        for (int i = 0; rn && rn->to_expr && i < rn->n; i++)
+            if (rn->to_expr[i] && !strcmp(rn->from[i], isl_id_get_name(id))) {
+                isl_id_free(id);
+                return ir_clone_expr(p, rn->to_expr[i]);
+            }
         ir_expr *r = ir_new_name(p, rename_id(rn, isl_id_get_name(id)));
         isl_id_free(id);
         return r;

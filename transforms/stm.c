@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <isl/aff.h>
 #include <isl/ast_build.h>
 #include <isl/id.h>
 #include <isl/val.h>
@@ -37,7 +38,9 @@
 typedef struct stm_leaf {
     const char *label;         /* as the user writes it */
     char *theta_txt, *sigma_txt;   /* user text */
-    char *theta, *sigma;       /* isl text over the leaf's variables */
+    char *theta, *sigma;       /* isl text over the leaf's variables ("s1, s2" for 2-D sigma) */
+    int nsig;                  /* dimensions of the allocation: 1, or 2 (linearised into p) */
+    char *sig[2];              /* the components' isl text */
     int unit;
 } stm_leaf;
 
@@ -59,6 +62,7 @@ typedef struct stm {
     stm_unit *u;
     int nu;
     int inner_seq;
+    int nsig;
     const char *tname, *pname;
     int status;
 } stm;
@@ -71,6 +75,8 @@ static void stm_free(stm *s)
             free(s->lf[i].sigma_txt);
             free(s->lf[i].theta);
             free(s->lf[i].sigma);
+            free(s->lf[i].sig[0]);
+            free(s->lf[i].sig[1]);
         }
     free(s->lf);
     for (int i = 0; i < s->nu; i++) {
@@ -159,15 +165,45 @@ static int parse_args(stm *s, const xf_args *a)
         int nn = 0;
         for (int k = 0; k < st->nvars; k++) names[nn++] = st->vars[k];
         for (int k = 0; k < m->npnames; k++) names[nn++] = m->pnames[k];
-        const char *txt[2] = {th, sg};
-        char **out[2] = {&l->theta, &l->sigma};
-        for (int w = 0; w < 2; w++) {
+        /* sigma may have two components, "y,x": split at the top-level comma */
+        char *sg1 = xf_strdup(sg), *sg2 = NULL;
+        for (int depth = 0, k = 0; sg1[k]; k++) {
+            depth += sg1[k] == '(' ? 1 : sg1[k] == ')' ? -1 : 0;
+            if (sg1[k] == ',' && depth == 0) {
+                sg1[k] = 0;
+                sg2 = sg1 + k + 1;
+                break;
+            }
+        }
+        if (sg2 && strchr(sg2, ',')) {
+            int depth = 0, extra = 0;
+            for (const char *q = sg2; *q; q++) {
+                depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+                extra |= *q == ',' && depth == 0;
+            }
+            if (extra) {
+                free(sg1);
+                return usage(s, "stm: sigma.%s = '%s': at most two allocation dimensions%s", l->label, sg, "");
+            }
+        }
+        l->nsig = sg2 ? 2 : 1;
+        if (i > 0 && l->nsig != s->lf[0].nsig) {
+            free(sg1);
+            return usage(s, "stm: sigma.%s has %s dimension(s) but another statement's has a different number",
+                         l->label, l->nsig == 2 ? "two" : "one", "");
+        }
+        s->nsig = l->nsig;
+        const char *txt[3] = {th, sg1, sg2};
+        char *res[3] = {NULL, NULL, NULL};
+        for (int w = 0; w < 1 + l->nsig; w++) {
             char *err = NULL;
             char *isl = xf_expr_to_isl(txt[w], names, nn, &err);
             if (!isl) {
                 diag_add(s->d, NULL, 0, 0, "stm: %s.%s = '%s': %s", w ? "sigma" : "theta", l->label,
                          txt[w], err);
                 free(err);
+                for (int q = 0; q < 3; q++) free(res[q]);
+                free(sg1);
                 s->status = XF_EUSAGE;
                 return -1;
             }
@@ -179,12 +215,19 @@ static int parse_args(stm *s, const xf_args *a)
                          "and the parameters (isl: %s)", w ? "sigma" : "theta", l->label, txt[w],
                          l->label, xf_isl_error(m->ctx));
                 free(isl);
+                for (int q = 0; q < 3; q++) free(res[q]);
+                free(sg1);
                 s->status = XF_EUSAGE;
                 return -1;
             }
             isl_map_free(map);
-            *out[w] = isl;
+            res[w] = isl;
         }
+        l->theta = res[0];
+        l->sigma = l->nsig == 2 ? xf_asprintf("%s, %s", res[1], res[2]) : xf_strdup(res[1]);
+        l->sig[0] = res[1];
+        l->sig[1] = res[2];
+        free(sg1);
         l->theta_txt = xf_strdup(th);
         l->sigma_txt = xf_strdup(sg);
     }
@@ -558,38 +601,97 @@ static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *ou
     return 0;
 }
 
+/* Unwraps parameter guards and one-child blocks around an isl AST node (taken). */
+static isl_ast_node *unwrap(isl_ast_node *n)
+{
+    for (;;) {
+        if (n && isl_ast_node_get_type(n) == isl_ast_node_if && isl_ast_node_if_has_else_node(n) != isl_bool_true) {
+            isl_ast_node *c = isl_ast_node_if_get_then_node(n);
+            isl_ast_node_free(n);
+            n = c;
+        } else if (n && isl_ast_node_get_type(n) == isl_ast_node_block) {
+            isl_ast_node_list *l = isl_ast_node_block_get_children(n);
+            int one = isl_ast_node_list_n_ast_node(l) == 1;
+            isl_ast_node *c = one ? isl_ast_node_list_get_ast_node(l, 0) : NULL;
+            isl_ast_node_list_free(l);
+            if (!one) return n;
+            isl_ast_node_free(n);
+            n = c;
+        } else {
+            return n;
+        }
+    }
+}
+
+/* Loops enumerating `set` (its dimensions named by `its`), unwrapped. */
+static isl_ast_node *loops(isl_ctx *ctx, isl_set *ctxset, isl_set *set, const char *const *its, int nits)
+{
+    isl_ast_build *b = isl_ast_build_from_context(ctxset);
+    isl_id_list *l = isl_id_list_alloc(ctx, nits);
+    for (int i = 0; i < nits; i++) l = isl_id_list_add(l, isl_id_alloc(ctx, its[i], NULL));
+    b = isl_ast_build_set_iterators(b, l);
+    isl_ast_node *n = isl_ast_build_node_from_schedule_map(b, isl_union_map_from_map(isl_set_identity(set)));
+    isl_ast_build_free(b);
+    return unwrap(n);
+}
+
+/* An isl pw_aff of the parameters as an IR expression. */
+static ir_expr *pw_expr(ir_program *p, isl_set *ctxset, isl_pw_aff *pa)
+{
+    isl_ast_build *b = isl_ast_build_from_context(ctxset);
+    isl_ast_expr *e = isl_ast_build_expr_from_pw_aff(b, pa);
+    ir_expr *r = e ? xf_ast_expr(p, e, NULL) : NULL;
+    isl_ast_expr_free(e);
+    isl_ast_build_free(b);
+    return r;
+}
+
 static int codegen(stm *s, ir_program **outp)
 {
     xf_model *m = s->m;
     isl_ctx *ctx = m->ctx;
+    int k = s->nsig;   /* 1 or 2 allocation dimensions */
     /* the image of all units and its hull */
     isl_set *img = NULL;
-    for (int k = 0; k < s->nu; k++) {
-        isl_map *mp = unit_map(s, &s->u[k]);
-        isl_set *im = isl_map_range(mp);
+    for (int u = 0; u < s->nu; u++) {
+        isl_set *im = isl_map_range(unit_map(s, &s->u[u]));
         img = img ? isl_set_union(img, im) : im;
     }
     if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
     isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
-    hull = isl_set_set_tuple_name(hull, "STEP");
+    /* the points enumerated: the hull (1-D allocation), or its time range times the box of the
+     * two allocation dimensions (2-D, linearised) */
+    isl_set *enumd = isl_set_copy(hull);
+    if (k == 2) {
+        isl_set *T = isl_set_project_out(isl_set_copy(hull), isl_dim_set, 1, 2);
+        isl_set *S1 = isl_set_project_out(isl_set_project_out(isl_set_copy(hull), isl_dim_set, 2, 1), isl_dim_set, 0, 1);
+        isl_set *S2 = isl_set_project_out(isl_set_copy(hull), isl_dim_set, 0, 2);
+        isl_set_free(enumd);
+        enumd = isl_set_flat_product(isl_set_flat_product(T, S1), S2);
+    }
 
-    /* per-unit code at a point (t, p): t and p become parameters xf_T, xf_P */
-    isl_set *hp = isl_set_copy(hull);
+    /* per-unit code at a point: t and the allocation become parameters */
+    static const char *const pnames[] = {"xf_T", "xf_P", "xf_P2"};
+    const char *pn[3] = {"xf_T", k == 2 ? "xf_P1" : "xf_P", "xf_P2"};
+    (void)pnames;
+    isl_set *hp = isl_set_copy(enumd);
     unsigned np = (unsigned)m->npnames;
-    hp = isl_set_move_dims(hp, isl_dim_param, np, isl_dim_set, 0, 2);
-    hp = isl_set_set_dim_name(hp, isl_dim_param, np, "xf_T");
-    hp = isl_set_set_dim_name(hp, isl_dim_param, np + 1, "xf_P");
+    hp = isl_set_move_dims(hp, isl_dim_param, np, isl_dim_set, 0, (unsigned)(1 + k));
+    for (int i = 0; i < 1 + k; i++) hp = isl_set_set_dim_name(hp, isl_dim_param, np + (unsigned)i, pn[i]);
     isl_set *pctx = isl_set_intersect_params(isl_set_params(hp), xf_model_context(m));
-    for (int k = 0; k < s->nu && s->status == 0; k++) {
-        stm_unit *u = &s->u[k];
-        char *xc = xf_asprintf("xf_T = %s and xf_P = %s", u->theta, u->sigma);
-        char *txt = unit_set(s, u, "xf_T, xf_P", xc);
+    for (int u0 = 0; u0 < s->nu && s->status == 0; u0++) {
+        stm_unit *u = &s->u[u0];
+        const stm_leaf *lf = &s->lf[u->first];
+        char *xc = k == 2 ? xf_asprintf("xf_T = %s and xf_P1 = %s and xf_P2 = %s", u->theta, lf->sig[0], lf->sig[1])
+                          : xf_asprintf("xf_T = %s and xf_P = %s", u->theta, u->sigma);
+        char *txt = unit_set(s, u, k == 2 ? "xf_T, xf_P1, xf_P2" : "xf_T, xf_P", xc);
         free(xc);
         isl_set *dom = isl_set_read_from_str(ctx, txt);
         free(txt);
         if (!dom) {
             isl_set_free(pctx);
             isl_set_free(hull);
+            isl_set_free(enumd);
             return refuse(s, xf_asprintf("stm: internal error building the domain of %s: %s", u->name,
                                          xf_isl_error(ctx)));
         }
@@ -616,78 +718,83 @@ static int codegen(stm *s, ir_program **outp)
     free(used);
     if (!s->tname || !s->pname) {
         isl_set_free(hull);
+        isl_set_free(enumd);
         return refuse(s, xf_strdup("stm: no free names for the time and processor variables"));
     }
 
-    /* the step nest: the hull's loops */
-    isl_ast_build *b = isl_ast_build_from_context(xf_model_context(m));
-    isl_id_list *its = isl_id_list_alloc(ctx, 2);
-    its = isl_id_list_add(its, isl_id_alloc(ctx, "xf_T", NULL));
-    its = isl_id_list_add(its, isl_id_alloc(ctx, "xf_P", NULL));
-    b = isl_ast_build_set_iterators(b, its);
-    isl_ast_node *outer = isl_ast_build_node_from_schedule_map(
-        b, isl_union_map_from_map(isl_set_identity(hull)));
-    isl_ast_build_free(b);
-
-    const char *from[] = {"xf_T", "xf_P"};
-    const char *to[] = {s->tname, s->pname};
-    xf_rename rn = {from, to, 2};
-
-    /* unwrap parameter guards (the hull is empty when they fail, and then so are the loops) */
-    isl_ast_node *n = isl_ast_node_copy(outer);
-    while (n && isl_ast_node_get_type(n) == isl_ast_node_if && isl_ast_node_if_has_else_node(n) != isl_bool_true) {
-        isl_ast_node *c = isl_ast_node_if_get_then_node(n);
-        isl_ast_node_free(n);
-        n = c;
-    }
-    isl_ast_node *inner = NULL;
-    if (n && isl_ast_node_get_type(n) == isl_ast_node_for) inner = isl_ast_node_for_get_body(n);
-    while (inner && isl_ast_node_get_type(inner) == isl_ast_node_block &&
-           isl_ast_node_list_n_ast_node(isl_ast_node_block_get_children(inner)) == 1) {
-        isl_ast_node_list *l = isl_ast_node_block_get_children(inner);
-        isl_ast_node *c = isl_ast_node_list_get_ast_node(l, 0);
-        isl_ast_node_list_free(l);
+    ir_program *p = ir_program_clone(s->src);
+    p->level = IR_SYN;
+    char *nm = xf_asprintf("%s_syn", s->src->name);
+    p->name = ir_strdup(p, nm);
+    free(nm);
+    ir_stmt *f = ir_new_stmt(p, IR_S_FOR);
+    f->u.for_.nvars = 2;
+    f->u.for_.vars = ir_alloc(p, 2 * sizeof *f->u.for_.vars);
+    f->u.for_.body = ir_new_block(p);
+    const char *from[3] = {"xf_T", pn[1], "xf_P2"};
+    const char *to[3] = {s->tname, s->pname, s->pname};
+    const ir_expr *to_expr[3] = {NULL, NULL, NULL};
+    xf_rename rn = {from, to, 1 + k, NULL};
+    int ok = 1;
+    if (k == 1) {
+        /* the step nest: the hull's two loops */
+        const char *its[2] = {"xf_T", "xf_P"};
+        isl_ast_node *n = loops(ctx, xf_model_context(m), isl_set_copy(hull), its, 2);
+        isl_ast_node *inner = n && isl_ast_node_get_type(n) == isl_ast_node_for
+                                  ? unwrap(isl_ast_node_for_get_body(n)) : NULL;
+        ok = inner && isl_ast_node_get_type(inner) == isl_ast_node_for &&
+             xf_ast_for(p, n, &rn, &f->u.for_.vars[0]) == 0 &&
+             xf_ast_for(p, inner, &rn, &f->u.for_.vars[1]) == 0;
         isl_ast_node_free(inner);
-        inner = c;
-    }
-    int shape = inner && isl_ast_node_get_type(inner) == isl_ast_node_for;
-    ir_program *p = NULL;
-    if (shape) {
-        p = ir_program_clone(s->src);
-        p->level = IR_SYN;
-        char *nm = xf_asprintf("%s_syn", s->src->name);
-        p->name = ir_strdup(p, nm);
-        free(nm);
-        ir_stmt *f = ir_new_stmt(p, IR_S_FOR);
-        f->u.for_.nvars = 2;
-        f->u.for_.vars = ir_alloc(p, 2 * sizeof *f->u.for_.vars);
-        int ok = xf_ast_for(p, n, &rn, &f->u.for_.vars[0]) == 0 &&
-                 xf_ast_for(p, inner, &rn, &f->u.for_.vars[1]) == 0;
-        f->u.for_.vars[0].kind = IR_LOOP_SEQ;
-        f->u.for_.vars[1].kind = IR_LOOP_PAR;
-        f->u.for_.body = ir_new_block(p);
-        for (int k = 0; k < s->nu && ok; k++) {
-            uctx uc = {s, k, &rn};
-            xf_astgen g = {&rn, place_unit, &uc};
-            ok = xf_ast_node(p, s->u[k].ast, f->u.for_.body, &g) == 0;
-        }
-        if (!ok) {
-            ir_program_free(p);
-            p = NULL;
-            refuse(s, xf_strdup("stm: the generated loops use a construct the language cannot express "
-                                "(select or call)"));
-        } else {
-            p->body = ir_new_block(p);
-            ir_block_append(p, p->body, f);
-        }
+        isl_ast_node_free(n);
     } else {
-        refuse(s, xf_strdup("stm: isl did not generate one time loop around one processor loop for "
-                            "this mapping"));
+        /* time: the hull's time range; processors: p = 0 .. W1 * W2 - 1 with
+         * s1 = lo1 + p / W2, s2 = lo2 + p % W2 */
+        const char *its[1] = {"xf_T"};
+        isl_ast_node *n = loops(ctx, xf_model_context(m),
+                                isl_set_project_out(isl_set_copy(hull), isl_dim_set, 1, 2), its, 1);
+        ok = n && isl_ast_node_get_type(n) == isl_ast_node_for &&
+             xf_ast_for(p, n, &rn, &f->u.for_.vars[0]) == 0;
+        isl_ast_node_free(n);
+        ir_expr *lo[2], *w[2];
+        for (int d = 0; d < 2 && ok; d++) {
+            isl_pw_aff *mn = isl_set_dim_min(isl_set_copy(enumd), 1 + d);
+            isl_pw_aff *mx = isl_set_dim_max(isl_set_copy(enumd), 1 + d);
+            isl_pw_aff *wd = isl_pw_aff_add_constant_val(isl_pw_aff_sub(mx, isl_pw_aff_copy(mn)), isl_val_one(ctx));
+            lo[d] = pw_expr(p, xf_model_context(m), mn);
+            w[d] = pw_expr(p, xf_model_context(m), wd);
+            ok = lo[d] && w[d];
+        }
+        if (ok) {
+            ir_loopvar *pv = &f->u.for_.vars[1];
+            pv->var = ir_strdup(p, s->pname);
+            pv->lo = ir_new_int(p, 0);
+            pv->hi = ir_new_binary(p, IR_OP_SUB, ir_new_binary(p, IR_OP_MUL, w[0], ir_clone_expr(p, w[1])),
+                                   ir_new_int(p, 1));
+            ir_expr *q = ir_new_binary(p, IR_OP_DIV, ir_new_name(p, s->pname), ir_clone_expr(p, w[1]));
+            ir_expr *r = ir_new_binary(p, IR_OP_MOD, ir_new_name(p, s->pname), ir_clone_expr(p, w[1]));
+            int z0 = lo[0]->kind == IR_E_INT && lo[0]->u.ival == 0, z1 = lo[1]->kind == IR_E_INT && lo[1]->u.ival == 0;
+            to_expr[1] = z0 ? q : ir_new_binary(p, IR_OP_ADD, lo[0], q);
+            to_expr[2] = z1 ? r : ir_new_binary(p, IR_OP_ADD, lo[1], r);
+            rn.to_expr = to_expr;
+        }
     }
-    isl_ast_node_free(inner);
-    isl_ast_node_free(n);
-    isl_ast_node_free(outer);
-    if (!p) return -1;
+    f->u.for_.vars[0].kind = IR_LOOP_SEQ;
+    f->u.for_.vars[1].kind = IR_LOOP_PAR;
+    for (int u = 0; u < s->nu && ok; u++) {
+        uctx uc = {s, u, &rn};
+        xf_astgen g = {&rn, place_unit, &uc};
+        ok = xf_ast_node(p, s->u[u].ast, f->u.for_.body, &g) == 0;
+    }
+    isl_set_free(hull);
+    isl_set_free(enumd);
+    if (!ok) {
+        ir_program_free(p);
+        return refuse(s, xf_strdup("stm: isl did not generate one time loop around one processor loop for "
+                                   "this mapping, or used a construct the language cannot express"));
+    }
+    p->body = ir_new_block(p);
+    ir_block_append(p, p->body, f);
     p->checked = 0;
     diag_list cd;
     diag_list_init(&cd);

@@ -134,7 +134,11 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
 
 /* Renaming of isl identifiers (parameters, iterators) on the way back. */
-typedef struct xf_rename { const char *const *from, *const *to; int n; } xf_rename;
+typedef struct xf_rename {
+    const char *const *from, *const *to;
+    int n;
+    const ir_expr *const *to_expr;   /* optional: replace from[i] by a copy of to_expr[i] */
+} xf_rename;
 
 /* How user nodes are placed: the callback appends the statements for one user node to `out`
  * and returns 0, or -1 on failure. */

@@ -166,6 +166,8 @@ static void test_stm(void)
     stm_verify("fd theta=t sigma=x inner=seq", "examples/findiff.apm", 3, fd, fd_n, 4, 2);
     char *fd2[] = {"theta=t", "sigma=y", "inner=seq"};
     stm_verify("fd theta=t sigma=y inner=seq", "examples/findiff.apm", 3, fd2, fd_n, 4, 2);
+    char *fd3[] = {"theta=t", "sigma=y,x"};
+    stm_verify("fd theta=t sigma=y,x (n*n processors)", "examples/findiff.apm", 2, fd3, fd_n, 4, 2);
     ir_binding j_n[] = {{"n", 12}, {"steps", 5}};
     char *jac[] = {"theta=t", "sigma=i"};
     stm_verify("jacobi1d theta=t sigma=i", "examples/jacobi1d.apm", 2, jac, j_n, 2, 2);

@@ -55,6 +55,15 @@ expect_eq "fd stm verified" "$(json "j['verified']" <"$TMP/s.json")" True
 expect_eq "fd stm keeps the aggregate work" "$(json "int(j['aggregate_work'])" <"$TMP/s.json")" \
     "$("$POLYAPM" sim findiff.apm -D n=12 -D steps=4 --json | json "int(j['aggregate_work'])")"
 
+# FD with the thesis's allocation: one virtual processor per element, x = p mod n, y = p div n:
+# the result is the hand-written examples/thesis/fd-syn.apm (up to its name and comments)
+"$POLYAPM" apply findiff.apm stm theta=t sigma=y,x -o "$TMP/fd2.apm"; rc=$?
+expect_eq "apply findiff stm sigma=y,x exits 0" "$rc" 0
+strip() { "$POLYAPM" fmt "$1" | grep -v '^#' | grep -v '^program' | grep -v '^reference'; }
+expect_eq "stm theta=t sigma=y,x reproduces thesis/fd-syn.apm" "$(strip "$TMP/fd2.apm")" "$(strip thesis/fd-syn.apm)"
+"$POLYAPM" sim "$TMP/fd2.apm" -D n=10 -D steps=3 --against findiff.apm --json >"$TMP/s.json"
+expect_eq "fd sigma=y,x verified" "$(json "j['verified']" <"$TMP/s.json")" True
+
 # stm auto
 "$POLYAPM" apply lu.apm stm auto -D n=16 -o "$TMP/auto.apm" 2>"$TMP/err"; rc=$?
 expect_eq "stm auto exits 0" "$rc" 0
