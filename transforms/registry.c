@@ -29,9 +29,11 @@ static const xf_param stm_params[] = {
 };
 
 static const xf_param tile_params[] = {
-    {"kind", XF_P_ENUM, "blocked", "blocked|cyclic|blockcyclic", 0,
+    {"kind", XF_P_ENUM, "blocked", "blocked|cyclic|blockcyclic|block2d", 0,
      "blocked: each real processor a contiguous block of virtual ones; cyclic: round robin; "
-     "blockcyclic: blocks of bs round robin (also accepted as a bare word: tile cyclic)"},
+     "blockcyclic: blocks of bs round robin; block2d: square tiles of a two-dimensional "
+     "allocation (stm sigma=A,B) on a isqrt(procs) x isqrt(procs) grid (also accepted as a bare "
+     "word: tile cyclic)"},
     {"procs", XF_P_INT, "4", "2|4|8|16", 0,
      "the number of real processors (the program's parameter procs; its value when present)"},
     {"bs", XF_P_INT, NULL, "1|2|4|8", 0, "blockcyclic: the block size"},

@@ -89,12 +89,13 @@ static const char *fresh(const ir_program *p, const char *const *cands)
     return NULL;
 }
 
-/* Inserts a parameter declaration after the last one. */
-static void add_param(ir_program *p, const char *name, ir_expr *value)
+/* Inserts a parameter declaration after the last one (cont: on the same line as it). */
+static void add_param(ir_program *p, const char *name, ir_expr *value, int cont)
 {
     ir_decl *d = ir_new_decl(p, IR_D_PARAM);
     d->u.param.name = ir_strdup(p, name);
     d->u.param.value = value;
+    d->u.param.cont = cont;
     int at = 0;
     for (int i = 0; i < p->ndecls; i++) if (p->decls[i]->kind == IR_D_PARAM) at = i + 1;
     ir_decl **nd = ir_alloc(p, (size_t)(p->ndecls + 1) * sizeof *nd);
@@ -167,6 +168,217 @@ static int extent(const ir_program *src, const nest *n, ir_program *out, ir_expr
     return 0;
 }
 
+/* ---- block2d ------------------------------------------------------------------------------- */
+
+static int same_expr(const ir_expr *a, const ir_expr *b)
+{
+    char *x = ir_print_expr(a), *y = ir_print_expr(b);
+    int r = !strcmp(x, y);
+    free(x);
+    free(y);
+    return r;
+}
+
+/* `let v = [lo +] p OP w`: returns the let's offset (or NULL for none) and w. */
+static int lin_let(const ir_stmt *s, const char *pv, ir_op op, const ir_expr **lo, const ir_expr **w)
+{
+    if (s->kind != IR_S_LET) return 0;
+    const ir_expr *e = s->u.let.value;
+    *lo = NULL;
+    if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_ADD && e->u.op.b->kind == IR_E_BINARY &&
+        e->u.op.b->u.op.op == op) {
+        *lo = e->u.op.a;
+        e = e->u.op.b;
+    }
+    if (e->kind != IR_E_BINARY || e->u.op.op != op || e->u.op.a->kind != IR_E_NAME ||
+        strcmp(e->u.op.a->u.name.id, pv))
+        return 0;
+    *w = e->u.op.b;
+    return 1;
+}
+
+static int uses_name_expr(const ir_expr *e, const char *nm)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return !strcmp(e->u.name.id, nm);
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (uses_name_expr(e->u.access.idx[i], nm)) return 1;
+        return 0;
+    case IR_E_UNARY: case IR_E_BINARY: return uses_name_expr(e->u.op.a, nm) || uses_name_expr(e->u.op.b, nm);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (uses_name_expr(e->u.call.args[i], nm)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return uses_name_expr(e->u.reduce.lo, nm) || uses_name_expr(e->u.reduce.hi, nm) ||
+               uses_name_expr(e->u.reduce.body, nm);
+    default: return 0;
+    }
+}
+
+static int uses_name_block(const ir_block *b, const char *nm);
+static int uses_name_stmt(const ir_stmt *s, const char *nm)
+{
+    switch (s->kind) {
+    case IR_S_ASSIGN: return uses_name_expr(s->u.assign.lhs, nm) || uses_name_expr(s->u.assign.rhs, nm);
+    case IR_S_LET: return uses_name_expr(s->u.let.value, nm);
+    case IR_S_IF: return uses_name_expr(s->u.if_.cond, nm) || uses_name_block(s->u.if_.then_blk, nm) ||
+                         uses_name_block(s->u.if_.else_blk, nm);
+    case IR_S_FOR:
+        for (int i = 0; i < s->u.for_.nvars; i++)
+            if (uses_name_expr(s->u.for_.vars[i].lo, nm) || uses_name_expr(s->u.for_.vars[i].hi, nm) ||
+                uses_name_expr(s->u.for_.vars[i].step, nm))
+                return 1;
+        return uses_name_block(s->u.for_.body, nm);
+    case IR_S_SEND:
+        return uses_name_expr(s->u.send.what, nm) || uses_name_expr(s->u.send.to_lo, nm) ||
+               uses_name_expr(s->u.send.to_hi, nm) || uses_name_expr(s->u.send.at, nm) ||
+               uses_name_expr(s->u.send.when, nm);
+    }
+    return 0;
+}
+static int uses_name_block(const ir_block *b, const char *nm)
+{
+    for (int i = 0; b && i < b->n; i++) if (uses_name_stmt(b->stmts[i], nm)) return 1;
+    return 0;
+}
+
+/* `block2d`: the two allocation dimensions that stm linearised into p (p = 0 .. W1 * W2 - 1 with
+ * `let a = [lo1 +] p / W2` and `let b = [lo2 +] p % W2` at the top of the body) are tiled on a
+ * q x q grid of real processors, q = isqrt(procs): processor rp owns rows rp / q and columns
+ * rp % q of square-ish tiles (the thesis's Fig. 5.4). */
+static ir_program *block2d(const ir_program *src, const xf_args *args, long procs, diag_list *d, int *status)
+{
+    *status = XF_EREFUSED;
+    ir_program *p = ir_program_clone(src);
+    nest n;
+    find_nest(p, &n);
+    ir_block *body = n.inner ? n.inner->u.for_.body : n.outer->u.for_.body;
+    int rest = n.inner ? n.inner->u.for_.nvars - 1 : n.outer->u.for_.nvars - 2;
+    const char *pv = n.p->var;
+    int ia = -1, ib = -1;
+    const ir_expr *lo1 = NULL, *lo2 = NULL, *w2a = NULL, *w2b = NULL;
+    for (int i = 0; i < body->n; i++) {
+        const ir_expr *lo, *w;
+        if (ia < 0 && lin_let(body->stmts[i], pv, IR_OP_DIV, &lo, &w)) { ia = i; lo1 = lo; w2a = w; }
+        else if (ib < 0 && lin_let(body->stmts[i], pv, IR_OP_MOD, &lo, &w)) { ib = i; lo2 = lo; w2b = w; }
+        else if (body->stmts[i]->kind != IR_S_LET) break;
+    }
+    const ir_expr *hi = n.p->hi;
+    int ok = rest == 0 && ia >= 0 && ib >= 0 && same_expr(w2a, w2b) && n.p->lo->kind == IR_E_INT &&
+             n.p->lo->u.ival == 0 && hi->kind == IR_E_BINARY && hi->u.op.op == IR_OP_SUB &&
+             hi->u.op.b->kind == IR_E_INT && hi->u.op.b->u.ival == 1 && hi->u.op.a->kind == IR_E_BINARY &&
+             hi->u.op.a->u.op.op == IR_OP_MUL && same_expr(hi->u.op.a->u.op.b, w2a);
+    if (!ok) {
+        diag_add(d, src->file, n.p->pos.line, n.p->pos.col,
+                 "tile block2d needs a two-dimensional allocation linearised into %s (stm sigma=A,B: "
+                 "%s = 0 .. W1 * W2 - 1 with let a = %s / W2 and let b = %s %% W2)", pv, pv, pv, pv);
+        ir_program_free(p);
+        return NULL;
+    }
+    const ir_expr *w1 = hi->u.op.a->u.op.a, *w2 = w2a;
+    /* procs: a square, at most the number of virtual processors */
+    ir_decl *pd = NULL;
+    for (int i = 0; i < p->ndecls; i++)
+        if (p->decls[i]->kind == IR_D_PARAM && !strcmp(p->decls[i]->u.param.name, "procs")) pd = p->decls[i];
+    if (pd && procs > 0) pd->u.param.value = ir_new_int(p, procs);
+    if (!pd) add_param(p, "procs", ir_new_int(p, procs > 0 ? procs : 4), 1);
+    static const char *const qc[] = {"q", "q_", "grid", NULL};
+    static const char *const bc1[] = {"b", "b1", "tb", NULL};
+    static const char *const bc2[] = {"b2", "tb2", "b_2", NULL};
+    static const char *const rpc[] = {"rp", "rp_", "rproc", NULL};
+    const char *q = fresh(src, qc), *b1 = fresh(src, bc1), *rp = fresh(src, rpc);
+    int square = same_expr(w1, w2);
+    const char *b2 = square ? b1 : fresh(src, bc2);
+    add_param(p, q, ir_new_call(p, IR_F_ISQRT, (ir_expr *[]){nm(p, "procs")}, 1), 0);
+    add_param(p, b1, ir_new_call(p, IR_F_CEIL, (ir_expr *[]){bin(p, IR_OP_DIV, cl(p, w1), nm(p, q))}, 1), 1);
+    if (!square)
+        add_param(p, b2, ir_new_call(p, IR_F_CEIL, (ir_expr *[]){bin(p, IR_OP_DIV, cl(p, w2), nm(p, q))}, 1), 1);
+    /* check procs at the parameter values: a square, not more than the tiles */
+    p->checked = 0;
+    diag_list cd;
+    diag_list_init(&cd);
+    if (ir_check(p, &cd) == 0) {
+        int64_t vals[p->nparams + 1];
+        if (ir_params_eval(p, args->bindings, args->nbindings, 0, vals, &cd) == 0) {
+            int64_t P = 0, Q = 0, W1 = 0, W2 = 0, iv;
+            double rv;
+            int isr;
+            for (int i = 0; i < p->nparams; i++) {
+                if (!strcmp(p->params[i]->u.param.name, "procs")) P = vals[i];
+                if (!strcmp(p->params[i]->u.param.name, q)) Q = vals[i];
+            }
+            if (ir_const_eval(p, w1, vals, &iv, &rv, &isr, &cd) == 0) W1 = iv;
+            if (ir_const_eval(p, w2, vals, &iv, &rv, &isr, &cd) == 0) W2 = iv;
+            if (P < 1 || Q * Q != P || Q > W1 || Q > W2) {
+                diag_add(d, NULL, 0, 0, "tile block2d: procs=%lld must be a square number q*q with q at most "
+                         "the %lld x %lld virtual processors", (long long)P, (long long)W1, (long long)W2);
+                diag_list_free(&cd);
+                ir_program_free(p);
+                *status = XF_EUSAGE;
+                return NULL;
+            }
+        }
+    }
+    diag_list_free(&cd);
+    /* the tile loops: a over rp / q's rows, b over rp % q's columns */
+    const char *av = body->stmts[ia]->u.let.var, *bv = body->stmts[ib]->u.let.var;
+    ir_stmt *inner = ir_new_stmt(p, IR_S_FOR);
+    inner->u.for_.nvars = 2;
+    inner->u.for_.vars = ir_alloc(p, 2 * sizeof *inner->u.for_.vars);
+    for (int dd = 0; dd < 2; dd++) {
+        const ir_expr *lo = dd ? lo2 : lo1, *w = dd ? w2 : w1;
+        const char *bn = dd ? b2 : b1;
+        ir_expr *blk = bin(p, dd ? IR_OP_MOD : IR_OP_DIV, nm(p, rp), nm(p, q));
+        ir_expr *first = bin(p, IR_OP_MUL, blk, nm(p, bn));
+        if (lo) first = bin(p, IR_OP_ADD, cl(p, lo), first);
+        ir_expr *end = lo ? bin(p, IR_OP_ADD, cl(p, lo), cl(p, w)) : cl(p, w);
+        ir_loopvar *v = &inner->u.for_.vars[dd];
+        v->var = ir_strdup(p, dd ? bv : av);
+        v->lo = first;
+        v->hi = bin(p, IR_OP_SUB, call2(p, IR_F_MIN, bin(p, IR_OP_ADD, cl(p, first), nm(p, bn)), end), ir_new_int(p, 1));
+        v->kind = IR_LOOP_DEFAULT;
+    }
+    inner->u.for_.body = ir_new_block(p);
+    int usep = 0;
+    for (int i = 0; i < body->n; i++) if (i != ia && i != ib) usep |= uses_name_stmt(body->stmts[i], pv);
+    if (usep) {   /* p = (a - lo1) * W2 + (b - lo2) */
+        ir_stmt *let = ir_new_stmt(p, IR_S_LET);
+        let->u.let.var = ir_strdup(p, pv);
+        ir_expr *a = lo1 ? bin(p, IR_OP_SUB, nm(p, av), cl(p, lo1)) : nm(p, av);
+        ir_expr *b = lo2 ? bin(p, IR_OP_SUB, nm(p, bv), cl(p, lo2)) : nm(p, bv);
+        let->u.let.value = bin(p, IR_OP_ADD, bin(p, IR_OP_MUL, a, cl(p, w2)), b);
+        ir_block_append(p, inner->u.for_.body, let);
+    }
+    for (int i = 0; i < body->n; i++)
+        if (i != ia && i != ib) ir_block_append(p, inner->u.for_.body, body->stmts[i]);
+    ir_loopvar tv = *n.t;
+    ir_stmt *outer = n.outer;
+    outer->u.for_.nvars = 2;
+    outer->u.for_.vars = ir_alloc(p, 2 * sizeof *outer->u.for_.vars);
+    outer->u.for_.vars[0] = tv;
+    outer->u.for_.vars[1] = (ir_loopvar){.var = ir_strdup(p, rp), .lo = ir_new_int(p, 0),
+                                         .hi = bin(p, IR_OP_SUB, nm(p, "procs"), ir_new_int(p, 1)),
+                                         .kind = IR_LOOP_PROC};
+    outer->u.for_.body = ir_new_block(p);
+    ir_block_append(p, outer->u.for_.body, inner);
+    p->checked = 0;
+    diag_list_init(&cd);
+    if (ir_check(p, &cd) != 0) {
+        char *txt = ir_print(p);
+        diag_add(d, NULL, 0, 0, "tile: internal error: the tiled program does not check:");
+        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
+        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
+        free(txt);
+        diag_list_free(&cd);
+        ir_program_free(p);
+        return NULL;
+    }
+    diag_list_free(&cd);
+    *status = XF_OK;
+    return p;
+}
+
 static const char *const tile_keys[] = {"kind", "procs", "bs"};
 
 ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
@@ -177,7 +389,7 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
         for (size_t k = 0; k < sizeof tile_keys / sizeof tile_keys[0]; k++)
             known |= !strcmp(args->items[i].key, tile_keys[k]);
         if (!strcmp(args->items[i].key, "blocked") || !strcmp(args->items[i].key, "cyclic") ||
-            !strcmp(args->items[i].key, "blockcyclic"))
+            !strcmp(args->items[i].key, "blockcyclic") || !strcmp(args->items[i].key, "block2d"))
             known = 1;   /* `tile cyclic` as a bare word */
         if (!known || args->items[i].label) {
             diag_add(d, NULL, 0, 0, "tile: unknown parameter '%s' (kind, procs, bs)", args->items[i].key);
@@ -186,10 +398,12 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
     }
     const char *kind = xf_args_get(args, "kind", NULL);
     if (!kind) kind = xf_args_get(args, "cyclic", NULL) ? "cyclic" :
-                      xf_args_get(args, "blockcyclic", NULL) ? "blockcyclic" : "blocked";
-    int k = !strcmp(kind, "blocked") ? 0 : !strcmp(kind, "cyclic") ? 1 : !strcmp(kind, "blockcyclic") ? 2 : -1;
+                      xf_args_get(args, "blockcyclic", NULL) ? "blockcyclic" :
+                      xf_args_get(args, "block2d", NULL) ? "block2d" : "blocked";
+    int k = !strcmp(kind, "blocked") ? 0 : !strcmp(kind, "cyclic") ? 1 : !strcmp(kind, "blockcyclic") ? 2 :
+            !strcmp(kind, "block2d") ? 3 : -1;
     if (k < 0) {
-        diag_add(d, NULL, 0, 0, "tile: kind=%s: expected blocked, cyclic or blockcyclic", kind);
+        diag_add(d, NULL, 0, 0, "tile: kind=%s: expected blocked, cyclic, blockcyclic or block2d", kind);
         return NULL;
     }
     const char *ps = xf_args_get(args, "procs", NULL), *bss = xf_args_get(args, "bs", NULL);
@@ -220,6 +434,7 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
         free(why);
         return NULL;
     }
+    if (k == 3) return block2d(src, args, procs, d, status);
     ir_program *p = ir_program_clone(src);
     nest n;
     find_nest(p, &n);
@@ -228,7 +443,7 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
     for (int i = 0; i < p->ndecls; i++)
         if (p->decls[i]->kind == IR_D_PARAM && !strcmp(p->decls[i]->u.param.name, "procs")) pd = p->decls[i];
     if (pd && procs > 0) pd->u.param.value = ir_new_int(p, procs);
-    if (!pd) add_param(p, "procs", ir_new_int(p, procs > 0 ? procs : 4));
+    if (!pd) add_param(p, "procs", ir_new_int(p, procs > 0 ? procs : 4), 1);
     ir_expr *P0, *P1;
     int64_t v0, v1;
     if (extent(src, &n, p, &P0, &P1, &v0, &v1, args, d) < 0) {
@@ -263,7 +478,7 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
     }
     if (k == 0)   /* b = (P1 - P0) / procs + 1 */
         add_param(p, bn, bin(p, IR_OP_ADD, bin(p, IR_OP_DIV, bin(p, IR_OP_SUB, cl(p, P1), cl(p, P0)),
-                                               nm(p, "procs")), ir_new_int(p, 1)));
+                                               nm(p, "procs")), ir_new_int(p, 1)), 0);
     /* the inner loop over rp's virtual processors */
     ir_loopvar pl = *n.p;
     pl.kind = IR_LOOP_DEFAULT;

@@ -343,6 +343,58 @@ static void test_tile(void)
     ir_program_free(src);
 }
 
+/* FD: stm theta=t sigma=x,y then tile block2d: the thesis's tiled SynAPM (Fig. 5.4), with the
+ * cost of the hand-written examples/thesis/fd-tiled.apm. */
+static void test_block2d(void)
+{
+    ir_program *src = load("examples/findiff.apm"), *ref = load("examples/thesis/fd-tiled.apm");
+    if (!src || !ref) { ir_program_free(src); ir_program_free(ref); return; }
+    diag_list d;
+    diag_list_init(&d);
+    int st;
+    char *sa[] = {"theta=t", "sigma=x,y"};
+    ir_program *syn = xf_apply(src, "stm", 2, sa, &d, &st);
+    char *ta[] = {"block2d", "procs=4"};
+    ir_program *t = syn ? xf_apply(syn, "tile", 2, ta, &d, &st) : NULL;
+    T_CHECK("fd stm sigma=x,y + tile block2d procs=4 applies", t != NULL, "status %d: %s", st,
+            d.n ? d.items[d.n - 1].msg : "");
+    if (t) {
+        ir_binding b[] = {{"n", 32}, {"steps", 5}};
+        int v = 0, v2 = 0;
+        double c = cost_of(t, b, 2, &v, src), c2 = cost_of(ref, b, 2, &v2, src);
+        T_CHECK("fd block2d verified at n=32", v, "not verified");
+        T_NEAR("fd block2d costs what thesis/fd-tiled.apm costs (n=32)", c, c2, 1e-6);
+        ir_binding b16[] = {{"n", 32}, {"steps", 3}, {"procs", 16}};
+        c = cost_of(t, b16, 3, &v, src);
+        c2 = cost_of(ref, b16, 3, &v2, src);
+        T_CHECK("fd block2d verified at n=32 procs=16", v, "not verified");
+        T_NEAR("fd block2d procs=16 costs what fd-tiled.apm costs", c, c2, 1e-6);
+        char *text = ir_print(t), *rtext = ir_print(ref);
+        const char *a = strstr(text, "\nfor t"), *r = strstr(rtext, "\nfor t");
+        T_CHECK("fd block2d step nest is the thesis's", a && r && !strcmp(a, r), "got:\n%s", a ? a : text);
+        free(text);
+        free(rtext);
+    }
+    if (syn) {
+        char *b3[] = {"block2d", "procs=3"};
+        ir_program *x = xf_apply(syn, "tile", 2, b3, &d, &st);
+        T_CHECK("tile block2d procs=3 (not a square) is a usage error", !x && st == XF_EUSAGE, "status %d", st);
+        ir_program_free(x);
+    }
+    char *s1[] = {"theta=t", "sigma=x", "inner=seq"};
+    ir_program *syn1 = xf_apply(src, "stm", 3, s1, &d, &st);
+    ir_program *x = syn1 ? xf_apply(syn1, "tile", 2, ta, &d, &st) : NULL;
+    T_CHECK("tile block2d on a one-dimensional allocation is refused", syn1 && !x && st == XF_EREFUSED,
+            "status %d", st);
+    ir_program_free(x);
+    ir_program_free(syn1);
+    ir_program_free(t);
+    ir_program_free(syn);
+    ir_program_free(ref);
+    ir_program_free(src);
+    diag_list_free(&d);
+}
+
 static void test_registry(void)
 {
     T_CHECK("registry: stm registered", xf_find("stm") != NULL, "missing");
@@ -385,5 +437,6 @@ int main(void)
     test_refusals();
     test_auto();
     test_tile();
+    test_block2d();
     return t_done();
 }
