@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "store.h"
+#include "tui.h"
 
 int cmd_check(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
@@ -67,8 +69,11 @@ enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 static void print_help(FILE *out)
 {
     fprintf(out, "usage: polyapm COMMAND [ARGS...]\n"
+                 "       polyapm [FILE.apm | NAME.pdg] [-D name=value]... [--machine M] [--model M]\n"
                  "       polyapm --help | --version\n\n"
                  "A workbench for deriving parallel programs on Abstract Parallel Machines.\n\n"
+                 "Without a command it opens the TUI: on FILE.apm (its workspace FILE.pdg next to it\n"
+                 "is created or reopened), on a workspace, or on the workspace of the current directory.\n\n"
                  "commands:\n");
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
@@ -140,7 +145,17 @@ void cli_json_string(FILE *out, const char *s)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) { print_help(stderr); return CLI_USAGE; }
+    if (argc < 2) {
+        /* In (or next to) a workspace: the TUI; elsewhere: usage. */
+        diag_list d;
+        diag_list_init(&d);
+        char *ws = store_find(NULL, &d);
+        diag_list_free(&d);
+        if (!ws) { print_help(stderr); return CLI_USAGE; }
+        int rc = tui_main(ws, 0, NULL);
+        free(ws);
+        return rc;
+    }
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         print_help(stdout);
@@ -150,6 +165,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < NCOMMANDS; i++)
         if (strcmp(commands[i].name, name) == 0)
             return commands[i].run(argc - 1, argv + 1);
+    /* FILE.apm or a workspace directory: the TUI (options after it). */
+    size_t nl = strlen(name);
+    if ((nl > 4 && strcmp(name + nl - 4, ".apm") == 0) || store_is_workspace(name))
+        return tui_main(name, argc - 2, argv + 2);
+    if (nl > 4 && strcmp(name + nl - 4, ".pdg") == 0) {
+        fprintf(stderr, "polyapm: %s: not a workspace (polyapm FILE.apm creates one)\n", name);
+        return CLI_FAIL;
+    }
     fprintf(stderr, "polyapm: unknown command '%s' (see polyapm --help)\n", name);
     return CLI_USAGE;
 }

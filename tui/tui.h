@@ -1,0 +1,197 @@
+/*
+ * tui.h — the ncurses front end: walk, branch, backtrack and compare the decision graph.
+ *
+ * One `tui` struct holds all of the front end's state (no globals).  The screen is a title line,
+ * the tree pane (left), the program pane (right, top), the cost pane (right, bottom), a status
+ * line (messages, the background job's progress bar) and a footer of keys.  Overlays (help, the
+ * transform menu, the parameter form, the compare table, one-line prompts) are views: a struct
+ * of callbacks (draw, key), as in tig.  Key bindings are one table (tui_keys.c).
+ *
+ * Files: tui_main.c (open, loop, layout), tui_tree.c (the graph as rows, costs), tui_program.c,
+ * tui_cost.c, tui_menu.c (transform menu + parameter form), tui_compare.c, tui_prompt.c,
+ * tui_keys.c (the key table and actions), tui_worker.c (background simulation).
+ * Every workspace change goes through ops.h (shared with the command line).
+ */
+#ifndef POLYAPM_TUI_H
+#define POLYAPM_TUI_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "ops.h"
+#include "store.h"
+
+/* Opens the TUI on a workspace directory, or on FILE.apm (its workspace FILE.pdg next to it is
+ * created or reopened), or (target NULL) on the workspace found from the current directory.
+ * argv: options after the target (-D name=value, --machine M, --model M).  Returns an exit
+ * status (0 on q). */
+int tui_main(const char *target, int argc, char **argv);
+
+typedef struct tui tui;
+
+/* A view (overlay): draws itself over the panes and takes keys.  key returns 0 to stay, 1 to
+ * close. */
+typedef struct tui_view {
+    const char *name;
+    void (*draw)(tui *t);
+    int (*key)(tui *t, int ch);
+} tui_view;
+
+/* One key binding. */
+typedef struct tui_key {
+    int key, key2;                     /* key2: an alternative (0 none) */
+    const char *label;                 /* as shown: "j/Down" */
+    const char *help;
+    void (*fn)(tui *t);
+    int footer;                        /* shown in the footer */
+} tui_key;
+
+const tui_key *tui_keys(int *n);
+
+/* Per node (by graph index): the cost under the current model/profile/parameters. */
+typedef struct tui_info {
+    int has;                           /* a stored simulation matches */
+    double cost;
+    double speedup;                    /* over the root with the same parameters, 0 unknown */
+    int verified;                      /* 1, 0, -1 */
+    int64_t violations;
+    char *params;                      /* of the matching simulation (owned) */
+} tui_info;
+
+typedef struct tui_row {
+    int gi;                            /* graph index */
+    int depth;
+    int recur;                         /* a shared node already shown above */
+} tui_row;
+
+enum { TUI_QUEUE = 64, TUI_LINE = 512 };
+
+/* The background simulation (tui_worker.c). */
+typedef struct tui_worker {
+    pthread_t th;
+    pthread_mutex_t mu;
+    int active;                        /* a thread is running */
+    int done;                          /* set by the thread */
+    volatile int cancel;
+    double progress;
+    ops_sim job;
+    diag_list d;
+    int rc;
+    int64_t queue[TUI_QUEUE];
+    int nq;
+    int select_when_done;              /* select the node when its result is stored */
+} tui_worker;
+
+/* The parameter form (tui_menu.c). */
+enum { TUI_FORM_MAX = 16 };
+typedef struct tui_form {
+    const void *xf;                    /* const xf_transform * */
+    int nfields;                       /* params + one "more" field */
+    char val[TUI_FORM_MAX + 1][128];
+    int cur;
+    char err[8][TUI_LINE];
+    int nerr;
+} tui_form;
+
+struct tui {
+    store *s;
+    char *ws;
+    store_graph g;
+    tui_info *info;                    /* g.n */
+    unsigned char *folded;             /* g.n */
+    double best_leaf;                  /* lowest leaf cost, -1 none */
+    tui_row *rows;
+    int nrows, rowcap;
+    int sel, top;
+    int64_t sel_id;
+    /* program pane */
+    int64_t prog_id;
+    int prog_diff, prog_top;
+    char **lines;
+    int nlines;
+    /* cost pane */
+    int64_t cost_id;
+    char cost_params[256];
+    double *work, *comm, *steps;
+    int nwork, ncomm, nsteps;
+    /* settings */
+    int model_i;
+    cost_profile profile;
+    ir_binding bind[OPS_MAX_BINDINGS];
+    char bind_names[OPS_MAX_BINDINGS][32];
+    int nbind;
+    /* status */
+    char msg[TUI_LINE];
+    int msg_err;
+    char search[128];
+    /* overlays */
+    const tui_view *view;
+    int menu_sel;
+    const void *menu_items[64];        /* const xf_transform * applicable here */
+    int nmenu;
+    tui_form form;
+    int cmp_sel, cmp_top;
+    int *cmp;                          /* graph indexes, sorted */
+    int ncmp;
+    char prompt_label[64];
+    char prompt_buf[256];
+    void (*prompt_done)(tui *t, const char *text);
+    int help_top;
+    /* terminal */
+    int colors, quit, H, W;
+    tui_worker w;
+};
+
+/* tui_main.c */
+void tui_message(tui *t, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tui_message_diags(tui *t, const char *what, const diag_list *d);
+void tui_draw(tui *t);
+const char *tui_model(const tui *t);
+void tui_open_view(tui *t, const tui_view *v);
+
+/* tui_tree.c */
+int tui_reload(tui *t);                        /* graph + costs; keeps the selection by id */
+void tui_rows_build(tui *t);
+void tui_select_id(tui *t, int64_t id);        /* unfolds ancestors as needed */
+int tui_sel_gi(const tui *t);                  /* -1 when empty */
+int64_t tui_sel_node(const tui *t);
+void tui_tree_draw(tui *t, int y, int x, int h, int w);
+void tui_costs_load(tui *t);
+void tui_fmt_cost(double c, char *buf, size_t n);
+int tui_cost_color(const tui *t, double cost);
+const char *tui_level_tag(const char *level);
+void tui_tree_free(tui *t);
+
+/* tui_program.c */
+void tui_program_draw(tui *t, int y, int x, int h, int w);
+void tui_program_free(tui *t);
+void tui_program_invalidate(tui *t);
+
+/* tui_cost.c */
+void tui_cost_draw(tui *t, int y, int x, int h, int w);
+void tui_cost_free(tui *t);
+
+/* tui_menu.c */
+void tui_menu_open(tui *t);
+extern const tui_view tui_menu_view, tui_form_view;
+
+/* tui_compare.c */
+void tui_compare_open(tui *t);
+
+/* tui_prompt.c */
+void tui_prompt(tui *t, const char *label, const char *init, void (*done)(tui *, const char *));
+void tui_help_open(tui *t);
+/* Draws a box with a title; returns nothing.  ASCII only. */
+void tui_box(int y, int x, int h, int w, const char *title);
+
+/* tui_worker.c */
+void tui_worker_init(tui_worker *w);
+void tui_sim_enqueue(tui *t, int64_t node, int select_when_done);
+void tui_worker_poll(tui *t);                  /* start queued jobs, collect finished ones */
+void tui_worker_cancel(tui *t);                /* cancel the running job, drop the queue */
+void tui_worker_finish(tui *t);                /* cancel and join (on exit) */
+
+/* tui_keys.c */
+void tui_key_dispatch(tui *t, int ch);
+
+#endif

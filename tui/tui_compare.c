@@ -1,0 +1,92 @@
+/*
+ * tui_compare.c — the compare view: every leaf of the graph (a node without children) in a
+ * table sorted by cost under the current model, machine and parameters (unsimulated leaves
+ * last), with a bar scaled to the most expensive, the speedup over the root and the marks.
+ * Enter jumps to the leaf in the tree.
+ */
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+static int by_cost(const void *a, const void *b, void *ctx)
+{
+    const tui *t = ctx;
+    const tui_info *x = &t->info[*(const int *)a], *y = &t->info[*(const int *)b];
+    if (x->has != y->has) return y->has - x->has;
+    if (x->has && x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
+    return *(const int *)a - *(const int *)b;
+}
+
+static void draw(tui *t)
+{
+    int w = t->W - 2, h = t->H - 2, y = 1, x = 1;
+    tui_box(y, x, h, w, " compare leaves by cost (Enter go to, Esc back) ");
+    double mx = 0;
+    for (int i = 0; i < t->ncmp; i++)
+        if (t->info[t->cmp[i]].has && t->info[t->cmp[i]].cost > mx) mx = t->info[t->cmp[i]].cost;
+    int lw = w / 3;
+    if (lw > 40) lw = 40;
+    int bw = w - lw - 34;
+    if (bw < 4) bw = 4;
+    char line[TUI_LINE];
+    snprintf(line, sizeof line, " %-4s %-*.*s %-4s %9s %7s %-*s %s", "id", lw, lw, "node", "lvl", "cost",
+             "speedup", bw, "", "marks");
+    attron(A_UNDERLINE);
+    mvaddnstr(y + 1, x + 1, line, w - 2);
+    attroff(A_UNDERLINE);
+    int body = h - 3;
+    if (t->cmp_sel < t->cmp_top) t->cmp_top = t->cmp_sel;
+    if (t->cmp_sel >= t->cmp_top + body) t->cmp_top = t->cmp_sel - body + 1;
+    for (int r = 0; r < body && t->cmp_top + r < t->ncmp; r++) {
+        int i = t->cmp_top + r, gi = t->cmp[i];
+        const store_gnode *n = &t->g.nodes[gi];
+        const tui_info *in = &t->info[gi];
+        char cost[24], spd[16] = "-", bar[TUI_LINE];
+        tui_fmt_cost(in->has ? in->cost : -1, cost, sizeof cost);
+        if (in->speedup > 0) snprintf(spd, sizeof spd, "x%.3g", in->speedup);
+        int k = in->has && mx > 0 ? (int)(in->cost / mx * bw + 0.5) : 0;
+        if (k > (int)sizeof bar - 1) k = (int)sizeof bar - 1;
+        memset(bar, '#', (size_t)k);
+        bar[k] = '\0';
+        snprintf(line, sizeof line, " %-4lld %-*.*s %-4s %9s %7s %-*s %c%c%c", (long long)n->id, lw, lw,
+                 n->label, tui_level_tag(n->level), cost, spd, bw, bar,
+                 !in->has ? ' ' : in->violations > 0 || in->verified == 0 ? '!' : in->verified == 1 ? 'V' : '?',
+                 n->pruned ? 'x' : ' ', n->favourite ? '*' : ' ');
+        int a = (i == t->cmp_sel ? A_REVERSE : 0) | (n->pruned ? A_DIM : 0) |
+                tui_cost_color(t, in->has ? in->cost : -1);
+        attron(a);
+        mvaddnstr(y + 2 + r, x + 1, line, w - 2);
+        attroff(a);
+    }
+}
+
+static int key(tui *t, int ch)
+{
+    switch (ch) {
+    case 27: case 'q': case 'c': return 1;
+    case KEY_UP: case 'k': if (t->cmp_sel > 0) t->cmp_sel--; return 0;
+    case KEY_DOWN: case 'j': if (t->cmp_sel < t->ncmp - 1) t->cmp_sel++; return 0;
+    case '\n': case '\r': case KEY_ENTER:
+        if (t->ncmp) tui_select_id(t, t->g.nodes[t->cmp[t->cmp_sel]].id);
+        return 1;
+    }
+    return 0;
+}
+
+static const tui_view compare_view = {"compare", draw, key};
+
+void tui_compare_open(tui *t)
+{
+    free(t->cmp);
+    t->cmp = malloc(sizeof(int) * (size_t)(t->g.n + 1));
+    t->ncmp = 0;
+    if (!t->cmp) return;
+    for (int i = 0; i < t->g.n; i++)
+        if (t->g.nodes[i].nchildren == 0) t->cmp[t->ncmp++] = i;
+    qsort_r(t->cmp, (size_t)t->ncmp, sizeof *t->cmp, by_cost, t);
+    t->cmp_sel = t->cmp_top = 0;
+    tui_open_view(t, &compare_view);
+}

@@ -1,0 +1,140 @@
+/*
+ * tui_cost.c — the cost pane: the selected node's stored simulation under the current model,
+ * machine profile and parameters: total (ticks and predicted seconds), speedup over the root,
+ * verified or violations, per-processor bars (# work, = communication and barrier) and the
+ * per-step cost as an ASCII sparkline.
+ */
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+void tui_cost_free(tui *t)
+{
+    free(t->work);
+    free(t->comm);
+    free(t->steps);
+    t->work = t->comm = t->steps = NULL;
+    t->nwork = t->ncomm = t->nsteps = 0;
+}
+
+static void load(tui *t, int64_t id, int gi)
+{
+    tui_cost_free(t);
+    t->cost_id = id;
+    t->cost_params[0] = '\0';
+    const tui_info *in = &t->info[gi];
+    if (!in->has) return;
+    diag_list d;
+    diag_list_init(&d);
+    store_sim *ss = NULL;
+    int ns = 0;
+    if (store_sim_list(t->s, id, &ss, &ns, &d) == 0) {
+        for (int k = 0; k < ns; k++) {
+            const store_sim *m = &ss[k];
+            if (strcmp(m->model, tui_model(t)) || strcmp(m->machine, t->profile.name) ||
+                strcmp(m->params ? m->params : "", in->params ? in->params : ""))
+                continue;
+            t->nwork = ops_json_numbers(m->per_proc, "work", &t->work);
+            t->ncomm = ops_json_numbers(m->per_proc, "comm", &t->comm);
+            t->nsteps = ops_json_numbers(m->trace, "step_cost", &t->steps);
+            snprintf(t->cost_params, sizeof t->cost_params, "%s", m->params ? m->params : "");
+            break;
+        }
+        for (int k = 0; k < ns; k++) store_sim_clear(&ss[k]);
+        free(ss);
+    }
+    diag_list_free(&d);
+}
+
+static void sparkline(const double *v, int n, char *out, int w)
+{
+    static const char lv[] = " ._-=+*#%@";
+    double mx = 0;
+    for (int i = 0; i < n; i++) if (v[i] > mx) mx = v[i];
+    int cols = n < w ? n : w;
+    for (int c = 0; c < cols; c++) {
+        int a = (int)((long long)c * n / cols), b = (int)((long long)(c + 1) * n / cols);
+        if (b <= a) b = a + 1;
+        double m = 0;
+        for (int i = a; i < b && i < n; i++) if (v[i] > m) m = v[i];
+        int k = mx > 0 ? (int)(m / mx * 9 + 0.5) : 0;
+        if (k == 0 && m > 0) k = 1;
+        out[c] = lv[k];
+    }
+    out[cols] = '\0';
+}
+
+void tui_cost_draw(tui *t, int y, int x, int h, int w)
+{
+    for (int i = x; i < x + w; i++) mvaddch(y, i, '-');
+    int gi = tui_sel_gi(t);
+    if (gi < 0) return;
+    int64_t id = t->g.nodes[gi].id;
+    if (id != t->cost_id) load(t, id, gi);
+    const tui_info *in = &t->info[gi];
+    char line[TUI_LINE];
+    snprintf(line, sizeof line, " cost  %s / %s ", tui_model(t), t->profile.name);
+    attron(A_BOLD);
+    mvaddnstr(y, x + 1, line, w - 1);
+    attroff(A_BOLD);
+    if (!in->has) {
+        mvaddnstr(y + 1, x + 1, "not simulated under this model, machine and parameters", w - 1);
+        mvaddnstr(y + 2, x + 1, "s simulates (with other parameters), m/M switch model/machine", w - 1);
+        return;
+    }
+    snprintf(line, sizeof line, "total %.1f ticks (%.4g s)", in->cost, in->cost * t->profile.tick_seconds);
+    int ca = tui_cost_color(t, in->cost);
+    attron(ca | A_BOLD);
+    mvaddnstr(y + 1, x + 1, line, w - 1);
+    attroff(ca | A_BOLD);
+    char spd[32] = "-";
+    if (in->speedup > 0) snprintf(spd, sizeof spd, "x%.3g", in->speedup);
+    snprintf(line, sizeof line, "speedup %s  %s  %s", spd,
+             in->violations > 0 ? "VIOLATIONS" : in->verified == 1 ? "verified" :
+             in->verified == 0 ? "NOT VERIFIED" : "not checked", t->cost_params);
+    mvaddnstr(y + 2, x + 1, line, w - 1);
+    int row = y + 3, last = y + h - 1;
+    /* per-processor bars */
+    int np = t->nwork;
+    double mx = 0;
+    for (int p = 0; p < np; p++) {
+        double v = t->work[p] + (p < t->ncomm ? t->comm[p] : 0);
+        if (v > mx) mx = v;
+    }
+    int avail = last - row;                        /* keep the last line for the sparkline */
+    int shown = np < avail ? np : avail;
+    if (np > avail && avail > 0) shown = avail - 1;
+    int bw = w - 28;
+    if (bw < 5) bw = 5;
+    for (int p = 0; p < shown; p++, row++) {
+        double wk = t->work[p], cm = p < t->ncomm ? t->comm[p] : 0;
+        int a = mx > 0 ? (int)(wk / mx * bw + 0.5) : 0, b = mx > 0 ? (int)(cm / mx * bw + 0.5) : 0;
+        if (a + b > bw) b = bw - a;
+        char bar[TUI_LINE];
+        int k = 0;
+        for (int i = 0; i < a && k < (int)sizeof bar - 1; i++) bar[k++] = '#';
+        for (int i = 0; i < b && k < (int)sizeof bar - 1; i++) bar[k++] = '=';
+        bar[k] = '\0';
+        char wbuf[24], cbuf[24];
+        tui_fmt_cost(wk, wbuf, sizeof wbuf);
+        tui_fmt_cost(cm, cbuf, sizeof cbuf);
+        snprintf(line, sizeof line, "p%-3d %-*s %7s %7s", p, bw, bar, wbuf, cbuf);
+        mvaddnstr(row, x + 1, line, w - 1);
+    }
+    if (np > shown && row < last) {
+        snprintf(line, sizeof line, "... %d processors (# work, = comm)", np);
+        mvaddnstr(row++, x + 1, line, w - 1);
+    }
+    if (t->nsteps > 0) {
+        char sp[TUI_LINE];
+        int sw = w - 12;
+        if (sw > (int)sizeof sp - 1) sw = (int)sizeof sp - 1;
+        if (sw < 1) sw = 1;
+        sparkline(t->steps, t->nsteps, sp, sw);
+        snprintf(line, sizeof line, "steps %3d %s", t->nsteps, sp);
+        mvaddnstr(last, x + 1, line, w - 1);
+    }
+}

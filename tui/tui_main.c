@@ -1,0 +1,286 @@
+/*
+ * tui_main.c — the TUI's entry: open the workspace, set up ncurses, the main loop (keys with a
+ * 100 ms timeout so that the background job's progress and results show without a key), the
+ * layout of the panes, the status line and the footer.
+ */
+#include <locale.h>
+#include <ncurses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tui.h"
+
+void tui_message(tui *t, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+    va_end(ap);
+    for (char *c = t->msg; *c; c++)
+        if (*c == '\n' || *c == '\t') *c = ' ';
+    t->msg_err = err;
+}
+
+void tui_message_diags(tui *t, const char *what, const diag_list *d)
+{
+    const char *m = d->n ? d->items[d->n - 1].msg : "failed";
+    tui_message(t, 1, "%s: %s", what, m);
+}
+
+const char *tui_model(const tui *t)
+{
+    return cost_model_names()[t->model_i];
+}
+
+void tui_open_view(tui *t, const tui_view *v) { t->view = v; }
+
+static void draw_footer(tui *t)
+{
+    int n;
+    const tui_key *k = tui_keys(&n);
+    move(t->H - 1, 0);
+    attron(A_REVERSE);
+    for (int x = 0; x < t->W; x++) addch(' ');
+    move(t->H - 1, 0);
+    int x = 0;
+    for (int i = 0; i < n; i++) {
+        if (!k[i].footer) continue;
+        if (k[i].footer == 2 && !t->w.active) continue;   /* only while a job runs */
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s %s ", k[i].label, k[i].help);
+        /* the footer names the key's first word of help */
+        char *sp = strchr(buf + strlen(k[i].label) + 1, ' ');
+        if (sp && sp[1]) { sp[0] = ' '; sp[1] = '\0'; }
+        int len = (int)strlen(buf);
+        if (x + len >= t->W) break;
+        mvaddstr(t->H - 1, x, buf);
+        x += len;
+    }
+    attroff(A_REVERSE);
+}
+
+static void draw_status(tui *t)
+{
+    int y = t->H - 2;
+    move(y, 0);
+    clrtoeol();
+    if (t->w.active) {
+        pthread_mutex_lock(&t->w.mu);
+        double f = t->w.progress;
+        pthread_mutex_unlock(&t->w.mu);
+        int bw = t->W / 3;
+        if (bw > 40) bw = 40;
+        if (bw < 10) bw = 10;
+        int fill = (int)(f * bw + 0.5);
+        char bar[64];
+        for (int i = 0; i < bw; i++) bar[i] = i < fill ? '#' : '.';
+        bar[bw] = '\0';
+        char line[TUI_LINE];
+        snprintf(line, sizeof line, "[%s] %3d%% simulating node %lld %s (%s)  C cancel", bar,
+                 (int)(f * 100), (long long)t->w.job.node, t->w.job.n.label ? t->w.job.n.label : "",
+                 t->w.job.params ? t->w.job.params : "");
+        if (t->colors) attron(COLOR_PAIR(4));
+        mvaddnstr(y, 0, line, t->W);
+        if (t->colors) attroff(COLOR_PAIR(4));
+        return;
+    }
+    if (t->msg[0]) {
+        if (t->msg_err) attron(t->colors ? COLOR_PAIR(3) | A_BOLD : A_BOLD);
+        mvaddnstr(y, 0, t->msg, t->W);
+        if (t->msg_err) attroff(t->colors ? COLOR_PAIR(3) | A_BOLD : A_BOLD);
+    }
+}
+
+static void draw_title(tui *t)
+{
+    char line[TUI_LINE];
+    char binds[200] = "";
+    size_t off = 0;
+    for (int i = 0; i < t->nbind && off < sizeof binds - 40; i++)
+        off += (size_t)snprintf(binds + off, sizeof binds - off, "%s%s=%lld", i ? "," : " -D ",
+                                t->bind[i].name, (long long)t->bind[i].value);
+    snprintf(line, sizeof line, " polyapm  %s  %d nodes  model %s  machine %s%s", t->ws, t->g.n,
+             tui_model(t), t->profile.name, binds);
+    move(0, 0);
+    attron(t->colors ? COLOR_PAIR(7) : A_REVERSE);
+    for (int x = 0; x < t->W; x++) addch(' ');
+    mvaddnstr(0, 0, line, t->W);
+    attroff(t->colors ? COLOR_PAIR(7) : A_REVERSE);
+}
+
+void tui_draw(tui *t)
+{
+    getmaxyx(stdscr, t->H, t->W);
+    erase();
+    if (t->H < 8 || t->W < 40) {
+        mvaddnstr(0, 0, "polyapm: the terminal is too small (need 40x8); q quits", t->W);
+        refresh();
+        return;
+    }
+    draw_title(t);
+    int body = t->H - 3;                           /* rows 1 .. H-3 */
+    int tw = t->W * 2 / 5;
+    if (tw < 30) tw = 30;
+    if (tw > 70) tw = 70;
+    int rx = tw + 1, rw = t->W - rx;
+    int ch = body / 3 + 1;
+    if (ch < 7) ch = 7;
+    if (ch > 14) ch = 14;
+    if (ch > body - 3) ch = body - 3;
+    int ph = body - ch;
+    tui_tree_draw(t, 1, 0, body, tw);
+    for (int y = 1; y <= body; y++) mvaddch(y, tw, '|');
+    tui_program_draw(t, 1, rx, ph, rw);
+    tui_cost_draw(t, 1 + ph, rx, ch, rw);
+    draw_status(t);
+    draw_footer(t);
+    if (t->view) t->view->draw(t);
+    refresh();
+}
+
+static int parse_opts(tui *t, int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-D") && i + 1 < argc) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            ir_binding b;
+            if (t->nbind == OPS_MAX_BINDINGS || cli_parse_binding(buf, &b) != 0) {
+                fprintf(stderr, "polyapm: bad -D binding '%s' (expected name=integer)\n", argv[i]);
+                return -1;
+            }
+            snprintf(t->bind_names[t->nbind], sizeof t->bind_names[0], "%s", b.name);
+            t->bind[t->nbind].name = t->bind_names[t->nbind];
+            t->bind[t->nbind].value = b.value;
+            t->nbind++;
+        } else if (!strcmp(a, "--machine") && i + 1 < argc) {
+            diag_list d;
+            diag_list_init(&d);
+            if (cost_profile_resolve(argv[++i], &t->profile, &d) != 0) {
+                diag_print(&d, stderr);
+                diag_list_free(&d);
+                return -1;
+            }
+            diag_list_free(&d);
+        } else if (!strcmp(a, "--model") && i + 1 < argc) {
+            const char *const *m = cost_model_names();
+            int k = 0;
+            while (m[k] && strcmp(m[k], argv[i + 1])) k++;
+            if (!m[k]) { fprintf(stderr, "polyapm: unknown cost model '%s'\n", argv[i + 1]); return -1; }
+            t->model_i = k;
+            i++;
+        } else {
+            fprintf(stderr, "polyapm: unknown option '%s' (the TUI takes -D name=value, --machine M, --model M)\n", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void init_colors(tui *t)
+{
+    t->colors = 0;
+    if (!has_colors() || getenv("NO_COLOR")) return;
+    if (start_color() != OK) return;
+    use_default_colors();
+    init_pair(1, COLOR_GREEN, -1);
+    init_pair(2, COLOR_YELLOW, -1);
+    init_pair(3, COLOR_RED, -1);
+    init_pair(4, COLOR_CYAN, -1);
+    init_pair(5, COLOR_MAGENTA, -1);
+    init_pair(7, COLOR_BLACK, COLOR_CYAN);
+    t->colors = 1;
+}
+
+int tui_main(const char *target, int argc, char **argv)
+{
+    tui *t = calloc(1, sizeof *t);
+    if (!t) return CLI_FAIL;
+    int status = CLI_FAIL;
+    diag_list d;
+    diag_list_init(&d);
+    const cost_profile *def = cost_profile_builtin("scali2004");
+    if (def) t->profile = *def;
+    tui_worker_init(&t->w);
+    if (parse_opts(t, argc, argv) != 0) { status = CLI_USAGE; goto out; }
+
+    const char *apm = NULL;
+    if (!target) {
+        t->ws = store_find(NULL, &d);
+        if (!t->ws) { status = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "no workspace here"); goto out; }
+    } else {
+        size_t n = strlen(target);
+        if (n > 4 && strcmp(target + n - 4, ".apm") == 0) {
+            apm = target;
+            t->ws = ops_workspace_for(target);
+        } else {
+            t->ws = strdup(target);
+            while (strlen(t->ws) > 1 && t->ws[strlen(t->ws) - 1] == '/') t->ws[strlen(t->ws) - 1] = '\0';
+        }
+    }
+    if (!t->ws) goto out;
+    if (!apm && !store_is_workspace(t->ws)) {
+        status = cli_fail("%s: not a workspace (open FILE.apm to create one)", t->ws);
+        goto out;
+    }
+    int created = 0;
+    if (ops_open_or_init(t->ws, apm, &t->s, &created, &d) != 0) {
+        diag_print(&d, stderr);
+        goto out;
+    }
+    t->sel_id = -1;
+    t->prog_id = t->cost_id = -1;
+    if (tui_reload(t) != 0) goto out;
+    if (t->g.root >= 0) t->sel_id = t->g.nodes[t->g.root].id;
+    tui_rows_build(t);
+    if (created) tui_message(t, 0, "created %s with the root %s; ? for help", t->ws, t->g.n ? t->g.nodes[0].label : "");
+    else tui_message(t, 0, "opened %s; ? for help", t->ws);
+    /* The root's cost, for speedups. */
+    if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id, 0);
+
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        status = cli_fail("the TUI needs a terminal (for scripts see polyapm --help)");
+        goto out;
+    }
+    setlocale(LC_ALL, "");
+    if (!initscr()) { status = cli_fail("cannot initialise the terminal"); goto out; }
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    timeout(100);
+    init_colors(t);
+    while (!t->quit) {
+        tui_worker_poll(t);
+        tui_draw(t);
+        int ch = getch();
+        if (ch == ERR) continue;
+        if (ch == KEY_RESIZE) continue;
+        if (t->view) {
+            if (t->view->key(t, ch)) t->view = NULL;
+        } else {
+            tui_key_dispatch(t, ch);
+        }
+    }
+    tui_worker_finish(t);
+    endwin();
+    status = CLI_OK;
+out:
+    tui_worker_finish(t);
+    tui_tree_free(t);
+    tui_program_free(t);
+    tui_cost_free(t);
+    free(t->cmp);
+    store_close(t->s);
+    free(t->ws);
+    diag_list_free(&d);
+    pthread_mutex_destroy(&t->w.mu);
+    free(t);
+    return status;
+}
