@@ -65,7 +65,11 @@ static int sim_check_slot(sim_ctx *c, const ir_expr *e, int slot)
     return 1;
 }
 
-/* ---- ticks ---------------------------------------------------------------------------------- */
+/* ---- ticks ----------------------------------------------------------------------------------
+ * The manual's COST rule: an arithmetic operation or call costs one tick when its result is a
+ * double (integer arithmetic is index computation and free); every comparison and logical
+ * operator costs one tick; a reduction over doubles one more per accumulation.  Operands of
+ * && and || after the first, and reductions, are counted when they run (dticks). */
 
 static double sim_expr_ticks_d(const ir_expr *e, int depth);
 
@@ -74,18 +78,20 @@ double sim_expr_ticks(const ir_expr *e) { return sim_expr_ticks_d(e, 0); }
 static double sim_expr_ticks_d(const ir_expr *e, int depth)
 {
     if (!e || depth > 4000) return 0;
+    double own = e->type == IR_DOUBLE ? 1 : 0;     /* arithmetic and calls: doubles only */
     switch (e->kind) {
     case IR_E_INT: case IR_E_REAL: case IR_E_NAME: case IR_E_ACCESS: case IR_E_REDUCE:
         return 0;
     case IR_E_UNARY:
-        return 1 + sim_expr_ticks_d(e->u.op.a, depth + 1);
+        if (e->u.op.op == IR_OP_NOT) own = 1;
+        return own + sim_expr_ticks_d(e->u.op.a, depth + 1);
     case IR_E_BINARY:
         if (e->u.op.op == IR_OP_AND || e->u.op.op == IR_OP_OR)
             return 1 + sim_expr_ticks_d(e->u.op.a, depth + 1);
-        return 1 + sim_expr_ticks_d(e->u.op.a, depth + 1) + sim_expr_ticks_d(e->u.op.b, depth + 1);
+        if (e->u.op.op >= IR_OP_LT) own = 1;          /* comparisons */
+        return own + sim_expr_ticks_d(e->u.op.a, depth + 1) + sim_expr_ticks_d(e->u.op.b, depth + 1);
     case IR_E_CALL: {
-        double t = (e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX)
-                   ? (double)(e->u.call.nargs - 1) : 1.0;
+        double t = own;
         for (int i = 0; i < e->u.call.nargs; i++) t += sim_expr_ticks_d(e->u.call.args[i], depth + 1);
         return t;
     }
@@ -529,7 +535,7 @@ static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
         n->a = sim_compile_expr(c, e->u.reduce.lo, IR_INT);
         n->b = sim_compile_expr(c, e->u.reduce.hi, IR_INT);
         n->c = body;
-        n->dticks = sim_expr_ticks(e->u.reduce.body) + 1;
+        n->dticks = sim_expr_ticks(e->u.reduce.body) + (dbl ? 1 : 0);
         if (dbl) {
             c->sr_target = n;
             n->srbody = sim_convert(c, sim_compile_raw(c, e->u.reduce.body), 1);
