@@ -278,8 +278,6 @@ int store_require_write(store *s, diag_list *d)
 }
 
 const char *store_dir(const store *s) { return s->dir; }
-vcs *store_vcs(store *s) { return s->git; }
-
 static char *path_join(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
@@ -290,6 +288,29 @@ static char *path_join(const char *a, const char *b)
     memcpy(p + la + 1, b, lb + 1);
     return p;
 }
+
+vcs *store_git(store *s, diag_list *d)
+{
+    if (s->git) return s->git;
+    char *repo = path_join(s->dir, STORE_REPO_NAME);
+    if (!repo) { diag_add(d, NULL, 0, 0, "out of memory"); return NULL; }
+    if (vcs_open(repo, &s->git, d) != 0) {
+        diag_add(d, NULL, 0, 0, "%s: repo.git is corrupted", s->dir);
+        s->git = NULL;
+    }
+    free(repo);
+    return s->git;
+}
+
+vcs *store_vcs(store *s)
+{
+    diag_list ignored;
+    diag_list_init(&ignored);
+    vcs *v = store_git(s, &ignored);
+    diag_list_free(&ignored);
+    return v;
+}
+
 
 static int pragma_int(sqlite3 *db, const char *sql, int *out)
 {
@@ -391,6 +412,20 @@ void store_close(store *s)
     vcs_close(s->git);
     free(s->dir);
     free(s);
+}
+
+/* A bare repository has HEAD, objects/ and refs/. */
+static int repo_looks_sane(const char *repo)
+{
+    static const char *const parts[] = {"HEAD", "objects", "refs"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char *p = path_join(repo, parts[i]);
+        struct stat st;
+        int ok = p && stat(p, &st) == 0;
+        free(p);
+        if (!ok) return 0;
+    }
+    return 1;
 }
 
 int store_is_workspace(const char *dir)
@@ -505,7 +540,9 @@ int store_open(const char *dir, int mode, store **out, diag_list *d)
     }
     if (configure(s, d) != 0) goto out;
     if (migrate(s, d) != 0) goto out;
-    if (vcs_open(repo, &s->git, d) != 0) {
+    /* libgit2 is opened when first needed (its start-up is most of a listing's time); here only
+     * the repository's shape is checked. */
+    if (!repo_looks_sane(repo)) {
         diag_add(d, NULL, 0, 0, "%s: repo.git is corrupted", s->dir);
         goto out;
     }

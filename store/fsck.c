@@ -252,6 +252,7 @@ static void check_shape(store *s, store_fsck_report *r, diag_list *d)
 int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
 {
     memset(out, 0, sizeof *out);
+    if (!store_git(s, d)) return -1;
     if (repair) {
         if (store_begin(s, d) != 0) return -1;
     } else if (store_snapshot_begin(s, d) != 0) {

@@ -89,7 +89,7 @@ int store_node_get(store *s, int64_t id, store_node *out, diag_list *d)
 char *store_node_text(store *s, int64_t id, size_t *len, diag_list *d)
 {
     store_node n;
-    if (store_node_get(s, id, &n, d) != 0) return NULL;
+    if (!store_git(s, d) || store_node_get(s, id, &n, d) != 0) return NULL;
     char *text = vcs_blob_read(s->git, n.hash, len, d);
     if (!text) diag_add(d, NULL, 0, 0, "%s: the program of node %lld is missing from repo.git (run fsck)",
                         s->dir, (long long)id);
@@ -385,7 +385,7 @@ static int is_descendant(store *s, int64_t of, int64_t id, diag_list *d)
 static int rewrite_commits(store *s, int64_t from, diag_list *d)
 {
     store_graph g;
-    if (store_graph_load(s, &g, d) != 0) return -1;
+    if (!store_git(s, d) || store_graph_load(s, &g, d) != 0) return -1;
     int rc = -1, start = store_graph_index(&g, from), head = 0, tail = 0;
     char *mark = calloc((size_t)g.n + 1, 1);
     int *order = malloc(((size_t)g.n + 1) * sizeof *order), *indeg = calloc((size_t)g.n + 1, sizeof *indeg);
@@ -489,6 +489,7 @@ static int create_node(store *s, const store_add_req *r, int64_t *id, int64_t no
 {
     int rc = -1;
     char *label = NULL, *msg = NULL;
+    if (!store_git(s, d)) return -1;
     vcs_hex *pc = calloc((size_t)(r->nparents ? r->nparents : 1), sizeof *pc);
     if (!pc) return oom(d);
     for (int i = 0; i < r->nparents; i++) {
@@ -777,7 +778,7 @@ int store_rm(store *s, int64_t id, int dry_run, int64_t **removed, int *n, diag_
     *n = 0;
     store_graph g;
     /* Under the write lock, so that no child can be added to the subtree meanwhile. */
-    if (!dry_run && store_begin(s, d) != 0) return -1;
+    if (!dry_run && (!store_git(s, d) || store_begin(s, d) != 0)) return -1;
     if (store_graph_load(s, &g, d) != 0) { store_rollback(s); return -1; }
     int start = store_graph_index(&g, id), rc = -1;
     char *in = NULL;
