@@ -31,7 +31,8 @@ static void draw(tui *t)
     if (lw > 40) lw = 40;
     int bw = w - lw - 34;
     if (bw < 4) bw = 4;
-    char line[TUI_LINE];
+    if (bw > 200) bw = 200;
+    char line[2048];
     snprintf(line, sizeof line, " %-4s %-*.*s %-4s %9s %7s %-*s %s", "id", lw, lw, "node", "lvl", "cost",
              "speedup", bw, "", "marks");
     attron(A_UNDERLINE);

@@ -75,7 +75,7 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
     int64_t id = t->g.nodes[gi].id;
     if (id != t->cost_id) load(t, id, gi);
     const tui_info *in = &t->info[gi];
-    char line[TUI_LINE];
+    char line[2048];
     snprintf(line, sizeof line, " cost  %s / %s ", tui_model(t), t->profile.name);
     attron(A_BOLD);
     mvaddnstr(y, x + 1, line, w - 1);
@@ -109,6 +109,7 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
     if (np > avail && avail > 0) shown = avail - 1;
     int bw = w - 28;
     if (bw < 5) bw = 5;
+    if (bw > 300) bw = 300;
     for (int p = 0; p < shown; p++, row++) {
         double wk = t->work[p], cm = p < t->ncomm ? t->comm[p] : 0;
         int a = mx > 0 ? (int)(wk / mx * bw + 0.5) : 0, b = mx > 0 ? (int)(cm / mx * bw + 0.5) : 0;
@@ -129,7 +130,7 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
         mvaddnstr(row++, x + 1, line, w - 1);
     }
     if (t->nsteps > 0) {
-        char sp[TUI_LINE];
+        char sp[400];
         int sw = w - 12;
         if (sw > (int)sizeof sp - 1) sw = (int)sizeof sp - 1;
         if (sw < 1) sw = 1;

@@ -123,9 +123,9 @@ void tui_draw(tui *t)
     }
     draw_title(t);
     int body = t->H - 3;                           /* rows 1 .. H-3 */
-    int tw = t->W * 2 / 5;
+    int tw = t->W / 2;
     if (tw < 30) tw = 30;
-    if (tw > 70) tw = 70;
+    if (tw > 80) tw = 80;
     int rx = tw + 1, rw = t->W - rx;
     int ch = body / 3 + 1;
     if (ch < 7) ch = 7;

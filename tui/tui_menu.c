@@ -59,11 +59,11 @@ static void menu_draw(tui *t)
 {
     int y, x, h, w;
     overlay_geom(t, t->nmenu + 4, 76, &y, &x, &h, &w);
-    tui_box(y, x, h, w, " apply a transform (Enter choose, Esc back) ");
+    tui_box(y, x, h, w, " apply a transform (Enter or 1-9 choose, Esc back) ");
     for (int i = 0; i < t->nmenu && i < h - 2; i++) {
         const xf_transform *xf = t->menu_items[i];
         char line[TUI_LINE];
-        snprintf(line, sizeof line, " %-10s %s", xf->name, xf->summary ? xf->summary : "");
+        snprintf(line, sizeof line, " %d %-10s %s", i + 1, xf->name, xf->summary ? xf->summary : "");
         if (i == t->menu_sel) attron(A_REVERSE);
         mvaddnstr(y + 1 + i, x + 1, line, w - 2);
         if (i == t->menu_sel) attroff(A_REVERSE);
@@ -81,6 +81,10 @@ static int menu_key(tui *t, int ch)
     case '\n': case '\r': case KEY_ENTER: case 'l':
         if (t->nmenu) form_open(t, t->menu_items[t->menu_sel]);
         return 0;
+    }
+    if (ch >= '1' && ch <= '9' && ch - '1' < t->nmenu) {      /* the item's number */
+        t->menu_sel = ch - '1';
+        form_open(t, t->menu_items[t->menu_sel]);
     }
     return 0;
 }

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# tests/tui/basic.sh — the TUI end to end through tmux: open findiff (n = 32) as a new workspace,
+# apply stm and tile through the menus (each new node appears in the tree with its cost), a
+# second tiling branch, the diff view, the pruned mark, the compare view ordered by cost, an
+# invalid parameter (inline error, nothing written), resize to 80x24 and 200x60, q exits 0 and
+# fsck is clean afterwards.
+. "$(dirname "$0")/../lib.sh"
+command -v tmux >/dev/null || { echo "skip tui-basic: no tmux"; exit 0; }
+SOCK=polyapm-test-$$
+tm() { tmux -L "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+screen() { tm capture-pane -p -t t; }
+# wait_for REGEX [SECONDS]: polls the screen until REGEX matches
+wait_for() {
+    local end=$((SECONDS + ${2:-15}))
+    while [ $SECONDS -lt $end ]; do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else fail "$1" "no /$2/ on screen: $(screen | head -c 3000)"; fi; }
+keys() { tm send-keys -t t "$@"; }
+# menu_pick NAME: opens the apply menu and chooses transform NAME by its number
+menu_pick() {
+    keys a
+    wait_for 'apply a transform' 10 || return 1
+    local n
+    n=$(screen | grep -oE "\| [0-9] $1 " | head -1 | grep -oE '[0-9]')
+    [ -n "$n" ] || return 1
+    keys "$n"
+    wait_for "$1: parameters" 10
+}
+nodes() { "$POLYAPM" tree -w "$TMP/fd.pdg" | grep -c .; }
+
+sed 's/^param n = 256/param n = 32/' "$ROOT/examples/findiff.apm" >"$TMP/fd.apm"
+tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM' fd.apm; echo \$? >'$TMP/exit'; sleep 60"
+
+check open 'src findiff'
+check root-cost 'total 263928\.0 ticks'
+check footer 'a apply .*q quit'
+
+# stm through the menu and the form: theta=t sigma=x inner=seq (^N: the next candidate)
+if menu_pick stm; then ok menu-stm; else fail menu-stm "$(screen)"; fi
+keys t Tab x Tab C-n Enter
+check stm-node 'syn stm-theta=t.* [0-9.]+[MG]? +x[0-9.]+ V'
+check stm-selected 'program 2 stm-theta=t-sigma=x-inner=seq'
+
+# tile (defaults: blocked, procs = 4)
+if menu_pick tile; then ok menu-tile; else fail menu-tile "$(screen)"; fi
+keys Enter
+check tile-node 'syn tile +[0-9.]+[MG]? +x[0-9.]+ V'
+check tile-cost-pane 'p3 +#+'
+check tile-sparkline 'steps +21 '
+
+# a second branch from the stm node: cyclic tiling
+keys k
+check back-to-stm 'program 2 stm'
+if menu_pick tile; then ok menu-tile2; else fail menu-tile2 "$(screen)"; fi
+keys C-n Enter
+check cyclic-node 'syn tile-kind=cyclic +[0-9.]+[MG]? +x[0-9.]+ V'
+expect_eq node-count-4 "$(nodes)" 4
+
+# the diff against the parent shows the changed lines
+keys d
+check diff-view 'diff 4 tile-kind=cyclic'
+check diff-lines '\| \+param n = 32, steps = 21, procs = 4'
+keys d
+check diff-off 'program 4 tile-kind=cyclic'
+
+# prune the blocked tiling (node 3)
+keys g
+check root-selected 'program 1 findiff'
+keys / tile Enter
+check search 'program 3 tile \(syn\)'
+keys x
+check pruned-mark 'syn tile +[0-9.]+[MG]? +x[0-9.]+ Vx'
+expect_eq pruned-stored "$("$POLYAPM" show 3 -w "$TMP/fd.pdg" --json | json "j['pruned']")" "True"
+
+# compare: the leaves ordered by cost
+keys c
+check compare 'compare leaves by cost'
+costs=$(screen | grep -E '^ *\| [0-9]+ ' | awk '{print $5}')
+sorted=$(printf '%s\n' "$costs" | python3 -c '
+import sys
+v=[l.strip() for l in sys.stdin if l.strip()]
+n=[float(x[:-1])*{"M":1e6,"G":1e9}[x[-1]] if x[-1] in "MG" else float(x) for x in v]
+print("yes" if n==sorted(n) and len(n)==2 else "no %s" % v)')
+expect_eq compare-sorted "$sorted" yes
+keys Escape
+
+# an invalid parameter: an inline error, nothing written
+keys u
+check stm-again 'program 2 stm'
+before=$(nodes)
+if menu_pick tile; then ok menu-tile3; else fail menu-tile3 "$(screen)"; fi
+keys Tab C-u abc Enter
+check inline-error 'error: .*procs'
+keys Escape
+check form-closed 'q quit'
+expect_eq nothing-written "$(nodes)" "$before"
+
+# help
+keys '?'
+check help 'polyapm keys'
+keys Escape
+
+# resize
+tm resize-window -t t -x 80 -y 24
+check resize-80x24 'a apply s simulate'
+w=$(screen | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+if [ "${w:-999}" -le 80 ]; then ok width-80; else fail width-80 "a line of $w columns"; fi
+check tree-80x24 'src findiff'
+tm resize-window -t t -x 200 -y 60
+check resize-200x60 'polyapm keys|src findiff'
+check tree-200x60 'syn tile-kind=cyclic'
+
+# q exits 0; fsck is clean
+keys q
+end=$((SECONDS + 10))
+while [ ! -s "$TMP/exit" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
+expect_eq quit-status "$(cat "$TMP/exit" 2>/dev/null)" 0
+out=$("$POLYAPM" fsck -w "$TMP/fd.pdg" 2>&1); rc=$?
+expect_eq fsck-clean "$rc" 0
+finish
