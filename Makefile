@@ -73,9 +73,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(LIBS) $(LDLIBS) -o $@
 
-# Until the TUI exists (issue 7), `make run` shows the thesis's SynCommAPM example simulated.
+# The TUI on examples/findiff.apm, in a workspace under the build directory (reopened on later runs).
 run: all
-	$(BUILD)/polyapm sim examples/thesis/fd-syncomm.apm
+	@mkdir -p $(BUILD)/run && cp -n examples/findiff.apm $(BUILD)/run/; $(BUILD)/polyapm $(BUILD)/run/findiff.apm
 
 # Every test: unit programs, then the shell suites (command line, TUI via tmux, MPI).
 test: all
