@@ -124,6 +124,16 @@ static int sim_aff_add(sim_aff *a, const sim_aff *b, int64_t scale)
     return 1;
 }
 
+/* Coefficients small enough that the difference of two forms cannot wrap around. */
+static int sim_aff_small(const sim_aff *a)
+{
+    const int64_t lim = INT64_C(1) << 40;
+    if (a->c > lim || a->c < -lim) return 0;
+    for (int k = 0; k < a->n; k++)
+        if (a->coef[k] > lim || a->coef[k] < -lim) return 0;
+    return 1;
+}
+
 static int sim_is_var(ir_name_kind nk)
 {
     return nk == IR_N_LOOPVAR || nk == IR_N_LET || nk == IR_N_REDVAR || nk == IR_N_INITVAR
@@ -502,6 +512,20 @@ static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
             if (sim_aff_of(c, e, &af)) {
                 n = sim_new(c, af.n == 0 ? SO_CI : SO_AFF, e);
                 if (n) { n->aff = af; n->ival = af.c; }
+                return n;
+            }
+        }
+        if (op >= IR_OP_LT && op <= IR_OP_NE && e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT) {
+            /* an affine comparison: the sign of one affine difference, no operand nodes */
+            sim_aff x, y, d;
+            memset(&d, 0, sizeof d);
+            if (sim_aff_of(c, e->u.op.a, &x) && sim_aff_of(c, e->u.op.b, &y) && sim_aff_add(&d, &x, 1)
+                && sim_aff_add(&d, &y, -1) && sim_aff_small(&d)) {
+                /* bit 0: holds when a < b, bit 1: a == b, bit 2: a > b */
+                static const int64_t masks[] = { [IR_OP_LT] = 1, [IR_OP_LE] = 3, [IR_OP_GT] = 4,
+                                                 [IR_OP_GE] = 6, [IR_OP_EQ] = 2, [IR_OP_NE] = 5 };
+                n = sim_new(c, SO_CMPAFF, e);
+                if (n) { n->aff = d; n->ival = masks[op]; }
                 return n;
             }
         }

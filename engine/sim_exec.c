@@ -349,9 +349,16 @@ static inline __attribute__((always_inline)) int64_t sim_opnd_i(sim_ctx *c, cons
 }
 
 /* A condition operand: comparisons of simple operands without a call. */
+static inline int64_t sim_cmpaff(const sim_ctx *c, const sim_node *n)
+{
+    int64_t d = sim_aff_eval(c, &n->aff);
+    return (n->ival >> ((d > 0) + (d >= 0))) & 1;
+}
+
 static inline __attribute__((always_inline)) int64_t sim_truth(sim_ctx *c, const sim_node *n)
 {
     switch (n->op) {
+    case SO_CMPAFF: return sim_cmpaff(c, n);
     case SO_EQI: { int64_t a = sim_opnd_i(c, n->a); return a == sim_opnd_i(c, n->b); }
     case SO_NEI: { int64_t a = sim_opnd_i(c, n->a); return a != sim_opnd_i(c, n->b); }
     case SO_LTI: { int64_t a = sim_opnd_i(c, n->a); return a < sim_opnd_i(c, n->b); }
@@ -432,6 +439,7 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
         c->ticks += n->dticks;
         return sim_eval_i(c, n->b) != 0;
     case SO_ANDN: case SO_ORN: return sim_eval_chain(c, n);
+    case SO_CMPAFF: return sim_cmpaff(c, n);
     case SO_MEMO: {
         sim_node *m = (sim_node *)n;
         int64_t in = c->fi[m->slot];
@@ -675,7 +683,7 @@ void sim_exec(sim_ctx *c, const sim_stmt *s)
     case SS_IF: {
         c->cur = s;
         double sv = c->ticks;
-        int64_t v = sim_eval_i(c, s->cond);
+        int64_t v = sim_truth(c, s->cond);
         const sim_stmt *br = v ? s->then_ : s->else_;
         if (br && br->has_cost) {
             c->ticks = sv;
