@@ -336,11 +336,7 @@ static void walk_reads(bctx *c, int stmt, const ir_expr *e, red *reds, int nreds
         break;
     case IR_E_NAME:
         if (e->u.name.nk == IR_N_ARRAY) add_access(c, stmt, 0, e, reds, nreds);
-        else if (e->u.name.nk == IR_N_LET) {
-            const ir_expr *v = find_let(e->u.name.id, s->frames, s->nframes);
-            if (v) walk_reads(c, stmt, v, reds, nreds);
-        }
-        break;
+        break;   /* a let's reads are the statement's through its frames (add_leaf) */
     case IR_E_UNARY:
         walk_reads(c, stmt, e->u.op.a, reds, nreds);
         break;
@@ -428,6 +424,21 @@ static void add_leaf(bctx *c, const ir_stmt *s)
     if (lhs->kind == IR_E_ACCESS)
         for (int i = 0; i < lhs->u.access.nidx; i++) walk_reads(c, idx, lhs->u.access.idx[i], NULL, 0);
     walk_reads(c, idx, s->u.assign.rhs, NULL, 0);
+    /* reads in the conditions around it and in the lets in scope happen for it too */
+    for (int i = 0; i < st->nframes - 1; i++) {
+        const xf_frame *f = &st->frames[i];
+        int before = m->nacc;
+        if (f->kind == XF_FR_THEN || (f->kind == XF_FR_ELSE))
+            walk_reads(c, idx, f->node->u.if_.cond, NULL, 0);
+        else if (f->kind == XF_FR_LET)
+            walk_reads(c, idx, f->node->u.let.value, NULL, 0);
+        for (int k = before; k < m->nacc; k++) {   /* say where the read is */
+            char *t = f->kind == XF_FR_LET ? xf_asprintf("%s (let %s)", m->acc[k].text, f->node->u.let.var)
+                                          : xf_asprintf("%s (if, line %d)", m->acc[k].text, f->node->pos.line);
+            free(m->acc[k].text);
+            m->acc[k].text = t;
+        }
+    }
     pop_frames(c, c->nfr - 1);
 }
 
@@ -449,15 +460,16 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
             xf_buf b = {0}, lo = {0}, hi = {0}, st = {0};
             int ok = xf_isl_expr(&lo, lv->lo, c->fr, c->nfr) == 0 &&
                      xf_isl_expr(&hi, lv->hi, c->fr, c->nfr) == 0 &&
-                     (!lv->step || xf_isl_expr(&st, lv->step, c->fr, c->nfr) == 0);
+                     (!lv->step || (lv->step->kind == IR_E_INT && lv->step->u.ival > 0));
             if (!ok) {
                 diag_add(c->d, file_of(c), lv->pos.line, lv->pos.col,
-                         "the bounds of loop '%s' are not affine: dependence analysis needs "
-                         "affine loops", lv->var);
+                         "the bounds or step of loop '%s' are not affine (or the step is not a "
+                         "positive constant): the polyhedral model needs affine loops", lv->var);
                 c->err = 1;
             } else {
                 xf_buf_printf(&b, "%s <= %s <= %s", lo.s, vn, hi.s);
-                if (lv->step) xf_buf_printf(&b, " and (%s - (%s)) mod (%s) = 0", vn, lo.s, st.s);
+                if (lv->step)   /* isl wants the modulus bare */
+                    xf_buf_printf(&b, " and (%s - (%s)) mod %lld = 0", vn, lo.s, (long long)lv->step->u.ival);
             }
             xf_buf_free(&lo);
             xf_buf_free(&hi);
@@ -570,6 +582,29 @@ xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int
         xf_buf_printf(&b, "] }");
         free(s->sched);
         s->sched = xf_buf_take(&b);
+    }
+    /* every text must parse: an isl error here is ours, not the user's */
+    for (int i = 0; i < m->nst && !c.err; i++) {
+        isl_set *dom = isl_set_read_from_str(m->ctx, m->st[i].domain);
+        isl_map *sch = dom ? isl_map_read_from_str(m->ctx, m->st[i].sched) : NULL;
+        if (!dom || !sch) {
+            diag_add(d, p->file, m->st[i].assign->pos.line, m->st[i].assign->pos.col,
+                     "internal error: cannot model statement %s (isl: %s): %s", m->st[i].name,
+                     xf_isl_error(m->ctx), !dom ? m->st[i].domain : m->st[i].sched);
+            c.err = 1;
+        }
+        isl_set_free(dom);
+        isl_map_free(sch);
+    }
+    for (int i = 0; i < m->nacc && !c.err; i++) {
+        isl_map *a = isl_map_read_from_str(m->ctx, m->acc[i].rel);
+        if (!a) {
+            diag_add(d, p->file, m->acc[i].expr->pos.line, m->acc[i].expr->pos.col,
+                     "internal error: cannot model the access %s (isl: %s): %s", m->acc[i].text,
+                     xf_isl_error(m->ctx), m->acc[i].rel);
+            c.err = 1;
+        }
+        isl_map_free(a);
     }
     if (c.err) {
         xf_model_free(m);

@@ -597,6 +597,17 @@ static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *ou
             if (blk->cost && blk->n == 1 && !body->cost) body->cost = ir_clone_expr(p, blk->cost);
         }
     }
+    /* data-dependent conditions around the unit are not in its domain: keep them as guards */
+    for (int f = u->root - 1; f >= 0; f--) {
+        const xf_frame *fr = &st->frames[f];
+        if ((fr->kind != XF_FR_THEN && fr->kind != XF_FR_ELSE) || fr->exact) continue;
+        ir_stmt *g = ir_new_stmt(p, IR_S_IF);
+        ir_expr *c = ir_clone_expr(p, fr->node->u.if_.cond);
+        g->u.if_.cond = fr->kind == XF_FR_THEN ? c : ir_new_unary(p, IR_OP_NOT, c);
+        g->u.if_.then_blk = ir_new_block(p);
+        ir_block_append(p, g->u.if_.then_blk, body);
+        body = g;
+    }
     ir_block_append(p, out, body);
     return 0;
 }

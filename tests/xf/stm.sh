@@ -72,6 +72,43 @@ expect_match "stm auto lists STM2" "$(cat "$TMP/err")" "steps 31 +procs 16 +stm 
 "$POLYAPM" sim "$TMP/auto.apm" -D n=10 --against lu.apm --json >"$TMP/s.json"
 expect_eq "stm auto result verified" "$(json "j['verified']" <"$TMP/s.json")" True
 
+# a program with a scalar statement outside loops, a strided loop, a let, a derived parameter
+# and a data-dependent condition (its reads are reads of the statements under it; split
+# statements keep it as a guard): every proposal of stm auto verifies
+cat >"$TMP/odd.apm" <<'APM'
+program odd
+level source
+param n = 10, m = n - 1
+array a[0 .. n] double
+array s double
+array c[0 .. n][0 .. n] double
+init a[i] = i
+output c
+output s
+
+S0: s = 1
+for i = 1 .. m step 2 {
+  let k = i + 1
+  A: a[k] = a[k - 1] * 2
+}
+for i = 0 .. n, j = 0 .. n {
+  if a[i] > 3 {
+    C: c[i][j] = a[i] + j
+  } else {
+    D: c[i][j] = s
+  }
+}
+APM
+out=$("$POLYAPM" deps "$TMP/odd.apm")
+expect_match "odd: the condition's read is a dependence" "$out" "A +D +a +a\[i\] \(if, line 17\)"
+expect_match "odd: the strided loop's domain is exact" "$out" "\(1 \+ i\) mod 2 = 0"
+for k in 1 2 3 4 5; do
+    "$POLYAPM" apply "$TMP/odd.apm" stm auto pick=$k -o "$TMP/odd-$k.apm" 2>/dev/null; rc=$?
+    expect_eq "odd stm auto pick=$k exits 0" "$rc" 0
+    "$POLYAPM" sim "$TMP/odd-$k.apm" --against "$TMP/odd.apm" --json >"$TMP/s.json"
+    expect_eq "odd stm auto pick=$k verified" "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+done
+
 # refusals: exit 1 with the dependence; usage: exit 2
 "$POLYAPM" apply lu.apm stm theta.L=j sigma.L=i 'theta.U=2*(i-1)+1' sigma.U=j -o "$TMP/no.apm" 2>"$TMP/err"; rc=$?
 expect_eq "illegal theta_L = j exits 1" "$rc" 1
