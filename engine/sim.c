@@ -56,6 +56,7 @@ static void sim_result_violation(sim_result *r, int maxv, sim_violation_kind k, 
 
 void sim_violation_add(sim_ctx *c, sim_violation_kind k, int line, int col, const char *fmt, ...)
 {
+    if (c->quiet) { c->quiet_errors++; return; }
     va_list ap;
     va_start(ap, fmt);
     char *text = NULL;
@@ -1008,13 +1009,15 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
                 int64_t l[SIM_MAXDIMS], h[SIM_MAXDIMS], o[SIM_MAXDIMS];
                 if (local) {
                     c->fi[dd->u.dist.slot] = pmin + q;
-                    int64_t vt = r->violations_total;
+                    c->quiet++;
+                    c->quiet_errors = 0;
                     for (int k = 0; k < nd; k++) {
                         l[k] = sim_eval_i(c, lo[k]);
                         h[k] = sim_eval_i(c, hi[k]);
                         o[k] = of[k] ? sim_eval_i(c, of[k]) : 0;
                     }
-                    if (r->violations_total != vt || c->stop) {
+                    c->quiet--;
+                    if (c->quiet_errors || c->stop) {
                         diag_add(&r->diags, p->file, dd->pos.line, dd->pos.col,
                                  "the dist bounds of %s do not evaluate for processor %lld",
                                  arr->u.array.name, (long long)(pmin + q));

@@ -579,9 +579,13 @@ int sim_const_num(sim_ctx *c, const ir_expr *e, double *out)
     int before = c->compile_errors;
     sim_node *n = sim_compile_raw(c, e);
     if (!n || c->compile_errors != before) return -1;
-    int64_t vt = c->r->violations_total;
+    int stop = c->stop;
+    c->quiet++;
+    c->quiet_errors = 0;
     double v = sim_is_double_op(n->op) ? sim_eval_d(c, n) : (double)sim_eval_i(c, n);
-    if (c->r->violations_total != vt) return -1;
+    c->quiet--;
+    c->stop = stop;
+    if (c->quiet_errors) return -1;
     *out = v;
     return 0;
 }
@@ -591,9 +595,13 @@ int sim_const_int(sim_ctx *c, const ir_expr *e, int64_t *out)
     int before = c->compile_errors;
     sim_node *n = sim_compile_expr(c, e, IR_INT);
     if (!n || c->compile_errors != before) return -1;
-    int64_t vt = c->r->violations_total;
+    int stop = c->stop;
+    c->quiet++;
+    c->quiet_errors = 0;
     int64_t v = sim_eval_i(c, n);
-    if (c->r->violations_total != vt) return -1;
+    c->quiet--;
+    c->stop = stop;
+    if (c->quiet_errors) return -1;
     *out = v;
     return 0;
 }

@@ -142,6 +142,8 @@ typedef struct sim_ctx {
     int compile_errors;
     int depth;                    /* expression nesting while compiling */
     int in_memo;
+    int quiet;                    /* > 0: evaluating a constant; violations only count here */
+    int quiet_errors;
     sim_node *sr_target;          /* compiling a reduction's SR body */
     int sr_slot;
 
