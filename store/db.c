@@ -153,6 +153,10 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
      " coalesce((SELECT max(id) FROM nodes), 0))"},
     {ST_MACHINE_GET, "SELECT id FROM machines WHERE name = ?1 AND hash = ?2"},
     {ST_MACHINE_INSERT, "INSERT INTO machines(name, hash, text, created) VALUES(?1, ?2, ?3, ?4)"},
+    {ST_MACHINE_LATEST, "SELECT text FROM machines WHERE name = ?1 ORDER BY created DESC, id DESC LIMIT 1"},
+    {ST_MACHINE_TOUCH,
+     "UPDATE machines SET created = max(?2, (SELECT max(m.created) FROM machines m WHERE m.name = machines.name) + 1)"
+     " WHERE id = ?1"},
     {ST_SIM_FIND,
      "SELECT s.id, s.node, m.name, m.text, s.model, s.params, s.total, s.seconds, s.aggregate_work,"
      " s.verified, s.checksum, s.nprocs, s.nsteps, s.violations, s.per_proc, s.trace,"

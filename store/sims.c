@@ -219,3 +219,34 @@ int store_measurement_add(store *s, const store_measurement *m, int64_t *id, dia
     if (id) *id = sqlite3_last_insert_rowid(s->db);
     return store_commit(s, d);
 }
+
+char *store_machine_get(store *s, const char *name, diag_list *d)
+{
+    sqlite3_stmt *st = store_stmt(s, ST_MACHINE_LATEST, d);
+    if (!st) return NULL;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    char *text = rc == SQLITE_ROW ? store_col_dup(st, 0) : NULL;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) store_db_fail(s, d, "reading machine profiles");
+    if (rc == SQLITE_ROW && !text) diag_add(d, NULL, 0, 0, "out of memory");
+    return text;
+}
+
+int store_machine_put(store *s, const char *name, const char *text, diag_list *d)
+{
+    if (!name || !*name || !text) {
+        diag_add(d, NULL, 0, 0, "store_machine_put: a name and a text are required");
+        return -1;
+    }
+    if (store_begin(s, d) != 0) return -1;
+    int64_t id;
+    if (machine_id(s, name, text, 1, &id, d) != 1) { store_rollback(s); return -1; }
+    /* Stored again: it becomes the newest under its name. */
+    sqlite3_stmt *st = store_stmt(s, ST_MACHINE_TOUCH, d);
+    if (!st) { store_rollback(s); return -1; }
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, store_now());
+    if (store_exec_stmt(s, st, d, "storing a machine profile") != 0) { store_rollback(s); return -1; }
+    return store_commit(s, d);
+}

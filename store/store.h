@@ -218,6 +218,12 @@ void store_sim_clear(store_sim *s);
 /* All simulations of a node, newest first (array of filled store_sim; free each and the array). */
 int store_sim_list(store *s, int64_t node, store_sim **out, int *n, diag_list *d);
 
+/* Machine profiles kept in the workspace (e.g. `local`, measured by calibrate): the text of the
+ * newest profile stored under `name` (malloc'd; NULL with no message when there is none, NULL
+ * with a message on error), and storing one (a profile is also stored with each simulation). */
+char *store_machine_get(store *s, const char *name, diag_list *d);
+int store_machine_put(store *s, const char *name, const char *text, diag_list *d);
+
 typedef struct store_measurement {
     int64_t node;
     int ranks;

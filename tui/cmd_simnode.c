@@ -185,6 +185,27 @@ static char *trace_json(const sim_trace *t, const cost_summary *c)
     return out;
 }
 
+/* --machine: a built-in profile or a profile file, else a profile stored in the workspace
+ * under that name (e.g. `local`, from calibrate). */
+static int resolve_machine(store *s, const char *name, cost_profile *out, diag_list *d)
+{
+    diag_list first;
+    diag_list_init(&first);
+    if (cost_profile_resolve(name, out, &first) == 0) { diag_list_free(&first); return 0; }
+    char *text = store_machine_get(s, name, d);
+    if (!text) {
+        for (int i = 0; i < first.n; i++)
+            diag_add(d, first.items[i].file, first.items[i].line, first.items[i].col, "%s", first.items[i].msg);
+        diag_list_free(&first);
+        return -1;
+    }
+    diag_list_free(&first);
+    int rc = cost_profile_parse(name, text, out, d);
+    if (rc == 0 && !out->name[0]) snprintf(out->name, sizeof out->name, "%s", name);
+    free(text);
+    return rc;
+}
+
 typedef void (*report_fn)(FILE *, const report_input *);
 
 static char *render(report_fn fn, const report_input *in)
@@ -285,7 +306,7 @@ int cmd_sim_node(int argc, char **argv)
         store_root(s, &root, &d) != 0 || store_node_get(s, id, &node, &d) != 0 ||
         store_node_get(s, root, &rootn, &d) != 0)
         goto fail;
-    if (cost_profile_resolve(a.machine ? a.machine : "scali2004", &job.profile, &d) != 0) goto fail;
+    if (resolve_machine(s, a.machine ? a.machine : "scali2004", &job.profile, &d) != 0) goto fail;
     for (int i = 0; i < a.nsets; i++)
         if (cost_profile_set(&job.profile, a.sets[i].key, a.sets[i].value) != 0) {
             status = cli_usage("sim", "unknown machine parameter '%s'", a.sets[i].key);

@@ -248,6 +248,17 @@ int main(void)
     T_CHECK("sim.list_one", nsims == 1 && list[0].total == 999, "n=%d", nsims);
     for (int i = 0; i < nsims; i++) store_sim_clear(&list[i]);
     free(list);
+    T_EQ_INT("machine.put_a", store_machine_put(s, "local", "tick_seconds 1\n", &d), 0);
+    T_EQ_INT("machine.put_b", store_machine_put(s, "local", "tick_seconds 2\n", &d), 0);
+    char *mt = store_machine_get(s, "local", &d);
+    T_EQ_STR("machine.latest", mt, "tick_seconds 2\n");
+    free(mt);
+    T_EQ_INT("machine.put_a_again", store_machine_put(s, "local", "tick_seconds 1\n", &d), 0);
+    mt = store_machine_get(s, "local", &d);
+    T_EQ_STR("machine.latest_again", mt, "tick_seconds 1\n");
+    free(mt);
+    mt = store_machine_get(s, "nosuch", &d);
+    T_CHECK("machine.none", mt == NULL, "got %s", mt);
     store_measurement m = {.node = dd, .ranks = 4, .runner = "mpirun", .seconds = 0.5, .host = "here"};
     T_EQ_INT("measurement.add", store_measurement_add(s, &m, NULL, &d), 0);
     diag_list_free(&d);
