@@ -106,6 +106,12 @@ expect_eq "another model: a new simulation" "$(printf '%s' "$out" | json "j['sto
 out=$("$P" sim fd-syncomm -w "$WS" -D n=16 -D steps=3 --force --json); rc=$?
 expect_eq "--force simulates again, -w finds the workspace" "$rc $(printf '%s' "$out" | json "j['stored']")" "0 False"
 expect_eq "--force replaces the stored row" "$(db "select count(*) from simulations where node=4 and model='polyapm'")" 1
+# a machine profile kept in the workspace (as calibrate will store `local`)
+sqlite3 "$WS/pdg.db" "insert into machines(name, hash, text, created) values('local', 'x',
+  'tick_seconds 2e-9' || char(10) || 'normsent 1' || char(10) || 'barrier_slope 10' || char(10), 1)"
+out=$("$P" sim fd-syncomm -w "$WS" -D n=16 -D steps=3 --machine local --json); rc=$?
+expect_eq "--machine NAME from the workspace" "$rc $(printf '%s' "$out" | json "j['machine'], j['stored']")" "0 local False"
+expect_eq "--machine unknown everywhere fails" "$("$P" sim 4 -w "$WS" --machine nosuch >/dev/null 2>&1; echo $?)" 1
 t=$("$P" tree -w "$WS")
 expect_match "tree shows cost and verified" "$(printf '%s\n' "$t" | sed -n 4p)" 'fd-syncomm  syncomm  [0-9a-f]{7}  cost [0-9.e+]+  verified$'
 
