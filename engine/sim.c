@@ -406,8 +406,45 @@ static void sim_deliver(sim_ctx *c, int s, int64_t next, int all)
 
 /* ---- outputs -------------------------------------------------------------------------------- */
 
+/* Moves an output region out of a shared memory (its last use): values and states become the
+ * output's arrays in place, so gathering needs no second copy of the data. */
+static void sim_output_steal(sim_output *o, const sim_out *so, sim_mem *m)
+{
+    int64_t off = 0;
+    for (int d = 0; d < so->nfix; d++) off += (so->fix[d] - m->lo[d]) * m->stride[d];
+    size_t n = (size_t)o->size;
+    char *data = m->data;
+    unsigned char *st = m->state;
+    if (off && n) {
+        memmove(data, data + 8 * off, 8 * n);
+        memmove(st, st + off, n);
+    }
+    for (size_t k = 0; k < n; k++) {
+        double v = 0;
+        if (st[k] == SIM_UNDEF) {
+            memcpy(data + 8 * k, &v, 8);
+        } else if (!m->is_double) {
+            int64_t iv;
+            memcpy(&iv, data + 8 * k, 8);
+            v = (double)iv;
+            memcpy(data + 8 * k, &v, 8);
+        }
+        st[k] = st[k] != SIM_UNDEF;
+    }
+    if (n) {
+        char *d2 = realloc(data, 8 * n);
+        unsigned char *s2 = realloc(st, n);
+        if (d2) data = d2;
+        if (s2) st = s2;
+    }
+    o->values = (double *)(void *)data;
+    o->defined = st;
+    m->data = NULL;
+    m->state = NULL;
+}
+
 static int sim_output_alloc(sim_ctx *c, sim_output *o, const ir_decl *d, const sim_out *so,
-                            const sim_bounds *ab)
+                            const sim_bounds *ab, sim_mem *steal)
 {
     const ir_decl *arr = c->prog->arrays[so->array];
     o->name = strdup(arr->u.array.name ? arr->u.array.name : "?");
@@ -420,18 +457,23 @@ static int sim_output_alloc(sim_ctx *c, sim_output *o, const ir_decl *d, const s
         size *= ext;
     }
     o->size = size;
-    o->values = calloc((size_t)(size ? size : 1), sizeof *o->values);
-    o->defined = calloc((size_t)(size ? size : 1), 1);
+    for (int k = 0; k < so->nfix; k++)
+        if (so->fix[k] < ab->lo[k] || so->fix[k] > ab->hi[k]) {
+            diag_add(&c->r->diags, c->prog->file, d->pos.line, d->pos.col,
+                     "output index %lld is outside %s's bounds", (long long)so->fix[k],
+                     o->name ? o->name : "?");
+            return -1;
+        }
+    if (steal && steal->data && steal->state && size > 0) {
+        sim_output_steal(o, so, steal);
+    } else {
+        o->values = calloc((size_t)(size ? size : 1), sizeof *o->values);
+        o->defined = calloc((size_t)(size ? size : 1), 1);
+    }
     if (!o->name || !o->values || !o->defined) {
         diag_add(&c->r->diags, c->prog->file, d->pos.line, d->pos.col, "out of memory for outputs");
         return -1;
     }
-    for (int k = 0; k < so->nfix; k++)
-        if (so->fix[k] < ab->lo[k] || so->fix[k] > ab->hi[k]) {
-            diag_add(&c->r->diags, c->prog->file, d->pos.line, d->pos.col,
-                     "output index %lld is outside %s's bounds", (long long)so->fix[k], o->name);
-            return -1;
-        }
     return 0;
 }
 
@@ -1080,6 +1122,10 @@ outputs:
         goto done;
     }
     /* outputs */
+    for (int64_t i = 0; c->allmem && i < (int64_t)c->nmem * c->narrays; i++) {
+        free(c->allmem[i].meta);
+        c->allmem[i].meta = NULL;
+    }
     r->outputs = calloc((size_t)(nouts ? nouts : 1), sizeof *r->outputs);
     if (!r->outputs) goto done;
     c->cur = NULL;
@@ -1090,9 +1136,12 @@ outputs:
         const ir_decl *od = NULL;
         for (int k = 0, n = 0; k < p->ndecls; k++)
             if (p->decls[k]->kind == IR_D_OUTPUT && n++ == i) od = p->decls[k];
-        if (sim_output_alloc(c, o, od, so, &ab[so->array]) != 0) goto done;
+        int last = c->level != IR_SYNDM;
+        for (int j = i + 1; j < nouts; j++) if (outs[j].array == so->array) last = 0;
+        sim_mem *sm = last ? &c->allmem[so->array] : NULL;
+        if (sim_output_alloc(c, o, od, so, &ab[so->array], sm) != 0) goto done;
         if (c->level != IR_SYNDM) {
-            sim_gather_mem(c, o, so, &c->allmem[so->array], 0, NULL, 0);
+            if (!sm || sm->data) sim_gather_mem(c, o, so, &c->allmem[so->array], 0, NULL, 0);
         } else {
             int32_t *seen = calloc((size_t)(o->size ? o->size : 1), sizeof *seen);
             if (!seen) goto done;
