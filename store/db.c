@@ -187,11 +187,6 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
     {ST_FSCK_DELETE_DANGLING,
      "DELETE FROM edges WHERE parent NOT IN (SELECT id FROM nodes) OR child NOT IN (SELECT id FROM nodes)"},
     {ST_FSCK_INTEGRITY, "PRAGMA quick_check"},
-    {ST_FSCK_ORPHANS,
-     "SELECT id FROM nodes WHERE NOT EXISTS (SELECT 1 FROM edges WHERE child = nodes.id) ORDER BY id"},
-    {ST_SEQ_RAISE,
-     "INSERT INTO removed(id, hash, removed) SELECT ?1, '', 0 WHERE NOT EXISTS"
-     " (SELECT 1 FROM removed WHERE id = ?1)"},
     {ST_FSCK_DANGLING_ROWS,
      "SELECT 'simulations', count(*) FROM simulations WHERE node NOT IN (SELECT id FROM nodes)"
      " UNION ALL SELECT 'marks', count(*) FROM marks WHERE node NOT IN (SELECT id FROM nodes)"
