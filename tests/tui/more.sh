@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# tests/tui/more.sh — the TUI on a workspace built by the command line: `polyapm NAME.pdg` and
+# `polyapm` alone open it; a node with two parents shows once with a ^ row where it recurs; the
+# thesis's SynCommAPM finite differences shows its 7236516-tick figure in the cost pane; the cost
+# model switch; note and favourite marks; edit a copy in $EDITOR as a new child.
+. "$(dirname "$0")/../lib.sh"
+command -v tmux >/dev/null || { echo "skip tui-more: no tmux"; exit 0; }
+SOCK=polyapm-test-$$
+tm() { tmux -L "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+screen() { tm capture-pane -p -t t; }
+wait_for() {
+    local end=$((SECONDS + ${2:-15}))
+    while [ $SECONDS -lt $end ]; do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else fail "$1" "no /$2/ on screen: $(screen | head -c 3000)"; fi; }
+keys() { tm send-keys -t t "$@"; }
+P() { "$POLYAPM" "$@" -w "$TMP/fd.pdg"; }
+wait_exit() {
+    local end=$((SECONDS + 10))
+    while [ ! -s "$TMP/exit" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
+    cat "$TMP/exit" 2>/dev/null
+}
+
+cd "$TMP" || exit 1
+sed 's/^param n = 256/param n = 32/' "$ROOT/examples/findiff.apm" >fd.apm
+for b in a b c; do { cat fd.apm; echo "# variant $b"; } >$b.apm; done
+"$POLYAPM" init fd.apm -o fd.pdg >/dev/null
+P add 1 a.apm >/dev/null && P add 1 b.apm >/dev/null && P add 2 c.apm >/dev/null && P add 3 c.apm >/dev/null
+P add 1 "$ROOT/examples/thesis/fd-syncomm.apm" >/dev/null
+printf '#!/bin/sh\nsed -i "s/steps = 21/steps = 20/" "$1"\n' >ed.sh
+chmod +x ed.sh
+
+tm new-session -d -x 120 -y 34 -s t "cd '$TMP' && EDITOR='$TMP/ed.sh' '$POLYAPM' fd.pdg; echo \$? >'$TMP/exit'; sleep 60"
+check open-pdg 'src findiff'
+check shared-once '\^ src c \(shared\)'
+expect_eq shared-full-rows "$(screen | grep -cE '^ *- src c |^ +src c ')" 1
+# Enter on the ^ row goes to the node's full row
+keys / c Enter
+check search-c 'program 4 c \(source\)'
+
+# the thesis's annotated SynCommAPM example: 7236516-class cost
+keys / fd-syncomm Enter
+check select-syncomm 'program 5 fd-syncomm \(syncomm\)'
+keys s C-u Enter
+check thesis-figure 'total 7236515\.8 ticks' 30
+check thesis-verified 'verified'
+
+# cost model switch: nothing stored under bsp yet; s simulates under it
+keys m
+check model-bsp 'model bsp'
+check bsp-unsimulated 'not simulated under this model'
+keys s Enter
+check bsp-simulated 'cost +bsp / scali2004' 30
+check bsp-total 'total [0-9.]+ ticks' 30
+keys m m
+check model-back 'model polyapm'
+
+# note and favourite
+keys i 'try blocks' Enter
+check note-saved 'note saved'
+expect_eq note-stored "$(P show 5 --json | json "j['note']")" "try blocks"
+keys f
+check favourite-mark 'fd-syncomm +[0-9.]+[MG]? +[-x0-9.]+ V \*n'
+
+# edit a copy of the root in $EDITOR: a new child
+keys g
+check root 'program 1 findiff'
+keys e
+check edited 'src edit +[0-9.]+[MG]? '
+expect_eq edit-text "$(P show 6 --program | grep -c 'steps = 20')" 1
+
+keys q
+expect_eq quit-status "$(wait_exit)" 0
+P fsck >/dev/null 2>&1
+expect_eq fsck-clean "$?" 0
+
+# `polyapm` alone in a directory with one workspace opens it
+rm -f "$TMP/exit"
+tm kill-session -t t
+tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM'; echo \$? >'$TMP/exit'; sleep 60"
+check no-args-open 'fd\.pdg +6 nodes'
+keys q
+expect_eq no-args-quit "$(wait_exit)" 0
+finish
