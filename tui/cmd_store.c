@@ -358,10 +358,23 @@ static int run_tree(store *s, ws_args *a)
     } else if (start < 0) {
         rc = cli_fail("%s: the workspace has no nodes", store_dir(s));
     } else if (a->json) {
+        /* The nodes reachable from `start` (all of them from the root), in id order. */
+        char *in = calloc((size_t)g.n + 1, 1);
+        int *queue = malloc(((size_t)g.n + 1) * sizeof *queue), head = 0, tail = 0, first = 1;
+        if (!in || !queue) { free(in); free(queue); store_graph_free(&g); diag_list_free(&d); return cli_fail("out of memory"); }
+        in[start] = 1;
+        queue[tail++] = start;
+        while (head < tail) {
+            const store_gnode *x = &g.nodes[queue[head++]];
+            for (int c = 0; c < x->nchildren; c++)
+                if (!in[x->children[c]]) { in[x->children[c]] = 1; queue[tail++] = x->children[c]; }
+        }
         printf("{\"root\":%lld,\"nodes\":[", (long long)g.nodes[start].id);
         for (int i = 0; i < g.n; i++) {
             const store_gnode *n = &g.nodes[i];
-            printf("%s{\"id\":%lld,\"label\":", i ? "," : "", (long long)n->id);
+            if (!in[i]) continue;
+            printf("%s{\"id\":%lld,\"label\":", first ? "" : ",", (long long)n->id);
+            first = 0;
             cli_json_string(stdout, n->label);
             printf(",\"level\":\"%s\",\"hash\":\"%s\",\"parents\":", n->level, n->hash);
             json_int_list(stdout, &g, n->parents, n->nparents);
@@ -374,6 +387,8 @@ static int run_tree(store *s, ws_args *a)
                    n->pruned ? "true" : "false", n->favourite ? "true" : "false");
         }
         printf("]}\n");
+        free(in);
+        free(queue);
     } else {
         rc = print_tree(&g, start);
     }

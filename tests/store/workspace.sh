@@ -171,5 +171,8 @@ expect_eq "rm root refused" "$("$P" rm ROOT --yes -w "$WS" 2>&1; echo $?)" \
 1"
 expect_match "fsck after the session" "$("$P" fsck -w "$WS")" 'consistent \(5 nodes, 5 refs\)$'
 expect_match "ids are not reused after rm" "$("$P" add fd-syncomm "$TH/fd-syndm.apm" -w "$WS")" '^added node 8 fd-syndm '
+expect_eq "tree NODE --json: the subtree" "$("$P" tree fd-tiled -w "$WS" --json | json "j['root'], [n['id'] for n in j['nodes']]")" "3 [3, 4, 8]"
+expect_eq "tree NODE: the subtree" "$("$P" tree fd-tiled -w "$WS" | sed -E 's/^([ |`-]*[0-9]+ [^ ]+).*/\1/' | tr '\n' '|')" \
+    "3 fd-tiled|\`-- 4 fd-syncomm|    \`-- 8 fd-syndm|"
 expect_eq "tree --json: parents of 4" "$("$P" tree -w "$WS" --json | json "[n['parents'] for n in j['nodes'] if n['id']==4][0]")" "[3, 1]"
 finish
