@@ -553,6 +553,115 @@ static void test_files(void)
     diag_list_free(&d);
 }
 
+/* ---- random trees: the printer keeps every tree (built with the builders) intact ------------ */
+
+static unsigned long rng_state = 12345;
+static unsigned rnd(unsigned n)
+{
+    rng_state = rng_state * 6364136223846793005ul + 1442695040888963407ul;
+    return (unsigned)((rng_state >> 33) % n);
+}
+
+static ir_expr *rand_expr(ir_program *p, int depth)
+{
+    static const char *const names[] = { "a", "b", "n" };
+    if (depth <= 0 || rnd(5) == 0) {
+        switch (rnd(4)) {
+        case 0: return ir_new_int(p, (int64_t)rnd(200) - 100);
+        case 1: return ir_new_real(p, ((double)rnd(2000) - 1000) / 8.0);
+        case 2: return ir_new_name(p, names[rnd(3)]);
+        default: {
+            ir_expr *ix[2] = { rand_expr(p, depth - 1), rand_expr(p, depth - 1) };
+            return ir_new_access(p, "x", ix, 1 + (int)rnd(2));
+        }
+        }
+    }
+    switch (rnd(8)) {
+    case 0: return ir_new_unary(p, rnd(2) ? IR_OP_NEG : IR_OP_NOT, rand_expr(p, depth - 1));
+    case 1: {
+        ir_expr *args[3] = { rand_expr(p, depth - 1), rand_expr(p, depth - 1), rand_expr(p, depth - 1) };
+        ir_func f = (ir_func)rnd(7);
+        int n = f == IR_F_MIN || f == IR_F_MAX ? 2 + (int)rnd(2) : 1;
+        return ir_new_call(p, f, args, n);
+    }
+    case 2: {
+        ir_expr *e = ir_alloc(p, sizeof *e);
+        e->kind = IR_E_REDUCE;
+        e->u.reduce.r = (ir_reduce_op)rnd(4);
+        e->u.reduce.var = "k";
+        e->u.reduce.lo = rand_expr(p, depth - 2);
+        e->u.reduce.hi = rand_expr(p, depth - 2);
+        e->u.reduce.body = rand_expr(p, depth - 1);
+        return e;
+    }
+    default:
+        return ir_new_binary(p, (ir_op)rnd(13), rand_expr(p, depth - 1), rand_expr(p, depth - 1));
+    }
+}
+
+/* Structural equality; a negative literal equals the negation of its absolute value. */
+static int same_expr(const ir_expr *x, const ir_expr *y)
+{
+    if (!x || !y) return x == y;
+    if (x->kind == IR_E_INT && x->u.ival < 0 && y->kind == IR_E_UNARY && y->u.op.op == IR_OP_NEG)
+        return y->u.op.a->kind == IR_E_INT && y->u.op.a->u.ival == -x->u.ival;
+    if (x->kind == IR_E_REAL && signbit(x->u.rval) && y->kind == IR_E_UNARY && y->u.op.op == IR_OP_NEG)
+        return y->u.op.a->kind == IR_E_REAL && y->u.op.a->u.rval == -x->u.rval;
+    if (x->kind != y->kind) return 0;
+    switch (x->kind) {
+    case IR_E_INT: return x->u.ival == y->u.ival;
+    case IR_E_REAL: return x->u.rval == y->u.rval;
+    case IR_E_NAME: return strcmp(x->u.name.id, y->u.name.id) == 0;
+    case IR_E_ACCESS:
+        if (strcmp(x->u.access.array, y->u.access.array) || x->u.access.nidx != y->u.access.nidx) return 0;
+        for (int i = 0; i < x->u.access.nidx; i++)
+            if (!same_expr(x->u.access.idx[i], y->u.access.idx[i])) return 0;
+        return 1;
+    case IR_E_UNARY: case IR_E_BINARY:
+        return x->u.op.op == y->u.op.op && same_expr(x->u.op.a, y->u.op.a) && same_expr(x->u.op.b, y->u.op.b);
+    case IR_E_CALL:
+        if (x->u.call.f != y->u.call.f || x->u.call.nargs != y->u.call.nargs) return 0;
+        for (int i = 0; i < x->u.call.nargs; i++)
+            if (!same_expr(x->u.call.args[i], y->u.call.args[i])) return 0;
+        return 1;
+    case IR_E_REDUCE:
+        return x->u.reduce.r == y->u.reduce.r && same_expr(x->u.reduce.lo, y->u.reduce.lo) &&
+               same_expr(x->u.reduce.hi, y->u.reduce.hi) && same_expr(x->u.reduce.body, y->u.reduce.body);
+    }
+    return 0;
+}
+
+static void test_random_trees(void)
+{
+    int bad = 0;
+    char first[4096] = "";
+    for (int iter = 0; iter < 3000; iter++) {
+        ir_program *p = ir_program_new("r.apm");
+        ir_expr *e = rand_expr(p, 2 + (int)rnd(5));
+        char *s = ir_print_expr(e);
+        size_t tl = strlen(s) + 64;
+        char *text = malloc(tl);
+        if (!text) abort();
+        snprintf(text, tl, "program r\nlevel source\n\nS: y = %s\n", s);
+        diag_list d;
+        diag_list_init(&d);
+        ir_program *q = ir_parse("r.apm", text, strlen(text), &d);
+        int ok = q && q->body->n == 1 && same_expr(e, q->body->stmts[0]->u.assign.rhs);
+        if (ok) {
+            char *s2 = ir_print_expr(q->body->stmts[0]->u.assign.rhs);
+            ok = strcmp(s, s2) == 0;
+            free(s2);
+        }
+        if (!ok && !bad++) snprintf(first, sizeof first, "%s%s", s, d.n ? d.items[0].msg : "");
+        diag_list_free(&d);
+        ir_program_free(q);
+        free(text);
+        free(s);
+        ir_program_free(p);
+    }
+    T_CHECK("random_trees_survive_printing", bad == 0, "%d of 3000 differ, first: %s", bad, first);
+}
+
 int main(void)
 {
     test_roundtrips();
@@ -564,5 +673,6 @@ int main(void)
     test_eval();
     test_recovery();
     test_files();
+    test_random_trees();
     return t_done();
 }
