@@ -317,6 +317,29 @@ static void test_bad_messages(void)
     }
 }
 
+/* Reductions: the strength-reduced path falls back to the general one where it must. */
+static void test_reduce(void)
+{
+    sim_result *r = run("tests/sim/reduce.apm", NULL, 0);
+    if (!r) return;
+    T_EQ_INT("reduce violations", r->violations_total, 3);
+    T_CHECK("reduce hole", has_violation(r, SIM_V_UNDEFINED_READ, "z[4] has no value yet (statement A")
+            && has_violation(r, SIM_V_UNDEFINED_READ, "z[5]"), "missing z[4]/z[5]");
+    T_CHECK("reduce out of range", has_violation(r, SIM_V_OUT_OF_BOUNDS, "y[0]"), "missing y[0]");
+    if (r->noutputs == 1 && r->outputs[0].size == 4) {
+        const double *v = r->outputs[0].values;
+        T_NEAR("reduce A", v[0], 1 + 2 + 3, 0);
+        T_NEAR("reduce B", v[1], (2 + 3 + 4) * 2, 0);
+        T_NEAR("reduce C", v[2], 2 * 21 + 12, 0);
+        T_NEAR("reduce D", v[3], 3, 0);
+    } else {
+        T_CHECK("reduce outputs", 0, "no output");
+    }
+    /* per element: one multiplication (+ one addition in C) and one accumulation */
+    T_NEAR("reduce work", r->aggregate_work, 5 * 2 + 4 * 2 + 6 * 3 + 3 * 2, 0);
+    sim_result_free(r);
+}
+
 /* LU at the SynAPM: reductions run strength-reduced and still see races. */
 static void test_lu_syn(void)
 {
@@ -414,6 +437,7 @@ int main(void)
     test_checksum();
     test_bad_messages();
     test_lu_syn();
+    test_reduce();
     test_options();
     test_thesis();
     return t_done();
