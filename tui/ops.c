@@ -128,11 +128,11 @@ int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *a
 }
 
 int ops_add_text(store *s, int64_t parent, const char *text, size_t len, const char *how,
-                 const char *why, int64_t *child, int *created, diag_list *d)
+                 const char *params, const char *why, int64_t *child, int *created, diag_list *d)
 {
     ir_program *q = ir_load_text("edited.apm", text, len, d);
     if (!q) return -1;
-    int rc = add_child(s, parent, q, how ? how : "edit", NULL, why, child, created, d);
+    int rc = add_child(s, parent, q, how ? how : "edit", params, why, child, created, d);
     ir_program_free(q);
     return rc;
 }

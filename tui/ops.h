@@ -40,9 +40,10 @@ int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *a
               const ir_binding *ov, int nov, int64_t *child, int *created, int *status,
               diag_list *d);
 /* Adds program text (checked and canonicalised here) as a child of `parent`, edge transform
- * `how` (e.g. "edit").  Parse/check errors go to `d`, nothing written. */
+ * `how` (e.g. "edit", or a transform's name with its `params` when the transform ran elsewhere,
+ * as the TUI runs it in a child process).  Parse/check errors go to `d`, nothing written. */
 int ops_add_text(store *s, int64_t parent, const char *text, size_t len, const char *how,
-                 const char *why, int64_t *child, int *created, diag_list *d);
+                 const char *params, const char *why, int64_t *child, int *created, diag_list *d);
 
 enum { OPS_MAX_BINDINGS = 32 };
 

@@ -82,6 +82,18 @@ typedef struct tui_worker {
     int select_when_done;              /* select the node when its result is stored */
 } tui_worker;
 
+/* A transform being applied in a child process (tui_apply.c): a crash or a long search in the
+ * transform cannot freeze or take down the screen, and Esc kills it. */
+typedef struct tui_apply {
+    int pid;                           /* 0: none running */
+    int fd;                            /* the child's result pipe */
+    char *buf;
+    size_t len, cap;
+    int64_t parent;
+    char xf[32];
+    char params[512];
+} tui_apply;
+
 /* The parameter form (tui_menu.c). */
 enum { TUI_FORM_MAX = 16 };
 typedef struct tui_form {
@@ -140,6 +152,7 @@ struct tui {
     /* terminal */
     int colors, quit, H, W;
     tui_worker w;
+    tui_apply ap;
 };
 
 /* tui_main.c */
@@ -190,6 +203,14 @@ void tui_sim_enqueue(tui *t, int64_t node, int select_when_done);
 void tui_worker_poll(tui *t);                  /* start queued jobs, collect finished ones */
 void tui_worker_cancel(tui *t);                /* cancel the running job, drop the queue */
 void tui_worker_finish(tui *t);                /* cancel and join (on exit) */
+
+/* tui_apply.c */
+int tui_apply_start(tui *t, int64_t parent, const char *xf, int argc, char **argv);
+void tui_apply_poll(tui *t);                   /* collects a finished child */
+void tui_apply_cancel(tui *t);                 /* kills a running child (nothing written) */
+
+/* tui_menu.c: the result of an apply for the form (errors in `d`, or the new child) */
+void tui_form_result(tui *t, int ok, int64_t child, int created, const diag_list *d);
 
 /* tui_keys.c */
 void tui_key_dispatch(tui *t, int ch);

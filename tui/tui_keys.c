@@ -308,7 +308,7 @@ static void k_edit(tui *t)
     } else {
         int64_t child;
         int created = 0;
-        if (ops_add_text(t->s, id, ntext, nlen, "edit", NULL, &child, &created, &d) != 0) {
+        if (ops_add_text(t->s, id, ntext, nlen, "edit", NULL, NULL, &child, &created, &d) != 0) {
             tui_message_diags(t, "the edited program was not added", &d);
         } else {
             tui_reload(t);

@@ -258,6 +258,7 @@ int tui_main(const char *target, int argc, char **argv)
     init_colors(t);
     while (!t->quit) {
         tui_worker_poll(t);
+        tui_apply_poll(t);
         tui_draw(t);
         int ch = getch();
         if (ch == ERR) continue;
@@ -269,6 +270,7 @@ int tui_main(const char *target, int argc, char **argv)
         }
     }
     tui_worker_finish(t);
+    tui_apply_cancel(t);
     endwin();
     status = CLI_OK;
 out:

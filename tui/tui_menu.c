@@ -177,6 +177,13 @@ static void form_draw(tui *t)
             attroff(A_DIM);
         }
     }
+    if (t->ap.pid && row < y + h - 1) {
+        char busy[TUI_LINE];
+        snprintf(busy, sizeof busy, "applying %s ... (Esc cancels)", xf->name);
+        attron(A_BOLD);
+        mvaddnstr(row++, x + 2, busy, w - 4);
+        attroff(A_BOLD);
+    }
     for (int i = 0; i < f->nerr && row < y + h - 1; i++) {
         attron(t->colors ? COLOR_PAIR(3) | A_BOLD : A_BOLD);
         mvaddnstr(row++, x + 2, f->err[i], w - 4);
@@ -213,7 +220,7 @@ static void form_error(tui_form *f, const diag_list *d, const char *fallback)
     if (!f->nerr) { snprintf(f->err[0], TUI_LINE, "error: %s", fallback); f->nerr = 1; }
 }
 
-/* Builds the arguments and applies.  Returns 1 on success (the form closes). */
+/* Builds the arguments and starts the apply; the form stays open until tui_form_result. */
 static int form_apply(tui *t)
 {
     tui_form *f = &t->form;
@@ -238,25 +245,28 @@ static int form_apply(tui *t)
         }
         argv[argc++] = tok;
     }
-    int64_t parent = tui_sel_node(t), child = -1;
-    int created = 0, st = 0;
-    diag_list d;
-    diag_list_init(&d);
-    int rc = ops_apply(t->s, parent, xf->name, argc, argv, t->bind, t->nbind, &child, &created, &st, &d);
-    if (rc != 0) {
-        form_error(f, &d, st == XF_EUSAGE ? "bad parameters" : "refused");
-        diag_list_free(&d);
-        return 0;
+    f->nerr = 0;
+    tui_apply_start(t, tui_sel_node(t), xf->name, argc, argv);
+    return 0;                                   /* the form stays until the result arrives */
+}
+
+void tui_form_result(tui *t, int ok, int64_t child, int created, const diag_list *d)
+{
+    tui_form *f = &t->form;
+    const xf_transform *xf = f->xf;
+    if (!ok) {
+        if (t->view == &tui_form_view) form_error(f, d, "refused");
+        else tui_message_diags(t, "apply", d);
+        return;
     }
-    diag_list_free(&d);
+    if (t->view == &tui_form_view) t->view = NULL;
     tui_reload(t);
     tui_select_id(t, child);
     int gi = store_graph_index(&t->g, child);
     tui_message(t, 0, "%s node %lld %s by %s", created ? "new" : "existing", (long long)child,
-                gi >= 0 ? t->g.nodes[gi].label : "", xf->name);
+                gi >= 0 ? t->g.nodes[gi].label : "", xf ? xf->name : "");
     if (gi >= 0 && !t->info[gi].has) tui_sim_enqueue(t, child, 0);
     if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id, 0);
-    return 1;
 }
 
 static int form_key(tui *t, int ch)
@@ -264,6 +274,10 @@ static int form_key(tui *t, int ch)
     tui_form *f = &t->form;
     char *v = f->val[f->cur];
     size_t n = strlen(v);
+    if (t->ap.pid) {                            /* applying: only Esc (kills the child) */
+        if (ch == 27) { tui_apply_cancel(t); tui_message(t, 0, "apply cancelled; nothing written"); return 1; }
+        return 0;
+    }
     switch (ch) {
     case 27: return 1;
     case '\t': case KEY_DOWN: f->cur = (f->cur + 1) % f->nfields; return 0;

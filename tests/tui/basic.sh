@@ -40,6 +40,14 @@ check open 'src findiff'
 check root-cost 'total 263928\.0 ticks'
 check footer 'a apply .*q quit'
 
+# stm with no schedule: an error in the form (even if the transform crashes: it runs in a child)
+if menu_pick stm; then ok menu-stm-empty; else fail menu-stm-empty "$(screen)"; fi
+keys Enter
+check stm-empty-error 'error: '
+keys Escape
+check stm-empty-closed 'q quit'
+expect_eq stm-empty-nothing "$(nodes)" 1
+
 # stm through the menu and the form: theta=t sigma=x inner=seq (^N: the next candidate)
 if menu_pick stm; then ok menu-stm; else fail menu-stm "$(screen)"; fi
 keys t Tab x Tab C-n Enter
