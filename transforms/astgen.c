@@ -91,9 +91,22 @@ ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e, const xf_rename *rn)
             if (x->kind == IR_E_INT) { x->u.ival = -x->u.ival; return x; }
             return ir_new_unary(p, IR_OP_NEG, x);
         }
+        if (t == isl_ast_expr_op_select || t == isl_ast_expr_op_cond) {
+            /* c ? a : b  as  c * a + (1 - c) * b  (a comparison is 0 or 1) */
+            ir_expr *x[3];
+            for (int i = 0; i < 3; i++) {
+                isl_ast_expr *a = isl_ast_expr_get_op_arg(e, i);
+                x[i] = xf_ast_expr(p, a, rn);
+                isl_ast_expr_free(a);
+                if (!x[i]) return NULL;
+            }
+            return ir_new_binary(p, IR_OP_ADD, ir_new_binary(p, IR_OP_MUL, x[0], x[1]),
+                                 ir_new_binary(p, IR_OP_MUL, ir_new_binary(p, IR_OP_SUB, ir_new_int(p, 1),
+                                                                           ir_clone_expr(p, x[0])), x[2]));
+        }
         if (t == isl_ast_expr_op_min) return call(p, e, IR_F_MIN, rn);
         if (t == isl_ast_expr_op_max) return call(p, e, IR_F_MAX, rn);
-        return NULL;   /* select / cond / call / access: not expressible */
+        return NULL;   /* call / access: not expressible */
     }
     default:
         return NULL;

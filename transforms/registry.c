@@ -39,6 +39,12 @@ static const xf_param tile_params[] = {
     {"bs", XF_P_INT, NULL, "1|2|4|8", 0, "blockcyclic: the block size"},
 };
 
+static const xf_param commgen_params[] = {
+    {"gencost", XF_P_INT, "0", "0|8", 0,
+     "ticks of message generation per element: added to every cost annotation of the body (the "
+     "thesis used 8 for FD), or to each send when the body has none"},
+};
+
 static const xf_transform registry[] = {
     {"stm", LV(IR_SOURCE), stm_params, sizeof stm_params / sizeof stm_params[0],
      "space-time mapping: schedule theta and allocation sigma per statement (source -> syn)",
@@ -46,6 +52,10 @@ static const xf_transform registry[] = {
     {"tile", LV(IR_SYN), tile_params, sizeof tile_params / sizeof tile_params[0],
      "processor tiling: virtual processors onto procs real ones, blocked or cyclic (syn -> syn)",
      xf_tile_applicable, xf_tile_apply},
+    {"commgen", LV(IR_SYN), commgen_params, sizeof commgen_params / sizeof commgen_params[0],
+     "communication generation: owner computes, a send along every dependence that crosses real "
+     "processors (syn -> syncomm)",
+     xf_commgen_applicable, xf_commgen_apply},
 };
 
 enum { NXF = sizeof registry / sizeof registry[0] };

@@ -131,6 +131,9 @@ ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_l
 int xf_tile_applicable(const ir_program *p, char **why_not);
 ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 
+int xf_commgen_applicable(const ir_program *p, char **why_not);
+ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
 
 /* Renaming of isl identifiers (parameters, iterators) on the way back. */
