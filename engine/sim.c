@@ -817,6 +817,10 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         diag_add(&r->diags, p ? p->file : NULL, 0, 0, "simulator: the program has not been checked");
         goto done;
     }
+    if (opt && opt->cancel && *opt->cancel) {
+        r->cancelled = 1;
+        goto done;
+    }
     c->narrays = p->narrays;
 
     /* parameters */
