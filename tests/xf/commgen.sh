@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Communication generation through the command line: the FD chain stm -> tile block2d ->
+# commgen gencost=8 (the thesis's SynCommAPM, Fig. 5.5) and LU's four leaves (STM1/STM2 x
+# blocked/cyclic, procs=4), simulated: verified, no wrong messages, and the FD cost against the
+# thesis's 7,236,516.  Expected difference: the thesis also sent on the last step, where nobody
+# reads (its 42 sends per processor; ours 40): 2 x 127 elements sent and received at
+# 1.2046961 + 3.3831080 ticks each = 1165.30, so 7,235,350.5.
+source "$(dirname "$0")/../lib.sh"
+cd "$ROOT/examples"
+
+"$POLYAPM" apply findiff.apm stm theta=t sigma=x,y -o "$TMP/syn.apm" &&
+"$POLYAPM" apply "$TMP/syn.apm" tile block2d procs=4 -o "$TMP/tiled.apm" &&
+"$POLYAPM" apply "$TMP/tiled.apm" commgen gencost=8 -o "$TMP/comm.apm"; rc=$?
+expect_eq "fd stm + tile + commgen exit 0" "$rc" 0
+expect_match "fd syncomm level" "$(cat "$TMP/comm.apm")" "^level syncomm"
+expect_match "fd syncomm: generation cost added (13 + 8)" "$(cat "$TMP/comm.apm")" "else cost 21 \{"
+"$POLYAPM" sim "$TMP/comm.apm" -D n=256 -D procs=4 --against findiff.apm --json >"$TMP/s.json"
+expect_eq "fd syncomm n=256 procs=4 verified" "$(json "j['verified']" <"$TMP/s.json")" True
+expect_eq "fd syncomm no violations" "$(json "j['violations_total']" <"$TMP/s.json")" 0
+expect_eq "fd syncomm cost 7235350.5 (thesis 7236516 - 1165.3)" "$(json "abs(j['cost'] - 7235350.46) < 1" <"$TMP/s.json")" True
+expect_eq "fd syncomm 40 sends per processor (thesis 42: it also sends on the last step)" "$(json "j['send']" <"$TMP/s.json")" "[40, 40, 40, 40]"
+expect_eq "fd syncomm work per processor 7193214 (the thesis's)" "$(json "sorted(set(int(w) for w in j['work']))" <"$TMP/s.json")" "[7193214]"
+for np in "64 16" "96 4" "128 16"; do
+    set -- $np
+    "$POLYAPM" sim "$TMP/comm.apm" -D n=$1 -D procs=$2 --against findiff.apm --json >"$TMP/s.json"
+    expect_eq "fd syncomm n=$1 procs=$2 verified" "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+done
+
+"$POLYAPM" apply lu.apm stm 'theta.L=2*(j-1)' sigma.L=i 'theta.U=2*(i-1)+1' sigma.U=j -o "$TMP/stm1.apm"
+"$POLYAPM" apply lu.apm stm theta=i+j-2 sigma=i -o "$TMP/stm2.apm"
+for m in stm1 stm2; do
+    for k in blocked cyclic; do
+        "$POLYAPM" apply "$TMP/$m.apm" tile kind=$k procs=4 -o "$TMP/$m-$k.apm" &&
+        "$POLYAPM" apply "$TMP/$m-$k.apm" commgen -o "$TMP/$m-$k-comm.apm"; rc=$?
+        expect_eq "lu $m $k commgen exits 0" "$rc" 0
+        "$POLYAPM" sim "$TMP/$m-$k-comm.apm" -D n=64 --against lu.apm --json >"$TMP/$m-$k.json"
+        expect_eq "lu $m $k syncomm n=64 verified, no violations" \
+            "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/$m-$k.json")" True
+    done
+    expect_eq "lu $m syncomm: cyclic costs less than blocked" \
+        "$(python3 -c "import json; b=json.load(open('$TMP/$m-blocked.json'))['cost']; c=json.load(open('$TMP/$m-cyclic.json'))['cost']; print(c < b)")" True
+done
+expect_match "lu STM1 blocked: L's dependences 3 and 5 merged into one send" \
+    "$(grep -c 'send l\[i\]\[j\]' "$TMP/stm1-blocked-comm.apm")" "^1$"
+"$POLYAPM" apply lu.apm commgen 2>/dev/null >/dev/null; rc=$?
+expect_eq "commgen on a source program exits 1" "$rc" 1
+"$POLYAPM" apply "$TMP/stm1.apm" commgen gencost=x 2>/dev/null >/dev/null; rc=$?
+expect_eq "commgen gencost=x exits 2" "$rc" 2
+finish
