@@ -9,6 +9,8 @@
  *                       again from the commit's PDG-* trailers and parents / drop the leftover)
  *   edges, simulations, marks, measurements name existing nodes    (repair: delete the rest)
  *   one root, no cycle, SQLite's quick_check passes                (reported only)
+ *   each commit's parents are its parent nodes' commits: a difference is left by an
+ *                       interrupted link or rm, a leftover, not a problem   (repair: recommit)
  *
  * Without repair the check runs in one read transaction (a consistent snapshot: concurrent adds
  * show up as leftovers); with repair under the write lock.
@@ -249,6 +251,31 @@ static void check_shape(store *s, store_fsck_report *r, diag_list *d)
     store_graph_free(&g);
 }
 
+/* Each node's commit should have its parent nodes' commits as parents (edge order).  A
+ * difference is left by an interrupted link or rm (the rows are the truth; git's graph is a
+ * view of them): reported, not a problem; repair recommits. */
+static void check_git_parents(store *s, int repair, store_fsck_report *r, diag_list *d)
+{
+    store_graph g;
+    if (store_graph_load(s, &g, d) != 0) return;
+    for (int i = 0; i < g.n; i++) {
+        const store_gnode *x = &g.nodes[i];
+        vcs_hex ref, pref;
+        vcs_commit_info ci;
+        if (vcs_ref_get(s->git, x->id, ref, d) != 1 || vcs_commit_read(s->git, ref, &ci, d) != 0) continue;
+        int same = ci.nparents == (x->nparents < 16 ? x->nparents : 16);
+        for (int p = 0; p < ci.nparents && same; p++)
+            same = vcs_ref_get(s->git, g.nodes[x->parents[p]].id, pref, d) == 1 && strcmp(pref, ci.parents[p]) == 0;
+        vcs_commit_info_clear(&ci);
+        if (same) continue;
+        r->leftovers++;
+        int fixed = repair && store_rewrite_commits(s, x->id, d) == 0;
+        say(r, "node %lld (%s): its commit's parents lag behind its edges (an interrupted link or rm)%s",
+            (long long)x->id, x->label, fixed ? "; recommitted" : repair ? "; cannot recommit" : "");
+    }
+    store_graph_free(&g);
+}
+
 int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
 {
     memset(out, 0, sizeof *out);
@@ -376,6 +403,7 @@ int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
             if (ok) out->repaired++;
         }
     }
+    check_git_parents(s, repair, out, &rd);
     check_shape(s, out, d);
     rc = 0;
 out:

@@ -382,7 +382,7 @@ static int is_descendant(store *s, int64_t of, int64_t id, diag_list *d)
  * parents' new commits (in topological order), moving the refs and the rows' commit ids, so that
  * git's graph stays the decision graph.  The trees do not change.  Runs inside the caller's
  * write transaction; the graph is small next to the git work. */
-static int rewrite_commits(store *s, int64_t from, diag_list *d)
+int store_rewrite_commits(store *s, int64_t from, diag_list *d)
 {
     store_graph g;
     if (!store_git(s, d) || store_graph_load(s, &g, d) != 0) return -1;
@@ -482,7 +482,7 @@ static int link_existing(store *s, const store_add_req *r, int64_t id, int64_t n
         added++;
     }
     if (!added) return 0;
-    return rewrite_commits(s, id, d);
+    return store_rewrite_commits(s, id, d);
 }
 
 static int create_node(store *s, const store_add_req *r, int64_t *id, int64_t now, diag_list *d)
@@ -816,6 +816,15 @@ int store_rm(store *s, int64_t id, int dry_run, int64_t **removed, int *n, diag_
         if (!(st = store_stmt(s, ST_NODE_DELETE, d))) { store_rollback(s); goto out; }
         sqlite3_bind_int64(st, 1, g.nodes[list[i]].id);
         if (store_exec_stmt(s, st, d, "removing a node") != 0) { store_rollback(s); goto out; }
+    }
+    /* Nodes that stay but lost a parent: their commits (and their descendants') drop it too. */
+    for (int i = 0; i < k; i++) {
+        const store_gnode *x = &g.nodes[list[i]];
+        for (int c = 0; c < x->nchildren; c++)
+            if (!in[x->children[c]] && store_rewrite_commits(s, g.nodes[x->children[c]].id, d) != 0) {
+                store_rollback(s);
+                goto out;
+            }
     }
     if (store_commit(s, d) != 0) goto out;
     /* The rows are gone; their refs are now stale (listed in `removed`): drop them. */

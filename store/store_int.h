@@ -50,6 +50,9 @@ char *store_col_dup(sqlite3_stmt *st, int col);
 /* Copies a column into a fixed buffer. */
 void store_col_copy(sqlite3_stmt *st, int col, char *buf, size_t n);
 int store_require_write(store *s, diag_list *d);
+/* Recommits node `from` and its descendants so that each commit's parents are its parent nodes'
+ * commits (pdg.c; inside a write transaction). */
+int store_rewrite_commits(store *s, int64_t from, diag_list *d);
 /* The git repository, opened on first use (NULL with a message when it cannot be). */
 vcs *store_git(store *s, diag_list *d);
 /* The clock, in one place (tests may pin it with POLYAPM_NOW=seconds). */
