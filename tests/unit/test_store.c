@@ -325,6 +325,10 @@ int main(void)
     T_EQ_INT("rm.dd_one_parent", ne, 1);
     store_edges_free(e, ne);
     T_EQ_INT("rm.ref_gone", vcs_ref_get(store_vcs(s), b, ref, &d), 0);
+    vcs_ref_get(store_vcs(s), dd, ref, &d);
+    vcs_commit_read(store_vcs(s), ref, &ci, &d);
+    T_EQ_INT("rm.survivor_recommitted", ci.nparents, 1);
+    vcs_commit_info_clear(&ci);
     T_EQ_INT("rm.fsck_clean", fsck_problems(s, 0, NULL), 0);
     char *tg = prog("g", 7), *th = prog("h", 8);
     int64_t g2 = add(s, tg, &root, 1, NULL, NULL, &d);
