@@ -53,7 +53,18 @@ expect_match "fsck: a leftover is reported but consistent" "$rc $out" "^0 refs/p
 "$P" fsck --repair -w "$WS" >/dev/null
 expect_eq "fsck --repair: leftover ref removed" "$(git_ for-each-ref refs/pdg/500 | wc -l)" 0
 
-# 5. two roots (an edge deleted by hand) is reported, not repaired
+# 5. a commit whose parents lag behind the edges (as an interrupted link leaves it): noted, and
+#    --repair recommits the node (and its descendants)
+c4=$(git_ rev-parse refs/pdg/4)
+git_ update-ref refs/pdg/4 "$(git_ commit-tree -m 'fd-syncomm (#4)' "refs/pdg/4^{tree}")"
+out=$("$P" fsck -w "$WS"); rc=$?
+expect_match "fsck: lagging git parents are a note, not a problem" "$rc $out" "^0 node 4 \(fd-syncomm\): its commit's parents lag behind its edges"
+"$P" fsck --repair -w "$WS" >/dev/null
+expect_eq "fsck --repair: parents back, in edge order" "$(git_ log -1 --format=%P refs/pdg/4)" \
+    "$(git_ rev-parse refs/pdg/3) $(git_ rev-parse refs/pdg/1)"
+expect_eq "fsck --repair: nothing left to note" "$("$P" fsck -w "$WS" --json | json "j['leftovers']")" 0
+
+# 6. two roots (an edge deleted by hand) is reported, not repaired
 db 'delete from edges where parent = 1 and child = 2'
 out=$("$P" fsck -w "$WS" --json); rc=$?
 expect_eq "fsck --json: two roots is a problem" "$rc $(printf '%s' "$out" | json "j['consistent'], j['problems']")" "1 False 1"
