@@ -25,9 +25,9 @@ for shape in deep wide bushy; do
     printf '%s\n' "$out" | grep -v '^prefix [0-9a-f]*$' | sed "s/^/store $shape: /"
     pfx=$(printf '%s\n' "$out" | sed -n 's/^prefix \([0-9a-f]*\)$/\1/p')
     lines=$("$P" tree -w "$ws" | wc -l)
-    echo "store $shape: polyapm tree ($lines lines): $(best "$P" tree -w "$ws") ms"
+    echo "store $shape: polyapm tree ($lines lines): $(best "$P" tree -w "$ws") ms (target < 100, whole process)"
     echo "store $shape: polyapm tree --json: $(best "$P" tree --json -w "$ws") ms"
-    echo "store $shape: polyapm show ${pfx:0:6} (prefix lookup): $(best "$P" show "${pfx:0:6}" -w "$ws") ms"
+    echo "store $shape: polyapm show ${pfx:0:6} (prefix lookup): $(best "$P" show "${pfx:0:6}" -w "$ws") ms (target < 100)"
     echo "store $shape: polyapm log ${pfx:0:6}: $(best "$P" log "${pfx:0:6}" -w "$ws") ms"
 done
 # The command line's own creation rate (a process per node: parse, check, print, store).
