@@ -119,6 +119,7 @@ struct tui {
     /* program pane */
     int64_t prog_id;
     int prog_diff, prog_top;
+    int64_t diff_base;                 /* the node d diffs against (v marks it), -1: the parent */
     char **lines;
     int nlines;
     /* cost pane */

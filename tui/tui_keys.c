@@ -92,6 +92,20 @@ static void k_diff(tui *t)
     tui_program_invalidate(t);
 }
 
+static void k_diff_base(tui *t)
+{
+    int64_t id = tui_sel_node(t);
+    if (id < 0) return;
+    if (t->diff_base == id) {
+        t->diff_base = -1;
+        tui_message(t, 0, "d diffs against the parent again");
+    } else {
+        t->diff_base = id;
+        tui_message(t, 0, "d now diffs against node %lld (v on it again: the parent)", (long long)id);
+    }
+    tui_program_invalidate(t);
+}
+
 /* ---- search --------------------------------------------------------------------------------- */
 
 static int search_from(tui *t, int start)
@@ -338,6 +352,7 @@ static const tui_key keys[] = {
     {'a', 0, "a", "apply a transform (menu of the applicable ones)", k_apply, 1},
     {'s', 0, "s", "simulate (with other parameters)", k_sim, 1},
     {'d', 0, "d", "diff against the parent (toggle)", k_diff, 1},
+    {'v', 0, "v", "mark the node as the diff base (d diffs against it)", k_diff_base, 0},
     {'c', 0, "c", "compare the leaves by cost", k_compare, 1},
     {'x', 0, "x", "prune (toggle the pruned mark)", k_prune, 1},
     {'f', 0, "f", "favourite (toggle)", k_fav, 1},

@@ -5,6 +5,7 @@
  */
 #include <locale.h>
 #include <ncurses.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,10 @@
 
 #include "cli.h"
 #include "tui.h"
+
+/* SIGINT/SIGTERM: leave the loop and restore the terminal (the one flag a handler may set). */
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { interrupted = sig; }
 
 void tui_message(tui *t, int err, const char *fmt, ...)
 {
@@ -235,6 +240,7 @@ int tui_main(const char *target, int argc, char **argv)
     }
     t->sel_id = -1;
     t->prog_id = t->cost_id = -1;
+    t->diff_base = -1;
     if (tui_reload(t) != 0) goto out;
     if (t->g.root >= 0) t->sel_id = t->g.nodes[t->g.root].id;
     tui_rows_build(t);
@@ -256,7 +262,12 @@ int tui_main(const char *target, int argc, char **argv)
     curs_set(0);
     timeout(100);
     init_colors(t);
-    while (!t->quit) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    while (!t->quit && !interrupted) {
         tui_worker_poll(t);
         tui_apply_poll(t);
         tui_draw(t);
@@ -272,7 +283,7 @@ int tui_main(const char *target, int argc, char **argv)
     tui_worker_finish(t);
     tui_apply_cancel(t);
     endwin();
-    status = CLI_OK;
+    status = interrupted ? 128 + interrupted : CLI_OK;
 out:
     tui_worker_finish(t);
     tui_tree_free(t);

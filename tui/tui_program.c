@@ -55,8 +55,10 @@ static void load(tui *t, int64_t id)
     char *shown = NULL;
     if (text && t->prog_diff) {
         int gi = store_graph_index(&t->g, id);
-        if (gi >= 0 && t->g.nodes[gi].nparents > 0) {
-            const store_gnode *p = &t->g.nodes[t->g.nodes[gi].parents[0]];
+        int bi = t->diff_base >= 0 && t->diff_base != id ? store_graph_index(&t->g, t->diff_base) : -1;
+        if (bi < 0 && gi >= 0 && t->g.nodes[gi].nparents > 0) bi = t->g.nodes[gi].parents[0];
+        if (gi >= 0 && bi >= 0) {
+            const store_gnode *p = &t->g.nodes[bi];
             char *ptext = store_node_text(t->s, p->id, &plen, &d);
             if (ptext) {
                 shown = vcs_diff_text(ptext, plen, p->label, text, len, t->g.nodes[gi].label, 3, &d);
@@ -67,7 +69,7 @@ static void load(tui *t, int64_t id)
             }
             free(ptext);
         } else {
-            shown = strdup("(the root has no parent to diff against)\n");
+            shown = strdup("(the root has no parent to diff against; v marks a node to diff against)\n");
         }
     }
     if (!text) split_lines(t, d.n ? d.items[d.n - 1].msg : "cannot read the program");
@@ -123,8 +125,14 @@ void tui_program_draw(tui *t, int y, int x, int h, int w)
     if (id != t->prog_id) load(t, id);
     int gi = tui_sel_gi(t);
     char title[TUI_LINE];
+    char against[128] = "";
+    if (t->prog_diff) {
+        int bi = t->diff_base >= 0 && t->diff_base != id ? store_graph_index(&t->g, t->diff_base) : -1;
+        if (bi >= 0) snprintf(against, sizeof against, " vs node %lld", (long long)t->g.nodes[bi].id);
+        else snprintf(against, sizeof against, " vs its parent");
+    }
     snprintf(title, sizeof title, "%s %lld %s (%s)%s", t->prog_diff ? "diff" : "program", (long long)id,
-             t->g.nodes[gi].label, t->g.nodes[gi].level, t->prog_diff ? "  against its parent" : "");
+             t->g.nodes[gi].label, t->g.nodes[gi].level, against);
     attron(A_BOLD);
     mvaddnstr(y, x + 1, title, w - 1);
     attroff(A_BOLD);
@@ -149,6 +157,7 @@ void tui_program_draw(tui *t, int y, int x, int h, int w)
         char more[48];
         snprintf(more, sizeof more, " %d-%d/%d ", t->prog_top + 1,
                  t->prog_top + body < t->nlines ? t->prog_top + body : t->nlines, t->nlines);
-        mvaddnstr(y, x + w - (int)strlen(more), more, (int)strlen(more));
+        if ((int)(strlen(title) + strlen(more)) + 2 <= w)
+            mvaddnstr(y, x + w - (int)strlen(more), more, (int)strlen(more));
     }
 }

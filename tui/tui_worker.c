@@ -118,6 +118,10 @@ void tui_worker_poll(tui *t)
         int r = ops_sim_prepare(t->s, &w->job, &w->d);
         if (r < 0) { tui_message_diags(t, "cannot simulate", &w->d); job_reset(w); continue; }
         if (r == 1) {                              /* already stored: just show it */
+            char c[24];
+            tui_fmt_cost(w->job.total, c, sizeof c);
+            tui_message(t, 0, "node %lld %s: cost %s (%s), from the store", (long long)node, w->job.n.label,
+                        c, w->job.params);
             job_reset(w);
             tui_costs_load(t);
             t->cost_id = -1;

@@ -75,6 +75,12 @@ check diff-view 'diff 4 tile-kind=cyclic'
 check diff-lines '\| \+param n = 32, steps = 21, procs = 4'
 keys d
 check diff-off 'program 4 tile-kind=cyclic'
+# v marks the root as the diff base: the diff spans both steps
+keys g v / cyclic Enter d
+check diff-base 'diff 4 tile-kind=cyclic \(syn\) vs node 1'
+check diff-base-lines '\| -level source'
+keys d g v
+check diff-base-cleared 'diffs against the parent again'
 
 # prune the blocked tiling (node 3)
 keys g
