@@ -146,6 +146,16 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
      " ORDER BY n.id"},
     {ST_G_EDGES, "SELECT parent, child FROM edges ORDER BY rowid"},
     {ST_COUNT_NODES, "SELECT count(*) FROM nodes"},
+    {ST_PATH,
+     "WITH RECURSIVE up(id, depth) AS (SELECT ?1, 0 UNION ALL"
+     "  SELECT (SELECT e.parent FROM edges e WHERE e.child = up.id ORDER BY e.rowid LIMIT 1), up.depth + 1"
+     "  FROM up WHERE up.id IS NOT NULL AND up.depth <= ?2)"
+     " SELECT n.id, n.hash, n.commit_id, n.level, n.label, n.created, coalesce(m.pruned, 0),"
+     " coalesce(m.favourite, 0), m.note, e.parent, e.transform, e.params, e.why, e.created,"
+     " (SELECT count(*) FROM edges x WHERE x.child = n.id)"
+     " FROM up JOIN nodes n ON n.id = up.id LEFT JOIN marks m ON m.node = n.id"
+     " LEFT JOIN edges e ON e.rowid = (SELECT min(x.rowid) FROM edges x WHERE x.child = n.id)"
+     " ORDER BY up.depth DESC"},
     {ST_REMOVED_INSERT, "INSERT OR REPLACE INTO removed(id, hash, removed) VALUES(?1, ?2, ?3)"},
     {ST_REMOVED_GET, "SELECT 1 FROM removed WHERE id = ?1"},
     {ST_SEQ,

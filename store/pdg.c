@@ -194,6 +194,75 @@ int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d)
     return 0;
 }
 
+void store_path_free(store_step *steps, int n)
+{
+    for (int i = 0; i < n; i++) {
+        store_node_clear(&steps[i].node);
+        free(steps[i].edge.transform);
+        free(steps[i].edge.params);
+        free(steps[i].edge.why);
+    }
+    free(steps);
+}
+
+int store_path(store *s, int64_t id, store_step **out, int *n, diag_list *d)
+{
+    *out = NULL;
+    *n = 0;
+    int64_t count = 0;
+    sqlite3_stmt *st = store_stmt(s, ST_COUNT_NODES, d);
+    if (!st || step_int64(s, st, &count, d, "counting nodes") != 1) return -1;
+    if (!(st = store_stmt(s, ST_PATH, d))) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, count);
+    int cap = 0, rc;
+    store_step *v = NULL;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            store_step *nv = realloc(v, (size_t)cap * sizeof *nv);
+            if (!nv) break;
+            v = nv;
+        }
+        store_step *x = &v[(*n)++];
+        memset(x, 0, sizeof *x);
+        x->node.id = sqlite3_column_int64(st, 0);
+        store_col_copy(st, 1, x->node.hash, sizeof x->node.hash);
+        store_col_copy(st, 2, x->node.commit, sizeof x->node.commit);
+        store_col_copy(st, 3, x->node.level, sizeof x->node.level);
+        x->node.label = store_col_dup(st, 4);
+        x->node.created = sqlite3_column_int64(st, 5);
+        x->node.pruned = sqlite3_column_int(st, 6);
+        x->node.favourite = sqlite3_column_int(st, 7);
+        x->node.note = sqlite3_column_type(st, 8) == SQLITE_NULL ? NULL : store_col_dup(st, 8);
+        x->edge.child = x->node.id;
+        if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+            x->edge.parent = sqlite3_column_int64(st, 9);
+            x->edge.transform = store_col_dup(st, 10);
+            x->edge.params = store_col_dup(st, 11);
+            x->edge.why = store_col_dup(st, 12);
+            x->edge.created = sqlite3_column_int64(st, 13);
+        }
+        x->nparents = sqlite3_column_int(st, 14);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        store_path_free(v, *n);
+        *n = 0;
+        if (rc == SQLITE_ROW) return oom(d);
+        return store_db_fail(s, d, "reading the path");
+    }
+    if (*n == 0) { free(v); diag_add(d, NULL, 0, 0, "no node %lld", (long long)id); return -1; }
+    if (*n > count) {
+        store_path_free(v, *n);
+        *n = 0;
+        diag_add(d, NULL, 0, 0, "%s: cycle above node %lld (run fsck)", s->dir, (long long)id);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 /* ---- resolving NODE ------------------------------------------------------------------------- */
 
 static int all_digits(const char *s)

@@ -147,6 +147,15 @@ int store_parents(store *s, int64_t id, store_edge **out, int *n, diag_list *d);
 int store_children(store *s, int64_t id, store_edge **out, int *n, diag_list *d);
 /* The path of decisions from the root to `id` following first parents: ids[0] = root. */
 int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d);
+/* The same path with each node and the edge that leads to it (its first-parent edge; for the
+ * root edge.transform is NULL), in one query.  Free with store_path_free. */
+typedef struct store_step {
+    store_node node;
+    store_edge edge;
+    int nparents;
+} store_step;
+int store_path(store *s, int64_t id, store_step **out, int *n, diag_list *d);
+void store_path_free(store_step *steps, int n);
 /* A read snapshot: the reads until store_snapshot_end see one state of the workspace (and take
  * the database's shared lock once).  Not for use around writes. */
 int store_snapshot_begin(store *s, diag_list *d);

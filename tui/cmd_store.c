@@ -513,52 +513,40 @@ out:
 
 static int run_log(store *s, ws_args *a)
 {
-    int64_t id, *ids = NULL;
+    int64_t id;
+    store_step *path = NULL;
     int n = 0, rc = resolve(s, a->npos ? a->pos[0] : "ROOT", &id);
     if (rc) return rc;
     diag_list d;
     diag_list_init(&d);
-    if (store_lineage(s, id, &ids, &n, &d) != 0) return fail_with(&d);
+    if (store_path(s, id, &path, &n, &d) != 0) return fail_with(&d);
     if (a->json) printf("{\"path\":[");
-    for (int i = 0; i < n && rc == CLI_OK; i++) {
-        store_node node;
-        store_edge *par = NULL;
-        int npar = 0;
-        if (store_node_get(s, ids[i], &node, &d) != 0 || store_parents(s, ids[i], &par, &npar, &d) != 0) {
-            rc = fail_with(&d);
-            diag_list_init(&d);
-            if (node.label) store_node_clear(&node);
-            break;
-        }
-        /* The edge from the previous node of the path. */
-        const store_edge *e = NULL;
-        for (int k = 0; k < npar && i > 0; k++)
-            if (par[k].parent == ids[i - 1]) e = &par[k];
+    for (int i = 0; i < n; i++) {
+        const store_node *node = &path[i].node;
+        const store_edge *e = path[i].edge.transform ? &path[i].edge : NULL;
         if (a->json) {
             printf("%s{", i ? "," : "");
-            json_node_fields(stdout, &node);
+            json_node_fields(stdout, node);
             printf(",\"step\":");
             if (e) json_edges(stdout, e, 1, 1);
             else printf("null");
             printf("}");
         } else {
-            printf("%lld %s (%s, %.7s)", (long long)node.id, node.label, node.level, node.hash);
+            printf("%lld %s (%s, %.7s)", (long long)node->id, node->label, node->level, node->hash);
             if (e) {
                 printf("  <- %s%s%s", e->transform, *e->params ? " " : "", e->params);
                 if (*e->why) printf(": %s", e->why);
-            } else if (i == 0) {
+            } else {
                 printf("  root");
             }
-            if (npar > 1) printf("  (%d parents)", npar);
+            if (path[i].nparents > 1) printf("  (%d parents)", path[i].nparents);
             printf("\n");
         }
-        store_edges_free(par, npar);
-        store_node_clear(&node);
     }
-    if (a->json && rc == CLI_OK) printf("]}\n");
-    free(ids);
+    if (a->json) printf("]}\n");
+    store_path_free(path, n);
     diag_list_free(&d);
-    return rc;
+    return CLI_OK;
 }
 
 static int run_diff(store *s, ws_args *a)

@@ -194,6 +194,15 @@ int main(void)
     T_EQ_INT("lineage.ok", store_lineage(s, dd, &line, &nl, &d), 0);
     T_CHECK("lineage.path", nl == 3 && line[0] == root && line[1] == b && line[2] == dd, "n=%d", nl);
     free(line);
+    store_step *path;
+    int np;
+    T_EQ_INT("path.ok", store_path(s, dd, &path, &np, &d), 0);
+    T_CHECK("path.steps", np == 3 && path[0].node.id == root && !path[0].edge.transform &&
+            path[1].node.id == b && path[2].edge.parent == b && path[2].nparents == 2 &&
+            strcmp(path[2].edge.why, "because") == 0 && strcmp(path[2].node.label, "dd") == 0, "n=%d", np);
+    store_path_free(path, np);
+    T_EQ_INT("path.unknown", store_path(s, 99, &path, &np, &d), -1);
+    diag_list_free(&d);
 
     /* Marks and notes. */
     T_EQ_INT("mark.favourite", store_mark(s, c, STORE_MARK_FAVOURITE, &d), 0);
