@@ -59,6 +59,8 @@ t=$("$P" tree)
 expect_eq "tree: six lines" "$(printf '%s\n' "$t" | wc -l)" 6
 expect_match "tree: root first" "$(printf '%s\n' "$t" | head -1)" '^1 findiff  source  [0-9a-f]{7}$'
 expect_match "tree: depth 5 indented" "$(printf '%s\n' "$t" | tail -1)" '^                `-- 6 fd-relcoord  syndm'
+expect_eq "workspace found from a subdirectory" "$(cd "$TMP/fd.pdg/repo.git/refs" && "$P" tree | wc -l)" 6
+expect_eq "workspace found as the only *.pdg here" "$(cd "$TMP" && "$P" tree | wc -l)" 6
 cd "$TMP" || exit 1
 l=$("$P" log fd-relcoord -w "$WS")
 expect_eq "log: the path, root first" "$(printf '%s\n' "$l" | cut -d' ' -f1-2 | tr '\n' ' ')" \
