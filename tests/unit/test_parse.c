@@ -401,6 +401,14 @@ static void test_slots(void)
     T_EQ_INT("resolve_let_slot", S->u.assign.lhs->u.access.idx[1]->u.name.index, 5);
     T_EQ_INT("init_binder_kind", p->decls[4]->u.init.idx[1]->u.name.nk, IR_N_INITVAR);
     T_EQ_INT("checked", p->checked, 1);
+    ir_program *c = ir_program_clone(p);
+    diag_list_init(&d);
+    T_EQ_INT("clone_checks", ir_check(c, &d), 0);
+    T_EQ_INT("clone_nslots", c->nslots, p->nslots);
+    T_EQ_INT("recheck", ir_check(c, &d), 0);
+    T_EQ_INT("recheck_nslots", c->nslots, 7);
+    diag_list_free(&d);
+    ir_program_free(c);
     ir_program_free(p);
 
     p = load(syndm_prog, &d);
