@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,6 +19,13 @@
 /* SIGINT/SIGTERM: leave the loop and restore the terminal (the one flag a handler may set). */
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 void tui_message(tui *t, int err, const char *fmt, ...)
 {
@@ -212,6 +220,11 @@ int tui_main(const char *target, int argc, char **argv)
     const cost_profile *def = cost_profile_builtin("scali2004");
     if (def) t->profile = *def;
     tui_worker_init(&t->w);
+    /* POLYAPM_TUI_TIMING=FILE: the time to the first full screen and of each redraw after a key
+     * go to FILE (the benchmark's hook). */
+    double t0 = now_ms();
+    const char *timing_path = getenv("POLYAPM_TUI_TIMING");
+    FILE *timing = timing_path && *timing_path ? fopen(timing_path, "w") : NULL;
     if (parse_opts(t, argc, argv) != 0) { status = CLI_USAGE; goto out; }
 
     const char *apm = NULL;
@@ -267,12 +280,20 @@ int tui_main(const char *target, int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    int first = 1, keyed = 0;
+    double tk = 0;
     while (!t->quit && !interrupted) {
         tui_worker_poll(t);
         tui_apply_poll(t);
         tui_draw(t);
+        if (timing && first) fprintf(timing, "first_screen_ms %.2f\n", now_ms() - t0);
+        else if (timing && keyed) fprintf(timing, "redraw_ms %.3f\n", now_ms() - tk);
+        if (timing) fflush(timing);
+        first = keyed = 0;
         int ch = getch();
         if (ch == ERR) continue;
+        tk = now_ms();
+        keyed = 1;
         if (ch == KEY_RESIZE) continue;
         if (t->view) {
             if (t->view->key(t, ch)) t->view = NULL;
@@ -285,6 +306,7 @@ int tui_main(const char *target, int argc, char **argv)
     endwin();
     status = interrupted ? 128 + interrupted : CLI_OK;
 out:
+    if (timing) fclose(timing);
     tui_worker_finish(t);
     tui_tree_free(t);
     tui_program_free(t);
