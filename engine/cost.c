@@ -191,6 +191,15 @@ int cost_profile_read(const char *path, cost_profile *out, diag_list *d)
     return rc;
 }
 
+/* The shortest text that reads back as the same double. */
+static void cost_fmt_double(double v, char *buf, size_t size)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
 char *cost_profile_format(const cost_profile *p)
 {
     size_t cap = 1024, n = 0;
@@ -202,9 +211,11 @@ char *cost_profile_format(const cost_profile *p)
         if (k->is_int)
             n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key,
                                   *(const int *)((const char *)p + k->off));
-        else
-            n += (size_t)snprintf(s + n, cap - n, "%s %.17g\n", k->key,
-                                  *(const double *)((const char *)p + k->off));
+        else {
+            char num[40];
+            cost_fmt_double(*(const double *)((const char *)p + k->off), num, sizeof num);
+            n += (size_t)snprintf(s + n, cap - n, "%s %s\n", k->key, num);
+        }
     }
     return s;
 }

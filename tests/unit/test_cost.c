@@ -186,7 +186,8 @@ static void test_profiles(void)
 {
     const cost_profile *p = cost_profile_builtin("scali2004");
     char *txt = cost_profile_format(p);
-    T_CHECK("format", txt && strstr(txt, "normsent 1.2046961"), "got %s", txt ? txt : "(null)");
+    T_CHECK("format", txt && strstr(txt, "normsent 1.2046961\n") && strstr(txt, "tick_seconds 8.197316e-08\n")
+            && strstr(txt, "name scali2004\n") && strstr(txt, "coalesce 1\n"), "got %s", txt ? txt : "(null)");
     cost_profile q;
     diag_list d;
     diag_list_init(&d);
