@@ -152,6 +152,7 @@ struct tui {
     int help_top;
     /* terminal */
     int colors, quit, H, W;
+    int readonly;                      /* opened read-only: nothing is written, results shown */
     tui_worker w;
     tui_apply ap;
 };

@@ -116,8 +116,8 @@ static void draw_title(tui *t)
     for (int i = 0; i < t->nbind && off < sizeof binds - 40; i++)
         off += (size_t)snprintf(binds + off, sizeof binds - off, "%s%s=%lld", i ? "," : " -D ",
                                 t->bind[i].name, (long long)t->bind[i].value);
-    snprintf(line, sizeof line, " polyapm  %s  %d nodes  model %s  machine %s%s", t->ws, t->g.n,
-             tui_model(t), t->profile.name, binds);
+    snprintf(line, sizeof line, " polyapm  %s%s  %d nodes  model %s  machine %s%s", t->ws,
+             t->readonly ? " [read-only]" : "", t->g.n, tui_model(t), t->profile.name, binds);
     move(0, 0);
     attron(t->colors ? COLOR_PAIR(7) : A_REVERSE);
     for (int x = 0; x < t->W; x++) addch(' ');
@@ -248,8 +248,17 @@ int tui_main(const char *target, int argc, char **argv)
     }
     int created = 0;
     if (ops_open_or_init(t->ws, apm, &t->s, &created, &d) != 0) {
-        diag_print(&d, stderr);
-        goto out;
+        /* A workspace we may not write: browse it read-only. */
+        int ro = store_is_workspace(t->ws) && d.n && strstr(d.items[d.n - 1].msg, "read-only");
+        if (ro) {
+            diag_list_free(&d);
+            diag_list_init(&d);
+        }
+        if (!ro || store_open(t->ws, STORE_READ, &t->s, &d) != 0) {
+            diag_print(&d, stderr);
+            goto out;
+        }
+        t->readonly = 1;
     }
     t->sel_id = -1;
     t->prog_id = t->cost_id = -1;

@@ -80,6 +80,11 @@ static void collect(tui *t)
         tui_message(t, 0, "simulation of node %lld cancelled; nothing stored", (long long)node);
     } else if (w->rc != 0) {
         tui_message_diags(t, "simulation failed", &w->d);
+    } else if (t->readonly) {
+        char c[24];
+        tui_fmt_cost(w->job.total, c, sizeof c);
+        tui_message(t, 0, "node %lld %s: cost %s, %s (read-only workspace: not stored)", (long long)node,
+                    w->job.n.label, c, w->job.verified == 1 ? "verified" : w->job.verified == 0 ? "NOT verified" : "not checked");
     } else {
         diag_list d;
         diag_list_init(&d);
