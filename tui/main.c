@@ -68,12 +68,14 @@ enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 
 static void print_help(FILE *out)
 {
-    fprintf(out, "usage: polyapm COMMAND [ARGS...]\n"
+    fprintf(out, "usage: polyapm [-w NAME.pdg] COMMAND [ARGS...]\n"
                  "       polyapm [FILE.apm | NAME.pdg] [-D name=value]... [--machine M] [--model M]\n"
                  "       polyapm --help | --version\n\n"
                  "A workbench for deriving parallel programs on Abstract Parallel Machines.\n\n"
                  "Without a command it opens the TUI: on FILE.apm (its workspace FILE.pdg next to it\n"
-                 "is created or reopened), on a workspace, or on the workspace of the current directory.\n\n"
+                 "is created or reopened), on a workspace, or on the workspace of the current directory.\n"
+                 "-w NAME.pdg names the workspace of the commands that use one (default: the\n"
+                 "$POLYAPM_WORKSPACE variable, then the current directory or the one above it).\n\n"
                  "commands:\n");
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
@@ -145,6 +147,13 @@ void cli_json_string(FILE *out, const char *s)
 
 int main(int argc, char **argv)
 {
+    /* `polyapm -w NAME.pdg COMMAND ...`: the workspace for every command that uses one */
+    while (argc >= 3 && strcmp(argv[1], "-w") == 0) {
+        setenv("POLYAPM_WORKSPACE", argv[2], 1);
+        argv[2] = argv[0];
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 2) {
         /* In (or next to) a workspace: the TUI; elsewhere: usage. */
         diag_list d;
