@@ -41,7 +41,9 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { IR_MAX_DEPTH = 200, IR_MAX_ERRORS = 50 };
+/* Nesting of blocks, parentheses and unary operators; depth of an expression tree (long
+ * operator chains build deep trees, and later phases recurse over them). */
+enum { IR_MAX_DEPTH = 200, IR_MAX_EXPR_DEPTH = 1000, IR_MAX_ERRORS = 50 };
 
 typedef struct parser {
     ir_program *p;
@@ -53,6 +55,7 @@ typedef struct parser {
     int com;          /* first comment not yet consumed (all before it are consumed) */
     int nerr;
     int depth;
+    int edepth;       /* depth of the expression tree the last parse_* function returned */
     int panic;        /* an error was reported; suppress more until the next sync */
     int fatal;        /* stop parsing (too many errors, nesting too deep) */
 } parser;
@@ -281,14 +284,16 @@ static ir_expr *dummy(parser *P, ir_pos pos)
 static int parse_subscripts(parser *P, ir_expr ***out)
 {
     ir_expr **v = NULL;
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, dep = 0;
     while (kind(P) == IR_T_LBRACK && !P->fatal) {
         advance(P);
         ir_expr *e = parse_expr(P);
+        if (P->edepth > dep) dep = P->edepth;
         PUSH(P, v, n, cap, e);
         if (!expect(P, IR_T_RBRACK)) break;
     }
     *out = v;
+    P->edepth = dep;
     return n;
 }
 
@@ -296,6 +301,7 @@ static ir_expr *parse_primary(parser *P)
 {
     const ir_token *t = tok(P);
     ir_pos pos = t->pos;
+    P->edepth = 1;
     switch (t->kind) {
     case IR_T_INT: {
         ir_expr *e = ir_new_int(P->p, t->ival);
@@ -336,10 +342,14 @@ static ir_expr *parse_primary(parser *P)
                 advance(P);
                 advance(P);
                 e->u.reduce.lo = parse_expr(P);
+                int dep = P->edepth;
                 expect(P, IR_T_DOTDOT);
                 e->u.reduce.hi = parse_expr(P);
+                if (P->edepth > dep) dep = P->edepth;
                 expect(P, IR_T_RPAREN);
                 e->u.reduce.body = parse_binary(P, PREC_MUL);
+                if (P->edepth > dep) dep = P->edepth;
+                P->edepth = dep + 1;
                 return e;
             }
         }
@@ -348,10 +358,11 @@ static ir_expr *parse_primary(parser *P)
             advance(P);
             advance(P);
             ir_expr **args = NULL;
-            int n = 0, cap = 0;
+            int n = 0, cap = 0, dep = 0;
             if (kind(P) != IR_T_RPAREN) {
                 do {
                     ir_expr *a = parse_expr(P);
+                    if (P->edepth > dep) dep = P->edepth;
                     PUSH(P, args, n, cap, a);
                 } while (accept(P, IR_T_COMMA) && !P->fatal);
             }
@@ -369,6 +380,7 @@ static ir_expr *parse_primary(parser *P)
             e->u.call.f = funcs[i].f;
             e->u.call.args = args;
             e->u.call.nargs = n;
+            P->edepth = dep + 1;
             return e;
         }
         perr(P, pos, "unknown function '%s' (expected min, max, floor, ceil, abs, sqrt, isqrt, "
@@ -384,8 +396,10 @@ static ir_expr *parse_primary(parser *P)
         e->u.access.array = id;
         e->u.access.array_index = -1;
         e->u.access.nidx = parse_subscripts(P, &e->u.access.idx);
+        P->edepth++;
         return e;
     }
+    P->edepth = 1;
     ir_expr *e = ir_alloc(P->p, sizeof *e);
     e->kind = IR_E_NAME;
     e->pos = pos;
@@ -403,6 +417,7 @@ static ir_expr *parse_unary(parser *P)
         ir_op op = kind(P) == IR_T_MINUS ? IR_OP_NEG : IR_OP_NOT;
         advance(P);
         ir_expr *a = parse_unary(P);
+        P->edepth++;
         e = ir_alloc(P->p, sizeof *e);
         e->kind = IR_E_UNARY;
         e->pos = pos;
@@ -418,6 +433,7 @@ static ir_expr *parse_unary(parser *P)
 static ir_expr *parse_binary(parser *P, int minprec)
 {
     ir_expr *left = parse_unary(P);
+    int ldep = P->edepth;
     while (!P->fatal) {
         ir_tok_kind k = kind(P);
         int prec = binops[k].prec;
@@ -425,6 +441,11 @@ static ir_expr *parse_binary(parser *P, int minprec)
         ir_pos pos = tok(P)->pos;
         advance(P);
         ir_expr *right = parse_binary(P, prec + 1);
+        if (P->edepth > ldep) ldep = P->edepth;
+        if (++ldep > IR_MAX_EXPR_DEPTH) {
+            perr(P, pos, "expression nested too deeply (more than %d levels)", IR_MAX_EXPR_DEPTH);
+            set_fatal(P);
+        }
         ir_expr *e = ir_alloc(P->p, sizeof *e);
         e->kind = IR_E_BINARY;
         e->pos = pos;
@@ -439,6 +460,7 @@ static ir_expr *parse_binary(parser *P, int minprec)
             break;
         }
     }
+    P->edepth = ldep;
     return left;
 }
 
