@@ -277,7 +277,37 @@ SIM_NOINLINE static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uin
     if (n->srbody && sim_sr_setup(c, n, lo, cnt)) {
         const sim_node *b = n->srbody;
         if (n->nsr == 2 && b->op == SO_MULD && b->a->op == SO_ACCD_SR && b->b->op == SO_ACCD_SR
-            && n->rop == IR_R_SUM && !c->mem[b->a->array].meta && !c->mem[b->b->array].meta) {
+            && n->rop == IR_R_SUM && (c->mem[b->a->array].meta || c->mem[b->b->array].meta)) {
+            /* the dot product with race bookkeeping (syn, syncomm) */
+            const sim_mem *ma = &c->mem[b->a->array], *mb = &c->mem[b->b->array];
+            const double *da = ma->data, *db = mb->data;
+            const unsigned char *sa = ma->state, *sb = mb->state;
+            int32_t *xa = ma->meta, *xb = mb->meta;
+            int ja = (int)b->a->ival, jb = (int)b->b->ival;
+            int64_t oa = n->srcur[ja], ob = n->srcur[jb];
+            const int64_t ta = n->srstride[ja], tb = n->srstride[jb];
+            for (; i < cnt; i++, oa += ta, ob += tb) {
+                if (SIM_UNLIKELY(!sa[oa] || !sb[ob])) break;
+                if (xa) {
+                    int32_t *mt = xa + 4 * oa;
+                    if (SIM_UNLIKELY(mt[0] == c->step || mt[2] != c->step || mt[3] != c->proc)) {
+                        *k = (int64_t)((uint64_t)lo + i);
+                        sim_race_read(c, b->a, mt);
+                    }
+                }
+                if (xb) {
+                    int32_t *mt = xb + 4 * ob;
+                    if (SIM_UNLIKELY(mt[0] == c->step || mt[2] != c->step || mt[3] != c->proc)) {
+                        *k = (int64_t)((uint64_t)lo + i);
+                        sim_race_read(c, b->b, mt);
+                    }
+                }
+                double v = da[oa] * db[ob];
+                acc = i == 0 ? v : acc + v;
+            }
+            if (i == cnt) return acc;
+        } else if (n->nsr == 2 && b->op == SO_MULD && b->a->op == SO_ACCD_SR && b->b->op == SO_ACCD_SR
+            && n->rop == IR_R_SUM) {
             /* the dot product: sum(k) x[..k..] * y[..k..] */
             const sim_mem *ma = &c->mem[b->a->array], *mb = &c->mem[b->b->array];
             const double *da = ma->data, *db = mb->data;
