@@ -858,11 +858,9 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     }
 
     /* inits, outputs, dists */
-    int ndist = 0;
     for (int i = 0; i < p->ndecls; i++) {
         if (p->decls[i]->kind == IR_D_INIT) ninits++;
         if (p->decls[i]->kind == IR_D_OUTPUT) nouts++;
-        if (p->decls[i]->kind == IR_D_DIST) ndist++;
     }
     inits = calloc((size_t)(ninits ? ninits : 1), sizeof *inits);
     outs = calloc((size_t)(nouts ? nouts : 1), sizeof *outs);
