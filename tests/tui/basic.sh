@@ -19,6 +19,15 @@ wait_for() {
     done
     return 1
 }
+# wait_gone REGEX [SECONDS]: polls until REGEX no longer matches
+wait_gone() {
+    local end=$((SECONDS + ${2:-15}))
+    while [ $SECONDS -lt $end ]; do
+        screen | grep -Eq -- "$1" || return 0
+        sleep 0.1
+    done
+    return 1
+}
 check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else fail "$1" "no /$2/ on screen: $(screen | head -c 3000)"; fi; }
 keys() { tm send-keys -t t "$@"; }
 # menu_pick NAME: opens the apply menu and chooses transform NAME by its number
@@ -118,6 +127,35 @@ expect_eq nothing-written "$(nodes)" "$before"
 keys '?'
 check help 'polyapm keys'
 keys Escape
+
+# the later steps of the thesis's derivation, when the registry has them: commgen, then memdist,
+# each with its defaults from the blocked tiling (a transform not registered yet is skipped)
+keys g / tile Enter
+check tiled-again 'program 3 tile \(syn\)'
+for xf in commgen memdist; do
+    keys a
+    wait_for 'apply a transform' 10
+    n=$(screen | grep -oE "\| [0-9] $xf " | head -1 | grep -oE '[0-9]')
+    if [ -z "$n" ]; then
+        echo "skip tui-$xf: not in the registry (or not applicable) yet"
+        keys Escape
+        wait_gone 'apply a transform' 5
+        continue
+    fi
+    keys "$n"
+    if ! wait_for "$xf: parameters" 10; then fail "menu-$xf" "$(screen)"; keys Escape; continue; fi
+    n0=$(nodes)
+    keys Enter
+    if wait_for "new node [0-9]+ $xf|existing node [0-9]+ $xf|error: " 30 && ! screen | grep -q 'error: '; then
+        ok "apply-$xf"
+        check "$xf-cost" "total [0-9.]+ ticks" 60
+        expect_eq "$xf-node-count" "$(nodes)" $((n0 + 1))
+    else
+        echo "skip tui-$xf: refused with the defaults: $(screen | grep -o 'error: .*' | head -1)"
+        keys Escape
+        wait_gone "$xf: parameters" 5
+    fi
+done
 
 # resize
 tm resize-window -t t -x 80 -y 24
