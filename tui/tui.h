@@ -79,7 +79,6 @@ typedef struct tui_worker {
     int rc;
     int64_t queue[TUI_QUEUE];
     int nq;
-    int select_when_done;              /* select the node when its result is stored */
 } tui_worker;
 
 /* A transform being applied in a child process (tui_apply.c): a crash or a long search in the
@@ -100,6 +99,7 @@ typedef struct tui_form {
     const void *xf;                    /* const xf_transform * */
     int nfields;                       /* params + one "more" field */
     char val[TUI_FORM_MAX + 1][128];
+    unsigned char touched[TUI_FORM_MAX + 1];   /* typing into an untouched default replaces it */
     int cur;
     char err[8][TUI_LINE];
     int nerr;
@@ -122,6 +122,7 @@ struct tui {
     int64_t diff_base;                 /* the node d diffs against (v marks it), -1: the parent */
     char **lines;
     int nlines;
+    char note[256];                    /* the selected node's note ("" none) */
     /* cost pane */
     int64_t cost_id;
     char cost_params[256];
@@ -201,7 +202,7 @@ void tui_box(int y, int x, int h, int w, const char *title);
 
 /* tui_worker.c */
 void tui_worker_init(tui_worker *w);
-void tui_sim_enqueue(tui *t, int64_t node, int select_when_done);
+void tui_sim_enqueue(tui *t, int64_t node);
 void tui_worker_poll(tui *t);                  /* start queued jobs, collect finished ones */
 void tui_worker_cancel(tui *t);                /* cancel the running job, drop the queue */
 void tui_worker_finish(tui *t);                /* cancel and join (on exit) */

@@ -219,8 +219,8 @@ static void sim_done(tui *t, const char *text)
     tui_costs_load(t);
     t->cost_id = -1;
     int64_t id = tui_sel_node(t);
-    if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id, 0);
-    if (id >= 0) tui_sim_enqueue(t, id, 0);
+    if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id);
+    if (id >= 0) tui_sim_enqueue(t, id);
     tui_message(t, 0, "simulating node %lld with %s", (long long)id, text[0] ? text : "the program's parameters");
 }
 
@@ -329,7 +329,7 @@ static void k_edit(tui *t)
             tui_select_id(t, child);
             tui_message(t, 0, "%s node %lld from the edit", created ? "new" : "existing", (long long)child);
             int gi = store_graph_index(&t->g, child);
-            if (gi >= 0 && !t->info[gi].has) tui_sim_enqueue(t, child, 0);
+            if (gi >= 0 && !t->info[gi].has) tui_sim_enqueue(t, child);
         }
     }
     free(ntext);

@@ -269,7 +269,7 @@ int tui_main(const char *target, int argc, char **argv)
     if (created) tui_message(t, 0, "created %s with the root %s; ? for help", t->ws, t->g.n ? t->g.nodes[0].label : "");
     else tui_message(t, 0, "opened %s; ? for help", t->ws);
     /* The root's cost, for speedups. */
-    if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id, 0);
+    if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id);
 
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         status = cli_fail("the TUI needs a terminal (for scripts see polyapm --help)");

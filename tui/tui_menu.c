@@ -265,8 +265,8 @@ void tui_form_result(tui *t, int ok, int64_t child, int created, const diag_list
     int gi = store_graph_index(&t->g, child);
     tui_message(t, 0, "%s node %lld %s by %s", created ? "new" : "existing", (long long)child,
                 gi >= 0 ? t->g.nodes[gi].label : "", xf ? xf->name : "");
-    if (gi >= 0 && !t->info[gi].has) tui_sim_enqueue(t, child, 0);
-    if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id, 0);
+    if (gi >= 0 && !t->info[gi].has) tui_sim_enqueue(t, child);
+    if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id);
 }
 
 static int form_key(tui *t, int ch)
@@ -282,12 +282,17 @@ static int form_key(tui *t, int ch)
     case 27: return 1;
     case '\t': case KEY_DOWN: f->cur = (f->cur + 1) % f->nfields; return 0;
     case KEY_BTAB: case KEY_UP: f->cur = (f->cur + f->nfields - 1) % f->nfields; return 0;
-    case 14: cycle_candidate(f, 1); return 0;                  /* ^N */
-    case 16: cycle_candidate(f, -1); return 0;                 /* ^P */
-    case 21: v[0] = '\0'; return 0;                             /* ^U */
-    case KEY_BACKSPACE: case 127: case 8: if (n) v[n - 1] = '\0'; return 0;
+    case 14: cycle_candidate(f, 1); f->touched[f->cur] = 1; return 0;    /* ^N */
+    case 16: cycle_candidate(f, -1); f->touched[f->cur] = 1; return 0;   /* ^P */
+    case 21: v[0] = '\0'; f->touched[f->cur] = 1; return 0;              /* ^U */
+    case KEY_BACKSPACE: case 127: case 8: f->touched[f->cur] = 1; if (n) v[n - 1] = '\0'; return 0;
     case '\n': case '\r': case KEY_ENTER: return form_apply(t);
     }
+    if (ch >= 32 && ch < 127 && !f->touched[f->cur]) {   /* the first key replaces the default */
+        v[0] = '\0';
+        n = 0;
+    }
+    if (ch >= 32 && ch < 127) f->touched[f->cur] = 1;
     if (ch >= 32 && ch < 127 && n + 1 < sizeof f->val[0]) {
         v[n] = (char)ch;
         v[n + 1] = '\0';

@@ -79,6 +79,19 @@ static void load(tui *t, int64_t id)
     diag_list_free(&d);
     t->prog_id = id;
     t->prog_top = 0;
+    t->note[0] = '\0';
+    int gi = store_graph_index(&t->g, id);
+    if (gi >= 0 && t->g.nodes[gi].has_note) {
+        store_node n;
+        memset(&n, 0, sizeof n);
+        diag_list_init(&d);
+        if (store_node_get(t->s, id, &n, &d) == 0 && n.note) {
+            snprintf(t->note, sizeof t->note, "note: %s", n.note);
+            for (char *c = t->note; *c; c++) if ((unsigned char)*c < 0x20) *c = ' ';
+        }
+        store_node_clear(&n);
+        diag_list_free(&d);
+    }
 }
 
 static int is_keyword(const char *w, size_t n)
@@ -137,6 +150,13 @@ void tui_program_draw(tui *t, int y, int x, int h, int w)
     mvaddnstr(y, x + 1, title, w - 1);
     attroff(A_BOLD);
     int body = h - 1;
+    if (t->note[0] && body > 2) {
+        attron(A_BOLD | (t->colors ? COLOR_PAIR(2) : 0));
+        mvaddnstr(y + 1, x + 1, t->note, w - 1);
+        attroff(A_BOLD | (t->colors ? COLOR_PAIR(2) : 0));
+        y++;
+        body--;
+    }
     if (t->prog_top > t->nlines - body) t->prog_top = t->nlines - body;
     if (t->prog_top < 0) t->prog_top = 0;
     for (int i = 0; i < body && t->prog_top + i < t->nlines; i++) {

@@ -180,8 +180,6 @@ void tui_rows_build(tui *t)
     if (t->g.root < 0) return;
     unsigned char *seen = calloc((size_t)t->g.n, 1);
     int *stack = malloc(sizeof(int) * 2 * ((size_t)t->g.n * 2 + 2));
-    int *adjn = NULL;
-    (void)adjn;
     if (!seen || !stack) { free(seen); free(stack); return; }
     /* Iterative DFS; a stack entry is (gi, depth); children pushed in reverse. */
     int sp = 0;

@@ -36,7 +36,7 @@ static void *run(void *arg)
     return NULL;
 }
 
-void tui_sim_enqueue(tui *t, int64_t node, int select_when_done)
+void tui_sim_enqueue(tui *t, int64_t node)
 {
     tui_worker *w = &t->w;
     for (int i = 0; i < w->nq; i++)
@@ -44,7 +44,6 @@ void tui_sim_enqueue(tui *t, int64_t node, int select_when_done)
     if (w->active && w->job.node == node) return;
     if (w->nq == TUI_QUEUE) { tui_message(t, 1, "too many simulations queued"); return; }
     w->queue[w->nq++] = node;
-    if (select_when_done) w->select_when_done = 1;
 }
 
 static void job_reset(tui_worker *w)

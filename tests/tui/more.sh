@@ -63,6 +63,7 @@ check model-back 'model polyapm'
 # note and favourite
 keys i 'try blocks' Enter
 check note-saved 'note saved'
+check note-shown '\| note: try blocks'
 expect_eq note-stored "$(P show 5 --json | json "j['note']")" "try blocks"
 keys f
 check favourite-mark 'fd-syncomm +[0-9.]+[MG]? +[-x0-9.]+ V \*n'
