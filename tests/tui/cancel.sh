@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/tui/cancel.sh — a long simulation runs in the background: the progress bar shows, the
 # screen keeps answering keys, and the cancel key stops it with nothing stored.  Then a short
-# simulation with other parameters (s) is stored and shown.
+# simulation with other parameters (s) is stored and shown; ^C during a run exits 130, nothing stored.
 . "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "skip tui-cancel: no tmux"; exit 0; }
 SOCK=polyapm-test-$$
@@ -44,10 +44,14 @@ check n16-stored 'simulated node 1 findiff: cost' 15
 check n16-pane 'n=16,steps=21'
 expect_eq stored "$(sims)" 2
 
-keys q
+# ^C during a long simulation: the TUI stops the run, restores the terminal, exits 130
+keys s C-u 'n=3000' Enter
+check progress-again 'simulating node 1 findiff .*C cancel' 10
+keys C-c
 end=$((SECONDS + 10))
 while [ ! -s "$TMP/exit" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
-expect_eq quit-status "$(cat "$TMP/exit" 2>/dev/null)" 0
+expect_eq interrupt-status "$(cat "$TMP/exit" 2>/dev/null)" 130
+expect_eq interrupt-nothing-stored "$(sims)" 2
 "$POLYAPM" fsck -w "$TMP/fd.pdg" >/dev/null 2>&1
 expect_eq fsck-clean "$?" 0
 finish
