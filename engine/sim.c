@@ -715,6 +715,75 @@ static int sim_trace_alloc(sim_ctx *c, int nsteps, int nprocs)
     return 0;
 }
 
+/* syndm: one memory per processor, laid out by the dist declarations (dists[a] per array),
+ * then filled by the inits.  0 = ok; otherwise diagnostics. */
+static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds *ab,
+                            const sim_init *inits, int ninits, int64_t *bytes_io)
+{
+    int64_t bytes = *bytes_io;
+    c->nmem = c->nprocs;
+    size_t na = (size_t)(c->prog->narrays ? c->prog->narrays : 1);
+    c->allmem = calloc((size_t)c->nprocs * na, sizeof *c->allmem);
+    if (!c->allmem) return -1;
+    for (int a = 0; a < c->prog->narrays; a++) {
+        const ir_decl *dd = dists[a], *arr = c->prog->arrays[a];
+        if (!dd) {
+            diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
+                     "array %s has no dist declaration (every array needs one at syndm)",
+                     arr->u.array.name);
+            return -1;
+        }
+        int nd = arr->u.array.ndims;
+        sim_node *lo[SIM_MAXDIMS] = { 0 }, *hi[SIM_MAXDIMS] = { 0 }, *of[SIM_MAXDIMS] = { 0 };
+        int local = dd->u.dist.dk == IR_DIST_LOCAL;
+        if (local) {
+            if (dd->u.dist.ndims != nd || dd->u.dist.slot < 0 || dd->u.dist.slot >= c->prog->nslots) {
+                diag_add(&c->r->diags, c->prog->file, dd->pos.line, dd->pos.col,
+                         "dist %s needs one range per dimension", arr->u.array.name);
+                return -1;
+            }
+            for (int k = 0; k < nd; k++) {
+                lo[k] = sim_compile_expr(c, dd->u.dist.lo[k], IR_INT);
+                hi[k] = sim_compile_expr(c, dd->u.dist.hi[k], IR_INT);
+                of[k] = dd->u.dist.offset ? sim_compile_expr(c, dd->u.dist.offset[k], IR_INT) : NULL;
+                if (!lo[k] || !hi[k] || (dd->u.dist.offset && !of[k])) return -1;
+            }
+        }
+        for (int q = 0; q < c->nprocs; q++) {
+            int64_t l[SIM_MAXDIMS], h[SIM_MAXDIMS], o[SIM_MAXDIMS];
+            if (local) {
+                c->fi[dd->u.dist.slot] = c->pmin + q;
+                c->quiet++;
+                c->quiet_errors = 0;
+                for (int k = 0; k < nd; k++) {
+                    l[k] = sim_eval_i(c, lo[k]);
+                    h[k] = sim_eval_i(c, hi[k]);
+                    o[k] = of[k] ? sim_eval_i(c, of[k]) : 0;
+                }
+                c->quiet--;
+                if (c->quiet_errors || c->stop) {
+                    diag_add(&c->r->diags, c->prog->file, dd->pos.line, dd->pos.col,
+                             "the dist bounds of %s do not evaluate for processor %lld",
+                             arr->u.array.name, (long long)(c->pmin + q));
+                    return -1;
+                }
+            } else {
+                for (int k = 0; k < nd; k++) { l[k] = ab[a].lo[k]; h[k] = ab[a].hi[k]; o[k] = 0; }
+            }
+            if (sim_mem_alloc(c, &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a], arr,
+                              l, h, o, 0, &bytes) != 0)
+                return -1;
+        }
+    }
+    for (int q = 0; q < c->nprocs && !c->stop; q++)
+        for (int i = 0; i < ninits && !c->stop; i++)
+            sim_init_fill(c, &inits[i],
+                          &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)inits[i].array],
+                          &ab[inits[i].array]);
+    *bytes_io = bytes;
+    return 0;
+}
+
 /* ---- the run -------------------------------------------------------------------------------- */
 
 static double sim_clock(void)
@@ -810,6 +879,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     sim_init *inits = NULL;
     sim_out *outs = NULL;
     sim_mem *emptymem = NULL;
+    const ir_decl **dists = NULL;
     int ninits = 0, nouts = 0;
     int ok = 0;
 
@@ -864,14 +934,14 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     }
     inits = calloc((size_t)(ninits ? ninits : 1), sizeof *inits);
     outs = calloc((size_t)(nouts ? nouts : 1), sizeof *outs);
-    const ir_decl **dists = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *dists);
-    if (!inits || !outs || !dists) { free(dists); goto done; }
+    dists = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *dists);
+    if (!inits || !outs || !dists) goto done;
     {
         int ii = 0, oi = 0;
         for (int i = 0; i < p->ndecls; i++) {
             const ir_decl *d = p->decls[i];
             if (d->kind == IR_D_INIT) {
-                if (sim_compile_init(c, d, &inits[ii++]) != 0) { free(dists); goto done; }
+                if (sim_compile_init(c, d, &inits[ii++]) != 0) goto done;
             } else if (d->kind == IR_D_OUTPUT) {
                 sim_out *so = &outs[oi++];
                 so->array = d->u.output.array_index;
@@ -879,14 +949,12 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
                 if (so->array < 0 || so->array >= p->narrays
                     || so->nfix > p->arrays[so->array]->u.array.ndims) {
                     diag_add(&r->diags, p->file, d->pos.line, d->pos.col, "bad output declaration");
-                    free(dists);
                     goto done;
                 }
                 for (int k = 0; k < so->nfix; k++)
                     if (sim_const_int(c, d->u.output.idx[k], &so->fix[k]) != 0) {
                         diag_add(&r->diags, p->file, d->pos.line, d->pos.col,
                                  "output index is not a constant");
-                        free(dists);
                         goto done;
                     }
             } else if (d->kind == IR_D_DIST) {
@@ -908,7 +976,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         for (int i = 0; body && i < body->n; i++)
             if (body->s[i]->kind == SS_FOR) body->s[i]->outer = 1;
     } else {
-        if (sim_find_nest(c, &nest) != 0) { free(dists); goto done; }
+        if (sim_find_nest(c, &nest) != 0) goto done;
         lets = sim_alloc(c, (size_t)(nest.nlets + 1) * sizeof *lets);
         for (int i = 0; lets && i < nest.nlets; i++) lets[i] = sim_compile_stmt(c, p->body->stmts[i]);
         const ir_loopvar *tv = &nest.tfor->u.for_.vars[0];
@@ -917,7 +985,6 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         pslot = pv->slot;
         if (tslot < 0 || tslot >= p->nslots || pslot < 0 || pslot >= p->nslots) {
             diag_add(&r->diags, p->file, 0, 0, "simulator: loop variables without slots");
-            free(dists);
             goto done;
         }
         tlo = sim_compile_expr(c, tv->lo, IR_INT);
@@ -933,7 +1000,6 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     if (!body || c->compile_errors) {
         if (!diag_count(&r->diags))
             diag_add(&r->diags, p->file, 0, 0, "simulator: the program could not be compiled");
-        free(dists);
         goto done;
     }
 
@@ -942,11 +1008,10 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     if (c->level != IR_SYNDM) {
         /* one shared memory */
         c->allmem = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *c->allmem);
-        if (!c->allmem) { free(dists); goto done; }
+        if (!c->allmem) goto done;
         c->nmem = 1;
         for (int a = 0; a < p->narrays; a++)
             if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, race, &bytes) != 0) {
-                free(dists);
                 goto done;
             }
         for (int i = 0; i < ninits && !c->stop; i++)
@@ -954,7 +1019,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         c->mem = c->allmem;
     } else {
         emptymem = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *emptymem);
-        if (!emptymem) { free(dists); goto done; }
+        if (!emptymem) goto done;
         for (int a = 0; a < p->narrays; a++) {
             emptymem[a].ndims = p->arrays[a]->u.array.ndims;
             emptymem[a].is_double = p->arrays[a]->u.array.elem == IR_DOUBLE;
@@ -964,7 +1029,6 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
 
     /* source: one step on processor 0 */
     if (c->level == IR_SOURCE) {
-        free(dists);
         if (sim_trace_alloc(c, 1, 1) != 0) goto done;
         r->trace.step_procs[0] = 1;
         c->ticks = 0;
@@ -981,12 +1045,10 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     if (sim_eval_range(c, tlo, thi, tst, &tr) != 0 || c->stop) {
         diag_add(&r->diags, p->file, nest.tfor->pos.line, nest.tfor->pos.col,
                  "the time loop's bounds do not evaluate (or its step is not positive)");
-        free(dists);
         goto done;
     }
     if (tr.cnt > (uint64_t)SIM_MAX_TRACE) {
         diag_add(&r->diags, p->file, nest.tfor->pos.line, nest.tfor->pos.col, "too many time steps");
-        free(dists);
         goto done;
     }
     int nsteps = (int)tr.cnt;
@@ -997,7 +1059,6 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         if (sim_eval_range(c, plo, phi, pst, &pr) != 0 || c->stop) {
             diag_add(&r->diags, p->file, nest.pfor->pos.line, nest.pfor->pos.col,
                      "the processor loop's bounds do not evaluate (or its step is not positive)");
-            free(dists);
             goto done;
         }
         if (pr.cnt == 0) continue;
@@ -1008,83 +1069,13 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     if (pmin > pmax) { pmin = 0; pmax = 0; }
     if ((uint64_t)pmax - (uint64_t)pmin >= (uint64_t)SIM_MAX_TRACE) {
         diag_add(&r->diags, p->file, nest.pfor->pos.line, nest.pfor->pos.col, "too many processors");
-        free(dists);
         goto done;
     }
     c->pmin = pmin;
     c->nprocs = (int)(pmax - pmin + 1);
-    if (sim_trace_alloc(c, nsteps, c->nprocs) != 0) { free(dists); goto done; }
+    if (sim_trace_alloc(c, nsteps, c->nprocs) != 0) goto done;
 
-    if (c->level == IR_SYNDM) {
-        /* one memory per processor, laid out by the dist declarations */
-        c->nmem = c->nprocs;
-        c->allmem = calloc((size_t)c->nprocs * (size_t)(p->narrays ? p->narrays : 1), sizeof *c->allmem);
-        if (!c->allmem) { free(dists); goto done; }
-        for (int a = 0; a < p->narrays; a++) {
-            const ir_decl *dd = dists[a], *arr = p->arrays[a];
-            if (!dd) {
-                diag_add(&r->diags, p->file, arr->pos.line, arr->pos.col,
-                         "array %s has no dist declaration (every array needs one at syndm)",
-                         arr->u.array.name);
-                free(dists);
-                goto done;
-            }
-            int nd = arr->u.array.ndims;
-            sim_node *lo[SIM_MAXDIMS] = { 0 }, *hi[SIM_MAXDIMS] = { 0 }, *of[SIM_MAXDIMS] = { 0 };
-            int local = dd->u.dist.dk == IR_DIST_LOCAL;
-            if (local) {
-                if (dd->u.dist.ndims != nd || dd->u.dist.slot < 0 || dd->u.dist.slot >= p->nslots) {
-                    diag_add(&r->diags, p->file, dd->pos.line, dd->pos.col,
-                             "dist %s needs one range per dimension", arr->u.array.name);
-                    free(dists);
-                    goto done;
-                }
-                for (int k = 0; k < nd; k++) {
-                    lo[k] = sim_compile_expr(c, dd->u.dist.lo[k], IR_INT);
-                    hi[k] = sim_compile_expr(c, dd->u.dist.hi[k], IR_INT);
-                    of[k] = dd->u.dist.offset ? sim_compile_expr(c, dd->u.dist.offset[k], IR_INT) : NULL;
-                    if (!lo[k] || !hi[k] || (dd->u.dist.offset && !of[k])) {
-                        free(dists);
-                        goto done;
-                    }
-                }
-            }
-            for (int q = 0; q < c->nprocs; q++) {
-                int64_t l[SIM_MAXDIMS], h[SIM_MAXDIMS], o[SIM_MAXDIMS];
-                if (local) {
-                    c->fi[dd->u.dist.slot] = pmin + q;
-                    c->quiet++;
-                    c->quiet_errors = 0;
-                    for (int k = 0; k < nd; k++) {
-                        l[k] = sim_eval_i(c, lo[k]);
-                        h[k] = sim_eval_i(c, hi[k]);
-                        o[k] = of[k] ? sim_eval_i(c, of[k]) : 0;
-                    }
-                    c->quiet--;
-                    if (c->quiet_errors || c->stop) {
-                        diag_add(&r->diags, p->file, dd->pos.line, dd->pos.col,
-                                 "the dist bounds of %s do not evaluate for processor %lld",
-                                 arr->u.array.name, (long long)(pmin + q));
-                        free(dists);
-                        goto done;
-                    }
-                } else {
-                    for (int k = 0; k < nd; k++) { l[k] = ab[a].lo[k]; h[k] = ab[a].hi[k]; o[k] = 0; }
-                }
-                if (sim_mem_alloc(c, &c->allmem[(size_t)q * (size_t)p->narrays + (size_t)a], arr,
-                                  l, h, o, 0, &bytes) != 0) {
-                    free(dists);
-                    goto done;
-                }
-            }
-        }
-        for (int q = 0; q < c->nprocs && !c->stop; q++)
-            for (int i = 0; i < ninits && !c->stop; i++)
-                sim_init_fill(c, &inits[i],
-                              &c->allmem[(size_t)q * (size_t)p->narrays + (size_t)inits[i].array],
-                              &ab[inits[i].array]);
-    }
-    free(dists);
+    if (c->level == IR_SYNDM && sim_layout_syndm(c, dists, ab, inits, ninits, &bytes) != 0) goto done;
 
     /* the steps */
     sim_trace *t = &r->trace;
@@ -1167,6 +1158,7 @@ done:
         free(c->allmem);
     }
     free(emptymem);
+    free(dists);
     free(c->pend);
     free(c->fi);
     free(c->fd);
