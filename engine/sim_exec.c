@@ -154,11 +154,20 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, co
 }
 
 /* Offset of a writable element, or -1 after reporting. */
-static int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
+static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
 {
     const sim_mem *m = &c->mem[n->array];
     int64_t off = 0;
-    for (int d = 0; d < n->n; d++) {
+    if (SIM_LIKELY(n->simple)) {
+        const int64_t *fi = c->fi;
+        for (int d = 0; d < n->n; d++) {
+            const sim_sub *sb = &n->sub[d];
+            uint64_t r = (uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)fi[sb->sslot]
+                       - (uint64_t)m->lo[d];
+            if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "writes"); return -1; }
+            off += (int64_t)r * m->stride[d];
+        }
+    } else for (int d = 0; d < n->n; d++) {
         uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
         if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "writes"); return -1; }
         off += (int64_t)r * m->stride[d];
