@@ -22,14 +22,14 @@ static int by_cost(const void *a, const void *b, void *ctx)
 
 static void draw(tui *t)
 {
-    int w = t->W - 2, h = t->H - 2, y = 1, x = 1;
+    int w = t->W, h = t->H - 2, y = 1, x = 0;
     tui_box(y, x, h, w, " compare leaves by cost (Enter go to, Esc back) ");
     double mx = 0;
     for (int i = 0; i < t->ncmp; i++)
         if (t->info[t->cmp[i]].has && t->info[t->cmp[i]].cost > mx) mx = t->info[t->cmp[i]].cost;
     int lw = w / 3;
     if (lw > 40) lw = 40;
-    int bw = w - lw - 34;
+    int bw = w - lw - 38;
     if (bw < 4) bw = 4;
     if (bw > 200) bw = 200;
     char line[2048];

@@ -141,7 +141,7 @@ static void form_draw(tui *t)
     tui_form *f = &t->form;
     const xf_transform *xf = f->xf;
     int y, x, h, w;
-    overlay_geom(t, f->nfields * 2 + f->nerr + 6, 90, &y, &x, &h, &w);
+    overlay_geom(t, f->nfields + f->nerr + 6, 90, &y, &x, &h, &w);
     char title[TUI_LINE];
     snprintf(title, sizeof title, " %s: parameters (Enter apply, Tab next, ^N/^P candidates, Esc back) ", xf->name);
     tui_box(y, x, h, w, title);
