@@ -260,6 +260,16 @@ static void test_checksum(void)
 
 static void progress_cb(void *ctx, double f) { *(double *)ctx = f; }
 
+typedef struct progress_log { int calls, monotonic; double last; volatile int *cancel; } progress_log;
+
+static void progress_cancel(void *ctx, double f)
+{
+    progress_log *l = ctx;
+    if (f < l->last) l->monotonic = 0;
+    l->last = f;
+    if (++l->calls == 2) *l->cancel = 1;
+}
+
 static void test_options(void)
 {
     ir_program *p = load("tests/sim/jac-dm.apm");
@@ -289,6 +299,26 @@ static void test_options(void)
     sim_result_free(r);
     ir_program_free(p);
     T_EQ_STR("kind name", sim_violation_kind_name(SIM_V_MISSING_MESSAGE), "missing-message");
+
+    /* a long source run: progress in order, and a cancel from inside the run stops it */
+    p = load("examples/findiff.apm");
+    if (!p) return;
+    volatile int stop = 0;
+    progress_log lg = { 0, 1, 0, &stop };
+    ir_binding b = { "n", 512 };
+    memset(&o, 0, sizeof o);
+    o.bindings = &b;
+    o.nbindings = 1;
+    o.progress = progress_cancel;
+    o.progress_ctx = &lg;
+    o.cancel = &stop;
+    r = sim_run(p, &o);
+    T_CHECK("progress during run", lg.calls >= 2, "%d calls", lg.calls);
+    T_CHECK("progress monotonic", lg.monotonic && lg.last >= 0 && lg.last < 1, "last %g", lg.last);
+    T_EQ_INT("cancelled from progress", r->cancelled, 1);
+    T_EQ_INT("cancelled not ok", r->ok, 0);
+    sim_result_free(r);
+    ir_program_free(p);
 }
 
 static void test_bad_messages(void)
