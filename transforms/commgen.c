@@ -447,8 +447,12 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
             }
             un = isl_map_reset_tuple_id(un, isl_dim_out);
             isl_set *sdom = isl_map_domain(isl_map_copy(un));
-            isl_pw_aff *pmin = isl_pw_multi_aff_get_pw_aff(isl_map_lexmin_pw_multi_aff(isl_map_copy(un)), 0);
-            isl_pw_aff *pmax = isl_pw_multi_aff_get_pw_aff(isl_map_lexmax_pw_multi_aff(un), 0);
+            isl_pw_multi_aff *lmin = isl_map_lexmin_pw_multi_aff(isl_map_copy(un));
+            isl_pw_multi_aff *lmax = isl_map_lexmax_pw_multi_aff(un);
+            isl_pw_aff *pmin = isl_pw_multi_aff_get_pw_aff(lmin, 0);   /* keeps lmin */
+            isl_pw_aff *pmax = isl_pw_multi_aff_get_pw_aff(lmax, 0);
+            isl_pw_multi_aff_free(lmin);
+            isl_pw_multi_aff_free(lmax);
             ir_expr *g = expr_of_set(out, b, params_of(sdom, np, st));
             ir_expr *lo = expr_of_pa(out, b, pa_params(pmin, np, st));
             ir_expr *hi = expr_of_pa(out, b, pa_params(pmax, np, st));
