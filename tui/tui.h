@@ -79,6 +79,7 @@ typedef struct tui_worker {
     int rc;
     int64_t queue[TUI_QUEUE];
     int nq;
+    char names[OPS_MAX_BINDINGS][32];  /* the job's parameter names (the thread reads them) */
 } tui_worker;
 
 /* A transform being applied in a child process (tui_apply.c): a crash or a long search in the

@@ -75,6 +75,7 @@ int tui_apply_start(tui *t, int64_t parent, const char *xf, int argc, char **arg
     close(fds[1]);
     if (pid < 0) { close(fds[0]); diag_add(&d, NULL, 0, 0, "fork: %s", strerror(errno)); goto fail; }
     fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     t->ap.pid = pid;
     t->ap.fd = fds[0];
     t->ap.len = 0;

@@ -65,7 +65,11 @@ static void setup(tui *t, int64_t node)
     w->job.node = node;
     w->job.model = tui_model(t);
     w->job.profile = t->profile;
-    for (int i = 0; i < t->nbind; i++) w->job.bindings[i] = t->bind[i];
+    for (int i = 0; i < t->nbind; i++) {
+        snprintf(w->names[i], sizeof w->names[i], "%s", t->bind[i].name);
+        w->job.bindings[i].name = w->names[i];
+        w->job.bindings[i].value = t->bind[i].value;
+    }
     w->job.nbindings = t->nbind;
 }
 
