@@ -120,6 +120,7 @@ struct tui {
     /* program pane */
     int64_t prog_id;
     int prog_diff, prog_top;
+    int64_t prog_shown;                /* the node last shown (its scroll survives a reload) */
     int64_t diff_base;                 /* the node d diffs against (v marks it), -1: the parent */
     char **lines;
     int nlines;
@@ -155,6 +156,8 @@ struct tui {
     /* terminal */
     int colors, quit, H, W;
     int readonly;                      /* opened read-only: nothing is written, results shown */
+    long long db_stamp;                /* size+mtime of pdg.db and its WAL: others' writes */
+    double db_checked;
     tui_worker w;
     tui_apply ap;
 };

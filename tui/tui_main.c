@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -155,6 +156,35 @@ void tui_draw(tui *t)
     refresh();
 }
 
+/* A stamp of the database files; it changes when anyone (the command line too) writes. */
+static long long db_stamp(const tui *t)
+{
+    long long st = 0;
+    const char *names[] = {STORE_DB_NAME, STORE_DB_NAME "-wal"};
+    for (int i = 0; i < 2; i++) {
+        char path[4096];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", t->ws, names[i]);
+        if (stat(path, &sb) == 0)
+            st = st * 31 + (long long)sb.st_size * 1000003 + (long long)sb.st_mtim.tv_sec * 1000000000LL +
+                 sb.st_mtim.tv_nsec;
+    }
+    return st;
+}
+
+/* Once a second, with no overlay open: reload when the workspace changed under us. */
+static void watch_db(tui *t)
+{
+    double now = now_ms();
+    if (now - t->db_checked < 1000 || t->view) return;
+    t->db_checked = now;
+    long long st = db_stamp(t);
+    if (st == t->db_stamp) return;
+    int first = t->db_stamp == 0;
+    t->db_stamp = st;
+    if (!first) tui_reload(t);
+}
+
 static int parse_opts(tui *t, int argc, char **argv)
 {
     for (int i = 0; i < argc; i++) {
@@ -294,6 +324,7 @@ int tui_main(const char *target, int argc, char **argv)
     while (!t->quit && !interrupted) {
         tui_worker_poll(t);
         tui_apply_poll(t);
+        watch_db(t);
         tui_draw(t);
         if (timing && first) fprintf(timing, "first_screen_ms %.2f\n", now_ms() - t0);
         else if (timing && keyed) fprintf(timing, "redraw_ms %.3f\n", now_ms() - tk);

@@ -78,7 +78,8 @@ static void load(tui *t, int64_t id)
     free(text);
     diag_list_free(&d);
     t->prog_id = id;
-    t->prog_top = 0;
+    if (id != t->prog_shown) t->prog_top = 0;
+    t->prog_shown = id;
     t->note[0] = '\0';
     int gi = store_graph_index(&t->g, id);
     if (gi >= 0 && t->g.nodes[gi].has_note) {

@@ -68,6 +68,10 @@ expect_eq note-stored "$(P show 5 --json | json "j['note']")" "try blocks"
 keys f
 check favourite-mark 'fd-syncomm +[0-9.]+[MG]? +[-x0-9.]+ V \*n'
 
+# a change made by the command line shows without a key
+P mark 4 pruned >/dev/null
+check external-change '^ *src c +[-0-9.]+[MG]? +[-x0-9.]+ +x' 5
+
 # edit a copy of the root in $EDITOR: a new child
 keys g
 check root 'program 1 findiff'
