@@ -5,7 +5,7 @@
  * The dependences are computed on the untiled step nest (`for t seq, p par`), which is affine:
  * for a tiled program (the forms tile.c produces: blocked, cyclic, blockcyclic, block2d) the
  * untiled nest is recovered from the tiled loop bounds, and the real processor of a virtual
- * one is the tiling's function RP(p) (blocked: (p - P0) / b, cyclic: (p - P0) % procs, ...).
+ * one is the xf_tiling's function RP(p) (blocked: (p - P0) / b, cyclic: (p - P0) % procs, ...).
  * For each flow dependence from statement A to statement B:
  *
  *   uniform in the processor dimensions (p' = p + δ, the finite differences): one send
@@ -33,25 +33,11 @@
 
 #include "xf_int.h"
 
-typedef enum tkind { TK_NONE, TK_BLOCKED, TK_CYCLIC, TK_BLOCKCYCLIC, TK_BLOCK2D } tkind;
-
-typedef struct tiling {
-    tkind k;
-    int np;                    /* processor dimensions of the untiled nest: 1, or 2 (block2d) */
-    const char *pv[2];         /* their variables */
-    const ir_expr *lo[2], *hi[2];   /* their bounds (of t) */
-    const ir_expr *p0[2];      /* offset P0 (lo1, lo2 for block2d), NULL = 0 */
-    const ir_expr *b[2];       /* block sizes (blocked, block2d), bs (blockcyclic) */
-    const char *q;             /* block2d grid side */
-    ir_block *body;            /* the statements of a point */
-    ir_loopvar *t;
-} tiling;
-
 static int is_call(const ir_expr *e, ir_func f) { return e && e->kind == IR_E_CALL && e->u.call.f == f && e->u.call.nargs == 2; }
 static int is_bin(const ir_expr *e, ir_op op) { return e && e->kind == IR_E_BINARY && e->u.op.op == op; }
 
 /* Recognises the step nest: untiled, or one of tile.c's forms. */
-static int recognise(ir_program *p, tiling *T)
+int xf_tiling_recognise(ir_program *p, xf_tiling *T)
 {
     memset(T, 0, sizeof *T);
     ir_block *top = p->body;
@@ -137,7 +123,7 @@ static int recognise(ir_program *p, tiling *T)
 }
 
 /* RP(e): the real processor owning virtual processor(s) e (np expressions). */
-static ir_expr *rp_of(ir_program *p, const tiling *T, ir_expr **e)
+ir_expr *xf_tiling_rp(ir_program *p, const xf_tiling *T, ir_expr **e)
 {
     ir_expr *x[2];
     for (int d = 0; d < T->np; d++)
@@ -156,11 +142,11 @@ static ir_expr *rp_of(ir_program *p, const tiling *T, ir_expr **e)
 }
 
 /* The untiled step nest as a program of its own (for the model). */
-static ir_program *untile(const ir_program *src, const tiling *T0, diag_list *d)
+ir_program *xf_tiling_untile(const ir_program *src, const xf_tiling *T0, diag_list *d)
 {
     ir_program *u = ir_program_clone(src);
-    tiling T;
-    if (recognise(u, &T) != 0) return NULL;
+    xf_tiling T;
+    if (xf_tiling_recognise(u, &T) != 0) return NULL;
     (void)T0;
     ir_stmt *f = ir_new_stmt(u, IR_S_FOR);
     f->u.for_.nvars = 1 + T.np;
@@ -181,7 +167,7 @@ static ir_program *untile(const ir_program *src, const tiling *T0, diag_list *d)
     for (int i = 0; i < u->body->n; i++)
         ir_block_append(u, nb, u->body->stmts[i]->kind == IR_S_FOR ? f : u->body->stmts[i]);
     u->body = nb;
-    /* drop parameters only the tiling needs? they are harmless: keep them */
+    /* drop parameters only the xf_tiling needs? they are harmless: keep them */
     u->checked = 0;
     diag_list cd;
     diag_list_init(&cd);
@@ -200,7 +186,7 @@ static ir_program *untile(const ir_program *src, const tiling *T0, diag_list *d)
  * context is the statement's domain. */
 typedef struct exprctx { isl_ast_build *b; int nv; unsigned np; } exprctx;
 
-static isl_set *params_of(isl_set *set, unsigned np, const xf_stmt *st)
+isl_set *xf_vars_as_params(isl_set *set, unsigned np, const xf_stmt *st)
 {
     unsigned nv = (unsigned)st->nvars;
     set = isl_set_move_dims(set, isl_dim_param, np, isl_dim_set, 0, nv);
@@ -208,7 +194,7 @@ static isl_set *params_of(isl_set *set, unsigned np, const xf_stmt *st)
     return set;
 }
 
-static isl_pw_aff *pa_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st)
+isl_pw_aff *xf_pa_vars_as_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st)
 {
     unsigned nv = (unsigned)st->nvars;
     pa = isl_pw_aff_move_dims(pa, isl_dim_param, np, isl_dim_in, 0, nv);
@@ -218,7 +204,7 @@ static isl_pw_aff *pa_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st)
     return isl_pw_aff_project_domain_on_params(pa);
 }
 
-static ir_expr *expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa)
+ir_expr *xf_expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa)
 {
     isl_ast_expr *e = isl_ast_build_expr_from_pw_aff(b, pa);
     ir_expr *r = e ? xf_ast_expr(p, e, NULL) : NULL;
@@ -226,7 +212,7 @@ static ir_expr *expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa)
     return r;
 }
 
-static ir_expr *expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s)
+ir_expr *xf_expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s)
 {
     if (isl_set_plain_is_universe(s) == isl_bool_true) {
         isl_set_free(s);
@@ -315,8 +301,8 @@ int xf_commgen_applicable(const ir_program *p, char **why_not)
         return 0;
     }
     ir_program *c = ir_program_clone(p);
-    tiling T;
-    int ok = recognise(c, &T) == 0;
+    xf_tiling T;
+    int ok = xf_tiling_recognise(c, &T) == 0;
     ir_program_free(c);
     if (!ok) *why_not = xf_asprintf("the step nest is not one stm and tile produce (blockcyclic is not supported yet)");
     return ok;
@@ -348,9 +334,9 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         return NULL;
     }
     ir_program *out = ir_program_clone(src);
-    tiling T;
-    recognise(out, &T);
-    ir_program *u = untile(src, &T, d);
+    xf_tiling T;
+    xf_tiling_recognise(out, &T);
+    ir_program *u = xf_tiling_untile(src, &T, d);
     if (!u) { ir_program_free(out); return NULL; }
     xf_model *m = xf_model_build(u, args->bindings, args->nbindings, 0, d);
     if (!m) { ir_program_free(u); ir_program_free(out); return NULL; }
@@ -388,10 +374,10 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         isl_set_free(dl);
         /* the build: the source statement's variables as parameters, its domain as context */
         isl_set *dom = xf_model_domain(m, a);
-        isl_ast_build *b = isl_ast_build_from_context(isl_set_params(params_of(isl_set_copy(dom), np, st)));
+        isl_ast_build *b = isl_ast_build_from_context(isl_set_params(xf_vars_as_params(isl_set_copy(dom), np, st)));
         ir_block *blk = NULL;
         int pos = 0;
-        const tiling To = T;
+        const xf_tiling To = T;
         if (!st->assign->u.assign.label || !find_assign(T.body, st->assign->u.assign.label, &blk, &pos)) {
             diag_add(d, src->file, st->assign->pos.line, 0, "commgen: statement %s not found", st->name);
             ok = 0;
@@ -400,7 +386,7 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         } else if (uniform) {
             done[i] = 1;
             isl_set *src_dom = isl_map_domain(isl_map_copy(r[i].rel));
-            ir_expr *g = expr_of_set(out, b, params_of(src_dom, np, st));
+            ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(src_dom, np, st));
             ir_expr *here[2], *there[2];
             for (int k = 0; k < T.np; k++) {
                 here[k] = ir_new_name(out, T.pv[k]);
@@ -408,8 +394,8 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
                                                     ir_new_name(out, T.pv[k]), ir_new_int(out, llabs(delta[k])))
                                     : ir_new_name(out, T.pv[k]);
             }
-            ir_expr *dst = rp_of(out, &To, there);
-            ir_expr *me = rp_of(out, &To, here);
+            ir_expr *dst = xf_tiling_rp(out, &To, there);
+            ir_expr *me = xf_tiling_rp(out, &To, here);
             ir_expr *when = and_(out, g, T.k == TK_NONE ? NULL : ir_new_binary(out, IR_OP_NE, ir_clone_expr(out, dst), me));
             insert_after(out, blk, pos, mk_send(out, st->assign->u.assign.lhs, dst, NULL, T.t->var, when));
             nsends++;
@@ -453,9 +439,9 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
             isl_pw_aff *pmax = isl_pw_multi_aff_get_pw_aff(lmax, 0);
             isl_pw_multi_aff_free(lmin);
             isl_pw_multi_aff_free(lmax);
-            ir_expr *g = expr_of_set(out, b, params_of(sdom, np, st));
-            ir_expr *lo = expr_of_pa(out, b, pa_params(pmin, np, st));
-            ir_expr *hi = expr_of_pa(out, b, pa_params(pmax, np, st));
+            ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(sdom, np, st));
+            ir_expr *lo = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmin, np, st));
+            ir_expr *hi = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmax, np, st));
             if (!lo || !hi) {
                 diag_add(d, src->file, st->assign->pos.line, 0,
                          "commgen: the destinations of %s's values are not expressible in the language", st->name);
@@ -467,7 +453,7 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
                 ir_expr *all = ir_new_binary(out, IR_OP_GE, ir_clone_expr(out, len), ir_new_name(out, "procs"));
                 ir_expr *some = ir_new_binary(out, IR_OP_LT, len, ir_new_name(out, "procs"));
                 ir_expr *l1[1] = {ir_clone_expr(out, lo)}, *h1[1] = {ir_clone_expr(out, hi)};
-                ir_expr *rlo = rp_of(out, &To, l1), *rhi = rp_of(out, &To, h1);
+                ir_expr *rlo = xf_tiling_rp(out, &To, l1), *rhi = xf_tiling_rp(out, &To, h1);
                 ir_expr *nowrap = ir_new_binary(out, IR_OP_LE, ir_clone_expr(out, rlo), ir_clone_expr(out, rhi));
                 ir_expr *wrap = ir_new_binary(out, IR_OP_GT, ir_clone_expr(out, rlo), ir_clone_expr(out, rhi));
                 ir_stmt *s4 = mk_send(out, st->assign->u.assign.lhs, ir_new_int(out, 0), ir_clone_expr(out, rhi), T.t->var,
@@ -487,8 +473,8 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
                 nsends += 4;
             } else {
                 ir_expr *l1[1] = {lo}, *h1[1] = {hi};
-                insert_after(out, blk, pos, mk_send(out, st->assign->u.assign.lhs, rp_of(out, &To, l1),
-                                                    rp_of(out, &To, h1), T.t->var, g));
+                insert_after(out, blk, pos, mk_send(out, st->assign->u.assign.lhs, xf_tiling_rp(out, &To, l1),
+                                                    xf_tiling_rp(out, &To, h1), T.t->var, g));
                 nsends++;
             }
         }

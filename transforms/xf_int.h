@@ -10,6 +10,8 @@
 
 #include <isl/ctx.h>
 #include <isl/ast.h>
+#include <isl/ast_build.h>
+#include <isl/aff.h>
 #include <isl/map.h>
 #include <isl/options.h>
 #include <isl/space.h>
@@ -133,6 +135,37 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
 
 int xf_commgen_applicable(const ir_program *p, char **why_not);
 ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+
+/* ---- tiled step nests (commgen.c) ------------------------------------------------------------ */
+
+/* The step nest of a syn/syncomm program: untiled (`for t seq, p par`) or one of tile.c's forms. */
+typedef enum xf_tkind { TK_NONE, TK_BLOCKED, TK_CYCLIC, TK_BLOCKCYCLIC, TK_BLOCK2D } xf_tkind;
+
+typedef struct xf_tiling {
+    xf_tkind k;
+    int np;                    /* processor dimensions of the untiled nest: 1, or 2 (block2d) */
+    const char *pv[2];         /* their variables */
+    const ir_expr *lo[2], *hi[2];   /* their bounds (of t) */
+    const ir_expr *p0[2];      /* offset P0 (lo1, lo2 for block2d), NULL = 0 */
+    const ir_expr *b[2];       /* block sizes (blocked, block2d), bs (blockcyclic) */
+    const char *q;             /* block2d grid side */
+    ir_block *body;            /* the statements of a point */
+    ir_loopvar *t;
+} xf_tiling;
+
+/* Recognises the step nest of `p` (pointers into p).  0 or -1. */
+int xf_tiling_recognise(ir_program *p, xf_tiling *T);
+/* The untiled step nest as a checked program of its own (for the polyhedral model). */
+ir_program *xf_tiling_untile(const ir_program *src, const xf_tiling *T, diag_list *d);
+/* RP(e): the real processor of virtual processor(s) e (T->np expressions, taken). */
+ir_expr *xf_tiling_rp(ir_program *p, const xf_tiling *T, ir_expr **e);
+/* A statement's variables (set dimensions) as parameters named after them. */
+isl_set *xf_vars_as_params(isl_set *set, unsigned np, const xf_stmt *st);
+isl_pw_aff *xf_pa_vars_as_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st);
+/* isl to IR through a build (the build's context simplifies): NULL if not expressible; a set
+ * that always holds gives NULL too. */
+ir_expr *xf_expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa);
+ir_expr *xf_expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s);
 
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
 
