@@ -260,10 +260,13 @@ static void check_subscript(checker *C, ir_expr *ix, int mode, const char *what)
         cerr(C, bad ? bad->pos : ix->pos, "non-affine subscript");
 }
 
-static void const_violation(checker *C, const ir_expr *e, const char *what, const char *uses)
+static void const_violation(checker *C, const ir_expr *e, int mode, const char *what, const char *uses)
 {
-    cerr(C, e->pos, "%s must be a constant expression (parameters and literals), but uses %s",
-         what, uses);
+    if (mode == M_NOARRAY)
+        cerr(C, e->pos, "%s may not read arrays, but uses %s", what, uses);
+    else
+        cerr(C, e->pos, "%s must be a constant expression (parameters and literals), but uses %s",
+             what, uses);
 }
 
 static int later_param(checker *C, const char *name)
@@ -304,11 +307,11 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
                      ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s");
             } else if (mode != M_ANY) {
                 snprintf(b, sizeof b, "array '%s'", e->u.name.id);
-                const_violation(C, e, mode_what(mode, what), b);
+                const_violation(C, e, mode, mode_what(mode, what), b);
             }
         } else if (mode == M_CONST && s->nk != IR_N_PARAM) {
             snprintf(b, sizeof b, "%s '%s'", nk_names[s->nk], e->u.name.id);
-            const_violation(C, e, mode_what(mode, what), b);
+            const_violation(C, e, mode, mode_what(mode, what), b);
         }
         e->u.name.nk = s->nk;
         e->u.name.index = s->index;
@@ -333,7 +336,7 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
                 e->u.access.array_index = s->index;
             if (mode != M_ANY) {
                 snprintf(b, sizeof b, "array '%s'", e->u.access.array);
-                const_violation(C, e, mode_what(mode, what), b);
+                const_violation(C, e, mode, mode_what(mode, what), b);
             }
         }
         for (int i = 0; i < e->u.access.nidx; i++) check_subscript(C, e->u.access.idx[i], mode, what);
@@ -379,7 +382,7 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
         }
     }
     case IR_E_REDUCE: {
-        if (mode == M_CONST) const_violation(C, e, mode_what(mode, what), "a reduction");
+        if (mode == M_CONST) const_violation(C, e, mode, mode_what(mode, what), "a reduction");
         if (resolve(C, e->u.reduce.lo, mode, what) != IR_INT)
             cerr(C, e->u.reduce.lo->pos, "a reduction bound must be an integer expression");
         if (resolve(C, e->u.reduce.hi, mode, what) != IR_INT)
