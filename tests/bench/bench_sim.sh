@@ -6,6 +6,7 @@ set -u
 N=${LU_N:-512}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cc -O2 -o "$tmp/lu_native" "$ROOT/tests/bench/lu_native.c" || exit 1
+command -v /usr/bin/time >/dev/null || { echo "bench_sim: needs GNU time (apt-get install time)"; exit 1; }
 python3 - "$POLYAPM" "$tmp/lu_native" "$ROOT/examples/lu.apm" "$N" <<'PY'
 import resource, subprocess, sys, time
 polyapm, native, lu, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -18,10 +19,10 @@ best_native = min(run([native, str(n)]) for _ in range(3))
 best_sim = min(run(sim) for _ in range(3))
 print(f"LU n={n}: native C {best_native:.3f} s, simulator {best_sim:.3f} s, ratio {best_sim/best_native:.2f}x (target <= 10x)")
 # peak memory: RSS of a check (parse only) as the baseline, then of the simulation
-def peak(cmd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def peak(cmd):  # peak resident set of one process, in KiB (GNU time)
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return int(r.stderr.strip().splitlines()[-1])
 base = peak([polyapm, "check", lu])
 full = peak(sim)
 arrays = 3 * n * n * 8 / 1024
