@@ -105,29 +105,43 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
         if (v > mx) mx = v;
     }
     int avail = last - row;                        /* keep the last line for the sparkline */
-    int shown = np < avail ? np : avail;
-    if (np > avail && avail > 0) shown = avail - 1;
-    int bw = w - 28;
+    /* more processors than lines: groups of k, each drawn with its largest work and comm */
+    int groups = np <= avail ? np : avail - 1, k = 1;
+    if (groups < 1) groups = 0;
+    if (groups > 0 && np > groups) {
+        k = (np + groups - 1) / groups;
+        groups = (np + k - 1) / k;
+    }
+    int bw = w - 32;
     if (bw < 5) bw = 5;
     if (bw > 300) bw = 300;
-    for (int p = 0; p < shown; p++, row++) {
-        double wk = t->work[p], cm = p < t->ncomm ? t->comm[p] : 0;
+    for (int g = 0; g < groups; g++, row++) {
+        int p0 = g * k, p1 = p0 + k - 1 < np - 1 ? p0 + k - 1 : np - 1;
+        double wk = 0, cm = 0;
+        for (int p = p0; p <= p1; p++) {
+            if (t->work[p] > wk) wk = t->work[p];
+            if (p < t->ncomm && t->comm[p] > cm) cm = t->comm[p];
+        }
         int a = mx > 0 ? (int)(wk / mx * bw + 0.5) : 0, b = mx > 0 ? (int)(cm / mx * bw + 0.5) : 0;
         if (a + b > bw) b = bw - a;
-        char bar[TUI_LINE];
-        int k = 0;
-        for (int i = 0; i < a && k < (int)sizeof bar - 1; i++) bar[k++] = '#';
-        for (int i = 0; i < b && k < (int)sizeof bar - 1; i++) bar[k++] = '=';
-        bar[k] = '\0';
+        char bar[TUI_LINE], lab[32];
+        int n = 0;
+        for (int i = 0; i < a && n < (int)sizeof bar - 1; i++) bar[n++] = '#';
+        for (int i = 0; i < b && n < (int)sizeof bar - 1; i++) bar[n++] = '=';
+        bar[n] = '\0';
+        if (p0 == p1) snprintf(lab, sizeof lab, "p%d", p0);
+        else snprintf(lab, sizeof lab, "p%d-%d", p0, p1);
         char wbuf[24], cbuf[24];
         tui_fmt_cost(wk, wbuf, sizeof wbuf);
         tui_fmt_cost(cm, cbuf, sizeof cbuf);
-        snprintf(line, sizeof line, "p%-3d %-*s %7s %7s", p, bw, bar, wbuf, cbuf);
+        snprintf(line, sizeof line, "%-8s %-*s %7s %7s", lab, bw, bar, wbuf, cbuf);
         mvaddnstr(row, x + 1, line, w - 1);
     }
-    if (np > shown && row < last) {
-        snprintf(line, sizeof line, "... %d processors (# work, = comm)", np);
+    if (k > 1 && row < last) {
+        snprintf(line, sizeof line, "%d processors, %d a line (the largest); # work, = comm", np, k);
+        attron(A_DIM);
         mvaddnstr(row++, x + 1, line, w - 1);
+        attroff(A_DIM);
     }
     if (t->nsteps > 0) {
         char sp[400];

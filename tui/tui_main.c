@@ -94,9 +94,11 @@ static void draw_status(tui *t)
         for (int i = 0; i < bw; i++) bar[i] = i < fill ? '#' : '.';
         bar[bw] = '\0';
         char line[TUI_LINE];
-        snprintf(line, sizeof line, "[%s] %3d%% simulating node %lld %s (%s)  C cancel", bar,
+        char more[32] = "";
+        if (t->w.nq) snprintf(more, sizeof more, " (+%d queued)", t->w.nq);
+        snprintf(line, sizeof line, "[%s] %3d%% simulating node %lld %s (%s)%s  C cancel", bar,
                  (int)(f * 100), (long long)t->w.job.node, t->w.job.n.label ? t->w.job.n.label : "",
-                 t->w.job.params ? t->w.job.params : "");
+                 t->w.job.params ? t->w.job.params : "", more);
         if (t->colors) attron(COLOR_PAIR(4));
         mvaddnstr(y, 0, line, t->W);
         if (t->colors) attroff(COLOR_PAIR(4));
