@@ -2,7 +2,8 @@
 # tests/tui/more.sh — the TUI on a workspace built by the command line: `polyapm NAME.pdg` and
 # `polyapm` alone open it; a node with two parents shows once with a ^ row where it recurs; the
 # thesis's SynCommAPM finite differences shows its 7236516-tick figure in the cost pane; the cost
-# model switch; note and favourite marks; edit a copy in $EDITOR as a new child.
+# model switch; a racy node marked !; note and favourite marks; edit a copy in $EDITOR as a new
+# child; a change made by the command line shows by itself.
 . "$(dirname "$0")/../lib.sh"
 command -v tmux >/dev/null || { echo "skip tui-more: no tmux"; exit 0; }
 SOCK=polyapm-test-$$
@@ -32,6 +33,10 @@ for b in a b c; do { cat fd.apm; echo "# variant $b"; } >$b.apm; done
 "$POLYAPM" init fd.apm -o fd.pdg >/dev/null
 P add 1 a.apm >/dev/null && P add 1 b.apm >/dev/null && P add 2 c.apm >/dev/null && P add 3 c.apm >/dev/null
 P add 1 "$ROOT/examples/thesis/fd-syncomm.apm" >/dev/null
+# a SynAPM program with a race (S reads a[t] of the neighbour in the same step)
+"$POLYAPM" apply fd.apm stm theta=t sigma=x inner=seq -o syn.apm
+sed 's/(a\[t - 1\]\[x - 1\]\[y\]/(a[t][x - 1][y]/' syn.apm >racy.apm
+P add 1 racy.apm >/dev/null
 printf '#!/bin/sh\nsed -i "s/steps = 21/steps = 20/" "$1"\n' >ed.sh
 chmod +x ed.sh
 
@@ -49,6 +54,15 @@ check select-syncomm 'program 5 fd-syncomm \(syncomm\)'
 keys s C-u Enter
 check thesis-figure 'total 7236515\.8 ticks' 30
 check thesis-verified 'verified'
+
+# a node with violations: the ! mark and the pane says so
+keys / racy Enter
+check select-racy 'program 6 racy \(syn\)'
+keys s C-u Enter
+check racy-violations 'VIOLATIONS' 30
+check racy-mark 'syn racy +[0-9.]+[MG]? +[-x0-9.]+ !'
+keys / fd-syncomm Enter
+check back-to-syncomm 'program 5 fd-syncomm'
 
 # cost model switch: nothing stored under bsp yet; s simulates under it
 keys m
@@ -77,7 +91,7 @@ keys g
 check root 'program 1 findiff'
 keys e
 check edited 'src edit +[0-9.]+[MG]? '
-expect_eq edit-text "$(P show 6 --program | grep -c 'steps = 20')" 1
+expect_eq edit-text "$(P show 7 --program | grep -c 'steps = 20')" 1
 
 keys q
 expect_eq quit-status "$(wait_exit)" 0
@@ -88,7 +102,7 @@ expect_eq fsck-clean "$?" 0
 rm -f "$TMP/exit"
 tm kill-session -t t
 tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM'; echo \$? >'$TMP/exit'; sleep 60"
-check no-args-open 'fd\.pdg +6 nodes'
+check no-args-open 'fd\.pdg +7 nodes'
 keys q
 expect_eq no-args-quit "$(wait_exit)" 0
 finish
