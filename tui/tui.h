@@ -148,7 +148,8 @@ struct tui {
     tui_form form;
     int cmp_sel, cmp_top;
     int *cmp;                          /* graph indexes, sorted */
-    int ncmp;
+    int ncmp, cmp_gen;
+    int gen;                           /* counts reloads (graph indexes may change) */
     char prompt_label[64];
     char prompt_buf[256];
     void (*prompt_done)(tui *t, const char *text);

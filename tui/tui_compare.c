@@ -20,8 +20,25 @@ static int by_cost(const void *a, const void *b, void *ctx)
     return *(const int *)a - *(const int *)b;
 }
 
+static void build(tui *t)
+{
+    free(t->cmp);
+    t->cmp = malloc(sizeof(int) * (size_t)(t->g.n + 1));
+    t->ncmp = 0;
+    t->cmp_gen = t->gen;
+    if (!t->cmp) return;
+    for (int i = 0; i < t->g.n; i++)
+        if (t->g.nodes[i].nchildren == 0) t->cmp[t->ncmp++] = i;
+    qsort_r(t->cmp, (size_t)t->ncmp, sizeof *t->cmp, by_cost, t);
+}
+
 static void draw(tui *t)
 {
+    if (t->cmp_gen != t->gen) {                  /* reloaded meanwhile: graph indexes may differ */
+        build(t);
+        if (t->cmp_sel >= t->ncmp) t->cmp_sel = t->ncmp ? t->ncmp - 1 : 0;
+    }
+    if (!t->cmp) return;
     int w = t->W, h = t->H - 2, y = 1, x = 0;
     tui_box(y, x, h, w, " compare leaves by cost (Enter go to, Esc back) ");
     double mx = 0;
@@ -71,7 +88,7 @@ static int key(tui *t, int ch)
     case KEY_UP: case 'k': if (t->cmp_sel > 0) t->cmp_sel--; return 0;
     case KEY_DOWN: case 'j': if (t->cmp_sel < t->ncmp - 1) t->cmp_sel++; return 0;
     case '\n': case '\r': case KEY_ENTER:
-        if (t->ncmp) tui_select_id(t, t->g.nodes[t->cmp[t->cmp_sel]].id);
+        if (t->ncmp && t->cmp_gen == t->gen) tui_select_id(t, t->g.nodes[t->cmp[t->cmp_sel]].id);
         return 1;
     }
     return 0;
@@ -81,13 +98,7 @@ static const tui_view compare_view = {"compare", draw, key};
 
 void tui_compare_open(tui *t)
 {
-    free(t->cmp);
-    t->cmp = malloc(sizeof(int) * (size_t)(t->g.n + 1));
-    t->ncmp = 0;
-    if (!t->cmp) return;
-    for (int i = 0; i < t->g.n; i++)
-        if (t->g.nodes[i].nchildren == 0) t->cmp[t->ncmp++] = i;
-    qsort_r(t->cmp, (size_t)t->ncmp, sizeof *t->cmp, by_cost, t);
+    build(t);
     t->cmp_sel = t->cmp_top = 0;
     tui_open_view(t, &compare_view);
 }

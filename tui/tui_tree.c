@@ -154,6 +154,7 @@ int tui_reload(tui *t)
     free(t->folded);
     store_graph_free(&t->g);
     t->g = g;
+    t->gen++;
     t->folded = folded;
     t->info = info;
     tui_costs_load(t);
