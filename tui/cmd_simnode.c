@@ -13,94 +13,12 @@
 
 #include "cli.h"
 #include "report.h"
+#include "simargs.h"
 #include "simjob.h"
 #include "store.h"
 
-enum { MAX_BINDINGS = 64, MAX_SETS = 32 };
-
-typedef struct simnode_args {
-    const char *node, *machine, *model, *workspace;
-    ir_binding bindings[MAX_BINDINGS];
-    int nbindings;
-    struct { char *key; double value; } sets[MAX_SETS];
-    int nsets;
-    int json, trace, force;
-} simnode_args;
-
-typedef int (*opt_fn)(simnode_args *a, char *value);
-
-static int opt_define(simnode_args *a, char *v)
-{
-    if (a->nbindings == MAX_BINDINGS) return -1;
-    return cli_parse_binding(v, &a->bindings[a->nbindings++]);
-}
-static int opt_machine(simnode_args *a, char *v) { a->machine = v; return 0; }
-static int opt_model(simnode_args *a, char *v) { a->model = v; return 0; }
-static int opt_workspace(simnode_args *a, char *v) { a->workspace = v; return 0; }
-static int opt_set(simnode_args *a, char *v)
-{
-    char *eq = strchr(v, '=');
-    if (!eq || a->nsets == MAX_SETS) return -1;
-    char *end;
-    double x = strtod(eq + 1, &end);
-    if (end == eq + 1 || *end) return -1;
-    *eq = '\0';
-    a->sets[a->nsets].key = v;
-    a->sets[a->nsets++].value = x;
-    return 0;
-}
-static int opt_json(simnode_args *a, char *v) { (void)v; a->json = 1; return 0; }
-static int opt_trace(simnode_args *a, char *v) { (void)v; a->trace = 1; return 0; }
-static int opt_force(simnode_args *a, char *v) { (void)v; a->force = 1; return 0; }
-
-static const struct { const char *name; int takes_value; opt_fn fn; const char *what; } options[] = {
-    {"-D", 1, opt_define, "name=value (an integer)"},
-    {"--machine", 1, opt_machine, "a machine profile name or file"},
-    {"--model", 1, opt_model, "polyapm, bsp or hockney"},
-    {"--set", 1, opt_set, "key=number (a machine profile parameter)"},
-    {"-w", 1, opt_workspace, "a workspace directory"},
-    {"--workspace", 1, opt_workspace, "a workspace directory"},
-    {"--json", 0, opt_json, ""},
-    {"--trace", 0, opt_trace, ""},
-    {"--force", 0, opt_force, ""},
-};
-
-static int parse_args(int argc, char **argv, simnode_args *a)
-{
-    for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
-        int matched = 0;
-        for (size_t o = 0; o < sizeof options / sizeof options[0] && !matched; o++) {
-            size_t len = strlen(options[o].name);
-            if (strncmp(arg, options[o].name, len) != 0) continue;
-            char *value = NULL;
-            int is_d = strcmp(options[o].name, "-D") == 0;
-            if (arg[len] == '\0') {
-                if (options[o].takes_value) {
-                    if (i + 1 >= argc) return cli_usage("sim", "%s needs %s", options[o].name, options[o].what);
-                    value = argv[++i];
-                }
-            } else if (options[o].takes_value && (arg[len] == '=' || is_d)) {
-                value = arg + len + (arg[len] == '=' && !is_d);
-            } else {
-                continue;
-            }
-            if (options[o].fn(a, value) != 0)
-                return cli_usage("sim", "bad value for %s: '%s' (expected %s)", options[o].name,
-                                 value ? value : "", options[o].what);
-            matched = 1;
-        }
-        if (matched) continue;
-        if (arg[0] == '-' && arg[1]) return cli_usage("sim", "unknown option '%s'", arg);
-        if (a->node) return cli_usage("sim", "more than one node given ('%s', '%s')", a->node, arg);
-        a->node = arg;
-    }
-    if (!a->node) return cli_usage("sim", "no program or node given");
-    return 0;
-}
-
 /* "n=256,steps=21": the parameter values this run will use (the cache key). */
-static char *param_key(const ir_program *p, const simnode_args *a, diag_list *d)
+static char *param_key(const ir_program *p, const simargs *a, diag_list *d)
 {
     int64_t *v = calloc((size_t)p->nparams + 1, sizeof *v);
     if (!v) return NULL;
@@ -220,7 +138,7 @@ static char *render(report_fn fn, const report_input *in)
 }
 
 /* Prints a report: text as is (plus where it came from), JSON with the node and "stored". */
-static void emit(const simnode_args *a, const store_node *n, const char *text, const char *json,
+static void emit(const simargs *a, const store_node *n, const char *text, const char *json,
                  int stored, int64_t when)
 {
     if (a->json) {
@@ -261,16 +179,11 @@ static int exit_status(int verified, int64_t violations)
 int cmd_sim_node(int argc, char **argv);
 int cmd_sim_node(int argc, char **argv)
 {
-    simnode_args a;
-    memset(&a, 0, sizeof a);
-    int rc = parse_args(argc, argv, &a);
+    simargs a;
+    int rc = simargs_parse(argc, argv, SIMARGS_NODE, &a);
     if (rc) return rc;
-    if (a.model) {
-        const char *const *m = cost_model_names();
-        while (*m && strcmp(*m, a.model) != 0) m++;
-        if (!*m) return cli_usage("sim", "unknown cost model '%s' (polyapm, bsp, hockney)", a.model);
-    }
-    const char *model = a.model ? a.model : "polyapm";
+    const char *model = simargs_model(&a);
+    if (!model) return CLI_USAGE;
 
     diag_list d;
     diag_list_init(&d);
@@ -292,7 +205,7 @@ int cmd_sim_node(int argc, char **argv)
     dir = store_find(a.workspace, &d);
     if (!dir) {
         /* Neither a file nor a workspace: say both. */
-        status = cli_fail("%s: no such file, and %s", a.node, d.n ? d.items[d.n - 1].msg : "no workspace");
+        status = cli_fail("%s: no such file, and %s", a.target, d.n ? d.items[d.n - 1].msg : "no workspace");
         goto out_quiet;
     }
     /* A read-only workspace can still be simulated; the result is then not stored. */
@@ -302,16 +215,12 @@ int cmd_sim_node(int argc, char **argv)
         readonly = 1;
         if (store_open(dir, STORE_READ, &s, &d) != 0) goto fail;
     }
-    if (!s || store_resolve(s, a.node, &id, &d) != 0 ||
+    if (!s || store_resolve(s, a.target, &id, &d) != 0 ||
         store_root(s, &root, &d) != 0 || store_node_get(s, id, &node, &d) != 0 ||
         store_node_get(s, root, &rootn, &d) != 0)
         goto fail;
     if (resolve_machine(s, a.machine ? a.machine : "scali2004", &job.profile, &d) != 0) goto fail;
-    for (int i = 0; i < a.nsets; i++)
-        if (cost_profile_set(&job.profile, a.sets[i].key, a.sets[i].value) != 0) {
-            status = cli_usage("sim", "unknown machine parameter '%s'", a.sets[i].key);
-            goto out_quiet;
-        }
+    if ((rc = simargs_apply_sets(&a, &job.profile)) != 0) { status = rc; goto out_quiet; }
     if (!(text = store_node_text(s, id, &len, &d))) goto fail;
     if (!(prog = ir_load_text(node.label, text, len, &d))) goto fail_all;
     if (!(params = param_key(prog, &a, &d))) goto fail_all;
