@@ -161,17 +161,17 @@ void tui_draw(tui *t)
 /* A stamp of the database files; it changes when anyone (the command line too) writes. */
 static long long db_stamp(const tui *t)
 {
-    long long st = 0;
+    unsigned long long st = 0;                   /* wraps by design */
     const char *names[] = {STORE_DB_NAME, STORE_DB_NAME "-wal"};
     for (int i = 0; i < 2; i++) {
         char path[4096];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s", t->ws, names[i]);
         if (stat(path, &sb) == 0)
-            st = st * 31 + (long long)sb.st_size * 1000003 + (long long)sb.st_mtim.tv_sec * 1000000000LL +
-                 sb.st_mtim.tv_nsec;
+            st = st * 31u + (unsigned long long)sb.st_size * 1000003u +
+                 (unsigned long long)sb.st_mtim.tv_sec * 1000000000u + (unsigned long long)sb.st_mtim.tv_nsec;
     }
-    return st;
+    return (long long)(st >> 1);
 }
 
 /* Once a second, with no overlay open: reload when the workspace changed under us. */
