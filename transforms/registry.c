@@ -56,6 +56,10 @@ static const xf_transform registry[] = {
      "communication generation: owner computes, a send along every dependence that crosses real "
      "processors (syn -> syncomm)",
      xf_commgen_applicable, xf_commgen_apply},
+    {"memdist", LV(IR_SYNCOMM), NULL, 0,
+     "memory distribution: each processor's local memory from its footprint, tile plus halo "
+     "(syncomm -> syndm)",
+     xf_memdist_applicable, xf_memdist_apply},
 };
 
 enum { NXF = sizeof registry / sizeof registry[0] };

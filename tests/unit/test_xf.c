@@ -472,6 +472,63 @@ static void test_commgen(void)
     diag_list_free(&d);
 }
 
+/* memdist: the FD chain to the SynDMAPM gives the thesis's tile-plus-halo distribution (the
+ * dist line of examples/thesis/fd-syndm.apm) and verifies with no missing message; LU's blocked
+ * leaves verify. */
+static void test_memdist(void)
+{
+    ir_program *src = load("examples/findiff.apm");
+    if (!src) return;
+    diag_list d;
+    diag_list_init(&d);
+    int st;
+    char *sa[] = {"theta=t", "sigma=x,y"}, *ta[] = {"block2d", "procs=4"}, *ca[] = {"gencost=8"};
+    ir_program *syn = xf_apply(src, "stm", 2, sa, &d, &st);
+    ir_program *til = syn ? xf_apply(syn, "tile", 2, ta, &d, &st) : NULL;
+    ir_program *com = til ? xf_apply(til, "commgen", 1, ca, &d, &st) : NULL;
+    ir_program *dm = com ? xf_apply(com, "memdist", 0, NULL, &d, &st) : NULL;
+    T_CHECK("fd memdist applies", dm && dm->level == IR_SYNDM, "status %d: %s", st, d.n ? d.items[d.n - 1].msg : "");
+    if (dm) {
+        char *txt = ir_print(dm);
+        T_CHECK("fd memdist: the thesis's tile plus halo",
+                strstr(txt, "dist a(rp) [0 .. steps][rp / q * b - 1 .. rp / q * b + b][rp % q * b - 1 .. rp % q * b + b]") != NULL,
+                "got:\n%s", txt);
+        free(txt);
+        ir_binding b[] = {{"n", 64}, {"procs", 16}};
+        int v = 0;
+        double c = cost_of(dm, b, 2, &v, src);
+        T_CHECK("fd syndm n=64 procs=16 verified (no missing message)", v, "not verified");
+        T_CHECK("fd syndm n=64 procs=16 cost near the thesis's 213,214", c > 212000 && c < 213215, "cost %.1f", c);
+    }
+    ir_program_free(dm);
+    ir_program_free(com);
+    ir_program_free(til);
+    ir_program_free(syn);
+    ir_program_free(src);
+    src = load("examples/lu.apm");
+    if (src) {
+        char *stm1[] = {"theta.L=2*(j-1)", "sigma.L=i", "theta.U=2*(i-1)+1", "sigma.U=j"};
+        char *tk[] = {"kind=blocked", "procs=4"};
+        ir_program *s1 = xf_apply(src, "stm", 4, stm1, &d, &st);
+        ir_program *t1 = s1 ? xf_apply(s1, "tile", 2, tk, &d, &st) : NULL;
+        ir_program *c1 = t1 ? xf_apply(t1, "commgen", 0, NULL, &d, &st) : NULL;
+        ir_program *m1 = c1 ? xf_apply(c1, "memdist", 0, NULL, &d, &st) : NULL;
+        T_CHECK("lu STM1 blocked memdist applies", m1 != NULL, "status %d: %s", st, d.n ? d.items[d.n - 1].msg : "");
+        if (m1) {
+            ir_binding n24 = {"n", 24};
+            int v = 0;
+            cost_of(m1, &n24, 1, &v, src);
+            T_CHECK("lu STM1 blocked syndm verified at n=24", v, "not verified");
+        }
+        ir_program_free(m1);
+        ir_program_free(c1);
+        ir_program_free(t1);
+        ir_program_free(s1);
+        ir_program_free(src);
+    }
+    diag_list_free(&d);
+}
+
 static void test_registry(void)
 {
     T_CHECK("registry: stm registered", xf_find("stm") != NULL, "missing");
@@ -516,5 +573,6 @@ int main(void)
     test_tile();
     test_block2d();
     test_commgen();
+    test_memdist();
     return t_done();
 }

@@ -1,0 +1,448 @@
+/*
+ * memdist.c — memory distribution (syncomm → syndm): each real processor gets a local memory
+ * per array, sized from its footprint: every element its statement instances write or read
+ * (what it owns plus what it receives, plus the initial values it reads).
+ *
+ * The footprint is computed with isl on the untiled step nest (as commgen does): per virtual
+ * processor p and array dimension, the least and greatest index accessed, lo_d(p) .. hi_d(p)
+ * (isl's lexmin/lexmax).  A real processor's bounds are then the extremes over its virtual
+ * processors: lo_d at the first one and hi_d at the last when they are monotone in p (FD: the
+ * tile plus a halo of 1), otherwise an inner reduction `min(k = first .. last) lo_d(k)` (dist
+ * bounds may use any integer expression of the processor and the parameters).  An array nobody
+ * accesses is replicated.  Coordinates stay absolute (relcoord makes them relative).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/constraint.h>
+#include <isl/id.h>
+#include <isl/local_space.h>
+#include <isl/val.h>
+
+#include "xf_int.h"
+
+/* A copy of e with each name from[i] replaced by a copy of to[i]. */
+static ir_expr *subst(ir_program *p, const ir_expr *e, const char *const *from, ir_expr *const *to, int n)
+{
+    if (!e) return NULL;
+    if (e->kind == IR_E_NAME)
+        for (int i = 0; i < n; i++)
+            if (!strcmp(e->u.name.id, from[i])) return ir_clone_expr(p, to[i]);
+    ir_expr *c = ir_clone_expr(p, e);
+    switch (e->kind) {
+    case IR_E_UNARY: case IR_E_BINARY:
+        c->u.op.a = subst(p, e->u.op.a, from, to, n);
+        c->u.op.b = subst(p, e->u.op.b, from, to, n);
+        break;
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) c->u.call.args[i] = subst(p, e->u.call.args[i], from, to, n);
+        break;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) c->u.access.idx[i] = subst(p, e->u.access.idx[i], from, to, n);
+        break;
+    case IR_E_REDUCE:
+        c->u.reduce.lo = subst(p, e->u.reduce.lo, from, to, n);
+        c->u.reduce.hi = subst(p, e->u.reduce.hi, from, to, n);
+        c->u.reduce.body = subst(p, e->u.reduce.body, from, to, n);
+        break;
+    default:
+        break;
+    }
+    return c;
+}
+
+static int mentions(const ir_expr *e, const char *nm)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return !strcmp(e->u.name.id, nm);
+    case IR_E_UNARY: case IR_E_BINARY: return mentions(e->u.op.a, nm) || mentions(e->u.op.b, nm);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (mentions(e->u.call.args[i], nm)) return 1;
+        return 0;
+    case IR_E_REDUCE: return mentions(e->u.reduce.lo, nm) || mentions(e->u.reduce.hi, nm) || mentions(e->u.reduce.body, nm);
+    default: return 0;
+    }
+}
+
+static ir_expr *bin(ir_program *p, ir_op op, ir_expr *a, ir_expr *b) { return ir_new_binary(p, op, a, b); }
+
+/* Is f (a pw_aff of the processor dimensions) monotone non-decreasing (+1) or non-increasing
+ * (-1) in dimension d over `dom`, or neither (0)? */
+static int monotone(isl_pw_aff *f, isl_set *dom, int d)
+{
+    int np = (int)isl_set_dim(dom, isl_dim_set);
+    /* pairs (x, x + e_d) both in dom */
+    isl_map *step = isl_map_identity(isl_space_map_from_set(isl_set_get_space(dom)));
+    step = isl_map_intersect_domain(step, isl_set_copy(dom));
+    isl_multi_aff *sh = isl_multi_aff_identity(isl_space_map_from_set(isl_set_get_space(dom)));
+    isl_aff *a = isl_multi_aff_get_aff(sh, d);
+    a = isl_aff_add_constant_si(a, 1);
+    sh = isl_multi_aff_set_aff(sh, d, a);
+    isl_map *next = isl_map_intersect_range(isl_map_from_multi_aff(sh), isl_set_copy(dom));
+    next = isl_map_intersect_domain(next, isl_set_copy(dom));
+    isl_map_free(step);
+    (void)np;
+    /* f(next(x)) - f(x) */
+    isl_pw_aff *fx = isl_pw_aff_copy(f);
+    isl_map *fm = isl_map_from_pw_aff(isl_pw_aff_copy(f));
+    isl_map *fn = isl_map_apply_range(isl_map_copy(next), isl_map_copy(fm));   /* x -> f(x+e) */
+    isl_map *fxm = isl_map_intersect_domain(isl_map_from_pw_aff(fx), isl_map_domain(next));
+    isl_map *pair = isl_map_range_product(fn, fxm);                             /* x -> [f(x+e), f(x)] */
+    isl_set *diff = isl_map_range(pair);
+    isl_map_free(fm);
+    isl_set *dec = isl_set_copy(diff), *inc = diff;
+    /* in [u, v]: u < v somewhere? u > v somewhere? */
+    isl_constraint *c1 = isl_constraint_alloc_inequality(isl_local_space_from_space(isl_set_get_space(dec)));
+    c1 = isl_constraint_set_coefficient_si(c1, isl_dim_set, 0, -1);
+    c1 = isl_constraint_set_coefficient_si(c1, isl_dim_set, 1, 1);
+    c1 = isl_constraint_set_constant_si(c1, -1);   /* v - u - 1 >= 0: decreasing step */
+    dec = isl_set_add_constraint(dec, c1);
+    isl_constraint *c2 = isl_constraint_alloc_inequality(isl_local_space_from_space(isl_set_get_space(inc)));
+    c2 = isl_constraint_set_coefficient_si(c2, isl_dim_set, 0, 1);
+    c2 = isl_constraint_set_coefficient_si(c2, isl_dim_set, 1, -1);
+    c2 = isl_constraint_set_constant_si(c2, -1);   /* u - v - 1 >= 0: increasing step */
+    inc = isl_set_add_constraint(inc, c2);
+    int hasdec = isl_set_is_empty(dec) == isl_bool_false, hasinc = isl_set_is_empty(inc) == isl_bool_false;
+    isl_set_free(dec);
+    isl_set_free(inc);
+    return hasdec && hasinc ? 0 : hasdec ? -1 : 1;
+}
+
+static isl_stat take_aff(isl_set *set, isl_aff *aff, void *user)
+{
+    isl_set_free(set);
+    *(isl_aff **)user = aff;
+    return isl_stat_ok;
+}
+
+/* e - c - c'  ->  e - (c + c'): fold integer literals at the right of a sum. */
+static ir_expr *fold(ir_program *p, ir_expr *e)
+{
+    if (!e || e->kind != IR_E_BINARY || (e->u.op.op != IR_OP_ADD && e->u.op.op != IR_OP_SUB)) return e;
+    e->u.op.a = fold(p, e->u.op.a);
+    ir_expr *a = e->u.op.a, *b = e->u.op.b;
+    if (b->kind != IR_E_INT || a->kind != IR_E_BINARY || (a->u.op.op != IR_OP_ADD && a->u.op.op != IR_OP_SUB) ||
+        a->u.op.b->kind != IR_E_INT)
+        return e;
+    int64_t v = (a->u.op.op == IR_OP_ADD ? a->u.op.b->u.ival : -a->u.op.b->u.ival) +
+                (e->u.op.op == IR_OP_ADD ? b->u.ival : -b->u.ival);
+    if (v == 0) return a->u.op.a;
+    return ir_new_binary(p, v > 0 ? IR_OP_ADD : IR_OP_SUB, a->u.op.a, ir_new_int(p, v > 0 ? v : -v));
+}
+
+/* e as base + c: the base's text (malloc'd) and c. */
+static char *split_const(const ir_expr *e, int64_t *c)
+{
+    *c = 0;
+    if (e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB) && e->u.op.b->kind == IR_E_INT) {
+        *c = e->u.op.op == IR_OP_ADD ? e->u.op.b->u.ival : -e->u.op.b->u.ival;
+        return ir_print_expr(e->u.op.a);
+    }
+    if (e->kind == IR_E_INT) { *c = e->u.ival; return xf_strdup(""); }
+    return ir_print_expr(e);
+}
+
+/* A pw_aff of the processor dimensions with them as parameters named after their variables. */
+static isl_pw_aff *pv_params(isl_pw_aff *pa, unsigned npar, const xf_tiling *T, isl_ctx *ctx)
+{
+    pa = isl_pw_aff_move_dims(pa, isl_dim_param, npar, isl_dim_in, 0, (unsigned)T->np);
+    for (int q = 0; q < T->np; q++)
+        pa = isl_pw_aff_set_dim_id(pa, isl_dim_param, npar + (unsigned)q, isl_id_alloc(ctx, T->pv[q], NULL));
+    return isl_pw_aff_project_domain_on_params(pa);
+}
+
+/* The bound over real processor rp's virtual processors of x (an expression of them): the value
+ * at the first or last one when x is monotone (mono[q] = +1/-1), otherwise a reduction. */
+static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv, ir_expr *x, const int *mono,
+                           int e, const ir_expr *P1, int *ok)
+{
+    int np = T->np, dep = 0;
+    for (int q = 0; q < np; q++) dep |= mentions(x, T->pv[q]);
+    if (!dep || T->k == TK_NONE) return x;
+    static const char *const kn[] = {"k1", "k2"};
+    ir_expr *first[2], *last[2];
+    for (int q = 0; q < np; q++) {
+        ir_expr *p0 = T->p0[q] ? ir_clone_expr(out, T->p0[q]) : NULL;
+        ir_expr *base;
+        if (T->k == TK_BLOCKED) {
+            base = bin(out, IR_OP_MUL, ir_new_name(out, rpv), ir_clone_expr(out, T->b[0]));
+        } else if (T->k == TK_BLOCK2D) {
+            ir_expr *blk = bin(out, q ? IR_OP_MOD : IR_OP_DIV, ir_new_name(out, rpv), ir_new_name(out, T->q));
+            base = bin(out, IR_OP_MUL, blk, ir_clone_expr(out, T->b[q]));
+        } else {
+            base = ir_new_name(out, rpv);
+        }
+        first[q] = p0 ? bin(out, IR_OP_ADD, p0, base) : base;
+        last[q] = T->k == TK_CYCLIC ? NULL
+                  : bin(out, IR_OP_SUB, bin(out, IR_OP_ADD, ir_clone_expr(out, first[q]),
+                                            ir_clone_expr(out, T->b[T->k == TK_BLOCK2D ? q : 0])), ir_new_int(out, 1));
+    }
+    int simple = T->k != TK_CYCLIC;
+    for (int q = 0; q < np; q++) simple &= mono[q] != 0;
+    if (simple) {
+        ir_expr *at[2];
+        for (int q = 0; q < np; q++) at[q] = (mono[q] > 0) == (e == 0) ? first[q] : last[q];
+        return fold(out, subst(out, x, T->pv, at, np));
+    }
+    if (T->k == TK_CYCLIC) {
+        if (!P1) { *ok = 0; return x; }
+        ir_expr *pk = bin(out, IR_OP_ADD, first[0], bin(out, IR_OP_MUL, ir_new_name(out, kn[0]), ir_new_name(out, "procs")));
+        ir_expr *at[1] = {pk};
+        ir_expr *r = ir_alloc(out, sizeof *r);
+        r->kind = IR_E_REDUCE;
+        r->u.reduce.r = e == 0 ? IR_R_MIN : IR_R_MAX;
+        r->u.reduce.var = ir_strdup(out, kn[0]);
+        r->u.reduce.lo = ir_new_int(out, 0);
+        r->u.reduce.hi = bin(out, IR_OP_DIV, bin(out, IR_OP_SUB, ir_clone_expr(out, P1), ir_clone_expr(out, first[0])),
+                             ir_new_name(out, "procs"));
+        r->u.reduce.body = subst(out, x, T->pv, at, 1);
+        return r;
+    }
+    ir_expr *at[2];
+    for (int q = 0; q < np; q++) at[q] = ir_new_name(out, kn[q]);
+    ir_expr *body = subst(out, x, T->pv, at, np);
+    for (int q = np - 1; q >= 0; q--) {
+        ir_expr *r = ir_alloc(out, sizeof *r);
+        r->kind = IR_E_REDUCE;
+        r->u.reduce.r = e == 0 ? IR_R_MIN : IR_R_MAX;
+        r->u.reduce.var = ir_strdup(out, kn[q]);
+        r->u.reduce.lo = first[q];
+        r->u.reduce.hi = last[q];
+        r->u.reduce.body = body;
+        body = r;
+    }
+    return body;
+}
+
+int xf_memdist_applicable(const ir_program *p, char **why_not)
+{
+    if (p->level != IR_SYNCOMM) {
+        *why_not = xf_asprintf("memdist distributes the memory of a syncomm program (this one is %s)",
+                               ir_level_name(p->level));
+        return 0;
+    }
+    ir_program *c = ir_program_clone(p);
+    xf_tiling T;
+    int ok = xf_tiling_recognise(c, &T) == 0 && T.k != TK_BLOCKCYCLIC;
+    ir_program_free(c);
+    if (!ok) *why_not = xf_asprintf("the step nest is not one stm and tile produce");
+    return ok;
+}
+
+ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+{
+    *status = XF_EUSAGE;
+    if (args->n) {
+        diag_add(d, NULL, 0, 0, "memdist: unknown parameter '%s' (it has none)", args->items[0].key);
+        return NULL;
+    }
+    *status = XF_EREFUSED;
+    char *why = NULL;
+    if (!xf_memdist_applicable(src, &why)) {
+        diag_add(d, src->file, 0, 0, "memdist does not apply: %s", why);
+        free(why);
+        return NULL;
+    }
+    ir_program *out = ir_program_clone(src);
+    xf_tiling T;
+    xf_tiling_recognise(out, &T);
+    ir_program *u = xf_tiling_untile(src, &T, d);
+    if (!u) { ir_program_free(out); return NULL; }
+    xf_model *m = xf_model_build(u, args->bindings, args->nbindings, 0, d);
+    if (!m) { ir_program_free(u); ir_program_free(out); return NULL; }
+    isl_ctx *ctx = m->ctx;
+    unsigned npar = (unsigned)m->npnames;
+    int np = T.np, ok = 1;
+    /* the real processor variable and the range of each real processor's virtual ones */
+    const char *rpv = NULL;
+    {
+        ir_stmt *outer = NULL;
+        for (int i = 0; i < out->body->n; i++) if (out->body->stmts[i]->kind == IR_S_FOR) outer = out->body->stmts[i];
+        rpv = T.k == TK_NONE ? T.pv[0] : outer->u.for_.nvars == 2 ? outer->u.for_.vars[1].var
+                                                                  : outer->u.for_.body->stmts[0]->u.for_.vars[0].var;
+    }
+    /* all virtual processors (for the cyclic range's end) */
+    isl_set *pvs = NULL;
+    for (int s = 0; s < m->nst; s++) {
+        if (m->st[s].nvars < 1 + np) continue;
+        isl_set *dom = xf_model_domain(m, s);
+        dom = isl_set_project_out(dom, isl_dim_set, (unsigned)(1 + np), (unsigned)(m->st[s].nvars - 1 - np));
+        dom = isl_set_project_out(dom, isl_dim_set, 0, 1);
+        dom = isl_set_reset_tuple_id(dom);
+        pvs = pvs ? isl_set_union(pvs, dom) : dom;
+    }
+    if (!pvs) {
+        diag_add(d, src->file, 0, 0, "memdist: no statement runs on the processors");
+        xf_model_free(m); ir_program_free(u); ir_program_free(out);
+        return NULL;
+    }
+    pvs = isl_set_coalesce(pvs);
+    /* a build whose parameters include the processor dimensions, named after them */
+    isl_set *pvp = isl_set_copy(pvs);
+    pvp = isl_set_move_dims(pvp, isl_dim_param, npar, isl_dim_set, 0, (unsigned)np);
+    for (int k = 0; k < np; k++) pvp = isl_set_set_dim_name(pvp, isl_dim_param, npar + (unsigned)k, T.pv[k]);
+    isl_ast_build *bp = isl_ast_build_from_context(isl_set_params(isl_set_copy(pvp)));
+    isl_ast_build *b0 = isl_ast_build_from_context(xf_model_context(m));
+    ir_expr *P1 = NULL;
+    if (T.k == TK_CYCLIC) P1 = xf_expr_of_pa(out, b0, isl_set_dim_max(isl_set_copy(pvs), 0));
+
+    ir_decl **decls = ir_alloc(out, (size_t)(out->ndecls + out->narrays + 1) * sizeof *decls);
+    int nd = 0;
+    for (int di = 0; di < out->ndecls && ok; di++) {
+        ir_decl *ad = out->decls[di];
+        decls[nd++] = ad;
+        if (ad->kind != IR_D_ARRAY) continue;
+        const char *an = ad->u.array.name;
+        int nd_ = ad->u.array.ndims;
+        /* the footprint, one relation per access: processor dimensions -> elements */
+        isl_map *F[m->nacc + 1];
+        int nf = 0;
+        for (int a = 0; a < m->nacc; a++) {
+            const xf_access *acc = &m->acc[a];
+            const char *arr = acc->expr->kind == IR_E_ACCESS ? acc->expr->u.access.array : acc->expr->u.name.id;
+            if (strcmp(arr, an)) continue;
+            const xf_stmt *st = &m->st[acc->stmt];
+            if (st->nvars < 1 + np) continue;
+            isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(ctx, acc->rel), xf_model_domain(m, acc->stmt));
+            xf_buf t = {0};
+            xf_buf_printf(&t, "%s -> { %s[", m->params, st->name);
+            for (int k = 0; k < st->nvars; k++) xf_buf_printf(&t, "%sv%d", k ? ", " : "", k);
+            xf_buf_printf(&t, "] -> [");
+            for (int k = 0; k < np; k++) xf_buf_printf(&t, "%sv%d", k ? ", " : "", 1 + k);
+            xf_buf_printf(&t, "] }");
+            isl_map *pm = isl_map_read_from_str(ctx, t.s);
+            xf_buf_free(&t);
+            isl_map *f = isl_map_apply_range(isl_map_reverse(pm), rel);
+            f = isl_map_coalesce(isl_map_reset_tuple_id(f, isl_dim_out));
+            if (isl_map_is_empty(f) == isl_bool_true) isl_map_free(f);
+            else F[nf++] = f;
+        }
+        ir_decl *dd = ir_new_decl(out, IR_D_DIST);
+        dd->u.dist.array = ir_strdup(out, an);
+        dd->u.dist.procvar = ir_strdup(out, rpv);
+        if (!nf) {
+            dd->u.dist.dk = IR_DIST_REPLICATE;
+            decls[nd++] = dd;
+            continue;
+        }
+        dd->u.dist.dk = IR_DIST_LOCAL;
+        dd->u.dist.ndims = nd_;
+        dd->u.dist.lo = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.lo);
+        dd->u.dist.hi = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.hi);
+        for (int k = 0; k < nd_ && ok; k++) {
+            for (int e = 0; e < 2 && ok; e++) {
+                /* one bound per access; affine ones that differ by a constant keep the extreme */
+                isl_aff *affs[nf + 1];
+                ir_expr *terms[nf + 1];
+                int naff = 0, nterms = 0;
+                for (int a = 0; a < nf && ok; a++) {
+                    isl_map *Rk = isl_map_copy(F[a]);
+                    Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(nd_ - k - 1));
+                    Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+                    isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(Rk) : isl_map_lexmin_pw_multi_aff(Rk);
+                    isl_pw_aff *pa = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
+                    isl_pw_multi_aff_free(mm);
+                    if (isl_pw_aff_n_piece(pa) == 1) {
+                        isl_aff *one = NULL;
+                        isl_pw_aff_foreach_piece(pa, take_aff, &one);
+                        isl_pw_aff_free(pa);
+                        int merged = 0;
+                        for (int j = 0; j < naff && !merged; j++) {
+                            isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
+                            if (isl_aff_is_cst(df) == isl_bool_true) {
+                                isl_val *c = isl_aff_get_constant_val(df);
+                                int better = e ? isl_val_is_pos(c) == isl_bool_true : isl_val_is_neg(c) == isl_bool_true;
+                                isl_val_free(c);
+                                if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
+                                merged = 1;
+                            }
+                            isl_aff_free(df);
+                        }
+                        if (!merged) affs[naff++] = isl_aff_copy(one);
+                        isl_aff_free(one);
+                    } else {
+                        /* piecewise: the exact bound, as a reduction over the processor's range */
+                        int mono[2] = {0, 0};
+                        isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+                        for (int q = 0; q < np; q++) mono[q] = monotone(pa, dom, q);
+                        isl_set_free(dom);
+                        ir_expr *x = xf_expr_of_pa(out, bp, pv_params(pa, npar, &T, ctx));
+                        if (!x) ok = 0;
+                        else terms[nterms++] = real_bound(out, &T, rpv, x, mono, e, P1, &ok);
+                    }
+                }
+                for (int j = 0; j < naff; j++) {
+                    int mono[2] = {0, 0};
+                    for (int q = 0; q < np; q++) {
+                        isl_val *c = isl_aff_get_coefficient_val(affs[j], isl_dim_in, q);
+                        mono[q] = isl_val_is_neg(c) == isl_bool_true ? -1 : 1;
+                        isl_val_free(c);
+                    }
+                    ir_expr *x = xf_expr_of_pa(out, bp, pv_params(isl_pw_aff_from_aff(affs[j]), npar, &T, ctx));
+                    if (!x) { ok = 0; continue; }
+                    terms[nterms++] = real_bound(out, &T, rpv, x, mono, e, P1, &ok);
+                }
+                /* terms equal up to a constant: keep the extreme one */
+                int kept = 0;
+                for (int j = 0; j < nterms; j++) {
+                    int64_t cj;
+                    char *bj = split_const(terms[j], &cj);
+                    int dup = 0;
+                    for (int i = 0; i < kept && !dup; i++) {
+                        int64_t ci;
+                        char *bi = split_const(terms[i], &ci);
+                        if (!strcmp(bi, bj)) {
+                            dup = 1;
+                            if (e ? cj > ci : cj < ci) terms[i] = terms[j];
+                        }
+                        free(bi);
+                    }
+                    free(bj);
+                    if (!dup) terms[kept++] = terms[j];
+                }
+                nterms = kept;
+                ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
+                (e == 0 ? dd->u.dist.lo : dd->u.dist.hi)[k] = x;
+            }
+        }
+        for (int a = 0; a < nf; a++) isl_map_free(F[a]);
+        decls[nd++] = dd;
+    }
+    isl_ast_build_free(bp);
+    isl_ast_build_free(b0);
+    isl_set_free(pvp);
+    isl_set_free(pvs);
+    xf_model_free(m);
+    ir_program_free(u);
+    if (!ok) {
+        diag_add(d, src->file, 0, 0, "memdist: a footprint bound is not expressible in the language");
+        ir_program_free(out);
+        return NULL;
+    }
+    out->decls = decls;
+    out->ndecls = nd;
+    out->level = IR_SYNDM;
+    const char *nm0 = src->name;
+    size_t L = strlen(nm0);
+    char *nm = L > 8 && !strcmp(nm0 + L - 8, "_syncomm") ? xf_asprintf("%.*s_syndm", (int)(L - 8), nm0)
+                                                        : xf_asprintf("%s_syndm", nm0);
+    out->name = ir_strdup(out, nm);
+    free(nm);
+    out->checked = 0;
+    diag_list cd;
+    diag_list_init(&cd);
+    if (ir_check(out, &cd) != 0) {
+        char *txt = ir_print(out);
+        diag_add(d, NULL, 0, 0, "memdist: internal error: the generated program does not check:");
+        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
+        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
+        free(txt);
+        diag_list_free(&cd);
+        ir_program_free(out);
+        return NULL;
+    }
+    diag_list_free(&cd);
+    *status = XF_OK;
+    return out;
+}
