@@ -46,4 +46,31 @@ expect_match "lu STM1 blocked: L's dependences 3 and 5 merged into one send" \
 expect_eq "commgen on a source program exits 1" "$rc" 1
 "$POLYAPM" apply "$TMP/stm1.apm" commgen gencost=x 2>/dev/null >/dev/null; rc=$?
 expect_eq "commgen gencost=x exits 2" "$rc" 2
+# memdist: the SynDMAPM, tile plus halo (the dist line of examples/thesis/fd-syndm.apm); the
+# costs are the syncomm ones (memory costs nothing); against the thesis's Fig. 5.14 they differ
+# by the last step's sends, which the thesis made and nobody reads.
+"$POLYAPM" apply "$TMP/comm.apm" memdist -o "$TMP/dm.apm"; rc=$?
+expect_eq "fd memdist exits 0" "$rc" 0
+expect_match "fd memdist: the thesis's tile plus halo" "$(cat "$TMP/dm.apm")" \
+    "dist a\(rp\) \[0 \.\. steps\]\[rp / q \* b - 1 \.\. rp / q \* b \+ b\]\[rp % q \* b - 1 \.\. rp % q \* b \+ b\]"
+while read -r n procs thesis ours; do
+    "$POLYAPM" sim "$TMP/dm.apm" -D n=$n -D procs=$procs --against findiff.apm --json >"$TMP/s.json"
+    expect_eq "fd syndm n=$n procs=$procs verified, no missing message" \
+        "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+    expect_eq "fd syndm n=$n procs=$procs cost $ours (thesis $thesis, minus its last-step sends)" \
+        "$(json "abs(j['cost'] - $ours) < 1" <"$TMP/s.json")" True
+done <<'FIG'
+256 16 1925151 1923977.6
+64 4 468449 468165.3
+64 16 213214 212920.5
+FIG
+for m in stm1 stm2; do
+    for k in blocked cyclic; do
+        "$POLYAPM" apply "$TMP/$m-$k-comm.apm" memdist -o "$TMP/$m-$k-dm.apm"; rc=$?
+        expect_eq "lu $m $k memdist exits 0" "$rc" 0
+        "$POLYAPM" sim "$TMP/$m-$k-dm.apm" -D n=64 --against lu.apm --json >"$TMP/s.json"
+        expect_eq "lu $m $k syndm n=64 verified, no missing message" \
+            "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+    done
+done
 finish
