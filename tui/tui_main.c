@@ -258,6 +258,10 @@ int tui_main(const char *target, int argc, char **argv)
     const char *timing_path = getenv("POLYAPM_TUI_TIMING");
     FILE *timing = timing_path && *timing_path ? fopen(timing_path, "w") : NULL;
     if (parse_opts(t, argc, argv) != 0) { status = CLI_USAGE; goto out; }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {   /* before creating anything */
+        status = cli_fail("the TUI needs a terminal (for scripts see polyapm --help)");
+        goto out;
+    }
 
     const char *apm = NULL;
     if (!target) {
@@ -303,10 +307,6 @@ int tui_main(const char *target, int argc, char **argv)
     /* The root's cost, for speedups. */
     if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id);
 
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        status = cli_fail("the TUI needs a terminal (for scripts see polyapm --help)");
-        goto out;
-    }
     setlocale(LC_ALL, "");
     if (!initscr()) { status = cli_fail("cannot initialise the terminal"); goto out; }
     cbreak();

@@ -105,4 +105,11 @@ tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM'; echo \$? >'$TMP/ex
 check no-args-open 'fd\.pdg +7 nodes'
 keys q
 expect_eq no-args-quit "$(wait_exit)" 0
+
+# without a terminal: a clear failure, and no workspace is created
+cp fd.apm notty.apm
+"$POLYAPM" notty.apm </dev/null >/dev/null 2>"$TMP/err"
+expect_eq notty-status "$?" 1
+expect_match notty-message "$(cat "$TMP/err")" 'needs a terminal'
+expect_eq notty-no-workspace "$([ -e notty.pdg ] && echo created || echo none)" none
 finish
