@@ -292,19 +292,27 @@ int ops_sim_run(ops_sim *j, volatile int *cancel, void (*progress)(void *, doubl
     return 0;
 }
 
-int ops_sim_store(store *s, ops_sim *j, diag_list *d)
+char *ops_sim_report(const ops_sim *j, int json, int trace)
 {
-    if (j->hit) return 0;
-    if (!j->ran) { diag_add(d, NULL, 0, 0, "nothing to store: the simulation did not complete"); return -1; }
+    if (!j->ran) return NULL;
     char refname[256];
     snprintf(refname, sizeof refname, "node %lld %s (the root)", (long long)j->root, j->rootn.label);
-    simjob *job = &j->job;
+    const simjob *job = &j->job;
     report_input in = {.title = j->prog->name, .prog = j->prog,
                        .reference = j->node == j->root ? "itself" : refname,
                        .machine = j->profile.name, .res = job->res, .cost = &job->cost,
                        .ref = job->ref_res, .ref_cost = job->has_ref_cost ? &job->ref_cost : NULL,
-                       .verified = job->verified, .tick_seconds = j->profile.tick_seconds};
-    char *rt = render(report_sim_text, &in), *rj = render(report_sim_json, &in);
+                       .verified = job->verified, .tick_seconds = j->profile.tick_seconds,
+                       .trace = trace};
+    return render(json ? report_sim_json : report_sim_text, &in);
+}
+
+int ops_sim_store(store *s, ops_sim *j, diag_list *d)
+{
+    if (j->hit) return 0;
+    if (!j->ran) { diag_add(d, NULL, 0, 0, "nothing to store: the simulation did not complete"); return -1; }
+    const simjob *job = &j->job;
+    char *rt = ops_sim_report(j, 0, 0), *rj = ops_sim_report(j, 1, 0);
     char *pp = per_proc_json(&job->cost), *tr = trace_json(&job->res->trace, &job->cost);
     int rc = -1;
     if (!rt || !rj || !pp || !tr) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
@@ -322,6 +330,26 @@ out:
     free(rj);
     free(pp);
     free(tr);
+    return rc;
+}
+
+int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list *d)
+{
+    diag_list first;
+    diag_list_init(&first);
+    if (cost_profile_resolve(name, out, &first) == 0) { diag_list_free(&first); return 0; }
+    char *text = s ? store_machine_get(s, name, d) : NULL;
+    if (!text) {
+        for (int i = 0; i < first.n; i++)
+            diag_add(d, first.items[i].file, first.items[i].line, first.items[i].col, "%s",
+                     first.items[i].msg);
+        diag_list_free(&first);
+        return -1;
+    }
+    diag_list_free(&first);
+    int rc = cost_profile_parse(name, text, out, d);
+    if (rc == 0 && !out->name[0]) snprintf(out->name, sizeof out->name, "%s", name);
+    free(text);
     return rc;
 }
 

@@ -73,6 +73,12 @@ int ops_sim_run(ops_sim *j, volatile int *cancel, void (*progress)(void *, doubl
                 diag_list *d);                                     /* 0 done, -1 failed/cancelled */
 int ops_sim_store(store *s, ops_sim *j, diag_list *d);
 void ops_sim_free(ops_sim *j);
+/* The report of a completed run (text or JSON, with or without the per-step trace), as stored;
+ * malloc'd, NULL when the run did not complete. */
+char *ops_sim_report(const ops_sim *j, int json, int trace);
+/* --machine: a built-in profile or a profile file, else a profile stored in the workspace under
+ * that name (e.g. `local`, from calibrate).  `s` may be NULL. */
+int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list *d);
 /* prepare + run + store in one call (the command-line path). */
 int ops_sim_node(store *s, ops_sim *j, diag_list *d);
 
