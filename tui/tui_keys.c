@@ -249,7 +249,7 @@ static void machine_done(tui *t, const char *text)
     diag_list_init(&d);
     cost_profile p;
     if (!text[0]) { diag_list_free(&d); return; }
-    if (cost_profile_resolve(text, &p, &d) != 0) tui_message_diags(t, "machine", &d);
+    if (ops_resolve_machine(t->s, text, &p, &d) != 0) tui_message_diags(t, "machine", &d);
     else {
         t->profile = p;
         tui_costs_load(t);
