@@ -4,32 +4,7 @@
 # second tiling branch, the diff view, the pruned mark, the compare view ordered by cost, an
 # invalid parameter (inline error, nothing written), resize to 80x24 and 200x60, q exits 0 and
 # fsck is clean afterwards.
-. "$(dirname "$0")/../lib.sh"
-command -v tmux >/dev/null || { echo "skip tui-basic: no tmux"; exit 0; }
-SOCK=polyapm-test-$$
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-screen() { tm capture-pane -p -t t; }
-# wait_for REGEX [SECONDS]: polls the screen until REGEX matches
-wait_for() {
-    local end=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $end ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-# wait_gone REGEX [SECONDS]: polls until REGEX no longer matches
-wait_gone() {
-    local end=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $end ]; do
-        screen | grep -Eq -- "$1" || return 0
-        sleep 0.1
-    done
-    return 1
-}
-check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else fail "$1" "no /$2/ on screen: $(screen | head -c 3000)"; fi; }
-keys() { tm send-keys -t t "$@"; }
+. "$(dirname "$0")/tmux-lib.bash"
 # menu_pick NAME: opens the apply menu and chooses transform NAME by its number
 menu_pick() {
     keys a

@@ -2,22 +2,7 @@
 # tests/tui/cancel.sh — a long simulation runs in the background: the progress bar shows, the
 # screen keeps answering keys, and the cancel key stops it with nothing stored.  Then a short
 # simulation with other parameters (s) is stored and shown; ^C during a run exits 130, nothing stored.
-. "$(dirname "$0")/../lib.sh"
-command -v tmux >/dev/null || { echo "skip tui-cancel: no tmux"; exit 0; }
-SOCK=polyapm-test-$$
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-screen() { tm capture-pane -p -t t; }
-wait_for() {
-    local end=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $end ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else fail "$1" "no /$2/ on screen: $(screen | head -c 3000)"; fi; }
-keys() { tm send-keys -t t "$@"; }
+. "$(dirname "$0")/tmux-lib.bash"
 sims() { "$POLYAPM" show ROOT -w "$TMP/fd.pdg" --json | json "len(j['simulations'])"; }
 
 sed 's/^param n = 256/param n = 32/' "$ROOT/examples/findiff.apm" >"$TMP/fd.apm"

@@ -4,22 +4,7 @@
 # thesis's SynCommAPM finite differences shows its 7236516-tick figure in the cost pane; the cost
 # model switch; a racy node marked !; note and favourite marks; edit a copy in $EDITOR as a new
 # child; a change made by the command line shows by itself.
-. "$(dirname "$0")/../lib.sh"
-command -v tmux >/dev/null || { echo "skip tui-more: no tmux"; exit 0; }
-SOCK=polyapm-test-$$
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-screen() { tm capture-pane -p -t t; }
-wait_for() {
-    local end=$((SECONDS + ${2:-15}))
-    while [ $SECONDS -lt $end ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-    done
-    return 1
-}
-check() { if wait_for "$2" "${3:-15}"; then ok "$1"; else fail "$1" "no /$2/ on screen: $(screen | head -c 3000)"; fi; }
-keys() { tm send-keys -t t "$@"; }
+. "$(dirname "$0")/tmux-lib.bash"
 P() { "$POLYAPM" "$@" -w "$TMP/fd.pdg"; }
 wait_exit() {
     local end=$((SECONDS + 10))
