@@ -60,6 +60,10 @@ static const xf_transform registry[] = {
      "memory distribution: each processor's local memory from its footprint, tile plus halo "
      "(syncomm -> syndm)",
      xf_memdist_applicable, xf_memdist_apply},
+    {"relcoord", LV(IR_SYNDM), NULL, 0,
+     "relative coordinates: local memories indexed from 0, messages carry the receiver's index "
+     "(syndm -> syndm)",
+     xf_relcoord_applicable, xf_relcoord_apply},
 };
 
 enum { NXF = sizeof registry / sizeof registry[0] };

@@ -139,6 +139,9 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
 int xf_memdist_applicable(const ir_program *p, char **why_not);
 ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 
+int xf_relcoord_applicable(const ir_program *p, char **why_not);
+ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+
 /* ---- tiled step nests (commgen.c) ------------------------------------------------------------ */
 
 /* The step nest of a syn/syncomm program: untiled (`for t seq, p par`) or one of tile.c's forms. */

@@ -64,6 +64,20 @@ done <<'FIG'
 64 4 468449 468165.3
 64 16 213214 212920.5
 FIG
+# relcoord: local indices from 0, messages carry the receiver's index; same values, same cost
+"$POLYAPM" apply "$TMP/dm.apm" relcoord -o "$TMP/rel.apm"; rc=$?
+expect_eq "fd relcoord exits 0" "$rc" 0
+expect_match "fd relcoord: offsets" "$(cat "$TMP/rel.apm")" "offset \[0\]\[rp / q \* b - 1\]\[rp % q \* b - 1\]"
+expect_match "fd relcoord: sends carry the receiver's index" "$(cat "$TMP/rel.apm")" " as \[t\]"
+for np in "256 4" "64 16"; do
+    set -- $np
+    "$POLYAPM" sim "$TMP/rel.apm" -D n=$1 -D procs=$2 --against findiff.apm --json >"$TMP/s.json"
+    expect_eq "fd relcoord n=$1 procs=$2 verified, no violations" \
+        "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+done
+"$POLYAPM" apply "$TMP/rel.apm" relcoord 2>/dev/null >/dev/null; rc=$?
+expect_eq "relcoord twice exits 1" "$rc" 1
+
 for m in stm1 stm2; do
     for k in blocked cyclic; do
         "$POLYAPM" apply "$TMP/$m-$k-comm.apm" memdist -o "$TMP/$m-$k-dm.apm"; rc=$?
@@ -73,4 +87,8 @@ for m in stm1 stm2; do
             "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
     done
 done
+# LU's broadcasts go to ranges of processors whose local offsets differ: relcoord refuses (1)
+"$POLYAPM" apply "$TMP/stm1-blocked-dm.apm" relcoord 2>"$TMP/err" >/dev/null; rc=$?
+expect_eq "lu relcoord refused (exit 1)" "$rc" 1
+expect_match "lu relcoord refusal explained" "$(cat "$TMP/err")" "a send to a range of processors whose offsets differ"
 finish

@@ -1,0 +1,229 @@
+/*
+ * relcoord.c — relative coordinates (syndm → syndm): every processor indexes its local memory
+ * from 0, as the exported code will.  A distribution `dist a(rp) [lo .. hi]...` in absolute
+ * coordinates becomes `dist a(rp) [0 .. hi - lo]... offset [lo]...` (global = local + offset),
+ * every element access a[e]... of the step nest becomes a[e - lo(rp)]..., and a message carries
+ * the element's index at its receiver: `send ... to d as [e - lo(d)]...` (a send to a range of
+ * processors needs offsets that do not depend on the processor).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xf_int.h"
+
+static ir_expr *subst(ir_program *p, const ir_expr *e, const char *from, const ir_expr *to)
+{
+    if (!e) return NULL;
+    if (e->kind == IR_E_NAME && !strcmp(e->u.name.id, from)) return ir_clone_expr(p, to);
+    ir_expr *c = ir_clone_expr(p, e);
+    switch (e->kind) {
+    case IR_E_UNARY: case IR_E_BINARY:
+        c->u.op.a = subst(p, e->u.op.a, from, to);
+        c->u.op.b = subst(p, e->u.op.b, from, to);
+        break;
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) c->u.call.args[i] = subst(p, e->u.call.args[i], from, to);
+        break;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) c->u.access.idx[i] = subst(p, e->u.access.idx[i], from, to);
+        break;
+    case IR_E_REDUCE:
+        c->u.reduce.lo = subst(p, e->u.reduce.lo, from, to);
+        c->u.reduce.hi = subst(p, e->u.reduce.hi, from, to);
+        c->u.reduce.body = subst(p, e->u.reduce.body, from, to);
+        break;
+    default:
+        break;
+    }
+    return c;
+}
+
+static int mentions(const ir_expr *e, const char *nm)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return !strcmp(e->u.name.id, nm);
+    case IR_E_UNARY: case IR_E_BINARY: return mentions(e->u.op.a, nm) || mentions(e->u.op.b, nm);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (mentions(e->u.call.args[i], nm)) return 1;
+        return 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (mentions(e->u.access.idx[i], nm)) return 1;
+        return 0;
+    case IR_E_REDUCE: return mentions(e->u.reduce.lo, nm) || mentions(e->u.reduce.hi, nm) || mentions(e->u.reduce.body, nm);
+    default: return 0;
+    }
+}
+
+typedef struct rc {
+    ir_program *p;
+    const char *rp;            /* the step nest's processor variable */
+    ir_decl **dist;            /* per array: its (old) LOCAL dist or NULL */
+    int narr;
+    int ok;
+    diag_list *d;
+} rc;
+
+/* e - off (with off's processor variable replaced by `who`). */
+static ir_expr *shift(rc *c, const ir_expr *e, const ir_decl *dd, int k, const ir_expr *who)
+{
+    const ir_expr *off = dd->u.dist.lo[k];
+    ir_expr *o = subst(c->p, off, dd->u.dist.procvar, who);
+    if (o->kind == IR_E_INT && o->u.ival == 0) return ir_clone_expr(c->p, e);
+    return ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, e), o);
+}
+
+static const ir_decl *dist_of(const rc *c, const char *array)
+{
+    for (int i = 0; i < c->narr; i++)
+        if (c->dist[i] && !strcmp(c->dist[i]->u.dist.array, array)) return c->dist[i];
+    return NULL;
+}
+
+static void local_expr(rc *c, ir_expr *e, const ir_expr *me)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case IR_E_ACCESS: {
+        for (int i = 0; i < e->u.access.nidx; i++) local_expr(c, e->u.access.idx[i], me);
+        const ir_decl *dd = dist_of(c, e->u.access.array);
+        if (dd)
+            for (int i = 0; i < e->u.access.nidx && i < dd->u.dist.ndims; i++)
+                e->u.access.idx[i] = shift(c, e->u.access.idx[i], dd, i, me);
+        break;
+    }
+    case IR_E_UNARY: case IR_E_BINARY: local_expr(c, e->u.op.a, me); local_expr(c, e->u.op.b, me); break;
+    case IR_E_CALL: for (int i = 0; i < e->u.call.nargs; i++) local_expr(c, e->u.call.args[i], me); break;
+    case IR_E_REDUCE: local_expr(c, e->u.reduce.lo, me); local_expr(c, e->u.reduce.hi, me); local_expr(c, e->u.reduce.body, me); break;
+    default: break;
+    }
+}
+
+static void local_block(rc *c, ir_block *b, const ir_expr *me);
+static void local_stmt(rc *c, ir_stmt *s, const ir_expr *me)
+{
+    switch (s->kind) {
+    case IR_S_ASSIGN: local_expr(c, s->u.assign.lhs, me); local_expr(c, s->u.assign.rhs, me); break;
+    case IR_S_LET: local_expr(c, s->u.let.value, me); break;
+    case IR_S_IF: local_expr(c, s->u.if_.cond, me); local_block(c, s->u.if_.then_blk, me); local_block(c, s->u.if_.else_blk, me); break;
+    case IR_S_FOR: local_block(c, s->u.for_.body, me); break;
+    case IR_S_SEND: {
+        ir_expr *w = s->u.send.what;
+        const ir_decl *dd = w->kind == IR_E_ACCESS ? dist_of(c, w->u.access.array) : NULL;
+        if (dd && !s->u.send.nas) {
+            /* the receiver's index: global minus the receiver's offset */
+            int dep = 0;
+            for (int k = 0; k < dd->u.dist.ndims; k++) dep |= mentions(dd->u.dist.lo[k], dd->u.dist.procvar);
+            if (s->u.send.to_hi && dep) {
+                diag_add(c->d, c->p->file, s->pos.line, s->pos.col,
+                         "relcoord: a send to a range of processors whose offsets differ (array %s)", dd->u.dist.array);
+                c->ok = 0;
+            } else if (dep) {
+                s->u.send.nas = w->u.access.nidx;
+                s->u.send.as_idx = ir_alloc(c->p, (size_t)s->u.send.nas * sizeof *s->u.send.as_idx);
+                for (int k = 0; k < s->u.send.nas; k++)
+                    s->u.send.as_idx[k] = k < dd->u.dist.ndims ? shift(c, w->u.access.idx[k], dd, k, s->u.send.to_lo)
+                                                               : ir_clone_expr(c->p, w->u.access.idx[k]);
+            }
+        }
+        local_expr(c, s->u.send.what, me);
+        local_expr(c, s->u.send.when, me);
+        break;
+    }
+    }
+}
+static void local_block(rc *c, ir_block *b, const ir_expr *me)
+{
+    for (int i = 0; b && i < b->n; i++) local_stmt(c, b->stmts[i], me);
+}
+
+int xf_relcoord_applicable(const ir_program *p, char **why_not)
+{
+    if (p->level != IR_SYNDM) {
+        *why_not = xf_asprintf("relcoord works on a syndm program (this one is %s)", ir_level_name(p->level));
+        return 0;
+    }
+    int any = 0;
+    for (int i = 0; i < p->ndecls; i++) {
+        const ir_decl *d = p->decls[i];
+        if (d->kind == IR_D_DIST && d->u.dist.dk == IR_DIST_LOCAL) {
+            if (d->u.dist.offset) {
+                *why_not = xf_asprintf("the distribution of %s is already relative", d->u.dist.array);
+                return 0;
+            }
+            any = 1;
+        }
+    }
+    if (!any) *why_not = xf_asprintf("no array is distributed (all replicated)");
+    return any;
+}
+
+ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+{
+    *status = XF_EUSAGE;
+    if (args->n) {
+        diag_add(d, NULL, 0, 0, "relcoord: unknown parameter '%s' (it has none)", args->items[0].key);
+        return NULL;
+    }
+    *status = XF_EREFUSED;
+    char *why = NULL;
+    if (!xf_relcoord_applicable(src, &why)) {
+        diag_add(d, src->file, 0, 0, "relcoord does not apply: %s", why);
+        free(why);
+        return NULL;
+    }
+    ir_program *p = ir_program_clone(src);
+    /* the step nest's processor variable */
+    ir_stmt *outer = NULL;
+    for (int i = 0; i < p->body->n; i++) if (p->body->stmts[i]->kind == IR_S_FOR) outer = p->body->stmts[i];
+    if (!outer || outer->u.for_.nvars != 2) {
+        diag_add(d, src->file, 0, 0, "relcoord: expected the step nest `for t = .. seq, rp = .. proc`");
+        ir_program_free(p);
+        return NULL;
+    }
+    rc c = {p, outer->u.for_.vars[1].var, NULL, 0, 1, d};
+    c.dist = ir_alloc(p, (size_t)(p->ndecls + 1) * sizeof *c.dist);
+    /* keep the old (absolute) dists for rewriting, then make the declarations relative */
+    for (int i = 0; i < p->ndecls; i++) {
+        ir_decl *dd = p->decls[i];
+        if (dd->kind != IR_D_DIST || dd->u.dist.dk != IR_DIST_LOCAL) continue;
+        ir_decl *old = ir_new_decl(p, IR_D_DIST);
+        *old = *dd;
+        c.dist[c.narr++] = old;
+        int n = dd->u.dist.ndims;
+        ir_expr **lo = ir_alloc(p, (size_t)n * sizeof *lo), **hi = ir_alloc(p, (size_t)n * sizeof *hi);
+        ir_expr **off = ir_alloc(p, (size_t)n * sizeof *off);
+        for (int k = 0; k < n; k++) {
+            lo[k] = ir_new_int(p, 0);
+            off[k] = ir_clone_expr(p, old->u.dist.lo[k]);
+            hi[k] = old->u.dist.lo[k]->kind == IR_E_INT && old->u.dist.lo[k]->u.ival == 0
+                        ? ir_clone_expr(p, old->u.dist.hi[k])
+                        : ir_new_binary(p, IR_OP_SUB, ir_clone_expr(p, old->u.dist.hi[k]), ir_clone_expr(p, old->u.dist.lo[k]));
+        }
+        dd->u.dist.lo = lo;
+        dd->u.dist.hi = hi;
+        dd->u.dist.offset = off;
+    }
+    ir_expr *me = ir_new_name(p, c.rp);
+    local_block(&c, outer->u.for_.body, me);
+    if (!c.ok) {
+        ir_program_free(p);
+        return NULL;
+    }
+    p->checked = 0;
+    diag_list cd;
+    diag_list_init(&cd);
+    if (ir_check(p, &cd) != 0) {
+        char *txt = ir_print(p);
+        diag_add(d, NULL, 0, 0, "relcoord: internal error: the generated program does not check:");
+        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
+        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
+        free(txt);
+        diag_list_free(&cd);
+        ir_program_free(p);
+        return NULL;
+    }
+    diag_list_free(&cd);
+    *status = XF_OK;
+    return p;
+}
