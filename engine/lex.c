@@ -2,7 +2,8 @@
  * lex.c — the lexer: text to tokens, comments and lexical errors (see lex.h).
  *
  * Lines and columns are 1-based; a column counts bytes.  Only '\n' ends a line.  Bytes that are
- * not printable ASCII or whitespace are reported as "unexpected character '\xNN'" and skipped.
+ * not printable ASCII or whitespace are reported as "unexpected character '\xNN'" and skipped,
+ * except inside comments, which may hold any well-formed UTF-8 text but control characters.
  */
 #include "lex.h"
 
@@ -169,6 +170,22 @@ static void lex_number(lexer *L, ir_pos pos)
     adv(L, n);
 }
 
+/* The length of the well-formed UTF-8 sequence of two to four bytes at s (at most n bytes), or 0. */
+static size_t utf8_length(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = u[0] >= 0xC2 && u[0] <= 0xDF ? 2 : u[0] >= 0xE0 && u[0] <= 0xEF ? 3
+               : u[0] >= 0xF0 && u[0] <= 0xF4 ? 4 : 0;
+    if (len == 0 || len > n) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((u[i] & 0xC0) != 0x80) return 0;
+    if (u[0] == 0xE0 && u[1] < 0xA0) return 0;          /* overlong */
+    if (u[0] == 0xED && u[1] >= 0xA0) return 0;         /* surrogates */
+    if (u[0] == 0xF0 && u[1] < 0x90) return 0;          /* overlong */
+    if (u[0] == 0xF4 && u[1] >= 0x90) return 0;         /* beyond U+10FFFF */
+    return len;
+}
+
 void ir_lex(ir_program *p, const char *text, size_t len, ir_lexed *out)
 {
     memset(out, 0, sizeof *out);
@@ -180,10 +197,12 @@ void ir_lex(ir_program *p, const char *text, size_t len, ir_lexed *out)
         if (c == '#') {
             size_t j = L.i + 1;
             while (j < L.len && L.s[j] != '\n') j++;
-            /* bad bytes inside a comment are errors too */
+            /* control bytes and broken UTF-8 inside a comment are errors; UTF-8 text is welcome */
             int bad = 0;
             for (size_t k = L.i + 1; k < j; k++) {
                 int b = (unsigned char)L.s[k];
+                size_t u = b >= 0x80 ? utf8_length(L.s + k, j - k) : 0;
+                if (u) { k += u - 1; continue; }
                 if (!is_print(b) && !is_space(b)) {
                     ir_pos bp = { L.line, L.col + (int)(k - L.i) };
                     lex_error(&L, bp, "unexpected character '\\x%02x'", NULL, b);
@@ -192,8 +211,9 @@ void ir_lex(ir_program *p, const char *text, size_t len, ir_lexed *out)
                 }
             }
             if (!bad) {
+                /* the text after "# ": one space dropped, the rest of the indentation kept */
                 size_t a = L.i + 1, b = j;
-                while (a < b && is_space((unsigned char)L.s[a])) a++;
+                if (a < b && L.s[a] == ' ') a++;
                 while (b > a && is_space((unsigned char)L.s[b - 1])) b--;
                 GROW(&L, out->comments, out->ncomments, L.ccom);
                 ir_comment_tok *ct = &out->comments[out->ncomments++];

@@ -29,4 +29,13 @@ expect_eq "examples are canonical" "$?:$(cat "$TMP/out")" "0:"
 printf 'program p\nlevel source\nparam n=3\narray a[0..n] double\noutput a\nfor i=0..n{S:a[i]=i*2}\n' >"$TMP/w.apm"
 "$POLYAPM" fmt -w "$TMP/w.apm"
 expect_match "fmt -w rewrites" "$(cat "$TMP/w.apm")" "S: a\[i\] = i \* 2"
+# comments may hold UTF-8 text and keep their indentation after "# "
+printf 'program p # θ and σ\nlevel source\n#   indented\narray a[0 .. 2] double\noutput a\n\nfor i = 0 .. 2 {\n  S: a[i] = i\n}\n' >"$TMP/u.apm"
+"$POLYAPM" fmt "$TMP/u.apm" >"$TMP/u2.apm" 2>&1
+if cmp -s "$TMP/u.apm" "$TMP/u2.apm"; then ok "fmt keeps UTF-8 comments and their indentation"
+else fail "fmt keeps UTF-8 comments and their indentation" "$(diff "$TMP/u.apm" "$TMP/u2.apm" | head -5)"; fi
+printf 'program p\nlevel source # \xe2\x82\nparam n = 1\n' >"$TMP/broken-utf8.apm"
+"$POLYAPM" check "$TMP/broken-utf8.apm" >/dev/null 2>"$TMP/err"
+expect_eq "broken UTF-8 in a comment: exit 1" "$?" 1
+expect_match "broken UTF-8 in a comment: file:line:col" "$(cat "$TMP/err")" "broken-utf8.apm:2:1[0-9]: error: unexpected character"
 finish
