@@ -20,6 +20,9 @@
  * The destination time t + 1 is always valid (every dependence goes forward in time).
  * `gencost=N` adds the message-generation cost N to every cost annotation of the step nest's
  * body (the thesis: 8 ticks per element for FD) or, without annotations, to each send.
+ * `lastsend=1` keeps the sends of the last time step, whose values nobody reads, as the thesis's
+ * hand-written programs do: the dependences are then computed as if the step loop ran one more
+ * step.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,15 +311,38 @@ int xf_commgen_applicable(const ir_program *p, char **why_not)
     return ok;
 }
 
+/* The untiled program with one more time step (for lastsend=1): the step loop's upper bound + 1,
+ * checked again. */
+static int extend_time(ir_program *u, diag_list *d)
+{
+    for (int i = 0; i < u->body->n; i++) {
+        ir_stmt *s = u->body->stmts[i];
+        if (s->kind != IR_S_FOR) continue;
+        ir_loopvar *t = &s->u.for_.vars[0];
+        t->hi = ir_new_binary(u, IR_OP_ADD, t->hi, ir_new_int(u, 1));
+        return ir_check(u, d) == 0 ? 0 : -1;
+    }
+    diag_add(d, u->file, 0, 0, "commgen: no step loop found");
+    return -1;
+}
+
 ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
     *status = XF_EUSAGE;
     int64_t gencost = 0;
     for (int i = 0; i < args->n; i++)
-        if (strcmp(args->items[i].key, "gencost") || args->items[i].label) {
-            diag_add(d, NULL, 0, 0, "commgen: unknown parameter '%s' (gencost)", args->items[i].key);
+        if ((strcmp(args->items[i].key, "gencost") && strcmp(args->items[i].key, "lastsend")) ||
+            args->items[i].label) {
+            diag_add(d, NULL, 0, 0, "commgen: unknown parameter '%s' (gencost, lastsend)",
+                     args->items[i].key);
             return NULL;
         }
+    const char *ls = xf_args_get(args, "lastsend", "0");
+    if (strcmp(ls, "0") && strcmp(ls, "1")) {
+        diag_add(d, NULL, 0, 0, "commgen: lastsend=%s: expected 0 or 1", ls);
+        return NULL;
+    }
+    int lastsend = ls[0] == '1';
     const char *gc = xf_args_get(args, "gencost", NULL);
     if (gc) {
         char *end;
@@ -337,6 +363,7 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
     xf_tiling T;
     xf_tiling_recognise(out, &T);
     ir_program *u = xf_tiling_untile(src, &T, d);
+    if (u && lastsend && extend_time(u, d) != 0) { ir_program_free(u); u = NULL; }
     if (!u) { ir_program_free(out); return NULL; }
     xf_model *m = xf_model_build(u, args->bindings, args->nbindings, 0, d);
     if (!m) { ir_program_free(u); ir_program_free(out); return NULL; }

@@ -43,6 +43,9 @@ static const xf_param commgen_params[] = {
     {"gencost", XF_P_INT, "0", "0|8", 0,
      "ticks of message generation per element: added to every cost annotation of the body (the "
      "thesis used 8 for FD), or to each send when the body has none"},
+    {"lastsend", XF_P_INT, "0", "0|1", 0,
+     "1: also send on the last time step, where nobody reads the values (what the thesis's "
+     "programs do; their published costs include these messages)"},
 };
 
 static const xf_transform registry[] = {
