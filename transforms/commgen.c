@@ -337,7 +337,8 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
                      args->items[i].key);
             return NULL;
         }
-    const char *ls = xf_args_get(args, "lastsend", "0");
+    const char *ls = xf_args_get(args, "lastsend", NULL);
+    if (!ls) ls = "0";
     if (strcmp(ls, "0") && strcmp(ls, "1")) {
         diag_add(d, NULL, 0, 0, "commgen: lastsend=%s: expected 0 or 1", ls);
         return NULL;

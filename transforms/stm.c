@@ -157,9 +157,11 @@ static int parse_args(stm *s, const xf_args *a)
         const char *th = xf_args_get(a, "theta", l->label);
         const char *sg = xf_args_get(a, "sigma", l->label);
         if (!th || !sg)
-            return usage(s, "stm: no %s for statement %s: give %s=EXPR (all statements) or "
-                         "%s.LABEL=EXPR", !th ? "schedule (theta)" : "allocation (sigma)", l->label,
-                         !th ? "theta" : "sigma");
+            return usage(s, !th ? "stm: no %s for statement %s: give theta=EXPR (all statements) "
+                                  "or theta.%s=EXPR"
+                                : "stm: no %s for statement %s: give sigma=EXPR (all statements) "
+                                  "or sigma.%s=EXPR",
+                         !th ? "schedule (theta)" : "allocation (sigma)", l->label, l->label);
         /* names: the statement's loop variables, then the parameters */
         const char *names[st->nvars + m->npnames + 1];
         int nn = 0;
