@@ -671,6 +671,7 @@ void sim_result_free(sim_result *r)
 {
     if (!r) return;
     free(r->params);
+    free(r->local_elems);
     sim_trace *t = &r->trace;
     if (t->msgs)
         for (int s = 0; s < t->nsteps; s++) free(t->msgs[s]);
@@ -724,7 +725,15 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
     c->nmem = c->nprocs;
     size_t na = (size_t)(c->prog->narrays ? c->prog->narrays : 1);
     c->allmem = calloc((size_t)c->nprocs * na, sizeof *c->allmem);
-    if (!c->allmem) return -1;
+    c->r->local_elems = calloc((size_t)c->nprocs + 1, sizeof *c->r->local_elems);
+    if (!c->allmem || !c->r->local_elems) return -1;
+    c->r->full_elems = 0;
+    for (int a = 0; a < c->prog->narrays; a++) {
+        int64_t n = 1;
+        for (int k = 0; k < c->prog->arrays[a]->u.array.ndims; k++)
+            n *= ab[a].hi[k] >= ab[a].lo[k] ? ab[a].hi[k] - ab[a].lo[k] + 1 : 0;
+        c->r->full_elems += n;
+    }
     for (int a = 0; a < c->prog->narrays; a++) {
         const ir_decl *dd = dists[a], *arr = c->prog->arrays[a];
         if (!dd) {
@@ -773,6 +782,9 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
             if (sim_mem_alloc(c, &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a], arr,
                               l, h, o, 0, &bytes) != 0)
                 return -1;
+            int64_t n = 1;
+            for (int k = 0; k < nd; k++) n *= h[k] >= l[k] ? h[k] - l[k] + 1 : 0;
+            c->r->local_elems[q] += n;
         }
     }
     for (int q = 0; q < c->nprocs && !c->stop; q++)

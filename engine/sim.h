@@ -88,6 +88,10 @@ typedef struct sim_result {
     int noutputs;
     uint64_t checksum;            /* FNV-1a over the outputs (see sim_checksum) */
     double seconds;               /* wall time of the run */
+    int64_t *local_elems;         /* syndm: elements of each processor's local memory (nprocs
+                                     entries, all arrays), NULL at other levels */
+    int64_t full_elems;           /* elements of all arrays: one processor's share under full
+                                     replication */
     diag_list diags;              /* errors that stopped the run (bad parameters, ...) */
 } sim_result;
 

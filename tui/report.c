@@ -84,6 +84,11 @@ void report_sim_text(FILE *out, const report_input *in)
         if (!isnan(s)) fprintf(out, "speedup over the source: %.2f (source cost %.1f)\n", s,
                                in->ref_cost->total);
     }
+    if (r->local_elems && c) {
+        fputs("local memory (elements): ", out);
+        list_ints(out, r->local_elems, c->nprocs);
+        fprintf(out, "full replication: %" PRId64 " elements per processor\n", r->full_elems);
+    }
     if (in->trace && c) {
         fputs("step        time          cost      max work   messages\n", out);
         for (int t = 0; t < c->nsteps && t < r->trace.nsteps; t++) {
@@ -162,6 +167,10 @@ void report_sim_json(FILE *out, const report_input *in)
         fputs(",\"comm\":", out); json_doubles(out, c->comm, c->nprocs);
         fputs(",\"step_cost\":", out); json_doubles(out, c->step_cost, c->nsteps);
         fputs(",\"speedup\":", out); json_number(out, speedup(in));
+        if (r->local_elems) {
+            fputs(",\"local_memory\":", out); json_ints(out, r->local_elems, c->nprocs);
+            fprintf(out, ",\"full_memory\":%" PRId64, r->full_elems);
+        }
     }
     if (in->ref_cost) {
         fputs(",\"reference_cost\":", out); json_number(out, in->ref_cost->total);

@@ -57,6 +57,9 @@ WS=$TMP/fd256-msgs.pdg; chain fd256.apm "theta=t sigma=x,y" "kind=block2d procs=
 steps=$(P sim 5 --trace | awk '$1 ~ /^[0-9]+$/ && NF == 5 {print $5}' | sort -n | uniq -c | tr -s ' \n' '  ')
 expect_eq "fd n=256 procs=4: 1016 messages a step (4 processors x 2 neighbours x 127) on 20 steps, none on the last" \
     "$steps" " 1 0 20 1016 "
+# memdist's footprint for FD: the tile plus a rim of 1, every time plane: 22 x 130 x 130
+expect_eq "fd n=256 procs=4 memdist: local memory 22 x 130 x 130 per processor" \
+    "$(P sim 5 --json | json "j['local_memory']")" "[371800, 371800, 371800, 371800]"
 
 # LU: the four leaves
 sed 's/^param n = 64$/param n = 64, procs = 4/' "$EX/lu.apm" >lu.apm
@@ -68,6 +71,8 @@ for m in "stm1:theta.L=2*(j-1) sigma.L=i theta.U=2*(i-1)+1 sigma.U=j" "stm2:thet
         else fail "lu $name: the chain applies" "see above"; continue; fi
         for node in 3 4 5; do lucost[$name-$node]=$(cost $node); done
         expect_eq "lu $name n=64 syndm leaf verified" "$(verified 5)" True
+        expect_eq "lu $name: local memory per processor below full replication" \
+            "$(P sim 5 --json | json "max(j['local_memory']) < j['full_memory']")" True
         expect_eq "lu $name n=512 syndm leaf verified" "$(verified 5 -D n=512)" True
     done
 done
