@@ -121,8 +121,31 @@ int xf_tiling_recognise(ir_program *p, xf_tiling *T)
         T->body = in->u.for_.body;
         return 0;
     }
-    (void)rp;
-    return -1;   /* blockcyclic and hand-written tilings: not recognised */
+    if (v->step && v->step->kind == IR_E_NAME && !strcmp(v->step->u.name.id, "procs") &&
+        v->lo->kind == IR_E_NAME && !strcmp(v->lo->u.name.id, rp) && is_bin(v->hi, IR_OP_DIV) &&
+        is_bin(v->hi->u.op.a, IR_OP_SUB) && in->u.for_.body->n == 1 &&
+        in->u.for_.body->stmts[0]->kind == IR_S_FOR && in->u.for_.body->stmts[0]->u.for_.nvars == 1) {
+        /* blockcyclic: for kb = rp .. (P1 - P0) / bs step procs {
+         *                for p = max(LO, P0 + kb * bs) .. min(HI, P0 + kb * bs + (bs - 1)) { body } } */
+        ir_stmt *pf = in->u.for_.body->stmts[0];
+        ir_loopvar *w = &pf->u.for_.vars[0];
+        const char *kb = v->var;
+        if (w->step || !is_call(w->lo, IR_F_MAX) || !is_call(w->hi, IR_F_MIN)) return -1;
+        const ir_expr *first = w->lo->u.call.args[1];
+        if (!is_bin(first, IR_OP_ADD) || !is_bin(first->u.op.b, IR_OP_MUL) ||
+            first->u.op.b->u.op.a->kind != IR_E_NAME || strcmp(first->u.op.b->u.op.a->u.name.id, kb))
+            return -1;
+        T->k = TK_BLOCKCYCLIC;
+        T->lo[0] = w->lo->u.call.args[0];
+        T->hi[0] = w->hi->u.call.args[0];
+        T->p0[0] = first->u.op.a;
+        T->b[0] = first->u.op.b->u.op.b;
+        T->p1 = v->hi->u.op.a->u.op.a;
+        T->pv[0] = w->var;
+        T->body = pf->u.for_.body;
+        return 0;
+    }
+    return -1;   /* hand-written tilings: not recognised */
 }
 
 /* RP(e): the real processor owning virtual processor(s) e (np expressions). */
@@ -135,6 +158,9 @@ ir_expr *xf_tiling_rp(ir_program *p, const xf_tiling *T, ir_expr **e)
     case TK_NONE: return e[0];
     case TK_BLOCKED: return ir_new_binary(p, IR_OP_DIV, x[0], ir_clone_expr(p, T->b[0]));
     case TK_CYCLIC: return ir_new_binary(p, IR_OP_MOD, x[0], ir_new_name(p, "procs"));
+    case TK_BLOCKCYCLIC:
+        return ir_new_binary(p, IR_OP_MOD, ir_new_binary(p, IR_OP_DIV, x[0], ir_clone_expr(p, T->b[0])),
+                             ir_new_name(p, "procs"));
     case TK_BLOCK2D:
         return ir_new_binary(p, IR_OP_ADD,
                              ir_new_binary(p, IR_OP_MUL, ir_new_binary(p, IR_OP_DIV, x[0], ir_clone_expr(p, T->b[0])),
@@ -307,7 +333,7 @@ int xf_commgen_applicable(const ir_program *p, char **why_not)
     xf_tiling T;
     int ok = xf_tiling_recognise(c, &T) == 0;
     ir_program_free(c);
-    if (!ok) *why_not = xf_asprintf("the step nest is not one stm and tile produce (blockcyclic is not supported yet)");
+    if (!ok) *why_not = xf_asprintf("the step nest is not one stm and tile produce");
     return ok;
 }
 
@@ -474,10 +500,22 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
                 diag_add(d, src->file, st->assign->pos.line, 0,
                          "commgen: the destinations of %s's values are not expressible in the language", st->name);
                 ok = 0;
-            } else if (T.k == TK_CYCLIC) {
-                /* consecutive virtual processors are consecutive real ones, modulo procs */
-                ir_expr *len = ir_new_binary(out, IR_OP_ADD, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, hi),
-                                                                          ir_clone_expr(out, lo)), ir_new_int(out, 1));
+            } else if (T.k == TK_CYCLIC || T.k == TK_BLOCKCYCLIC) {
+                /* consecutive virtual processors (blocks) are consecutive real ones, modulo procs;
+                 * len counts the blocks lo .. hi touch (blocks of 1 for cyclic) */
+                ir_expr *len;
+                if (T.k == TK_CYCLIC) {
+                    len = ir_new_binary(out, IR_OP_ADD, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, hi),
+                                                                      ir_clone_expr(out, lo)), ir_new_int(out, 1));
+                } else {
+                    ir_expr *kh = ir_new_binary(out, IR_OP_DIV, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, hi),
+                                                                              ir_clone_expr(out, T.p0[0])),
+                                                ir_clone_expr(out, T.b[0]));
+                    ir_expr *kl = ir_new_binary(out, IR_OP_DIV, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, lo),
+                                                                              ir_clone_expr(out, T.p0[0])),
+                                                ir_clone_expr(out, T.b[0]));
+                    len = ir_new_binary(out, IR_OP_ADD, ir_new_binary(out, IR_OP_SUB, kh, kl), ir_new_int(out, 1));
+                }
                 ir_expr *all = ir_new_binary(out, IR_OP_GE, ir_clone_expr(out, len), ir_new_name(out, "procs"));
                 ir_expr *some = ir_new_binary(out, IR_OP_LT, len, ir_new_name(out, "procs"));
                 ir_expr *l1[1] = {ir_clone_expr(out, lo)}, *h1[1] = {ir_clone_expr(out, hi)};

@@ -154,6 +154,7 @@ typedef struct xf_tiling {
     const ir_expr *lo[2], *hi[2];   /* their bounds (of t) */
     const ir_expr *p0[2];      /* offset P0 (lo1, lo2 for block2d), NULL = 0 */
     const ir_expr *b[2];       /* block sizes (blocked, block2d), bs (blockcyclic) */
+    const ir_expr *p1;         /* blockcyclic: the last virtual processor P1 (blocks 0 .. (P1 - P0) / bs) */
     const char *q;             /* block2d grid side */
     ir_block *body;            /* the statements of a point */
     ir_loopvar *t;
