@@ -161,6 +161,47 @@ static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv,
     for (int q = 0; q < np; q++) dep |= mentions(x, T->pv[q]);
     if (!dep || T->k == TK_NONE) return x;
     static const char *const kn[] = {"k1", "k2"};
+    if (T->k == TK_BLOCKCYCLIC) {
+        /* rp's virtual processors: P0 + (rp + k1 * procs) * bs + k2 (at most P1), for
+         * k1 = 0 .. KL with KL = ((P1 - P0) / bs - rp) / procs (its last block) and k2 = 0 .. bs - 1 */
+        if (!P1) { *ok = 0; return x; }
+        ir_expr *p0 = T->p0[0] ? ir_clone_expr(out, T->p0[0]) : ir_new_int(out, 0);
+        ir_expr *KL = bin(out, IR_OP_DIV,
+                          bin(out, IR_OP_SUB, bin(out, IR_OP_DIV, bin(out, IR_OP_SUB, ir_clone_expr(out, P1), ir_clone_expr(out, p0)),
+                                                  ir_clone_expr(out, T->b[0])),
+                              ir_new_name(out, rpv)),
+                          ir_new_name(out, "procs"));
+        if (mono[0]) {
+            ir_expr *at[1];
+            if ((mono[0] > 0) == (e == 0)) {   /* the first one: P0 + rp * bs */
+                at[0] = bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, ir_new_name(out, rpv), ir_clone_expr(out, T->b[0])));
+            } else {                           /* the last one: min(P1, P0 + (rp + KL * procs) * bs + bs - 1) */
+                ir_expr *blk = bin(out, IR_OP_ADD, ir_new_name(out, rpv), bin(out, IR_OP_MUL, KL, ir_new_name(out, "procs")));
+                ir_expr *end = bin(out, IR_OP_SUB, bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, blk, ir_clone_expr(out, T->b[0]))),
+                                                       ir_clone_expr(out, T->b[0])), ir_new_int(out, 1));
+                ir_expr *args[2] = {ir_clone_expr(out, P1), fold(out, end)};
+                at[0] = ir_new_call(out, IR_F_MIN, args, 2);
+            }
+            return fold(out, subst(out, x, T->pv, at, 1));
+        }
+        ir_expr *blk = bin(out, IR_OP_ADD, ir_new_name(out, rpv), bin(out, IR_OP_MUL, ir_new_name(out, kn[0]), ir_new_name(out, "procs")));
+        ir_expr *args[2] = {ir_clone_expr(out, P1),
+                            bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, blk, ir_clone_expr(out, T->b[0]))),
+                                ir_new_name(out, kn[1]))};
+        ir_expr *at[1] = {ir_new_call(out, IR_F_MIN, args, 2)};
+        ir_expr *body = subst(out, x, T->pv, at, 1);
+        for (int q = 1; q >= 0; q--) {
+            ir_expr *r = ir_alloc(out, sizeof *r);
+            r->kind = IR_E_REDUCE;
+            r->u.reduce.r = e == 0 ? IR_R_MIN : IR_R_MAX;
+            r->u.reduce.var = ir_strdup(out, kn[q]);
+            r->u.reduce.lo = ir_new_int(out, 0);
+            r->u.reduce.hi = q ? bin(out, IR_OP_SUB, ir_clone_expr(out, T->b[0]), ir_new_int(out, 1)) : KL;
+            r->u.reduce.body = body;
+            body = r;
+        }
+        return body;
+    }
     ir_expr *first[2], *last[2];
     for (int q = 0; q < np; q++) {
         ir_expr *p0 = T->p0[q] ? ir_clone_expr(out, T->p0[q]) : NULL;
@@ -224,7 +265,7 @@ int xf_memdist_applicable(const ir_program *p, char **why_not)
     }
     ir_program *c = ir_program_clone(p);
     xf_tiling T;
-    int ok = xf_tiling_recognise(c, &T) == 0 && T.k != TK_BLOCKCYCLIC;
+    int ok = xf_tiling_recognise(c, &T) == 0;
     ir_program_free(c);
     if (!ok) *why_not = xf_asprintf("the step nest is not one stm and tile produce");
     return ok;
@@ -286,6 +327,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     isl_ast_build *b0 = isl_ast_build_from_context(xf_model_context(m));
     ir_expr *P1 = NULL;
     if (T.k == TK_CYCLIC) P1 = xf_expr_of_pa(out, b0, isl_set_dim_max(isl_set_copy(pvs), 0));
+    if (T.k == TK_BLOCKCYCLIC) P1 = ir_clone_expr(out, T.p1);
 
     ir_decl **decls = ir_alloc(out, (size_t)(out->ndecls + out->narrays + 1) * sizeof *decls);
     int nd = 0;
@@ -402,6 +444,25 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
                     if (!dup) terms[kept++] = terms[j];
                 }
                 nterms = kept;
+                if (T.k == TK_BLOCKCYCLIC) {
+                    /* a block's bound taken outside the domain of an access's piece (the first
+                     * block's p - 1 at p = P0) may leave the array: clamp it to the array */
+                    const ir_expr *ab = (e ? ad->u.array.hi : ad->u.array.lo)[k];
+                    char *abt = ir_print_expr(ab);
+                    int same = 0;
+                    for (int j = 0; j < nterms && !same; j++) {
+                        char *tj = ir_print_expr(terms[j]);
+                        same = !strcmp(tj, abt);
+                        free(tj);
+                    }
+                    free(abt);
+                    if (!same) {
+                        ir_expr *x1 = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
+                        ir_expr *cl[2] = {ir_clone_expr(out, ab), x1};
+                        terms[0] = ir_new_call(out, e ? IR_F_MIN : IR_F_MAX, cl, 2);
+                        nterms = 1;
+                    }
+                }
                 ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
                 (e == 0 ? dd->u.dist.lo : dd->u.dist.hi)[k] = x;
             }
