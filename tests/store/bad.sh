@@ -6,17 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 cd "$TMP" || exit 1
 P=$POLYAPM
 WS=$TMP/w.pdg
-cat >"$TMP/base.apm" <<'EOF'
-program tiny
-level source
-param n = 8, steps = 2, v = 1
-array a[0 .. steps][0 .. n - 1] double
-init a[0][x] = x
-output a[steps]
-for t = 1 .. steps, x = 0 .. n - 1 {
-  S: a[t][x] = a[t - 1][x] + 1
-}
-EOF
+cp "$ROOT/tests/store/data/tiny.apm" "$TMP/base.apm"
 "$P" fmt "$TMP/base.apm" >"$TMP/canon.apm"
 "$P" init "$TMP/canon.apm" -o "$WS" >/dev/null || { fail "bad: init" "failed"; finish; }
 # Two programs whose blob ids share their first 4 hex digits (found by hashing like git does).

@@ -7,17 +7,7 @@ cd "$TMP" || exit 1
 P=$POLYAPM
 WS=$TMP/cc.pdg
 N=${CONC_N:-15}
-cat >"$TMP/base.apm" <<'EOF'
-program tiny
-level source
-param n = 8, steps = 2, v = 1
-array a[0 .. steps][0 .. n - 1] double
-init a[0][x] = x
-output a[steps]
-for t = 1 .. steps, x = 0 .. n - 1 {
-  S: a[t][x] = a[t - 1][x] + 1
-}
-EOF
+cp "$ROOT/tests/store/data/tiny.apm" "$TMP/base.apm"
 "$P" init "$TMP/base.apm" -o "$WS" >/dev/null || { fail "concurrency: init" "failed"; finish; }
 mkdir -p "$TMP/a" "$TMP/b" "$TMP/s"
 for ((i = 1; i <= N; i++)); do

@@ -9,17 +9,7 @@ cd "$TMP" || exit 1
 P=$POLYAPM
 WS=$TMP/c.pdg
 ROUNDS=${CRASH_ROUNDS:-200}
-cat >"$TMP/base.apm" <<'EOF'
-program tiny
-level source
-param n = 8, steps = 2, v = 1
-array a[0 .. steps][0 .. n - 1] double
-init a[0][x] = x
-output a[steps]
-for t = 1 .. steps, x = 0 .. n - 1 {
-  S: a[t][x] = a[t - 1][x] * 2 + 1
-}
-EOF
+sed 's/a\[t - 1\]\[x\] + 1/a[t - 1][x] * 2 + 1/' "$ROOT/tests/store/data/tiny.apm" >"$TMP/base.apm"
 "$P" init "$TMP/base.apm" -o "$WS" >/dev/null || { fail "crash: init" "failed"; finish; }
 ids=(1)
 # Calibrate: the kill moment is uniform over 0 .. 1.5 x the time of an add on this machine now.
