@@ -256,6 +256,129 @@ static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv,
     return body;
 }
 
+/* Is e an affine expression that isl reads (names from `names` only)? */
+static int plain_affine(const ir_expr *e, const char *const *names, int n)
+{
+    switch (e->kind) {
+    case IR_E_INT: return 1;
+    case IR_E_NAME:
+        for (int i = 0; i < n; i++) if (!strcmp(e->u.name.id, names[i])) return 1;
+        return 0;
+    case IR_E_UNARY: return e->u.op.op == IR_OP_NEG && plain_affine(e->u.op.a, names, n);
+    case IR_E_BINARY:
+        switch (e->u.op.op) {
+        case IR_OP_ADD: case IR_OP_SUB:
+            return plain_affine(e->u.op.a, names, n) && plain_affine(e->u.op.b, names, n);
+        case IR_OP_MUL:
+            return (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT) &&
+                   plain_affine(e->u.op.a, names, n) && plain_affine(e->u.op.b, names, n);
+        case IR_OP_DIV: case IR_OP_MOD:
+            return e->u.op.b->kind == IR_E_INT && e->u.op.b->u.ival > 0 && plain_affine(e->u.op.a, names, n);
+        default: return 0;
+        }
+    case IR_E_CALL:
+        if (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX) return 0;
+        for (int i = 0; i < e->u.call.nargs; i++) if (!plain_affine(e->u.call.args[i], names, n)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static int same_expr(const ir_expr *a, const ir_expr *b)
+{
+    char *x = ir_print_expr(a), *y = ir_print_expr(b);
+    int r = !strcmp(x, y);
+    free(x);
+    free(y);
+    return r;
+}
+
+/* min/max cleanups isl cannot do on non-affine bounds: nested calls of the same kind flattened,
+ * repeated arguments dropped, and absorption (max(min(a, X), a) = a, min(max(a, X), a) = a). */
+static ir_expr *tidy_minmax(ir_program *out, ir_expr *e)
+{
+    if (!e || e->kind != IR_E_CALL || (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX)) return e;
+    ir_func f = e->u.call.f, g = f == IR_F_MIN ? IR_F_MAX : IR_F_MIN;
+    int cap = 0;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        ir_expr *a = tidy_minmax(out, e->u.call.args[i]);
+        e->u.call.args[i] = a;
+        cap += a->kind == IR_E_CALL && a->u.call.f == f ? a->u.call.nargs : 1;
+    }
+    ir_expr *args[cap + 1];
+    int n = 0;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        ir_expr *a = e->u.call.args[i];
+        int na = a->kind == IR_E_CALL && a->u.call.f == f ? a->u.call.nargs : 1;
+        for (int j = 0; j < na; j++) {
+            ir_expr *x = na > 1 || (a->kind == IR_E_CALL && a->u.call.f == f) ? a->u.call.args[j] : a;
+            int dup = 0;
+            for (int k = 0; k < n && !dup; k++) dup = same_expr(args[k], x);
+            if (!dup) args[n++] = x;
+        }
+    }
+    /* absorption: an argument g(.., y, ..) with y another argument is redundant */
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        int absorbed = 0;
+        if (args[i]->kind == IR_E_CALL && args[i]->u.call.f == g)
+            for (int j = 0; j < n && !absorbed; j++)
+                for (int k = 0; j != i && k < args[i]->u.call.nargs && !absorbed; k++)
+                    absorbed = same_expr(args[i]->u.call.args[k], args[j]);
+        if (!absorbed) args[kept++] = args[i];
+    }
+    n = kept;
+    return n == 1 ? args[0] : ir_new_call(out, f, args, n);
+}
+
+/* A bound simplified by isl against the processor range 0 <= rp < procs and the parameters'
+ * context (min(1, 1 + rp * 2) -> 1): the simpler text, or e itself when isl cannot read it or
+ * does not shorten it. */
+static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const char *rpv)
+{
+    const char *names[m->npnames + 2];
+    int n = 0, hasprocs = 0;
+    for (int i = 0; i < m->npnames; i++) {
+        names[n++] = m->pnames[i];
+        hasprocs |= !strcmp(m->pnames[i], "procs");
+    }
+    if (!hasprocs) return e;
+    names[n++] = rpv;
+    if (!plain_affine(e, names, n)) return e;
+    xf_buf t = {0};
+    if (xf_isl_expr(&t, e, NULL, 0) < 0) { xf_buf_free(&t); return e; }
+    char *et = xf_buf_take(&t);
+    xf_buf ps = {0};
+    for (int i = 0; i < n; i++) xf_buf_printf(&ps, "%s%s", i ? ", " : "", names[i]);
+    char *pl = xf_buf_take(&ps);
+    char *pat = xf_asprintf("[%s] -> { [(%s)] }", pl, et);
+    char *cst = xf_asprintf("[%s] -> { : 0 <= %s < procs }", pl, rpv);
+    free(et);
+    free(pl);
+    isl_pw_aff *pa = isl_pw_aff_read_from_str(m->ctx, pat);
+    isl_set *cx = isl_set_read_from_str(m->ctx, cst);
+    free(pat);
+    free(cst);
+    ir_expr *r = e;
+    if (pa && cx) {
+        isl_set *ctx = isl_set_align_params(xf_model_context(m), isl_set_get_space(cx));
+        ctx = isl_set_intersect(ctx, isl_set_align_params(isl_set_copy(cx), isl_set_get_space(ctx)));
+        pa = isl_pw_aff_coalesce(isl_pw_aff_gist(pa, isl_set_copy(ctx)));
+        isl_ast_build *b = isl_ast_build_from_context(ctx);
+        ir_expr *x = xf_expr_of_pa(out, b, isl_pw_aff_copy(pa));
+        isl_ast_build_free(b);
+        if (x) {
+            char *a = ir_print_expr(e), *c = ir_print_expr(x);
+            if (strlen(c) < strlen(a)) r = x;
+            free(a);
+            free(c);
+        }
+    }
+    isl_pw_aff_free(pa);
+    isl_set_free(cx);
+    return r;
+}
+
 int xf_memdist_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYNCOMM) {
@@ -464,6 +587,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
                     }
                 }
                 ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
+                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, x), m, rpv);
                 (e == 0 ? dd->u.dist.lo : dd->u.dist.hi)[k] = x;
             }
         }
