@@ -256,34 +256,6 @@ static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv,
     return body;
 }
 
-/* Is e an affine expression that isl reads (names from `names` only)? */
-static int plain_affine(const ir_expr *e, const char *const *names, int n)
-{
-    switch (e->kind) {
-    case IR_E_INT: return 1;
-    case IR_E_NAME:
-        for (int i = 0; i < n; i++) if (!strcmp(e->u.name.id, names[i])) return 1;
-        return 0;
-    case IR_E_UNARY: return e->u.op.op == IR_OP_NEG && plain_affine(e->u.op.a, names, n);
-    case IR_E_BINARY:
-        switch (e->u.op.op) {
-        case IR_OP_ADD: case IR_OP_SUB:
-            return plain_affine(e->u.op.a, names, n) && plain_affine(e->u.op.b, names, n);
-        case IR_OP_MUL:
-            return (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT) &&
-                   plain_affine(e->u.op.a, names, n) && plain_affine(e->u.op.b, names, n);
-        case IR_OP_DIV: case IR_OP_MOD:
-            return e->u.op.b->kind == IR_E_INT && e->u.op.b->u.ival > 0 && plain_affine(e->u.op.a, names, n);
-        default: return 0;
-        }
-    case IR_E_CALL:
-        if (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX) return 0;
-        for (int i = 0; i < e->u.call.nargs; i++) if (!plain_affine(e->u.call.args[i], names, n)) return 0;
-        return 1;
-    default: return 0;
-    }
-}
-
 static int same_expr(const ir_expr *a, const ir_expr *b)
 {
     char *x = ir_print_expr(a), *y = ir_print_expr(b);
@@ -331,10 +303,90 @@ static ir_expr *tidy_minmax(ir_program *out, ir_expr *e)
     return n == 1 ? args[0] : ir_new_call(out, f, args, n);
 }
 
+/* e as isl text when it is affine in `names` (the parameters and rp); a product rp * B with B
+ * the blocked tiling's block size (>= 1) becomes an atom _aK >= 0.  0, or -1 when not readable. */
+typedef struct atoms { const ir_expr *e[8]; int n; } atoms;
+static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n, const char *rpv,
+                    const char *bname, atoms *at)
+{
+    char tmp[80];
+    switch (e->kind) {
+    case IR_E_INT:
+        xf_buf_printf(b, "%lld", (long long)e->u.ival);
+        return 0;
+    case IR_E_NAME:
+        for (int i = 0; i < n; i++)
+            if (!strcmp(e->u.name.id, names[i])) {
+                xf_buf_printf(b, "%s", xf_isl_name(names[i], tmp, sizeof tmp));
+                return 0;
+            }
+        return -1;
+    case IR_E_UNARY:
+        if (e->u.op.op != IR_OP_NEG) return -1;
+        xf_buf_printf(b, "-(");
+        if (isl_text(b, e->u.op.a, names, n, rpv, bname, at) < 0) return -1;
+        xf_buf_printf(b, ")");
+        return 0;
+    case IR_E_BINARY: {
+        const ir_expr *x = e->u.op.a, *y = e->u.op.b;
+        switch (e->u.op.op) {
+        case IR_OP_ADD: case IR_OP_SUB:
+            xf_buf_printf(b, "(");
+            if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
+            xf_buf_printf(b, ") %s (", e->u.op.op == IR_OP_ADD ? "+" : "-");
+            if (isl_text(b, y, names, n, rpv, bname, at) < 0) return -1;
+            xf_buf_printf(b, ")");
+            return 0;
+        case IR_OP_MUL:
+            if (x->kind == IR_E_INT || y->kind == IR_E_INT) {
+                const ir_expr *k = x->kind == IR_E_INT ? x : y, *v = k == x ? y : x;
+                xf_buf_printf(b, "%lld*(", (long long)k->u.ival);
+                if (isl_text(b, v, names, n, rpv, bname, at) < 0) return -1;
+                xf_buf_printf(b, ")");
+                return 0;
+            }
+            if (bname && x->kind == IR_E_NAME && y->kind == IR_E_NAME &&
+                ((!strcmp(x->u.name.id, rpv) && !strcmp(y->u.name.id, bname)) ||
+                 (!strcmp(y->u.name.id, rpv) && !strcmp(x->u.name.id, bname)))) {
+                int k = 0;
+                while (k < at->n && !(at->e[k]->u.op.a->kind == x->kind && !strcmp(at->e[k]->u.op.a->u.name.id, x->u.name.id)))
+                    k++;
+                if (k == at->n) {
+                    if (at->n == 8) return -1;
+                    at->e[at->n++] = e;
+                }
+                xf_buf_printf(b, "_a%d", k);
+                return 0;
+            }
+            return -1;
+        case IR_OP_DIV: case IR_OP_MOD:
+            if (y->kind != IR_E_INT || y->u.ival <= 0) return -1;
+            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? "floor((" : "((");
+            if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
+            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)y->u.ival);
+            return 0;
+        default:
+            return -1;
+        }
+    }
+    case IR_E_CALL:
+        if (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX) return -1;
+        xf_buf_printf(b, e->u.call.f == IR_F_MIN ? "min(" : "max(");
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            if (i) xf_buf_printf(b, ", ");
+            if (isl_text(b, e->u.call.args[i], names, n, rpv, bname, at) < 0) return -1;
+        }
+        xf_buf_printf(b, ")");
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 /* A bound simplified by isl against the processor range 0 <= rp < procs and the parameters'
  * context (min(1, 1 + rp * 2) -> 1): the simpler text, or e itself when isl cannot read it or
  * does not shorten it. */
-static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const char *rpv)
+static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const char *rpv, const xf_tiling *T)
 {
     const char *names[m->npnames + 2];
     int n = 0, hasprocs = 0;
@@ -344,17 +396,25 @@ static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const c
     }
     if (!hasprocs) return e;
     names[n++] = rpv;
-    if (!plain_affine(e, names, n)) return e;
+    const char *bname = T->k == TK_BLOCKED && T->b[0]->kind == IR_E_NAME ? T->b[0]->u.name.id : NULL;
+    atoms at = {.n = 0};
     xf_buf t = {0};
-    if (xf_isl_expr(&t, e, NULL, 0) < 0) { xf_buf_free(&t); return e; }
+    if (isl_text(&t, e, names, n, rpv, bname, &at) < 0) { xf_buf_free(&t); return e; }
     char *et = xf_buf_take(&t);
-    xf_buf ps = {0};
-    for (int i = 0; i < n; i++) xf_buf_printf(&ps, "%s%s", i ? ", " : "", names[i]);
-    char *pl = xf_buf_take(&ps);
+    xf_buf ps = {0}, cs = {0};
+    char tmp[80];
+    for (int i = 0; i < n; i++) xf_buf_printf(&ps, "%s%s", i ? ", " : "", xf_isl_name(names[i], tmp, sizeof tmp));
+    xf_buf_printf(&cs, "0 <= %s < procs", xf_isl_name(rpv, tmp, sizeof tmp));
+    for (int k = 0; k < at.n; k++) {
+        xf_buf_printf(&ps, ", _a%d", k);
+        xf_buf_printf(&cs, " and _a%d >= %s", k, xf_isl_name(rpv, tmp, sizeof tmp));   /* rp * B, B >= 1 */
+    }
+    char *pl = xf_buf_take(&ps), *cl = xf_buf_take(&cs);
     char *pat = xf_asprintf("[%s] -> { [(%s)] }", pl, et);
-    char *cst = xf_asprintf("[%s] -> { : 0 <= %s < procs }", pl, rpv);
+    char *cst = xf_asprintf("[%s] -> { : %s }", pl, cl);
     free(et);
     free(pl);
+    free(cl);
     isl_pw_aff *pa = isl_pw_aff_read_from_str(m->ctx, pat);
     isl_set *cx = isl_set_read_from_str(m->ctx, cst);
     free(pat);
@@ -365,7 +425,13 @@ static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const c
         ctx = isl_set_intersect(ctx, isl_set_align_params(isl_set_copy(cx), isl_set_get_space(ctx)));
         pa = isl_pw_aff_coalesce(isl_pw_aff_gist(pa, isl_set_copy(ctx)));
         isl_ast_build *b = isl_ast_build_from_context(ctx);
-        ir_expr *x = xf_expr_of_pa(out, b, isl_pw_aff_copy(pa));
+        isl_ast_expr *ae = isl_ast_build_expr_from_pw_aff(b, isl_pw_aff_copy(pa));
+        const char *from[8];
+        char fb[8][16];
+        for (int k = 0; k < at.n; k++) { snprintf(fb[k], sizeof fb[k], "_a%d", k); from[k] = fb[k]; }
+        xf_rename rn = {.from = from, .to = from, .n = at.n, .to_expr = at.e};
+        ir_expr *x = ae ? xf_ast_expr(out, ae, &rn) : NULL;
+        isl_ast_expr_free(ae);
         isl_ast_build_free(b);
         if (x) {
             char *a = ir_print_expr(e), *c = ir_print_expr(x);
@@ -587,7 +653,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
                     }
                 }
                 ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
-                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, x), m, rpv);
+                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, x), m, rpv, &T);
                 (e == 0 ? dd->u.dist.lo : dd->u.dist.hi)[k] = x;
             }
         }
