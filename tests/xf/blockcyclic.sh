@@ -30,6 +30,14 @@ done
 expect_match "lu stm2 bs=2 syncomm: sends to whole processor ranges, wrapped" "$(cat "$TMP/stm2-bc2-c.apm")" \
     "send u\[i\]\[j\] to 0 \.\. procs - 1 at t \+ 1"
 
+# fewer blocks than processors (n=12, bs=5: blocks 0 .. 2): the idle processor gets no memory
+"$POLYAPM" apply "$TMP/stm1.apm" tile kind=blockcyclic bs=5 procs=4 -o "$TMP/idle-t.apm" &&
+"$POLYAPM" apply "$TMP/idle-t.apm" commgen -o "$TMP/idle-c.apm" &&
+"$POLYAPM" apply "$TMP/idle-c.apm" memdist -o "$TMP/idle-d.apm"
+"$POLYAPM" sim "$TMP/idle-d.apm" -D n=12 --against lu.apm --json >"$TMP/s.json"
+expect_eq "lu stm1 bs=5 n=12 (3 blocks, 4 processors): verified, no violations, processor 3 holds nothing" \
+    "$(json "j['verified'] and j['violations_total'] == 0 and j['local_memory'][3] == 0" <"$TMP/s.json")" True
+
 # memdist's bounds simplified against 0 <= rp < procs: no min(1, 1 + rp * 2) left
 expect_match "lu stm2 bs=2 syndm: the rows of l from the first block on, columns from 1" "$(cat "$TMP/stm2-bc2-d.apm")" \
     "^dist l\(rp\) \[2 \* rp \+ 1 \.\. min\(n, [^]]*\)\]\[1 \.\. "
