@@ -121,7 +121,7 @@ for xf in commgen memdist; do
     if ! wait_for "$xf: parameters" 10; then fail "menu-$xf" "$(screen)"; keys Escape; continue; fi
     n0=$(nodes)
     keys Enter
-    if wait_for "new node [0-9]+ $xf|existing node [0-9]+ $xf|error: " 30 && ! screen | grep -q 'error: '; then
+    if wait_for "new node [0-9]+ $xf|existing node [0-9]+ $xf|error: " 90 && ! screen | grep -q 'error: '; then
         ok "apply-$xf"
         check "$xf-cost" "total [0-9.]+ ticks" 60
         expect_eq "$xf-node-count" "$(nodes)" $((n0 + 1))
