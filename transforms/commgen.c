@@ -559,26 +559,8 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         if (!found) send_cost(out, T.body, gencost);   /* no annotations: the sends carry it */
     }
     out->level = IR_SYNCOMM;
-    const char *nm0 = src->name;
-    size_t L = strlen(nm0);
-    char *nm = L > 4 && !strcmp(nm0 + L - 4, "_syn") ? xf_asprintf("%.*s_syncomm", (int)(L - 4), nm0)
-                                                    : xf_asprintf("%s_syncomm", nm0);
-    out->name = ir_strdup(out, nm);
-    free(nm);
-    out->checked = 0;
-    diag_list cd;
-    diag_list_init(&cd);
-    if (ir_check(out, &cd) != 0) {
-        char *txt = ir_print(out);
-        diag_add(d, NULL, 0, 0, "commgen: internal error: the generated program does not check:");
-        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
-        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
-        free(txt);
-        diag_list_free(&cd);
-        ir_program_free(out);
-        return NULL;
-    }
-    diag_list_free(&cd);
+    xf_rename_for_level(out, src, "syn", "syncomm");
+    if (xf_check_generated("commgen", out, d) != 0) return NULL;
     (void)nsends;
     *status = XF_OK;
     return out;

@@ -674,26 +674,8 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     out->decls = decls;
     out->ndecls = nd;
     out->level = IR_SYNDM;
-    const char *nm0 = src->name;
-    size_t L = strlen(nm0);
-    char *nm = L > 8 && !strcmp(nm0 + L - 8, "_syncomm") ? xf_asprintf("%.*s_syndm", (int)(L - 8), nm0)
-                                                        : xf_asprintf("%s_syndm", nm0);
-    out->name = ir_strdup(out, nm);
-    free(nm);
-    out->checked = 0;
-    diag_list cd;
-    diag_list_init(&cd);
-    if (ir_check(out, &cd) != 0) {
-        char *txt = ir_print(out);
-        diag_add(d, NULL, 0, 0, "memdist: internal error: the generated program does not check:");
-        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
-        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
-        free(txt);
-        diag_list_free(&cd);
-        ir_program_free(out);
-        return NULL;
-    }
-    diag_list_free(&cd);
+    xf_rename_for_level(out, src, "syncomm", "syndm");
+    if (xf_check_generated("memdist", out, d) != 0) return NULL;
     *status = XF_OK;
     return out;
 }

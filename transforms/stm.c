@@ -808,22 +808,10 @@ static int codegen(stm *s, ir_program **outp)
     }
     p->body = ir_new_block(p);
     ir_block_append(p, p->body, f);
-    p->checked = 0;
-    diag_list cd;
-    diag_list_init(&cd);
-    if (ir_check(p, &cd) != 0) {
-        char *txt = ir_print(p);
-        diag_add(s->d, NULL, 0, 0, "stm: internal error: the generated program does not check:");
-        for (int i = 0; i < cd.n; i++)
-            diag_add(s->d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
-        diag_add(s->d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
-        free(txt);
-        diag_list_free(&cd);
-        ir_program_free(p);
+    if (xf_check_generated("stm", p, s->d) != 0) {
         s->status = XF_EREFUSED;
         return -1;
     }
-    diag_list_free(&cd);
     *outp = p;
     return 0;
 }

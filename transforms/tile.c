@@ -362,19 +362,7 @@ static ir_program *block2d(const ir_program *src, const xf_args *args, long proc
                                          .kind = IR_LOOP_PROC};
     outer->u.for_.body = ir_new_block(p);
     ir_block_append(p, outer->u.for_.body, inner);
-    p->checked = 0;
-    diag_list_init(&cd);
-    if (ir_check(p, &cd) != 0) {
-        char *txt = ir_print(p);
-        diag_add(d, NULL, 0, 0, "tile: internal error: the tiled program does not check:");
-        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
-        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
-        free(txt);
-        diag_list_free(&cd);
-        ir_program_free(p);
-        return NULL;
-    }
-    diag_list_free(&cd);
+    if (xf_check_generated("tile", p, d) != 0) return NULL;
     *status = XF_OK;
     return p;
 }
@@ -542,20 +530,7 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
     } else {
         ir_block_append(p, outer->u.for_.body, inner);
     }
-    p->checked = 0;
-    diag_list cd;
-    diag_list_init(&cd);
-    if (ir_check(p, &cd) != 0) {
-        char *txt = ir_print(p);
-        diag_add(d, NULL, 0, 0, "tile: internal error: the tiled program does not check:");
-        for (int i = 0; i < cd.n; i++) diag_add(d, NULL, cd.items[i].line, cd.items[i].col, "  %s", cd.items[i].msg);
-        diag_add(d, NULL, 0, 0, "generated text:\n%s", txt ? txt : "");
-        free(txt);
-        diag_list_free(&cd);
-        ir_program_free(p);
-        return NULL;
-    }
-    diag_list_free(&cd);
+    if (xf_check_generated("tile", p, d) != 0) return NULL;
     *status = XF_OK;
     return p;
 }

@@ -32,6 +32,14 @@ void xf_buf_free(xf_buf *b);
 char *xf_strdup(const char *s);
 char *xf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- finishing a transform ------------------------------------------------------------------- */
+
+/* Checks a generated program.  0 when it checks; otherwise -1, the checker's messages and the
+ * generated text reported in `d` as an internal error of transform `xf`, and `p` freed. */
+int xf_check_generated(const char *xf, ir_program *p, diag_list *d);
+/* Renames `p` after `src` for its new level: NAME_from becomes NAME_to, another NAME gets _to. */
+void xf_rename_for_level(ir_program *p, const ir_program *src, const char *from, const char *to);
+
 /* ---- the polyhedral model -------------------------------------------------------------------- */
 
 /* One step on the path from the program's top to a leaf assignment. */
