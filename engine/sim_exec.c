@@ -129,10 +129,11 @@ SIM_NOINLINE static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *
     mt[1] = c->proc;
 }
 
-/* Offset of a readable element, or -1 after reporting why it is not readable. */
-static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
+/* Offset of the element an access names in memory m, or -1 after reporting it out of bounds
+ * (`verb` is "reads" or "writes"). */
+static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, const sim_node *n,
+                                                                    const sim_mem *m, const char *verb)
 {
-    const sim_mem *m = &c->mem[n->array];
     int64_t off = 0;
     if (SIM_LIKELY(n->simple)) {
         const int64_t *fi = c->fi;
@@ -140,14 +141,23 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, co
             const sim_sub *sb = &n->sub[d];
             uint64_t r = (uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)fi[sb->sslot]
                        - (uint64_t)m->lo[d];
-            if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "reads"); return -1; }
+            if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, verb); return -1; }
             off += (int64_t)r * m->stride[d];
         }
     } else for (int d = 0; d < n->n; d++) {
         uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
-        if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "reads"); return -1; }
+        if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, verb); return -1; }
         off += (int64_t)r * m->stride[d];
     }
+    return off;
+}
+
+/* Offset of a readable element, or -1 after reporting why it is not readable. */
+static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
+{
+    const sim_mem *m = &c->mem[n->array];
+    int64_t off = sim_acc_offset(c, n, m, "reads");
+    if (SIM_UNLIKELY(off < 0)) return -1;
     if (SIM_UNLIKELY(!m->state[off])) { sim_report_undef(c, n, m); return -1; }
     if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
     return off;
@@ -157,21 +167,8 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, co
 static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
 {
     const sim_mem *m = &c->mem[n->array];
-    int64_t off = 0;
-    if (SIM_LIKELY(n->simple)) {
-        const int64_t *fi = c->fi;
-        for (int d = 0; d < n->n; d++) {
-            const sim_sub *sb = &n->sub[d];
-            uint64_t r = (uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)fi[sb->sslot]
-                       - (uint64_t)m->lo[d];
-            if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "writes"); return -1; }
-            off += (int64_t)r * m->stride[d];
-        }
-    } else for (int d = 0; d < n->n; d++) {
-        uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
-        if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, "writes"); return -1; }
-        off += (int64_t)r * m->stride[d];
-    }
+    int64_t off = sim_acc_offset(c, n, m, "writes");
+    if (off < 0) return -1;
     if (m->meta) sim_race_write(c, n, m->meta + 4 * off);
     return off;
 }
