@@ -264,9 +264,8 @@ static void clone_comments(ir_program *dst, ir_comments *c, const ir_comments *s
     c->trail = ir_strdup(dst, s->trail);
 }
 
-static ir_block *clone_block(ir_program *dst, const ir_block *b);
 
-static ir_stmt *clone_stmt(ir_program *dst, const ir_stmt *s)
+ir_stmt *ir_clone_stmt(ir_program *dst, const ir_stmt *s)
 {
     if (!s) return NULL;
     ir_stmt *c = ir_alloc(dst, sizeof *c);
@@ -285,8 +284,8 @@ static ir_stmt *clone_stmt(ir_program *dst, const ir_stmt *s)
         break;
     case IR_S_IF:
         c->u.if_.cond = ir_clone_expr(dst, s->u.if_.cond);
-        c->u.if_.then_blk = clone_block(dst, s->u.if_.then_blk);
-        c->u.if_.else_blk = clone_block(dst, s->u.if_.else_blk);
+        c->u.if_.then_blk = ir_clone_block(dst, s->u.if_.then_blk);
+        c->u.if_.else_blk = ir_clone_block(dst, s->u.if_.else_blk);
         break;
     case IR_S_FOR:
         c->u.for_.vars = NULL;
@@ -302,7 +301,7 @@ static ir_stmt *clone_stmt(ir_program *dst, const ir_stmt *s)
                 w->step = ir_clone_expr(dst, v->step);
             }
         }
-        c->u.for_.body = clone_block(dst, s->u.for_.body);
+        c->u.for_.body = ir_clone_block(dst, s->u.for_.body);
         break;
     case IR_S_SEND:
         c->u.send.what = ir_clone_expr(dst, s->u.send.what);
@@ -316,13 +315,13 @@ static ir_stmt *clone_stmt(ir_program *dst, const ir_stmt *s)
     return c;
 }
 
-static ir_block *clone_block(ir_program *dst, const ir_block *b)
+ir_block *ir_clone_block(ir_program *dst, const ir_block *b)
 {
     if (!b) return NULL;
     ir_block *c = ir_alloc(dst, sizeof *c);
     if (b->n > 0) {
         c->stmts = ir_alloc(dst, (size_t)b->n * sizeof *c->stmts);
-        for (int i = 0; i < b->n; i++) c->stmts[i] = clone_stmt(dst, b->stmts[i]);
+        for (int i = 0; i < b->n; i++) c->stmts[i] = ir_clone_stmt(dst, b->stmts[i]);
         c->n = b->n;
     }
     c->cost = ir_clone_expr(dst, b->cost);
@@ -377,7 +376,7 @@ ir_program *ir_program_clone(const ir_program *p)
         for (int i = 0; i < p->ndecls; i++) c->decls[i] = clone_decl(c, p->decls[i]);
         c->ndecls = p->ndecls;
     }
-    c->body = p->body ? clone_block(c, p->body) : ir_new_block(c);
+    c->body = p->body ? ir_clone_block(c, p->body) : ir_new_block(c);
     clone_comments(c, &c->tail, &p->tail);
     return c;
 }

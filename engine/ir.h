@@ -272,6 +272,8 @@ ir_expr *ir_new_binary(ir_program *p, ir_op op, ir_expr *a, ir_expr *b);
 ir_expr *ir_new_access(ir_program *p, const char *array, ir_expr **idx, int nidx); /* copies idx[] */
 ir_expr *ir_new_call(ir_program *p, ir_func f, ir_expr **args, int nargs);        /* copies args[] */
 ir_expr *ir_clone_expr(ir_program *dst, const ir_expr *e);
+ir_stmt *ir_clone_stmt(ir_program *dst, const ir_stmt *s);      /* deep copy into dst (unchecked) */
+ir_block *ir_clone_block(ir_program *dst, const ir_block *b);   /* NULL gives NULL */
 ir_block *ir_new_block(ir_program *p);
 void ir_block_append(ir_program *p, ir_block *b, ir_stmt *s);
 ir_stmt *ir_new_stmt(ir_program *p, ir_stmt_kind kind);

@@ -588,9 +588,9 @@ static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *ou
     if (ok < 0) return -1;
     /* lets of the source in scope at the unit */
     for (int f = 0; f < u->root; f++)
-        if (st->frames[f].kind == XF_FR_LET) ir_block_append(p, out, xf_clone_stmt(p, st->frames[f].node));
+        if (st->frames[f].kind == XF_FR_LET) ir_block_append(p, out, ir_clone_stmt(p, st->frames[f].node));
     const xf_frame *rf = &st->frames[u->root];
-    ir_stmt *body = xf_clone_stmt(p, rf->node);
+    ir_stmt *body = ir_clone_stmt(p, rf->node);
     if (rf->kind == XF_FR_LEAF && u->root > 0) {
         /* a statement split out of an annotated branch keeps the branch's cost */
         const xf_frame *pf = &st->frames[u->root - 1];

@@ -207,8 +207,5 @@ int xf_ast_for(ir_program *p, isl_ast_node *n /* keep */, const xf_rename *rn, i
 /* Converts an isl AST (for, if, block, user) into statements appended to `out`.  0 or -1. */
 int xf_ast_node(ir_program *p, isl_ast_node *n /* keep */, ir_block *out, const xf_astgen *g);
 
-/* Deep copies into `dst`'s arena. */
-ir_stmt *xf_clone_stmt(ir_program *dst, const ir_stmt *s);
-ir_block *xf_clone_block(ir_program *dst, const ir_block *b);
 
 #endif
