@@ -380,12 +380,7 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         }
     }
     *status = XF_EREFUSED;
-    char *why = NULL;
-    if (!xf_commgen_applicable(src, &why)) {
-        diag_add(d, src->file, 0, 0, "commgen does not apply: %s", why);
-        free(why);
-        return NULL;
-    }
+    /* applicability was checked by the registry (xf_apply_with) before this call */
     ir_program *out = ir_program_clone(src);
     xf_tiling T;
     xf_tiling_recognise(out, &T);

@@ -468,12 +468,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         return NULL;
     }
     *status = XF_EREFUSED;
-    char *why = NULL;
-    if (!xf_memdist_applicable(src, &why)) {
-        diag_add(d, src->file, 0, 0, "memdist does not apply: %s", why);
-        free(why);
-        return NULL;
-    }
+    /* applicability was checked by the registry (xf_apply_with) before this call */
     ir_program *out = ir_program_clone(src);
     xf_tiling T;
     xf_tiling_recognise(out, &T);

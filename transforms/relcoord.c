@@ -166,12 +166,7 @@ ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args, diag_l
         return NULL;
     }
     *status = XF_EREFUSED;
-    char *why = NULL;
-    if (!xf_relcoord_applicable(src, &why)) {
-        diag_add(d, src->file, 0, 0, "relcoord does not apply: %s", why);
-        free(why);
-        return NULL;
-    }
+    /* applicability was checked by the registry (xf_apply_with) before this call */
     ir_program *p = ir_program_clone(src);
     /* the step nest's processor variable */
     ir_stmt *outer = NULL;

@@ -416,12 +416,7 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
         return NULL;
     }
     *status = XF_EREFUSED;
-    char *why = NULL;
-    if (!xf_tile_applicable(src, &why)) {
-        diag_add(d, src->file, 0, 0, "tile does not apply: %s", why);
-        free(why);
-        return NULL;
-    }
+    /* applicability was checked by the registry (xf_apply_with) before this call */
     if (k == 3) return block2d(src, args, procs, d, status);
     ir_program *p = ir_program_clone(src);
     nest n;

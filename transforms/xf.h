@@ -79,7 +79,8 @@ typedef struct xf_transform {
     /* 1 if the transform may apply to `p`; otherwise 0 and *why_not (malloc'd) says why. */
     int (*applicable)(const ir_program *p, char **why_not);
     /* Returns a new checked program or NULL with diagnostics; *status is XF_EREFUSED (the
-     * transformation is illegal here) or XF_EUSAGE (bad parameters) on failure. */
+     * transformation is illegal here) or XF_EUSAGE (bad parameters) on failure.  Called only
+     * through xf_apply_with, after `applicable` said yes. */
     ir_program *(*apply)(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 } xf_transform;
 
