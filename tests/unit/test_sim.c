@@ -11,24 +11,9 @@
 #include "cost.h"
 #include "sim.h"
 #include "t.h"
+#include "t_load.h"
 
-static char root[4096];
-
-static ir_program *load(const char *rel)
-{
-    char path[8192];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    diag_list d;
-    diag_list_init(&d);
-    ir_program *p = ir_load_file(path, &d);
-    if (!p) {
-        printf("FAIL load %s:\n", rel);
-        diag_print(&d, stdout);
-        t_failed = 1;
-    }
-    diag_list_free(&d);
-    return p;
-}
+static ir_program *load(const char *rel) { return t_load(rel); }
 
 /* Runs a program file with optional overrides; NULL when it does not load. */
 static sim_result *run(const char *rel, const ir_binding *b, int nb)
@@ -458,8 +443,6 @@ static void test_thesis(void)
 
 int main(void)
 {
-    const char *rt = getenv("ROOT");
-    snprintf(root, sizeof root, "%s", rt && *rt ? rt : ".");
     test_costs();
     test_errors();
     test_race();

@@ -13,25 +13,10 @@
 #include "cost.h"
 #include "sim.h"
 #include "t.h"
+#include "t_load.h"
 #include "xf.h"
 
-static char root[4096];
-
-static ir_program *load(const char *rel)
-{
-    char path[8192];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    diag_list d;
-    diag_list_init(&d);
-    ir_program *p = ir_load_file(path, &d);
-    if (!p) {
-        printf("FAIL load %s:\n", rel);
-        diag_print(&d, stdout);
-        t_failed = 1;
-    }
-    diag_list_free(&d);
-    return p;
-}
+static ir_program *load(const char *rel) { return t_load(rel); }
 
 static const xf_dep *find_dep(const xf_deps *ds, const char *src, const char *sink, const char *ref)
 {
@@ -562,8 +547,6 @@ static void test_registry(void)
 
 int main(void)
 {
-    const char *r = getenv("ROOT");
-    snprintf(root, sizeof root, "%s", r ? r : ".");
     test_registry();
     test_fd_deps();
     test_lu_deps();
