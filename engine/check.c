@@ -12,6 +12,7 @@
  * of the quotient, overflow and division by zero are errors.
  */
 #include "ir.h"
+#include "op.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,7 +23,8 @@
 #include <sys/stat.h>
 
 enum { AFF_CONST = 0, AFF_AFFINE = 1, AFF_NON = 2 };
-enum { M_ANY, M_CONST, M_NOARRAY };   /* what an expression may use */
+enum { M_ANY, M_CONST, M_NOARRAY, M_OP };   /* what an expression may use (M_OP: an operator
+                                                clause: its own names and literals only) */
 
 typedef struct sym {
     const char *name;
@@ -58,6 +60,8 @@ typedef struct checker {
     signed char *cls[2];     /* per slot: affinity class of a let's value (0 subscript, 1 bound) */
     int nslots, capslots;
     const ir_loopvar *procvar;   /* the processor loop of the step nest (syn and above) */
+    const ir_block *proc_body;   /* the body of the processor loop (collectives go there) */
+    const ir_block *cur_block;   /* the block whose statements are being checked */
     int cur_param;           /* index in decls of the parameter being checked, or -1 */
 } checker;
 
@@ -86,7 +90,7 @@ static void cerr(checker *C, ir_pos pos, const char *fmt, ...)
 static const char *const nk_names[] = {
     [IR_N_UNRESOLVED] = "name", [IR_N_PARAM] = "parameter", [IR_N_LOOPVAR] = "loop variable",
     [IR_N_LET] = "let", [IR_N_REDVAR] = "reduction variable", [IR_N_INITVAR] = "init index",
-    [IR_N_DISTVAR] = "processor variable", [IR_N_ARRAY] = "array",
+    [IR_N_DISTVAR] = "processor variable", [IR_N_ARRAY] = "array", [IR_N_OPVAR] = "operator variable",
 };
 
 /* ---- symbols -------------------------------------------------------------------------------- */
@@ -193,11 +197,12 @@ static int aff(checker *C, const ir_expr *e, int bound, const ir_expr **bad)
             if (c == AFF_NON) BAD(e);
             return c;
         }
-        case IR_N_ARRAY: BAD(e);
+        case IR_N_ARRAY: case IR_N_OPVAR: BAD(e);
         }
         return AFF_NON;
     case IR_E_ACCESS: BAD(e);
     case IR_E_REDUCE: BAD(e);
+    case IR_E_REPEAT: BAD(e);
     case IR_E_UNARY: {
         int a = aff(C, e->u.op.a, bound, bad);
         if (a == AFF_NON) return a;
@@ -250,6 +255,7 @@ static int aff(checker *C, const ir_expr *e, int bound, const ir_expr **bad)
 static const char *mode_what(int mode, const char *what) { (void)mode; return what ? what : "this expression"; }
 
 static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what);
+static ir_type resolve_repeat(checker *C, ir_expr *e, int mode, const char *what);
 
 static void check_subscript(checker *C, ir_expr *ix, int mode, const char *what)
 {
@@ -279,6 +285,60 @@ static int later_param(checker *C, const char *name)
     return 0;
 }
 
+/* Resolves an operator reference: a built-in name or a declared op.  0 = ok. */
+static int resolve_opref(checker *C, ir_opref *op)
+{
+    op->builtin = op_builtin_find(op->name);
+    op->user = -1;
+    if (op->builtin >= 0) return 0;
+    for (int i = 0; op->name && i < C->p->nops; i++)
+        if (strcmp(C->p->ops[i]->u.op.name, op->name) == 0) {
+            op->user = i;
+            return 0;
+        }
+    cerr(C, op->pos, "unknown operator '%s' (expected +, *, max, min, and, or, band, bor, bxor, or an "
+         "operator declared with 'op')", op->name ? op->name : "?");
+    return -1;
+}
+
+static ir_type resolve_repeat(checker *C, ir_expr *e, int mode, const char *what)
+{
+    if (mode == M_OP || mode == M_CONST)
+        cerr(C, e->pos, "repeat is not allowed here (%s)", mode == M_OP ? "an operator clause" : "a constant");
+    if (resolve(C, e->u.repeat.k, mode, what) != IR_INT)
+        cerr(C, e->u.repeat.k->pos, "repeat's count must be an integer expression");
+    ir_type targ[OP_MAX_FIELDS];
+    int n = e->u.repeat.nargs;
+    for (int i = 0; i < n; i++) {
+        ir_type t = resolve(C, e->u.repeat.args[i], mode, what);
+        if (i < OP_MAX_FIELDS) targ[i] = t;
+    }
+    if (resolve_opref(C, &e->u.repeat.op) != 0) return IR_INT;
+    int u = e->u.repeat.op.user;
+    if (u < 0) {
+        cerr(C, e->u.repeat.op.pos, "repeat needs an operator with 'even' and 'odd' clauses; '%s' is "
+             "built in", e->u.repeat.op.name);
+        return IR_INT;
+    }
+    const ir_decl *od = C->p->ops[u];
+    if (!od->u.op.clause[IR_K_EVEN] || !od->u.op.clause[IR_K_ODD]) {
+        cerr(C, e->u.repeat.op.pos, "repeat needs an operator with 'even' and 'odd' clauses; '%s' has %s",
+             od->u.op.name, od->u.op.clause[IR_K_EVEN] ? "no 'odd'" : "no 'even'");
+        return IR_INT;
+    }
+    int ns = op_state_arity(C->p, u);
+    if (n != ns) {
+        cerr(C, e->pos, "repeat(%s, ..) needs a start tuple of %d value%s (the state), found %d",
+             od->u.op.name, ns, ns == 1 ? "" : "s", n);
+        return IR_INT;
+    }
+    for (int i = 0; i < n && i < OP_MAX_FIELDS; i++)
+        if (targ[i] == IR_DOUBLE && op_state_type(C->p, u, i) == IR_INT)
+            cerr(C, e->u.repeat.args[i]->pos, "operator type mismatch: state field %d of '%s' is int, "
+                 "found a double value", i + 1, od->u.op.name);
+    return op_state_type(C->p, u, 0);
+}
+
 static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
 {
     char b[128];
@@ -297,6 +357,15 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
                      "earlier parameters", e->u.name.id);
             else
                 cerr(C, e->pos, "unknown name '%s'", e->u.name.id);
+            return IR_INT;
+        }
+        if (mode == M_OP && s->nk != IR_N_OPVAR) {
+            cerr(C, e->pos, "an operator clause may only use its pattern names, its lets and literals, "
+                 "but uses %s '%s'", nk_names[s->nk], e->u.name.id);
+            return IR_INT;
+        }
+        if (s->nk == IR_N_OPVAR && mode != M_OP) {
+            cerr(C, e->pos, "unknown name '%s'", e->u.name.id);
             return IR_INT;
         }
         if (s->nk == IR_N_ARRAY) {
@@ -319,6 +388,10 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
     }
     case IR_E_ACCESS: {
         e->u.access.array_index = -1;
+        if (mode == M_OP) {
+            cerr(C, e->pos, "an operator clause may not read arrays (found '%s[..]')", e->u.access.array);
+            return e->type = IR_INT;
+        }
         sym *s = lookup(C, e->u.access.array);
         ir_type t = IR_DOUBLE;
         if (!s) {
@@ -369,6 +442,17 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
         case IR_F_MIN: case IR_F_MAX:
             if (n < 2) cerr(C, e->pos, "%s takes at least 2 arguments, found %d", fn, n);
             return e->type = all;
+        case IR_F_SELECT:
+            if (n != 3) {
+                cerr(C, e->pos, "select takes 3 arguments, found %d", n);
+                return e->type = all;
+            }
+            return e->type = (e->u.call.args[1]->type == IR_DOUBLE || e->u.call.args[2]->type == IR_DOUBLE)
+                           ? IR_DOUBLE : IR_INT;
+        case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR:
+            if (n != 2) cerr(C, e->pos, "%s takes 2 arguments, found %d", fn, n);
+            else if (all != IR_INT) cerr(C, e->pos, "%s needs integer arguments", fn);
+            return e->type = IR_INT;
         case IR_F_SQRT:
             if (n != 1) cerr(C, e->pos, "%s takes 1 argument, found %d", fn, n);
             return e->type = IR_DOUBLE;
@@ -381,7 +465,12 @@ static ir_type resolve(checker *C, ir_expr *e, int mode, const char *what)
             return e->type = all;
         }
     }
+    case IR_E_REPEAT: return e->type = resolve_repeat(C, e, mode, what);
     case IR_E_REDUCE: {
+        if (mode == M_OP) {
+            cerr(C, e->pos, "an operator clause may not contain a reduction");
+            return e->type = IR_INT;
+        }
         if (mode == M_CONST) const_violation(C, e, mode, mode_what(mode, what), "a reduction");
         if (resolve(C, e->u.reduce.lo, mode, what) != IR_INT)
             cerr(C, e->u.reduce.lo->pos, "a reduction bound must be an integer expression");
@@ -441,22 +530,186 @@ static void check_lhs(checker *C, ir_expr *lhs, const char *verb)
     resolve(C, lhs, M_ANY, NULL);
 }
 
+static void define_label(checker *C, const char *l, ir_pos pos)
+{
+    if (!l) return;
+    int h = ht_find(&C->labels, l, 1);
+    hentry *le = &C->labels.e[h];
+    if (le->top >= 0)
+        cerr(C, pos, "label '%s' is already defined at %d:%d", l, le->pos.line, le->pos.col);
+    else {
+        le->top = 0;
+        le->pos = pos;
+    }
+}
+
+/* A collective's block: an array name with a prefix of its subscripts.  Returns the array's
+ * declaration, or NULL after an error. */
+static const ir_decl *check_block_ref(checker *C, ir_expr *e)
+{
+    const char *name = e->kind == IR_E_ACCESS ? e->u.access.array : e->kind == IR_E_NAME ? e->u.name.id : NULL;
+    sym *s = name ? lookup(C, name) : NULL;
+    if (!name || !s || s->nk != IR_N_ARRAY) {
+        if (!s) cerr(C, e->pos, "unknown array '%s'", name ? name : "?");
+        else cerr(C, e->pos, "'%s' is a %s, not an array", name, nk_names[s->nk]);
+        return NULL;
+    }
+    ir_decl *ad = array_decl(C, s);
+    e->type = ad->u.array.elem;
+    if (e->kind == IR_E_NAME) {
+        e->u.name.nk = IR_N_ARRAY;
+        e->u.name.index = s->index;
+        return ad;
+    }
+    for (int i = 0; i < e->u.access.nidx; i++) check_subscript(C, e->u.access.idx[i], M_ANY, NULL);
+    if (e->u.access.nidx > ad->u.array.ndims) {
+        cerr(C, e->pos, "block of '%s' gives %d subscripts, the array has %d dimensions", name,
+             e->u.access.nidx, ad->u.array.ndims);
+        return NULL;
+    }
+    e->u.access.array_index = s->index;
+    return ad;
+}
+
+static const char *type_name(ir_type t) { return t == IR_DOUBLE ? "double" : "int"; }
+
+static void check_coll(checker *C, ir_stmt *s)
+{
+    const char *cn = ir_coll_name(s->u.coll.ck);
+    ir_coll_kind ck = s->u.coll.ck;
+    define_label(C, s->u.coll.label, s->pos);
+    if (C->p->level == IR_SOURCE || C->p->level == IR_SYN)
+        level_error(C, s->pos, cn, "syncomm or syndm");
+    else if (!C->proc_body || C->cur_block != C->proc_body)
+        cerr(C, s->pos, "a collective must be a statement of the processor loop's body (not inside "
+             "an inner loop or an if)");
+    int ns = s->u.coll.nsrc, nd = s->u.coll.ndst, bad = 0;
+    const ir_decl *sa[OP_MAX_FIELDS], *da[OP_MAX_FIELDS];
+    if (ns > OP_MAX_FIELDS || nd > OP_MAX_FIELDS) {
+        cerr(C, s->pos, "too many blocks (at most %d)", OP_MAX_FIELDS);
+        return;
+    }
+    for (int i = 0; i < ns; i++) if (!(sa[i] = check_block_ref(C, s->u.coll.src[i]))) bad = 1;
+    for (int i = 0; i < nd; i++) {
+        da[i] = NULL;
+        if (s->u.coll.dst[i] && !(da[i] = check_block_ref(C, s->u.coll.dst[i]))) bad = 1;
+    }
+    if (s->u.coll.root) check_int(C, s->u.coll.root, "a root processor");
+    if (!ir_coll_has_op(ck)) {
+        if (ns != 1 || nd != 1 || !s->u.coll.dst[0])
+            cerr(C, s->pos, "'%s' reads one block and writes one block", cn);
+        else if (!bad && sa[0]->u.array.elem != da[0]->u.array.elem)
+            cerr(C, s->pos, "type mismatch: '%s' of %s array '%s' into %s array '%s'", cn,
+                 type_name(sa[0]->u.array.elem), sa[0]->u.array.name, type_name(da[0]->u.array.elem),
+                 da[0]->u.array.name);
+        return;
+    }
+    ir_opref *op = &s->u.coll.op;
+    if (resolve_opref(C, op) != 0) return;
+    if (op->builtin >= 0) {
+        int bal = ck == IR_C_REDUCE_BAL || ck == IR_C_ALLREDUCE_BAL || ck == IR_C_SCAN_BAL;
+        if (bal) {
+            cerr(C, op->pos, "'%s' needs an operator with %s clauses; '%s' is built in", cn,
+                 ck == IR_C_SCAN_BAL ? "'lower' and 'upper'" : "'combine' and 'one'", op->name);
+            return;
+        }
+        if (ns != 1 || nd != 1 || !s->u.coll.dst[0]) {
+            cerr(C, s->pos, "'%s(%s)' reads one block and writes one block", cn, op->name);
+            return;
+        }
+        if (bad) return;
+        if (op_builtin_int_only((ir_bop)op->builtin) && sa[0]->u.array.elem == IR_DOUBLE)
+            cerr(C, op->pos, "operator type mismatch: '%s' takes integers, but '%s' is a double array",
+                 op->name, sa[0]->u.array.name);
+        else if (sa[0]->u.array.elem != da[0]->u.array.elem)
+            cerr(C, op->pos, "operator type mismatch: '%s(%s)' of %s array '%s' into %s array '%s'", cn,
+                 op->name, type_name(sa[0]->u.array.elem), sa[0]->u.array.name,
+                 type_name(da[0]->u.array.elem), da[0]->u.array.name);
+        return;
+    }
+    const ir_decl *od = C->p->ops[op->user];
+    const char *on = od->u.op.name;
+    const ir_opitem *const *cl = od->u.op.clause;
+    static const struct { ir_coll_kind ck; ir_clause_kind need[2]; } needs[] = {
+        { IR_C_REDUCE, { IR_K_COMBINE, IR_K_COMBINE } }, { IR_C_ALLREDUCE, { IR_K_COMBINE, IR_K_COMBINE } },
+        { IR_C_SCAN, { IR_K_COMBINE, IR_K_COMBINE } }, { IR_C_EXSCAN, { IR_K_COMBINE, IR_K_IDENT } },
+        { IR_C_REDUCE_BAL, { IR_K_COMBINE, IR_K_ONE } }, { IR_C_ALLREDUCE_BAL, { IR_K_COMBINE, IR_K_ONE } },
+        { IR_C_SCAN_BAL, { IR_K_LOWER, IR_K_UPPER } },
+    };
+    for (unsigned i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        for (int k = 0; k < 2; k++)
+            if (needs[i].ck == ck && !cl[needs[i].need[k]]) {
+                cerr(C, op->pos, "'%s' needs a '%s' clause, operator '%s' has none", cn,
+                     ir_clause_name(needs[i].need[k]), on);
+                return;
+            }
+    int balanced = ck == IR_C_REDUCE_BAL || ck == IR_C_ALLREDUCE_BAL || ck == IR_C_SCAN_BAL;
+    if (!od->u.op.associative && !balanced) {
+        cerr(C, op->pos, "operator '%s' is declared nonassociative: only reduce_bal, allreduce_bal and "
+             "scan_bal may use it", on);
+        return;
+    }
+    int nst = op_state_arity(C->p, op->user), nin = op_in_arity(C->p, op->user);
+    if (nin > 0) {   /* global view: accumulate each processor's block */
+        int scan = ck == IR_C_SCAN || ck == IR_C_EXSCAN;
+        if (balanced) {
+            cerr(C, op->pos, "'%s' takes an elementwise operator; '%s' has an 'in' tuple", cn, on);
+            return;
+        }
+        if (!cl[scan ? IR_K_SCANGEN : IR_K_GEN]) {
+            cerr(C, op->pos, "'%s' with operator '%s' needs a '%s' clause", cn, on, scan ? "scangen" : "gen");
+            return;
+        }
+        if (ns != nin || nd != 1 || !s->u.coll.dst[0]) {
+            cerr(C, s->pos, "operator '%s' accumulates a tuple of %d input%s: expected %d source block%s "
+                 "and one destination, found %d and %d", on, nin, nin == 1 ? "" : "s", nin,
+                 nin == 1 ? "" : "s", ns, nd);
+            return;
+        }
+        if (bad) return;
+        for (int i = 0; i < ns; i++)
+            if (sa[i]->u.array.elem != od->u.op.in->fields[i].type)
+                cerr(C, s->u.coll.src[i]->pos, "operator type mismatch: input field '%s' of '%s' is %s, "
+                     "array '%s' is %s", od->u.op.in->fields[i].name, on,
+                     type_name(od->u.op.in->fields[i].type), sa[i]->u.array.name,
+                     type_name(sa[i]->u.array.elem));
+        const ir_opitem *g = cl[scan ? IR_K_SCANGEN : IR_K_GEN];
+        for (int i = 0; i < g->nval; i++)
+            if (g->val[i]->type == IR_DOUBLE && da[0]->u.array.elem == IR_INT) {
+                cerr(C, s->u.coll.dst[0]->pos, "operator type mismatch: '%s' of '%s' gives a double, "
+                     "array '%s' is int", scan ? "scangen" : "gen", on, da[0]->u.array.name);
+                break;
+            }
+        return;
+    }
+    if (ns != nst || nd != nst) {
+        cerr(C, s->pos, "operator '%s' has a state of %d field%s: expected %d source and %d destination "
+             "blocks, found %d and %d", on, nst, nst == 1 ? "" : "s", nst, nst, ns, nd);
+        return;
+    }
+    if (bad) return;
+    for (int i = 0; i < nst; i++) {
+        ir_type ft = od->u.op.state->fields[i].type;
+        if (sa[i]->u.array.elem != ft)
+            cerr(C, s->u.coll.src[i]->pos, "operator type mismatch: field '%s' of '%s' is %s, array '%s' is %s",
+                 od->u.op.state->fields[i].name, on, type_name(ft), sa[i]->u.array.name,
+                 type_name(sa[i]->u.array.elem));
+        if (da[i] && da[i]->u.array.elem != ft)
+            cerr(C, s->u.coll.dst[i]->pos, "operator type mismatch: field '%s' of '%s' is %s, array '%s' is %s",
+                 od->u.op.state->fields[i].name, on, type_name(ft), da[i]->u.array.name,
+                 type_name(da[i]->u.array.elem));
+    }
+}
+
 static void check_stmt(checker *C, ir_stmt *s)
 {
     if (!s) return;
     switch (s->kind) {
+    case IR_S_COLL:
+        check_coll(C, s);
+        break;
     case IR_S_ASSIGN: {
-        const char *l = s->u.assign.label;
-        if (l) {
-            int h = ht_find(&C->labels, l, 1);
-            hentry *le = &C->labels.e[h];
-            if (le->top >= 0)
-                cerr(C, s->pos, "label '%s' is already defined at %d:%d", l, le->pos.line, le->pos.col);
-            else {
-                le->top = 0;
-                le->pos = s->pos;
-            }
-        }
+        define_label(C, s->u.assign.label, s->pos);
         ir_type rt = resolve(C, s->u.assign.rhs, M_ANY, NULL);
         check_lhs(C, s->u.assign.lhs, "assign to");
         const ir_expr *lhs = s->u.assign.lhs;
@@ -506,6 +759,8 @@ static void check_stmt(checker *C, ir_stmt *s)
             }
             v->slot = define(C, v->var, IR_N_LOOPVAR, 0, v->pos, IR_INT);
         }
+        if (C->procvar && &s->u.for_.vars[s->u.for_.nvars - 1] == C->procvar)
+            C->proc_body = s->u.for_.body;
         check_block(C, s->u.for_.body);
         pop_to(C, mark);
         break;
@@ -541,8 +796,13 @@ static void check_block(checker *C, ir_block *b)
 {
     if (!b) return;
     int mark = C->nsyms;
+    const ir_block *outer = C->cur_block;
     check_const(C, b->cost, "a cost", 0);
-    for (int i = 0; i < b->n; i++) check_stmt(C, b->stmts[i]);
+    for (int i = 0; i < b->n; i++) {
+        C->cur_block = b;
+        check_stmt(C, b->stmts[i]);
+    }
+    C->cur_block = outer;
     pop_to(C, mark);
 }
 
@@ -604,10 +864,139 @@ static sym *lookup_array(checker *C, const char *name, ir_pos pos)
     return NULL;
 }
 
+/* ---- operators ------------------------------------------------------------------------------ */
+
+enum { T_NONE, T_STATE, T_IN };
+enum { R_STATE, R_ANY, R_ONE };
+/* Patterns and result of each clause kind (see ir_clause_kind). */
+static const struct { int npats, pat[2], result; } clause_shape[IR_K_COUNT] = {
+    [IR_K_IDENT] = { 0, { T_NONE, T_NONE }, R_STATE },
+    [IR_K_PREACCUM] = { 2, { T_STATE, T_IN }, R_STATE },
+    [IR_K_ACCUM] = { 2, { T_STATE, T_IN }, R_STATE },
+    [IR_K_POSTACCUM] = { 2, { T_STATE, T_IN }, R_STATE },
+    [IR_K_COMBINE] = { 2, { T_STATE, T_STATE }, R_STATE },
+    [IR_K_GEN] = { 1, { T_STATE, T_NONE }, R_ANY },
+    [IR_K_SCANGEN] = { 2, { T_STATE, T_IN }, R_ONE },
+    [IR_K_ONE] = { 1, { T_STATE, T_NONE }, R_STATE },
+    [IR_K_LOWER] = { 2, { T_STATE, T_STATE }, R_STATE },
+    [IR_K_UPPER] = { 2, { T_STATE, T_STATE }, R_STATE },
+    [IR_K_EVEN] = { 1, { T_STATE, T_NONE }, R_STATE },
+    [IR_K_ODD] = { 1, { T_STATE, T_NONE }, R_STATE },
+};
+
+static void check_clause(checker *C, ir_decl *d, ir_opitem *it)
+{
+    const char *on = d->u.op.name, *kn = ir_clause_name(it->clause);
+    const ir_opitem *st = d->u.op.state, *in = d->u.op.in;
+    int want = clause_shape[it->clause].npats;
+    if (it->npats != want) {
+        cerr(C, it->pos, "'%s' takes %d pattern%s (%s), found %d", kn, want, want == 1 ? "" : "s",
+             want == 0 ? "write: ident = (..)" : want == 1 ? "the state" :
+             clause_shape[it->clause].pat[1] == T_IN ? "the state and the input" : "two states",
+             it->npats);
+        return;
+    }
+    int mark = C->nsyms;
+    for (int k = 0; k < it->npats; k++) {
+        const ir_opitem *tuple = clause_shape[it->clause].pat[k] == T_IN ? in : st;
+        ir_pattern *pt = &it->pats[k];
+        if (!tuple) {
+            cerr(C, pt->pos, "'%s' of operator '%s' needs an 'in' declaration (the input tuple)", kn, on);
+            pop_to(C, mark);
+            return;
+        }
+        if (pt->n != tuple->nfields) {
+            cerr(C, pt->pos, "this pattern of '%s' has %d name%s, the %s of '%s' has %d field%s", kn, pt->n,
+                 pt->n == 1 ? "" : "s", tuple == in ? "input" : "state", on, tuple->nfields,
+                 tuple->nfields == 1 ? "" : "s");
+            pop_to(C, mark);
+            return;
+        }
+        pt->slots = ir_alloc(C->p, (size_t)pt->n * sizeof *pt->slots);
+        for (int i = 0; i < pt->n; i++)
+            pt->slots[i] = define(C, pt->names[i], IR_N_OPVAR, 0, pt->pos, tuple->fields[i].type);
+    }
+    if (it->nlets > 0) it->letslots = ir_alloc(C->p, (size_t)it->nlets * sizeof *it->letslots);
+    for (int i = 0; i < it->nlets; i++) {
+        ir_type t = resolve(C, it->letv[i], M_OP, NULL);
+        it->letslots[i] = define(C, it->lets[i], IR_N_OPVAR, 0, it->letv[i]->pos, t);
+    }
+    for (int i = 0; i < it->nval; i++) resolve(C, it->val[i], M_OP, NULL);
+    int res = clause_shape[it->clause].result;
+    if (res == R_STATE && it->nval != st->nfields)
+        cerr(C, it->pos, "'%s' of '%s' gives %d value%s, the state has %d field%s", kn, on, it->nval,
+             it->nval == 1 ? "" : "s", st->nfields, st->nfields == 1 ? "" : "s");
+    else if (res == R_ONE && it->nval != 1)
+        cerr(C, it->pos, "'%s' of '%s' gives one value, found %d", kn, on, it->nval);
+    else if (res == R_STATE)
+        for (int i = 0; i < it->nval; i++)
+            if (it->val[i]->type == IR_DOUBLE && st->fields[i].type == IR_INT)
+                cerr(C, it->val[i]->pos, "operator type mismatch: field '%s' of '%s' is int, '%s' gives a "
+                     "double", st->fields[i].name, on, kn);
+    pop_to(C, mark);
+}
+
+static void check_op(checker *C, ir_decl *d)
+{
+    const char *on = d->u.op.name;
+    if (op_builtin_find(on) >= 0) cerr(C, d->pos, "operator '%s' is built in; choose another name", on);
+    for (int i = 0; i < d->u.op.index; i++)
+        if (strcmp(C->p->ops[i]->u.op.name, on) == 0)
+            cerr(C, d->pos, "operator '%s' is already declared at %d:%d", on, C->p->ops[i]->pos.line,
+                 C->p->ops[i]->pos.col);
+    d->u.op.state = d->u.op.in = NULL;
+    memset(d->u.op.clause, 0, sizeof d->u.op.clause);
+    d->u.op.commutative = -1;
+    d->u.op.associative = 1;
+    for (int i = 0; i < d->u.op.nitems; i++) {
+        ir_opitem *it = &d->u.op.items[i];
+        const ir_opitem **slot = it->kind == IR_OI_STATE ? &d->u.op.state : it->kind == IR_OI_IN
+                               ? &d->u.op.in : it->kind == IR_OI_CLAUSE ? &d->u.op.clause[it->clause] : NULL;
+        if (slot && *slot) {
+            cerr(C, it->pos, "operator '%s' already has %s at %d:%d", on,
+                 it->kind == IR_OI_STATE ? "a state" : it->kind == IR_OI_IN ? "an 'in'" : ir_clause_name(it->clause),
+                 (*slot)->pos.line, (*slot)->pos.col);
+            continue;
+        }
+        if (slot) *slot = it;
+        if (it->kind == IR_OI_COMMUTATIVE || it->kind == IR_OI_NONCOMMUTATIVE) {
+            if (d->u.op.commutative >= 0)
+                cerr(C, it->pos, "operator '%s' already says whether it is commutative", on);
+            d->u.op.commutative = it->kind == IR_OI_COMMUTATIVE;
+        }
+        if (it->kind == IR_OI_NONASSOCIATIVE) d->u.op.associative = 0;
+        if (it->kind == IR_OI_DISTRIBUTES) resolve_opref(C, &it->over);
+        if ((it->kind == IR_OI_STATE || it->kind == IR_OI_IN) && it->nfields > OP_MAX_FIELDS)
+            cerr(C, it->pos, "at most %d fields", OP_MAX_FIELDS);
+    }
+    if (!d->u.op.state) {
+        cerr(C, d->pos, "operator '%s' needs a state: state (name type, ..)", on);
+        return;
+    }
+    if (d->u.op.clause[IR_K_COMBINE] && d->u.op.commutative < 0)
+        cerr(C, d->u.op.clause[IR_K_COMBINE]->pos, "operator '%s' must say 'commutative' or "
+             "'noncommutative'", on);
+    if (d->u.op.in && (!d->u.op.clause[IR_K_ACCUM] || !d->u.op.clause[IR_K_IDENT]))
+        cerr(C, d->u.op.in->pos, "operator '%s' has an 'in' tuple: it needs 'ident' and 'accum'", on);
+    if (d->u.op.commutative < 0) d->u.op.commutative = 0;
+    for (int i = 0; i < d->u.op.nitems; i++)
+        if (d->u.op.items[i].kind == IR_OI_CLAUSE) check_clause(C, d, &d->u.op.items[i]);
+}
+
 static void check_decls(checker *C)
 {
     ir_program *p = C->p;
-    int np = 0, na = 0;
+    int np = 0, na = 0, no = 0;
+    for (int i = 0; i < p->ndecls; i++) if (p->decls[i]->kind == IR_D_OP) no++;
+    p->ops = no ? ir_alloc(p, (size_t)no * sizeof *p->ops) : NULL;
+    p->nops = 0;
+    for (int i = 0; i < p->ndecls; i++)
+        if (p->decls[i]->kind == IR_D_OP) {
+            p->decls[i]->u.op.index = p->nops;
+            p->ops[p->nops++] = p->decls[i];
+        }
+    /* operators first: their clauses see only their own names */
+    for (int i = 0; i < p->nops; i++) check_op(C, p->ops[i]);
     for (int i = 0; i < p->ndecls; i++) {
         if (p->decls[i]->kind == IR_D_PARAM) np++;
         if (p->decls[i]->kind == IR_D_ARRAY) na++;
@@ -647,7 +1036,7 @@ static void check_decls(checker *C)
     for (int i = 0; i < p->ndecls; i++) {
         ir_decl *d = p->decls[i];
         switch (d->kind) {
-        case IR_D_PARAM: case IR_D_ARRAY: break;
+        case IR_D_PARAM: case IR_D_ARRAY: case IR_D_OP: break;
         case IR_D_REFERENCE:
             if (reference)
                 cerr(C, d->pos, "'reference' is already given at %d:%d", reference->pos.line,
@@ -756,6 +1145,8 @@ int ir_check(ir_program *p, diag_list *d)
     if (p->level != IR_SOURCE) check_structure(&C);
     check_block(&C, p->body);
     p->nslots = C.nslots;
+    if (C.nerr == 0)
+        for (int i = 0; i < p->nops; i++) C.nerr += op_check_samples(p, i, d);
     free(C.syms);
     free(C.names.e);
     free(C.labels.e);
@@ -848,6 +1239,7 @@ static cval ev(evaluator *E, const ir_expr *e)
         return v;
     }
     case IR_E_ACCESS: everr(E, e, "an array element is not a constant"); return v;
+    case IR_E_REPEAT: everr(E, e, "repeat is not a constant"); return v;
     case IR_E_REDUCE: everr(E, e, "a reduction is not a constant"); return v;
     case IR_E_UNARY: {
         cval a = ev(E, e->u.op.a);
@@ -949,6 +1341,21 @@ static cval ev(evaluator *E, const ir_expr *e)
             cval x = ev(E, a0);
             v.real = 1;
             v.r = sqrt(as_real(x));
+            return v;
+        }
+        case IR_F_SELECT: {
+            if (n != 3) { everr(E, e, "select takes 3 arguments"); return v; }
+            cval c0 = ev(E, a0);
+            int t = c0.real ? c0.r != 0 : c0.i != 0;
+            v = ev(E, e->u.call.args[t ? 1 : 2]);
+            if (e->type == IR_DOUBLE && !v.real) { v.real = 1; v.r = (double)v.i; }
+            return v;
+        }
+        case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR: {
+            if (n != 2) { everr(E, e, "a bitwise function takes 2 arguments"); return v; }
+            cval x = ev(E, a0), y = ev(E, e->u.call.args[1]);
+            if (x.real || y.real) { everr(E, e, "a bitwise function needs integer arguments"); return v; }
+            v.i = e->u.call.f == IR_F_BAND ? (x.i & y.i) : e->u.call.f == IR_F_BOR ? (x.i | y.i) : (x.i ^ y.i);
             return v;
         }
         case IR_F_ISQRT: {

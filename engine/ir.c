@@ -248,8 +248,30 @@ ir_expr *ir_clone_expr(ir_program *dst, const ir_expr *e)
         c->u.reduce.hi = ir_clone_expr(dst, e->u.reduce.hi);
         c->u.reduce.body = ir_clone_expr(dst, e->u.reduce.body);
         break;
+    case IR_E_REPEAT:
+        c->u.repeat.op.name = ir_strdup(dst, e->u.repeat.op.name);
+        c->u.repeat.k = ir_clone_expr(dst, e->u.repeat.k);
+        c->u.repeat.args = clone_exprs(dst, e->u.repeat.args, e->u.repeat.nargs);
+        break;
     }
     return c;
+}
+
+/* Like clone_exprs, but keeps NULL entries (a collective's `_` destinations). */
+static ir_expr **clone_exprs_nullable(ir_program *dst, ir_expr *const *v, int n)
+{
+    if (!v || n <= 0) return NULL;
+    ir_expr **r = ir_alloc(dst, (size_t)n * sizeof *r);
+    for (int i = 0; i < n; i++) r[i] = v[i] ? ir_clone_expr(dst, v[i]) : NULL;
+    return r;
+}
+
+static const char **clone_names(ir_program *dst, const char *const *v, int n)
+{
+    if (!v || n <= 0) return NULL;
+    const char **r = ir_alloc(dst, (size_t)n * sizeof *r);
+    for (int i = 0; i < n; i++) r[i] = ir_strdup(dst, v[i]);
+    return r;
 }
 
 static void clone_comments(ir_program *dst, ir_comments *c, const ir_comments *s)
@@ -311,6 +333,13 @@ ir_stmt *ir_clone_stmt(ir_program *dst, const ir_stmt *s)
         c->u.send.when = ir_clone_expr(dst, s->u.send.when);
         c->u.send.as_idx = clone_exprs(dst, s->u.send.as_idx, s->u.send.nas);
         break;
+    case IR_S_COLL:
+        c->u.coll.label = ir_strdup(dst, s->u.coll.label);
+        c->u.coll.op.name = ir_strdup(dst, s->u.coll.op.name);
+        c->u.coll.dst = clone_exprs_nullable(dst, s->u.coll.dst, s->u.coll.ndst);
+        c->u.coll.src = clone_exprs(dst, s->u.coll.src, s->u.coll.nsrc);
+        c->u.coll.root = ir_clone_expr(dst, s->u.coll.root);
+        break;
     }
     return c;
 }
@@ -361,6 +390,37 @@ static ir_decl *clone_decl(ir_program *dst, const ir_decl *d)
         c->u.dist.hi = clone_exprs(dst, d->u.dist.hi, d->u.dist.ndims);
         c->u.dist.offset = clone_exprs(dst, d->u.dist.offset, d->u.dist.ndims);
         break;
+    case IR_D_OP:
+        c->u.op.name = ir_strdup(dst, d->u.op.name);
+        c->u.op.state = c->u.op.in = NULL;
+        memset(c->u.op.clause, 0, sizeof c->u.op.clause);
+        c->u.op.items = NULL;
+        if (d->u.op.nitems > 0) {
+            c->u.op.items = ir_alloc(dst, (size_t)d->u.op.nitems * sizeof *c->u.op.items);
+            for (int i = 0; i < d->u.op.nitems; i++) {
+                const ir_opitem *a = &d->u.op.items[i];
+                ir_opitem *b = &c->u.op.items[i];
+                *b = *a;
+                clone_comments(dst, &b->comments, &a->comments);
+                if (a->nfields > 0) {
+                    b->fields = ir_alloc(dst, (size_t)a->nfields * sizeof *b->fields);
+                    for (int k = 0; k < a->nfields; k++) {
+                        b->fields[k] = a->fields[k];
+                        b->fields[k].name = ir_strdup(dst, a->fields[k].name);
+                    }
+                }
+                for (int k = 0; k < a->npats; k++) {
+                    b->pats[k].names = clone_names(dst, a->pats[k].names, a->pats[k].n);
+                    b->pats[k].slots = NULL;
+                }
+                b->lets = clone_names(dst, a->lets, a->nlets);
+                b->letv = clone_exprs(dst, a->letv, a->nlets);
+                b->letslots = NULL;
+                b->val = clone_exprs(dst, a->val, a->nval);
+                b->over.name = ir_strdup(dst, a->over.name);
+            }
+        }
+        break;
     }
     return c;
 }
@@ -392,10 +452,31 @@ static const char *const op_texts[] = {
 };
 static const char *const func_names[] = {
     [IR_F_MIN] = "min", [IR_F_MAX] = "max", [IR_F_FLOOR] = "floor", [IR_F_CEIL] = "ceil",
-    [IR_F_ABS] = "abs", [IR_F_SQRT] = "sqrt", [IR_F_ISQRT] = "isqrt"
+    [IR_F_ABS] = "abs", [IR_F_SQRT] = "sqrt", [IR_F_ISQRT] = "isqrt", [IR_F_SELECT] = "select",
+    [IR_F_BAND] = "band", [IR_F_BOR] = "bor", [IR_F_BXOR] = "bxor"
 };
 static const char *const reduce_names[] = {
     [IR_R_SUM] = "sum", [IR_R_PROD] = "prod", [IR_R_MAX] = "max", [IR_R_MIN] = "min"
+};
+
+static const char *const coll_names[] = {
+    [IR_C_BCAST] = "bcast", [IR_C_REDUCE] = "reduce", [IR_C_ALLREDUCE] = "allreduce",
+    [IR_C_SCAN] = "scan", [IR_C_EXSCAN] = "exscan", [IR_C_ALLGATHER] = "allgather",
+    [IR_C_GATHER] = "gather", [IR_C_SCATTER] = "scatter", [IR_C_REDUCE_BAL] = "reduce_bal",
+    [IR_C_ALLREDUCE_BAL] = "allreduce_bal", [IR_C_SCAN_BAL] = "scan_bal",
+};
+/* Which collectives take an operator, and the word before their root. */
+static const struct { int has_op; const char *root; } coll_shape[] = {
+    [IR_C_BCAST] = { 0, "from" }, [IR_C_REDUCE] = { 1, "to" }, [IR_C_ALLREDUCE] = { 1, NULL },
+    [IR_C_SCAN] = { 1, NULL }, [IR_C_EXSCAN] = { 1, NULL }, [IR_C_ALLGATHER] = { 0, NULL },
+    [IR_C_GATHER] = { 0, "to" }, [IR_C_SCATTER] = { 0, "from" }, [IR_C_REDUCE_BAL] = { 1, "to" },
+    [IR_C_ALLREDUCE_BAL] = { 1, NULL }, [IR_C_SCAN_BAL] = { 1, NULL },
+};
+static const char *const clause_names[] = {
+    [IR_K_IDENT] = "ident", [IR_K_PREACCUM] = "preaccum", [IR_K_ACCUM] = "accum",
+    [IR_K_POSTACCUM] = "postaccum", [IR_K_COMBINE] = "combine", [IR_K_GEN] = "gen",
+    [IR_K_SCANGEN] = "scangen", [IR_K_ONE] = "one", [IR_K_LOWER] = "lower",
+    [IR_K_UPPER] = "upper", [IR_K_EVEN] = "even", [IR_K_ODD] = "odd",
 };
 
 #define NAME_OF(table, i) ((unsigned)(i) < sizeof table / sizeof table[0] ? table[i] : "?")
@@ -404,6 +485,78 @@ const char *ir_level_name(ir_level l) { return NAME_OF(level_names, l); }
 const char *ir_op_text(ir_op op) { return NAME_OF(op_texts, op); }
 const char *ir_func_name(ir_func f) { return NAME_OF(func_names, f); }
 const char *ir_reduce_name(ir_reduce_op r) { return NAME_OF(reduce_names, r); }
+const char *ir_coll_name(ir_coll_kind k) { return NAME_OF(coll_names, k); }
+const char *ir_clause_name(ir_clause_kind k) { return NAME_OF(clause_names, k); }
+int ir_coll_has_op(ir_coll_kind k) { return (unsigned)k < IR_C_COUNT && coll_shape[k].has_op; }
+const char *ir_coll_root_word(ir_coll_kind k) { return (unsigned)k < IR_C_COUNT ? coll_shape[k].root : NULL; }
+
+int ir_coll_parse(const char *s, ir_coll_kind *out)
+{
+    for (int i = 0; i < IR_C_COUNT; i++)
+        if (strcmp(s, coll_names[i]) == 0) {
+            *out = (ir_coll_kind)i;
+            return 1;
+        }
+    return 0;
+}
+
+int ir_clause_parse(const char *s, ir_clause_kind *out)
+{
+    for (int i = 0; i < IR_K_COUNT; i++)
+        if (strcmp(s, clause_names[i]) == 0) {
+            *out = (ir_clause_kind)i;
+            return 1;
+        }
+    return 0;
+}
+
+static int expr_has_repeat(const ir_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (expr_has_repeat(e->u.access.idx[i])) return 1;
+        return 0;
+    case IR_E_UNARY: case IR_E_BINARY: return expr_has_repeat(e->u.op.a) || expr_has_repeat(e->u.op.b);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (expr_has_repeat(e->u.call.args[i])) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return expr_has_repeat(e->u.reduce.lo) || expr_has_repeat(e->u.reduce.hi) ||
+               expr_has_repeat(e->u.reduce.body);
+    case IR_E_REPEAT: return 1;
+    }
+    return 0;
+}
+
+static int block_has_collectives(const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (!s) continue;
+        switch (s->kind) {
+        case IR_S_COLL: return 1;
+        case IR_S_ASSIGN:
+            if (expr_has_repeat(s->u.assign.rhs) || expr_has_repeat(s->u.assign.lhs)) return 1;
+            break;
+        case IR_S_LET: if (expr_has_repeat(s->u.let.value)) return 1; break;
+        case IR_S_IF:
+            if (expr_has_repeat(s->u.if_.cond) || block_has_collectives(s->u.if_.then_blk) ||
+                block_has_collectives(s->u.if_.else_blk))
+                return 1;
+            break;
+        case IR_S_FOR: if (block_has_collectives(s->u.for_.body)) return 1; break;
+        case IR_S_SEND: break;
+        }
+    }
+    return 0;
+}
+
+int ir_program_has_collectives(const ir_program *p)
+{
+    return p && block_has_collectives(p->body);
+}
 
 int ir_level_parse(const char *s, ir_level *out)
 {

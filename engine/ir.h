@@ -32,6 +32,14 @@
  *    the time loop (DEFAULT or SEQ) and whose processor loop (PAR or PROC) is either vars[1] or
  *    the vars[0] of the single IR_S_FOR in its body; no other loop is PAR/PROC.
  *  - `else if` is an else block holding exactly one IR_S_IF (block cost NULL).
+ *  - collectives (IR_S_COLL) appear only at syncomm/syndm, directly in the processor loop's body
+ *    (the body of the IR_S_FOR whose last variable is the processor loop); their blocks have
+ *    `array_index` (IR_E_ACCESS, nidx <= ndims) or nk == IR_N_ARRAY (IR_E_NAME); their opref
+ *    and every IR_E_REPEAT's opref is resolved (builtin >= 0 or user >= 0); arities and element
+ *    types agree with the operator (polyapm-lang(5) COLLECTIVES).
+ *  - prog->ops lists the IR_D_OP decls; each has `state`, `clause[]`, `commutative` and
+ *    `associative` filled; pattern names and clause lets have slots (IR_N_OPVAR); ident,
+ *    associativity, declared commutativity and distributivity passed the sample checks (op.h).
  *  - positions: a binary expression's pos is its operator's; a call's or reduction's is the
  *    name's; a statement's is its first token (the label of a labelled assignment).
  */
@@ -65,7 +73,8 @@ typedef enum ir_expr_kind {
     IR_E_UNARY,    /* -e, !e */
     IR_E_BINARY,   /* e op e */
     IR_E_CALL,     /* min(..), max(..), floor(e), ceil(e), abs(e), sqrt(e), isqrt(e) */
-    IR_E_REDUCE    /* sum(k = lo .. hi) e, prod, max, min */
+    IR_E_REDUCE,   /* sum(k = lo .. hi) e, prod, max, min */
+    IR_E_REPEAT    /* repeat(OP, k, e1, .., en): OP's even/odd walk over the bits of k, first component */
 } ir_expr_kind;
 
 typedef enum ir_op {
@@ -75,14 +84,33 @@ typedef enum ir_op {
     IR_OP_NEG, IR_OP_NOT             /* unary */
 } ir_op;
 
-typedef enum ir_func { IR_F_MIN, IR_F_MAX, IR_F_FLOOR, IR_F_CEIL, IR_F_ABS, IR_F_SQRT, IR_F_ISQRT } ir_func;
+typedef enum ir_func {
+    IR_F_MIN, IR_F_MAX, IR_F_FLOOR, IR_F_CEIL, IR_F_ABS, IR_F_SQRT, IR_F_ISQRT,
+    IR_F_SELECT,                     /* select(c, a, b): a when c != 0, else b (only the one taken is evaluated) */
+    IR_F_BAND, IR_F_BOR, IR_F_BXOR   /* bitwise and, or, xor of two integers */
+} ir_func;
 typedef enum ir_reduce_op { IR_R_SUM, IR_R_PROD, IR_R_MAX, IR_R_MIN } ir_reduce_op;
 
-/* What a name refers to; set by the checker (IR_N_UNRESOLVED after parsing). */
+/* What a name refers to; set by the checker (IR_N_UNRESOLVED after parsing).  IR_N_OPVAR: a
+ * name bound by an operator clause's pattern or by its `let .. in` (a variable slot). */
 typedef enum ir_name_kind {
     IR_N_UNRESOLVED, IR_N_PARAM, IR_N_LOOPVAR, IR_N_LET, IR_N_REDVAR, IR_N_INITVAR, IR_N_DISTVAR,
-    IR_N_ARRAY
+    IR_N_ARRAY, IR_N_OPVAR
 } ir_name_kind;
+
+/* The built-in operators of collectives (and, or are logical: the result is 0 or 1). */
+typedef enum ir_bop {
+    IR_BOP_ADD, IR_BOP_MUL, IR_BOP_MAX, IR_BOP_MIN, IR_BOP_AND, IR_BOP_OR,
+    IR_BOP_BAND, IR_BOP_BOR, IR_BOP_BXOR, IR_BOP_COUNT
+} ir_bop;
+
+/* A reference to an operator: built in (`+`, `max`, ..) or declared with `op`. */
+typedef struct ir_opref {
+    const char *name;             /* as written; NULL when the construct takes no operator */
+    ir_pos pos;
+    int builtin;                  /* ir_bop, or -1 (checker) */
+    int user;                     /* index into prog->ops, or -1 (checker) */
+} ir_opref;
 
 typedef struct ir_expr ir_expr;
 struct ir_expr {
@@ -118,6 +146,12 @@ struct ir_expr {
             int slot;             /* variable slot (checker) */
             ir_expr *lo, *hi, *body;
         } reduce;
+        struct {                  /* IR_E_REPEAT */
+            ir_opref op;          /* a user operator with `even` and `odd` clauses */
+            ir_expr *k;           /* the integer whose bits are walked (rank, procs - 1, ..) */
+            ir_expr **args;       /* the start tuple (one per state field) */
+            int nargs;
+        } repeat;
     } u;
 };
 
@@ -142,7 +176,16 @@ typedef struct ir_loopvar {
     ir_pos pos;
 } ir_loopvar;
 
-typedef enum ir_stmt_kind { IR_S_ASSIGN, IR_S_LET, IR_S_IF, IR_S_FOR, IR_S_SEND } ir_stmt_kind;
+typedef enum ir_stmt_kind { IR_S_ASSIGN, IR_S_LET, IR_S_IF, IR_S_FOR, IR_S_SEND, IR_S_COLL } ir_stmt_kind;
+
+/* Collectives (syncomm, syndm; see COLLECTIVES in polyapm-lang(5)).  The _BAL kinds are the
+ * balanced forms the fusion rules produce: reduce_bal over a balanced tree whose missing leaves
+ * are on the left (the operator's `one` clause at a node with only its right child), scan_bal
+ * as a butterfly (`lower` and `upper` clauses). */
+typedef enum ir_coll_kind {
+    IR_C_BCAST, IR_C_REDUCE, IR_C_ALLREDUCE, IR_C_SCAN, IR_C_EXSCAN, IR_C_ALLGATHER,
+    IR_C_GATHER, IR_C_SCATTER, IR_C_REDUCE_BAL, IR_C_ALLREDUCE_BAL, IR_C_SCAN_BAL, IR_C_COUNT
+} ir_coll_kind;
 
 struct ir_stmt {
     ir_stmt_kind kind;
@@ -177,14 +220,73 @@ struct ir_stmt {
             ir_expr **as_idx;     /* index at the receiver, or NULL (same index) */
             int nas;
         } send;
+        struct {                  /* IR_S_COLL:  [L:] dsts = kind[(op)] srcs [to|from root] */
+            const char *label;    /* or NULL */
+            ir_coll_kind ck;
+            ir_opref op;          /* op.name NULL for bcast, gather, scatter, allgather */
+            ir_expr **dst;        /* blocks written: IR_E_ACCESS with a prefix of the subscripts
+                                     (or IR_E_NAME); a NULL entry is `_` (a dropped component) */
+            int ndst;
+            ir_expr **src;        /* blocks read, as dst (never NULL entries) */
+            int nsrc;
+            ir_expr *root;        /* processor value of the root, or NULL */
+        } coll;
     } u;
 };
 
 /* ---- declarations --------------------------------------------------------------------------- */
 
 typedef enum ir_decl_kind {
-    IR_D_PARAM, IR_D_REFERENCE, IR_D_ARRAY, IR_D_INIT, IR_D_OUTPUT, IR_D_DIST
+    IR_D_PARAM, IR_D_REFERENCE, IR_D_ARRAY, IR_D_INIT, IR_D_OUTPUT, IR_D_DIST, IR_D_OP
 } ir_decl_kind;
+
+/* ---- user-defined operators (`op NAME { .. }`, OPERATORS in polyapm-lang(5)) ---------------- */
+
+/* Clauses of an operator, in the order of REFERENCE §2/§3: */
+typedef enum ir_clause_kind {
+    IR_K_IDENT,        /* ident = tuple                          () -> state */
+    IR_K_PREACCUM,     /* preaccum S X = tuple                   state x in -> state (first element) */
+    IR_K_ACCUM,        /* accum S X = tuple                      state x in -> state */
+    IR_K_POSTACCUM,    /* postaccum S X = tuple                  (last element) */
+    IR_K_COMBINE,      /* combine S1 S2 = tuple                  state x state -> state (S1 left) */
+    IR_K_GEN,          /* gen S = tuple                          state -> output (any arity) */
+    IR_K_SCANGEN,      /* scangen S X = e                        state x in -> one output */
+    IR_K_ONE,          /* one S = tuple                          reduce_bal node with one child */
+    IR_K_LOWER,        /* lower S1 S2 = tuple                    scan_bal: the lower partner's new state */
+    IR_K_UPPER,        /* upper S1 S2 = tuple                    scan_bal: the upper partner's new state */
+    IR_K_EVEN,         /* even S = tuple                         repeat: a 0 bit */
+    IR_K_ODD,          /* odd S = tuple                          repeat: a 1 bit */
+    IR_K_COUNT
+} ir_clause_kind;
+
+typedef struct ir_field { const char *name; ir_type type; ir_pos pos; } ir_field;
+
+/* A clause's pattern: one name, or a parenthesised tuple of names (one per field). */
+typedef struct ir_pattern {
+    const char **names;
+    int *slots;                   /* checker */
+    int n;
+    ir_pos pos;
+} ir_pattern;
+
+typedef enum ir_opitem_kind {
+    IR_OI_STATE, IR_OI_IN, IR_OI_CLAUSE, IR_OI_COMMUTATIVE, IR_OI_NONCOMMUTATIVE,
+    IR_OI_NONASSOCIATIVE, IR_OI_DISTRIBUTES
+} ir_opitem_kind;
+
+/* One item of an operator, kept in source order (the printer keeps it). */
+typedef struct ir_opitem {
+    ir_opitem_kind kind;
+    ir_pos pos;
+    ir_comments comments;
+    ir_field *fields; int nfields;          /* STATE, IN */
+    ir_clause_kind clause;                  /* CLAUSE: */
+    ir_pattern pats[2]; int npats;          /*   its patterns */
+    const char **lets; ir_expr **letv;      /*   `let a = e, b = e in` before the result */
+    int *letslots; int nlets;
+    ir_expr **val; int nval;                /*   the result tuple */
+    ir_opref over;                          /* DISTRIBUTES: `distributes over OP` */
+} ir_opitem;
 
 typedef enum ir_dist_kind { IR_DIST_LOCAL, IR_DIST_REPLICATE } ir_dist_kind;
 
@@ -228,6 +330,17 @@ typedef struct ir_decl {
             ir_expr **offset;     /* global = local + offset; NULL = absolute (offset 0) */
             int ndims;
         } dist;
+        struct {                  /* op NAME { items } */
+            const char *name;
+            ir_opitem *items;
+            int nitems;
+            int index;            /* position in prog->ops (checker) */
+            /* checker: */
+            const ir_opitem *state, *in;            /* `in` NULL: an elementwise operator */
+            const ir_opitem *clause[IR_K_COUNT];   /* NULL when absent */
+            int commutative;      /* 1 commutative, 0 noncommutative */
+            int associative;      /* 0 when declared nonassociative */
+        } op;
     } u;
 } ir_decl;
 
@@ -249,6 +362,7 @@ typedef struct ir_program {
     /* Filled by the checker: */
     ir_decl **params;  int nparams;   /* IR_D_PARAM decls in order */
     ir_decl **arrays;  int narrays;   /* IR_D_ARRAY decls in order */
+    ir_decl **ops;     int nops;      /* IR_D_OP decls in order */
     int nslots;                   /* variable slots needed by any frame */
     int checked;
 } ir_program;
@@ -286,6 +400,16 @@ int ir_level_parse(const char *s, ir_level *out);    /* 1 on success */
 const char *ir_op_text(ir_op op);
 const char *ir_func_name(ir_func f);
 const char *ir_reduce_name(ir_reduce_op r);
+const char *ir_coll_name(ir_coll_kind k);          /* "bcast", "reduce_bal", .. */
+int ir_coll_parse(const char *s, ir_coll_kind *out); /* 1 on success */
+const char *ir_clause_name(ir_clause_kind k);      /* "ident", "accum", .. */
+int ir_clause_parse(const char *s, ir_clause_kind *out);
+/* What a collective needs: an operator; a root and the word before it ("to" or "from"). */
+int ir_coll_has_op(ir_coll_kind k);
+const char *ir_coll_root_word(ir_coll_kind k);     /* NULL: no root */
+/* 1 when the program has a collective statement or a repeat expression (transforms that do not
+ * know them refuse such programs). */
+int ir_program_has_collectives(const ir_program *p);
 
 /* ---- phases --------------------------------------------------------------------------------- */
 

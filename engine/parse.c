@@ -179,10 +179,21 @@ static int enter(parser *P)
 }
 static void leave(parser *P) { P->depth--; }
 
+static int is_word(const parser *P, int k, const char *w)
+{
+    int i = P->cur + k;
+    return i < P->lx.ntoks && P->lx.toks[i].kind == IR_T_IDENT && strcmp(P->lx.toks[i].text, w) == 0;
+}
+
 static int is_decl_start(ir_tok_kind k)
 {
     return k == IR_T_PARAM || k == IR_T_ARRAY || k == IR_T_INIT || k == IR_T_OUTPUT ||
            k == IR_T_DIST || k == IR_T_REFERENCE;
+}
+/* `op NAME {` starts an operator declaration (`op` is not reserved elsewhere). */
+static int is_op_start(const parser *P)
+{
+    return is_word(P, 0, "op") && peek(P, 1) == IR_T_IDENT && peek(P, 2) == IR_T_LBRACE;
 }
 static int is_stmt_start(const parser *P)
 {
@@ -197,7 +208,7 @@ static void sync(parser *P)
     while (kind(P) != IR_T_EOF) {
         ir_tok_kind k = kind(P);
         if (k == IR_T_SEMI) { advance(P); break; }
-        if (k == IR_T_RBRACE || is_decl_start(k) || is_stmt_start(P)) break;
+        if (k == IR_T_RBRACE || is_decl_start(k) || is_stmt_start(P) || is_op_start(P)) break;
         if (k == IR_T_LBRACE) {
             int depth = 0;
             do {
@@ -264,7 +275,8 @@ static const struct { int prec; ir_op op; } binops[IR_T_COUNT] = {
 static const struct { const char *name; ir_func f; int minargs, maxargs; } funcs[] = {
     { "min", IR_F_MIN, 2, 1 << 20 }, { "max", IR_F_MAX, 2, 1 << 20 }, { "floor", IR_F_FLOOR, 1, 1 },
     { "ceil", IR_F_CEIL, 1, 1 }, { "abs", IR_F_ABS, 1, 1 }, { "sqrt", IR_F_SQRT, 1, 1 },
-    { "isqrt", IR_F_ISQRT, 1, 1 },
+    { "isqrt", IR_F_ISQRT, 1, 1 }, { "select", IR_F_SELECT, 3, 3 }, { "band", IR_F_BAND, 2, 2 },
+    { "bor", IR_F_BOR, 2, 2 }, { "bxor", IR_F_BXOR, 2, 2 },
 };
 static const struct { const char *name; ir_reduce_op r; } reductions[] = {
     { "sum", IR_R_SUM }, { "prod", IR_R_PROD }, { "max", IR_R_MAX }, { "min", IR_R_MIN },
@@ -272,6 +284,8 @@ static const struct { const char *name; ir_reduce_op r; } reductions[] = {
 
 static ir_expr *parse_expr(parser *P);
 static ir_expr *parse_binary(parser *P, int minprec);
+static void parse_opref(parser *P, ir_opref *op);
+
 
 static ir_expr *dummy(parser *P, ir_pos pos)
 {
@@ -327,6 +341,34 @@ static ir_expr *parse_primary(parser *P)
         return dummy(P, pos);
     }
     const char *id = t->text;
+    if (peek(P, 1) == IR_T_LPAREN && strcmp(id, "repeat") == 0) {
+        /* repeat(OP, k, e1, .., en) */
+        advance(P);
+        advance(P);
+        ir_expr *e = ir_alloc(P->p, sizeof *e);
+        e->kind = IR_E_REPEAT;
+        e->pos = pos;
+        parse_opref(P, &e->u.repeat.op);
+        int dep = 0;
+        ir_expr **args = NULL;
+        int n = 0, cap = 0;
+        if (expect(P, IR_T_COMMA)) {
+            e->u.repeat.k = parse_expr(P);
+            dep = P->edepth;
+            while (accept(P, IR_T_COMMA) && !P->fatal) {
+                ir_expr *a = parse_expr(P);
+                if (P->edepth > dep) dep = P->edepth;
+                PUSH(P, args, n, cap, a);
+            }
+            if (n == 0) expected(P, "',' and the start tuple after repeat's count");
+        }
+        expect(P, IR_T_RPAREN);
+        if (!e->u.repeat.k) e->u.repeat.k = dummy(P, pos);
+        e->u.repeat.args = args;
+        e->u.repeat.nargs = n;
+        P->edepth = dep + 1;
+        return e;
+    }
     if (peek(P, 1) == IR_T_LPAREN) {
         if (peek(P, 2) == IR_T_IDENT && peek(P, 3) == IR_T_ASSIGN) {
             for (unsigned i = 0; i < sizeof reductions / sizeof reductions[0]; i++) {
@@ -384,7 +426,7 @@ static ir_expr *parse_primary(parser *P)
             return e;
         }
         perr(P, pos, "unknown function '%s' (expected min, max, floor, ceil, abs, sqrt, isqrt, "
-             "or a reduction sum/prod/max/min(k = lo .. hi))", id);
+             "select, band, bor, bxor, repeat, or a reduction sum/prod/max/min(k = lo .. hi))", id);
         advance(P);
         return dummy(P, pos);
     }
@@ -594,10 +636,105 @@ static ir_stmt *parse_send(parser *P)
     return s;
 }
 
+/* An operator: `+`, `*`, or a name (max, min, and, or, band, bor, bxor, or a declared op). */
+static void parse_opref(parser *P, ir_opref *op)
+{
+    op->pos = tok(P)->pos;
+    op->builtin = op->user = -1;
+    if (kind(P) == IR_T_PLUS) op->name = "+";
+    else if (kind(P) == IR_T_STAR) op->name = "*";
+    else if (kind(P) == IR_T_IDENT) op->name = tok(P)->text;
+    else {
+        expected(P, "an operator (+, *, max, min, and, or, band, bor, bxor or an op name)");
+        op->name = "?";
+        return;
+    }
+    advance(P);
+}
+
+/* A block: NAME ('[' expr ']')*, or `_` where `allow_drop` (then NULL). */
+static ir_expr *parse_block_ref(parser *P, int allow_drop, const char *what)
+{
+    if (allow_drop && is_word(P, 0, "_")) {
+        advance(P);
+        return NULL;
+    }
+    return parse_lvalue(P, what);
+}
+
+/* block | '(' block (',' block)* ')' */
+static int parse_block_refs(parser *P, ir_expr ***out, int allow_drop, const char *what)
+{
+    ir_expr **v = NULL;
+    int n = 0, cap = 0;
+    if (accept(P, IR_T_LPAREN)) {
+        do {
+            ir_expr *e = parse_block_ref(P, allow_drop, what);
+            PUSH(P, v, n, cap, e);
+        } while (!P->panic && accept(P, IR_T_COMMA));
+        expect(P, IR_T_RPAREN);
+    } else {
+        ir_expr *e = parse_block_ref(P, allow_drop, what);
+        PUSH(P, v, n, cap, e);
+    }
+    *out = v;
+    return n;
+}
+
+/* After `dsts =`: the current token names a collective (followed by '(' or a name). */
+static int at_collective(const parser *P)
+{
+    ir_coll_kind k;
+    return kind(P) == IR_T_IDENT && ir_coll_parse(tok(P)->text, &k) &&
+           (peek(P, 1) == IR_T_LPAREN || peek(P, 1) == IR_T_IDENT);
+}
+
+/* kind ['(' op ')'] srcs [to|from root]; the statement has its label and destinations. */
+static void parse_collective(parser *P, ir_stmt *s)
+{
+    ir_coll_kind k = IR_C_BCAST;
+    ir_coll_parse(tok(P)->text, &k);
+    s->u.coll.ck = k;
+    s->u.coll.op.builtin = s->u.coll.op.user = -1;
+    advance(P);
+    if (ir_coll_has_op(k)) {
+        if (expect(P, IR_T_LPAREN)) {
+            parse_opref(P, &s->u.coll.op);
+            expect(P, IR_T_RPAREN);
+        }
+        if (!s->u.coll.op.name) s->u.coll.op.name = "?";
+    } else if (kind(P) == IR_T_LPAREN && peek(P, 2) == IR_T_RPAREN) {
+        perr(P, tok(P)->pos, "'%s' takes no operator", ir_coll_name(k));
+    }
+    s->u.coll.nsrc = parse_block_refs(P, &s->u.coll.src, 0, "the block read (an array name)");
+    const char *word = ir_coll_root_word(k);
+    if (word) {
+        int ok = strcmp(word, "to") == 0 ? accept(P, IR_T_TO) : (is_word(P, 0, word) ? (advance(P), 1) : 0);
+        if (!ok) {
+            char what[64];
+            snprintf(what, sizeof what, "'%s' and the root processor", word);
+            expected(P, what);
+        } else {
+            s->u.coll.root = parse_expr(P);
+        }
+    }
+}
+
 static ir_stmt *parse_stmt(parser *P)
 {
     ir_pos pos = tok(P)->pos;
     switch (kind(P)) {
+    case IR_T_LPAREN: {
+        /* (d1, d2, ..) = collective */
+        ir_stmt *s = new_stmt(P, IR_S_COLL, pos);
+        s->u.coll.ndst = parse_block_refs(P, &s->u.coll.dst, 1, "a destination block (an array name or _)");
+        if (!P->panic && expect(P, IR_T_ASSIGN)) {
+            if (at_collective(P)) parse_collective(P, s);
+            else expected(P, "a collective (bcast, reduce, allreduce, scan, exscan, allgather, gather, "
+                          "scatter, reduce_bal, allreduce_bal, scan_bal) after a tuple of destinations");
+        }
+        return s;
+    }
     case IR_T_LET: {
         ir_stmt *s = new_stmt(P, IR_S_LET, pos);
         advance(P);
@@ -616,10 +753,31 @@ static ir_stmt *parse_stmt(parser *P)
             s->u.assign.label = tok(P)->text;
             advance(P);
             advance(P);
+            if (kind(P) == IR_T_LPAREN) {   /* L: (d1, d2) = collective */
+                const char *label = s->u.assign.label;
+                ir_stmt *c = parse_stmt(P);
+                if (c && c->kind == IR_S_COLL) {
+                    c->u.coll.label = label;
+                    c->pos = pos;
+                }
+                return c;
+            }
         }
         s->u.assign.lhs = parse_lvalue(P, "an array element after the label");
         if (!expect(P, IR_T_ASSIGN)) {
             s->u.assign.rhs = dummy(P, pos);
+            return s;
+        }
+        if (at_collective(P)) {
+            const char *label = s->u.assign.label;
+            ir_expr *dst = s->u.assign.lhs;
+            memset(&s->u, 0, sizeof s->u);
+            s->kind = IR_S_COLL;
+            s->u.coll.label = label;
+            s->u.coll.dst = ir_alloc(P->p, sizeof *s->u.coll.dst);
+            s->u.coll.dst[0] = dst;
+            s->u.coll.ndst = 1;
+            parse_collective(P, s);
             return s;
         }
         s->u.assign.rhs = parse_expr(P);
@@ -643,9 +801,9 @@ static void parse_stmts(parser *P, ir_block *b, int top)
         if (k == IR_T_EOF || (k == IR_T_RBRACE && !top) || P->fatal) break;
         ir_comments lead = take_lead(P, tok(P)->pos);
         int start = P->cur;
-        if (is_decl_start(k)) {
+        if (is_decl_start(k) || is_op_start(P)) {
             perr(P, tok(P)->pos, "expected a statement, found %s (declarations come before "
-                 "statements)", ir_tok_name(k));
+                 "statements)", is_op_start(P) ? "'op'" : ir_tok_name(k));
             int keep = P->panic;
             P->panic = 0;
             parse_decls_one(P);
@@ -714,9 +872,183 @@ static int parse_ranges(parser *P, ir_expr ***lo, ir_expr ***hi)
     return n;
 }
 
+/* ---- operators ------------------------------------------------------------------------------ */
+
+/* '(' NAME type (',' NAME type)* ')' */
+static int parse_fields(parser *P, ir_field **out)
+{
+    ir_field *v = NULL;
+    int n = 0, cap = 0;
+    if (!expect(P, IR_T_LPAREN)) return 0;
+    do {
+        ir_field f;
+        f.name = expect_ident(P, "a field name", &f.pos);
+        f.type = IR_INT;
+        if (accept(P, IR_T_DOUBLE)) f.type = IR_DOUBLE;
+        else if (!accept(P, IR_T_INTKW)) expected(P, "the field's type ('int' or 'double')");
+        PUSH(P, v, n, cap, f);
+    } while (!P->panic && accept(P, IR_T_COMMA));
+    expect(P, IR_T_RPAREN);
+    *out = v;
+    return n;
+}
+
+/* NAME | '(' NAME (',' NAME)* ')' */
+static void parse_pattern(parser *P, ir_pattern *pt)
+{
+    const char **v = NULL;
+    int n = 0, cap = 0;
+    pt->pos = tok(P)->pos;
+    if (accept(P, IR_T_LPAREN)) {
+        do {
+            const char *nm = expect_ident(P, "a name in the pattern", NULL);
+            PUSH(P, v, n, cap, nm);
+        } while (!P->panic && accept(P, IR_T_COMMA));
+        expect(P, IR_T_RPAREN);
+    } else {
+        const char *nm = expect_ident(P, "a pattern (a name or a tuple of names)", NULL);
+        PUSH(P, v, n, cap, nm);
+    }
+    pt->names = v;
+    pt->n = n;
+}
+
+/* Is the '(' at the current token a tuple: a ',' at its own nesting level before its ')'? */
+static int at_tuple(const parser *P)
+{
+    if (kind(P) != IR_T_LPAREN) return 0;
+    int depth = 0;
+    for (int i = P->cur; i < P->lx.ntoks; i++) {
+        ir_tok_kind k = P->lx.toks[i].kind;
+        if (k == IR_T_LPAREN || k == IR_T_LBRACK) depth++;
+        else if (k == IR_T_RPAREN || k == IR_T_RBRACK) { if (--depth == 0) return 0; }
+        else if (k == IR_T_COMMA && depth == 1) return 1;
+        else if (k == IR_T_EOF || k == IR_T_LBRACE || k == IR_T_RBRACE) return 0;
+    }
+    return 0;
+}
+
+/* NAME pattern* '=' ['let' NAME '=' expr (',' NAME '=' expr)* 'in'] (expr | '(' expr, .. ')') */
+static void parse_clause(parser *P, ir_opitem *it)
+{
+    it->kind = IR_OI_CLAUSE;
+    ir_clause_parse(tok(P)->text, &it->clause);
+    advance(P);
+    while ((kind(P) == IR_T_IDENT || kind(P) == IR_T_LPAREN) && !P->panic) {
+        if (it->npats == 2) {
+            perr(P, tok(P)->pos, "expected '=': a clause has at most two patterns");
+            return;
+        }
+        parse_pattern(P, &it->pats[it->npats++]);
+    }
+    if (!expect(P, IR_T_ASSIGN)) return;
+    if (accept(P, IR_T_LET)) {
+        int cn = 0, cv = 0;
+        do {
+            const char *nm = expect_ident(P, "a name after 'let'", NULL);
+            expect(P, IR_T_ASSIGN);
+            ir_expr *e = parse_expr(P);
+            int n0 = it->nlets;
+            PUSH(P, it->lets, it->nlets, cn, nm);
+            it->nlets = n0;
+            PUSH(P, it->letv, it->nlets, cv, e);
+        } while (!P->panic && accept(P, IR_T_COMMA));
+        if (!P->panic) {
+            if (is_word(P, 0, "in")) advance(P);
+            else expected(P, "'in' after the lets of a clause");
+        }
+    }
+    int cap = 0;
+    if (at_tuple(P)) {
+        advance(P);
+        do {
+            ir_expr *e = parse_expr(P);
+            PUSH(P, it->val, it->nval, cap, e);
+        } while (!P->panic && accept(P, IR_T_COMMA));
+        expect(P, IR_T_RPAREN);
+    } else {
+        ir_expr *e = parse_expr(P);
+        PUSH(P, it->val, it->nval, cap, e);
+    }
+}
+
+static const struct { const char *word; ir_opitem_kind kind; } op_flags[] = {
+    { "commutative", IR_OI_COMMUTATIVE }, { "noncommutative", IR_OI_NONCOMMUTATIVE },
+    { "nonassociative", IR_OI_NONASSOCIATIVE },
+};
+
+/* 'op' NAME '{' item* '}' */
+static ir_decl *parse_op(parser *P)
+{
+    ir_decl *d = new_decl(P, IR_D_OP, tok(P)->pos);
+    advance(P);
+    d->u.op.name = expect_ident(P, "the operator's name", NULL);
+    d->u.op.index = -1;
+    if (!expect(P, IR_T_LBRACE)) return d;
+    int cap = 0;
+    while (kind(P) != IR_T_RBRACE && kind(P) != IR_T_EOF && !P->fatal) {
+        while (accept(P, IR_T_SEMI)) {}
+        if (kind(P) == IR_T_RBRACE) break;
+        ir_opitem it;
+        memset(&it, 0, sizeof it);
+        it.pos = tok(P)->pos;
+        ir_comments lead = take_lead(P, it.pos);
+        it.comments.lead = lead.lead;
+        it.comments.nlead = lead.nlead;
+        int start = P->cur;
+        ir_clause_kind ck;
+        const char *w = kind(P) == IR_T_IDENT ? tok(P)->text : "";
+        int done = 0;
+        if (strcmp(w, "state") == 0 || strcmp(w, "in") == 0) {
+            it.kind = w[0] == 's' ? IR_OI_STATE : IR_OI_IN;
+            advance(P);
+            it.nfields = parse_fields(P, &it.fields);
+            done = 1;
+        } else if (ir_clause_parse(w, &ck)) {
+            parse_clause(P, &it);
+            done = 1;
+        } else if (strcmp(w, "distributes") == 0) {
+            it.kind = IR_OI_DISTRIBUTES;
+            advance(P);
+            if (is_word(P, 0, "over")) advance(P);
+            else expected(P, "'over' after 'distributes'");
+            if (!P->panic) parse_opref(P, &it.over);
+            done = 1;
+        } else {
+            for (unsigned i = 0; i < sizeof op_flags / sizeof op_flags[0]; i++)
+                if (strcmp(w, op_flags[i].word) == 0) {
+                    it.kind = op_flags[i].kind;
+                    advance(P);
+                    done = 1;
+                }
+        }
+        if (!done)
+            expected(P, "an operator item (state, in, ident, preaccum, accum, postaccum, combine, gen, "
+                     "scangen, one, lower, upper, even, odd, commutative, noncommutative, "
+                     "nonassociative, distributes over) or '}'");
+        if (!P->panic) it.comments.trail = take_trail(P);
+        if (done) PUSH(P, d->u.op.items, d->u.op.nitems, cap, it);
+        if (P->panic) {
+            if (P->cur == start) advance(P);
+            /* skip to the next item on a later line or the closing brace */
+            int line = P->lx.toks[P->cur > 0 ? P->cur - 1 : 0].end_line;
+            while (kind(P) != IR_T_EOF && kind(P) != IR_T_RBRACE && tok(P)->pos.line == line) advance(P);
+            if (!P->fatal) P->panic = 0;
+        }
+    }
+    if (kind(P) == IR_T_RBRACE) advance(P);
+    else expected(P, "'}' closing the operator");
+    return d;
+}
+
 /* Parses one declaration (a `param` line may give several) and appends it; returns the first. */
 static ir_decl *parse_decls_one(parser *P)
 {
+    if (is_op_start(P)) {
+        ir_decl *d = parse_op(P);
+        ir_program_append_decl(P->p, d);
+        return d;
+    }
     ir_pos kpos = tok(P)->pos;
     ir_tok_kind k = kind(P);
     ir_decl *first = NULL;
@@ -845,7 +1177,7 @@ static void parse_program(parser *P)
     /* declarations */
     for (;;) {
         while (accept(P, IR_T_SEMI)) {}
-        if (!is_decl_start(kind(P)) || P->fatal) break;
+        if ((!is_decl_start(kind(P)) && !is_op_start(P)) || P->fatal) break;
         ir_comments lead = take_lead(P, tok(P)->pos);
         int start = P->cur;
         ir_decl *d = parse_decls_one(P);

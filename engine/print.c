@@ -162,7 +162,33 @@ static void print_expr(buf *b, const ir_expr *e, int tailmul)
         print_paren(b, e->u.reduce.body, e->u.reduce.body && prec_of(e->u.reduce.body) < PREC_MUL, 0);
         if (tailmul) bput(b, ")");
         break;
+    case IR_E_REPEAT:
+        bput(b, "repeat(");
+        bput(b, e->u.repeat.op.name ? e->u.repeat.op.name : "?");
+        bput(b, ", ");
+        print_expr(b, e->u.repeat.k, 0);
+        for (int i = 0; i < e->u.repeat.nargs; i++) {
+            bput(b, ", ");
+            print_expr(b, e->u.repeat.args[i], 0);
+        }
+        bput(b, ")");
+        break;
     }
+}
+
+/* e | (e1, e2, ..) */
+static void print_tuple(buf *b, ir_expr *const *v, int n)
+{
+    if (n == 1) {
+        print_expr(b, v[0], 0);
+        return;
+    }
+    bput(b, "(");
+    for (int i = 0; i < n; i++) {
+        if (i) bput(b, ", ");
+        print_expr(b, v[i], 0);
+    }
+    bput(b, ")");
 }
 
 char *ir_print_expr(const ir_expr *e)
@@ -262,6 +288,43 @@ static void print_index_list(buf *b, ir_expr *const *idx, int n)
     }
 }
 
+/* A block reference (NULL is `_`), or a parenthesised list of them when n != 1. */
+static void print_blocks(buf *b, ir_expr *const *v, int n)
+{
+    if (n != 1) bput(b, "(");
+    for (int i = 0; i < n; i++) {
+        if (i) bput(b, ", ");
+        if (v[i]) print_expr(b, v[i], 0);
+        else bput(b, "_");
+    }
+    if (n != 1) bput(b, ")");
+}
+
+static void print_coll(buf *b, const ir_stmt *s)
+{
+    if (s->u.coll.label) {
+        bput(b, s->u.coll.label);
+        bput(b, ": ");
+    }
+    print_blocks(b, s->u.coll.dst, s->u.coll.ndst);
+    bput(b, " = ");
+    bput(b, ir_coll_name(s->u.coll.ck));
+    if (s->u.coll.op.name) {
+        bput(b, "(");
+        bput(b, s->u.coll.op.name);
+        bput(b, ")");
+    }
+    bput(b, " ");
+    print_blocks(b, s->u.coll.src, s->u.coll.nsrc);
+    const char *word = ir_coll_root_word(s->u.coll.ck);
+    if (word && s->u.coll.root) {
+        bput(b, " ");
+        bput(b, word);
+        bput(b, " ");
+        print_expr(b, s->u.coll.root, 0);
+    }
+}
+
 static void print_stmt(buf *b, const ir_stmt *s, int ind)
 {
     if (!s) return;
@@ -327,6 +390,9 @@ static void print_stmt(buf *b, const ir_stmt *s, int ind)
         }
         print_cost(b, s->cost);
         break;
+    case IR_S_COLL:
+        print_coll(b, s);
+        break;
     }
     print_trail(b, &s->comments);
     bput(b, "\n");
@@ -345,11 +411,90 @@ static void print_ranges(buf *b, ir_expr *const *lo, ir_expr *const *hi, int n)
     }
 }
 
+static void print_fields(buf *b, const ir_field *f, int n)
+{
+    bput(b, "(");
+    for (int i = 0; i < n; i++) {
+        if (i) bput(b, ", ");
+        bput(b, f[i].name ? f[i].name : "?");
+        bput(b, f[i].type == IR_INT ? " int" : " double");
+    }
+    bput(b, ")");
+}
+
+static void print_pattern(buf *b, const ir_pattern *pt)
+{
+    if (pt->n != 1) bput(b, "(");
+    for (int i = 0; i < pt->n; i++) {
+        if (i) bput(b, ", ");
+        bput(b, pt->names[i] ? pt->names[i] : "?");
+    }
+    if (pt->n != 1) bput(b, ")");
+}
+
+static const char *const opitem_words[] = {
+    [IR_OI_COMMUTATIVE] = "commutative", [IR_OI_NONCOMMUTATIVE] = "noncommutative",
+    [IR_OI_NONASSOCIATIVE] = "nonassociative",
+};
+
+static void print_op(buf *b, const ir_decl *d)
+{
+    bput(b, "op ");
+    bput(b, d->u.op.name ? d->u.op.name : "?");
+    bput(b, " {\n");
+    for (int i = 0; i < d->u.op.nitems; i++) {
+        const ir_opitem *it = &d->u.op.items[i];
+        print_lead(b, &it->comments, 1);
+        bindent(b, 1);
+        switch (it->kind) {
+        case IR_OI_STATE: case IR_OI_IN:
+            bput(b, it->kind == IR_OI_STATE ? "state " : "in ");
+            print_fields(b, it->fields, it->nfields);
+            break;
+        case IR_OI_CLAUSE:
+            bput(b, ir_clause_name(it->clause));
+            for (int k = 0; k < it->npats; k++) {
+                bput(b, " ");
+                print_pattern(b, &it->pats[k]);
+            }
+            bput(b, " = ");
+            if (it->nlets > 0) {
+                bput(b, "let ");
+                for (int k = 0; k < it->nlets; k++) {
+                    if (k) bput(b, ", ");
+                    bput(b, it->lets[k] ? it->lets[k] : "?");
+                    bput(b, " = ");
+                    print_expr(b, it->letv[k], 0);
+                }
+                bput(b, " in ");
+            }
+            print_tuple(b, it->val, it->nval);
+            break;
+        case IR_OI_COMMUTATIVE: case IR_OI_NONCOMMUTATIVE: case IR_OI_NONASSOCIATIVE:
+            bput(b, opitem_words[it->kind]);
+            break;
+        case IR_OI_DISTRIBUTES:
+            bput(b, "distributes over ");
+            bput(b, it->over.name ? it->over.name : "?");
+            break;
+        }
+        print_trail(b, &it->comments);
+        bput(b, "\n");
+    }
+    bput(b, "}");
+    print_trail(b, &d->comments);
+    bput(b, "\n");
+}
+
 /* Prints decls[i] (and, for params, those continuing its line); returns the next index. */
 static int print_decl(buf *b, ir_decl *const *decls, int n, int i)
 {
     const ir_decl *d = decls[i];
     print_lead(b, &d->comments, 0);
+    if (d->kind == IR_D_OP) {
+        print_op(b, d);
+        return i + 1;
+    }
     const char *trail = d->comments.trail;
     switch (d->kind) {
     case IR_D_PARAM:
@@ -410,6 +555,8 @@ static int print_decl(buf *b, ir_decl *const *decls, int n, int i)
                 print_index_list(b, d->u.dist.offset, d->u.dist.ndims);
             }
         }
+        break;
+    case IR_D_OP:
         break;
     }
     ir_comments tc = { NULL, 0, trail };

@@ -81,6 +81,7 @@ static double sim_expr_ticks_d(const ir_expr *e, int depth)
     double own = e->type == IR_DOUBLE ? 1 : 0;     /* arithmetic and calls: doubles only */
     switch (e->kind) {
     case IR_E_INT: case IR_E_REAL: case IR_E_NAME: case IR_E_ACCESS: case IR_E_REDUCE:
+    case IR_E_REPEAT:   /* counted while running */
         return 0;
     case IR_E_UNARY:
         if (e->u.op.op == IR_OP_NOT) own = 1;
@@ -544,6 +545,8 @@ static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
     }
     case IR_E_CALL:
         return sim_compile_call(c, e);
+    case IR_E_REPEAT:
+        return sim_cerr(c, e, "repeat is not simulated yet");
     case IR_E_REDUCE: {
         if (!sim_check_slot(c, e, e->u.reduce.slot)) return NULL;
         sim_node *saved = c->sr_target;
@@ -737,6 +740,8 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         }
         return st;
     }
+    case IR_S_COLL:
+        return (sim_stmt *)sim_cerr(c, NULL, "collectives are not simulated yet");
     }
     return (sim_stmt *)sim_cerr(c, NULL, "unknown statement");
 }

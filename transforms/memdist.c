@@ -452,6 +452,10 @@ int xf_memdist_applicable(const ir_program *p, char **why_not)
                                ir_level_name(p->level));
         return 0;
     }
+    if (ir_program_has_collectives(p)) {
+        *why_not = xf_asprintf("memdist does not distribute programs with collectives or repeat");
+        return 0;
+    }
     ir_program *c = ir_program_clone(p);
     xf_tiling T;
     int ok = xf_tiling_recognise(c, &T) == 0;

@@ -107,6 +107,7 @@ static void local_stmt(rc *c, ir_stmt *s, const ir_expr *me)
     case IR_S_LET: local_expr(c, s->u.let.value, me); break;
     case IR_S_IF: local_expr(c, s->u.if_.cond, me); local_block(c, s->u.if_.then_blk, me); local_block(c, s->u.if_.else_blk, me); break;
     case IR_S_FOR: local_block(c, s->u.for_.body, me); break;
+    case IR_S_COLL: break;   /* refused by xf_relcoord_applicable */
     case IR_S_SEND: {
         ir_expr *w = s->u.send.what;
         const ir_decl *dd = w->kind == IR_E_ACCESS ? dist_of(c, w->u.access.array) : NULL;
@@ -141,6 +142,10 @@ int xf_relcoord_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYNDM) {
         *why_not = xf_asprintf("relcoord works on a syndm program (this one is %s)", ir_level_name(p->level));
+        return 0;
+    }
+    if (ir_program_has_collectives(p)) {
+        *why_not = xf_asprintf("relcoord does not rewrite programs with collectives or repeat");
         return 0;
     }
     int any = 0;

@@ -635,6 +635,7 @@ static int same_expr(const ir_expr *x, const ir_expr *y)
     case IR_E_REDUCE:
         return x->u.reduce.r == y->u.reduce.r && same_expr(x->u.reduce.lo, y->u.reduce.lo) &&
                same_expr(x->u.reduce.hi, y->u.reduce.hi) && same_expr(x->u.reduce.body, y->u.reduce.body);
+    case IR_E_REPEAT: return 0;   /* rand_expr makes none */
     }
     return 0;
 }
