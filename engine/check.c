@@ -543,10 +543,12 @@ static void define_label(checker *C, const char *l, ir_pos pos)
     }
 }
 
-/* A collective's block: an array name with a prefix of its subscripts.  Returns the array's
- * declaration, or NULL after an error. */
-static const ir_decl *check_block_ref(checker *C, ir_expr *e)
+/* A collective's block: an array name with a prefix of its subscripts and an optional range on
+ * the next dimension.  Returns the array's declaration, or NULL after an error. */
+static const ir_decl *check_block_ref(checker *C, ir_expr *e, ir_expr *lo, ir_expr *hi)
 {
+    if (lo) check_int(C, lo, "a block's range bound");
+    if (hi) check_int(C, hi, "a block's range bound");
     const char *name = e->kind == IR_E_ACCESS ? e->u.access.array : e->kind == IR_E_NAME ? e->u.name.id : NULL;
     sym *s = name ? lookup(C, name) : NULL;
     if (!name || !s || s->nk != IR_N_ARRAY) {
@@ -559,12 +561,16 @@ static const ir_decl *check_block_ref(checker *C, ir_expr *e)
     if (e->kind == IR_E_NAME) {
         e->u.name.nk = IR_N_ARRAY;
         e->u.name.index = s->index;
+        if (lo && ad->u.array.ndims < 1) {
+            cerr(C, e->pos, "'%s' has no dimension for a range", name);
+            return NULL;
+        }
         return ad;
     }
     for (int i = 0; i < e->u.access.nidx; i++) check_subscript(C, e->u.access.idx[i], M_ANY, NULL);
-    if (e->u.access.nidx > ad->u.array.ndims) {
-        cerr(C, e->pos, "block of '%s' gives %d subscripts, the array has %d dimensions", name,
-             e->u.access.nidx, ad->u.array.ndims);
+    if (e->u.access.nidx + (lo ? 1 : 0) > ad->u.array.ndims) {
+        cerr(C, e->pos, "block of '%s' gives %d subscripts%s, the array has %d dimensions", name,
+             e->u.access.nidx, lo ? " and a range" : "", ad->u.array.ndims);
         return NULL;
     }
     e->u.access.array_index = s->index;
@@ -589,10 +595,16 @@ static void check_coll(checker *C, ir_stmt *s)
         cerr(C, s->pos, "too many blocks (at most %d)", OP_MAX_FIELDS);
         return;
     }
-    for (int i = 0; i < ns; i++) if (!(sa[i] = check_block_ref(C, s->u.coll.src[i]))) bad = 1;
+    for (int i = 0; i < ns; i++)
+        if (!(sa[i] = check_block_ref(C, s->u.coll.src[i], s->u.coll.src_lo ? s->u.coll.src_lo[i] : NULL,
+                                      s->u.coll.src_hi ? s->u.coll.src_hi[i] : NULL)))
+            bad = 1;
     for (int i = 0; i < nd; i++) {
         da[i] = NULL;
-        if (s->u.coll.dst[i] && !(da[i] = check_block_ref(C, s->u.coll.dst[i]))) bad = 1;
+        if (s->u.coll.dst[i] &&
+            !(da[i] = check_block_ref(C, s->u.coll.dst[i], s->u.coll.dst_lo ? s->u.coll.dst_lo[i] : NULL,
+                                      s->u.coll.dst_hi ? s->u.coll.dst_hi[i] : NULL)))
+            bad = 1;
     }
     if (s->u.coll.root) check_int(C, s->u.coll.root, "a root processor");
     if (!ir_coll_has_op(ck)) {

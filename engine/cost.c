@@ -17,6 +17,7 @@
  *     comm[i] = Σ_t (g·h_it + b(P)).
  */
 #include "cost.h"
+#include "ir.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -291,22 +292,84 @@ static double cost_comm_bsp(const cost_profile *p, const cost_step *cs, int i, d
     return p->g * h + b;
 }
 
+/* ---- collectives (formulas in cost.h) ------------------------------------------------------ */
+
+static int cost_log2(int p)
+{
+    int l = 0;
+    while ((1 << l) < p && l < 30) l++;
+    return l;
+}
+
+static int cost_is_gather(int k) { return k == IR_C_ALLGATHER || k == IR_C_GATHER || k == IR_C_SCATTER; }
+static int cost_is_scan(int k) { return k == IR_C_SCAN || k == IR_C_EXSCAN; }
+
+/* Operations per element and round of a butterfly (hockney, polyapm). */
+static double cost_round_ops(const sim_coll_rec *r)
+{
+    if (r->kind == IR_C_BCAST || cost_is_gather(r->kind)) return 0;
+    return cost_is_scan(r->kind) ? 2 * r->ops : r->ops;
+}
+
+static double cost_coll_hockney(const cost_profile *p, const sim_coll_rec *r)
+{
+    double L = cost_log2(r->nprocs), mw = r->m * r->words;
+    if (r->nprocs <= 1) return 0;
+    if (cost_is_gather(r->kind)) return L * p->ts + (r->nprocs - 1) * mw * p->tw;
+    return L * (p->ts + mw * p->tw + r->m * cost_round_ops(r));
+}
+
+static double cost_coll_bsp(const cost_profile *p, const sim_coll_rec *r)
+{
+    double L = cost_log2(r->nprocs), mw = r->m * r->words, l = cost_barrier(p, r->nprocs);
+    if (r->nprocs <= 1) return 0;
+    if (r->kind == IR_C_BCAST || cost_is_gather(r->kind)) return r->nprocs * mw * p->g + l;
+    double c = r->m * r->ops;
+    if (cost_is_scan(r->kind) || r->kind == IR_C_SCAN_BAL) c *= 3;
+    return L * (c + mw * p->g + l);
+}
+
+static double cost_coll_polyapm(const cost_profile *p, const sim_coll_rec *r)
+{
+    double L = cost_log2(r->nprocs), mw = r->m * r->words;
+    double start = p->mstartup_s + p->mstartup_r, slope = p->normsent + p->normrcvd;
+    if (r->nprocs <= 1) return 0;
+    if (cost_is_gather(r->kind)) return slope * (r->nprocs - 1) * mw + L * start;
+    return L * (slope * mw + start + r->m * cost_round_ops(r));
+}
+
+typedef double (*cost_coll_fn)(const cost_profile *p, const sim_coll_rec *r);
+
 typedef struct cost_model {
     const char *name;
     cost_comm_fn comm;
+    cost_coll_fn coll;
     int superstep;   /* 1: cost_t = max w + max comm (BSP); 0: cost_t = max (w + c) */
 } cost_model;
 
 static const cost_model cost_models[] = {
-    { "polyapm", cost_comm_polyapm, 0 },
-    { "bsp",     cost_comm_bsp,     1 },
-    { "hockney", cost_comm_hockney, 0 },
+    { "polyapm", cost_comm_polyapm, cost_coll_polyapm, 0 },
+    { "bsp",     cost_comm_bsp,     cost_coll_bsp,     1 },
+    { "hockney", cost_comm_hockney, cost_coll_hockney, 0 },
 };
 #define COST_NMODELS ((int)(sizeof cost_models / sizeof cost_models[0]))
 
 static const char *const cost_model_name_list[] = { "polyapm", "bsp", "hockney", NULL };
 
 const char *const *cost_model_names(void) { return cost_model_name_list; }
+
+static const cost_model *cost_model_find(const char *name)
+{
+    for (int i = 0; i < COST_NMODELS && name; i++)
+        if (strcmp(cost_models[i].name, name) == 0) return &cost_models[i];
+    return NULL;
+}
+
+double cost_collective(const char *model, const sim_coll_rec *r, const cost_profile *prof)
+{
+    const cost_model *m = cost_model_find(model);
+    return m ? m->coll(prof, r) : 0;
+}
 
 void cost_summary_free(cost_summary *s)
 {
@@ -322,9 +385,7 @@ void cost_summary_free(cost_summary *s)
 
 int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *prof, cost_summary *out)
 {
-    const cost_model *m = NULL;
-    for (int i = 0; i < COST_NMODELS && model; i++)
-        if (strcmp(cost_models[i].name, model) == 0) m = &cost_models[i];
+    const cost_model *m = cost_model_find(model);
     memset(out, 0, sizeof *out);
     if (!m) return -1;
     snprintf(out->model, sizeof out->model, "%s", m->name);
@@ -363,6 +424,12 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (ci > cmax) cmax = ci;
         }
         double ct = m->superstep ? wmax + cmax : best;
+        double coll = 0;
+        for (int k = 0; t->colls && t->ncolls && k < t->ncolls[s]; k++) coll += m->coll(prof, &t->colls[s][k]);
+        if (coll > 0)
+            for (int i = 0; i < np; i++) out->comm[i] += coll;
+        ct += coll;
+        out->collective += coll;
         out->step_cost[s] = ct;
         total += ct;
     }

@@ -11,6 +11,24 @@
  *            cost = Σ_t max_i (w_it + c_it)
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  *
+ * Collectives (the trace's sim_coll_rec; L = ceil(log2 P) over the P processors taking part, m
+ * elements per block, w words per element, c base operations per element and combine; a step
+ * costs its usual cost plus the sum of its collectives, which every processor pays):
+ *   hockney (butterflies, REFERENCE §2)
+ *            bcast                       L·(t_s + m·w·t_w)
+ *            [all]reduce[_bal]           L·(t_s + m·(w·t_w + c))
+ *            scan, exscan                L·(t_s + m·(w·t_w + 2c))
+ *            scan_bal                    L·(t_s + m·(w·t_w + c))       (c: the larger of lower/upper)
+ *            [all]gather, scatter        L·t_s + (P−1)·m·w·t_w
+ *   bsp (REFERENCE §4: distr, gath, bred, bscan)
+ *            bcast, scatter, [all]gather P·m·w·g + l(P)
+ *            [all]reduce[_bal]           L·(m·c + m·w·g + l(P))
+ *            scan, exscan, scan_bal      L·(3·m·c + m·w·g + l(P))
+ *   polyapm  the hockney butterflies priced with the thesis's per-word slopes and startups
+ *            (a round: one message out and one in per processor; no extra barrier):
+ *            L·((s̄ + r̄)·m·w + m_s + m_r + m·f·c) with f as in hockney (1, 2 for scans, 0 for
+ *            bcast); [all]gather, scatter: (s̄ + r̄)·(P−1)·m·w + L·(m_s + m_r).
+ *
  * A machine profile is a named set of parameters: built in `scali2004` (the thesis's calibration)
  * or read from a text file of `key value` lines (`#` comments; keys as in cost_profile).
  */
@@ -43,7 +61,11 @@ typedef struct cost_summary {
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier) */
     int64_t *sends, *recvs;   /* nprocs: Σ_t partners (coalesced) or messages */
     double *step_cost;        /* nsteps: cost_t */
+    double collective;        /* Σ over steps of the collectives' cost (part of total) */
 } cost_summary;
+
+/* The cost of one collective under a model (ticks; 0 for an unknown model). */
+double cost_collective(const char *model, const sim_coll_rec *r, const cost_profile *prof);
 
 /* Built-in profiles by name; NULL when unknown. */
 const cost_profile *cost_profile_builtin(const char *name);

@@ -338,6 +338,10 @@ ir_stmt *ir_clone_stmt(ir_program *dst, const ir_stmt *s)
         c->u.coll.op.name = ir_strdup(dst, s->u.coll.op.name);
         c->u.coll.dst = clone_exprs_nullable(dst, s->u.coll.dst, s->u.coll.ndst);
         c->u.coll.src = clone_exprs(dst, s->u.coll.src, s->u.coll.nsrc);
+        c->u.coll.dst_lo = clone_exprs_nullable(dst, s->u.coll.dst_lo, s->u.coll.ndst);
+        c->u.coll.dst_hi = clone_exprs_nullable(dst, s->u.coll.dst_hi, s->u.coll.ndst);
+        c->u.coll.src_lo = clone_exprs_nullable(dst, s->u.coll.src_lo, s->u.coll.nsrc);
+        c->u.coll.src_hi = clone_exprs_nullable(dst, s->u.coll.src_hi, s->u.coll.nsrc);
         c->u.coll.root = ir_clone_expr(dst, s->u.coll.root);
         break;
     }

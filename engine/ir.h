@@ -229,6 +229,9 @@ struct ir_stmt {
             int ndst;
             ir_expr **src;        /* blocks read, as dst (never NULL entries) */
             int nsrc;
+            /* A block may end with a range `[lo .. hi]` on the dimension after its prefix (a
+             * slice, possibly empty): the bounds, or NULL arrays / NULL entries when none. */
+            ir_expr **dst_lo, **dst_hi, **src_lo, **src_hi;
             ir_expr *root;        /* processor value of the root, or NULL */
         } coll;
     } u;

@@ -201,36 +201,59 @@ int op_clause_arity(const ir_program *p, int u, ir_clause_kind k)
     return d && (unsigned)k < IR_K_COUNT && d->u.op.clause[k] ? d->u.op.clause[k]->nval : 0;
 }
 
-/* Arithmetic ticks of an expression, as the simulator's default counting: every operation,
- * comparison or call whose result is a double, every comparison and logical operator. */
-static double expr_ticks(const ir_expr *e)
+/* Base operations of an expression (see op_clause_ops). */
+static double expr_ops(const ir_expr *e)
 {
     if (!e) return 0;
     double t = 0;
     switch (e->kind) {
-    case IR_E_UNARY: return expr_ticks(e->u.op.a) + (e->type == IR_DOUBLE ? 1 : 0);
-    case IR_E_BINARY: {
-        t = expr_ticks(e->u.op.a) + expr_ticks(e->u.op.b);
-        ir_op o = e->u.op.op;
-        int cmp = o >= IR_OP_LT && o <= IR_OP_OR;
-        return t + (cmp || e->type == IR_DOUBLE ? 1 : 0);
-    }
+    case IR_E_UNARY: return expr_ops(e->u.op.a) + 1;
+    case IR_E_BINARY: return expr_ops(e->u.op.a) + expr_ops(e->u.op.b) + 1;
     case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) t += expr_ticks(e->u.call.args[i]);
-        return t + (e->type == IR_DOUBLE || e->u.call.f >= IR_F_SELECT ? 1 : 0);
+        for (int i = 0; i < e->u.call.nargs; i++) t += expr_ops(e->u.call.args[i]);
+        if (e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX) return t + e->u.call.nargs - 1;
+        return t + 1;
     default: return 0;
     }
 }
 
-double op_clause_ticks(const ir_program *p, int u, ir_clause_kind k)
+static int expr_uses_slot(const ir_expr *e, int slot)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return e->u.name.nk == IR_N_OPVAR && e->u.name.index == slot;
+    case IR_E_UNARY: case IR_E_BINARY: return expr_uses_slot(e->u.op.a, slot) || expr_uses_slot(e->u.op.b, slot);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (expr_uses_slot(e->u.call.args[i], slot)) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+int op_clause_fields_used(const ir_program *p, int u, ir_clause_kind k, int pat)
+{
+    const ir_decl *d = user_op(p, u);
+    const ir_opitem *it = d && (unsigned)k < IR_K_COUNT ? d->u.op.clause[k] : NULL;
+    if (!it || pat < 0 || pat >= it->npats || !it->pats[pat].slots) return 0;
+    int n = 0;
+    for (int i = 0; i < it->pats[pat].n; i++) {
+        int used = 0;
+        for (int j = 0; j < it->nlets && !used; j++) used = expr_uses_slot(it->letv[j], it->pats[pat].slots[i]);
+        for (int j = 0; j < it->nval && !used; j++) used = expr_uses_slot(it->val[j], it->pats[pat].slots[i]);
+        n += used;
+    }
+    return n;
+}
+
+double op_clause_ops(const ir_program *p, int u, ir_clause_kind k)
 {
     const ir_decl *d = user_op(p, u);
     const ir_opitem *it = d && (unsigned)k < IR_K_COUNT ? d->u.op.clause[k] : NULL;
     if (!it) return 0;
     double t = 0;
-    for (int i = 0; i < it->nlets; i++) t += expr_ticks(it->letv[i]);
-    for (int i = 0; i < it->nval; i++) t += expr_ticks(it->val[i]);
-    return t > 0 ? t : 1;
+    for (int i = 0; i < it->nlets; i++) t += expr_ops(it->letv[i]);
+    for (int i = 0; i < it->nval; i++) t += expr_ops(it->val[i]);
+    return t;
 }
 
 /* ---- evaluation ----------------------------------------------------------------------------- */

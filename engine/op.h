@@ -64,8 +64,12 @@ void op_env_free(op_env *E);
 int op_apply(op_env *E, int u, ir_clause_kind k, const op_value *a, const op_value *b,
              op_value *out, char *err, size_t errn);
 int op_clause_arity(const ir_program *p, int u, ir_clause_kind k);   /* 0 when absent */
-/* Ticks of one application of clause k (its arithmetic, as the simulator counts work). */
-double op_clause_ticks(const ir_program *p, int u, ir_clause_kind k);
+/* Base operations of one application of clause k: every arithmetic, comparison and logical
+ * operator and every call (min/max of n arguments: n - 1), int or double alike (an operator's
+ * arithmetic is data, not index computation); lets count once.  0 when the clause is absent. */
+double op_clause_ops(const ir_program *p, int u, ir_clause_kind k);
+/* How many names of pattern `pat` (0 or 1) clause k reads: the fields a partner must send. */
+int op_clause_fields_used(const ir_program *p, int u, ir_clause_kind k, int pat);
 /* The type of field i of the state (0-based) / of the input tuple / of the gen result. */
 ir_type op_state_type(const ir_program *p, int u, int i);
 int op_state_arity(const ir_program *p, int u);

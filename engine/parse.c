@@ -652,32 +652,67 @@ static void parse_opref(parser *P, ir_opref *op)
     advance(P);
 }
 
-/* A block: NAME ('[' expr ']')*, or `_` where `allow_drop` (then NULL). */
-static ir_expr *parse_block_ref(parser *P, int allow_drop, const char *what)
+/* A block: NAME ('[' expr ']')* ['[' expr '..' expr ']'], or `_` where `allow_drop` (then
+ * NULL).  The range, if any, goes to *lo and *hi. */
+static ir_expr *parse_block_ref(parser *P, int allow_drop, const char *what, ir_expr **lo, ir_expr **hi)
 {
+    *lo = *hi = NULL;
     if (allow_drop && is_word(P, 0, "_")) {
         advance(P);
         return NULL;
     }
-    return parse_lvalue(P, what);
+    ir_pos pos;
+    const char *id = expect_ident(P, what, &pos);
+    ir_expr *e = ir_alloc(P->p, sizeof *e);
+    e->pos = pos;
+    if (kind(P) != IR_T_LBRACK) {
+        e->kind = IR_E_NAME;
+        e->u.name.id = id;
+        e->u.name.index = -1;
+        return e;
+    }
+    e->kind = IR_E_ACCESS;
+    e->u.access.array = id;
+    e->u.access.array_index = -1;
+    int cap = 0;
+    while (kind(P) == IR_T_LBRACK && !P->panic) {
+        advance(P);
+        ir_expr *x = parse_expr(P);
+        if (accept(P, IR_T_DOTDOT)) {
+            *lo = x;
+            *hi = parse_expr(P);
+            expect(P, IR_T_RBRACK);
+            if (kind(P) == IR_T_LBRACK) perr(P, tok(P)->pos, "a block's range [lo .. hi] must be its last subscript");
+            break;
+        }
+        PUSH(P, e->u.access.idx, e->u.access.nidx, cap, x);
+        expect(P, IR_T_RBRACK);
+    }
+    return e;
 }
 
-/* block | '(' block (',' block)* ')' */
-static int parse_block_refs(parser *P, ir_expr ***out, int allow_drop, const char *what)
+/* block | '(' block (',' block)* ')'; the ranges into *lo, *hi (NULL arrays when none). */
+static int parse_block_refs(parser *P, ir_expr ***out, ir_expr ***lo, ir_expr ***hi, int allow_drop,
+                            const char *what)
 {
-    ir_expr **v = NULL;
-    int n = 0, cap = 0;
-    if (accept(P, IR_T_LPAREN)) {
-        do {
-            ir_expr *e = parse_block_ref(P, allow_drop, what);
-            PUSH(P, v, n, cap, e);
-        } while (!P->panic && accept(P, IR_T_COMMA));
-        expect(P, IR_T_RPAREN);
-    } else {
-        ir_expr *e = parse_block_ref(P, allow_drop, what);
+    ir_expr **v = NULL, **l = NULL, **h = NULL;
+    int n = 0, cap = 0, any = 0;
+    int paren = accept(P, IR_T_LPAREN);
+    do {
+        ir_expr *a, *b;
+        ir_expr *e = parse_block_ref(P, allow_drop, what, &a, &b);
+        if (a) any = 1;
+        int c1 = cap, c2 = cap, n0 = n;
+        PUSH(P, l, n, c1, a);
+        n = n0;
+        PUSH(P, h, n, c2, b);
+        n = n0;
         PUSH(P, v, n, cap, e);
-    }
+    } while (paren && !P->panic && accept(P, IR_T_COMMA));
+    if (paren) expect(P, IR_T_RPAREN);
     *out = v;
+    *lo = any ? l : NULL;
+    *hi = any ? h : NULL;
     return n;
 }
 
@@ -706,7 +741,8 @@ static void parse_collective(parser *P, ir_stmt *s)
     } else if (kind(P) == IR_T_LPAREN && peek(P, 2) == IR_T_RPAREN) {
         perr(P, tok(P)->pos, "'%s' takes no operator", ir_coll_name(k));
     }
-    s->u.coll.nsrc = parse_block_refs(P, &s->u.coll.src, 0, "the block read (an array name)");
+    s->u.coll.nsrc = parse_block_refs(P, &s->u.coll.src, &s->u.coll.src_lo, &s->u.coll.src_hi, 0,
+                                      "the block read (an array name)");
     const char *word = ir_coll_root_word(k);
     if (word) {
         int ok = strcmp(word, "to") == 0 ? accept(P, IR_T_TO) : (is_word(P, 0, word) ? (advance(P), 1) : 0);
@@ -727,7 +763,8 @@ static ir_stmt *parse_stmt(parser *P)
     case IR_T_LPAREN: {
         /* (d1, d2, ..) = collective */
         ir_stmt *s = new_stmt(P, IR_S_COLL, pos);
-        s->u.coll.ndst = parse_block_refs(P, &s->u.coll.dst, 1, "a destination block (an array name or _)");
+        s->u.coll.ndst = parse_block_refs(P, &s->u.coll.dst, &s->u.coll.dst_lo, &s->u.coll.dst_hi, 1,
+                                          "a destination block (an array name or _)");
         if (!P->panic && expect(P, IR_T_ASSIGN)) {
             if (at_collective(P)) parse_collective(P, s);
             else expected(P, "a collective (bcast, reduce, allreduce, scan, exscan, allgather, gather, "
@@ -763,7 +800,9 @@ static ir_stmt *parse_stmt(parser *P)
                 return c;
             }
         }
-        s->u.assign.lhs = parse_lvalue(P, "an array element after the label");
+        ir_expr *rlo, *rhi;
+        ir_pos rpos = tok(P)->pos;
+        s->u.assign.lhs = parse_block_ref(P, 0, "an array element after the label", &rlo, &rhi);
         if (!expect(P, IR_T_ASSIGN)) {
             s->u.assign.rhs = dummy(P, pos);
             return s;
@@ -777,7 +816,17 @@ static ir_stmt *parse_stmt(parser *P)
             s->u.coll.dst = ir_alloc(P->p, sizeof *s->u.coll.dst);
             s->u.coll.dst[0] = dst;
             s->u.coll.ndst = 1;
+            if (rlo) {
+                s->u.coll.dst_lo = ir_alloc(P->p, sizeof *s->u.coll.dst_lo);
+                s->u.coll.dst_hi = ir_alloc(P->p, sizeof *s->u.coll.dst_hi);
+                s->u.coll.dst_lo[0] = rlo;
+                s->u.coll.dst_hi[0] = rhi;
+            }
             parse_collective(P, s);
+            return s;
+        }
+        if (rlo) {
+            perr(P, rpos, "a range [lo .. hi] is only allowed in a collective's block");
             return s;
         }
         s->u.assign.rhs = parse_expr(P);

@@ -288,14 +288,21 @@ static void print_index_list(buf *b, ir_expr *const *idx, int n)
     }
 }
 
-/* A block reference (NULL is `_`), or a parenthesised list of them when n != 1. */
-static void print_blocks(buf *b, ir_expr *const *v, int n)
+/* A block reference (NULL is `_`) with its range, or a parenthesised list of them when n != 1. */
+static void print_blocks(buf *b, ir_expr *const *v, ir_expr *const *lo, ir_expr *const *hi, int n)
 {
     if (n != 1) bput(b, "(");
     for (int i = 0; i < n; i++) {
         if (i) bput(b, ", ");
         if (v[i]) print_expr(b, v[i], 0);
         else bput(b, "_");
+        if (v[i] && lo && lo[i]) {
+            bput(b, "[");
+            print_expr(b, lo[i], 0);
+            bput(b, " .. ");
+            print_expr(b, hi ? hi[i] : NULL, 0);
+            bput(b, "]");
+        }
     }
     if (n != 1) bput(b, ")");
 }
@@ -306,7 +313,7 @@ static void print_coll(buf *b, const ir_stmt *s)
         bput(b, s->u.coll.label);
         bput(b, ": ");
     }
-    print_blocks(b, s->u.coll.dst, s->u.coll.ndst);
+    print_blocks(b, s->u.coll.dst, s->u.coll.dst_lo, s->u.coll.dst_hi, s->u.coll.ndst);
     bput(b, " = ");
     bput(b, ir_coll_name(s->u.coll.ck));
     if (s->u.coll.op.name) {
@@ -315,7 +322,7 @@ static void print_coll(buf *b, const ir_stmt *s)
         bput(b, ")");
     }
     bput(b, " ");
-    print_blocks(b, s->u.coll.src, s->u.coll.nsrc);
+    print_blocks(b, s->u.coll.src, s->u.coll.src_lo, s->u.coll.src_hi, s->u.coll.nsrc);
     const char *word = ir_coll_root_word(s->u.coll.ck);
     if (word && s->u.coll.root) {
         bput(b, " ");

@@ -260,7 +260,6 @@ static int sim_init_box(const sim_init *in, const sim_mem *m, int64_t *glo, int6
 }
 
 /* Array bounds (global) of each array, filled by sim_run. */
-typedef struct sim_bounds { int64_t lo[SIM_MAXDIMS], hi[SIM_MAXDIMS]; } sim_bounds;
 
 static void sim_init_fill(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_bounds *ab)
 {
@@ -677,6 +676,10 @@ void sim_result_free(sim_result *r)
         for (int s = 0; s < t->nsteps; s++) free(t->msgs[s]);
     free(t->msgs);
     free(t->nmsgs);
+    if (t->colls)
+        for (int s = 0; s < t->nsteps; s++) free(t->colls[s]);
+    free(t->colls);
+    free(t->ncolls);
     free(t->work);
     free(t->step_time);
     free(t->step_procs);
@@ -709,7 +712,9 @@ static int sim_trace_alloc(sim_ctx *c, int nsteps, int nprocs)
     t->work = calloc(ns * (size_t)(nprocs ? nprocs : 1), sizeof *t->work);
     t->msgs = calloc(ns, sizeof *t->msgs);
     t->nmsgs = calloc(ns, sizeof *t->nmsgs);
-    if (!t->step_time || !t->step_procs || !t->work || !t->msgs || !t->nmsgs) {
+    t->colls = calloc(ns, sizeof *t->colls);
+    t->ncolls = calloc(ns, sizeof *t->ncolls);
+    if (!t->step_time || !t->step_procs || !t->work || !t->msgs || !t->nmsgs || !t->colls || !t->ncolls) {
         diag_add(&c->r->diags, c->prog->file, 0, 0, "out of memory for the trace");
         return -1;
     }
@@ -888,6 +893,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     r->level = p ? p->level : IR_SOURCE;
     c->level = r->level;
     sim_bounds *ab = NULL;
+    int *ids = NULL;                     /* processor ids of a step, in rank order (collectives) */
     sim_init *inits = NULL;
     sim_out *outs = NULL;
     sim_mem *emptymem = NULL;
@@ -983,6 +989,10 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     memset(&nest, 0, sizeof nest);
     sim_node *tlo = NULL, *thi = NULL, *tst = NULL, *plo = NULL, *phi = NULL, *pst = NULL;
     int tslot = 0, pslot = 0;
+    sim_stmt **segs = NULL;              /* the processor body cut at its collectives */
+    sim_coll **colls = NULL;
+    int ncoll = 0;
+    if (p->nops > 0 && !(c->openv = op_env_new(p))) goto done;
     if (c->level == IR_SOURCE) {
         body = sim_compile_block(c, p->body);
         for (int i = 0; body && i < body->n; i++)
@@ -1005,7 +1015,35 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         plo = sim_compile_expr(c, pv->lo, IR_INT);
         phi = sim_compile_expr(c, pv->hi, IR_INT);
         pst = pv->step ? sim_compile_expr(c, pv->step, IR_INT) : NULL;
-        body = sim_compile_for(c, nest.pfor, nest.pidx + 1);
+        const ir_block *pb = nest.pfor->u.for_.body;
+        for (int i = 0; pb && i < pb->n; i++) ncoll += pb->stmts[i]->kind == IR_S_COLL;
+        if (ncoll > 0 && nest.pidx + 1 == nest.pfor->u.for_.nvars) {
+            if (pb->cost) {
+                diag_add(&r->diags, p->file, nest.pfor->pos.line, nest.pfor->pos.col,
+                         "a processor body with collectives may not have a cost annotation");
+                goto done;
+            }
+            segs = sim_alloc(c, (size_t)(ncoll + 1) * sizeof *segs);
+            colls = sim_alloc(c, (size_t)ncoll * sizeof *colls);
+            if (!segs || !colls) goto done;
+            int start = 0, si = 0;
+            for (int i = 0; i <= pb->n; i++) {
+                if (i < pb->n && pb->stmts[i]->kind != IR_S_COLL) continue;
+                ir_block part;
+                memset(&part, 0, sizeof part);
+                part.stmts = pb->stmts + start;
+                part.n = i - start;
+                segs[si] = sim_compile_block(c, &part);
+                if (!segs[si]) goto done;
+                if (i < pb->n && !(colls[si] = sim_compile_coll(c, pb->stmts[i]))) goto done;
+                si++;
+                start = i + 1;
+            }
+            body = segs[0];
+        } else {
+            ncoll = 0;
+            body = sim_compile_for(c, nest.pfor, nest.pidx + 1);
+        }
         if (!tlo || !thi || !plo || !phi || (tv->step && !tst) || (pv->step && !pst)) body = NULL;
         for (int i = 0; lets && i < nest.nlets; i++) if (!lets[i]) body = NULL;
     }
@@ -1086,6 +1124,18 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     c->pmin = pmin;
     c->nprocs = (int)(pmax - pmin + 1);
     if (sim_trace_alloc(c, nsteps, c->nprocs) != 0) goto done;
+    c->ab = ab;
+    if (ncoll > 0) {
+        size_t nsl2 = (size_t)(p->nslots > 0 ? p->nslots : 1) * (size_t)c->nprocs;
+        c->pfi = calloc(nsl2, sizeof *c->pfi);
+        c->pfd = calloc(nsl2, sizeof *c->pfd);
+        ids = calloc((size_t)c->nprocs, sizeof *ids);
+        if (!c->pfi || !c->pfd || !ids) {
+            diag_add(&r->diags, p->file, 0, 0, "out of memory for the processors' frames");
+            goto done;
+        }
+    }
+    int rcounter = 0;
 
     if (c->level == IR_SYNDM && sim_layout_syndm(c, dists, ab, inits, ninits, &bytes) != 0) goto done;
 
@@ -1102,7 +1152,30 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         sim_eval_range(c, plo, phi, pst, &pr);
         t->step_procs[s] = (int)pr.cnt;
         double *w = t->work + (size_t)s * (size_t)c->nprocs;
-        for (uint64_t i = 0; i < pr.cnt && !c->stop; i++) {
+        c->rstep = rcounter++;
+        /* supersteps: the body up to each collective on every processor, then the collective */
+        for (int seg = 0; ncoll > 0 && seg <= ncoll && !c->stop; seg++) {
+            for (uint64_t i = 0; i < pr.cnt && !c->stop; i++) {
+                int64_t pv = (int64_t)((uint64_t)pr.lo + i * (uint64_t)pr.step);
+                if (seg > 0) sim_frame_load(c, (int)i);
+                c->fi[tslot] = tv;
+                c->fi[pslot] = pv;
+                c->proc = (int)(pv - pmin);
+                ids[i] = c->proc;
+                if (c->level == IR_SYNDM) c->mem = c->allmem + (size_t)c->proc * (size_t)p->narrays;
+                c->ticks = 0;
+                sim_exec(c, segs[seg]);
+                w[c->proc] += c->ticks;
+                sim_frame_save(c, (int)i);
+                if (--c->poll <= 0) sim_poll(c);
+            }
+            if (seg < ncoll && !c->stop) {
+                c->cur = NULL;
+                sim_coll_run(c, colls[seg], ids, (int)pr.cnt);
+                c->rstep = rcounter++;
+            }
+        }
+        for (uint64_t i = 0; ncoll == 0 && i < pr.cnt && !c->stop; i++) {
             int64_t pv = (int64_t)((uint64_t)pr.lo + i * (uint64_t)pr.step);
             c->fi[tslot] = tv;
             c->fi[pslot] = pv;
@@ -1171,6 +1244,10 @@ done:
     }
     free(emptymem);
     free(dists);
+    free(ids);
+    free(c->pfi);
+    free(c->pfd);
+    op_env_free(c->openv);
     free(c->pend);
     free(c->fi);
     free(c->fd);

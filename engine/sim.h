@@ -42,6 +42,19 @@ typedef struct sim_msgs {
     double words;             /* total size (1.0 per element) */
 } sim_msgs;
 
+/* One collective of one step, as the cost models price it (REFERENCE §2, §4). */
+typedef struct sim_coll_rec {
+    int kind;                 /* ir_coll_kind */
+    int nprocs;               /* processors taking part */
+    double m;                 /* elements per processor block (1 for a global-view operator:
+                                 one state per processor travels) */
+    double words;             /* words per element (fields of the state; scan_bal: the partner's
+                                 fields its lower/upper clause reads) */
+    double ops;               /* base operations per element of one combine (scan_bal: of the
+                                 larger of lower and upper) */
+    int line, col;
+} sim_coll_rec;
+
 /* The trace: dense work per (step, processor), sparse message lists per step. */
 typedef struct sim_trace {
     int nsteps;               /* 1 for `source` programs */
@@ -51,6 +64,8 @@ typedef struct sim_trace {
     double *work;             /* nsteps * nprocs: ticks, row-major by step */
     sim_msgs **msgs;          /* nsteps lists (NULL when empty) */
     int *nmsgs;               /* nsteps */
+    sim_coll_rec **colls;     /* nsteps lists of the step's collectives in order (NULL when none) */
+    int *ncolls;              /* nsteps */
 } sim_trace;
 
 /* One output array, gathered to global coordinates. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "op.h"
 #include "sim_int.h"
 
 /* ---- node pool ------------------------------------------------------------------------------ */
@@ -337,6 +338,24 @@ static sim_node *sim_compile_call(sim_ctx *c, const ir_expr *e)
         if (n) { n->args = an; n->n = na; }
         return n;
     }
+    case IR_F_SELECT: {
+        if (na != 3) return sim_cerr(c, e, "select takes 3 arguments");
+        int dbl = e->type == IR_DOUBLE;
+        sim_node *n = sim_new(c, dbl ? SO_SELD : SO_SELI, e);
+        if (!n) return NULL;
+        n->a = sim_compile_truth(c, args[0]);
+        n->b = sim_compile_expr(c, args[1], dbl ? IR_DOUBLE : IR_INT);
+        n->c = sim_compile_expr(c, args[2], dbl ? IR_DOUBLE : IR_INT);
+        return n->a && n->b && n->c ? n : NULL;
+    }
+    case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR: {
+        if (na != 2) return sim_cerr(c, e, "a bitwise function takes 2 arguments");
+        sim_node *n = sim_new(c, e->u.call.f == IR_F_BAND ? SO_BANDI : e->u.call.f == IR_F_BOR ? SO_BORI : SO_BXORI, e);
+        if (!n) return NULL;
+        n->a = sim_compile_expr(c, args[0], IR_INT);
+        n->b = sim_compile_expr(c, args[1], IR_INT);
+        return n->a && n->b ? n : NULL;
+    }
     default:
         break;
     }
@@ -545,8 +564,22 @@ static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
     }
     case IR_E_CALL:
         return sim_compile_call(c, e);
-    case IR_E_REPEAT:
-        return sim_cerr(c, e, "repeat is not simulated yet");
+    case IR_E_REPEAT: {
+        int u = e->u.repeat.op.user, dbl = e->type == IR_DOUBLE;
+        if (u < 0 || u >= c->prog->nops) return sim_cerr(c, e, "repeat of an unresolved operator");
+        sim_node *n = sim_new(c, dbl ? SO_REPEATD : SO_REPEATI, e);
+        if (!n) return NULL;
+        n->rop = u;
+        n->a = sim_compile_expr(c, e->u.repeat.k, IR_INT);
+        n->n = e->u.repeat.nargs;
+        n->args = sim_alloc(c, (size_t)(n->n ? n->n : 1) * sizeof *n->args);
+        if (!n->a || !n->args) { c->compile_errors++; return NULL; }
+        for (int i = 0; i < n->n; i++) {
+            n->args[i] = sim_compile_expr(c, e->u.repeat.args[i], op_state_type(c->prog, u, i));
+            if (!n->args[i]) return NULL;
+        }
+        return n;
+    }
     case IR_E_REDUCE: {
         if (!sim_check_slot(c, e, e->u.reduce.slot)) return NULL;
         sim_node *saved = c->sr_target;

@@ -116,16 +116,16 @@ SIM_COLD static void sim_report_race(sim_ctx *c, const sim_node *n, int writing,
 
 SIM_NOINLINE static void sim_race_read(sim_ctx *c, const sim_node *n, int32_t *mt)
 {
-    if (mt[0] == c->step && mt[1] != c->proc) sim_report_race(c, n, 0, 1, mt[1]);
-    if (mt[2] != c->step) { mt[2] = c->step; mt[3] = c->proc; }
+    if (mt[0] == c->rstep && mt[1] != c->proc) sim_report_race(c, n, 0, 1, mt[1]);
+    if (mt[2] != c->rstep) { mt[2] = c->rstep; mt[3] = c->proc; }
     else if (mt[3] != c->proc) mt[3] = -2;
 }
 
 SIM_NOINLINE static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *mt)
 {
-    if (mt[0] == c->step && mt[1] != c->proc) sim_report_race(c, n, 1, 1, mt[1]);
-    else if (mt[2] == c->step && mt[3] != c->proc) sim_report_race(c, n, 1, 0, mt[3] == -2 ? -1 : mt[3]);
-    mt[0] = c->step;
+    if (mt[0] == c->rstep && mt[1] != c->proc) sim_report_race(c, n, 1, 1, mt[1]);
+    else if (mt[2] == c->rstep && mt[3] != c->proc) sim_report_race(c, n, 1, 0, mt[3] == -2 ? -1 : mt[3]);
+    mt[0] = c->rstep;
     mt[1] = c->proc;
 }
 
@@ -296,14 +296,14 @@ SIM_NOINLINE static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uin
                 if (SIM_UNLIKELY(!sa[oa] || !sb[ob])) break;
                 if (xa) {
                     int32_t *mt = xa + 4 * oa;
-                    if (SIM_UNLIKELY(mt[0] == c->step || mt[2] != c->step || mt[3] != c->proc)) {
+                    if (SIM_UNLIKELY(mt[0] == c->rstep || mt[2] != c->rstep || mt[3] != c->proc)) {
                         *k = (int64_t)((uint64_t)lo + i);
                         sim_race_read(c, b->a, mt);
                     }
                 }
                 if (xb) {
                     int32_t *mt = xb + 4 * ob;
-                    if (SIM_UNLIKELY(mt[0] == c->step || mt[2] != c->step || mt[3] != c->proc)) {
+                    if (SIM_UNLIKELY(mt[0] == c->rstep || mt[2] != c->rstep || mt[3] != c->proc)) {
                         *k = (int64_t)((uint64_t)lo + i);
                         sim_race_read(c, b->b, mt);
                     }
@@ -506,6 +506,11 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
         return off < 0 ? 0 : ((const int64_t *)c->mem[n->array].data)[off];
     }
     case SO_REDI: return sim_eval_redi(c, n);
+    case SO_SELI: return sim_eval_i(c, n->a) ? sim_eval_i(c, n->b) : sim_eval_i(c, n->c);
+    case SO_BANDI: { int64_t a = sim_eval_i(c, n->a); return a & sim_eval_i(c, n->b); }
+    case SO_BORI: { int64_t a = sim_eval_i(c, n->a); return a | sim_eval_i(c, n->b); }
+    case SO_BXORI: { int64_t a = sim_eval_i(c, n->a); return a ^ sim_eval_i(c, n->b); }
+    case SO_REPEATI: return sim_repeat(c, n).i;
     default:
         return sim_d2i(c, sim_eval_d(c, n));
     }
@@ -565,6 +570,8 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
     case SO_CEILD: return ceil(sim_eval_d(c, n->a));
     case SO_I2D: return (double)sim_eval_i(c, n->a);
     case SO_REDD: return sim_eval_redd(c, n);
+    case SO_SELD: return sim_eval_i(c, n->a) ? sim_eval_d(c, n->b) : sim_eval_d(c, n->c);
+    case SO_REPEATD: return sim_repeat(c, n).d;
     default:
         return (double)sim_eval_i(c, n);
     }

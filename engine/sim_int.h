@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "op.h"
 #include "sim.h"
 
 #define SIM_MAXDIMS 8
@@ -33,10 +34,11 @@ typedef enum sim_op {
     SO_AND, SO_OR, SO_NOT, SO_TRUTHD, SO_ANDN, SO_ORN,
     SO_MINI, SO_MAXI, SO_ABSI, SO_ISQRT, SO_CEILDIV, SO_D2I, SO_FLOORD2I, SO_CEILD2I,
     SO_ACCI, SO_REDI, SO_ACCI_SR, SO_MEMO, SO_CMPAFF,
+    SO_SELI, SO_BANDI, SO_BORI, SO_BXORI, SO_REPEATI,
     /* double-valued */
     SO_CD, SO_LD, SO_ADDD, SO_SUBD, SO_MULD, SO_DIVD, SO_MODD, SO_NEGD,
     SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD,
-    SO_ACCD_SR
+    SO_ACCD_SR, SO_SELD, SO_REPEATD
 } sim_op;
 
 /* Strength reduction: a reduction's body is compiled a second time with its affine accesses as
@@ -106,6 +108,33 @@ struct sim_stmt {
     sim_node **as; int nas;
 };
 
+/* Global bounds of an array. */
+typedef struct sim_bounds { int64_t lo[SIM_MAXDIMS], hi[SIM_MAXDIMS]; } sim_bounds;
+
+/* A collective's block: array, prefix subscripts, optional range on the next dimension. */
+typedef struct sim_block {
+    int array;                    /* -1: `_` */
+    int nfix;
+    sim_node *fix[SIM_MAXDIMS];
+    sim_node *lo, *hi;            /* range, or NULL */
+} sim_block;
+
+/* A compiled collective statement (sim_coll.c). */
+typedef struct sim_coll {
+    ir_coll_kind ck;
+    int builtin, user;            /* the operator (both -1 for bcast, gather, scatter, allgather) */
+    int global;                   /* a user operator with `in` */
+    int nsrc, ndst;
+    int nf;                       /* fields per element of the collective (1 for built-ins) */
+    ir_type ftype[OP_MAX_FIELDS]; /* their types */
+    sim_block *src, *dst;
+    sim_node *root;
+    double ops;                   /* base operations of one combine (scan_bal: of lower or upper) */
+    double words;                 /* words per element a partner sends */
+    const char *label;
+    int line, col;
+} sim_coll;
+
 /* One array's memory (at syndm: one processor's local part). */
 typedef struct sim_mem {
     void *data;                   /* int64_t[] or double[] */
@@ -159,6 +188,11 @@ typedef struct sim_ctx {
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;
     int step;                     /* step index */
+    int rstep;                    /* superstep counter for race detection (a collective ends one) */
+    const sim_bounds *ab;         /* global bounds of every array */
+    op_env *openv;                /* evaluation of user operators (NULL when the program has none) */
+    int64_t *pfi;                 /* saved frames of each processor of the step (supersteps) */
+    double *pfd;
     int64_t tval;                 /* its time value */
     const sim_stmt *cur;          /* the statement running (for violation texts) */
     volatile int stop;            /* 1: stop the run (runtime error, too many violations, cancel) */
@@ -195,6 +229,15 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n);
 double sim_eval_d(sim_ctx *c, const sim_node *n);
 void sim_exec(sim_ctx *c, const sim_stmt *s);
 void sim_poll(sim_ctx *c);
+
+/* sim_coll.c */
+sim_coll *sim_compile_coll(sim_ctx *c, const ir_stmt *s);
+/* Runs a collective over the np processors of the current step (ids: processor ids, rank order;
+ * their frames saved with sim_frame_save) and records it in the step's trace. */
+void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np);
+void sim_frame_save(sim_ctx *c, int rank);
+void sim_frame_load(sim_ctx *c, int rank);
+op_value sim_repeat(sim_ctx *c, const sim_node *n);
 
 /* sim.c */
 void sim_violation_add(sim_ctx *c, sim_violation_kind k, int line, int col, const char *fmt, ...)

@@ -92,7 +92,7 @@ int cmd_sim(int argc, char **argv)
                        .machine = job.profile.name, .res = job.res, .cost = &job.cost,
                        .ref = job.ref_res, .ref_cost = job.has_ref_cost ? &job.ref_cost : NULL,
                        .verified = job.verified, .tick_seconds = job.profile.tick_seconds,
-                       .trace = a.trace};
+                       .trace = a.trace, .profile = &job.profile};
     if (a.json) report_sim_json(stdout, &in);
     else report_sim_text(stdout, &in);
     status = (job.verified != 0 && job.res->violations_total == 0) ? CLI_OK : CLI_FAIL;

@@ -303,7 +303,7 @@ char *ops_sim_report(const ops_sim *j, int json, int trace)
                        .machine = j->profile.name, .res = job->res, .cost = &job->cost,
                        .ref = job->ref_res, .ref_cost = job->has_ref_cost ? &job->ref_cost : NULL,
                        .verified = job->verified, .tick_seconds = j->profile.tick_seconds,
-                       .trace = trace};
+                       .trace = trace, .profile = &j->profile};
     return render(json ? report_sim_json : report_sim_text, &in);
 }
 

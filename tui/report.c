@@ -60,6 +60,13 @@ static double speedup(const report_input *in)
     return in->ref_cost->total / in->cost->total;
 }
 
+static int has_collectives(const sim_result *r)
+{
+    for (int t = 0; r->trace.ncolls && t < r->trace.nsteps; t++)
+        if (r->trace.ncolls[t]) return 1;
+    return 0;
+}
+
 static const char *verified_word(int v) { return v > 0 ? "yes" : v == 0 ? "NO" : "not checked"; }
 
 void report_sim_text(FILE *out, const report_input *in)
@@ -80,6 +87,16 @@ void report_sim_text(FILE *out, const report_input *in)
         fputs("send totals: ", out); list_ints(out, c->sends, c->nprocs);
         fputs("recv totals: ", out); list_ints(out, c->recvs, c->nprocs);
         fputs("comm totals: ", out); list_doubles(out, c->comm, c->nprocs, "%.8g");
+        if (c->collective > 0 || has_collectives(r)) {
+            fprintf(out, "collectives: %.10g of the total\n", c->collective);
+            for (int t = 0; t < r->trace.nsteps && in->profile; t++)
+                for (int k = 0; k < r->trace.ncolls[t]; k++) {
+                    const sim_coll_rec *q = &r->trace.colls[t][k];
+                    fprintf(out, "  t=%" PRId64 " %s at %d:%d over %d processors, m=%.10g: %.10g\n",
+                            r->trace.step_time[t], ir_coll_name((ir_coll_kind)q->kind), q->line, q->col,
+                            q->nprocs, q->m, cost_collective(c->model, q, in->profile));
+                }
+        }
         double s = speedup(in);
         if (!isnan(s)) fprintf(out, "speedup over the source: %.2f (source cost %.1f)\n", s,
                                in->ref_cost->total);
@@ -167,6 +184,18 @@ void report_sim_json(FILE *out, const report_input *in)
         fputs(",\"comm\":", out); json_doubles(out, c->comm, c->nprocs);
         fputs(",\"step_cost\":", out); json_doubles(out, c->step_cost, c->nsteps);
         fputs(",\"speedup\":", out); json_number(out, speedup(in));
+        fputs(",\"collective\":", out); json_number(out, c->collective);
+        fputs(",\"collectives\":[", out);
+        for (int t = 0, first = 1; r->trace.ncolls && t < r->trace.nsteps; t++)
+            for (int k = 0; k < r->trace.ncolls[t]; k++, first = 0) {
+                const sim_coll_rec *q = &r->trace.colls[t][k];
+                fprintf(out, "%s{\"kind\":\"%s\",\"line\":%d,\"col\":%d,\"step\":%d,\"nprocs\":%d,"
+                        "\"m\":%.17g,\"words\":%.17g,\"ops\":%.17g,\"cost\":", first ? "" : ",",
+                        ir_coll_name((ir_coll_kind)q->kind), q->line, q->col, t, q->nprocs, q->m, q->words, q->ops);
+                json_number(out, in->profile ? cost_collective(c->model, q, in->profile) : NAN);
+                fputc('}', out);
+            }
+        fputc(']', out);
         if (r->local_elems) {
             fputs(",\"local_memory\":", out); json_ints(out, r->local_elems, c->nprocs);
             fprintf(out, ",\"full_memory\":%" PRId64, r->full_elems);

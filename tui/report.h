@@ -24,6 +24,7 @@ typedef struct report_input {
     int verified;
     double tick_seconds;
     int trace;                    /* also print the per-step trace */
+    const cost_profile *profile;  /* prices each collective in the report; may be NULL */
 } report_input;
 
 void report_sim_text(FILE *out, const report_input *in);
