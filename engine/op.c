@@ -30,15 +30,16 @@ static const struct {
     [IR_BOP_BXOR] = { "bxor", 1, 1, 1, 1 },
 };
 
-/* Left distributivity outer(a, inner(b, c)) = inner(outer(a, b), outer(a, c)), exact on
- * integers (on doubles up to rounding); tests/unit/test_op.c checks every entry, true and
- * false, by brute force. */
+/* Left distributivity outer(a, inner(b, c)) = inner(outer(a, b), outer(a, c)), exact on 64-bit
+ * integers (on doubles up to rounding); tests/unit/test_coll.c checks every entry, true and
+ * false, by brute force.  `and` and `or` over `*` hold on small values but not under wrap-around
+ * (and(1, 2^32 * 2^32) = 0, and(1, 2^32) * and(1, 2^32) = 1), so they are not in the table. */
 #define D(o, i) [IR_BOP_##o][IR_BOP_##i] = 1
 static const unsigned char distributes[IR_BOP_COUNT][IR_BOP_COUNT] = {
     D(MUL, ADD),
     D(ADD, MAX), D(ADD, MIN),
     D(MAX, MAX), D(MAX, MIN), D(MIN, MIN), D(MIN, MAX),
-    D(AND, AND), D(AND, OR), D(OR, OR), D(OR, AND),
+    D(AND, AND), D(AND, OR), D(AND, BOR), D(OR, OR), D(OR, AND), D(OR, BOR),
     D(BAND, BAND), D(BAND, BOR), D(BAND, BXOR), D(BOR, BOR), D(BOR, BAND),
 };
 #undef D
