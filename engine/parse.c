@@ -754,6 +754,10 @@ static void parse_collective(parser *P, ir_stmt *s)
             s->u.coll.root = parse_expr(P);
         }
     }
+    if (!P->panic && is_word(P, 0, "by")) {
+        advance(P);
+        s->u.coll.by = parse_expr(P);
+    }
 }
 
 static ir_stmt *parse_stmt(parser *P)
@@ -768,7 +772,8 @@ static ir_stmt *parse_stmt(parser *P)
         if (!P->panic && expect(P, IR_T_ASSIGN)) {
             if (at_collective(P)) parse_collective(P, s);
             else expected(P, "a collective (bcast, reduce, allreduce, scan, exscan, allgather, gather, "
-                          "scatter, reduce_bal, allreduce_bal, scan_bal) after a tuple of destinations");
+                          "scatter, multicast, reduce_bal, allreduce_bal, scan_bal) after a tuple of "
+                          "destinations");
         }
         return s;
     }

@@ -220,8 +220,51 @@ static void test_reference_values(void)
     ir_program_free(p);
 }
 
+/* The fixed sorted operator on [5], [], [3] says "not sorted" everywhere; on [5], [], [7] sorted. */
+static void test_sorted(void)
+{
+    ir_program *p = t_load("examples/sorted.apm");
+    if (!p) return;
+    for (int last = 3; last <= 7; last += 4) {
+        ir_binding b = { "last", last };
+        sim_options opt = { .bindings = &b, .nbindings = 1 };
+        sim_result *r = sim_run(p, &opt);
+        int64_t want[3] = { last >= 5, last >= 5, last >= 5 };
+        char why[256] = "", name[96];
+        snprintf(name, sizeof name, "sorted: blocks [5], [], [%d] give %s", last, last >= 5 ? "true" : "false");
+        T_CHECK(name, r && r->ok && r->violations_total == 0 && output_is(r, "r", want, 3, why, sizeof why), "%s", why);
+        sim_result_free(r);
+    }
+    ir_program_free(p);
+}
+
+/* multicast = scatter & broadcast = scatter & allgather, for several grids */
+static void test_multicast(void)
+{
+    ir_program *p = t_load("tests/coll/multicast3.apm");
+    if (!p) return;
+    for (int n = 1; n <= 4; n++) {
+        ir_binding b = { "N", n };
+        sim_options opt = { .bindings = &b, .nbindings = 1 };
+        sim_result *r = sim_run(p, &opt);
+        int same = r && r->ok && r->violations_total == 0 && r->noutputs == 3;
+        for (int k = 1; same && k < 3; k++) {
+            same = r->outputs[k].size == r->outputs[0].size;
+            for (int64_t i = 0; same && i < r->outputs[0].size; i++)
+                same = r->outputs[k].defined[i] && r->outputs[k].values[i] == r->outputs[0].values[i];
+        }
+        char name[96];
+        snprintf(name, sizeof name, "multicast = scatter & bcast = scatter & allgather on %d x %d", n, n);
+        T_CHECK(name, same, "%s", r && r->nviolations ? r->violations[0].text : "outputs differ");
+        sim_result_free(r);
+    }
+    ir_program_free(p);
+}
+
 int main(void)
 {
+    test_sorted();
+    test_multicast();
     test_table();
     test_user_ops();
     test_forms_roundtrip();
