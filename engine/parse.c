@@ -1043,6 +1043,7 @@ static ir_decl *parse_op(parser *P)
     while (kind(P) != IR_T_RBRACE && kind(P) != IR_T_EOF && !P->fatal) {
         while (accept(P, IR_T_SEMI)) {}
         if (kind(P) == IR_T_RBRACE) break;
+        if (is_decl_start(kind(P)) || is_op_start(P) || kind(P) == IR_T_FOR) break;   /* a missing '}' */
         ir_opitem it;
         memset(&it, 0, sizeof it);
         it.pos = tok(P)->pos;
