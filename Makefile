@@ -22,7 +22,7 @@ LDFLAGS  += $(SAN)
 
 # Debian packages the build, the tests and `make run` need.
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev sqlite3 libgit2-dev libisl-dev \
-            libgmp-dev openmpi-bin libopenmpi-dev tmux git clang libclang-rt-14-dev python3 bc time
+            libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git clang libclang-rt-14-dev python3 bc time
 DEB_MISSING = dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PKGS) 2>&1 | \
             awk '/no packages found matching/ {print $$NF; next} !/install ok installed/ {print $$1}'
 

@@ -524,14 +524,12 @@ static const char *ex_helpers =
 
 /* The bounds of dimension d of array a: global for sequential and replicated, the dist's
  * local bounds (expressions of its processor variable) otherwise. */
-static void ex_bound(const ex_em *m, xf_buf *b, const ex_array *a, int d, int hi)
+static void ex_bound(const ex_em *m, xf_buf *b, xf_buf *pre, const ex_array *a, int d, int hi)
 {
-    xf_buf pre = {0};
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL)
-        ex_expr(m, b, &pre, 4, hi ? a->dist->u.dist.hi[d] : a->dist->u.dist.lo[d]);
+        ex_expr(m, b, pre, 4, hi ? a->dist->u.dist.hi[d] : a->dist->u.dist.lo[d]);
     else
-        ex_expr(m, b, &pre, 4, hi ? a->decl->u.array.hi[d] : a->decl->u.array.lo[d]);
-    xf_buf_free(&pre);
+        ex_expr(m, b, pre, 4, hi ? a->decl->u.array.hi[d] : a->decl->u.array.lo[d]);
 }
 
 static void ex_offsetexpr(const ex_em *m, xf_buf *b, const ex_array *a, int d)
@@ -544,7 +542,7 @@ static void ex_offsetexpr(const ex_em *m, xf_buf *b, const ex_array *a, int d)
     xf_buf_free(&pre);
 }
 
-static void ex_array_decl(const ex_plan *pl, xf_buf *b, const ex_array *a)
+static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
 {
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
@@ -563,15 +561,34 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, const ex_array *a)
     xf_buf_printf(b, " */\nstatic %s *%s;\n", ty, a->cname);
     if (a->mark) xf_buf_printf(b, "static unsigned char *%s_mine;   /* 1: computed by this processor */\n", a->cname);
     /* bounds */
+    xf_buf tabs = {0};
+    size_t mark = b->n;
     const char *args = pl->mpi ? "int64_t " : "void";
     for (int d = 0; d < nd; d++) {
         for (int hi = 0; hi < 2; hi++) {
             xf_buf_printf(b, "static inline int64_t %s_%s%d(%s%s) { ", a->cname, hi ? "hi" : "lo", d, args,
                           pl->mpi ? pv : "");
-            if (pl->mpi) xf_buf_printf(b, "(void)%s; ", pv);
-            xf_buf_printf(b, "return ");
-            ex_bound(&m, b, a, d, hi);
-            xf_buf_printf(b, "; }\n");
+            xf_buf e = {0}, pre = {0};
+            ex_bound(&m, &e, &pre, a, d, hi);
+            if (pre.s && pl->mpi) {
+                /* a bound with a reduction (min/max over the blocks of a cyclic tiling): computed
+                 * once per processor by init_arrays, looked up afterwards */
+                xf_buf_printf(b, "return %s_%s%d_tab[%s - %" PRId64 "]; }\n", a->cname, hi ? "hi" : "lo", d, pv, pl->plo);
+                xf_buf_printf(&tabs, "static int64_t %s_%s%d_tab[%" PRId64 "];\n", a->cname, hi ? "hi" : "lo", d,
+                              pl->nprocs);
+                xf_buf_printf(&tabs, "static int64_t %s_%s%d_formula(int64_t %s)\n{\n%s    return %s;\n}\n", a->cname,
+                              hi ? "hi" : "lo", d, pv, pre.s, e.s);
+                xf_buf_printf(fills, "    for (int64_t p = %" PRId64 "; p < %" PRId64 "; p++) %s_%s%d_tab[p - %" PRId64 "] = "
+                              "%s_%s%d_formula(p);\n", pl->plo, pl->plo + pl->nprocs, a->cname, hi ? "hi" : "lo", d,
+                              pl->plo, a->cname, hi ? "hi" : "lo", d);
+            } else if (pre.s) {
+                xf_buf_printf(b, "\n%s    return %s;\n}\n", pre.s, e.s);
+            } else {
+                if (pl->mpi) xf_buf_printf(b, "(void)%s; ", pv);
+                xf_buf_printf(b, "return %s; }\n", e.s);
+            }
+            xf_buf_free(&e);
+            xf_buf_free(&pre);
         }
         if (pl->mpi) {
             xf_buf_printf(b, "static inline int64_t %s_off%d(int64_t %s) { (void)%s; return ", a->cname, d, pv, pv);
@@ -579,19 +596,26 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, const ex_array *a)
             xf_buf_printf(b, "; }\n");
         }
     }
+    if (tabs.s) {   /* the tables and formulas go before the lookups */
+        char *rest = xf_strdup(b->s + mark);
+        b->n = mark;
+        b->s[mark] = '\0';
+        xf_buf_printf(b, "%s%s", tabs.s, rest);
+        free(rest);
+    }
+    xf_buf_free(&tabs);
     /* extent of a dimension and the index function */
     const char *w = pl->mpi ? pv : "";
-    xf_buf_printf(b, "static inline int64_t %s_ext(%s%s, int d)\n{\n    int64_t e = 0;\n    switch (d) {\n", a->cname,
-                  pl->mpi ? "int64_t " : "", pl->mpi ? pv : "int unused");
-    if (!pl->mpi) xf_buf_printf(b, "    (void)unused;\n");
+    const char *wc = pl->mpi ? ", " : "";
+    xf_buf_printf(b, "static inline int64_t %s_ext(%s%s%sint d)\n{\n    int64_t e = 0;\n    switch (d) {\n", a->cname,
+                  pl->mpi ? "int64_t " : "", w, wc);
     for (int d = 0; d < nd; d++) {
         if (d == a->fold) xf_buf_printf(b, "    case %d: return %" PRId64 ";\n", d, a->fold_w);
         else xf_buf_printf(b, "    case %d: e = %s_hi%d(%s) - %s_lo%d(%s) + 1; break;\n", d, a->cname, d, w, a->cname, d, w);
     }
     xf_buf_printf(b, "    }\n    return e > 0 ? e : 0;\n}\n");
-    xf_buf_printf(b, "static inline int64_t %s_size(%s%s)\n{\n    return 1", a->cname, pl->mpi ? "int64_t " : "void",
-                  pl->mpi ? pv : "");
-    for (int d = 0; d < nd; d++) xf_buf_printf(b, " * %s_ext(%s%s%d)", a->cname, w, pl->mpi ? ", " : "0 * ", d);
+    xf_buf_printf(b, "static inline int64_t %s_size(%s%s)\n{\n    return 1", a->cname, pl->mpi ? "int64_t " : "void", w);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, " * %s_ext(%s%s%d)", a->cname, w, wc, d);
     xf_buf_printf(b, ";\n}\n");
     xf_buf_printf(b, "static inline int64_t %s_at(", a->cname);
     int first = 1;
@@ -605,8 +629,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, const ex_array *a)
         if (d == a->fold)
             xf_buf_printf(b, "    o = o * %" PRId64 " + imod(i%d, %" PRId64 ");\n", a->fold_w, d, a->fold_w);
         else
-            xf_buf_printf(b, "    o = o * %s_ext(%s%s%d) + (i%d - %s_lo%d(%s));\n", a->cname, w,
-                          pl->mpi ? ", " : "0 * ", d, d, a->cname, d, w);
+            xf_buf_printf(b, "    o = o * %s_ext(%s%s%d) + (i%d - %s_lo%d(%s));\n", a->cname, w, wc, d, d, a->cname, d, w);
     }
     xf_buf_printf(b, "    return o;\n}\n\n");
 }
@@ -685,12 +708,13 @@ static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names
     xf_buf_printf(b, ")");
 }
 
-static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
+static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char *fills)
 {
     const ir_program *p = pl->p;
     xf_buf_printf(b, "/* Allocates the arrays (elements without value hold rt_novalue()) and applies the inits%s. */\n"
                      "static void init_arrays(%s)\n{\n",
                   pl->mpi ? " to this processor's part" : "", pl->mpi ? "int64_t me" : "void");
+    if (fills) xf_buf_printf(b, "%s", fills);
     for (int i = 0; i < p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         const char *w = pl->mpi ? "me" : "";
@@ -913,6 +937,7 @@ char *ex_emit_program(const ex_plan *pl)
                       " *   polyapm-result checksum=%%016llx seconds=%%.9f ranks=%%d\n"
                       " * with the checksum of the output arrays, identical to `polyapm sim`'s, and the seconds of\n"
                       " * the main loop.\n */\n");
+    if (!pl->mpi) xf_buf_printf(&b, "#define _POSIX_C_SOURCE 200809L   /* clock_gettime */\n");
     xf_buf_printf(&b, "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
     if (!pl->mpi) xf_buf_printf(&b, "#include <time.h>\n");
     xf_buf_printf(&b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
@@ -936,8 +961,10 @@ char *ex_emit_program(const ex_plan *pl)
         }
         if (nlets) xf_buf_printf(&b, "\n");
     }
-    for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &b, &pl->arr[i]);
-    ex_init_fn(pl, &b, &m);
+    xf_buf fills = {0};
+    for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &b, &fills, &pl->arr[i]);
+    ex_init_fn(pl, &b, &m, fills.s);
+    xf_buf_free(&fills);
 
     xf_buf labels = {0};
     ex_labels(&labels, p->body);

@@ -223,7 +223,7 @@ int cmd_export(int argc, char **argv)
     int rc = exp_parse(argc, argv, 0, &a);
     if (rc) return rc;
     exp_target t;
-    rc = exp_load(&a, 0, &t);
+    rc = exp_load(&a, 1, &t);
     if (rc == CLI_OK) {
         xf_export_info info;
         rc = exp_do_export(&a, &t, a.out, &info);
