@@ -26,7 +26,9 @@ typedef struct rt_pmsg {
     int peer, array, count;
     int64_t *off;             /* count offsets in this rank's array (send: read, recv: write) */
     int64_t start;            /* strided: first offset; the datatype covers the rest */
-    MPI_Datatype type;        /* strided: a vector type; MPI_DATATYPE_NULL when packed */
+    MPI_Datatype type;        /* strided: a vector type (MPI_DOUBLE when contiguous); MPI_DATATYPE_NULL when packed */
+    int tcount;               /* how many `type`s: count when contiguous, else 1 */
+    int own_type;             /* type was created here (free it) */
     double *buf;              /* packed: count doubles */
 } rt_pmsg;
 
@@ -89,9 +91,14 @@ static void rt_pmsg_layout(rt_pmsg *m)
     int even = stride > 0 && stride < INT32_MAX;
     for (int i = 2; even && i < m->count; i++)
         if (m->off[i] - m->off[i - 1] != stride) even = 0;
-    if (even) {
+    if (even && stride == 1) {          /* a row: plain doubles */
+        m->type = MPI_DOUBLE;
+        m->tcount = m->count;
+    } else if (even) {                  /* a column: a vector type, no copy */
         RT_CHECK(MPI_Type_vector(m->count, 1, (int)stride, MPI_DOUBLE, &m->type));
         RT_CHECK(MPI_Type_commit(&m->type));
+        m->tcount = 1;
+        m->own_type = 1;
     } else {
         m->buf = rt_malloc((size_t)m->count * sizeof(double));
     }
@@ -204,7 +211,7 @@ void rt_pattern_exchange(rt_pattern *p, double *const *base)
         if (m->buf)
             RT_CHECK(MPI_Irecv(m->buf, m->count, MPI_DOUBLE, m->peer, m->array, p->comm, &p->req[nreq++]));
         else
-            RT_CHECK(MPI_Irecv(base[m->array] + m->start, 1, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
+            RT_CHECK(MPI_Irecv(base[m->array] + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
     }
     for (int i = 0; i < p->nsend; i++) {
         rt_pmsg *m = &p->send[i];
@@ -213,7 +220,7 @@ void rt_pattern_exchange(rt_pattern *p, double *const *base)
             for (int j = 0; j < m->count; j++) m->buf[j] = a[m->off[j]];
             RT_CHECK(MPI_Isend(m->buf, m->count, MPI_DOUBLE, m->peer, m->array, p->comm, &p->req[nreq++]));
         } else {
-            RT_CHECK(MPI_Isend(a + m->start, 1, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
+            RT_CHECK(MPI_Isend(a + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
         }
     }
     for (int i = 0; i < p->nself; i++)
@@ -237,7 +244,7 @@ static void rt_pmsgs_free(rt_pmsg *m, int n)
     for (int i = 0; i < n; i++) {
         free(m[i].off);
         free(m[i].buf);
-        if (m[i].type != MPI_DATATYPE_NULL) MPI_Type_free(&m[i].type);
+        if (m[i].own_type) MPI_Type_free(&m[i].type);
     }
     free(m);
 }

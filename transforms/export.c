@@ -241,6 +241,7 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
         if (!ok) continue;
         a->fold = d;
         a->fold_w = w;
+        a->fold_cw = f.cw;
         return;
     }
 }

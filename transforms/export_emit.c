@@ -34,7 +34,7 @@ static const char *const ex_reserved[] = {
     "noreturn", "static_assert", "complex", "imaginary", "I", "EOF", "BUFSIZ",
     /* the generated code's own locals */
     "o", "c", "k", "me", "idx", "val", "count", "size", "region", "computed", "term", "seconds", "sum",
-    "pattern", "planes", "off", "t0", "step", "exchange_halo",
+    "pattern", "planes", "off", "t0", "step", "exchange_halo", "i",
 };
 
 void ex_cname(char *out, size_t size, const char *name)
@@ -55,6 +55,7 @@ typedef struct ex_em {
     int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
     const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
     int *tmp;                /* counter for temporaries */
+    int marks;               /* EX_STEP: record "computed here" for the outputs */
 } ex_em;
 
 static void ind(xf_buf *b, int n)
@@ -311,6 +312,7 @@ static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char
 }
 
 static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in);
+static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
 
 /* The conjuncts of a guard (a && b && c). */
 static int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
@@ -399,7 +401,7 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     else xf_buf_printf(&off, "0");
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
-    if (m->mode == EX_STEP && a->mark) {
+    if (m->mode == EX_STEP && m->marks && a->mark) {
         xf_buf_printf(b, "{   /* %s */\n", s->u.assign.label);
         ind(b, in + 4);
         xf_buf_printf(b, "const int64_t o = %s;\n", off.s);
@@ -444,10 +446,145 @@ static void ex_for_open(const ex_em *m, xf_buf *b, const ir_loopvar *v, int in)
     xf_buf_free(&st);
 }
 
-/* Loops vars[from..] around body. */
+/* The terms of a disjunction a || b || c. */
+static int ex_disjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
+{
+    if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_OR) {
+        n = ex_disjuncts(e->u.op.a, out, n, max);
+        return ex_disjuncts(e->u.op.b, out, n, max);
+    }
+    if (n < max) out[n++] = e;
+    return n;
+}
+
+/* Whether e reads variable slot `slot` or any array. */
+static int ex_reads(const ir_expr *e, int slot)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: return 0;
+    case IR_E_NAME: return e->u.name.nk == IR_N_ARRAY || (e->u.name.nk != IR_N_PARAM && e->u.name.index == slot);
+    case IR_E_ACCESS: return 1;
+    case IR_E_UNARY: case IR_E_BINARY: return ex_reads(e->u.op.a, slot) || ex_reads(e->u.op.b, slot);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_reads(e->u.call.args[i], slot)) return 1;
+        return 0;
+    default: return 1;
+    }
+}
+
+/* An innermost loop whose body is `if c { A } else { B }` with c a disjunction of terms that do
+ * not change in the loop and of tests `v == e` (e does not change either), e.g. FD's border test:
+ * the loop is split, in iteration order, into runs of B without the test, and A at each e.  The
+ * compiler sees a plain stencil loop.  Returns 0 when the loop has another shape. */
+static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in)
+{
+    /* lets that do not change in the loop may come first: they are computed before it */
+    int nlet = 0;
+    while (nlet < body->n && body->stmts[nlet]->kind == IR_S_LET && !ex_reads(body->stmts[nlet]->u.let.value, v->slot))
+        nlet++;
+    if (v->step || body->n != nlet + 1 || body->stmts[nlet]->kind != IR_S_IF || !body->stmts[nlet]->u.if_.else_blk)
+        return 0;
+    const ir_stmt *s = body->stmts[nlet];
+    const ir_expr *t[16];
+    int nt = ex_disjuncts(s->u.if_.cond, t, 0, 16), neq = 0;
+    if (nt >= 16) return 0;
+    const ir_expr *inv[16], *eq[16];
+    int ninv = 0;
+    for (int i = 0; i < nt; i++) {
+        const ir_expr *e = t[i];
+        if (!ex_reads(e, v->slot)) { inv[ninv++] = e; continue; }
+        if (e->kind != IR_E_BINARY || e->u.op.op != IR_OP_EQ) return 0;
+        const ir_expr *x = e->u.op.a, *o = e->u.op.b;
+        if (!(x->kind == IR_E_NAME && x->u.name.nk == IR_N_LOOPVAR && x->u.name.index == v->slot)) { x = o; o = e->u.op.a; }
+        if (!(x->kind == IR_E_NAME && x->u.name.nk == IR_N_LOOPVAR && x->u.name.index == v->slot)) return 0;
+        if (ex_reads(o, v->slot) || o->type != IR_INT) return 0;
+        eq[neq++] = o;
+    }
+    if (!neq) return 0;
+    for (int i = 0; i < nlet; i++) ex_stmt(m, b, body, i, in);
+    char tv[64];
+    const char *y = nm(v->var, tv);
+    xf_buf pre = {0}, lo = {0}, hi = {0}, c = {0};
+    ex_expr(m, &lo, &pre, in, v->lo);
+    ex_expr(m, &hi, &pre, in, v->hi);
+    for (int i = 0; i < ninv; i++) {
+        if (i) xf_buf_printf(&c, " || ");
+        ex_expr(m, &c, &pre, in, inv[i]);
+    }
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    ind(b, in);
+    char *ctext = ir_print_expr(s->u.if_.cond);
+    xf_buf_printf(b, "/* %s: the loop over %s split at the points where the test holds */\n", ctext ? ctext : "", y);
+    free(ctext);
+    int k = in;
+    if (ninv) {
+        ind(b, in);
+        xf_buf_printf(b, "if (%s) {\n", c.s);
+        ind(b, in + 4);
+        xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", y, lo.s, y, hi.s, y, y, y);
+        ex_block(m, b, s->u.if_.then_blk, in + 8);
+        ind(b, in + 4);
+        xf_buf_printf(b, "}\n");
+        ind(b, in);
+        xf_buf_printf(b, "} else {\n");
+        k = in + 4;
+    }
+    ind(b, k);
+    xf_buf_printf(b, "const int64_t %s_at[%d] = {", y, neq);
+    for (int i = 0; i < neq; i++) {
+        xf_buf e = {0};
+        ex_expr(m, &e, &pre, k, eq[i]);
+        xf_buf_printf(b, "%s%s", i ? ", " : "", e.s);
+        xf_buf_free(&e);
+    }
+    xf_buf_printf(b, "};\n");
+    ind(b, k);
+    xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end;) {\n", y, lo.s, y, hi.s, y, y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "int64_t %s_stop = %s_end + 1;   /* the next point where the test holds */\n", y, y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "for (int i = 0; i < %d; i++)\n", neq);
+    ind(b, k + 8);
+    xf_buf_printf(b, "if (%s_at[i] >= %s && %s_at[i] < %s_stop) %s_stop = %s_at[i];\n", y, y, y, y, y, y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "for (; %s < %s_stop; %s++) {\n", y, y, y);
+    ex_block(m, b, s->u.if_.else_blk, k + 8);
+    ind(b, k + 4);
+    xf_buf_printf(b, "}\n");
+    ind(b, k + 4);
+    xf_buf_printf(b, "if (%s <= %s_end) {\n", y, y);
+    ex_block(m, b, s->u.if_.then_blk, k + 8);
+    ind(b, k + 8);
+    xf_buf_printf(b, "%s++;\n", y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "}\n");
+    ind(b, k);
+    xf_buf_printf(b, "}\n");
+    if (ninv) { ind(b, in); xf_buf_printf(b, "}\n"); }
+    xf_buf_free(&pre);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&c);
+    return 1;
+}
+
+/* Loops vars[from..] around body (the innermost split at its test where it has that shape). */
 static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvars, int from,
                      const ir_block *body, int in)
 {
+    if (nvars > from && m->mode != EX_INSPECT) {
+        int i;
+        for (i = from; i < nvars - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
+        if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from))) {
+            ex_for_open(m, b, &vars[nvars - 1], in + 4 * (nvars - 1 - from));
+            ex_block(m, b, body, in + 4 * (nvars - from));
+            ind(b, in + 4 * (nvars - 1 - from));
+            xf_buf_printf(b, "}\n");
+        }
+        for (i = nvars - 2; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
+        return;
+    }
     for (int i = from; i < nvars; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
     ex_block(m, b, body, in + 4 * (nvars - from));
     for (int i = nvars - 1; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
@@ -546,7 +683,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
 {
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
-    ex_em m = {pl, EX_SEQ, NULL, NULL};
+    ex_em m = {pl, EX_SEQ, NULL, NULL, 0};
     int tmp = 0;
     m.tmp = &tmp;
     int nd = a->decl->u.array.ndims;
@@ -918,7 +1055,7 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf b = {0};
     int tmp = 0;
     char t[64];
-    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp};
+    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1};
     xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
     if (pl->mpi)
@@ -994,8 +1131,30 @@ char *ex_emit_program(const ex_plan *pl)
                       "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
                   labels.s ? labels.s : "", pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
                   lab, tn, tn);
+    /* When every output keeps only its live planes, only the step writing the output plane needs
+     * to record which elements this processor computed: the other steps run without that. */
+    int marked = 0, unfolded = 0;
+    int64_t mark_step = 0;
+    for (int i = 0; i < p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (!a->mark) continue;
+        if (a->fold < 0 || (marked && a->mark_plane - a->fold_cw != mark_step)) { unfolded = 1; continue; }
+        mark_step = a->mark_plane - a->fold_cw;
+        marked = 1;
+    }
+    int two = marked && !unfolded;
+    m.marks = !two;
     ex_step_body(&m, &b, 4);
     xf_buf_printf(&b, "}\n\n");
+    if (two) {
+        xf_buf_printf(&b, "/* The same step, recording which output elements this processor computes (the step that\n"
+                          " * writes the output plane). */\n"
+                          "static void step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
+                      lab, tn, tn);
+        m.marks = 1;
+        ex_step_body(&m, &b, 4);
+        xf_buf_printf(&b, "}\n\n");
+    }
     if (pl->exchange == XF_EXCHANGE_HALO) {
         ex_em mi = m;
         mi.mode = EX_INSPECT;
@@ -1070,7 +1229,11 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf_printf(&b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
     xf_buf_printf(&b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
                   st.n ? st.s : "1");
-    xf_buf_printf(&b, "        step%s(%s, me, rt_x);\n", lab, tn);
+    if (two)
+        xf_buf_printf(&b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x);   /* writes the output plane */\n"
+                          "        else step%s(%s, me, rt_x);\n", tn, mark_step, lab, tn, lab, tn);
+    else
+        xf_buf_printf(&b, "        step%s(%s, me, rt_x);\n", lab, tn);
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(&b, "        deliver(rt_x);\n");
     if (pl->exchange == XF_EXCHANGE_HALO) {
         if (hc.n) xf_buf_printf(&b, "        if (%s)\n    ", hc.s);

@@ -23,6 +23,7 @@ typedef struct ex_array {
     char cname[64];               /* the C name of its storage */
     int fold;                     /* dimension of time planes stored modulo fold_w, or -1 */
     int64_t fold_w;               /* live planes */
+    int64_t fold_cw;              /* the step t writes plane t + fold_cw */
     int output;                   /* named by an output declaration */
     int mark;                     /* syndm output: a byte per element says "computed here" */
     int64_t mark_plane;           /* folded output: the plane whose writes are marked */

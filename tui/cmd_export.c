@@ -10,8 +10,9 @@
  *       the node's simulation with the same parameters and stores the best seconds of K runs as
  *       a measurement of the node.
  *
- * A node is exported only when its simulation (same -D values) is verified against the root; a
- * file only when its simulation has no violation and, if it names a reference, is verified.
+ * A node is exported only when it is verified: its simulation at its own parameter values agrees
+ * with the root's (run simulates with the -D values too, for the checksum it compares); a file
+ * only when its simulation has no violation and, if it names a reference, is verified.
  * `-np P` sets the parameter `procs` to P when the program has one and -D does not set it.
  * Exit status: 0 ok, 1 refused or failed (the reason is printed), 2 usage.
  */
@@ -103,8 +104,9 @@ typedef struct exp_target {
     char params[512];         /* final parameter values, "n=16,steps=21" */
 } exp_target;
 
-/* Loads the target and simulates it with the bindings; refuses an unverified program. */
-static int exp_load(exp_args *a, int write, exp_target *t)
+/* Loads the target and simulates it (run: with the bindings, for the checksum; export: at its own
+ * parameter values, which is what makes a node verified); refuses an unverified program. */
+static int exp_load(exp_args *a, int run, exp_target *t)
 {
     diag_list d;
     diag_list_init(&d);
@@ -132,8 +134,8 @@ static int exp_load(exp_args *a, int write, exp_target *t)
         memset(&j, 0, sizeof j);
         j.prog = t->prog;
         j.ref = ref;
-        j.bindings = a->b;
-        j.nbindings = a->nb;
+        j.bindings = run ? a->b : NULL;
+        j.nbindings = run ? a->nb : 0;
         if (cost_profile_resolve("scali2004", &j.profile, &d) != 0 || simjob_run(&j, &d) != 0) {
             diag_print(&d, stderr);
             simjob_free(&j);
@@ -156,7 +158,7 @@ static int exp_load(exp_args *a, int write, exp_target *t)
     }
     char *dir = store_find(NULL, &d);
     if (!dir) { cli_fail("%s: no such file, and %s", a->target, d.n ? d.items[d.n - 1].msg : "no workspace"); goto out; }
-    int orc = store_open(dir, write ? STORE_WRITE : STORE_READ, &t->s, &d);
+    int orc = store_open(dir, STORE_WRITE, &t->s, &d);
     free(dir);
     if (orc != 0 || store_resolve(t->s, a->target, &t->node, &d) != 0) {
         cli_fail("%s", d.n ? d.items[d.n - 1].msg : "cannot open the workspace");
@@ -177,7 +179,7 @@ static int exp_load(exp_args *a, int write, exp_target *t)
     memset(&j, 0, sizeof j);
     j.node = t->node;
     if (cost_profile_resolve("scali2004", &j.profile, &d) != 0) { cli_fail("%s", d.items[d.n - 1].msg); goto out; }
-    for (int i = 0; i < a->nb && i < OPS_MAX_BINDINGS; i++) j.bindings[j.nbindings++] = a->b[i];
+    for (int i = 0; run && i < a->nb && i < OPS_MAX_BINDINGS; i++) j.bindings[j.nbindings++] = a->b[i];
     if (ops_sim_node(t->s, &j, &d) != 0) {
         cli_fail("node %s: its simulation failed: %s", a->target, d.n ? d.items[d.n - 1].msg : "?");
         ops_sim_free(&j);
@@ -223,7 +225,7 @@ int cmd_export(int argc, char **argv)
     int rc = exp_parse(argc, argv, 0, &a);
     if (rc) return rc;
     exp_target t;
-    rc = exp_load(&a, 1, &t);
+    rc = exp_load(&a, 0, &t);
     if (rc == CLI_OK) {
         xf_export_info info;
         rc = exp_do_export(&a, &t, a.out, &info);
