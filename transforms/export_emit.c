@@ -805,8 +805,21 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
             ind(b, in + 4 * opened);
             char *comma = strstr(lim.s, ", imin") ? strstr(lim.s, ", imin") : strrchr(lim.s, ',');
             *comma = '\0';
-            xf_buf_printf(b, "for (int64_t g%d = %s; g%d >= %s && g%d <= %s; g%d = INT64_MAX) {\n", d, v.s, d, lim.s,
-                          d, comma + 2, d);
+            /* parameters are constants: the test is decided here when it can be */
+            int64_t fv, flo, fhi;
+            diag_list dd;
+            diag_list_init(&dd);
+            double r;
+            int real = 0, known = !local && !ir_const_eval(m->pl->p, x, m->pl->pv, &fv, &r, &real, &dd) && !real &&
+                                  !ir_const_eval(m->pl->p, a->decl->u.array.lo[d], m->pl->pv, &flo, &r, &real, &dd) &&
+                                  !ir_const_eval(m->pl->p, a->decl->u.array.hi[d], m->pl->pv, &fhi, &r, &real, &dd);
+            diag_list_free(&dd);
+            if (known && fv >= flo && fv <= fhi) xf_buf_printf(b, "{   /* the fixed index */\n");
+            else if (known) xf_buf_printf(b, "if (0) {   /* the fixed index lies outside the array */\n");
+            else if (local && d == a->fold) xf_buf_printf(b, "{   /* the fixed time plane */\n");
+            else xf_buf_printf(b, "if (%s >= %s && %s <= %s) {   /* the fixed index */\n", v.s, lim.s, v.s, comma + 2);
+            ind(b, in + 4 * opened + 4);
+            xf_buf_printf(b, "const int64_t g%d = %s;\n", d, v.s);
             opened++;
             xf_buf_free(&v);
         } else {
@@ -1127,9 +1140,12 @@ char *ex_emit_program(const ex_plan *pl)
     const char *tname = nm(tv->var, t);
     char tn[64];
     snprintf(tn, sizeof tn, "%s", tname);
-    xf_buf_printf(&b, "/* One time step of processor me: statements%s, in the program's order%s. */\n"
+    char stmts[128];
+    snprintf(stmts, sizeof stmts, "%s", labels.s ? labels.s + 1 : "");
+    for (char *c = stmts; *c; c++) if (*c == '_' && c[-1] != '_' && c[1] && c[1] != '_') *c = ' ';
+    xf_buf_printf(&b, "/* One time step of processor me: statements %s, in the program's order%s. */\n"
                       "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
-                  labels.s ? labels.s : "", pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
+                  stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
                   lab, tn, tn);
     /* When every output keeps only its live planes, only the step writing the output plane needs
      * to record which elements this processor computed: the other steps run without that. */
