@@ -33,8 +33,8 @@ static const char *const ex_reserved[] = {
     "NULL", "bool", "true", "false", "int64_t", "uint64_t", "size_t", "alignas", "alignof",
     "noreturn", "static_assert", "complex", "imaginary", "I", "EOF", "BUFSIZ",
     /* the generated code's own locals */
-    "o", "c", "k", "me", "idx", "val", "count", "size", "region", "computed", "term", "seconds", "sum",
-    "pattern", "planes", "off", "t0", "step", "exchange_halo", "i",
+    "me", "idx", "val", "ncomputed", "region_size", "region", "computed", "seconds", "sum", "hash",
+    "pattern", "planes", "off", "t0", "step", "exchange_halo",
 };
 
 void ex_cname(char *out, size_t size, const char *name)
@@ -145,10 +145,10 @@ static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_e
                   hi.s ? hi.s : "0", v, v, v);
     if (bpre.s) xf_buf_printf(pre, "%s", bpre.s);
     ind(pre, in + 4);
-    xf_buf_printf(pre, "const %s term = %s;\n", ty, body.s);
+    xf_buf_printf(pre, "const %s rt_term = %s;\n", ty, body.s);
     ind(pre, in + 4);
-    xf_buf_printf(pre, "if (%s == %s) %s = term; else ", v, lo.s ? lo.s : "0", r);
-    xf_buf_printf(pre, acc, r, r, "term");
+    xf_buf_printf(pre, "if (%s == %s) %s = rt_term; else ", v, lo.s ? lo.s : "0", r);
+    xf_buf_printf(pre, acc, r, r, "rt_term");
     ind(pre, in);
     xf_buf_printf(pre, "}\n");
     xf_buf_printf(b, "%s", r);
@@ -404,19 +404,19 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (m->mode == EX_STEP && m->marks && a->mark) {
         xf_buf_printf(b, "{   /* %s */\n", s->u.assign.label);
         ind(b, in + 4);
-        xf_buf_printf(b, "const int64_t o = %s;\n", off.s);
+        xf_buf_printf(b, "const int64_t rt_o = %s;\n", off.s);
         ind(b, in + 4);
-        xf_buf_printf(b, "%s[o] = %s;\n", a->cname, rhs.s);
+        xf_buf_printf(b, "%s[rt_o] = %s;\n", a->cname, rhs.s);
         ind(b, in + 4);
         if (a->fold >= 0) {
             xf_buf fs = {0}, fpre = {0};
             ex_expr(m, &fs, &fpre, in, l->u.access.idx[a->fold]);
-            xf_buf_printf(b, "if (%s == %" PRId64 ") %s_mine[o] = 1;   /* computed here: gathered */\n", fs.s,
+            xf_buf_printf(b, "if (%s == %" PRId64 ") %s_mine[rt_o] = 1;   /* computed here: gathered */\n", fs.s,
                           a->mark_plane, a->cname);
             xf_buf_free(&fs);
             xf_buf_free(&fpre);
         } else {
-            xf_buf_printf(b, "%s_mine[o] = 1;   /* computed here: gathered */\n", a->cname);
+            xf_buf_printf(b, "%s_mine[rt_o] = 1;   /* computed here: gathered */\n", a->cname);
         }
         ind(b, in);
         xf_buf_printf(b, "}\n");
@@ -544,9 +544,9 @@ static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const i
     ind(b, k + 4);
     xf_buf_printf(b, "int64_t %s_stop = %s_end + 1;   /* the next point where the test holds */\n", y, y);
     ind(b, k + 4);
-    xf_buf_printf(b, "for (int i = 0; i < %d; i++)\n", neq);
+    xf_buf_printf(b, "for (int rt_i = 0; rt_i < %d; rt_i++)\n", neq);
     ind(b, k + 8);
-    xf_buf_printf(b, "if (%s_at[i] >= %s && %s_at[i] < %s_stop) %s_stop = %s_at[i];\n", y, y, y, y, y, y);
+    xf_buf_printf(b, "if (%s_at[rt_i] >= %s && %s_at[rt_i] < %s_stop) %s_stop = %s_at[rt_i];\n", y, y, y, y, y, y);
     ind(b, k + 4);
     xf_buf_printf(b, "for (; %s < %s_stop; %s++) {\n", y, y, y);
     ex_block(m, b, s->u.if_.else_blk, k + 8);
@@ -922,7 +922,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
 {
     const ir_program *p = pl->p;
     xf_buf_printf(b, "/* The checksum of the outputs, in declaration order, as `polyapm sim` computes it%s. */\n"
-                     "static uint64_t output_checksum(%s)\n{\n    rt_checksum c;\n    rt_checksum_init(&c);\n",
+                     "static uint64_t output_checksum(%s)\n{\n    rt_checksum hash;\n    rt_checksum_init(&hash);\n",
                   pl->mpi ? " (gathered on rank 0: each element from the lowest processor that computed it, "
                             "else its init value)" : "",
                   pl->mpi ? "int64_t me" : "void");
@@ -949,7 +949,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         if (!pl->mpi) {
             int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 0, names);
             ind(b, 8 + 4 * opened);
-            xf_buf_printf(b, "rt_checksum_double(&c, %s%s[", dbl ? "" : "(double)", a->cname);
+            xf_buf_printf(b, "rt_checksum_double(&hash, %s%s[", dbl ? "" : "(double)", a->cname);
             ex_local_at(m, b, a, names);
             xf_buf_printf(b, "]);\n");
             ex_box_close(b, opened, 8);
@@ -960,24 +960,25 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         /* the elements this processor computed */
         xf_buf_printf(b, "        int64_t *idx = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *idx);\n", a->cname);
         xf_buf_printf(b, "        double *val = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *val);\n", a->cname);
-        xf_buf_printf(b, "        int count = 0;\n");
+        xf_buf_printf(b, "        int ncomputed = 0;\n");
         int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names);
         ex_region(m, &size, &index, a, nfix, names);
         ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "const int64_t o = ");
+        xf_buf_printf(b, "const int64_t rt_o = ");
         ex_local_at(m, b, a, names);
         xf_buf_printf(b, ";\n");
         ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "if (%s_mine[o]) { idx[count] = %s; val[count++] = %s[o]; }\n", a->cname, index.s, a->cname);
+        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s[rt_o]; }\n", a->cname, index.s,
+                      a->cname);
         ex_box_close(b, opened, 8);
-        xf_buf_printf(b, "        const int64_t size = %s;\n", size.s);
+        xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
         xf_buf_printf(b, "        double *region = NULL;\n");
-        xf_buf_printf(b, "        if (me == %" PRId64 ") { region = rt_malloc((size_t)size * sizeof *region); "
-                         "rt_fill_novalue(region, (size_t)size); }\n", pl->plo);
-        xf_buf_printf(b, "        rt_gather_elements(MPI_COMM_WORLD, idx, val, count, region);\n");
+        xf_buf_printf(b, "        if (me == %" PRId64 ") { region = rt_malloc((size_t)region_size * sizeof *region); "
+                         "rt_fill_novalue(region, (size_t)region_size); }\n", pl->plo);
+        xf_buf_printf(b, "        rt_gather_elements(MPI_COMM_WORLD, idx, val, ncomputed, region);\n");
         xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
-        xf_buf_printf(b, "            unsigned char *computed = rt_malloc((size_t)size);\n");
-        xf_buf_printf(b, "            for (int64_t k = 0; k < size; k++) computed[k] = !rt_is_novalue(region[k]);\n");
+        xf_buf_printf(b, "            unsigned char *computed = rt_malloc((size_t)region_size);\n");
+        xf_buf_printf(b, "            for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
         /* inits of elements nobody computed, later inits win */
         ex_em m0 = *m;
         m0.me = NULL;
@@ -1000,7 +1001,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
             ex_expr(&m0, &v, &pre, 16 + 4 * op2, in->u.init.value);
             if (pre.s) xf_buf_printf(b, "%s", pre.s);
             ind(b, 16 + 4 * op2);
-            xf_buf_printf(b, "if (%s) { const int64_t k = %s; if (!computed[k]) region[k] = %s; }\n",
+            xf_buf_printf(b, "if (%s) { const int64_t rt_k = %s; if (!computed[rt_k]) region[rt_k] = %s; }\n",
                           cond.n ? cond.s : "1", iidx.s, v.s);
             ex_box_close(b, op2, 16);
             xf_buf_printf(b, "            }\n");
@@ -1010,13 +1011,13 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
             xf_buf_free(&iidx);
             xf_buf_free(&cond);
         }
-        xf_buf_printf(b, "            rt_checksum_doubles(&c, region, (size_t)size);\n");
+        xf_buf_printf(b, "            rt_checksum_doubles(&hash, region, (size_t)region_size);\n");
         xf_buf_printf(b, "            free(computed);\n            free(region);\n        }\n");
         xf_buf_printf(b, "        free(idx);\n        free(val);\n    }\n");
         xf_buf_free(&size);
         xf_buf_free(&index);
     }
-    xf_buf_printf(b, "    return rt_checksum_value(&c);\n}\n\n");
+    xf_buf_printf(b, "    return rt_checksum_value(&hash);\n}\n\n");
 }
 
 /* ---- phases ----------------------------------------------------------------------------------- */
@@ -1207,13 +1208,13 @@ char *ex_emit_program(const ex_plan *pl)
     }
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
         xf_buf_printf(&b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
-                          "static void deliver(rt_exchange *rt_x)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *r;\n"
-                          "    const size_t count = rt_exchange_received(rt_x, &r);\n    for (size_t i = 0; i < count; i++) {\n"
-                          "        const int64_t off = r[i].index / %d;\n        switch ((int)(r[i].index %% %d)) {\n",
+                          "static void deliver(rt_exchange *rt_x)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
+                          "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
+                          "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
                       p->narrays, p->narrays);
         for (int i = 0; i < p->narrays; i++)
             if (pl->arr[i].decl->u.array.elem == IR_DOUBLE)
-                xf_buf_printf(&b, "        case %d: %s[off] = r[i].value; break;\n", i, pl->arr[i].cname);
+                xf_buf_printf(&b, "        case %d: %s[rt_off] = rt_r[rt_i].value; break;\n", i, pl->arr[i].cname);
         xf_buf_printf(&b, "        default: break;\n        }\n    }\n}\n\n");
     }
     ex_checksum_fn(pl, &b, &m);
