@@ -6,7 +6,7 @@
 # it runs and its simulated seconds are stored; a wrong rank count is refused by the program.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
-. "$(dirname "$0")/export_lib.sh"
+. "$(dirname "$0")/export.inc"
 sed -e "s/^param n = 256, steps = 21/param n = 16, steps = 6/" "$ROOT/examples/findiff.apm" >"$TMP/fd.apm"
 chain "$TMP/fd.apm" "theta=t sigma=x,y" "kind=block2d procs=4" relcoord && ok "fd chain applies" || { fail "fd chain" "see above"; finish; }
 

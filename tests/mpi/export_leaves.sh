@@ -5,7 +5,7 @@
 # `polyapm sim`.  LU's sends change with t, so auto picks the alltoallv records; jacobi1d's are a halo.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
-. "$(dirname "$0")/export_lib.sh"
+. "$(dirname "$0")/export.inc"
 EX=$ROOT/examples
 sed 's/^param n = 64$/param n = 12, procs = 4/' "$EX/lu.apm" >"$TMP/lu.apm"
 for m in "stm1:theta.L=2*(j-1) sigma.L=i theta.U=2*(i-1)+1 sigma.U=j" "stm2:theta=i+j-2 sigma=i"; do

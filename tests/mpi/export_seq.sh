@@ -7,7 +7,7 @@
 #    verified (a syndm program with a missing message), a file with violations; usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
-. "$(dirname "$0")/export_lib.sh"
+. "$(dirname "$0")/export.inc"
 EX=$ROOT/examples
 sed "s/^param n = 256, steps = 21/param n = 24, steps = 7/" "$EX/findiff.apm" >"$TMP/findiff.apm"
 sed 's/^param n = 64$/param n = 20/' "$EX/lu.apm" >"$TMP/lu.apm"
