@@ -64,10 +64,10 @@ for name, *rest in (l.split() for l in open(path) if l.strip()):
 def t(k): return float(res[k][0]) if len(res.get(k, [])) == 2 else None
 def line(label, k, base, target=None):
     s, b = t(k), t(base)
-    if s is None: print(f"  {label:58s} FAILED"); return
+    if s is None: print(f"  {label:64s} FAILED"); return
     r = f"  ratio {s / b:.2f}" + (f" (target <= {target})" if target else "") if b else ""
     same = "" if k == base else ("  checksum = hand's" if res[k][1] == res[base][1] else "  CHECKSUM DIFFERS")
-    print(f"  {label:58s} {s:9.4f} s{r}{same}")
+    print(f"  {label:64s} {s:9.4f} s{r}{same}")
 print(f"FD n={n} steps={steps}, np=2, main loop, best of {rep} interleaved rounds:")
 line("hand MPI, halo rows (fd_mpi_hand)", "fd_mpi_hand", "fd_mpi_hand")
 line("exported leaf, halo pattern (--exchange auto)", "fd_export_halo", "fd_mpi_hand", "1.10")
