@@ -10,9 +10,12 @@
  *   rt_exchange.c    the thesis's coalesced per-step exchange (per-destination buffers of
  *                    (index, value) records, MPI_Alltoall of counts + MPI_Alltoallv of data)
  *   rt_halo.c        halo exchanges of 1-D block and 2-D block tilings (static partner sets)
+ *   rt_pattern.c     any static partner set: recorded once, then values only, rows and columns
+ *                    in place with vector datatypes
  *   rt_collective.c  user-defined/fused operators, exclusive scan with rank 0 = identity
  *   rt_checksum.c    the output checksum, identical to the simulator's sim_checksum
- *                    (engine/sim.h), with gathering helpers for distributed arrays
+ *                    (engine/sim.h); no MPI (rt_checksum.h), so sequential exports need none
+ *   rt_gather.c      gathering helpers for distributed arrays (rank 0 hashes them)
  *   rt_time.c        main-loop timing (MPI_Wtime, maximum over ranks)
  *   rt_report.c      the one parseable result line
  *
@@ -33,6 +36,8 @@
 #include <stdint.h>
 
 #include <mpi.h>
+
+#include "rt_checksum.h"
 
 /* ---------------------------------------------------------------- start, stop, errors ---- */
 
@@ -144,6 +149,23 @@ rt_halo2d *rt_halo2d_new(const rt_grid2d *g, int rows, int cols, int ld, int wid
 void rt_halo2d_exchange(rt_halo2d *h, double *tile);   /* collective over g->comm */
 void rt_halo2d_free(rt_halo2d *h);
 
+/* A static partner set in general form (rt_pattern.c): the same elements go to the same ranks
+ * at every exchange.  Record the pattern once with rt_pattern_add (this rank's element send_off
+ * of array `array` goes to rank dest, which stores it at recv_off; offsets count doubles from the
+ * base pointer passed to each exchange), commit it once (collective: the receivers learn the
+ * offsets), then rt_pattern_exchange(p, base) moves the values: one message per (partner,
+ * array), Isend/Irecv/Waitall, evenly spaced elements (rows, columns) in place with MPI vector
+ * datatypes, others packed.  base[k] is array k's base pointer for this exchange (e.g. the
+ * current time plane).  Entries to this rank itself are local copies. */
+typedef struct rt_pattern rt_pattern;
+
+rt_pattern *rt_pattern_new(MPI_Comm comm, int narrays);
+void rt_pattern_add(rt_pattern *p, int dest, int array, int64_t send_off, int64_t recv_off);
+void rt_pattern_commit(rt_pattern *p);                   /* collective over comm */
+void rt_pattern_exchange(rt_pattern *p, double *const *base);
+int64_t rt_pattern_elements(const rt_pattern *p);        /* elements this rank sends per exchange */
+void rt_pattern_free(rt_pattern *p);
+
 /* ---------------------------------------------------------------- collectives ------------ */
 
 /* MPI_Op_create for a user or fused operator; commute is 1 if the operator is commutative. */
@@ -156,36 +178,7 @@ void rt_exscan(const void *send, void *recv, int count, MPI_Datatype type, MPI_O
 
 /* ---------------------------------------------------------------- checksum --------------- */
 
-/* FNV-1a 64 over the output arrays, exactly as sim_checksum in engine/sim.h: for each output array
- * in declaration order, each element in row-major order, the 8 little-endian bytes of the IEEE-754
- * double (-0.0 hashed as 0.0), or of the int64 0x7ff8dead for an element without value.  Int
- * arrays are hashed as their values converted to double, as the simulator gathers them.
- * An element holding rt_novalue() (below) is hashed as an element without value.
- * Incremental: feed elements in order (e.g. rank 0 feeding gathered rows one after another). */
-typedef struct rt_checksum {
-    uint64_t h;
-} rt_checksum;
-
-#define RT_FNV_OFFSET   UINT64_C(0xcbf29ce484222325)
-#define RT_FNV_PRIME    UINT64_C(0x00000100000001b3)
-#define RT_UNDEFINED_MARK INT64_C(0x7ff8dead)
-
-/* "No value": a quiet NaN with a payload no arithmetic produces.  Exported programs fill their
- * output arrays with it before the computation; every checksum function below hashes an element
- * holding exactly these bits as an element without value (the marker above), so partially
- * written outputs (LU's l and u) gather and hash like any other array.  Copies (memcpy, MPI)
- * keep the bits; arithmetic on it is a bug in the program, not a value. */
-#define RT_NOVALUE_BITS UINT64_C(0x7ff800007ff8dead)
-double rt_novalue(void);
-int rt_is_novalue(double v);
-void rt_fill_novalue(double *a, size_t n);
-
-void rt_checksum_init(rt_checksum *c);
-void rt_checksum_double(rt_checksum *c, double v);
-void rt_checksum_doubles(rt_checksum *c, const double *v, size_t n);
-void rt_checksum_int64s(rt_checksum *c, const int64_t *v, size_t n);
-void rt_checksum_undefined(rt_checksum *c, size_t n);       /* n elements without value */
-uint64_t rt_checksum_value(const rt_checksum *c);
+/* The checksum and the no-value marker: rt_checksum.h (no MPI; included here). */
 
 /* Gathering helpers, collective over the communicator; only rank 0's checksum changes.
  * 1-D block (or row-block) layout: rank r owns the r-th consecutive piece of the row-major
@@ -197,6 +190,13 @@ void rt_checksum_gather_blocks(rt_checksum *c, MPI_Comm comm, const double *mine
 void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double *tile,
                                int rows, int cols, int ld);
 
+/* Scattered elements (rt_gather.c): every rank gives `count` (index, value) pairs of a region;
+ * rank 0's `region` (pre-filled by the caller, e.g. with rt_novalue()) gets, for each index still
+ * holding no value, the value of the lowest rank that gives it — the simulator's gathering order
+ * of processors.  Collective; only rank 0's region is read or written (others may pass NULL). */
+void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, int count,
+                        double *region);
+
 /* ---------------------------------------------------------------- timing and result ------ */
 
 /* Barrier, then MPI_Wtime: the start of the timed main loop. */
@@ -207,7 +207,6 @@ double rt_time_stop(MPI_Comm comm, double t0);
 /* The result line, printed by rank 0 only (others print nothing), then flushed:
  *     polyapm-result checksum=%016llx seconds=%.9f ranks=%d
  * RT_RESULT_FORMAT is that format, for programs (and tests) that print it themselves. */
-#define RT_RESULT_FORMAT "polyapm-result checksum=%016llx seconds=%.9f ranks=%d\n"
 void rt_report(MPI_Comm comm, uint64_t checksum, double seconds);
 
 #endif

@@ -190,6 +190,9 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
     {ST_MEAS_INSERT,
      "INSERT INTO measurements(node, ranks, runner, platform, params, seconds, host, created)"
      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+    {ST_MEAS_LIST,
+     "SELECT id, node, ranks, runner, platform, params, seconds, host, created FROM measurements"
+     " WHERE node = ?1 ORDER BY created DESC, id DESC"},
     {ST_FSCK_NODES, "SELECT id, hash, commit_id, label, level FROM nodes ORDER BY id"},
     {ST_FSCK_DANGLING_EDGES,
      "SELECT parent, child FROM edges WHERE parent NOT IN (SELECT id FROM nodes)"

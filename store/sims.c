@@ -220,6 +220,72 @@ int store_measurement_add(store *s, const store_measurement *m, int64_t *id, dia
     return store_commit(s, d);
 }
 
+/* Copies the strings of a measurement row into one owned block. */
+static int fill_measurement(sqlite3_stmt *st, store_measurement *m)
+{
+    memset(m, 0, sizeof *m);
+    const char *cols[4];
+    size_t lens[4], total = 0;
+    int idx[4] = {3, 4, 5, 7};
+    for (int k = 0; k < 4; k++) {
+        cols[k] = (const char *)sqlite3_column_text(st, idx[k]);
+        lens[k] = cols[k] ? strlen(cols[k]) + 1 : 0;
+        total += lens[k];
+    }
+    m->owned_ = malloc(total ? total : 1);
+    if (!m->owned_) return -1;
+    char *p = m->owned_;
+    const char **dst[4] = {&m->runner, &m->platform, &m->params, &m->host};
+    for (int k = 0; k < 4; k++) {
+        if (!cols[k]) { *dst[k] = NULL; continue; }
+        memcpy(p, cols[k], lens[k]);
+        *dst[k] = p;
+        p += lens[k];
+    }
+    m->id = sqlite3_column_int64(st, 0);
+    m->node = sqlite3_column_int64(st, 1);
+    m->ranks = sqlite3_column_int(st, 2);
+    m->seconds = sqlite3_column_double(st, 6);
+    m->created = sqlite3_column_int64(st, 8);
+    return 0;
+}
+
+int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = store_stmt(s, ST_MEAS_LIST, d);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, node);
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 4;
+            store_measurement *v = realloc(*out, (size_t)cap * sizeof *v);
+            if (!v) break;
+            *out = v;
+        }
+        if (fill_measurement(st, &(*out)[*n]) != 0) break;
+        (*n)++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        store_measurements_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        if (rc == SQLITE_ROW) diag_add(d, NULL, 0, 0, "out of memory");
+        else store_db_fail(s, d, "listing measurements");
+        return -1;
+    }
+    return 0;
+}
+
+void store_measurements_free(store_measurement *m, int n)
+{
+    for (int i = 0; i < n; i++) free(m[i].owned_);
+    free(m);
+}
+
 char *store_machine_get(store *s, const char *name, diag_list *d)
 {
     sqlite3_stmt *st = store_stmt(s, ST_MACHINE_LATEST, d);

@@ -241,8 +241,14 @@ typedef struct store_measurement {
     const char *params;
     double seconds;
     const char *host;
+    /* filled by store_measurement_list: */
+    int64_t id, created;
+    char *owned_;                         /* backs the strings */
 } store_measurement;
 int store_measurement_add(store *s, const store_measurement *m, int64_t *id, diag_list *d);
+/* All measurements of a node, newest first (release with store_measurements_free). */
+int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d);
+void store_measurements_free(store_measurement *m, int n);
 
 /* ---- consistency (store/fsck.c) ------------------------------------------------------------- */
 

@@ -104,6 +104,38 @@ char *xf_apply_text(const char *file, const char *src_text, const char *name, in
 /* Prints the transforms that apply to `p` with their parameters (text, or JSON with json=1). */
 void xf_print_applicable(FILE *out, const ir_program *p, int json);
 
+/* ---- the exporter (export*.c): the last transformation ------------------------------------------ */
+
+/* How messages of a syndm program travel in exported code.  HALO: the partner set is static (the
+ * same elements to the same processors every step), recorded once and exchanged as values
+ * (rows and columns in place); ALLTOALLV: the thesis's coalesced (index, value) records with
+ * MPI_Alltoall of counts + MPI_Alltoallv; AUTO: HALO where it applies, else ALLTOALLV. */
+typedef enum xf_exchange { XF_EXCHANGE_AUTO, XF_EXCHANGE_HALO, XF_EXCHANGE_ALLTOALLV } xf_exchange;
+
+typedef struct xf_export_options {
+    const ir_binding *bindings;    /* -D overrides; the parameter values are baked into the C */
+    int nbindings;
+    xf_exchange exchange;
+    const char *origin;            /* where the program came from, for comments (may be NULL) */
+} xf_export_options;
+
+/* What an export wrote. */
+typedef struct xf_export_info {
+    int mpi;                       /* 1: C+MPI (syndm), 0: sequential C (source, syn) */
+    int ranks;                     /* MPI ranks the program needs (1 when sequential) */
+    xf_exchange exchange;          /* the exchange used (AUTO when there are no messages) */
+    char prog[128];                /* the program's executable name in the directory */
+} xf_export_info;
+
+/* Writes the checked program `p` as a self-contained directory `dir` (created when missing):
+ * PROG.c, the runtime sources it needs, a Makefile and a README.  Returns XF_OK, or XF_EREFUSED
+ * (a level or statement the exporter does not handle, a halo that does not apply, ...) or
+ * XF_EUSAGE (bad parameters) with the reason in `d`. */
+int xf_export(const ir_program *p, const char *dir, const xf_export_options *o,
+              xf_export_info *info, diag_list *d);
+const char *xf_exchange_name(xf_exchange e);
+int xf_exchange_parse(const char *s, xf_exchange *out);   /* 1 on success */
+
 /* ---- stm auto ---------------------------------------------------------------------------------- */
 
 /* A proposed space-time mapping: the stm arguments ("theta.L=2*j-2 sigma.L=i ..."), its number

@@ -444,11 +444,13 @@ static int run_show(store *s, ws_args *a)
     size_t len;
     char *text = NULL;
     store_edge *par = NULL, *ch = NULL;
-    int npar = 0, nch = 0, nsims = 0;
+    int npar = 0, nch = 0, nsims = 0, nmeas = 0;
     store_sim *sims = NULL;
+    store_measurement *meas = NULL;
     if (store_node_get(s, id, &n, &d) != 0) return fail_with(&d);
     if (!(text = store_node_text(s, id, &len, &d)) || store_parents(s, id, &par, &npar, &d) != 0 ||
-        store_children(s, id, &ch, &nch, &d) != 0 || store_sim_list(s, id, &sims, &nsims, &d) != 0) {
+        store_children(s, id, &ch, &nch, &d) != 0 || store_sim_list(s, id, &sims, &nsims, &d) != 0 ||
+        store_measurement_list(s, id, &meas, &nmeas, &d) != 0) {
         rc = fail_with(&d);
         goto out;
     }
@@ -478,6 +480,19 @@ static int run_show(store *s, ws_args *a)
                    sims[i].checksum, sims[i].nprocs, sims[i].nsteps, (long long)sims[i].violations,
                    (long long)sims[i].created);
         }
+        printf("],\"measurements\":[");
+        for (int i = 0; i < nmeas; i++) {
+            printf("%s{\"ranks\":%d,\"runner\":", i ? "," : "", meas[i].ranks);
+            cli_json_string(stdout, meas[i].runner);
+            printf(",\"platform\":");
+            if (meas[i].platform) cli_json_string(stdout, meas[i].platform);
+            else printf("null");
+            printf(",\"params\":");
+            cli_json_string(stdout, meas[i].params ? meas[i].params : "");
+            printf(",\"seconds\":%.17g,\"host\":", meas[i].seconds);
+            cli_json_string(stdout, meas[i].host);
+            printf(",\"created\":%lld}", (long long)meas[i].created);
+        }
         printf("],\"program\":");
         cli_json_string(stdout, text);
         printf("}\n");
@@ -496,6 +511,10 @@ static int run_show(store *s, ws_args *a)
                    sims[i].seconds, sims[i].nprocs, sims[i].nsteps,
                    sims[i].verified > 0 ? "verified" : sims[i].verified == 0 ? "NOT VERIFIED" : "not checked",
                    sims[i].violations ? ", violations" : "");
+        for (int i = 0; i < nmeas; i++)
+            printf("%-10s %d ranks, %s%s%s %s: %.6g s on %s\n", i ? "" : "measured", meas[i].ranks,
+                   meas[i].runner, meas[i].platform ? " -platform " : "", meas[i].platform ? meas[i].platform : "",
+                   meas[i].params ? meas[i].params : "", meas[i].seconds, meas[i].host);
         printf("\n");
         fwrite(text, 1, len, stdout);
     }
@@ -503,6 +522,7 @@ static int run_show(store *s, ws_args *a)
 out:
     for (int i = 0; i < nsims; i++) store_sim_clear(&sims[i]);
     free(sims);
+    store_measurements_free(meas, nmeas);
     store_edges_free(par, npar);
     store_edges_free(ch, nch);
     free(text);

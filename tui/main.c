@@ -34,6 +34,9 @@ int cmd_fsck(int argc, char **argv);
 int cmd_deps(int argc, char **argv);
 int cmd_transforms(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+/* exported programs (tui/cmd_export.c) */
+int cmd_export(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"check", cmd_check, "FILE.apm...", "parse and check programs; report errors as file:line:col"},
@@ -47,6 +50,11 @@ static const cli_command commands[] = {
      "the transforms that apply to a program, with their parameters"},
     {"apply", cmd_apply, "FILE.apm|NODE TRANSFORM [key=value]... [-D name=value]... [-o OUT.apm | --why TEXT]",
      "apply a transform (e.g. stm theta=t sigma=x); a refusal says which dependence"},
+    {"export", cmd_export, "FILE.apm|NODE -o DIR [-D name=value]... [--exchange auto|halo|alltoallv]",
+     "write a verified node as C+MPI (syndm) or sequential C (source, syn): program, runtime, Makefile"},
+    {"run", cmd_run, "FILE.apm|NODE -np P [--smpi PLATFORM.xml] [--repeat K] [-D name=value]...\n"
+                     "        [--exchange auto|halo|alltoallv] [--json]",
+     "export, build and run (mpirun or smpirun); check the checksum, store the seconds"},
     {"init", cmd_init, "FILE.apm [-o NAME.pdg] [--label L] [--why TEXT] [--json]",
      "create a workspace whose root node is the program"},
     {"add", cmd_add, "PARENT FILE.apm [--why TEXT] [--label L] [-w WS] [--json]",

@@ -94,6 +94,16 @@ typedef struct tui_apply {
     char params[512];
 } tui_apply;
 
+/* An export or run of a node in a child process (tui_runjob.c). */
+typedef struct tui_runjob {
+    int pid;                           /* 0: none running */
+    int fd;                            /* the child's output */
+    char *buf;
+    size_t len, cap;
+    int64_t node;
+    char what[16];                     /* "export" or "run" */
+} tui_runjob;
+
 /* The parameter form (tui_menu.c). */
 enum { TUI_FORM_MAX = 16 };
 typedef struct tui_form {
@@ -161,6 +171,8 @@ struct tui {
     double db_checked;
     tui_worker w;
     tui_apply ap;
+    tui_runjob rj;
+    char meas[128];                    /* the cost node's newest measurement ("" none) */
 };
 
 /* tui_main.c */
@@ -216,6 +228,11 @@ void tui_worker_finish(tui *t);                /* cancel and join (on exit) */
 int tui_apply_start(tui *t, int64_t parent, const char *xf, int argc, char **argv);
 void tui_apply_poll(tui *t);                   /* collects a finished child */
 void tui_apply_cancel(tui *t);                 /* kills a running child (nothing written) */
+
+/* tui_runjob.c */
+int tui_runjob_start(tui *t, const char *what, int64_t node, const char *args);
+void tui_runjob_poll(tui *t);                  /* collects a finished child: its last line */
+int tui_runjob_cancel(tui *t);                 /* 1 when a job was killed */
 
 /* tui_menu.c: the result of an apply for the form (errors in `d`, or the new child) */
 void tui_form_result(tui *t, int ok, int64_t child, int created, const diag_list *d);

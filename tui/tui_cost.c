@@ -25,10 +25,17 @@ static void load(tui *t, int64_t id, int gi)
     tui_cost_free(t);
     t->cost_id = id;
     t->cost_params[0] = '\0';
-    const tui_info *in = &t->info[gi];
-    if (!in->has) return;
+    t->meas[0] = '\0';
     diag_list d;
     diag_list_init(&d);
+    store_measurement *ms = NULL;
+    int nm = 0;
+    if (store_measurement_list(t->s, id, &ms, &nm, &d) == 0 && nm > 0)   /* the newest */
+        snprintf(t->meas, sizeof t->meas, "measured %.3g s (%s%d)", ms[0].seconds,
+                 strcmp(ms[0].runner, "smpirun") ? "np " : "smpi np ", ms[0].ranks);
+    store_measurements_free(ms, nm);
+    const tui_info *in = &t->info[gi];
+    if (!in->has) { diag_list_free(&d); return; }
     store_sim *ss = NULL;
     int ns = 0;
     if (store_sim_list(t->s, id, &ss, &ns, &d) == 0) {
@@ -83,6 +90,7 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
     if (!in->has) {
         mvaddnstr(y + 1, x + 1, "not simulated under this model, machine and parameters", w - 1);
         mvaddnstr(y + 2, x + 1, "s simulates (with other parameters), m/M switch model/machine", w - 1);
+        if (t->meas[0]) mvaddnstr(y + 3, x + 1, t->meas, w - 1);
         return;
     }
     snprintf(line, sizeof line, "total %.1f ticks (%.4g s)", in->cost, in->cost * t->profile.tick_seconds);
@@ -97,6 +105,12 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
              in->verified == 0 ? "NOT VERIFIED" : "not checked", t->cost_params);
     mvaddnstr(y + 2, x + 1, line, w - 1);
     int row = y + 3, last = y + h - 1;
+    if (t->meas[0] && row < last) {               /* predicted against measured */
+        snprintf(line, sizeof line, "%s, predicted %.3g s", t->meas, in->cost * t->profile.tick_seconds);
+        attron(A_BOLD);
+        mvaddnstr(row++, x + 1, line, w - 1);
+        attroff(A_BOLD);
+    }
     /* per-processor bars */
     int np = t->nwork;
     double mx = 0;

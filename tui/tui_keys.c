@@ -142,7 +142,45 @@ static void k_apply(tui *t) { tui_menu_open(t); }
 static void k_compare(tui *t) { tui_compare_open(t); }
 static void k_help(tui *t) { tui_help_open(t); }
 static void k_quit(tui *t) { t->quit = 1; }
-static void k_cancel(tui *t) { tui_worker_cancel(t); }
+static void k_cancel(tui *t)
+{
+    if (tui_runjob_cancel(t)) tui_message(t, 0, "export/run cancelled");
+    tui_worker_cancel(t);
+}
+
+/* X: export the selected node into a directory (polyapm export in the background). */
+static void export_done(tui *t, const char *text)
+{
+    char args[400];
+    if (!text[0]) { tui_message(t, 0, "nothing exported"); return; }
+    snprintf(args, sizeof args, "-o %s", text);
+    tui_runjob_start(t, "export", tui_sel_node(t), args);
+}
+
+static void k_export(tui *t)
+{
+    int64_t id = tui_sel_node(t);
+    if (id <= 0) return;
+    char def[64];
+    snprintf(def, sizeof def, "export-node%lld", (long long)id);
+    tui_prompt(t, "export to directory", def, export_done);
+}
+
+/* R: export, build and run it (polyapm run in the background; the measurement is stored). */
+static void run_done(tui *t, const char *text)
+{
+    if (!text[0]) { tui_message(t, 0, "nothing run"); return; }
+    tui_runjob_start(t, "run", tui_sel_node(t), text);
+}
+
+static void k_run(tui *t)
+{
+    int gi = tui_sel_gi(t);
+    if (gi < 0) return;
+    int mpi = !strcmp(t->g.nodes[gi].level, "syndm");
+    tui_prompt(t, "run with (-np P [-D name=value] [--smpi PLATFORM.xml] [--repeat K])", mpi ? "-np 4" : "-np 1",
+               run_done);
+}
 
 static void k_reload(tui *t)
 {
@@ -366,7 +404,9 @@ static const tui_key keys[] = {
     {'g', 0, "g", "go to the root", k_root, 0},
     {'b', 0, "b", "go to the best (cheapest) leaf", k_best, 0},
     {'r', 0, "r", "reload the workspace", k_reload, 0},
-    {'C', 0, "C", "cancel the running simulation", k_cancel, 2},
+    {'X', 0, "X", "export the node as C+MPI (or sequential C) into a directory", k_export, 0},
+    {'R', 0, "R", "run the node: export, build, mpirun/smpirun, check, store the time", k_run, 0},
+    {'C', 0, "C", "cancel the running simulation, export or run", k_cancel, 2},
     {'?', 0, "?", "help", k_help, 1},
     {'q', 0, "q", "quit", k_quit, 1},
 };

@@ -326,6 +326,7 @@ int tui_main(const char *target, int argc, char **argv)
     while (!t->quit && !interrupted) {
         tui_worker_poll(t);
         tui_apply_poll(t);
+        tui_runjob_poll(t);
         watch_db(t);
         tui_draw(t);
         if (timing && first) fprintf(timing, "first_screen_ms %.2f\n", now_ms() - t0);
@@ -345,6 +346,7 @@ int tui_main(const char *target, int argc, char **argv)
     }
     tui_worker_finish(t);
     tui_apply_cancel(t);
+    tui_runjob_cancel(t);
     endwin();
     status = interrupted ? 128 + interrupted : CLI_OK;
 out:

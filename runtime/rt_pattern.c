@@ -1,0 +1,263 @@
+/*
+ * rt_pattern.c — the exchange of a static partner set: the same elements go to the same ranks
+ * at every step (a halo, in general form).  The pattern is recorded once (rt_pattern_add: which
+ * element of which array goes to which rank, and where the receiver stores it), committed once
+ * (the receivers learn where to store what they will get), and then every exchange moves only
+ * values, one message per (partner, array), with Isend/Irecv/Waitall.
+ *
+ * A message whose elements lie at equal strides on both sides (a row: stride 1; a column of a
+ * row-major tile: stride = the row length) is sent and received in place with an MPI vector
+ * datatype, no copy; any other message is packed and unpacked through its index lists.
+ * Ownership: rt_pattern_new returns an object the caller frees with rt_pattern_free (before
+ * MPI_Finalize: it owns MPI datatypes).
+ */
+#include "rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rt_pentry {
+    int peer, array;
+    int64_t send_off, recv_off;
+} rt_pentry;
+
+/* One message: to or from one peer, elements of one array. */
+typedef struct rt_pmsg {
+    int peer, array, count;
+    int64_t *off;             /* count offsets in this rank's array (send: read, recv: write) */
+    int64_t start;            /* strided: first offset; the datatype covers the rest */
+    MPI_Datatype type;        /* strided: a vector type (MPI_DOUBLE when contiguous); MPI_DATATYPE_NULL when packed */
+    int tcount;               /* how many `type`s: count when contiguous, else 1 */
+    int own_type;             /* type was created here (free it) */
+    double *buf;              /* packed: count doubles */
+} rt_pmsg;
+
+struct rt_pattern {
+    MPI_Comm comm;
+    int rank, size, narrays;
+    rt_pentry *e;             /* recorded entries (freed at commit) */
+    size_t n, cap;
+    rt_pmsg *send, *recv;
+    int nsend, nrecv;
+    int64_t *self_from, *self_to;   /* copies within this rank: pairs of offsets */
+    int *self_array;
+    int nself;
+    MPI_Request *req;
+    int64_t sent;             /* elements sent per exchange */
+    int committed;
+};
+
+rt_pattern *rt_pattern_new(MPI_Comm comm, int narrays)
+{
+    rt_pattern *p = rt_calloc(1, sizeof *p);
+    p->comm = comm;
+    p->rank = rt_rank(comm);
+    p->size = rt_size(comm);
+    p->narrays = narrays;
+    return p;
+}
+
+void rt_pattern_add(rt_pattern *p, int dest, int array, int64_t send_off, int64_t recv_off)
+{
+    if (p->committed) rt_die("rt_pattern_add after rt_pattern_commit");
+    if (dest < 0 || dest >= p->size || array < 0 || array >= p->narrays)
+        rt_die("rt_pattern_add: destination %d or array %d out of range", dest, array);
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 256;
+        rt_pentry *e = rt_malloc(p->cap * sizeof *e);
+        if (p->n) memcpy(e, p->e, p->n * sizeof *e);
+        free(p->e);
+        p->e = e;
+    }
+    p->e[p->n++] = (rt_pentry){dest, array, send_off, recv_off};
+}
+
+static int rt_pentry_cmp(const void *a, const void *b)
+{
+    const rt_pentry *x = a, *y = b;
+    if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+    if (x->array != y->array) return x->array < y->array ? -1 : 1;
+    if (x->recv_off != y->recv_off) return x->recv_off < y->recv_off ? -1 : 1;
+    return 0;
+}
+
+/* A vector datatype when the offsets are equally spaced (stride > 0), else packing. */
+static void rt_pmsg_layout(rt_pmsg *m)
+{
+    m->start = m->count ? m->off[0] : 0;
+    m->type = MPI_DATATYPE_NULL;
+    m->buf = NULL;
+    int64_t stride = m->count > 1 ? m->off[1] - m->off[0] : 1;
+    int even = stride > 0 && stride < INT32_MAX;
+    for (int i = 2; even && i < m->count; i++)
+        if (m->off[i] - m->off[i - 1] != stride) even = 0;
+    if (even && stride == 1) {          /* a row: plain doubles */
+        m->type = MPI_DOUBLE;
+        m->tcount = m->count;
+    } else if (even) {                  /* a column: a vector type, no copy */
+        RT_CHECK(MPI_Type_vector(m->count, 1, (int)stride, MPI_DOUBLE, &m->type));
+        RT_CHECK(MPI_Type_commit(&m->type));
+        m->tcount = 1;
+        m->own_type = 1;
+    } else {
+        m->buf = rt_malloc((size_t)m->count * sizeof(double));
+    }
+}
+
+/* Splits sorted entries of one side into messages per (peer, array). */
+static int rt_split(const rt_pentry *e, size_t n, int use_send_off, rt_pmsg **out)
+{
+    int nm = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || e[i].peer != e[i - 1].peer || e[i].array != e[i - 1].array) nm++;
+    rt_pmsg *m = rt_calloc((size_t)(nm ? nm : 1), sizeof *m);
+    int k = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || e[i].peer != e[i - 1].peer || e[i].array != e[i - 1].array) {
+            k++;
+            size_t j = i;
+            while (j < n && e[j].peer == e[i].peer && e[j].array == e[i].array) j++;
+            if (j - i > INT32_MAX) rt_die("rt_pattern: a message of more than 2^31 elements");
+            m[k].peer = e[i].peer;
+            m[k].array = e[i].array;
+            m[k].count = (int)(j - i);
+            m[k].off = rt_malloc((j - i) * sizeof(int64_t));
+        }
+    }
+    /* fill the offsets */
+    k = -1;
+    int pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || e[i].peer != e[i - 1].peer || e[i].array != e[i - 1].array) { k++; pos = 0; }
+        m[k].off[pos++] = use_send_off ? e[i].send_off : e[i].recv_off;
+    }
+    for (int i = 0; i < nm; i++) rt_pmsg_layout(&m[i]);
+    *out = m;
+    return nm;
+}
+
+void rt_pattern_commit(rt_pattern *p)
+{
+    if (p->committed) rt_die("rt_pattern_commit called twice");
+    p->committed = 1;
+    if (p->n) qsort(p->e, p->n, sizeof *p->e, rt_pentry_cmp);
+    /* drop repeated entries (one element sent twice to one place), set self copies apart */
+    size_t w = 0, nself = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (w && rt_pentry_cmp(&p->e[w - 1], &p->e[i]) == 0) continue;
+        p->e[w++] = p->e[i];
+    }
+    p->n = w;
+    for (size_t i = 0; i < p->n; i++) if (p->e[i].peer == p->rank) nself++;
+    p->self_from = rt_malloc((nself ? nself : 1) * sizeof(int64_t));
+    p->self_to = rt_malloc((nself ? nself : 1) * sizeof(int64_t));
+    p->self_array = rt_malloc((nself ? nself : 1) * sizeof(int));
+    w = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->e[i].peer == p->rank) {
+            p->self_from[p->nself] = p->e[i].send_off;
+            p->self_to[p->nself] = p->e[i].recv_off;
+            p->self_array[p->nself++] = p->e[i].array;
+        } else {
+            p->e[w++] = p->e[i];
+        }
+    }
+    p->n = w;
+    p->nsend = rt_split(p->e, p->n, 1, &p->send);
+    p->sent = (int64_t)p->n;
+
+    /* tell every receiver where it stores what it gets: (array, recv_off) pairs, in send order */
+    int *scount = rt_calloc((size_t)p->size, sizeof(int)), *rcount = rt_calloc((size_t)p->size, sizeof(int));
+    int *sdispl = rt_calloc((size_t)p->size, sizeof(int)), *rdispl = rt_calloc((size_t)p->size, sizeof(int));
+    for (size_t i = 0; i < p->n; i++) scount[p->e[i].peer] += 2;
+    RT_CHECK(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, p->comm));
+    int64_t stot = 0, rtot = 0;
+    for (int r = 0; r < p->size; r++) {
+        sdispl[r] = (int)stot; stot += scount[r];
+        rdispl[r] = (int)rtot; rtot += rcount[r];
+    }
+    int64_t *sb = rt_malloc((size_t)(stot ? stot : 1) * sizeof(int64_t));
+    int64_t *rb = rt_malloc((size_t)(rtot ? rtot : 1) * sizeof(int64_t));
+    for (size_t i = 0; i < p->n; i++) {
+        sb[2 * i] = p->e[i].array;
+        sb[2 * i + 1] = p->e[i].recv_off;
+    }
+    RT_CHECK(MPI_Alltoallv(sb, scount, sdispl, MPI_INT64_T, rb, rcount, rdispl, MPI_INT64_T, p->comm));
+    size_t nr = (size_t)(rtot / 2);
+    rt_pentry *re = rt_malloc((nr ? nr : 1) * sizeof *re);
+    size_t k = 0;
+    for (int r = 0; r < p->size; r++)
+        for (int i = 0; i < rcount[r]; i += 2, k++)
+            re[k] = (rt_pentry){r, (int)rb[rdispl[r] + i], 0, rb[rdispl[r] + i + 1]};
+    p->nrecv = rt_split(re, nr, 0, &p->recv);
+    free(re);
+    free(sb);
+    free(rb);
+    free(scount);
+    free(rcount);
+    free(sdispl);
+    free(rdispl);
+    free(p->e);
+    p->e = NULL;
+    p->req = rt_malloc((size_t)(p->nsend + p->nrecv + 1) * sizeof(MPI_Request));
+}
+
+void rt_pattern_exchange(rt_pattern *p, double *const *base)
+{
+    if (!p->committed) rt_die("rt_pattern_exchange before rt_pattern_commit");
+    int nreq = 0;
+    for (int i = 0; i < p->nrecv; i++) {
+        rt_pmsg *m = &p->recv[i];
+        if (m->buf)
+            RT_CHECK(MPI_Irecv(m->buf, m->count, MPI_DOUBLE, m->peer, m->array, p->comm, &p->req[nreq++]));
+        else
+            RT_CHECK(MPI_Irecv(base[m->array] + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
+    }
+    for (int i = 0; i < p->nsend; i++) {
+        rt_pmsg *m = &p->send[i];
+        const double *a = base[m->array];
+        if (m->buf) {
+            for (int j = 0; j < m->count; j++) m->buf[j] = a[m->off[j]];
+            RT_CHECK(MPI_Isend(m->buf, m->count, MPI_DOUBLE, m->peer, m->array, p->comm, &p->req[nreq++]));
+        } else {
+            RT_CHECK(MPI_Isend(a + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
+        }
+    }
+    for (int i = 0; i < p->nself; i++)
+        base[p->self_array[i]][p->self_to[i]] = base[p->self_array[i]][p->self_from[i]];
+    RT_CHECK(MPI_Waitall(nreq, p->req, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < p->nrecv; i++) {
+        rt_pmsg *m = &p->recv[i];
+        if (!m->buf) continue;
+        double *a = base[m->array];
+        for (int j = 0; j < m->count; j++) a[m->off[j]] = m->buf[j];
+    }
+}
+
+int64_t rt_pattern_elements(const rt_pattern *p)
+{
+    return p->sent;
+}
+
+static void rt_pmsgs_free(rt_pmsg *m, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(m[i].off);
+        free(m[i].buf);
+        if (m[i].own_type) MPI_Type_free(&m[i].type);
+    }
+    free(m);
+}
+
+void rt_pattern_free(rt_pattern *p)
+{
+    if (!p) return;
+    rt_pmsgs_free(p->send, p->nsend);
+    rt_pmsgs_free(p->recv, p->nrecv);
+    free(p->e);
+    free(p->self_from);
+    free(p->self_to);
+    free(p->self_array);
+    free(p->req);
+    free(p);
+}

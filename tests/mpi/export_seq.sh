@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/mpi/export_seq.sh — sequential exports and refusals.
+#  - source and syn nodes (findiff, lu, matmul, jacobi1d) export as sequential C that needs no MPI
+#    (cc, rt_checksum.c only), builds with -Werror and prints `polyapm sim`'s checksum;
+#    FD stores two time planes.
+#  - refused with the reason: a syncomm node (not exportable), a node whose simulation is not
+#    verified (a syndm program with a missing message), a file with violations; usage errors exit 2.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/mpi.inc"
+. "$(dirname "$0")/export.inc"
+EX=$ROOT/examples
+sed "s/^param n = 256, steps = 21/param n = 24, steps = 7/" "$EX/findiff.apm" >"$TMP/findiff.apm"
+sed 's/^param n = 64$/param n = 20/' "$EX/lu.apm" >"$TMP/lu.apm"
+sed 's/^param n = 64$/param n = 16/' "$EX/matmul.apm" >"$TMP/matmul.apm"
+sed 's/^param n = 1000, steps = 100$/param n = 50, steps = 9/' "$EX/jacobi1d.apm" >"$TMP/jacobi1d.apm"
+for prog in findiff lu matmul jacobi1d; do
+    want=$("$POLYAPM" sim "$TMP/$prog.apm" --json | json "j['checksum']")
+    rm -rf "$TMP/$prog-seq"
+    "$POLYAPM" export "$TMP/$prog.apm" -o "$TMP/$prog-seq" >"$TMP/out" 2>&1
+    expect_match "$prog source: exported as sequential C" "$(cat "$TMP/out")" "sequential C"
+    expect_eq "$prog source: no MPI in the directory" "$(ls "$TMP/$prog-seq" | grep -c '^rt\.h$\|rt_exchange')" 0
+    if make -s -C "$TMP/$prog-seq" EXTRA_CFLAGS=-Werror >"$TMP/build" 2>&1; then
+        ok "$prog source: builds with cc -Wall -Wextra -Werror"
+    else
+        fail "$prog source: builds" "$(head -5 "$TMP/build")"; continue
+    fi
+    got=$("$TMP/$prog-seq/$prog" | sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) seconds=[0-9.]* ranks=1$/\1/p')
+    expect_eq "$prog source: the simulation's checksum" "$got" "$want"
+done
+expect_match "findiff source: two time planes of a" "$(cat "$TMP/findiff-seq/findiff.c")" "only the 2 live planes"
+
+# a syn node in a workspace, through run (sequential: -np 1)
+WS=$TMP/fd.pdg
+"$POLYAPM" init "$TMP/findiff.apm" -o "$WS" >/dev/null
+P apply ROOT stm theta=t sigma=x,y >/dev/null
+out=$(P run 2 -np 1 --json | tail -1)
+expect_eq "findiff syn node: run -np 1 matches the simulation" "$(printf '%s' "$out" | json "j['match']")" True
+P run 2 -np 2 >/dev/null 2>"$TMP/err"
+expect_eq "findiff syn node: run -np 2 refused (sequential C)" "$?" 1
+expect_match "findiff syn node: -np 2 says why" "$(cat "$TMP/err")" "sequential C: run it with -np 1"
+
+# refusals
+P apply 2 tile kind=block2d procs=4 >/dev/null && P apply 3 commgen >/dev/null
+P export 4 -o "$TMP/no" >/dev/null 2>"$TMP/err"
+expect_eq "syncomm node: refused, exit 1" "$?" 1
+expect_match "syncomm node: the reason names the level" "$(cat "$TMP/err")" "level syncomm, which is not exportable"
+expect_eq "syncomm node: nothing written" "$([ -e "$TMP/no" ] && echo yes || echo no)" no
+sed "s/^param n = 256, steps = 21/param n = 16, steps = 21/" "$EX/findiff.apm" >"$TMP/fd16.apm"
+WS=$TMP/fd16.pdg
+"$POLYAPM" init "$TMP/fd16.apm" -o "$WS" >/dev/null
+grep -v '^reference' "$ROOT/tests/broken/fd-syndm-missing-message.apm" >"$TMP/missing.apm"
+P add ROOT "$TMP/missing.apm" --label missing >/dev/null 2>&1
+P export missing -o "$TMP/no" >/dev/null 2>"$TMP/err"
+expect_eq "unverified node: refused, exit 1" "$?" 1
+expect_match "unverified node: says it is not verified" "$(cat "$TMP/err")" "not verified against the root"
+P run missing -np 4 >/dev/null 2>&1
+expect_eq "unverified node: run refused too" "$?" 1
+"$POLYAPM" export "$ROOT/tests/broken/fd-syndm-missing-message.apm" -o "$TMP/no" >/dev/null 2>"$TMP/err"
+expect_eq "file with a missing message: refused" "$?" 1
+expect_match "file with a missing message: says why" "$(cat "$TMP/err")" "not verified|violations"
+"$POLYAPM" export "$TMP/findiff.apm" >/dev/null 2>&1; expect_eq "export without -o: usage, exit 2" "$?" 2
+"$POLYAPM" export "$TMP/findiff.apm" -o "$TMP/x" --exchange nope >/dev/null 2>&1; expect_eq "bad --exchange: exit 2" "$?" 2
+"$POLYAPM" export "$TMP/findiff.apm" -o "$TMP/x" -D nope=1 >/dev/null 2>&1; expect_eq "unknown -D name: exit 2" "$?" 2
+"$POLYAPM" run "$TMP/findiff.apm" >/dev/null 2>&1; expect_eq "run without -np: usage, exit 2" "$?" 2
+finish

@@ -1,0 +1,668 @@
+/*
+ * export.c — the C+MPI exporter, the last transformation: plans how a checked program becomes C
+ * and writes the self-contained directory (the program, the runtime sources it needs, a Makefile
+ * and a README).  export_emit.c writes the C itself.
+ *
+ * The plan:
+ *  - level: source and syn become sequential C (no MPI needed: the checksum part of the runtime
+ *    stands alone); syndm becomes C+MPI with one rank per processor; syncomm is refused (memory is
+ *    still shared: apply memdist first).
+ *  - statements: a table keyed by statement kind says what the exporter handles at which level;
+ *    a kind it does not handle (e.g. collectives once the language has them) is refused with the
+ *    statement's position.  Collectives will become rows here mapped to MPI collectives (user
+ *    operators to MPI_Op_create via rt_op_create).
+ *  - time planes: an array whose dimension d is always subscripted `t + c` by the time loop
+ *    variable t (and by constants in inits and outputs) keeps only its live planes, the index
+ *    taken modulo their number (FD's a[0..steps][..][..] holds 2 planes).
+ *  - messages (syndm): HALO when the partner set is static — no send depends on t except
+ *    through its time plane and a condition on t alone — else ALLTOALLV (records, the thesis's
+ *    exchange).  AUTO picks HALO where it applies.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "export_int.h"
+
+/* ---- statement kinds -------------------------------------------------------------------------- */
+
+typedef struct ex_kind {
+    ir_stmt_kind kind;
+    const char *name;
+    int sequential;           /* handled at source/syn */
+    int mpi;                  /* handled at syndm */
+} ex_kind;
+
+static const ex_kind ex_kinds[] = {
+    {IR_S_ASSIGN, "assignment", 1, 1},
+    {IR_S_LET, "let", 1, 1},
+    {IR_S_IF, "if", 1, 1},
+    {IR_S_FOR, "for", 1, 1},
+    {IR_S_SEND, "send", 0, 1},
+};
+
+static int ex_check_kinds(const ir_program *p, const ir_block *b, int mpi, diag_list *d)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        const ex_kind *k = NULL;
+        for (size_t j = 0; j < sizeof ex_kinds / sizeof ex_kinds[0]; j++)
+            if (ex_kinds[j].kind == s->kind) k = &ex_kinds[j];
+        if (!k || !(mpi ? k->mpi : k->sequential)) {
+            diag_add(d, p->file, s->pos.line, s->pos.col,
+                     "export: the exporter does not handle %s statements%s yet", k ? k->name : "these",
+                     k ? (mpi ? "" : " in sequential programs") : "");
+            return -1;
+        }
+        if (s->kind == IR_S_IF) {
+            if (ex_check_kinds(p, s->u.if_.then_blk, mpi, d)) return -1;
+            if (s->u.if_.else_blk && ex_check_kinds(p, s->u.if_.else_blk, mpi, d)) return -1;
+        } else if (s->kind == IR_S_FOR) {
+            if (ex_check_kinds(p, s->u.for_.body, mpi, d)) return -1;
+        }
+    }
+    return 0;
+}
+
+const char *xf_exchange_name(xf_exchange e)
+{
+    return e == XF_EXCHANGE_HALO ? "halo" : e == XF_EXCHANGE_ALLTOALLV ? "alltoallv" : "auto";
+}
+
+int xf_exchange_parse(const char *s, xf_exchange *out)
+{
+    static const struct { const char *name; xf_exchange e; } t[] = {
+        {"auto", XF_EXCHANGE_AUTO}, {"halo", XF_EXCHANGE_HALO}, {"alltoallv", XF_EXCHANGE_ALLTOALLV}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(s, t[i].name) == 0) { *out = t[i].e; return 1; }
+    return 0;
+}
+
+/* ---- accesses --------------------------------------------------------------------------------- */
+
+/* Calls fn on every array access (and 0-d array name) in e; `write` for the left-hand side. */
+typedef void (*ex_access_fn)(void *ctx, const ir_expr *acc, int write, int send_as, const ir_expr *const *as);
+
+static void ex_expr_accesses(const ir_expr *e, ex_access_fn fn, void *ctx)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case IR_E_ACCESS:
+        fn(ctx, e, 0, 0, NULL);
+        for (int i = 0; i < e->u.access.nidx; i++) ex_expr_accesses(e->u.access.idx[i], fn, ctx);
+        return;
+    case IR_E_NAME:
+        if (e->u.name.nk == IR_N_ARRAY) fn(ctx, e, 0, 0, NULL);
+        return;
+    case IR_E_UNARY: case IR_E_BINARY:
+        ex_expr_accesses(e->u.op.a, fn, ctx);
+        ex_expr_accesses(e->u.op.b, fn, ctx);
+        return;
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) ex_expr_accesses(e->u.call.args[i], fn, ctx);
+        return;
+    case IR_E_REDUCE:
+        ex_expr_accesses(e->u.reduce.lo, fn, ctx);
+        ex_expr_accesses(e->u.reduce.hi, fn, ctx);
+        ex_expr_accesses(e->u.reduce.body, fn, ctx);
+        return;
+    default: return;
+    }
+}
+
+static void ex_block_accesses(const ir_block *b, ex_access_fn fn, void *ctx)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_ASSIGN:
+            fn(ctx, s->u.assign.lhs, 1, 0, NULL);
+            if (s->u.assign.lhs->kind == IR_E_ACCESS)
+                for (int k = 0; k < s->u.assign.lhs->u.access.nidx; k++)
+                    ex_expr_accesses(s->u.assign.lhs->u.access.idx[k], fn, ctx);
+            ex_expr_accesses(s->u.assign.rhs, fn, ctx);
+            break;
+        case IR_S_LET: ex_expr_accesses(s->u.let.value, fn, ctx); break;
+        case IR_S_IF:
+            ex_expr_accesses(s->u.if_.cond, fn, ctx);
+            ex_block_accesses(s->u.if_.then_blk, fn, ctx);
+            if (s->u.if_.else_blk) ex_block_accesses(s->u.if_.else_blk, fn, ctx);
+            break;
+        case IR_S_FOR:
+            for (int k = 0; k < s->u.for_.nvars; k++) {
+                ex_expr_accesses(s->u.for_.vars[k].lo, fn, ctx);
+                ex_expr_accesses(s->u.for_.vars[k].hi, fn, ctx);
+                ex_expr_accesses(s->u.for_.vars[k].step, fn, ctx);
+            }
+            ex_block_accesses(s->u.for_.body, fn, ctx);
+            break;
+        case IR_S_SEND:
+            fn(ctx, s->u.send.what, 0, 0, NULL);
+            if (s->u.send.as_idx) fn(ctx, s->u.send.what, 0, 1, (const ir_expr *const *)s->u.send.as_idx);
+            for (int k = 0; k < s->u.send.what->u.access.nidx; k++)
+                ex_expr_accesses(s->u.send.what->u.access.idx[k], fn, ctx);
+            ex_expr_accesses(s->u.send.to_lo, fn, ctx);
+            ex_expr_accesses(s->u.send.to_hi, fn, ctx);
+            ex_expr_accesses(s->u.send.when, fn, ctx);
+            break;
+        }
+    }
+}
+
+/* `t + c` (t the loop variable of slot tslot): 1 and *c, else 0. */
+static int ex_time_sub(const ir_expr *e, int tslot, int64_t *c)
+{
+    if (e->kind == IR_E_NAME && e->u.name.nk == IR_N_LOOPVAR && e->u.name.index == tslot) { *c = 0; return 1; }
+    if (e->kind != IR_E_BINARY || (e->u.op.op != IR_OP_ADD && e->u.op.op != IR_OP_SUB)) return 0;
+    const ir_expr *a = e->u.op.a, *b = e->u.op.b;
+    int64_t k;
+    if (b->kind == IR_E_INT && ex_time_sub(a, tslot, &k)) {
+        *c = e->u.op.op == IR_OP_ADD ? k + b->u.ival : k - b->u.ival;
+        return 1;
+    }
+    if (e->u.op.op == IR_OP_ADD && a->kind == IR_E_INT && ex_time_sub(b, tslot, &k)) { *c = k + a->u.ival; return 1; }
+    return 0;
+}
+
+/* ---- time planes ------------------------------------------------------------------------------ */
+
+typedef struct ex_fold_scan {
+    int array, dim, tslot;
+    int ok;
+    int64_t cw, cmin;
+    int have_write;
+} ex_fold_scan;
+
+static void ex_fold_visit(void *ctx, const ir_expr *acc, int write, int send_as, const ir_expr *const *as)
+{
+    ex_fold_scan *f = ctx;
+    int arr = acc->kind == IR_E_ACCESS ? acc->u.access.array_index : acc->u.name.index;
+    if (arr != f->array || !f->ok) return;
+    if (acc->kind != IR_E_ACCESS) { f->ok = 0; return; }
+    const ir_expr *sub = send_as ? as[f->dim] : acc->u.access.idx[f->dim];
+    int64_t c;
+    if (!ex_time_sub(sub, f->tslot, &c)) { f->ok = 0; return; }
+    if (write) {
+        if (f->have_write && c != f->cw) { f->ok = 0; return; }
+        f->cw = c;
+        f->have_write = 1;
+    }
+    if (c < f->cmin) f->cmin = c;
+}
+
+static int ex_const(const ir_program *p, const int64_t *pv, const ir_expr *e, int64_t *v)
+{
+    diag_list d;
+    diag_list_init(&d);
+    double r;
+    int real = 0;
+    int rc = ir_const_eval(p, e, pv, v, &r, &real, &d);
+    diag_list_free(&d);
+    return rc == 0 && !real;
+}
+
+static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
+{
+    const ir_program *p = pl->p;
+    a->fold = -1;
+    if (pl->tslot < 0 || pl->tstep != 1) return;
+    const ir_loopvar *tv = &pl->nest->u.for_.vars[0];
+    int64_t tlo, thi;
+    if (!ex_const(p, pl->pv, tv->lo, &tlo) || !ex_const(p, pl->pv, tv->hi, &thi) || thi < tlo) return;
+    int nd = a->decl->u.array.ndims;
+    for (int d = 0; d < nd; d++) {
+        ex_fold_scan f = {index, d, pl->tslot, 1, 0, INT64_MAX, 0};
+        ex_block_accesses(p->body, ex_fold_visit, &f);
+        if (!f.ok || !f.have_write || f.cmin > f.cw) continue;
+        int64_t w = f.cw - f.cmin + 1, lo, hi;
+        if (!ex_const(p, pl->pv, a->decl->u.array.lo[d], &lo) || !ex_const(p, pl->pv, a->decl->u.array.hi[d], &hi)) continue;
+        if (w >= hi - lo + 1) continue;
+        int ok = 1;
+        for (int k = 0; ok && k < p->ndecls; k++) {
+            const ir_decl *dc = p->decls[k];
+            int64_t v;
+            if (dc->kind == IR_D_INIT && dc->u.init.array_index == index) {
+                const ir_expr *x = dc->u.init.idx[d];
+                if (x->kind == IR_E_NAME && x->u.name.nk == IR_N_INITVAR) ok = 0;
+                else if (!ex_const(p, pl->pv, x, &v) || v < tlo + f.cmin || v > tlo + f.cw - 1) ok = 0;
+            } else if (dc->kind == IR_D_OUTPUT && dc->u.output.array_index == index) {
+                if (dc->u.output.nidx <= d || !ex_const(p, pl->pv, dc->u.output.idx[d], &v) || v != thi + f.cw) ok = 0;
+                else a->mark_plane = v;
+            } else if (dc->kind == IR_D_DIST && dc->u.dist.array_index == index && dc->u.dist.dk == IR_DIST_LOCAL) {
+                int64_t dl, dh, off = 0;
+                if (!ex_const(p, pl->pv, dc->u.dist.lo[d], &dl) || !ex_const(p, pl->pv, dc->u.dist.hi[d], &dh) ||
+                    dl != lo || dh != hi || (dc->u.dist.offset && (!ex_const(p, pl->pv, dc->u.dist.offset[d], &off) || off)))
+                    ok = 0;
+            }
+        }
+        if (!ok) continue;
+        a->fold = d;
+        a->fold_w = w;
+        a->fold_cw = f.cw;
+        return;
+    }
+}
+
+/* ---- static partner sets ---------------------------------------------------------------------- */
+
+typedef struct ex_halo_scan {
+    ex_plan *pl;
+    unsigned char *tdep;      /* per slot: changes with t (or with data) */
+    int ok;
+    char why[256];
+    const ir_expr *cond;      /* the time-only conjunct of the first send (NULL: none) */
+    char *cond_text;
+    int nsends;
+    int64_t *send_c;          /* per array, INT64_MIN when not yet seen */
+} ex_halo_scan;
+
+static int ex_dep(const ex_halo_scan *h, const ir_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME:
+        if (e->u.name.nk == IR_N_ARRAY) return 1;
+        if (e->u.name.nk == IR_N_LOOPVAR || e->u.name.nk == IR_N_LET || e->u.name.nk == IR_N_REDVAR)
+            return h->tdep[e->u.name.index];
+        return 0;
+    case IR_E_ACCESS: return 1;
+    case IR_E_UNARY: case IR_E_BINARY: return ex_dep(h, e->u.op.a) || ex_dep(h, e->u.op.b);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_dep(h, e->u.call.args[i])) return 1;
+        return 0;
+    case IR_E_REDUCE: return 1;
+    default: return 0;
+    }
+}
+
+int ex_time_only(const ir_expr *e, int tslot);
+
+static void ex_halo_fail(ex_halo_scan *h, const ir_stmt *s, const char *what)
+{
+    if (!h->ok) return;
+    h->ok = 0;
+    snprintf(h->why, sizeof h->why, "the send at %d:%d %s", s->pos.line, s->pos.col, what);
+}
+
+static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
+{
+    const ex_plan *pl = h->pl;
+    h->nsends++;
+    if (ex_dep(h, s->u.send.to_lo) || ex_dep(h, s->u.send.to_hi)) { ex_halo_fail(h, s, "goes to processors that change with t"); return; }
+    const ir_expr *w = s->u.send.what;
+    int arr = w->u.access.array_index;
+    const ex_array *a = &pl->arr[arr];
+    for (int side = 0; side < 2; side++) {
+        ir_expr *const *idx = side && s->u.send.as_idx ? s->u.send.as_idx : w->u.access.idx;
+        for (int d = 0; d < w->u.access.nidx; d++) {
+            if (d == a->fold) {
+                int64_t c;
+                if (!ex_time_sub(idx[d], pl->tslot, &c)) { ex_halo_fail(h, s, "sends a time plane that is not t + c"); return; }
+                if (h->send_c[arr] != INT64_MIN && h->send_c[arr] != c) {
+                    ex_halo_fail(h, s, "sends another time plane than the other sends of its array");
+                    return;
+                }
+                h->send_c[arr] = c;
+            } else if (ex_dep(h, idx[d])) {
+                ex_halo_fail(h, s, "sends elements that change with t");
+                return;
+            }
+        }
+    }
+    const ir_expr *tc = NULL;
+    if (s->u.send.when) {
+        const ir_expr *cj[64];
+        int nc = 0;
+        /* split the conjuncts */
+        const ir_expr *stack[64];
+        int ns = 0;
+        stack[ns++] = s->u.send.when;
+        while (ns && nc < 64) {
+            const ir_expr *e = stack[--ns];
+            if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_AND && ns < 62) { stack[ns++] = e->u.op.b; stack[ns++] = e->u.op.a; }
+            else cj[nc++] = e;
+        }
+        for (int i = 0; i < nc; i++) {
+            if (!ex_dep(h, cj[i])) continue;
+            if (ex_time_only(cj[i], pl->tslot) && !tc) { tc = cj[i]; continue; }
+            ex_halo_fail(h, s, "has a condition that changes with t together with other variables");
+            return;
+        }
+    }
+    char *text = tc ? ir_print_expr(tc) : NULL;
+    if (h->nsends == 1) {
+        h->cond = tc;
+        h->cond_text = text;
+        return;
+    }
+    int same = (!text && !h->cond_text) || (text && h->cond_text && strcmp(text, h->cond_text) == 0);
+    free(text);
+    if (!same) ex_halo_fail(h, s, "is sent at other steps than the other sends");
+}
+
+static void ex_halo_block(ex_halo_scan *h, const ir_block *b, int under)
+{
+    for (int i = 0; i < b->n && h->ok; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_LET:
+            if (ex_dep(h, s->u.let.value)) h->tdep[s->u.let.slot] = 1;
+            break;
+        case IR_S_IF: {
+            int u = under || ex_dep(h, s->u.if_.cond);
+            ex_halo_block(h, s->u.if_.then_blk, u);
+            if (s->u.if_.else_blk) ex_halo_block(h, s->u.if_.else_blk, u);
+            break;
+        }
+        case IR_S_FOR: {
+            int u = under;
+            for (int k = 0; k < s->u.for_.nvars; k++) {
+                const ir_loopvar *v = &s->u.for_.vars[k];
+                if (ex_dep(h, v->lo) || ex_dep(h, v->hi) || ex_dep(h, v->step)) { h->tdep[v->slot] = 1; u = 1; }
+            }
+            ex_halo_block(h, s->u.for_.body, u);
+            break;
+        }
+        case IR_S_SEND:
+            if (under) ex_halo_fail(h, s, "lies under a loop or condition that changes with t");
+            else ex_halo_send(h, s);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* 1 when every send of the step nest has a static partner set; otherwise 0 and why. */
+static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
+{
+    const ir_program *p = pl->p;
+    ex_halo_scan h;
+    memset(&h, 0, sizeof h);
+    h.pl = pl;
+    h.ok = 1;
+    h.tdep = calloc((size_t)(p->nslots + 1), 1);
+    h.send_c = malloc((size_t)(p->narrays + 1) * sizeof *h.send_c);
+    if (!h.tdep || !h.send_c) { free(h.tdep); free(h.send_c); snprintf(why, whysz, "out of memory"); return 0; }
+    for (int i = 0; i < p->narrays; i++) h.send_c[i] = INT64_MIN;
+    h.tdep[pl->tslot] = 1;
+    const ir_stmt *nest = pl->nest;
+    for (int k = 1; k < nest->u.for_.nvars; k++) {
+        const ir_loopvar *v = &nest->u.for_.vars[k];
+        if (ex_dep(&h, v->lo) || ex_dep(&h, v->hi)) h.tdep[v->slot] = 1;
+    }
+    ex_halo_block(&h, nest->u.for_.body, 0);
+    if (h.ok) {
+        pl->halo_cond = h.cond;
+        for (int i = 0; i < p->narrays; i++) pl->arr[i].send_c = h.send_c[i] == INT64_MIN ? 0 : h.send_c[i];
+    } else {
+        snprintf(why, whysz, "%s", h.why);
+    }
+    free(h.cond_text);
+    free(h.tdep);
+    free(h.send_c);
+    return h.ok;
+}
+
+/* ---- sends ------------------------------------------------------------------------------------ */
+
+typedef struct ex_send_scan { ex_plan *pl; int nsends; const ir_stmt *bad; const char *why; } ex_send_scan;
+
+static void ex_sends(ex_send_scan *c, const ir_block *b)
+{
+    for (int i = 0; i < b->n && !c->bad; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF) {
+            ex_sends(c, s->u.if_.then_blk);
+            if (s->u.if_.else_blk) ex_sends(c, s->u.if_.else_blk);
+        } else if (s->kind == IR_S_FOR) {
+            ex_sends(c, s->u.for_.body);
+        } else if (s->kind == IR_S_SEND) {
+            c->nsends++;
+            int64_t k;
+            const ir_expr *w = s->u.send.what;
+            if (!ex_time_sub(s->u.send.at, c->pl->tslot, &k) || k != c->pl->tstep) {
+                c->bad = s;
+                c->why = "sends for a later time than the next step (only `at t + 1` is exported)";
+            } else if (c->pl->p->arrays[w->u.access.array_index]->u.array.elem != IR_DOUBLE) {
+                c->bad = s;
+                c->why = "sends an element of an int array (only double arrays are exported with messages)";
+            }
+        }
+    }
+}
+
+/* ---- the directory ---------------------------------------------------------------------------- */
+
+static int ex_mkdirs(const char *dir, diag_list *d)
+{
+    char *t = xf_strdup(dir);
+    for (char *c = t + 1; *c; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        if (mkdir(t, 0777) != 0 && errno != EEXIST) { diag_add(d, NULL, 0, 0, "export: %s: %s", t, strerror(errno)); free(t); return -1; }
+        *c = '/';
+    }
+    int rc = mkdir(t, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    if (rc) diag_add(d, NULL, 0, 0, "export: %s: %s", t, strerror(errno));
+    free(t);
+    return rc;
+}
+
+static int ex_write(const char *dir, const char *name, const char *text, diag_list *d)
+{
+    char *path = xf_asprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) { diag_add(d, NULL, 0, 0, "export: %s: %s", path, strerror(errno)); free(path); return -1; }
+    fputs(text, f);
+    int rc = fclose(f) == 0 ? 0 : -1;
+    if (rc) diag_add(d, NULL, 0, 0, "export: %s: write failed", path);
+    free(path);
+    return rc;
+}
+
+static int ex_needed(const ex_plan *pl, const char *name)
+{
+    if (pl->mpi) return strncmp(name, "rt", 2) == 0;
+    return strcmp(name, "rt_checksum.c") == 0 || strcmp(name, "rt_checksum.h") == 0;
+}
+
+static char *ex_makefile(const ex_plan *pl)
+{
+    xf_buf b = {0};
+    xf_buf_printf(&b, "# Makefile of %s, exported by polyapm.\n#\n", pl->progname);
+    if (pl->mpi)
+        xf_buf_printf(&b, "#   make          builds %s with mpicc\n#   make run      runs it: mpirun -np %" PRId64 " ./%s\n"
+                          "#   make smpi     builds %s.smpi with SimGrid's smpicc (run it with smpirun -platform P.xml)\n",
+                      pl->progname, pl->nprocs, pl->progname, pl->progname);
+    else
+        xf_buf_printf(&b, "#   make          builds %s with cc\n#   make run      runs it\n", pl->progname);
+    xf_buf_printf(&b, "#\n# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
+                      "# simulator's bit for bit.  EXTRA_CFLAGS=-Werror makes warnings errors.\n\n");
+    xf_buf_printf(&b, "CC      = %s\nSMPICC  = smpicc\nCFLAGS  = -std=c11 -O2 -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
+                      "LDLIBS  = -lm\nPROG    = %s\n",
+                  pl->mpi ? "mpicc" : "cc", pl->progname);
+    xf_buf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
+                  pl->mpi ? "rt.h rt_checksum.h" : "rt_checksum.h");
+    xf_buf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
+    if (pl->mpi) {
+        xf_buf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);
+        xf_buf_printf(&b, "smpi: $(PROG).smpi\n\n$(PROG).smpi: $(SRC) $(HDR)\n\t$(SMPICC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
+    } else {
+        xf_buf_printf(&b, "run: $(PROG)\n\t./$(PROG)\n\nsmpi:\n\t@echo \"$(PROG) is sequential: no SMPI build\"\n\n");
+    }
+    xf_buf_printf(&b, "clean:\n\trm -f $(PROG) $(PROG).smpi\n");
+    return xf_buf_take(&b);
+}
+
+static char *ex_readme(const ex_plan *pl, const xf_export_options *o)
+{
+    const ir_program *p = pl->p;
+    xf_buf b = {0};
+    xf_buf_printf(&b, "# %s\n\nProgram `%s` (level %s)%s%s, exported by `polyapm export`.\n\n", pl->progname, p->name,
+                  ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
+    xf_buf_printf(&b, "Parameters (baked into the C):");
+    for (int i = 0; i < p->nparams; i++) xf_buf_printf(&b, " %s=%" PRId64, p->params[i]->u.param.name, pl->pv[i]);
+    xf_buf_printf(&b, "\n\n");
+    if (pl->mpi) {
+        xf_buf_printf(&b, "```sh\nmake                       # mpicc\nmpirun -np %" PRId64 " ./%s\n"
+                          "make smpi                  # SimGrid: smpicc\nsmpirun -np %" PRId64 " -platform cluster.xml ./%s.smpi\n```\n\n",
+                      pl->nprocs, pl->progname, pl->nprocs, pl->progname);
+        xf_buf_printf(&b, "It needs exactly %" PRId64 " MPI ranks (one per processor of the program); another count is\n"
+                          "refused with a message and exit status 3.  Messages: %s (`--exchange %s`).\n\n",
+                      pl->nprocs,
+                      pl->exchange == XF_EXCHANGE_HALO ? "a static halo pattern, recorded once, values only each step"
+                      : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "(index, value) records, MPI_Alltoall of counts + MPI_Alltoallv each step"
+                      : "none", xf_exchange_name(o->exchange));
+    } else {
+        xf_buf_printf(&b, "```sh\nmake\n./%s\n```\n\nSequential C; it needs no MPI.\n\n", pl->progname);
+    }
+    xf_buf_printf(&b, "It prints one line,\n\n    polyapm-result checksum=<16 hex digits> seconds=<main loop> ranks=<ranks>\n\n"
+                      "where the checksum (FNV-1a over the output arrays) equals the one `polyapm sim` reports for\n"
+                      "the same parameters.\n\nFiles: `%s.c` (the program: one function per phase), `rt*.c`, `rt*.h` (the polyapm\n"
+                      "runtime, see rt.h or rt_checksum.h), `Makefile`.\n", pl->progname);
+    return xf_buf_take(&b);
+}
+
+/* ---- entry ------------------------------------------------------------------------------------ */
+
+static void ex_plan_free(ex_plan *pl)
+{
+    free(pl->pv);
+    free(pl->arr);
+}
+
+int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, xf_export_info *info, diag_list *d)
+{
+    ex_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.p = p;
+    pl.origin = o->origin;
+    pl.tslot = -1;
+    pl.tstep = 1;
+    if (!p->checked) { diag_add(d, p->file, 0, 0, "export: the program is not checked"); return XF_EUSAGE; }
+    if (p->level == IR_SYNCOMM) {
+        diag_add(d, p->file, 0, 0, "export: %s is at level syncomm, which is not exportable: its memory is still "
+                 "shared (apply memdist to reach syndm, or export the syn or source node)", p->name);
+        return XF_EREFUSED;
+    }
+    pl.mpi = p->level == IR_SYNDM;
+    pl.pv = calloc((size_t)(p->nparams + 1), sizeof *pl.pv);
+    pl.arr = calloc((size_t)(p->narrays + 1), sizeof *pl.arr);
+    if (!pl.pv || !pl.arr) { ex_plan_free(&pl); diag_add(d, NULL, 0, 0, "out of memory"); return XF_EREFUSED; }
+    int status = XF_EREFUSED;
+    if (ir_params_eval(p, o->bindings, o->nbindings, 1, pl.pv, d) != 0) { status = XF_EUSAGE; goto out; }
+    if (ex_check_kinds(p, p->body, pl.mpi, d)) goto out;
+    ex_cname(pl.progname, sizeof pl.progname, p->name);
+
+    /* the nest: the first top-level FOR after the lets; its first variable is the time loop */
+    int first = 0;
+    while (first < p->body->n && p->body->stmts[first]->kind == IR_S_LET) first++;
+    if (first < p->body->n && p->body->stmts[first]->kind == IR_S_FOR &&
+        (pl.mpi || p->level == IR_SYN || first == p->body->n - 1)) {
+        pl.nest = p->body->stmts[first];
+        pl.tslot = pl.nest->u.for_.vars[0].slot;
+        if (pl.nest->u.for_.vars[0].step && !ex_const(p, pl.pv, pl.nest->u.for_.vars[0].step, &pl.tstep)) pl.tstep = 0;
+    }
+    if (pl.mpi) {
+        if (!pl.nest || first != p->body->n - 1) {
+            diag_add(d, p->file, 0, 0, "export: %s: a syndm program must be lets and one step nest", p->name);
+            goto out;
+        }
+        const ir_loopvar *pv = NULL;
+        if (pl.nest->u.for_.nvars > 1) { pv = &pl.nest->u.for_.vars[1]; pl.pdepth = 1; }
+        else if (pl.nest->u.for_.body->n == 1 && pl.nest->u.for_.body->stmts[0]->kind == IR_S_FOR) {
+            pv = &pl.nest->u.for_.body->stmts[0]->u.for_.vars[0];
+            pl.pdepth = -1;
+        }
+        int64_t lo, hi;
+        if (!pv || (pv->kind != IR_LOOP_PROC && pv->kind != IR_LOOP_PAR)) {
+            diag_add(d, p->file, 0, 0, "export: %s: no processor loop in the step nest", p->name);
+            goto out;
+        }
+        if (pv->step || !ex_const(p, pl.pv, pv->lo, &lo) || !ex_const(p, pl.pv, pv->hi, &hi) || hi < lo) {
+            diag_add(d, p->file, pv->pos.line, pv->pos.col,
+                     "export: the processor loop %s must run over constant bounds with step 1", pv->var);
+            goto out;
+        }
+        if (hi - lo + 1 > 1 << 20) {
+            diag_add(d, p->file, pv->pos.line, pv->pos.col,
+                     "export: %" PRId64 " processors: tile the program first (one MPI rank per processor)", hi - lo + 1);
+            goto out;
+        }
+        pl.pslot = pv->slot;
+        pl.plo = lo;
+        pl.nprocs = hi - lo + 1;
+    }
+    /* arrays */
+    for (int i = 0; i < p->narrays; i++) {
+        ex_array *a = &pl.arr[i];
+        a->decl = p->arrays[i];
+        ex_cname(a->cname, sizeof a->cname, a->decl->u.array.name);
+        for (int k = 0; k < p->ndecls; k++) {
+            const ir_decl *dc = p->decls[k];
+            if (dc->kind == IR_D_DIST && dc->u.dist.array_index == i) a->dist = dc;
+            if (dc->kind == IR_D_OUTPUT && dc->u.output.array_index == i) a->output = 1;
+        }
+        if (pl.mpi && !a->dist) {
+            diag_add(d, p->file, a->decl->pos.line, a->decl->pos.col, "export: array %s has no dist declaration",
+                     a->decl->u.array.name);
+            goto out;
+        }
+        if (a->output && a->decl->u.array.elem != IR_DOUBLE && pl.mpi) {
+            diag_add(d, p->file, a->decl->pos.line, a->decl->pos.col,
+                     "export: output array %s is an int array; only double outputs are gathered yet", a->decl->u.array.name);
+            goto out;
+        }
+        ex_plan_fold(&pl, a, i);
+        a->mark = pl.mpi && a->output;
+    }
+    /* messages */
+    pl.exchange = XF_EXCHANGE_AUTO;
+    if (pl.mpi) {
+        ex_send_scan sc = {&pl, 0, NULL, NULL};
+        ex_sends(&sc, p->body);
+        if (sc.bad) {
+            diag_add(d, p->file, sc.bad->pos.line, sc.bad->pos.col, "export: this send %s", sc.why);
+            goto out;
+        }
+        if (sc.nsends) {
+            char why[300] = "";
+            if (o->exchange == XF_EXCHANGE_ALLTOALLV) pl.exchange = XF_EXCHANGE_ALLTOALLV;
+            else if (ex_plan_halo(&pl, why, sizeof why)) pl.exchange = XF_EXCHANGE_HALO;
+            else if (o->exchange == XF_EXCHANGE_AUTO) pl.exchange = XF_EXCHANGE_ALLTOALLV;
+            else {
+                diag_add(d, p->file, 0, 0, "export: --exchange halo does not apply: the partner set is not static: %s", why);
+                goto out;
+            }
+        }
+    }
+    /* write */
+    if (ex_mkdirs(dir, d)) goto out;
+    char *c = ex_emit_program(&pl);
+    char *cname = xf_asprintf("%s.c", pl.progname);
+    int rc = ex_write(dir, cname, c, d);
+    free(cname);
+    free(c);
+    if (rc) goto out;
+    for (const xf_rt_file *f = xf_rt_files; f->name; f++)
+        if (ex_needed(&pl, f->name) && ex_write(dir, f->name, f->text, d)) goto out;
+    char *mk = ex_makefile(&pl), *rd = ex_readme(&pl, o);
+    rc = ex_write(dir, "Makefile", mk, d) || ex_write(dir, "README.md", rd, d);
+    free(mk);
+    free(rd);
+    if (rc) goto out;
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->mpi = pl.mpi;
+        info->ranks = pl.mpi ? (int)pl.nprocs : 1;
+        info->exchange = pl.exchange;
+        snprintf(info->prog, sizeof info->prog, "%s", pl.progname);
+    }
+    status = XF_OK;
+out:
+    ex_plan_free(&pl);
+    return status;
+}

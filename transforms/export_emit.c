@@ -1,0 +1,1275 @@
+/*
+ * export_emit.c — writes the C of an exported program from its plan (export.c): parameters as
+ * constants, each array's storage with its index function (local part of a processor at syndm,
+ * live time planes modulo their count), one function per phase (init, the step or the whole
+ * computation, the halo pattern, delivery, the output checksum) and main.
+ *
+ * Semantics kept bit for bit with the simulator: integer / and % are floor division and the
+ * non-negative remainder (ifloordiv, imod), ceil(a / b) is exact, reductions start from their
+ * first term, double min/max keep the first of equal values, expressions are fully
+ * parenthesised so that C evaluates them in the program's order (and the Makefile forbids FMA
+ * contraction).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+/* ---- names ------------------------------------------------------------------------------------ */
+
+static const char *const ex_reserved[] = {
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict",
+    "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+    "unsigned", "void", "volatile", "while", "main", "abs", "div", "exp", "log", "pow", "sin", "cos",
+    "tan", "floor", "ceil", "sqrt", "fabs", "fmin", "fmax", "y0", "y1", "yn", "j0", "j1", "jn",
+    "gamma", "index", "time", "free", "malloc", "calloc", "printf", "exit", "errno", "stdin",
+    "stdout", "stderr", "remove", "rename", "signal", "clock", "round", "trunc", "isnan", "isinf",
+    "imin", "imax", "dmin", "dmax", "iabs", "ifloordiv", "iceildiv", "imod", "isqrt_", "now",
+    "init_arrays", "free_arrays", "output_checksum", "deliver", "record_halo", "this_rank",
+    "NULL", "bool", "true", "false", "int64_t", "uint64_t", "size_t", "alignas", "alignof",
+    "noreturn", "static_assert", "complex", "imaginary", "I", "EOF", "BUFSIZ",
+    /* the generated code's own locals */
+    "me", "idx", "val", "ncomputed", "region_size", "region", "computed", "seconds", "sum", "hash",
+    "pattern", "planes", "off", "t0", "step", "exchange_halo",
+};
+
+void ex_cname(char *out, size_t size, const char *name)
+{
+    int clash = strncmp(name, "rt_", 3) == 0 || strncmp(name, "RT_", 3) == 0 ||
+                strncmp(name, "MPI_", 4) == 0 || strncmp(name, "__", 2) == 0;
+    for (size_t i = 0; !clash && i < sizeof ex_reserved / sizeof ex_reserved[0]; i++)
+        if (strcmp(name, ex_reserved[i]) == 0) clash = 1;
+    snprintf(out, size, "%s%s", name, clash ? "_" : "");
+}
+
+/* ---- the emitter ------------------------------------------------------------------------------ */
+
+enum { EX_SEQ, EX_STEP, EX_INSPECT };
+
+typedef struct ex_em {
+    const ex_plan *pl;
+    int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
+    const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
+    int *tmp;                /* counter for temporaries */
+    int marks;               /* EX_STEP: record "computed here" for the outputs */
+} ex_em;
+
+static void ind(xf_buf *b, int n)
+{
+    xf_buf_printf(b, "%*s", n, "");
+}
+
+static const char *nm(const char *id, char *tmp)
+{
+    ex_cname(tmp, 64, id);
+    return tmp;
+}
+
+static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
+
+/* The fold subscript value in the pattern inspector: plane 0 (offsets within a plane). */
+static void ex_offset(const ex_em *m, xf_buf *b, xf_buf *pre, int in, int array, ir_expr *const *idx,
+                      int nidx, const char *who, int zero_fold)
+{
+    const ex_array *a = &m->pl->arr[array];
+    xf_buf_printf(b, "%s_at(", a->cname);
+    int first = 1;
+    if (m->pl->mpi) { xf_buf_printf(b, "%s", who); first = 0; }
+    for (int i = 0; i < nidx; i++) {
+        if (!first) xf_buf_printf(b, ", ");
+        first = 0;
+        if (zero_fold && i == a->fold) xf_buf_printf(b, "0");
+        else ex_expr(m, b, pre, in, idx[i]);
+    }
+    xf_buf_printf(b, ")");
+}
+
+static void ex_real(xf_buf *b, double v)
+{
+    char s[64];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, v);
+        if (strtod(s, NULL) == v) break;
+    }
+    if (!strpbrk(s, ".eEn")) strcat(s, ".0");
+    xf_buf_printf(b, "%s", s);
+}
+
+static const char *ex_binop(ir_op op)
+{
+    switch (op) {
+    case IR_OP_ADD: return "+";
+    case IR_OP_SUB: return "-";
+    case IR_OP_MUL: return "*";
+    case IR_OP_DIV: return "/";
+    case IR_OP_LT: return "<";
+    case IR_OP_LE: return "<=";
+    case IR_OP_GT: return ">";
+    case IR_OP_GE: return ">=";
+    case IR_OP_EQ: return "==";
+    case IR_OP_NE: return "!=";
+    case IR_OP_AND: return "&&";
+    case IR_OP_OR: return "||";
+    default: return "?";
+    }
+}
+
+/* A reduction: hoisted into `pre` as a loop that starts from the first term. */
+static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e)
+{
+    char v[64], r[32];
+    nm(e->u.reduce.var, v);
+    snprintf(r, sizeof r, "rt_red%d", ++*m->tmp);
+    int dbl = e->type == IR_DOUBLE;
+    const char *ty = dbl ? "double" : "int64_t";
+    xf_buf lo = {0}, hi = {0}, body = {0}, bpre = {0};
+    ex_expr(m, &lo, pre, in, e->u.reduce.lo);
+    ex_expr(m, &hi, pre, in, e->u.reduce.hi);
+    ex_expr(m, &body, &bpre, in + 8, e->u.reduce.body);
+    const char *acc;
+    switch (e->u.reduce.r) {
+    case IR_R_SUM: acc = "%s = %s + %s;\n"; break;
+    case IR_R_PROD: acc = "%s = %s * %s;\n"; break;
+    case IR_R_MAX: acc = dbl ? "%s = dmax(%s, %s);\n" : "%s = imax(%s, %s);\n"; break;
+    default: acc = dbl ? "%s = dmin(%s, %s);\n" : "%s = imin(%s, %s);\n"; break;
+    }
+    const char *empty = e->u.reduce.r == IR_R_PROD ? "1" : "0";
+    ind(pre, in);
+    xf_buf_printf(pre, "%s %s = %s;   /* %s(%s = ..) */\n", ty, r, empty, ir_reduce_name(e->u.reduce.r), v);
+    ind(pre, in);
+    xf_buf_printf(pre, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", v, lo.s ? lo.s : "0", v,
+                  hi.s ? hi.s : "0", v, v, v);
+    if (bpre.s) xf_buf_printf(pre, "%s", bpre.s);
+    ind(pre, in + 4);
+    xf_buf_printf(pre, "const %s rt_term = %s;\n", ty, body.s);
+    ind(pre, in + 4);
+    xf_buf_printf(pre, "if (%s == %s) %s = rt_term; else ", v, lo.s ? lo.s : "0", r);
+    xf_buf_printf(pre, acc, r, r, "rt_term");
+    ind(pre, in);
+    xf_buf_printf(pre, "}\n");
+    xf_buf_printf(b, "%s", r);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&body);
+    xf_buf_free(&bpre);
+}
+
+static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e)
+{
+    char t[64];
+    switch (e->kind) {
+    case IR_E_INT:
+        if (e->u.ival < 0) xf_buf_printf(b, "(%" PRId64 ")", e->u.ival);
+        else if (e->u.ival > INT32_MAX) xf_buf_printf(b, "INT64_C(%" PRId64 ")", e->u.ival);
+        else xf_buf_printf(b, "%" PRId64, e->u.ival);
+        return;
+    case IR_E_REAL:
+        if (e->u.rval < 0) { xf_buf_printf(b, "("); ex_real(b, e->u.rval); xf_buf_printf(b, ")"); }
+        else ex_real(b, e->u.rval);
+        return;
+    case IR_E_NAME:
+        if (e->u.name.nk == IR_N_ARRAY) {
+            xf_buf_printf(b, "%s[0]", m->pl->arr[e->u.name.index].cname);
+            return;
+        }
+        xf_buf_printf(b, "%s", nm(e->u.name.id, t));
+        return;
+    case IR_E_ACCESS:
+        xf_buf_printf(b, "%s[", m->pl->arr[e->u.access.array_index].cname);
+        ex_offset(m, b, pre, in, e->u.access.array_index, e->u.access.idx, e->u.access.nidx, m->me, 0);
+        xf_buf_printf(b, "]");
+        return;
+    case IR_E_UNARY:
+        xf_buf_printf(b, "(%s", e->u.op.op == IR_OP_NEG ? "-" : "!");
+        ex_expr(m, b, pre, in, e->u.op.a);
+        xf_buf_printf(b, ")");
+        return;
+    case IR_E_BINARY: {
+        ir_op op = e->u.op.op;
+        int ints = e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT;
+        if ((op == IR_OP_DIV && ints) || op == IR_OP_MOD) {
+            xf_buf_printf(b, "%s(", op == IR_OP_DIV ? "ifloordiv" : "imod");
+            ex_expr(m, b, pre, in, e->u.op.a);
+            xf_buf_printf(b, ", ");
+            ex_expr(m, b, pre, in, e->u.op.b);
+            xf_buf_printf(b, ")");
+            return;
+        }
+        xf_buf_printf(b, "(");
+        /* an int operand of a double operation is converted first, as the simulator does */
+        int conv = e->type == IR_DOUBLE || (op >= IR_OP_LT && op <= IR_OP_NE && !ints);
+        if (conv && e->u.op.a->type == IR_INT && e->u.op.a->kind != IR_E_INT) xf_buf_printf(b, "(double)");
+        ex_expr(m, b, pre, in, e->u.op.a);
+        xf_buf_printf(b, " %s ", ex_binop(op));
+        if (conv && e->u.op.b->type == IR_INT && e->u.op.b->kind != IR_E_INT) xf_buf_printf(b, "(double)");
+        ex_expr(m, b, pre, in, e->u.op.b);
+        xf_buf_printf(b, ")");
+        return;
+    }
+    case IR_E_CALL: {
+        ir_func f = e->u.call.f;
+        const ir_expr *x = e->u.call.args[0];
+        int dbl = e->type == IR_DOUBLE;
+        if (f == IR_F_MIN || f == IR_F_MAX) {
+            const char *fn = f == IR_F_MIN ? (dbl ? "dmin" : "imin") : (dbl ? "dmax" : "imax");
+            for (int i = 1; i < e->u.call.nargs; i++) xf_buf_printf(b, "%s(", fn);
+            for (int i = 0; i < e->u.call.nargs; i++) {
+                if (dbl && e->u.call.args[i]->type == IR_INT) xf_buf_printf(b, "(double)");
+                ex_expr(m, b, pre, in, e->u.call.args[i]);
+                if (i > 0) xf_buf_printf(b, ")");
+                if (i + 1 < e->u.call.nargs) xf_buf_printf(b, ", ");
+            }
+            return;
+        }
+        if ((f == IR_F_FLOOR || f == IR_F_CEIL) && x->type == IR_INT && x->kind == IR_E_BINARY &&
+            x->u.op.op == IR_OP_DIV) {
+            xf_buf_printf(b, "%s(", f == IR_F_FLOOR ? "ifloordiv" : "iceildiv");
+            ex_expr(m, b, pre, in, x->u.op.a);
+            xf_buf_printf(b, ", ");
+            ex_expr(m, b, pre, in, x->u.op.b);
+            xf_buf_printf(b, ")");
+            return;
+        }
+        const char *fn = "";
+        switch (f) {
+        case IR_F_FLOOR: fn = x->type == IR_INT ? "" : "floor"; break;
+        case IR_F_CEIL: fn = x->type == IR_INT ? "" : "ceil"; break;
+        case IR_F_ABS: fn = x->type == IR_INT ? "iabs" : "fabs"; break;
+        case IR_F_SQRT: fn = "sqrt"; break;
+        case IR_F_ISQRT: fn = "isqrt_"; break;
+        default: break;
+        }
+        xf_buf_printf(b, "%s(", fn);
+        if (f == IR_F_SQRT && x->type == IR_INT) xf_buf_printf(b, "(double)");
+        ex_expr(m, b, pre, in, x);
+        xf_buf_printf(b, ")");
+        return;
+    }
+    case IR_E_REDUCE:
+        ex_reduce(m, b, pre, in, e);
+        return;
+    }
+}
+
+/* ---- statements ------------------------------------------------------------------------------- */
+
+static int ex_expr_uses(const ir_expr *e, const char *id)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return strcmp(e->u.name.id, id) == 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (ex_expr_uses(e->u.access.idx[i], id)) return 1;
+        return 0;
+    case IR_E_UNARY: case IR_E_BINARY: return ex_expr_uses(e->u.op.a, id) || ex_expr_uses(e->u.op.b, id);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_expr_uses(e->u.call.args[i], id)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return ex_expr_uses(e->u.reduce.lo, id) || ex_expr_uses(e->u.reduce.hi, id) ||
+               ex_expr_uses(e->u.reduce.body, id);
+    default: return 0;
+    }
+}
+
+static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id);
+
+/* Whether statement s, as emitted in this mode, reads name `id`. */
+static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
+{
+    switch (s->kind) {
+    case IR_S_ASSIGN:
+        if (m->mode == EX_INSPECT) return 0;
+        return ex_expr_uses(s->u.assign.lhs, id) || ex_expr_uses(s->u.assign.rhs, id);
+    case IR_S_LET: return ex_expr_uses(s->u.let.value, id);
+    case IR_S_IF:
+        return ex_expr_uses(s->u.if_.cond, id) || ex_block_uses(m, s->u.if_.then_blk, 0, id) ||
+               (s->u.if_.else_blk && ex_block_uses(m, s->u.if_.else_blk, 0, id));
+    case IR_S_FOR:
+        for (int i = 0; i < s->u.for_.nvars; i++)
+            if (ex_expr_uses(s->u.for_.vars[i].lo, id) || ex_expr_uses(s->u.for_.vars[i].hi, id) ||
+                ex_expr_uses(s->u.for_.vars[i].step, id)) return 1;
+        return ex_block_uses(m, s->u.for_.body, 0, id);
+    case IR_S_SEND: {
+        if (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) return 0;
+        if (ex_expr_uses(s->u.send.what, id) || ex_expr_uses(s->u.send.to_lo, id) ||
+            ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id)) return 1;
+        for (int i = 0; i < s->u.send.nas; i++) if (ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
+        return 0;
+    }
+    }
+    return 0;
+}
+
+static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id)
+{
+    for (int i = from; i < b->n; i++) if (ex_stmt_uses(m, b->stmts[i], id)) return 1;
+    return 0;
+}
+
+static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in);
+static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
+
+/* The conjuncts of a guard (a && b && c). */
+static int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
+{
+    if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_AND) {
+        n = ex_conjuncts(e->u.op.a, out, n, max);
+        return ex_conjuncts(e->u.op.b, out, n, max);
+    }
+    if (n < max) out[n++] = e;
+    return n;
+}
+
+/* Whether e names only the time variable and parameters (a condition on the step alone). */
+int ex_time_only(const ir_expr *e, int tslot);
+int ex_time_only(const ir_expr *e, int tslot)
+{
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: return 1;
+    case IR_E_NAME:
+        return e->u.name.nk == IR_N_PARAM || (e->u.name.nk == IR_N_LOOPVAR && e->u.name.index == tslot);
+    case IR_E_UNARY: case IR_E_BINARY:
+        return ex_time_only(e->u.op.a, tslot) && (!e->u.op.b || ex_time_only(e->u.op.b, tslot));
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (!ex_time_only(e->u.call.args[i], tslot)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
+{
+    const ex_plan *pl = m->pl;
+    if (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO) return;   /* the pattern sends it */
+    xf_buf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
+    const ir_expr *w = s->u.send.what;
+    int arr = w->u.access.array_index;
+    if (s->u.send.when) {
+        const ir_expr *cj[64];
+        int nc = ex_conjuncts(s->u.send.when, cj, 0, 64);
+        for (int i = 0; i < nc; i++) {
+            if (m->mode == EX_INSPECT && ex_time_only(cj[i], pl->tslot)) continue;  /* the step's condition */
+            if (cond.n) xf_buf_printf(&cond, " && ");
+            ex_expr(m, &cond, &pre, in, cj[i]);
+        }
+    }
+    ex_expr(m, &lo, &pre, in, s->u.send.to_lo);
+    if (s->u.send.to_hi) ex_expr(m, &hi, &pre, in, s->u.send.to_hi);
+    int zero = m->mode == EX_INSPECT;
+    ex_offset(m, &what, &pre, in, arr, w->u.access.idx, w->u.access.nidx, m->me, zero);
+    ir_expr *const *as = s->u.send.as_idx ? s->u.send.as_idx : w->u.access.idx;
+    ex_offset(m, &at, &pre, in, arr, as, w->u.access.nidx, "rt_dest", zero);
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    ind(b, in);
+    char *text = ir_print_expr(w);
+    xf_buf_printf(b, "if (%s) {   /* send %s */\n", cond.n ? cond.s : "1", text ? text : "");
+    free(text);
+    ind(b, in + 4);
+    xf_buf_printf(b, "for (int64_t rt_dest = %s, rt_last = %s; rt_dest <= rt_last; rt_dest++)\n", lo.s,
+                  hi.n ? hi.s : lo.s);
+    ind(b, in + 8);
+    if (m->mode == EX_INSPECT)
+        xf_buf_printf(b, "if (rt_dest != %s) rt_pattern_add(pattern, (int)(rt_dest - %" PRId64 "), %d, %s, %s);\n",
+                      m->me, pl->plo, arr, what.s, at.s);
+    else
+        xf_buf_printf(b, "if (rt_dest != %s) rt_exchange_put(rt_x, (int)(rt_dest - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
+                      m->me, pl->plo, at.s, pl->p->narrays, arr, pl->arr[arr].cname, what.s);
+    ind(b, in);
+    xf_buf_printf(b, "}\n");
+    xf_buf_free(&pre);
+    xf_buf_free(&cond);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&what);
+    xf_buf_free(&at);
+}
+
+static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
+{
+    if (m->mode == EX_INSPECT) return;
+    xf_buf pre = {0}, rhs = {0}, off = {0};
+    const ir_expr *l = s->u.assign.lhs;
+    int arr = l->kind == IR_E_ACCESS ? l->u.access.array_index : l->u.name.index;
+    const ex_array *a = &m->pl->arr[arr];
+    ex_expr(m, &rhs, &pre, in, s->u.assign.rhs);
+    if (l->kind == IR_E_ACCESS) ex_offset(m, &off, &pre, in, arr, l->u.access.idx, l->u.access.nidx, m->me, 0);
+    else xf_buf_printf(&off, "0");
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    ind(b, in);
+    if (m->mode == EX_STEP && m->marks && a->mark) {
+        xf_buf_printf(b, "{   /* %s */\n", s->u.assign.label);
+        ind(b, in + 4);
+        xf_buf_printf(b, "const int64_t rt_o = %s;\n", off.s);
+        ind(b, in + 4);
+        xf_buf_printf(b, "%s[rt_o] = %s;\n", a->cname, rhs.s);
+        ind(b, in + 4);
+        if (a->fold >= 0) {
+            xf_buf fs = {0}, fpre = {0};
+            ex_expr(m, &fs, &fpre, in, l->u.access.idx[a->fold]);
+            xf_buf_printf(b, "if (%s == %" PRId64 ") %s_mine[rt_o] = 1;   /* computed here: gathered */\n", fs.s,
+                          a->mark_plane, a->cname);
+            xf_buf_free(&fs);
+            xf_buf_free(&fpre);
+        } else {
+            xf_buf_printf(b, "%s_mine[rt_o] = 1;   /* computed here: gathered */\n", a->cname);
+        }
+        ind(b, in);
+        xf_buf_printf(b, "}\n");
+    } else {
+        xf_buf_printf(b, "%s[%s] = %s;   /* %s */\n", a->cname, off.s, rhs.s, s->u.assign.label);
+    }
+    xf_buf_free(&pre);
+    xf_buf_free(&rhs);
+    xf_buf_free(&off);
+}
+
+static void ex_for_open(const ex_em *m, xf_buf *b, const ir_loopvar *v, int in)
+{
+    char t[64];
+    xf_buf pre = {0}, lo = {0}, hi = {0}, st = {0};
+    ex_expr(m, &lo, &pre, in, v->lo);
+    ex_expr(m, &hi, &pre, in, v->hi);
+    if (v->step) ex_expr(m, &st, &pre, in, v->step);
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    const char *x = nm(v->var, t);
+    ind(b, in);
+    xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", x, lo.s, x, hi.s, x, x, x,
+                  st.n ? st.s : "1");
+    xf_buf_free(&pre);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&st);
+}
+
+/* The terms of a disjunction a || b || c. */
+static int ex_disjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
+{
+    if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_OR) {
+        n = ex_disjuncts(e->u.op.a, out, n, max);
+        return ex_disjuncts(e->u.op.b, out, n, max);
+    }
+    if (n < max) out[n++] = e;
+    return n;
+}
+
+/* Whether e reads variable slot `slot` or any array. */
+static int ex_reads(const ir_expr *e, int slot)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: return 0;
+    case IR_E_NAME: return e->u.name.nk == IR_N_ARRAY || (e->u.name.nk != IR_N_PARAM && e->u.name.index == slot);
+    case IR_E_ACCESS: return 1;
+    case IR_E_UNARY: case IR_E_BINARY: return ex_reads(e->u.op.a, slot) || ex_reads(e->u.op.b, slot);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_reads(e->u.call.args[i], slot)) return 1;
+        return 0;
+    default: return 1;
+    }
+}
+
+/* An innermost loop whose body is `if c { A } else { B }` with c a disjunction of terms that do
+ * not change in the loop and of tests `v == e` (e does not change either), e.g. FD's border test:
+ * the loop is split, in iteration order, into runs of B without the test, and A at each e.  The
+ * compiler sees a plain stencil loop.  Returns 0 when the loop has another shape. */
+static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in)
+{
+    /* lets that do not change in the loop may come first: they are computed before it */
+    int nlet = 0;
+    while (nlet < body->n && body->stmts[nlet]->kind == IR_S_LET && !ex_reads(body->stmts[nlet]->u.let.value, v->slot))
+        nlet++;
+    if (v->step || body->n != nlet + 1 || body->stmts[nlet]->kind != IR_S_IF || !body->stmts[nlet]->u.if_.else_blk)
+        return 0;
+    const ir_stmt *s = body->stmts[nlet];
+    const ir_expr *t[16];
+    int nt = ex_disjuncts(s->u.if_.cond, t, 0, 16), neq = 0;
+    if (nt >= 16) return 0;
+    const ir_expr *inv[16], *eq[16];
+    int ninv = 0;
+    for (int i = 0; i < nt; i++) {
+        const ir_expr *e = t[i];
+        if (!ex_reads(e, v->slot)) { inv[ninv++] = e; continue; }
+        if (e->kind != IR_E_BINARY || e->u.op.op != IR_OP_EQ) return 0;
+        const ir_expr *x = e->u.op.a, *o = e->u.op.b;
+        if (!(x->kind == IR_E_NAME && x->u.name.nk == IR_N_LOOPVAR && x->u.name.index == v->slot)) { x = o; o = e->u.op.a; }
+        if (!(x->kind == IR_E_NAME && x->u.name.nk == IR_N_LOOPVAR && x->u.name.index == v->slot)) return 0;
+        if (ex_reads(o, v->slot) || o->type != IR_INT) return 0;
+        eq[neq++] = o;
+    }
+    if (!neq) return 0;
+    for (int i = 0; i < nlet; i++) ex_stmt(m, b, body, i, in);
+    char tv[64];
+    const char *y = nm(v->var, tv);
+    xf_buf pre = {0}, lo = {0}, hi = {0}, c = {0};
+    ex_expr(m, &lo, &pre, in, v->lo);
+    ex_expr(m, &hi, &pre, in, v->hi);
+    for (int i = 0; i < ninv; i++) {
+        if (i) xf_buf_printf(&c, " || ");
+        ex_expr(m, &c, &pre, in, inv[i]);
+    }
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    ind(b, in);
+    char *ctext = ir_print_expr(s->u.if_.cond);
+    xf_buf_printf(b, "/* %s: the loop over %s split at the points where the test holds */\n", ctext ? ctext : "", y);
+    free(ctext);
+    int k = in;
+    if (ninv) {
+        ind(b, in);
+        xf_buf_printf(b, "if (%s) {\n", c.s);
+        ind(b, in + 4);
+        xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", y, lo.s, y, hi.s, y, y, y);
+        ex_block(m, b, s->u.if_.then_blk, in + 8);
+        ind(b, in + 4);
+        xf_buf_printf(b, "}\n");
+        ind(b, in);
+        xf_buf_printf(b, "} else {\n");
+        k = in + 4;
+    }
+    ind(b, k);
+    xf_buf_printf(b, "const int64_t %s_at[%d] = {", y, neq);
+    for (int i = 0; i < neq; i++) {
+        xf_buf e = {0};
+        ex_expr(m, &e, &pre, k, eq[i]);
+        xf_buf_printf(b, "%s%s", i ? ", " : "", e.s);
+        xf_buf_free(&e);
+    }
+    xf_buf_printf(b, "};\n");
+    ind(b, k);
+    xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end;) {\n", y, lo.s, y, hi.s, y, y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "int64_t %s_stop = %s_end + 1;   /* the next point where the test holds */\n", y, y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "for (int rt_i = 0; rt_i < %d; rt_i++)\n", neq);
+    ind(b, k + 8);
+    xf_buf_printf(b, "if (%s_at[rt_i] >= %s && %s_at[rt_i] < %s_stop) %s_stop = %s_at[rt_i];\n", y, y, y, y, y, y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "for (; %s < %s_stop; %s++) {\n", y, y, y);
+    ex_block(m, b, s->u.if_.else_blk, k + 8);
+    ind(b, k + 4);
+    xf_buf_printf(b, "}\n");
+    ind(b, k + 4);
+    xf_buf_printf(b, "if (%s <= %s_end) {\n", y, y);
+    ex_block(m, b, s->u.if_.then_blk, k + 8);
+    ind(b, k + 8);
+    xf_buf_printf(b, "%s++;\n", y);
+    ind(b, k + 4);
+    xf_buf_printf(b, "}\n");
+    ind(b, k);
+    xf_buf_printf(b, "}\n");
+    if (ninv) { ind(b, in); xf_buf_printf(b, "}\n"); }
+    xf_buf_free(&pre);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&c);
+    return 1;
+}
+
+/* Loops vars[from..] around body (the innermost split at its test where it has that shape). */
+static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvars, int from,
+                     const ir_block *body, int in)
+{
+    if (nvars > from && m->mode != EX_INSPECT) {
+        int i;
+        for (i = from; i < nvars - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
+        if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from))) {
+            ex_for_open(m, b, &vars[nvars - 1], in + 4 * (nvars - 1 - from));
+            ex_block(m, b, body, in + 4 * (nvars - from));
+            ind(b, in + 4 * (nvars - 1 - from));
+            xf_buf_printf(b, "}\n");
+        }
+        for (i = nvars - 2; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
+        return;
+    }
+    for (int i = from; i < nvars; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
+    ex_block(m, b, body, in + 4 * (nvars - from));
+    for (int i = nvars - 1; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
+}
+
+static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in)
+{
+    const ir_stmt *s = blk->stmts[k];
+    char t[64];
+    switch (s->kind) {
+    case IR_S_ASSIGN: ex_assign(m, b, s, in); return;
+    case IR_S_SEND: ex_send(m, b, s, in); return;
+    case IR_S_LET: {
+        xf_buf pre = {0}, v = {0};
+        ex_expr(m, &v, &pre, in, s->u.let.value);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        const char *x = nm(s->u.let.var, t);
+        ind(b, in);
+        xf_buf_printf(b, "const %s %s = %s;\n", s->u.let.value->type == IR_DOUBLE ? "double" : "int64_t", x, v.s);
+        if (!ex_block_uses(m, blk, k + 1, s->u.let.var)) { ind(b, in); xf_buf_printf(b, "(void)%s;\n", x); }
+        xf_buf_free(&pre);
+        xf_buf_free(&v);
+        return;
+    }
+    case IR_S_IF: {
+        xf_buf pre = {0}, c = {0};
+        ex_expr(m, &c, &pre, in, s->u.if_.cond);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        ind(b, in);
+        xf_buf_printf(b, "if (%s) {\n", c.s);
+        ex_block(m, b, s->u.if_.then_blk, in + 4);
+        if (s->u.if_.else_blk) {
+            ind(b, in);
+            xf_buf_printf(b, "} else {\n");
+            ex_block(m, b, s->u.if_.else_blk, in + 4);
+        }
+        ind(b, in);
+        xf_buf_printf(b, "}\n");
+        xf_buf_free(&pre);
+        xf_buf_free(&c);
+        return;
+    }
+    case IR_S_FOR:
+        ex_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
+        return;
+    }
+}
+
+static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in)
+{
+    for (int i = 0; i < blk->n; i++) ex_stmt(m, b, blk, i, in);
+}
+
+/* ---- declarations ----------------------------------------------------------------------------- */
+
+static const char *ex_helpers =
+    "/* Integer semantics of the APM language: floor division and a non-negative remainder. */\n"
+    "static inline int64_t ifloordiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q; }\n"
+    "static inline int64_t iceildiv(int64_t a, int64_t b) { return -ifloordiv(-a, b); }\n"
+    "static inline int64_t imod(int64_t a, int64_t b) { return a - b * ifloordiv(a, b); }\n"
+    "static inline int64_t imin(int64_t a, int64_t b) { return b < a ? b : a; }\n"
+    "static inline int64_t imax(int64_t a, int64_t b) { return b > a ? b : a; }\n"
+    "static inline double dmin(double a, double b) { return b < a ? b : a; }\n"
+    "static inline double dmax(double a, double b) { return b > a ? b : a; }\n"
+    "static inline int64_t iabs(int64_t a) { return a < 0 ? -a : a; }\n"
+    "static inline int64_t isqrt_(int64_t a)\n"
+    "{\n"
+    "    if (a <= 0) return 0;\n"
+    "    int64_t r = (int64_t)sqrt((double)a);\n"
+    "    while (r > 0 && (r > 3037000499LL || r * r > a)) r--;\n"
+    "    while (r < 3037000499LL && (r + 1) * (r + 1) <= a) r++;\n"
+    "    return r;\n"
+    "}\n\n";
+
+/* The bounds of dimension d of array a: global for sequential and replicated, the dist's
+ * local bounds (expressions of its processor variable) otherwise. */
+static void ex_bound(const ex_em *m, xf_buf *b, xf_buf *pre, const ex_array *a, int d, int hi)
+{
+    if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL)
+        ex_expr(m, b, pre, 4, hi ? a->dist->u.dist.hi[d] : a->dist->u.dist.lo[d]);
+    else
+        ex_expr(m, b, pre, 4, hi ? a->decl->u.array.hi[d] : a->decl->u.array.lo[d]);
+}
+
+static void ex_offsetexpr(const ex_em *m, xf_buf *b, const ex_array *a, int d)
+{
+    xf_buf pre = {0};
+    if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL && a->dist->u.dist.offset)
+        ex_expr(m, b, &pre, 4, a->dist->u.dist.offset[d]);
+    else
+        xf_buf_printf(b, "0");
+    xf_buf_free(&pre);
+}
+
+static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
+{
+    char pv[64] = "rp";
+    if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
+    ex_em m = {pl, EX_SEQ, NULL, NULL, 0};
+    int tmp = 0;
+    m.tmp = &tmp;
+    int nd = a->decl->u.array.ndims;
+    const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
+    xf_buf_printf(b, "/* %s: ", a->decl->u.array.name);
+    if (!pl->mpi) xf_buf_printf(b, "the whole array");
+    else if (a->dist->u.dist.dk == IR_DIST_REPLICATE) xf_buf_printf(b, "replicated, every processor holds all of it");
+    else xf_buf_printf(b, "the part of processor %s (its dist declaration)", pv);
+    if (a->fold >= 0)
+        xf_buf_printf(b, "; only the %" PRId64 " live planes of dimension %d (index modulo %" PRId64 ")", a->fold_w,
+                      a->fold, a->fold_w);
+    xf_buf_printf(b, " */\nstatic %s *%s;\n", ty, a->cname);
+    if (a->mark) xf_buf_printf(b, "static unsigned char *%s_mine;   /* 1: computed by this processor */\n", a->cname);
+    /* bounds */
+    xf_buf tabs = {0};
+    size_t mark = b->n;
+    const char *args = pl->mpi ? "int64_t " : "void";
+    for (int d = 0; d < nd; d++) {
+        for (int hi = 0; hi < 2; hi++) {
+            xf_buf_printf(b, "static inline int64_t %s_%s%d(%s%s) { ", a->cname, hi ? "hi" : "lo", d, args,
+                          pl->mpi ? pv : "");
+            xf_buf e = {0}, pre = {0};
+            ex_bound(&m, &e, &pre, a, d, hi);
+            if (pre.s && pl->mpi) {
+                /* a bound with a reduction (min/max over the blocks of a cyclic tiling): computed
+                 * once per processor by init_arrays, looked up afterwards */
+                xf_buf_printf(b, "return %s_%s%d_tab[%s - %" PRId64 "]; }\n", a->cname, hi ? "hi" : "lo", d, pv, pl->plo);
+                xf_buf_printf(&tabs, "static int64_t %s_%s%d_tab[%" PRId64 "];\n", a->cname, hi ? "hi" : "lo", d,
+                              pl->nprocs);
+                xf_buf_printf(&tabs, "static int64_t %s_%s%d_formula(int64_t %s)\n{\n%s    return %s;\n}\n", a->cname,
+                              hi ? "hi" : "lo", d, pv, pre.s, e.s);
+                xf_buf_printf(fills, "    for (int64_t p = %" PRId64 "; p < %" PRId64 "; p++) %s_%s%d_tab[p - %" PRId64 "] = "
+                              "%s_%s%d_formula(p);\n", pl->plo, pl->plo + pl->nprocs, a->cname, hi ? "hi" : "lo", d,
+                              pl->plo, a->cname, hi ? "hi" : "lo", d);
+            } else if (pre.s) {
+                xf_buf_printf(b, "\n%s    return %s;\n}\n", pre.s, e.s);
+            } else {
+                if (pl->mpi) xf_buf_printf(b, "(void)%s; ", pv);
+                xf_buf_printf(b, "return %s; }\n", e.s);
+            }
+            xf_buf_free(&e);
+            xf_buf_free(&pre);
+        }
+        if (pl->mpi) {
+            xf_buf_printf(b, "static inline int64_t %s_off%d(int64_t %s) { (void)%s; return ", a->cname, d, pv, pv);
+            ex_offsetexpr(&m, b, a, d);
+            xf_buf_printf(b, "; }\n");
+        }
+    }
+    if (tabs.s) {   /* the tables and formulas go before the lookups */
+        char *rest = xf_strdup(b->s + mark);
+        b->n = mark;
+        b->s[mark] = '\0';
+        xf_buf_printf(b, "%s%s", tabs.s, rest);
+        free(rest);
+    }
+    xf_buf_free(&tabs);
+    /* extent of a dimension and the index function */
+    const char *w = pl->mpi ? pv : "";
+    const char *wc = pl->mpi ? ", " : "";
+    xf_buf_printf(b, "static inline int64_t %s_ext(%s%s%sint d)\n{\n    int64_t e = 0;\n    switch (d) {\n", a->cname,
+                  pl->mpi ? "int64_t " : "", w, wc);
+    for (int d = 0; d < nd; d++) {
+        if (d == a->fold) xf_buf_printf(b, "    case %d: return %" PRId64 ";\n", d, a->fold_w);
+        else xf_buf_printf(b, "    case %d: e = %s_hi%d(%s) - %s_lo%d(%s) + 1; break;\n", d, a->cname, d, w, a->cname, d, w);
+    }
+    xf_buf_printf(b, "    }\n    return e > 0 ? e : 0;\n}\n");
+    xf_buf_printf(b, "static inline int64_t %s_size(%s%s)\n{\n    return 1", a->cname, pl->mpi ? "int64_t " : "void", w);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, " * %s_ext(%s%s%d)", a->cname, w, wc, d);
+    xf_buf_printf(b, ";\n}\n");
+    xf_buf_printf(b, "static inline int64_t %s_at(", a->cname);
+    int first = 1;
+    if (pl->mpi) { xf_buf_printf(b, "int64_t %s", pv); first = 0; }
+    for (int d = 0; d < nd; d++) { xf_buf_printf(b, "%sint64_t i%d", first ? "" : ", ", d); first = 0; }
+    if (first) xf_buf_printf(b, "void");
+    xf_buf_printf(b, ")\n{\n");
+    if (pl->mpi) xf_buf_printf(b, "    (void)%s;\n", pv);
+    xf_buf_printf(b, "    int64_t o = 0;\n");
+    for (int d = 0; d < nd; d++) {
+        if (d == a->fold)
+            xf_buf_printf(b, "    o = o * %" PRId64 " + imod(i%d, %" PRId64 ");\n", a->fold_w, d, a->fold_w);
+        else
+            xf_buf_printf(b, "    o = o * %s_ext(%s%s%d) + (i%d - %s_lo%d(%s));\n", a->cname, w, wc, d, d, a->cname, d, w);
+    }
+    xf_buf_printf(b, "    return o;\n}\n\n");
+}
+
+/* ---- init, output --------------------------------------------------------------------------- */
+
+/* Loops over global indices of an init or output box: dims bound by name iterate over the array
+ * bounds (within the local part at syndm), fixed dims are tested. */
+static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
+                       int in, int local, char names[][64])
+{
+    int nd = a->decl->u.array.ndims, opened = 0;
+    const char *w = m->me ? m->me : "";
+    for (int d = 0; d < nd; d++) {
+        xf_buf lo = {0}, hi = {0}, pre = {0}, lim = {0};
+        ex_expr(m, &lo, &pre, in, a->decl->u.array.lo[d]);
+        ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
+        if (local && d != a->fold)
+            xf_buf_printf(&lim, "imax(%s, %s_lo%d(%s) + %s_off%d(%s)), imin(%s, %s_hi%d(%s) + %s_off%d(%s))", lo.s,
+                          a->cname, d, w, a->cname, d, w, hi.s, a->cname, d, w, a->cname, d, w);
+        else
+            xf_buf_printf(&lim, "%s, %s", lo.s, hi.s);
+        const ir_expr *x = d < nidx ? idx[d] : NULL;
+        if (x && x->kind == IR_E_NAME && x->u.name.nk == IR_N_INITVAR) {
+            nm(x->u.name.id, names[d]);
+            ind(b, in + 4 * opened);
+            char *comma = strstr(lim.s, ", imin") ? strstr(lim.s, ", imin") : strrchr(lim.s, ',');
+            *comma = '\0';
+            xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", names[d], lim.s, names[d],
+                          comma + 2, names[d], names[d], names[d]);
+            opened++;
+        } else if (x) {
+            xf_buf v = {0};
+            ex_expr(m, &v, &pre, in, x);
+            snprintf(names[d], 64, "g%d", d);
+            ind(b, in + 4 * opened);
+            char *comma = strstr(lim.s, ", imin") ? strstr(lim.s, ", imin") : strrchr(lim.s, ',');
+            *comma = '\0';
+            /* parameters are constants: the test is decided here when it can be */
+            int64_t fv, flo, fhi;
+            diag_list dd;
+            diag_list_init(&dd);
+            double r;
+            int real = 0, known = !local && !ir_const_eval(m->pl->p, x, m->pl->pv, &fv, &r, &real, &dd) && !real &&
+                                  !ir_const_eval(m->pl->p, a->decl->u.array.lo[d], m->pl->pv, &flo, &r, &real, &dd) &&
+                                  !ir_const_eval(m->pl->p, a->decl->u.array.hi[d], m->pl->pv, &fhi, &r, &real, &dd);
+            diag_list_free(&dd);
+            if (known && fv >= flo && fv <= fhi) xf_buf_printf(b, "{   /* the fixed index */\n");
+            else if (known) xf_buf_printf(b, "if (0) {   /* the fixed index lies outside the array */\n");
+            else if (local && d == a->fold) xf_buf_printf(b, "{   /* the fixed time plane */\n");
+            else xf_buf_printf(b, "if (%s >= %s && %s <= %s) {   /* the fixed index */\n", v.s, lim.s, v.s, comma + 2);
+            ind(b, in + 4 * opened + 4);
+            xf_buf_printf(b, "const int64_t g%d = %s;\n", d, v.s);
+            opened++;
+            xf_buf_free(&v);
+        } else {
+            snprintf(names[d], 64, "g%d", d);
+            ind(b, in + 4 * opened);
+            char *comma = strstr(lim.s, ", imin") ? strstr(lim.s, ", imin") : strrchr(lim.s, ',');
+            *comma = '\0';
+            xf_buf_printf(b, "for (int64_t g%d = %s, g%d_end = %s; g%d <= g%d_end; g%d++) {\n", d, lim.s, d, comma + 2,
+                          d, d, d);
+            opened++;
+        }
+        xf_buf_free(&lo);
+        xf_buf_free(&hi);
+        xf_buf_free(&pre);
+        xf_buf_free(&lim);
+    }
+    return opened;
+}
+
+static void ex_box_close(xf_buf *b, int opened, int in)
+{
+    for (int i = opened - 1; i >= 0; i--) { ind(b, in + 4 * i); xf_buf_printf(b, "}\n"); }
+}
+
+/* a_at(me, g0 - off0, ...): the local element of global indices names[]. */
+static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names[][64])
+{
+    int nd = a->decl->u.array.ndims;
+    xf_buf_printf(b, "%s_at(", a->cname);
+    if (m->me) xf_buf_printf(b, "%s%s", m->me, nd ? ", " : "");
+    for (int d = 0; d < nd; d++) {
+        if (m->me && d != a->fold) xf_buf_printf(b, "%s - %s_off%d(%s)", names[d], a->cname, d, m->me);
+        else xf_buf_printf(b, "%s", names[d]);
+        if (d + 1 < nd) xf_buf_printf(b, ", ");
+    }
+    xf_buf_printf(b, ")");
+}
+
+static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char *fills)
+{
+    const ir_program *p = pl->p;
+    xf_buf_printf(b, "/* Allocates the arrays (elements without value hold rt_novalue()) and applies the inits%s. */\n"
+                     "static void init_arrays(%s)\n{\n",
+                  pl->mpi ? " to this processor's part" : "", pl->mpi ? "int64_t me" : "void");
+    if (fills) xf_buf_printf(b, "%s", fills);
+    for (int i = 0; i < p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        const char *w = pl->mpi ? "me" : "";
+        int dbl = a->decl->u.array.elem == IR_DOUBLE;
+        xf_buf_printf(b, "    %s = %s(%s_size(%s) ? (size_t)%s_size(%s) : 1, sizeof *%s);\n", a->cname,
+                      pl->mpi ? "rt_calloc" : "ex_calloc", a->cname, w, a->cname, w, a->cname);
+        if (dbl) xf_buf_printf(b, "    rt_fill_novalue(%s, (size_t)%s_size(%s));\n", a->cname, a->cname, w);
+        if (a->mark)
+            xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(%s) ? (size_t)%s_size(%s) : 1, 1);\n", a->cname, a->cname,
+                          w, a->cname, w);
+    }
+    for (int k = 0; k < p->ndecls; k++) {
+        const ir_decl *d = p->decls[k];
+        if (d->kind != IR_D_INIT) continue;
+        const ex_array *a = &pl->arr[d->u.init.array_index];
+        char names[8][64];
+        xf_buf pre = {0}, v = {0};
+        xf_buf_printf(b, "    {   /* init %s */\n", a->decl->u.array.name);
+        int opened = ex_box_open(m, b, a, d->u.init.idx, d->u.init.nidx, 8, pl->mpi, names);
+        ex_expr(m, &v, &pre, 8 + 4 * opened, d->u.init.value);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        ind(b, 8 + 4 * opened);
+        xf_buf_printf(b, "%s[", a->cname);
+        ex_local_at(m, b, a, names);
+        xf_buf_printf(b, "] = %s;\n", v.s);
+        ex_box_close(b, opened, 8);
+        xf_buf_printf(b, "    }\n");
+        xf_buf_free(&pre);
+        xf_buf_free(&v);
+    }
+    xf_buf_printf(b, "}\n\n");
+}
+
+/* Region size and row-major index of an output declaration (dims after its fixed prefix). */
+static void ex_region(const ex_em *m, xf_buf *size, xf_buf *index, const ex_array *a, int nfix, char names[][64])
+{
+    int nd = a->decl->u.array.ndims;
+    xf_buf_printf(size, "(int64_t)1");
+    xf_buf_printf(index, "0");
+    for (int d = nfix; d < nd; d++) {
+        xf_buf lo = {0}, hi = {0}, pre = {0};
+        ex_expr(m, &lo, &pre, 4, a->decl->u.array.lo[d]);
+        ex_expr(m, &hi, &pre, 4, a->decl->u.array.hi[d]);
+        xf_buf_printf(size, " * (%s - %s + 1)", hi.s, lo.s);
+        char *old = xf_buf_take(index);
+        xf_buf_printf(index, "(%s) * (%s - %s + 1) + (%s - %s)", old, hi.s, lo.s, names[d], lo.s);
+        free(old);
+        xf_buf_free(&lo);
+        xf_buf_free(&hi);
+        xf_buf_free(&pre);
+    }
+}
+
+static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
+{
+    const ir_program *p = pl->p;
+    xf_buf_printf(b, "/* The checksum of the outputs, in declaration order, as `polyapm sim` computes it%s. */\n"
+                     "static uint64_t output_checksum(%s)\n{\n    rt_checksum hash;\n    rt_checksum_init(&hash);\n",
+                  pl->mpi ? " (gathered on rank 0: each element from the lowest processor that computed it, "
+                            "else its init value)" : "",
+                  pl->mpi ? "int64_t me" : "void");
+    for (int k = 0; k < p->ndecls; k++) {
+        const ir_decl *d = p->decls[k];
+        if (d->kind != IR_D_OUTPUT) continue;
+        const ex_array *a = &pl->arr[d->u.output.array_index];
+        char names[8][64];
+        int nfix = d->u.output.nidx;
+        char *text = NULL;
+        {
+            xf_buf t = {0};
+            xf_buf_printf(&t, "%s", a->decl->u.array.name);
+            for (int i = 0; i < nfix; i++) {
+                char *e = ir_print_expr(d->u.output.idx[i]);
+                xf_buf_printf(&t, "[%s]", e ? e : "");
+                free(e);
+            }
+            text = xf_buf_take(&t);
+        }
+        xf_buf_printf(b, "    {   /* output %s */\n", text);
+        free(text);
+        int dbl = a->decl->u.array.elem == IR_DOUBLE;
+        if (!pl->mpi) {
+            int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 0, names);
+            ind(b, 8 + 4 * opened);
+            xf_buf_printf(b, "rt_checksum_double(&hash, %s%s[", dbl ? "" : "(double)", a->cname);
+            ex_local_at(m, b, a, names);
+            xf_buf_printf(b, "]);\n");
+            ex_box_close(b, opened, 8);
+            xf_buf_printf(b, "    }\n");
+            continue;
+        }
+        xf_buf size = {0}, index = {0};
+        /* the elements this processor computed */
+        xf_buf_printf(b, "        int64_t *idx = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *idx);\n", a->cname);
+        xf_buf_printf(b, "        double *val = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *val);\n", a->cname);
+        xf_buf_printf(b, "        int ncomputed = 0;\n");
+        int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names);
+        ex_region(m, &size, &index, a, nfix, names);
+        ind(b, 8 + 4 * opened);
+        xf_buf_printf(b, "const int64_t rt_o = ");
+        ex_local_at(m, b, a, names);
+        xf_buf_printf(b, ";\n");
+        ind(b, 8 + 4 * opened);
+        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s[rt_o]; }\n", a->cname, index.s,
+                      a->cname);
+        ex_box_close(b, opened, 8);
+        xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
+        xf_buf_printf(b, "        double *region = NULL;\n");
+        xf_buf_printf(b, "        if (me == %" PRId64 ") { region = rt_malloc((size_t)region_size * sizeof *region); "
+                         "rt_fill_novalue(region, (size_t)region_size); }\n", pl->plo);
+        xf_buf_printf(b, "        rt_gather_elements(MPI_COMM_WORLD, idx, val, ncomputed, region);\n");
+        xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
+        xf_buf_printf(b, "            unsigned char *computed = rt_malloc((size_t)region_size);\n");
+        xf_buf_printf(b, "            for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
+        /* inits of elements nobody computed, later inits win */
+        ex_em m0 = *m;
+        m0.me = NULL;
+        for (int q = 0; q < p->ndecls; q++) {
+            const ir_decl *in = p->decls[q];
+            if (in->kind != IR_D_INIT || in->u.init.array_index != d->u.output.array_index) continue;
+            char inames[8][64];
+            xf_buf pre = {0}, v = {0}, isz = {0}, iidx = {0};
+            xf_buf_printf(b, "            {   /* init %s where nobody computed */\n", a->decl->u.array.name);
+            int op2 = ex_box_open(&m0, b, a, in->u.init.idx, in->u.init.nidx, 16, 0, inames);
+            /* within the output's fixed prefix */
+            xf_buf cond = {0};
+            for (int i = 0; i < nfix; i++) {
+                xf_buf fx = {0};
+                ex_expr(&m0, &fx, &pre, 16, d->u.output.idx[i]);
+                xf_buf_printf(&cond, "%s%s == %s", cond.n ? " && " : "", inames[i], fx.s);
+                xf_buf_free(&fx);
+            }
+            ex_region(&m0, &isz, &iidx, a, nfix, inames);
+            ex_expr(&m0, &v, &pre, 16 + 4 * op2, in->u.init.value);
+            if (pre.s) xf_buf_printf(b, "%s", pre.s);
+            ind(b, 16 + 4 * op2);
+            xf_buf_printf(b, "if (%s) { const int64_t rt_k = %s; if (!computed[rt_k]) region[rt_k] = %s; }\n",
+                          cond.n ? cond.s : "1", iidx.s, v.s);
+            ex_box_close(b, op2, 16);
+            xf_buf_printf(b, "            }\n");
+            xf_buf_free(&pre);
+            xf_buf_free(&v);
+            xf_buf_free(&isz);
+            xf_buf_free(&iidx);
+            xf_buf_free(&cond);
+        }
+        xf_buf_printf(b, "            rt_checksum_doubles(&hash, region, (size_t)region_size);\n");
+        xf_buf_printf(b, "            free(computed);\n            free(region);\n        }\n");
+        xf_buf_printf(b, "        free(idx);\n        free(val);\n    }\n");
+        xf_buf_free(&size);
+        xf_buf_free(&index);
+    }
+    xf_buf_printf(b, "    return rt_checksum_value(&hash);\n}\n\n");
+}
+
+/* ---- phases ----------------------------------------------------------------------------------- */
+
+/* The labels of the assignments in a block, joined with '_' (for function names). */
+static void ex_labels(xf_buf *b, const ir_block *blk)
+{
+    for (int i = 0; i < blk->n; i++) {
+        const ir_stmt *s = blk->stmts[i];
+        if (s->kind == IR_S_ASSIGN) {
+            char t[64];
+            if (b->n > 40) continue;
+            xf_buf_printf(b, "_%s", nm(s->u.assign.label, t));
+        } else if (s->kind == IR_S_IF) {
+            ex_labels(b, s->u.if_.then_blk);
+            if (s->u.if_.else_blk) ex_labels(b, s->u.if_.else_blk);
+        } else if (s->kind == IR_S_FOR) {
+            ex_labels(b, s->u.for_.body);
+        }
+    }
+}
+
+/* The nest's processor loop body with the loops inside it, for processor `me`. */
+static void ex_step_body(const ex_em *m, xf_buf *b, int in)
+{
+    const ex_plan *pl = m->pl;
+    const ir_stmt *nest = pl->nest;
+    char t[64];
+    const ir_loopvar *vars;
+    int nvars, from;
+    const ir_block *body;
+    if (pl->pdepth == 1) {
+        vars = nest->u.for_.vars; nvars = nest->u.for_.nvars; from = 2; body = nest->u.for_.body;
+    } else {
+        const ir_stmt *inner = nest->u.for_.body->stmts[0];
+        vars = inner->u.for_.vars; nvars = inner->u.for_.nvars; from = 1; body = inner->u.for_.body;
+    }
+    const char *pv = nm(vars[from - 1].var, t);
+    ind(b, in);
+    xf_buf_printf(b, "const int64_t %s = me;   /* this processor */\n", pv);
+    ind(b, in);
+    xf_buf_printf(b, "(void)%s;\n", pv);
+    ex_loops(m, b, vars, nvars, from, body, in);
+}
+
+char *ex_emit_program(const ex_plan *pl)
+{
+    const ir_program *p = pl->p;
+    xf_buf b = {0};
+    int tmp = 0;
+    char t[64];
+    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1};
+    xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
+                  ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
+    if (pl->mpi)
+        xf_buf_printf(&b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks); each rank holds\n"
+                          " * its part of the arrays (the dist declarations) and runs the time steps; messages travel %s.\n",
+                      pl->nprocs,
+                      pl->exchange == XF_EXCHANGE_HALO ? "as a static halo pattern (rt_pattern: values only, rows and "
+                                                          "columns in place) after each step"
+                      : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "as (index, value) records, one MPI_Alltoallv per step "
+                                                                 "(rt_exchange, the thesis's mpi_apm style)"
+                      : "nowhere (the program sends nothing)");
+    else
+        xf_buf_printf(&b, " *\n * Sequential C: the program's loops as written (at syn, the processors of a step one after\n"
+                          " * another, which a verified program allows).\n");
+    xf_buf_printf(&b, " * Parameters are the values the program was exported with; the result line is\n"
+                      " *   polyapm-result checksum=%%016llx seconds=%%.9f ranks=%%d\n"
+                      " * with the checksum of the output arrays, identical to `polyapm sim`'s, and the seconds of\n"
+                      " * the main loop.\n */\n");
+    if (!pl->mpi) xf_buf_printf(&b, "#define _POSIX_C_SOURCE 200809L   /* clock_gettime */\n");
+    xf_buf_printf(&b, "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
+    if (!pl->mpi) xf_buf_printf(&b, "#include <time.h>\n");
+    xf_buf_printf(&b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
+    xf_buf_printf(&b, "%s", ex_helpers);
+    if (!pl->mpi)
+        xf_buf_printf(&b, "static void *ex_calloc(size_t n, size_t size)\n{\n    void *p = calloc(n, size);\n"
+                          "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n");
+    xf_buf_printf(&b, "/* parameters */\n");
+    for (int i = 0; i < p->nparams; i++)
+        xf_buf_printf(&b, "static const int64_t %s __attribute__((unused)) = %" PRId64 ";\n",
+                      nm(p->params[i]->u.param.name, t), pl->pv[i]);
+    xf_buf_printf(&b, "\n");
+    /* top-level lets before the nest (syndm: shared by the phases) */
+    int nlets = 0;
+    if (pl->mpi) {
+        for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
+            const ir_stmt *s = p->body->stmts[i];
+            xf_buf_printf(&b, "static %s %s;\n", s->u.let.value->type == IR_DOUBLE ? "double" : "int64_t",
+                          nm(s->u.let.var, t));
+            nlets++;
+        }
+        if (nlets) xf_buf_printf(&b, "\n");
+    }
+    xf_buf fills = {0};
+    for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &b, &fills, &pl->arr[i]);
+    ex_init_fn(pl, &b, &m, fills.s);
+    xf_buf_free(&fills);
+
+    xf_buf labels = {0};
+    ex_labels(&labels, p->body);
+    const char *lab = labels.s ? labels.s : "_program";
+    if (!pl->mpi) {
+        xf_buf_printf(&b, "/* The computation: the program's statements in order. */\nstatic void compute%s(void)\n{\n", lab);
+        ex_block(&m, &b, p->body, 4);
+        xf_buf_printf(&b, "}\n\n");
+        ex_checksum_fn(pl, &b, &m);
+        xf_buf_printf(&b, "static double now(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
+                          "    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;\n}\n\n");
+        xf_buf_printf(&b, "int main(void)\n{\n    init_arrays();\n    const double t0 = now();\n    compute%s();\n"
+                          "    const double seconds = now() - t0;\n"
+                          "    printf(RT_RESULT_FORMAT, (unsigned long long)output_checksum(), seconds, 1);\n", lab);
+        for (int i = 0; i < p->narrays; i++) xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
+        xf_buf_printf(&b, "    return 0;\n}\n");
+        xf_buf_free(&labels);
+        return xf_buf_take(&b);
+    }
+
+    /* syndm */
+    const ir_loopvar *tv = &pl->nest->u.for_.vars[0];
+    const char *tname = nm(tv->var, t);
+    char tn[64];
+    snprintf(tn, sizeof tn, "%s", tname);
+    char stmts[128];
+    snprintf(stmts, sizeof stmts, "%s", labels.s ? labels.s + 1 : "");
+    for (char *c = stmts; *c; c++) if (*c == '_' && c[-1] != '_' && c[1] && c[1] != '_') *c = ' ';
+    xf_buf_printf(&b, "/* One time step of processor me: statements %s, in the program's order%s. */\n"
+                      "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
+                  stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
+                  lab, tn, tn);
+    /* When every output keeps only its live planes, only the step writing the output plane needs
+     * to record which elements this processor computed: the other steps run without that. */
+    int marked = 0, unfolded = 0;
+    int64_t mark_step = 0;
+    for (int i = 0; i < p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (!a->mark) continue;
+        if (a->fold < 0 || (marked && a->mark_plane - a->fold_cw != mark_step)) { unfolded = 1; continue; }
+        mark_step = a->mark_plane - a->fold_cw;
+        marked = 1;
+    }
+    int two = marked && !unfolded;
+    m.marks = !two;
+    ex_step_body(&m, &b, 4);
+    xf_buf_printf(&b, "}\n\n");
+    if (two) {
+        xf_buf_printf(&b, "/* The same step, recording which output elements this processor computes (the step that\n"
+                          " * writes the output plane). */\n"
+                          "static void step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
+                      lab, tn, tn);
+        m.marks = 1;
+        ex_step_body(&m, &b, 4);
+        xf_buf_printf(&b, "}\n\n");
+    }
+    if (pl->exchange == XF_EXCHANGE_HALO) {
+        ex_em mi = m;
+        mi.mode = EX_INSPECT;
+        xf_buf_printf(&b, "/* The halo pattern: the sends of one step (the same at every step), recorded once.  Offsets\n"
+                          " * are within the time plane of the step (plane 0 here). */\n"
+                          "static void record_halo(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
+                      tn, tv->lo->kind == IR_E_INT ? tv->lo->u.ival : 0, tn);
+        ex_step_body(&mi, &b, 4);
+        xf_buf_printf(&b, "}\n\n");
+        xf_buf_printf(&b, "/* The exchange after step %s: every array's plane of that step. */\n"
+                          "static void exchange_halo(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
+                      tn, tn, p->narrays ? p->narrays : 1);
+        for (int i = 0; i < p->narrays; i++) {
+            const ex_array *a = &pl->arr[i];
+            if (a->decl->u.array.elem != IR_DOUBLE) { xf_buf_printf(&b, "%sNULL", i ? ", " : ""); continue; }
+            if (a->fold >= 0) {
+                int nd = a->decl->u.array.ndims;
+                xf_buf_printf(&b, "%s%s + (%s_at(me", i ? ", " : "", a->cname, a->cname);
+                for (int d = 0; d < nd; d++) {
+                    if (d == a->fold) xf_buf_printf(&b, ", %s + (%" PRId64 ")", tn, a->send_c);
+                    else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
+                }
+                xf_buf_printf(&b, ") - %s_at(me", a->cname);
+                for (int d = 0; d < nd; d++) {
+                    if (d == a->fold) xf_buf_printf(&b, ", 0");
+                    else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
+                }
+                xf_buf_printf(&b, "))");
+            } else {
+                xf_buf_printf(&b, "%s%s", i ? ", " : "", a->cname);
+            }
+        }
+        xf_buf_printf(&b, "};\n    (void)me;\n    rt_pattern_exchange(pattern, planes);\n}\n\n");
+    }
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
+        xf_buf_printf(&b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
+                          "static void deliver(rt_exchange *rt_x)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
+                          "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
+                          "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
+                      p->narrays, p->narrays);
+        for (int i = 0; i < p->narrays; i++)
+            if (pl->arr[i].decl->u.array.elem == IR_DOUBLE)
+                xf_buf_printf(&b, "        case %d: %s[rt_off] = rt_r[rt_i].value; break;\n", i, pl->arr[i].cname);
+        xf_buf_printf(&b, "        default: break;\n        }\n    }\n}\n\n");
+    }
+    ex_checksum_fn(pl, &b, &m);
+
+    xf_buf_printf(&b, "int main(int argc, char **argv)\n{\n    rt_init(&argc, &argv);\n");
+    xf_buf_printf(&b, "    rt_require_ranks(%" PRId64 ", \"%s was derived for %" PRId64 " processors\");\n", pl->nprocs,
+                  pl->progname, pl->nprocs);
+    xf_buf_printf(&b, "    const int64_t me = %" PRId64 " + rt_rank(MPI_COMM_WORLD);   /* this rank's processor */\n", pl->plo);
+    for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
+        const ir_stmt *s = p->body->stmts[i];
+        xf_buf v = {0}, pre = {0};
+        ex_em m0 = m;
+        ex_expr(&m0, &v, &pre, 4, s->u.let.value);
+        if (pre.s) xf_buf_printf(&b, "%s", pre.s);
+        xf_buf_printf(&b, "    %s = %s;\n", nm(s->u.let.var, t), v.s);
+        xf_buf_free(&v);
+        xf_buf_free(&pre);
+    }
+    xf_buf_printf(&b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
+                  pl->exchange == XF_EXCHANGE_ALLTOALLV ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
+    if (pl->exchange == XF_EXCHANGE_HALO)
+        xf_buf_printf(&b, "    rt_pattern *pattern = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo(pattern, me);\n"
+                          "    rt_pattern_commit(pattern);\n", p->narrays);
+    xf_buf lo = {0}, hi = {0}, st = {0}, pre = {0}, hc = {0};
+    ex_expr(&m, &lo, &pre, 4, tv->lo);
+    ex_expr(&m, &hi, &pre, 4, tv->hi);
+    if (tv->step) ex_expr(&m, &st, &pre, 4, tv->step);
+    if (pl->halo_cond) ex_expr(&m, &hc, &pre, 4, pl->halo_cond);
+    xf_buf_printf(&b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
+    xf_buf_printf(&b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
+                  st.n ? st.s : "1");
+    if (two)
+        xf_buf_printf(&b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x);   /* writes the output plane */\n"
+                          "        else step%s(%s, me, rt_x);\n", tn, mark_step, lab, tn, lab, tn);
+    else
+        xf_buf_printf(&b, "        step%s(%s, me, rt_x);\n", lab, tn);
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(&b, "        deliver(rt_x);\n");
+    if (pl->exchange == XF_EXCHANGE_HALO) {
+        if (hc.n) xf_buf_printf(&b, "        if (%s)\n    ", hc.s);
+        xf_buf_printf(&b, "        exchange_halo(pattern, me, %s);\n", tn);
+    }
+    xf_buf_printf(&b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
+    xf_buf_printf(&b, "    const uint64_t sum = output_checksum(me);\n    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
+    if (pl->exchange == XF_EXCHANGE_HALO) xf_buf_printf(&b, "    rt_pattern_free(pattern);\n");
+    xf_buf_printf(&b, "    if (rt_x) rt_exchange_free(rt_x);\n");
+    for (int i = 0; i < p->narrays; i++) {
+        xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
+        if (pl->arr[i].mark) xf_buf_printf(&b, "    free(%s_mine);\n", pl->arr[i].cname);
+    }
+    xf_buf_printf(&b, "    rt_finalize();\n    return 0;\n}\n");
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&st);
+    xf_buf_free(&pre);
+    xf_buf_free(&hc);
+    xf_buf_free(&labels);
+    return xf_buf_take(&b);
+}

@@ -1,0 +1,58 @@
+/*
+ * export_int.h — what the files of the exporter share (export.c plans and writes the directory,
+ * export_emit.c writes the C, the generated rt_embed.c holds the runtime sources).  Not for
+ * other modules: they use xf_export in xf.h.
+ */
+#ifndef POLYAPM_EXPORT_INT_H
+#define POLYAPM_EXPORT_INT_H
+
+#include <stdint.h>
+
+#include "ir.h"
+#include "xf.h"
+#include "xf_int.h"
+
+/* The runtime sources, embedded at build time from runtime/ (build/gen/rt_embed.c). */
+typedef struct xf_rt_file { const char *name, *text; } xf_rt_file;
+extern const xf_rt_file xf_rt_files[];   /* ends with {NULL, NULL} */
+
+/* One array of the program as the exported C stores it. */
+typedef struct ex_array {
+    const ir_decl *decl;          /* the array declaration */
+    const ir_decl *dist;          /* syndm: its dist declaration */
+    char cname[64];               /* the C name of its storage */
+    int fold;                     /* dimension of time planes stored modulo fold_w, or -1 */
+    int64_t fold_w;               /* live planes */
+    int64_t fold_cw;              /* the step t writes plane t + fold_cw */
+    int output;                   /* named by an output declaration */
+    int mark;                     /* syndm output: a byte per element says "computed here" */
+    int64_t mark_plane;           /* folded output: the plane whose writes are marked */
+    int64_t send_c;               /* halo: sends carry plane t + send_c of this array */
+} ex_array;
+
+/* The plan of one export. */
+typedef struct ex_plan {
+    const ir_program *p;
+    int64_t *pv;                  /* parameter values (nparams) */
+    ex_array *arr;                /* narrays */
+    int mpi;                      /* syndm: C+MPI */
+    const ir_stmt *nest;          /* the top-level FOR holding the time loop (NULL: no loop) */
+    int tslot;                    /* slot of the time loop variable (-1 when none) */
+    int64_t tstep;                /* step of the time loop (1 when none) */
+    int pslot;                    /* syndm: slot of the processor loop variable */
+    int pdepth;                   /* syndm: the proc loop is nest var pdepth (1), or the first
+                                     var of the FOR in the nest's body (-1) */
+    int64_t plo, nprocs;          /* syndm: processors plo .. plo+nprocs-1 */
+    xf_exchange exchange;         /* syndm: the exchange used; AUTO when no sends */
+    const ir_expr *halo_cond;     /* halo: the condition on t of the exchanges (NULL: every step) */
+    const char *origin;
+    char progname[64];
+} ex_plan;
+
+/* C names: the program's name made safe (not a C keyword, libc or runtime name). */
+void ex_cname(char *out, size_t size, const char *name);
+
+/* Writes the C program of the plan (malloc'd text). */
+char *ex_emit_program(const ex_plan *pl);
+
+#endif
