@@ -44,8 +44,9 @@ static void sim_fmt_local(sim_ctx *c, int array, const sim_mem *m, const int64_t
     int any = 0;
     int64_t g[SIM_MAXDIMS];
     for (int d = 0; d < nd; d++) {
-        g[d] = (int64_t)((uint64_t)idx[d] + (uint64_t)m->off[d]);
-        any |= m->off[d] != 0;
+        int64_t r = m->lat ? sim_mem_slot(m, d, idx[d]) : -1;
+        g[d] = r >= 0 ? sim_mem_global(m, d, r) : (int64_t)((uint64_t)idx[d] + (uint64_t)m->off[d]);
+        any |= g[d] != idx[d];
     }
     if (!any) return;
     size_t l = strlen(buf);
@@ -135,7 +136,13 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
                                                                     const sim_mem *m, const char *verb)
 {
     int64_t off = 0;
-    if (SIM_LIKELY(n->simple)) {
+    if (SIM_UNLIKELY(m->lat_abs)) {
+        for (int d = 0; d < n->n; d++) {
+            int64_t r = sim_mem_slot(m, d, sim_sub_eval(c, &n->sub[d]));
+            if (SIM_UNLIKELY(r < 0)) { sim_report_oob(c, n, m, verb); return -1; }
+            off += r * m->stride[d];
+        }
+    } else if (SIM_LIKELY(n->simple)) {
         const int64_t *fi = c->fi;
         for (int d = 0; d < n->n; d++) {
             const sim_sub *sb = &n->sub[d];
@@ -255,6 +262,7 @@ static int sim_sr_setup(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
     for (int j = 0; j < n->nsr; j++) {
         const sim_node *a = n->sracc[j];
         const sim_mem *m = &c->mem[a->array];
+        if (m->lat_abs) return 0;
         int64_t off = 0, st = 0;
         for (int d = 0; d < a->n; d++) {
             const sim_aff *f = &a->sub[d].aff;
