@@ -736,6 +736,7 @@ void sim_result_free(sim_result *r)
     if (!r) return;
     free(r->params);
     free(r->local_elems);
+    free(r->recv_elems);
     sim_trace *t = &r->trace;
     if (t->msgs)
         for (int s = 0; s < t->nsteps; s++) free(t->msgs[s]);
@@ -1207,6 +1208,11 @@ outputs:
         r->cancelled = 1;
         goto done;
     }
+    /* received elements per processor (syndm) */
+    if (c->level == IR_SYNDM && c->allmem && (r->recv_elems = calloc((size_t)c->nprocs + 1, sizeof *r->recv_elems)))
+        for (int64_t i = 0; i < (int64_t)c->nmem * c->narrays; i++)
+            for (int64_t k = 0; c->allmem[i].state && k < c->allmem[i].size; k++)
+                r->recv_elems[i / c->narrays] += c->allmem[i].state[k] == SIM_RECEIVED;
     /* outputs */
     for (int64_t i = 0; c->allmem && i < (int64_t)c->nmem * c->narrays; i++) {
         free(c->allmem[i].meta);
