@@ -554,6 +554,7 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         if (!found) send_cost(out, T.body, gencost);   /* no annotations: the sends carry it */
     }
     out->level = IR_SYNCOMM;
+    xf_simplify_program(out);
     xf_rename_for_level(out, src, "syn", "syncomm");
     if (xf_check_generated("commgen", out, d) != 0) return NULL;
     (void)nsends;

@@ -743,7 +743,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
                     }
                 }
                 ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
-                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, x), m, rpv, &T);
+                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, xf_simplify_int(out, x)), m, rpv, &T);
                 (e == 0 ? dd->u.dist.lo : dd->u.dist.hi)[k] = x;
             }
         }
@@ -764,6 +764,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     out->decls = decls;
     out->ndecls = nd;
     out->level = IR_SYNDM;
+    xf_simplify_program(out);
     xf_rename_for_level(out, src, "syncomm", "syndm");
     if (xf_check_generated("memdist", out, d) != 0) return NULL;
     *status = XF_OK;
