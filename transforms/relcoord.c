@@ -123,6 +123,15 @@ static ir_expr *shift(rc *c, const ir_expr *e, const ir_decl *dd, int k, const i
     const ir_expr *off = dd->u.dist.lo[k];
     ir_expr *o = subst(c->p, off, dd->u.dist.procvar, who);
     o = xf_simplify_int(c->p, o);
+    if (sc != &c->top && !linear(o)) {
+        /* a receiver's offset: the sender's own plus a difference free of processors? */
+        ir_expr *mine = xf_simplify_int(c->p, ir_clone_expr(c->p, off));
+        ir_expr *df = xf_simplify_int(c->p, ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, o), ir_clone_expr(c->p, mine)));
+        if (linear(df) && !mentions(df, dd->u.dist.procvar) && !mentions(df, c->dest) && !mentions(df, c->rp)) {
+            ir_expr *x = ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, e), linear(mine) ? mine : offset_let(c, &c->top, mine));
+            return compress(c->p, xf_simplify_int(c->p, ir_new_binary(c->p, IR_OP_SUB, x, df)), dd, k);
+        }
+    }
     if (!linear(o)) o = offset_let(c, sc, o);
     ir_expr *x = o->kind == IR_E_INT && o->u.ival == 0 ? ir_clone_expr(c->p, e)
                                                        : ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, e), o);

@@ -48,6 +48,34 @@ static void lin_add_atom(lin *l, int64_t k, ir_expr *a)
 }
 
 static ir_expr *simp(ir_program *p, ir_expr *e);
+static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k);
+static ir_expr *lin_expr(ir_program *p, const lin *l);
+
+static int is_sum(const ir_expr *e)
+{
+    return e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB);
+}
+
+/* (x + c * d) / d = x / d + c and (x + c * d) % d = x % d for a name or number d: e itself or
+ * the rewritten form (still to be simplified). */
+static ir_expr *pull_multiples(ir_program *p, ir_expr *e)
+{
+    const ir_expr *d = e->u.op.b;
+    if (d->kind != IR_E_NAME && !(d->kind == IR_E_INT && d->u.ival > 0)) return e;
+    lin l = {0};
+    collect(p, &l, e->u.op.a, 1);
+    int64_t c = 0;
+    if (d->kind == IR_E_INT) { c = l.c / d->u.ival - (l.c % d->u.ival < 0); l.c -= c * d->u.ival; }
+    char *dt = ir_print_expr(d);
+    for (int i = 0; i < l.n; i++)
+        if (!strcmp(l.text[i], dt)) { c += l.k[i]; l.k[i] = 0; }
+    free(dt);
+    if (l.over || c == 0) { lin_free(&l); return e; }
+    ir_expr *rest = ir_new_binary(p, e->u.op.op, lin_expr(p, &l), ir_clone_expr(p, d));
+    lin_free(&l);
+    if (e->u.op.op == IR_OP_MOD) return rest;
+    return ir_new_binary(p, IR_OP_ADD, rest, ir_new_int(p, c));
+}
 
 /* Adds k * e to l. */
 static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k)
@@ -64,6 +92,18 @@ static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k)
         case IR_OP_MUL:
             if (e->u.op.a->kind == IR_E_INT) { collect(p, l, e->u.op.b, k * e->u.op.a->u.ival); return; }
             if (e->u.op.b->kind == IR_E_INT) { collect(p, l, e->u.op.a, k * e->u.op.b->u.ival); return; }
+            if (e->u.op.b->kind == IR_E_NAME && is_sum(e->u.op.a)) {   /* (x + c) * n = x * n + c * n */
+                lin s = {0};
+                collect(p, &s, e->u.op.a, 1);
+                if (!s.over) {
+                    for (int i = 0; i < s.n; i++)
+                        lin_add_atom(l, k * s.k[i], ir_new_binary(p, IR_OP_MUL, s.atom[i], ir_clone_expr(p, e->u.op.b)));
+                    if (s.c) lin_add_atom(l, k * s.c, ir_clone_expr(p, e->u.op.b));
+                    lin_free(&s);
+                    return;
+                }
+                lin_free(&s);
+            }
             break;
         default: break;
         }
@@ -199,6 +239,10 @@ static ir_expr *simp(ir_program *p, ir_expr *e)
         }
         e->u.op.a = simp(p, e->u.op.a);
         e->u.op.b = simp(p, e->u.op.b);
+        if (op == IR_OP_DIV || op == IR_OP_MOD) {
+            ir_expr *r = pull_multiples(p, e);
+            if (r != e) return simp(p, r);
+        }
         if ((op == IR_OP_DIV || op == IR_OP_MUL) && e->u.op.b->kind == IR_E_INT && e->u.op.b->u.ival == 1) return e->u.op.a;
         if (op == IR_OP_MUL && e->u.op.a->kind == IR_E_INT && e->u.op.a->u.ival == 1) return e->u.op.b;
         return e;
