@@ -9,8 +9,8 @@
  * negative ones, then the constant (n - (p + 1) + 1 -> n - p).  A comparison keeps its operator
  * and moves every term to the side where it is positive (a + x >= a + 1 -> x >= 1).  A min/max
  * reduction whose body is monotone in its variable becomes the body at one end of the range
- * (min(k = 0 .. H) (1 + rp + k * procs) -> 1 + rp): names other than reduction variables are
- * parameters (>= 1) or processor variables (>= 0), so a product k * name grows with k.
+ * (min(k = 0 .. H) (1 + rp + k * procs) -> 1 + rp): the body is a sum of terms free of k and
+ * c * k or c * k * n with n a parameter (>= 1).
  * Integer arithmetic is free in the cost model and comparisons keep their number, so the
  * simulated costs do not change.  Nothing here touches a double expression.
  */
@@ -92,7 +92,7 @@ static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k)
         case IR_OP_MUL:
             if (e->u.op.a->kind == IR_E_INT) { collect(p, l, e->u.op.b, k * e->u.op.a->u.ival); return; }
             if (e->u.op.b->kind == IR_E_INT) { collect(p, l, e->u.op.a, k * e->u.op.b->u.ival); return; }
-            if (e->u.op.b->kind == IR_E_NAME && is_sum(e->u.op.a)) {   /* (x + c) * n = x * n + c * n */
+            if (e->u.op.b->kind == IR_E_NAME && is_sum(e->u.op.a = simp(p, e->u.op.a))) {   /* (x + c) * n = x * n + c * n */
                 lin s = {0};
                 collect(p, &s, e->u.op.a, 1);
                 if (!s.over) {
@@ -154,8 +154,16 @@ static int mentions(const ir_expr *e, const char *nm)
     }
 }
 
-/* +1 / -1 when l grows / shrinks with v (its terms are k * v or k * v * name), 0 unknown. */
-static int monotone_in(const lin *l, const char *v)
+/* Is nm a parameter of p (>= 1 in every context the transforms build)? */
+static int is_param(const ir_program *p, const char *nm)
+{
+    for (int i = 0; i < p->ndecls; i++)
+        if (p->decls[i]->kind == IR_D_PARAM && !strcmp(p->decls[i]->u.param.name, nm)) return 1;
+    return 0;
+}
+
+/* +1 / -1 when l grows / shrinks with v (its terms are k * v or k * v * parameter), 0 unknown. */
+static int monotone_in(const ir_program *p, const lin *l, const char *v)
 {
     int sign = 2;   /* constant so far */
     for (int i = 0; i < l->n; i++) {
@@ -163,8 +171,10 @@ static int monotone_in(const lin *l, const char *v)
         if (!mentions(a, v)) continue;
         int ok = a->kind == IR_E_NAME ||
                  (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_MUL &&
-                  ((a->u.op.a->kind == IR_E_NAME && !strcmp(a->u.op.a->u.name.id, v) && a->u.op.b->kind == IR_E_NAME) ||
-                   (a->u.op.b->kind == IR_E_NAME && !strcmp(a->u.op.b->u.name.id, v) && a->u.op.a->kind == IR_E_NAME)));
+                  ((a->u.op.a->kind == IR_E_NAME && !strcmp(a->u.op.a->u.name.id, v) && a->u.op.b->kind == IR_E_NAME &&
+                    is_param(p, a->u.op.b->u.name.id)) ||
+                   (a->u.op.b->kind == IR_E_NAME && !strcmp(a->u.op.b->u.name.id, v) && a->u.op.a->kind == IR_E_NAME &&
+                    is_param(p, a->u.op.a->u.name.id))));
         if (!ok) return 0;
         int s = l->k[i] > 0 ? 1 : -1;
         if (sign != 2 && sign != s) return 0;
@@ -287,7 +297,7 @@ static ir_expr *simp(ir_program *p, ir_expr *e)
         if (e->u.reduce.r != IR_R_MIN && e->u.reduce.r != IR_R_MAX) return e;
         lin l = {0};
         collect(p, &l, ir_clone_expr(p, e->u.reduce.body), 1);
-        int m = l.over ? 0 : monotone_in(&l, e->u.reduce.var);
+        int m = l.over ? 0 : monotone_in(p, &l, e->u.reduce.var);
         lin_free(&l);
         if (!m) return e;
         int at_lo = (m > 0) == (e->u.reduce.r == IR_R_MIN) || m == 2;
