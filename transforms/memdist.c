@@ -468,46 +468,50 @@ static int access_shift(isl_map *F, int k, int ndims, int np, int q, int64_t *c)
 }
 
 /* Does every access of the footprint F[0..nf-1] touch, in dimension k, only p + c of its
- * (one-dimensional) virtual processor p, the same c for all?  Then a cyclic or block-cyclic
- * processor holds a lattice there.  1 with *c, or 0. */
-static int lattice_shift(isl_map *const *F, int nf, int k, int ndims, int64_t *c)
+ * (one-dimensional) virtual processor p, c constant for each access?  Then a cyclic or
+ * block-cyclic processor holds a lattice there: 1 with the least and greatest c, or 0. */
+static int lattice_shift(isl_map *const *F, int nf, int k, int ndims, int64_t *cmin, int64_t *cmax)
 {
     for (int a = 0; a < nf; a++) {
         int64_t v;
-        if (!access_shift(F[a], k, ndims, 1, 0, &v) || (a && v != *c)) return 0;
-        *c = v;
+        if (!access_shift(F[a], k, ndims, 1, 0, &v)) return 0;
+        if (!a || v < *cmin) *cmin = v;
+        if (!a || v > *cmax) *cmax = v;
     }
     return nf > 0;
 }
 
 /* The strided dimension of a cyclic / block-cyclic processor rp whose accesses touch p + c of
- * each virtual processor p: from its first one's p + c to P1 + c, every procs-th (cyclic) or
- * every bs * procs-th in blocks of bs. */
-static void lattice_dim(ir_program *out, const xf_tiling *T, const char *rpv, const ir_expr *P1, int64_t c,
-                        ir_decl *dd, int k)
+ * each virtual processor p, cmin <= c <= cmax: from its first one's p + cmin to P1 + cmax, every
+ * procs-th in blocks of cmax - cmin + 1 (cyclic), or every bs * procs-th in blocks of
+ * bs + cmax - cmin (a block never longer than the step: then it holds every index). */
+static void lattice_dim(ir_program *out, const xf_tiling *T, const char *rpv, const ir_expr *P1, int64_t cmin,
+                        int64_t cmax, ir_decl *dd, int k)
 {
     ir_expr *p0 = T->p0[0] ? ir_clone_expr(out, T->p0[0]) : ir_new_int(out, 0);
     ir_expr *first = T->k == TK_CYCLIC ? ir_new_name(out, rpv)
                                        : bin(out, IR_OP_MUL, ir_new_name(out, rpv), ir_clone_expr(out, T->b[0]));
-    ir_expr *lo = bin(out, IR_OP_ADD, p0, first), *hi = ir_clone_expr(out, P1);
-    if (c) {
-        lo = bin(out, c > 0 ? IR_OP_ADD : IR_OP_SUB, lo, ir_new_int(out, c > 0 ? c : -c));
-        hi = bin(out, c > 0 ? IR_OP_ADD : IR_OP_SUB, hi, ir_new_int(out, c > 0 ? c : -c));
-    }
-    dd->u.dist.lo[k] = fold(out, lo);
-    dd->u.dist.hi[k] = fold(out, hi);
+    ir_expr *lo = bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, first), ir_new_int(out, cmin));
+    ir_expr *hi = bin(out, IR_OP_ADD, ir_clone_expr(out, P1), ir_new_int(out, cmax));
+    dd->u.dist.lo[k] = xf_simplify_int(out, lo);
+    dd->u.dist.hi[k] = xf_simplify_int(out, hi);
     if (!dd->u.dist.step) {
         dd->u.dist.step = ir_alloc(out, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.step);
         dd->u.dist.block = ir_alloc(out, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.block);
         memset(dd->u.dist.step, 0, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.step);
         memset(dd->u.dist.block, 0, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.block);
     }
-    if (T->k == TK_CYCLIC) {
-        dd->u.dist.step[k] = ir_new_name(out, "procs");
-    } else {
-        dd->u.dist.step[k] = bin(out, IR_OP_MUL, ir_clone_expr(out, T->b[0]), ir_new_name(out, "procs"));
-        dd->u.dist.block[k] = ir_clone_expr(out, T->b[0]);
+    ir_expr *step = T->k == TK_CYCLIC ? ir_new_name(out, "procs")
+                                      : bin(out, IR_OP_MUL, ir_clone_expr(out, T->b[0]), ir_new_name(out, "procs"));
+    ir_expr *blk = T->k == TK_CYCLIC ? ir_new_int(out, cmax - cmin + 1)
+                                     : xf_simplify_int(out, bin(out, IR_OP_ADD, ir_clone_expr(out, T->b[0]), ir_new_int(out, cmax - cmin)));
+    dd->u.dist.step[k] = step;
+    if (T->k == TK_CYCLIC && cmax == cmin) return;   /* blocks of one */
+    if (cmax > cmin) {
+        ir_expr *args[2] = {blk, ir_clone_expr(out, step)};
+        blk = ir_new_call(out, IR_F_MIN, args, 2);
     }
+    dd->u.dist.block[k] = blk;
 }
 
 int xf_memdist_applicable(const ir_program *p, char **why_not)
@@ -622,9 +626,9 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         dd->u.dist.lo = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.lo);
         dd->u.dist.hi = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.hi);
         for (int k = 0; k < nd_ && ok; k++) {
-            int64_t c = 0;
-            if ((T.k == TK_CYCLIC || T.k == TK_BLOCKCYCLIC) && P1 && lattice_shift(F, nf, k, nd_, &c)) {
-                lattice_dim(out, &T, rpv, P1, c, dd, k);
+            int64_t cmin = 0, cmax = 0;
+            if ((T.k == TK_CYCLIC || T.k == TK_BLOCKCYCLIC) && P1 && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
+                lattice_dim(out, &T, rpv, P1, cmin, cmax, dd, k);
                 continue;
             }
             for (int e = 0; e < 2 && ok; e++) {
