@@ -7,7 +7,7 @@
 #    elements: local <= 3 n^2/procs + 2 received, and at most half of full replication (before:
 #    11468 of 12288 elements, a box spanning nearly every row);
 #  - jacobi1d blocked: processor 0 holds its block plus a halo of one (the boundary statement at
-#    n - 1 no longer widens its box to the row);
+#    n - 1 no longer widens its box to the row); cyclic: its virtual processors' p - 1 .. p + 1;
 #  - every LU leaf (STM1/STM2 x blocked/cyclic/blockcyclic) through relcoord verifies at n=12 and
 #    64 with the cost of its syndm node; a range send to receivers whose offsets differ becomes a
 #    loop over the receivers, each with its own index;
@@ -65,6 +65,20 @@ for lv in d r; do
         "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
     expect_eq "jacobi1d blocked $lv: every processor (0 too) holds 11 steps x (10 + 2)" \
         "$(json "j['local_memory']" <"$TMP/s.json")" "[132, 132, 132, 132]"
+done
+
+# jacobi1d cyclic (procs=4): p - 1 .. p + 1 of each virtual processor, strided in blocks of 3
+"$POLYAPM" apply "$TMP/j-s.apm" tile kind=cyclic procs=4 -o "$TMP/jc-t.apm" &&
+"$POLYAPM" apply "$TMP/jc-t.apm" commgen -o "$TMP/jc-c.apm" &&
+"$POLYAPM" apply "$TMP/jc-c.apm" memdist -o "$TMP/jc-d.apm" &&
+"$POLYAPM" apply "$TMP/jc-d.apm" relcoord -o "$TMP/jc-r.apm"; rc=$?
+expect_eq "jacobi1d cyclic: the chain to relcoord exits 0" "$rc" 0
+expect_match "jacobi1d cyclic: a row strided in blocks of 3" "$(cat "$TMP/jc-d.apm")" \
+    "^dist a\(rp\) \[0 \.\. steps\]\[rp - 1 \.\. n step procs block min\(3, procs\)\]"
+for lv in d r; do
+    "$POLYAPM" sim "$TMP/jc-$lv.apm" -D n=40 -D steps=10 --against jacobi1d.apm --json >"$TMP/s.json"
+    expect_eq "jacobi1d cyclic $lv: verified, at most 11 steps x (3 x 10 + 2) per processor" \
+        "$(json "j['verified'] and j['violations_total'] == 0 and max(j['local_memory']) <= 11 * 32" <"$TMP/s.json")" True
 done
 
 # relcoord: a range send whose receivers' offsets differ (rp * b - 2 * b)
