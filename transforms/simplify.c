@@ -313,6 +313,19 @@ ir_expr *xf_simplify_int(ir_program *p, ir_expr *e)
     return simp(p, e);
 }
 
+/* e simplified when that shortens it, else e as written (x == n - 1 stays). */
+static ir_expr *shorter(ir_program *p, ir_expr *e)
+{
+    if (!e) return NULL;
+    char *a = ir_print_expr(e);
+    ir_expr *r = simp(p, ir_clone_expr(p, e));
+    char *b = ir_print_expr(r);
+    if (strlen(b) >= strlen(a)) r = e;
+    free(a);
+    free(b);
+    return r;
+}
+
 /* Lets whose value may be a double (an array element, a real literal, sqrt): comparisons
  * mentioning them are left alone. */
 typedef struct dlets { const char *name[256]; int n; } dlets;
@@ -355,7 +368,7 @@ static ir_expr *simp_cond(ir_program *p, const dlets *D, ir_expr *e)
         return e;
     }
     if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NOT) { e->u.op.a = simp_cond(p, D, e->u.op.a); return e; }
-    if (e->kind == IR_E_BINARY && is_cmp(e->u.op.op) && !maybe_double(D, e)) return simp(p, e);
+    if (e->kind == IR_E_BINARY && is_cmp(e->u.op.op) && !maybe_double(D, e)) return shorter(p, e);
     return e;
 }
 
@@ -364,12 +377,12 @@ static void simp_subscripts(ir_program *p, ir_expr *e)
 {
     if (!e) return;
     switch (e->kind) {
-    case IR_E_ACCESS: for (int i = 0; i < e->u.access.nidx; i++) e->u.access.idx[i] = simp(p, e->u.access.idx[i]); break;
+    case IR_E_ACCESS: for (int i = 0; i < e->u.access.nidx; i++) e->u.access.idx[i] = shorter(p, e->u.access.idx[i]); break;
     case IR_E_UNARY: case IR_E_BINARY: simp_subscripts(p, e->u.op.a); simp_subscripts(p, e->u.op.b); break;
     case IR_E_CALL: for (int i = 0; i < e->u.call.nargs; i++) simp_subscripts(p, e->u.call.args[i]); break;
     case IR_E_REDUCE:
-        e->u.reduce.lo = simp(p, e->u.reduce.lo);
-        e->u.reduce.hi = simp(p, e->u.reduce.hi);
+        e->u.reduce.lo = shorter(p, e->u.reduce.lo);
+        e->u.reduce.hi = shorter(p, e->u.reduce.hi);
         simp_subscripts(p, e->u.reduce.body);
         break;
     default: break;
@@ -392,11 +405,11 @@ static void simp_stmt(ir_program *p, const dlets *D, ir_stmt *s)
         break;
     case IR_S_SEND:
         simp_subscripts(p, s->u.send.what);
-        s->u.send.to_lo = simp(p, s->u.send.to_lo);
-        s->u.send.to_hi = simp(p, s->u.send.to_hi);
-        s->u.send.at = simp(p, s->u.send.at);
+        s->u.send.to_lo = shorter(p, s->u.send.to_lo);
+        s->u.send.to_hi = shorter(p, s->u.send.to_hi);
+        s->u.send.at = shorter(p, s->u.send.at);
         s->u.send.when = simp_cond(p, D, s->u.send.when);
-        for (int i = 0; i < s->u.send.nas; i++) s->u.send.as_idx[i] = simp(p, s->u.send.as_idx[i]);
+        for (int i = 0; i < s->u.send.nas; i++) s->u.send.as_idx[i] = shorter(p, s->u.send.as_idx[i]);
         break;
     }
 }
@@ -413,12 +426,12 @@ void xf_simplify_program(ir_program *p)
         ir_decl *d = p->decls[i];
         if (d->kind != IR_D_DIST || d->u.dist.dk != IR_DIST_LOCAL) continue;
         for (int k = 0; k < d->u.dist.ndims; k++) {
-            d->u.dist.lo[k] = simp(p, d->u.dist.lo[k]);
-            d->u.dist.hi[k] = simp(p, d->u.dist.hi[k]);
-            if (d->u.dist.offset) d->u.dist.offset[k] = simp(p, d->u.dist.offset[k]);
+            d->u.dist.lo[k] = shorter(p, d->u.dist.lo[k]);
+            d->u.dist.hi[k] = shorter(p, d->u.dist.hi[k]);
+            if (d->u.dist.offset) d->u.dist.offset[k] = shorter(p, d->u.dist.offset[k]);
             if (d->u.dist.step) {
-                d->u.dist.step[k] = simp(p, d->u.dist.step[k]);
-                d->u.dist.block[k] = simp(p, d->u.dist.block[k]);
+                d->u.dist.step[k] = shorter(p, d->u.dist.step[k]);
+                d->u.dist.block[k] = shorter(p, d->u.dist.block[k]);
             }
         }
     }

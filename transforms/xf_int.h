@@ -187,9 +187,9 @@ ir_expr *xf_expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s);
 /* An integer expression in a simpler equal form (linear sums normalised, monotone min/max
  * reductions closed); e's nodes may be reused. */
 ir_expr *xf_simplify_int(ir_program *p, ir_expr *e);
-/* The same for the integer expressions of p's step nest and dists (subscripts, send
- * destinations, times and indices, integer comparisons of guards; not loop bounds); costs are
- * unchanged. */
+/* The same, where it shortens them, for the integer expressions of p's step nest and dists
+ * (subscripts, send destinations, times and indices, integer comparisons of guards; not loop
+ * bounds); costs are unchanged. */
 void xf_simplify_program(ir_program *p);
 
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
