@@ -55,8 +55,7 @@ static int mentions(const ir_expr *e, const char *nm)
     }
 }
 
-/* Lets of offsets: at the top of the processor's body (its own offsets), or before a send (a
- * receiver's). */
+/* Lets of the processor's own offsets, at the top of its body. */
 #define MAXLETS 64
 typedef struct lets { ir_stmt *st[MAXLETS]; const char *text[MAXLETS]; int n; } lets;
 
@@ -117,13 +116,15 @@ static ir_expr *offset_let(rc *c, lets *sc, ir_expr *o)
 }
 
 /* The local index of global index e in dimension k: e - lo (lo's processor variable replaced
- * by `who`; a let of scope sc when lo is not a number), compressed when strided. */
+ * by `who`), compressed when strided.  In a subscript (sc: the processor's own lets) a lo that
+ * is more than a sum becomes a let; at a receiver (sc NULL: an `as` index, which need not be
+ * affine) it is the sender's own offset plus a constant when it is one, else written out. */
 static ir_expr *shift(rc *c, const ir_expr *e, const ir_decl *dd, int k, const ir_expr *who, lets *sc)
 {
     const ir_expr *off = dd->u.dist.lo[k];
     ir_expr *o = subst(c->p, off, dd->u.dist.procvar, who);
     o = xf_simplify_int(c->p, o);
-    if (sc != &c->top && !linear(o)) {
+    if (!sc && !linear(o)) {
         /* a receiver's offset: the sender's own plus a difference free of processors? */
         ir_expr *mine = xf_simplify_int(c->p, ir_clone_expr(c->p, off));
         ir_expr *df = xf_simplify_int(c->p, ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, o), ir_clone_expr(c->p, mine)));
@@ -132,7 +133,7 @@ static ir_expr *shift(rc *c, const ir_expr *e, const ir_decl *dd, int k, const i
             return compress(c->p, xf_simplify_int(c->p, ir_new_binary(c->p, IR_OP_SUB, x, df)), dd, k);
         }
     }
-    if (!linear(o)) o = offset_let(c, sc, o);
+    if (sc && !linear(o)) o = offset_let(c, sc, o);   /* subscripts must stay affine; `as` need not */
     ir_expr *x = o->kind == IR_E_INT && o->u.ival == 0 ? ir_clone_expr(c->p, e)
                                                        : ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, e), o);
     return compress(c->p, x, dd, k);
@@ -172,7 +173,7 @@ static void insert_at(ir_program *p, ir_block *b, int pos, ir_stmt *s)
     b->stmts[pos] = s;
 }
 
-/* Rewrites s and appends it (with the lets it needs, or the loop replacing it) to out. */
+/* Rewrites s and appends it (or the loop over receivers replacing it) to out. */
 static void local_stmt(rc *c, ir_stmt *s, const ir_expr *me, ir_block *out)
 {
     switch (s->kind) {
@@ -209,23 +210,16 @@ static void local_stmt(rc *c, ir_stmt *s, const ir_expr *me, ir_block *out)
                 s->u.send.to_lo = ir_new_name(c->p, c->dest);
                 s->u.send.to_hi = NULL;
             }
-            lets rl = {.n = 0};   /* the receiver's offsets */
             if (dep && c->ok) {
                 s->u.send.nas = w->u.access.nidx;
                 s->u.send.as_idx = ir_alloc(c->p, (size_t)s->u.send.nas * sizeof *s->u.send.as_idx);
                 for (int k = 0; k < s->u.send.nas; k++)
-                    s->u.send.as_idx[k] = k < dd->u.dist.ndims ? shift(c, w->u.access.idx[k], dd, k, s->u.send.to_lo, &rl)
+                    s->u.send.as_idx[k] = k < dd->u.dist.ndims ? shift(c, w->u.access.idx[k], dd, k, s->u.send.to_lo, NULL)
                                                                : ir_clone_expr(c->p, w->u.access.idx[k]);
             }
             local_expr(c, s->u.send.what, me);
             local_expr(c, s->u.send.when, me);
-            if (loop) {
-                for (int i = 0; i < rl.n; i++) insert_at(c->p, loop->u.for_.body, i, rl.st[i]);
-                ir_block_append(c->p, out, loop);
-                return;
-            }
-            for (int i = 0; i < rl.n; i++) ir_block_append(c->p, out, rl.st[i]);
-            ir_block_append(c->p, out, s);
+            ir_block_append(c->p, out, loop ? loop : s);
             return;
         }
         local_expr(c, s->u.send.what, me);
