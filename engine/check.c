@@ -1125,12 +1125,14 @@ static void check_decls(checker *C)
                 d->u.dist.slot = define(C, d->u.dist.procvar ? d->u.dist.procvar : "?",
                                         IR_N_DISTVAR, 0, d->pos, IR_INT);
                 for (int k = 0; k < d->u.dist.ndims; k++) {
-                    ir_expr *ex[3] = { d->u.dist.lo ? d->u.dist.lo[k] : NULL,
+                    ir_expr *ex[5] = { d->u.dist.lo ? d->u.dist.lo[k] : NULL,
                                        d->u.dist.hi ? d->u.dist.hi[k] : NULL,
-                                       d->u.dist.offset ? d->u.dist.offset[k] : NULL };
-                    for (int j = 0; j < 3; j++)
+                                       d->u.dist.offset ? d->u.dist.offset[k] : NULL,
+                                       d->u.dist.step ? d->u.dist.step[k] : NULL,
+                                       d->u.dist.block ? d->u.dist.block[k] : NULL };
+                    for (int j = 0; j < 5; j++)
                         if (ex[j] && resolve(C, ex[j], M_NOARRAY, "a dist bound") != IR_INT)
-                            cerr(C, ex[j]->pos, "a dist bound or offset must be an integer expression");
+                            cerr(C, ex[j]->pos, "a dist bound, step, block or offset must be an integer expression");
                 }
                 pop_to(C, mark);
             }

@@ -410,6 +410,8 @@ static ir_decl *clone_decl(ir_program *dst, const ir_decl *d)
         c->u.dist.lo = clone_exprs(dst, d->u.dist.lo, d->u.dist.ndims);
         c->u.dist.hi = clone_exprs(dst, d->u.dist.hi, d->u.dist.ndims);
         c->u.dist.offset = clone_exprs(dst, d->u.dist.offset, d->u.dist.ndims);
+        c->u.dist.step = clone_exprs(dst, d->u.dist.step, d->u.dist.ndims);
+        c->u.dist.block = clone_exprs(dst, d->u.dist.block, d->u.dist.ndims);
         break;
     case IR_D_OP:
         c->u.op.name = ir_strdup(dst, d->u.op.name);

@@ -336,6 +336,8 @@ typedef struct ir_decl {
             int slot;
             ir_expr **lo, **hi;   /* local bounds in local coordinates (ndims each) */
             ir_expr **offset;     /* global = local + offset; NULL = absolute (offset 0) */
+            ir_expr **step, **block;   /* per dimension `step s [block b]` (NULL entries: every
+                                        * index); NULL when no dimension is strided */
             int ndims;
         } dist;
         struct {                  /* op NAME { items } */

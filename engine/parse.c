@@ -8,7 +8,7 @@
  *            | 'array' NAME ('[' expr '..' expr ']')* ('double' | 'int')
  *            | 'init' NAME ('[' expr ']')* '=' expr
  *            | 'output' NAME ('[' expr ']')*
- *            | 'dist' NAME ('replicate' | '(' NAME ')' ('[' expr '..' expr ']')*
+ *            | 'dist' NAME ('replicate' | '(' NAME ')' ('[' expr '..' expr ['step' expr ['block' expr]] ']')*
  *                                         ['offset' ('[' expr ']')*])
  *   stmt     = [NAME ':'] NAME ('[' expr ']')* '=' expr ['cost' expr]
  *            | 'let' NAME '=' expr
@@ -1096,6 +1096,42 @@ static ir_decl *parse_op(parser *P)
     return d;
 }
 
+
+/* A dist's ranges: [lo .. hi] or [lo .. hi step s] or [lo .. hi step s block b] (`block` is a
+ * name here, not a keyword).  step and block stay NULL when no dimension is strided. */
+static int parse_dist_ranges(parser *P, ir_decl *d)
+{
+    ir_expr **l = NULL, **h = NULL, **st = NULL, **bl = NULL;
+    int n = 0, cl = 0, ch = 0, cs = 0, cb = 0, any = 0;
+    while (kind(P) == IR_T_LBRACK && !P->panic) {
+        advance(P);
+        ir_expr *a = parse_expr(P);
+        expect(P, IR_T_DOTDOT);
+        ir_expr *b = parse_expr(P), *s = NULL, *k = NULL;
+        if (accept(P, IR_T_STEP)) {
+            s = parse_expr(P);
+            any = 1;
+            if (kind(P) == IR_T_IDENT && !strcmp(tok(P)->text, "block")) {
+                advance(P);
+                k = parse_expr(P);
+            }
+        }
+        expect(P, IR_T_RBRACK);
+        PUSH(P, l, n, cl, a);
+        n--;
+        PUSH(P, h, n, ch, b);
+        n--;
+        PUSH(P, st, n, cs, s);
+        n--;
+        PUSH(P, bl, n, cb, k);
+    }
+    d->u.dist.lo = l;
+    d->u.dist.hi = h;
+    d->u.dist.step = any ? st : NULL;
+    d->u.dist.block = any ? bl : NULL;
+    return n;
+}
+
 /* Parses one declaration (a `param` line may give several) and appends it; returns the first. */
 static ir_decl *parse_decls_one(parser *P)
 {
@@ -1180,7 +1216,7 @@ static ir_decl *parse_decls_one(parser *P)
             d->u.dist.dk = IR_DIST_LOCAL;
             d->u.dist.procvar = expect_ident(P, "a processor variable", NULL);
             expect(P, IR_T_RPAREN);
-            d->u.dist.ndims = parse_ranges(P, &d->u.dist.lo, &d->u.dist.hi);
+            d->u.dist.ndims = parse_dist_ranges(P, d);
             if (kind(P) == IR_T_OFFSET) {
                 ir_pos opos = tok(P)->pos;
                 advance(P);

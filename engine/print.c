@@ -560,7 +560,21 @@ static int print_decl(buf *b, ir_decl *const *decls, int n, int i)
         bput(b, ")");
         if (d->u.dist.ndims > 0) {
             bput(b, " ");
-            print_ranges(b, d->u.dist.lo, d->u.dist.hi, d->u.dist.ndims);
+            for (int k = 0; k < d->u.dist.ndims; k++) {
+                bput(b, "[");
+                print_expr(b, d->u.dist.lo ? d->u.dist.lo[k] : NULL, 0);
+                bput(b, " .. ");
+                print_expr(b, d->u.dist.hi ? d->u.dist.hi[k] : NULL, 0);
+                if (d->u.dist.step && d->u.dist.step[k]) {
+                    bput(b, " step ");
+                    print_expr(b, d->u.dist.step[k], 0);
+                    if (d->u.dist.block && d->u.dist.block[k]) {
+                        bput(b, " block ");
+                        print_expr(b, d->u.dist.block[k], 0);
+                    }
+                }
+                bput(b, "]");
+            }
             if (d->u.dist.offset) {
                 bput(b, " offset ");
                 print_index_list(b, d->u.dist.offset, d->u.dist.ndims);

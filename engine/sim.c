@@ -137,22 +137,32 @@ static int64_t sim_max_bytes(void)
 
 /* Lays out and allocates one memory; `bytes` accumulates the total.  0 = ok. */
 static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64_t *lo,
-                         const int64_t *hi, const int64_t *off, int race, int64_t *bytes)
+                         const int64_t *hi, const int64_t *off, const int64_t *lat_s,
+                         const int64_t *lat_b, int race, int64_t *bytes)
 {
     int nd = arr->u.array.ndims;
     m->ndims = nd;
     m->is_double = arr->u.array.elem == IR_DOUBLE;
+    m->lat = m->lat_abs = 0;
     int64_t size = 1;
     for (int d = nd - 1; d >= 0; d--) {
         m->lo[d] = lo[d];
         m->off[d] = off ? off[d] : 0;
+        m->lat_s[d] = lat_s ? lat_s[d] : 0;
+        m->lat_b[d] = lat_s && lat_s[d] ? lat_b[d] : 1;
+        m->lat |= m->lat_s[d] != 0;
         int64_t ext = hi[d] >= lo[d] ? (int64_t)((uint64_t)hi[d] - (uint64_t)lo[d] + 1) : 0;
+        if (m->lat_s[d] && !off && ext > 0) {   /* the lattice points of lo .. hi */
+            int64_t q = ext - 1, s = m->lat_s[d], b = m->lat_b[d];
+            ext = (q / s) * b + (q % s + 1 < b ? q % s + 1 : b);
+        }
         if (ext < 0 || ext > SIM_MAX_ELEMS) ext = SIM_MAX_ELEMS + 1;
         m->ext[d] = ext;
         m->stride[d] = size;
         if (ext != 0 && size > SIM_MAX_ELEMS / ext) size = SIM_MAX_ELEMS + 1;
         else size *= ext;
     }
+    m->lat_abs = m->lat && !off;
     if (size > SIM_MAX_ELEMS) {
         diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
                  "array %s is too large to simulate (more than 2^31 elements)", arr->u.array.name);
@@ -261,10 +271,50 @@ static int sim_init_box(const sim_init *in, const sim_mem *m, int64_t *glo, int6
 
 /* Array bounds (global) of each array, filled by sim_run. */
 
+/* The next storage index vector r of m (row-major); 0 after the last. */
+static int sim_storage_next(const sim_mem *m, int64_t *r)
+{
+    for (int d = m->ndims - 1; d >= 0; d--) {
+        if (r[d] + 1 < m->ext[d]) { r[d]++; return 1; }
+        r[d] = 0;
+    }
+    return 0;
+}
+
+/* Init values into a strided memory: element by element of its storage. */
+static void sim_init_fill_lattice(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_bounds *ab)
+{
+    int nd = in->nidx;
+    int64_t r[SIM_MAXDIMS] = { 0 }, g[SIM_MAXDIMS];
+    for (int d = 0; d < nd; d++) if (m->ext[d] == 0) return;
+    c->cur = NULL;
+    do {
+        int ok = 1;
+        for (int d = 0; d < nd && ok; d++) {
+            g[d] = sim_mem_global(m, d, r[d]);
+            ok = g[d] >= ab->lo[d] && g[d] <= ab->hi[d] && (!in->fixed[d] || g[d] == in->fixval[d]);
+        }
+        for (int d = 0; d < nd && ok; d++) {
+            if (in->fixed[d]) continue;
+            for (int e = 0; e < d; e++)
+                if (!in->fixed[e] && in->slot[e] == in->slot[d] && g[e] != g[d]) ok = 0;
+            c->fi[in->slot[d]] = g[d];
+        }
+        if (!ok) continue;
+        int64_t off = 0;
+        for (int d = 0; d < nd; d++) off += r[d] * m->stride[d];
+        if (m->is_double) ((double *)m->data)[off] = sim_eval_d(c, in->value);
+        else ((int64_t *)m->data)[off] = sim_eval_i(c, in->value);
+        m->state[off] = SIM_INIT;
+        if (c->stop) return;
+    } while (sim_storage_next(m, r));
+}
+
 static void sim_init_fill(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_bounds *ab)
 {
     int nd = in->nidx;
     int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS];
+    if (m->lat) { sim_init_fill_lattice(c, in, m, ab); return; }
     if (!sim_init_box(in, m, glo, ghi)) return;
     for (int d = 0; d < nd; d++) {       /* within the array's global bounds */
         if (glo[d] < ab->lo[d]) glo[d] = ab->lo[d];
@@ -334,8 +384,8 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
                                       : &c->allmem[g->array];
     int64_t off = 0;
     for (int d = 0; d < g->nidx; d++) {
-        uint64_t r = (uint64_t)g->idx[d] - (uint64_t)m->lo[d];
-        if (r >= (uint64_t)m->ext[d]) {
+        int64_t r = sim_mem_slot(m, d, g->idx[d]);
+        if (r < 0) {
             if (c->level == IR_SYNDM)
                 sim_msg_violation(c, g, SIM_V_OUTSIDE_LOCAL, "outside local memory",
                                   ", outside the receiver's part");
@@ -343,7 +393,7 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
                 sim_msg_violation(c, g, SIM_V_BAD_MESSAGE, "bad message", ", outside the array");
             return;
         }
-        off += (int64_t)r * m->stride[d];
+        off += r * m->stride[d];
     }
     uint64_t have;
     memcpy(&have, (char *)m->data + 8 * off, 8);
@@ -493,10 +543,14 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
                            int only_computed, int32_t *seen, int proc)
 {
     int nd = m->ndims;
-    int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS];
+    int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS], r[SIM_MAXDIMS] = { 0 };
     for (int d = 0; d < nd; d++) {
         int64_t lo = m->lo[d] + m->off[d], hi = lo + m->ext[d] - 1;
         if (m->ext[d] == 0) return;
+        if (m->lat) {   /* a strided memory: element by element of its storage */
+            lo = INT64_MIN;
+            hi = INT64_MAX;
+        }
         int64_t rlo = d < so->nfix ? so->fix[d] : o->lo[d - so->nfix];
         int64_t rhi = d < so->nfix ? so->fix[d] : o->hi[d - so->nfix];
         if (lo < rlo) lo = rlo;
@@ -507,7 +561,17 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
     }
     do {
         int64_t off = 0;
-        for (int d = 0; d < nd; d++) off += (g[d] - m->off[d] - m->lo[d]) * m->stride[d];
+        if (m->lat) {
+            int in = 1;
+            for (int d = 0; d < nd; d++) {
+                g[d] = sim_mem_global(m, d, r[d]);
+                in &= g[d] >= glo[d] && g[d] <= ghi[d];
+                off += r[d] * m->stride[d];
+            }
+            if (!in) continue;
+        } else {
+            for (int d = 0; d < nd; d++) off += (g[d] - m->off[d] - m->lo[d]) * m->stride[d];
+        }
         unsigned char st = m->state[off];
         if (st == SIM_UNDEF || (only_computed && st != SIM_COMPUTED)) continue;
         double v = m->is_double ? ((const double *)m->data)[off]
@@ -534,7 +598,7 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
         }
         o->values[k] = v;
         o->defined[k] = 1;
-    } while (sim_box_next(nd, glo, ghi, g));
+    } while (m->lat ? sim_storage_next(m, r) : sim_box_next(nd, glo, ghi, g));
 }
 
 /* Init values of the region in global coordinates (syndm: elements nobody computed). */
@@ -671,6 +735,7 @@ void sim_result_free(sim_result *r)
     if (!r) return;
     free(r->params);
     free(r->local_elems);
+    free(r->recv_elems);
     sim_trace *t = &r->trace;
     if (t->msgs)
         for (int s = 0; s < t->nsteps; s++) free(t->msgs[s]);
@@ -749,6 +814,7 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
         }
         int nd = arr->u.array.ndims;
         sim_node *lo[SIM_MAXDIMS] = { 0 }, *hi[SIM_MAXDIMS] = { 0 }, *of[SIM_MAXDIMS] = { 0 };
+        sim_node *ls[SIM_MAXDIMS] = { 0 }, *lb[SIM_MAXDIMS] = { 0 };
         int local = dd->u.dist.dk == IR_DIST_LOCAL;
         if (local) {
             if (dd->u.dist.ndims != nd || dd->u.dist.slot < 0 || dd->u.dist.slot >= c->prog->nslots) {
@@ -761,10 +827,16 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
                 hi[k] = sim_compile_expr(c, dd->u.dist.hi[k], IR_INT);
                 of[k] = dd->u.dist.offset ? sim_compile_expr(c, dd->u.dist.offset[k], IR_INT) : NULL;
                 if (!lo[k] || !hi[k] || (dd->u.dist.offset && !of[k])) return -1;
+                if (dd->u.dist.step && dd->u.dist.step[k]) {
+                    ls[k] = sim_compile_expr(c, dd->u.dist.step[k], IR_INT);
+                    lb[k] = dd->u.dist.block[k] ? sim_compile_expr(c, dd->u.dist.block[k], IR_INT) : NULL;
+                    if (!ls[k] || (dd->u.dist.block[k] && !lb[k])) return -1;
+                }
             }
         }
         for (int q = 0; q < c->nprocs; q++) {
-            int64_t l[SIM_MAXDIMS], h[SIM_MAXDIMS], o[SIM_MAXDIMS];
+            int64_t l[SIM_MAXDIMS], h[SIM_MAXDIMS], o[SIM_MAXDIMS], st[SIM_MAXDIMS] = { 0 }, bl[SIM_MAXDIMS];
+            int strided = 0;
             if (local) {
                 c->fi[dd->u.dist.slot] = c->pmin + q;
                 c->quiet++;
@@ -773,6 +845,9 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
                     l[k] = sim_eval_i(c, lo[k]);
                     h[k] = sim_eval_i(c, hi[k]);
                     o[k] = of[k] ? sim_eval_i(c, of[k]) : 0;
+                    st[k] = ls[k] ? sim_eval_i(c, ls[k]) : 0;
+                    bl[k] = lb[k] ? sim_eval_i(c, lb[k]) : 1;
+                    strided |= ls[k] != NULL;
                 }
                 c->quiet--;
                 if (c->quiet_errors || c->stop) {
@@ -781,15 +856,22 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
                              arr->u.array.name, (long long)(c->pmin + q));
                     return -1;
                 }
+                for (int k = 0; k < nd; k++)
+                    if (ls[k] && (st[k] < 1 || bl[k] < 1 || bl[k] > st[k])) {
+                        diag_add(&c->r->diags, c->prog->file, dd->pos.line, dd->pos.col,
+                                 "the dist of %s for processor %lld: step %lld block %lld (need "
+                                 "1 <= block <= step)", arr->u.array.name, (long long)(c->pmin + q),
+                                 (long long)st[k], (long long)bl[k]);
+                        return -1;
+                    }
             } else {
                 for (int k = 0; k < nd; k++) { l[k] = ab[a].lo[k]; h[k] = ab[a].hi[k]; o[k] = 0; }
             }
-            if (sim_mem_alloc(c, &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a], arr,
-                              l, h, o, 0, &bytes) != 0)
+            sim_mem *mem = &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a];
+            if (sim_mem_alloc(c, mem, arr, l, h, dd->u.dist.offset ? o : NULL, strided ? st : NULL, bl, 0,
+                              &bytes) != 0)
                 return -1;
-            int64_t n = 1;
-            for (int k = 0; k < nd; k++) n *= h[k] >= l[k] ? h[k] - l[k] + 1 : 0;
-            c->r->local_elems[q] += n;
+            c->r->local_elems[q] += mem->size;
         }
     }
     for (int q = 0; q < c->nprocs && !c->stop; q++)
@@ -1061,7 +1143,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         if (!c->allmem) goto done;
         c->nmem = 1;
         for (int a = 0; a < p->narrays; a++)
-            if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, race, &bytes) != 0) {
+            if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, NULL, NULL, race, &bytes) != 0) {
                 goto done;
             }
         for (int i = 0; i < ninits && !c->stop; i++)
@@ -1199,6 +1281,11 @@ outputs:
         r->cancelled = 1;
         goto done;
     }
+    /* received elements per processor (syndm) */
+    if (c->level == IR_SYNDM && c->allmem && (r->recv_elems = calloc((size_t)c->nprocs + 1, sizeof *r->recv_elems)))
+        for (int64_t i = 0; i < (int64_t)c->nmem * c->narrays; i++)
+            for (int64_t k = 0; c->allmem[i].state && k < c->allmem[i].size; k++)
+                r->recv_elems[i / c->narrays] += c->allmem[i].state[k] == SIM_RECEIVED;
     /* outputs */
     for (int64_t i = 0; c->allmem && i < (int64_t)c->nmem * c->narrays; i++) {
         free(c->allmem[i].meta);

@@ -108,6 +108,8 @@ typedef struct sim_result {
                                      entries, all arrays), NULL at other levels */
     int64_t full_elems;           /* elements of all arrays: one processor's share under full
                                      replication */
+    int64_t *recv_elems;          /* syndm: elements each processor holds by a message at the end
+                                     (nprocs entries), NULL at other levels */
     diag_list diags;              /* errors that stopped the run (bad parameters, ...) */
 } sim_result;
 

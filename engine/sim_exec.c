@@ -44,8 +44,9 @@ static void sim_fmt_local(sim_ctx *c, int array, const sim_mem *m, const int64_t
     int any = 0;
     int64_t g[SIM_MAXDIMS];
     for (int d = 0; d < nd; d++) {
-        g[d] = (int64_t)((uint64_t)idx[d] + (uint64_t)m->off[d]);
-        any |= m->off[d] != 0;
+        int64_t r = m->lat ? sim_mem_slot(m, d, idx[d]) : -1;
+        g[d] = r >= 0 ? sim_mem_global(m, d, r) : (int64_t)((uint64_t)idx[d] + (uint64_t)m->off[d]);
+        any |= g[d] != idx[d];
     }
     if (!any) return;
     size_t l = strlen(buf);
@@ -135,7 +136,16 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
                                                                     const sim_mem *m, const char *verb)
 {
     int64_t off = 0;
-    if (SIM_LIKELY(n->simple)) {
+    if (SIM_UNLIKELY(m->lat_abs)) {
+        for (int d = 0; d < n->n; d++) {
+            const sim_sub *sb = &n->sub[d];
+            int64_t x = n->simple ? (int64_t)((uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)c->fi[sb->sslot])
+                                  : sim_sub_eval(c, sb);
+            int64_t r = sim_mem_slot(m, d, x);
+            if (SIM_UNLIKELY(r < 0)) { sim_report_oob(c, n, m, verb); return -1; }
+            off += r * m->stride[d];
+        }
+    } else if (SIM_LIKELY(n->simple)) {
         const int64_t *fi = c->fi;
         for (int d = 0; d < n->n; d++) {
             const sim_sub *sb = &n->sub[d];
@@ -262,6 +272,12 @@ static int sim_sr_setup(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
             for (int t = 0; t < f->n; t++) if (f->slot[t] == k) coef += f->coef[t];
             if (coef > (INT64_C(1) << 20) || coef < -(INT64_C(1) << 20)) return 0;
             int64_t v0 = sim_aff_eval(c, f);
+            if (m->lat_abs && m->lat_s[d]) {   /* a strided dimension: only a fixed index */
+                int64_t r = sim_mem_slot(m, d, v0);
+                if (coef != 0 || r < 0) return 0;
+                off += r * m->stride[d];
+                continue;
+            }
             uint64_t r0 = (uint64_t)v0 - (uint64_t)m->lo[d];
             uint64_t r1 = r0 + (uint64_t)coef * (cnt - 1);
             if (r0 >= (uint64_t)m->ext[d] || r1 >= (uint64_t)m->ext[d]) return 0;

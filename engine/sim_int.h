@@ -145,8 +145,39 @@ typedef struct sim_mem {
     int ndims;
     int64_t lo[SIM_MAXDIMS], ext[SIM_MAXDIMS], stride[SIM_MAXDIMS];
     int64_t off[SIM_MAXDIMS];     /* global = local + off */
+    /* dist ... step s block b: per dimension every s-th index, b at a time (s = 0: all).
+     * In absolute coordinates (lat_abs) an access names the global index and only the lattice
+     * lo + k*s + r (0 <= r < b) is held; in relative ones local indices are consecutive and
+     * global = off + (l / b) * s + l % b. */
+    int64_t lat_s[SIM_MAXDIMS], lat_b[SIM_MAXDIMS];
+    int lat, lat_abs;             /* some dimension is strided; accesses are global */
     int64_t size;
 } sim_mem;
+
+static inline int64_t sim_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* Storage index in dimension d of access index x, or -1 when m does not hold it. */
+static inline int64_t sim_mem_slot(const sim_mem *m, int d, int64_t x)
+{
+    uint64_t r = (uint64_t)x - (uint64_t)m->lo[d];
+    if (m->lat_abs && m->lat_s[d]) {
+        if (x < m->lo[d]) return -1;
+        int64_t q = x - m->lo[d], s = m->lat_s[d], b = m->lat_b[d];
+        if (q % s >= b) return -1;
+        r = (uint64_t)((q / s) * b + q % s);
+    }
+    return r < (uint64_t)m->ext[d] ? (int64_t)r : -1;
+}
+
+/* The global index in dimension d of storage index r. */
+static inline int64_t sim_mem_global(const sim_mem *m, int d, int64_t r)
+{
+    int64_t s = m->lat_s[d], b = m->lat_b[d];
+    if (!s) return m->lo[d] + r + m->off[d];
+    if (m->lat_abs) return m->lo[d] + (r / b) * s + r % b;
+    int64_t l = m->lo[d] + r;
+    return m->off[d] + sim_fdiv(l, b) * s + (l - sim_fdiv(l, b) * b);
+}
 
 typedef struct sim_msg {
     int src, dst;                 /* processor ids (0-based) */

@@ -191,6 +191,20 @@ ir_program *xf_tiling_untile(const ir_program *src, const xf_tiling *T0, diag_li
         v->kind = k == 0 ? IR_LOOP_PAR : IR_LOOP_DEFAULT;
     }
     f->u.for_.body = T.body;
+    /* a body that names the real processor (commgen's neighbour sends) gets it as a let */
+    ir_stmt *outer = NULL;
+    for (int i = 0; i < u->body->n; i++) if (u->body->stmts[i]->kind == IR_S_FOR) outer = u->body->stmts[i];
+    if (T.k != TK_NONE && outer && outer->u.for_.nvars == 2) {
+        ir_expr *pv[2];
+        for (int k = 0; k < T.np; k++) pv[k] = ir_new_name(u, T.pv[k]);
+        ir_stmt *l = ir_new_stmt(u, IR_S_LET);
+        l->u.let.var = outer->u.for_.vars[1].var;
+        l->u.let.value = xf_tiling_rp(u, &T, pv);
+        ir_block *nb = ir_new_block(u);
+        ir_block_append(u, nb, l);
+        for (int i = 0; i < T.body->n; i++) ir_block_append(u, nb, T.body->stmts[i]);
+        f->u.for_.body = nb;
+    }
     /* keep the top-level lets, replace the nest */
     ir_block *nb = ir_new_block(u);
     for (int i = 0; i < u->body->n; i++)
@@ -322,6 +336,34 @@ static void send_cost(ir_program *p, ir_block *b, int64_t n)
     }
 }
 
+/* A send one virtual processor away in a blocked tiling (blocked, block2d) leaves the block
+ * only from its edge, to the neighbouring real processor: RP(p - 1) != RP(p) is
+ * (p - P0) % b == 0 and RP(p - 1) = rp - 1 (rp - q across the rows of a block2d grid); for
+ * p + 1, (p - P0 + 1) % b == 0 and rp + 1 (rp + q).  The thesis's form of the FD sends; one
+ * comparison as before, so the cost is the same. */
+static void neighbour(ir_program *p, const xf_tiling *T, const long long *delta, ir_expr **dst, ir_expr **cross)
+{
+    if (T->k != TK_BLOCKED && T->k != TK_BLOCK2D) return;
+    int k = -1;
+    for (int q = 0; q < T->np; q++) {
+        if (delta[q] == 0) continue;
+        if (k >= 0 || (delta[q] != 1 && delta[q] != -1)) return;
+        k = q;
+    }
+    if (k < 0) return;
+    ir_stmt *outer = NULL;
+    for (int i = 0; i < p->body->n; i++) if (p->body->stmts[i]->kind == IR_S_FOR) outer = p->body->stmts[i];
+    if (!outer || outer->u.for_.nvars != 2) return;
+    const char *rpv = outer->u.for_.vars[1].var;
+    ir_expr *x = ir_new_name(p, T->pv[k]);
+    if (T->p0[k]) x = ir_new_binary(p, IR_OP_SUB, x, ir_clone_expr(p, T->p0[k]));
+    if (delta[k] > 0) x = ir_new_binary(p, IR_OP_ADD, x, ir_new_int(p, 1));
+    *cross = ir_new_binary(p, IR_OP_EQ, ir_new_binary(p, IR_OP_MOD, x, ir_clone_expr(p, T->b[T->k == TK_BLOCK2D ? k : 0])),
+                           ir_new_int(p, 0));
+    ir_expr *stride = T->k == TK_BLOCK2D && k == 0 ? ir_new_name(p, T->q) : ir_new_int(p, 1);
+    *dst = ir_new_binary(p, delta[k] > 0 ? IR_OP_ADD : IR_OP_SUB, ir_new_name(p, rpv), stride);
+}
+
 int xf_commgen_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYN) {
@@ -445,7 +487,9 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
             }
             ir_expr *dst = xf_tiling_rp(out, &To, there);
             ir_expr *me = xf_tiling_rp(out, &To, here);
-            ir_expr *when = and_(out, g, T.k == TK_NONE ? NULL : ir_new_binary(out, IR_OP_NE, ir_clone_expr(out, dst), me));
+            ir_expr *cross = T.k == TK_NONE ? NULL : ir_new_binary(out, IR_OP_NE, ir_clone_expr(out, dst), me);
+            neighbour(out, &To, delta, &dst, &cross);
+            ir_expr *when = and_(out, g, cross);
             insert_after(out, blk, pos, mk_send(out, st->assign->u.assign.lhs, dst, NULL, T.t->var, when));
             nsends++;
         } else if (T.np != 1) {
@@ -554,6 +598,7 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         if (!found) send_cost(out, T.body, gencost);   /* no annotations: the sends carry it */
     }
     out->level = IR_SYNCOMM;
+    xf_simplify_program(out);
     xf_rename_for_level(out, src, "syn", "syncomm");
     if (xf_check_generated("commgen", out, d) != 0) return NULL;
     (void)nsends;

@@ -16,6 +16,7 @@
 
 #include <isl/constraint.h>
 #include <isl/id.h>
+#include <isl/ilp.h>
 #include <isl/local_space.h>
 #include <isl/val.h>
 
@@ -445,6 +446,74 @@ static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const c
     return r;
 }
 
+/* Does the access F (virtual processors -> elements) touch, in dimension k of the array, only
+ * the element p_q + c of its virtual processor p (q < np)?  1 with *c, or 0. */
+static int access_shift(isl_map *F, int k, int ndims, int np, int q, int64_t *c)
+{
+    isl_map *Rk = isl_map_copy(F);
+    Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(ndims - k - 1));
+    Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+    Rk = isl_map_project_out(Rk, isl_dim_in, (unsigned)(q + 1), (unsigned)(np - q - 1));
+    Rk = isl_map_project_out(Rk, isl_dim_in, 0, (unsigned)q);
+    isl_set *dl = isl_map_deltas(Rk);   /* e_k - p_q */
+    isl_aff *id = isl_aff_var_on_domain(isl_local_space_from_space(isl_set_get_space(dl)), isl_dim_set, 0);
+    isl_val *lo = isl_set_min_val(dl, id), *hi = isl_set_max_val(dl, id);
+    int fixed = lo && hi && isl_val_is_int(lo) == isl_bool_true && isl_val_eq(lo, hi) == isl_bool_true;
+    if (fixed) *c = isl_val_get_num_si(lo);
+    isl_val_free(lo);
+    isl_val_free(hi);
+    isl_aff_free(id);
+    isl_set_free(dl);
+    return fixed;
+}
+
+/* Does every access of the footprint F[0..nf-1] touch, in dimension k, only p + c of its
+ * (one-dimensional) virtual processor p, c constant for each access?  Then a cyclic or
+ * block-cyclic processor holds a lattice there: 1 with the least and greatest c, or 0. */
+static int lattice_shift(isl_map *const *F, int nf, int k, int ndims, int64_t *cmin, int64_t *cmax)
+{
+    for (int a = 0; a < nf; a++) {
+        int64_t v;
+        if (!access_shift(F[a], k, ndims, 1, 0, &v)) return 0;
+        if (!a || v < *cmin) *cmin = v;
+        if (!a || v > *cmax) *cmax = v;
+    }
+    return nf > 0;
+}
+
+/* The strided dimension of a cyclic / block-cyclic processor rp whose accesses touch p + c of
+ * each virtual processor p, cmin <= c <= cmax: from its first one's p + cmin to P1 + cmax, every
+ * procs-th in blocks of cmax - cmin + 1 (cyclic), or every bs * procs-th in blocks of
+ * bs + cmax - cmin (a block never longer than the step: then it holds every index). */
+static void lattice_dim(ir_program *out, const xf_tiling *T, const char *rpv, const ir_expr *P1, int64_t cmin,
+                        int64_t cmax, ir_decl *dd, int k)
+{
+    ir_expr *p0 = T->p0[0] ? ir_clone_expr(out, T->p0[0]) : ir_new_int(out, 0);
+    ir_expr *first = T->k == TK_CYCLIC ? ir_new_name(out, rpv)
+                                       : bin(out, IR_OP_MUL, ir_new_name(out, rpv), ir_clone_expr(out, T->b[0]));
+    ir_expr *lo = bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, first), ir_new_int(out, cmin));
+    ir_expr *hi = bin(out, IR_OP_ADD, ir_clone_expr(out, P1), ir_new_int(out, cmax));
+    dd->u.dist.lo[k] = xf_simplify_int(out, lo);
+    dd->u.dist.hi[k] = xf_simplify_int(out, hi);
+    if (!dd->u.dist.step) {
+        dd->u.dist.step = ir_alloc(out, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.step);
+        dd->u.dist.block = ir_alloc(out, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.block);
+        memset(dd->u.dist.step, 0, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.step);
+        memset(dd->u.dist.block, 0, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.block);
+    }
+    ir_expr *step = T->k == TK_CYCLIC ? ir_new_name(out, "procs")
+                                      : bin(out, IR_OP_MUL, ir_clone_expr(out, T->b[0]), ir_new_name(out, "procs"));
+    ir_expr *blk = T->k == TK_CYCLIC ? ir_new_int(out, cmax - cmin + 1)
+                                     : xf_simplify_int(out, bin(out, IR_OP_ADD, ir_clone_expr(out, T->b[0]), ir_new_int(out, cmax - cmin)));
+    dd->u.dist.step[k] = step;
+    if (T->k == TK_CYCLIC && cmax == cmin) return;   /* blocks of one */
+    if (cmax > cmin) {
+        ir_expr *args[2] = {blk, ir_clone_expr(out, step)};
+        blk = ir_new_call(out, IR_F_MIN, args, 2);
+    }
+    dd->u.dist.block[k] = blk;
+}
+
 int xf_memdist_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYNCOMM) {
@@ -561,12 +630,42 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         dd->u.dist.lo = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.lo);
         dd->u.dist.hi = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.hi);
         for (int k = 0; k < nd_ && ok; k++) {
+            int64_t cmin = 0, cmax = 0;
+            if ((T.k == TK_CYCLIC || T.k == TK_BLOCKCYCLIC) && P1 && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
+                lattice_dim(out, &T, rpv, P1, cmin, cmax, dd, k);
+                continue;
+            }
             for (int e = 0; e < 2 && ok; e++) {
                 /* one bound per access; affine ones that differ by a constant keep the extreme */
                 isl_aff *affs[nf + 1];
                 ir_expr *terms[nf + 1];
                 int naff = 0, nterms = 0;
                 for (int a = 0; a < nf && ok; a++) {
+                    /* an access at a fixed distance c from its processor p_q: p_q + c, whatever
+                     * its domain (a boundary statement's {0, n - 1} is no range to span) */
+                    int64_t c = 0;
+                    int q = 0;
+                    while (q < np && !access_shift(F[a], k, nd_, np, q, &c)) q++;
+                    if (q < np) {
+                        isl_space *sp = isl_space_domain(isl_map_get_space(F[a]));
+                        isl_aff *one = isl_aff_var_on_domain(isl_local_space_from_space(sp), isl_dim_set, (unsigned)q);
+                        one = isl_aff_add_constant_si(one, (int)c);
+                        int merged = 0;
+                        for (int j = 0; j < naff && !merged; j++) {
+                            isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
+                            if (isl_aff_is_cst(df) == isl_bool_true) {
+                                isl_val *cv = isl_aff_get_constant_val(df);
+                                int better = e ? isl_val_is_pos(cv) == isl_bool_true : isl_val_is_neg(cv) == isl_bool_true;
+                                isl_val_free(cv);
+                                if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
+                                merged = 1;
+                            }
+                            isl_aff_free(df);
+                        }
+                        if (!merged) affs[naff++] = isl_aff_copy(one);
+                        isl_aff_free(one);
+                        continue;
+                    }
                     isl_map *Rk = isl_map_copy(F[a]);
                     Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(nd_ - k - 1));
                     Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
@@ -652,7 +751,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
                     }
                 }
                 ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
-                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, x), m, rpv, &T);
+                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, xf_simplify_int(out, x)), m, rpv, &T);
                 (e == 0 ? dd->u.dist.lo : dd->u.dist.hi)[k] = x;
             }
         }
@@ -673,6 +772,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     out->decls = decls;
     out->ndecls = nd;
     out->level = IR_SYNDM;
+    xf_simplify_program(out);
     xf_rename_for_level(out, src, "syncomm", "syndm");
     if (xf_check_generated("memdist", out, d) != 0) return NULL;
     *status = XF_OK;

@@ -182,6 +182,16 @@ isl_pw_aff *xf_pa_vars_as_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st)
 ir_expr *xf_expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa);
 ir_expr *xf_expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s);
 
+/* ---- simplification (simplify.c) ------------------------------------------------------------ */
+
+/* An integer expression in a simpler equal form (linear sums normalised, monotone min/max
+ * reductions closed); e's nodes may be reused. */
+ir_expr *xf_simplify_int(ir_program *p, ir_expr *e);
+/* The same, where it shortens them, for the integer expressions of p's step nest and dists
+ * (subscripts, send destinations, times and indices, integer comparisons of guards; not loop
+ * bounds); costs are unchanged. */
+void xf_simplify_program(ir_program *p);
+
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
 
 /* Renaming of isl identifiers (parameters, iterators) on the way back. */

@@ -105,6 +105,7 @@ void report_sim_text(FILE *out, const report_input *in)
         fputs("local memory (elements): ", out);
         list_ints(out, r->local_elems, c->nprocs);
         fprintf(out, "full replication: %" PRId64 " elements per processor\n", r->full_elems);
+        if (r->recv_elems) { fputs("received (elements): ", out); list_ints(out, r->recv_elems, c->nprocs); }
     }
     if (in->trace && c) {
         fputs("step        time          cost      max work   messages\n", out);
@@ -199,6 +200,7 @@ void report_sim_json(FILE *out, const report_input *in)
         if (r->local_elems) {
             fputs(",\"local_memory\":", out); json_ints(out, r->local_elems, c->nprocs);
             fprintf(out, ",\"full_memory\":%" PRId64, r->full_elems);
+            if (r->recv_elems) { fputs(",\"received_memory\":", out); json_ints(out, r->recv_elems, c->nprocs); }
         }
     }
     if (in->ref_cost) {

@@ -15,6 +15,7 @@
 #include "t.h"
 #include "t_load.h"
 #include "xf.h"
+#include "xf_int.h"
 
 static ir_program *load(const char *rel) { return t_load(rel); }
 
@@ -545,8 +546,48 @@ static void test_registry(void)
     diag_list_free(&d);
 }
 
+/* simplify.c: each `let` of a small program simplified, against the expected text; a
+ * reduction that is not monotone, or over a variable that may be negative, stays. */
+static void test_simplify(void)
+{
+    static const char *const cases[][2] = {
+        {"n - (p + 1) + 1", "n - p"},
+        {"min(k = 0 .. (n - 1 - p) / procs) (1 + p + k * procs)", "p + 1"},
+        {"max(k = 0 .. (n - 1 - p) / procs) (1 + p + k * procs)", "p + (n - p - 1) / procs * procs + 1"},
+        {"min(k = 0 .. n) (p - k * procs)", "p - n * procs"},
+        {"(p - procs) / procs * n - 1", "p / procs * n - n - 1"},
+        {"(p + 2 * procs) % procs", "p % procs"},
+        {"(p + 5) / 2", "(p + 1) / 2 + 2"},
+        {"min(1, 1, 3)", "1"},
+        {"min(k = 0 .. n) (k * p)", "min(k = 0 .. n) k * p"},
+        {"min(k = 0 .. n) (k * k)", "min(k = 0 .. n) k * k"},
+    };
+    int nc = (int)(sizeof cases / sizeof cases[0]);
+    xf_buf b = {0};
+    xf_buf_printf(&b, "program s\nlevel source\nparam n = 8, procs = 2\narray a[0 .. 1] double\n"
+                      "for p = 0 .. 1 {\n");
+    for (int i = 0; i < nc; i++) xf_buf_printf(&b, "  let e%d = %s\n", i, cases[i][0]);
+    xf_buf_printf(&b, "  A: a[p] = 1\n}\n");
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("simplify.apm", b.s, b.n, &d);
+    xf_buf_free(&b);
+    T_CHECK("simplify: the test program loads", p != NULL, "%s", d.n ? d.items[0].msg : "");
+    for (int i = 0; p && i < nc; i++) {
+        const ir_stmt *l = p->body->stmts[0]->u.for_.body->stmts[i];
+        char *got = ir_print_expr(xf_simplify_int(p, ir_clone_expr(p, l->u.let.value)));
+        char tn[160];
+        snprintf(tn, sizeof tn, "simplify: %s", cases[i][0]);
+        T_EQ_STR(tn, got, cases[i][1]);
+        free(got);
+    }
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
 int main(void)
 {
+    test_simplify();
     test_registry();
     test_fd_deps();
     test_lu_deps();

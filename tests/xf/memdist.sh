@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# memdist's local memories follow the footprint, relcoord gives every leaf local indices, and the
+# generated programs stay short:
+#  - LU STM2 cyclic and blockcyclic (n=64, procs=4): a processor's rows of a, l and u are strided
+#    (`step procs`, `step 2 * procs block 2`), so it holds n/procs rows of each (3 n^2/procs) plus
+#    the rows of u it receives, which form a triangle that a box stores in at most twice its
+#    elements: local <= 3 n^2/procs + 2 received, and at most half of full replication (before:
+#    11468 of 12288 elements, a box spanning nearly every row);
+#  - jacobi1d blocked: processor 0 holds its block plus a halo of one (the boundary statement at
+#    n - 1 no longer widens its box to the row); cyclic: its virtual processors' p - 1 .. p + 1;
+#  - every LU leaf (STM1/STM2 x blocked/cyclic/blockcyclic) through relcoord verifies at n=12 and
+#    64 with the cost of its syndm node; a range send to receivers whose offsets differ becomes a
+#    loop over the receivers, each with its own index;
+#  - verbosity: the FD leaf's neighbour sends go to rp +- 1 / rp +- q from the block's edge (no
+#    RP(p +- 1) != RP(p) guard of divisions), no min/max reduction is left in the LU syndm dists,
+#    and the FD relcoord leaf is at most 2400 characters (3364 before; about 2100 now).
+source "$(dirname "$0")/../lib.sh"
+cd "$ROOT/examples"
+
+"$POLYAPM" apply lu.apm stm 'theta.L=2*(j-1)' sigma.L=i 'theta.U=2*(i-1)+1' sigma.U=j -o "$TMP/stm1.apm"
+"$POLYAPM" apply lu.apm stm theta=i+j-2 sigma=i -o "$TMP/stm2.apm"
+for m in stm1 stm2; do
+    for k in blocked cyclic "blockcyclic bs=2"; do
+        x="$TMP/$m-${k%% *}"
+        "$POLYAPM" apply "$TMP/$m.apm" tile kind=$k procs=4 -o "$x-t.apm" &&
+        "$POLYAPM" apply "$x-t.apm" commgen -o "$x-c.apm" &&
+        "$POLYAPM" apply "$x-c.apm" memdist -o "$x-d.apm" &&
+        "$POLYAPM" apply "$x-d.apm" relcoord -o "$x-r.apm"; rc=$?
+        expect_eq "lu $m ${k%% *}: tile, commgen, memdist, relcoord exit 0" "$rc" 0
+        for n in 12 64; do
+            for lv in d r; do
+                "$POLYAPM" sim "$x-$lv.apm" -D n=$n --against lu.apm --json >"$TMP/$lv.json"
+                expect_eq "lu $m ${k%% *} $lv n=$n verified, no violations" \
+                    "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/$lv.json")" True
+            done
+            expect_eq "lu $m ${k%% *} n=$n: relcoord keeps the cost" \
+                "$(json "round(j['cost'], 3)" <"$TMP/r.json")" "$(json "round(j['cost'], 3)" <"$TMP/d.json")"
+        done
+    done
+done
+for k in cyclic blockcyclic; do
+    "$POLYAPM" sim "$TMP/stm2-$k-d.apm" -D n=64 --json >"$TMP/s.json"
+    expect_eq "lu stm2 $k n=64: local <= 3 n^2/procs + 2 received on every processor" \
+        "$(json "all(l <= 3 * 64 * 64 // 4 + 2 * r for l, r in zip(j['local_memory'], j['received_memory']))" <"$TMP/s.json")" True
+    expect_eq "lu stm2 $k n=64: at most half of full replication" \
+        "$(json "max(j['local_memory']) <= j['full_memory'] // 2" <"$TMP/s.json")" True
+done
+expect_match "lu stm2 cyclic: a processor's rows of l every procs-th" "$(cat "$TMP/stm2-cyclic-d.apm")" \
+    "^dist l\(rp\) \[rp \+ 1 \.\. n step procs\]"
+expect_match "lu stm2 cyclic relcoord: compressed local rows" "$(cat "$TMP/stm2-cyclic-r.apm")" \
+    "^dist l\(rp\) \[0 \.\. \(n - rp - 1\) / procs step procs\].* offset \[rp \+ 1\]"
+expect_eq "lu syndm leaves: no min/max reduction left in a dist" \
+    "$(cat "$TMP"/stm*-d.apm | grep '^dist' | grep -c '\(min\|max\)(k[0-9]* =')" 0
+
+# jacobi1d blocked, n=40, steps=10, procs=4: b = 10, a block plus a halo of one each side
+"$POLYAPM" apply jacobi1d.apm stm theta=t sigma=i -o "$TMP/j-s.apm" &&
+"$POLYAPM" apply "$TMP/j-s.apm" tile kind=blocked procs=4 -o "$TMP/j-t.apm" &&
+"$POLYAPM" apply "$TMP/j-t.apm" commgen -o "$TMP/j-c.apm" &&
+"$POLYAPM" apply "$TMP/j-c.apm" memdist -o "$TMP/j-d.apm" &&
+"$POLYAPM" apply "$TMP/j-d.apm" relcoord -o "$TMP/j-r.apm"; rc=$?
+expect_eq "jacobi1d blocked: the chain to relcoord exits 0" "$rc" 0
+for lv in d r; do
+    "$POLYAPM" sim "$TMP/j-$lv.apm" -D n=40 -D steps=10 --against jacobi1d.apm --json >"$TMP/s.json"
+    expect_eq "jacobi1d blocked $lv: verified, no violations" \
+        "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+    expect_eq "jacobi1d blocked $lv: every processor (0 too) holds 11 steps x (10 + 2)" \
+        "$(json "j['local_memory']" <"$TMP/s.json")" "[132, 132, 132, 132]"
+done
+
+# jacobi1d cyclic (procs=4): p - 1 .. p + 1 of each virtual processor, strided in blocks of 3
+"$POLYAPM" apply "$TMP/j-s.apm" tile kind=cyclic procs=4 -o "$TMP/jc-t.apm" &&
+"$POLYAPM" apply "$TMP/jc-t.apm" commgen -o "$TMP/jc-c.apm" &&
+"$POLYAPM" apply "$TMP/jc-c.apm" memdist -o "$TMP/jc-d.apm" &&
+"$POLYAPM" apply "$TMP/jc-d.apm" relcoord -o "$TMP/jc-r.apm"; rc=$?
+expect_eq "jacobi1d cyclic: the chain to relcoord exits 0" "$rc" 0
+expect_match "jacobi1d cyclic: a row strided in blocks of 3" "$(cat "$TMP/jc-d.apm")" \
+    "^dist a\(rp\) \[0 \.\. steps\]\[rp - 1 \.\. n step procs block min\(3, procs\)\]"
+for lv in d r; do
+    "$POLYAPM" sim "$TMP/jc-$lv.apm" -D n=40 -D steps=10 --against jacobi1d.apm --json >"$TMP/s.json"
+    expect_eq "jacobi1d cyclic $lv: verified, at most 11 steps x (3 x 10 + 2) per processor" \
+        "$(json "j['verified'] and j['violations_total'] == 0 and max(j['local_memory']) <= 11 * 32" <"$TMP/s.json")" True
+done
+
+# relcoord: a range send whose receivers' offsets differ (rp * b - 2 * b)
+cat >"$TMP/shift.apm" <<'APM'
+program shiftsum
+level syndm
+param n = 12, procs = 3, b = 4
+array x[0 .. n - 1] double
+dist x(rp) [rp * b - 2 * b .. rp * b + b - 1]
+array y[0 .. n - 1] double
+dist y(rp) [rp * b .. rp * b + b - 1]
+output y
+
+for t = 0 .. 1 seq, rp = 0 .. procs - 1 proc {
+  for p = rp * b .. rp * b + b - 1 {
+    if t == 0 {
+      X: x[p] = p * 2 + 1
+      send x[p] to rp + 1 .. min(rp + 2, procs - 1) at 1
+    } else if p >= 2 * b {
+      Y: y[p] = x[p] + x[p - b] + x[p - 2 * b]
+    } else {
+      Z: y[p] = x[p]
+    }
+  }
+}
+APM
+"$POLYAPM" apply "$TMP/shift.apm" relcoord -o "$TMP/shift-r.apm"; rc=$?
+expect_eq "range send to receivers with different offsets: relcoord exits 0" "$rc" 0
+expect_match "range send: a loop over the receivers, each its own index" "$(tr '\n' ' ' <"$TMP/shift-r.apm")" \
+    "for dest = rp \+ 1 \.\. min\(rp \+ 2, procs - 1\) \{ +send x\[p - o1\] to dest at 1 as \[p \+ 2 \* b - dest \* b\]"
+"$POLYAPM" sim "$TMP/shift-r.apm" --against "$TMP/shift.apm" --json >"$TMP/s.json"
+expect_eq "range send: verified against the absolute program, no violations" \
+    "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+
+# verbosity of the FD leaf
+"$POLYAPM" apply findiff.apm stm theta=t sigma=x,y -o "$TMP/fd-s.apm" &&
+"$POLYAPM" apply "$TMP/fd-s.apm" tile block2d procs=4 -o "$TMP/fd-t.apm" &&
+"$POLYAPM" apply "$TMP/fd-t.apm" commgen gencost=8 -o "$TMP/fd-c.apm" &&
+"$POLYAPM" apply "$TMP/fd-c.apm" memdist -o "$TMP/fd-d.apm" &&
+"$POLYAPM" apply "$TMP/fd-d.apm" relcoord -o "$TMP/fd-r.apm"; rc=$?
+expect_eq "fd: the chain to relcoord exits 0" "$rc" 0
+expect_eq "fd syncomm: every send goes to rp - 1, rp + 1, rp - q or rp + q" \
+    "$(grep -c ' send ' "$TMP/fd-c.apm") $(grep -Ec ' send .* to rp [-+] (1|q) at ' "$TMP/fd-c.apm")" "8 8"
+expect_eq "fd syncomm: no guard compares divisions (RP(p +- 1) != RP(p))" \
+    "$(grep -Ec 'when .*/ b [!=]= ' "$TMP/fd-c.apm")" 0
+expect_eq "fd syncomm: no guard term the block's loop bounds imply (x >= 0, y <= n - 1, ..)" \
+    "$(grep -Ec 'when .*(\b[xy] >= 0\b|\bn - 1 >= [xy]\b|\bn >= [xy] \+ 1\b)' "$TMP/fd-c.apm")" 0
+body() { sed -n '/^program/,$p' "$1" | grep -v '^#'; }
+expect_eq "fd relcoord leaf: at most 2400 characters (3364 before the simplifier)" \
+    "$(body "$TMP/fd-r.apm" | wc -c | awk '{print ($1 <= 2400)}')" 1
+expect_match "fd relcoord: a receiver's offset from the sender's (rp - q: its rows b further)" \
+    "$(cat "$TMP/fd-r.apm")" "to rp - q at t \+ 1 when .* as \[t\]\[x \+ b - o1\]\[y - o2\]"
+"$POLYAPM" sim "$TMP/fd-r.apm" -D n=64 -D procs=16 --against findiff.apm --json >"$TMP/s.json"
+expect_eq "fd relcoord n=64 procs=16: verified, no violations" \
+    "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+finish

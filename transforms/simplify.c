@@ -1,0 +1,441 @@
+/*
+ * simplify.c — a small algebraic simplifier for the integer expressions commgen, memdist and
+ * relcoord emit (subscripts, dist bounds, send destinations and indices, and the comparisons of
+ * guards; loop bounds stay as tile wrote them, since the step nest is recognised by its form).
+ *
+ * Sums are brought to a linear normal form: terms c * atom over atoms (names and the
+ * sub-expressions the form cannot see into: divisions, remainders, min/max, products of two
+ * unknowns), equal atoms merged, constants folded; printed positive terms first, then the
+ * negative ones, then the constant (n - (p + 1) + 1 -> n - p).  A comparison keeps its operator
+ * and moves every term to the side where it is positive (a + x >= a + 1 -> x >= 1).  A min/max
+ * reduction whose body is monotone in its variable becomes the body at one end of the range
+ * (min(k = 0 .. H) (1 + rp + k * procs) -> 1 + rp): the body is a sum of terms free of k and
+ * c * k or c * k * n with n a parameter (>= 1).
+ * Integer arithmetic is free in the cost model and comparisons keep their number, so the
+ * simulated costs do not change.  Nothing here touches a double expression.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xf_int.h"
+
+#define MAXTERMS 32
+
+typedef struct lin {
+    int64_t c;                 /* the constant */
+    int n;
+    int64_t k[MAXTERMS];       /* coefficients */
+    ir_expr *atom[MAXTERMS];
+    char *text[MAXTERMS];      /* the atoms printed (malloc'd) */
+    int over;                  /* too many terms: give up */
+} lin;
+
+static void lin_free(lin *l)
+{
+    for (int i = 0; i < l->n; i++) free(l->text[i]);
+    l->n = 0;
+}
+
+static void lin_add_atom(lin *l, int64_t k, ir_expr *a)
+{
+    char *t = ir_print_expr(a);
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->text[i], t)) { l->k[i] += k; free(t); return; }
+    if (l->n == MAXTERMS) { l->over = 1; free(t); return; }
+    l->k[l->n] = k;
+    l->atom[l->n] = a;
+    l->text[l->n++] = t;
+}
+
+static ir_expr *simp(ir_program *p, ir_expr *e);
+static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k);
+static ir_expr *lin_expr(ir_program *p, const lin *l);
+
+static int is_sum(const ir_expr *e)
+{
+    return e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB);
+}
+
+/* (x + c * d) / d = x / d + c and (x + c * d) % d = x % d for a name or number d: e itself or
+ * the rewritten form (still to be simplified). */
+static ir_expr *pull_multiples(ir_program *p, ir_expr *e)
+{
+    const ir_expr *d = e->u.op.b;
+    if (d->kind != IR_E_NAME && !(d->kind == IR_E_INT && d->u.ival > 0)) return e;
+    lin l = {0};
+    collect(p, &l, e->u.op.a, 1);
+    int64_t c = 0;
+    if (d->kind == IR_E_INT) { c = l.c / d->u.ival - (l.c % d->u.ival < 0); l.c -= c * d->u.ival; }
+    char *dt = ir_print_expr(d);
+    for (int i = 0; i < l.n; i++)
+        if (!strcmp(l.text[i], dt)) { c += l.k[i]; l.k[i] = 0; }
+    free(dt);
+    if (l.over || c == 0) { lin_free(&l); return e; }
+    ir_expr *rest = ir_new_binary(p, e->u.op.op, lin_expr(p, &l), ir_clone_expr(p, d));
+    lin_free(&l);
+    if (e->u.op.op == IR_OP_MOD) return rest;
+    return ir_new_binary(p, IR_OP_ADD, rest, ir_new_int(p, c));
+}
+
+/* Adds k * e to l. */
+static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k)
+{
+    switch (e->kind) {
+    case IR_E_INT: l->c += k * e->u.ival; return;
+    case IR_E_UNARY:
+        if (e->u.op.op == IR_OP_NEG) { collect(p, l, e->u.op.a, -k); return; }
+        break;
+    case IR_E_BINARY:
+        switch (e->u.op.op) {
+        case IR_OP_ADD: collect(p, l, e->u.op.a, k); collect(p, l, e->u.op.b, k); return;
+        case IR_OP_SUB: collect(p, l, e->u.op.a, k); collect(p, l, e->u.op.b, -k); return;
+        case IR_OP_MUL:
+            if (e->u.op.a->kind == IR_E_INT) { collect(p, l, e->u.op.b, k * e->u.op.a->u.ival); return; }
+            if (e->u.op.b->kind == IR_E_INT) { collect(p, l, e->u.op.a, k * e->u.op.b->u.ival); return; }
+            if (e->u.op.b->kind == IR_E_NAME && is_sum(e->u.op.a = simp(p, e->u.op.a))) {   /* (x + c) * n = x * n + c * n */
+                lin s = {0};
+                collect(p, &s, e->u.op.a, 1);
+                if (!s.over) {
+                    for (int i = 0; i < s.n; i++)
+                        lin_add_atom(l, k * s.k[i], ir_new_binary(p, IR_OP_MUL, s.atom[i], ir_clone_expr(p, e->u.op.b)));
+                    if (s.c) lin_add_atom(l, k * s.c, ir_clone_expr(p, e->u.op.b));
+                    lin_free(&s);
+                    return;
+                }
+                lin_free(&s);
+            }
+            break;
+        default: break;
+        }
+        break;
+    default: break;
+    }
+    ir_expr *a = simp(p, e);
+    if (a->kind == IR_E_INT) { l->c += k * a->u.ival; return; }
+    lin_add_atom(l, k, a);
+}
+
+static ir_expr *term(ir_program *p, int64_t k, ir_expr *a)
+{
+    return k == 1 ? a : ir_new_binary(p, IR_OP_MUL, ir_new_int(p, k), a);
+}
+
+/* The expression of l: positive terms, negative terms, the constant. */
+static ir_expr *lin_expr(ir_program *p, const lin *l)
+{
+    ir_expr *r = NULL;
+    for (int i = 0; i < l->n; i++)
+        if (l->k[i] > 0) r = r ? ir_new_binary(p, IR_OP_ADD, r, term(p, l->k[i], l->atom[i])) : term(p, l->k[i], l->atom[i]);
+    if (!r && l->c > 0) r = ir_new_int(p, l->c);
+    for (int i = 0; i < l->n; i++)
+        if (l->k[i] < 0)
+            r = r ? ir_new_binary(p, IR_OP_SUB, r, term(p, -l->k[i], l->atom[i]))
+                  : ir_new_unary(p, IR_OP_NEG, term(p, -l->k[i], l->atom[i]));
+    if (!r) return ir_new_int(p, l->c);
+    if (l->c < 0 || (l->c > 0 && r->kind != IR_E_INT))
+        r = ir_new_binary(p, l->c < 0 ? IR_OP_SUB : IR_OP_ADD, r, ir_new_int(p, l->c < 0 ? -l->c : l->c));
+    return r;
+}
+
+static int mentions(const ir_expr *e, const char *nm)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return !strcmp(e->u.name.id, nm);
+    case IR_E_UNARY: case IR_E_BINARY: return mentions(e->u.op.a, nm) || mentions(e->u.op.b, nm);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (mentions(e->u.call.args[i], nm)) return 1;
+        return 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (mentions(e->u.access.idx[i], nm)) return 1;
+        return 0;
+    case IR_E_REDUCE: return mentions(e->u.reduce.lo, nm) || mentions(e->u.reduce.hi, nm) || mentions(e->u.reduce.body, nm);
+    default: return 0;
+    }
+}
+
+/* Is nm a parameter of p (>= 1 in every context the transforms build)? */
+static int is_param(const ir_program *p, const char *nm)
+{
+    for (int i = 0; i < p->ndecls; i++)
+        if (p->decls[i]->kind == IR_D_PARAM && !strcmp(p->decls[i]->u.param.name, nm)) return 1;
+    return 0;
+}
+
+/* +1 / -1 when l grows / shrinks with v (its terms are k * v or k * v * parameter), 0 unknown. */
+static int monotone_in(const ir_program *p, const lin *l, const char *v)
+{
+    int sign = 2;   /* constant so far */
+    for (int i = 0; i < l->n; i++) {
+        const ir_expr *a = l->atom[i];
+        if (!mentions(a, v)) continue;
+        int ok = a->kind == IR_E_NAME ||
+                 (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_MUL &&
+                  ((a->u.op.a->kind == IR_E_NAME && !strcmp(a->u.op.a->u.name.id, v) && a->u.op.b->kind == IR_E_NAME &&
+                    is_param(p, a->u.op.b->u.name.id)) ||
+                   (a->u.op.b->kind == IR_E_NAME && !strcmp(a->u.op.b->u.name.id, v) && a->u.op.a->kind == IR_E_NAME &&
+                    is_param(p, a->u.op.a->u.name.id))));
+        if (!ok) return 0;
+        int s = l->k[i] > 0 ? 1 : -1;
+        if (sign != 2 && sign != s) return 0;
+        sign = s;
+    }
+    return sign;
+}
+
+static ir_expr *subst(ir_program *p, const ir_expr *e, const char *from, const ir_expr *to)
+{
+    if (!e) return NULL;
+    if (e->kind == IR_E_NAME && !strcmp(e->u.name.id, from)) return ir_clone_expr(p, to);
+    ir_expr *c = ir_clone_expr(p, e);
+    switch (e->kind) {
+    case IR_E_UNARY: case IR_E_BINARY:
+        c->u.op.a = subst(p, e->u.op.a, from, to);
+        c->u.op.b = subst(p, e->u.op.b, from, to);
+        break;
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) c->u.call.args[i] = subst(p, e->u.call.args[i], from, to);
+        break;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) c->u.access.idx[i] = subst(p, e->u.access.idx[i], from, to);
+        break;
+    case IR_E_REDUCE:
+        c->u.reduce.lo = subst(p, e->u.reduce.lo, from, to);
+        c->u.reduce.hi = subst(p, e->u.reduce.hi, from, to);
+        if (strcmp(e->u.reduce.var, from)) c->u.reduce.body = subst(p, e->u.reduce.body, from, to);
+        break;
+    default:
+        break;
+    }
+    return c;
+}
+
+static int is_cmp(ir_op op)
+{
+    return op == IR_OP_EQ || op == IR_OP_NE || op == IR_OP_LT || op == IR_OP_LE || op == IR_OP_GT || op == IR_OP_GE;
+}
+
+/* A simplified copy-free rewrite of integer expression e (e's nodes may be reused). */
+static ir_expr *simp(ir_program *p, ir_expr *e)
+{
+    if (!e) return NULL;
+    switch (e->kind) {
+    case IR_E_UNARY:
+    case IR_E_BINARY: {
+        ir_op op = e->u.op.op;
+        if (e->kind == IR_E_UNARY && op != IR_OP_NEG) { e->u.op.a = simp(p, e->u.op.a); return e; }
+        if (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_NEG ||
+            (op == IR_OP_MUL && (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT))) {
+            lin l = {0};
+            collect(p, &l, e, 1);
+            ir_expr *r = l.over ? e : lin_expr(p, &l);
+            lin_free(&l);
+            return r;
+        }
+        if (is_cmp(op)) {   /* every term to the side where it is positive */
+            lin l = {0};
+            collect(p, &l, e->u.op.a, 1);
+            collect(p, &l, e->u.op.b, -1);
+            if (l.over) { lin_free(&l); return e; }
+            lin L = {0}, R = {0};
+            for (int i = 0; i < l.n; i++) {
+                if (l.k[i] > 0) { L.k[L.n] = l.k[i]; L.atom[L.n++] = l.atom[i]; }
+                if (l.k[i] < 0) { R.k[R.n] = -l.k[i]; R.atom[R.n++] = l.atom[i]; }
+            }
+            if (l.c > 0) L.c = l.c; else R.c = -l.c;
+            ir_expr *r = ir_new_binary(p, op, lin_expr(p, &L), lin_expr(p, &R));
+            lin_free(&l);
+            return r;
+        }
+        e->u.op.a = simp(p, e->u.op.a);
+        e->u.op.b = simp(p, e->u.op.b);
+        if (op == IR_OP_DIV || op == IR_OP_MOD) {
+            ir_expr *r = pull_multiples(p, e);
+            if (r != e) return simp(p, r);
+        }
+        if ((op == IR_OP_DIV || op == IR_OP_MUL) && e->u.op.b->kind == IR_E_INT && e->u.op.b->u.ival == 1) return e->u.op.a;
+        if (op == IR_OP_MUL && e->u.op.a->kind == IR_E_INT && e->u.op.a->u.ival == 1) return e->u.op.b;
+        return e;
+    }
+    case IR_E_CALL: {
+        int n = 0, allint = 1;
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            ir_expr *a = simp(p, e->u.call.args[i]);
+            int dup = 0;
+            if (e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX) {
+                char *t = ir_print_expr(a);
+                for (int j = 0; j < n && !dup; j++) {
+                    char *u = ir_print_expr(e->u.call.args[j]);
+                    dup = !strcmp(t, u);
+                    free(u);
+                }
+                free(t);
+            }
+            if (!dup) e->u.call.args[n++] = a;
+            allint &= a->kind == IR_E_INT;
+        }
+        e->u.call.nargs = n;
+        if (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX) return e;
+        if (n == 1) return e->u.call.args[0];
+        if (allint) {
+            int64_t v = e->u.call.args[0]->u.ival;
+            for (int i = 1; i < n; i++) {
+                int64_t w = e->u.call.args[i]->u.ival;
+                v = e->u.call.f == IR_F_MIN ? (w < v ? w : v) : (w > v ? w : v);
+            }
+            return ir_new_int(p, v);
+        }
+        return e;
+    }
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) e->u.access.idx[i] = simp(p, e->u.access.idx[i]);
+        return e;
+    case IR_E_REDUCE: {
+        e->u.reduce.lo = simp(p, e->u.reduce.lo);
+        e->u.reduce.hi = simp(p, e->u.reduce.hi);
+        e->u.reduce.body = simp(p, e->u.reduce.body);
+        if (e->u.reduce.r != IR_R_MIN && e->u.reduce.r != IR_R_MAX) return e;
+        lin l = {0};
+        collect(p, &l, ir_clone_expr(p, e->u.reduce.body), 1);
+        int m = l.over ? 0 : monotone_in(p, &l, e->u.reduce.var);
+        lin_free(&l);
+        if (!m) return e;
+        int at_lo = (m > 0) == (e->u.reduce.r == IR_R_MIN) || m == 2;
+        return simp(p, subst(p, e->u.reduce.body, e->u.reduce.var, at_lo ? e->u.reduce.lo : e->u.reduce.hi));
+    }
+    default:
+        return e;
+    }
+}
+
+ir_expr *xf_simplify_int(ir_program *p, ir_expr *e)
+{
+    return simp(p, e);
+}
+
+/* e simplified when that shortens it, else e as written (x == n - 1 stays). */
+static ir_expr *shorter(ir_program *p, ir_expr *e)
+{
+    if (!e) return NULL;
+    char *a = ir_print_expr(e);
+    ir_expr *r = simp(p, ir_clone_expr(p, e));
+    char *b = ir_print_expr(r);
+    if (strlen(b) >= strlen(a)) r = e;
+    free(a);
+    free(b);
+    return r;
+}
+
+/* Lets whose value may be a double (an array element, a real literal, sqrt): comparisons
+ * mentioning them are left alone. */
+typedef struct dlets { const char *name[256]; int n; } dlets;
+
+static int maybe_double(const dlets *D, const ir_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_REAL: case IR_E_ACCESS: return 1;
+    case IR_E_NAME:
+        for (int i = 0; i < D->n; i++) if (!strcmp(D->name[i], e->u.name.id)) return 1;
+        return 0;
+    case IR_E_UNARY: case IR_E_BINARY: return maybe_double(D, e->u.op.a) || maybe_double(D, e->u.op.b);
+    case IR_E_CALL:
+        if (e->u.call.f == IR_F_SQRT) return 1;
+        for (int i = 0; i < e->u.call.nargs; i++) if (maybe_double(D, e->u.call.args[i])) return 1;
+        return 0;
+    case IR_E_REDUCE: return 1;
+    default: return 0;
+    }
+}
+
+static void find_double_lets(dlets *D, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_LET && maybe_double(D, s->u.let.value) && D->n < 256) D->name[D->n++] = s->u.let.var;
+        if (s->kind == IR_S_IF) { find_double_lets(D, s->u.if_.then_blk); find_double_lets(D, s->u.if_.else_blk); }
+        if (s->kind == IR_S_FOR) find_double_lets(D, s->u.for_.body);
+    }
+}
+
+/* A guard: its integer comparisons simplified, its logical structure kept. */
+static ir_expr *simp_cond(ir_program *p, const dlets *D, ir_expr *e)
+{
+    if (!e) return NULL;
+    if (e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_AND || e->u.op.op == IR_OP_OR)) {
+        e->u.op.a = simp_cond(p, D, e->u.op.a);
+        e->u.op.b = simp_cond(p, D, e->u.op.b);
+        return e;
+    }
+    if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NOT) { e->u.op.a = simp_cond(p, D, e->u.op.a); return e; }
+    if (e->kind == IR_E_BINARY && is_cmp(e->u.op.op) && !maybe_double(D, e)) return shorter(p, e);
+    return e;
+}
+
+/* Subscripts only, inside a double expression. */
+static void simp_subscripts(ir_program *p, ir_expr *e)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case IR_E_ACCESS: for (int i = 0; i < e->u.access.nidx; i++) e->u.access.idx[i] = shorter(p, e->u.access.idx[i]); break;
+    case IR_E_UNARY: case IR_E_BINARY: simp_subscripts(p, e->u.op.a); simp_subscripts(p, e->u.op.b); break;
+    case IR_E_CALL: for (int i = 0; i < e->u.call.nargs; i++) simp_subscripts(p, e->u.call.args[i]); break;
+    case IR_E_REDUCE:
+        e->u.reduce.lo = shorter(p, e->u.reduce.lo);
+        e->u.reduce.hi = shorter(p, e->u.reduce.hi);
+        simp_subscripts(p, e->u.reduce.body);
+        break;
+    default: break;
+    }
+}
+
+static void simp_block(ir_program *p, const dlets *D, ir_block *b);
+static void simp_stmt(ir_program *p, const dlets *D, ir_stmt *s)
+{
+    switch (s->kind) {
+    case IR_S_ASSIGN: simp_subscripts(p, s->u.assign.lhs); simp_subscripts(p, s->u.assign.rhs); break;
+    case IR_S_LET: simp_subscripts(p, s->u.let.value); break;
+    case IR_S_IF:
+        s->u.if_.cond = simp_cond(p, D, s->u.if_.cond);
+        simp_block(p, D, s->u.if_.then_blk);
+        simp_block(p, D, s->u.if_.else_blk);
+        break;
+    case IR_S_FOR:   /* loop bounds stay as tile wrote them (xf_tiling_recognise reads them) */
+        simp_block(p, D, s->u.for_.body);
+        break;
+    case IR_S_SEND:
+        simp_subscripts(p, s->u.send.what);
+        s->u.send.to_lo = shorter(p, s->u.send.to_lo);
+        s->u.send.to_hi = shorter(p, s->u.send.to_hi);
+        s->u.send.at = shorter(p, s->u.send.at);
+        s->u.send.when = simp_cond(p, D, s->u.send.when);
+        for (int i = 0; i < s->u.send.nas; i++) s->u.send.as_idx[i] = shorter(p, s->u.send.as_idx[i]);
+        break;
+    case IR_S_COLL:  /* the transforms that call this refuse programs with collectives */
+        break;
+    }
+}
+static void simp_block(ir_program *p, const dlets *D, ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) simp_stmt(p, D, b->stmts[i]);
+}
+
+void xf_simplify_program(ir_program *p)
+{
+    dlets D = {.n = 0};
+    find_double_lets(&D, p->body);
+    for (int i = 0; i < p->ndecls; i++) {
+        ir_decl *d = p->decls[i];
+        if (d->kind != IR_D_DIST || d->u.dist.dk != IR_DIST_LOCAL) continue;
+        for (int k = 0; k < d->u.dist.ndims; k++) {
+            d->u.dist.lo[k] = shorter(p, d->u.dist.lo[k]);
+            d->u.dist.hi[k] = shorter(p, d->u.dist.hi[k]);
+            if (d->u.dist.offset) d->u.dist.offset[k] = shorter(p, d->u.dist.offset[k]);
+            if (d->u.dist.step) {
+                d->u.dist.step[k] = shorter(p, d->u.dist.step[k]);
+                d->u.dist.block[k] = shorter(p, d->u.dist.block[k]);
+            }
+        }
+    }
+    simp_block(p, &D, p->body);
+}
