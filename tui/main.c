@@ -34,6 +34,8 @@ int cmd_fsck(int argc, char **argv);
 int cmd_deps(int argc, char **argv);
 int cmd_transforms(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+/* machines, measurements, searches */
+int cmd_calibrate(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"check", cmd_check, "FILE.apm...", "parse and check programs; report errors as file:line:col"},
@@ -60,6 +62,8 @@ static const cli_command commands[] = {
     {"label", cmd_label, "NODE LABEL [-w WS]", "rename a node's label"},
     {"rm", cmd_rm, "NODE [--yes] [--dry-run] [-w WS] [--json]",
      "remove a node and the descendants only it leads to"},
+    {"calibrate", cmd_calibrate, "[-np N] [--name PROFILE] [--quick] [--raw FILE] [--no-store] [-w WS] [--json]",
+     "measure this machine (tick, exchange, send/receive, ping-pong, h-relation); store the profile"},
     {"fsck", cmd_fsck, "[--repair] [-w WS] [--json]", "check (and repair) that pdg.db and repo.git agree"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

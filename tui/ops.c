@@ -340,6 +340,19 @@ int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list
     if (cost_profile_resolve(name, out, &first) == 0) { diag_list_free(&first); return 0; }
     char *text = s ? store_machine_get(s, name, d) : NULL;
     if (!text) {
+        /* a profile calibrated in another workspace: the user-level file */
+        char *path = cost_profile_user_path(name, 0);
+        struct stat st;
+        if (path && stat(path, &st) == 0) {
+            diag_list_free(&first);
+            int rc = cost_profile_read(path, out, d);
+            if (rc == 0 && !out->name[0]) snprintf(out->name, sizeof out->name, "%s", name);
+            free(path);
+            return rc;
+        }
+        free(path);
+    }
+    if (!text) {
         for (int i = 0; i < first.n; i++)
             diag_add(d, first.items[i].file, first.items[i].line, first.items[i].col, "%s",
                      first.items[i].msg);

@@ -77,7 +77,8 @@ void ops_sim_free(ops_sim *j);
  * malloc'd, NULL when the run did not complete. */
 char *ops_sim_report(const ops_sim *j, int json, int trace);
 /* --machine: a built-in profile or a profile file, else a profile stored in the workspace under
- * that name (e.g. `local`, from calibrate).  `s` may be NULL. */
+ * that name (e.g. `local`, from calibrate), else the user-level profile of that name
+ * (cost_profile_user_path, written by calibrate).  `s` may be NULL. */
 int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list *d);
 /* prepare + run + store in one call (the command-line path). */
 int ops_sim_node(store *s, ops_sim *j, diag_list *d);
