@@ -187,6 +187,9 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
      " s.report_text, s.report_json, s.sim_seconds, s.created"
      " FROM simulations s JOIN machines m ON m.id = s.machine WHERE s.node = ?1"
      " ORDER BY s.created DESC, s.id DESC"},
+    {ST_MEAS_LIST,
+     "SELECT id, node, ranks, runner, coalesce(platform, ''), params, seconds, host, created"
+     " FROM measurements WHERE ?1 = 0 OR node = ?1 ORDER BY node, id"},
     {ST_MEAS_INSERT,
      "INSERT INTO measurements(node, ranks, runner, platform, params, seconds, host, created)"
      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},

@@ -250,3 +250,64 @@ int store_machine_put(store *s, const char *name, const char *text, diag_list *d
     if (store_exec_stmt(s, st, d, "storing a machine profile") != 0) { store_rollback(s); return -1; }
     return store_commit(s, d);
 }
+
+int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = store_stmt(s, ST_MEAS_LIST, d);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, node);
+    int cap = 0, rc, oom = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            store_measurement *v = realloc(*out, (size_t)cap * sizeof *v);
+            if (!v) { oom = 1; break; }
+            *out = v;
+        }
+        store_measurement *m = &(*out)[*n];
+        memset(m, 0, sizeof *m);
+        /* runner, platform, params, host in one block */
+        static const int cols[] = {3, 4, 5, 7};
+        size_t len[4], total = 0;
+        for (int i = 0; i < 4; i++) total += (len[i] = (size_t)sqlite3_column_bytes(st, cols[i])) + 1;
+        char *block = malloc(total), *p = block;
+        if (!block) { oom = 1; break; }
+        const char *ptr[4];
+        for (int i = 0; i < 4; i++) {
+            const unsigned char *t = sqlite3_column_text(st, cols[i]);
+            memcpy(p, t ? (const char *)t : "", len[i]);
+            p[len[i]] = '\0';
+            ptr[i] = p;
+            p += len[i] + 1;
+        }
+        m->owned_ = block;
+        m->id = sqlite3_column_int64(st, 0);
+        m->node = sqlite3_column_int64(st, 1);
+        m->ranks = sqlite3_column_int(st, 2);
+        m->runner = ptr[0];
+        m->platform = ptr[1];
+        m->params = ptr[2];
+        m->seconds = sqlite3_column_double(st, 6);
+        m->host = ptr[3];
+        m->created = sqlite3_column_int64(st, 8);
+        (*n)++;
+    }
+    sqlite3_reset(st);
+    if (oom || rc != SQLITE_DONE) {
+        store_measurements_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        if (oom) diag_add(d, NULL, 0, 0, "out of memory");
+        else store_db_fail(s, d, "listing measurements");
+        return -1;
+    }
+    return 0;
+}
+
+void store_measurements_free(store_measurement *m, int n)
+{
+    for (int i = 0; i < n; i++) free(m[i].owned_);
+    free(m);
+}

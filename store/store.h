@@ -241,8 +241,14 @@ typedef struct store_measurement {
     const char *params;
     double seconds;
     const char *host;
+    int64_t id, created;                  /* filled by store_measurement_list */
+    char *owned_;                         /* when listed: backs the strings */
 } store_measurement;
 int store_measurement_add(store *s, const store_measurement *m, int64_t *id, diag_list *d);
+/* The measurements of `node` (0: of every node), by node then oldest first.  *out is an array
+ * the caller frees with store_measurements_free.  platform is "" when none. */
+int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d);
+void store_measurements_free(store_measurement *m, int n);
 
 /* ---- consistency (store/fsck.c) ------------------------------------------------------------- */
 

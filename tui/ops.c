@@ -63,7 +63,7 @@ done:
 
 /* ---- apply, add ----------------------------------------------------------------------------- */
 
-static ir_program *node_program(store *s, int64_t id, diag_list *d)
+ir_program *ops_node_program(store *s, int64_t id, diag_list *d)
 {
     store_node n;
     memset(&n, 0, sizeof n);
@@ -101,7 +101,7 @@ int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *a
         diag_add(d, NULL, 0, 0, "unknown transform '%s'", xf);
         return -1;
     }
-    ir_program *p = node_program(s, parent, d);
+    ir_program *p = ops_node_program(s, parent, d);
     if (!p) return -1;
     int st = 0;
     FILE *rep = fopen("/dev/null", "w");
@@ -140,7 +140,7 @@ int ops_add_text(store *s, int64_t parent, const char *text, size_t len, const c
 /* ---- simulation ----------------------------------------------------------------------------- */
 
 /* "n=256,steps=21": the parameter values this run will use (the key, as cmd_simnode.c). */
-static char *param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d)
+char *ops_param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d)
 {
     int64_t *v = calloc((size_t)p->nparams + 1, sizeof *v);
     if (!v) return NULL;
@@ -246,7 +246,7 @@ int ops_sim_prepare(store *s, ops_sim *j, diag_list *d)
         return -1;
     if (!(text = store_node_text(s, j->node, &len, d))) goto out;
     if (!(j->prog = ir_load_text(j->n.label, text, len, d))) goto out;
-    if (!(j->params = param_key(j->prog, j->bindings, j->nbindings, d))) goto out;
+    if (!(j->params = ops_param_key(j->prog, j->bindings, j->nbindings, d))) goto out;
     if (!(j->mtext = cost_profile_format(&j->profile))) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
     if (!j->force) {
         store_sim key = {.node = j->node, .machine = j->profile.name, .machine_text = j->mtext,

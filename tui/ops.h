@@ -45,6 +45,12 @@ int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *a
 int ops_add_text(store *s, int64_t parent, const char *text, size_t len, const char *how,
                  const char *params, const char *why, int64_t *child, int *created, diag_list *d);
 
+/* The program of node `id`, loaded and checked (caller frees with ir_program_free). */
+ir_program *ops_node_program(store *s, int64_t id, diag_list *d);
+/* "n=256,steps=21": the final parameter values of `p` under overrides `b` — the parameter part
+ * of a simulation's key (and of a measurement's).  malloc'd, NULL with a message. */
+char *ops_param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d);
+
 enum { OPS_MAX_BINDINGS = 32 };
 
 typedef struct ops_sim {
