@@ -91,6 +91,8 @@ static const char *const migrations[] = {
     "  id INTEGER PRIMARY KEY,\n"
     "  hash TEXT NOT NULL,\n"
     "  removed INTEGER NOT NULL);\n",
+    /* 1 -> 2: `explore` marks the nodes whose candidates it has all tried */
+    "ALTER TABLE marks ADD COLUMN explored INTEGER NOT NULL DEFAULT 0;\n",
 };
 enum { NMIGRATIONS = sizeof migrations / sizeof migrations[0] };
 _Static_assert((int)NMIGRATIONS == (int)STORE_SCHEMA_VERSION, "one migration per schema version");
@@ -104,8 +106,8 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
     {ST_NODE_BY_HASH, "SELECT id FROM nodes WHERE hash = ?1"},
     {ST_NODE_GET,
      "SELECT n.id, n.hash, n.commit_id, n.level, n.label, n.created, coalesce(m.pruned, 0),"
-     " coalesce(m.favourite, 0), m.note FROM nodes n LEFT JOIN marks m ON m.node = n.id"
-     " WHERE n.id = ?1"},
+     " coalesce(m.favourite, 0), m.note, coalesce(m.explored, 0)"
+     " FROM nodes n LEFT JOIN marks m ON m.node = n.id WHERE n.id = ?1"},
     {ST_NODE_INSERT,
      "INSERT INTO nodes(id, hash, commit_id, level, label, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"},
     {ST_NEXT_ID,
@@ -134,12 +136,14 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
     {ST_MARK_SET,
      "INSERT INTO marks(node, pruned, favourite) VALUES(?1, ?2, ?3)"
      " ON CONFLICT(node) DO UPDATE SET pruned = ?2, favourite = ?3"},
+    {ST_MARK_EXPLORED,
+     "INSERT INTO marks(node, explored) VALUES(?1, 1) ON CONFLICT(node) DO UPDATE SET explored = 1"},
     {ST_NOTE_SET,
      "INSERT INTO marks(node, note) VALUES(?1, ?2) ON CONFLICT(node) DO UPDATE SET note = ?2"},
     {ST_G_NODES,
      "SELECT n.id, n.hash, n.level, n.label, n.created, coalesce(m.pruned, 0),"
      " coalesce(m.favourite, 0), coalesce(m.note, '') <> '', coalesce(s.c, 0), coalesce(s.best, -1),"
-     " coalesce(s.v, -1)"
+     " coalesce(s.v, -1), coalesce(m.explored, 0)"
      " FROM nodes n LEFT JOIN marks m ON m.node = n.id"
      " LEFT JOIN (SELECT node, count(*) AS c, min(CASE WHEN verified = 1 THEN total END) AS best,"
      "            max(verified) AS v FROM simulations GROUP BY node) s ON s.node = n.id"

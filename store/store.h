@@ -28,7 +28,7 @@
 
 #include "diag.h"
 
-enum { STORE_SCHEMA_VERSION = 1 };
+enum { STORE_SCHEMA_VERSION = 2 };
 #define STORE_DB_NAME "pdg.db"
 #define STORE_REPO_NAME "repo.git"
 
@@ -106,6 +106,7 @@ typedef struct store_node {
     char *label;                          /* owned */
     int64_t created;                      /* unix seconds */
     int pruned, favourite;
+    int explored;                         /* `explore` tried every candidate transform here */
     char *note;                           /* owned; NULL when none */
 } store_node;
 void store_node_clear(store_node *n);
@@ -161,7 +162,9 @@ void store_path_free(store_step *steps, int n);
 int store_snapshot_begin(store *s, diag_list *d);
 void store_snapshot_end(store *s);
 
-enum store_mark_kind { STORE_MARK_CLEAR, STORE_MARK_PRUNED, STORE_MARK_FAVOURITE };
+enum store_mark_kind { STORE_MARK_CLEAR, STORE_MARK_PRUNED, STORE_MARK_FAVOURITE, STORE_MARK_EXPLORED };
+/* CLEAR, PRUNED and FAVOURITE set the user's mark (one of them); EXPLORED is independent of it
+ * (set by `explore` once it has tried every candidate transform of the node; never cleared). */
 int store_mark(store *s, int64_t id, int kind, diag_list *d);
 int store_note(store *s, int64_t id, const char *text, diag_list *d);   /* NULL or "" clears */
 int store_label(store *s, int64_t id, const char *label, diag_list *d);
@@ -178,6 +181,7 @@ typedef struct store_gnode {
     char *label;                          /* owned by the graph */
     int64_t created;
     int pruned, favourite;
+    int explored;
     int has_note;
     int nsims;                            /* simulations stored */
     double best_total;                    /* lowest stored cost (ticks) of a verified run, or -1 */
