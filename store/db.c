@@ -91,7 +91,8 @@ static const char *const migrations[] = {
     "  id INTEGER PRIMARY KEY,\n"
     "  hash TEXT NOT NULL,\n"
     "  removed INTEGER NOT NULL);\n",
-    /* 1 -> 2: `explore` marks the nodes whose candidates it has all tried */
+    /* 1 -> 2: `explore` marks the nodes whose candidates it has all tried (with a signature of
+     * the candidate set; 0 = never) */
     "ALTER TABLE marks ADD COLUMN explored INTEGER NOT NULL DEFAULT 0;\n",
 };
 enum { NMIGRATIONS = sizeof migrations / sizeof migrations[0] };
@@ -137,7 +138,7 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
      "INSERT INTO marks(node, pruned, favourite) VALUES(?1, ?2, ?3)"
      " ON CONFLICT(node) DO UPDATE SET pruned = ?2, favourite = ?3"},
     {ST_MARK_EXPLORED,
-     "INSERT INTO marks(node, explored) VALUES(?1, 1) ON CONFLICT(node) DO UPDATE SET explored = 1"},
+     "INSERT INTO marks(node, explored) VALUES(?1, ?2) ON CONFLICT(node) DO UPDATE SET explored = ?2"},
     {ST_NOTE_SET,
      "INSERT INTO marks(node, note) VALUES(?1, ?2) ON CONFLICT(node) DO UPDATE SET note = ?2"},
     {ST_G_NODES,

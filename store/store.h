@@ -106,7 +106,7 @@ typedef struct store_node {
     char *label;                          /* owned */
     int64_t created;                      /* unix seconds */
     int pruned, favourite;
-    int explored;                         /* `explore` tried every candidate transform here */
+    int64_t explored;                     /* signature of the candidates explore tried, or 0 */
     char *note;                           /* owned; NULL when none */
 } store_node;
 void store_node_clear(store_node *n);
@@ -162,10 +162,12 @@ void store_path_free(store_step *steps, int n);
 int store_snapshot_begin(store *s, diag_list *d);
 void store_snapshot_end(store *s);
 
-enum store_mark_kind { STORE_MARK_CLEAR, STORE_MARK_PRUNED, STORE_MARK_FAVOURITE, STORE_MARK_EXPLORED };
-/* CLEAR, PRUNED and FAVOURITE set the user's mark (one of them); EXPLORED is independent of it
- * (set by `explore` once it has tried every candidate transform of the node; never cleared). */
+enum store_mark_kind { STORE_MARK_CLEAR, STORE_MARK_PRUNED, STORE_MARK_FAVOURITE };
 int store_mark(store *s, int64_t id, int kind, diag_list *d);
+/* `explore` tried every candidate transform of the node: `signature` (non-zero) identifies the
+ * candidate set tried (a rerun with the same set takes the children from the stored edges).
+ * Independent of the user's mark; store_node.explored reads it back (0: never explored). */
+int store_mark_explored(store *s, int64_t id, int64_t signature, diag_list *d);
 int store_note(store *s, int64_t id, const char *text, diag_list *d);   /* NULL or "" clears */
 int store_label(store *s, int64_t id, const char *label, diag_list *d);
 /* Removes `id` and every descendant all of whose parents are being removed (a node that has
@@ -181,7 +183,7 @@ typedef struct store_gnode {
     char *label;                          /* owned by the graph */
     int64_t created;
     int pruned, favourite;
-    int explored;
+    int explored;                         /* 1 when explore tried every candidate here */
     int has_note;
     int nsims;                            /* simulations stored */
     double best_total;                    /* lowest stored cost (ticks) of a verified run, or -1 */

@@ -39,6 +39,7 @@ static const struct co_flag {
     {"--top", CO_TOP, V_LONG, offsetof(cliopts, top)},
     {"-q", CO_QUIET, V_FLAG, offsetof(cliopts, quiet)},
     {"--quiet", CO_QUIET, V_FLAG, offsetof(cliopts, quiet)},
+    {"--progress", CO_PROGRESS, V_FLAG, offsetof(cliopts, progress)},
 };
 enum { NFLAGS = sizeof co_flags / sizeof co_flags[0] };
 

@@ -14,7 +14,7 @@ enum {
     CO_W = 1 << 0, CO_D = 1 << 1, CO_MACHINE = 1 << 2, CO_MODEL = 1 << 3, CO_JSON = 1 << 4,
     CO_PLOT = 1 << 5, CO_NP = 1 << 6, CO_RUNNER = 1 << 7, CO_PLATFORM = 1 << 8, CO_HOST = 1 << 9,
     CO_DEPTH = 1 << 10, CO_BUDGET = 1 << 11, CO_JOBS = 1 << 12, CO_FORCE = 1 << 13,
-    CO_TOP = 1 << 14, CO_QUIET = 1 << 15,
+    CO_TOP = 1 << 14, CO_QUIET = 1 << 15, CO_PROGRESS = 1 << 16,
 };
 enum { CO_MAX_BINDINGS = 32, CO_MAX_POS = 64 };
 
@@ -22,7 +22,7 @@ typedef struct cliopts {
     const char *workspace, *machine, *model, *plot, *runner, *platform, *host;
     ir_binding bindings[CO_MAX_BINDINGS];
     int nbindings;
-    int json, force, quiet;
+    int json, force, quiet, progress;
     long np, depth, budget, jobs, top;     /* -1 when not given */
     char *pos[CO_MAX_POS];
     int npos;

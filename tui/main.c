@@ -77,6 +77,9 @@ static const cli_command commands[] = {
     {"compare", cmd_compare, "[NODE...] [--machine M] [--model M] [-D name=value]... [--plot FILE.svg|png]\n"
                              "        [-w WS] [--json]",
      "predicted (every model) against measured seconds for the leaves; error; Kendall tau"},
+    {"explore", cmd_explore, "NODE [--depth D] [--budget N] [--jobs J] [--machine M] [--model M]\n"
+                             "        [-D name=value]... [--top K] [--progress] [-q] [-w WS] [--json]",
+     "best-first search of the transforms below NODE; the best leaves with their paths"},
     {"fsck", cmd_fsck, "[--repair] [-w WS] [--json]", "check (and repair) that pdg.db and repo.git agree"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

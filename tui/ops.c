@@ -307,29 +307,41 @@ char *ops_sim_report(const ops_sim *j, int json, int trace)
     return render(json ? report_sim_json : report_sim_text, &in);
 }
 
+int ops_sim_row(const ops_sim *j, store_sim *row, char *owned[4], diag_list *d)
+{
+    memset(row, 0, sizeof *row);
+    owned[0] = owned[1] = owned[2] = owned[3] = NULL;
+    if (!j->ran) { diag_add(d, NULL, 0, 0, "nothing to store: the simulation did not complete"); return -1; }
+    const simjob *job = &j->job;
+    owned[0] = ops_sim_report(j, 0, 0);
+    owned[1] = ops_sim_report(j, 1, 0);
+    owned[2] = per_proc_json(&job->cost);
+    owned[3] = trace_json(&job->res->trace, &job->cost);
+    if (!owned[0] || !owned[1] || !owned[2] || !owned[3]) {
+        for (int i = 0; i < 4; i++) { free(owned[i]); owned[i] = NULL; }
+        diag_add(d, NULL, 0, 0, "out of memory");
+        return -1;
+    }
+    *row = (store_sim){.node = j->node, .machine = j->profile.name, .machine_text = j->mtext,
+                       .model = j->model ? j->model : "polyapm", .params = j->params,
+                       .total = job->cost.total, .seconds = job->cost.seconds,
+                       .aggregate_work = job->res->aggregate_work, .verified = job->verified,
+                       .checksum = job->res->checksum, .nprocs = job->cost.nprocs,
+                       .nsteps = job->cost.nsteps, .violations = job->res->violations_total,
+                       .per_proc = owned[2], .trace = owned[3], .report_text = owned[0],
+                       .report_json = owned[1],
+                       .sim_seconds = job->res->seconds + (job->ref_res ? job->ref_res->seconds : 0)};
+    return 0;
+}
+
 int ops_sim_store(store *s, ops_sim *j, diag_list *d)
 {
     if (j->hit) return 0;
-    if (!j->ran) { diag_add(d, NULL, 0, 0, "nothing to store: the simulation did not complete"); return -1; }
-    const simjob *job = &j->job;
-    char *rt = ops_sim_report(j, 0, 0), *rj = ops_sim_report(j, 1, 0);
-    char *pp = per_proc_json(&job->cost), *tr = trace_json(&job->res->trace, &job->cost);
-    int rc = -1;
-    if (!rt || !rj || !pp || !tr) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
-    store_sim put = {.node = j->node, .machine = j->profile.name, .machine_text = j->mtext,
-                     .model = j->model ? j->model : "polyapm", .params = j->params,
-                     .total = job->cost.total, .seconds = job->cost.seconds,
-                     .aggregate_work = job->res->aggregate_work, .verified = job->verified,
-                     .checksum = job->res->checksum, .nprocs = job->cost.nprocs,
-                     .nsteps = job->cost.nsteps, .violations = job->res->violations_total,
-                     .per_proc = pp, .trace = tr, .report_text = rt, .report_json = rj,
-                     .sim_seconds = job->res->seconds + (job->ref_res ? job->ref_res->seconds : 0)};
-    rc = store_sim_put(s, &put, NULL, d);
-out:
-    free(rt);
-    free(rj);
-    free(pp);
-    free(tr);
+    store_sim put;
+    char *owned[4];
+    if (ops_sim_row(j, &put, owned, d) != 0) return -1;
+    int rc = store_sim_put(s, &put, NULL, d);
+    for (int i = 0; i < 4; i++) free(owned[i]);
     return rc;
 }
 

@@ -78,6 +78,9 @@ int ops_sim_prepare(store *s, ops_sim *j, diag_list *d);          /* 1 hit, 0 mu
 int ops_sim_run(ops_sim *j, volatile int *cancel, void (*progress)(void *, double), void *ctx,
                 diag_list *d);                                     /* 0 done, -1 failed/cancelled */
 int ops_sim_store(store *s, ops_sim *j, diag_list *d);
+/* The row ops_sim_store would store for a completed run (no store needed: a worker process
+ * builds it and the parent stores it).  Its strings are the job's or owned[0..3] (free them). */
+int ops_sim_row(const ops_sim *j, store_sim *row, char *owned[4], diag_list *d);
 void ops_sim_free(ops_sim *j);
 /* The report of a completed run (text or JSON, with or without the per-step trace), as stored;
  * malloc'd, NULL when the run did not complete. */
