@@ -9,7 +9,8 @@
  *
  * Files: tui_main.c (open, loop, layout), tui_tree.c (the graph as rows, costs), tui_program.c,
  * tui_cost.c, tui_menu.c (transform menu + parameter form), tui_compare.c, tui_prompt.c,
- * tui_keys.c (the key table and actions), tui_worker.c (background simulation).
+ * tui_keys.c (the key table and actions), tui_worker.c (background simulation), tui_explore.c
+ * (explore in a child process).
  * Every workspace change goes through ops.h (shared with the command line).
  */
 #ifndef POLYAPM_TUI_H
@@ -94,6 +95,16 @@ typedef struct tui_apply {
     char params[512];
 } tui_apply;
 
+/* A search running in a child process (tui_explore.c). */
+typedef struct tui_explore {
+    int pid;                           /* 0: none running */
+    int out_fd, err_fd;
+    char *out, *err;                   /* its JSON result, its progress lines */
+    size_t olen, ocap, elen, ecap;
+    char progress[160];                /* the last progress line */
+    int64_t node;
+} tui_explore;
+
 /* The parameter form (tui_menu.c). */
 enum { TUI_FORM_MAX = 16 };
 typedef struct tui_form {
@@ -161,6 +172,7 @@ struct tui {
     double db_checked;
     tui_worker w;
     tui_apply ap;
+    tui_explore ex;
 };
 
 /* tui_main.c */
@@ -216,6 +228,12 @@ void tui_worker_finish(tui *t);                /* cancel and join (on exit) */
 int tui_apply_start(tui *t, int64_t parent, const char *xf, int argc, char **argv);
 void tui_apply_poll(tui *t);                   /* collects a finished child */
 void tui_apply_cancel(tui *t);                 /* kills a running child (nothing written) */
+
+/* tui_explore.c: `spec` is "budget=N depth=D jobs=J name=value ..." (the rest are -D) */
+int tui_explore_start(tui *t, int64_t node, const char *spec);
+void tui_explore_poll(tui *t);                 /* progress; collects a finished search */
+int tui_explore_cancel(tui *t);                /* SIGINT to a running search; 0 if none */
+void tui_explore_finish(tui *t);               /* stop and reap (on exit) */
 
 /* tui_menu.c: the result of an apply for the form (errors in `d`, or the new child) */
 void tui_form_result(tui *t, int ok, int64_t child, int created, const diag_list *d);

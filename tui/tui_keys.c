@@ -142,7 +142,26 @@ static void k_apply(tui *t) { tui_menu_open(t); }
 static void k_compare(tui *t) { tui_compare_open(t); }
 static void k_help(tui *t) { tui_help_open(t); }
 static void k_quit(tui *t) { t->quit = 1; }
-static void k_cancel(tui *t) { tui_worker_cancel(t); }
+static void k_cancel(tui *t)
+{
+    if (!tui_explore_cancel(t)) tui_worker_cancel(t);
+}
+
+static void explore_done(tui *t, const char *text)
+{
+    int64_t node = tui_sel_node(t);
+    if (node > 0) tui_explore_start(t, node, text);
+}
+
+static void k_explore(tui *t)
+{
+    if (tui_sel_node(t) <= 0) return;
+    char cur[256];
+    size_t off = (size_t)snprintf(cur, sizeof cur, "budget=200");
+    for (int i = 0; i < t->nbind && off < sizeof cur - 40; i++)
+        off += (size_t)snprintf(cur + off, sizeof cur - off, " %s=%lld", t->bind[i].name, (long long)t->bind[i].value);
+    tui_prompt(t, "explore from here (budget= depth= jobs=, name=value parameters)", cur, explore_done);
+}
 
 static void k_reload(tui *t)
 {
@@ -366,7 +385,8 @@ static const tui_key keys[] = {
     {'g', 0, "g", "go to the root", k_root, 0},
     {'b', 0, "b", "go to the best (cheapest) leaf", k_best, 0},
     {'r', 0, "r", "reload the workspace", k_reload, 0},
-    {'C', 0, "C", "cancel the running simulation", k_cancel, 2},
+    {'X', 0, "X", "explore: best-first search below the node, in the background", k_explore, 0},
+    {'C', 0, "C", "cancel the running simulation or explore", k_cancel, 2},
     {'?', 0, "?", "help", k_help, 1},
     {'q', 0, "q", "quit", k_quit, 1},
 };
