@@ -1002,7 +1002,7 @@ out:
     free(S.nodes);
     ir_program_free(ref);
     store_node_clear(&rootn);
-    qsort(out->leaves, (size_t)out->nleaves, sizeof *out->leaves, leaf_cmp);
+    if (out->nleaves > 1) qsort(out->leaves, (size_t)out->nleaves, sizeof *out->leaves, leaf_cmp);
     return rc;
 }
 
