@@ -145,29 +145,13 @@ typedef struct wctx {
 
 static const char *last_msg(const diag_list *d) { return d->n ? d->items[d->n - 1].msg : "failed"; }
 
-/* task: apply PARENT_TEXT XF ARGS...   result: ok CHILD_TEXT | refused WHY | usage WHY */
-static void do_apply(const wctx *w, const msg *t, msg *r)
-{
-    diag_list d;
-    diag_list_init(&d);
-    ir_program *p = ir_load_text("parent", t->s[1], t->len[1], &d), *q = NULL;
-    if (!p) { msg_str(r, "usage"); msg_str(r, last_msg(&d)); goto out; }
-    FILE *devnull = fopen("/dev/null", "w");
-    int st = 0;
-    q = xf_apply_with(p, t->s[2], t->n - 3, t->s + 3, w->o->bindings, w->o->nbindings, devnull, &d, &st);
-    if (devnull) fclose(devnull);
-    char *text = q ? ir_print(q) : NULL;
-    if (text) { msg_str(r, "ok"); msg_str(r, text); }
-    else { msg_str(r, st == XF_EUSAGE ? "usage" : "refused"); msg_str(r, last_msg(&d)); }
-    free(text);
-out:
-    ir_program_free(q);
-    ir_program_free(p);
-    diag_list_free(&d);
-}
+/* Simulates `prog` (owned: freed here) against the root and appends the simulation's fields:
+ * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
+ * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY (padded to the same count). */
+enum { SIM_NFIELDS = 17 };
+static int has_proc_loop(const ir_block *b);
 
-/* task: sim TEXT LABEL   result: ok ROW-FIELDS... | error WHY */
-static void do_sim(const wctx *w, const msg *t, msg *r)
+static void sim_fields(const wctx *w, ir_program *prog, msg *r)
 {
     diag_list d;
     diag_list_init(&d);
@@ -181,14 +165,15 @@ static void do_sim(const wctx *w, const msg *t, msg *r)
     memcpy(j.bindings, w->o->bindings, (size_t)j.nbindings * sizeof j.bindings[0]);
     j.rootn.label = strdup(w->root_label);
     j.ref = (ir_program *)w->ref;
+    j.prog = prog;
     store_sim row;
     char *owned[4] = {NULL, NULL, NULL, NULL};
-    if (!(j.prog = ir_load_text(t->s[2], t->s[1], t->len[1], &d)) ||
-        !(j.params = ops_param_key(j.prog, j.bindings, j.nbindings, &d)) ||
+    if (!(j.params = ops_param_key(j.prog, j.bindings, j.nbindings, &d)) ||
         !(j.mtext = cost_profile_format(&j.profile)) || ops_sim_run(&j, NULL, NULL, NULL, &d) != 0 ||
         ops_sim_row(&j, &row, owned, &d) != 0) {
         msg_str(r, "error");
         msg_str(r, last_msg(&d));
+        for (int i = 2; i < SIM_NFIELDS; i++) msg_str(r, "");
     } else {
         msg_str(r, "ok");
         msg_str(r, row.params);
@@ -205,15 +190,59 @@ static void do_sim(const wctx *w, const msg *t, msg *r)
         msg_str(r, row.report_text);
         msg_str(r, row.report_json);
         msg_fmt(r, "%.17g", row.sim_seconds);
+        msg_fmt(r, "%d", (int)prog->level);
+        msg_fmt(r, "%d", has_proc_loop(prog->body));
     }
     for (int i = 0; i < 4; i++) free(owned[i]);
     j.ref = NULL;             /* shared, not the job's */
-    ops_sim_free(&j);
+    ops_sim_free(&j);         /* frees prog */
     free((char *)j.rootn.label);
     diag_list_free(&d);
 }
 
-enum { SIM_NFIELDS = 15 };
+/* task: apply PARENT_TEXT XF ARGS...
+ * result: ok CHILD_TEXT SIM-FIELDS... | refused WHY | usage WHY */
+static void do_apply(const wctx *w, const msg *t, msg *r)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("parent", t->s[1], t->len[1], &d), *q = NULL;
+    if (!p) { msg_str(r, "usage"); msg_str(r, last_msg(&d)); goto out; }
+    FILE *devnull = fopen("/dev/null", "w");
+    int st = 0;
+    q = xf_apply_with(p, t->s[2], t->n - 3, t->s + 3, w->o->bindings, w->o->nbindings, devnull, &d, &st);
+    if (devnull) fclose(devnull);
+    char *text = q ? ir_print(q) : NULL;
+    if (text) {
+        msg_str(r, "ok");
+        msg_str(r, text);
+        sim_fields(w, q, r);
+        q = NULL;
+    } else {
+        msg_str(r, st == XF_EUSAGE ? "usage" : "refused");
+        msg_str(r, last_msg(&d));
+    }
+    free(text);
+out:
+    ir_program_free(q);
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
+/* task: sim TEXT LABEL   result: SIM-FIELDS... */
+static void do_sim(const wctx *w, const msg *t, msg *r)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *prog = ir_load_text(t->s[2], t->s[1], t->len[1], &d);
+    if (prog) sim_fields(w, prog, r);
+    else {
+        msg_str(r, "error");
+        msg_str(r, last_msg(&d));
+        for (int i = 2; i < SIM_NFIELDS; i++) msg_str(r, "");
+    }
+    diag_list_free(&d);
+}
 
 static void do_task(const wctx *w, const msg *t, msg *r)
 {
@@ -745,51 +774,100 @@ static int pick(search *S)
 
 /* ---- results -------------------------------------------------------------------------------- */
 
+/* Stores the simulation fields f[0..SIM_NFIELDS) of node i (unless the store already has that
+ * simulation: then its values) and counts the node evaluated. */
+static int take_sim(search *S, int i, char **f)
+{
+    xnode *x = &S->nodes[i];
+    if (strcmp(f[0], "ok")) {
+        diag_add(S->d, NULL, 0, 0, "simulating node %lld: %s", (long long)x->id, f[1]);
+        return -1;
+    }
+    char *mtext = cost_profile_format(&S->o->profile);
+    if (!mtext) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
+    store_sim row = {.node = x->id, .machine = S->o->profile.name, .machine_text = mtext,
+                     .model = S->o->model ? S->o->model : "polyapm", .params = f[1],
+                     .total = strtod(f[2], NULL), .seconds = strtod(f[3], NULL),
+                     .aggregate_work = strtod(f[4], NULL), .verified = atoi(f[5]),
+                     .checksum = strtoull(f[6], NULL, 16), .nprocs = atoi(f[7]),
+                     .nsteps = atoi(f[8]), .violations = strtoll(f[9], NULL, 10),
+                     .per_proc = f[10], .trace = f[11], .report_text = f[12],
+                     .report_json = f[13], .sim_seconds = strtod(f[14], NULL)};
+    store_sim old;
+    int found = store_sim_find(S->s, &row, &old, S->d);
+    int rc = found < 0 ? -1 : 0;
+    if (found == 1) {            /* an existing node reached again (the graph is a DAG) */
+        row.total = old.total;
+        row.aggregate_work = old.aggregate_work;
+        row.verified = old.verified;
+        store_sim_clear(&old);
+        S->res->stats.from_store++;
+    } else if (found == 0) {
+        rc = store_sim_put(S->s, &row, NULL, S->d);
+    }
+    free(mtext);
+    if (rc != 0) return -1;
+    x = &S->nodes[i];
+    x->level = atoi(f[15]);
+    x->tiled = atoi(f[16]);
+    x->total = row.total;
+    x->agg = row.aggregate_work;
+    x->verified = row.verified;
+    node_evaluated(S, i);
+    return 0;
+}
+
+/* A new node made by an apply result: registered with the result's simulation. */
+static int arrive(search *S, int64_t id, int depth, char **f)
+{
+    if (find_node(S, id) >= 0) return 0;
+    if (S->n == S->cap) {
+        int cap = S->cap ? 2 * S->cap : 64;
+        xnode *nn = realloc(S->nodes, (size_t)cap * sizeof *nn);
+        if (!nn) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
+        S->nodes = nn;
+        S->cap = cap;
+    }
+    int i = S->n++;
+    memset(&S->nodes[i], 0, sizeof S->nodes[i]);
+    S->nodes[i].id = id;
+    S->nodes[i].depth = depth;
+    S->nodes[i].state = X_EVAL;
+    store_node n;
+    memset(&n, 0, sizeof n);
+    if (store_node_get(S->s, id, &n, S->d) != 0) return -1;
+    S->nodes[i].signature = n.explored;
+    store_node_clear(&n);
+    return take_sim(S, i, f);
+}
+
 static int on_result(search *S, task *t, msg *r)
 {
     if (t->kind == T_APPLY) {
         S->prospective--;
-        xnode *parent = &S->nodes[t->node];
-        parent->inflight--;
+        S->nodes[t->node].inflight--;
         int rc = 0;
-        if (r->n == 2 && !strcmp(r->s[0], "ok")) {
+        if (r->n == 2 + SIM_NFIELDS && !strcmp(r->s[0], "ok")) {
             int64_t child;
             int created;
-            rc = ops_add_text(S->s, parent->id, r->s[1], r->len[1], t->xf, t->params, NULL, &child, &created, S->d);
+            rc = ops_add_text(S->s, S->nodes[t->node].id, r->s[1], r->len[1], t->xf, t->params, NULL, &child,
+                              &created, S->d);
             if (rc == 0) {
                 S->res->stats.applied++;
                 S->nodes[t->node].children++;
-                if (reach(S, child, S->nodes[t->node].depth + 1) < 0) rc = -1;
+                rc = arrive(S, child, S->nodes[t->node].depth + 1, r->s + 2);
             }
         } else {
             S->res->stats.refused++;
         }
-        parent = &S->nodes[t->node];   /* reach may have moved the table */
-        if (rc == 0 && parent->inflight == 0) finish_node(S, t->node);
+        if (rc == 0 && S->nodes[t->node].inflight == 0) finish_node(S, t->node);
         return rc;
     }
-    xnode *x = &S->nodes[t->node];
-    if (r->n != SIM_NFIELDS || strcmp(r->s[0], "ok")) {
-        diag_add(S->d, NULL, 0, 0, "simulating node %lld: %s", (long long)x->id, r->n > 1 ? r->s[1] : "failed");
+    if (r->n != SIM_NFIELDS) {
+        diag_add(S->d, NULL, 0, 0, "simulating node %lld: malformed result", (long long)S->nodes[t->node].id);
         return -1;
     }
-    char *mtext = cost_profile_format(&S->o->profile);
-    store_sim row = {.node = x->id, .machine = S->o->profile.name, .machine_text = mtext,
-                     .model = S->o->model ? S->o->model : "polyapm", .params = r->s[1],
-                     .total = strtod(r->s[2], NULL), .seconds = strtod(r->s[3], NULL),
-                     .aggregate_work = strtod(r->s[4], NULL), .verified = atoi(r->s[5]),
-                     .checksum = strtoull(r->s[6], NULL, 16), .nprocs = atoi(r->s[7]),
-                     .nsteps = atoi(r->s[8]), .violations = strtoll(r->s[9], NULL, 10),
-                     .per_proc = r->s[10], .trace = r->s[11], .report_text = r->s[12],
-                     .report_json = r->s[13], .sim_seconds = strtod(r->s[14], NULL)};
-    int rc = mtext ? store_sim_put(S->s, &row, NULL, S->d) : -1;
-    free(mtext);
-    if (rc != 0) return -1;
-    x->total = row.total;
-    x->agg = row.aggregate_work;
-    x->verified = row.verified;
-    node_evaluated(S, t->node);
-    return 0;
+    return take_sim(S, t->node, r->s);
 }
 
 /* ---- workers -------------------------------------------------------------------------------- */
