@@ -154,7 +154,9 @@ void xf_print_applicable(FILE *out, const ir_program *p, int json)
                 if (q->def) fprintf(out, "\"%s\"", q->def); else fprintf(out, "null");
                 fprintf(out, ", \"candidates\": ");
                 if (q->candidates) fprintf(out, "\"%s\"", q->candidates); else fprintf(out, "null");
-                fprintf(out, ", \"per_statement\": %s}", q->per_stmt ? "true" : "false");
+                fprintf(out, ", \"per_statement\": %s, \"model_only\": %s, \"only_with\": ",
+                        q->per_stmt ? "true" : "false", q->model_only ? "true" : "false");
+                if (q->only_with) fprintf(out, "\"%s\"}", q->only_with); else fprintf(out, "null}");
             }
             fprintf(out, "]}");
         } else {
@@ -167,6 +169,8 @@ void xf_print_applicable(FILE *out, const ir_program *p, int json)
                     fprintf(out, "    %s%s=%s", q->name, q->per_stmt ? "[.LABEL]" : "", ptype_name[q->type]);
                     if (q->def) fprintf(out, " (default %s)", q->def);
                     if (q->candidates) fprintf(out, " {%s}", q->candidates);
+                    if (q->only_with) fprintf(out, " (with %s)", q->only_with);
+                    if (q->model_only) fprintf(out, " (a cost-model setting: explore keeps the default)");
                     fprintf(out, "\n        %s\n", q->help);
                 }
             }
