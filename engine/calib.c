@@ -92,9 +92,9 @@ static void note(calib_result *out, const char *what)
 
 /* ā and b̄ over P of one direction's lines (exchange time less the constant cost). */
 static int fit_direction(raw *r, series *per_p, const char *name, double const_slope,
-                         calib_result *out, double *abar, double *bbar, diag_list *d)
+                         calib_result *out, double *abar, double *bbar, double *afallback, diag_list *d)
 {
-    double sa = 0, sb = 0;
+    double sa = 0, sb = 0, sf = 0;
     int m = 0;
     for (int p = 2; p <= CALIB_MAX_P; p++) {
         series *s = &per_p[p];
@@ -115,12 +115,17 @@ static int fit_direction(raw *r, series *per_p, const char *name, double const_s
         add_fit(out, fmt, p, &l);
         sa += l.slope / (p - 1);
         sb += l.intercept / (p - 1);
+        /* the fallback: the mean cost per message at the largest count */
+        int top = 0;
+        for (int i = 1; i < s->n; i++) if (s->x[i] > s->x[top]) top = i;
+        if (s->x[top] > 0) sf += (s->y[top] - const_slope * (p - 1)) / s->x[top] / (p - 1);
         m++;
         (void)r;
     }
     if (!m) { diag_add(d, NULL, 0, 0, "no %s measurements", name); return -1; }
     *abar = sa / m;
     *bbar = sb / m;
+    *afallback = sf / m;
     return 0;
 }
 
@@ -162,20 +167,26 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
     if (stats_fit_origin(px, py, np, &cl) != 0) { diag_add(d, file, 0, 0, "no exchange measurements"); goto out; }
     add_fit(out, "exchange const", 0, &cl);
 
-    double as, bs, ar, br;
-    if (fit_direction(&r, r.send, "send", cl.slope, out, &as, &bs, d) != 0 ||
-        fit_direction(&r, r.recv, "recv", cl.slope, out, &ar, &br, d) != 0)
+    double as, bs, ar, br, fs, fr;
+    if (fit_direction(&r, r.send, "send", cl.slope, out, &as, &bs, &fs, d) != 0 ||
+        fit_direction(&r, r.recv, "recv", cl.slope, out, &ar, &br, &fr, d) != 0)
         goto out;
     pr->normsent = as / r.tick;
     pr->normrcvd = ar / r.tick;
+    if (!finite_pos(pr->normsent)) {
+        pr->normsent = finite_pos(fs) ? fs / r.tick : 1;
+        note(out, "send slope <= 0 (noise): normsent = the mean cost per message at 512 messages");
+    }
+    if (!finite_pos(pr->normrcvd)) {
+        pr->normrcvd = finite_pos(fr) ? fr / r.tick : 1;
+        note(out, "receive slope <= 0 (noise): normrcvd = the mean cost per message at 512 messages");
+    }
     double bav = (bs + br) / 2;
     pr->barrier_slope = (cl.slope + bav) / r.tick;
     if (!finite_pos(pr->barrier_slope)) {
         pr->barrier_slope = cl.slope / r.tick;
         note(out, "startup per partner <= 0: barrier from the constant cost only");
     }
-    if (!finite_pos(pr->normsent) || !finite_pos(pr->normrcvd))
-        note(out, "a send/receive slope is not positive (too noisy; rerun on a quieter machine)");
 
     /* Hockney: ping-pong */
     stats_line hl;
@@ -186,6 +197,10 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
     add_fit(out, "pingpong", 0, &hl);
     pr->ts = hl.intercept / r.tick;
     pr->tw = hl.slope / r.tick;
+    if (!finite_pos(pr->tw)) {
+        pr->tw = r.pingpong.n ? r.pingpong.y[r.pingpong.n - 1] / r.pingpong.x[r.pingpong.n - 1] / r.tick : 1;
+        note(out, "ping-pong slope <= 0: t_w = the largest message's time per word");
+    }
     if (!finite_pos(pr->ts)) {
         double mn = INFINITY;
         for (int i = 0; i < r.pingpong.n; i++) if (r.pingpong.y[i] < mn) mn = r.pingpong.y[i];

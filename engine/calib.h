@@ -14,8 +14,9 @@
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
  *                  (reported; the BSP model charges b(P) for l)
  *
- * A fitted value that comes out non-positive (noise on a quiet link) is replaced by a
- * measured fallback and flagged in `note`.
+ * A fitted value that comes out non-positive (noise on a loaded machine) is replaced by a
+ * measured fallback (a slope by the mean cost per item at the largest count, t_s by the fastest
+ * round trip) and flagged in `note`; a profile's parameters are therefore always positive.
  */
 #ifndef POLYAPM_CALIB_H
 #define POLYAPM_CALIB_H

@@ -104,6 +104,14 @@ static void calibration(void)
     T_EQ_STR("calib.no_note", r.note, "");
     free(text);
 
+    /* noise: a negative send slope falls back to the mean cost per message, with a note */
+    text = synthetic(tick, 2e-6, -1e-10, 3e-6, 3e-8, 5e-7, 1.5e-6, 2e-9, 4e-9, 0);
+    T_EQ_INT("calib.noisy.ok", calib_fit_raw("noisy", text, "local", &r, &d), 0);
+    T_CHECK("calib.noisy.positive", r.profile.normsent > 0 && isfinite(r.profile.normsent), "normsent %g",
+            r.profile.normsent);
+    T_CHECK("calib.noisy.note", strstr(r.note, "send slope") != NULL, "note '%s'", r.note);
+    free(text);
+
     /* malformed input names the line; missing series are errors */
     diag_list_free(&d);
     diag_list_init(&d);
