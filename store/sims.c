@@ -41,6 +41,24 @@ static int machine_id(store *s, const char *name, const char *text, int create, 
     return 1;
 }
 
+/* Copies the text columns `cols` of the current row into one malloc'd block (returned; NULL when
+ * out of memory); ptrs[i] points at column cols[i]'s text in it ("" for NULL). */
+static char *text_block(sqlite3_stmt *st, const int *cols, int n, const char **ptrs)
+{
+    size_t total = 1, len[32];
+    for (int i = 0; i < n; i++) total += (len[i] = (size_t)sqlite3_column_bytes(st, cols[i])) + 1;
+    char *block = malloc(total), *p = block;
+    if (!block) return NULL;
+    for (int i = 0; i < n; i++) {
+        const unsigned char *t = sqlite3_column_text(st, cols[i]);
+        memcpy(p, t ? (const char *)t : "", len[i]);
+        p[len[i]] = '\0';
+        ptrs[i] = p;
+        p += len[i] + 1;
+    }
+    return block;
+}
+
 /* Fills `out` from a row of ST_SIM_FIND / ST_SIM_LIST; the strings live in one owned block. */
 static int fill_sim(sqlite3_stmt *st, store_sim *out)
 {
@@ -50,22 +68,10 @@ static int fill_sim(sqlite3_stmt *st, store_sim *out)
     static const int text_cols[] = {C_MNAME, C_MTEXT, C_MODEL, C_PARAMS, C_PERPROC, C_TRACE, C_RTEXT, C_RJSON,
                                     C_CHECKSUM};
     enum { NTEXT = sizeof text_cols / sizeof text_cols[0] };
-    size_t total = 0, len[NTEXT];
-    for (int i = 0; i < NTEXT; i++) {
-        len[i] = (size_t)sqlite3_column_bytes(st, text_cols[i]);
-        total += len[i] + 1;
-    }
     memset(out, 0, sizeof *out);
-    char *block = malloc(total ? total : 1), *p = block;
-    if (!block) return -1;
     const char *ptrs[NTEXT];
-    for (int i = 0; i < NTEXT; i++) {
-        const unsigned char *t = sqlite3_column_text(st, text_cols[i]);
-        memcpy(p, t ? (const char *)t : "", len[i]);
-        p[len[i]] = '\0';
-        ptrs[i] = p;
-        p += len[i] + 1;
-    }
+    char *block = text_block(st, text_cols, NTEXT, ptrs);
+    if (!block) return -1;
     out->owned_ = block;
     out->id = sqlite3_column_int64(st, C_ID);
     out->node = sqlite3_column_int64(st, C_NODE);
@@ -270,18 +276,9 @@ int store_measurement_list(store *s, int64_t node, store_measurement **out, int 
         memset(m, 0, sizeof *m);
         /* runner, platform, params, host in one block */
         static const int cols[] = {3, 4, 5, 7};
-        size_t len[4], total = 0;
-        for (int i = 0; i < 4; i++) total += (len[i] = (size_t)sqlite3_column_bytes(st, cols[i])) + 1;
-        char *block = malloc(total), *p = block;
-        if (!block) { oom = 1; break; }
         const char *ptr[4];
-        for (int i = 0; i < 4; i++) {
-            const unsigned char *t = sqlite3_column_text(st, cols[i]);
-            memcpy(p, t ? (const char *)t : "", len[i]);
-            p[len[i]] = '\0';
-            ptr[i] = p;
-            p += len[i] + 1;
-        }
+        char *block = text_block(st, cols, 4, ptr);
+        if (!block) { oom = 1; break; }
         m->owned_ = block;
         m->id = sqlite3_column_int64(st, 0);
         m->node = sqlite3_column_int64(st, 1);
