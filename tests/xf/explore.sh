@@ -32,6 +32,8 @@ expect_eq "lu: blocked branches pruned by the bound" "$(printf '%s' "$out" | jso
 # every stored leaf (a node without children) is verified, in the store itself
 expect_eq "lu: every stored leaf verified (store)" "$(db "select count(*) from nodes n where not exists (select 1 from edges e where e.parent = n.id) and not exists (select 1 from simulations s where s.node = n.id and s.verified = 1)")" 0
 expect_eq "lu: expanded nodes are marked explored" "$(db "select count(*) > 5 from marks where explored <> 0")" 1
+expect_eq "lu: tree shows the root explored" "$(P tree --json | json "j['nodes'][0]['explored']")" True
+expect_match "lu: show says explored" "$(P show ROOT)" '^explored +every candidate'
 expect_eq "lu: fsck clean" "$(P fsck --json | json "j['problems']")" 0
 # the same search again: everything from the store, nothing new
 n0=$(db "select count(*) from nodes"); s0=$(db "select count(*) from simulations")
