@@ -127,9 +127,10 @@ int cmd_explore(int argc, char **argv)
         cli_json_string(stdout, eo.model ? eo.model : "polyapm");
         printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
                "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
-               "\"seconds\":%.3f,\"best\":",
+               "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
                st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
-               st->open, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs);
+               st->open, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
+               st->search_cpu, st->worker_cpu);
         if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
         else printf("null");
         printf(",\"leaves\":[");

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -987,9 +988,18 @@ static int leaf_cmp(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
+static double cpu_seconds(int who)
+{
+    struct rusage ru;
+    if (getrusage(who, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+           1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
 int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_list *d)
 {
     memset(out, 0, sizeof *out);
+    double cpu0 = cpu_seconds(RUSAGE_SELF), wcpu0 = cpu_seconds(RUSAGE_CHILDREN);
     out->stats.best = -1;
     explore_opts o = *o_in;
     if (o.depth <= 0) o.depth = DEFAULT_DEPTH;
@@ -1073,6 +1083,8 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     rc = failed ? -1 : 0;
 out:
     stop_workers(&S);
+    out->stats.search_cpu = cpu_seconds(RUSAGE_SELF) - cpu0;
+    out->stats.worker_cpu = cpu_seconds(RUSAGE_CHILDREN) - wcpu0;
     for (int i = S.headq; i < S.nq; i++) task_free(&S.queue[i]);
     for (int k = 0; k < S.jobs && k < MAX_JOBS; k++) if (S.isbusy[k]) task_free(&S.busy[k]);
     free(S.queue);

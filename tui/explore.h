@@ -48,6 +48,7 @@ typedef struct explore_stats {
     double best;              /* cost of the best verified leaf, or -1 */
     int64_t best_node;
     int interrupted, budget_hit;
+    double search_cpu, worker_cpu;   /* CPU seconds of this process and of its workers */
 } explore_stats;
 
 typedef struct explore_opts {
