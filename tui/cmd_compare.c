@@ -7,7 +7,8 @@
  * measured seconds (mean of the runs), the relative error, and Kendall's τ between the
  * predicted and the measured order over the measured rows.  A node without measurements gets
  * one row at its own parameter values (with -D), predicted only.  --plot FILE.svg|png draws
- * predicted against measured seconds.
+ * predicted against measured seconds and, for nodes measured at several rank counts, measured
+ * and predicted seconds over the ranks.
  */
 #include <math.h>
 #include <stdio.h>
@@ -204,12 +205,29 @@ static void print_json(const cmp *c, const cost_profile *prof, const char *model
     if (nmeas >= 2) printf("%.6g}\n", tau); else printf("null}\n");
 }
 
+static int by_ranks(const void *a, const void *b)
+{
+    const cmp_row *x = *(const cmp_row *const *)a, *y = *(const cmp_row *const *)b;
+    return (x->ranks > y->ranks) - (x->ranks < y->ranks);
+}
+
+/* Panel 1: predicted against measured seconds (one point per measured row, the diagonal).
+ * Panel 2, when a node was measured at two or more rank counts: measured (points) and predicted
+ * (lines) seconds over the ranks, per node (the thesis's Fig. 6.11 against its model). */
 static int plot_compare(const char *path, const cmp *c, const char *model, diag_list *d)
 {
-    double *x = malloc((size_t)(c->n + 1) * sizeof *x), *y = malloc((size_t)(c->n + 1) * sizeof *y);
-    const char **labels = malloc((size_t)(c->n + 1) * sizeof *labels);
-    int k = 0, rc = -1;
-    if (!x || !y || !labels) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
+    size_t n = (size_t)c->n + 1;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    double *rx = malloc(n * sizeof *rx), *rm = malloc(n * sizeof *rm), *rp = malloc(n * sizeof *rp);
+    const char **labels = malloc(n * sizeof *labels);
+    const cmp_row **sorted = malloc(n * sizeof *sorted);
+    plot_series *curves = calloc(2 * n, sizeof *curves);
+    char (*titles)[96] = calloc(2 * n, sizeof *titles);
+    int k = 0, rc = -1, nc = 0, used = 0;
+    if (!x || !y || !rx || !rm || !rp || !labels || !sorted || !curves || !titles) {
+        diag_add(d, NULL, 0, 0, "out of memory");
+        goto out;
+    }
     for (int i = 0; i < c->n; i++)
         if (c->rows[i].measured > 0) {
             x[k] = c->rows[i].measured;
@@ -217,16 +235,44 @@ static int plot_compare(const char *path, const cmp *c, const char *model, diag_
             labels[k++] = c->rows[i].label;
         }
     if (!k) { diag_add(d, NULL, 0, 0, "nothing to plot: no measured rows (polyapm run or polyapm measure)"); goto out; }
+    /* per node: its measured rows by ranks (rows of one node are adjacent) */
+    for (int i = 0; i < c->n;) {
+        int j = i, m = 0;
+        while (j < c->n && c->rows[j].node == c->rows[i].node) {
+            if (c->rows[j].measured > 0) sorted[m++] = &c->rows[j];
+            j++;
+        }
+        qsort(sorted, (size_t)m, sizeof *sorted, by_ranks);
+        int distinct = m > 0;
+        for (int q = 1; q < m; q++) distinct += sorted[q]->ranks != sorted[q - 1]->ranks;
+        if (distinct >= 2) {
+            for (int q = 0; q < m; q++) {
+                rx[used + q] = sorted[q]->ranks;
+                rm[used + q] = sorted[q]->measured;
+                rp[used + q] = sorted[q]->predicted;
+            }
+            snprintf(titles[nc], sizeof titles[nc], "%s measured", sorted[0]->label);
+            curves[nc] = (plot_series){.title = titles[nc], .x = rx + used, .y = rm + used, .n = m, .style = "points pt 7"};
+            nc++;
+            snprintf(titles[nc], sizeof titles[nc], "%s predicted", sorted[0]->label);
+            curves[nc] = (plot_series){.title = titles[nc], .x = rx + used, .y = rp + used, .n = m, .style = "lines"};
+            nc++;
+            used += m;
+        }
+        i = j;
+    }
     char title[96];
     snprintf(title, sizeof title, "%s model against measured run times", model);
     plot_series se = {.title = "leaves", .x = x, .y = y, .n = k, .style = "points pt 7", .labels = labels};
-    plot_panel pa = {.title = title, .xlabel = "measured seconds", .ylabel = "predicted seconds",
-                     .logx = 1, .logy = 1, .diagonal = 1, .series = &se, .nseries = 1};
-    rc = plot_write(path, &pa, 1, d);
+    plot_panel pa[2] = {
+        {.title = title, .xlabel = "measured seconds", .ylabel = "predicted seconds", .logx = 1, .logy = 1,
+         .diagonal = 1, .series = &se, .nseries = 1},
+        {.title = "seconds over ranks", .xlabel = "ranks", .ylabel = "seconds", .logy = 1, .series = curves,
+         .nseries = nc},
+    };
+    rc = plot_write(path, pa, nc ? 2 : 1, d);
 out:
-    free(x);
-    free(y);
-    free(labels);
+    free(x); free(y); free(rx); free(rm); free(rp); free(labels); free(sorted); free(curves); free(titles);
     return rc;
 }
 

@@ -45,7 +45,7 @@ int plot_write(const char *path, const plot_panel *panels, int npanels, diag_lis
     else fprintf(f, "set terminal png size %d,%d\n", w, h);
     fprintf(f, "set output ");
     quoted(f, path);
-    fprintf(f, "\nset grid\nset key top left\n");
+    fprintf(f, "\nset grid\nset key top left\nset offsets graph 0.05, graph 0.05, 0, 0\n");
     for (int p = 0; p < npanels; p++)
         for (int s = 0; s < panels[p].nseries; s++) {
             const plot_series *se = &panels[p].series[s];

@@ -60,6 +60,10 @@ expect_eq "compare NODE without measurements: predicted only, no tau" "$(printf 
 if command -v gnuplot >/dev/null; then
     P compare --machine scali2004 --plot cmp.svg >/dev/null
     expect_match "compare --plot writes an SVG with the leaves" "$(cat cmp.svg)" '<svg'
+    expect_eq "compare --plot: one panel when every node ran at one rank count" "$(grep -c 'seconds over ranks' cmp.svg)" 0
+    P measure "$first" -np 2 6.0 -D n=32 >/dev/null
+    P compare --machine scali2004 --plot cmp2.svg >/dev/null
+    expect_match "compare --plot: seconds over ranks for a node measured at 2 and 4 ranks" "$(cat cmp2.svg)" 'seconds over ranks'
     P compare 2 --machine scali2004 --plot none.svg >/dev/null 2>err
     expect_eq "compare --plot without measurements: exit 1" "$?" 1
 fi
