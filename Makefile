@@ -16,13 +16,14 @@ CC       ?= cc
 OPT      ?= -O2 -g
 SAN      ?=
 CFLAGS   += -std=c11 $(OPT) $(SAN) -Wall -Wextra -D_GNU_SOURCE -MMD -MP \
-            -Iengine -Itransforms -Istore -Itui
+            -Iengine -Itransforms -Istore -Itui -I$(BUILD)/gen
 LDLIBS   += -lgit2 -lsqlite3 -lncursesw -ltinfo -lisl -lgmp -lpthread -lm
 LDFLAGS  += $(SAN)
 
 # Debian packages the build, the tests and `make run` need.
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev sqlite3 libgit2-dev libisl-dev \
-            libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git clang libclang-rt-14-dev python3 bc time
+            libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git clang libclang-rt-14-dev python3 bc time \
+            gnuplot-nox
 DEB_MISSING = dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PKGS) 2>&1 | \
             awk '/no packages found matching/ {print $$NF; next} !/install ok installed/ {print $$1}'
 
@@ -80,6 +81,12 @@ $(BUILD)/obj/gen/rt_embed.o: $(BUILD)/gen/rt_embed.c
 	$(CC) $(CFLAGS) -c $< -o $@
 $(BUILD)/libstore.a: $(call obj,$(STORE_SRC))
 	@mkdir -p $(BUILD); rm -f $@; ar rcs $@ $^
+
+# The calibration benchmark's source, embedded in polyapm as a C string (calibrate builds it).
+$(BUILD)/gen/calibrate_bench.inc: runtime/calibrate/bench.c
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
+$(BUILD)/obj/tui/cmd_calibrate.o: $(BUILD)/gen/calibrate_bench.inc
 
 $(BUILD)/polyapm: $(call obj,$(TUI_SRC)) $(LIBS)
 	$(CC) $(LDFLAGS) $(call obj,$(TUI_SRC)) $(LIBS) $(LDLIBS) -o $@

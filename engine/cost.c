@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- profiles ------------------------------------------------------------------------------- */
 
@@ -446,4 +447,28 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
     out->seconds = total * prof->tick_seconds;
     out->aggregate_work = agg;
     return 0;
+}
+
+char *cost_profile_user_path(const char *name, int mkdirs)
+{
+    if (!name || !*name || strlen(name) >= sizeof ((cost_profile *)0)->name) return NULL;
+    for (const char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_') return NULL;
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    char base[4096];
+    if (xdg && *xdg) snprintf(base, sizeof base, "%s", xdg);
+    else if (home && *home) snprintf(base, sizeof base, "%s/.config", home);
+    else return NULL;
+    size_t n = strlen(base) + strlen(name) + 32;
+    char *path = malloc(n);
+    if (!path) return NULL;
+    if (mkdirs) {
+        mkdir(base, 0777);
+        snprintf(path, n, "%s/polyapm", base);
+        mkdir(path, 0777);
+        snprintf(path, n, "%s/polyapm/machines", base);
+        mkdir(path, 0777);
+    }
+    snprintf(path, n, "%s/polyapm/machines/%s", base, name);
+    return path;
 }

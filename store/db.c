@@ -91,6 +91,9 @@ static const char *const migrations[] = {
     "  id INTEGER PRIMARY KEY,\n"
     "  hash TEXT NOT NULL,\n"
     "  removed INTEGER NOT NULL);\n",
+    /* 1 -> 2: `explore` marks the nodes whose candidates it has all tried (with a signature of
+     * the candidate set; 0 = never) */
+    "ALTER TABLE marks ADD COLUMN explored INTEGER NOT NULL DEFAULT 0;\n",
 };
 enum { NMIGRATIONS = sizeof migrations / sizeof migrations[0] };
 _Static_assert((int)NMIGRATIONS == (int)STORE_SCHEMA_VERSION, "one migration per schema version");
@@ -104,8 +107,8 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
     {ST_NODE_BY_HASH, "SELECT id FROM nodes WHERE hash = ?1"},
     {ST_NODE_GET,
      "SELECT n.id, n.hash, n.commit_id, n.level, n.label, n.created, coalesce(m.pruned, 0),"
-     " coalesce(m.favourite, 0), m.note FROM nodes n LEFT JOIN marks m ON m.node = n.id"
-     " WHERE n.id = ?1"},
+     " coalesce(m.favourite, 0), m.note, coalesce(m.explored, 0)"
+     " FROM nodes n LEFT JOIN marks m ON m.node = n.id WHERE n.id = ?1"},
     {ST_NODE_INSERT,
      "INSERT INTO nodes(id, hash, commit_id, level, label, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"},
     {ST_NEXT_ID,
@@ -134,12 +137,14 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
     {ST_MARK_SET,
      "INSERT INTO marks(node, pruned, favourite) VALUES(?1, ?2, ?3)"
      " ON CONFLICT(node) DO UPDATE SET pruned = ?2, favourite = ?3"},
+    {ST_MARK_EXPLORED,
+     "INSERT INTO marks(node, explored) VALUES(?1, ?2) ON CONFLICT(node) DO UPDATE SET explored = ?2"},
     {ST_NOTE_SET,
      "INSERT INTO marks(node, note) VALUES(?1, ?2) ON CONFLICT(node) DO UPDATE SET note = ?2"},
     {ST_G_NODES,
      "SELECT n.id, n.hash, n.level, n.label, n.created, coalesce(m.pruned, 0),"
      " coalesce(m.favourite, 0), coalesce(m.note, '') <> '', coalesce(s.c, 0), coalesce(s.best, -1),"
-     " coalesce(s.v, -1)"
+     " coalesce(s.v, -1), coalesce(m.explored, 0)"
      " FROM nodes n LEFT JOIN marks m ON m.node = n.id"
      " LEFT JOIN (SELECT node, count(*) AS c, min(CASE WHEN verified = 1 THEN total END) AS best,"
      "            max(verified) AS v FROM simulations GROUP BY node) s ON s.node = n.id"
@@ -187,12 +192,12 @@ static const struct { store_stmt_id id; const char *sql; } statements[] = {
      " s.report_text, s.report_json, s.sim_seconds, s.created"
      " FROM simulations s JOIN machines m ON m.id = s.machine WHERE s.node = ?1"
      " ORDER BY s.created DESC, s.id DESC"},
+    {ST_MEAS_LIST,
+     "SELECT id, node, ranks, runner, coalesce(platform, ''), params, seconds, host, created"
+     " FROM measurements WHERE ?1 = 0 OR node = ?1 ORDER BY node, id"},
     {ST_MEAS_INSERT,
      "INSERT INTO measurements(node, ranks, runner, platform, params, seconds, host, created)"
      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
-    {ST_MEAS_LIST,
-     "SELECT id, node, ranks, runner, platform, params, seconds, host, created FROM measurements"
-     " WHERE node = ?1 ORDER BY created DESC, id DESC"},
     {ST_FSCK_NODES, "SELECT id, hash, commit_id, label, level FROM nodes ORDER BY id"},
     {ST_FSCK_DANGLING_EDGES,
      "SELECT parent, child FROM edges WHERE parent NOT IN (SELECT id FROM nodes)"

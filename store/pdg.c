@@ -81,6 +81,7 @@ int store_node_get(store *s, int64_t id, store_node *out, diag_list *d)
     out->pruned = sqlite3_column_int(st, 6);
     out->favourite = sqlite3_column_int(st, 7);
     out->note = sqlite3_column_type(st, 8) == SQLITE_NULL ? NULL : store_col_dup(st, 8);
+    out->explored = sqlite3_column_int64(st, 9);
     sqlite3_reset(st);
     if (!out->label) { store_node_clear(out); return oom(d); }
     return 0;
@@ -683,6 +684,18 @@ static int bind_mark(sqlite3_stmt *st, const void *arg)
     return 0;
 }
 
+static int bind_int64_2(sqlite3_stmt *st, const void *arg)
+{
+    sqlite3_bind_int64(st, 2, *(const int64_t *)arg);
+    return 0;
+}
+
+int store_mark_explored(store *s, int64_t id, int64_t signature, diag_list *d)
+{
+    if (signature == 0) signature = 1;
+    return write_one(s, ST_MARK_EXPLORED, id, bind_int64_2, &signature, d, "marking explored");
+}
+
 static int bind_text2(sqlite3_stmt *st, const void *arg)
 {
     const char *t = arg;
@@ -779,6 +792,7 @@ int store_graph_load(store *s, store_graph *g, diag_list *d)
         n->nsims = sqlite3_column_int(st, 8);
         n->best_total = sqlite3_column_double(st, 9);
         n->verified = sqlite3_column_int(st, 10);
+        n->explored = sqlite3_column_int64(st, 11) != 0;
         g->n++;
         if (!n->label) { sqlite3_reset(st); oom(d); goto fail; }
     }

@@ -41,6 +41,24 @@ static int machine_id(store *s, const char *name, const char *text, int create, 
     return 1;
 }
 
+/* Copies the text columns `cols` of the current row into one malloc'd block (returned; NULL when
+ * out of memory); ptrs[i] points at column cols[i]'s text in it ("" for NULL). */
+static char *text_block(sqlite3_stmt *st, const int *cols, int n, const char **ptrs)
+{
+    size_t total = 1, len[32];
+    for (int i = 0; i < n; i++) total += (len[i] = (size_t)sqlite3_column_bytes(st, cols[i])) + 1;
+    char *block = malloc(total), *p = block;
+    if (!block) return NULL;
+    for (int i = 0; i < n; i++) {
+        const unsigned char *t = sqlite3_column_text(st, cols[i]);
+        memcpy(p, t ? (const char *)t : "", len[i]);
+        p[len[i]] = '\0';
+        ptrs[i] = p;
+        p += len[i] + 1;
+    }
+    return block;
+}
+
 /* Fills `out` from a row of ST_SIM_FIND / ST_SIM_LIST; the strings live in one owned block. */
 static int fill_sim(sqlite3_stmt *st, store_sim *out)
 {
@@ -50,22 +68,10 @@ static int fill_sim(sqlite3_stmt *st, store_sim *out)
     static const int text_cols[] = {C_MNAME, C_MTEXT, C_MODEL, C_PARAMS, C_PERPROC, C_TRACE, C_RTEXT, C_RJSON,
                                     C_CHECKSUM};
     enum { NTEXT = sizeof text_cols / sizeof text_cols[0] };
-    size_t total = 0, len[NTEXT];
-    for (int i = 0; i < NTEXT; i++) {
-        len[i] = (size_t)sqlite3_column_bytes(st, text_cols[i]);
-        total += len[i] + 1;
-    }
     memset(out, 0, sizeof *out);
-    char *block = malloc(total ? total : 1), *p = block;
-    if (!block) return -1;
     const char *ptrs[NTEXT];
-    for (int i = 0; i < NTEXT; i++) {
-        const unsigned char *t = sqlite3_column_text(st, text_cols[i]);
-        memcpy(p, t ? (const char *)t : "", len[i]);
-        p[len[i]] = '\0';
-        ptrs[i] = p;
-        p += len[i] + 1;
-    }
+    char *block = text_block(st, text_cols, NTEXT, ptrs);
+    if (!block) return -1;
     out->owned_ = block;
     out->id = sqlite3_column_int64(st, C_ID);
     out->node = sqlite3_column_int64(st, C_NODE);
@@ -220,72 +226,6 @@ int store_measurement_add(store *s, const store_measurement *m, int64_t *id, dia
     return store_commit(s, d);
 }
 
-/* Copies the strings of a measurement row into one owned block. */
-static int fill_measurement(sqlite3_stmt *st, store_measurement *m)
-{
-    memset(m, 0, sizeof *m);
-    const char *cols[4];
-    size_t lens[4], total = 0;
-    int idx[4] = {3, 4, 5, 7};
-    for (int k = 0; k < 4; k++) {
-        cols[k] = (const char *)sqlite3_column_text(st, idx[k]);
-        lens[k] = cols[k] ? strlen(cols[k]) + 1 : 0;
-        total += lens[k];
-    }
-    m->owned_ = malloc(total ? total : 1);
-    if (!m->owned_) return -1;
-    char *p = m->owned_;
-    const char **dst[4] = {&m->runner, &m->platform, &m->params, &m->host};
-    for (int k = 0; k < 4; k++) {
-        if (!cols[k]) { *dst[k] = NULL; continue; }
-        memcpy(p, cols[k], lens[k]);
-        *dst[k] = p;
-        p += lens[k];
-    }
-    m->id = sqlite3_column_int64(st, 0);
-    m->node = sqlite3_column_int64(st, 1);
-    m->ranks = sqlite3_column_int(st, 2);
-    m->seconds = sqlite3_column_double(st, 6);
-    m->created = sqlite3_column_int64(st, 8);
-    return 0;
-}
-
-int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d)
-{
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st = store_stmt(s, ST_MEAS_LIST, d);
-    if (!st) return -1;
-    sqlite3_bind_int64(st, 1, node);
-    int cap = 0, rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 4;
-            store_measurement *v = realloc(*out, (size_t)cap * sizeof *v);
-            if (!v) break;
-            *out = v;
-        }
-        if (fill_measurement(st, &(*out)[*n]) != 0) break;
-        (*n)++;
-    }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
-        store_measurements_free(*out, *n);
-        *out = NULL;
-        *n = 0;
-        if (rc == SQLITE_ROW) diag_add(d, NULL, 0, 0, "out of memory");
-        else store_db_fail(s, d, "listing measurements");
-        return -1;
-    }
-    return 0;
-}
-
-void store_measurements_free(store_measurement *m, int n)
-{
-    for (int i = 0; i < n; i++) free(m[i].owned_);
-    free(m);
-}
-
 char *store_machine_get(store *s, const char *name, diag_list *d)
 {
     sqlite3_stmt *st = store_stmt(s, ST_MACHINE_LATEST, d);
@@ -315,4 +255,56 @@ int store_machine_put(store *s, const char *name, const char *text, diag_list *d
     sqlite3_bind_int64(st, 2, store_now());
     if (store_exec_stmt(s, st, d, "storing a machine profile") != 0) { store_rollback(s); return -1; }
     return store_commit(s, d);
+}
+
+int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = store_stmt(s, ST_MEAS_LIST, d);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, node);
+    int cap = 0, rc, oom = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            store_measurement *v = realloc(*out, (size_t)cap * sizeof *v);
+            if (!v) { oom = 1; break; }
+            *out = v;
+        }
+        store_measurement *m = &(*out)[*n];
+        memset(m, 0, sizeof *m);
+        /* runner, platform, params, host in one block */
+        static const int cols[] = {3, 4, 5, 7};
+        const char *ptr[4];
+        char *block = text_block(st, cols, 4, ptr);
+        if (!block) { oom = 1; break; }
+        m->owned_ = block;
+        m->id = sqlite3_column_int64(st, 0);
+        m->node = sqlite3_column_int64(st, 1);
+        m->ranks = sqlite3_column_int(st, 2);
+        m->runner = ptr[0];
+        m->platform = ptr[1];
+        m->params = ptr[2];
+        m->seconds = sqlite3_column_double(st, 6);
+        m->host = ptr[3];
+        m->created = sqlite3_column_int64(st, 8);
+        (*n)++;
+    }
+    sqlite3_reset(st);
+    if (oom || rc != SQLITE_DONE) {
+        store_measurements_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        if (oom) diag_add(d, NULL, 0, 0, "out of memory");
+        else store_db_fail(s, d, "listing measurements");
+        return -1;
+    }
+    return 0;
+}
+
+void store_measurements_free(store_measurement *m, int n)
+{
+    for (int i = 0; i < n; i++) free(m[i].owned_);
+    free(m);
 }

@@ -28,7 +28,7 @@
 
 #include "diag.h"
 
-enum { STORE_SCHEMA_VERSION = 1 };
+enum { STORE_SCHEMA_VERSION = 2 };
 #define STORE_DB_NAME "pdg.db"
 #define STORE_REPO_NAME "repo.git"
 
@@ -106,6 +106,7 @@ typedef struct store_node {
     char *label;                          /* owned */
     int64_t created;                      /* unix seconds */
     int pruned, favourite;
+    int64_t explored;                     /* signature of the candidates explore tried, or 0 */
     char *note;                           /* owned; NULL when none */
 } store_node;
 void store_node_clear(store_node *n);
@@ -163,6 +164,10 @@ void store_snapshot_end(store *s);
 
 enum store_mark_kind { STORE_MARK_CLEAR, STORE_MARK_PRUNED, STORE_MARK_FAVOURITE };
 int store_mark(store *s, int64_t id, int kind, diag_list *d);
+/* `explore` tried every candidate transform of the node: `signature` (non-zero) identifies the
+ * candidate set tried (a rerun with the same set takes the children from the stored edges).
+ * Independent of the user's mark; store_node.explored reads it back (0: never explored). */
+int store_mark_explored(store *s, int64_t id, int64_t signature, diag_list *d);
 int store_note(store *s, int64_t id, const char *text, diag_list *d);   /* NULL or "" clears */
 int store_label(store *s, int64_t id, const char *label, diag_list *d);
 /* Removes `id` and every descendant all of whose parents are being removed (a node that has
@@ -178,6 +183,7 @@ typedef struct store_gnode {
     char *label;                          /* owned by the graph */
     int64_t created;
     int pruned, favourite;
+    int explored;                         /* 1 when explore tried every candidate here */
     int has_note;
     int nsims;                            /* simulations stored */
     double best_total;                    /* lowest stored cost (ticks) of a verified run, or -1 */
@@ -241,12 +247,12 @@ typedef struct store_measurement {
     const char *params;
     double seconds;
     const char *host;
-    /* filled by store_measurement_list: */
-    int64_t id, created;
-    char *owned_;                         /* backs the strings */
+    int64_t id, created;                  /* filled by store_measurement_list */
+    char *owned_;                         /* when listed: backs the strings */
 } store_measurement;
 int store_measurement_add(store *s, const store_measurement *m, int64_t *id, diag_list *d);
-/* All measurements of a node, newest first (release with store_measurements_free). */
+/* The measurements of `node` (0: of every node), by node then oldest first.  *out is an array
+ * the caller frees with store_measurements_free.  platform is "" when none. */
 int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d);
 void store_measurements_free(store_measurement *m, int n);
 

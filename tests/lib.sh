@@ -6,6 +6,8 @@ set -u
 : "${POLYAPM:=$ROOT/$BUILD/polyapm}"
 T_FAILED=0
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+# user-level machine profiles (calibrate) stay inside the test's directory
+export XDG_CONFIG_HOME="$TMP/config"
 ok()   { echo "ok $1"; }
 fail() { echo "FAIL $1: $2"; T_FAILED=1; }
 # expect_eq NAME GOT WANT

@@ -16,16 +16,16 @@
 static const xf_param stm_params[] = {
     {"theta", XF_P_EXPR, NULL, NULL, 1,
      "schedule: the time step of each instance, affine in the statement's loop variables and the "
-     "parameters (theta=EXPR for all statements, theta.LABEL=EXPR for one)"},
+     "parameters (theta=EXPR for all statements, theta.LABEL=EXPR for one)", 0, NULL},
     {"sigma", XF_P_EXPR, NULL, NULL, 1,
-     "allocation: the virtual processor of each instance, affine (sigma=EXPR, sigma.LABEL=EXPR)"},
+     "allocation: the virtual processor of each instance, affine (sigma=EXPR, sigma.LABEL=EXPR)", 0, NULL},
     {"inner", XF_P_ENUM, "none", "none|seq", 0,
      "none: one instance per (t, p) point; seq: instances sharing a point run in inner "
-     "sequential loops, in their original order"},
+     "sequential loops, in their original order", 0, NULL},
     {"auto", XF_P_STRING, NULL, NULL, 0,
      "propose legal schedules and allocations (small coefficients), ranked by the number of time "
-     "steps, then processors; applies candidate `pick`"},
-    {"pick", XF_P_INT, "1", NULL, 0, "with auto: which candidate to apply (1 = best)"},
+     "steps, then processors; applies candidate `pick`", 0, NULL},
+    {"pick", XF_P_INT, "1", NULL, 0, "with auto: which candidate to apply (1 = best)", 0, NULL},
 };
 
 static const xf_param tile_params[] = {
@@ -33,19 +33,19 @@ static const xf_param tile_params[] = {
      "blocked: each real processor a contiguous block of virtual ones; cyclic: round robin; "
      "blockcyclic: blocks of bs round robin; block2d: square tiles of a two-dimensional "
      "allocation (stm sigma=A,B) on a isqrt(procs) x isqrt(procs) grid (also accepted as a bare "
-     "word: tile cyclic)"},
+     "word: tile cyclic)", 0, NULL},
     {"procs", XF_P_INT, "4", "2|4|8|16", 0,
-     "the number of real processors (the program's parameter procs; its value when present)"},
-    {"bs", XF_P_INT, NULL, "1|2|4|8", 0, "blockcyclic: the block size"},
+     "the number of real processors (the program's parameter procs; its value when present)", 0, NULL},
+    {"bs", XF_P_INT, NULL, "1|2|4|8", 0, "blockcyclic: the block size", 0, "kind=blockcyclic"},
 };
 
 static const xf_param commgen_params[] = {
     {"gencost", XF_P_INT, "0", "0|8", 0,
      "ticks of message generation per element: added to every cost annotation of the body (the "
-     "thesis used 8 for FD), or to each send when the body has none"},
+     "thesis used 8 for FD), or to each send when the body has none", 1, NULL},
     {"lastsend", XF_P_INT, "0", "0|1", 0,
      "1: also send on the last time step, where nobody reads the values (what the thesis's "
-     "programs do; their published costs include these messages)"},
+     "programs do; their published costs include these messages)", 1, NULL},
 };
 
 static const xf_transform registry[] = {
@@ -154,7 +154,9 @@ void xf_print_applicable(FILE *out, const ir_program *p, int json)
                 if (q->def) fprintf(out, "\"%s\"", q->def); else fprintf(out, "null");
                 fprintf(out, ", \"candidates\": ");
                 if (q->candidates) fprintf(out, "\"%s\"", q->candidates); else fprintf(out, "null");
-                fprintf(out, ", \"per_statement\": %s}", q->per_stmt ? "true" : "false");
+                fprintf(out, ", \"per_statement\": %s, \"model_only\": %s, \"only_with\": ",
+                        q->per_stmt ? "true" : "false", q->model_only ? "true" : "false");
+                if (q->only_with) fprintf(out, "\"%s\"}", q->only_with); else fprintf(out, "null}");
             }
             fprintf(out, "]}");
         } else {
@@ -167,6 +169,8 @@ void xf_print_applicable(FILE *out, const ir_program *p, int json)
                     fprintf(out, "    %s%s=%s", q->name, q->per_stmt ? "[.LABEL]" : "", ptype_name[q->type]);
                     if (q->def) fprintf(out, " (default %s)", q->def);
                     if (q->candidates) fprintf(out, " {%s}", q->candidates);
+                    if (q->only_with) fprintf(out, " (with %s)", q->only_with);
+                    if (q->model_only) fprintf(out, " (a cost-model setting: explore keeps the default)");
                     fprintf(out, "\n        %s\n", q->help);
                 }
             }

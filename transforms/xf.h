@@ -38,6 +38,11 @@ typedef struct xf_param {
     const char *candidates;    /* for enums and suggestions: values separated by '|' , or NULL */
     int per_stmt;              /* 1 if `name.LABEL=...` is accepted */
     const char *help;
+    /* For automatic search (explore): 1 if the parameter is a setting of the cost model rather
+     * than a design decision (the search keeps its default); and a condition `key=value` under
+     * which its candidates are meaningful (NULL: always). */
+    int model_only;
+    const char *only_with;
 } xf_param;
 
 /* One `key=value` argument, split.  `label` is NULL unless the key was `name.LABEL`. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "ops.h"
 #include "report.h"
 #include "simargs.h"
 #include "simjob.h"
@@ -62,7 +63,7 @@ int cmd_sim(int argc, char **argv)
     char *refpath = NULL;
     int status = CLI_FAIL;
 
-    if (cost_profile_resolve(a.machine ? a.machine : "scali2004", &job.profile, &d) != 0) goto out;
+    if (ops_resolve_machine(NULL, a.machine ? a.machine : "scali2004", &job.profile, &d) != 0) goto out;
     if ((rc = simargs_apply_sets(&a, &job.profile)) != 0) { status = rc; goto out; }
     prog = ir_load_file(a.target, &d);
     if (!prog) goto out;

@@ -287,6 +287,7 @@ static void tree_line(const store_gnode *n, const char *prefix, const char *bran
     else if (n->verified == 0) printf("  NOT VERIFIED");
     if (n->favourite) printf("  *favourite");
     if (n->pruned) printf("  pruned");
+    if (n->explored) printf("  explored");
     if (n->has_note) printf("  [note]");
     if (n->nparents > 1) printf("  (%d parents)", n->nparents);
     printf("\n");
@@ -382,9 +383,9 @@ static int run_tree(store *s, ws_args *a)
             json_int_list(stdout, &g, n->children, n->nchildren);
             if (n->best_total >= 0) printf(",\"cost\":%.17g", n->best_total);
             else printf(",\"cost\":null");
-            printf(",\"verified\":%s,\"simulations\":%d,\"pruned\":%s,\"favourite\":%s}",
+            printf(",\"verified\":%s,\"simulations\":%d,\"pruned\":%s,\"favourite\":%s,\"explored\":%s}",
                    n->verified == 1 ? "true" : n->verified == 0 ? "false" : "null", n->nsims,
-                   n->pruned ? "true" : "false", n->favourite ? "true" : "false");
+                   n->pruned ? "true" : "false", n->favourite ? "true" : "false", n->explored ? "true" : "false");
         }
         printf("]}\n");
         free(in);
@@ -463,8 +464,8 @@ static int run_show(store *s, ws_args *a)
         json_edges(stdout, par, npar, 1);
         printf(",\"children\":");
         json_edges(stdout, ch, nch, 0);
-        printf(",\"pruned\":%s,\"favourite\":%s,\"note\":", n.pruned ? "true" : "false",
-               n.favourite ? "true" : "false");
+        printf(",\"pruned\":%s,\"favourite\":%s,\"explored\":%s,\"note\":", n.pruned ? "true" : "false",
+               n.favourite ? "true" : "false", n.explored ? "true" : "false");
         if (n.note) cli_json_string(stdout, n.note);
         else printf("null");
         printf(",\"simulations\":[");
@@ -504,6 +505,7 @@ static int run_show(store *s, ws_args *a)
         print_edges("parents", s, par, npar, 1);
         print_edges("children", s, ch, nch, 0);
         if (n.pruned || n.favourite) printf("%-10s %s\n", "mark", n.pruned ? "pruned" : "favourite");
+        if (n.explored) printf("%-10s %s\n", "explored", "every candidate transform tried (polyapm explore)");
         if (n.note) printf("%-10s %s\n", "note", n.note);
         for (int i = 0; i < nsims; i++)
             printf("%-10s %s/%s %s: cost %.10g ticks (%.6g s), %d processors, %d steps, %s%s\n",

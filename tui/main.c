@@ -37,6 +37,12 @@ int cmd_apply(int argc, char **argv);
 /* exported programs (tui/cmd_export.c) */
 int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+/* machines, measurements, searches */
+int cmd_calibrate(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_explore(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"check", cmd_check, "FILE.apm...", "parse and check programs; report errors as file:line:col"},
@@ -68,6 +74,20 @@ static const cli_command commands[] = {
     {"label", cmd_label, "NODE LABEL [-w WS]", "rename a node's label"},
     {"rm", cmd_rm, "NODE [--yes] [--dry-run] [-w WS] [--json]",
      "remove a node and the descendants only it leads to"},
+    {"calibrate", cmd_calibrate, "[-np N] [--name PROFILE] [--quick] [--raw FILE] [--no-store] [-w WS] [--json]",
+     "measure this machine (tick, exchange, send/receive, ping-pong, h-relation); store the profile"},
+    {"measure", cmd_measure, "NODE -np P SECONDS [--runner mpirun|smpirun] [--platform F] [--host H]\n"
+                             "        [-D name=value]... [-w WS] [--json]",
+     "record a run time measured outside polyapm (compare reads it)"},
+    {"sweep", cmd_sweep, "NODE name=v1,v2,... [name=...]... [--machine M] [--model M] [-D name=value]...\n"
+                         "        [--plot FILE.svg|png] [-w WS] [--json]",
+     "simulate a node across parameter values (procs, n); cost and speedup table or curves"},
+    {"compare", cmd_compare, "[NODE...] [--machine M] [--model M] [-D name=value]... [--plot FILE.svg|png]\n"
+                             "        [-w WS] [--json]",
+     "predicted (every model) against measured seconds for the leaves; error; Kendall tau"},
+    {"explore", cmd_explore, "NODE [--depth D] [--budget N] [--jobs J] [--machine M] [--model M]\n"
+                             "        [-D name=value]... [--top K] [--progress] [-q] [-w WS] [--json]",
+     "best-first search of the transforms below NODE; the best leaves with their paths"},
     {"fsck", cmd_fsck, "[--repair] [-w WS] [--json]", "check (and repair) that pdg.db and repo.git agree"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

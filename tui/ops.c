@@ -63,7 +63,7 @@ done:
 
 /* ---- apply, add ----------------------------------------------------------------------------- */
 
-static ir_program *node_program(store *s, int64_t id, diag_list *d)
+ir_program *ops_node_program(store *s, int64_t id, diag_list *d)
 {
     store_node n;
     memset(&n, 0, sizeof n);
@@ -101,7 +101,7 @@ int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *a
         diag_add(d, NULL, 0, 0, "unknown transform '%s'", xf);
         return -1;
     }
-    ir_program *p = node_program(s, parent, d);
+    ir_program *p = ops_node_program(s, parent, d);
     if (!p) return -1;
     int st = 0;
     FILE *rep = fopen("/dev/null", "w");
@@ -140,7 +140,7 @@ int ops_add_text(store *s, int64_t parent, const char *text, size_t len, const c
 /* ---- simulation ----------------------------------------------------------------------------- */
 
 /* "n=256,steps=21": the parameter values this run will use (the key, as cmd_simnode.c). */
-static char *param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d)
+char *ops_param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d)
 {
     int64_t *v = calloc((size_t)p->nparams + 1, sizeof *v);
     if (!v) return NULL;
@@ -246,7 +246,7 @@ int ops_sim_prepare(store *s, ops_sim *j, diag_list *d)
         return -1;
     if (!(text = store_node_text(s, j->node, &len, d))) goto out;
     if (!(j->prog = ir_load_text(j->n.label, text, len, d))) goto out;
-    if (!(j->params = param_key(j->prog, j->bindings, j->nbindings, d))) goto out;
+    if (!(j->params = ops_param_key(j->prog, j->bindings, j->nbindings, d))) goto out;
     if (!(j->mtext = cost_profile_format(&j->profile))) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
     if (!j->force) {
         store_sim key = {.node = j->node, .machine = j->profile.name, .machine_text = j->mtext,
@@ -307,29 +307,41 @@ char *ops_sim_report(const ops_sim *j, int json, int trace)
     return render(json ? report_sim_json : report_sim_text, &in);
 }
 
+int ops_sim_row(const ops_sim *j, store_sim *row, char *owned[4], diag_list *d)
+{
+    memset(row, 0, sizeof *row);
+    owned[0] = owned[1] = owned[2] = owned[3] = NULL;
+    if (!j->ran) { diag_add(d, NULL, 0, 0, "nothing to store: the simulation did not complete"); return -1; }
+    const simjob *job = &j->job;
+    owned[0] = ops_sim_report(j, 0, 0);
+    owned[1] = ops_sim_report(j, 1, 0);
+    owned[2] = per_proc_json(&job->cost);
+    owned[3] = trace_json(&job->res->trace, &job->cost);
+    if (!owned[0] || !owned[1] || !owned[2] || !owned[3]) {
+        for (int i = 0; i < 4; i++) { free(owned[i]); owned[i] = NULL; }
+        diag_add(d, NULL, 0, 0, "out of memory");
+        return -1;
+    }
+    *row = (store_sim){.node = j->node, .machine = j->profile.name, .machine_text = j->mtext,
+                       .model = j->model ? j->model : "polyapm", .params = j->params,
+                       .total = job->cost.total, .seconds = job->cost.seconds,
+                       .aggregate_work = job->res->aggregate_work, .verified = job->verified,
+                       .checksum = job->res->checksum, .nprocs = job->cost.nprocs,
+                       .nsteps = job->cost.nsteps, .violations = job->res->violations_total,
+                       .per_proc = owned[2], .trace = owned[3], .report_text = owned[0],
+                       .report_json = owned[1],
+                       .sim_seconds = job->res->seconds + (job->ref_res ? job->ref_res->seconds : 0)};
+    return 0;
+}
+
 int ops_sim_store(store *s, ops_sim *j, diag_list *d)
 {
     if (j->hit) return 0;
-    if (!j->ran) { diag_add(d, NULL, 0, 0, "nothing to store: the simulation did not complete"); return -1; }
-    const simjob *job = &j->job;
-    char *rt = ops_sim_report(j, 0, 0), *rj = ops_sim_report(j, 1, 0);
-    char *pp = per_proc_json(&job->cost), *tr = trace_json(&job->res->trace, &job->cost);
-    int rc = -1;
-    if (!rt || !rj || !pp || !tr) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
-    store_sim put = {.node = j->node, .machine = j->profile.name, .machine_text = j->mtext,
-                     .model = j->model ? j->model : "polyapm", .params = j->params,
-                     .total = job->cost.total, .seconds = job->cost.seconds,
-                     .aggregate_work = job->res->aggregate_work, .verified = job->verified,
-                     .checksum = job->res->checksum, .nprocs = job->cost.nprocs,
-                     .nsteps = job->cost.nsteps, .violations = job->res->violations_total,
-                     .per_proc = pp, .trace = tr, .report_text = rt, .report_json = rj,
-                     .sim_seconds = job->res->seconds + (job->ref_res ? job->ref_res->seconds : 0)};
-    rc = store_sim_put(s, &put, NULL, d);
-out:
-    free(rt);
-    free(rj);
-    free(pp);
-    free(tr);
+    store_sim put;
+    char *owned[4];
+    if (ops_sim_row(j, &put, owned, d) != 0) return -1;
+    int rc = store_sim_put(s, &put, NULL, d);
+    for (int i = 0; i < 4; i++) free(owned[i]);
     return rc;
 }
 
@@ -339,6 +351,19 @@ int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list
     diag_list_init(&first);
     if (cost_profile_resolve(name, out, &first) == 0) { diag_list_free(&first); return 0; }
     char *text = s ? store_machine_get(s, name, d) : NULL;
+    if (!text) {
+        /* a profile calibrated in another workspace: the user-level file */
+        char *path = cost_profile_user_path(name, 0);
+        struct stat st;
+        if (path && stat(path, &st) == 0) {
+            diag_list_free(&first);
+            int rc = cost_profile_read(path, out, d);
+            if (rc == 0 && !out->name[0]) snprintf(out->name, sizeof out->name, "%s", name);
+            free(path);
+            return rc;
+        }
+        free(path);
+    }
     if (!text) {
         for (int i = 0; i < first.n; i++)
             diag_add(d, first.items[i].file, first.items[i].line, first.items[i].col, "%s",

@@ -45,6 +45,12 @@ int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *a
 int ops_add_text(store *s, int64_t parent, const char *text, size_t len, const char *how,
                  const char *params, const char *why, int64_t *child, int *created, diag_list *d);
 
+/* The program of node `id`, loaded and checked (caller frees with ir_program_free). */
+ir_program *ops_node_program(store *s, int64_t id, diag_list *d);
+/* "n=256,steps=21": the final parameter values of `p` under overrides `b` — the parameter part
+ * of a simulation's key (and of a measurement's).  malloc'd, NULL with a message. */
+char *ops_param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d);
+
 enum { OPS_MAX_BINDINGS = 32 };
 
 typedef struct ops_sim {
@@ -72,12 +78,16 @@ int ops_sim_prepare(store *s, ops_sim *j, diag_list *d);          /* 1 hit, 0 mu
 int ops_sim_run(ops_sim *j, volatile int *cancel, void (*progress)(void *, double), void *ctx,
                 diag_list *d);                                     /* 0 done, -1 failed/cancelled */
 int ops_sim_store(store *s, ops_sim *j, diag_list *d);
+/* The row ops_sim_store would store for a completed run (no store needed: a worker process
+ * builds it and the parent stores it).  Its strings are the job's or owned[0..3] (free them). */
+int ops_sim_row(const ops_sim *j, store_sim *row, char *owned[4], diag_list *d);
 void ops_sim_free(ops_sim *j);
 /* The report of a completed run (text or JSON, with or without the per-step trace), as stored;
  * malloc'd, NULL when the run did not complete. */
 char *ops_sim_report(const ops_sim *j, int json, int trace);
 /* --machine: a built-in profile or a profile file, else a profile stored in the workspace under
- * that name (e.g. `local`, from calibrate).  `s` may be NULL. */
+ * that name (e.g. `local`, from calibrate), else the user-level profile of that name
+ * (cost_profile_user_path, written by calibrate).  `s` may be NULL. */
 int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list *d);
 /* prepare + run + store in one call (the command-line path). */
 int ops_sim_node(store *s, ops_sim *j, diag_list *d);

@@ -9,7 +9,8 @@
  *
  * Files: tui_main.c (open, loop, layout), tui_tree.c (the graph as rows, costs), tui_program.c,
  * tui_cost.c, tui_menu.c (transform menu + parameter form), tui_compare.c, tui_prompt.c,
- * tui_keys.c (the key table and actions), tui_worker.c (background simulation).
+ * tui_keys.c (the key table and actions), tui_worker.c (background simulation), tui_explore.c
+ * (explore in a child process).
  * Every workspace change goes through ops.h (shared with the command line).
  */
 #ifndef POLYAPM_TUI_H
@@ -103,6 +104,15 @@ typedef struct tui_runjob {
     int64_t node;
     char what[16];                     /* "export" or "run" */
 } tui_runjob;
+/* A search running in a child process (tui_explore.c). */
+typedef struct tui_explore {
+    int pid;                           /* 0: none running */
+    int out_fd, err_fd;
+    char *out, *err;                   /* its JSON result, its progress lines */
+    size_t olen, ocap, elen, ecap;
+    char progress[160];                /* the last progress line */
+    int64_t node;
+} tui_explore;
 
 /* The parameter form (tui_menu.c). */
 enum { TUI_FORM_MAX = 16 };
@@ -173,6 +183,7 @@ struct tui {
     tui_apply ap;
     tui_runjob rj;
     char meas[128];                    /* the cost node's newest measurement ("" none) */
+    tui_explore ex;
 };
 
 /* tui_main.c */
@@ -233,6 +244,11 @@ void tui_apply_cancel(tui *t);                 /* kills a running child (nothing
 int tui_runjob_start(tui *t, const char *what, int64_t node, const char *args);
 void tui_runjob_poll(tui *t);                  /* collects a finished child: its last line */
 int tui_runjob_cancel(tui *t);                 /* 1 when a job was killed */
+/* tui_explore.c: `spec` is "budget=N depth=D jobs=J name=value ..." (the rest are -D) */
+int tui_explore_start(tui *t, int64_t node, const char *spec);
+void tui_explore_poll(tui *t);                 /* progress; collects a finished search */
+int tui_explore_cancel(tui *t);                /* SIGINT to a running search; 0 if none */
+void tui_explore_finish(tui *t);               /* stop and reap (on exit) */
 
 /* tui_menu.c: the result of an apply for the form (errors in `d`, or the new child) */
 void tui_form_result(tui *t, int ok, int64_t child, int created, const diag_list *d);

@@ -30,9 +30,9 @@ static void load(tui *t, int64_t id, int gi)
     diag_list_init(&d);
     store_measurement *ms = NULL;
     int nm = 0;
-    if (store_measurement_list(t->s, id, &ms, &nm, &d) == 0 && nm > 0)   /* the newest */
-        snprintf(t->meas, sizeof t->meas, "measured %.3g s (%s%d)", ms[0].seconds,
-                 strcmp(ms[0].runner, "smpirun") ? "np " : "smpi np ", ms[0].ranks);
+    if (store_measurement_list(t->s, id, &ms, &nm, &d) == 0 && nm > 0)   /* the newest: last */
+        snprintf(t->meas, sizeof t->meas, "measured %.3g s (%s%d)", ms[nm - 1].seconds,
+                 strcmp(ms[nm - 1].runner, "smpirun") ? "np " : "smpi np ", ms[nm - 1].ranks);
     store_measurements_free(ms, nm);
     const tui_info *in = &t->info[gi];
     if (!in->has) { diag_list_free(&d); return; }

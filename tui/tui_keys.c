@@ -145,7 +145,7 @@ static void k_quit(tui *t) { t->quit = 1; }
 static void k_cancel(tui *t)
 {
     if (tui_runjob_cancel(t)) tui_message(t, 0, "export/run cancelled");
-    tui_worker_cancel(t);
+    else if (!tui_explore_cancel(t)) tui_worker_cancel(t);
 }
 
 /* X: export the selected node into a directory (polyapm export in the background). */
@@ -180,6 +180,22 @@ static void k_run(tui *t)
     int mpi = !strcmp(t->g.nodes[gi].level, "syndm");
     tui_prompt(t, "run with (-np P [-D name=value] [--smpi PLATFORM.xml] [--repeat K])", mpi ? "-np 4" : "-np 1",
                run_done);
+}
+
+static void explore_done(tui *t, const char *text)
+{
+    int64_t node = tui_sel_node(t);
+    if (node > 0) tui_explore_start(t, node, text);
+}
+
+static void k_explore(tui *t)
+{
+    if (tui_sel_node(t) <= 0) return;
+    char cur[256];
+    size_t off = (size_t)snprintf(cur, sizeof cur, "budget=200");
+    for (int i = 0; i < t->nbind && off < sizeof cur - 40; i++)
+        off += (size_t)snprintf(cur + off, sizeof cur - off, " %s=%lld", t->bind[i].name, (long long)t->bind[i].value);
+    tui_prompt(t, "explore from here (budget= depth= jobs=, name=value parameters)", cur, explore_done);
 }
 
 static void k_reload(tui *t)
@@ -406,7 +422,8 @@ static const tui_key keys[] = {
     {'r', 0, "r", "reload the workspace", k_reload, 0},
     {'X', 0, "X", "export the node as C+MPI (or sequential C) into a directory", k_export, 0},
     {'R', 0, "R", "run the node: export, build, mpirun/smpirun, check, store the time", k_run, 0},
-    {'C', 0, "C", "cancel the running simulation, export or run", k_cancel, 2},
+    {'E', 0, "E", "explore: best-first search below the node, in the background", k_explore, 0},
+    {'C', 0, "C", "cancel the running simulation, export, run or explore", k_cancel, 2},
     {'?', 0, "?", "help", k_help, 1},
     {'q', 0, "q", "quit", k_quit, 1},
 };

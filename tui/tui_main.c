@@ -63,7 +63,7 @@ static void draw_footer(tui *t)
     int x = 0;
     for (int i = 0; i < n; i++) {
         if (!k[i].footer) continue;
-        if (k[i].footer == 2 && !t->w.active) continue;   /* only while a job runs */
+        if (k[i].footer == 2 && !t->w.active && !t->ex.pid) continue;   /* only while a job runs */
         char buf[64];
         snprintf(buf, sizeof buf, "%s %s ", k[i].label, k[i].help);
         /* the footer names the key's first word of help */
@@ -99,6 +99,14 @@ static void draw_status(tui *t)
         snprintf(line, sizeof line, "[%s] %3d%% simulating node %lld %s (%s)%s  C cancel", bar,
                  (int)(f * 100), (long long)t->w.job.node, t->w.job.n.label ? t->w.job.n.label : "",
                  t->w.job.params ? t->w.job.params : "", more);
+        if (t->colors) attron(COLOR_PAIR(4));
+        mvaddnstr(y, 0, line, t->W);
+        if (t->colors) attroff(COLOR_PAIR(4));
+        return;
+    }
+    if (t->ex.pid) {
+        char line[TUI_LINE];
+        snprintf(line, sizeof line, "exploring from node %lld: %s  C cancel", (long long)t->ex.node, t->ex.progress);
         if (t->colors) attron(COLOR_PAIR(4));
         mvaddnstr(y, 0, line, t->W);
         if (t->colors) attroff(COLOR_PAIR(4));
@@ -327,6 +335,7 @@ int tui_main(const char *target, int argc, char **argv)
         tui_worker_poll(t);
         tui_apply_poll(t);
         tui_runjob_poll(t);
+        tui_explore_poll(t);
         watch_db(t);
         tui_draw(t);
         if (timing && first) fprintf(timing, "first_screen_ms %.2f\n", now_ms() - t0);
@@ -347,6 +356,7 @@ int tui_main(const char *target, int argc, char **argv)
     tui_worker_finish(t);
     tui_apply_cancel(t);
     tui_runjob_cancel(t);
+    tui_explore_finish(t);
     endwin();
     status = interrupted ? 128 + interrupted : CLI_OK;
 out:

@@ -15,7 +15,7 @@ out=$("$P" init "$EX/findiff.apm" -o fd.pdg); rc=$?
 expect_eq "init exit 0" "$rc" 0
 expect_match "init names the root" "$out" '^created fd.pdg: root node 1 findiff \(source, [0-9a-f]{7}\)$'
 [ -d "$WS/repo.git" ] && [ -f "$WS/pdg.db" ] && ok "init made pdg.db and repo.git" || fail "init layout" "$(ls "$WS")"
-expect_eq "schema version" "$(db 'pragma user_version')" 1
+expect_eq "schema version" "$(db 'pragma user_version')" 2
 expect_eq "journal is WAL" "$(db 'pragma journal_mode')" wal
 # the root is the canonical text of the source
 "$P" fmt "$EX/findiff.apm" >"$TMP/canon.apm"

@@ -1,0 +1,230 @@
+/*
+ * calib.c — fitting a machine profile to the calibration benchmark's raw measurements (see
+ * calib.h for the method; the benchmark is runtime/calibrate/bench.c).
+ */
+#include "calib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct series {
+    double *x, *y;
+    int n, cap;
+} series;
+
+static int series_add(series *s, double x, double y)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        double *nx = realloc(s->x, (size_t)cap * sizeof *nx);
+        if (!nx) return -1;
+        s->x = nx;
+        double *ny = realloc(s->y, (size_t)cap * sizeof *ny);
+        if (!ny) return -1;
+        s->y = ny;
+        s->cap = cap;
+    }
+    s->x[s->n] = x;
+    s->y[s->n] = y;
+    s->n++;
+    return 0;
+}
+
+static void series_free(series *s) { free(s->x); free(s->y); }
+
+typedef struct raw {
+    double tick;
+    int ranks;
+    double exchange[CALIB_MAX_P + 1];
+    series send[CALIB_MAX_P + 1], recv[CALIB_MAX_P + 1], hrel[CALIB_MAX_P + 1];
+    series pingpong;
+    double barrier[CALIB_MAX_P + 1];
+} raw;
+
+static void raw_free(raw *r)
+{
+    for (int p = 0; p <= CALIB_MAX_P; p++) {
+        series_free(&r->send[p]);
+        series_free(&r->recv[p]);
+        series_free(&r->hrel[p]);
+    }
+    series_free(&r->pingpong);
+}
+
+static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
+
+/* One line of the benchmark's output into `r`.  0, or -1 (malformed). */
+static int parse_line(raw *r, const char *line)
+{
+    char kind[16];
+    double a, b, c;
+    int n = sscanf(line, "%15s %lf %lf %lf", kind, &a, &b, &c);
+    if (n < 2) return -1;
+    if (!strcmp(kind, "ranks") && n == 2 && a >= 2) { r->ranks = (int)a; return 0; }
+    if (!strcmp(kind, "tick") && n == 2 && a > 0) { r->tick = a; return 0; }
+    if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
+    if (!strcmp(kind, "barrier") && n == 3 && p_ok(a)) { r->barrier[(int)a] = b; return 0; }
+    if (!strcmp(kind, "pingpong") && n == 3 && a > 0) return series_add(&r->pingpong, a / 8, b);
+    if (n == 4 && p_ok(a)) {
+        if (!strcmp(kind, "send")) return series_add(&r->send[(int)a], b, c);
+        if (!strcmp(kind, "recv")) return series_add(&r->recv[(int)a], b, c);
+        if (!strcmp(kind, "hrel")) return series_add(&r->hrel[(int)a], b, c);
+    }
+    return -1;
+}
+
+static calib_fit *add_fit(calib_result *out, const char *fmt, int p, const stats_line *l)
+{
+    calib_fit *f = &out->fits[out->nfits++];
+    snprintf(f->label, sizeof f->label, fmt, p);
+    f->what = f->label;
+    f->line = *l;
+    return f;
+}
+
+static void note(calib_result *out, const char *what)
+{
+    size_t n = strlen(out->note);
+    snprintf(out->note + n, sizeof out->note - n, "%s%s", n ? "; " : "", what);
+}
+
+/* ā and b̄ over P of one direction's lines (exchange time less the constant cost). */
+static int fit_direction(raw *r, series *per_p, const char *name, double const_slope,
+                         calib_result *out, double *abar, double *bbar, double *afallback, diag_list *d)
+{
+    double sa = 0, sb = 0, sf = 0;
+    int m = 0;
+    for (int p = 2; p <= CALIB_MAX_P; p++) {
+        series *s = &per_p[p];
+        if (!s->n) continue;
+        double *y = malloc((size_t)s->n * sizeof *y);
+        if (!y) return -1;
+        for (int i = 0; i < s->n; i++) y[i] = s->y[i] - const_slope * (p - 1);
+        stats_line l;
+        int rc = stats_fit_robust(s->x, y, s->n, CALIB_XMIN, CALIB_DROP_WORST, &l);
+        free(y);
+        if (rc != 0) {
+            diag_add(d, NULL, 0, 0, "%s P=%d: too few message counts >= %d to fit a line", name, p,
+                     CALIB_XMIN);
+            return -1;
+        }
+        char fmt[32];
+        snprintf(fmt, sizeof fmt, "%s P=%%d", name);
+        add_fit(out, fmt, p, &l);
+        sa += l.slope / (p - 1);
+        sb += l.intercept / (p - 1);
+        /* the fallback: the mean cost per message at the largest count */
+        int top = 0;
+        for (int i = 1; i < s->n; i++) if (s->x[i] > s->x[top]) top = i;
+        if (s->x[top] > 0) sf += (s->y[top] - const_slope * (p - 1)) / s->x[top] / (p - 1);
+        m++;
+        (void)r;
+    }
+    if (!m) { diag_add(d, NULL, 0, 0, "no %s measurements", name); return -1; }
+    *abar = sa / m;
+    *bbar = sb / m;
+    *afallback = sf / m;
+    return 0;
+}
+
+static int finite_pos(double v) { return isfinite(v) && v > 0; }
+
+int calib_fit_raw(const char *file, const char *text, const char *name, calib_result *out,
+                  diag_list *d)
+{
+    memset(out, 0, sizeof *out);
+    raw r;
+    memset(&r, 0, sizeof r);
+    int rc = -1, lineno = 0;
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char line[256];
+        lineno++;
+        if (len >= sizeof line) len = sizeof line - 1;
+        memcpy(line, p, len);
+        line[len] = '\0';
+        if (line[0] && line[0] != '#' && parse_line(&r, line) != 0) {
+            diag_add(d, file, lineno, 1, "malformed measurement '%s'", line);
+            goto out;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    if (!finite_pos(r.tick)) { diag_add(d, file, 0, 0, "no tick measurement"); goto out; }
+    cost_profile *pr = &out->profile;
+    snprintf(pr->name, sizeof pr->name, "%s", name);
+    pr->tick_seconds = r.tick;
+    pr->coalesce = 1;
+
+    /* the constant cost of the exchange: through the origin against P-1 (eq. 4.1) */
+    double px[CALIB_MAX_P], py[CALIB_MAX_P];
+    int np = 0;
+    for (int p = 2; p <= CALIB_MAX_P; p++)
+        if (r.exchange[p] > 0) { px[np] = p - 1; py[np] = r.exchange[p]; np++; out->ranks = p; }
+    stats_line cl;
+    if (stats_fit_origin(px, py, np, &cl) != 0) { diag_add(d, file, 0, 0, "no exchange measurements"); goto out; }
+    add_fit(out, "exchange const", 0, &cl);
+
+    double as, bs, ar, br, fs, fr;
+    if (fit_direction(&r, r.send, "send", cl.slope, out, &as, &bs, &fs, d) != 0 ||
+        fit_direction(&r, r.recv, "recv", cl.slope, out, &ar, &br, &fr, d) != 0)
+        goto out;
+    pr->normsent = as / r.tick;
+    pr->normrcvd = ar / r.tick;
+    if (!finite_pos(pr->normsent)) {
+        pr->normsent = finite_pos(fs) ? fs / r.tick : 1;
+        note(out, "send slope <= 0 (noise): normsent = the mean cost per message at 512 messages");
+    }
+    if (!finite_pos(pr->normrcvd)) {
+        pr->normrcvd = finite_pos(fr) ? fr / r.tick : 1;
+        note(out, "receive slope <= 0 (noise): normrcvd = the mean cost per message at 512 messages");
+    }
+    double bav = (bs + br) / 2;
+    pr->barrier_slope = (cl.slope + bav) / r.tick;
+    if (!finite_pos(pr->barrier_slope)) {
+        pr->barrier_slope = cl.slope / r.tick;
+        note(out, "startup per partner <= 0: barrier from the constant cost only");
+    }
+
+    /* Hockney: ping-pong */
+    stats_line hl;
+    if (stats_fit_line(r.pingpong.x, r.pingpong.y, r.pingpong.n, &hl) != 0) {
+        diag_add(d, file, 0, 0, "too few ping-pong measurements");
+        goto out;
+    }
+    add_fit(out, "pingpong", 0, &hl);
+    pr->ts = hl.intercept / r.tick;
+    pr->tw = hl.slope / r.tick;
+    if (!finite_pos(pr->tw)) {
+        pr->tw = r.pingpong.n ? r.pingpong.y[r.pingpong.n - 1] / r.pingpong.x[r.pingpong.n - 1] / r.tick : 1;
+        note(out, "ping-pong slope <= 0: t_w = the largest message's time per word");
+    }
+    if (!finite_pos(pr->ts)) {
+        double mn = INFINITY;
+        for (int i = 0; i < r.pingpong.n; i++) if (r.pingpong.y[i] < mn) mn = r.pingpong.y[i];
+        pr->ts = mn / r.tick;
+        note(out, "ping-pong intercept <= 0: t_s = the fastest round trip");
+    }
+
+    /* BSP: g from the h-relations */
+    double gs = 0;
+    int ng = 0;
+    for (int p = 2; p <= CALIB_MAX_P; p++) {
+        stats_line gl;
+        if (!r.hrel[p].n || stats_fit_line(r.hrel[p].x, r.hrel[p].y, r.hrel[p].n, &gl) != 0) continue;
+        add_fit(out, "hrel P=%d", p, &gl);
+        gs += gl.slope;
+        ng++;
+        out->l_seconds[p] = gl.intercept;
+    }
+    if (!ng) { diag_add(d, file, 0, 0, "no h-relation measurements"); goto out; }
+    pr->g = gs / ng / r.tick;
+    if (!finite_pos(pr->g)) { pr->g = pr->tw; note(out, "h-relation slope <= 0: g = t_w"); }
+    for (int p = 2; p <= CALIB_MAX_P; p++) out->barrier_seconds[p] = r.barrier[p];
+    rc = 0;
+out:
+    raw_free(&r);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * calib.h — turning the raw output of the calibration benchmark (runtime/calibrate/bench.c) into
+ * a machine profile, the way the thesis calibrated its cluster (§4.4, REFERENCE §1.2):
+ *
+ *   tick_seconds   the `tick` line (one floating multiply, memory bound)
+ *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1)
+ *   send / recv    per P: the exchange time less the constant cost against X messages
+ *                  per partner, least squares over X >= 60 with the 10 worst points dropped;
+ *                  slope a_P and intercept b_P; ā = mean a_P/(P−1), b̄ = mean b_P/(P−1)
+ *   normsent       ā_s / tick,  normrcvd = ā_r / tick                                 (ticks per message)
+ *   barrier_slope  (constant slope + (b̄_s + b̄_r)/2) / tick (the startups folded in, eq. 4.2);
+ *                  barrier_const = 0, mstartup_s = mstartup_r = 0, coalesce = 1
+ *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope
+ *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
+ *                  (reported; the BSP model charges b(P) for l)
+ *
+ * A fitted value that comes out non-positive (noise on a loaded machine) is replaced by a
+ * measured fallback (a slope by the mean cost per item at the largest count, t_s by the fastest
+ * round trip) and flagged in `note`; a profile's parameters are therefore always positive.
+ */
+#ifndef POLYAPM_CALIB_H
+#define POLYAPM_CALIB_H
+
+#include "cost.h"
+#include "diag.h"
+#include "stats.h"
+
+enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10 };
+
+typedef struct calib_fit {
+    const char *what;          /* "exchange", "send P=2", ... (static or in `label`) */
+    char label[32];
+    stats_line line;           /* seconds against x */
+} calib_fit;
+
+typedef struct calib_result {
+    cost_profile profile;
+    int ranks;                 /* the largest P measured */
+    calib_fit fits[3 * CALIB_MAX_P + 8];
+    int nfits;
+    double l_seconds[CALIB_MAX_P + 1];   /* BSP l(P), index P */
+    double barrier_seconds[CALIB_MAX_P + 1]; /* MPI_Barrier, index P */
+    char note[256];            /* fallbacks taken, "" when none */
+} calib_result;
+
+/* Parses the benchmark's output and fits the profile (named `name`).  0, or -1 with messages
+ * naming `file:line` for malformed lines and saying what is missing. */
+int calib_fit_raw(const char *file, const char *text, const char *name, calib_result *out,
+                  diag_list *d);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * test_stats.c — least-squares fits, the thesis's robust fit, Kendall's τ, and the calibration
+ * fit (engine/calib.c) on synthetic benchmark output with known parameters and planted outliers.
+ */
+#include <stdlib.h>
+
+#include "calib.h"
+#include "stats.h"
+#include "t.h"
+
+static void fits(void)
+{
+    double x[200], y[200];
+    for (int i = 0; i < 200; i++) { x[i] = i; y[i] = 3.5 * i + 7; }
+    stats_line l;
+    T_EQ_INT("fit.line.ok", stats_fit_line(x, y, 200, &l), 0);
+    T_NEAR("fit.line.slope", l.slope, 3.5, 1e-9);
+    T_NEAR("fit.line.intercept", l.intercept, 7, 1e-7);
+    T_NEAR("fit.line.r2", l.r2, 1, 1e-12);
+    T_EQ_INT("fit.line.one_x", stats_fit_line(x, y, 1, &l), -1);
+    T_EQ_INT("fit.origin.ok", stats_fit_origin(x + 1, y + 1, 10, &l), 0);
+    /* through the origin, y = 3.5x + 7 over x = 1..10: slope = Σxy/Σx² */
+    double sxy = 0, sxx = 0;
+    for (int i = 1; i <= 10; i++) { sxy += x[i] * y[i]; sxx += x[i] * x[i]; }
+    T_NEAR("fit.origin.slope", l.slope, sxy / sxx, 1e-12);
+
+    /* small x bend below the line (the thesis's < 60 messages) and 5 wild points */
+    for (int i = 0; i < 60; i++) y[i] = 0.5 * i;
+    int wild[5] = {70, 99, 120, 150, 190};
+    for (int k = 0; k < 5; k++) y[wild[k]] += 500 * (k + 1);
+    T_EQ_INT("fit.plain.ok", stats_fit_line(x, y, 200, &l), 0);
+    T_CHECK("fit.plain.misled", fabs(l.slope - 3.5) > 0.05, "plain slope %g", l.slope);
+    T_EQ_INT("fit.robust.ok", stats_fit_robust(x, y, 200, 60, 10, &l), 0);
+    T_NEAR("fit.robust.slope", l.slope, 3.5, 1e-9);
+    T_NEAR("fit.robust.intercept", l.intercept, 7, 1e-6);
+    T_EQ_INT("fit.robust.used", l.n, 130);
+    T_EQ_INT("fit.robust.dropped", l.dropped, 70);
+    T_NEAR("fit.robust.r2", l.r2, 1, 1e-9);
+}
+
+static void kendall(void)
+{
+    double a[5] = {1, 2, 3, 4, 5}, same[5] = {10, 20, 30, 40, 50}, rev[5] = {5, 4, 3, 2, 1};
+    double swap[5] = {1, 2, 3, 5, 4};
+    T_NEAR("tau.same", stats_kendall_tau(a, same, 5), 1, 1e-12);
+    T_NEAR("tau.reversed", stats_kendall_tau(a, rev, 5), -1, 1e-12);
+    T_NEAR("tau.one_swap", stats_kendall_tau(a, swap, 5), 0.8, 1e-12);  /* (9 - 1) / 10 */
+    T_NEAR("tau.one_item", stats_kendall_tau(a, same, 1), 0, 0);
+}
+
+/* Benchmark output of a machine with known parameters (seconds), P = 2..4. */
+static char *synthetic(double tick, double cslope, double as, double bs, double ar, double br,
+                       double ts, double tw, double g, int outliers)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    fprintf(f, "ranks 4\ntick %.12e\n", tick);
+    for (int p = 2; p <= 4; p++) {
+        fprintf(f, "exchange %d %.12e\n", p, cslope * (p - 1));
+        for (int dir = 0; dir < 2; dir++)
+            for (int x = 0; x <= 512; x += 4) {
+                double a = dir ? ar : as, b = dir ? br : bs;
+                double t = cslope * (p - 1) + (p - 1) * (a * x + b);
+                if (x < 60) t *= 0.5;                          /* buffers not yet full */
+                if (outliers && x % 100 == 0 && x) t *= 3;    /* a daemon woke up */
+                fprintf(f, "%s %d %d %.12e\n", dir ? "recv" : "send", p, x, t);
+            }
+        for (int h = 256; h <= 8192; h += 512) fprintf(f, "hrel %d %d %.12e\n", p, h, 2e-6 * p + g * h);
+        fprintf(f, "barrier %d %.12e\n", p, 1e-6 * (p - 1));
+    }
+    for (int b = 8; b <= 65536; b *= 2) fprintf(f, "pingpong %d %.12e\n", b, ts + tw * b / 8);
+    fclose(f);
+    return out;
+}
+
+static void calibration(void)
+{
+    const double tick = 1e-9;
+    char *text = synthetic(tick, 2e-6, 1e-8, 3e-7, 3e-8, 5e-7, 1.5e-6, 2e-9, 4e-9, 1);
+    calib_result r;
+    diag_list d;
+    diag_list_init(&d);
+    T_EQ_INT("calib.ok", calib_fit_raw("synthetic", text, "local", &r, &d), 0);
+    T_EQ_STR("calib.name", r.profile.name, "local");
+    T_NEAR("calib.tick", r.profile.tick_seconds, tick, 1e-20);
+    T_NEAR("calib.normsent", r.profile.normsent, 10, 1e-6);      /* 1e-8 s / 1e-9 s */
+    T_NEAR("calib.normrcvd", r.profile.normrcvd, 30, 1e-6);
+    T_NEAR("calib.barrier_slope", r.profile.barrier_slope, 2000 + 400, 1e-3); /* constant + (3e-7+5e-7)/2 */
+    T_NEAR("calib.ts", r.profile.ts, 1500, 1e-3);
+    T_NEAR("calib.tw", r.profile.tw, 2, 1e-6);
+    T_NEAR("calib.g", r.profile.g, 4, 1e-6);
+    T_EQ_INT("calib.coalesce", r.profile.coalesce, 1);
+    T_EQ_INT("calib.ranks", r.ranks, 4);
+    T_NEAR("calib.l(3)", r.l_seconds[3], 6e-6, 1e-12);
+    int seen = 0;
+    for (int i = 0; i < r.nfits; i++)
+        if (!strcmp(r.fits[i].what, "send P=3")) {
+            seen = 1;
+            T_NEAR("calib.send3.r2", r.fits[i].line.r2, 1, 1e-9);
+            T_EQ_INT("calib.send3.dropped", r.fits[i].line.dropped, 15 + 10);
+        }
+    T_CHECK("calib.send3.listed", seen, "no fit named send P=3");
+    T_EQ_STR("calib.no_note", r.note, "");
+    free(text);
+
+    /* noise: a negative send slope falls back to the mean cost per message, with a note */
+    text = synthetic(tick, 2e-6, -1e-10, 3e-6, 3e-8, 5e-7, 1.5e-6, 2e-9, 4e-9, 0);
+    T_EQ_INT("calib.noisy.ok", calib_fit_raw("noisy", text, "local", &r, &d), 0);
+    T_CHECK("calib.noisy.positive", r.profile.normsent > 0 && isfinite(r.profile.normsent), "normsent %g",
+            r.profile.normsent);
+    T_CHECK("calib.noisy.note", strstr(r.note, "send slope") != NULL, "note '%s'", r.note);
+    free(text);
+
+    /* malformed input names the line; missing series are errors */
+    diag_list_free(&d);
+    diag_list_init(&d);
+    T_EQ_INT("calib.bad.rc", calib_fit_raw("raw.txt", "tick 1e-9\nsend two 3 4\n", "x", &r, &d), -1);
+    T_CHECK("calib.bad.line", d.n == 1 && d.items[0].line == 2, "diagnostics %d", d.n);
+    diag_list_free(&d);
+    diag_list_init(&d);
+    T_EQ_INT("calib.empty.rc", calib_fit_raw("raw.txt", "tick 1e-9\n", "x", &r, &d), -1);
+    T_CHECK("calib.empty.says", d.n == 1 && strstr(d.items[0].msg, "exchange"), "%s",
+            d.n ? d.items[0].msg : "(none)");
+    diag_list_free(&d);
+}
+
+int main(void)
+{
+    fits();
+    kendall();
+    calibration();
+    return t_done();
+}

@@ -1,0 +1,284 @@
+/*
+ * cmd_calibrate.c — `polyapm calibrate [-np N] [--name PROFILE]`: measures this machine the way the
+ * thesis calibrated its cluster (§4.4) and stores the fitted machine profile.
+ *
+ * The benchmark (runtime/calibrate/bench.c, embedded here as text) is written to a cache directory
+ * ($XDG_CACHE_HOME/polyapm, else ~/.cache/polyapm), built there with mpicc once per version of its
+ * source, and run with mpirun on N ranks (--allow-run-as-root when root, --oversubscribe).  Its raw
+ * measurements are fitted by engine/calib.c.  The profile is written to the user-level file
+ * (cost_profile_user_path: every workspace finds it) and, when there is a workspace, stored in it
+ * (store_machine_put).  `--raw FILE` fits saved measurements instead of running the benchmark.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calib.h"
+#include "cli.h"
+#include "store.h"
+
+static const char bench_source[] =
+#include "calibrate_bench.inc"
+    ;
+
+static char *slurp(FILE *f, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) return NULL;
+    char chunk[4096];
+    size_t r;
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, r, m);
+    fclose(m);
+    if (len) *len = n;
+    return buf;
+}
+
+/* The cache directory (created), malloc'd. */
+static char *cache_dir(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char base[4096];
+    if (xdg && *xdg) snprintf(base, sizeof base, "%s", xdg);
+    else if (home && *home) snprintf(base, sizeof base, "%s/.cache", home);
+    else snprintf(base, sizeof base, "/tmp");
+    mkdir(base, 0777);
+    size_t n = strlen(base) + 16;
+    char *dir = malloc(n);
+    if (!dir) return NULL;
+    snprintf(dir, n, "%s/polyapm", base);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) { free(dir); return NULL; }
+    return dir;
+}
+
+/* Writes the benchmark source and builds it unless a binary of this very source exists.
+ * Returns the binary's path (malloc'd) or NULL after printing why. */
+static char *build_bench(const char *dir)
+{
+    vcs_hex h;
+    vcs_hash_text(bench_source, strlen(bench_source), h);
+    size_t n = strlen(dir) + 64;
+    char *src = malloc(n), *bin = malloc(n);
+    if (!src || !bin) { free(src); free(bin); return NULL; }
+    snprintf(src, n, "%s/calibrate-%.12s.c", dir, h);
+    snprintf(bin, n, "%s/calibrate-%.12s", dir, h);
+    if (access(bin, X_OK) == 0) { free(src); return bin; }
+    FILE *f = fopen(src, "w");
+    if (!f || fputs(bench_source, f) == EOF || fclose(f) != 0) {
+        cli_fail("cannot write %s: %s", src, strerror(errno));
+        free(src);
+        free(bin);
+        return NULL;
+    }
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "mpicc -std=c11 -O2 -fno-tree-vectorize -Wall -Wextra '%s' -o '%s.tmp' "
+             "&& mv '%s.tmp' '%s'", src, bin, bin, bin);
+    fprintf(stderr, "calibrate: building the benchmark: mpicc %s\n", src);
+    int rc = system(cmd);
+    free(src);
+    if (rc != 0) { cli_fail("building the benchmark failed (is mpicc installed?)"); free(bin); return NULL; }
+    return bin;
+}
+
+/* Runs the benchmark on `np` ranks; its stdout (malloc'd) or NULL. */
+static char *run_bench(const char *bin, int np, int quick)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "timeout 600 mpirun %s--oversubscribe -np %d '%s'%s",
+             geteuid() == 0 ? "--allow-run-as-root " : "", np, bin, quick ? " quick" : "");
+    fprintf(stderr, "calibrate: %s\n", cmd);
+    FILE *p = popen(cmd, "r");
+    if (!p) { cli_fail("cannot run mpirun: %s", strerror(errno)); return NULL; }
+    char *out = slurp(p, NULL);
+    int rc = pclose(p);
+    if (rc != 0) { cli_fail("the benchmark failed (mpirun exit status %d)", rc); free(out); return NULL; }
+    return out;
+}
+
+typedef struct param_row { const char *key, *unit, *what; } param_row;
+
+static const param_row param_rows[] = {
+    {"tick_seconds", "s", "one floating multiply, memory bound"},
+    {"normsent", "ticks/message", "send slope per message (s-bar)"},
+    {"normrcvd", "ticks/message", "receive slope per message (r-bar)"},
+    {"barrier_slope", "ticks/partner", "constant exchange cost + startups, per (P-1)"},
+    {"ts", "ticks", "hockney startup (ping-pong)"},
+    {"tw", "ticks/word", "hockney per 8-byte word (ping-pong)"},
+    {"g", "ticks/word", "bsp h-relation per word"},
+};
+enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
+
+static double param_value(const cost_profile *p, const char *key)
+{
+    static const struct { const char *key; size_t off; } offs[] = {
+        {"tick_seconds", offsetof(cost_profile, tick_seconds)},
+        {"normsent", offsetof(cost_profile, normsent)},
+        {"normrcvd", offsetof(cost_profile, normrcvd)},
+        {"barrier_slope", offsetof(cost_profile, barrier_slope)},
+        {"ts", offsetof(cost_profile, ts)},
+        {"tw", offsetof(cost_profile, tw)},
+        {"g", offsetof(cost_profile, g)},
+    };
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
+        if (!strcmp(offs[i].key, key)) return *(const double *)((const char *)p + offs[i].off);
+    return NAN;
+}
+
+static void print_text(const calib_result *r, double secs, const char *const *stored, int nstored)
+{
+    printf("machine profile %s: %d ranks, measured in %.1f s\n", r->profile.name, r->ranks, secs);
+    for (int i = 0; i < NPARAM_ROWS; i++)
+        printf("  %-14s %-14.7g %-14s %s\n", param_rows[i].key, param_value(&r->profile, param_rows[i].key),
+               param_rows[i].unit, param_rows[i].what);
+    printf("fits (seconds against x):\n  %-16s %-13s %-13s %-9s %s\n", "series", "slope", "intercept",
+           "R2", "points (dropped)");
+    for (int i = 0; i < r->nfits; i++) {
+        const stats_line *l = &r->fits[i].line;
+        printf("  %-16s %-13.6g %-13.6g %-9.6f %d (%d)\n", r->fits[i].what, l->slope, l->intercept,
+               l->r2, l->n, l->dropped);
+    }
+    for (int p = 2; p <= r->ranks && p <= CALIB_MAX_P; p++)
+        printf("  P=%d: MPI_Barrier %.3g s, BSP l(P) %.3g s, b(P) %.3g s\n", p, r->barrier_seconds[p],
+               r->l_seconds[p], cost_barrier(&r->profile, p) * r->profile.tick_seconds);
+    if (r->note[0]) printf("note: %s\n", r->note);
+    for (int i = 0; i < nstored; i++) printf("stored: %s\n", stored[i]);
+}
+
+static void print_json(const calib_result *r, double secs, const char *const *stored, int nstored)
+{
+    printf("{\"name\":");
+    cli_json_string(stdout, r->profile.name);
+    printf(",\"ranks\":%d,\"seconds\":%.6g,\"profile\":{", r->ranks, secs);
+    for (int i = 0; i < NPARAM_ROWS; i++)
+        printf("%s\"%s\":%.10g", i ? "," : "", param_rows[i].key, param_value(&r->profile, param_rows[i].key));
+    printf(",\"barrier_const\":%.10g,\"coalesce\":%d},\"fits\":[", r->profile.barrier_const,
+           r->profile.coalesce);
+    for (int i = 0; i < r->nfits; i++) {
+        const stats_line *l = &r->fits[i].line;
+        printf("%s{\"series\":", i ? "," : "");
+        cli_json_string(stdout, r->fits[i].what);
+        printf(",\"slope\":%.10g,\"intercept\":%.10g,\"r2\":%.10g,\"points\":%d,\"dropped\":%d}",
+               l->slope, l->intercept, l->r2, l->n, l->dropped);
+    }
+    printf("],\"note\":");
+    cli_json_string(stdout, r->note);
+    printf(",\"stored\":[");
+    for (int i = 0; i < nstored; i++) {
+        if (i) putchar(',');
+        cli_json_string(stdout, stored[i]);
+    }
+    printf("]}\n");
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    int np = 2, quick = 0, json = 0, nostore = 0;
+    const char *name = "local", *rawfile = NULL, *ws = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-np") && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 2 || v > CALIB_MAX_P) return cli_usage("calibrate", "-np takes 2..%d", CALIB_MAX_P);
+            np = (int)v;
+        } else if (!strcmp(a, "--name") && i + 1 < argc) name = argv[++i];
+        else if (!strcmp(a, "--raw") && i + 1 < argc) rawfile = argv[++i];
+        else if (!strcmp(a, "-w") && i + 1 < argc) ws = argv[++i];
+        else if (!strcmp(a, "--quick")) quick = 1;
+        else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--no-store")) nostore = 1;
+        else return cli_usage("calibrate", "unknown argument '%s'", a);
+    }
+    char *upath = cost_profile_user_path(name, 0);
+    if (!upath || cost_profile_builtin(name))
+        { free(upath); return cli_usage("calibrate", "bad profile name '%s' (a word; not a built-in)", name); }
+    free(upath);
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *raw = NULL, *dir = NULL, *bin = NULL;
+    int status = CLI_FAIL;
+    if (rawfile) {
+        FILE *f = fopen(rawfile, "r");
+        if (!f) return cli_fail("%s: %s", rawfile, strerror(errno));
+        raw = slurp(f, NULL);
+        fclose(f);
+    } else {
+        if (!(dir = cache_dir())) return cli_fail("no cache directory for the benchmark");
+        if (!(bin = build_bench(dir))) goto out;
+        if (!(raw = run_bench(bin, np, quick))) goto out;
+        /* keep the raw measurements next to the binary */
+        char path[8192];
+        snprintf(path, sizeof path, "%s/calibrate-%s.raw", dir, name);
+        FILE *f = fopen(path, "w");
+        if (f) { fputs(raw, f); fclose(f); }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+
+    diag_list d;
+    diag_list_init(&d);
+    calib_result r;
+    const char *stored[2];
+    char *stored_own[2] = {NULL, NULL};
+    int nstored = 0;
+    if (calib_fit_raw(rawfile ? rawfile : "benchmark output", raw ? raw : "", name, &r, &d) != 0) {
+        diag_print(&d, stderr);
+        goto done;
+    }
+    char *text = cost_profile_format(&r.profile);
+    if (!text) { cli_fail("out of memory"); goto done; }
+    if (!nostore) {
+        char *path = cost_profile_user_path(name, 1);
+        FILE *f = path ? fopen(path, "w") : NULL;
+        if (!f || fprintf(f, "# polyapm calibrate -np %d, %d ranks\n%s", np, r.ranks, text) < 0 || fclose(f) != 0) {
+            cli_fail("cannot write %s: %s", path ? path : "the user profile", strerror(errno));
+            free(path);
+            free(text);
+            goto done;
+        }
+        stored[nstored] = stored_own[nstored] = path;
+        nstored++;
+        /* the workspace, when there is one (not an error when there is none) */
+        diag_list wd;
+        diag_list_init(&wd);
+        char *wdir = store_find(ws, &wd);
+        store *s = NULL;
+        if (wdir && store_open(wdir, STORE_WRITE, &s, &wd) == 0 && store_machine_put(s, name, text, &wd) == 0) {
+            size_t n = strlen(wdir) + strlen(name) + 32;
+            char *what = malloc(n);
+            if (what) snprintf(what, n, "workspace %s (machine %s)", wdir, name);
+            stored[nstored] = stored_own[nstored] = what;
+            if (what) nstored++;
+        } else if (ws) {
+            cli_fail("%s", wd.n ? wd.items[wd.n - 1].msg : "cannot store in the workspace");
+            store_close(s);
+            free(wdir);
+            diag_list_free(&wd);
+            free(text);
+            goto done;
+        }
+        store_close(s);
+        free(wdir);
+        diag_list_free(&wd);
+    }
+    free(text);
+    if (json) print_json(&r, secs, stored, nstored);
+    else print_text(&r, secs, stored, nstored);
+    status = CLI_OK;
+done:
+    free(stored_own[0]);
+    free(stored_own[1]);
+    diag_list_free(&d);
+out:
+    free(raw);
+    free(dir);
+    free(bin);
+    return status;
+}

@@ -1,0 +1,179 @@
+/*
+ * cmd_explore.c — `polyapm explore NODE [--depth D] [--budget N] [--jobs J] [--machine M]
+ * [--model M] [-D name=value]...`: the automatic best-first search of tui/explore.c from a
+ * workspace node.  Prints the best leaves with their paths of decisions (or --json).  A progress
+ * line goes to stderr when it is a terminal (--progress: one line per change, for logs and the
+ * TUI).  SIGINT/SIGTERM stop the search cleanly (exit 1, "interrupted"); running the same
+ * command again continues from what is stored.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cliopts.h"
+#include "explore.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+typedef struct prog_ctx {
+    int tty, lines, budget;
+    struct timespec last;
+} prog_ctx;
+
+static void show_progress(void *ctx, const explore_stats *st)
+{
+    prog_ctx *p = ctx;
+    if (!p->tty && !p->lines) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double dt = (double)(now.tv_sec - p->last.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->last.tv_nsec);
+    if (dt < 0.1 && st->evaluated < p->budget) return;
+    p->last = now;
+    char best[32] = "-";
+    if (st->best >= 0) snprintf(best, sizeof best, "%.6g", st->best);
+    fprintf(stderr, "%sexplore: %d/%d evaluated (%d stored), %d refused, %d open, %d pruned, %d leaves, best %s%s",
+            p->tty && !p->lines ? "\r" : "", st->evaluated, p->budget, st->from_store, st->refused, st->open,
+            st->pruned, st->leaves, best, p->lines ? "\n" : "  ");
+    fflush(stderr);
+}
+
+static void print_path(store *s, int64_t id, FILE *out, int json)
+{
+    store_step *steps = NULL;
+    int n = 0;
+    diag_list d;
+    diag_list_init(&d);
+    if (store_path(s, id, &steps, &n, &d) != 0) { diag_list_free(&d); return; }
+    for (int i = 1; i < n; i++) {
+        if (json) {
+            fprintf(out, "%s{\"node\":%lld,\"transform\":", i > 1 ? "," : "", (long long)steps[i].node.id);
+            cli_json_string(out, steps[i].edge.transform ? steps[i].edge.transform : "");
+            fprintf(out, ",\"params\":");
+            cli_json_string(out, steps[i].edge.params ? steps[i].edge.params : "");
+            fprintf(out, "}");
+        } else {
+            fprintf(out, "%s%s%s%s", i > 1 ? " -> " : "", steps[i].edge.transform ? steps[i].edge.transform : "?",
+                    steps[i].edge.params && *steps[i].edge.params ? " " : "",
+                    steps[i].edge.params ? steps[i].edge.params : "");
+        }
+    }
+    store_path_free(steps, n);
+    diag_list_free(&d);
+}
+
+int cmd_explore(int argc, char **argv)
+{
+    cliopts o;
+    int rc = cliopts_parse("explore", argc, argv,
+                           CO_W | CO_D | CO_MACHINE | CO_MODEL | CO_JSON | CO_DEPTH | CO_BUDGET | CO_JOBS |
+                               CO_TOP | CO_QUIET | CO_PROGRESS, &o);
+    if (rc) return rc;
+    if (o.npos != 1) return cli_usage("explore", "give one node to explore from");
+    if (o.jobs == 0 || o.jobs > 64) return cli_usage("explore", "--jobs takes 1..64");
+    if (o.budget == 0) return cli_usage("explore", "--budget takes a positive number");
+    if (o.depth == 0) return cli_usage("explore", "--depth takes a positive number");
+    if (o.nbindings > EXPLORE_MAX_BINDINGS) return cli_usage("explore", "too many -D options");
+    store *s = NULL;
+    if (cliopts_open(&o, STORE_WRITE, &s) != 0) return CLI_FAIL;
+    explore_opts eo;
+    memset(&eo, 0, sizeof eo);
+    diag_list d;
+    diag_list_init(&d);
+    explore_result res;
+    memset(&res, 0, sizeof res);
+    int status = CLI_FAIL;
+    if (cliopts_machine(&o, s, 0, &eo.profile) != 0) goto out;
+    if (store_resolve(s, o.pos[0], &eo.start, &d) != 0) goto fail;
+    eo.depth = o.depth > 0 ? (int)o.depth : 0;
+    eo.budget = o.budget > 0 ? (int)o.budget : 0;
+    eo.jobs = o.jobs > 0 ? (int)o.jobs : 1;
+    eo.model = o.model;
+    eo.nbindings = o.nbindings;
+    memcpy(eo.bindings, o.bindings, (size_t)o.nbindings * sizeof o.bindings[0]);
+    eo.stop = &stop_flag;
+    prog_ctx pc = {.tty = !o.quiet && isatty(2), .lines = o.progress, .budget = eo.budget ? eo.budget : 200};
+    eo.progress = show_progress;
+    eo.progress_ctx = &pc;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;        /* no SA_RESTART: a wait for a worker returns */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = explore_run(s, &eo, &res, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (pc.tty && !pc.lines) fprintf(stderr, "\n");
+    if (rc != 0) goto fail;
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    const explore_stats *st = &res.stats;
+    int top = o.top >= 0 ? (int)o.top : 5;
+    if (o.json) {
+        printf("{\"start\":%lld,\"machine\":", (long long)eo.start);
+        cli_json_string(stdout, eo.profile.name);
+        printf(",\"model\":");
+        cli_json_string(stdout, eo.model ? eo.model : "polyapm");
+        printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
+               "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
+               "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
+               st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
+               st->open, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
+               st->search_cpu, st->worker_cpu);
+        if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
+        else printf("null");
+        printf(",\"leaves\":[");
+        for (int i = 0; i < res.nleaves; i++) {
+            store_node n;
+            memset(&n, 0, sizeof n);
+            store_node_get(s, res.leaves[i].node, &n, &d);
+            printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res.leaves[i].node);
+            cli_json_string(stdout, n.label ? n.label : "");
+            printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"path\":[", n.level, res.leaves[i].cost,
+                   res.leaves[i].verified);
+            print_path(s, res.leaves[i].node, stdout, 1);
+            printf("]}");
+            store_node_clear(&n);
+        }
+        printf("]}\n");
+    } else {
+        printf("explore from node %lld: machine %s, model %s\n", (long long)eo.start, eo.profile.name,
+               eo.model ? eo.model : "polyapm");
+        printf("%d nodes evaluated (%d from the store), %d transforms applied, %d refused, %d expanded, "
+               "%d pruned, %d unverified, %d open; %.1f s%s%s\n",
+               st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
+               st->open, secs, st->budget_hit ? "; budget reached" : "", st->interrupted ? "; interrupted" : "");
+        printf("%d leaves%s\n", res.nleaves, res.nleaves ? ", best first:" : "");
+        for (int i = 0; i < res.nleaves && i < top; i++) {
+            store_node n;
+            memset(&n, 0, sizeof n);
+            store_node_get(s, res.leaves[i].node, &n, &d);
+            printf("  %lld %s  %s  cost %.7g  %s\n      ", (long long)res.leaves[i].node, n.label ? n.label : "?",
+                   n.level, res.leaves[i].cost, res.leaves[i].verified == 1 ? "verified" : "NOT verified");
+            print_path(s, res.leaves[i].node, stdout, 0);
+            printf("\n");
+            store_node_clear(&n);
+        }
+        if (st->interrupted) printf("interrupted: run the same command again to continue\n");
+    }
+    status = st->interrupted ? CLI_FAIL : CLI_OK;
+    goto out;
+fail:
+    if (d.n) diag_print(&d, stderr);
+out:
+    explore_result_free(&res);
+    store_close(s);
+    diag_list_free(&d);
+    return status;
+}

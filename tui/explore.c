@@ -1,0 +1,1103 @@
+/*
+ * explore.c — the best-first search of `polyapm explore` (see explore.h for the method and the
+ * bound).
+ *
+ * The search (this process) owns the store; the work — applying a transform to a program text,
+ * simulating a program text — is a task, a list of strings, done by do_task either here
+ * (jobs = 1) or in a worker process fed through a pipe (jobs > 1).  Results come back as lists
+ * of strings too; the search stores them.  Every open node keeps a count of its tasks in flight;
+ * when it reaches zero the node is finished (explored mark, leaf or not).
+ */
+#include "explore.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ops.h"
+#include "xf.h"
+
+enum { MAX_JOBS = 64, MAX_ARGS = 48, DEFAULT_DEPTH = 8, DEFAULT_BUDGET = 200, DEFAULT_STM = 4 };
+
+/* ---- messages: lists of strings ------------------------------------------------------------- */
+
+typedef struct msg {
+    int n, cap;
+    char **s;
+    size_t *len;
+} msg;
+
+static int msg_add(msg *m, const char *s, size_t len)
+{
+    if (m->n == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 8;
+        char **ns = realloc(m->s, (size_t)cap * sizeof *ns);
+        if (!ns) return -1;
+        m->s = ns;
+        size_t *nl = realloc(m->len, (size_t)cap * sizeof *nl);
+        if (!nl) return -1;
+        m->len = nl;
+        m->cap = cap;
+    }
+    char *c = malloc(len + 1);
+    if (!c) return -1;
+    memcpy(c, s ? s : "", len);
+    c[len] = '\0';
+    m->s[m->n] = c;
+    m->len[m->n++] = len;
+    return 0;
+}
+
+static int msg_str(msg *m, const char *s) { return msg_add(m, s ? s : "", s ? strlen(s) : 0); }
+
+static int msg_fmt(msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int msg_fmt(msg *m, const char *fmt, ...)
+{
+    char buf[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return msg_str(m, buf);
+}
+
+static void msg_free(msg *m)
+{
+    for (int i = 0; i < m->n; i++) free(m->s[i]);
+    free(m->s);
+    free(m->len);
+    memset(m, 0, sizeof *m);
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+static int msg_send(int fd, const msg *m)
+{
+    uint32_t n = (uint32_t)m->n;
+    if (write_all(fd, &n, sizeof n) != 0) return -1;
+    for (int i = 0; i < m->n; i++) {
+        uint64_t l = m->len[i];
+        if (write_all(fd, &l, sizeof l) != 0 || write_all(fd, m->s[i], m->len[i]) != 0) return -1;
+    }
+    return 0;
+}
+
+static int msg_recv(int fd, msg *m)
+{
+    memset(m, 0, sizeof *m);
+    uint32_t n;
+    if (read_all(fd, &n, sizeof n) != 0) return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t l;
+        if (read_all(fd, &l, sizeof l) != 0) goto fail;
+        char *buf = malloc(l + 1);
+        if (!buf) goto fail;
+        if (read_all(fd, buf, l) != 0) { free(buf); goto fail; }
+        int rc = msg_add(m, buf, l);
+        free(buf);
+        if (rc != 0) goto fail;
+    }
+    return 0;
+fail:
+    msg_free(m);
+    return -1;
+}
+
+/* ---- the work ------------------------------------------------------------------------------- */
+
+/* What every task needs, set before the workers fork. */
+typedef struct wctx {
+    const explore_opts *o;
+    const ir_program *ref;    /* the root's program (the reference of every simulation) */
+    int64_t root;
+    const char *root_label;
+} wctx;
+
+static const char *last_msg(const diag_list *d) { return d->n ? d->items[d->n - 1].msg : "failed"; }
+
+/* Simulates `prog` (owned: freed here) against the root and appends the simulation's fields:
+ * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
+ * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY (padded to the same count). */
+enum { SIM_NFIELDS = 17 };
+static int has_proc_loop(const ir_block *b);
+
+static void sim_fields(const wctx *w, ir_program *prog, msg *r)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ops_sim j;
+    memset(&j, 0, sizeof j);
+    j.node = -1;
+    j.root = w->root;
+    j.model = w->o->model;
+    j.profile = w->o->profile;
+    j.nbindings = w->o->nbindings < OPS_MAX_BINDINGS ? w->o->nbindings : OPS_MAX_BINDINGS;
+    memcpy(j.bindings, w->o->bindings, (size_t)j.nbindings * sizeof j.bindings[0]);
+    j.rootn.label = strdup(w->root_label);
+    j.ref = (ir_program *)w->ref;
+    j.prog = prog;
+    store_sim row;
+    char *owned[4] = {NULL, NULL, NULL, NULL};
+    if (!(j.params = ops_param_key(j.prog, j.bindings, j.nbindings, &d)) ||
+        !(j.mtext = cost_profile_format(&j.profile)) || ops_sim_run(&j, NULL, NULL, NULL, &d) != 0 ||
+        ops_sim_row(&j, &row, owned, &d) != 0) {
+        msg_str(r, "error");
+        msg_str(r, last_msg(&d));
+        for (int i = 2; i < SIM_NFIELDS; i++) msg_str(r, "");
+    } else {
+        msg_str(r, "ok");
+        msg_str(r, row.params);
+        msg_fmt(r, "%.17g", row.total);
+        msg_fmt(r, "%.17g", row.seconds);
+        msg_fmt(r, "%.17g", row.aggregate_work);
+        msg_fmt(r, "%d", row.verified);
+        msg_fmt(r, "%016llx", (unsigned long long)row.checksum);
+        msg_fmt(r, "%d", row.nprocs);
+        msg_fmt(r, "%d", row.nsteps);
+        msg_fmt(r, "%lld", (long long)row.violations);
+        msg_str(r, row.per_proc);
+        msg_str(r, row.trace);
+        msg_str(r, row.report_text);
+        msg_str(r, row.report_json);
+        msg_fmt(r, "%.17g", row.sim_seconds);
+        msg_fmt(r, "%d", (int)prog->level);
+        msg_fmt(r, "%d", has_proc_loop(prog->body));
+    }
+    for (int i = 0; i < 4; i++) free(owned[i]);
+    j.ref = NULL;             /* shared, not the job's */
+    ops_sim_free(&j);         /* frees prog */
+    free((char *)j.rootn.label);
+    diag_list_free(&d);
+}
+
+/* task: apply PARENT_TEXT XF ARGS...
+ * result: ok CHILD_TEXT SIM-FIELDS... | refused WHY | usage WHY */
+static void do_apply(const wctx *w, const msg *t, msg *r)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("parent", t->s[1], t->len[1], &d), *q = NULL;
+    if (!p) { msg_str(r, "usage"); msg_str(r, last_msg(&d)); goto out; }
+    FILE *devnull = fopen("/dev/null", "w");
+    int st = 0;
+    q = xf_apply_with(p, t->s[2], t->n - 3, t->s + 3, w->o->bindings, w->o->nbindings, devnull, &d, &st);
+    if (devnull) fclose(devnull);
+    char *text = q ? ir_print(q) : NULL;
+    if (text) {
+        msg_str(r, "ok");
+        msg_str(r, text);
+        sim_fields(w, q, r);
+        q = NULL;
+    } else {
+        msg_str(r, st == XF_EUSAGE ? "usage" : "refused");
+        msg_str(r, last_msg(&d));
+    }
+    free(text);
+out:
+    ir_program_free(q);
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
+/* task: sim TEXT LABEL   result: SIM-FIELDS... */
+static void do_sim(const wctx *w, const msg *t, msg *r)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *prog = ir_load_text(t->s[2], t->s[1], t->len[1], &d);
+    if (prog) sim_fields(w, prog, r);
+    else {
+        msg_str(r, "error");
+        msg_str(r, last_msg(&d));
+        for (int i = 2; i < SIM_NFIELDS; i++) msg_str(r, "");
+    }
+    diag_list_free(&d);
+}
+
+static void do_task(const wctx *w, const msg *t, msg *r)
+{
+    memset(r, 0, sizeof *r);
+    if (t->n >= 3 && !strcmp(t->s[0], "apply")) do_apply(w, t, r);
+    else if (t->n == 3 && !strcmp(t->s[0], "sim")) do_sim(w, t, r);
+    else { msg_str(r, "error"); msg_str(r, "malformed task"); }
+}
+
+/* A worker process: tasks in, results out, until its input closes. */
+static void worker_loop(const wctx *w, int in, int out)
+{
+    signal(SIGINT, SIG_IGN);      /* the search decides when to stop; it closes our input */
+    for (;;) {
+        msg t, r;
+        if (msg_recv(in, &t) != 0) break;
+        do_task(w, &t, &r);
+        int rc = msg_send(out, &r);
+        msg_free(&t);
+        msg_free(&r);
+        if (rc != 0) break;
+    }
+    _exit(0);
+}
+
+/* ---- the search ----------------------------------------------------------------------------- */
+
+enum xstate { X_EVAL, X_OPEN, X_EXPANDING, X_DONE };
+
+typedef struct xnode {
+    int64_t id;
+    int depth, level, tiled;
+    double total, agg, bound;
+    int verified;
+    enum xstate state;
+    int inflight;             /* tasks of its expansion not yet back */
+    int children;             /* candidates that made a child */
+    int complete;             /* every candidate was tried (not cut by the budget or a stop) */
+    int64_t signature;
+} xnode;
+
+enum tkind { T_APPLY, T_SIM };
+
+typedef struct task {
+    enum tkind kind;
+    int node;                 /* T_APPLY: the parent's index; T_SIM: the child's */
+    char *xf, *params;        /* T_APPLY */
+    msg m;
+} task;
+
+typedef struct search {
+    store *s;
+    const explore_opts *o;
+    explore_result *res;
+    wctx w;
+    xnode *nodes;
+    int n, cap;
+    double pmax;
+    task *queue;              /* tasks waiting for a worker, FIFO */
+    int nq, capq, headq;
+    int jobs;
+    pid_t pid[MAX_JOBS];
+    int to[MAX_JOBS], from[MAX_JOBS];
+    task busy[MAX_JOBS];
+    int isbusy[MAX_JOBS];
+    int prospective;          /* apply tasks queued or running (each may make a node) */
+    diag_list *d;
+} search;
+
+static int find_node(const search *S, int64_t id)
+{
+    for (int i = 0; i < S->n; i++)
+        if (S->nodes[i].id == id) return i;
+    return -1;
+}
+
+static int has_proc_loop(const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *st = b->stmts[i];
+        if (st->kind == IR_S_FOR) {
+            for (int v = 0; v < st->u.for_.nvars; v++)
+                if (st->u.for_.vars[v].kind == IR_LOOP_PROC) return 1;
+            if (has_proc_loop(st->u.for_.body)) return 1;
+        } else if (st->kind == IR_S_IF) {
+            if (has_proc_loop(st->u.if_.then_blk) || has_proc_loop(st->u.if_.else_blk)) return 1;
+        }
+    }
+    return 0;
+}
+
+static void set_bound(const search *S, xnode *x)
+{
+    x->bound = x->tiled || x->level >= IR_SYNCOMM ? x->total : x->agg / S->pmax;
+}
+
+static int push_task(search *S, task *t)
+{
+    if (S->nq == S->capq) {
+        int cap = S->capq ? 2 * S->capq : 32;
+        task *q = realloc(S->queue, (size_t)cap * sizeof *q);
+        if (!q) return -1;
+        S->queue = q;
+        S->capq = cap;
+    }
+    S->queue[S->nq++] = *t;
+    if (t->kind == T_APPLY) S->prospective++;
+    return 0;
+}
+
+static void task_free(task *t)
+{
+    free(t->xf);
+    free(t->params);
+    msg_free(&t->m);
+}
+
+static void progress(search *S)
+{
+    explore_stats *st = &S->res->stats;
+    st->open = 0;
+    for (int i = 0; i < S->n; i++) st->open += S->nodes[i].state == X_OPEN;
+    if (S->o->progress) S->o->progress(S->o->progress_ctx, st);
+}
+
+/* A node's values are known: count it and open it. */
+static void node_evaluated(search *S, int i)
+{
+    xnode *x = &S->nodes[i];
+    set_bound(S, x);
+    x->state = X_OPEN;
+    S->res->stats.evaluated++;
+    if (x->verified != 1) { S->res->stats.unverified++; x->state = X_DONE; }
+    progress(S);
+}
+
+/* Registers node `id` reached at `depth` (when new to the search): its stored simulation or a
+ * simulation task.  Returns its index or -1. */
+static int reach(search *S, int64_t id, int depth)
+{
+    int i = find_node(S, id);
+    if (i >= 0) return i;
+    if (S->n == S->cap) {
+        int cap = S->cap ? 2 * S->cap : 64;
+        xnode *nn = realloc(S->nodes, (size_t)cap * sizeof *nn);
+        if (!nn) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
+        S->nodes = nn;
+        S->cap = cap;
+    }
+    i = S->n;
+    xnode *x = &S->nodes[i];
+    memset(x, 0, sizeof *x);
+    x->id = id;
+    x->depth = depth;
+    x->state = X_EVAL;
+    ops_sim j;
+    memset(&j, 0, sizeof j);
+    j.node = id;
+    j.model = S->o->model;
+    j.profile = S->o->profile;
+    j.nbindings = S->o->nbindings < OPS_MAX_BINDINGS ? S->o->nbindings : OPS_MAX_BINDINGS;
+    memcpy(j.bindings, S->o->bindings, (size_t)j.nbindings * sizeof j.bindings[0]);
+    int hit = ops_sim_prepare(S->s, &j, S->d);
+    if (hit < 0) { ops_sim_free(&j); return -1; }
+    S->n++;
+    x->level = j.prog->level;
+    x->tiled = has_proc_loop(j.prog->body);
+    x->signature = j.n.explored;
+    if (hit == 1) {
+        x->total = j.stored.total;
+        x->agg = j.stored.aggregate_work;
+        x->verified = j.stored.verified;
+        S->res->stats.from_store++;
+        node_evaluated(S, i);
+    } else if (id == S->w.root) {
+        /* the root is its own reference: simulate it here */
+        int rc = ops_sim_run(&j, NULL, NULL, NULL, S->d) == 0 && ops_sim_store(S->s, &j, S->d) == 0 ? 0 : -1;
+        if (rc != 0) { ops_sim_free(&j); return -1; }
+        x->total = j.job.cost.total;
+        x->agg = j.job.res->aggregate_work;
+        x->verified = j.job.verified;
+        node_evaluated(S, i);
+    } else {
+        char *text = ir_print(j.prog);
+        task t = {.kind = T_SIM, .node = i};
+        if (!text || msg_str(&t.m, "sim") || msg_str(&t.m, text) || msg_str(&t.m, j.n.label) ||
+            push_task(S, &t) != 0) {
+            free(text);
+            task_free(&t);
+            ops_sim_free(&j);
+            diag_add(S->d, NULL, 0, 0, "out of memory");
+            return -1;
+        }
+        free(text);
+    }
+    ops_sim_free(&j);
+    return i;
+}
+
+/* ---- candidates ----------------------------------------------------------------------------- */
+
+typedef struct cand {
+    const char *xf;
+    char *args[MAX_ARGS];
+    int nargs;
+} cand;
+
+typedef struct cands {
+    cand *c;
+    int n, cap;
+} cands;
+
+static void cands_free(cands *cs)
+{
+    for (int i = 0; i < cs->n; i++)
+        for (int a = 0; a < cs->c[i].nargs; a++) free(cs->c[i].args[a]);
+    free(cs->c);
+    memset(cs, 0, sizeof *cs);
+}
+
+static cand *cand_new(cands *cs, const char *xf)
+{
+    if (cs->n == cs->cap) {
+        int cap = cs->cap ? 2 * cs->cap : 16;
+        cand *c = realloc(cs->c, (size_t)cap * sizeof *c);
+        if (!c) return NULL;
+        cs->c = c;
+        cs->cap = cap;
+    }
+    cand *c = &cs->c[cs->n++];
+    memset(c, 0, sizeof *c);
+    c->xf = xf;
+    return c;
+}
+
+/* Splits "a=b c=d" into a candidate's arguments. */
+static int cand_words(cands *cs, const char *xf, const char *text)
+{
+    cand *c = cand_new(cs, xf);
+    if (!c) return -1;
+    char *copy = strdup(text);
+    if (!copy) return -1;
+    for (char *w = strtok(copy, " "); w && c->nargs < MAX_ARGS; w = strtok(NULL, " "))
+        c->args[c->nargs++] = strdup(w);
+    free(copy);
+    return 0;
+}
+
+static const ir_binding *bound(const explore_opts *o, const char *name)
+{
+    for (int i = 0; i < o->nbindings; i++)
+        if (!strcmp(o->bindings[i].name, name)) return &o->bindings[i];
+    return NULL;
+}
+
+/* The values a parameter takes in the search: -D name=v, else its candidates; NULL when it keeps
+ * its default (cost-model settings, parameters without candidates). */
+static int param_values(const explore_opts *o, const xf_param *q, char vals[][24], int max)
+{
+    if (q->model_only || (q->type != XF_P_INT && q->type != XF_P_ENUM)) return 0;
+    const ir_binding *b = bound(o, q->name);
+    if (b) { snprintf(vals[0], 24, "%lld", (long long)b->value); return 1; }
+    if (!q->candidates) return 0;
+    int n = 0;
+    const char *p = q->candidates;
+    while (*p && n < max) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        snprintf(vals[n++], 24, "%.*s", (int)(len < 23 ? len : 23), p);
+        p = bar ? bar + 1 : p + len;
+    }
+    return n;
+}
+
+/* The product of the parameters' values (those with only_with when their condition holds). */
+static int gen_params(const search *S, const xf_transform *t, const ir_program *p, cands *cs)
+{
+    (void)p;
+    enum { MAXP = 8, MAXV = 16 };
+    char vals[MAXP][MAXV][24];
+    int nv[MAXP], np = t->nparams < MAXP ? t->nparams : MAXP;
+    for (int i = 0; i < np; i++) nv[i] = param_values(S->o, &t->params[i], vals[i], MAXV);
+    int idx[MAXP] = {0};
+    for (;;) {
+        /* one combination: skip it when a conditional parameter is set but its condition fails,
+         * or unset (0 values chosen) though it holds — idx[i] == nv[i] means "left out" */
+        int ok = 1;
+        char cond_key[32];
+        for (int i = 0; i < np && ok; i++) {
+            const char *ow = t->params[i].only_with;
+            if (!ow || !nv[i]) continue;
+            const char *eq = strchr(ow, '=');
+            snprintf(cond_key, sizeof cond_key, "%.*s", (int)(eq ? eq - ow : 0), ow);
+            int holds = 0;
+            for (int k = 0; k < np; k++)
+                if (!strcmp(t->params[k].name, cond_key) && nv[k] && idx[k] < nv[k])
+                    holds = !strcmp(vals[k][idx[k]], eq + 1);
+            ok = holds ? idx[i] < nv[i] : idx[i] == nv[i];
+        }
+        if (ok) {
+            cand *c = cand_new(cs, t->name);
+            if (!c) return -1;
+            for (int i = 0; i < np; i++) {
+                if (!nv[i] || idx[i] == nv[i]) continue;
+                char arg[64];
+                snprintf(arg, sizeof arg, "%s=%s", t->params[i].name, vals[i][idx[i]]);
+                c->args[c->nargs++] = strdup(arg);
+            }
+        }
+        /* next: conditional parameters also take the "left out" value */
+        int i = np - 1;
+        for (; i >= 0; i--) {
+            int top = nv[i] ? nv[i] - 1 + (t->params[i].only_with != NULL) : 0;
+            if (idx[i] < top) { idx[i]++; break; }
+            idx[i] = 0;
+        }
+        if (i < 0) break;
+    }
+    return 0;
+}
+
+static int word_in(const char *text, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *p = text; *p;) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
+            const char *s = p;
+            while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')) p++;
+            if ((size_t)(p - s) == wl && !strncmp(s, word, wl)) return 1;
+        } else {
+            p++;
+        }
+    }
+    return 0;
+}
+
+/* stm: the `stm auto` candidates, and each uniform one (one theta, one sigma for every statement)
+ * widened by a loop variable it does not use: sigma=V,W (no inner loops) — a 2-D processor field. */
+static int gen_stm(const search *S, const xf_transform *t, const ir_program *p, cands *cs)
+{
+    diag_list d;
+    diag_list_init(&d);
+    xf_stm_cand *c = NULL;
+    int n = xf_stm_candidates(p, S->o->bindings, S->o->nbindings, S->o->stm_max > 0 ? S->o->stm_max : DEFAULT_STM,
+                              &c, &d);
+    diag_list_free(&d);
+    if (n <= 0) return 0;
+    /* the loop variables of the outermost loop nest */
+    const ir_stmt *loop = NULL;
+    for (int i = 0; p->body && i < p->body->n && !loop; i++)
+        if (p->body->stmts[i]->kind == IR_S_FOR) loop = p->body->stmts[i];
+    for (int k = 0; k < n; k++) {
+        if (cand_words(cs, t->name, c[k].args) != 0) { xf_stm_cands_free(c, n); return -1; }
+        if (!loop || loop->u.for_.nvars < 3 || strchr(c[k].args, '.')) continue;
+        char theta[256] = "", sigma[256] = "";
+        const char *th = strstr(c[k].args, "theta="), *sg = strstr(c[k].args, "sigma=");
+        if (!th || !sg) continue;
+        sscanf(th + 6, "%255s", theta);
+        sscanf(sg + 6, "%255s", sigma);
+        for (int v = 0; v < loop->u.for_.nvars; v++) {
+            const char *var = loop->u.for_.vars[v].var;
+            if (word_in(theta, var) || word_in(sigma, var)) continue;
+            char args[600];
+            snprintf(args, sizeof args, "theta=%s sigma=%s,%s", theta, sigma, var);
+            if (cand_words(cs, t->name, args) != 0) { xf_stm_cands_free(c, n); return -1; }
+        }
+    }
+    xf_stm_cands_free(c, n);
+    return 0;
+}
+
+/* How each transform's candidates are made: a table; the default is the product of the
+ * parameters' candidate values. */
+static const struct { const char *xf; int (*gen)(const search *, const xf_transform *, const ir_program *, cands *); }
+candidate_makers[] = {
+    {"stm", gen_stm},
+};
+
+static int candidates(const search *S, const ir_program *p, cands *cs)
+{
+    for (int i = 0; i < xf_count(); i++) {
+        const xf_transform *t = xf_at(i);
+        if (!(t->levels & (1u << p->level))) continue;
+        char *why = NULL;
+        int ok = t->applicable(p, &why);
+        free(why);
+        if (!ok) continue;
+        int (*gen)(const search *, const xf_transform *, const ir_program *, cands *) = gen_params;
+        for (size_t k = 0; k < sizeof candidate_makers / sizeof candidate_makers[0]; k++)
+            if (!strcmp(candidate_makers[k].xf, t->name)) gen = candidate_makers[k].gen;
+        if (gen(S, t, p, cs) != 0) return -1;
+    }
+    return 0;
+}
+
+static char *join_args(const cand *c)
+{
+    size_t n = 1;
+    for (int a = 0; a < c->nargs; a++) n += strlen(c->args[a]) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    s[0] = '\0';
+    for (int a = 0; a < c->nargs; a++) {
+        if (a) strcat(s, " ");
+        strcat(s, c->args[a]);
+    }
+    return s;
+}
+
+static int64_t signature_of(const cands *cs)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < cs->n; i++) {
+        for (const char *p = cs->c[i].xf; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        for (int a = 0; a < cs->c[i].nargs; a++)
+            for (const char *p = cs->c[i].args[a]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        h = (h ^ '\n') * 1099511628211ULL;
+    }
+    int64_t s = (int64_t)(h & 0x7fffffffffffffffULL);
+    return s ? s : 1;
+}
+
+/* ---- expanding and finishing nodes ---------------------------------------------------------- */
+
+static void finish_node(search *S, int i)
+{
+    xnode *x = &S->nodes[i];
+    x->state = X_DONE;
+    S->res->stats.expanded++;
+    if (x->complete && x->signature) {
+        diag_list d;
+        diag_list_init(&d);
+        store_mark_explored(S->s, x->id, x->signature, &d);   /* a failure only costs a rerun */
+        diag_list_free(&d);
+    }
+    if (x->complete && x->children == 0) {
+        S->res->stats.leaves++;
+        explore_result *r = S->res;
+        explore_leaf *l = realloc(r->leaves, (size_t)(r->nleaves + 1) * sizeof *l);
+        if (l) {
+            r->leaves = l;
+            r->leaves[r->nleaves++] = (explore_leaf){x->id, x->total, x->verified};
+        }
+        if (x->verified == 1 && (r->stats.best < 0 || x->total < r->stats.best)) {
+            r->stats.best = x->total;
+            r->stats.best_node = x->id;
+        }
+    }
+    progress(S);
+}
+
+static int budget_left(const search *S)
+{
+    int evaluating = 0;
+    for (int i = 0; i < S->n; i++) evaluating += S->nodes[i].state == X_EVAL;
+    return S->o->budget - S->res->stats.evaluated - evaluating - S->prospective;
+}
+
+/* Queues the candidates of node i: a stored edge with the same transform and arguments gives the
+ * child without applying; the others become apply tasks (unless the node was explored with
+ * this very candidate set: then they were refused before). */
+static int expand(search *S, int i)
+{
+    ir_program *p = ops_node_program(S->s, S->nodes[i].id, S->d);
+    if (!p) return -1;
+    char *text = ir_print(p);
+    cands cs = {0};
+    store_edge *edges = NULL;
+    int ne = 0, rc = -1;
+    S->nodes[i].state = X_EXPANDING;
+    if (!text || candidates(S, p, &cs) != 0) { diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
+    if (store_children(S->s, S->nodes[i].id, &edges, &ne, S->d) != 0) goto out;
+    int64_t sig = signature_of(&cs);
+    int known_refusals = S->nodes[i].signature == sig;
+    S->nodes[i].signature = sig;
+    S->nodes[i].complete = 1;
+    for (int k = 0; k < cs.n; k++) {
+        char *params = join_args(&cs.c[k]);
+        if (!params) goto out;
+        int64_t child = 0;
+        for (int e = 0; e < ne && !child; e++)
+            if (!strcmp(edges[e].transform, cs.c[k].xf) && !strcmp(edges[e].params, params)) child = edges[e].child;
+        if (child) {
+            free(params);
+            S->nodes[i].children++;
+            if (find_node(S, child) >= 0) continue;
+            if (budget_left(S) <= 0) { S->nodes[i].complete = 0; S->res->stats.budget_hit = 1; continue; }
+            if (reach(S, child, S->nodes[i].depth + 1) < 0) goto out;
+            continue;
+        }
+        if (known_refusals) { free(params); continue; }
+        if (budget_left(S) <= 0) { free(params); S->nodes[i].complete = 0; S->res->stats.budget_hit = 1; continue; }
+        task t = {.kind = T_APPLY, .node = i, .xf = strdup(cs.c[k].xf), .params = params};
+        int bad = !t.xf || msg_str(&t.m, "apply") || msg_str(&t.m, text) || msg_str(&t.m, cs.c[k].xf);
+        for (int a = 0; a < cs.c[k].nargs && !bad; a++) bad = msg_str(&t.m, cs.c[k].args[a]);
+        if (bad || push_task(S, &t) != 0) { task_free(&t); diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
+        S->nodes[i].inflight++;
+    }
+    rc = 0;
+out:
+    if (rc == 0 && S->nodes[i].inflight == 0) finish_node(S, i);
+    store_edges_free(edges, ne);
+    cands_free(&cs);
+    free(text);
+    ir_program_free(p);
+    return rc;
+}
+
+/* The open node to expand next: lowest bound, then deepest, then oldest.  Nodes whose bound
+ * exceeds the best leaf are closed as pruned; nodes at the depth limit are closed. */
+static int pick(search *S)
+{
+    int best = -1;
+    for (int i = 0; i < S->n; i++) {
+        xnode *x = &S->nodes[i];
+        if (x->state != X_OPEN) continue;
+        if (S->res->stats.best >= 0 && x->bound > S->res->stats.best * (1 + 1e-12)) {
+            x->state = X_DONE;
+            S->res->stats.pruned++;
+            continue;
+        }
+        if (x->depth >= S->o->depth) { x->state = X_DONE; continue; }
+        if (best < 0 || x->bound < S->nodes[best].bound ||
+            (x->bound == S->nodes[best].bound && x->depth > S->nodes[best].depth))
+            best = i;
+    }
+    return best;
+}
+
+/* ---- results -------------------------------------------------------------------------------- */
+
+/* Stores the simulation fields f[0..SIM_NFIELDS) of node i (unless the store already has that
+ * simulation: then its values) and counts the node evaluated. */
+static int take_sim(search *S, int i, char **f)
+{
+    xnode *x = &S->nodes[i];
+    if (strcmp(f[0], "ok")) {
+        diag_add(S->d, NULL, 0, 0, "simulating node %lld: %s", (long long)x->id, f[1]);
+        return -1;
+    }
+    char *mtext = cost_profile_format(&S->o->profile);
+    if (!mtext) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
+    store_sim row = {.node = x->id, .machine = S->o->profile.name, .machine_text = mtext,
+                     .model = S->o->model ? S->o->model : "polyapm", .params = f[1],
+                     .total = strtod(f[2], NULL), .seconds = strtod(f[3], NULL),
+                     .aggregate_work = strtod(f[4], NULL), .verified = atoi(f[5]),
+                     .checksum = strtoull(f[6], NULL, 16), .nprocs = atoi(f[7]),
+                     .nsteps = atoi(f[8]), .violations = strtoll(f[9], NULL, 10),
+                     .per_proc = f[10], .trace = f[11], .report_text = f[12],
+                     .report_json = f[13], .sim_seconds = strtod(f[14], NULL)};
+    store_sim old;
+    int found = store_sim_find(S->s, &row, &old, S->d);
+    int rc = found < 0 ? -1 : 0;
+    if (found == 1) {            /* an existing node reached again (the graph is a DAG) */
+        row.total = old.total;
+        row.aggregate_work = old.aggregate_work;
+        row.verified = old.verified;
+        store_sim_clear(&old);
+        S->res->stats.from_store++;
+    } else if (found == 0) {
+        rc = store_sim_put(S->s, &row, NULL, S->d);
+    }
+    free(mtext);
+    if (rc != 0) return -1;
+    x = &S->nodes[i];
+    x->level = atoi(f[15]);
+    x->tiled = atoi(f[16]);
+    x->total = row.total;
+    x->agg = row.aggregate_work;
+    x->verified = row.verified;
+    node_evaluated(S, i);
+    return 0;
+}
+
+/* A new node made by an apply result: registered with the result's simulation. */
+static int arrive(search *S, int64_t id, int depth, char **f)
+{
+    if (find_node(S, id) >= 0) return 0;
+    if (S->n == S->cap) {
+        int cap = S->cap ? 2 * S->cap : 64;
+        xnode *nn = realloc(S->nodes, (size_t)cap * sizeof *nn);
+        if (!nn) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
+        S->nodes = nn;
+        S->cap = cap;
+    }
+    int i = S->n++;
+    memset(&S->nodes[i], 0, sizeof S->nodes[i]);
+    S->nodes[i].id = id;
+    S->nodes[i].depth = depth;
+    S->nodes[i].state = X_EVAL;
+    store_node n;
+    memset(&n, 0, sizeof n);
+    if (store_node_get(S->s, id, &n, S->d) != 0) return -1;
+    S->nodes[i].signature = n.explored;
+    store_node_clear(&n);
+    return take_sim(S, i, f);
+}
+
+static int on_result(search *S, task *t, msg *r)
+{
+    if (t->kind == T_APPLY) {
+        S->prospective--;
+        S->nodes[t->node].inflight--;
+        int rc = 0;
+        if (r->n == 2 + SIM_NFIELDS && !strcmp(r->s[0], "ok")) {
+            int64_t child;
+            int created;
+            rc = ops_add_text(S->s, S->nodes[t->node].id, r->s[1], r->len[1], t->xf, t->params, NULL, &child,
+                              &created, S->d);
+            if (rc == 0) {
+                S->res->stats.applied++;
+                S->nodes[t->node].children++;
+                rc = arrive(S, child, S->nodes[t->node].depth + 1, r->s + 2);
+            }
+        } else {
+            S->res->stats.refused++;
+        }
+        if (rc == 0 && S->nodes[t->node].inflight == 0) finish_node(S, t->node);
+        return rc;
+    }
+    if (r->n != SIM_NFIELDS) {
+        diag_add(S->d, NULL, 0, 0, "simulating node %lld: malformed result", (long long)S->nodes[t->node].id);
+        return -1;
+    }
+    return take_sim(S, t->node, r->s);
+}
+
+/* ---- workers -------------------------------------------------------------------------------- */
+
+static int start_workers(search *S)
+{
+    if (S->jobs <= 1) return 0;
+    for (int k = 0; k < S->jobs; k++) {
+        int a[2], b[2];
+        if (pipe(a) != 0) return -1;
+        if (pipe(b) != 0) { close(a[0]); close(a[1]); return -1; }
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) { close(a[0]); close(a[1]); close(b[0]); close(b[1]); return -1; }
+        if (pid == 0) {
+            close(a[1]);
+            close(b[0]);
+            for (int j = 0; j < k; j++) { close(S->to[j]); close(S->from[j]); }
+            worker_loop(&S->w, a[0], b[1]);
+        }
+        close(a[0]);
+        close(b[1]);
+        S->pid[k] = pid;
+        S->to[k] = a[1];
+        S->from[k] = b[0];
+    }
+    return 0;
+}
+
+static void stop_workers(search *S)
+{
+    if (S->jobs <= 1) return;
+    for (int k = 0; k < S->jobs; k++) {
+        if (S->pid[k] <= 0) continue;
+        close(S->to[k]);
+        close(S->from[k]);
+    }
+    for (int k = 0; k < S->jobs; k++)
+        if (S->pid[k] > 0) {
+            while (waitpid(S->pid[k], NULL, 0) < 0 && errno == EINTR) {}
+            S->pid[k] = 0;
+        }
+}
+
+static int nbusy(const search *S)
+{
+    int n = 0;
+    for (int k = 0; k < S->jobs; k++) n += S->isbusy[k];
+    return n;
+}
+
+/* Hands queued tasks to idle workers (or, with one job, does one here). */
+static int dispatch(search *S, int stopping)
+{
+    while (S->headq < S->nq) {
+        task *t = &S->queue[S->headq];
+        if (stopping && t->kind == T_APPLY) {   /* nothing new once stopping: the parent is unfinished */
+            S->nodes[t->node].inflight--;
+            S->nodes[t->node].complete = 0;
+            S->prospective--;
+            if (S->nodes[t->node].inflight == 0) S->nodes[t->node].state = X_DONE;
+            task_free(t);
+            S->headq++;
+            continue;
+        }
+        if (S->jobs <= 1) {
+            task mine = *t;
+            S->headq++;
+            msg r;
+            do_task(&S->w, &mine.m, &r);
+            int rc = on_result(S, &mine, &r);
+            msg_free(&r);
+            task_free(&mine);
+            return rc;
+        }
+        int k = 0;
+        while (k < S->jobs && S->isbusy[k]) k++;
+        if (k == S->jobs) return 0;
+        if (msg_send(S->to[k], &t->m) != 0) { diag_add(S->d, NULL, 0, 0, "a worker died"); return -1; }
+        S->busy[k] = *t;
+        S->isbusy[k] = 1;
+        S->headq++;
+    }
+    return 0;
+}
+
+/* Waits for one worker's result and handles it.  0, or -1 on error; EINTR returns 0. */
+static int collect(search *S)
+{
+    struct pollfd pf[MAX_JOBS];
+    int map[MAX_JOBS], n = 0;
+    for (int k = 0; k < S->jobs; k++)
+        if (S->isbusy[k]) { pf[n] = (struct pollfd){.fd = S->from[k], .events = POLLIN}; map[n++] = k; }
+    if (!n) return 0;
+    int rc = poll(pf, (nfds_t)n, -1);
+    if (rc < 0) return errno == EINTR ? 0 : -1;
+    for (int i = 0; i < n; i++) {
+        if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        int k = map[i];
+        msg r;
+        if (msg_recv(S->from[k], &r) != 0) { diag_add(S->d, NULL, 0, 0, "a worker died"); return -1; }
+        task t = S->busy[k];
+        S->isbusy[k] = 0;
+        int e = on_result(S, &t, &r);
+        msg_free(&r);
+        task_free(&t);
+        if (e != 0) return -1;
+    }
+    return 0;
+}
+
+static int leaf_cmp(const void *a, const void *b)
+{
+    const explore_leaf *x = a, *y = b;
+    if ((x->verified == 1) != (y->verified == 1)) return x->verified == 1 ? -1 : 1;
+    if (x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static double cpu_seconds(int who)
+{
+    struct rusage ru;
+    if (getrusage(who, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+           1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_list *d)
+{
+    memset(out, 0, sizeof *out);
+    double cpu0 = cpu_seconds(RUSAGE_SELF), wcpu0 = cpu_seconds(RUSAGE_CHILDREN);
+    out->stats.best = -1;
+    explore_opts o = *o_in;
+    if (o.depth <= 0) o.depth = DEFAULT_DEPTH;
+    if (o.budget <= 0) o.budget = DEFAULT_BUDGET;
+    if (o.jobs <= 0) o.jobs = 1;
+    if (o.jobs > MAX_JOBS) o.jobs = MAX_JOBS;
+    search S;
+    memset(&S, 0, sizeof S);
+    S.s = s;
+    S.o = &o;
+    S.res = out;
+    S.d = d;
+    S.jobs = o.jobs;
+    /* P_max: -D procs, else the largest candidate of any transform's procs */
+    const ir_binding *bp = bound(&o, "procs");
+    S.pmax = bp && bp->value > 0 ? (double)bp->value : 1;
+    for (int i = 0; !bp && i < xf_count(); i++)
+        for (int k = 0; k < xf_at(i)->nparams; k++) {
+            const xf_param *q = &xf_at(i)->params[k];
+            if (strcmp(q->name, "procs") || !q->candidates) continue;
+            for (const char *c = q->candidates; *c;) {
+                double v = strtod(c, NULL);
+                if (v > S.pmax) S.pmax = v;
+                const char *bar = strchr(c, '|');
+                c = bar ? bar + 1 : c + strlen(c);
+            }
+        }
+    store_node rootn;
+    memset(&rootn, 0, sizeof rootn);
+    ir_program *ref = NULL;
+    int rc = -1;
+    if (store_root(s, &S.w.root, d) != 0 || store_node_get(s, S.w.root, &rootn, d) != 0 ||
+        !(ref = ops_node_program(s, S.w.root, d)))
+        goto out;
+    S.w.o = &o;
+    S.w.ref = ref;
+    S.w.root_label = rootn.label;
+    if (start_workers(&S) != 0) { diag_add(d, NULL, 0, 0, "cannot start workers: %s", strerror(errno)); goto out; }
+    if (reach(&S, o.start, 0) < 0) goto out;
+    int failed = 0;
+    for (;;) {
+        int stopping = o.stop && *o.stop;
+        if (stopping) out->stats.interrupted = 1;
+        /* open more nodes while workers would otherwise idle */
+        while (!stopping && S.headq == S.nq && nbusy(&S) < S.jobs) {
+            if (budget_left(&S) <= 0) {
+                int any = 0;
+                for (int i = 0; i < S.n; i++) any |= S.nodes[i].state == X_OPEN;
+                out->stats.budget_hit |= any;
+                break;
+            }
+            int i = pick(&S);
+            if (i < 0) break;
+            if (expand(&S, i) != 0) { failed = 1; break; }
+        }
+        if (failed) break;
+        if (dispatch(&S, stopping) != 0) { failed = 1; break; }
+        if (S.jobs > 1) {
+            if (!nbusy(&S) && S.headq == S.nq) {
+                int more = !stopping && budget_left(&S) > 0;
+                if (more) {
+                    more = 0;
+                    for (int i = 0; i < S.n; i++) more |= S.nodes[i].state == X_OPEN;
+                }
+                if (!more) break;
+                continue;
+            }
+            if (collect(&S) != 0) { failed = 1; break; }
+        } else if (S.headq == S.nq) {
+            int more = !stopping && budget_left(&S) > 0;
+            if (more) {
+                more = 0;
+                for (int i = 0; i < S.n; i++) more |= S.nodes[i].state == X_OPEN;
+            }
+            if (!more) break;
+        }
+    }
+    /* drain what is in flight (its results are stored) */
+    while (!failed && nbusy(&S)) if (collect(&S) != 0) failed = 1;
+    if (o.stop && *o.stop) out->stats.interrupted = 1;
+    rc = failed ? -1 : 0;
+out:
+    stop_workers(&S);
+    out->stats.search_cpu = cpu_seconds(RUSAGE_SELF) - cpu0;
+    out->stats.worker_cpu = cpu_seconds(RUSAGE_CHILDREN) - wcpu0;
+    for (int i = S.headq; i < S.nq; i++) task_free(&S.queue[i]);
+    for (int k = 0; k < S.jobs && k < MAX_JOBS; k++) if (S.isbusy[k]) task_free(&S.busy[k]);
+    free(S.queue);
+    progress(&S);
+    free(S.nodes);
+    ir_program_free(ref);
+    store_node_clear(&rootn);
+    if (out->nleaves > 1) qsort(out->leaves, (size_t)out->nleaves, sizeof *out->leaves, leaf_cmp);
+    return rc;
+}
+
+void explore_result_free(explore_result *r)
+{
+    free(r->leaves);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,85 @@
+/*
+ * explore.h — automatic best-first search of the decision graph below a node (`polyapm explore`,
+ * and the TUI's explore key, which runs that command in the background).
+ *
+ * From the start node, every transform of the registry that applies is tried over its candidate
+ * parameter values (transforms/xf.h: the candidates of each parameter, except settings of the
+ * cost model (`model_only`), and a parameter bound by -D takes that value, so -D procs=4 fixes
+ * the tiling's processors; stm proposes its `stm auto` candidates plus, for statements with more
+ * than two loops, their allocations widened by one loop variable — the 2-D processor fields that
+ * block2d tiles).  Every child is stored (deduplicated by canonical text, as `apply` does) and
+ * simulated against the root (stored as `sim` stores it), and the search goes on from the open
+ * node of lowest lower bound:
+ *
+ *   bound(node) = its cost          when it is tiled (a `proc` loop) or at syncomm/syndm: the
+ *                                   later steps (commgen, memdist, relcoord) only add messages
+ *                                   or keep the cost;
+ *               = aggregate work / P_max   otherwise (the work must still be spread over at most
+ *                                   P_max processors: -D procs, else the largest tile candidate).
+ *
+ * A node none of whose candidates applies is a leaf.  A node is not expanded when it failed
+ * verification, when its bound exceeds the best verified leaf found (pruned), or below --depth.
+ * The search stops when nothing is open or after `budget` nodes were evaluated (stored results
+ * count: a rerun walks the same path from the store and continues where the last run stopped).
+ * A node whose candidates were all tried is marked explored (store_mark STORE_MARK_EXPLORED):
+ * a rerun takes its children from the stored edges instead of applying again.
+ *
+ * With jobs > 1, worker processes (fork) apply the transforms and simulate; only the calling
+ * process writes the store.  `stop` (set from a signal handler) ends the search cleanly: the
+ * results in flight are stored, nothing is half-written.
+ */
+#ifndef POLYAPM_EXPLORE_H
+#define POLYAPM_EXPLORE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "cost.h"
+#include "ir.h"
+#include "store.h"
+
+enum { EXPLORE_MAX_BINDINGS = 32 };
+
+typedef struct explore_stats {
+    int evaluated;            /* nodes evaluated (simulated, or found simulated in the store) */
+    int from_store;           /* of which found in the store */
+    int applied, refused;     /* transform applications tried that made a child / were refused */
+    int expanded, pruned, leaves, unverified, open;
+    double best;              /* cost of the best verified leaf, or -1 */
+    int64_t best_node;
+    int interrupted, budget_hit;
+    double search_cpu, worker_cpu;   /* CPU seconds of this process and of its workers */
+} explore_stats;
+
+typedef struct explore_opts {
+    int64_t start;
+    int depth;                /* transforms below start (default 8) */
+    int budget;               /* nodes to evaluate (default 200) */
+    int jobs;                 /* worker processes (1: in this process) */
+    int stm_max;              /* stm auto candidates per source node (default 4) */
+    const char *model;        /* NULL = polyapm */
+    cost_profile profile;
+    ir_binding bindings[EXPLORE_MAX_BINDINGS];
+    int nbindings;
+    volatile sig_atomic_t *stop;
+    void (*progress)(void *ctx, const explore_stats *st);
+    void *progress_ctx;
+} explore_opts;
+
+typedef struct explore_leaf {
+    int64_t node;
+    double cost;
+    int verified;
+} explore_leaf;
+
+typedef struct explore_result {
+    explore_stats stats;
+    explore_leaf *leaves;     /* every leaf reached, best first */
+    int nleaves;
+} explore_result;
+
+/* Runs the search.  0 (also when interrupted: see stats.interrupted), -1 with a message. */
+int explore_run(store *s, const explore_opts *o, explore_result *out, diag_list *d);
+void explore_result_free(explore_result *r);
+
+#endif
