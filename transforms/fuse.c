@@ -266,10 +266,12 @@ static void generate(const fz_rule *r, const fz_site *s, const fz_match *m, xf_b
     case G_SR2:
         op_sr2(&g, decls, name, T);
         xf_buf_printf(repl, "%s(%s, _) = %s(%s) (%s, %s)", lab, dst, kind, name, src, src);
+        if (root) xf_buf_printf(repl, " to %s", root);
         break;
     case G_SR:
         op_sr(&g, decls, name, T);
         xf_buf_printf(repl, "%s(%s, _) = %s_bal(%s) (%s, %s)", lab, dst, kind, name, src, src);
+        if (root) xf_buf_printf(repl, " to %s", root);
         break;
     case G_SS:
         op_ss(&g, decls, name, T);
@@ -313,14 +315,17 @@ static void generate(const fz_rule *r, const fz_site *s, const fz_match *m, xf_b
         xf_buf_printf(repl, ")\n");
         if (head) xf_buf_printf(repl, "%s}\n", ind);
         if (local) xf_buf_printf(repl, "}\n");
-        if (r->allbcast) xf_buf_printf(repl, "%s = bcast %s from %s\n", dst, dst, root);
+        if (r->allbcast) {
+            char *broot = ir_print_expr(m->c[0]->u.coll.root);
+            xf_buf_printf(repl, "%s = bcast %s from %s\n", dst, dst, broot);
+            free(broot);
+        }
         for (int f = 0; f < nd && f < 8; f++) free(vars[f]);
         xf_buf_free(&taken);
         free(head); free(x); free(z); free(lo); free(hi); free(k);
         break;
     }
     }
-    (void)root;
     free(base); free(name); free(lab); free(src); free(dst); free(root);
 }
 
