@@ -607,6 +607,7 @@ static void check_coll(checker *C, ir_stmt *s)
             bad = 1;
     }
     if (s->u.coll.root) check_int(C, s->u.coll.root, "a root processor");
+    if (s->u.coll.by) check_int(C, s->u.coll.by, "a group ('by')");
     if (!ir_coll_has_op(ck)) {
         if (ns != 1 || nd != 1 || !s->u.coll.dst[0])
             cerr(C, s->pos, "'%s' reads one block and writes one block", cn);

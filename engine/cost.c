@@ -301,7 +301,12 @@ static int cost_log2(int p)
     return l;
 }
 
-static int cost_is_gather(int k) { return k == IR_C_ALLGATHER || k == IR_C_GATHER || k == IR_C_SCATTER; }
+/* The distribution operations (REFERENCE §4): direct messages, not butterflies. */
+static int cost_is_gather(int k)
+{
+    return k == IR_C_ALLGATHER || k == IR_C_GATHER || k == IR_C_SCATTER || k == IR_C_MULTICAST;
+}
+static int cost_from_root(int k) { return k == IR_C_SCATTER || k == IR_C_MULTICAST; }
 static int cost_is_scan(int k) { return k == IR_C_SCAN || k == IR_C_EXSCAN; }
 
 /* Operations per element and round of a butterfly (hockney, polyapm). */
@@ -315,7 +320,8 @@ static double cost_coll_hockney(const cost_profile *p, const sim_coll_rec *r)
 {
     double L = cost_log2(r->nprocs), mw = r->m * r->words;
     if (r->nprocs <= 1) return 0;
-    if (cost_is_gather(r->kind)) return L * p->ts + (r->nprocs - 1) * mw * p->tw;
+    if (cost_from_root(r->kind)) return r->nprocs * (p->ts + mw * p->tw);
+    if (cost_is_gather(r->kind)) return (r->nprocs - 1) * p->ts + r->nprocs * mw * p->tw;
     return L * (p->ts + mw * p->tw + r->m * cost_round_ops(r));
 }
 
@@ -334,7 +340,9 @@ static double cost_coll_polyapm(const cost_profile *p, const sim_coll_rec *r)
     double L = cost_log2(r->nprocs), mw = r->m * r->words;
     double start = p->mstartup_s + p->mstartup_r, slope = p->normsent + p->normrcvd;
     if (r->nprocs <= 1) return 0;
-    if (cost_is_gather(r->kind)) return slope * (r->nprocs - 1) * mw + L * start;
+    if (cost_from_root(r->kind))
+        return r->nprocs * (p->mstartup_s + p->normsent * mw) + p->mstartup_r + p->normrcvd * mw;
+    if (cost_is_gather(r->kind)) return (r->nprocs - 1) * (start + slope * mw);
     return L * (slope * mw + start + r->m * cost_round_ops(r));
 }
 

@@ -19,15 +19,20 @@
  *            [all]reduce[_bal]           L·(t_s + m·(w·t_w + c))
  *            scan, exscan                L·(t_s + m·(w·t_w + 2c))
  *            scan_bal                    L·(t_s + m·(w·t_w + c))       (c: the larger of lower/upper)
- *            [all]gather, scatter        L·t_s + (P−1)·m·w·t_w
+ *            multicast, scatter          P·(t_s + m·w·t_w)             (direct sends from the root)
+ *            [all]gather                 (P−1)·t_s + P·m·w·t_w         (direct, REFERENCE §4's
+ *                                        message model: N=3, |A|=72 gives 1116 and 972 + 224)
  *   bsp (REFERENCE §4: distr, gath, bred, bscan)
- *            bcast, scatter, [all]gather P·m·w·g + l(P)
+ *            bcast, multicast, scatter,  P·m·w·g + l(P)
+ *            [all]gather
  *            [all]reduce[_bal]           L·(m·c + m·w·g + l(P))
  *            scan, exscan, scan_bal      L·(3·m·c + m·w·g + l(P))
  *   polyapm  the hockney butterflies priced with the thesis's per-word slopes and startups
  *            (a round: one message out and one in per processor; no extra barrier):
  *            L·((s̄ + r̄)·m·w + m_s + m_r + m·f·c) with f as in hockney (1, 2 for scans, 0 for
- *            bcast); [all]gather, scatter: (s̄ + r̄)·(P−1)·m·w + L·(m_s + m_r).
+ *            bcast); multicast, scatter: P·(m_s + s̄·m·w) + m_r + r̄·m·w; [all]gather:
+ *            (P−1)·(m_s + m_r + (s̄ + r̄)·m·w).
+ * With `by`, groups run concurrently: P and m are those of the largest group.
  *
  * A machine profile is a named set of parameters: built in `scali2004` (the thesis's calibration)
  * or read from a text file of `key value` lines (`#` comments; keys as in cost_profile).

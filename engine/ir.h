@@ -184,7 +184,9 @@ typedef enum ir_stmt_kind { IR_S_ASSIGN, IR_S_LET, IR_S_IF, IR_S_FOR, IR_S_SEND,
  * as a butterfly (`lower` and `upper` clauses). */
 typedef enum ir_coll_kind {
     IR_C_BCAST, IR_C_REDUCE, IR_C_ALLREDUCE, IR_C_SCAN, IR_C_EXSCAN, IR_C_ALLGATHER,
-    IR_C_GATHER, IR_C_SCATTER, IR_C_REDUCE_BAL, IR_C_ALLREDUCE_BAL, IR_C_SCAN_BAL, IR_C_COUNT
+    IR_C_GATHER, IR_C_SCATTER, IR_C_REDUCE_BAL, IR_C_ALLREDUCE_BAL, IR_C_SCAN_BAL,
+    IR_C_MULTICAST,   /* every processor gets the root's block named by its own subscripts */
+    IR_C_COUNT
 } ir_coll_kind;
 
 struct ir_stmt {
@@ -233,6 +235,9 @@ struct ir_stmt {
              * slice, possibly empty): the bounds, or NULL arrays / NULL entries when none. */
             ir_expr **dst_lo, **dst_hi, **src_lo, **src_hi;
             ir_expr *root;        /* processor value of the root, or NULL */
+            ir_expr *by;          /* `by e`: processors with equal e >= 0 form a group (one
+                                     collective per group, concurrently); e < 0: not taking
+                                     part.  NULL: all processors of the step */
         } coll;
     } u;
 };

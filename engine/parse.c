@@ -754,6 +754,10 @@ static void parse_collective(parser *P, ir_stmt *s)
             s->u.coll.root = parse_expr(P);
         }
     }
+    if (!P->panic && is_word(P, 0, "by")) {
+        advance(P);
+        s->u.coll.by = parse_expr(P);
+    }
 }
 
 static ir_stmt *parse_stmt(parser *P)
@@ -768,7 +772,8 @@ static ir_stmt *parse_stmt(parser *P)
         if (!P->panic && expect(P, IR_T_ASSIGN)) {
             if (at_collective(P)) parse_collective(P, s);
             else expected(P, "a collective (bcast, reduce, allreduce, scan, exscan, allgather, gather, "
-                          "scatter, reduce_bal, allreduce_bal, scan_bal) after a tuple of destinations");
+                          "scatter, multicast, reduce_bal, allreduce_bal, scan_bal) after a tuple of "
+                          "destinations");
         }
         return s;
     }
@@ -1038,6 +1043,7 @@ static ir_decl *parse_op(parser *P)
     while (kind(P) != IR_T_RBRACE && kind(P) != IR_T_EOF && !P->fatal) {
         while (accept(P, IR_T_SEMI)) {}
         if (kind(P) == IR_T_RBRACE) break;
+        if (is_decl_start(kind(P)) || is_op_start(P) || kind(P) == IR_T_FOR) break;   /* a missing '}' */
         ir_opitem it;
         memset(&it, 0, sizeof it);
         it.pos = tok(P)->pos;

@@ -330,6 +330,10 @@ static void print_coll(buf *b, const ir_stmt *s)
         bput(b, " ");
         print_expr(b, s->u.coll.root, 0);
     }
+    if (s->u.coll.by) {
+        bput(b, " by ");
+        print_expr(b, s->u.coll.by, 0);
+    }
 }
 
 static void print_stmt(buf *b, const ir_stmt *s, int ind)

@@ -53,6 +53,7 @@ typedef struct sim_coll_rec {
     double ops;               /* base operations per element of one combine (scan_bal: of the
                                  larger of lower and upper) */
     int line, col;
+    int groups;               /* concurrent groups (`by`); nprocs and m are the largest group's */
 } sim_coll_rec;
 
 /* The trace: dense work per (step, processor), sparse message lists per step. */

@@ -76,6 +76,7 @@ sim_coll *sim_compile_coll(sim_ctx *c, const ir_stmt *s)
             return NULL;
         }
     if (s->u.coll.root && !(k->root = sim_compile_expr(c, s->u.coll.root, IR_INT))) return NULL;
+    if (s->u.coll.by && !(k->by = sim_compile_expr(c, s->u.coll.by, IR_INT))) return NULL;
     if (k->user >= 0) {
         k->nf = k->global ? op_in_arity(p, k->user) : op_state_arity(p, k->user);
         for (int i = 0; i < k->nf; i++)
@@ -247,11 +248,18 @@ static void write_block(const blk_loc *L, ir_type t, const op_value *v, int stri
     }
 }
 
-/* Makes processor `rank` current: its frame and memory. */
-static void enter(sim_ctx *c, const int *ids, int rank)
+/* The processors of one collective (a group): processor ids and frame indices, in rank order. */
+typedef struct group {
+    const int *ids;
+    const int *fr;
+    int np;
+} group;
+
+/* Makes group rank `rank` current: its frame and memory. */
+static void enter(sim_ctx *c, const group *g, int rank)
 {
-    sim_frame_load(c, rank);
-    c->proc = ids[rank];
+    sim_frame_load(c, g->fr[rank]);
+    c->proc = g->ids[rank];
     if (c->level == IR_SYNDM) c->mem = c->allmem + (size_t)c->proc * (size_t)c->narrays;
 }
 
@@ -347,14 +355,14 @@ static void tree_reduce(combiner *C, op_value *const *in, int64_t j, int np, op_
 
 /* ---- running -------------------------------------------------------------------------------- */
 
-static void record(sim_ctx *c, const sim_coll *k, int np, double m, double words, double ops)
+static void record(sim_ctx *c, const sim_coll_rec *rec)
 {
     sim_trace *t = &c->r->trace;
     int s = c->step, n = t->ncolls[s];
     sim_coll_rec *v = realloc(t->colls[s], (size_t)(n + 1) * sizeof *v);
     if (!v) return;
     t->colls[s] = v;
-    v[n] = (sim_coll_rec){ (int)k->ck, np, m, words, ops, k->line, k->col };
+    v[n] = *rec;
     t->ncolls[s] = n + 1;
 }
 
@@ -363,9 +371,12 @@ static void add_work(sim_ctx *c, int proc, double ticks)
     c->r->trace.work[(size_t)c->step * (size_t)c->r->trace.nprocs + (size_t)proc] += ticks;
 }
 
-void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
+/* One collective over one group; its figures go to *rec. */
+static void run_group(sim_ctx *c, const sim_coll *k, const group *G, sim_coll_rec *rec)
 {
     const ir_program *p = c->prog;
+    const int *ids = G->ids;
+    int np = G->np;
     int nf = k->nf, root = 0;
     const char *cn = ir_coll_name(k->ck);
     op_value **in = calloc((size_t)np, sizeof *in), **out = calloc((size_t)np, sizeof *out);
@@ -379,7 +390,7 @@ void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
 
     /* the root */
     if (k->root) {
-        enter(c, ids, 0);
+        enter(c, G, 0);
         int64_t rv = sim_eval_i(c, k->root);
         root = -1;
         for (int r = 0; r < np; r++) if (sim_proc_value(c, ids[r]) == rv) root = r;
@@ -393,7 +404,9 @@ void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
     /* read the sources */
     for (int r = 0; r < np && !c->stop; r++) {
         if ((k->ck == IR_C_BCAST || k->ck == IR_C_SCATTER) && r != root) continue;
-        enter(c, ids, r);
+        enter(c, G, r);
+        if (k->ck == IR_C_MULTICAST && c->level == IR_SYNDM)   /* the receiver's block, at the root */
+            c->mem = c->allmem + (size_t)ids[root] * (size_t)c->narrays;
         for (int f = 0; f < k->nsrc; f++) {
             blk_loc L;
             if (locate(c, k, &k->src[f], &L) != 0) goto done;
@@ -412,7 +425,7 @@ void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
     }
     if (c->stop) goto done;
     int elementwise = !k->global && k->ck != IR_C_BCAST && k->ck != IR_C_SCATTER &&
-                      k->ck != IR_C_GATHER && k->ck != IR_C_ALLGATHER;
+                      k->ck != IR_C_GATHER && k->ck != IR_C_ALLGATHER && k->ck != IR_C_MULTICAST;
     for (int r = 1; elementwise && r < np; r++)
         if (n[r] != n[0]) {
             coll_violation(c, k, SIM_V_RUNTIME, "runtime error: %s combines blocks of equal size, but "
@@ -511,6 +524,14 @@ void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
                 out[r] = in[root];
                 nout[r] = m;
                 recv[r] = 1;
+            }
+            break;
+        case IR_C_MULTICAST:
+            for (int r = 0; r < np; r++) {
+                out[r] = in[r];
+                nout[r] = n[r];
+                recv[r] = 1;
+                if ((double)n[r] > rec_m) rec_m = (double)n[r];
             }
             break;
         case IR_C_SCATTER: {
@@ -631,7 +652,7 @@ void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
     /* write the destinations */
     for (int r = 0; r < np && !c->stop; r++) {
         if (!recv[r]) continue;
-        enter(c, ids, r);
+        enter(c, G, r);
         for (int f = 0; f < k->ndst; f++) {
             if (k->dst[f].array < 0) continue;
             blk_loc L;
@@ -657,7 +678,7 @@ void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
             }
         }
     }
-    record(c, k, np, rec_m, rec_words, rec_ops);
+    *rec = (sim_coll_rec){ (int)k->ck, np, rec_m, rec_words, rec_ops, k->line, k->col, 1 };
     goto done;
 oom:
     sim_violation_add(c, SIM_V_RUNTIME, k->line, k->col, "runtime error: out of memory in collective %s", k->label);
@@ -680,6 +701,60 @@ done:
     free(n);
     free(nout);
     free(recv);
+}
+
+void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
+{
+    int *fr = malloc((size_t)(np ? np : 1) * sizeof *fr), *gid = malloc((size_t)(np ? np : 1) * sizeof *gid);
+    int64_t *color = malloc((size_t)(np ? np : 1) * sizeof *color);
+    sim_coll_rec best = { (int)k->ck, 0, 0, k->words, k->ops, k->line, k->col, 0 };
+    if (!fr || !gid || !color) {
+        sim_violation_add(c, SIM_V_RUNTIME, k->line, k->col, "runtime error: out of memory in collective %s", k->label);
+        c->stop = 1;
+        goto out;
+    }
+    for (int r = 0; r < np; r++) fr[r] = r;
+    if (!k->by) {
+        group G = { ids, fr, np };
+        run_group(c, k, &G, &best);
+        best.groups = 1;
+    } else {
+        /* groups by color, each in rank order, run one after the other (they are concurrent) */
+        group all = { ids, fr, np };
+        for (int r = 0; r < np && !c->stop; r++) {
+            enter(c, &all, r);
+            color[r] = sim_eval_i(c, k->by);
+        }
+        int *done = calloc((size_t)(np ? np : 1), sizeof *done);
+        int *gfr = malloc((size_t)(np ? np : 1) * sizeof *gfr);
+        if (!done || !gfr) { free(done); free(gfr); goto out; }
+        for (int r = 0; r < np && !c->stop; r++) {
+            if (done[r] || color[r] < 0) continue;
+            int gn = 0;
+            for (int q = r; q < np; q++)
+                if (!done[q] && color[q] == color[r]) {
+                    done[q] = 1;
+                    gid[gn] = ids[q];
+                    gfr[gn++] = q;
+                }
+            group G = { gid, gfr, gn };
+            sim_coll_rec rec;
+            memset(&rec, 0, sizeof rec);
+            run_group(c, k, &G, &rec);
+            if (rec.nprocs > best.nprocs) best.nprocs = rec.nprocs;
+            if (rec.m > best.m) best.m = rec.m;
+            best.words = rec.words;
+            best.ops = rec.ops;
+            best.groups++;
+        }
+        free(done);
+        free(gfr);
+    }
+    if (!c->stop) record(c, &best);
+out:
+    free(fr);
+    free(gid);
+    free(color);
 }
 
 /* ---- repeat --------------------------------------------------------------------------------- */

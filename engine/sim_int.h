@@ -129,6 +129,7 @@ typedef struct sim_coll {
     ir_type ftype[OP_MAX_FIELDS]; /* their types */
     sim_block *src, *dst;
     sim_node *root;
+    sim_node *by;                 /* group color, or NULL */
     double ops;                   /* base operations of one combine (scan_bal: of lower or upper) */
     double words;                 /* words per element a partner sends */
     const char *label;

@@ -220,8 +220,95 @@ static void test_reference_values(void)
     ir_program_free(p);
 }
 
+/* The fixed sorted operator on [5], [], [3] says "not sorted" everywhere; on [5], [], [7] sorted. */
+static void test_sorted(void)
+{
+    ir_program *p = t_load("examples/sorted.apm");
+    if (!p) return;
+    for (int last = 3; last <= 7; last += 4) {
+        ir_binding b = { "last", last };
+        sim_options opt = { .bindings = &b, .nbindings = 1 };
+        sim_result *r = sim_run(p, &opt);
+        int64_t want[3] = { last >= 5, last >= 5, last >= 5 };
+        char why[256] = "", name[96];
+        snprintf(name, sizeof name, "sorted: blocks [5], [], [%d] give %s", last, last >= 5 ? "true" : "false");
+        T_CHECK(name, r && r->ok && r->violations_total == 0 && output_is(r, "r", want, 3, why, sizeof why), "%s", why);
+        sim_result_free(r);
+    }
+    ir_program_free(p);
+}
+
+/* multicast = scatter & broadcast = scatter & allgather, for several grids */
+static void test_multicast(void)
+{
+    ir_program *p = t_load("tests/coll/multicast3.apm");
+    if (!p) return;
+    for (int n = 1; n <= 4; n++) {
+        ir_binding b = { "N", n };
+        sim_options opt = { .bindings = &b, .nbindings = 1 };
+        sim_result *r = sim_run(p, &opt);
+        int same = r && r->ok && r->violations_total == 0 && r->noutputs == 3;
+        for (int k = 1; same && k < 3; k++) {
+            same = r->outputs[k].size == r->outputs[0].size;
+            for (int64_t i = 0; same && i < r->outputs[0].size; i++)
+                same = r->outputs[k].defined[i] && r->outputs[k].values[i] == r->outputs[0].values[i];
+        }
+        char name[96];
+        snprintf(name, sizeof name, "multicast = scatter & bcast = scatter & allgather on %d x %d", n, n);
+        T_CHECK(name, same, "%s", r && r->nviolations ? r->violations[0].text : "outputs differ");
+        sim_result_free(r);
+    }
+    ir_program_free(p);
+}
+
+static const sim_output *find_output(const sim_result *r, const char *name)
+{
+    for (int i = 0; i < r->noutputs; i++)
+        if (strcmp(r->outputs[i].name, name) == 0) return &r->outputs[i];
+    return NULL;
+}
+
+/* The rules' after forms (balanced tree, butterfly, repeat, sr2) equal their before forms. */
+static void test_rules(void)
+{
+    ir_program *p = t_load("tests/coll/rules.apm");
+    if (!p) return;
+    static const char *const rules[] = { "sr", "ss", "bs", "br", "sr2" };
+    for (unsigned k = 0; k < sizeof rules / sizeof rules[0]; k++) {
+        char why[256] = "";
+        int good = 1;
+        for (int procs = 1; procs <= 9 && good; procs++) {
+            ir_binding b = { "procs", procs };
+            sim_options opt = { .bindings = &b, .nbindings = 1 };
+            sim_result *r = sim_run(p, &opt);
+            char bn[32], an[32];
+            snprintf(bn, sizeof bn, "before_%s", rules[k]);
+            snprintf(an, sizeof an, "after_%s", rules[k]);
+            const sim_output *x = r ? find_output(r, bn) : NULL, *y = r ? find_output(r, an) : NULL;
+            if (!r || !r->ok || r->violations_total || !x || !y || x->size != y->size) {
+                snprintf(why, sizeof why, "p=%d: %s", procs, r && r->nviolations ? r->violations[0].text : "no run");
+                good = 0;
+            }
+            for (int64_t i = 0; good && i < x->size; i++)
+                if (!x->defined[i] || !y->defined[i] || x->values[i] != y->values[i]) {
+                    snprintf(why, sizeof why, "p=%d: element %lld: before %g, after %g", procs, (long long)i,
+                             x->values[i], y->values[i]);
+                    good = 0;
+                }
+            sim_result_free(r);
+        }
+        char name[96];
+        snprintf(name, sizeof name, "rule %s: after form equals before on 1..9 processors", rules[k]);
+        T_CHECK(name, good, "%s", why);
+    }
+    ir_program_free(p);
+}
+
 int main(void)
 {
+    test_rules();
+    test_sorted();
+    test_multicast();
     test_table();
     test_user_ops();
     test_forms_roundtrip();
