@@ -87,7 +87,7 @@ static int find(dl_law law, const fz_site *s, const char *label, dl_match *m, ch
     for (int i = 0; i < s->body->n; i++) {
         if (!match_at(law, s, i, m, why)) continue;
         int has = !label;
-        for (int k = 0; k < m->n; k++) has |= m->c[k]->u.coll.label && !strcmp(m->c[k]->u.coll.label, label);
+        for (int k = 0; label && k < m->n; k++) has |= m->c[k]->u.coll.label && !strcmp(m->c[k]->u.coll.label, label);
         if (has) { free(*why); *why = NULL; return 1; }
     }
     if (!*why) *why = xf_asprintf("no %s here", law == DL_BCAST_SA ? "bcast" : law == DL_SA_BCAST

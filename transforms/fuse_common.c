@@ -99,6 +99,7 @@ const ir_stmt *fz_coll(const fz_site *s, int i)
 
 int fz_coll_simple(const ir_stmt *c)
 {
+    if (c->u.coll.by || c->u.coll.ck == IR_C_MULTICAST) return 0;
     if (c->u.coll.nsrc != 1 || c->u.coll.ndst != 1 || !c->u.coll.dst[0]) return 0;
     if ((c->u.coll.src_lo && c->u.coll.src_lo[0]) || (c->u.coll.dst_lo && c->u.coll.dst_lo[0])) return 0;
     return 1;
@@ -173,6 +174,33 @@ char *fz_block_elem(const fz_site *s, const ir_expr *blk, const char *const *var
     free(t);
     for (int k = 0; k < fz_block_rest_dims(s, blk); k++) xf_buf_printf(&b, "[%s]", vars[k]);
     return xf_buf_take(&b);
+}
+
+char *fz_coll_block_text(const ir_stmt *c, int dst, int k)
+{
+    const ir_expr *e = dst ? c->u.coll.dst[k] : c->u.coll.src[k];
+    if (!e) return xf_strdup("_");
+    ir_expr *const *lo = dst ? c->u.coll.dst_lo : c->u.coll.src_lo, *const *hi = dst ? c->u.coll.dst_hi : c->u.coll.src_hi;
+    char *t = ir_print_expr(e);
+    if (!lo || !lo[k]) return t;
+    char *l = ir_print_expr(lo[k]), *h = ir_print_expr(hi[k]), *r = xf_asprintf("%s[%s .. %s]", t, l, h);
+    free(t); free(l); free(h);
+    return r;
+}
+
+int64_t fz_coll_block_elems(const fz_site *s, const ir_stmt *c, int dst, int k)
+{
+    ir_expr *const *lo = dst ? c->u.coll.dst_lo : c->u.coll.src_lo, *const *hi = dst ? c->u.coll.dst_hi : c->u.coll.src_hi;
+    if (!lo || !lo[k]) return fz_block_elems(s, dst ? c->u.coll.dst[k] : c->u.coll.src[k]);
+    int64_t l, h;
+    double r;
+    int isr;
+    diag_list d;
+    diag_list_init(&d);
+    int ok = ir_const_eval(s->q, lo[k], s->params, &l, &r, &isr, &d) == 0 &&
+             ir_const_eval(s->q, hi[k], s->params, &h, &r, &isr, &d) == 0;
+    diag_list_free(&d);
+    return ok ? (h >= l ? h - l + 1 : 0) : -1;
 }
 
 /* ---- reads ---------------------------------------------------------------------------------- */

@@ -38,8 +38,13 @@ void fz_site_close(fz_site *s);
 
 /* A collective's statement i of the body, or NULL when it is not one. */
 const ir_stmt *fz_coll(const fz_site *s, int i);
-/* 1 when the collective has one source and one destination block, no slice and no `_`. */
+/* 1 when the collective has one source and one destination block, no slice, no `_`, no groups
+ * (`by`) and is not a multicast. */
 int fz_coll_simple(const ir_stmt *c);
+/* Source (dst 0) or destination (dst 1) block k of a collective as text, with its range when
+ * it has one ("_" for a dropped destination); malloc'd.  Its elements at the defaults, or -1. */
+char *fz_coll_block_text(const ir_stmt *c, int dst, int k);
+int64_t fz_coll_block_elems(const fz_site *s, const ir_stmt *c, int dst, int k);
 /* 1 when block expressions a and b print the same. */
 int fz_same_block(const ir_expr *a, const ir_expr *b);
 /* The array of a block (IR_E_ACCESS or IR_E_NAME). */

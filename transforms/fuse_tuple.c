@@ -35,13 +35,13 @@ static const char *blk_array(const fz_site *s, const ir_expr *e)
  * block size, reads nothing the run writes, writes nothing the run writes or reads, fields fit. */
 static int joins(const fz_site *s, int first, int n, const ir_stmt *c, int64_t m, int fields)
 {
-    if (!is_red(c) || (c->u.coll.src_lo && c->u.coll.src_lo[0])) return 0;
+    if (!is_red(c) || c->u.coll.by) return 0;
     const ir_stmt *c0 = fz_coll(s, first);
     if (c->u.coll.ck != c0->u.coll.ck) return 0;
     if (c->u.coll.root && !fz_same_block(c->u.coll.root, c0->u.coll.root)) return 0;
     if (c->u.coll.op.user >= 0 && s->q->ops[c->u.coll.op.user]->u.op.in) return 0;
     if (fields + fz_op_arity(s, &c->u.coll.op) > MAXF) return 0;
-    for (int k = 0; k < c->u.coll.nsrc; k++) if (fz_block_elems(s, c->u.coll.src[k]) != m) return 0;
+    for (int k = 0; k < c->u.coll.nsrc; k++) if (m < 0 || fz_coll_block_elems(s, c, 0, k) != m) return 0;
     for (int i = first; i < first + n; i++) {
         const ir_stmt *o = fz_coll(s, i);
         for (int a = 0; a < c->u.coll.nsrc + c->u.coll.ndst; a++) {
@@ -61,9 +61,9 @@ static int joins(const fz_site *s, int first, int n, const ir_stmt *c, int64_t m
 static int run_at(const fz_site *s, int i)
 {
     const ir_stmt *c0 = fz_coll(s, i);
-    if (!is_red(c0) || (c0->u.coll.src_lo && c0->u.coll.src_lo[0])) return 0;
+    if (!is_red(c0) || c0->u.coll.by) return 0;
     if (c0->u.coll.op.user >= 0 && s->q->ops[c0->u.coll.op.user]->u.op.in) return 0;
-    int64_t m = fz_block_elems(s, c0->u.coll.src[0]);
+    int64_t m = fz_coll_block_elems(s, c0, 0, 0);
     int n = 1, fields = fz_op_arity(s, &c0->u.coll.op);
     while (joins(s, i, n, fz_coll(s, i + n), m, fields)) {
         fields += fz_op_arity(s, &fz_coll(s, i + n)->u.coll.op);
@@ -103,15 +103,36 @@ int xf_fuse_tuple_applicable(const ir_program *p, char **why)
     return ok;
 }
 
+static ir_program *fuse_one(const ir_program *src, const xf_args *a, diag_list *d);
+
+/* `all=1`: every run, one after the other. */
 ir_program *xf_fuse_tuple_apply(const ir_program *src, const xf_args *a, diag_list *d, int *status)
 {
     *status = XF_EUSAGE;
     for (int i = 0; i < a->n; i++)
-        if (strcmp(a->items[i].key, "at")) {
-            diag_add(d, NULL, 0, 0, "fuse-reductions: unknown parameter '%s' (known: at)", a->items[i].key);
+        if (strcmp(a->items[i].key, "at") && strcmp(a->items[i].key, "all")) {
+            diag_add(d, NULL, 0, 0, "fuse-reductions: unknown parameter '%s' (known: at, all)", a->items[i].key);
             return NULL;
         }
+    const char *all = xf_args_get(a, "all", NULL);
+    if (all && strcmp(all, "0") && strcmp(all, "1")) {
+        diag_add(d, NULL, 0, 0, "fuse-reductions: all=%s (expected 0 or 1)", all);
+        return NULL;
+    }
     *status = XF_EREFUSED;
+    ir_program *out = fuse_one(src, a, d);
+    while (out && all && !strcmp(all, "1")) {
+        char *why = NULL;
+        if (!xf_fuse_tuple_applicable(out, &why)) { free(why); break; }
+        ir_program *next = fuse_one(out, a, d);
+        ir_program_free(out);
+        out = next;
+    }
+    return out;
+}
+
+static ir_program *fuse_one(const ir_program *src, const xf_args *a, diag_list *d)
+{
     fz_site s;
     char *why = NULL;
     int first = 0, n = 0;
@@ -145,12 +166,12 @@ ir_program *xf_fuse_tuple_apply(const ir_program *src, const xf_args *a, diag_li
             free(v[f]); free(left[f]); free(right[f]);
         }
         for (int f = 0; f < c->u.coll.ndst; f++) {
-            char *t = c->u.coll.dst[f] ? ir_print_expr(c->u.coll.dst[f]) : xf_strdup("_");
+            char *t = fz_coll_block_text(c, 1, f);
             xf_buf_printf(&dsts, "%s%s", nf + f ? ", " : "", t);
             free(t);
         }
         for (int f = 0; f < c->u.coll.nsrc; f++) {
-            char *t = ir_print_expr(c->u.coll.src[f]);
+            char *t = fz_coll_block_text(c, 0, f);
             xf_buf_printf(&srcs, "%s%s", nf + f ? ", " : "", t);
             free(t);
         }
@@ -182,7 +203,7 @@ char *xf_fuse_tuple_predict(const ir_program *p, const cost_profile *prof)
     char *why = NULL, *txt = NULL;
     int first, n;
     if (fz_site_open(&s, p, &why) == 0 && find_run(&s, NULL, &first, &n, &why) && s.nprocs > 0) {
-        int64_t m = fz_block_elems(&s, fz_coll(&s, first)->u.coll.src[0]);
+        int64_t m = fz_coll_block_elems(&s, fz_coll(&s, first), 0, 0);
         double L = s.nprocs > 1 ? ceil(log2((double)s.nprocs)) : 0, words = 0, ops = 0;
         for (int k = first; k < first + n; k++) {
             const ir_opref *op = &fz_coll(&s, k)->u.coll.op;

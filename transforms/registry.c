@@ -54,6 +54,12 @@ static const xf_param fuse_params[] = {
 };
 #define FUSE_P fuse_params, 1
 
+static const xf_param tuple_params[] = {
+    {"at", XF_P_STRING, NULL, NULL, 0,
+     "the label of a statement of the run to fuse (default: the first run of two or more)"},
+    {"all", XF_P_ENUM, "0", "0|1", 0, "1: fuse every run, one after the other"},
+};
+
 /* A collective-fusion row: name, summary, and the family of functions xf_fuse_ID_*. */
 #define FUSE_ROW(name, id, summary) \
     {name, LV(IR_SYNCOMM) | LV(IR_SYNDM), FUSE_P, summary, xf_fuse_##id##_applicable, \
@@ -94,8 +100,9 @@ static const xf_transform registry[] = {
     FUSE_ROW("bsr2-local", bsr2, "fusion: bcast; scan(*); reduce(+) -> local on the root, * distributes "
              "over +"),
     FUSE_ROW("bsr-local", bsr, "fusion: bcast; scan(+); reduce(+) -> local on the root, + commutative"),
-    FUSE_ROW("fuse-reductions", tuple, "fusion: k adjacent reductions (or allreductions) over the same "
-             "processors -> one reduction whose state is the tuple of theirs (REFERENCE 3)"),
+    {"fuse-reductions", LV(IR_SYNCOMM) | LV(IR_SYNDM), tuple_params, 2, "fusion: k adjacent reductions "
+     "(or allreductions) over the same processors -> one reduction whose state is the tuple of theirs "
+     "(REFERENCE 3)", xf_fuse_tuple_applicable, xf_fuse_tuple_apply, xf_fuse_tuple_predict},
     FUSE_ROW("bcast-scatter-allgather", bcast_sa, "distribution law: bcast -> scatter; allgather "
              "(REFERENCE 4)"),
     FUSE_ROW("scatter-allgather-bcast", sa_bcast, "distribution law: scatter; allgather -> bcast"),

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Collective fusion against the cost formulas (hockney, t_s = 100, t_w = 1):
+#  - polyeval: BS-Comcast keeps the values (verified against its source, m <= 4) and the simulated
+#    saving at m = 1 and m = 1000 (p = 8) equals Table 1's before - after = log p (t_s + m t_w);
+#  - reduction fusion: forty independent allreductions -> one user-defined allreduction, same
+#    output, saving (k - 1) log p t_s; ZRAN3 (examples/zran3.apm, rounds that depend on each
+#    other) fuses each round's independent pairs: 40 -> 20, same values, saving 20 log p t_s;
+#  - the distribution laws: both directions give the same output on 1..9 processors, and
+#    `transforms` predicts their cost with a warning where the gain is negative.
+source "$(dirname "$0")/../lib.sh"
+E="$ROOT/examples" D="$ROOT/tests/xf/fuse"
+H=(--model hockney --set ts=100 --set tw=1 --json)
+field() { grep -o "\"$1\":[^,]*" | head -1 | cut -d: -f2 | tr -d '"'; }
+
+"$POLYAPM" apply "$E/polyeval.apm" bs-comcast -o "$TMP/pe.apm"; rc=$?
+expect_eq "polyeval: bs-comcast applies" "$rc" 0
+for m in 1 4 1000; do
+    "$POLYAPM" sim "$E/polyeval.apm" -D m=$m "${H[@]}" --against "$E/polyeval-src.apm" >"$TMP/a.json"
+    "$POLYAPM" sim "$TMP/pe.apm" -D m=$m "${H[@]}" --against "$E/polyeval-src.apm" >"$TMP/b.json"
+    # m = 1000: points up to 250, whose powers round differently by squaring (repeat) than by
+    # the scan's left-to-right products; the values are compared where the arithmetic is exact
+    if [ $m -le 4 ]; then
+        expect_eq "polyeval m=$m: fused verified" "$(field verified <"$TMP/b.json")" true
+        expect_eq "polyeval m=$m: identical values" "$(field checksum <"$TMP/b.json")" "$(field checksum <"$TMP/a.json")"
+    fi
+    # Table 1, p = 8 (log p = 3): before 2t_s + m(2t_w + 2), after t_s + m(t_w + 2)
+    want=$(python3 -c "print(3 * ((2*100 + $m*(2+2)) - (100 + $m*(1+2))))")
+    got=$(python3 -c "print($(field cost <"$TMP/a.json") - $(field cost <"$TMP/b.json"))")
+    expect_near "polyeval m=$m: simulated saving = Table 1 ($want)" "$got" "$want" 1e-6
+done
+expect_match "transforms shows the Table 1 gain" "$("$POLYAPM" transforms "$E/polyeval.apm" | grep -A1 '^bs-comcast')" \
+    "predicted \(Table 1; hockney .*gain"
+
+"$POLYAPM" apply "$D/many.apm" fuse-reductions -o "$TMP/many.apm"; rc=$?
+expect_eq "40 allreductions: fuse-reductions applies" "$rc" 0
+expect_eq "40 allreductions -> 1" "$(grep -c '= allreduce' "$TMP/many.apm")" 1
+for p in 2 5 8; do
+    "$POLYAPM" sim "$D/many.apm" -D procs=$p "${H[@]}" >"$TMP/a.json"
+    "$POLYAPM" sim "$TMP/many.apm" -D procs=$p "${H[@]}" >"$TMP/b.json"
+    expect_eq "40 -> 1, p=$p: same output" "$(field checksum <"$TMP/b.json")" "$(field checksum <"$TMP/a.json")"
+    L=$(python3 -c "import math; print(math.ceil(math.log2($p)))")
+    expect_near "40 -> 1, p=$p: saving (k-1) log p t_s" \
+        "$(python3 -c "print($(field cost <"$TMP/a.json") - $(field cost <"$TMP/b.json"))")" "$((39 * L * 100))" 1e-6
+done
+
+"$POLYAPM" apply "$E/zran3.apm" fuse-reductions all=1 -o "$TMP/z.apm"; rc=$?
+expect_eq "zran3: fuse-reductions all=1 applies" "$rc" 0
+expect_eq "zran3: 40 reductions before" "$(grep -c '= allreduce' "$E/zran3.apm")" 40
+expect_eq "zran3: 20 after (each round's independent pairs)" "$(grep -c '= allreduce' "$TMP/z.apm")" 20
+for p in 1 4 7; do
+    "$POLYAPM" sim "$E/zran3.apm" -D procs=$p "${H[@]}" --against "$E/zran3-src.apm" >"$TMP/a.json"
+    "$POLYAPM" sim "$TMP/z.apm" -D procs=$p "${H[@]}" --against "$E/zran3-src.apm" >"$TMP/b.json"
+    expect_eq "zran3 p=$p: fused verified" "$(field verified <"$TMP/b.json")" true
+    L=$(python3 -c "import math; print(math.ceil(math.log2($p)) if $p > 1 else 0)")
+    expect_near "zran3 p=$p: saving 20 log p t_s" \
+        "$(python3 -c "print($(field cost <"$TMP/a.json") - $(field cost <"$TMP/b.json"))")" "$((20 * L * 100))" 1e-6
+done
+
+"$POLYAPM" apply "$D/laws.apm" bcast-scatter-allgather -o "$TMP/l1.apm" && \
+"$POLYAPM" apply "$TMP/l1.apm" allgather-gather-bcast at=A -o "$TMP/l2.apm" && \
+"$POLYAPM" apply "$TMP/l2.apm" scatter-allgather-bcast -o "$TMP/l3.apm" && \
+"$POLYAPM" apply "$TMP/l3.apm" gather-bcast-allgather -o "$TMP/l4.apm"; rc=$?
+expect_eq "laws: both directions apply" "$rc" 0
+expect_eq "laws: there and back is the original (the pieces' array stays declared)" \
+    "$(grep -v '^#' "$TMP/l4.apm" | grep -v '^array dl_part')" "$(grep -v '^#' "$D/laws.apm")"
+bad=""
+for p in 1 2 3 4 5 6 7 8 9; do
+    a=$("$POLYAPM" sim "$D/laws.apm" -D procs=$p --json | field checksum)
+    b=$("$POLYAPM" sim "$TMP/l2.apm" -D procs=$p --json | field checksum)
+    [ -n "$a" ] && [ "$a" = "$b" ] || bad="$bad p=$p"
+done
+expect_eq "laws: scatter+allgather and gather+bcast give the same output, p = 1..9" "$bad" ""
+expect_match "laws: predicted with a warning (bcast is cheaper here)" \
+    "$("$POLYAPM" transforms "$D/laws.apm" | grep -A1 '^bcast-scatter-allgather')" "WARNING: negative gain"
+finish
