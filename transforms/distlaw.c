@@ -8,30 +8,107 @@
  *
  * (scatter ; allg = broadcast; allg = gath ; broadcast.)  The scatter needs the block to split
  * evenly over the processors; a new array `dl_part[rp][..]` holds the pieces (the reverse law
- * drops the pieces, which must be read nowhere else).  Multicast to groups needs group
- * collectives, which the language does not have (collectives span the processor loop).
+ * drops the pieces, which must be read nowhere else).
  *
- * Costs (the simulator's, cost.h; m elements per block, L = ceil(log2 p)):
- *   hockney  bcast L(t_s + m t_w); scatter, gather, allgather L t_s + (p - 1) m' t_w (m' the
- *            per-processor block)            bsp  bcast, scatter, [all]gather p m' g + l(p)
+ *   multicast-scatter-bcast      d = multicast X[rp / N * B .. rp / N * B + B - 1] from R  ->
+ *       dl_rep[rp] = scatter X[0 .. p / N * B - 1] from R by select(rp % N == 0, 0, -1)
+ *       d = bcast dl_rep[rp] from rp / N * N by rp / N
+ *   multicast-scatter-allgather  the same multicast  ->
+ *       dl_piece[rp] = scatter X[0 .. p / N * B - 1] from R;  d = allgather dl_piece[rp] by rp / N
+ * (multicast = scatter to representatives ; group broadcasts = scatter ; group allgathers.)
+ *
+ * The predicted costs are the simulator's own (cost_collective of cost.h on the collectives of
+ * each side), hockney and BSP.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuse_int.h"
+#include "sim.h"
 
-typedef enum dl_law { DL_BCAST_SA, DL_SA_BCAST, DL_ALLG_GB, DL_GB_ALLG } dl_law;
+typedef enum dl_law { DL_BCAST_SA, DL_SA_BCAST, DL_ALLG_GB, DL_GB_ALLG, DL_MC_SB, DL_MC_SA } dl_law;
 
 static const char *const dl_names[] = {
     "bcast-scatter-allgather", "scatter-allgather-bcast", "allgather-gather-bcast", "gather-bcast-allgather",
+    "multicast-scatter-bcast", "multicast-scatter-allgather",
 };
 
 typedef struct dl_match {
     const ir_stmt *c[2];
     int n;
-    int64_t m;                 /* elements of the whole block (the bcast's, the allgather's result) */
+    int64_t m;                 /* elements of the whole block (the bcast's, the allgather's result;
+                                  a multicast: one group's block) */
+    int64_t group;             /* a multicast's group size N (1 otherwise) */
+    const ir_expr *gN, *gB;    /* a multicast's slice rp / N * B .. rp / N * B + B - 1 */
 } dl_match;
+
+static int mentions_var(const ir_expr *e, const char *v)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return !strcmp(e->u.name.id, v);
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (mentions_var(e->u.access.idx[i], v)) return 1;
+        return 0;
+    case IR_E_UNARY: case IR_E_BINARY: return mentions_var(e->u.op.a, v) || mentions_var(e->u.op.b, v);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (mentions_var(e->u.call.args[i], v)) return 1;
+        return 0;
+    default: return e->kind != IR_E_INT && e->kind != IR_E_REAL;   /* reductions, repeat: assume so */
+    }
+}
+
+static int64_t eval_const(const fz_site *s, const ir_expr *e)
+{
+    int64_t v = -1;
+    double r;
+    int isr;
+    diag_list d;
+    diag_list_init(&d);
+    if (ir_const_eval(s->q, e, s->params, &v, &r, &isr, &d) != 0 || isr) v = -1;
+    diag_list_free(&d);
+    return v;
+}
+
+/* A multicast to groups of N consecutive processors, group g reading the g-th block of B:
+ * `d = multicast X[rp / N * B .. rp / N * B + B - 1] from R` (R a group's first processor). */
+static int match_multicast(dl_law law, const fz_site *s, const ir_stmt *a, dl_match *m, char **why)
+{
+    const char *rp = s->pv->var;
+    if (!a || a->u.coll.ck != IR_C_MULTICAST || a->u.coll.by || a->u.coll.nsrc != 1 || !a->u.coll.src_lo ||
+        !a->u.coll.src_lo[0] || (a->u.coll.dst_lo && a->u.coll.dst_lo[0])) return 0;
+    const ir_expr *lo = a->u.coll.src_lo[0];
+    char *plo = ir_print_expr(s->pv->lo);
+    int shape = lo->kind == IR_E_BINARY && lo->u.op.op == IR_OP_MUL && lo->u.op.a->kind == IR_E_BINARY &&
+                lo->u.op.a->u.op.op == IR_OP_DIV && lo->u.op.a->u.op.a->kind == IR_E_NAME &&
+                !strcmp(lo->u.op.a->u.op.a->u.name.id, rp) && !mentions_var(lo->u.op.a->u.op.b, rp) &&
+                !mentions_var(lo->u.op.b, rp) && !strcmp(plo, "0");
+    free(plo);
+    if (!shape) {
+        if (!*why) *why = xf_asprintf("line %d: the multicast's slice is not rp / N * B .. rp / N * B + B - 1 "
+                                      "(groups of N consecutive processors from processor 0)", a->pos.line);
+        return 0;
+    }
+    m->gN = lo->u.op.a->u.op.b;
+    m->gB = lo->u.op.b;
+    char *lt = ir_print_expr(lo), *bt = ir_print_expr(m->gB), *ht = ir_print_expr(a->u.coll.src_hi[0]);
+    char *want = xf_asprintf("%s + %s - 1", lt, bt);
+    int hi_ok = !strcmp(ht, want);
+    free(lt); free(bt); free(ht); free(want);
+    int64_t N = eval_const(s, m->gN), B = eval_const(s, m->gB), R = eval_const(s, a->u.coll.root);
+    const char *bad = !hi_ok ? "its slice does not end at rp / N * B + B - 1"
+                    : N <= 0 || B <= 0 ? "N or B is not a positive constant"
+                    : s->nprocs <= 0 || s->nprocs % N ? "the processors do not form whole groups of N"
+                    : R < 0 || R % N ? "the root is not the first processor of a group"
+                    : law == DL_MC_SA && B % N ? "the block B does not split over a group of N" : NULL;
+    if (bad) {
+        if (!*why) *why = xf_asprintf("line %d: %s", a->pos.line, bad);
+        return 0;
+    }
+    m->c[0] = a; m->n = 1; m->m = B; m->group = N;
+    return 1;
+}
 
 static int kind_is(const ir_stmt *c, ir_coll_kind k) { return c && c->u.coll.ck == k && fz_coll_simple(c); }
 
@@ -39,7 +116,10 @@ static int match_at(dl_law law, const fz_site *s, int i, dl_match *m, char **why
 {
     const ir_stmt *a = fz_coll(s, i), *b = fz_coll(s, i + 1);
     memset(m, 0, sizeof *m);
+    m->group = 1;
     switch (law) {
+    case DL_MC_SB: case DL_MC_SA:
+        return match_multicast(law, s, a, m, why);
     case DL_BCAST_SA:
         if (!kind_is(a, IR_C_BCAST)) return 0;
         m->c[0] = a; m->n = 1;
@@ -92,7 +172,8 @@ static int find(dl_law law, const fz_site *s, const char *label, dl_match *m, ch
     }
     if (!*why) *why = xf_asprintf("no %s here", law == DL_BCAST_SA ? "bcast" : law == DL_SA_BCAST
                                   ? "scatter followed by an allgather of its pieces" : law == DL_ALLG_GB
-                                  ? "allgather" : "gather followed by a bcast of its result from the root");
+                                  ? "allgather" : law == DL_GB_ALLG
+                                  ? "gather followed by a bcast of its result from the root" : "multicast");
     return 0;
 }
 
@@ -151,6 +232,23 @@ static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, di
     case DL_GB_ALLG:
         xf_buf_printf(&repl, "%s%s = allgather %s", lab, y, x);
         break;
+    case DL_MC_SB: case DL_MC_SA: {
+        const ir_decl *arr = fz_block_array(&s, c0->u.coll.src[0]);
+        char *N = ir_print_expr(m.gN), *B = ir_print_expr(m.gB), *hi = ir_print_expr(s.pv->hi);
+        const char *rv = s.pv->var;
+        char *part = fz_fresh_name(&s, law == DL_MC_SB ? "dl_rep" : "dl_piece", NULL);
+        xf_buf_printf(&decls, "array %s[0 .. %s][0 .. %s%s%s%s - 1] %s\n", part, hi, law == DL_MC_SA ? "(" : "", B,
+                      law == DL_MC_SA ? ") / " : "", law == DL_MC_SA ? N : "", fz_type_name(arr->u.array.elem));
+        xf_buf_printf(&repl, "%s%s[%s] = scatter %s[0 .. (%s + 1) / (%s) * (%s) - 1] from %s", lab, part, rv, x, hi,
+                      N, B, root);
+        if (law == DL_MC_SB)
+            xf_buf_printf(&repl, " by select(%s %% (%s) == 0, 0, -1)\n%s = bcast %s[%s] from %s / (%s) * (%s) by %s / (%s)",
+                          rv, N, y, part, rv, rv, N, N, rv, N);
+        else
+            xf_buf_printf(&repl, "\n%s = allgather %s[%s] by %s / (%s)", y, part, rv, rv, N);
+        free(N); free(B); free(hi); free(part);
+        break;
+    }
     }
     out = fz_finish(&s, nm, c0->pos.line, cl->pos.line, repl.s, decls.s, d);
     xf_buf_free(&repl);
@@ -160,20 +258,51 @@ static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, di
     return out;
 }
 
-/* Hockney and BSP costs of the two sides (M: the whole block, p processors). */
-static void costs(dl_law law, const cost_profile *c, double M, double p, double h[2], double b[2])
+/* The collectives of one side of a law, priced by the simulator's own formulas (cost.h). */
+typedef struct dl_side { sim_coll_rec r[2]; int n; } dl_side;
+
+static sim_coll_rec rec(ir_coll_kind k, double procs, double m, double groups)
 {
-    double L = p > 1 ? ceil(log2(p)) : 0, l = cost_barrier(c, (int)p);
-    double h_bcast = L * (c->ts + M * c->tw), h_piece = L * c->ts + (p - 1) * (M / p) * c->tw;
-    double b_bcast = p * M * c->g + l, b_piece = p * (M / p) * c->g + l;
-    int fwd = law == DL_BCAST_SA || law == DL_ALLG_GB;
-    double hb = law <= DL_SA_BCAST ? h_bcast : h_piece;                       /* one collective */
-    double ha = law <= DL_SA_BCAST ? 2 * h_piece : h_piece + h_bcast;          /* the pair */
-    double bb = law <= DL_SA_BCAST ? b_bcast : b_piece;
-    double ba = law <= DL_SA_BCAST ? 2 * b_piece : b_piece + b_bcast;
-    if (p <= 1) hb = ha = bb = ba = 0;
-    h[0] = fwd ? hb : ha; h[1] = fwd ? ha : hb;
-    b[0] = fwd ? bb : ba; b[1] = fwd ? ba : bb;
+    sim_coll_rec r = {.kind = k, .nprocs = (int)procs, .m = m, .words = 1, .ops = 0, .groups = (int)groups};
+    return r;
+}
+
+static double price(const char *model, const dl_side *sd, const cost_profile *c)
+{
+    double t = 0;
+    for (int i = 0; i < sd->n; i++) t += cost_collective(model, &sd->r[i], c);
+    return t;
+}
+
+/* The two sides (before, after) of a law at M (the whole block), p processors, groups of N. */
+static void sides(dl_law law, double M, double p, double N, dl_side *before, dl_side *after)
+{
+    dl_side one = {{{0}}, 0}, two = {{{0}}, 0};
+    switch (law) {
+    case DL_BCAST_SA: case DL_SA_BCAST:
+        one.r[one.n++] = rec(IR_C_BCAST, p, M, 1);
+        two.r[two.n++] = rec(IR_C_SCATTER, p, M / p, 1);
+        two.r[two.n++] = rec(IR_C_ALLGATHER, p, M / p, 1);
+        break;
+    case DL_ALLG_GB: case DL_GB_ALLG:
+        one.r[one.n++] = rec(IR_C_ALLGATHER, p, M / p, 1);
+        two.r[two.n++] = rec(IR_C_GATHER, p, M / p, 1);
+        two.r[two.n++] = rec(IR_C_BCAST, p, M, 1);
+        break;
+    case DL_MC_SB:
+        one.r[one.n++] = rec(IR_C_MULTICAST, p, M, 1);
+        two.r[two.n++] = rec(IR_C_SCATTER, p / N, M, 1);
+        two.r[two.n++] = rec(IR_C_BCAST, N, M, p / N);
+        break;
+    case DL_MC_SA:
+        one.r[one.n++] = rec(IR_C_MULTICAST, p, M, 1);
+        two.r[two.n++] = rec(IR_C_SCATTER, p, M / N, 1);
+        two.r[two.n++] = rec(IR_C_ALLGATHER, N, M / N, p / N);
+        break;
+    }
+    int fwd = law == DL_BCAST_SA || law == DL_ALLG_GB || law == DL_MC_SB || law == DL_MC_SA;
+    *before = fwd ? one : two;
+    *after = fwd ? two : one;
 }
 
 static char *predict(dl_law law, const ir_program *p, const cost_profile *prof)
@@ -182,13 +311,14 @@ static char *predict(dl_law law, const ir_program *p, const cost_profile *prof)
     dl_match m;
     char *why = NULL, *txt = NULL;
     if (fz_site_open(&s, p, &why) == 0 && find(law, &s, NULL, &m, &why) && s.nprocs > 0) {
-        double h[2], b[2];
-        costs(law, prof, (double)m.m, (double)s.nprocs, h, b);
-        fz_gain g = {h[0], h[1], "REFERENCE 4"};
+        dl_side before, after;
+        sides(law, (double)m.m, (double)s.nprocs, (double)m.group, &before, &after);
+        fz_gain g = {price("hockney", &before, prof), price("hockney", &after, prof), "REFERENCE 4"};
+        double b0 = price("bsp", &before, prof), b1 = price("bsp", &after, prof);
         char *t = fz_gain_text(&g, prof, m.m, s.nprocs);
         txt = xf_asprintf("%s; bsp (g=%g, l=%g): before %.6g, after %.6g, gain %.6g%s", t, prof->g,
-                          cost_barrier(prof, (int)s.nprocs), b[0], b[1], b[0] - b[1],
-                          b[0] < b[1] ? "  WARNING: negative gain" : "");
+                          cost_barrier(prof, (int)s.nprocs), b0, b1, b0 - b1,
+                          b0 < b1 ? "  WARNING: negative gain" : "");
         free(t);
     }
     free(why);
@@ -214,3 +344,5 @@ DL_FNS(bcast_sa, DL_BCAST_SA)
 DL_FNS(sa_bcast, DL_SA_BCAST)
 DL_FNS(allg_gb, DL_ALLG_GB)
 DL_FNS(gb_allg, DL_GB_ALLG)
+DL_FNS(mc_sb, DL_MC_SB)
+DL_FNS(mc_sa, DL_MC_SA)

@@ -108,6 +108,10 @@ static const xf_transform registry[] = {
     FUSE_ROW("scatter-allgather-bcast", sa_bcast, "distribution law: scatter; allgather -> bcast"),
     FUSE_ROW("allgather-gather-bcast", allg_gb, "distribution law: allgather -> gather; bcast"),
     FUSE_ROW("gather-bcast-allgather", gb_allg, "distribution law: gather; bcast -> allgather"),
+    FUSE_ROW("multicast-scatter-bcast", mc_sb, "distribution law: multicast to groups -> scatter to the "
+             "groups' first processors; bcast in each group"),
+    FUSE_ROW("multicast-scatter-allgather", mc_sa, "distribution law: multicast to groups -> scatter; "
+             "allgather in each group"),
 };
 
 enum { NXF = sizeof registry / sizeof registry[0] };

@@ -14,7 +14,7 @@ sum() { "$POLYAPM" sim "$1" -D procs="$2" -D seed="$3" --json 2>&1 | grep -o '"c
 cases="sr2-reduction:sr2 sr2-reduction:sr2-rproj sr-reduction:sr sr-reduction:sr-all ss2-scan:ss2
 ss2-scan:ss2-rproj ss-scan:ss bs-comcast:bs bs-comcast:bs-rproj bss2-comcast:bss2 bss2-comcast:bss2-rproj
 bss-comcast:bss br-local:br br-local:br-rproj br-alllocal:brall bsr2-local:bsr2 bsr2-local:bsr2-rproj
-bsr-local:bsr"
+bsr-local:bsr fuse-reductions:tuple-user"
 for c in $cases; do
     rule=${c%%:*} f=${c#*:}
     expect_match "$rule offered on $f" "$("$POLYAPM" transforms "$D/$f.apm" | grep -A1 "^$rule ")" "predicted"

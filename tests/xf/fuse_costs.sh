@@ -6,7 +6,8 @@
 #    output, saving (k - 1) log p t_s; ZRAN3 (examples/zran3.apm, rounds that depend on each
 #    other) fuses each round's independent pairs: 40 -> 20, same values, saving 20 log p t_s;
 #  - the distribution laws: both directions give the same output on 1..9 processors, and
-#    `transforms` predicts their cost with a warning where the gain is negative.
+#    `transforms` predicts their cost with a warning where the gain is negative; multicast to
+#    groups becomes scatter & bcast or scatter & allgather with REFERENCE 4's costs.
 source "$(dirname "$0")/../lib.sh"
 E="$ROOT/examples" D="$ROOT/tests/xf/fuse"
 H=(--model hockney --set ts=100 --set tw=1 --json)
@@ -72,4 +73,29 @@ done
 expect_eq "laws: scatter+allgather and gather+bcast give the same output, p = 1..9" "$bad" ""
 expect_match "laws: predicted with a warning (bcast is cheaper here)" \
     "$("$POLYAPM" transforms "$D/laws.apm" | grep -A1 '^bcast-scatter-allgather')" "WARNING: negative gain"
+
+# multicast to groups (examples/multicast.apm, the calculus paper's N x N grid): both laws keep
+# the values (verified against the source) and their simulated hockney costs are REFERENCE 4's
+# (N = 3, |A| = 72, t_s = 100, t_w = 1: direct 1116, scatter & bcast 372 + 248, scatter &
+# allgather 972 + 224 -- the erratum: direct beats scatter & allgather here)
+for law in multicast-scatter-bcast:620 multicast-scatter-allgather:1196; do
+    t=${law%%:*} want=${law#*:}
+    "$POLYAPM" apply "$E/multicast.apm" "$t" -o "$TMP/mc.apm"; rc=$?
+    expect_eq "$t applies" "$rc" 0
+    for n in 1 2 3; do
+        "$POLYAPM" sim "$TMP/mc.apm" -D N=$n --against "$E/multicast-src.apm" --json >"$TMP/b.json"
+        expect_eq "$t N=$n: verified" "$(field verified <"$TMP/b.json")" true
+    done
+    "$POLYAPM" sim "$TMP/mc.apm" "${H[@]}" --against "$E/multicast-src.apm" >"$TMP/b.json"
+    expect_eq "$t: simulated collective cost" "$(field collective <"$TMP/b.json")" "$want"
+done
+"$POLYAPM" sim "$E/multicast.apm" "${H[@]}" >"$TMP/a.json"
+expect_eq "direct multicast: 1116" "$(field collective <"$TMP/a.json")" 1116
+printf 'ts 100\ntw 1\n' >"$TMP/prof"
+out=$("$POLYAPM" transforms "$E/multicast.apm" --machine "$TMP/prof")
+expect_match "transforms --machine: scatter & bcast predicted 1116 -> 620" "$out" "before 1116, after 620, gain 496"
+expect_match "transforms --machine: scatter & allgather predicted with a warning" "$out" \
+    "before 1116, after 1196, gain -80  WARNING"
+"$POLYAPM" transforms "$E/multicast.apm" --machine nosuch >/dev/null 2>&1; rc=$?
+expect_eq "transforms --machine unknown: exit 2" "$rc" 2
 finish
