@@ -16,6 +16,8 @@
  *   multicast-scatter-allgather  the same multicast  ->
  *       dl_piece[rp] = scatter X[0 .. p / N * B - 1] from R;  d = allgather dl_piece[rp] by rp / N
  * (multicast = scatter to representatives ; group broadcasts = scatter ; group allgathers.)
+ * scatter-bcast-multicast and scatter-allgather-multicast turn these two shapes (as written
+ * here; the pieces read nowhere else) back into the multicast.
  *
  * The predicted costs are the simulator's own (cost_collective of cost.h on the collectives of
  * each side), hockney and BSP.
@@ -27,11 +29,14 @@
 #include "fuse_int.h"
 #include "sim.h"
 
-typedef enum dl_law { DL_BCAST_SA, DL_SA_BCAST, DL_ALLG_GB, DL_GB_ALLG, DL_MC_SB, DL_MC_SA } dl_law;
+typedef enum dl_law {
+    DL_BCAST_SA, DL_SA_BCAST, DL_ALLG_GB, DL_GB_ALLG, DL_MC_SB, DL_MC_SA, DL_SB_MC, DL_SA_MC
+} dl_law;
 
 static const char *const dl_names[] = {
     "bcast-scatter-allgather", "scatter-allgather-bcast", "allgather-gather-bcast", "gather-bcast-allgather",
-    "multicast-scatter-bcast", "multicast-scatter-allgather",
+    "multicast-scatter-bcast", "multicast-scatter-allgather", "scatter-bcast-multicast",
+    "scatter-allgather-multicast",
 };
 
 typedef struct dl_match {
@@ -41,6 +46,7 @@ typedef struct dl_match {
                                   a multicast: one group's block) */
     int64_t group;             /* a multicast's group size N (1 otherwise) */
     const ir_expr *gN, *gB;    /* a multicast's slice rp / N * B .. rp / N * B + B - 1 */
+    char *B;                   /* the reverse laws: B as text (malloc'd) */
 } dl_match;
 
 static int mentions_var(const ir_expr *e, const char *v)
@@ -112,6 +118,71 @@ static int match_multicast(dl_law law, const fz_site *s, const ir_stmt *a, dl_ma
 
 static int kind_is(const ir_stmt *c, ir_coll_kind k) { return c && c->u.coll.ck == k && fz_coll_simple(c); }
 
+/* An expression as an operand: a name or a literal as it is, anything else parenthesised. */
+static char *operand(const ir_expr *e)
+{
+    char *t = ir_print_expr(e);
+    if (e->kind == IR_E_NAME || e->kind == IR_E_INT) return t;
+    char *r = xf_asprintf("(%s)", t);
+    free(t);
+    return r;
+}
+
+static int text_is(const ir_expr *e, const char *want)
+{
+    char *t = e ? ir_print_expr(e) : NULL;
+    int same = t && !strcmp(t, want);
+    free(t);
+    return same;
+}
+
+/* The reverse of the multicast laws: exactly the shapes they write (see the header). */
+static int match_to_multicast(dl_law law, const fz_site *s, const ir_stmt *a, const ir_stmt *b, dl_match *m,
+                              char **why)
+{
+    const char *rp = s->pv->var;
+    ir_coll_kind second = law == DL_SB_MC ? IR_C_BCAST : IR_C_ALLGATHER;
+    if (!a || !b || a->u.coll.ck != IR_C_SCATTER || b->u.coll.ck != second || !b->u.coll.by ||
+        (law == DL_SB_MC) != (a->u.coll.by != NULL) || a->u.coll.nsrc != 1 || !a->u.coll.src_lo ||
+        !a->u.coll.src_lo[0] || !text_is(a->u.coll.src_lo[0], "0") || (a->u.coll.dst_lo && a->u.coll.dst_lo[0]) ||
+        !a->u.coll.dst[0] || b->u.coll.nsrc != 1 || (b->u.coll.src_lo && b->u.coll.src_lo[0]) ||
+        !fz_same_block(a->u.coll.dst[0], b->u.coll.src[0]))
+        return 0;
+    const ir_expr *by = b->u.coll.by;
+    if (!(by->kind == IR_E_BINARY && by->u.op.op == IR_OP_DIV && by->u.op.a->kind == IR_E_NAME &&
+          !strcmp(by->u.op.a->u.name.id, rp) && !mentions_var(by->u.op.b, rp))) {
+        if (!*why) *why = xf_asprintf("line %d: the groups are not `by rp / N`", b->pos.line);
+        return 0;
+    }
+    m->gN = by->u.op.b;
+    char *N = operand(m->gN);
+    char *reps = xf_asprintf("select(%s %% %s == 0, 0, -1)", rp, N), *groot = xf_asprintf("%s / %s * %s", rp, N, N);
+    int ok = law == DL_SA_MC || (text_is(a->u.coll.by, reps) && text_is(b->u.coll.root, groot));
+    free(reps);
+    free(groot);
+    const ir_decl *part = fz_block_array(s, a->u.coll.dst[0]);
+    const ir_stmt *skip[2] = {a, b};
+    if (!ok || !part || part->u.array.ndims != 2 || !text_is(part->u.array.lo[1], "0") ||
+        fz_array_read_elsewhere(s, part->u.array.name, skip, 2)) {
+        if (!*why) *why = xf_asprintf("line %d: not the scatter to the groups' first processors and the group "
+                                      "%s of its pieces (read nowhere else)", a->pos.line,
+                                      law == DL_SB_MC ? "bcast" : "allgather");
+        free(N);
+        return 0;
+    }
+    char *hi = ir_print_expr(part->u.array.hi[1]), *piece;
+    size_t L = strlen(hi);
+    piece = L > 4 && !strcmp(hi + L - 4, " - 1") ? xf_asprintf("%.*s", (int)(L - 4), hi) : xf_asprintf("%s + 1", hi);
+    m->B = law == DL_SB_MC ? xf_asprintf("(%s)", piece) : xf_asprintf("(%s) * %s", piece, N);
+    free(hi);
+    free(piece);
+    free(N);
+    m->c[0] = a; m->c[1] = b; m->n = 2;
+    m->group = eval_const(s, m->gN);
+    m->m = fz_coll_block_elems(s, a, 1, 0) * (law == DL_SA_MC ? m->group : 1);
+    return m->group > 0;
+}
+
 static int match_at(dl_law law, const fz_site *s, int i, dl_match *m, char **why)
 {
     const ir_stmt *a = fz_coll(s, i), *b = fz_coll(s, i + 1);
@@ -120,6 +191,8 @@ static int match_at(dl_law law, const fz_site *s, int i, dl_match *m, char **why
     switch (law) {
     case DL_MC_SB: case DL_MC_SA:
         return match_multicast(law, s, a, m, why);
+    case DL_SB_MC: case DL_SA_MC:
+        return match_to_multicast(law, s, a, b, m, why);
     case DL_BCAST_SA:
         if (!kind_is(a, IR_C_BCAST)) return 0;
         m->c[0] = a; m->n = 1;
@@ -169,11 +242,16 @@ static int find(dl_law law, const fz_site *s, const char *label, dl_match *m, ch
         int has = !label;
         for (int k = 0; label && k < m->n; k++) has |= m->c[k]->u.coll.label && !strcmp(m->c[k]->u.coll.label, label);
         if (has) { free(*why); *why = NULL; return 1; }
+        free(m->B);
+        m->B = NULL;
     }
     if (!*why) *why = xf_asprintf("no %s here", law == DL_BCAST_SA ? "bcast" : law == DL_SA_BCAST
                                   ? "scatter followed by an allgather of its pieces" : law == DL_ALLG_GB
                                   ? "allgather" : law == DL_GB_ALLG
-                                  ? "gather followed by a bcast of its result from the root" : "multicast");
+                                  ? "gather followed by a bcast of its result from the root"
+                                  : law == DL_SB_MC ? "scatter to the groups' first processors followed by a group bcast"
+                                  : law == DL_SA_MC ? "scatter followed by a group allgather of its pieces"
+                                  : "multicast");
     return 0;
 }
 
@@ -188,12 +266,13 @@ static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, di
         }
     *status = XF_EREFUSED;
     fz_site s;
-    dl_match m;
+    dl_match m = {0};
     char *why = NULL;
     ir_program *out = NULL;
     if (fz_site_open(&s, src, &why) != 0 || !find(law, &s, xf_args_get(a, "at", NULL), &m, &why)) {
         diag_add(d, src->file, 0, 0, "%s refused: %s", nm, why ? why : "no match");
         free(why);
+        free(m.B);
         fz_site_close(&s);
         return NULL;
     }
@@ -249,11 +328,19 @@ static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, di
         free(N); free(B); free(hi); free(part);
         break;
     }
+    case DL_SB_MC: case DL_SA_MC: {
+        char *N = operand(m.gN), *ax = ir_print_expr(c0->u.coll.src[0]);
+        const char *rv = s.pv->var;
+        xf_buf_printf(&repl, "%s%s = multicast %s[%s / %s * %s .. %s / %s * %s + %s - 1] from %s", lab, y, ax, rv, N,
+                      m.B, rv, N, m.B, m.B, root);
+        free(N); free(ax);
+        break;
+    }
     }
     out = fz_finish(&s, nm, c0->pos.line, cl->pos.line, repl.s, decls.s, d);
     xf_buf_free(&repl);
     xf_buf_free(&decls);
-    free(lab); free(x); free(y); free(root);
+    free(lab); free(x); free(y); free(root); free(m.B);
     fz_site_close(&s);
     return out;
 }
@@ -289,12 +376,12 @@ static void sides(dl_law law, double M, double p, double N, dl_side *before, dl_
         two.r[two.n++] = rec(IR_C_GATHER, p, M / p, 1);
         two.r[two.n++] = rec(IR_C_BCAST, p, M, 1);
         break;
-    case DL_MC_SB:
+    case DL_MC_SB: case DL_SB_MC:
         one.r[one.n++] = rec(IR_C_MULTICAST, p, M, 1);
         two.r[two.n++] = rec(IR_C_SCATTER, p / N, M, 1);
         two.r[two.n++] = rec(IR_C_BCAST, N, M, p / N);
         break;
-    case DL_MC_SA:
+    case DL_MC_SA: case DL_SA_MC:
         one.r[one.n++] = rec(IR_C_MULTICAST, p, M, 1);
         two.r[two.n++] = rec(IR_C_SCATTER, p, M / N, 1);
         two.r[two.n++] = rec(IR_C_ALLGATHER, N, M / N, p / N);
@@ -308,7 +395,7 @@ static void sides(dl_law law, double M, double p, double N, dl_side *before, dl_
 static char *predict(dl_law law, const ir_program *p, const cost_profile *prof)
 {
     fz_site s;
-    dl_match m;
+    dl_match m = {0};
     char *why = NULL, *txt = NULL;
     if (fz_site_open(&s, p, &why) == 0 && find(law, &s, NULL, &m, &why) && s.nprocs > 0) {
         dl_side before, after;
@@ -321,6 +408,7 @@ static char *predict(dl_law law, const ir_program *p, const cost_profile *prof)
                           b0 < b1 ? "  WARNING: negative gain" : "");
         free(t);
     }
+    free(m.B);
     free(why);
     fz_site_close(&s);
     return txt;
@@ -330,8 +418,9 @@ static char *predict(dl_law law, const ir_program *p, const cost_profile *prof)
     int xf_fuse_##id##_applicable(const ir_program *p, char **why)                                   \
     {                                                                                                \
         fz_site s;                                                                                   \
-        dl_match m;                                                                                  \
+        dl_match m = {0};                                                                            \
         int ok = fz_site_open(&s, p, why) == 0 && find(law, &s, NULL, &m, why);                      \
+        free(m.B);                                                                                   \
         fz_site_close(&s);                                                                           \
         return ok;                                                                                   \
     }                                                                                                \
@@ -346,3 +435,5 @@ DL_FNS(allg_gb, DL_ALLG_GB)
 DL_FNS(gb_allg, DL_GB_ALLG)
 DL_FNS(mc_sb, DL_MC_SB)
 DL_FNS(mc_sa, DL_MC_SA)
+DL_FNS(sb_mc, DL_SB_MC)
+DL_FNS(sa_mc, DL_SA_MC)

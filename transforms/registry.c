@@ -112,6 +112,10 @@ static const xf_transform registry[] = {
              "groups' first processors; bcast in each group"),
     FUSE_ROW("multicast-scatter-allgather", mc_sa, "distribution law: multicast to groups -> scatter; "
              "allgather in each group"),
+    FUSE_ROW("scatter-bcast-multicast", sb_mc, "distribution law: scatter to the groups' first "
+             "processors; bcast in each group -> multicast"),
+    FUSE_ROW("scatter-allgather-multicast", sa_mc, "distribution law: scatter; allgather in each group "
+             "-> multicast"),
 };
 
 enum { NXF = sizeof registry / sizeof registry[0] };

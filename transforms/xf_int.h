@@ -161,7 +161,7 @@ XF_FUSE_DECL(sr2) XF_FUSE_DECL(sr) XF_FUSE_DECL(ss2) XF_FUSE_DECL(ss) XF_FUSE_DE
 XF_FUSE_DECL(bss2) XF_FUSE_DECL(bss) XF_FUSE_DECL(br) XF_FUSE_DECL(brall) XF_FUSE_DECL(bsr2)
 XF_FUSE_DECL(bsr) XF_FUSE_DECL(tuple)
 XF_FUSE_DECL(bcast_sa) XF_FUSE_DECL(sa_bcast) XF_FUSE_DECL(allg_gb) XF_FUSE_DECL(gb_allg)
-XF_FUSE_DECL(mc_sb) XF_FUSE_DECL(mc_sa)
+XF_FUSE_DECL(mc_sb) XF_FUSE_DECL(mc_sa) XF_FUSE_DECL(sb_mc) XF_FUSE_DECL(sa_mc)
 
 /* ---- tiled step nests (commgen.c) ------------------------------------------------------------ */
 

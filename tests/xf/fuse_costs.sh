@@ -88,7 +88,17 @@ for law in multicast-scatter-bcast:620 multicast-scatter-allgather:1196; do
     done
     "$POLYAPM" sim "$TMP/mc.apm" "${H[@]}" --against "$E/multicast-src.apm" >"$TMP/b.json"
     expect_eq "$t: simulated collective cost" "$(field collective <"$TMP/b.json")" "$want"
+    back=scatter-${t#multicast-scatter-}-multicast
+    "$POLYAPM" apply "$TMP/mc.apm" "$back" -o "$TMP/mc2.apm"; rc=$?
+    expect_eq "$back applies" "$rc" 0
+    "$POLYAPM" sim "$TMP/mc2.apm" "${H[@]}" --against "$E/multicast-src.apm" >"$TMP/b.json"
+    expect_eq "$back: verified" "$(field verified <"$TMP/b.json")" true
+    expect_eq "$back: one multicast again, 1116" "$(field collective <"$TMP/b.json")" 1116
 done
+"$POLYAPM" apply "$E/multicast.apm" multicast-scatter-bcast -o "$TMP/mc.apm"
+"$POLYAPM" apply "$TMP/mc.apm" scatter-bcast-multicast -o "$TMP/mc2.apm"
+expect_eq "multicast -> scatter & bcast -> multicast: the original statement" \
+    "$(grep -c 'M: d\[rp\] = multicast a\[0\]\[rp / N \* bs .. rp / N \* bs + bs - 1\] from 0' "$TMP/mc2.apm")" 1
 "$POLYAPM" sim "$E/multicast.apm" "${H[@]}" >"$TMP/a.json"
 expect_eq "direct multicast: 1116" "$(field collective <"$TMP/a.json")" 1116
 printf 'ts 100\ntw 1\n' >"$TMP/prof"
