@@ -2,6 +2,7 @@
 # Collective fusion against the cost formulas (hockney, t_s = 100, t_w = 1):
 #  - polyeval: BS-Comcast keeps the values (verified against its source, m <= 4) and the simulated
 #    saving at m = 1 and m = 1000 (p = 8) equals Table 1's before - after = log p (t_s + m t_w);
+#  - Table 1: the simulated cost before and after SR2, SR, SS2, SS, BS, BSS2, BSS (p = 8);
 #  - reduction fusion: forty independent allreductions -> one user-defined allreduction, same
 #    output, saving (k - 1) log p t_s; ZRAN3 (examples/zran3.apm, rounds that depend on each
 #    other) fuses each round's independent pairs: 40 -> 20, same values, saving 20 log p t_s;
@@ -31,6 +32,24 @@ for m in 1 4 1000; do
 done
 expect_match "transforms shows the Table 1 gain" "$("$POLYAPM" transforms "$E/polyeval.apm" | grep -A1 '^bs-comcast')" \
     "predicted \(Table 1; hockney .*gain"
+
+# Table 1 against the simulator (p = 8, m = 3, no barrier): the simulated cost of the chain
+# before and after each rule is log p (a t_s + m (b t_w + c)) with Table 1's (a, b, c)
+HB=(-D procs=8 --model hockney --set ts=100 --set tw=1 --set barrier_slope=0 --json)
+for r in sr2-reduction:sr2:2,2,3:1,2,3 sr-reduction:sr:2,2,3:1,2,4 ss2-scan:ss2:2,2,4:1,2,6 \
+         ss-scan:ss:2,2,4:1,3,8 bs-comcast:bs:2,2,2:1,1,2 bss2-comcast:bss2:3,3,4:1,1,5 \
+         bss-comcast:bss:3,3,4:1,1,8; do
+    IFS=: read -r rule f before after <<<"$r"
+    "$POLYAPM" apply "$D/$f.apm" "$rule" -o "$TMP/t1.apm"
+    b=$("$POLYAPM" sim "$D/$f.apm" "${HB[@]}" | field cost)
+    a=$("$POLYAPM" sim "$TMP/t1.apm" "${HB[@]}" | field cost)
+    t1() { python3 -c "a,b,c=$1; print(3 * (a*100 + 3*(b*1 + c)))"; }
+    expect_near "$rule: simulated before = Table 1 ($(t1 "$before"))" "$b" "$(t1 "$before")" 1e-6
+    expect_near "$rule: simulated after = Table 1 ($(t1 "$after"))" "$a" "$(t1 "$after")" 1e-6
+done
+expect_match "transforms --json carries the prediction" \
+    "$("$POLYAPM" transforms "$D/sr2.apm" --json | json "[t.get('predicted', '') for t in j if t['name'] == 'sr2-reduction'][0]")" \
+    "before .*after .*gain"
 
 "$POLYAPM" apply "$D/many.apm" fuse-reductions -o "$TMP/many.apm"; rc=$?
 expect_eq "40 allreductions: fuse-reductions applies" "$rc" 0
