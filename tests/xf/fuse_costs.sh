@@ -51,6 +51,12 @@ expect_match "transforms --json carries the prediction" \
     "$("$POLYAPM" transforms "$D/sr2.apm" --json | json "[t.get('predicted', '') for t in j if t['name'] == 'sr2-reduction'][0]")" \
     "before .*after .*gain"
 
+# in a workspace: the fused node is added under the root, simulated and verified
+cp "$E/polyeval.apm" "$E/polyeval-src.apm" "$TMP/" && (cd "$TMP" && "$POLYAPM" init polyeval.apm >/dev/null)
+out=$(cd "$TMP" && POLYAPM_WORKSPACE="$TMP/polyeval.pdg" "$POLYAPM" apply 1 bs-comcast 2>&1); rc=$?
+expect_eq "workspace: apply 1 bs-comcast exits 0" "$rc" 0
+expect_match "workspace: the fused node is verified" "$out" "added node 2 .*verified"
+
 "$POLYAPM" apply "$D/many.apm" fuse-reductions -o "$TMP/many.apm"; rc=$?
 expect_eq "40 allreductions: fuse-reductions applies" "$rc" 0
 expect_eq "40 allreductions -> 1" "$(grep -c '= allreduce' "$TMP/many.apm")" 1
