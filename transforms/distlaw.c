@@ -19,6 +19,7 @@
  * scatter-bcast-multicast and scatter-allgather-multicast turn these two shapes (as written
  * here; the pieces read nowhere else) back into the multicast.
  *
+ * At syndm the new array of pieces is distributed one row per processor (`dist P(v) [v .. v][..]`).
  * The predicted costs are the simulator's own (cost_collective of cost.h on the collectives of
  * each side), hockney and BSP.
  */
@@ -255,6 +256,15 @@ static int find(dl_law law, const fz_site *s, const char *label, dl_match *m, ch
     return 0;
 }
 
+/* At syndm: one row of the pieces' array per processor. */
+static void add_dist(const fz_site *s, xf_buf *decls, const char *part, const char *top)
+{
+    if (s->q->level != IR_SYNDM) return;
+    char *v = fz_fresh_name(s, "dlp", NULL);
+    xf_buf_printf(decls, "dist %s(%s) [%s .. %s][0 .. %s]\n", part, v, v, v, top);
+    free(v);
+}
+
 static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, diag_list *d, int *status)
 {
     const char *nm = dl_names[law];
@@ -294,8 +304,10 @@ static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, di
             free(l); free(h);
         }
         if (!size.s) xf_buf_printf(&size, "1");
-        xf_buf_printf(&decls, "array %s[%s .. %s][0 .. %s / (%s - (%s) + 1) - 1] %s\n", part, lo, hi, size.s, hi,
-                      lo, fz_type_name(arr->u.array.elem));
+        char *top = xf_asprintf("%s / (%s - (%s) + 1) - 1", size.s, hi, lo);
+        xf_buf_printf(&decls, "array %s[%s .. %s][0 .. %s] %s\n", part, lo, hi, top, fz_type_name(arr->u.array.elem));
+        add_dist(&s, &decls, part, top);
+        free(top);
         xf_buf_printf(&repl, "%s%s[%s] = scatter %s from %s\n%s = allgather %s[%s]", lab, part, s.pv->var, x,
                       root, y, part, s.pv->var);
         free(part); free(lo); free(hi);
@@ -313,11 +325,13 @@ static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, di
         break;
     case DL_MC_SB: case DL_MC_SA: {
         const ir_decl *arr = fz_block_array(&s, c0->u.coll.src[0]);
-        char *N = ir_print_expr(m.gN), *B = ir_print_expr(m.gB), *hi = ir_print_expr(s.pv->hi);
+        char *N = operand(m.gN), *B = operand(m.gB), *hi = ir_print_expr(s.pv->hi);
         const char *rv = s.pv->var;
         char *part = fz_fresh_name(&s, law == DL_MC_SB ? "dl_rep" : "dl_piece", NULL);
-        xf_buf_printf(&decls, "array %s[0 .. %s][0 .. %s%s%s%s - 1] %s\n", part, hi, law == DL_MC_SA ? "(" : "", B,
-                      law == DL_MC_SA ? ") / " : "", law == DL_MC_SA ? N : "", fz_type_name(arr->u.array.elem));
+        char *top = law == DL_MC_SA ? xf_asprintf("(%s) / %s - 1", B, N) : xf_asprintf("%s - 1", B);
+        xf_buf_printf(&decls, "array %s[0 .. %s][0 .. %s] %s\n", part, hi, top, fz_type_name(arr->u.array.elem));
+        add_dist(&s, &decls, part, top);
+        free(top);
         xf_buf_printf(&repl, "%s%s[%s] = scatter %s[0 .. (%s + 1) / (%s) * (%s) - 1] from %s", lab, part, rv, x, hi,
                       N, B, root);
         if (law == DL_MC_SB)

@@ -96,6 +96,17 @@ for p in 1 2 3 4 5 6 7 8 9; do
     [ -n "$a" ] && [ "$a" = "$b" ] || bad="$bad p=$p"
 done
 expect_eq "laws: scatter+allgather and gather+bcast give the same output, p = 1..9" "$bad" ""
+"$POLYAPM" apply "$D/laws-dm.apm" bcast-scatter-allgather -o "$TMP/d1.apm" && \
+"$POLYAPM" apply "$TMP/d1.apm" allgather-gather-bcast at=A -o "$TMP/d2.apm"; rc=$?
+expect_eq "laws at syndm apply" "$rc" 0
+expect_match "laws at syndm: the pieces are distributed" "$(cat "$TMP/d2.apm")" "dist dl_part\(dlp\) \[dlp .. dlp\]"
+bad=""
+for p in 1 2 3 5 8 9; do
+    a=$("$POLYAPM" sim "$D/laws-dm.apm" -D procs=$p --json | field checksum)
+    b=$("$POLYAPM" sim "$TMP/d2.apm" -D procs=$p --json | field checksum)
+    [ -n "$a" ] && [ "$a" = "$b" ] || bad="$bad p=$p"
+done
+expect_eq "laws at syndm: same output, no missing message" "$bad" ""
 expect_match "laws: predicted with a warning (bcast is cheaper here)" \
     "$("$POLYAPM" transforms "$D/laws.apm" | grep -A1 '^bcast-scatter-allgather')" "WARNING: negative gain"
 
