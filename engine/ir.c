@@ -200,6 +200,22 @@ ir_stmt *ir_new_stmt(ir_program *p, ir_stmt_kind kind)
     return s;
 }
 
+ir_stmt *ir_new_coll(ir_program *p, ir_coll_kind kind, const char *op, ir_expr **dst, int ndst,
+                     ir_expr **src, int nsrc, ir_expr *root)
+{
+    ir_stmt *s = ir_new_stmt(p, IR_S_COLL);
+    s->u.coll.ck = kind;
+    s->u.coll.op.name = ir_strdup(p, op);
+    s->u.coll.op.builtin = s->u.coll.op.user = -1;
+    s->u.coll.dst = ndst > 0 ? ir_alloc(p, (size_t)ndst * sizeof *s->u.coll.dst) : NULL;
+    if (ndst > 0) memcpy(s->u.coll.dst, dst, (size_t)ndst * sizeof *dst);
+    s->u.coll.ndst = ndst;
+    s->u.coll.src = copy_exprs(p, src, nsrc);
+    s->u.coll.nsrc = nsrc;
+    s->u.coll.root = root;
+    return s;
+}
+
 ir_decl *ir_new_decl(ir_program *p, ir_decl_kind kind)
 {
     ir_decl *d = ir_alloc(p, sizeof *d);

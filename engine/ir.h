@@ -400,6 +400,10 @@ ir_block *ir_new_block(ir_program *p);
 void ir_block_append(ir_program *p, ir_block *b, ir_stmt *s);
 ir_stmt *ir_new_stmt(ir_program *p, ir_stmt_kind kind);
 ir_decl *ir_new_decl(ir_program *p, ir_decl_kind kind);
+/* A collective `dst.. = kind(op) src.. [to|from root]` (unchecked): op is NULL for the kinds
+ * without one; dst[] and src[] are copied (a NULL dst entry is `_`); no ranges, no `by`. */
+ir_stmt *ir_new_coll(ir_program *p, ir_coll_kind kind, const char *op, ir_expr **dst, int ndst,
+                     ir_expr **src, int nsrc, ir_expr *root);
 void ir_program_append_decl(ir_program *p, ir_decl *d);
 
 /* Names of enum values, as written in the language. */

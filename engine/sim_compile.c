@@ -774,7 +774,8 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         return st;
     }
     case IR_S_COLL:
-        return (sim_stmt *)sim_cerr(c, NULL, "collectives are not simulated yet");
+        /* the driver (sim.c) runs the collectives of the processor loop's body itself */
+        return (sim_stmt *)sim_cerr(c, NULL, "a collective outside the processor loop's body");
     }
     return (sim_stmt *)sim_cerr(c, NULL, "unknown statement");
 }

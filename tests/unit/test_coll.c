@@ -304,8 +304,31 @@ static void test_rules(void)
     ir_program_free(p);
 }
 
+/* ir_new_coll builds what the parser builds: a reduce appended to polyeval prints as written. */
+static void test_builder(void)
+{
+    ir_program *p = t_load("examples/polyeval.apm");
+    if (!p) return;
+    ir_stmt *pfor = p->body->stmts[p->body->n - 1];
+    ir_expr *ix[1] = { ir_new_name(p, "rp") };
+    ir_expr *dst[2] = { ir_new_access(p, "y", ix, 1), NULL };
+    ir_expr *src[2] = { ir_new_access(p, "pw", ix, 1), ir_new_access(p, "pw", ix, 1) };
+    ir_block_append(p, pfor->u.for_.body, ir_new_coll(p, IR_C_REDUCE, "+", dst, 1, src, 1, ir_new_int(p, 0)));
+    ir_block_append(p, pfor->u.for_.body, ir_new_coll(p, IR_C_SCAN, "max", dst, 2, src, 2, NULL));
+    char *text = ir_print(p);
+    T_CHECK("builder: reduce printed", strstr(text, "\n  y[rp] = reduce(+) pw[rp] to 0\n") != NULL, "%s", text);
+    T_CHECK("builder: tuple printed", strstr(text, "\n  (y[rp], _) = scan(max) (pw[rp], pw[rp])\n") != NULL, "%s", text);
+    diag_list d;
+    diag_list_init(&d);
+    T_CHECK("builder: the checker sees the arity error", ir_check(p, &d) > 0, "no error");
+    diag_list_free(&d);
+    free(text);
+    ir_program_free(p);
+}
+
 int main(void)
 {
+    test_builder();
     test_rules();
     test_sorted();
     test_multicast();
