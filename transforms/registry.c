@@ -50,14 +50,14 @@ static const xf_param commgen_params[] = {
 
 static const xf_param fuse_params[] = {
     {"at", XF_P_STRING, NULL, NULL, 0,
-     "the label of a statement of the chain to fuse (default: the first chain that qualifies)"},
+     "the label of a statement of the chain to fuse (default: the first chain that qualifies)", 0, NULL},
 };
 #define FUSE_P fuse_params, 1
 
 static const xf_param tuple_params[] = {
     {"at", XF_P_STRING, NULL, NULL, 0,
-     "the label of a statement of the run to fuse (default: the first run of two or more)"},
-    {"all", XF_P_ENUM, "0", "0|1", 0, "1: fuse every run, one after the other"},
+     "the label of a statement of the run to fuse (default: the first run of two or more)", 0, NULL},
+    {"all", XF_P_ENUM, "0", "0|1", 0, "1: fuse every run, one after the other", 0, NULL},
 };
 
 /* A collective-fusion row: name, summary, and the family of functions xf_fuse_ID_*. */
