@@ -36,7 +36,7 @@ expect_match "operator printed tight" "$(cat "$TMP/nc1.apm")" "c\[rp\] = reduce\
 expect_eq "literal sorted: rejected" "$?" 1
 expect_match "literal sorted: counter-example" "$(cat "$TMP/err")" "combine\(ident, \([-0-9, ]+\)\) = \([-0-9, ]+\), not"
 # every collective example verifies against its reference on 1..9 processors
-for f in polyeval scanscan zran3 sorted; do
+for f in polyeval scanscan zran3 zran3-rounds sorted; do
     bad=""
     for p in 1 2 3 4 5 6 7 8 9; do
         "$POLYAPM" sim "$ROOT/examples/$f.apm" -D procs=$p --json >"$TMP/j" 2>"$TMP/err"
@@ -79,8 +79,8 @@ done
 expect_eq "polyeval under bsp: the collectives of REFERENCE §4" \
     "$(json "[c['cost'] for c in j['collectives']]" <"$TMP/j")" "[167, 171, 111]"
 
-# zran3: forty reductions of one element, 40 log p (t_s + t_w + 1)
-"$POLYAPM" sim "$ROOT/examples/zran3.apm" "${hk[@]}" --json >"$TMP/j"
+# zran3-rounds (NAS): forty reductions of one element, 40 log p (t_s + t_w + 1)
+"$POLYAPM" sim "$ROOT/examples/zran3-rounds.apm" "${hk[@]}" --json >"$TMP/j"
 expect_eq "zran3: 40 reductions" "$(json "len(j['collectives'])" <"$TMP/j")" 40
 expect_eq "zran3: their hockney cost" "$(json "j['collective']" <"$TMP/j")" "$(python3 -c "print(int(40 * 2 * 102))")"
 expect_eq "zran3: verified" "$(json "j['verified']" <"$TMP/j")" True

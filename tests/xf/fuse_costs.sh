@@ -4,7 +4,7 @@
 #    saving at m = 1 and m = 1000 (p = 8) equals Table 1's before - after = log p (t_s + m t_w);
 #  - Table 1: the simulated cost before and after SR2, SR, SS2, SS, BS, BSS2, BSS (p = 8);
 #  - reduction fusion: forty independent allreductions -> one user-defined allreduction, same
-#    output, saving (k - 1) log p t_s; ZRAN3 (examples/zran3.apm, rounds that depend on each
+#    output, saving (k - 1) log p t_s; ZRAN3 (examples/zran3-rounds.apm, rounds that depend on each
 #    other) fuses each round's independent pairs: 40 -> 20, same values, saving 20 log p t_s;
 #  - the distribution laws: both directions give the same output on 1..9 processors, and
 #    `transforms` predicts their cost with a warning where the gain is negative; multicast to
@@ -69,12 +69,12 @@ for p in 2 5 8; do
         "$(python3 -c "print($(field cost <"$TMP/a.json") - $(field cost <"$TMP/b.json"))")" "$((39 * L * 100))" 1e-6
 done
 
-"$POLYAPM" apply "$E/zran3.apm" fuse-reductions all=1 -o "$TMP/z.apm"; rc=$?
+"$POLYAPM" apply "$E/zran3-rounds.apm" fuse-reductions all=1 -o "$TMP/z.apm"; rc=$?
 expect_eq "zran3: fuse-reductions all=1 applies" "$rc" 0
-expect_eq "zran3: 40 reductions before" "$(grep -c '= allreduce' "$E/zran3.apm")" 40
+expect_eq "zran3: 40 reductions before" "$(grep -c '= allreduce' "$E/zran3-rounds.apm")" 40
 expect_eq "zran3: 20 after (each round's independent pairs)" "$(grep -c '= allreduce' "$TMP/z.apm")" 20
 for p in 1 4 7; do
-    "$POLYAPM" sim "$E/zran3.apm" -D procs=$p "${H[@]}" --against "$E/zran3-src.apm" >"$TMP/a.json"
+    "$POLYAPM" sim "$E/zran3-rounds.apm" -D procs=$p "${H[@]}" --against "$E/zran3-src.apm" >"$TMP/a.json"
     "$POLYAPM" sim "$TMP/z.apm" -D procs=$p "${H[@]}" --against "$E/zran3-src.apm" >"$TMP/b.json"
     expect_eq "zran3 p=$p: fused verified" "$(field verified <"$TMP/b.json")" true
     L=$(python3 -c "import math; print(math.ceil(math.log2($p)) if $p > 1 else 0)")
