@@ -168,6 +168,7 @@ struct tui {
     tui_form form;
     int cmp_sel, cmp_top;
     int *cmp;                          /* graph indexes, sorted */
+    double *cmp_meas;                  /* per graph index: newest measured seconds (0 none) */
     int ncmp, cmp_gen;
     int gen;                           /* counts reloads (graph indexes may change) */
     char prompt_label[64];

@@ -1,8 +1,9 @@
 /*
  * tui_compare.c — the compare view: every leaf of the graph (a node without children) in a
  * table sorted by cost under the current model, machine and parameters (unsimulated leaves
- * last), with a bar scaled to the most expensive, the speedup over the root and the marks.
- * Enter jumps to the leaf in the tree.
+ * last), with a bar scaled to the most expensive, the speedup over the root, the predicted
+ * seconds under the machine profile next to the newest measured seconds (`run`, `measure`)
+ * where the leaf has been measured, and the marks.  Enter jumps to the leaf in the tree.
  */
 #include <ncurses.h>
 #include <stdio.h>
@@ -20,13 +21,31 @@ static int by_cost(const void *a, const void *b, void *ctx)
     return *(const int *)a - *(const int *)b;
 }
 
+/* The newest measurement of every node (listed oldest first, so the last one wins). */
+static void measured(tui *t)
+{
+    diag_list d;
+    diag_list_init(&d);
+    store_measurement *ms = NULL;
+    int nm = 0;
+    if (store_measurement_list(t->s, 0, &ms, &nm, &d) == 0)
+        for (int k = 0; k < nm; k++)
+            for (int i = 0; i < t->g.n; i++)
+                if (t->g.nodes[i].id == ms[k].node) { t->cmp_meas[i] = ms[k].seconds; break; }
+    store_measurements_free(ms, nm);
+    diag_list_free(&d);
+}
+
 static void build(tui *t)
 {
     free(t->cmp);
+    free(t->cmp_meas);
     t->cmp = malloc(sizeof(int) * (size_t)(t->g.n + 1));
+    t->cmp_meas = calloc((size_t)t->g.n + 1, sizeof(double));
     t->ncmp = 0;
     t->cmp_gen = t->gen;
-    if (!t->cmp) return;
+    if (!t->cmp || !t->cmp_meas) { free(t->cmp); free(t->cmp_meas); t->cmp = NULL; t->cmp_meas = NULL; return; }
+    measured(t);
     for (int i = 0; i < t->g.n; i++)
         if (t->g.nodes[i].nchildren == 0) t->cmp[t->ncmp++] = i;
     qsort_r(t->cmp, (size_t)t->ncmp, sizeof *t->cmp, by_cost, t);
@@ -44,14 +63,16 @@ static void draw(tui *t)
     double mx = 0;
     for (int i = 0; i < t->ncmp; i++)
         if (t->info[t->cmp[i]].has && t->info[t->cmp[i]].cost > mx) mx = t->info[t->cmp[i]].cost;
-    int lw = w / 3;
+    int lw = w / 3;                              /* the label; the fixed columns take 58 */
     if (lw > 40) lw = 40;
-    int bw = w - lw - 38;
+    if (lw > w - 62) lw = w - 62;
+    if (lw < 8) lw = 8;
+    int bw = w - lw - 58;
     if (bw < 4) bw = 4;
     if (bw > 200) bw = 200;
     char line[2048];
-    snprintf(line, sizeof line, " %-4s %-*.*s %-4s %9s %7s %-*s %s", "id", lw, lw, "node", "lvl", "cost",
-             "speedup", bw, "", "marks");
+    snprintf(line, sizeof line, " %-4s %-*.*s %-4s %9s %7s %9s %9s %-*s %s", "id", lw, lw, "node", "lvl", "cost",
+             "speedup", "pred s", "meas s", bw, "", "marks");
     attron(A_UNDERLINE);
     mvaddnstr(y + 1, x + 1, line, w - 2);
     attroff(A_UNDERLINE);
@@ -62,15 +83,17 @@ static void draw(tui *t)
         int i = t->cmp_top + r, gi = t->cmp[i];
         const store_gnode *n = &t->g.nodes[gi];
         const tui_info *in = &t->info[gi];
-        char cost[24], spd[16] = "-", bar[TUI_LINE];
+        char cost[24], spd[16] = "-", pred[16] = "-", meas[16] = "-", bar[TUI_LINE];
+        if (in->has) snprintf(pred, sizeof pred, "%.3g", in->cost * t->profile.tick_seconds);
+        if (t->cmp_meas[gi] > 0) snprintf(meas, sizeof meas, "%.3g", t->cmp_meas[gi]);
         tui_fmt_cost(in->has ? in->cost : -1, cost, sizeof cost);
         if (in->speedup > 0) snprintf(spd, sizeof spd, "x%.3g", in->speedup);
         int k = in->has && mx > 0 ? (int)(in->cost / mx * bw + 0.5) : 0;
         if (k > (int)sizeof bar - 1) k = (int)sizeof bar - 1;
         memset(bar, '#', (size_t)k);
         bar[k] = '\0';
-        snprintf(line, sizeof line, " %-4lld %-*.*s %-4s %9s %7s %-*s %c%c%c", (long long)n->id, lw, lw,
-                 n->label, tui_level_tag(n->level), cost, spd, bw, bar,
+        snprintf(line, sizeof line, " %-4lld %-*.*s %-4s %9s %7s %9s %9s %-*s %c%c%c", (long long)n->id, lw, lw,
+                 n->label, tui_level_tag(n->level), cost, spd, pred, meas, bw, bar,
                  !in->has ? ' ' : in->violations > 0 || in->verified == 0 ? '!' : in->verified == 1 ? 'V' : '?',
                  n->pruned ? 'x' : ' ', n->favourite ? '*' : ' ');
         int a = (i == t->cmp_sel ? A_REVERSE : 0) | (n->pruned ? A_DIM : 0) |

@@ -366,6 +366,7 @@ out:
     tui_program_free(t);
     tui_cost_free(t);
     free(t->cmp);
+    free(t->cmp_meas);
     store_close(t->s);
     free(t->ws);
     diag_list_free(&d);

@@ -2,7 +2,7 @@
 # tests/tui/export.sh — X and R on the selected node in the real TUI (tmux): R runs
 # `polyapm run` in the background (export, build, mpirun, checksum check), the status line says
 # the measurement was stored and the cost pane shows it next to the prediction; X exports the
-# node into a directory; a run refused (wrong rank count for a node without procs) says why.
+# node into a directory; the compare view shows the leaf's predicted and measured seconds; a run refused (wrong rank count for a node without procs) says why.
 . "$(dirname "$0")/tmux-lib.bash"
 command -v mpicc >/dev/null && command -v mpirun >/dev/null || { echo "skip export: no MPI"; exit 0; }
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -23,6 +23,10 @@ keys Enter
 check "R runs in the background, then says the measurement is stored" 'run of node 5: stored as a measurement' 60
 check "the cost pane shows the measurement and the prediction" 'measured [0-9.e-]+ s \(np 4\), predicted [0-9.e-]+ s'
 expect_eq "the measurement is in the workspace" "$(P show 5 --json | json "len(j['measurements'])")" 1
+keys c
+check "the compare view has predicted and measured columns" 'pred s +meas s'
+check "the measured leaf shows its predicted and measured seconds" '^[|│] +5 +leaf +sdm +[0-9.]+ +x[0-9.]+ +[0-9.e-]+ +[0-9.e-]+ #+ V'
+keys Escape
 keys X
 check "X asks for a directory" 'export to directory.*export-node5'
 keys Enter
