@@ -326,6 +326,11 @@ static ir_program *fuse_global(const fz_site *s, int first, int n, diag_list *d)
     }
     xf_buf_printf(&decls, "  %s\n}\narray %s[%s .. %s][0 .. %d] %s # the fused reduction's result\n", comm ? "commutative" : "noncommutative",
                   res, plo, phi, nout - 1, fz_type_name(otype));
+    if (s->q->level == IR_SYNDM) {   /* one row of the result per processor */
+        char *v = fz_fresh_name(s, "frp", NULL);
+        xf_buf_printf(&decls, "dist %s(%s) [%s .. %s][0 .. %d]\n", res, v, v, v, nout - 1);
+        free(v);
+    }
     for (int k = 0; k < c0->u.coll.nsrc; k++) {
         char *t = fz_coll_block_text(c0, 0, k);
         xf_buf_printf(&srcs, "%s%s", k ? ", " : "", t);

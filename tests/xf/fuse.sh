@@ -59,6 +59,15 @@ expect_match "fuse-reductions global-view: one reduce into a new block, copies o
     "$(tr '\n' ' ' <"$TMP/tuple-gv.apm")" "fr_out\[rp\] = reduce\(fuse_tuple\) \(x\[rp\], w\[rp\]\) to procs - 1 +if rp == procs - 1 \{ +r\[rp\]\[0\] = fr_out\[rp\]\[0\] +for fr_j = 0 .. 2"
 expect_match "fuse-reductions global-view: preaccum/postaccum concatenated, lets renamed apart" \
     "$(cat "$TMP/tuple-gv.apm")" "postaccum \(f1, f2, f3, f4, f5\) \(x1, x2\) = let t3_k = 3 in \(f1, f2, f3, f4 \* t3_k"
+# at syndm the result block gets one row per processor; same output, no violation
+sed -e 's/^level syncomm/level syndm/' -e 's/^output ce$/output ce\ndist x(p) [p .. p][0 .. m - 1]\ndist w(p) [p .. p][0 .. m - 1]\ndist r(p) [p .. p][0 .. 4]\ndist ce(p) [p .. p]/' \
+    "$D/tuple-gv.apm" >"$TMP/gv-dm.apm"
+"$POLYAPM" apply "$TMP/gv-dm.apm" fuse-reductions -o "$TMP/gv-dm2.apm"; rc=$?
+expect_eq "fuse-reductions global-view at syndm applies" "$rc" 0
+expect_match "fuse-reductions global-view at syndm: the result is distributed" "$(cat "$TMP/gv-dm2.apm")" "dist fr_out\(frp\) \[frp \.\. frp\]\[0 \.\. 4\]"
+a=$("$POLYAPM" sim "$TMP/gv-dm.apm" -D procs=5 --json | grep -o '"checksum":"[0-9a-f]*"')
+b=$("$POLYAPM" sim "$TMP/gv-dm2.apm" -D procs=5 --json | grep -o '"checksum":"[0-9a-f]*"\|"violations":\[\]' | tr -d '\n')
+expect_eq "fuse-reductions global-view at syndm: same output, no violation (p=5)" "$b" "$a\"violations\":[]"
 "$POLYAPM" apply "$D/sr2.apm" sr2-reduction bogus=1 >/dev/null 2>&1; rc=$?
 expect_eq "unknown parameter exits 2" "$rc" 2
 "$POLYAPM" apply "$D/sr2.apm" sr2-reduction at=R -o "$TMP/at.apm"; rc=$?
