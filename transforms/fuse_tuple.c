@@ -88,7 +88,9 @@ static int mentions(const char *text, const char *w)
 
 /* Whether a global-view reduction c may stand alone in a fused run: a reduction with gen and
  * combine, one destination block (not `_`) of gen's size, a whole block or a range, whose
- * subscripts and range read none of the sources' arrays nor its own array. */
+ * subscripts and range read none of the sources' arrays nor its own array, and sources (the
+ * same text for the whole run) that do not mention its destination's array.  The copies run in
+ * the original order, so destinations of one array (other ranges) keep the last writer. */
 static int gv_alone(const fz_site *s, const ir_stmt *c)
 {
     const ir_decl *od = gv_op(s, c);
@@ -101,8 +103,11 @@ static int gv_alone(const fz_site *s, const ir_stmt *c)
     char *d = fz_coll_block_text(c, 1, 0);
     const char *darr = blk_array(s, c->u.coll.dst[0]);
     int ok = !mentions(d + strlen(darr), darr);
-    for (int k = 0; k < c->u.coll.nsrc && ok; k++)
-        ok = !mentions(d, blk_array(s, c->u.coll.src[k]));
+    for (int k = 0; k < c->u.coll.nsrc && ok; k++) {
+        char *src = fz_coll_block_text(c, 0, k);
+        ok = !mentions(d, blk_array(s, c->u.coll.src[k])) && !mentions(src, darr);
+        free(src);
+    }
     free(d);
     return ok;
 }
