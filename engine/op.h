@@ -20,7 +20,7 @@
 #include "diag.h"
 #include "ir.h"
 
-#define OP_MAX_FIELDS 64          /* state, input and output tuples */
+#define OP_MAX_FIELDS 256         /* state, input and output tuples (ZRAN3 fused: 220) */
 
 typedef union op_value { int64_t i; double d; } op_value;
 

@@ -452,6 +452,41 @@ static int user_combine(const fz_site *s, int u, const char *const *left, const 
     return n;
 }
 
+int fz_op_clause_text(const fz_site *s, int u, ir_clause_kind k, const char *const *pat0,
+                      const char *const *pat1, const char *prefix, xf_buf *lets, xf_buf *vals)
+{
+    const ir_opitem *cl = s->q->ops[u]->u.op.clause[k];
+    if (!cl) return -1;
+    ir_program *scratch = ir_program_new(NULL);
+    int n0 = cl->npats > 0 ? cl->pats[0].n : 0, n1 = cl->npats > 1 ? cl->pats[1].n : 0, nmap = 0;
+    const char **from = calloc((size_t)(n0 + n1 + cl->nlets) + 1, sizeof *from);
+    const char **to = calloc((size_t)(n0 + n1 + cl->nlets) + 1, sizeof *to);
+    char **letname = calloc((size_t)cl->nlets + 1, sizeof *letname);
+    for (int i = 0; i < n0; i++) { from[nmap] = cl->pats[0].names[i]; to[nmap++] = pat0[i]; }
+    for (int i = 0; i < n1; i++) { from[nmap] = cl->pats[1].names[i]; to[nmap++] = pat1[i]; }
+    for (int i = 0; i < cl->nlets; i++) {
+        fz_subst m = {from, to, nmap};
+        char *v = subst_print(scratch, cl->letv[i], &m);
+        letname[i] = xf_asprintf("%s%s", prefix, cl->lets[i]);
+        xf_buf_printf(lets, "%s%s = %s", lets->n ? ", " : "", letname[i], v);
+        free(v);
+        from[nmap] = cl->lets[i];
+        to[nmap++] = letname[i];
+    }
+    fz_subst m = {from, to, nmap};
+    for (int i = 0; i < cl->nval; i++) {
+        char *v = subst_print(scratch, cl->val[i], &m);
+        xf_buf_printf(vals, "%s%s", vals->n ? ", " : "", v);
+        free(v);
+    }
+    for (int i = 0; i < cl->nlets; i++) free(letname[i]);
+    free(letname);
+    free(from);
+    free(to);
+    ir_program_free(scratch);
+    return cl->nval;
+}
+
 static char *builtin_text(ir_bop b, const char *x, const char *y)
 {
     switch (b) {

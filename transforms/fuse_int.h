@@ -74,6 +74,12 @@ char *fz_op_text(const fz_site *s, const ir_opref *op, const char *a, const char
  * (each malloc'd).  Returns the state arity, or -1 for an operator with an `in` tuple. */
 int fz_op_combine_fields(const fz_site *s, const ir_opref *op, const char *const *left,
                          const char *const *right, char **vals, int max);
+/* Clause k of user operator u with its pattern names renamed to pat0[] (and pat1[] for the
+ * second pattern) and its lets renamed to prefix + name (kept as lets, so that the operation
+ * count stays): appends "name = e" per let to lets and the result's values to vals, each
+ * comma-separated.  Returns the number of values, or -1 when u has no such clause. */
+int fz_op_clause_text(const fz_site *s, int u, ir_clause_kind k, const char *const *pat0,
+                      const char *const *pat1, const char *prefix, xf_buf *lets, xf_buf *vals);
 /* The state arity and the type of field k of an elementwise operator on an array of `elem`. */
 int fz_op_arity(const fz_site *s, const ir_opref *op);
 ir_type fz_op_field_type(const fz_site *s, const ir_opref *op, int k, ir_type elem);

@@ -102,7 +102,7 @@ static const xf_transform registry[] = {
     FUSE_ROW("bsr-local", bsr, "fusion: bcast; scan(+); reduce(+) -> local on the root, + commutative"),
     {"fuse-reductions", LV(IR_SYNCOMM) | LV(IR_SYNDM), tuple_params, 2, "fusion: k adjacent reductions "
      "(or allreductions) over the same processors -> one reduction whose state is the tuple of theirs "
-     "(REFERENCE 3)", xf_fuse_tuple_applicable, xf_fuse_tuple_apply, xf_fuse_tuple_predict},
+     "(REFERENCE 3; global-view operators when they read the same blocks)", xf_fuse_tuple_applicable, xf_fuse_tuple_apply, xf_fuse_tuple_predict},
     FUSE_ROW("bcast-scatter-allgather", bcast_sa, "distribution law: bcast -> scatter; allgather "
              "(REFERENCE 4)"),
     FUSE_ROW("scatter-allgather-bcast", sa_bcast, "distribution law: scatter; allgather -> bcast"),

@@ -14,7 +14,7 @@ sum() { "$POLYAPM" sim "$1" -D procs="$2" -D seed="$3" --json 2>&1 | grep -o '"c
 cases="sr2-reduction:sr2 sr2-reduction:sr2-rproj sr-reduction:sr sr-reduction:sr-all ss2-scan:ss2
 ss2-scan:ss2-rproj ss-scan:ss bs-comcast:bs bs-comcast:bs-rproj bss2-comcast:bss2 bss2-comcast:bss2-rproj
 bss-comcast:bss br-local:br br-local:br-rproj br-alllocal:brall bsr2-local:bsr2 bsr2-local:bsr2-rproj
-bsr-local:bsr fuse-reductions:tuple-user"
+bsr-local:bsr fuse-reductions:tuple-user fuse-reductions:tuple-gv"
 for c in $cases; do
     rule=${c%%:*} f=${c#*:}
     expect_match "$rule offered on $f" "$("$POLYAPM" transforms "$D/$f.apm" | grep -A1 "^$rule ")" "predicted"
@@ -50,6 +50,24 @@ refused "sr2-reduction with max over +" sr2-reduction sr2-max "'max' does not di
 refused "sr2-reduction when the scan's result is read" sr2-reduction sr2-read "drops the intermediate in 'y'"
 refused "br-local when the broadcast copies are read" br-local br-read "drops the broadcast copies in 'w'"
 refused "ss-scan on a reduce chain" ss-scan sr "no ss-scan chain"
+# global-view reductions fuse only when they read the same blocks
+sed 's/reduce(span) (x\[rp\], w\[rp\])/reduce(span) (w[rp], x[rp])/' "$D/tuple-gv.apm" >"$TMP/gv-apart.apm"
+"$POLYAPM" apply "$TMP/gv-apart.apm" fuse-reductions >/dev/null 2>"$TMP/err"; rc=$?
+expect_eq "fuse-reductions on global-view reductions of different blocks: exit 1" "$rc" 1
+expect_match "fuse-reductions: the reason" "$(cat "$TMP/err")" "global-view operators with gen and combine reading the same source blocks"
+expect_match "fuse-reductions global-view: one reduce into a new block, copies on the root" \
+    "$(tr '\n' ' ' <"$TMP/tuple-gv.apm")" "fr_out\[rp\] = reduce\(fuse_tuple\) \(x\[rp\], w\[rp\]\) to procs - 1 +if rp == procs - 1 \{ +r\[rp\]\[0\] = fr_out\[rp\]\[0\] +for fr_j = 0 .. 2"
+expect_match "fuse-reductions global-view: preaccum/postaccum concatenated, lets renamed apart" \
+    "$(cat "$TMP/tuple-gv.apm")" "postaccum \(f1, f2, f3, f4, f5\) \(x1, x2\) = let t3_k = 3 in \(f1, f2, f3, f4 \* t3_k"
+# at syndm the result block gets one row per processor; same output, no violation
+sed -e 's/^level syncomm/level syndm/' -e 's/^output ce$/output ce\ndist x(p) [p .. p][0 .. m - 1]\ndist w(p) [p .. p][0 .. m - 1]\ndist r(p) [p .. p][0 .. 4]\ndist ce(p) [p .. p]/' \
+    "$D/tuple-gv.apm" >"$TMP/gv-dm.apm"
+"$POLYAPM" apply "$TMP/gv-dm.apm" fuse-reductions -o "$TMP/gv-dm2.apm"; rc=$?
+expect_eq "fuse-reductions global-view at syndm applies" "$rc" 0
+expect_match "fuse-reductions global-view at syndm: the result is distributed" "$(cat "$TMP/gv-dm2.apm")" "dist fr_out\(frp\) \[frp \.\. frp\]\[0 \.\. 4\]"
+a=$("$POLYAPM" sim "$TMP/gv-dm.apm" -D procs=5 --json | grep -o '"checksum":"[0-9a-f]*"')
+b=$("$POLYAPM" sim "$TMP/gv-dm2.apm" -D procs=5 --json | grep -o '"checksum":"[0-9a-f]*"\|"violations":\[\]' | tr -d '\n')
+expect_eq "fuse-reductions global-view at syndm: same output, no violation (p=5)" "$b" "$a\"violations\":[]"
 "$POLYAPM" apply "$D/sr2.apm" sr2-reduction bogus=1 >/dev/null 2>&1; rc=$?
 expect_eq "unknown parameter exits 2" "$rc" 2
 "$POLYAPM" apply "$D/sr2.apm" sr2-reduction at=R -o "$TMP/at.apm"; rc=$?
