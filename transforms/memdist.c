@@ -22,49 +22,7 @@
 
 #include "xf_int.h"
 
-/* A copy of e with each name from[i] replaced by a copy of to[i]. */
-static ir_expr *subst(ir_program *p, const ir_expr *e, const char *const *from, ir_expr *const *to, int n)
-{
-    if (!e) return NULL;
-    if (e->kind == IR_E_NAME)
-        for (int i = 0; i < n; i++)
-            if (!strcmp(e->u.name.id, from[i])) return ir_clone_expr(p, to[i]);
-    ir_expr *c = ir_clone_expr(p, e);
-    switch (e->kind) {
-    case IR_E_UNARY: case IR_E_BINARY:
-        c->u.op.a = subst(p, e->u.op.a, from, to, n);
-        c->u.op.b = subst(p, e->u.op.b, from, to, n);
-        break;
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) c->u.call.args[i] = subst(p, e->u.call.args[i], from, to, n);
-        break;
-    case IR_E_ACCESS:
-        for (int i = 0; i < e->u.access.nidx; i++) c->u.access.idx[i] = subst(p, e->u.access.idx[i], from, to, n);
-        break;
-    case IR_E_REDUCE:
-        c->u.reduce.lo = subst(p, e->u.reduce.lo, from, to, n);
-        c->u.reduce.hi = subst(p, e->u.reduce.hi, from, to, n);
-        c->u.reduce.body = subst(p, e->u.reduce.body, from, to, n);
-        break;
-    default:
-        break;
-    }
-    return c;
-}
 
-static int mentions(const ir_expr *e, const char *nm)
-{
-    if (!e) return 0;
-    switch (e->kind) {
-    case IR_E_NAME: return !strcmp(e->u.name.id, nm);
-    case IR_E_UNARY: case IR_E_BINARY: return mentions(e->u.op.a, nm) || mentions(e->u.op.b, nm);
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) if (mentions(e->u.call.args[i], nm)) return 1;
-        return 0;
-    case IR_E_REDUCE: return mentions(e->u.reduce.lo, nm) || mentions(e->u.reduce.hi, nm) || mentions(e->u.reduce.body, nm);
-    default: return 0;
-    }
-}
 
 static ir_expr *bin(ir_program *p, ir_op op, ir_expr *a, ir_expr *b) { return ir_new_binary(p, op, a, b); }
 
@@ -159,7 +117,7 @@ static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv,
                            int e, const ir_expr *P1, int *ok)
 {
     int np = T->np, dep = 0;
-    for (int q = 0; q < np; q++) dep |= mentions(x, T->pv[q]);
+    for (int q = 0; q < np; q++) dep |= xf_mentions(x, T->pv[q]);
     if (!dep || T->k == TK_NONE) return x;
     static const char *const kn[] = {"k1", "k2"};
     if (T->k == TK_BLOCKCYCLIC) {
@@ -183,14 +141,14 @@ static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv,
                 ir_expr *args[2] = {ir_clone_expr(out, P1), fold(out, end)};
                 at[0] = ir_new_call(out, IR_F_MIN, args, 2);
             }
-            return fold(out, subst(out, x, T->pv, at, 1));
+            return fold(out, xf_subst(out, x, T->pv, at, 1));
         }
         ir_expr *blk = bin(out, IR_OP_ADD, ir_new_name(out, rpv), bin(out, IR_OP_MUL, ir_new_name(out, kn[0]), ir_new_name(out, "procs")));
         ir_expr *args[2] = {ir_clone_expr(out, P1),
                             bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, blk, ir_clone_expr(out, T->b[0]))),
                                 ir_new_name(out, kn[1]))};
         ir_expr *at[1] = {ir_new_call(out, IR_F_MIN, args, 2)};
-        ir_expr *body = subst(out, x, T->pv, at, 1);
+        ir_expr *body = xf_subst(out, x, T->pv, at, 1);
         for (int q = 1; q >= 0; q--) {
             ir_expr *r = ir_alloc(out, sizeof *r);
             r->kind = IR_E_REDUCE;
@@ -225,7 +183,7 @@ static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv,
     if (simple) {
         ir_expr *at[2];
         for (int q = 0; q < np; q++) at[q] = (mono[q] > 0) == (e == 0) ? first[q] : last[q];
-        return fold(out, subst(out, x, T->pv, at, np));
+        return fold(out, xf_subst(out, x, T->pv, at, np));
     }
     if (T->k == TK_CYCLIC) {
         if (!P1) { *ok = 0; return x; }
@@ -238,12 +196,12 @@ static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv,
         r->u.reduce.lo = ir_new_int(out, 0);
         r->u.reduce.hi = bin(out, IR_OP_DIV, bin(out, IR_OP_SUB, ir_clone_expr(out, P1), ir_clone_expr(out, first[0])),
                              ir_new_name(out, "procs"));
-        r->u.reduce.body = subst(out, x, T->pv, at, 1);
+        r->u.reduce.body = xf_subst(out, x, T->pv, at, 1);
         return r;
     }
     ir_expr *at[2];
     for (int q = 0; q < np; q++) at[q] = ir_new_name(out, kn[q]);
-    ir_expr *body = subst(out, x, T->pv, at, np);
+    ir_expr *body = xf_subst(out, x, T->pv, at, np);
     for (int q = np - 1; q >= 0; q--) {
         ir_expr *r = ir_alloc(out, sizeof *r);
         r->kind = IR_E_REDUCE;

@@ -11,49 +11,7 @@
 
 #include "xf_int.h"
 
-static ir_expr *subst(ir_program *p, const ir_expr *e, const char *from, const ir_expr *to)
-{
-    if (!e) return NULL;
-    if (e->kind == IR_E_NAME && !strcmp(e->u.name.id, from)) return ir_clone_expr(p, to);
-    ir_expr *c = ir_clone_expr(p, e);
-    switch (e->kind) {
-    case IR_E_UNARY: case IR_E_BINARY:
-        c->u.op.a = subst(p, e->u.op.a, from, to);
-        c->u.op.b = subst(p, e->u.op.b, from, to);
-        break;
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) c->u.call.args[i] = subst(p, e->u.call.args[i], from, to);
-        break;
-    case IR_E_ACCESS:
-        for (int i = 0; i < e->u.access.nidx; i++) c->u.access.idx[i] = subst(p, e->u.access.idx[i], from, to);
-        break;
-    case IR_E_REDUCE:
-        c->u.reduce.lo = subst(p, e->u.reduce.lo, from, to);
-        c->u.reduce.hi = subst(p, e->u.reduce.hi, from, to);
-        c->u.reduce.body = subst(p, e->u.reduce.body, from, to);
-        break;
-    default:
-        break;
-    }
-    return c;
-}
 
-static int mentions(const ir_expr *e, const char *nm)
-{
-    if (!e) return 0;
-    switch (e->kind) {
-    case IR_E_NAME: return !strcmp(e->u.name.id, nm);
-    case IR_E_UNARY: case IR_E_BINARY: return mentions(e->u.op.a, nm) || mentions(e->u.op.b, nm);
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) if (mentions(e->u.call.args[i], nm)) return 1;
-        return 0;
-    case IR_E_ACCESS:
-        for (int i = 0; i < e->u.access.nidx; i++) if (mentions(e->u.access.idx[i], nm)) return 1;
-        return 0;
-    case IR_E_REDUCE: return mentions(e->u.reduce.lo, nm) || mentions(e->u.reduce.hi, nm) || mentions(e->u.reduce.body, nm);
-    default: return 0;
-    }
-}
 
 /* Lets of the processor's own offsets, at the top of its body. */
 #define MAXLETS 64
@@ -122,13 +80,13 @@ static ir_expr *offset_let(rc *c, lets *sc, ir_expr *o)
 static ir_expr *shift(rc *c, const ir_expr *e, const ir_decl *dd, int k, const ir_expr *who, lets *sc)
 {
     const ir_expr *off = dd->u.dist.lo[k];
-    ir_expr *o = subst(c->p, off, dd->u.dist.procvar, who);
+    ir_expr *o = xf_subst1(c->p, off, dd->u.dist.procvar, who);
     o = xf_simplify_int(c->p, o);
     if (!sc && !linear(o)) {
         /* a receiver's offset: the sender's own plus a difference free of processors? */
         ir_expr *mine = xf_simplify_int(c->p, ir_clone_expr(c->p, off));
         ir_expr *df = xf_simplify_int(c->p, ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, o), ir_clone_expr(c->p, mine)));
-        if (linear(df) && !mentions(df, dd->u.dist.procvar) && !mentions(df, c->dest) && !mentions(df, c->rp)) {
+        if (linear(df) && !xf_mentions(df, dd->u.dist.procvar) && !xf_mentions(df, c->dest) && !xf_mentions(df, c->rp)) {
             ir_expr *x = ir_new_binary(c->p, IR_OP_SUB, ir_clone_expr(c->p, e), linear(mine) ? mine : offset_let(c, &c->top, mine));
             return compress(c->p, xf_simplify_int(c->p, ir_new_binary(c->p, IR_OP_SUB, x, df)), dd, k);
         }
@@ -188,7 +146,7 @@ static void local_stmt(rc *c, ir_stmt *s, const ir_expr *me, ir_block *out)
         if (dd && !s->u.send.nas) {
             /* the receiver's index: global minus the receiver's offset */
             int dep = 0;
-            for (int k = 0; k < dd->u.dist.ndims; k++) dep |= mentions(dd->u.dist.lo[k], dd->u.dist.procvar);
+            for (int k = 0; k < dd->u.dist.ndims; k++) dep |= xf_mentions(dd->u.dist.lo[k], dd->u.dist.procvar);
             for (int k = 0; k < dd->u.dist.ndims; k++) dep |= dd->u.dist.step && dd->u.dist.step[k];
             ir_stmt *loop = NULL;
             if (s->u.send.to_hi && dep && s->cost) {
@@ -246,7 +204,7 @@ static int affine_offset(const ir_expr *e, const char *rp)
     switch (e->kind) {
     case IR_E_REDUCE: return 0;
     case IR_E_CALL:
-        if ((e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX) && mentions(e, rp)) return 0;
+        if ((e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX) && xf_mentions(e, rp)) return 0;
         for (int i = 0; i < e->u.call.nargs; i++) if (!affine_offset(e->u.call.args[i], rp)) return 0;
         return 1;
     case IR_E_UNARY: case IR_E_BINARY: return affine_offset(e->u.op.a, rp) && affine_offset(e->u.op.b, rp);

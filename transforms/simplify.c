@@ -137,22 +137,6 @@ static ir_expr *lin_expr(ir_program *p, const lin *l)
     return r;
 }
 
-static int mentions(const ir_expr *e, const char *nm)
-{
-    if (!e) return 0;
-    switch (e->kind) {
-    case IR_E_NAME: return !strcmp(e->u.name.id, nm);
-    case IR_E_UNARY: case IR_E_BINARY: return mentions(e->u.op.a, nm) || mentions(e->u.op.b, nm);
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) if (mentions(e->u.call.args[i], nm)) return 1;
-        return 0;
-    case IR_E_ACCESS:
-        for (int i = 0; i < e->u.access.nidx; i++) if (mentions(e->u.access.idx[i], nm)) return 1;
-        return 0;
-    case IR_E_REDUCE: return mentions(e->u.reduce.lo, nm) || mentions(e->u.reduce.hi, nm) || mentions(e->u.reduce.body, nm);
-    default: return 0;
-    }
-}
 
 /* Is nm a parameter of p (>= 1 in every context the transforms build)? */
 static int is_param(const ir_program *p, const char *nm)
@@ -168,7 +152,7 @@ static int monotone_in(const ir_program *p, const lin *l, const char *v)
     int sign = 2;   /* constant so far */
     for (int i = 0; i < l->n; i++) {
         const ir_expr *a = l->atom[i];
-        if (!mentions(a, v)) continue;
+        if (!xf_mentions(a, v)) continue;
         int ok = a->kind == IR_E_NAME ||
                  (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_MUL &&
                   ((a->u.op.a->kind == IR_E_NAME && !strcmp(a->u.op.a->u.name.id, v) && a->u.op.b->kind == IR_E_NAME &&
@@ -183,32 +167,6 @@ static int monotone_in(const ir_program *p, const lin *l, const char *v)
     return sign;
 }
 
-static ir_expr *subst(ir_program *p, const ir_expr *e, const char *from, const ir_expr *to)
-{
-    if (!e) return NULL;
-    if (e->kind == IR_E_NAME && !strcmp(e->u.name.id, from)) return ir_clone_expr(p, to);
-    ir_expr *c = ir_clone_expr(p, e);
-    switch (e->kind) {
-    case IR_E_UNARY: case IR_E_BINARY:
-        c->u.op.a = subst(p, e->u.op.a, from, to);
-        c->u.op.b = subst(p, e->u.op.b, from, to);
-        break;
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) c->u.call.args[i] = subst(p, e->u.call.args[i], from, to);
-        break;
-    case IR_E_ACCESS:
-        for (int i = 0; i < e->u.access.nidx; i++) c->u.access.idx[i] = subst(p, e->u.access.idx[i], from, to);
-        break;
-    case IR_E_REDUCE:
-        c->u.reduce.lo = subst(p, e->u.reduce.lo, from, to);
-        c->u.reduce.hi = subst(p, e->u.reduce.hi, from, to);
-        if (strcmp(e->u.reduce.var, from)) c->u.reduce.body = subst(p, e->u.reduce.body, from, to);
-        break;
-    default:
-        break;
-    }
-    return c;
-}
 
 static int is_cmp(ir_op op)
 {
@@ -301,7 +259,7 @@ static ir_expr *simp(ir_program *p, ir_expr *e)
         lin_free(&l);
         if (!m) return e;
         int at_lo = (m > 0) == (e->u.reduce.r == IR_R_MIN) || m == 2;
-        return simp(p, subst(p, e->u.reduce.body, e->u.reduce.var, at_lo ? e->u.reduce.lo : e->u.reduce.hi));
+        return simp(p, xf_subst1(p, e->u.reduce.body, e->u.reduce.var, at_lo ? e->u.reduce.lo : e->u.reduce.hi));
     }
     default:
         return e;

@@ -195,6 +195,15 @@ isl_pw_aff *xf_pa_vars_as_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st)
 ir_expr *xf_expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa);
 ir_expr *xf_expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s);
 
+/* ---- substitution (exprsub.c) ---------------------------------------------------------------- */
+
+/* A copy of e with each name from[i] replaced by a copy of to[i] (all at once; an inner
+ * reduction's own variable is not replaced in its body); xf_subst1 for one name. */
+ir_expr *xf_subst(ir_program *p, const ir_expr *e, const char *const *from, ir_expr *const *to, int n);
+ir_expr *xf_subst1(ir_program *p, const ir_expr *e, const char *from, const ir_expr *to);
+/* 1 when e mentions the name nm anywhere (subscripts included). */
+int xf_mentions(const ir_expr *e, const char *nm);
+
 /* ---- simplification (simplify.c) ------------------------------------------------------------ */
 
 /* An integer expression in a simpler equal form (linear sums normalised, monotone min/max
