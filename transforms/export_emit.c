@@ -48,15 +48,6 @@ void ex_cname(char *out, size_t size, const char *name)
 
 /* ---- the emitter ------------------------------------------------------------------------------ */
 
-enum { EX_SEQ, EX_STEP, EX_INSPECT };
-
-typedef struct ex_em {
-    const ex_plan *pl;
-    int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
-    const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
-    int *tmp;                /* counter for temporaries */
-    int marks;               /* EX_STEP: record "computed here" for the outputs */
-} ex_em;
 
 static void ind(xf_buf *b, int n)
 {
@@ -69,7 +60,6 @@ static const char *nm(const char *id, char *tmp)
     return tmp;
 }
 
-static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
 
 /* The fold subscript value in the pattern inspector: plane 0 (offsets within a plane). */
 static void ex_offset(const ex_em *m, xf_buf *b, xf_buf *pre, int in, int array, ir_expr *const *idx,
@@ -158,7 +148,7 @@ static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_e
     xf_buf_free(&bpre);
 }
 
-static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e)
+void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e)
 {
     char t[64];
     switch (e->kind) {
@@ -234,6 +224,25 @@ static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_exp
             xf_buf_printf(b, ")");
             return;
         }
+        if (f == IR_F_SELECT && e->u.call.nargs == 3) {
+            xf_buf_printf(b, "(");
+            ex_expr(m, b, pre, in, e->u.call.args[0]);
+            for (int i = 1; i < 3; i++) {
+                xf_buf_printf(b, i == 1 ? " ? " : " : ");
+                if (dbl && e->u.call.args[i]->type == IR_INT) xf_buf_printf(b, "(double)");
+                ex_expr(m, b, pre, in, e->u.call.args[i]);
+            }
+            xf_buf_printf(b, ")");
+            return;
+        }
+        if ((f == IR_F_BAND || f == IR_F_BOR || f == IR_F_BXOR) && e->u.call.nargs == 2) {
+            xf_buf_printf(b, "(");
+            ex_expr(m, b, pre, in, e->u.call.args[0]);
+            xf_buf_printf(b, " %s ", f == IR_F_BAND ? "&" : f == IR_F_BOR ? "|" : "^");
+            ex_expr(m, b, pre, in, e->u.call.args[1]);
+            xf_buf_printf(b, ")");
+            return;
+        }
         const char *fn = "";
         switch (f) {
         case IR_F_FLOOR: fn = x->type == IR_INT ? "" : "floor"; break;
@@ -252,6 +261,21 @@ static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_exp
     case IR_E_REDUCE:
         ex_reduce(m, b, pre, in, e);
         return;
+    case IR_E_REPEAT: {
+        const ir_decl *od = m->pl->p->ops[e->u.repeat.op.user];
+        nm(od->u.op.name, t);
+        xf_buf_printf(b, "op_%s_repeat(", t);
+        ex_expr(m, b, pre, in, e->u.repeat.k);
+        xf_buf_printf(b, ", (rt_val[]){");
+        for (int i = 0; i < e->u.repeat.nargs; i++) {
+            int fd = od->u.op.state->fields[i].type == IR_DOUBLE;
+            xf_buf_printf(b, "%s{.%s = %s(", i ? ", " : "", fd ? "d" : "i", fd ? "(double)" : "(int64_t)");
+            ex_expr(m, b, pre, in, e->u.repeat.args[i]);
+            xf_buf_printf(b, ")}");
+        }
+        xf_buf_printf(b, "}).%s", od->u.op.state->fields[0].type == IR_DOUBLE ? "d" : "i");
+        return;
+    }
     }
 }
 
@@ -272,6 +296,9 @@ static int ex_expr_uses(const ir_expr *e, const char *id)
     case IR_E_REDUCE:
         return ex_expr_uses(e->u.reduce.lo, id) || ex_expr_uses(e->u.reduce.hi, id) ||
                ex_expr_uses(e->u.reduce.body, id);
+    case IR_E_REPEAT:
+        for (int i = 0; i < e->u.repeat.nargs; i++) if (ex_expr_uses(e->u.repeat.args[i], id)) return 1;
+        return ex_expr_uses(e->u.repeat.k, id);
     default: return 0;
     }
 }
@@ -301,6 +328,17 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
         for (int i = 0; i < s->u.send.nas; i++) if (ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
         return 0;
     }
+    case IR_S_COLL:
+        if (m->mode == EX_INSPECT) return 0;
+        for (int i = 0; i < s->u.coll.nsrc; i++)
+            if (ex_expr_uses(s->u.coll.src[i], id) ||
+                (s->u.coll.src_lo && (ex_expr_uses(s->u.coll.src_lo[i], id) || ex_expr_uses(s->u.coll.src_hi[i], id))))
+                return 1;
+        for (int i = 0; i < s->u.coll.ndst; i++)
+            if (ex_expr_uses(s->u.coll.dst[i], id) ||
+                (s->u.coll.dst_lo && (ex_expr_uses(s->u.coll.dst_lo[i], id) || ex_expr_uses(s->u.coll.dst_hi[i], id))))
+                return 1;
+        return ex_expr_uses(s->u.coll.root, id) || ex_expr_uses(s->u.coll.by, id);
     }
     return 0;
 }
@@ -630,6 +668,9 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
     case IR_S_FOR:
         ex_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
         return;
+    case IR_S_COLL:
+        if (m->mode != EX_INSPECT) ex_coll(m, b, s, in);
+        return;
     }
 }
 
@@ -690,6 +731,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
     xf_buf_printf(b, "/* %s: ", a->decl->u.array.name);
     if (!pl->mpi) xf_buf_printf(b, "the whole array");
+    else if (!a->dist) xf_buf_printf(b, "the whole array on every processor (syncomm: each writes its own rows)");
     else if (a->dist->u.dist.dk == IR_DIST_REPLICATE) xf_buf_printf(b, "replicated, every processor holds all of it");
     else xf_buf_printf(b, "the part of processor %s (its dist declaration)", pv);
     if (a->fold >= 0)
@@ -968,8 +1010,8 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         ex_local_at(m, b, a, names);
         xf_buf_printf(b, ";\n");
         ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s[rt_o]; }\n", a->cname, index.s,
-                      a->cname);
+        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s,
+                      dbl ? "" : "(double)", a->cname);
         ex_box_close(b, opened, 8);
         xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
         xf_buf_printf(b, "        double *region = NULL;\n");
@@ -1116,6 +1158,7 @@ char *ex_emit_program(const ex_plan *pl)
     for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &b, &fills, &pl->arr[i]);
     ex_init_fn(pl, &b, &m, fills.s);
     xf_buf_free(&fills);
+    ex_emit_ops(pl, &b);
 
     xf_buf labels = {0};
     ex_labels(&labels, p->body);
@@ -1222,6 +1265,7 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf_printf(&b, "int main(int argc, char **argv)\n{\n    rt_init(&argc, &argv);\n");
     xf_buf_printf(&b, "    rt_require_ranks(%" PRId64 ", \"%s was derived for %" PRId64 " processors\");\n", pl->nprocs,
                   pl->progname, pl->nprocs);
+    ex_emit_ops_setup(pl, &b, 0);
     xf_buf_printf(&b, "    const int64_t me = %" PRId64 " + rt_rank(MPI_COMM_WORLD);   /* this rank's processor */\n", pl->plo);
     for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
         const ir_stmt *s = p->body->stmts[i];
@@ -1264,6 +1308,7 @@ char *ex_emit_program(const ex_plan *pl)
         xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
         if (pl->arr[i].mark) xf_buf_printf(&b, "    free(%s_mine);\n", pl->arr[i].cname);
     }
+    ex_emit_ops_setup(pl, &b, 1);
     xf_buf_printf(&b, "    rt_finalize();\n    return 0;\n}\n");
     xf_buf_free(&lo);
     xf_buf_free(&hi);
