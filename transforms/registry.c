@@ -48,25 +48,74 @@ static const xf_param commgen_params[] = {
      "programs do; their published costs include these messages)"},
 };
 
+static const xf_param fuse_params[] = {
+    {"at", XF_P_STRING, NULL, NULL, 0,
+     "the label of a statement of the chain to fuse (default: the first chain that qualifies)"},
+};
+#define FUSE_P fuse_params, 1
+
+static const xf_param tuple_params[] = {
+    {"at", XF_P_STRING, NULL, NULL, 0,
+     "the label of a statement of the run to fuse (default: the first run of two or more)"},
+    {"all", XF_P_ENUM, "0", "0|1", 0, "1: fuse every run, one after the other"},
+};
+
+/* A collective-fusion row: name, summary, and the family of functions xf_fuse_ID_*. */
+#define FUSE_ROW(name, id, summary) \
+    {name, LV(IR_SYNCOMM) | LV(IR_SYNDM), FUSE_P, summary, xf_fuse_##id##_applicable, \
+     xf_fuse_##id##_apply, xf_fuse_##id##_predict}
+
 static const xf_transform registry[] = {
     {"stm", LV(IR_SOURCE), stm_params, sizeof stm_params / sizeof stm_params[0],
      "space-time mapping: schedule theta and allocation sigma per statement (source -> syn)",
-     xf_stm_applicable, xf_stm_apply},
+     xf_stm_applicable, xf_stm_apply, NULL},
     {"tile", LV(IR_SYN), tile_params, sizeof tile_params / sizeof tile_params[0],
      "processor tiling: virtual processors onto procs real ones, blocked or cyclic (syn -> syn)",
-     xf_tile_applicable, xf_tile_apply},
+     xf_tile_applicable, xf_tile_apply, NULL},
     {"commgen", LV(IR_SYN), commgen_params, sizeof commgen_params / sizeof commgen_params[0],
      "communication generation: owner computes, a send along every dependence that crosses real "
      "processors (syn -> syncomm)",
-     xf_commgen_applicable, xf_commgen_apply},
+     xf_commgen_applicable, xf_commgen_apply, NULL},
     {"memdist", LV(IR_SYNCOMM), NULL, 0,
      "memory distribution: each processor's local memory from its footprint, tile plus halo "
      "(syncomm -> syndm)",
-     xf_memdist_applicable, xf_memdist_apply},
+     xf_memdist_applicable, xf_memdist_apply, NULL},
     {"relcoord", LV(IR_SYNDM), NULL, 0,
      "relative coordinates: local memories indexed from 0, messages carry the receiver's index "
      "(syndm -> syndm)",
-     xf_relcoord_applicable, xf_relcoord_apply},
+     xf_relcoord_applicable, xf_relcoord_apply, NULL},
+    FUSE_ROW("sr2-reduction", sr2, "fusion: scan(*); [all]reduce(+) -> one [all]reduce over pairs, "
+             "when * distributes over + (REFERENCE 2)"),
+    FUSE_ROW("sr-reduction", sr, "fusion: scan(+); [all]reduce(+) -> one balanced-tree reduction over "
+             "pairs, + commutative"),
+    FUSE_ROW("ss2-scan", ss2, "fusion: scan(*); scan(+) -> one scan over pairs, * distributes over +"),
+    FUSE_ROW("ss-scan", ss, "fusion: scan(+); scan(+) -> one butterfly scan over quadruples, + commutative"),
+    FUSE_ROW("bs-comcast", bs, "fusion: bcast; scan(+) -> bcast; local repeat (processor k: its k-th "
+             "element)"),
+    FUSE_ROW("bss2-comcast", bss2, "fusion: bcast; scan(*); scan(+) -> bcast; local repeat, * distributes "
+             "over +"),
+    FUSE_ROW("bss-comcast", bss, "fusion: bcast; scan(+); scan(+) -> bcast; local repeat, + commutative"),
+    FUSE_ROW("br-local", br, "fusion: bcast; reduce(+) -> local on the root (p-fold doubling)"),
+    FUSE_ROW("br-alllocal", brall, "fusion: bcast; allreduce(+) -> local on the root; bcast"),
+    FUSE_ROW("bsr2-local", bsr2, "fusion: bcast; scan(*); reduce(+) -> local on the root, * distributes "
+             "over +"),
+    FUSE_ROW("bsr-local", bsr, "fusion: bcast; scan(+); reduce(+) -> local on the root, + commutative"),
+    {"fuse-reductions", LV(IR_SYNCOMM) | LV(IR_SYNDM), tuple_params, 2, "fusion: k adjacent reductions "
+     "(or allreductions) over the same processors -> one reduction whose state is the tuple of theirs "
+     "(REFERENCE 3)", xf_fuse_tuple_applicable, xf_fuse_tuple_apply, xf_fuse_tuple_predict},
+    FUSE_ROW("bcast-scatter-allgather", bcast_sa, "distribution law: bcast -> scatter; allgather "
+             "(REFERENCE 4)"),
+    FUSE_ROW("scatter-allgather-bcast", sa_bcast, "distribution law: scatter; allgather -> bcast"),
+    FUSE_ROW("allgather-gather-bcast", allg_gb, "distribution law: allgather -> gather; bcast"),
+    FUSE_ROW("gather-bcast-allgather", gb_allg, "distribution law: gather; bcast -> allgather"),
+    FUSE_ROW("multicast-scatter-bcast", mc_sb, "distribution law: multicast to groups -> scatter to the "
+             "groups' first processors; bcast in each group"),
+    FUSE_ROW("multicast-scatter-allgather", mc_sa, "distribution law: multicast to groups -> scatter; "
+             "allgather in each group"),
+    FUSE_ROW("scatter-bcast-multicast", sb_mc, "distribution law: scatter to the groups' first "
+             "processors; bcast in each group -> multicast"),
+    FUSE_ROW("scatter-allgather-multicast", sa_mc, "distribution law: scatter; allgather in each group "
+             "-> multicast"),
 };
 
 enum { NXF = sizeof registry / sizeof registry[0] };
@@ -135,6 +184,12 @@ static const char *const ptype_name[] = {"int", "expr", "enum", "string"};
 
 void xf_print_applicable(FILE *out, const ir_program *p, int json)
 {
+    xf_print_applicable_on(out, p, json, NULL);
+}
+
+void xf_print_applicable_on(FILE *out, const ir_program *p, int json, const cost_profile *prof)
+{
+    if (!prof) prof = cost_profile_builtin("scali2004");
     if (json) fprintf(out, "[");
     int first = 1;
     for (int i = 0; i < NXF; i++) {
@@ -146,6 +201,9 @@ void xf_print_applicable(FILE *out, const ir_program *p, int json)
             fprintf(out, "%s\n {\"name\": \"%s\", \"applicable\": %s, \"summary\": \"%s\"",
                     first ? "" : ",", t->name, ok ? "true" : "false", t->summary);
             if (!ok) fprintf(out, ", \"why_not\": \"%s\"", why);
+            char *gain = ok && t->predict ? t->predict(p, prof) : NULL;
+            if (gain) fprintf(out, ", \"predicted\": \"%s\"", gain);
+            free(gain);
             fprintf(out, ", \"params\": [");
             for (int k = 0; k < t->nparams; k++) {
                 const xf_param *q = &t->params[k];
@@ -162,6 +220,9 @@ void xf_print_applicable(FILE *out, const ir_program *p, int json)
             if (!ok) {
                 fprintf(out, "           (not applicable: %s)\n", why);
             } else {
+                char *gain = t->predict ? t->predict(p, prof) : NULL;
+                if (gain) fprintf(out, "    %s\n", gain);
+                free(gain);
                 for (int k = 0; k < t->nparams; k++) {
                     const xf_param *q = &t->params[k];
                     fprintf(out, "    %s%s=%s", q->name, q->per_stmt ? "[.LABEL]" : "", ptype_name[q->type]);

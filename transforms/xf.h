@@ -24,6 +24,7 @@
 
 #include <stdio.h>
 
+#include "cost.h"
 #include "diag.h"
 #include "ir.h"
 
@@ -82,6 +83,9 @@ typedef struct xf_transform {
      * transformation is illegal here) or XF_EUSAGE (bad parameters) on failure.  Called only
      * through xf_apply_with, after `applicable` said yes. */
     ir_program *(*apply)(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+    /* Optional (NULL): the predicted gain under a machine profile, as one line of text
+     * (malloc'd; collective fusion: Table 1 of REFERENCE §2, with a warning when negative). */
+    char *(*predict)(const ir_program *p, const cost_profile *prof);
 } xf_transform;
 
 const xf_transform *xf_find(const char *name);
@@ -101,8 +105,10 @@ ir_program *xf_apply_with(const ir_program *src, const char *name, int argc, cha
 char *xf_apply_text(const char *file, const char *src_text, const char *name, int argc,
                     char *const *argv, diag_list *d, int *status);
 
-/* Prints the transforms that apply to `p` with their parameters (text, or JSON with json=1). */
+/* Prints the transforms that apply to `p` with their parameters (text, or JSON with json=1),
+ * and the predicted gain of those that have one under machine profile `prof` (NULL: scali2004). */
 void xf_print_applicable(FILE *out, const ir_program *p, int json);
+void xf_print_applicable_on(FILE *out, const ir_program *p, int json, const cost_profile *prof);
 
 /* ---- the exporter (export*.c): the last transformation ------------------------------------------ */
 

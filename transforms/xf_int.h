@@ -150,6 +150,19 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
 int xf_relcoord_applicable(const ir_program *p, char **why_not);
 ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 
+/* Collective fusion (fuse.c, fuse_tuple.c, distlaw.c): each with a predicted gain under a
+ * machine profile (malloc'd text, NULL when the transform does not apply). */
+#define XF_FUSE_DECL(id)                                                                          \
+    int xf_fuse_##id##_applicable(const ir_program *p, char **why_not);                            \
+    ir_program *xf_fuse_##id##_apply(const ir_program *src, const xf_args *args, diag_list *d,     \
+                                     int *status);                                                 \
+    char *xf_fuse_##id##_predict(const ir_program *p, const cost_profile *prof);
+XF_FUSE_DECL(sr2) XF_FUSE_DECL(sr) XF_FUSE_DECL(ss2) XF_FUSE_DECL(ss) XF_FUSE_DECL(bs)
+XF_FUSE_DECL(bss2) XF_FUSE_DECL(bss) XF_FUSE_DECL(br) XF_FUSE_DECL(brall) XF_FUSE_DECL(bsr2)
+XF_FUSE_DECL(bsr) XF_FUSE_DECL(tuple)
+XF_FUSE_DECL(bcast_sa) XF_FUSE_DECL(sa_bcast) XF_FUSE_DECL(allg_gb) XF_FUSE_DECL(gb_allg)
+XF_FUSE_DECL(mc_sb) XF_FUSE_DECL(mc_sa) XF_FUSE_DECL(sb_mc) XF_FUSE_DECL(sa_mc)
+
 /* ---- tiled step nests (commgen.c) ------------------------------------------------------------ */
 
 /* The step nest of a syn/syncomm program: untiled (`for t seq, p par`) or one of tile.c's forms. */

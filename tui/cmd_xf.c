@@ -3,8 +3,9 @@
  *
  *   polyapm deps FILE.apm|NODE [-D name=value]... [--fixed] [--json]
  *       the dependences between statement instances (thesis Fig. 6.2 style)
- *   polyapm transforms FILE.apm|NODE [--json]
- *       the transforms that apply to the program, with their parameters and defaults
+ *   polyapm transforms FILE.apm|NODE [--machine M] [--json]
+ *       the transforms that apply to the program, with their parameters and defaults, and the
+ *       predicted gain of the collective fusions under machine profile M (default scali2004)
  *   polyapm apply FILE.apm NAME [key=value]... [-D name=value]... [-o OUT.apm]
  *       applies a transform; writes the new program's canonical text to OUT.apm or stdout
  *   polyapm apply NODE NAME [key=value]... [-D name=value]... [--why TEXT]
@@ -144,18 +145,28 @@ int cmd_deps(int argc, char **argv)
 
 int cmd_transforms(int argc, char **argv)
 {
-    const char *file = NULL;
+    const char *file = NULL, *machine = "scali2004";
     int json = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--machine") && i + 1 < argc) machine = argv[++i];
         else if (argv[i][0] == '-') return cli_usage("transforms", "unknown option '%s'", argv[i]);
         else if (file) return cli_usage("transforms", "one file at a time");
         else file = argv[i];
     }
     if (!file) return cli_usage("transforms", "missing FILE.apm");
+    cost_profile prof;
+    diag_list d;
+    diag_list_init(&d);
+    if (cost_profile_resolve(machine, &prof, &d) != 0) {
+        diag_print(&d, stderr);
+        diag_list_free(&d);
+        return CLI_USAGE;
+    }
+    diag_list_free(&d);
     ir_program *p = load(file);
     if (!p) return CLI_FAIL;
-    xf_print_applicable(stdout, p, json);
+    xf_print_applicable_on(stdout, p, json, &prof);
     ir_program_free(p);
     return CLI_OK;
 }
