@@ -440,7 +440,7 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
     if (m->mode == EX_STEP && m->marks && a->mark) {
-        xf_buf_printf(b, "{   /* %s */\n", s->u.assign.label);
+        xf_buf_printf(b, "{   /* %s */\n", s->u.assign.label ? s->u.assign.label : "assignment");
         ind(b, in + 4);
         xf_buf_printf(b, "const int64_t rt_o = %s;\n", off.s);
         ind(b, in + 4);
@@ -459,7 +459,7 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
         ind(b, in);
         xf_buf_printf(b, "}\n");
     } else {
-        xf_buf_printf(b, "%s[%s] = %s;   /* %s */\n", a->cname, off.s, rhs.s, s->u.assign.label);
+        xf_buf_printf(b, "%s[%s] = %s;   /* %s */\n", a->cname, off.s, rhs.s, s->u.assign.label ? s->u.assign.label : "assignment");
     }
     xf_buf_free(&pre);
     xf_buf_free(&rhs);
@@ -1072,6 +1072,7 @@ static void ex_labels(xf_buf *b, const ir_block *blk)
         if (s->kind == IR_S_ASSIGN) {
             char t[64];
             if (b->n > 40) continue;
+            if (!s->u.assign.label) continue;
             xf_buf_printf(b, "_%s", nm(s->u.assign.label, t));
         } else if (s->kind == IR_S_IF) {
             ex_labels(b, s->u.if_.then_blk);
