@@ -64,7 +64,7 @@ void rt_coll_gather(const rt_val *in, int64_t n, rt_val *out, int nf, int root, 
     if (root < 0) RT_CHECK(MPI_Allgather(&b, 1, MPI_INT, counts, 1, MPI_INT, g));
     else RT_CHECK(MPI_Gather(&b, 1, MPI_INT, counts, 1, MPI_INT, root, g));
     int64_t at = 0;
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < size && (root < 0 || rt_rank(g) == root); r++) {   /* counts are the root's */
         displs[r] = (int)at;
         at += counts[r];
         if (at > INT32_MAX) rt_die("gather of more than 2^31 bytes");
