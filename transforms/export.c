@@ -5,12 +5,12 @@
  *
  * The plan:
  *  - level: source and syn become sequential C (no MPI needed: the checksum part of the runtime
- *    stands alone); syndm becomes C+MPI with one rank per processor; syncomm is refused (memory is
- *    still shared: apply memdist first).
+ *    stands alone); syndm becomes C+MPI with one rank per processor; syncomm becomes C+MPI when
+ *    its communication is collectives alone and no processor reads a row another writes (every
+ *    rank holds the whole arrays; ex_check_own_rows), else it is refused (apply memdist first).
  *  - statements: a table keyed by statement kind says what the exporter handles at which level;
- *    a kind it does not handle (e.g. collectives once the language has them) is refused with the
- *    statement's position.  Collectives will become rows here mapped to MPI collectives (user
- *    operators to MPI_Op_create via rt_op_create).
+ *    a kind it does not handle is refused with the statement's position.  Collectives are
+ *    emitted by export_coll.c as calls into runtime/rt_coll.c.
  *  - time planes: an array whose dimension d is always subscripted `t + c` by the time loop
  *    variable t (and by constants in inits and outputs) keeps only its live planes, the index
  *    taken modulo their number (FD's a[0..steps][..][..] holds 2 planes).
