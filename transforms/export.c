@@ -655,7 +655,7 @@ static char *ex_readme(const ex_plan *pl, const xf_export_options *o)
                       pl->nprocs,
                       pl->exchange == XF_EXCHANGE_HALO ? "a static halo pattern, recorded once, values only each step"
                       : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "(index, value) records, MPI_Alltoall of counts + MPI_Alltoallv each step"
-                      : "none", xf_exchange_name(o->exchange));
+                      : pl->shared ? "none; collectives only (rt_coll.c)" : "none", xf_exchange_name(o->exchange));
     } else {
         xf_buf_printf(&b, "```sh\nmake\n./%s\n```\n\nSequential C; it needs no MPI.\n\n", pl->progname);
     }

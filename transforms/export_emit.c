@@ -1115,7 +1115,12 @@ char *ex_emit_program(const ex_plan *pl)
     ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1};
     xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
-    if (pl->mpi)
+    if (pl->shared)
+        xf_buf_printf(&b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks).  The program is at\n"
+                          " * level syncomm and communicates by collectives alone: each rank holds the whole arrays,\n"
+                          " * applies the inits, and runs the processor body for its own processor, reading only its own\n"
+                          " * rows of what the body writes; the collectives call runtime/rt_coll.c.\n", pl->nprocs);
+    else if (pl->mpi)
         xf_buf_printf(&b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks); each rank holds\n"
                           " * its part of the arrays (the dist declarations) and runs the time steps; messages travel %s.\n",
                       pl->nprocs,
