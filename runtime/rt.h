@@ -13,6 +13,8 @@
  *   rt_pattern.c     any static partner set: recorded once, then values only, rows and columns
  *                    in place with vector datatypes
  *   rt_collective.c  user-defined/fused operators, exclusive scan with rank 0 = identity
+ *   rt_coll.c        the collective statements: groups, bcast .. multicast, rank-order
+ *                    reductions and scans, reduce_bal's tree, scan_bal's butterfly
  *   rt_checksum.c    the output checksum, identical to the simulator's sim_checksum
  *                    (engine/sim.h); no MPI (rt_checksum.h), so sequential exports need none
  *   rt_gather.c      gathering helpers for distributed arrays (rank 0 hashes them)
@@ -175,6 +177,52 @@ void rt_op_free(MPI_Op *op);
  * (count elements of the type's extent). */
 void rt_exscan(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
                const void *ident, MPI_Comm comm);
+
+/* Collective statements (rt_coll.c).  Values travel as tuples of nf rt_val (an int64 or a double
+ * field each, 8 bytes), n tuples per block, row-major as the simulator reads blocks.  Every
+ * function is collective over the group g (from rt_coll_group); `root` is a rank of g. */
+typedef union rt_val { int64_t i; double d; } rt_val;
+#define RT_MAX_FIELDS 64
+/* A clause of an operator: out = a (+) b (b NULL for one-argument clauses); a is the lower rank. */
+typedef void (*rt_clause_fn)(const rt_val *a, const rt_val *b, rt_val *out);
+typedef struct rt_opdesc {
+    int nf;                       /* fields per tuple */
+    rt_clause_fn combine;         /* combine (every kind but scan_bal) */
+    rt_clause_fn one;             /* reduce_bal: a node with only its right child */
+    rt_clause_fn lower, upper;    /* scan_bal: the lower and the upper partner's new state */
+    const rt_val *ident;          /* nf values: exscan's result at rank 0 */
+    MPI_Op mpi;                   /* an MPI operator whose result equals the rank-order fold bit
+                                     for bit (a built-in on integers, max/min on doubles, a user
+                                     operator on integer states), else MPI_OP_NULL: gathered and
+                                     folded in rank order here */
+    MPI_Datatype type;            /* one tuple, for mpi */
+} rt_opdesc;
+typedef enum rt_coll_kind { RT_REDUCE, RT_ALLREDUCE, RT_SCAN, RT_EXSCAN, RT_EXSCAN_IDENT } rt_coll_kind;
+
+/* `by`: grouped = 0 returns comm itself; else MPI_Comm_split by color (ranks keep their order;
+ * color < 0: not taking part, MPI_COMM_NULL).  Free with rt_coll_group_free. */
+MPI_Comm rt_coll_group(MPI_Comm comm, int grouped, int64_t color);
+void rt_coll_group_free(MPI_Comm *group, MPI_Comm comm);
+/* The rank in g of comm's rank root_world_rank (collective over g; dies when it is not in g). */
+int rt_coll_root(MPI_Comm g, int64_t root_world_rank, MPI_Comm comm);
+void rt_coll_bcast(rt_val *buf, int64_t n, int nf, int root, MPI_Comm g);
+/* The root's in holds size(g) * n_each tuples; rank r gets the r-th n_each. */
+void rt_coll_scatter(const rt_val *in, rt_val *out, int64_t n_each, int nf, int root, MPI_Comm g);
+/* Blocks of any sizes concatenated in rank order: at root (root >= 0) or everywhere (root < 0). */
+void rt_coll_gather(const rt_val *in, int64_t n, rt_val *out, int nf, int root, MPI_Comm g);
+/* Every rank gets n elements of the root's array (8-byte elements) from element `start` on. */
+void rt_coll_multicast(const void *root_array, int64_t start, int64_t n, rt_val *out, int root, MPI_Comm g);
+/* Elementwise reduce (result at root), allreduce, inclusive scan, exclusive scan (rank 0 gets
+ * ident); RT_EXSCAN_IDENT folds from ident at every rank (a global-view operator's states). */
+void rt_coll_reduce(rt_coll_kind kind, const rt_val *in, rt_val *out, int64_t n, const rt_opdesc *op,
+                    int root, MPI_Comm g);
+/* reduce_bal (all_ranks 0: result at root) / allreduce_bal: the balanced tree, missing leaves on
+ * the left, `one` at a node with only its right child. */
+void rt_coll_reduce_bal(int all_ranks, const rt_val *in, rt_val *out, int64_t n, const rt_opdesc *op,
+                        int root, MPI_Comm g);
+/* scan_bal: the butterfly; round k pairs r with r ^ 2^k (both present): lower(low, high) at the
+ * lower rank, upper(low, high) at the upper one.  in may equal out. */
+void rt_coll_scan_bal(const rt_val *in, rt_val *out, int64_t n, const rt_opdesc *op, MPI_Comm g);
 
 /* ---------------------------------------------------------------- checksum --------------- */
 

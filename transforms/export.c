@@ -5,12 +5,12 @@
  *
  * The plan:
  *  - level: source and syn become sequential C (no MPI needed: the checksum part of the runtime
- *    stands alone); syndm becomes C+MPI with one rank per processor; syncomm is refused (memory is
- *    still shared: apply memdist first).
+ *    stands alone); syndm becomes C+MPI with one rank per processor; syncomm becomes C+MPI when
+ *    its communication is collectives alone and no processor reads a row another writes (every
+ *    rank holds the whole arrays; ex_check_own_rows), else it is refused (apply memdist first).
  *  - statements: a table keyed by statement kind says what the exporter handles at which level;
- *    a kind it does not handle (e.g. collectives once the language has them) is refused with the
- *    statement's position.  Collectives will become rows here mapped to MPI collectives (user
- *    operators to MPI_Op_create via rt_op_create).
+ *    a kind it does not handle is refused with the statement's position.  Collectives are
+ *    emitted by export_coll.c as calls into runtime/rt_coll.c.
  *  - time planes: an array whose dimension d is always subscripted `t + c` by the time loop
  *    variable t (and by constants in inits and outputs) keeps only its live planes, the index
  *    taken modulo their number (FD's a[0..steps][..][..] holds 2 planes).
@@ -42,6 +42,7 @@ static const ex_kind ex_kinds[] = {
     {IR_S_IF, "if", 1, 1},
     {IR_S_FOR, "for", 1, 1},
     {IR_S_SEND, "send", 0, 1},
+    {IR_S_COLL, "collective", 0, 1},
 };
 
 static int ex_check_kinds(const ir_program *p, const ir_block *b, int mpi, diag_list *d)
@@ -148,6 +149,28 @@ static void ex_block_accesses(const ir_block *b, ex_access_fn fn, void *ctx)
             ex_expr_accesses(s->u.send.to_hi, fn, ctx);
             ex_expr_accesses(s->u.send.when, fn, ctx);
             break;
+        case IR_S_COLL:
+            for (int k = 0; k < s->u.coll.nsrc; k++) {
+                ex_expr_accesses(s->u.coll.src[k], fn, ctx);
+                if (s->u.coll.src_lo && s->u.coll.src_lo[k]) {
+                    ex_expr_accesses(s->u.coll.src_lo[k], fn, ctx);
+                    ex_expr_accesses(s->u.coll.src_hi[k], fn, ctx);
+                }
+            }
+            for (int k = 0; k < s->u.coll.ndst; k++) {
+                if (!s->u.coll.dst[k]) continue;
+                fn(ctx, s->u.coll.dst[k], 1, 0, NULL);
+                if (s->u.coll.dst[k]->kind == IR_E_ACCESS)
+                    for (int i = 0; i < s->u.coll.dst[k]->u.access.nidx; i++)
+                        ex_expr_accesses(s->u.coll.dst[k]->u.access.idx[i], fn, ctx);
+                if (s->u.coll.dst_lo && s->u.coll.dst_lo[k]) {
+                    ex_expr_accesses(s->u.coll.dst_lo[k], fn, ctx);
+                    ex_expr_accesses(s->u.coll.dst_hi[k], fn, ctx);
+                }
+            }
+            ex_expr_accesses(s->u.coll.root, fn, ctx);
+            ex_expr_accesses(s->u.coll.by, fn, ctx);
+            break;
         }
     }
 }
@@ -182,6 +205,7 @@ static void ex_fold_visit(void *ctx, const ir_expr *acc, int write, int send_as,
     int arr = acc->kind == IR_E_ACCESS ? acc->u.access.array_index : acc->u.name.index;
     if (arr != f->array || !f->ok) return;
     if (acc->kind != IR_E_ACCESS) { f->ok = 0; return; }
+    if (!send_as && f->dim >= acc->u.access.nidx) { f->ok = 0; return; }   /* a collective's block */
     const ir_expr *sub = send_as ? as[f->dim] : acc->u.access.idx[f->dim];
     int64_t c;
     if (!ex_time_sub(sub, f->tslot, &c)) { f->ok = 0; return; }
@@ -208,7 +232,7 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
 {
     const ir_program *p = pl->p;
     a->fold = -1;
-    if (pl->tslot < 0 || pl->tstep != 1) return;
+    if (pl->tslot < 0 || pl->tstep != 1 || pl->shared) return;
     const ir_loopvar *tv = &pl->nest->u.for_.vars[0];
     int64_t tlo, thi;
     if (!ex_const(p, pl->pv, tv->lo, &tlo) || !ex_const(p, pl->pv, tv->hi, &thi) || thi < tlo) return;
@@ -406,6 +430,122 @@ static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
     return h.ok;
 }
 
+/* ---- syncomm: every processor its own rows ------------------------------------------------------ */
+
+/* A syncomm program is exported with every rank holding the whole arrays (replicated storage,
+ * inits applied everywhere) and running the processor body for its own processor only; the
+ * collectives are its only communication.  That computes what the shared-memory simulation
+ * does when no processor reads an element another processor wrote: every array written in the
+ * body is read (and written) only at rows whose first subscript is the processor variable
+ * itself (a collective's block may name its row as the range [rp .. rp]).  Arrays the body
+ * never writes are read anywhere (they hold their init values on every rank); arrays it never
+ * reads are written anywhere (the output gather takes each element from the lowest processor
+ * that computed it). */
+typedef struct ex_own_scan {
+    const ex_plan *pl;
+    const unsigned char *written;
+    int pass;                  /* 0: collect the written arrays, 1: check */
+    unsigned char *wr, *rd;    /* pass 0: written / read somewhere in the body */
+    const ir_expr *bad;
+} ex_own_scan;
+
+static int ex_is_pvar(const ex_plan *pl, const ir_expr *e)
+{
+    return e && e->kind == IR_E_NAME && e->u.name.nk == IR_N_LOOPVAR && e->u.name.index == pl->pslot;
+}
+
+static void ex_own_visit(void *ctx, const ir_expr *acc, int write, int send_as, const ir_expr *const *as)
+{
+    (void)send_as; (void)as;
+    ex_own_scan *o = ctx;
+    int arr = acc->kind == IR_E_ACCESS ? acc->u.access.array_index : acc->u.name.index;
+    if (o->pass == 0) { if (write) o->wr[arr] = 1; else o->rd[arr] = 1; return; }
+    if (!o->written[arr] || o->bad) return;
+    if (acc->kind == IR_E_ACCESS && acc->u.access.nidx > 0 && ex_is_pvar(o->pl, acc->u.access.idx[0])) return;
+    o->bad = acc;
+}
+
+/* A collective block with no subscript whose range is [rp .. rp] names the processor's row too. */
+static int ex_own_range(const ex_plan *pl, const ir_expr *blk, const ir_expr *lo, const ir_expr *hi)
+{
+    return blk && blk->kind == IR_E_ACCESS && blk->u.access.nidx == 0 && ex_is_pvar(pl, lo) && ex_is_pvar(pl, hi);
+}
+
+static void ex_own_block(ex_own_scan *o, const ir_block *b)
+{
+    for (int i = 0; i < b->n && !o->bad; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF) {
+            ex_own_block(o, s->u.if_.then_blk);
+            if (s->u.if_.else_blk) ex_own_block(o, s->u.if_.else_blk);
+            continue;
+        }
+        if (s->kind == IR_S_FOR) { ex_own_block(o, s->u.for_.body); continue; }
+        if (s->kind != IR_S_COLL) {
+            ir_block one = {(ir_stmt **)&b->stmts[i], 1, NULL, {0}};
+            ex_block_accesses(&one, ex_own_visit, o);
+            continue;
+        }
+        /* a collective: its blocks one by one (a [rp .. rp] range is the own row), then the rest */
+        const ir_expr *const *blk[2] = {(const ir_expr *const *)s->u.coll.src, (const ir_expr *const *)s->u.coll.dst};
+        int nb[2] = {s->u.coll.nsrc, s->u.coll.ndst};
+        ir_expr **lo[2] = {s->u.coll.src_lo, s->u.coll.dst_lo}, **hi[2] = {s->u.coll.src_hi, s->u.coll.dst_hi};
+        for (int side = 0; side < 2 && !o->bad; side++)
+            for (int k = 0; k < nb[side] && !o->bad; k++) {
+                const ir_expr *e = blk[side][k];
+                if (!e) continue;
+                int arr = e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index;
+                if (o->pass == 0) { if (side) o->wr[arr] = 1; else o->rd[arr] = 1; continue; }
+                if (!o->written[arr]) continue;
+                if (s->u.coll.ck == IR_C_MULTICAST && side == 0) { o->bad = e; continue; }   /* read at the root */
+                if (ex_own_range(o->pl, e, lo[side] ? lo[side][k] : NULL, hi[side] ? hi[side][k] : NULL)) continue;
+                if (e->kind == IR_E_ACCESS && e->u.access.nidx > 0 && ex_is_pvar(o->pl, e->u.access.idx[0])) continue;
+                o->bad = e;
+            }
+        if (o->pass == 1 && !o->bad) {
+            /* subscripts, bounds, root and group of the collective are plain reads */
+            for (int side = 0; side < 2; side++)
+                for (int k = 0; k < nb[side]; k++) {
+                    const ir_expr *e = blk[side][k];
+                    if (e && e->kind == IR_E_ACCESS)
+                        for (int d = 0; d < e->u.access.nidx; d++) ex_expr_accesses(e->u.access.idx[d], ex_own_visit, o);
+                    if (lo[side] && lo[side][k]) {
+                        ex_expr_accesses(lo[side][k], ex_own_visit, o);
+                        ex_expr_accesses(hi[side][k], ex_own_visit, o);
+                    }
+                }
+            ex_expr_accesses(s->u.coll.root, ex_own_visit, o);
+            ex_expr_accesses(s->u.coll.by, ex_own_visit, o);
+        }
+    }
+}
+
+/* 0 when every processor reads only its own rows of the arrays the body writes; else -1 and
+ * the diagnostic. */
+static int ex_check_own_rows(const ex_plan *pl, diag_list *d)
+{
+    const ir_program *p = pl->p;
+    ex_own_scan o = {pl, NULL, 0, calloc((size_t)p->narrays + 1, 1), calloc((size_t)p->narrays + 1, 1), NULL};
+    if (!o.wr || !o.rd) { free(o.wr); free(o.rd); diag_add(d, NULL, 0, 0, "out of memory"); return -1; }
+    ex_own_block(&o, p->body);
+    for (int i = 0; i < p->narrays; i++) o.wr[i] = o.wr[i] && o.rd[i];   /* written and read: own rows only */
+    o.written = o.wr;
+    o.pass = 1;
+    ex_own_block(&o, p->body);
+    free(o.wr);
+    free(o.rd);
+    if (!o.bad) return 0;
+    int arr = o.bad->kind == IR_E_ACCESS ? o.bad->u.access.array_index : o.bad->u.name.index;
+    char pv[64];
+    ex_cname(pv, sizeof pv, "rp");
+    diag_add(d, p->file, o.bad->pos.line, o.bad->pos.col,
+             "export: %s is written and read in the processor body, but accessed here not at the processor's own row "
+             "(first subscript the processor variable): a syncomm program is exported only when each processor "
+             "reads its own rows of the arrays it writes and communicates by collectives alone (apply memdist "
+             "to reach syndm)", p->arrays[arr]->u.array.name);
+    return -1;
+}
+
 /* ---- sends ------------------------------------------------------------------------------------ */
 
 typedef struct ex_send_scan { ex_plan *pl; int nsends; const ir_stmt *bad; const char *why; } ex_send_scan;
@@ -515,7 +655,7 @@ static char *ex_readme(const ex_plan *pl, const xf_export_options *o)
                       pl->nprocs,
                       pl->exchange == XF_EXCHANGE_HALO ? "a static halo pattern, recorded once, values only each step"
                       : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "(index, value) records, MPI_Alltoall of counts + MPI_Alltoallv each step"
-                      : "none", xf_exchange_name(o->exchange));
+                      : pl->shared ? "none; collectives only (rt_coll.c)" : "none", xf_exchange_name(o->exchange));
     } else {
         xf_buf_printf(&b, "```sh\nmake\n./%s\n```\n\nSequential C; it needs no MPI.\n\n", pl->progname);
     }
@@ -543,12 +683,8 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
     pl.tslot = -1;
     pl.tstep = 1;
     if (!p->checked) { diag_add(d, p->file, 0, 0, "export: the program is not checked"); return XF_EUSAGE; }
-    if (p->level == IR_SYNCOMM) {
-        diag_add(d, p->file, 0, 0, "export: %s is at level syncomm, which is not exportable: its memory is still "
-                 "shared (apply memdist to reach syndm, or export the syn or source node)", p->name);
-        return XF_EREFUSED;
-    }
-    pl.mpi = p->level == IR_SYNDM;
+    pl.mpi = p->level == IR_SYNDM || p->level == IR_SYNCOMM;
+    pl.shared = p->level == IR_SYNCOMM;
     pl.pv = calloc((size_t)(p->nparams + 1), sizeof *pl.pv);
     pl.arr = calloc((size_t)(p->narrays + 1), sizeof *pl.arr);
     if (!pl.pv || !pl.arr) { ex_plan_free(&pl); diag_add(d, NULL, 0, 0, "out of memory"); return XF_EREFUSED; }
@@ -606,14 +742,9 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
             if (dc->kind == IR_D_DIST && dc->u.dist.array_index == i) a->dist = dc;
             if (dc->kind == IR_D_OUTPUT && dc->u.output.array_index == i) a->output = 1;
         }
-        if (pl.mpi && !a->dist) {
+        if (pl.mpi && !pl.shared && !a->dist) {
             diag_add(d, p->file, a->decl->pos.line, a->decl->pos.col, "export: array %s has no dist declaration",
                      a->decl->u.array.name);
-            goto out;
-        }
-        if (a->output && a->decl->u.array.elem != IR_DOUBLE && pl.mpi) {
-            diag_add(d, p->file, a->decl->pos.line, a->decl->pos.col,
-                     "export: output array %s is an int array; only double outputs are gathered yet", a->decl->u.array.name);
             goto out;
         }
         ex_plan_fold(&pl, a, i);
@@ -628,6 +759,13 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
             diag_add(d, p->file, sc.bad->pos.line, sc.bad->pos.col, "export: this send %s", sc.why);
             goto out;
         }
+        if (sc.nsends && pl.shared) {
+            diag_add(d, p->file, 0, 0, "export: %s is at level syncomm and sends messages: its memory is still shared "
+                     "(apply memdist to reach syndm); a syncomm program is exported only when its communication "
+                     "is collectives alone", p->name);
+            goto out;
+        }
+        if (pl.shared && ex_check_own_rows(&pl, d)) goto out;
         if (sc.nsends) {
             char why[300] = "";
             if (o->exchange == XF_EXCHANGE_ALLTOALLV) pl.exchange = XF_EXCHANGE_ALLTOALLV;

@@ -48,15 +48,6 @@ void ex_cname(char *out, size_t size, const char *name)
 
 /* ---- the emitter ------------------------------------------------------------------------------ */
 
-enum { EX_SEQ, EX_STEP, EX_INSPECT };
-
-typedef struct ex_em {
-    const ex_plan *pl;
-    int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
-    const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
-    int *tmp;                /* counter for temporaries */
-    int marks;               /* EX_STEP: record "computed here" for the outputs */
-} ex_em;
 
 static void ind(xf_buf *b, int n)
 {
@@ -69,7 +60,6 @@ static const char *nm(const char *id, char *tmp)
     return tmp;
 }
 
-static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
 
 /* The fold subscript value in the pattern inspector: plane 0 (offsets within a plane). */
 static void ex_offset(const ex_em *m, xf_buf *b, xf_buf *pre, int in, int array, ir_expr *const *idx,
@@ -158,7 +148,7 @@ static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_e
     xf_buf_free(&bpre);
 }
 
-static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e)
+void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e)
 {
     char t[64];
     switch (e->kind) {
@@ -234,6 +224,25 @@ static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_exp
             xf_buf_printf(b, ")");
             return;
         }
+        if (f == IR_F_SELECT && e->u.call.nargs == 3) {
+            xf_buf_printf(b, "(");
+            ex_expr(m, b, pre, in, e->u.call.args[0]);
+            for (int i = 1; i < 3; i++) {
+                xf_buf_printf(b, i == 1 ? " ? " : " : ");
+                if (dbl && e->u.call.args[i]->type == IR_INT) xf_buf_printf(b, "(double)");
+                ex_expr(m, b, pre, in, e->u.call.args[i]);
+            }
+            xf_buf_printf(b, ")");
+            return;
+        }
+        if ((f == IR_F_BAND || f == IR_F_BOR || f == IR_F_BXOR) && e->u.call.nargs == 2) {
+            xf_buf_printf(b, "(");
+            ex_expr(m, b, pre, in, e->u.call.args[0]);
+            xf_buf_printf(b, " %s ", f == IR_F_BAND ? "&" : f == IR_F_BOR ? "|" : "^");
+            ex_expr(m, b, pre, in, e->u.call.args[1]);
+            xf_buf_printf(b, ")");
+            return;
+        }
         const char *fn = "";
         switch (f) {
         case IR_F_FLOOR: fn = x->type == IR_INT ? "" : "floor"; break;
@@ -252,6 +261,21 @@ static void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_exp
     case IR_E_REDUCE:
         ex_reduce(m, b, pre, in, e);
         return;
+    case IR_E_REPEAT: {
+        const ir_decl *od = m->pl->p->ops[e->u.repeat.op.user];
+        nm(od->u.op.name, t);
+        xf_buf_printf(b, "op_%s_repeat(", t);
+        ex_expr(m, b, pre, in, e->u.repeat.k);
+        xf_buf_printf(b, ", (rt_val[]){");
+        for (int i = 0; i < e->u.repeat.nargs; i++) {
+            int fd = od->u.op.state->fields[i].type == IR_DOUBLE;
+            xf_buf_printf(b, "%s{.%s = %s(", i ? ", " : "", fd ? "d" : "i", fd ? "(double)" : "(int64_t)");
+            ex_expr(m, b, pre, in, e->u.repeat.args[i]);
+            xf_buf_printf(b, ")}");
+        }
+        xf_buf_printf(b, "}).%s", od->u.op.state->fields[0].type == IR_DOUBLE ? "d" : "i");
+        return;
+    }
     }
 }
 
@@ -272,6 +296,9 @@ static int ex_expr_uses(const ir_expr *e, const char *id)
     case IR_E_REDUCE:
         return ex_expr_uses(e->u.reduce.lo, id) || ex_expr_uses(e->u.reduce.hi, id) ||
                ex_expr_uses(e->u.reduce.body, id);
+    case IR_E_REPEAT:
+        for (int i = 0; i < e->u.repeat.nargs; i++) if (ex_expr_uses(e->u.repeat.args[i], id)) return 1;
+        return ex_expr_uses(e->u.repeat.k, id);
     default: return 0;
     }
 }
@@ -301,6 +328,17 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
         for (int i = 0; i < s->u.send.nas; i++) if (ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
         return 0;
     }
+    case IR_S_COLL:
+        if (m->mode == EX_INSPECT) return 0;
+        for (int i = 0; i < s->u.coll.nsrc; i++)
+            if (ex_expr_uses(s->u.coll.src[i], id) ||
+                (s->u.coll.src_lo && (ex_expr_uses(s->u.coll.src_lo[i], id) || ex_expr_uses(s->u.coll.src_hi[i], id))))
+                return 1;
+        for (int i = 0; i < s->u.coll.ndst; i++)
+            if (ex_expr_uses(s->u.coll.dst[i], id) ||
+                (s->u.coll.dst_lo && (ex_expr_uses(s->u.coll.dst_lo[i], id) || ex_expr_uses(s->u.coll.dst_hi[i], id))))
+                return 1;
+        return ex_expr_uses(s->u.coll.root, id) || ex_expr_uses(s->u.coll.by, id);
     }
     return 0;
 }
@@ -402,7 +440,7 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
     if (m->mode == EX_STEP && m->marks && a->mark) {
-        xf_buf_printf(b, "{   /* %s */\n", s->u.assign.label);
+        xf_buf_printf(b, "{   /* %s */\n", s->u.assign.label ? s->u.assign.label : "assignment");
         ind(b, in + 4);
         xf_buf_printf(b, "const int64_t rt_o = %s;\n", off.s);
         ind(b, in + 4);
@@ -421,7 +459,7 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
         ind(b, in);
         xf_buf_printf(b, "}\n");
     } else {
-        xf_buf_printf(b, "%s[%s] = %s;   /* %s */\n", a->cname, off.s, rhs.s, s->u.assign.label);
+        xf_buf_printf(b, "%s[%s] = %s;   /* %s */\n", a->cname, off.s, rhs.s, s->u.assign.label ? s->u.assign.label : "assignment");
     }
     xf_buf_free(&pre);
     xf_buf_free(&rhs);
@@ -630,6 +668,9 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
     case IR_S_FOR:
         ex_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
         return;
+    case IR_S_COLL:
+        if (m->mode != EX_INSPECT) ex_coll(m, b, s, in);
+        return;
     }
 }
 
@@ -690,6 +731,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
     xf_buf_printf(b, "/* %s: ", a->decl->u.array.name);
     if (!pl->mpi) xf_buf_printf(b, "the whole array");
+    else if (!a->dist) xf_buf_printf(b, "the whole array on every processor (syncomm: each writes its own rows)");
     else if (a->dist->u.dist.dk == IR_DIST_REPLICATE) xf_buf_printf(b, "replicated, every processor holds all of it");
     else xf_buf_printf(b, "the part of processor %s (its dist declaration)", pv);
     if (a->fold >= 0)
@@ -968,8 +1010,8 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         ex_local_at(m, b, a, names);
         xf_buf_printf(b, ";\n");
         ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s[rt_o]; }\n", a->cname, index.s,
-                      a->cname);
+        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s,
+                      dbl ? "" : "(double)", a->cname);
         ex_box_close(b, opened, 8);
         xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
         xf_buf_printf(b, "        double *region = NULL;\n");
@@ -1030,6 +1072,7 @@ static void ex_labels(xf_buf *b, const ir_block *blk)
         if (s->kind == IR_S_ASSIGN) {
             char t[64];
             if (b->n > 40) continue;
+            if (!s->u.assign.label) continue;
             xf_buf_printf(b, "_%s", nm(s->u.assign.label, t));
         } else if (s->kind == IR_S_IF) {
             ex_labels(b, s->u.if_.then_blk);
@@ -1072,7 +1115,12 @@ char *ex_emit_program(const ex_plan *pl)
     ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1};
     xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
-    if (pl->mpi)
+    if (pl->shared)
+        xf_buf_printf(&b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks).  The program is at\n"
+                          " * level syncomm and communicates by collectives alone: each rank holds the whole arrays,\n"
+                          " * applies the inits, and runs the processor body for its own processor, reading only its own\n"
+                          " * rows of what the body writes; the collectives call runtime/rt_coll.c.\n", pl->nprocs);
+    else if (pl->mpi)
         xf_buf_printf(&b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks); each rank holds\n"
                           " * its part of the arrays (the dist declarations) and runs the time steps; messages travel %s.\n",
                       pl->nprocs,
@@ -1116,6 +1164,7 @@ char *ex_emit_program(const ex_plan *pl)
     for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &b, &fills, &pl->arr[i]);
     ex_init_fn(pl, &b, &m, fills.s);
     xf_buf_free(&fills);
+    ex_emit_ops(pl, &b);
 
     xf_buf labels = {0};
     ex_labels(&labels, p->body);
@@ -1222,6 +1271,7 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf_printf(&b, "int main(int argc, char **argv)\n{\n    rt_init(&argc, &argv);\n");
     xf_buf_printf(&b, "    rt_require_ranks(%" PRId64 ", \"%s was derived for %" PRId64 " processors\");\n", pl->nprocs,
                   pl->progname, pl->nprocs);
+    ex_emit_ops_setup(pl, &b, 0);
     xf_buf_printf(&b, "    const int64_t me = %" PRId64 " + rt_rank(MPI_COMM_WORLD);   /* this rank's processor */\n", pl->plo);
     for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
         const ir_stmt *s = p->body->stmts[i];
@@ -1264,6 +1314,7 @@ char *ex_emit_program(const ex_plan *pl)
         xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
         if (pl->arr[i].mark) xf_buf_printf(&b, "    free(%s_mine);\n", pl->arr[i].cname);
     }
+    ex_emit_ops_setup(pl, &b, 1);
     xf_buf_printf(&b, "    rt_finalize();\n    return 0;\n}\n");
     xf_buf_free(&lo);
     xf_buf_free(&hi);

@@ -35,7 +35,9 @@ typedef struct ex_plan {
     const ir_program *p;
     int64_t *pv;                  /* parameter values (nparams) */
     ex_array *arr;                /* narrays */
-    int mpi;                      /* syndm: C+MPI */
+    int mpi;                      /* syndm or syncomm: C+MPI */
+    int shared;                   /* syncomm: every rank holds the whole arrays (replicated) and
+                                     runs its own processor; collectives are the communication */
     const ir_stmt *nest;          /* the top-level FOR holding the time loop (NULL: no loop) */
     int tslot;                    /* slot of the time loop variable (-1 when none) */
     int64_t tstep;                /* step of the time loop (1 when none) */
@@ -51,6 +53,26 @@ typedef struct ex_plan {
 
 /* C names: the program's name made safe (not a C keyword, libc or runtime name). */
 void ex_cname(char *out, size_t size, const char *name);
+
+/* The emitter's state (export_emit.c, export_coll.c). */
+enum { EX_SEQ, EX_STEP, EX_INSPECT };
+typedef struct ex_em {
+    const ex_plan *pl;
+    int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
+    const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
+    int *tmp;                /* counter for temporaries */
+    int marks;               /* EX_STEP: record "computed here" for the outputs */
+} ex_em;
+
+/* An expression as C into b; statements it needs first (hoisted reductions) into pre. */
+void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
+
+/* export_coll.c: the operators' clauses as C functions (and the built-in combines) before the
+ * steps; the MPI operators and datatypes created after rt_init / freed before rt_finalize;
+ * one collective statement of the processor body. */
+void ex_emit_ops(const ex_plan *pl, xf_buf *b);
+void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them);
+void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in);
 
 /* Writes the C program of the plan (malloc'd text). */
 char *ex_emit_program(const ex_plan *pl);

@@ -311,7 +311,7 @@ int cmd_run(int argc, char **argv)
                       has_param(t.prog, "procs") ? "" : " (the program has no parameter procs to set)");
         goto done;
     }
-    if (a.smpi && !info.mpi) { rc = cli_fail("%s is sequential C: --smpi needs a syndm node", t.label); goto done; }
+    if (a.smpi && !info.mpi) { rc = cli_fail("%s is sequential C: --smpi needs a syndm or syncomm node", t.label); goto done; }
     exp_quote(q, sizeof q, dir);
     int st;
     snprintf(cmd, sizeof cmd, "make -C %s EXTRA_CFLAGS=-Werror %s 2>&1", q, a.smpi ? "smpi" : "");

@@ -57,7 +57,7 @@ static const cli_command commands[] = {
     {"apply", cmd_apply, "FILE.apm|NODE TRANSFORM [key=value]... [-D name=value]... [-o OUT.apm | --why TEXT]",
      "apply a transform (e.g. stm theta=t sigma=x); a refusal says which dependence"},
     {"export", cmd_export, "FILE.apm|NODE -o DIR [-D name=value]... [--exchange auto|halo|alltoallv]",
-     "write a verified node as C+MPI (syndm) or sequential C (source, syn): program, runtime, Makefile"},
+     "write a verified node as C+MPI (syndm; syncomm with collectives only) or sequential C (source, syn): program, runtime, Makefile"},
     {"run", cmd_run, "FILE.apm|NODE -np P [--smpi PLATFORM.xml] [--repeat K] [-D name=value]...\n"
                      "        [--exchange auto|halo|alltoallv] [--json]",
      "export, build and run (mpirun or smpirun); check the checksum, store the seconds"},

@@ -3,7 +3,7 @@
 #  - source and syn nodes (findiff, lu, matmul, jacobi1d) export as sequential C that needs no MPI
 #    (cc, rt_checksum.c only), builds with -Werror and prints `polyapm sim`'s checksum;
 #    FD stores two time planes.
-#  - refused with the reason: a syncomm node (not exportable), a node whose simulation is not
+#  - refused with the reason: a syncomm node with sends (memory still shared), a node whose simulation is not
 #    verified (a syndm program with a missing message), a file with violations; usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
@@ -43,7 +43,7 @@ expect_match "findiff syn node: -np 2 says why" "$(cat "$TMP/err")" "sequential 
 P apply 2 tile kind=block2d procs=4 >/dev/null && P apply 3 commgen >/dev/null
 P export 4 -o "$TMP/no" >/dev/null 2>"$TMP/err"
 expect_eq "syncomm node: refused, exit 1" "$?" 1
-expect_match "syncomm node: the reason names the level" "$(cat "$TMP/err")" "level syncomm, which is not exportable"
+expect_match "syncomm node with sends: the reason names the level and the sends" "$(cat "$TMP/err")" "level syncomm and sends messages"
 expect_eq "syncomm node: nothing written" "$([ -e "$TMP/no" ] && echo yes || echo no)" no
 sed "s/^param n = 256, steps = 21/param n = 16, steps = 21/" "$EX/findiff.apm" >"$TMP/fd16.apm"
 WS=$TMP/fd16.pdg

@@ -1,0 +1,588 @@
+/*
+ * export_coll.c — the exporter's collectives: user-defined operators as C functions (one per
+ * clause, plus the MPI_User_function of an operator MPI may apply), the built-in operators'
+ * combines, and each collective statement of a processor body as a call into runtime/rt_coll.c
+ * on tuples of rt_val (blocks read row-major into tuples, converted as the simulator converts,
+ * and written back into the destination blocks).
+ *
+ * Exactness: the simulator folds in rank order, the lower rank the left operand.  MPI's
+ * reductions are used where their result is that fold bit for bit — built-in operators on
+ * integers (MPI_SUM .. MPI_BXOR, MPI_LAND/MPI_LOR for and/or), max/min on doubles, associative
+ * user operators whose state fields are all integers (MPI_Op_create with the operator's commute
+ * flag; MPI computes inoutvec = invec (+) inoutvec with invec from the lower ranks, so the MPI
+ * function calls combine(invec, inoutvec)).  Everything else (+ and * on doubles, operators with
+ * double fields) is gathered and folded in the simulator's order (rt_coll_reduce), because MPI
+ * may bracket a reduction differently, which changes floating-point results.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+#include "op.h"
+
+static void ind(xf_buf *b, int n) { xf_buf_printf(b, "%*s", n, ""); }
+
+static const char *cn(const char *id, char *tmp)
+{
+    ex_cname(tmp, 64, id);
+    return tmp;
+}
+
+/* ---- built-in operators --------------------------------------------------------------------- */
+
+typedef struct ex_bop {
+    const char *name;          /* C suffix */
+    const char *mpi_i, *mpi_d; /* the MPI built-in exact on int64 / double, or NULL */
+    const char *c_i, *c_d;     /* the simulator's op_builtin_apply_* on a, b */
+} ex_bop;
+
+static const ex_bop ex_bops[IR_BOP_COUNT] = {
+    [IR_BOP_ADD] = {"add", "MPI_SUM", NULL, "(int64_t)((uint64_t)a->i + (uint64_t)b->i)", "a->d + b->d"},
+    [IR_BOP_MUL] = {"mul", "MPI_PROD", NULL, "(int64_t)((uint64_t)a->i * (uint64_t)b->i)", "a->d * b->d"},
+    [IR_BOP_MAX] = {"max", "MPI_MAX", "MPI_MAX", "b->i > a->i ? b->i : a->i", "b->d > a->d ? b->d : a->d"},
+    [IR_BOP_MIN] = {"min", "MPI_MIN", "MPI_MIN", "b->i < a->i ? b->i : a->i", "b->d < a->d ? b->d : a->d"},
+    [IR_BOP_AND] = {"and", "MPI_LAND", NULL, "a->i != 0 && b->i != 0", "a->d != 0 && b->d != 0"},
+    [IR_BOP_OR] = {"or", "MPI_LOR", NULL, "a->i != 0 || b->i != 0", "a->d != 0 || b->d != 0"},
+    [IR_BOP_BAND] = {"band", "MPI_BAND", NULL, "a->i & b->i", "0"},
+    [IR_BOP_BOR] = {"bor", "MPI_BOR", NULL, "a->i | b->i", "0"},
+    [IR_BOP_BXOR] = {"bxor", "MPI_BXOR", NULL, "a->i ^ b->i", "0"},
+};
+
+/* A user operator MPI may reduce with: associative, every state field an integer. */
+static int ex_op_exact(const ir_decl *od)
+{
+    if (!od->u.op.associative || !od->u.op.clause[IR_K_COMBINE] || !od->u.op.state) return 0;
+    for (int i = 0; i < od->u.op.state->nfields; i++)
+        if (od->u.op.state->fields[i].type != IR_INT) return 0;
+    return 1;
+}
+
+static int ex_has_coll(const ir_block *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_COLL) return 1;
+        if (s->kind == IR_S_FOR && ex_has_coll(s->u.for_.body)) return 1;
+        if (s->kind == IR_S_IF && (ex_has_coll(s->u.if_.then_blk) || (s->u.if_.else_blk && ex_has_coll(s->u.if_.else_blk))))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- user operators ------------------------------------------------------------------------- */
+
+static const char *const ex_clause_names[IR_K_COUNT] = {
+    [IR_K_IDENT] = "ident", [IR_K_PREACCUM] = "preaccum", [IR_K_ACCUM] = "accum", [IR_K_POSTACCUM] = "postaccum",
+    [IR_K_COMBINE] = "combine", [IR_K_GEN] = "gen", [IR_K_SCANGEN] = "scangen", [IR_K_ONE] = "one",
+    [IR_K_LOWER] = "lower", [IR_K_UPPER] = "upper", [IR_K_EVEN] = "even", [IR_K_ODD] = "odd",
+};
+
+static const ir_opitem *ex_pattern_tuple(const ir_decl *od, ir_clause_kind k, int which)
+{
+    if (which == 0) return od->u.op.state;
+    switch (k) {
+    case IR_K_PREACCUM: case IR_K_ACCUM: case IR_K_POSTACCUM: case IR_K_SCANGEN: return od->u.op.in;
+    default: return od->u.op.state;
+    }
+}
+
+static void ex_clause_fn(const ex_plan *pl, xf_buf *b, const ir_decl *od, ir_clause_kind k)
+{
+    const ir_opitem *it = od->u.op.clause[k];
+    char t[64], on[64];
+    cn(od->u.op.name, on);
+    int tmp = 0;
+    ex_em m = {pl, EX_SEQ, NULL, &tmp, 0};
+    xf_buf_printf(b, "static inline void op_%s_%s(const rt_val *rt_a, const rt_val *rt_b, rt_val *rt_o)\n{\n"
+                     "    (void)rt_a;\n    (void)rt_b;\n", on, ex_clause_names[k]);
+    for (int p = 0; p < it->npats; p++) {
+        const ir_opitem *tu = ex_pattern_tuple(od, k, p);
+        for (int i = 0; i < it->pats[p].n && tu && i < tu->nfields; i++) {
+            int d = tu->fields[i].type == IR_DOUBLE;
+            cn(it->pats[p].names[i], t);
+            xf_buf_printf(b, "    const %s %s = rt_%c[%d].%c;\n    (void)%s;\n", d ? "double" : "int64_t", t, p ? 'b' : 'a', i,
+                          d ? 'd' : 'i', t);
+        }
+    }
+    for (int i = 0; i < it->nlets; i++) {
+        xf_buf v = {0}, pre = {0};
+        ex_expr(&m, &v, &pre, 4, it->letv[i]);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        cn(it->lets[i], t);
+        xf_buf_printf(b, "    const %s %s = %s;\n    (void)%s;\n", it->letv[i]->type == IR_DOUBLE ? "double" : "int64_t", t,
+                      v.s, t);
+        xf_buf_free(&v);
+        xf_buf_free(&pre);
+    }
+    int stateful = k != IR_K_GEN && k != IR_K_SCANGEN;
+    for (int i = 0; i < it->nval; i++) {
+        ir_type ty = stateful && od->u.op.state && i < od->u.op.state->nfields ? od->u.op.state->fields[i].type
+                                                                                 : it->val[i]->type;
+        xf_buf v = {0}, pre = {0};
+        ex_expr(&m, &v, &pre, 4, it->val[i]);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        xf_buf_printf(b, "    rt_o[%d].%c = (%s)(%s);\n", i, ty == IR_DOUBLE ? 'd' : 'i', ty == IR_DOUBLE ? "double" : "int64_t",
+                      v.s);
+        xf_buf_free(&v);
+        xf_buf_free(&pre);
+    }
+    xf_buf_printf(b, "}\n");
+}
+
+void ex_emit_ops(const ex_plan *pl, xf_buf *b)
+{
+    const ir_program *p = pl->p;
+    if (!pl->mpi) return;
+    if (ex_has_coll(p->body)) {
+        xf_buf_printf(b, "/* The built-in operators of collectives, as the simulator applies them (a the lower rank). */\n");
+        for (int k = 0; k < IR_BOP_COUNT; k++) {
+            xf_buf_printf(b, "static inline void rt_bop_%s_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = %s; }\n",
+                          ex_bops[k].name, ex_bops[k].c_i);
+            xf_buf_printf(b, "static inline void rt_bop_%s_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b; "
+                             "o->d = %s; }\n", ex_bops[k].name, ex_bops[k].c_d);
+        }
+        xf_buf_printf(b, "\n");
+    }
+    for (int u = 0; u < p->nops; u++) {
+        const ir_decl *od = p->ops[u];
+        char on[64];
+        cn(od->u.op.name, on);
+        int ns = od->u.op.state ? od->u.op.state->nfields : 0;
+        xf_buf_printf(b, "/* operator %s (%s, %d state field%s): its clauses */\n", od->u.op.name,
+                      od->u.op.commutative ? "commutative" : "noncommutative", ns, ns == 1 ? "" : "s");
+        for (int k = 0; k < IR_K_COUNT; k++)
+            if (od->u.op.clause[k]) ex_clause_fn(pl, b, od, (ir_clause_kind)k);
+        if (od->u.op.clause[IR_K_EVEN] && od->u.op.clause[IR_K_ODD])
+            xf_buf_printf(b, "/* repeat(%s, k, ..): even on a 0 bit, odd on a 1 bit of k, lowest bit first */\n"
+                             "static inline rt_val op_%s_repeat(int64_t k, rt_val *st)\n{\n    rt_val t[%d];\n"
+                             "    for (; k > 0; k /= 2) {\n        if (k %% 2 == 0) op_%s_even(st, NULL, t);\n"
+                             "        else op_%s_odd(st, NULL, t);\n        memcpy(st, t, sizeof t);\n    }\n    return st[0];\n}\n",
+                          od->u.op.name, on, ns, on, on);
+        if (ex_op_exact(od) && ex_has_coll(p->body)) {
+            xf_buf_printf(b, "/* MPI applies inoutvec = invec (+) inoutvec, invec from the lower ranks */\n"
+                             "static MPI_Op op_%s_mpiop;\nstatic MPI_Datatype op_%s_type;   /* one state: %d int64 fields */\n"
+                             "static void op_%s_mpi(void *in, void *inout, int *len, MPI_Datatype *type)\n{\n    (void)type;\n"
+                             "    const rt_val *a = in;\n    rt_val *b = inout, o[%d];\n"
+                             "    for (int i = 0; i < *len; i++) {\n        op_%s_combine(a + (size_t)i * %d, b + (size_t)i * %d, o);\n"
+                             "        memcpy(b + (size_t)i * %d, o, sizeof o);\n    }\n}\n",
+                          on, on, ns, on, ns, on, ns, ns, ns);
+        }
+        xf_buf_printf(b, "\n");
+    }
+}
+
+void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them)
+{
+    const ir_program *p = pl->p;
+    if (!pl->mpi || !ex_has_coll(p->body)) return;
+    for (int u = 0; u < p->nops; u++) {
+        const ir_decl *od = p->ops[u];
+        if (!ex_op_exact(od)) continue;
+        char on[64];
+        cn(od->u.op.name, on);
+        if (free_them)
+            xf_buf_printf(b, "    rt_op_free(&op_%s_mpiop);\n    RT_CHECK(MPI_Type_free(&op_%s_type));\n", on, on);
+        else
+            xf_buf_printf(b, "    op_%s_mpiop = rt_op_create(op_%s_mpi, %d);\n"
+                             "    RT_CHECK(MPI_Type_contiguous(%d * (int)sizeof(rt_val), MPI_BYTE, &op_%s_type));\n"
+                             "    RT_CHECK(MPI_Type_commit(&op_%s_type));\n",
+                          on, on, od->u.op.commutative ? 1 : 0, od->u.op.state->nfields, on, on);
+    }
+}
+
+/* ---- collective statements ------------------------------------------------------------------ */
+
+/* Start (local offset) and tuple count of a block: fixed subscripts, the range on the next
+ * dimension, the rest of the dimensions whole; `who` is the processor whose memory holds it. */
+static void ex_blk(const ex_em *m, xf_buf *pre, const ir_expr *e, const ir_expr *lo, const ir_expr *hi, const char *who,
+                   xf_buf *start, xf_buf *count)
+{
+    const ex_array *a = &m->pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
+    const ir_decl *ad = a->decl;
+    int nd = ad->u.array.ndims, nfix = e->kind == IR_E_ACCESS ? e->u.access.nidx : 0;
+    xf_buf_printf(start, "%s_at(%s", a->cname, who);
+    xf_buf_printf(count, "(int64_t)1");
+    for (int d = 0; d < nd; d++) {
+        xf_buf_printf(start, ", ");
+        if (d < nfix) { ex_expr(m, start, pre, 8, e->u.access.idx[d]); continue; }
+        xf_buf l = {0}, h = {0};
+        if (d == nfix && lo) {
+            ex_expr(m, &l, pre, 8, lo);
+            ex_expr(m, &h, pre, 8, hi);
+        } else {
+            ex_expr(m, &l, pre, 8, ad->u.array.lo[d]);
+            ex_expr(m, &h, pre, 8, ad->u.array.hi[d]);
+        }
+        xf_buf_printf(start, "%s", l.s);
+        xf_buf_printf(count, " * imax(0, %s - %s + 1)", h.s, l.s);
+        xf_buf_free(&l);
+        xf_buf_free(&h);
+    }
+    xf_buf_printf(start, ")");
+}
+
+static const char *ex_rtkind(ir_coll_kind k)
+{
+    switch (k) {
+    case IR_C_REDUCE: return "RT_REDUCE";
+    case IR_C_ALLREDUCE: return "RT_ALLREDUCE";
+    case IR_C_SCAN: return "RT_SCAN";
+    default: return "RT_EXSCAN";
+    }
+}
+
+void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
+{
+    const ex_plan *pl = m->pl;
+    const ir_program *p = pl->p;
+    ir_coll_kind ck = s->u.coll.ck;
+    int user = s->u.coll.op.name ? s->u.coll.op.user : -1, bop = s->u.coll.op.name ? s->u.coll.op.builtin : -1;
+    const ir_decl *od = user >= 0 ? p->ops[user] : NULL;
+    int global = od && od->u.op.in && od->u.op.in->nfields > 0;
+    int ns = od ? od->u.op.state->nfields : 1;
+    int nf = od ? (global ? od->u.op.in->nfields : ns) : 1;
+    if (!od && s->u.coll.nsrc > nf) nf = s->u.coll.nsrc;
+    ir_type ft[OP_MAX_FIELDS];
+    for (int f = 0; f < nf && f < OP_MAX_FIELDS; f++) {
+        if (od) ft[f] = global ? od->u.op.in->fields[f].type : od->u.op.state->fields[f].type;
+        else {
+            const ir_expr *e = s->u.coll.src[f < s->u.coll.nsrc ? f : 0];
+            ft[f] = p->arrays[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index]->u.array.elem;
+        }
+    }
+    char on[64] = "", t[64];
+    if (od) cn(od->u.op.name, on);
+    xf_buf pre = {0}, body = {0};
+    int I = in + 8;
+    int rooted = s->u.coll.root != NULL;
+    int only_root_reads = ck == IR_C_BCAST || ck == IR_C_SCATTER;
+    int only_root_gets = ck == IR_C_GATHER || ck == IR_C_REDUCE || ck == IR_C_REDUCE_BAL;
+    char *stext = NULL;
+    {
+        xf_buf st = {0};
+        xf_buf_printf(&st, "%s%s%s%s%s", s->u.coll.label ? s->u.coll.label : "", s->u.coll.label ? ": " : "",
+                      ir_coll_name(ck), s->u.coll.op.name ? "(" : "", s->u.coll.op.name ? s->u.coll.op.name : "");
+        xf_buf_printf(&st, "%s at %d:%d", s->u.coll.op.name ? ")" : "", s->pos.line, s->pos.col);
+        stext = xf_buf_take(&st);
+    }
+    /* the group, the root */
+    xf_buf by = {0}, root = {0};
+    if (s->u.coll.by) ex_expr(m, &by, &pre, in, s->u.coll.by);
+    if (rooted) ex_expr(m, &root, &pre, in, s->u.coll.root);
+    ind(&body, in + 4);
+    xf_buf_printf(&body, "MPI_Comm rt_g = rt_coll_group(MPI_COMM_WORLD, %d, %s);\n", by.n ? 1 : 0, by.n ? by.s : "0");
+    ind(&body, in + 4);
+    xf_buf_printf(&body, "if (rt_g != MPI_COMM_NULL) {\n");
+    ind(&body, I);
+    if (rooted)
+        xf_buf_printf(&body, "const int rt_root = rt_coll_root(rt_g, (%s) - %" PRId64 ", MPI_COMM_WORLD);\n", root.s, pl->plo);
+    else
+        xf_buf_printf(&body, "const int rt_root = 0;\n");
+    ind(&body, I);
+    xf_buf_printf(&body, "const int rt_me = rt_rank(rt_g);\n");
+    ind(&body, I);
+    xf_buf_printf(&body, "(void)rt_root;\n");
+    ind(&body, I);
+    xf_buf_printf(&body, "(void)rt_me;\n");
+    /* the sources */
+    ind(&body, I);
+    xf_buf_printf(&body, "int64_t rt_n = 0;\n");
+    ind(&body, I);
+    xf_buf_printf(&body, "rt_val *rt_in = NULL;\n");
+    if (ck == IR_C_MULTICAST) {
+        xf_buf st = {0}, co = {0}, bp = {0};
+        ex_blk(m, &bp, s->u.coll.src[0], s->u.coll.src_lo ? s->u.coll.src_lo[0] : NULL,
+               s->u.coll.src_hi ? s->u.coll.src_hi[0] : NULL, root.s, &st, &co);
+        const ir_expr *e = s->u.coll.src[0];
+        const ex_array *a = &pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
+        if (bp.s) xf_buf_printf(&body, "%s", bp.s);
+        ind(&body, I);
+        xf_buf_printf(&body, "const int64_t rt_s0 = %s;   /* this processor's block, in the root's memory */\n", st.s);
+        ind(&body, I);
+        xf_buf_printf(&body, "rt_n = %s;\n", co.s);
+        ind(&body, I);
+        xf_buf_printf(&body, "rt_val *rt_out = rt_malloc((size_t)(rt_n ? rt_n : 1) * sizeof *rt_out);\n");
+        ind(&body, I);
+        xf_buf_printf(&body, "rt_coll_multicast(%s, rt_n ? rt_s0 : 0, rt_n, rt_out, rt_root, rt_g);\n", a->cname);
+        ind(&body, I);
+        xf_buf_printf(&body, "const int64_t rt_m = rt_n;\n");
+        xf_buf_free(&st);
+        xf_buf_free(&co);
+        xf_buf_free(&bp);
+    } else {
+        ind(&body, I);
+        xf_buf_printf(&body, "if (%s) {\n", only_root_reads ? "rt_me == rt_root" : "1");
+        for (int f = 0; f < s->u.coll.nsrc; f++) {
+            xf_buf st = {0}, co = {0}, bp = {0};
+            const ir_expr *e = s->u.coll.src[f];
+            const ex_array *a = &pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
+            ex_blk(m, &bp, e, s->u.coll.src_lo ? s->u.coll.src_lo[f] : NULL, s->u.coll.src_hi ? s->u.coll.src_hi[f] : NULL,
+                   "me", &st, &co);
+            if (bp.s) xf_buf_printf(&body, "%s", bp.s);
+            ind(&body, I + 4);
+            xf_buf_printf(&body, "const int64_t rt_s%d = %s, rt_c%d = %s;\n", f, st.s, f, co.s);
+            if (f == 0) {
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "rt_n = rt_c0;\n");
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * %d * sizeof *rt_in);\n", nf);
+            } else {
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "if (rt_c%d != rt_n) rt_die(\"%s: source blocks of %%lld and %%lld elements\", "
+                                     "(long long)rt_n, (long long)rt_c%d);\n", f, stext, f);
+            }
+            int ad = a->decl->u.array.elem == IR_DOUBLE, fd = ft[f] == IR_DOUBLE;
+            ind(&body, I + 4);
+            xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j * %d + %d].%c = %s%s[rt_s%d + rt_j];\n",
+                          nf, f, fd ? 'd' : 'i', ad == fd ? "" : fd ? "(double)" : "(int64_t)", a->cname, f);
+            xf_buf_free(&st);
+            xf_buf_free(&co);
+            xf_buf_free(&bp);
+        }
+        ind(&body, I);
+        xf_buf_printf(&body, "}\n");
+    }
+    /* the operator */
+    if (s->u.coll.op.name) {
+        ind(&body, I);
+        if (od) {
+            xf_buf_printf(&body, "rt_val rt_id[%d];\n", ns);
+            ind(&body, I);
+            if (od->u.op.clause[IR_K_IDENT]) xf_buf_printf(&body, "op_%s_ident(NULL, NULL, rt_id);\n", on);
+            else xf_buf_printf(&body, "memset(rt_id, 0, sizeof rt_id);\n");
+            int ex = ex_op_exact(od);
+            char fnb[4][96];
+            static const ir_clause_kind cls[4] = {IR_K_COMBINE, IR_K_ONE, IR_K_LOWER, IR_K_UPPER};
+            for (int i = 0; i < 4; i++) {
+                if (od->u.op.clause[cls[i]]) snprintf(fnb[i], sizeof fnb[i], "op_%s_%s", on, ex_clause_names[cls[i]]);
+                else snprintf(fnb[i], sizeof fnb[i], "NULL");
+            }
+            ind(&body, I);
+            xf_buf_printf(&body, "const rt_opdesc rt_op = {%d, %s, %s, %s, %s, rt_id, %s%s%s, %s%s%s};\n", ns, fnb[0], fnb[1],
+                          fnb[2], fnb[3], ex ? "op_" : "MPI_OP_NULL", ex ? on : "", ex ? "_mpiop" : "",
+                          ex ? "op_" : "MPI_DATATYPE_NULL", ex ? on : "", ex ? "_type" : "");
+        } else {
+            int dbl = ft[0] == IR_DOUBLE;
+            const ex_bop *bo = &ex_bops[bop];
+            const char *mpi = dbl ? bo->mpi_d : bo->mpi_i;
+            xf_buf_printf(&body, "rt_val rt_id[1];\n");
+            ind(&body, I);
+            if (dbl) {
+                double v = op_builtin_ident_d((ir_bop)bop);
+                xf_buf_printf(&body, "rt_id[0].d = %s;\n", v == 1 ? "1.0" : v == 0 ? "0.0" : v > 0 ? "INFINITY" : "-INFINITY");
+            } else {
+                int64_t v = op_builtin_ident_i((ir_bop)bop);
+                xf_buf_printf(&body, "rt_id[0].i = %s;\n", v == INT64_MIN ? "INT64_MIN" : v == INT64_MAX ? "INT64_MAX"
+                              : v == 1 ? "1" : v == -1 ? "-1" : "0");
+            }
+            ind(&body, I);
+            xf_buf_printf(&body, "const rt_opdesc rt_op = {1, rt_bop_%s_%c, NULL, NULL, NULL, rt_id, %s, %s};\n", bo->name,
+                          dbl ? 'd' : 'i', mpi ? mpi : "MPI_OP_NULL", dbl ? "MPI_DOUBLE" : "MPI_INT64_T");
+        }
+    }
+    /* the result */
+    const ir_opitem *gen = od ? od->u.op.clause[IR_K_GEN] : NULL;
+    int scan = ck == IR_C_SCAN || ck == IR_C_EXSCAN;
+    int nfo = global ? 1 : nf;
+    if (ck != IR_C_MULTICAST) {
+        /* the receivers' destination size */
+        ind(&body, I);
+        xf_buf_printf(&body, "int64_t rt_m = 0;\n");
+        const ir_expr *d0 = NULL;
+        int d0i = 0;
+        for (int f = 0; f < s->u.coll.ndst && !d0; f++) if (s->u.coll.dst[f]) { d0 = s->u.coll.dst[f]; d0i = f; }
+        if (d0) {
+            xf_buf st = {0}, co = {0}, bp = {0};
+            ex_blk(m, &bp, d0, s->u.coll.dst_lo ? s->u.coll.dst_lo[d0i] : NULL, s->u.coll.dst_hi ? s->u.coll.dst_hi[d0i] : NULL,
+                   "me", &st, &co);
+            ind(&body, I);
+            xf_buf_printf(&body, "if (%s) {\n", only_root_gets ? "rt_me == rt_root" : "1");
+            if (bp.s) xf_buf_printf(&body, "%s", bp.s);
+            ind(&body, I + 4);
+            xf_buf_printf(&body, "rt_m = %s;\n", co.s);
+            ind(&body, I);
+            xf_buf_printf(&body, "}\n");
+            xf_buf_free(&st);
+            xf_buf_free(&co);
+            xf_buf_free(&bp);
+        }
+        ind(&body, I);
+        xf_buf_printf(&body, "rt_val *rt_out = rt_malloc((size_t)((rt_m > rt_n ? rt_m : rt_n) + 1) * %d * sizeof *rt_out);\n", nfo);
+        ind(&body, I);
+        if (global) {
+            xf_buf_printf(&body, "rt_val rt_st[%d], rt_t[%d];   /* this processor's block accumulated */\n", ns, ns);
+            ind(&body, I);
+            xf_buf_printf(&body, "memcpy(rt_st, rt_id, sizeof rt_st);\n");
+            ind(&body, I);
+            xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) {\n");
+            ind(&body, I + 4);
+            xf_buf_printf(&body, "const rt_val *rt_x = &rt_in[rt_j * %d];\n", nf);
+            if (od->u.op.clause[IR_K_PREACCUM]) {
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "if (rt_j == 0) { op_%s_preaccum(rt_st, rt_x, rt_t); memcpy(rt_st, rt_t, sizeof rt_t); }\n", on);
+            }
+            ind(&body, I + 4);
+            xf_buf_printf(&body, "op_%s_accum(rt_st, rt_x, rt_t);\n", on);
+            ind(&body, I + 4);
+            xf_buf_printf(&body, "memcpy(rt_st, rt_t, sizeof rt_t);\n");
+            if (od->u.op.clause[IR_K_POSTACCUM]) {
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "if (rt_j == rt_n - 1) { op_%s_postaccum(rt_st, rt_x, rt_t); memcpy(rt_st, rt_t, sizeof rt_t); }\n", on);
+            }
+            ind(&body, I);
+            xf_buf_printf(&body, "}\n");
+            ind(&body, I);
+            if (!scan) {
+                xf_buf_printf(&body, "rt_val rt_tot[%d];\n", ns);
+                ind(&body, I);
+                xf_buf_printf(&body, "rt_coll_reduce(%s, rt_st, rt_tot, 1, &rt_op, rt_root, rt_g);\n",
+                              ck == IR_C_REDUCE ? "RT_REDUCE" : "RT_ALLREDUCE");
+                ind(&body, I);
+                xf_buf_printf(&body, "if (%s) op_%s_gen(rt_tot, NULL, rt_out);\n", only_root_gets ? "rt_me == rt_root" : "1", on);
+                ind(&body, I);
+                xf_buf_printf(&body, "const int64_t rt_r = %d;   /* gen's values */\n", gen ? gen->nval : 0);
+            } else {
+                xf_buf_printf(&body, "rt_val rt_pre[%d];   /* the lower processors' states, folded from ident */\n", ns);
+                ind(&body, I);
+                xf_buf_printf(&body, "rt_coll_reduce(RT_EXSCAN_IDENT, rt_st, rt_pre, 1, &rt_op, 0, rt_g);\n");
+                ind(&body, I);
+                xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) {\n");
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "const rt_val *rt_x = &rt_in[rt_j * %d];\n", nf);
+                if (ck == IR_C_EXSCAN) { ind(&body, I + 4); xf_buf_printf(&body, "op_%s_scangen(rt_pre, rt_x, &rt_out[rt_j]);\n", on); }
+                if (od->u.op.clause[IR_K_PREACCUM]) {
+                    ind(&body, I + 4);
+                    xf_buf_printf(&body, "if (rt_j == 0) { op_%s_preaccum(rt_pre, rt_x, rt_t); memcpy(rt_pre, rt_t, sizeof rt_t); }\n", on);
+                }
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "op_%s_accum(rt_pre, rt_x, rt_t);\n", on);
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "memcpy(rt_pre, rt_t, sizeof rt_t);\n");
+                if (ck == IR_C_SCAN) { ind(&body, I + 4); xf_buf_printf(&body, "op_%s_scangen(rt_pre, rt_x, &rt_out[rt_j]);\n", on); }
+                ind(&body, I);
+                xf_buf_printf(&body, "}\n");
+                ind(&body, I);
+                xf_buf_printf(&body, "const int64_t rt_r = rt_n;\n");
+            }
+        } else {
+            switch (ck) {
+            case IR_C_BCAST:
+                xf_buf_printf(&body, "if (rt_me == rt_root) {\n");
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "if (rt_n != rt_m) rt_die(\"%s: the root's block has %%lld elements, its destination %%lld\", "
+                                     "(long long)rt_n, (long long)rt_m);\n", stext);
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "memcpy(rt_out, rt_in, (size_t)rt_n * %d * sizeof *rt_out);\n", nf);
+                ind(&body, I);
+                xf_buf_printf(&body, "}\n");
+                ind(&body, I);
+                xf_buf_printf(&body, "rt_coll_bcast(rt_out, rt_m, %d, rt_root, rt_g);\n", nf);
+                break;
+            case IR_C_SCATTER:
+                xf_buf_printf(&body, "if (rt_me == rt_root && rt_n != rt_m * rt_size(rt_g))\n");
+                ind(&body, I + 4);
+                xf_buf_printf(&body, "rt_die(\"%s: scatter cuts %%lld elements into blocks of %%lld\", (long long)rt_n, (long long)rt_m);\n",
+                              stext);
+                ind(&body, I);
+                xf_buf_printf(&body, "rt_coll_scatter(rt_in, rt_out, rt_m, %d, rt_root, rt_g);\n", nf);
+                break;
+            case IR_C_GATHER: case IR_C_ALLGATHER:
+                xf_buf_printf(&body, "rt_coll_gather(rt_in, rt_n, rt_out, %d, %s, rt_g);\n", nf,
+                              ck == IR_C_GATHER ? "rt_root" : "-1");
+                break;
+            case IR_C_REDUCE: case IR_C_ALLREDUCE: case IR_C_SCAN: case IR_C_EXSCAN:
+                xf_buf_printf(&body, "rt_coll_reduce(%s, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);\n", ex_rtkind(ck));
+                break;
+            case IR_C_REDUCE_BAL: case IR_C_ALLREDUCE_BAL:
+                xf_buf_printf(&body, "rt_coll_reduce_bal(%d, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);\n",
+                              ck == IR_C_ALLREDUCE_BAL);
+                break;
+            case IR_C_SCAN_BAL:
+                xf_buf_printf(&body, "rt_coll_scan_bal(rt_in, rt_out, rt_n, &rt_op, rt_g);\n");
+                break;
+            default:
+                break;
+            }
+            ind(&body, I);
+            xf_buf_printf(&body, "const int64_t rt_r = %s;   /* result tuples */\n",
+                          ck == IR_C_BCAST || ck == IR_C_SCATTER || ck == IR_C_GATHER || ck == IR_C_ALLGATHER ? "rt_m" : "rt_n");
+        }
+    }
+    /* the destinations */
+    ind(&body, I);
+    xf_buf_printf(&body, "if (%s) {\n", only_root_gets ? "rt_me == rt_root" : "1");
+    if (ck == IR_C_MULTICAST) { ind(&body, I + 4); xf_buf_printf(&body, "const int64_t rt_r = rt_m;\n"); }
+    for (int f = 0; f < s->u.coll.ndst; f++) {
+        const ir_expr *e = s->u.coll.dst[f];
+        if (!e) continue;
+        const ex_array *a = &pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
+        xf_buf st = {0}, co = {0}, bp = {0};
+        ex_blk(m, &bp, e, s->u.coll.dst_lo ? s->u.coll.dst_lo[f] : NULL, s->u.coll.dst_hi ? s->u.coll.dst_hi[f] : NULL, "me",
+               &st, &co);
+        if (bp.s) xf_buf_printf(&body, "%s", bp.s);
+        ind(&body, I + 4);
+        xf_buf_printf(&body, "{\n");
+        ind(&body, I + 8);
+        xf_buf_printf(&body, "const int64_t rt_d = %s, rt_dn = %s;\n", st.s, co.s);
+        ind(&body, I + 8);
+        xf_buf_printf(&body, "if (rt_dn != rt_r) rt_die(\"%s: the destination block of %s has %%lld elements, the result %%lld\", "
+                             "(long long)rt_dn, (long long)rt_r);\n", stext, a->decl->u.array.name);
+        int ad = a->decl->u.array.elem == IR_DOUBLE;
+        const char *ac = ad ? "(double)" : "(int64_t)";
+        ind(&body, I + 8);
+        xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_dn; rt_j++) {\n");
+        ind(&body, I + 12);
+        if (global && !scan) {
+            /* gen's values may differ in type, element by element */
+            xf_buf_printf(&body, "static const unsigned char rt_gd[] = {");
+            for (int j = 0; gen && j < gen->nval; j++) xf_buf_printf(&body, "%s%d", j ? ", " : "", gen->val[j]->type == IR_DOUBLE);
+            xf_buf_printf(&body, "%s};\n", gen && gen->nval ? "" : "0");
+            ind(&body, I + 12);
+            xf_buf_printf(&body, "%s[rt_d + rt_j] = rt_gd[rt_j] ? %srt_out[rt_j].d : %srt_out[rt_j].i;\n", a->cname, ac, ac);
+        } else {
+            ir_type ot = global ? od->u.op.clause[IR_K_SCANGEN]->val[0]->type : ft[f < nf ? f : 0];
+            if (ck == IR_C_MULTICAST) {
+                const ir_expr *se = s->u.coll.src[0];
+                ot = p->arrays[se->kind == IR_E_ACCESS ? se->u.access.array_index : se->u.name.index]->u.array.elem;
+            }
+            xf_buf_printf(&body, "%s[rt_d + rt_j] = %srt_out[rt_j * %d + %d].%c;\n", a->cname, (ot == IR_DOUBLE) == ad ? "" : ac,
+                          nfo, global ? 0 : f, ot == IR_DOUBLE ? 'd' : 'i');
+        }
+        if (m->marks && a->mark) {
+            ind(&body, I + 12);
+            xf_buf_printf(&body, "%s_mine[rt_d + rt_j] = 1;   /* computed here: gathered */\n", a->cname);
+        }
+        ind(&body, I + 8);
+        xf_buf_printf(&body, "}\n");
+        ind(&body, I + 4);
+        xf_buf_printf(&body, "}\n");
+        xf_buf_free(&st);
+        xf_buf_free(&co);
+        xf_buf_free(&bp);
+    }
+    ind(&body, I);
+    xf_buf_printf(&body, "}\n");
+    ind(&body, I);
+    xf_buf_printf(&body, "free(rt_in);\n");
+    ind(&body, I);
+    xf_buf_printf(&body, "free(rt_out);\n");
+    ind(&body, I);
+    xf_buf_printf(&body, "rt_coll_group_free(&rt_g, MPI_COMM_WORLD);\n");
+    ind(&body, in + 4);
+    xf_buf_printf(&body, "}\n");
+
+    ind(b, in);
+    xf_buf_printf(b, "{   /* %s */\n", stext);
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    xf_buf_printf(b, "%s", body.s);
+    ind(b, in);
+    xf_buf_printf(b, "}\n");
+    (void)t;
+    free(stext);
+    xf_buf_free(&pre);
+    xf_buf_free(&body);
+    xf_buf_free(&by);
+    xf_buf_free(&root);
+}
