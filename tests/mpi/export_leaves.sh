@@ -28,9 +28,9 @@ sed 's/^param n = 64$/param n = 12, procs = 4/' "$EX/matmul.apm" >"$TMP/mm.apm"
 chain "$TMP/mm.apm" "theta=i sigma=j" "kind=blocked procs=4" && ok "matmul: the chain applies"
 every_rank_count "matmul" 5
 sed 's/^param n = 1000, steps = 100$/param n = 40, steps = 10, procs = 4/' "$EX/jacobi1d.apm" >"$TMP/jac.apm"
-# (relcoord does not apply to this leaf yet: its generated program does not check; memdist's does)
-chain "$TMP/jac.apm" "theta=t sigma=i" "kind=blocked procs=4" && ok "jacobi1d: the chain applies"
-every_rank_count "jacobi1d" 5
-P export 5 -o "$TMP/jac-out" >"$TMP/out" 2>&1
+# the relcoord leaf (node 6): local indexing, as careful exported code has it
+chain "$TMP/jac.apm" "theta=t sigma=i" "kind=blocked procs=4" relcoord && ok "jacobi1d: the chain applies (relcoord leaf)"
+every_rank_count "jacobi1d" 6
+P export 6 -o "$TMP/jac-out" >"$TMP/out" 2>&1
 expect_match "jacobi1d: a static partner set, auto takes the halo" "$(cat "$TMP/out")" "C\+MPI, halo"
 finish
