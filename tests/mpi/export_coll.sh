@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mpi/export_coll.sh — syncomm programs whose only communication is collectives, exported as
-# C+MPI (transforms/export_coll.c, runtime/rt_coll.c): polyeval, zran3, sorted, scanscan,
+# C+MPI (transforms/export_coll.c, runtime/rt_coll.c): polyeval, zran3, zran3-rounds, sorted, scanscan,
 # reductions (user operators: tuples, non-commutative, global view) at 1, 2, 3, 4 and 8 ranks,
 # multicast at 1 and 4 (N = 1, 2) and after the multicast -> scatter & bcast law (groups), the
 # fused polyeval (BS-Comcast: repeat) and zran3 (reduction fusion), reduce_bal (SR), scan_bal (SS)
@@ -19,7 +19,7 @@ runs() {   # NAME FILE PARAM "VALUE:RANKS ..." [-D ...]
     done
 }
 ALL="1:1 2:2 3:3 4:4 8:8"
-for ex in polyeval zran3 sorted scanscan reductions; do runs "$ex" "$EX/$ex.apm" procs "$ALL"; done
+for ex in polyeval zran3 zran3-rounds sorted scanscan reductions; do runs "$ex" "$EX/$ex.apm" procs "$ALL"; done
 runs multicast "$EX/multicast.apm" N "1:1 2:4"
 
 # what the generated code uses
@@ -29,8 +29,8 @@ expect_match "reductions: sum is commutative: commute 1" "$(cat "$TMP/red/reduct
 expect_match "reductions: the tuple state is one contiguous datatype" "$(cat "$TMP/red/reductions.c")" "MPI_Type_contiguous\(8 \* \(int\)sizeof\(rt_val\)"
 "$POLYAPM" export "$EX/polyeval.apm" -o "$TMP/pe" -D procs=3 >/dev/null
 expect_match "polyeval: + on doubles is folded in rank order (no MPI_SUM)" "$(cat "$TMP/pe/polyeval.c")" "rt_bop_add_d, NULL, NULL, NULL, rt_id, MPI_OP_NULL"
-"$POLYAPM" export "$EX/zran3.apm" -o "$TMP/z" -D procs=3 >/dev/null
-expect_match "zran3: max on integers is MPI_MAX" "$(cat "$TMP/z/zran3.c")" "rt_bop_max_i, NULL, NULL, NULL, rt_id, MPI_MAX, MPI_INT64_T"
+"$POLYAPM" export "$EX/zran3-rounds.apm" -o "$TMP/z" -D procs=3 >/dev/null
+expect_match "zran3-rounds: max on integers is MPI_MAX" "$(cat "$TMP/z/zran3.c")" "rt_bop_max_i, NULL, NULL, NULL, rt_id, MPI_MAX, MPI_INT64_T"
 
 # the fusion transforms' results
 cp "$EX/polyeval-src.apm" "$EX/zran3-src.apm" "$EX/multicast-src.apm" "$TMP/"

@@ -43,5 +43,5 @@ else
 fi
 expect_eq "show lists the mpirun measurements" \
     "$(P show 6 --json | json "sum(1 for m in j['measurements'] if m['runner'] == 'mpirun') >= 2")" True
-expect_match "show (text) lists them" "$(P show 6 | grep -E "ranks, smpirun")" "^measured +16 ranks, smpirun"
+expect_match "show (text) lists them" "$(P show 6 | grep -E "ranks, smpirun")" " 16 ranks, smpirun -platform"
 finish
