@@ -21,3 +21,18 @@ expect_match() { if printf '%s' "$2" | grep -Eq -- "$3"; then ok "$1"; else fail
 # json FIELD < json   (python3 expression on the object `j`, e.g. json "j['cost']")
 json() { python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
 finish() { exit $T_FAILED; }
+
+# The thesis's four LU leaves (STM1/STM2 x blocked/cyclic, procs=4, each tile -> commgen ->
+# memdist) below ROOT of the workspace the caller's P() names.
+lu_four_leaves() {
+    P apply ROOT stm "theta.L=2*(j-1)" sigma.L=i "theta.U=2*(i-1)+1" sigma.U=j >/dev/null
+    P apply ROOT stm "theta=i+j-2" sigma=i >/dev/null
+    local id=3 s k
+    for s in 2 3; do
+        for k in blocked cyclic; do
+            P apply $s tile kind=$k procs=4 >/dev/null && P apply $((id + 1)) commgen >/dev/null &&
+                P apply $((id + 2)) memdist >/dev/null || fail "lu chain $s $k" "did not apply"
+            id=$((id + 3))
+        done
+    done
+}

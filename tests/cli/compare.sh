@@ -9,16 +9,7 @@ P() { "$POLYAPM" -w "$TMP/lu.pdg" "$@"; }
 sed 's/^param n = 64$/param n = 64, procs = 4/' "$ROOT/examples/lu.apm" >lu.apm
 "$POLYAPM" init lu.apm -o lu.pdg >/dev/null
 # the four LU leaves B1 C1 B2 C2 (syndm), nodes 5..
-P apply ROOT stm "theta.L=2*(j-1)" sigma.L=i "theta.U=2*(i-1)+1" sigma.U=j >/dev/null
-P apply ROOT stm "theta=i+j-2" sigma=i >/dev/null
-id=3
-for s in 2 3; do
-    for k in blocked cyclic; do
-        P apply $s tile kind=$k procs=4 >/dev/null && P apply $((id + 1)) commgen >/dev/null &&
-            P apply $((id + 2)) memdist >/dev/null || fail "lu chain $s $k" "did not apply"
-        id=$((id + 3))
-    done
-done
+lu_four_leaves
 leaves=$(P tree --json | json "' '.join(str(n['id']) for n in j['nodes'] if n['level'] == 'syndm')")
 expect_eq "four syndm leaves" "$(echo $leaves | wc -w)" 4
 # measured seconds (invented here, in a known order): the first leaf slowest
