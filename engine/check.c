@@ -1121,18 +1121,41 @@ static void check_decls(checker *C)
                     d->u.dist.array_index = s->index;
             }
             if (d->u.dist.dk == IR_DIST_LOCAL) {
-                int mark = C->nsyms;
+                int mark = C->nsyms, nd = d->u.dist.ndims;
                 d->u.dist.slot = define(C, d->u.dist.procvar ? d->u.dist.procvar : "?",
                                         IR_N_DISTVAR, 0, d->pos, IR_INT);
-                for (int k = 0; k < d->u.dist.ndims; k++) {
-                    ir_expr *ex[5] = { d->u.dist.lo ? d->u.dist.lo[k] : NULL,
-                                       d->u.dist.hi ? d->u.dist.hi[k] : NULL,
-                                       d->u.dist.offset ? d->u.dist.offset[k] : NULL,
-                                       d->u.dist.step ? d->u.dist.step[k] : NULL,
-                                       d->u.dist.block ? d->u.dist.block[k] : NULL };
-                    for (int j = 0; j < 5; j++)
-                        if (ex[j] && resolve(C, ex[j], M_NOARRAY, "a dist bound") != IR_INT)
-                            cerr(C, ex[j]->pos, "a dist bound, step, block or offset must be an integer expression");
+                if (d->u.dist.offset && ir_dist_is_pieced(d))
+                    cerr(C, d->pos, "dist of '%s': an offset (relative coordinates) needs one plain box, "
+                         "not pieces or named indices", d->u.dist.array);
+                for (int pi = 0; pi <= d->u.dist.nmore; pi++) {
+                    ir_dist_piece pc = ir_dist_get_piece(d, pi);
+                    int pmark = C->nsyms;
+                    if (pc.ivar) {
+                        int *slots = ir_alloc(p, (size_t)nd * sizeof *slots);
+                        for (int k = 0; k < nd; k++) slots[k] = -1;
+                        if (pi == 0) d->u.dist.islot = slots;
+                        else d->u.dist.more[pi - 1].islot = slots;
+                        pc.islot = slots;
+                    }
+                    /* the last dimension's bounds may use the other dimensions' named indices */
+                    for (int k = 0; k < nd; k++) {
+                        if (k == nd - 1 && pc.ivar) {
+                            for (int j = 0; j < nd - 1; j++)
+                                if (pc.ivar[j]) pc.islot[j] = define(C, pc.ivar[j], IR_N_DISTVAR, 0, d->pos, IR_INT);
+                            if (pc.step && pc.step[k])
+                                cerr(C, pc.step[k]->pos, "a dist piece whose last range may depend on the other "
+                                     "indices cannot stride it");
+                        }
+                        ir_expr *ex[5] = { pc.lo ? pc.lo[k] : NULL,
+                                           pc.hi ? pc.hi[k] : NULL,
+                                           pi == 0 && d->u.dist.offset ? d->u.dist.offset[k] : NULL,
+                                           pc.step ? pc.step[k] : NULL,
+                                           pc.block ? pc.block[k] : NULL };
+                        for (int j = 0; j < 5; j++)
+                            if (ex[j] && resolve(C, ex[j], M_NOARRAY, "a dist bound") != IR_INT)
+                                cerr(C, ex[j]->pos, "a dist bound, step, block or offset must be an integer expression");
+                    }
+                    pop_to(C, pmark);
                 }
                 pop_to(C, mark);
             }

@@ -241,6 +241,31 @@ static ir_expr **clone_exprs(ir_program *dst, ir_expr *const *v, int n)
     return r;
 }
 
+static int *clone_ints(ir_program *dst, const int *v, int n)
+{
+    if (!v || n <= 0) return NULL;
+    int *r = ir_alloc(dst, (size_t)n * sizeof *r);
+    memcpy(r, v, (size_t)n * sizeof *r);
+    return r;
+}
+
+ir_dist_piece ir_dist_get_piece(const ir_decl *d, int k)
+{
+    if (k == 0)
+        return (ir_dist_piece){ d->u.dist.lo, d->u.dist.hi, d->u.dist.step, d->u.dist.block,
+                                d->u.dist.ivar, d->u.dist.islot };
+    return d->u.dist.more[k - 1];
+}
+
+int ir_dist_is_pieced(const ir_decl *d)
+{
+    if (d->kind != IR_D_DIST || d->u.dist.dk != IR_DIST_LOCAL) return 0;
+    if (d->u.dist.nmore > 0) return 1;
+    for (int k = 0; d->u.dist.ivar && k < d->u.dist.ndims; k++)
+        if (d->u.dist.ivar[k]) return 1;
+    return 0;
+}
+
 ir_expr *ir_clone_expr(ir_program *dst, const ir_expr *e)
 {
     if (!e) return NULL;
@@ -412,6 +437,21 @@ static ir_decl *clone_decl(ir_program *dst, const ir_decl *d)
         c->u.dist.offset = clone_exprs(dst, d->u.dist.offset, d->u.dist.ndims);
         c->u.dist.step = clone_exprs(dst, d->u.dist.step, d->u.dist.ndims);
         c->u.dist.block = clone_exprs(dst, d->u.dist.block, d->u.dist.ndims);
+        c->u.dist.ivar = clone_names(dst, d->u.dist.ivar, d->u.dist.ndims);
+        c->u.dist.islot = clone_ints(dst, d->u.dist.islot, d->u.dist.ndims);
+        if (d->u.dist.nmore > 0) {
+            c->u.dist.more = ir_alloc(dst, (size_t)d->u.dist.nmore * sizeof *c->u.dist.more);
+            for (int k = 0; k < d->u.dist.nmore; k++) {
+                const ir_dist_piece *f = &d->u.dist.more[k];
+                ir_dist_piece *t = &c->u.dist.more[k];
+                t->lo = clone_exprs(dst, f->lo, d->u.dist.ndims);
+                t->hi = clone_exprs(dst, f->hi, d->u.dist.ndims);
+                t->step = clone_exprs(dst, f->step, d->u.dist.ndims);
+                t->block = clone_exprs(dst, f->block, d->u.dist.ndims);
+                t->ivar = clone_names(dst, f->ivar, d->u.dist.ndims);
+                t->islot = clone_ints(dst, f->islot, d->u.dist.ndims);
+            }
+        }
         break;
     case IR_D_OP:
         c->u.op.name = ir_strdup(dst, d->u.op.name);

@@ -298,6 +298,16 @@ typedef struct ir_opitem {
 
 typedef enum ir_dist_kind { IR_DIST_LOCAL, IR_DIST_REPLICATE } ir_dist_kind;
 
+/* One piece of a local memory: a box, per dimension [lo .. hi] (optionally `step s [block b]`);
+ * `[i = lo .. hi]` names the dimension's index so that the last dimension's bounds may depend on
+ * it (a ragged piece: a triangle, a staircase). */
+typedef struct ir_dist_piece {
+    ir_expr **lo, **hi;
+    ir_expr **step, **block;   /* NULL when no dimension is strided; NULL entries: every index */
+    const char **ivar;         /* per dimension its index's name or NULL; NULL when none is named */
+    int *islot;                /* checker: their slots (-1 when unnamed) */
+} ir_dist_piece;
+
 typedef struct ir_decl {
     ir_decl_kind kind;
     ir_pos pos;
@@ -338,7 +348,13 @@ typedef struct ir_decl {
             ir_expr **offset;     /* global = local + offset; NULL = absolute (offset 0) */
             ir_expr **step, **block;   /* per dimension `step s [block b]` (NULL entries: every
                                         * index); NULL when no dimension is strided */
+            const char **ivar;    /* `[i = lo .. hi]`: the first piece's index names (see ir_dist_piece) */
+            int *islot;
             int ndims;
+            /* `dist a(rp) [..].. + [..]..`: the pieces after the first (lo, hi, step, block, ivar
+             * above); an element lives in the first piece that holds it.  Never with offset. */
+            ir_dist_piece *more;
+            int nmore;
         } dist;
         struct {                  /* op NAME { items } */
             const char *name;
@@ -385,6 +401,10 @@ ir_program *ir_program_clone(const ir_program *p);   /* deep copy into a fresh a
 /* Arena allocation (zeroed) and string interning for builders. */
 void *ir_alloc(ir_program *p, size_t size);
 const char *ir_strdup(ir_program *p, const char *s);
+/* Piece k (0 .. 1 + nmore - 1) of a LOCAL dist, by value (its arrays are the declaration's). */
+ir_dist_piece ir_dist_get_piece(const ir_decl *d, int k);
+/* Is the dist more than one plain box (several pieces, or a named index)? */
+int ir_dist_is_pieced(const ir_decl *d);
 const char *ir_strndup(ir_program *p, const char *s, size_t n);
 
 /* Builders. */

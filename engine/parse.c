@@ -8,8 +8,8 @@
  *            | 'array' NAME ('[' expr '..' expr ']')* ('double' | 'int')
  *            | 'init' NAME ('[' expr ']')* '=' expr
  *            | 'output' NAME ('[' expr ']')*
- *            | 'dist' NAME ('replicate' | '(' NAME ')' ('[' expr '..' expr ['step' expr ['block' expr]] ']')*
- *                                         ['offset' ('[' expr ']')*])
+ *            | 'dist' NAME ('replicate' | '(' NAME ')' piece ('+' piece)* ['offset' ('[' expr ']')*])
+ *   piece    = ('[' [NAME '='] expr '..' expr ['step' expr ['block' expr]] ']')*
  *   stmt     = [NAME ':'] NAME ('[' expr ']')* '=' expr ['cost' expr]
  *            | 'let' NAME '=' expr
  *            | 'if' expr ['cost' expr] block ['else' (if | ['cost' expr] block)]
@@ -1097,14 +1097,22 @@ static ir_decl *parse_op(parser *P)
 }
 
 
-/* A dist's ranges: [lo .. hi] or [lo .. hi step s] or [lo .. hi step s block b] (`block` is a
- * name here, not a keyword).  step and block stay NULL when no dimension is strided. */
-static int parse_dist_ranges(parser *P, ir_decl *d)
+/* One piece of a dist: ranges [lo .. hi] or [lo .. hi step s] or [lo .. hi step s block b]
+ * (`block` is a name here, not a keyword), each optionally naming its index: [i = lo .. hi].
+ * step/block stay NULL when no dimension is strided, ivar when none is named. */
+static int parse_dist_piece(parser *P, ir_dist_piece *pc)
 {
     ir_expr **l = NULL, **h = NULL, **st = NULL, **bl = NULL;
-    int n = 0, cl = 0, ch = 0, cs = 0, cb = 0, any = 0;
+    const char **iv = NULL;
+    int n = 0, cl = 0, ch = 0, cs = 0, cb = 0, ci = 0, any = 0, named = 0;
     while (kind(P) == IR_T_LBRACK && !P->panic) {
         advance(P);
+        const char *name = NULL;
+        if (kind(P) == IR_T_IDENT && peek(P, 1) == IR_T_ASSIGN) {
+            name = expect_ident(P, "an index name", NULL);
+            advance(P);
+            named = 1;
+        }
         ir_expr *a = parse_expr(P);
         expect(P, IR_T_DOTDOT);
         ir_expr *b = parse_expr(P), *s = NULL, *k = NULL;
@@ -1124,11 +1132,32 @@ static int parse_dist_ranges(parser *P, ir_decl *d)
         PUSH(P, st, n, cs, s);
         n--;
         PUSH(P, bl, n, cb, k);
+        n--;
+        PUSH(P, iv, n, ci, name);
     }
-    d->u.dist.lo = l;
-    d->u.dist.hi = h;
-    d->u.dist.step = any ? st : NULL;
-    d->u.dist.block = any ? bl : NULL;
+    *pc = (ir_dist_piece){ l, h, any ? st : NULL, any ? bl : NULL, named ? iv : NULL, NULL };
+    return n;
+}
+
+/* A dist's pieces: the first into the declaration's fields, the others after `+` into `more`. */
+static int parse_dist_ranges(parser *P, ir_decl *d)
+{
+    ir_dist_piece first;
+    int n = parse_dist_piece(P, &first);
+    d->u.dist.lo = first.lo;
+    d->u.dist.hi = first.hi;
+    d->u.dist.step = first.step;
+    d->u.dist.block = first.block;
+    d->u.dist.ivar = first.ivar;
+    int cap = 0;
+    while (kind(P) == IR_T_PLUS && !P->panic) {
+        ir_pos ppos = tok(P)->pos;
+        advance(P);
+        ir_dist_piece pc;
+        int m = parse_dist_piece(P, &pc);
+        if (m != n) perr(P, ppos, "expected %d ranges in every piece of the dist (the first has %d), found %d", n, n, m);
+        PUSH(P, d->u.dist.more, d->u.dist.nmore, cap, pc);
+    }
     return n;
 }
 

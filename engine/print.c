@@ -559,21 +559,28 @@ static int print_decl(buf *b, ir_decl *const *decls, int n, int i)
         bput(b, d->u.dist.procvar ? d->u.dist.procvar : "?");
         bput(b, ")");
         if (d->u.dist.ndims > 0) {
-            bput(b, " ");
-            for (int k = 0; k < d->u.dist.ndims; k++) {
-                bput(b, "[");
-                print_expr(b, d->u.dist.lo ? d->u.dist.lo[k] : NULL, 0);
-                bput(b, " .. ");
-                print_expr(b, d->u.dist.hi ? d->u.dist.hi[k] : NULL, 0);
-                if (d->u.dist.step && d->u.dist.step[k]) {
-                    bput(b, " step ");
-                    print_expr(b, d->u.dist.step[k], 0);
-                    if (d->u.dist.block && d->u.dist.block[k]) {
-                        bput(b, " block ");
-                        print_expr(b, d->u.dist.block[k], 0);
+            for (int pi = 0; pi <= d->u.dist.nmore; pi++) {
+                ir_dist_piece pc = ir_dist_get_piece(d, pi);
+                bput(b, pi ? " + " : " ");
+                for (int k = 0; k < d->u.dist.ndims; k++) {
+                    bput(b, "[");
+                    if (pc.ivar && pc.ivar[k]) {
+                        bput(b, pc.ivar[k]);
+                        bput(b, " = ");
                     }
+                    print_expr(b, pc.lo ? pc.lo[k] : NULL, 0);
+                    bput(b, " .. ");
+                    print_expr(b, pc.hi ? pc.hi[k] : NULL, 0);
+                    if (pc.step && pc.step[k]) {
+                        bput(b, " step ");
+                        print_expr(b, pc.step[k], 0);
+                        if (pc.block && pc.block[k]) {
+                            bput(b, " block ");
+                            print_expr(b, pc.block[k], 0);
+                        }
+                    }
+                    bput(b, "]");
                 }
-                bput(b, "]");
             }
             if (d->u.dist.offset) {
                 bput(b, " offset ");
