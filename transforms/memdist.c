@@ -444,32 +444,539 @@ static int lattice_shift(isl_map *const *F, int nf, int k, int ndims, int64_t *c
  * procs-th in blocks of cmax - cmin + 1 (cyclic), or every bs * procs-th in blocks of
  * bs + cmax - cmin (a block never longer than the step: then it holds every index). */
 static void lattice_dim(ir_program *out, const xf_tiling *T, const char *rpv, const ir_expr *P1, int64_t cmin,
-                        int64_t cmax, ir_decl *dd, int k)
+                        int64_t cmax, ir_dist_piece *pc, int nd, int k)
 {
     ir_expr *p0 = T->p0[0] ? ir_clone_expr(out, T->p0[0]) : ir_new_int(out, 0);
     ir_expr *first = T->k == TK_CYCLIC ? ir_new_name(out, rpv)
                                        : bin(out, IR_OP_MUL, ir_new_name(out, rpv), ir_clone_expr(out, T->b[0]));
     ir_expr *lo = bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, first), ir_new_int(out, cmin));
     ir_expr *hi = bin(out, IR_OP_ADD, ir_clone_expr(out, P1), ir_new_int(out, cmax));
-    dd->u.dist.lo[k] = xf_simplify_int(out, lo);
-    dd->u.dist.hi[k] = xf_simplify_int(out, hi);
-    if (!dd->u.dist.step) {
-        dd->u.dist.step = ir_alloc(out, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.step);
-        dd->u.dist.block = ir_alloc(out, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.block);
-        memset(dd->u.dist.step, 0, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.step);
-        memset(dd->u.dist.block, 0, (size_t)dd->u.dist.ndims * sizeof *dd->u.dist.block);
+    pc->lo[k] = xf_simplify_int(out, lo);
+    pc->hi[k] = xf_simplify_int(out, hi);
+    if (!pc->step) {
+        pc->step = ir_alloc(out, (size_t)nd * sizeof *pc->step);
+        pc->block = ir_alloc(out, (size_t)nd * sizeof *pc->block);
+        memset(pc->step, 0, (size_t)nd * sizeof *pc->step);
+        memset(pc->block, 0, (size_t)nd * sizeof *pc->block);
     }
     ir_expr *step = T->k == TK_CYCLIC ? ir_new_name(out, "procs")
                                       : bin(out, IR_OP_MUL, ir_clone_expr(out, T->b[0]), ir_new_name(out, "procs"));
     ir_expr *blk = T->k == TK_CYCLIC ? ir_new_int(out, cmax - cmin + 1)
                                      : xf_simplify_int(out, bin(out, IR_OP_ADD, ir_clone_expr(out, T->b[0]), ir_new_int(out, cmax - cmin)));
-    dd->u.dist.step[k] = step;
+    pc->step[k] = step;
     if (T->k == TK_CYCLIC && cmax == cmin) return;   /* blocks of one */
     if (cmax > cmin) {
         ir_expr *args[2] = {blk, ir_clone_expr(out, step)};
         blk = ir_new_call(out, IR_F_MIN, args, 2);
     }
-    dd->u.dist.block[k] = blk;
+    pc->block[k] = blk;
+}
+
+/* What every bound of one memdist needs, and the numbers to size and check candidate layouts. */
+typedef struct md_ctx {
+    ir_program *out;
+    const xf_tiling *T;
+    const char *rpv;
+    const ir_expr *P1;
+    const xf_model *m;
+    isl_ctx *ctx;
+    unsigned npar;
+    isl_ast_build *bp;
+    const ir_decl *ad;
+    int ok;
+    xf_env env0;               /* the parameters at their values */
+    int64_t rp_lo, rp_hi;      /* the real processors */
+    ir_expr *rp_of;            /* RP(virtual processor variables) */
+    int64_t budget;            /* expression nodes still to evaluate for this array (env0.fuel) */
+} md_ctx;
+
+/* Bounds lo .. hi (or a lattice) of dimension k of a piece holding the footprints F[sel[0..nf-1]]
+ * of every real processor: per access the least and greatest index, combined. */
+static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, int k, int nd_, ir_dist_piece *pc)
+{
+    ir_program *out = X->out;
+    const xf_tiling *T = X->T;
+    const char *rpv = X->rpv;
+    const ir_expr *P1 = X->P1;
+    const ir_decl *ad = X->ad;
+    const xf_model *m = X->m;
+    isl_ctx *ctx = X->ctx;
+    unsigned npar = X->npar;
+    isl_ast_build *bp = X->bp;
+    int np = T->np, ok = 1;
+    isl_map *F[nf + 1];
+    for (int i = 0; i < nf; i++) F[i] = Fall[sel[i]];
+        int64_t cmin = 0, cmax = 0;
+        if ((T->k == TK_CYCLIC || T->k == TK_BLOCKCYCLIC) && P1 && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
+            lattice_dim(out, T, rpv, P1, cmin, cmax, pc, nd_, k);
+            return;
+        }
+        for (int e = 0; e < 2 && ok; e++) {
+            /* one bound per access; affine ones that differ by a constant keep the extreme */
+            isl_aff *affs[nf + 1];
+            ir_expr *terms[nf + 1];
+            int naff = 0, nterms = 0;
+            for (int a = 0; a < nf && ok; a++) {
+                /* an access at a fixed distance c from its processor p_q: p_q + c, whatever
+                 * its domain (a boundary statement's {0, n - 1} is no range to span) */
+                int64_t c = 0;
+                int q = 0;
+                while (q < np && !access_shift(F[a], k, nd_, np, q, &c)) q++;
+                if (q < np) {
+                    isl_space *sp = isl_space_domain(isl_map_get_space(F[a]));
+                    isl_aff *one = isl_aff_var_on_domain(isl_local_space_from_space(sp), isl_dim_set, (unsigned)q);
+                    one = isl_aff_add_constant_si(one, (int)c);
+                    int merged = 0;
+                    for (int j = 0; j < naff && !merged; j++) {
+                        isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
+                        if (isl_aff_is_cst(df) == isl_bool_true) {
+                            isl_val *cv = isl_aff_get_constant_val(df);
+                            int better = e ? isl_val_is_pos(cv) == isl_bool_true : isl_val_is_neg(cv) == isl_bool_true;
+                            isl_val_free(cv);
+                            if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
+                            merged = 1;
+                        }
+                        isl_aff_free(df);
+                    }
+                    if (!merged) affs[naff++] = isl_aff_copy(one);
+                    isl_aff_free(one);
+                    continue;
+                }
+                isl_map *Rk = isl_map_copy(F[a]);
+                Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(nd_ - k - 1));
+                Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+                isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(Rk) : isl_map_lexmin_pw_multi_aff(Rk);
+                isl_pw_aff *pa = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
+                isl_pw_multi_aff_free(mm);
+                if (isl_pw_aff_n_piece(pa) == 1) {
+                    isl_aff *one = NULL;
+                    isl_pw_aff_foreach_piece(pa, take_aff, &one);
+                    isl_pw_aff_free(pa);
+                    int merged = 0;
+                    for (int j = 0; j < naff && !merged; j++) {
+                        isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
+                        if (isl_aff_is_cst(df) == isl_bool_true) {
+                            isl_val *c = isl_aff_get_constant_val(df);
+                            int better = e ? isl_val_is_pos(c) == isl_bool_true : isl_val_is_neg(c) == isl_bool_true;
+                            isl_val_free(c);
+                            if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
+                            merged = 1;
+                        }
+                        isl_aff_free(df);
+                    }
+                    if (!merged) affs[naff++] = isl_aff_copy(one);
+                    isl_aff_free(one);
+                } else {
+                    /* piecewise: the exact bound, as a reduction over the processor's range */
+                    int mono[2] = {0, 0};
+                    isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+                    for (int q = 0; q < np; q++) mono[q] = monotone(pa, dom, q);
+                    isl_set_free(dom);
+                    ir_expr *x = xf_expr_of_pa(out, bp, pv_params(pa, npar, T, ctx));
+                    if (!x) ok = 0;
+                    else terms[nterms++] = real_bound(out, T, rpv, x, mono, e, P1, &ok);
+                }
+            }
+            for (int j = 0; j < naff; j++) {
+                int mono[2] = {0, 0};
+                for (int q = 0; q < np; q++) {
+                    isl_val *c = isl_aff_get_coefficient_val(affs[j], isl_dim_in, q);
+                    mono[q] = isl_val_is_neg(c) == isl_bool_true ? -1 : 1;
+                    isl_val_free(c);
+                }
+                ir_expr *x = xf_expr_of_pa(out, bp, pv_params(isl_pw_aff_from_aff(affs[j]), npar, T, ctx));
+                if (!x) { ok = 0; continue; }
+                terms[nterms++] = real_bound(out, T, rpv, x, mono, e, P1, &ok);
+            }
+            /* terms equal up to a constant: keep the extreme one */
+            int kept = 0;
+            for (int j = 0; j < nterms; j++) {
+                int64_t cj;
+                char *bj = split_const(terms[j], &cj);
+                int dup = 0;
+                for (int i = 0; i < kept && !dup; i++) {
+                    int64_t ci;
+                    char *bi = split_const(terms[i], &ci);
+                    if (!strcmp(bi, bj)) {
+                        dup = 1;
+                        if (e ? cj > ci : cj < ci) terms[i] = terms[j];
+                    }
+                    free(bi);
+                }
+                free(bj);
+                if (!dup) terms[kept++] = terms[j];
+            }
+            nterms = kept;
+            if (T->k == TK_BLOCKCYCLIC) {
+                /* a block's bound taken outside the domain of an access's piece (the first
+                 * block's p - 1 at p = P0) may leave the array: clamp it to the array */
+                const ir_expr *ab = (e ? ad->u.array.hi : ad->u.array.lo)[k];
+                char *abt = ir_print_expr(ab);
+                int same = 0;
+                for (int j = 0; j < nterms && !same; j++) {
+                    char *tj = ir_print_expr(terms[j]);
+                    same = !strcmp(tj, abt);
+                    free(tj);
+                }
+                free(abt);
+                if (!same) {
+                    ir_expr *x1 = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
+                    ir_expr *cl[2] = {ir_clone_expr(out, ab), x1};
+                    terms[0] = ir_new_call(out, e ? IR_F_MIN : IR_F_MAX, cl, 2);
+                    nterms = 1;
+                }
+            }
+            ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
+            if (T->k != TK_NONE) x = simplify(out, tidy_minmax(out, xf_simplify_int(out, x)), m, rpv, T);
+            (e == 0 ? pc->lo : pc->hi)[k] = x;
+        }
+    if (!ok) X->ok = 0;
+}
+
+
+/* The last dimension of a piece holding the footprints F[sel[..]] as a ragged range: for each
+ * index tuple of the other dimensions (named ivar[0 .. nd-2]) the least and greatest index over
+ * the real processor's virtual ones.  1 with *lo, *hi when they depend on the tuple, else 0. */
+static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, int nd, const char *const *ivar,
+                       ir_expr **lo, ir_expr **hi)
+{
+    const xf_tiling *T = X->T;
+    int np = T->np, ok = 1, dep = 0;
+    isl_map *U = NULL;
+    for (int i = 0; i < nf; i++) U = U ? isl_map_union(U, isl_map_copy(Fall[sel[i]])) : isl_map_copy(Fall[sel[i]]);
+    U = isl_map_move_dims(U, isl_dim_in, (unsigned)np, isl_dim_out, 0, (unsigned)(nd - 1));   /* (pv, outer) -> last */
+    ir_expr *r[2] = {NULL, NULL};
+    for (int e = 0; e < 2 && ok; e++) {
+        isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(isl_map_copy(U)) : isl_map_lexmin_pw_multi_aff(isl_map_copy(U));
+        isl_pw_aff *pa = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
+        isl_pw_multi_aff_free(mm);
+        isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+        int mono[2] = {0, 0};
+        for (int q = 0; q < np; q++) mono[q] = monotone(pa, dom, q);
+        isl_set_free(dom);
+        unsigned nin = (unsigned)(np + nd - 1);
+        pa = isl_pw_aff_move_dims(pa, isl_dim_param, X->npar, isl_dim_in, 0, nin);
+        for (unsigned q = 0; q < nin; q++)
+            pa = isl_pw_aff_set_dim_id(pa, isl_dim_param, X->npar + q,
+                                       isl_id_alloc(X->ctx, (int)q < np ? T->pv[q] : ivar[(int)q - np], NULL));
+        pa = isl_pw_aff_project_domain_on_params(pa);
+        isl_ast_build *b = isl_ast_build_from_context(isl_pw_aff_domain(isl_pw_aff_copy(pa)));
+        ir_expr *x = xf_expr_of_pa(X->out, b, pa);
+        isl_ast_build_free(b);
+        if (!x) { ok = 0; break; }
+        x = real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
+        r[e] = tidy_minmax(X->out, xf_simplify_int(X->out, x));
+        for (int k = 0; k < nd - 1; k++) dep |= xf_mentions(r[e], ivar[k]);
+    }
+    isl_map_free(U);
+    if (!ok || !dep) return 0;
+    *lo = r[0];
+    *hi = r[1];
+    return 1;
+}
+
+/* One candidate piece: the accesses it holds, its ranges, and their texts (for merging). */
+typedef struct md_piece {
+    ir_dist_piece pc;
+    int sel[64];
+    int nsel;
+    char *outer, *last;
+} md_piece;
+
+static void piece_texts(md_piece *P, int nd)
+{
+    xf_buf o = {0}, l = {0};
+    for (int k = 0; k < nd; k++) {
+        xf_buf *b = k < nd - 1 ? &o : &l;
+        const ir_expr *x[4] = {P->pc.lo[k], P->pc.hi[k], P->pc.step ? P->pc.step[k] : NULL, P->pc.block ? P->pc.block[k] : NULL};
+        for (int j = 0; j < 4; j++) {
+            char *t = x[j] ? ir_print_expr(x[j]) : xf_strdup("-");
+            xf_buf_printf(b, "%s;", t);
+            free(t);
+        }
+    }
+    free(P->outer);
+    free(P->last);
+    P->outer = o.s ? xf_buf_take(&o) : xf_strdup("");
+    P->last = l.s ? xf_buf_take(&l) : xf_strdup("");
+}
+
+/* The piece holding the accesses P->sel: the other dimensions as boxes (or lattices), the last
+ * one ragged when `ragged` and it depends on them. */
+static void piece_build(md_ctx *X, isl_map *const *F, int nd, const char *const *ivar, int ragged, md_piece *P)
+{
+    ir_program *out = X->out;
+    P->pc = (ir_dist_piece){0};
+    P->pc.lo = ir_alloc(out, (size_t)nd * sizeof *P->pc.lo);
+    P->pc.hi = ir_alloc(out, (size_t)nd * sizeof *P->pc.hi);
+    for (int k = 0; k < nd - 1 && X->ok; k++) dim_bounds(X, F, P->sel, P->nsel, k, nd, &P->pc);
+    if (nd >= 2 && ragged && ragged_last(X, F, P->sel, P->nsel, nd, ivar, &P->pc.lo[nd - 1], &P->pc.hi[nd - 1])) {
+        P->pc.ivar = ir_alloc(out, (size_t)nd * sizeof *P->pc.ivar);
+        for (int k = 0; k < nd; k++) P->pc.ivar[k] = k < nd - 1 ? ir_strdup(out, ivar[k]) : NULL;
+    } else if (X->ok) {
+        dim_bounds(X, F, P->sel, P->nsel, nd - 1, nd, &P->pc);
+    }
+    if (P->pc.step && P->pc.ivar) P->pc.step[nd - 1] = P->pc.block[nd - 1] = NULL;
+    piece_texts(P, nd);
+}
+
+/* ---- numbers: a candidate layout's size, and whether it holds every footprint ---------------- */
+
+#define MD_MAX_ROWS 4000000    /* outer index tuples evaluated per processor and piece */
+#define MD_MAX_POINTS 3000000  /* footprint points checked per array */
+#define MD_BUDGET 20000000     /* expression nodes evaluated per array, over all candidates */
+
+/* One piece for one real processor: its outer ranges, and per outer tuple (row-major over the
+ * outer box) the last range; rows outside an outer lattice are empty (lo > hi). */
+typedef struct md_tab {
+    int64_t lo[8], hi[8], st[8], bl[8];
+    int64_t *rlo, *rhi, lst, lbl;   /* lst: the last range's step (0: none) */
+    int64_t nrows, size;
+} md_tab;
+
+static int64_t lattice_count(int64_t lo, int64_t hi, int64_t s, int64_t b)
+{
+    if (hi < lo) return 0;
+    if (!s) return hi - lo + 1;
+    int64_t q = hi - lo;
+    return (q / s) * b + (q % s + 1 < b ? q % s + 1 : b);
+}
+
+static int in_range(int64_t x, int64_t lo, int64_t hi, int64_t s, int64_t b)
+{
+    if (x < lo || x > hi) return 0;
+    return !s || (x - lo) % s < b;
+}
+
+static int eval_at(const ir_expr *e, xf_env *env, int64_t *v) { return e ? xf_eval_int(e, env, v) : -1; }
+
+static int tab_build(md_ctx *X, const ir_dist_piece *pc, int nd, int64_t rp, md_tab *t)
+{
+    xf_env env = X->env0;
+    env.names[env.n] = X->rpv;
+    env.vals[env.n++] = rp;
+    *t = (md_tab){0};
+    int64_t rows = 1;
+    for (int k = 0; k < nd; k++) {
+        t->st[k] = 0;
+        t->bl[k] = 1;
+        if (pc->ivar && k == nd - 1) break;
+        if (eval_at(pc->lo[k], &env, &t->lo[k]) || eval_at(pc->hi[k], &env, &t->hi[k])) return -1;
+        if (pc->step && pc->step[k]) {
+            if (eval_at(pc->step[k], &env, &t->st[k])) return -1;
+            if (pc->block[k] && eval_at(pc->block[k], &env, &t->bl[k])) return -1;
+            if (t->st[k] < 1 || t->bl[k] < 1) return -1;
+        }
+        if (k < nd - 1) {
+            int64_t ext = t->hi[k] >= t->lo[k] ? t->hi[k] - t->lo[k] + 1 : 0;
+            rows *= ext;
+            if (rows > MD_MAX_ROWS) return -1;
+        }
+    }
+    t->lst = t->st[nd - 1];
+    t->lbl = t->bl[nd - 1];
+    t->nrows = rows;
+    t->rlo = malloc((size_t)(rows + 1) * sizeof *t->rlo);
+    t->rhi = malloc((size_t)(rows + 1) * sizeof *t->rhi);
+    if (!t->rlo || !t->rhi) return -1;
+    int base = env.n;
+    for (int k = 0; k < nd - 1; k++) env.names[base + k] = pc->ivar && pc->ivar[k] ? pc->ivar[k] : "";
+    env.n = base + nd - 1;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t rest = r, in = 1;
+        for (int k = nd - 2; k >= 0; k--) {
+            int64_t ext = t->hi[k] - t->lo[k] + 1;
+            int64_t x = t->lo[k] + rest % ext;
+            rest /= ext;
+            env.vals[base + k] = x;
+            in &= in_range(x, t->lo[k], t->hi[k], t->st[k], t->bl[k]);
+        }
+        t->rlo[r] = 1;
+        t->rhi[r] = 0;
+        if (!in) continue;
+        if (!pc->ivar) { t->rlo[r] = t->lo[nd - 1]; t->rhi[r] = t->hi[nd - 1]; }
+        else if (eval_at(pc->lo[nd - 1], &env, &t->rlo[r]) || eval_at(pc->hi[nd - 1], &env, &t->rhi[r])) return -1;
+        t->size += lattice_count(t->rlo[r], t->rhi[r], t->lst, t->lbl);
+    }
+    return 0;
+}
+
+static int tab_holds(const md_tab *t, int nd, const int64_t *e)
+{
+    int64_t r = 0;
+    for (int k = 0; k < nd - 1; k++) {
+        if (!in_range(e[k], t->lo[k], t->hi[k], t->st[k], t->bl[k])) return 0;
+        r = r * (t->hi[k] - t->lo[k] + 1) + (e[k] - t->lo[k]);
+    }
+    return in_range(e[nd - 1], t->rlo[r], t->rhi[r], t->lst, t->lbl);
+}
+
+typedef struct md_check {
+    md_ctx *X;
+    md_tab *tabs;              /* [(rp - rp_lo) * npieces + piece] */
+    int npieces, nd, np, bad;
+    int64_t points, last_pv[2], last_rp;
+    int have_last;
+} md_check;
+
+static isl_stat check_point(isl_point *pt, void *user)
+{
+    md_check *C = user;
+    int64_t v[10];
+    for (int i = 0; i < C->np + C->nd; i++) {
+        isl_val *x = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+        v[i] = isl_val_get_num_si(x);
+        isl_val_free(x);
+    }
+    isl_point_free(pt);
+    if (++C->points > MD_MAX_POINTS) { C->bad = 1; return isl_stat_error; }
+    int64_t rp;
+    if (C->have_last && v[0] == C->last_pv[0] && (C->np < 2 || v[1] == C->last_pv[1])) {
+        rp = C->last_rp;
+    } else {
+        xf_env env = C->X->env0;
+        for (int q = 0; q < C->np; q++) { env.names[env.n] = C->X->T->pv[q]; env.vals[env.n++] = v[q]; }
+        if (xf_eval_int(C->X->rp_of, &env, &rp)) { C->bad = 1; return isl_stat_error; }
+        C->last_pv[0] = v[0];
+        C->last_pv[1] = C->np > 1 ? v[1] : 0;
+        C->last_rp = rp;
+        C->have_last = 1;
+    }
+    if (rp < C->X->rp_lo || rp > C->X->rp_hi) { C->bad = 1; return isl_stat_error; }
+    for (int p = 0; p < C->npieces; p++)
+        if (tab_holds(&C->tabs[(rp - C->X->rp_lo) * C->npieces + p], C->nd, v + C->np)) return isl_stat_ok;
+    C->bad = 1;
+    return isl_stat_error;
+}
+
+/* The elements a layout of `np_` pieces allocates over all real processors, or -1 when it cannot
+ * be evaluated or (check) misses an element some access of F touches. */
+static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, isl_map *const *F, int nf, int check)
+{
+    int64_t nrp = X->rp_hi - X->rp_lo + 1, total = 0;
+    if (nrp < 1 || nrp > 4096 || nd > 8) return -1;
+    md_tab *tabs = calloc((size_t)(nrp * npc), sizeof *tabs);
+    int ok = tabs != NULL;
+    for (int64_t r = 0; r < nrp && ok; r++)
+        for (int p = 0; p < npc && ok; p++) {
+            ok = tab_build(X, &P[p].pc, nd, X->rp_lo + r, &tabs[r * npc + p]) == 0;
+            total += tabs[r * npc + p].size;
+        }
+    md_check C = {X, tabs, npc, nd, X->T->np, 0, 0, {0, 0}, 0, 0};
+    for (int a = 0; a < nf && ok && check; a++) {
+        isl_map *f = isl_map_copy(F[a]);
+        for (int i = 0; i < X->m->npnames; i++) {
+            int pos = isl_map_find_dim_by_name(f, isl_dim_param, X->m->pnames[i]);
+            if (pos >= 0) f = isl_map_fix_si(f, isl_dim_param, (unsigned)pos, (int)X->m->pvalues[i]);
+        }
+        isl_set *w = isl_map_wrap(f);
+        C.have_last = 0;
+        if (isl_set_foreach_point(w, check_point, &C) < 0 || C.bad) ok = 0;
+        isl_set_free(w);
+    }
+    for (int64_t i = 0; tabs && i < nrp * npc; i++) { free(tabs[i].rlo); free(tabs[i].rhi); }
+    free(tabs);
+    return ok ? total : -1;
+}
+
+/* The index names of a ragged array's dimensions: i, j, k, i2, .. avoiding every name in use. */
+static void pick_ivars(const ir_program *p, const char *rpv, const xf_tiling *T, int nd, const char **ivar)
+{
+    static const char *const cand[] = {"i", "j", "k", "i2", "j2", "k2", "i3", "j3", "k3", "i4"};
+    int c = 0;
+    for (int k = 0; k < nd - 1 && k < 8; k++) {
+        for (; c < (int)(sizeof cand / sizeof *cand); c++) {
+            const char *nm = cand[c];
+            int used = !strcmp(nm, rpv) || !strcmp(nm, "k1") || !strcmp(nm, "k2");
+            for (int q = 0; q < T->np; q++) used |= !strcmp(nm, T->pv[q]);
+            for (int i = 0; i < p->nparams && !used; i++) used = !strcmp(nm, p->params[i]->u.param.name);
+            for (int i = 0; i < p->narrays && !used; i++) used = !strcmp(nm, p->arrays[i]->u.array.name);
+            if (!used) break;
+        }
+        ivar[k] = c < (int)(sizeof cand / sizeof *cand) ? cand[c++] : "i_";
+    }
+}
+
+/* The layout of one array's local memory: the box around its footprint (as the thesis sizes it),
+ * or pieces — per group of accesses a box with a ragged last range — when they hold every element
+ * the processors touch (checked at the parameters' values) in at least 10% less memory.  Groups
+ * start as one access each and merge while two have the same other ranges or the same last
+ * range.  Fills dd's ranges. */
+static void layout_array(md_ctx *X, isl_map *const *F, int nf, int nd, ir_decl *dd)
+{
+    const char *ivar[8] = {0};
+    pick_ivars(X->out, X->rpv, X->T, nd, ivar);
+    md_piece box = {.nsel = nf};
+    X->budget = MD_BUDGET;
+    X->env0.fuel = &X->budget;
+    for (int a = 0; a < nf; a++) box.sel[a] = a;
+    piece_build(X, F, nd, ivar, 0, &box);
+    md_piece *best = &box;
+    int nbest = 1;
+    md_piece one = box, groups[8];
+    int ngroups = 0;
+    one.outer = one.last = NULL;
+    if (X->ok && nd >= 2 && nf <= 64 && X->rp_of) {
+        int64_t size_box = layout_size(X, &box, 1, nd, F, nf, 0), best_size = size_box;
+        piece_build(X, F, nd, ivar, 1, &one);
+        if (X->ok && one.pc.ivar) {
+            int64_t s = layout_size(X, &one, 1, nd, F, nf, 0);
+            if (s >= 0 && size_box >= 0 && s * 10 <= best_size * 9 && layout_size(X, &one, 1, nd, F, nf, 1) == s) {
+                best = &one;
+                best_size = s;
+            }
+        }
+        /* groups */
+        md_piece *g = calloc((size_t)nf, sizeof *g);
+        int ng = nf;
+        for (int a = 0; a < nf && X->ok; a++) {
+            g[a].nsel = 1;
+            g[a].sel[0] = a;
+            piece_build(X, F, nd, ivar, 1, &g[a]);
+        }
+        for (int merged = 1; merged && X->ok;) {
+            merged = 0;
+            for (int i = 0; i < ng && !merged; i++)
+                for (int j = i + 1; j < ng && !merged; j++)
+                    if (!strcmp(g[i].outer, g[j].outer) || !strcmp(g[i].last, g[j].last)) {
+                        for (int s = 0; s < g[j].nsel; s++) g[i].sel[g[i].nsel++] = g[j].sel[s];
+                        free(g[j].outer);
+                        free(g[j].last);
+                        g[j] = g[--ng];
+                        piece_build(X, F, nd, ivar, 1, &g[i]);
+                        merged = 1;
+                    }
+        }
+        if (X->ok && ng > 1 && ng <= 4) {
+            int64_t s = layout_size(X, g, ng, nd, F, nf, 0);
+            if (s >= 0 && size_box >= 0 && s * 10 <= size_box * 9 && s < best_size &&
+                layout_size(X, g, ng, nd, F, nf, 1) == s) {
+                for (int i = 0; i < ng; i++) groups[i] = g[i];
+                ngroups = ng;
+                best = groups;
+                nbest = ng;
+                best_size = s;
+                ng = 0;   /* kept */
+            }
+        }
+        for (int i = 0; i < ng; i++) { free(g[i].outer); free(g[i].last); }
+        free(g);
+    }
+    dd->u.dist.lo = best[0].pc.lo;
+    dd->u.dist.hi = best[0].pc.hi;
+    dd->u.dist.step = best[0].pc.step;
+    dd->u.dist.block = best[0].pc.block;
+    dd->u.dist.ivar = best[0].pc.ivar;
+    if (nbest > 1) {
+        dd->u.dist.nmore = nbest - 1;
+        dd->u.dist.more = ir_alloc(X->out, (size_t)(nbest - 1) * sizeof *dd->u.dist.more);
+        for (int i = 1; i < nbest; i++) dd->u.dist.more[i - 1] = best[i].pc;
+    }
+    free(box.outer);
+    free(box.last);
+    free(one.outer);
+    free(one.last);
+    for (int i = 0; i < ngroups; i++) { free(groups[i].outer); free(groups[i].last); }
 }
 
 int xf_memdist_applicable(const ir_program *p, char **why_not)
@@ -512,11 +1019,13 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     int np = T.np, ok = 1;
     /* the real processor variable and the range of each real processor's virtual ones */
     const char *rpv = NULL;
+    const ir_loopvar *rlv = NULL;
     {
         ir_stmt *outer = NULL;
         for (int i = 0; i < out->body->n; i++) if (out->body->stmts[i]->kind == IR_S_FOR) outer = out->body->stmts[i];
         rpv = T.k == TK_NONE ? T.pv[0] : outer->u.for_.nvars == 2 ? outer->u.for_.vars[1].var
                                                                   : outer->u.for_.body->stmts[0]->u.for_.vars[0].var;
+        rlv = outer->u.for_.nvars == 2 ? &outer->u.for_.vars[1] : &outer->u.for_.body->stmts[0]->u.for_.vars[0];
     }
     /* all virtual processors (for the cyclic range's end) */
     isl_set *pvs = NULL;
@@ -543,6 +1052,16 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     ir_expr *P1 = NULL;
     if (T.k == TK_CYCLIC) P1 = xf_expr_of_pa(out, b0, isl_set_dim_max(isl_set_copy(pvs), 0));
     if (T.k == TK_BLOCKCYCLIC) P1 = ir_clone_expr(out, T.p1);
+    md_ctx X = {out, &T, rpv, P1, m, ctx, npar, bp, NULL, 1, {.n = 0}, 0, -1, NULL, 0};
+    for (int i = 0; i < u->nparams && i < XF_ENV_MAX - 16; i++) {
+        X.env0.names[X.env0.n] = u->params[i]->u.param.name;
+        X.env0.vals[X.env0.n++] = m->pvalues[i];
+    }
+    if (xf_eval_int(rlv->lo, &X.env0, &X.rp_lo) == 0 && xf_eval_int(rlv->hi, &X.env0, &X.rp_hi) == 0) {
+        ir_expr *pvx[2];
+        for (int q = 0; q < np; q++) pvx[q] = ir_new_name(out, T.pv[q]);
+        X.rp_of = T.k == TK_NONE ? pvx[0] : xf_tiling_rp(out, &T, pvx);
+    }
 
     ir_decl **decls = ir_alloc(out, (size_t)(out->ndecls + out->narrays + 1) * sizeof *decls);
     int nd = 0;
@@ -585,134 +1104,9 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         }
         dd->u.dist.dk = IR_DIST_LOCAL;
         dd->u.dist.ndims = nd_;
-        dd->u.dist.lo = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.lo);
-        dd->u.dist.hi = ir_alloc(out, (size_t)(nd_ + 1) * sizeof *dd->u.dist.hi);
-        for (int k = 0; k < nd_ && ok; k++) {
-            int64_t cmin = 0, cmax = 0;
-            if ((T.k == TK_CYCLIC || T.k == TK_BLOCKCYCLIC) && P1 && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
-                lattice_dim(out, &T, rpv, P1, cmin, cmax, dd, k);
-                continue;
-            }
-            for (int e = 0; e < 2 && ok; e++) {
-                /* one bound per access; affine ones that differ by a constant keep the extreme */
-                isl_aff *affs[nf + 1];
-                ir_expr *terms[nf + 1];
-                int naff = 0, nterms = 0;
-                for (int a = 0; a < nf && ok; a++) {
-                    /* an access at a fixed distance c from its processor p_q: p_q + c, whatever
-                     * its domain (a boundary statement's {0, n - 1} is no range to span) */
-                    int64_t c = 0;
-                    int q = 0;
-                    while (q < np && !access_shift(F[a], k, nd_, np, q, &c)) q++;
-                    if (q < np) {
-                        isl_space *sp = isl_space_domain(isl_map_get_space(F[a]));
-                        isl_aff *one = isl_aff_var_on_domain(isl_local_space_from_space(sp), isl_dim_set, (unsigned)q);
-                        one = isl_aff_add_constant_si(one, (int)c);
-                        int merged = 0;
-                        for (int j = 0; j < naff && !merged; j++) {
-                            isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
-                            if (isl_aff_is_cst(df) == isl_bool_true) {
-                                isl_val *cv = isl_aff_get_constant_val(df);
-                                int better = e ? isl_val_is_pos(cv) == isl_bool_true : isl_val_is_neg(cv) == isl_bool_true;
-                                isl_val_free(cv);
-                                if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
-                                merged = 1;
-                            }
-                            isl_aff_free(df);
-                        }
-                        if (!merged) affs[naff++] = isl_aff_copy(one);
-                        isl_aff_free(one);
-                        continue;
-                    }
-                    isl_map *Rk = isl_map_copy(F[a]);
-                    Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(nd_ - k - 1));
-                    Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
-                    isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(Rk) : isl_map_lexmin_pw_multi_aff(Rk);
-                    isl_pw_aff *pa = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
-                    isl_pw_multi_aff_free(mm);
-                    if (isl_pw_aff_n_piece(pa) == 1) {
-                        isl_aff *one = NULL;
-                        isl_pw_aff_foreach_piece(pa, take_aff, &one);
-                        isl_pw_aff_free(pa);
-                        int merged = 0;
-                        for (int j = 0; j < naff && !merged; j++) {
-                            isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
-                            if (isl_aff_is_cst(df) == isl_bool_true) {
-                                isl_val *c = isl_aff_get_constant_val(df);
-                                int better = e ? isl_val_is_pos(c) == isl_bool_true : isl_val_is_neg(c) == isl_bool_true;
-                                isl_val_free(c);
-                                if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
-                                merged = 1;
-                            }
-                            isl_aff_free(df);
-                        }
-                        if (!merged) affs[naff++] = isl_aff_copy(one);
-                        isl_aff_free(one);
-                    } else {
-                        /* piecewise: the exact bound, as a reduction over the processor's range */
-                        int mono[2] = {0, 0};
-                        isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
-                        for (int q = 0; q < np; q++) mono[q] = monotone(pa, dom, q);
-                        isl_set_free(dom);
-                        ir_expr *x = xf_expr_of_pa(out, bp, pv_params(pa, npar, &T, ctx));
-                        if (!x) ok = 0;
-                        else terms[nterms++] = real_bound(out, &T, rpv, x, mono, e, P1, &ok);
-                    }
-                }
-                for (int j = 0; j < naff; j++) {
-                    int mono[2] = {0, 0};
-                    for (int q = 0; q < np; q++) {
-                        isl_val *c = isl_aff_get_coefficient_val(affs[j], isl_dim_in, q);
-                        mono[q] = isl_val_is_neg(c) == isl_bool_true ? -1 : 1;
-                        isl_val_free(c);
-                    }
-                    ir_expr *x = xf_expr_of_pa(out, bp, pv_params(isl_pw_aff_from_aff(affs[j]), npar, &T, ctx));
-                    if (!x) { ok = 0; continue; }
-                    terms[nterms++] = real_bound(out, &T, rpv, x, mono, e, P1, &ok);
-                }
-                /* terms equal up to a constant: keep the extreme one */
-                int kept = 0;
-                for (int j = 0; j < nterms; j++) {
-                    int64_t cj;
-                    char *bj = split_const(terms[j], &cj);
-                    int dup = 0;
-                    for (int i = 0; i < kept && !dup; i++) {
-                        int64_t ci;
-                        char *bi = split_const(terms[i], &ci);
-                        if (!strcmp(bi, bj)) {
-                            dup = 1;
-                            if (e ? cj > ci : cj < ci) terms[i] = terms[j];
-                        }
-                        free(bi);
-                    }
-                    free(bj);
-                    if (!dup) terms[kept++] = terms[j];
-                }
-                nterms = kept;
-                if (T.k == TK_BLOCKCYCLIC) {
-                    /* a block's bound taken outside the domain of an access's piece (the first
-                     * block's p - 1 at p = P0) may leave the array: clamp it to the array */
-                    const ir_expr *ab = (e ? ad->u.array.hi : ad->u.array.lo)[k];
-                    char *abt = ir_print_expr(ab);
-                    int same = 0;
-                    for (int j = 0; j < nterms && !same; j++) {
-                        char *tj = ir_print_expr(terms[j]);
-                        same = !strcmp(tj, abt);
-                        free(tj);
-                    }
-                    free(abt);
-                    if (!same) {
-                        ir_expr *x1 = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
-                        ir_expr *cl[2] = {ir_clone_expr(out, ab), x1};
-                        terms[0] = ir_new_call(out, e ? IR_F_MIN : IR_F_MAX, cl, 2);
-                        nterms = 1;
-                    }
-                }
-                ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
-                if (T.k != TK_NONE) x = simplify(out, tidy_minmax(out, xf_simplify_int(out, x)), m, rpv, &T);
-                (e == 0 ? dd->u.dist.lo : dd->u.dist.hi)[k] = x;
-            }
-        }
+        X.ad = ad;
+        layout_array(&X, F, nf, nd_, dd);
+        ok = X.ok;
         for (int a = 0; a < nf; a++) isl_map_free(F[a]);
         decls[nd++] = dd;
     }

@@ -4,7 +4,9 @@
  * coordinates becomes `dist a(rp) [0 .. hi - lo]... offset [lo]...` (global = local + offset),
  * every element access a[e]... of the step nest becomes a[e - lo(rp)]..., and a message carries
  * the element's index at its receiver: `send ... to d as [e - lo(d)]...` (a send to a range of
- * processors needs offsets that do not depend on the processor).
+ * processors needs offsets that do not depend on the processor).  A pieced local memory (several
+ * pieces, ragged ranges) stays in absolute coordinates: its accesses name global indices, and the
+ * exporter lays its pieces out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -230,10 +232,11 @@ int xf_relcoord_applicable(const ir_program *p, char **why_not)
                 *why_not = xf_asprintf("the distribution of %s is already relative", d->u.dist.array);
                 return 0;
             }
-            any = 1;
+            any |= !ir_dist_is_pieced(d);
         }
     }
-    if (!any) *why_not = xf_asprintf("no array is distributed (all replicated)");
+    if (!any) *why_not = xf_asprintf("no array has one plain local box (replicated arrays and pieced local "
+                                     "memories stay in absolute coordinates)");
     return any;
 }
 
@@ -265,7 +268,7 @@ ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args, diag_l
     /* keep the old (absolute) dists for rewriting, then make the declarations relative */
     for (int i = 0; i < p->ndecls; i++) {
         ir_decl *dd = p->decls[i];
-        if (dd->kind != IR_D_DIST || dd->u.dist.dk != IR_DIST_LOCAL) continue;
+        if (dd->kind != IR_D_DIST || dd->u.dist.dk != IR_DIST_LOCAL || ir_dist_is_pieced(dd)) continue;
         ir_decl *old = ir_new_decl(p, IR_D_DIST);
         *old = *dd;
         c.dist[c.narr++] = old;

@@ -385,13 +385,17 @@ void xf_simplify_program(ir_program *p)
     for (int i = 0; i < p->ndecls; i++) {
         ir_decl *d = p->decls[i];
         if (d->kind != IR_D_DIST || d->u.dist.dk != IR_DIST_LOCAL) continue;
-        for (int k = 0; k < d->u.dist.ndims; k++) {
-            d->u.dist.lo[k] = shorter(p, d->u.dist.lo[k]);
-            d->u.dist.hi[k] = shorter(p, d->u.dist.hi[k]);
+        for (int k = 0; k < d->u.dist.ndims; k++)
             if (d->u.dist.offset) d->u.dist.offset[k] = shorter(p, d->u.dist.offset[k]);
-            if (d->u.dist.step) {
-                d->u.dist.step[k] = shorter(p, d->u.dist.step[k]);
-                d->u.dist.block[k] = shorter(p, d->u.dist.block[k]);
+        for (int pi = 0; pi <= d->u.dist.nmore; pi++) {
+            ir_dist_piece pc = ir_dist_get_piece(d, pi);   /* shares the declaration's arrays */
+            for (int k = 0; k < d->u.dist.ndims; k++) {
+                pc.lo[k] = shorter(p, pc.lo[k]);
+                pc.hi[k] = shorter(p, pc.hi[k]);
+                if (pc.step) {
+                    pc.step[k] = shorter(p, pc.step[k]);
+                    pc.block[k] = shorter(p, pc.block[k]);
+                }
             }
         }
     }

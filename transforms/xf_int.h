@@ -204,6 +204,16 @@ ir_expr *xf_subst1(ir_program *p, const ir_expr *e, const char *from, const ir_e
 /* 1 when e mentions the name nm anywhere (subscripts included). */
 int xf_mentions(const ir_expr *e, const char *nm);
 
+/* Integer evaluation of an unchecked expression, names looked up innermost first (evalint.c). */
+#define XF_ENV_MAX 64
+typedef struct xf_env {
+    const char *names[XF_ENV_MAX];
+    int64_t vals[XF_ENV_MAX];
+    int n;
+    int64_t *fuel;             /* NULL, or nodes still to evaluate (shared by copies; 0: fail) */
+} xf_env;
+int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v);   /* 0, or -1 when not evaluable */
+
 /* ---- simplification (simplify.c) ------------------------------------------------------------ */
 
 /* An integer expression in a simpler equal form (linear sums normalised, monotone min/max
