@@ -644,7 +644,18 @@ static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
     int np = T->np, ok = 1, dep = 0;
     isl_map *U = NULL;
     for (int i = 0; i < nf; i++) U = U ? isl_map_union(U, isl_map_copy(Fall[sel[i]])) : isl_map_copy(Fall[sel[i]]);
-    U = isl_map_move_dims(U, isl_dim_in, (unsigned)np, isl_dim_out, 0, (unsigned)(nd - 1));   /* (pv, outer) -> last */
+    /* when the other indices determine the virtual processor (a row is one processor's), the
+     * bounds over all of them are that processor's: no virtual processor in the expression */
+    isl_map *owner = isl_map_project_out(isl_map_reverse(isl_map_copy(U)), isl_dim_in, (unsigned)(nd - 1), 1);
+    int by_row = isl_map_is_single_valued(owner) == isl_bool_true;
+    isl_map_free(owner);
+    if (by_row) {
+        U = isl_map_from_range(isl_map_range(U));
+        U = isl_map_move_dims(U, isl_dim_in, 0, isl_dim_out, 0, (unsigned)(nd - 1));   /* outer -> last */
+        np = 0;
+    } else {
+        U = isl_map_move_dims(U, isl_dim_in, (unsigned)np, isl_dim_out, 0, (unsigned)(nd - 1));   /* (pv, outer) -> last */
+    }
     ir_expr *r[2] = {NULL, NULL};
     for (int e = 0; e < 2 && ok; e++) {
         isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(isl_map_copy(U)) : isl_map_lexmin_pw_multi_aff(isl_map_copy(U));
@@ -664,7 +675,7 @@ static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
         ir_expr *x = xf_expr_of_pa(X->out, b, pa);
         isl_ast_build_free(b);
         if (!x) { ok = 0; break; }
-        x = real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
+        if (np) x = real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
         r[e] = tidy_minmax(X->out, xf_simplify_int(X->out, x));
         for (int k = 0; k < nd - 1; k++) dep |= xf_mentions(r[e], ivar[k]);
     }
@@ -1063,7 +1074,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         X.rp_of = T.k == TK_NONE ? pvx[0] : xf_tiling_rp(out, &T, pvx);
     }
 
-    ir_decl **decls = ir_alloc(out, (size_t)(out->ndecls + out->narrays + 1) * sizeof *decls);
+    ir_decl **decls = ir_alloc(out, (size_t)(2 * out->ndecls + 1) * sizeof *decls);   /* at most a dist per decl */
     int nd = 0;
     for (int di = 0; di < out->ndecls && ok; di++) {
         ir_decl *ad = out->decls[di];
