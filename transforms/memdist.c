@@ -634,11 +634,38 @@ static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
 }
 
 
+/* Does e use `v` other than in sums and products by constants (inside a call, a division, a
+ * comparison, a reduction)?  `inside`: e is under such an operation. */
+static int nonaffine_in(const ir_expr *e, const char *v, int inside)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME:
+        return inside && !strcmp(e->u.name.id, v);
+    case IR_E_UNARY:
+        return nonaffine_in(e->u.op.a, v, inside || e->u.op.op != IR_OP_NEG);
+    case IR_E_BINARY: {
+        ir_op o = e->u.op.op;
+        int lin = o == IR_OP_ADD || o == IR_OP_SUB ||
+                  (o == IR_OP_MUL && (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT));
+        return nonaffine_in(e->u.op.a, v, inside || !lin) || nonaffine_in(e->u.op.b, v, inside || !lin);
+    }
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (nonaffine_in(e->u.call.args[i], v, 1)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return xf_mentions(e, v);
+    default:
+        return 0;
+    }
+}
+
 /* The last dimension of a piece holding the footprints F[sel[..]] as a ragged range: for each
  * index tuple of the other dimensions (named ivar[0 .. nd-2]) the least and greatest index over
  * the real processor's virtual ones.  1 with *lo, *hi when they depend on the tuple, else 0. */
 static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, int nd, const char *const *ivar,
-                       ir_expr **lo, ir_expr **hi)
+                       ir_expr **lo, ir_expr **hi, int *unsure)
 {
     const xf_tiling *T = X->T;
     int np = T->np, ok = 1, dep = 0;
@@ -675,6 +702,10 @@ static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
         ir_expr *x = xf_expr_of_pa(X->out, b, pa);
         isl_ast_build_free(b);
         if (!x) { ok = 0; break; }
+        /* taken at the processor's first or last virtual one, a bound that is not affine in them
+         * (a select, min, max or division of them) may be read outside its domain there: the
+         * layout is then checked point by point */
+        for (int q = 0; q < np; q++) *unsure |= mono[q] && nonaffine_in(x, T->pv[q], 0);
         if (np) x = real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
         r[e] = tidy_minmax(X->out, xf_simplify_int(X->out, x));
         for (int k = 0; k < nd - 1; k++) dep |= xf_mentions(r[e], ivar[k]);
@@ -692,6 +723,7 @@ typedef struct md_piece {
     int sel[64];
     int nsel;
     char *outer, *last;
+    int unsure;                /* its ragged range needs the point check (ragged_last) */
 } md_piece;
 
 static void piece_texts(md_piece *P, int nd)
@@ -721,7 +753,8 @@ static void piece_build(md_ctx *X, isl_map *const *F, int nd, const char *const 
     P->pc.lo = ir_alloc(out, (size_t)nd * sizeof *P->pc.lo);
     P->pc.hi = ir_alloc(out, (size_t)nd * sizeof *P->pc.hi);
     for (int k = 0; k < nd - 1 && X->ok; k++) dim_bounds(X, F, P->sel, P->nsel, k, nd, &P->pc);
-    if (nd >= 2 && ragged && ragged_last(X, F, P->sel, P->nsel, nd, ivar, &P->pc.lo[nd - 1], &P->pc.hi[nd - 1])) {
+    P->unsure = 0;
+    if (nd >= 2 && ragged && ragged_last(X, F, P->sel, P->nsel, nd, ivar, &P->pc.lo[nd - 1], &P->pc.hi[nd - 1], &P->unsure)) {
         P->pc.ivar = ir_alloc(out, (size_t)nd * sizeof *P->pc.ivar);
         for (int k = 0; k < nd; k++) P->pc.ivar[k] = k < nd - 1 ? ir_strdup(out, ivar[k]) : NULL;
     } else if (X->ok) {
@@ -860,8 +893,11 @@ static isl_stat check_point(isl_point *pt, void *user)
     return isl_stat_error;
 }
 
-/* The elements a layout of `np_` pieces allocates over all real processors, or -1 when it cannot
- * be evaluated or (check) misses an element some access of F touches. */
+/* The elements a layout of `npc` pieces allocates over all real processors, or -1 when it cannot
+ * be evaluated or (check) misses an element some access of F touches.  Pieces hold their
+ * footprints by construction (bounds exact per row, or affine and monotone in the virtual
+ * processor, or reductions over all of them) except an unsure one: only then are the
+ * footprints' points enumerated (at most MD_MAX_POINTS). */
 static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, isl_map *const *F, int nf, int check)
 {
     int64_t nrp = X->rp_hi - X->rp_lo + 1, total = 0;
@@ -873,6 +909,9 @@ static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, isl_ma
             ok = tab_build(X, &P[p].pc, nd, X->rp_lo + r, &tabs[r * npc + p]) == 0;
             total += tabs[r * npc + p].size;
         }
+    int unsure = 0;
+    for (int p = 0; p < npc; p++) unsure |= P[p].unsure;
+    check &= unsure;
     md_check C = {X, tabs, npc, nd, X->T->np, 0, 0, {0, 0}, 0, 0};
     for (int a = 0; a < nf && ok && check; a++) {
         isl_map *f = isl_map_copy(F[a]);
