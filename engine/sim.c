@@ -16,7 +16,6 @@
 
 #include "sim_int.h"
 
-#define SIM_MAX_ELEMS (INT64_C(1) << 31)          /* per array (per processor at syndm) */
 #define SIM_MAX_BYTES (INT64_C(8) << 30)          /* all memories together */
 #define SIM_MAX_TRACE (INT64_C(1) << 27)          /* nsteps * nprocs work entries */
 #define SIM_STOP_AFTER 1000                       /* violations */
@@ -118,9 +117,11 @@ static void sim_mem_free(sim_mem *m)
     free(m->data);
     free(m->state);
     free(m->meta);
+    free(m->held);
     m->data = NULL;
     m->state = NULL;
     m->meta = NULL;
+    m->held = NULL;
 }
 
 /* The memory a run may use: 8 GiB, or 3/4 of the physical memory when that is less. */
@@ -135,10 +136,11 @@ static int64_t sim_max_bytes(void)
     return lim;
 }
 
-/* Lays out and allocates one memory; `bytes` accumulates the total.  0 = ok. */
+/* Lays out and allocates one memory (with `held`: its map of held elements, all 0); `bytes`
+ * accumulates the total.  0 = ok. */
 static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64_t *lo,
                          const int64_t *hi, const int64_t *off, const int64_t *lat_s,
-                         const int64_t *lat_b, int race, int64_t *bytes)
+                         const int64_t *lat_b, int race, int held, int64_t *bytes)
 {
     int nd = arr->u.array.ndims;
     m->ndims = nd;
@@ -169,7 +171,7 @@ static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64
         return -1;
     }
     m->size = size;
-    *bytes += size * (9 + (race ? 16 : 0));
+    *bytes += size * (9 + (race ? 16 : 0) + (held ? 1 : 0));
     if (*bytes > sim_max_bytes()) {
         diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
                  "the arrays need more than %lld MiB of simulator memory (at %s)",
@@ -179,11 +181,12 @@ static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64
     size_t n = (size_t)(size ? size : 1);
     m->data = malloc(n * 8);
     m->state = calloc(n, 1);
+    if (held) m->held = calloc(n, 1);
     if (race) {
         m->meta = malloc(n * 4 * sizeof *m->meta);
         if (m->meta) memset(m->meta, 0xff, n * 4 * sizeof *m->meta);   /* -1: never */
     }
-    if (!m->data || !m->state || (race && !m->meta)) {
+    if (!m->data || !m->state || (race && !m->meta) || (held && !m->held)) {
         diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
                  "out of memory for array %s", arr->u.array.name);
         return -1;
@@ -303,6 +306,7 @@ static void sim_init_fill_lattice(sim_ctx *c, const sim_init *in, sim_mem *m, co
         if (!ok) continue;
         int64_t off = 0;
         for (int d = 0; d < nd; d++) off += r[d] * m->stride[d];
+        if (m->held && !m->held[off]) continue;
         if (m->is_double) ((double *)m->data)[off] = sim_eval_d(c, in->value);
         else ((int64_t *)m->data)[off] = sim_eval_i(c, in->value);
         m->state[off] = SIM_INIT;
@@ -334,6 +338,7 @@ static void sim_init_fill(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_
         if (!ok) continue;
         int64_t off = 0;
         for (int d = 0; d < nd; d++) off += (g[d] - m->off[d] - m->lo[d]) * m->stride[d];
+        if (m->held && !m->held[off]) continue;   /* outside the pieces: never readable */
         if (m->is_double) ((double *)m->data)[off] = sim_eval_d(c, in->value);
         else ((int64_t *)m->data)[off] = sim_eval_i(c, in->value);
         m->state[off] = SIM_INIT;
@@ -394,6 +399,10 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
             return;
         }
         off += r * m->stride[d];
+    }
+    if (m->held && !m->held[off]) {
+        sim_msg_violation(c, g, SIM_V_OUTSIDE_LOCAL, "outside local memory", ", outside the receiver's part");
+        return;
     }
     uint64_t have;
     memcpy(&have, (char *)m->data + 8 * off, 8);
@@ -786,6 +795,24 @@ static int sim_trace_alloc(sim_ctx *c, int nsteps, int nprocs)
     return 0;
 }
 
+/* syndm: array a's memory on every processor from a pieced dist: the hull box of the pieces
+ * with the map of the elements they hold; its local memory is the pieces' element count. */
+static int sim_layout_pieced(sim_ctx *c, const ir_decl *dd, const ir_decl *arr, int a, int64_t *bytes)
+{
+    sim_pieces *ps = sim_pieces_compile(c, dd, arr);
+    if (!ps) return -1;
+    for (int q = 0; q < c->nprocs && !c->stop; q++) {
+        int64_t lo[SIM_MAXDIMS], hi[SIM_MAXDIMS], n;
+        sim_mem *mem = &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a];
+        if (sim_pieces_eval(c, ps, c->pmin + q, lo, hi, &n, NULL) != 0
+            || sim_mem_alloc(c, mem, arr, lo, hi, NULL, NULL, NULL, 0, 1, bytes) != 0
+            || sim_pieces_eval(c, ps, c->pmin + q, lo, hi, &n, mem) != 0)
+            return -1;
+        c->r->local_elems[q] += n;
+    }
+    return 0;
+}
+
 /* syndm: one memory per processor, laid out by the dist declarations (dists[a] per array),
  * then filled by the inits.  0 = ok; otherwise diagnostics. */
 static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds *ab,
@@ -813,6 +840,10 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
             return -1;
         }
         int nd = arr->u.array.ndims;
+        if (ir_dist_is_pieced(dd)) {
+            if (sim_layout_pieced(c, dd, arr, a, &bytes) != 0) return -1;
+            continue;
+        }
         sim_node *lo[SIM_MAXDIMS] = { 0 }, *hi[SIM_MAXDIMS] = { 0 }, *of[SIM_MAXDIMS] = { 0 };
         sim_node *ls[SIM_MAXDIMS] = { 0 }, *lb[SIM_MAXDIMS] = { 0 };
         int local = dd->u.dist.dk == IR_DIST_LOCAL;
@@ -869,7 +900,7 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
             }
             sim_mem *mem = &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a];
             if (sim_mem_alloc(c, mem, arr, l, h, dd->u.dist.offset ? o : NULL, strided ? st : NULL, bl, 0,
-                              &bytes) != 0)
+                              0, &bytes) != 0)
                 return -1;
             c->r->local_elems[q] += mem->size;
         }
@@ -1143,7 +1174,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         if (!c->allmem) goto done;
         c->nmem = 1;
         for (int a = 0; a < p->narrays; a++)
-            if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, NULL, NULL, race, &bytes) != 0) {
+            if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, NULL, NULL, race, 0, &bytes) != 0) {
                 goto done;
             }
         for (int i = 0; i < ninits && !c->stop; i++)

@@ -141,6 +141,8 @@ static void coll_violation(sim_ctx *c, const sim_coll *k, sim_violation_kind kin
                       k->line, k->col, (long long)c->tval);
 }
 
+static int64_t elem_off(const blk_loc *L, int64_t j);
+
 /* Locates block b of the processor whose frame and memory are current.  0 = ok. */
 static int locate(sim_ctx *c, const sim_coll *k, const sim_block *b, blk_loc *L)
 {
@@ -193,6 +195,21 @@ static int locate(sim_ctx *c, const sim_coll *k, const sim_block *b, blk_loc *L)
     L->contiguous = 1;
     for (int d = b->nfix + 1; d < nd; d++)
         if (L->ext[d - b->nfix] != m->ext[d]) L->contiguous = 0;
+    for (int64_t j = 0; m->held && j < L->n; j++) {   /* a pieced memory: every element held */
+        if (m->held[elem_off(L, j)]) continue;
+        int64_t g[SIM_MAXDIMS], rest = j;
+        for (int d = nd - 1; d >= 0; d--) {
+            int64_t e = d < b->nfix ? 1 : L->ext[d - b->nfix];
+            g[d] = glo[d] + rest % e;
+            rest /= e;
+        }
+        char one[256];
+        sim_fmt_elem(c, b->array, g, nd, one, sizeof one);
+        coll_violation(c, k, SIM_V_OUTSIDE_LOCAL, "outside local memory: processor %lld's block %s is not "
+                       "in its memory (%s is outside its part of %s)", (long long)sim_proc_value(c, c->proc),
+                       el, one, arr->u.array.name);
+        return -1;
+    }
     return 0;
 }
 

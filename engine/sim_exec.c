@@ -83,6 +83,11 @@ SIM_COLD static void sim_report_undef(sim_ctx *c, const sim_node *n, const sim_m
     int64_t idx[SIM_MAXDIMS];
     char el[300], wh[160];
     sim_acc_indices(c, n, idx);
+    if (m->held) {                       /* a pieced memory: is it outside the pieces? */
+        int64_t off = 0;
+        for (int d = 0; d < n->n; d++) off += sim_mem_slot(m, d, idx[d]) * m->stride[d];
+        if (!m->held[off]) { sim_report_oob(c, n, m, "reads"); return; }
+    }
     sim_fmt_local(c, n->array, m, idx, n->n, el, sizeof el);
     sim_fmt_where(c, wh, sizeof wh);
     int line = c->cur ? c->cur->line : 0, col = c->cur ? c->cur->col : 0;
@@ -179,6 +184,7 @@ static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
     const sim_mem *m = &c->mem[n->array];
     int64_t off = sim_acc_offset(c, n, m, "writes");
     if (off < 0) return -1;
+    if (SIM_UNLIKELY(m->held != NULL) && !m->held[off]) { sim_report_oob(c, n, m, "writes"); return -1; }
     if (m->meta) sim_race_write(c, n, m->meta + 4 * off);
     return off;
 }

@@ -21,6 +21,7 @@
 
 #define SIM_MAXDIMS 8
 #define SIM_AFF_MAX 4
+#define SIM_MAX_ELEMS (INT64_C(1) << 31)          /* per array (per processor at syndm) */
 
 /* Element states (one byte per element). */
 enum { SIM_UNDEF = 0, SIM_INIT = 1, SIM_COMPUTED = 2, SIM_RECEIVED = 3 };
@@ -152,6 +153,10 @@ typedef struct sim_mem {
     int64_t lat_s[SIM_MAXDIMS], lat_b[SIM_MAXDIMS];
     int lat, lat_abs;             /* some dimension is strided; accesses are global */
     int64_t size;
+    /* A pieced dist (sim_piece.c): the memory is the hull box of the pieces and held[off] is 1
+     * where a piece holds the element.  Elements not held are never written (state stays
+     * SIM_UNDEF), so reads fail already; writes and receives test held when it is not NULL. */
+    unsigned char *held;
 } sim_mem;
 
 static inline int64_t sim_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
@@ -270,6 +275,16 @@ void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np);
 void sim_frame_save(sim_ctx *c, int rank);
 void sim_frame_load(sim_ctx *c, int rank);
 op_value sim_repeat(sim_ctx *c, const sim_node *n);
+
+/* sim_piece.c: the local memories of pieced dists (ir_dist_is_pieced) at syndm */
+typedef struct sim_pieces sim_pieces;
+sim_pieces *sim_pieces_compile(sim_ctx *c, const ir_decl *dist, const ir_decl *arr);
+/* For processor value pv: the hull box lo .. hi of its pieces (lo > hi in every dimension when
+ * they hold nothing) and their element count (overlaps counted once per piece); with `mark` (a
+ * memory laid out on that hull, held allocated) also marks the elements held.  0 = ok; otherwise
+ * a diagnostic naming the array and processor. */
+int sim_pieces_eval(sim_ctx *c, const sim_pieces *ps, int64_t pv, int64_t *lo, int64_t *hi,
+                    int64_t *count, sim_mem *mark);
 
 /* sim.c */
 void sim_violation_add(sim_ctx *c, sim_violation_kind k, int line, int col, const char *fmt, ...)
