@@ -17,6 +17,9 @@
  *  - messages (syndm): HALO when the partner set is static — no send depends on t except
  *    through its time plane and a condition on t alone — else ALLTOALLV (records, the thesis's
  *    exchange).  AUTO picks HALO where it applies.
+ *  - pieced local memories (syndm dists with pieces or named indices): only the pieces are
+ *    allocated (export_piece.c); their messages are records with global indices, and what needs
+ *    one box per processor (halo pattern, collectives, time planes) is not used or is refused.
  */
 #include <errno.h>
 #include <inttypes.h>

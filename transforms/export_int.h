@@ -1,6 +1,7 @@
 /*
  * export_int.h — what the files of the exporter share (export.c plans and writes the directory,
- * export_emit.c writes the C, the generated rt_embed.c holds the runtime sources).  Not for
+ * export_emit.c writes the C, export_coll.c its collectives, export_piece.c the storage of
+ * pieced local memories, the generated rt_embed.c holds the runtime sources).  Not for
  * other modules: they use xf_export in xf.h.
  */
 #ifndef POLYAPM_EXPORT_INT_H
