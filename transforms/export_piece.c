@@ -62,28 +62,28 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     xf_buf_printf(b, "static void %s_layout(int64_t %s)\n{\n    (void)%s;\n    int64_t rt_n = 0;\n", X, pv, pv);
     for (int k = 0; k < np; k++) {
         ir_dist_piece pc = ir_dist_get_piece(dist, k);
-        xf_buf_printf(b, "    {   /* piece %d */\n        rt_piece *pc = &%s_pc[%d];\n        int64_t rt_rows = 1;\n", k, X, k);
+        xf_buf_printf(b, "    {   /* piece %d */\n        rt_piece *rt_p = &%s_pc[%d];\n        int64_t rt_rows = 1;\n", k, X, k);
         char names[8][64];
         for (int d = 0; d < nd - 1; d++) {
             xf_buf pre = {0}, lo = {0}, hi = {0};
             ex_expr(&m, &lo, &pre, 8, pc.lo[d]);
             ex_expr(&m, &hi, &pre, 8, pc.hi[d]);
             if (pre.s) xf_buf_printf(b, "%s", pre.s);
-            xf_buf_printf(b, "        pc->lo[%d] = %s;\n        pc->hi[%d] = %s;\n        pc->ext[%d] = imax(0, pc->hi[%d] - pc->lo[%d] + 1);\n"
-                             "        rt_rows *= pc->ext[%d];\n", d, lo.s, d, hi.s, d, d, d, d);
+            xf_buf_printf(b, "        rt_p->lo[%d] = %s;\n        rt_p->hi[%d] = %s;\n        rt_p->ext[%d] = imax(0, rt_p->hi[%d] - rt_p->lo[%d] + 1);\n"
+                             "        rt_rows *= rt_p->ext[%d];\n", d, lo.s, d, hi.s, d, d, d, d);
             if (pc.ivar && pc.ivar[d]) ex_cname(names[d], 64, pc.ivar[d]);
             else snprintf(names[d], 64, "rt_g%d", d);
             xf_buf_free(&pre);
             xf_buf_free(&lo);
             xf_buf_free(&hi);
         }
-        xf_buf_printf(b, "        pc->base = rt_malloc((size_t)rt_rows * sizeof *pc->base);\n"
-                         "        pc->rlo = rt_malloc((size_t)rt_rows * sizeof *pc->rlo);\n"
-                         "        pc->rhi = rt_malloc((size_t)rt_rows * sizeof *pc->rhi);\n");
+        xf_buf_printf(b, "        rt_p->base = rt_malloc((size_t)rt_rows * sizeof *rt_p->base);\n"
+                         "        rt_p->rlo = rt_malloc((size_t)rt_rows * sizeof *rt_p->rlo);\n"
+                         "        rt_p->rhi = rt_malloc((size_t)rt_rows * sizeof *rt_p->rhi);\n");
         int in = 8;
         for (int d = 0; d < nd - 1; d++) {
             ind_(b, in);
-            xf_buf_printf(b, "for (int64_t %s = pc->lo[%d]; %s <= pc->hi[%d]; %s++) {\n", names[d], d, names[d], d, names[d]);
+            xf_buf_printf(b, "for (int64_t %s = rt_p->lo[%d]; %s <= rt_p->hi[%d]; %s++) {\n", names[d], d, names[d], d, names[d]);
             in += 4;
         }
         xf_buf pre = {0}, lo = {0}, hi = {0}, held = {0};
@@ -94,7 +94,7 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
             xf_buf s = {0}, bl = {0};
             ex_expr(&m, &s, &pre, in, pc.step[d]);
             if (pc.block && pc.block[d]) ex_expr(&m, &bl, &pre, in, pc.block[d]);
-            xf_buf_printf(&held, "%simod(%s - pc->lo[%d], %s) < %s", held.n ? " && " : "", names[d], d, s.s,
+            xf_buf_printf(&held, "%simod(%s - rt_p->lo[%d], %s) < %s", held.n ? " && " : "", names[d], d, s.s,
                           bl.n ? bl.s : "1");
             xf_buf_free(&s);
             xf_buf_free(&bl);
@@ -114,11 +114,11 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
         ind_(b, in);
         xf_buf_printf(b, "if (rt_h < rt_l) rt_h = rt_l - 1;\n");
         ind_(b, in);
-        xf_buf_printf(b, "pc->rlo[rt_r] = rt_l;\n");
+        xf_buf_printf(b, "rt_p->rlo[rt_r] = rt_l;\n");
         ind_(b, in);
-        xf_buf_printf(b, "pc->rhi[rt_r] = rt_h;\n");
+        xf_buf_printf(b, "rt_p->rhi[rt_r] = rt_h;\n");
         ind_(b, in);
-        xf_buf_printf(b, "pc->base[rt_r] = rt_n - rt_l;\n");
+        xf_buf_printf(b, "rt_p->base[rt_r] = rt_n - rt_l;\n");
         ind_(b, in);
         xf_buf_printf(b, "rt_n += rt_h - rt_l + 1;\n");
         for (int d = nd - 2; d >= 0; d--) { in -= 4; ind_(b, in); xf_buf_printf(b, "}\n"); }
@@ -133,7 +133,7 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
                      "        free(%s_pc[k].base);\n        free(%s_pc[k].rlo);\n        free(%s_pc[k].rhi);\n    }\n}\n",
                   X, np, X, X, X);
     xf_buf_printf(fills, "    %s_layout(me);\n", X);
-    xf_buf_printf(b, "static inline int64_t %s_size(int64_t %s) { (void)%s; return %s_n; }\n", X, pv, pv, X);
+    xf_buf_printf(b, "static inline int64_t %s_size(int64_t rt_proc) { (void)rt_proc; return %s_n; }\n", X, X);
     /* outside every piece: a verified program never gets there */
     xf_buf_printf(b, "static _Noreturn void %s_outside(", X);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, "%sint64_t i%d", d ? ", " : "", d);
@@ -143,10 +143,10 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     for (int d = 0; d < nd; d++) xf_buf_printf(b, ", (long long)i%d", d);
     xf_buf_printf(b, ");\n}\n");
     /* the index function: the first piece that holds the element */
-    xf_buf_printf(b, "static inline int64_t %s_at(int64_t %s", X, pv);
+    xf_buf_printf(b, "static inline int64_t %s_at(int64_t rt_proc", X);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, ", int64_t i%d", d);
-    xf_buf_printf(b, ")\n{\n    (void)%s;   /* this rank's processor: %s_layout set its pieces up */\n"
-                     "    for (int k = 0; k < %d; k++) {\n        const rt_piece *pc = &%s_pc[k];\n", pv, X, np, X);
+    xf_buf_printf(b, ")\n{\n    (void)rt_proc;   /* this rank's processor: %s_layout set its pieces up */\n"
+                     "    for (int k = 0; k < %d; k++) {\n        const rt_piece *pc = &%s_pc[k];\n", X, np, X);
     if (nd > 1) {
         xf_buf_printf(b, "        if (");
         for (int d = 0; d < nd - 1; d++)
@@ -176,10 +176,10 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     xf_buf_printf(b, ")\n{\n    int64_t g = 0;\n");
     for (int d = 0; d < nd; d++) xf_buf_printf(b, "    g = g * %s + (i%d - %s);\n", gext[d].s, d, glo[d].s);
     xf_buf_printf(b, "    return g;\n}\n");
-    xf_buf_printf(b, "static inline int64_t %s_at_gidx(int64_t %s, int64_t g)\n{\n", X, pv);
+    xf_buf_printf(b, "static inline int64_t %s_at_gidx(int64_t rt_proc, int64_t g)\n{\n", X);
     for (int d = nd - 1; d >= 0; d--)
         xf_buf_printf(b, "    const int64_t i%d = %s + g %% %s;\n    g /= %s;\n", d, glo[d].s, gext[d].s, gext[d].s);
-    xf_buf_printf(b, "    return %s_at(%s", X, pv);
+    xf_buf_printf(b, "    return %s_at(rt_proc", X);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, ", i%d", d);
     xf_buf_printf(b, ");\n}\n\n");
     for (int d = 0; d < nd; d++) { xf_buf_free(&glo[d]); xf_buf_free(&gext[d]); }
