@@ -17,6 +17,9 @@
  *  - messages (syndm): HALO when the partner set is static — no send depends on t except
  *    through its time plane and a condition on t alone — else ALLTOALLV (records, the thesis's
  *    exchange).  AUTO picks HALO where it applies.
+ *  - pieced local memories (syndm dists with pieces or named indices): only the pieces are
+ *    allocated (export_piece.c); their messages are records with global indices, and what needs
+ *    one box per processor (halo pattern, collectives, time planes) is not used or is refused.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -232,7 +235,7 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
 {
     const ir_program *p = pl->p;
     a->fold = -1;
-    if (pl->tslot < 0 || pl->tstep != 1 || pl->shared) return;
+    if (pl->tslot < 0 || pl->tstep != 1 || pl->shared || a->pieced) return;
     const ir_loopvar *tv = &pl->nest->u.for_.vars[0];
     int64_t tlo, thi;
     if (!ex_const(p, pl->pv, tv->lo, &tlo) || !ex_const(p, pl->pv, tv->hi, &thi) || thi < tlo) return;
@@ -268,6 +271,25 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
         a->fold_cw = f.cw;
         return;
     }
+}
+
+/* ---- pieced local memories -------------------------------------------------------------------- */
+
+/* What export_piece.c does not handle: 0, else -1 and the diagnostic naming the array. */
+static int ex_check_pieces(const ex_plan *pl, const ex_array *a, diag_list *d)
+{
+    const ir_decl *dist = a->dist;
+    int nd = a->decl->u.array.ndims;
+    const char *why = NULL;
+    if (nd < 1 || nd > 8) why = "it has no dimension or more than 8";
+    for (int k = 0; !why && k <= dist->u.dist.nmore; k++) {
+        ir_dist_piece pc = ir_dist_get_piece(dist, k);
+        if (pc.step && pc.step[nd - 1]) why = "a piece strides its last dimension (only outer dimensions may be strided)";
+    }
+    if (!why) return 0;
+    diag_add(d, pl->p->file, dist->pos.line, dist->pos.col,
+             "export: the dist of array %s has pieces or named indices, and %s: not exported", a->decl->u.array.name, why);
+    return -1;
 }
 
 /* ---- static partner sets ---------------------------------------------------------------------- */
@@ -548,7 +570,14 @@ static int ex_check_own_rows(const ex_plan *pl, diag_list *d)
 
 /* ---- sends ------------------------------------------------------------------------------------ */
 
-typedef struct ex_send_scan { ex_plan *pl; int nsends; const ir_stmt *bad; const char *why; } ex_send_scan;
+typedef struct ex_send_scan {
+    ex_plan *pl;
+    int nsends;
+    const ir_stmt *bad;
+    const char *why;
+    char whybuf[256];
+    int pieced;               /* 1 + the first array with a pieced local memory that is sent, or 0 */
+} ex_send_scan;
 
 static void ex_sends(ex_send_scan *c, const ir_block *b)
 {
@@ -559,10 +588,25 @@ static void ex_sends(ex_send_scan *c, const ir_block *b)
             if (s->u.if_.else_blk) ex_sends(c, s->u.if_.else_blk);
         } else if (s->kind == IR_S_FOR) {
             ex_sends(c, s->u.for_.body);
+        } else if (s->kind == IR_S_COLL) {
+            /* a collective's block is a run of consecutive local elements: box layouts only */
+            for (int side = 0; side < 2 && !c->bad; side++)
+                for (int k = 0; k < (side ? s->u.coll.ndst : s->u.coll.nsrc) && !c->bad; k++) {
+                    const ir_expr *e = side ? s->u.coll.dst[k] : s->u.coll.src[k];
+                    if (!e || (e->kind != IR_E_ACCESS && !(e->kind == IR_E_NAME && e->u.name.nk == IR_N_ARRAY))) continue;
+                    int arr = e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index;
+                    if (!c->pl->arr[arr].pieced) continue;
+                    snprintf(c->whybuf, sizeof c->whybuf, "names array %s, whose dist has pieces or named indices: "
+                             "collectives are exported for arrays with one box per processor only",
+                             c->pl->arr[arr].decl->u.array.name);
+                    c->bad = s;
+                    c->why = c->whybuf;
+                }
         } else if (s->kind == IR_S_SEND) {
             c->nsends++;
             int64_t k;
             const ir_expr *w = s->u.send.what;
+            if (c->pl->arr[w->u.access.array_index].pieced && !c->pieced) c->pieced = 1 + w->u.access.array_index;
             if (!ex_time_sub(s->u.send.at, c->pl->tslot, &k) || k != c->pl->tstep) {
                 c->bad = s;
                 c->why = "sends for a later time than the next step (only `at t + 1` is exported)";
@@ -747,16 +791,21 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
                      a->decl->u.array.name);
             goto out;
         }
+        a->pieced = pl.mpi && a->dist && ir_dist_is_pieced(a->dist);
+        if (a->pieced && ex_check_pieces(&pl, a, d)) goto out;
         ex_plan_fold(&pl, a, i);
         a->mark = pl.mpi && a->output;
     }
     /* messages */
     pl.exchange = XF_EXCHANGE_AUTO;
     if (pl.mpi) {
-        ex_send_scan sc = {&pl, 0, NULL, NULL};
+        ex_send_scan sc;
+        memset(&sc, 0, sizeof sc);
+        sc.pl = &pl;
         ex_sends(&sc, p->body);
         if (sc.bad) {
-            diag_add(d, p->file, sc.bad->pos.line, sc.bad->pos.col, "export: this send %s", sc.why);
+            diag_add(d, p->file, sc.bad->pos.line, sc.bad->pos.col, "export: this %s %s",
+                     sc.bad->kind == IR_S_SEND ? "send" : "collective", sc.why);
             goto out;
         }
         if (sc.nsends && pl.shared) {
@@ -769,7 +818,13 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
         if (sc.nsends) {
             char why[300] = "";
             if (o->exchange == XF_EXCHANGE_ALLTOALLV) pl.exchange = XF_EXCHANGE_ALLTOALLV;
-            else if (ex_plan_halo(&pl, why, sizeof why)) pl.exchange = XF_EXCHANGE_HALO;
+            else if (sc.pieced && o->exchange == XF_EXCHANGE_AUTO) pl.exchange = XF_EXCHANGE_ALLTOALLV;
+            else if (sc.pieced) {
+                diag_add(d, p->file, 0, 0, "export: --exchange halo does not apply: array %s is sent and its dist has "
+                         "pieces or named indices (the halo pattern needs one box per processor; use alltoallv)",
+                         pl.arr[sc.pieced - 1].decl->u.array.name);
+                goto out;
+            } else if (ex_plan_halo(&pl, why, sizeof why)) pl.exchange = XF_EXCHANGE_HALO;
             else if (o->exchange == XF_EXCHANGE_AUTO) pl.exchange = XF_EXCHANGE_ALLTOALLV;
             else {
                 diag_add(d, p->file, 0, 0, "export: --exchange halo does not apply: the partner set is not static: %s", why);

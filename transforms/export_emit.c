@@ -401,7 +401,8 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     int zero = m->mode == EX_INSPECT;
     ex_offset(m, &what, &pre, in, arr, w->u.access.idx, w->u.access.nidx, m->me, zero);
     ir_expr *const *as = s->u.send.as_idx ? s->u.send.as_idx : w->u.access.idx;
-    ex_offset(m, &at, &pre, in, arr, as, w->u.access.nidx, "rt_dest", zero);
+    if (pl->arr[arr].pieced) ex_piece_gidx(m, &at, &pre, in, &pl->arr[arr], as);   /* the receiver finds it */
+    else ex_offset(m, &at, &pre, in, arr, as, w->u.access.nidx, "rt_dest", zero);
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
     char *text = ir_print_expr(w);
@@ -722,6 +723,7 @@ static void ex_offsetexpr(const ex_em *m, xf_buf *b, const ex_array *a, int d)
 
 static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
 {
+    if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
     ex_em m = {pl, EX_SEQ, NULL, NULL, 0};
@@ -822,11 +824,18 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
 {
     int nd = a->decl->u.array.ndims, opened = 0;
     const char *w = m->me ? m->me : "";
+    if (local && a->pieced) {   /* every piece of the local part (the storage of each copy) */
+        ind(b, in);
+        xf_buf_printf(b, "for (int rt_pc = 0; rt_pc < %d; rt_pc++) {\n", 1 + a->dist->u.dist.nmore);
+        opened++;
+    }
     for (int d = 0; d < nd; d++) {
         xf_buf lo = {0}, hi = {0}, pre = {0}, lim = {0};
         ex_expr(m, &lo, &pre, in, a->decl->u.array.lo[d]);
         ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
-        if (local && d != a->fold)
+        if (local && a->pieced)
+            ex_piece_lim(&lim, a, d, lo.s, hi.s, names);
+        else if (local && d != a->fold)
             xf_buf_printf(&lim, "imax(%s, %s_lo%d(%s) + %s_off%d(%s)), imin(%s, %s_hi%d(%s) + %s_off%d(%s))", lo.s,
                           a->cname, d, w, a->cname, d, w, hi.s, a->cname, d, w, a->cname, d, w);
         else
@@ -890,6 +899,7 @@ static void ex_box_close(xf_buf *b, int opened, int in)
 static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names[][64])
 {
     int nd = a->decl->u.array.ndims;
+    if (m->me && a->pieced) { ex_piece_at(b, a, names); return; }
     xf_buf_printf(b, "%s_at(", a->cname);
     if (m->me) xf_buf_printf(b, "%s%s", m->me, nd ? ", " : "");
     for (int d = 0; d < nd; d++) {
@@ -1161,6 +1171,9 @@ char *ex_emit_program(const ex_plan *pl)
         if (nlets) xf_buf_printf(&b, "\n");
     }
     xf_buf fills = {0};
+    int pieced = 0;   /* arrays with pieced local memories (export_piece.c) */
+    for (int i = 0; i < p->narrays; i++) pieced += pl->arr[i].pieced;
+    if (pieced) xf_buf_printf(&b, "%s", ex_piece_type);
     for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &b, &fills, &pl->arr[i]);
     ex_init_fn(pl, &b, &m, fills.s);
     xf_buf_free(&fills);
@@ -1257,12 +1270,15 @@ char *ex_emit_program(const ex_plan *pl)
     }
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
         xf_buf_printf(&b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
-                          "static void deliver(rt_exchange *rt_x)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
+                          "static void deliver(rt_exchange *rt_x%s)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
                           "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
                           "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
-                      p->narrays, p->narrays);
+                      pieced ? ", int64_t me" : "", p->narrays, p->narrays);
         for (int i = 0; i < p->narrays; i++)
-            if (pl->arr[i].decl->u.array.elem == IR_DOUBLE)
+            if (pl->arr[i].decl->u.array.elem == IR_DOUBLE && pl->arr[i].pieced)
+                xf_buf_printf(&b, "        case %d: %s[%s_at_gidx(me, rt_off)] = rt_r[rt_i].value; break;\n", i,
+                              pl->arr[i].cname, pl->arr[i].cname);
+            else if (pl->arr[i].decl->u.array.elem == IR_DOUBLE)
                 xf_buf_printf(&b, "        case %d: %s[rt_off] = rt_r[rt_i].value; break;\n", i, pl->arr[i].cname);
         xf_buf_printf(&b, "        default: break;\n        }\n    }\n}\n\n");
     }
@@ -1301,18 +1317,29 @@ char *ex_emit_program(const ex_plan *pl)
                           "        else step%s(%s, me, rt_x);\n", tn, mark_step, lab, tn, lab, tn);
     else
         xf_buf_printf(&b, "        step%s(%s, me, rt_x);\n", lab, tn);
-    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(&b, "        deliver(rt_x);\n");
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(&b, "        deliver(rt_x%s);\n", pieced ? ", me" : "");
     if (pl->exchange == XF_EXCHANGE_HALO) {
         if (hc.n) xf_buf_printf(&b, "        if (%s)\n    ", hc.s);
         xf_buf_printf(&b, "        exchange_halo(pattern, me, %s);\n", tn);
     }
     xf_buf_printf(&b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
-    xf_buf_printf(&b, "    const uint64_t sum = output_checksum(me);\n    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
+    xf_buf_printf(&b, "    const uint64_t sum = output_checksum(me);\n");
+    if (pieced) {   /* what the pieces saved: the elements each rank allocated, before the result line */
+        xf_buf_printf(&b, "    {   /* polyapm-memory elements=[per rank] total=N: the elements of all arrays each rank allocated */\n"
+                          "        int64_t rt_mem = 0, rt_all[%" PRId64 "], rt_total = 0;\n", pl->nprocs);
+        for (int i = 0; i < p->narrays; i++) xf_buf_printf(&b, "        rt_mem += %s_size(me);\n", pl->arr[i].cname);
+        xf_buf_printf(&b, "        RT_CHECK(MPI_Gather(&rt_mem, 1, MPI_INT64_T, rt_all, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));\n"
+                          "        if (me == %" PRId64 ") {\n            printf(\"polyapm-memory elements=[\");\n"
+                          "            for (int rt_k = 0; rt_k < %" PRId64 "; rt_k++) { printf(\"%%s%%lld\", rt_k ? \",\" : \"\", (long long)rt_all[rt_k]); rt_total += rt_all[rt_k]; }\n"
+                          "            printf(\"] total=%%lld\\n\", (long long)rt_total);\n        }\n    }\n", pl->plo, pl->nprocs);
+    }
+    xf_buf_printf(&b, "    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
     if (pl->exchange == XF_EXCHANGE_HALO) xf_buf_printf(&b, "    rt_pattern_free(pattern);\n");
     xf_buf_printf(&b, "    if (rt_x) rt_exchange_free(rt_x);\n");
     for (int i = 0; i < p->narrays; i++) {
         xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
         if (pl->arr[i].mark) xf_buf_printf(&b, "    free(%s_mine);\n", pl->arr[i].cname);
+        if (pl->arr[i].pieced) xf_buf_printf(&b, "    %s_free_pieces();\n", pl->arr[i].cname);
     }
     ex_emit_ops_setup(pl, &b, 1);
     xf_buf_printf(&b, "    rt_finalize();\n    return 0;\n}\n");

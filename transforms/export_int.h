@@ -1,6 +1,7 @@
 /*
  * export_int.h — what the files of the exporter share (export.c plans and writes the directory,
- * export_emit.c writes the C, the generated rt_embed.c holds the runtime sources).  Not for
+ * export_emit.c writes the C, export_coll.c its collectives, export_piece.c the storage of
+ * pieced local memories, the generated rt_embed.c holds the runtime sources).  Not for
  * other modules: they use xf_export in xf.h.
  */
 #ifndef POLYAPM_EXPORT_INT_H
@@ -28,6 +29,7 @@ typedef struct ex_array {
     int mark;                     /* syndm output: a byte per element says "computed here" */
     int64_t mark_plane;           /* folded output: the plane whose writes are marked */
     int64_t send_c;               /* halo: sends carry plane t + send_c of this array */
+    int pieced;                   /* syndm: its dist has pieces or named indices (export_piece.c) */
 } ex_array;
 
 /* The plan of one export. */
@@ -73,6 +75,18 @@ void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
 void ex_emit_ops(const ex_plan *pl, xf_buf *b);
 void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them);
 void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in);
+
+/* export_piece.c: arrays with pieced local memories.  The rt_piece type (once, before the first
+ * such array); the array's storage, tables, X_layout (appended to `fills`, the start of
+ * init_arrays), X_size, X_at (this rank's processor only) and X_gidx / X_at_gidx (global indices
+ * for messages).  In loops over the pieces (variable rt_pc): the bounds of dimension d ("lo, hi"
+ * into lim, clipped to lo .. hi) and the offset of the element names[] of piece rt_pc.  A send's
+ * global index of the element idx[]. */
+extern const char *const ex_piece_type;
+void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a);
+void ex_piece_lim(xf_buf *lim, const ex_array *a, int d, const char *lo, const char *hi, char names[][64]);
+void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64]);
+void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx);
 
 /* Writes the C program of the plan (malloc'd text). */
 char *ex_emit_program(const ex_plan *pl);

@@ -1,0 +1,217 @@
+/*
+ * export_piece.c — the storage of an array whose dist has pieces or named indices (pieced local
+ * memory, `dist a(rp) [i = lo .. hi][lo .. i] + [..][..]`) in exported C+MPI.
+ *
+ * Each rank allocates only its pieces.  At start-up (X_layout, called by init_arrays) every
+ * piece gets its outer ranges (all dimensions but the last; strided ones are walked as a box
+ * whose rows off the lattice are empty) and, per outer index tuple (a row, row-major), its last
+ * range lo .. hi and the offset of the row in the storage: a piece is the concatenation of its
+ * rows, the storage the concatenation of the pieces.  The element index X_at(me, i..., j) is
+ * found in the first piece whose outer ranges hold i... and whose row holds j: base[row] + j.
+ * The tables describe this rank's processor only; messages therefore carry global indices
+ * (X_gidx) that the receiver turns into its own (X_at_gidx).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+const char *const ex_piece_type =
+    "/* One piece of a pieced local memory (a dist with `+` or named indices): its outer ranges (the\n"
+    " * dimensions before the last) and per row (outer index tuple, row-major) the last range\n"
+    " * rlo .. rhi (empty when rhi < rlo) and base: element j of the row is stored at base + j. */\n"
+    "typedef struct rt_piece {\n    int64_t lo[8], hi[8], ext[8];\n    int64_t *base, *rlo, *rhi;\n} rt_piece;\n\n";
+
+static void ind_(xf_buf *b, int n)
+{
+    xf_buf_printf(b, "%*s", n, "");
+}
+
+/* The row index of outer indices names[0 .. nd-2] in piece `k` (a C expression). */
+static void ex_piece_row(xf_buf *b, const ex_array *a, const char *k, char names[][64])
+{
+    int nd = a->decl->u.array.ndims;
+    xf_buf_printf(b, "%s_row(%s", a->cname, k);
+    for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", %s", names[d]);
+    xf_buf_printf(b, ")");
+}
+
+void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
+{
+    const ir_decl *dist = a->dist;
+    int nd = a->decl->u.array.ndims, np = 1 + dist->u.dist.nmore;
+    const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
+    const char *X = a->cname;
+    char pv[64], t[64];
+    ex_cname(pv, sizeof pv, dist->u.dist.procvar);
+    int tmp = 0;
+    ex_em m = {pl, EX_SEQ, NULL, &tmp, 0};
+    xf_buf_printf(b, "/* %s: the %d piece%s of processor %s (its dist declaration), rows of its last dimension */\n"
+                     "static %s *%s;\n", a->decl->u.array.name, np, np > 1 ? "s" : "", pv, ty, X);
+    if (a->mark) xf_buf_printf(b, "static unsigned char *%s_mine;   /* 1: computed by this processor */\n", X);
+    xf_buf_printf(b, "static rt_piece %s_pc[%d];\nstatic int64_t %s_n;   /* elements of all pieces */\n", X, np, X);
+    /* the row of outer indices in piece k */
+    xf_buf_printf(b, "static inline int64_t %s_row(int k", X);
+    for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", int64_t i%d", d);
+    xf_buf_printf(b, ")\n{\n    const rt_piece *pc = &%s_pc[k];\n    (void)pc;\n    int64_t r = 0;\n", X);
+    for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, "    r = r * pc->ext[%d] + (i%d - pc->lo[%d]);\n", d, d, d);
+    xf_buf_printf(b, "    return r;\n}\n");
+    /* the layout */
+    xf_buf_printf(b, "static void %s_layout(int64_t %s)\n{\n    (void)%s;\n    int64_t rt_n = 0;\n", X, pv, pv);
+    for (int k = 0; k < np; k++) {
+        ir_dist_piece pc = ir_dist_get_piece(dist, k);
+        xf_buf_printf(b, "    {   /* piece %d */\n        rt_piece *rt_p = &%s_pc[%d];\n        int64_t rt_rows = 1;\n", k, X, k);
+        char names[8][64];
+        for (int d = 0; d < nd - 1; d++) {
+            xf_buf pre = {0}, lo = {0}, hi = {0};
+            ex_expr(&m, &lo, &pre, 8, pc.lo[d]);
+            ex_expr(&m, &hi, &pre, 8, pc.hi[d]);
+            if (pre.s) xf_buf_printf(b, "%s", pre.s);
+            xf_buf_printf(b, "        rt_p->lo[%d] = %s;\n        rt_p->hi[%d] = %s;\n        rt_p->ext[%d] = imax(0, rt_p->hi[%d] - rt_p->lo[%d] + 1);\n"
+                             "        rt_rows *= rt_p->ext[%d];\n", d, lo.s, d, hi.s, d, d, d, d);
+            if (pc.ivar && pc.ivar[d]) ex_cname(names[d], 64, pc.ivar[d]);
+            else snprintf(names[d], 64, "rt_g%d", d);
+            xf_buf_free(&pre);
+            xf_buf_free(&lo);
+            xf_buf_free(&hi);
+        }
+        xf_buf_printf(b, "        rt_p->base = rt_malloc((size_t)rt_rows * sizeof *rt_p->base);\n"
+                         "        rt_p->rlo = rt_malloc((size_t)rt_rows * sizeof *rt_p->rlo);\n"
+                         "        rt_p->rhi = rt_malloc((size_t)rt_rows * sizeof *rt_p->rhi);\n");
+        int in = 8;
+        for (int d = 0; d < nd - 1; d++) {
+            ind_(b, in);
+            xf_buf_printf(b, "for (int64_t %s = rt_p->lo[%d]; %s <= rt_p->hi[%d]; %s++) {\n", names[d], d, names[d], d, names[d]);
+            in += 4;
+        }
+        xf_buf pre = {0}, lo = {0}, hi = {0}, held = {0};
+        ex_expr(&m, &lo, &pre, in, pc.lo[nd - 1]);
+        ex_expr(&m, &hi, &pre, in, pc.hi[nd - 1]);
+        for (int d = 0; d < nd - 1; d++) {
+            if (!pc.step || !pc.step[d]) continue;
+            xf_buf s = {0}, bl = {0};
+            ex_expr(&m, &s, &pre, in, pc.step[d]);
+            if (pc.block && pc.block[d]) ex_expr(&m, &bl, &pre, in, pc.block[d]);
+            xf_buf_printf(&held, "%simod(%s - rt_p->lo[%d], %s) < %s", held.n ? " && " : "", names[d], d, s.s,
+                          bl.n ? bl.s : "1");
+            xf_buf_free(&s);
+            xf_buf_free(&bl);
+        }
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        ind_(b, in);
+        xf_buf_printf(b, "const int64_t rt_r = ");
+        snprintf(t, sizeof t, "%d", k);
+        ex_piece_row(b, a, t, names);
+        xf_buf_printf(b, ";\n");
+        ind_(b, in);
+        xf_buf_printf(b, "int64_t rt_l = %s, rt_h = %s;\n", lo.s, hi.s);
+        if (held.n) {
+            ind_(b, in);
+            xf_buf_printf(b, "if (!(%s)) rt_h = rt_l - 1;   /* off the lattice of a strided dimension */\n", held.s);
+        }
+        ind_(b, in);
+        xf_buf_printf(b, "if (rt_h < rt_l) rt_h = rt_l - 1;\n");
+        ind_(b, in);
+        xf_buf_printf(b, "rt_p->rlo[rt_r] = rt_l;\n");
+        ind_(b, in);
+        xf_buf_printf(b, "rt_p->rhi[rt_r] = rt_h;\n");
+        ind_(b, in);
+        xf_buf_printf(b, "rt_p->base[rt_r] = rt_n - rt_l;\n");
+        ind_(b, in);
+        xf_buf_printf(b, "rt_n += rt_h - rt_l + 1;\n");
+        for (int d = nd - 2; d >= 0; d--) { in -= 4; ind_(b, in); xf_buf_printf(b, "}\n"); }
+        xf_buf_printf(b, "    }\n");
+        xf_buf_free(&pre);
+        xf_buf_free(&lo);
+        xf_buf_free(&hi);
+        xf_buf_free(&held);
+    }
+    xf_buf_printf(b, "    %s_n = rt_n;\n}\n", X);
+    xf_buf_printf(b, "static void %s_free_pieces(void)\n{\n    for (int k = 0; k < %d; k++) {\n"
+                     "        free(%s_pc[k].base);\n        free(%s_pc[k].rlo);\n        free(%s_pc[k].rhi);\n    }\n}\n",
+                  X, np, X, X, X);
+    xf_buf_printf(fills, "    %s_layout(me);\n", X);
+    xf_buf_printf(b, "static inline int64_t %s_size(int64_t rt_proc) { (void)rt_proc; return %s_n; }\n", X, X);
+    /* outside every piece: a verified program never gets there */
+    xf_buf_printf(b, "static _Noreturn void %s_outside(", X);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, "%sint64_t i%d", d ? ", " : "", d);
+    xf_buf_printf(b, ")\n{\n    rt_die(\"%s", a->decl->u.array.name);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, "[%%lld]");
+    xf_buf_printf(b, " lies outside this processor's pieces\"");
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, ", (long long)i%d", d);
+    xf_buf_printf(b, ");\n}\n");
+    /* the index function: the first piece that holds the element */
+    xf_buf_printf(b, "static inline int64_t %s_at(int64_t rt_proc", X);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, ", int64_t i%d", d);
+    xf_buf_printf(b, ")\n{\n    (void)rt_proc;   /* this rank's processor: %s_layout set its pieces up */\n"
+                     "    for (int k = 0; k < %d; k++) {\n        const rt_piece *pc = &%s_pc[k];\n", X, np, X);
+    if (nd > 1) {
+        xf_buf_printf(b, "        if (");
+        for (int d = 0; d < nd - 1; d++)
+            xf_buf_printf(b, "%si%d < pc->lo[%d] || i%d > pc->hi[%d]", d ? " || " : "", d, d, d, d);
+        xf_buf_printf(b, ") continue;\n");
+    }
+    xf_buf_printf(b, "        const int64_t r = %s_row(k", X);
+    for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", i%d", d);
+    xf_buf_printf(b, ");\n        if (i%d >= pc->rlo[r] && i%d <= pc->rhi[r]) return pc->base[r] + i%d;\n    }\n"
+                     "    %s_outside(", nd - 1, nd - 1, nd - 1, X);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, "%si%d", d ? ", " : "", d);
+    xf_buf_printf(b, ");\n}\n");
+    /* global indices for messages */
+    xf_buf glo[8], gext[8];
+    for (int d = 0; d < nd; d++) {
+        xf_buf pre = {0}, hi = {0};
+        memset(&glo[d], 0, sizeof glo[d]);
+        memset(&gext[d], 0, sizeof gext[d]);
+        ex_expr(&m, &glo[d], &pre, 4, a->decl->u.array.lo[d]);
+        ex_expr(&m, &hi, &pre, 4, a->decl->u.array.hi[d]);
+        xf_buf_printf(&gext[d], "(%s - %s + 1)", hi.s, glo[d].s);
+        xf_buf_free(&pre);
+        xf_buf_free(&hi);
+    }
+    xf_buf_printf(b, "static inline int64_t %s_gidx(", X);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, "%sint64_t i%d", d ? ", " : "", d);
+    xf_buf_printf(b, ")\n{\n    int64_t g = 0;\n");
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, "    g = g * %s + (i%d - %s);\n", gext[d].s, d, glo[d].s);
+    xf_buf_printf(b, "    return g;\n}\n");
+    xf_buf_printf(b, "static inline int64_t %s_at_gidx(int64_t rt_proc, int64_t g)\n{\n", X);
+    for (int d = nd - 1; d >= 0; d--)
+        xf_buf_printf(b, "    const int64_t i%d = %s + g %% %s;\n    g /= %s;\n", d, glo[d].s, gext[d].s, gext[d].s);
+    xf_buf_printf(b, "    return %s_at(rt_proc", X);
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, ", i%d", d);
+    xf_buf_printf(b, ");\n}\n\n");
+    for (int d = 0; d < nd; d++) { xf_buf_free(&glo[d]); xf_buf_free(&gext[d]); }
+}
+
+void ex_piece_lim(xf_buf *lim, const ex_array *a, int d, const char *lo, const char *hi, char names[][64])
+{
+    int nd = a->decl->u.array.ndims;
+    if (d < nd - 1) {
+        xf_buf_printf(lim, "imax(%s, %s_pc[rt_pc].lo[%d]), imin(%s, %s_pc[rt_pc].hi[%d])", lo, a->cname, d, hi, a->cname, d);
+        return;
+    }
+    xf_buf r = {0};
+    ex_piece_row(&r, a, "rt_pc", names);
+    xf_buf_printf(lim, "imax(%s, %s_pc[rt_pc].rlo[%s]), imin(%s, %s_pc[rt_pc].rhi[%s])", lo, a->cname, r.s, hi, a->cname, r.s);
+    xf_buf_free(&r);
+}
+
+void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64])
+{
+    int nd = a->decl->u.array.ndims;
+    xf_buf_printf(b, "%s_pc[rt_pc].base[", a->cname);
+    ex_piece_row(b, a, "rt_pc", names);
+    xf_buf_printf(b, "] + %s", names[nd - 1]);
+}
+
+void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx)
+{
+    xf_buf_printf(b, "%s_gidx(", a->cname);
+    for (int d = 0; d < a->decl->u.array.ndims; d++) {
+        if (d) xf_buf_printf(b, ", ");
+        ex_expr(m, b, pre, in, idx[d]);
+    }
+    xf_buf_printf(b, ")");
+}
