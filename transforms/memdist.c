@@ -661,6 +661,48 @@ static int nonaffine_in(const ir_expr *e, const char *v, int inside)
     }
 }
 
+/* x (a bound affine and monotone in the one virtual processor p) taken where it is least
+ * (`small`: at rp's smallest p that touches the row) or greatest: x[p := max(first, g(i))] with
+ * g(i) the least p touching row i (dom: the rows each p touches) and `first` rp's first virtual
+ * processor, or x[p := min(last, g'(i))].  Never tighter than the truth: rp's own p in the row's
+ * range lie between the two.  NULL when the tiling has no such first/last. */
+static ir_expr *clamp_to_rows(md_ctx *X, isl_set *dom, int nd, const char *const *ivar, const ir_expr *x, int small)
+{
+    const xf_tiling *T = X->T;
+    ir_program *out = X->out;
+    ir_expr *p0 = T->p0[0] ? ir_clone_expr(out, T->p0[0]) : ir_new_int(out, 0), *end;
+    if (T->k == TK_BLOCKED || T->k == TK_BLOCKCYCLIC) {   /* first: P0 + rp * b; last: as real_bound */
+        int one[2] = {1, 0}, ok = 1;
+        end = small ? bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, ir_new_name(out, X->rpv), ir_clone_expr(out, T->b[0])))
+                    : real_bound(out, T, X->rpv, ir_new_name(out, T->pv[0]), one, 1, X->P1, &ok);
+        if (!ok) return NULL;
+    } else if (T->k == TK_CYCLIC && X->P1) {   /* P0 + rp .. P0 + rp + (P1 - P0 - rp) / procs * procs */
+        end = bin(out, IR_OP_ADD, p0, ir_new_name(out, X->rpv));
+        if (!small)
+            end = bin(out, IR_OP_ADD, end,
+                      bin(out, IR_OP_MUL, bin(out, IR_OP_DIV, bin(out, IR_OP_SUB, ir_clone_expr(out, X->P1), ir_clone_expr(out, end)),
+                                              ir_new_name(out, "procs")), ir_new_name(out, "procs")));
+    } else {
+        return NULL;
+    }
+    isl_map *om = isl_map_from_range(isl_set_copy(dom));   /* [] -> [p, outer] */
+    om = isl_map_move_dims(om, isl_dim_in, 0, isl_dim_out, 1, (unsigned)(nd - 1));   /* outer -> p */
+    isl_pw_multi_aff *mm = small ? isl_map_lexmin_pw_multi_aff(om) : isl_map_lexmax_pw_multi_aff(om);
+    isl_pw_aff *g = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
+    isl_pw_multi_aff_free(mm);
+    g = isl_pw_aff_move_dims(g, isl_dim_param, X->npar, isl_dim_in, 0, (unsigned)(nd - 1));
+    for (int k = 0; k < nd - 1; k++)
+        g = isl_pw_aff_set_dim_id(g, isl_dim_param, X->npar + (unsigned)k, isl_id_alloc(X->ctx, ivar[k], NULL));
+    g = isl_pw_aff_project_domain_on_params(g);
+    isl_ast_build *b = isl_ast_build_from_context(isl_pw_aff_domain(isl_pw_aff_copy(g)));
+    ir_expr *gx = xf_expr_of_pa(out, b, g);
+    isl_ast_build_free(b);
+    if (!gx) return NULL;
+    ir_expr *args[2] = {fold(out, xf_simplify_int(out, end)), gx};
+    ir_expr *at = ir_new_call(out, small ? IR_F_MAX : IR_F_MIN, args, 2);
+    return xf_subst(out, x, T->pv, &at, 1);
+}
+
 /* The last dimension of a piece holding the footprints F[sel[..]] as a ragged range: for each
  * index tuple of the other dimensions (named ivar[0 .. nd-2]) the least and greatest index over
  * the real processor's virtual ones.  1 with *lo, *hi when they depend on the tuple, else 0. */
@@ -691,7 +733,6 @@ static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
         isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
         int mono[2] = {0, 0};
         for (int q = 0; q < np; q++) mono[q] = monotone(pa, dom, q);
-        isl_set_free(dom);
         unsigned nin = (unsigned)(np + nd - 1);
         pa = isl_pw_aff_move_dims(pa, isl_dim_param, X->npar, isl_dim_in, 0, nin);
         for (unsigned q = 0; q < nin; q++)
@@ -701,12 +742,16 @@ static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
         isl_ast_build *b = isl_ast_build_from_context(isl_pw_aff_domain(isl_pw_aff_copy(pa)));
         ir_expr *x = xf_expr_of_pa(X->out, b, pa);
         isl_ast_build_free(b);
-        if (!x) { ok = 0; break; }
+        if (!x) { isl_set_free(dom); ok = 0; break; }
         /* taken at the processor's first or last virtual one, a bound that is not affine in them
          * (a select, min, max or division of them) may be read outside its domain there: the
          * layout is then checked point by point */
         for (int q = 0; q < np; q++) *unsure |= mono[q] && nonaffine_in(x, T->pv[q], 0);
-        if (np) x = real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
+        ir_expr *clamped = np == 1 && mono[0] && !nonaffine_in(x, T->pv[0], 0)
+                               ? clamp_to_rows(X, dom, nd, ivar, x, (e == 0) == (mono[0] > 0)) : NULL;
+        isl_set_free(dom);
+        if (clamped) x = clamped;
+        else if (np) x = real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
         r[e] = tidy_minmax(X->out, xf_simplify_int(X->out, x));
         for (int k = 0; k < nd - 1; k++) dep |= xf_mentions(r[e], ivar[k]);
     }
@@ -746,6 +791,8 @@ static void piece_texts(md_piece *P, int nd)
 
 /* The piece holding the accesses P->sel: the other dimensions as boxes (or lattices), the last
  * one ragged when `ragged` and it depends on them. */
+static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, isl_map *const *F, int nf, int check);
+
 static void piece_build(md_ctx *X, isl_map *const *F, int nd, const char *const *ivar, int ragged, md_piece *P)
 {
     ir_program *out = X->out;
@@ -754,13 +801,32 @@ static void piece_build(md_ctx *X, isl_map *const *F, int nd, const char *const 
     P->pc.hi = ir_alloc(out, (size_t)nd * sizeof *P->pc.hi);
     for (int k = 0; k < nd - 1 && X->ok; k++) dim_bounds(X, F, P->sel, P->nsel, k, nd, &P->pc);
     P->unsure = 0;
-    if (nd >= 2 && ragged && ragged_last(X, F, P->sel, P->nsel, nd, ivar, &P->pc.lo[nd - 1], &P->pc.hi[nd - 1], &P->unsure)) {
-        P->pc.ivar = ir_alloc(out, (size_t)nd * sizeof *P->pc.ivar);
-        for (int k = 0; k < nd; k++) P->pc.ivar[k] = k < nd - 1 ? ir_strdup(out, ivar[k]) : NULL;
-    } else if (X->ok) {
-        dim_bounds(X, F, P->sel, P->nsel, nd - 1, nd, &P->pc);
+    if (X->ok) dim_bounds(X, F, P->sel, P->nsel, nd - 1, nd, &P->pc);
+    ir_expr *rlo, *rhi;
+    if (nd >= 2 && ragged && X->ok && ragged_last(X, F, P->sel, P->nsel, nd, ivar, &rlo, &rhi, &P->unsure)) {
+        /* the ragged range when it is smaller than the plain (or strided) one */
+        md_piece R = *P;
+        R.outer = R.last = NULL;
+        R.pc.lo = ir_alloc(out, (size_t)nd * sizeof *R.pc.lo);
+        R.pc.hi = ir_alloc(out, (size_t)nd * sizeof *R.pc.hi);
+        memcpy(R.pc.lo, P->pc.lo, (size_t)nd * sizeof *R.pc.lo);
+        memcpy(R.pc.hi, P->pc.hi, (size_t)nd * sizeof *R.pc.hi);
+        R.pc.lo[nd - 1] = rlo;
+        R.pc.hi[nd - 1] = rhi;
+        if (P->pc.step) {
+            R.pc.step = ir_alloc(out, (size_t)nd * sizeof *R.pc.step);
+            R.pc.block = ir_alloc(out, (size_t)nd * sizeof *R.pc.block);
+            memcpy(R.pc.step, P->pc.step, (size_t)nd * sizeof *R.pc.step);
+            memcpy(R.pc.block, P->pc.block, (size_t)nd * sizeof *R.pc.block);
+            R.pc.step[nd - 1] = R.pc.block[nd - 1] = NULL;
+        }
+        R.pc.ivar = ir_alloc(out, (size_t)nd * sizeof *R.pc.ivar);
+        for (int k = 0; k < nd; k++) R.pc.ivar[k] = k < nd - 1 ? ir_strdup(out, ivar[k]) : NULL;
+        int64_t plain = X->rp_of ? layout_size(X, P, 1, nd, F, 0, 0) : -1;
+        int64_t rag = X->rp_of ? layout_size(X, &R, 1, nd, F, 0, 0) : -1;
+        if (rag >= 0 && (plain < 0 || rag < plain)) *P = R;
+        else P->unsure = 0;
     }
-    if (P->pc.step && P->pc.ivar) P->pc.step[nd - 1] = P->pc.block[nd - 1] = NULL;
     piece_texts(P, nd);
 }
 
