@@ -282,10 +282,6 @@ static int ex_check_pieces(const ex_plan *pl, const ex_array *a, diag_list *d)
     int nd = a->decl->u.array.ndims;
     const char *why = NULL;
     if (nd < 1 || nd > 8) why = "it has no dimension or more than 8";
-    for (int k = 0; !why && k <= dist->u.dist.nmore; k++) {
-        ir_dist_piece pc = ir_dist_get_piece(dist, k);
-        if (pc.step && pc.step[nd - 1]) why = "a piece strides its last dimension (only outer dimensions may be strided)";
-    }
     if (!why) return 0;
     diag_add(d, pl->p->file, dist->pos.line, dist->pos.col,
              "export: the dist of array %s has pieces or named indices, and %s: not exported", a->decl->u.array.name, why);

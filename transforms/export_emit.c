@@ -817,6 +817,16 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
 
 /* ---- init, output --------------------------------------------------------------------------- */
 
+/* In a loop over a pieced array's last range: skip the indices off the piece's lattice. */
+static void piece_skip(xf_buf *b, const ex_array *a, const char *j, char names[][64], int in)
+{
+    xf_buf held = {0};
+    ex_piece_held(&held, a, j, names);
+    ind(b, in);
+    xf_buf_printf(b, "if (!%s) continue;\n", held.s);
+    xf_buf_free(&held);
+}
+
 /* Loops over global indices of an init or output box: dims bound by name iterate over the array
  * bounds (within the local part at syndm), fixed dims are tested. */
 static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
@@ -849,6 +859,7 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
             xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", names[d], lim.s, names[d],
                           comma + 2, names[d], names[d], names[d]);
             opened++;
+            if (local && a->pieced && d == nd - 1) piece_skip(b, a, names[d], names, in + 4 * opened);
         } else if (x) {
             xf_buf v = {0};
             ex_expr(m, &v, &pre, in, x);
@@ -868,6 +879,12 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
             if (known && fv >= flo && fv <= fhi) xf_buf_printf(b, "{   /* the fixed index */\n");
             else if (known) xf_buf_printf(b, "if (0) {   /* the fixed index lies outside the array */\n");
             else if (local && d == a->fold) xf_buf_printf(b, "{   /* the fixed time plane */\n");
+            else if (local && a->pieced && d == nd - 1) {
+                xf_buf held = {0};
+                ex_piece_held(&held, a, v.s, names);
+                xf_buf_printf(b, "if (%s >= %s && %s <= %s && %s) {   /* the fixed index */\n", v.s, lim.s, v.s, comma + 2, held.s);
+                xf_buf_free(&held);
+            }
             else xf_buf_printf(b, "if (%s >= %s && %s <= %s) {   /* the fixed index */\n", v.s, lim.s, v.s, comma + 2);
             ind(b, in + 4 * opened + 4);
             xf_buf_printf(b, "const int64_t g%d = %s;\n", d, v.s);
@@ -881,6 +898,7 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
             xf_buf_printf(b, "for (int64_t g%d = %s, g%d_end = %s; g%d <= g%d_end; g%d++) {\n", d, lim.s, d, comma + 2,
                           d, d, d);
             opened++;
+            if (local && a->pieced && d == nd - 1) piece_skip(b, a, names[d], names, in + 4 * opened);
         }
         xf_buf_free(&lo);
         xf_buf_free(&hi);

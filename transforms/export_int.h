@@ -86,6 +86,8 @@ extern const char *const ex_piece_type;
 void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a);
 void ex_piece_lim(xf_buf *lim, const ex_array *a, int d, const char *lo, const char *hi, char names[][64]);
 void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64]);
+/* C condition: piece rt_pc's row of names[] holds last index j (its range, and its lattice). */
+void ex_piece_held(xf_buf *b, const ex_array *a, const char *j, char names[][64]);
 void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx);
 
 /* Writes the C program of the plan (malloc'd text). */

@@ -7,7 +7,9 @@
  * whose rows off the lattice are empty) and, per outer index tuple (a row, row-major), its last
  * range lo .. hi and the offset of the row in the storage: a piece is the concatenation of its
  * rows, the storage the concatenation of the pieces.  The element index X_at(me, i..., j) is
- * found in the first piece whose outer ranges hold i... and whose row holds j: base[row] + j.
+ * found in the first piece whose outer ranges hold i... and whose row holds j: base[row] + j - lo,
+ * or, when the last range is strided (`step s block b`: every s-th index, b at a time),
+ * base[row] + (q / s) * b + q % s with q = j - lo and q % s < b.
  * The tables describe this rank's processor only; messages therefore carry global indices
  * (X_gidx) that the receiver turns into its own (X_at_gidx).
  */
@@ -21,8 +23,14 @@
 const char *const ex_piece_type =
     "/* One piece of a pieced local memory (a dist with `+` or named indices): its outer ranges (the\n"
     " * dimensions before the last) and per row (outer index tuple, row-major) the last range\n"
-    " * rlo .. rhi (empty when rhi < rlo) and base: element j of the row is stored at base + j. */\n"
-    "typedef struct rt_piece {\n    int64_t lo[8], hi[8], ext[8];\n    int64_t *base, *rlo, *rhi;\n} rt_piece;\n\n";
+    " * rlo .. rhi (empty when rhi < rlo) and base, where the row starts; st, bl: a strided last range\n"
+    " * (every st-th index, bl at a time; st = 0: every index). */\n"
+    "typedef struct rt_piece {\n    int64_t lo[8], hi[8], ext[8];\n    int64_t *base, *rlo, *rhi;\n    int64_t st, bl;\n} rt_piece;\n"
+    "static inline int rt_piece_held(const rt_piece *pc, int64_t r, int64_t j)\n{\n"
+    "    return j >= pc->rlo[r] && j <= pc->rhi[r] && (!pc->st || imod(j - pc->rlo[r], pc->st) < pc->bl);\n}\n"
+    "static inline int64_t rt_piece_idx(const rt_piece *pc, int64_t r, int64_t j)\n{\n"
+    "    const int64_t q = j - pc->rlo[r];\n"
+    "    return pc->base[r] + (pc->st ? q / pc->st * pc->bl + q % pc->st : q);\n}\n\n";
 
 static void ind_(xf_buf *b, int n)
 {
@@ -77,6 +85,18 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
             xf_buf_free(&lo);
             xf_buf_free(&hi);
         }
+        {   /* a strided last range */
+            xf_buf pre = {0}, st = {0}, bl = {0};
+            if (pc.step && pc.step[nd - 1]) {
+                ex_expr(&m, &st, &pre, 8, pc.step[nd - 1]);
+                if (pc.block && pc.block[nd - 1]) ex_expr(&m, &bl, &pre, 8, pc.block[nd - 1]);
+            }
+            if (pre.s) xf_buf_printf(b, "%s", pre.s);
+            xf_buf_printf(b, "        rt_p->st = %s;\n        rt_p->bl = %s;\n", st.n ? st.s : "0", bl.n ? bl.s : "1");
+            xf_buf_free(&pre);
+            xf_buf_free(&st);
+            xf_buf_free(&bl);
+        }
         xf_buf_printf(b, "        rt_p->base = rt_malloc((size_t)rt_rows * sizeof *rt_p->base);\n"
                          "        rt_p->rlo = rt_malloc((size_t)rt_rows * sizeof *rt_p->rlo);\n"
                          "        rt_p->rhi = rt_malloc((size_t)rt_rows * sizeof *rt_p->rhi);\n");
@@ -118,9 +138,11 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
         ind_(b, in);
         xf_buf_printf(b, "rt_p->rhi[rt_r] = rt_h;\n");
         ind_(b, in);
-        xf_buf_printf(b, "rt_p->base[rt_r] = rt_n - rt_l;\n");
+        xf_buf_printf(b, "rt_p->base[rt_r] = rt_n;\n");
         ind_(b, in);
-        xf_buf_printf(b, "rt_n += rt_h - rt_l + 1;\n");
+        xf_buf_printf(b, "if (!rt_p->st) rt_n += rt_h - rt_l + 1;\n");
+        ind_(b, in);
+        xf_buf_printf(b, "else if (rt_h >= rt_l) rt_n += (rt_h - rt_l) / rt_p->st * rt_p->bl + imin((rt_h - rt_l) %% rt_p->st + 1, rt_p->bl);\n");
         for (int d = nd - 2; d >= 0; d--) { in -= 4; ind_(b, in); xf_buf_printf(b, "}\n"); }
         xf_buf_printf(b, "    }\n");
         xf_buf_free(&pre);
@@ -155,8 +177,8 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     }
     xf_buf_printf(b, "        const int64_t r = %s_row(k", X);
     for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", i%d", d);
-    xf_buf_printf(b, ");\n        if (i%d >= pc->rlo[r] && i%d <= pc->rhi[r]) return pc->base[r] + i%d;\n    }\n"
-                     "    %s_outside(", nd - 1, nd - 1, nd - 1, X);
+    xf_buf_printf(b, ");\n        if (rt_piece_held(pc, r, i%d)) return rt_piece_idx(pc, r, i%d);\n    }\n"
+                     "    %s_outside(", nd - 1, nd - 1, X);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, "%si%d", d ? ", " : "", d);
     xf_buf_printf(b, ");\n}\n");
     /* global indices for messages */
@@ -201,9 +223,16 @@ void ex_piece_lim(xf_buf *lim, const ex_array *a, int d, const char *lo, const c
 void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64])
 {
     int nd = a->decl->u.array.ndims;
-    xf_buf_printf(b, "%s_pc[rt_pc].base[", a->cname);
+    xf_buf_printf(b, "rt_piece_idx(&%s_pc[rt_pc], ", a->cname);
     ex_piece_row(b, a, "rt_pc", names);
-    xf_buf_printf(b, "] + %s", names[nd - 1]);
+    xf_buf_printf(b, ", %s)", names[nd - 1]);
+}
+
+void ex_piece_held(xf_buf *b, const ex_array *a, const char *j, char names[][64])
+{
+    xf_buf_printf(b, "rt_piece_held(&%s_pc[rt_pc], ", a->cname);
+    ex_piece_row(b, a, "rt_pc", names);
+    xf_buf_printf(b, ", %s)", j);
 }
 
 void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx)

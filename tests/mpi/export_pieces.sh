@@ -2,11 +2,12 @@
 # tests/mpi/export_pieces.sh — syndm programs whose dists have pieces / named indices (pieced
 # local memories) exported as C+MPI: each rank allocates only its pieces and the program prints
 # the checksum of the same program with plain boxes (same values), and fewer elements.
-#   LU STM1 blocked (tests/xf/pieces/lu-stm1-blocked.apm) at n=64, 200 and 50 (not a multiple of procs) against the memdist
-#   leaf of the workspace chain; a 3-D ragged case and cyclic rows (strided outer dimension) with
-#   ragged last ranges (tests/mpi/pieces/*.apm) against their plain-box twins.
-# The pieced programs are exported by t_export (xf_export without the simulation first) while
-# `polyapm sim` does not honour pieces; once it verifies them, `polyapm export` must write the same.
+#   LU STM1 blocked (tests/xf/pieces/lu-stm1-blocked.apm) at n=64, 200 and 50 (not a multiple of
+#   procs) against its plain-box twin and against memdist's (pieced) leaf of the workspace chain;
+#   a 3-D ragged case and cyclic rows (strided outer dimension) with ragged last ranges
+#   (tests/mpi/pieces/*.apm) against their plain-box twins.
+# The pieced programs are exported by t_export (xf_export itself); `polyapm export`, which
+# simulates first, must write the same.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 PC=$ROOT/tests/mpi/pieces
@@ -61,12 +62,24 @@ P() { "$POLYAPM" -w "$WS" "$@"; }
 "$POLYAPM" init "$ROOT/examples/lu.apm" -o "$WS" >/dev/null
 P apply ROOT stm "theta.L=2*(j-1)" sigma.L=i "theta.U=2*(i-1)+1" sigma.U=j >/dev/null && P apply 2 tile kind=blocked procs=4 >/dev/null &&
     P apply 3 commgen >/dev/null && P apply 4 memdist >/dev/null || fail "lu chain" "did not apply"
+# the plain-box twin: the boxes memdist took before pieces
+sed -e 's|^reference .*|reference "'"$ROOT"'/examples/lu.apm"|' \
+    -e 's|^dist a(rp) .*|dist a(rp) [1 .. rp * b + b][1 .. rp * b + b]|' \
+    -e 's|^dist l(rp) .*|dist l(rp) [1 .. rp * b + b][1 .. rp * b + b]|' \
+    -e 's|^dist u(rp) .*|dist u(rp) [1 .. rp * b + b - 1][min(2, rp * b + 1) .. rp * b + b]|' "$LU" >"$TMP/lu-box.apm"
 for n in 64 200 50; do
     pieced "lu-$n" "$LU" 4 n=$n || continue
-    box_run "lu n=$n" 5 4 -D n=$n
+    W=()
+    box_run "lu n=$n" "$TMP/lu-box.apm" 4 -D n=$n
     expect_eq "lu n=$n pieced: checksum = the plain-box export's" "$CK" "$BCK"
     expect_eq "lu n=$n pieced: each rank allocates exactly its pieces" "$MEM" "$(lu_mem $n)"
     expect_eq "lu n=$n pieced: fewer elements than the boxes ($MEMTOTAL < $BMEM)" "$([ "$MEMTOTAL" -lt "$BMEM" ] && echo yes)" yes
+    # memdist's own leaf is pieced too, and no larger than the hand-written pieces
+    W=(-w "$WS")
+    box_run "lu memdist leaf n=$n" 5 4 -D n=$n
+    expect_eq "lu n=$n memdist leaf: checksum = the hand-written pieces'" "$BCK" "$CK"
+    expect_eq "lu n=$n memdist leaf: at most the hand-written pieces' elements ($BMEM <= $MEMTOTAL)" \
+        "$([ "$BMEM" -le "$MEMTOTAL" ] && echo yes)" yes
 done
 grep -q 'alltoallv' "$TMP/lu-64.log" && ok "lu pieced: auto takes the alltoallv records" || fail "lu pieced: auto takes alltoallv" "$(cat "$TMP/lu-64.log")"
 if [ "$(P sim "$LU" --json 2>/dev/null | json "j['verified'] is True and j['violations_total'] == 0" 2>/dev/null)" = True ]; then
@@ -76,6 +89,25 @@ if [ "$(P sim "$LU" --json 2>/dev/null | json "j['verified'] is True and j['viol
 else
     echo "# the simulator does not verify $LU yet: polyapm export of it not compared"
 fi
+
+# --- memdist's STM1 cyclic leaf: a's second piece strides its last range (rp + 1 .. n step procs)
+P apply 2 tile kind=cyclic procs=4 >/dev/null && P apply 6 commgen >/dev/null && P apply 7 memdist >/dev/null ||
+    fail "lu cyclic chain" "did not apply"
+expect_match "lu stm1 cyclic leaf: a piece strided in its last range" "$(P show 8)" "\\] \\+ \\[.*\\]\\[rp \\+ 1 \\.\\. n step procs\\]"
+for n in 64 50; do
+    rm -rf "$TMP/cyc"
+    if P export 8 -o "$TMP/cyc" -D n=$n >"$TMP/cyc.log" 2>&1 && make -s -C "$TMP/cyc" EXTRA_CFLAGS=-Werror >"$TMP/cyc.build" 2>&1; then
+        out=$(mpi_run 4 "$TMP/cyc/lu_syndm")
+        js=$(P sim 8 -D n=$n --json)
+        expect_eq "lu stm1 cyclic leaf n=$n: checksum = the simulation's" \
+            "$(sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) .*/\1/p' <<<"$out")" "$(json "j['checksum']" <<<"$js")"
+        expect_eq "lu stm1 cyclic leaf n=$n: each rank allocates the simulation's local memory" \
+            "$(sed -n 's/^polyapm-memory elements=\[\([0-9,]*\)\] .*/\1/p' <<<"$out")" \
+            "$(json "','.join(map(str, j['local_memory']))" <<<"$js")"
+    else
+        fail "lu stm1 cyclic leaf n=$n: exported and built" "$(cat "$TMP/cyc.log" "$TMP/cyc.build" | head -20)"
+    fi
+done
 
 # --- hand-written twins: 3-D ragged, strided outer + ragged
 W=()
@@ -93,10 +125,14 @@ expect_eq "strided-ragged: processor 0 holds exactly its pieces (rows off the la
 "$TX" "$LU" "$TMP/lu-halo" --exchange halo >/dev/null 2>"$TMP/err"
 expect_eq "lu pieced --exchange halo: refused" "$?" 1
 expect_match "lu pieced --exchange halo: names the array" "$(cat "$TMP/err")" "halo does not apply: array [alu] is sent and its dist has pieces"
+# a piece strided in its last range (every procs-th column) before a ragged one
 sed 's/^dist r(rp) .*/dist r(rp) [1 .. n][1 + rp .. n step procs] + [i = 1 .. n][1 .. i]/' "$PC/strided-ragged.apm" >"$TMP/lastst.apm"
-"$TX" "$TMP/lastst.apm" "$TMP/lastst" >/dev/null 2>"$TMP/err"
-expect_eq "a piece strided in its last dimension: refused" "$?" 1
-expect_match "a piece strided in its last dimension: says so, naming the array" "$(cat "$TMP/err")" "dist of array r has pieces.*strides its last dimension"
+if pieced lastst "$TMP/lastst.apm" 3; then
+    js=$("$POLYAPM" sim "$TMP/lastst.apm" --json)
+    expect_eq "a piece strided in its last range: checksum = the simulation's" "$CK" "$(json "j['checksum']" <<<"$js")"
+    expect_eq "a piece strided in its last range: each rank allocates the simulation's local memory" "$MEM" \
+        "$(json "','.join(map(str, j['local_memory']))" <<<"$js")"
+fi
 sed 's/^dist r(p) .*/dist r(p) [i = p .. p][0 .. m - 1]/' "$ROOT/tests/coll/polyeval-dm.apm" >"$TMP/collp.apm"
 "$TX" "$TMP/collp.apm" "$TMP/collp" >/dev/null 2>"$TMP/err"
 expect_eq "a collective on a pieced array: refused" "$?" 1
