@@ -39,14 +39,14 @@ expect_eq "lu stm1 bs=5 n=12 (3 blocks, 4 processors): verified, no violations, 
     "$(json "j['verified'] and j['violations_total'] == 0 and j['local_memory'][3] == 0" <"$TMP/s.json")" True
 
 # memdist's bounds simplified against 0 <= rp < procs: no min(1, 1 + rp * 2) left
-expect_match "lu stm2 bs=2 syndm: the rows of l are the processor's blocks (strided), columns from 1" "$(cat "$TMP/stm2-bc2-d.apm")" \
-    "^dist l\(rp\) \[2 \* rp \+ 1 \.\. n step 2 \* procs block 2\]\[1 \.\. "
+expect_match "lu stm2 bs=2 syndm: the rows of l are the processor's blocks (strided), columns 1 .. i" "$(cat "$TMP/stm2-bc2-d.apm")" \
+    "^dist l\(rp\) \[i = 2 \* rp \+ 1 \.\. n step 2 \* procs block 2\]\[1 \.\. i\]$"
 expect_eq "lu stm2 bs=2 syndm: no bound min(1, ..) left" "$(grep -c 'min(1, \|min(2, ' "$TMP/stm2-bc2-d.apm")" 0
 "$POLYAPM" apply "$TMP/stm2.apm" tile kind=blocked procs=4 -o "$TMP/stm2-bl.apm" &&
 "$POLYAPM" apply "$TMP/stm2-bl.apm" commgen -o "$TMP/stm2-bl-c.apm" &&
 "$POLYAPM" apply "$TMP/stm2-bl-c.apm" memdist -o "$TMP/stm2-bl-d.apm"
-expect_match "lu stm2 blocked syndm: u's rows 1 .. rp * b + b (min(1, 1 + rp * b) simplified)" \
-    "$(cat "$TMP/stm2-bl-d.apm")" "^dist u\(rp\) \[1 \.\. rp \* b \+ b\]\[2 \.\. "
+expect_match "lu stm2 blocked syndm: u's rows 1 .. rp * b + b (min(1, 1 + rp * b) simplified), i + 1 .. n of each" \
+    "$(cat "$TMP/stm2-bl-d.apm")" "^dist u\(rp\) \[i = 1 \.\. rp \* b \+ b\]\[i \+ 1 \.\. n\]$"
 
 for bs in 2 3; do
     x="$TMP/jac-bc$bs"

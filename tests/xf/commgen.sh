@@ -87,13 +87,17 @@ for m in stm1 stm2; do
             "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
     done
 done
-# LU's broadcasts go to ranges of processors: relcoord (once refused here) gives the leaf local
-# indices (tests/xf/memdist.sh covers receivers with different offsets); same values, same cost
-"$POLYAPM" apply "$TMP/stm1-blocked-dm.apm" relcoord -o "$TMP/stm1-blocked-rel.apm"; rc=$?
+# LU's broadcasts go to ranges of processors: relcoord (once refused here) gives the leaf's plain
+# arrays local indices (STM2 blocked: a; l and u are pieced and stay absolute; tests/xf/memdist.sh
+# covers receivers with different offsets); same values, same cost.  STM1's arrays are all
+# pieced: relcoord refuses it.
+"$POLYAPM" apply "$TMP/stm2-blocked-dm.apm" relcoord -o "$TMP/stm2-blocked-rel.apm"; rc=$?
 expect_eq "lu relcoord exits 0" "$rc" 0
-expect_match "lu relcoord: local coordinates" "$(cat "$TMP/stm1-blocked-rel.apm")" "^dist l\(rp\) \[0 \.\. .*offset"
+expect_match "lu relcoord: local coordinates" "$(cat "$TMP/stm2-blocked-rel.apm")" "^dist a\(rp\) \[0 \.\. .*offset"
+"$POLYAPM" apply "$TMP/stm1-blocked-dm.apm" relcoord -o "$TMP/stm1-blocked-rel.apm" 2>"$TMP/err"; rc=$?
+expect_match "lu stm1 relcoord: refused, every array pieced" "$rc $(cat "$TMP/err")" "^1 .*pieced local memories stay in absolute"
 for lv in dm rel; do
-    "$POLYAPM" sim "$TMP/stm1-blocked-$lv.apm" -D n=24 --against lu.apm --json >"$TMP/lu-$lv.json"
+    "$POLYAPM" sim "$TMP/stm2-blocked-$lv.apm" -D n=24 --against lu.apm --json >"$TMP/lu-$lv.json"
 done
 expect_eq "lu relcoord n=24 verified, no violations" \
     "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/lu-rel.json")" True

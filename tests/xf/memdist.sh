@@ -55,6 +55,13 @@ f = json.load(open('$TMP/fp.json')); print(all(a <= x <= 1.15 * a for x, a in zi
         expect_match "lu $m ${k%% *}: local memory between the footprint and 1.15x it ($held)" "$held" "^True"
     done
 done
+# every layout checked point by point (POLYAPM_MEMDIST_CHECK=all): the same choices — the pieces
+# hold every element each processor's accesses touch
+for x in stm1-blocked stm1-cyclic stm2-blockcyclic; do
+    POLYAPM_MEMDIST_CHECK=all "$POLYAPM" apply "$TMP/$x-c.apm" memdist -o "$TMP/$x-dc.apm"
+    expect_eq "lu $x: memdist's layout passes the point-by-point check" \
+        "$(grep '^dist' "$TMP/$x-dc.apm")" "$(grep '^dist' "$TMP/$x-d.apm")"
+done
 # the boxes memdist took before pieces (n=64, procs=4): STM1 held 11102-12161 of 12288 elements
 # per processor, STM2 cyclic up to 6080
 "$POLYAPM" sim "$TMP/stm1-cyclic-d.apm" -D n=64 --json >"$TMP/s.json"
