@@ -490,6 +490,28 @@ typedef struct md_ctx {
     int64_t budget;            /* expression nodes still to evaluate for this array (env0.fuel) */
 } md_ctx;
 
+/* Adds the affine bound `one` (taken) to affs[0 .. n-1]: one that differs from it by a constant
+ * keeps the extreme of the two (the greater when e, else the lesser).  The new count. */
+static int add_bound(isl_aff **affs, int n, isl_aff *one, int e)
+{
+    for (int j = 0; j < n; j++) {
+        isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
+        int cst = isl_aff_is_cst(df) == isl_bool_true, better = 0;
+        if (cst) {
+            isl_val *c = isl_aff_get_constant_val(df);
+            better = e ? isl_val_is_pos(c) == isl_bool_true : isl_val_is_neg(c) == isl_bool_true;
+            isl_val_free(c);
+        }
+        isl_aff_free(df);
+        if (!cst) continue;
+        if (better) { isl_aff_free(affs[j]); affs[j] = one; }
+        else isl_aff_free(one);
+        return n;
+    }
+    affs[n] = one;
+    return n + 1;
+}
+
 /* Bounds lo .. hi (or a lattice) of dimension k of a piece holding the footprints F[sel[0..nf-1]]
  * of every real processor: per access the least and greatest index, combined. */
 static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, int k, int nd_, ir_dist_piece *pc)
@@ -526,20 +548,7 @@ static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
                     isl_space *sp = isl_space_domain(isl_map_get_space(F[a]));
                     isl_aff *one = isl_aff_var_on_domain(isl_local_space_from_space(sp), isl_dim_set, (unsigned)q);
                     one = isl_aff_add_constant_si(one, (int)c);
-                    int merged = 0;
-                    for (int j = 0; j < naff && !merged; j++) {
-                        isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
-                        if (isl_aff_is_cst(df) == isl_bool_true) {
-                            isl_val *cv = isl_aff_get_constant_val(df);
-                            int better = e ? isl_val_is_pos(cv) == isl_bool_true : isl_val_is_neg(cv) == isl_bool_true;
-                            isl_val_free(cv);
-                            if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
-                            merged = 1;
-                        }
-                        isl_aff_free(df);
-                    }
-                    if (!merged) affs[naff++] = isl_aff_copy(one);
-                    isl_aff_free(one);
+                    naff = add_bound(affs, naff, one, e);
                     continue;
                 }
                 isl_map *Rk = isl_map_copy(F[a]);
@@ -552,20 +561,7 @@ static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
                     isl_aff *one = NULL;
                     isl_pw_aff_foreach_piece(pa, take_aff, &one);
                     isl_pw_aff_free(pa);
-                    int merged = 0;
-                    for (int j = 0; j < naff && !merged; j++) {
-                        isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
-                        if (isl_aff_is_cst(df) == isl_bool_true) {
-                            isl_val *c = isl_aff_get_constant_val(df);
-                            int better = e ? isl_val_is_pos(c) == isl_bool_true : isl_val_is_neg(c) == isl_bool_true;
-                            isl_val_free(c);
-                            if (better) { isl_aff_free(affs[j]); affs[j] = isl_aff_copy(one); }
-                            merged = 1;
-                        }
-                        isl_aff_free(df);
-                    }
-                    if (!merged) affs[naff++] = isl_aff_copy(one);
-                    isl_aff_free(one);
+                    naff = add_bound(affs, naff, one, e);
                 } else {
                     /* piecewise: the exact bound, as a reduction over the processor's range */
                     int mono[2] = {0, 0};
