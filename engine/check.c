@@ -160,6 +160,34 @@ static int new_slot(checker *C)
 }
 
 /* Defines a name; reports shadowing.  Returns the slot for variables (new_slot) or `index`. */
+/* Does e (unresolved) name `nm` anywhere (a reduction's own variable shadows it in its body)? */
+static int expr_uses_name(const ir_expr *e, const char *nm)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME: return strcmp(e->u.name.id, nm) == 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++)
+            if (expr_uses_name(e->u.access.idx[i], nm)) return 1;
+        return 0;
+    case IR_E_UNARY: case IR_E_BINARY:
+        return expr_uses_name(e->u.op.a, nm) || expr_uses_name(e->u.op.b, nm);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (expr_uses_name(e->u.call.args[i], nm)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return expr_uses_name(e->u.reduce.lo, nm) || expr_uses_name(e->u.reduce.hi, nm) ||
+               (strcmp(e->u.reduce.var, nm) != 0 && expr_uses_name(e->u.reduce.body, nm));
+    case IR_E_REPEAT:
+        if (expr_uses_name(e->u.repeat.k, nm)) return 1;
+        for (int i = 0; i < e->u.repeat.nargs; i++)
+            if (expr_uses_name(e->u.repeat.args[i], nm)) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
 static int define(checker *C, const char *name, ir_name_kind nk, int index, ir_pos pos, ir_type t)
 {
     sym *old = lookup(C, name);
@@ -1138,6 +1166,14 @@ static void check_decls(checker *C)
                         pc.islot = slots;
                     }
                     /* the last dimension's bounds may use the other dimensions' named indices */
+                    for (int k = 0; k < nd - 1 && pc.ivar; k++)
+                        for (int j = 0; j < nd; j++) {
+                            const ir_expr *bd[2] = { pc.lo ? pc.lo[k] : NULL, pc.hi ? pc.hi[k] : NULL };
+                            for (int h = 0; h < 2; h++)
+                                if (pc.ivar[j] && bd[h] && expr_uses_name(bd[h], pc.ivar[j]))
+                                    cerr(C, bd[h]->pos, "'%s' names an index of this piece: only its last "
+                                         "range may use it", pc.ivar[j]);
+                        }
                     for (int k = 0; k < nd; k++) {
                         if (k == nd - 1 && pc.ivar) {
                             for (int j = 0; j < nd - 1; j++)
