@@ -6,7 +6,8 @@
  *
  * Semantics kept bit for bit with the simulator: integer / and % are floor division and the
  * non-negative remainder (ifloordiv, imod), ceil(a / b) is exact, reductions start from their
- * first term, double min/max keep the first of equal values, expressions are fully
+ * first term (sums and products from the identity, which is the same: -0.0 for double sums),
+ * double min/max keep the first of equal values, expressions are fully
  * parenthesised so that C evaluates them in the program's order (and the Makefile forbids FMA
  * contraction).
  */
@@ -150,16 +151,24 @@ static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_e
     default: acc = dbl ? "%s = dmin(%s, %s);\n" : "%s = imin(%s, %s);\n"; break;
     }
     const char *empty = e->u.reduce.r == IR_R_PROD ? "1" : "0";
+    /* A sum or product starts from the first term exactly when it starts from the operation's
+     * identity: 0 and 1 for integers, 1.0 and -0.0 for doubles (-0.0 + x is x bit for bit, +0.0
+     * included; the empty sum stays +0.0).  min and max start from the first term. */
+    int identity = e->u.reduce.r == IR_R_SUM || e->u.reduce.r == IR_R_PROD;
+    const char *lo_s = lo.s ? lo.s : "0", *hi_s = hi.s ? hi.s : "0";
     ind(pre, in);
-    xf_buf_printf(pre, "%s %s = %s;   /* %s(%s = ..) */\n", ty, r, empty, ir_reduce_name(e->u.reduce.r), v);
+    if (identity && dbl && e->u.reduce.r == IR_R_SUM)
+        xf_buf_printf(pre, "%s %s = %s <= %s ? -0.0 : 0.0;   /* %s(%s = ..) */\n", ty, r, lo_s, hi_s,
+                      ir_reduce_name(e->u.reduce.r), v);
+    else
+        xf_buf_printf(pre, "%s %s = %s;   /* %s(%s = ..) */\n", ty, r, empty, ir_reduce_name(e->u.reduce.r), v);
     ind(pre, in);
-    xf_buf_printf(pre, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", v, lo.s ? lo.s : "0", v,
-                  hi.s ? hi.s : "0", v, v, v);
+    xf_buf_printf(pre, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", v, lo_s, v, hi_s, v, v, v);
     if (bpre.s) xf_buf_printf(pre, "%s", bpre.s);
     ind(pre, in + 4);
     xf_buf_printf(pre, "const %s rt_term = %s;\n", ty, body.s);
     ind(pre, in + 4);
-    xf_buf_printf(pre, "if (%s == %s) %s = rt_term; else ", v, lo.s ? lo.s : "0", r);
+    if (!identity) xf_buf_printf(pre, "if (%s == %s) %s = rt_term; else ", v, lo_s, r);
     xf_buf_printf(pre, acc, r, r, "rt_term");
     ind(pre, in);
     xf_buf_printf(pre, "}\n");
