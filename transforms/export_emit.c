@@ -6,7 +6,8 @@
  *
  * Semantics kept bit for bit with the simulator: integer / and % are floor division and the
  * non-negative remainder (ifloordiv, imod), ceil(a / b) is exact, reductions start from their
- * first term, double min/max keep the first of equal values, expressions are fully
+ * first term (sums and products from the identity, which is the same: -0.0 for double sums),
+ * double min/max keep the first of equal values, expressions are fully
  * parenthesised so that C evaluates them in the program's order (and the Makefile forbids FMA
  * contraction).
  */
@@ -61,21 +62,40 @@ static const char *nm(const char *id, char *tmp)
 }
 
 
-/* The fold subscript value in the pattern inspector: plane 0 (offsets within a plane). */
+/* The offset of an access in its array's storage: the index function, or the row hoisted out of
+ * the loop plus the last subscript (export_rows.c).  zero_fold: the fold subscript is 0 (offsets
+ * within a plane, for the pattern inspector). */
 static void ex_offset(const ex_em *m, xf_buf *b, xf_buf *pre, int in, int array, ir_expr *const *idx,
                       int nidx, const char *who, int zero_fold)
 {
     const ex_array *a = &m->pl->arr[array];
-    xf_buf_printf(b, "%s_at(", a->cname);
-    int first = 1;
-    if (m->pl->mpi) { xf_buf_printf(b, "%s", who); first = 0; }
+    char **sub = calloc(nidx > 0 ? (size_t)nidx : 1, sizeof *sub);
+    if (!sub) abort();
     for (int i = 0; i < nidx; i++) {
-        if (!first) xf_buf_printf(b, ", ");
-        first = 0;
-        if (zero_fold && i == a->fold) xf_buf_printf(b, "0");
-        else ex_expr(m, b, pre, in, idx[i]);
+        xf_buf e = {0};
+        if (zero_fold && i == a->fold) xf_buf_printf(&e, "0");
+        else ex_expr(m, &e, pre, in, idx[i]);
+        sub[i] = xf_buf_take(&e);
     }
-    xf_buf_printf(b, ")");
+    xf_buf row = {0};
+    const char *r = NULL;
+    int same = who == m->me || (who && m->me && strcmp(who, m->me) == 0);
+    if (m->rows && !zero_fold && same && ex_row_call(m, &row, array, who, sub, nidx)) r = ex_rows_find(m, row.s);
+    if (r) {
+        xf_buf_printf(b, "%s + %s", r, sub[nidx - 1]);
+    } else {
+        xf_buf_printf(b, "%s_at(", a->cname);
+        int first = 1;
+        if (m->pl->mpi) { xf_buf_printf(b, "%s", who); first = 0; }
+        for (int i = 0; i < nidx; i++) {
+            xf_buf_printf(b, "%s%s", first ? "" : ", ", sub[i]);
+            first = 0;
+        }
+        xf_buf_printf(b, ")");
+    }
+    for (int i = 0; i < nidx; i++) free(sub[i]);
+    free(sub);
+    xf_buf_free(&row);
 }
 
 static void ex_real(xf_buf *b, double v)
@@ -119,7 +139,10 @@ static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_e
     xf_buf lo = {0}, hi = {0}, body = {0}, bpre = {0};
     ex_expr(m, &lo, pre, in, e->u.reduce.lo);
     ex_expr(m, &hi, pre, in, e->u.reduce.hi);
-    ex_expr(m, &body, &bpre, in + 8, e->u.reduce.body);
+    ex_em in_loop;   /* the loop's rows go before it, into pre */
+    ex_rows_open(m, &in_loop, pre, in, e->u.reduce.var, NULL, 0, e->u.reduce.body);
+    ex_expr(&in_loop, &body, &bpre, in + 8, e->u.reduce.body);
+    ex_rows_close(&in_loop, m);
     const char *acc;
     switch (e->u.reduce.r) {
     case IR_R_SUM: acc = "%s = %s + %s;\n"; break;
@@ -128,16 +151,24 @@ static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_e
     default: acc = dbl ? "%s = dmin(%s, %s);\n" : "%s = imin(%s, %s);\n"; break;
     }
     const char *empty = e->u.reduce.r == IR_R_PROD ? "1" : "0";
+    /* A sum or product starts from the first term exactly when it starts from the operation's
+     * identity: 0 and 1 for integers, 1.0 and -0.0 for doubles (-0.0 + x is x bit for bit, +0.0
+     * included; the empty sum stays +0.0).  min and max start from the first term. */
+    int identity = e->u.reduce.r == IR_R_SUM || e->u.reduce.r == IR_R_PROD;
+    const char *lo_s = lo.s ? lo.s : "0", *hi_s = hi.s ? hi.s : "0";
     ind(pre, in);
-    xf_buf_printf(pre, "%s %s = %s;   /* %s(%s = ..) */\n", ty, r, empty, ir_reduce_name(e->u.reduce.r), v);
+    if (identity && dbl && e->u.reduce.r == IR_R_SUM)
+        xf_buf_printf(pre, "%s %s = %s <= %s ? -0.0 : 0.0;   /* %s(%s = ..) */\n", ty, r, lo_s, hi_s,
+                      ir_reduce_name(e->u.reduce.r), v);
+    else
+        xf_buf_printf(pre, "%s %s = %s;   /* %s(%s = ..) */\n", ty, r, empty, ir_reduce_name(e->u.reduce.r), v);
     ind(pre, in);
-    xf_buf_printf(pre, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", v, lo.s ? lo.s : "0", v,
-                  hi.s ? hi.s : "0", v, v, v);
+    xf_buf_printf(pre, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", v, lo_s, v, hi_s, v, v, v);
     if (bpre.s) xf_buf_printf(pre, "%s", bpre.s);
     ind(pre, in + 4);
     xf_buf_printf(pre, "const %s rt_term = %s;\n", ty, body.s);
     ind(pre, in + 4);
-    xf_buf_printf(pre, "if (%s == %s) %s = rt_term; else ", v, lo.s ? lo.s : "0", r);
+    if (!identity) xf_buf_printf(pre, "if (%s == %s) %s = rt_term; else ", v, lo_s, r);
     xf_buf_printf(pre, acc, r, r, "rt_term");
     ind(pre, in);
     xf_buf_printf(pre, "}\n");
@@ -542,6 +573,10 @@ static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const i
     }
     if (!neq) return 0;
     for (int i = 0; i < nlet; i++) ex_stmt(m, b, body, i, in);
+    const ex_em *outer = m;
+    ex_em in_loop;
+    ex_rows_open(outer, &in_loop, b, in, v->var, body, nlet, NULL);
+    m = &in_loop;
     char tv[64];
     const char *y = nm(v->var, tv);
     xf_buf pre = {0}, lo = {0}, hi = {0}, c = {0};
@@ -605,6 +640,7 @@ static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const i
     xf_buf_free(&lo);
     xf_buf_free(&hi);
     xf_buf_free(&c);
+    ex_rows_close(&in_loop, outer);
     return 1;
 }
 
@@ -616,10 +652,13 @@ static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvar
         int i;
         for (i = from; i < nvars - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
         if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from))) {
-            ex_for_open(m, b, &vars[nvars - 1], in + 4 * (nvars - 1 - from));
-            ex_block(m, b, body, in + 4 * (nvars - from));
+            ex_em in_loop;
+            ex_rows_open(m, &in_loop, b, in + 4 * (nvars - 1 - from), vars[nvars - 1].var, body, 0, NULL);
+            ex_for_open(&in_loop, b, &vars[nvars - 1], in + 4 * (nvars - 1 - from));
+            ex_block(&in_loop, b, body, in + 4 * (nvars - from));
             ind(b, in + 4 * (nvars - 1 - from));
             xf_buf_printf(b, "}\n");
+            ex_rows_close(&in_loop, m);
         }
         for (i = nvars - 2; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
         return;
@@ -726,7 +765,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
-    ex_em m = {pl, EX_SEQ, NULL, NULL, 0};
+    ex_em m = {pl, EX_SEQ, NULL, NULL, 0, NULL};
     int tmp = 0;
     m.tmp = &tmp;
     int nd = a->decl->u.array.ndims;
@@ -1140,7 +1179,7 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf b = {0};
     int tmp = 0;
     char t[64];
-    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1};
+    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1, NULL};
     xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
     if (pl->shared)

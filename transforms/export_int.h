@@ -58,16 +58,31 @@ void ex_cname(char *out, size_t size, const char *name);
 
 /* The emitter's state (export_emit.c, export_coll.c). */
 enum { EX_SEQ, EX_STEP, EX_INSPECT };
+typedef struct ex_rows ex_rows;
 typedef struct ex_em {
     const ex_plan *pl;
     int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
     const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
     int *tmp;                /* counter for temporaries */
     int marks;               /* EX_STEP: record "computed here" for the outputs */
+    ex_rows *rows;           /* row bases hoisted out of the loops being emitted (export_rows.c) */
 } ex_em;
 
 /* An expression as C into b; statements it needs first (hoisted reductions) into pre. */
 void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
+
+/* export_rows.c: row bases hoisted out of an innermost loop.  ex_rows_open declares into b,
+ * before the loop over `var` (its body: statements from.. of `body`, and/or the expression `e`),
+ * the row bases of the accesses whose subscripts but the last do not change in it, and makes
+ * *in_loop the emitter of the loop (m with those rows); ex_rows_close frees them.  A loop holding
+ * another loop or a collective gets no rows.  ex_row_call writes the row of an access from its
+ * subscripts as C (sub[0 .. nsub-2]; 0 when the array has no rows: its last dimension is
+ * folded); ex_rows_find looks it up: the row's variable, or NULL. */
+void ex_rows_open(const ex_em *m, ex_em *in_loop, xf_buf *b, int in, const char *var, const ir_block *body,
+                  int from, const ir_expr *e);
+void ex_rows_close(ex_em *in_loop, const ex_em *m);
+int ex_row_call(const ex_em *m, xf_buf *out, int array, const char *who, char *const *sub, int nsub);
+const char *ex_rows_find(const ex_em *m, const char *call);
 
 /* export_coll.c: the operators' clauses as C functions (and the built-in combines) before the
  * steps; the MPI operators and datatypes created after rt_init / freed before rt_finalize;

@@ -13,6 +13,7 @@ N=${FD_N:-2048} STEPS=${FD_STEPS:-100} LU_N=${LU_N:-1024} REPEAT=${REPEAT:-3} NP
 if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
     echo "bench_export: skipped (mpicc/mpirun not installed)"; exit 0
 fi
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)   # before the builds: figures mean little under load
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 B="$ROOT/tests/bench" FLAGS=(-std=c11 -O2 -Wall -Wextra -Werror -ffp-contract=off)
 cc "${FLAGS[@]}" "$B/fd_seq_hand.c" -o "$tmp/fd_seq_hand" || exit 1
@@ -52,9 +53,9 @@ for ((k = 0; k < REPEAT; k++)); do
     run lu_seq_hand       "$tmp/lu_seq_hand" "$LU_N"
     run lu_export_seq     "$tmp/lu_seq/lu"
 done >"$tmp/results"
-python3 - "$tmp/results" "$N" "$STEPS" "$LU_N" "$REPEAT" <<'PY'
+python3 - "$tmp/results" "$N" "$STEPS" "$LU_N" "$REPEAT" "${load:-?}" <<'PY'
 import sys
-path, n, steps, lun, rep = sys.argv[1:]
+path, n, steps, lun, rep, load = sys.argv[1:]
 res = {}
 for name, *rest in (l.split() for l in open(path) if l.strip()):
     if len(rest) != 2 or res.get(name) == ["FAILED"]:
@@ -68,6 +69,7 @@ def line(label, k, base, target=None):
     r = f"  ratio {s / b:.2f}" + (f" (target <= {target})" if target else "") if b else ""
     same = "" if k == base else ("  checksum = hand's" if res[k][1] == res[base][1] else "  CHECKSUM DIFFERS")
     print(f"  {label:64s} {s:9.4f} s{r}{same}")
+print(f"load average (1, 5, 15 min) at the start: {load}")
 print(f"FD n={n} steps={steps}, np=2, main loop, best of {rep} interleaved rounds:")
 line("hand MPI, halo rows (fd_mpi_hand)", "fd_mpi_hand", "fd_mpi_hand")
 line("exported leaf, halo pattern (--exchange auto)", "fd_export_halo", "fd_mpi_hand", "1.10")

@@ -2,7 +2,8 @@
 # tests/mpi/export_seq.sh — sequential exports and refusals.
 #  - source and syn nodes (findiff, lu, matmul, jacobi1d) export as sequential C that needs no MPI
 #    (cc, rt_checksum.c only), builds with -Werror and prints `polyapm sim`'s checksum;
-#    FD stores two time planes.
+#    FD stores two time planes; innermost loops (and reductions' loops) index rows hoisted out of
+#    them where the subscripts but the last do not change in the loop, and only there.
 #  - refused with the reason: a syncomm node with sends (memory still shared), a node whose simulation is not
 #    verified (a syndm program with a missing message), a file with violations; usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
@@ -28,6 +29,51 @@ for prog in findiff lu matmul jacobi1d; do
     expect_eq "$prog source: the simulation's checksum" "$got" "$want"
 done
 expect_match "findiff source: two time planes of a" "$(cat "$TMP/findiff-seq/findiff.c")" "only the 2 live planes"
+# rows hoisted out of innermost loops: the stencil and the reduction's term index rows, no a_at
+stencil=$(grep '/\* S \*/' "$TMP/findiff-seq/findiff.c")
+expect_eq "findiff source: the stencil calls no index function per element" "$(grep -c 'a_at(' <<<"$stencil")" 0
+expect_match "findiff source: the stencil reads hoisted rows" "$stencil" "a\[rt_row[0-9]+ \+ \(y - 1\)\]"
+expect_match "lu source: the reduction's term reads l's row" "$(grep 'rt_term = ' "$TMP/lu-seq/lu.c")" "l\[rt_row[0-9]+ \+ k\]"
+# ... and not where a subscript changes in the loop: a let of the body, the loop variable, a
+# reduction variable; folded and 1-dimensional arrays; lower bounds other than 0
+cat >"$TMP/rows.apm" <<'APM'
+program rows
+level source
+param n = 9
+array a[1 .. n][2 .. n + 1] double
+array b[0 .. n - 1][0 .. 2][0 .. n - 1] double
+array v[0 .. n] double
+array c[1 .. n][2 .. n + 1] double
+init a[i][j] = (i * 7 + j * 3) % 11 - 5
+init v[i] = i % 4 - 1.5
+output b
+output v
+output c
+
+for i = 1 .. n, j = 2 .. n + 1 {
+  let k = j % 3
+  B: b[i - 1][k][j - 2] = a[i][j] * v[j - 1] + sum(q = 1 .. i) a[q][j] * a[i][q + 1]
+}
+for i = 1 .. n {
+  V: v[i] = v[i - 1] + a[i][i + 1]
+}
+for i = 1 .. n {
+  for j = 2 .. n + 1 {
+    C: c[i][j] = sum(q = 2 .. j) a[i][q] + b[i - 1][j % 3][j - 2]
+  }
+}
+APM
+want=$("$POLYAPM" sim "$TMP/rows.apm" --json | json "j['checksum']")
+"$POLYAPM" export "$TMP/rows.apm" -o "$TMP/rows-seq" >/dev/null 2>&1 &&
+    make -s -C "$TMP/rows-seq" EXTRA_CFLAGS=-Werror >"$TMP/build" 2>&1
+expect_eq "rows: builds with -Werror (every hoisted row is used)" "$?" 0
+got=$("$TMP/rows-seq/rows" | sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) .*/\1/p')
+expect_eq "rows: the simulation's checksum" "$got" "$want"
+rows_c=$(cat "$TMP/rows-seq/rows.c")
+expect_match "rows: a subscript bound by a let of the body is not hoisted" "$rows_c" "b\[b_at\(\(i - 1\), k, \(j - 2\)\)\]"
+expect_match "rows: a subscript of the loop variable is not hoisted" "$rows_c" "a\[a_at\(i, \(i \+ 1\)\)\]"
+expect_match "rows: a subscript of the reduction variable is not hoisted" "$rows_c" "a\[a_at\(q, j\)\]"
+expect_match "rows: an enclosing loop's row serves the reduction" "$rows_c" "a\[rt_row[0-9]+ \+ \(q \+ 1\)\]"
 
 # a syn node in a workspace, through run (sequential: -np 1)
 WS=$TMP/fd.pdg

@@ -1,0 +1,244 @@
+/*
+ * export_rows.c — row bases hoisted out of the innermost loops of an exported program.
+ *
+ * The index function of an array is linear in its last dimension when that dimension is not
+ * stored modulo (time planes fold another one):  a_at(i0, .., ik) = a_at(i0, .., 0) + ik.  So an
+ * access whose other subscripts do not change in a loop, e.g. a[t - 1][x + 1][y] in the loop over
+ * y, is written  a[rt_row3 + y]  with  rt_row3 = a_at((t - 1), (x + 1), 0)  computed once before
+ * the loop: the loop body is then the plain stencil a careful programmer writes (no fold modulo,
+ * extents or processor bounds per element), and the values are the same, so checksums do not
+ * change.  Used for the innermost FOR loops and the loops of reductions (export_emit.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+typedef struct ex_row {
+    char *call;                  /* a_at(.., 0): the text that identifies the row */
+    char name[32];               /* its C variable, rt_rowN */
+} ex_row;
+
+struct ex_rows {
+    const ex_rows *outer;        /* the enclosing loop's rows (looked up as well) */
+    ex_row *r;
+    int n, cap;
+};
+
+/* Names bound inside the loop (its variable, lets, reduction variables): a subscript naming one
+ * of them changes in the loop. */
+enum { EX_MAXBOUND = 64 };
+typedef struct ex_bound { const char *id[EX_MAXBOUND]; int n, overflow; } ex_bound;
+
+static void ex_bind(ex_bound *bn, const char *id)
+{
+    if (bn->n < EX_MAXBOUND) bn->id[bn->n++] = id;
+    else bn->overflow = 1;
+}
+
+static int ex_is_bound(const ex_bound *bn, const char *id)
+{
+    for (int i = 0; i < bn->n; i++) if (strcmp(bn->id[i], id) == 0) return 1;
+    return 0;
+}
+
+static void ex_bind_expr(ex_bound *bn, const ir_expr *e)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) ex_bind_expr(bn, e->u.access.idx[i]);
+        return;
+    case IR_E_UNARY: case IR_E_BINARY: ex_bind_expr(bn, e->u.op.a); ex_bind_expr(bn, e->u.op.b); return;
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) ex_bind_expr(bn, e->u.call.args[i]);
+        return;
+    case IR_E_REDUCE:
+        ex_bind(bn, e->u.reduce.var);
+        ex_bind_expr(bn, e->u.reduce.lo);
+        ex_bind_expr(bn, e->u.reduce.hi);
+        ex_bind_expr(bn, e->u.reduce.body);
+        return;
+    case IR_E_REPEAT:
+        ex_bind_expr(bn, e->u.repeat.k);
+        for (int i = 0; i < e->u.repeat.nargs; i++) ex_bind_expr(bn, e->u.repeat.args[i]);
+        return;
+    default: return;
+    }
+}
+
+/* Binds the names of statements from..; 0 when the block holds what has no rows here (a nested
+ * loop, a collective). */
+static int ex_bind_block(ex_bound *bn, const ir_block *b, int from)
+{
+    for (int i = from; i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_ASSIGN: ex_bind_expr(bn, s->u.assign.lhs); ex_bind_expr(bn, s->u.assign.rhs); break;
+        case IR_S_LET: ex_bind(bn, s->u.let.var); ex_bind_expr(bn, s->u.let.value); break;
+        case IR_S_IF:
+            ex_bind_expr(bn, s->u.if_.cond);
+            if (!ex_bind_block(bn, s->u.if_.then_blk, 0)) return 0;
+            if (s->u.if_.else_blk && !ex_bind_block(bn, s->u.if_.else_blk, 0)) return 0;
+            break;
+        case IR_S_SEND: break;   /* its element is not looked for rows (halo steps omit sends) */
+        case IR_S_FOR: case IR_S_COLL: return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether e has the same value throughout the loop: no array, no name bound in it. */
+static int ex_invariant(const ir_expr *e, const ex_bound *bn)
+{
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: return 1;
+    case IR_E_NAME:
+        if (e->u.name.nk == IR_N_ARRAY) return 0;
+        return e->u.name.nk == IR_N_PARAM || !ex_is_bound(bn, e->u.name.id);
+    case IR_E_UNARY: case IR_E_BINARY:
+        return ex_invariant(e->u.op.a, bn) && (!e->u.op.b || ex_invariant(e->u.op.b, bn));
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (!ex_invariant(e->u.call.args[i], bn)) return 0;
+        return 1;
+    default: return 0;   /* accesses, reductions, repeat */
+    }
+}
+
+int ex_row_call(const ex_em *m, xf_buf *out, int array, const char *who, char *const *sub, int nsub)
+{
+    const ex_array *a = &m->pl->arr[array];
+    int nd = a->decl->u.array.ndims;
+    if (nsub != nd || nd < 1 || a->fold == nd - 1) return 0;
+    xf_buf_printf(out, "%s_at(", a->cname);
+    if (m->pl->mpi) xf_buf_printf(out, "%s, ", who);
+    for (int d = 0; d < nd - 1; d++) xf_buf_printf(out, "%s, ", sub[d]);
+    xf_buf_printf(out, "0)");
+    return 1;
+}
+
+const char *ex_rows_find(const ex_em *m, const char *call)
+{
+    for (const ex_rows *t = m->rows; t; t = t->outer)
+        for (int i = 0; i < t->n; i++)
+            if (strcmp(t->r[i].call, call) == 0) return t->r[i].name;
+    return NULL;
+}
+
+/* A candidate access: declared as a row when its subscripts but the last are invariant. */
+static void ex_rows_access(ex_em *in_loop, xf_buf *b, int in, const ir_expr *e, const ex_bound *bn)
+{
+    const ex_array *a = &in_loop->pl->arr[e->u.access.array_index];
+    int nd = a->decl->u.array.ndims;
+    if (e->u.access.nidx != nd || nd < 1 || a->fold == nd - 1) return;
+    for (int d = 0; d < nd - 1; d++)
+        if (!ex_invariant(e->u.access.idx[d], bn)) return;
+    char **sub = calloc((size_t)nd, sizeof *sub);
+    if (!sub) abort();
+    xf_buf pre = {0}, call = {0};
+    for (int d = 0; d < nd - 1; d++) {
+        xf_buf s = {0};
+        ex_expr(in_loop, &s, &pre, in, e->u.access.idx[d]);
+        sub[d] = xf_buf_take(&s);
+    }
+    if (ex_row_call(in_loop, &call, e->u.access.array_index, in_loop->me, sub, nd) && !pre.s &&
+        !ex_rows_find(in_loop, call.s)) {
+        ex_rows *t = in_loop->rows;
+        if (t->n == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 8;
+            t->r = realloc(t->r, (size_t)t->cap * sizeof *t->r);
+            if (!t->r) abort();
+        }
+        ex_row *r = &t->r[t->n++];
+        snprintf(r->name, sizeof r->name, "rt_row%d", ++*in_loop->tmp);
+        r->call = xf_buf_take(&call);
+        xf_buf_printf(b, "%*sconst int64_t %s = %s;   /* %s", in, "", r->name, r->call, a->decl->u.array.name);
+        for (int d = 0; d < nd - 1; d++) {
+            char *text = ir_print_expr(e->u.access.idx[d]);
+            xf_buf_printf(b, "[%s]", text ? text : "?");
+            free(text);
+        }
+        xf_buf_printf(b, "[..] */\n");
+    }
+    for (int d = 0; d < nd - 1; d++) free(sub[d]);
+    free(sub);
+    xf_buf_free(&pre);
+    xf_buf_free(&call);
+}
+
+static void ex_rows_expr(ex_em *in_loop, xf_buf *b, int in, const ir_expr *e, const ex_bound *bn)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case IR_E_ACCESS:
+        ex_rows_access(in_loop, b, in, e, bn);
+        for (int i = 0; i < e->u.access.nidx; i++) ex_rows_expr(in_loop, b, in, e->u.access.idx[i], bn);
+        return;
+    case IR_E_UNARY: case IR_E_BINARY:
+        ex_rows_expr(in_loop, b, in, e->u.op.a, bn);
+        ex_rows_expr(in_loop, b, in, e->u.op.b, bn);
+        return;
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) ex_rows_expr(in_loop, b, in, e->u.call.args[i], bn);
+        return;
+    case IR_E_REDUCE:
+        ex_rows_expr(in_loop, b, in, e->u.reduce.lo, bn);
+        ex_rows_expr(in_loop, b, in, e->u.reduce.hi, bn);
+        ex_rows_expr(in_loop, b, in, e->u.reduce.body, bn);
+        return;
+    case IR_E_REPEAT:
+        ex_rows_expr(in_loop, b, in, e->u.repeat.k, bn);
+        for (int i = 0; i < e->u.repeat.nargs; i++) ex_rows_expr(in_loop, b, in, e->u.repeat.args[i], bn);
+        return;
+    default: return;
+    }
+}
+
+static void ex_rows_block(ex_em *in_loop, xf_buf *b, int in, const ir_block *blk, int from, const ex_bound *bn)
+{
+    for (int i = from; i < blk->n; i++) {
+        const ir_stmt *s = blk->stmts[i];
+        switch (s->kind) {
+        case IR_S_ASSIGN:
+            ex_rows_expr(in_loop, b, in, s->u.assign.lhs, bn);
+            ex_rows_expr(in_loop, b, in, s->u.assign.rhs, bn);
+            break;
+        case IR_S_LET: ex_rows_expr(in_loop, b, in, s->u.let.value, bn); break;
+        case IR_S_IF:
+            ex_rows_expr(in_loop, b, in, s->u.if_.cond, bn);
+            ex_rows_block(in_loop, b, in, s->u.if_.then_blk, 0, bn);
+            if (s->u.if_.else_blk) ex_rows_block(in_loop, b, in, s->u.if_.else_blk, 0, bn);
+            break;
+        default: break;
+        }
+    }
+}
+
+void ex_rows_open(const ex_em *m, ex_em *in_loop, xf_buf *b, int in, const char *var, const ir_block *body,
+                  int from, const ir_expr *e)
+{
+    *in_loop = *m;
+    if (m->mode == EX_INSPECT || !m->tmp) return;
+    ex_bound bn = {.n = 0};
+    ex_bind(&bn, var);
+    if (body && !ex_bind_block(&bn, body, from)) return;
+    ex_bind_expr(&bn, e);
+    if (bn.overflow) return;
+    ex_rows *t = calloc(1, sizeof *t);
+    if (!t) abort();
+    t->outer = m->rows;
+    in_loop->rows = t;
+    if (body) ex_rows_block(in_loop, b, in, body, from, &bn);
+    ex_rows_expr(in_loop, b, in, e, &bn);
+}
+
+void ex_rows_close(ex_em *in_loop, const ex_em *m)
+{
+    ex_rows *t = in_loop->rows;
+    if (t && t != m->rows) {
+        for (int i = 0; i < t->n; i++) free(t->r[i].call);
+        free(t->r);
+        free(t);
+    }
+    in_loop->rows = m->rows;
+}
