@@ -105,11 +105,21 @@ static int ex_invariant(const ir_expr *e, const ex_bound *bn)
     }
 }
 
+/* Is a's index function linear in its last index (not a folded time plane, not strided, not a
+ * pieced memory whose rows start where their piece says)? */
+static int ex_rows_linear(const ex_array *a)
+{
+    int nd = a->decl->u.array.ndims;
+    const ir_decl *dd = a->dist;
+    if (a->fold == nd - 1 || a->pieced) return 0;
+    return !(dd && dd->u.dist.dk == IR_DIST_LOCAL && dd->u.dist.step && dd->u.dist.step[nd - 1]);
+}
+
 int ex_row_call(const ex_em *m, xf_buf *out, int array, const char *who, char *const *sub, int nsub)
 {
     const ex_array *a = &m->pl->arr[array];
     int nd = a->decl->u.array.ndims;
-    if (nsub != nd || nd < 1 || a->fold == nd - 1) return 0;
+    if (nsub != nd || nd < 1 || !ex_rows_linear(a)) return 0;
     xf_buf_printf(out, "%s_at(", a->cname);
     if (m->pl->mpi) xf_buf_printf(out, "%s, ", who);
     for (int d = 0; d < nd - 1; d++) xf_buf_printf(out, "%s, ", sub[d]);
@@ -130,7 +140,7 @@ static void ex_rows_access(ex_em *in_loop, xf_buf *b, int in, const ir_expr *e, 
 {
     const ex_array *a = &in_loop->pl->arr[e->u.access.array_index];
     int nd = a->decl->u.array.ndims;
-    if (e->u.access.nidx != nd || nd < 1 || a->fold == nd - 1) return;
+    if (e->u.access.nidx != nd || nd < 1 || !ex_rows_linear(a)) return;
     for (int d = 0; d < nd - 1; d++)
         if (!ex_invariant(e->u.access.idx[d], bn)) return;
     char **sub = calloc((size_t)nd, sizeof *sub);
