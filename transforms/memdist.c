@@ -801,8 +801,7 @@ static void piece_build(md_ctx *X, isl_map *const *F, int nd, const char *const 
     ir_expr *rlo, *rhi;
     if (nd >= 2 && ragged && X->ok && ragged_last(X, F, P->sel, P->nsel, nd, ivar, &rlo, &rhi, &P->unsure)) {
         /* the ragged range when it is smaller than the plain (or strided) one */
-        md_piece R = *P;
-        R.outer = R.last = NULL;
+        md_piece R = *P;   /* shares P's texts (piece_texts below replaces them once) */
         R.pc.lo = ir_alloc(out, (size_t)nd * sizeof *R.pc.lo);
         R.pc.hi = ir_alloc(out, (size_t)nd * sizeof *R.pc.hi);
         memcpy(R.pc.lo, P->pc.lo, (size_t)nd * sizeof *R.pc.lo);
