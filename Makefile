@@ -101,7 +101,7 @@ run: all
 
 # Every test: unit programs, then the shell suites (command line, TUI via tmux, MPI).
 test: all
-	@BUILD=$(BUILD) tests/run.sh
+	@BUILD=$(BUILD) SAN="$(SAN)" tests/run.sh
 
 check-asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \

@@ -137,6 +137,17 @@ ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *co
     return xf_apply_with(src, name, argc, argv, NULL, 0, NULL, d, status);
 }
 
+/* Why t does not apply at p's level: the levels it applies at (a fresh string). */
+static char *level_why(const xf_transform *t, const ir_program *p)
+{
+    xf_buf b = {0};
+    xf_buf_printf(&b, "applies at");
+    for (int l = 0, k = 0; l < 32; l++)
+        if (t->levels & (1u << l)) xf_buf_printf(&b, "%s %s", k++ ? "," : "", ir_level_name((ir_level)l));
+    xf_buf_printf(&b, "; this program is %s", ir_level_name(p->level));
+    return b.s;
+}
+
 ir_program *xf_apply_with(const ir_program *src, const char *name, int argc, char *const *argv,
                           const ir_binding *ov, int nov, FILE *report, diag_list *d, int *status)
 {
@@ -151,7 +162,8 @@ ir_program *xf_apply_with(const ir_program *src, const char *name, int argc, cha
         xf_buf_free(&l);
     } else if (xf_args_parse(&a, argc, argv, d) == 0) {
         char *why = NULL;
-        if (!(t->levels & LV(src->level)) || !t->applicable(src, &why)) {
+        if (!(t->levels & LV(src->level))) why = level_why(t, src);
+        if (why || !t->applicable(src, &why)) {
             diag_add(d, src->file, 0, 0, "%s does not apply: %s", name,
                      why ? why : "not at this level");
             st = XF_EREFUSED;
@@ -196,7 +208,7 @@ void xf_print_applicable_on(FILE *out, const ir_program *p, int json, const cost
         const xf_transform *t = &registry[i];
         char *why = NULL;
         int ok = (t->levels & LV(p->level)) && t->applicable(p, &why);
-        if (!ok && !why) why = xf_asprintf("applies to another level");
+        if (!ok && !why) why = level_why(t, p);
         if (json) {
             fprintf(out, "%s\n {\"name\": \"%s\", \"applicable\": %s, \"summary\": \"%s\"",
                     first ? "" : ",", t->name, ok ? "true" : "false", t->summary);
@@ -218,7 +230,7 @@ void xf_print_applicable_on(FILE *out, const ir_program *p, int json, const cost
             }
             fprintf(out, "]}");
         } else {
-            fprintf(out, "%-10s %s\n", t->name, ok ? t->summary : "");
+            fprintf(out, "%-10s %s\n", t->name, t->summary);
             if (!ok) {
                 fprintf(out, "           (not applicable: %s)\n", why);
             } else {

@@ -7,13 +7,13 @@
 #   a 3-D ragged case and cyclic rows (strided outer dimension) with ragged last ranges
 #   (tests/mpi/pieces/*.apm) against their plain-box twins.
 # The pieced programs are exported by t_export (xf_export itself); `polyapm export`, which
-# simulates first, must write the same.
+# simulates first, must write the same.  Under make check-asan (SAN set) t_export is sanitized too.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 PC=$ROOT/tests/mpi/pieces
 LU=$ROOT/tests/xf/pieces/lu-stm1-blocked.apm
 TX=$TMP/t_export
-cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/engine" -I"$ROOT/transforms" "$ROOT/tests/mpi/t_export.c" \
+cc -std=c11 -Wall -Wextra -Werror ${SAN:-} -I"$ROOT/engine" -I"$ROOT/transforms" "$ROOT/tests/mpi/t_export.c" \
     "$ROOT/$BUILD/libxf.a" "$ROOT/$BUILD/libengine.a" -lisl -lgmp -lm -o "$TX" || { fail "t_export builds" "cc failed"; finish; }
 
 # pieced NAME FILE NP [name=value]...: export, build with -Werror, run; sets CK (checksum) and

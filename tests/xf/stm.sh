@@ -27,8 +27,16 @@ expect_match "deps on a syn program says why" "$(cat "$TMP/err")" "source-level"
 out=$("$POLYAPM" transforms lu.apm); rc=$?
 expect_eq "transforms lu exits 0" "$rc" 0
 expect_match "transforms lu lists stm with theta" "$out" "theta\[.LABEL\]=expr"
+expect_match "transforms lu: tile says where it applies" "$out" \
+    "^tile +processor tiling.*\(syn -> syn\)
+ +\(not applicable: applies at syn; this program is source\)$"
+"$POLYAPM" apply lu.apm memdist 2>"$TMP/err" >/dev/null; rc=$?
+expect_match "apply memdist to a source program: refused (exit 1) with the level it needs" "$rc $(cat "$TMP/err")" \
+    "^1 .*memdist does not apply: applies at syncomm; this program is source"
 out=$("$POLYAPM" transforms thesis/fd-syn.apm --json)
 expect_eq "transforms on syn: stm not applicable" "$(printf '%s' "$out" | json "[t['applicable'] for t in j if t['name']=='stm'][0]")" False
+expect_eq "transforms on syn --json: why stm does not apply" \
+    "$(printf '%s' "$out" | json "[t['why_not'] for t in j if t['name']=='stm'][0]")" "applies at source; this program is syn"
 
 # stm: LU STM1 and STM2, verified at two sizes
 "$POLYAPM" apply lu.apm stm 'theta.L=2*(j-1)' sigma.L=i 'theta.U=2*(i-1)+1' sigma.U=j -o "$TMP/stm1.apm"; rc=$?
