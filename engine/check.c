@@ -1562,3 +1562,14 @@ ir_program *ir_load_file(const char *path, diag_list *d)
     free(buf);
     return p;
 }
+
+int ir_const_int(const ir_program *p, const ir_expr *e, const int64_t *params, int64_t *v)
+{
+    diag_list d;
+    diag_list_init(&d);
+    double r;
+    int real = 0;
+    int rc = ir_const_eval(p, e, params, v, &r, &real, &d);
+    diag_list_free(&d);
+    return rc == 0 && !real;
+}

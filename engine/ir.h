@@ -480,5 +480,7 @@ int ir_params_eval(const ir_program *p, const ir_binding *ov, int nov, int stric
 /* Evaluates a constant expression (parameters only) given the parameter values. 0 = ok. */
 int ir_const_eval(const ir_program *p, const ir_expr *e, const int64_t *params,
                   int64_t *ival, double *rval, int *is_real, diag_list *d);
+/* Is e an integer constant under the parameter values?  1 and *v, else 0 (no diagnostics). */
+int ir_const_int(const ir_program *p, const ir_expr *e, const int64_t *params, int64_t *v);
 
 #endif

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "planes.h"
 #include "sim_int.h"
 
 #define SIM_MAX_BYTES (INT64_C(8) << 30)          /* all memories together */
@@ -118,6 +119,8 @@ static void sim_mem_free(sim_mem *m)
     free(m->state);
     free(m->meta);
     free(m->held);
+    free(m->ptag);
+    m->ptag = NULL;
     m->data = NULL;
     m->state = NULL;
     m->meta = NULL;
@@ -136,16 +139,19 @@ static int64_t sim_max_bytes(void)
     return lim;
 }
 
-/* Lays out and allocates one memory (with `held`: its map of held elements, all 0); `bytes`
- * accumulates the total.  0 = ok. */
+/* Lays out and allocates one memory (with `held`: its map of held elements, all 0; with `fold`:
+ * only the live planes of a dimension); `bytes` accumulates the total.  0 = ok. */
 static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64_t *lo,
                          const int64_t *hi, const int64_t *off, const int64_t *lat_s,
-                         const int64_t *lat_b, int race, int held, int64_t *bytes)
+                         const int64_t *lat_b, int race, int held, const ir_planes *fold, int64_t *bytes)
 {
     int nd = arr->u.array.ndims;
     m->ndims = nd;
     m->is_double = arr->u.array.elem == IR_DOUBLE;
     m->lat = m->lat_abs = 0;
+    m->fold = fold && !lat_s && !held ? fold->dim : -1;
+    m->fext = 0;
+    m->recv_gone = 0;
     int64_t size = 1;
     for (int d = nd - 1; d >= 0; d--) {
         m->lo[d] = lo[d];
@@ -159,12 +165,19 @@ static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64
             ext = (q / s) * b + (q % s + 1 < b ? q % s + 1 : b);
         }
         if (ext < 0 || ext > SIM_MAX_ELEMS) ext = SIM_MAX_ELEMS + 1;
+        if (d == m->fold) {   /* the live planes, a power of two of them (indexed by a mask) */
+            int64_t w = 1;
+            while (w < fold->w) w *= 2;
+            if (w < ext) { m->fext = ext; ext = w; }
+            else m->fold = -1;
+        }
         m->ext[d] = ext;
         m->stride[d] = size;
         if (ext != 0 && size > SIM_MAX_ELEMS / ext) size = SIM_MAX_ELEMS + 1;
         else size *= ext;
     }
     m->lat_abs = m->lat && !off;
+    m->slow = m->lat_abs || m->fold >= 0;
     if (size > SIM_MAX_ELEMS) {
         diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
                  "array %s is too large to simulate (more than 2^31 elements)", arr->u.array.name);
@@ -182,16 +195,53 @@ static int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64
     m->data = malloc(n * 8);
     m->state = calloc(n, 1);
     if (held) m->held = calloc(n, 1);
+    if (m->fold >= 0 && (m->ptag = malloc((size_t)(m->ext[m->fold] ? m->ext[m->fold] : 1) * sizeof *m->ptag)))
+        for (int64_t k = 0; k < m->ext[m->fold]; k++) m->ptag[k] = INT64_MIN;
     if (race) {
         m->meta = malloc(n * 4 * sizeof *m->meta);
         if (m->meta) memset(m->meta, 0xff, n * 4 * sizeof *m->meta);   /* -1: never */
     }
-    if (!m->data || !m->state || (race && !m->meta) || (held && !m->held)) {
+    if (!m->data || !m->state || (race && !m->meta) || (held && !m->held) || (m->fold >= 0 && !m->ptag)) {
         diag_add(&c->r->diags, c->prog->file, arr->pos.line, arr->pos.col,
                  "out of memory for array %s", arr->u.array.name);
         return -1;
     }
     return 0;
+}
+
+void sim_plane_take(sim_mem *m, int64_t k, int64_t x)
+{
+    int d = m->fold;
+    int64_t run = m->stride[d], period = run * m->ext[d];
+    for (int64_t base = k * run; base < m->size; base += period) {
+        for (int64_t i = 0; i < run; i++) m->recv_gone += m->state[base + i] == SIM_RECEIVED;
+        memset(m->state + base, SIM_UNDEF, (size_t)run);
+        if (m->meta) memset(m->meta + 4 * base, 0xff, (size_t)run * 4 * sizeof *m->meta);
+    }
+    m->ptag[k] = x;
+}
+
+/* The elements memory m stands for (all planes of a folded dimension). */
+static int64_t sim_mem_elems(const sim_mem *m)
+{
+    int64_t n = 1;
+    for (int d = 0; d < m->ndims; d++) n *= sim_mem_span(m, d);
+    return n;
+}
+
+/* Storage offset of global indices g (no lattice); a folded plane not held is taken over. */
+static int64_t sim_mem_take_offset(sim_mem *m, const int64_t *g)
+{
+    int64_t off = 0;
+    for (int d = 0; d < m->ndims; d++) {
+        int64_t r = g[d] - m->off[d] - m->lo[d];
+        if (sim_folded(m, d)) {
+            r = sim_mem_slot(m, d, g[d]);
+            if (m->ptag[r] != g[d]) sim_plane_take(m, r, g[d]);
+        }
+        off += r * m->stride[d];
+    }
+    return off;
 }
 
 /* ---- inits and outputs ---------------------------------------------------------------------- */
@@ -261,7 +311,7 @@ static int sim_init_box(const sim_init *in, const sim_mem *m, int64_t *glo, int6
 {
     for (int d = 0; d < in->nidx; d++) {
         if (m->ext[d] == 0) return 0;
-        int64_t alo = m->lo[d] + m->off[d], ahi = m->lo[d] + m->ext[d] - 1 + m->off[d];
+        int64_t alo = m->lo[d] + m->off[d], ahi = m->lo[d] + sim_mem_span(m, d) - 1 + m->off[d];
         int64_t lo = in->fixed[d] ? in->fixval[d] : alo, hi = in->fixed[d] ? in->fixval[d] : ahi;
         if (lo < alo) lo = alo;
         if (hi > ahi) hi = ahi;
@@ -336,8 +386,7 @@ static void sim_init_fill(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_
             c->fi[in->slot[d]] = g[d];
         }
         if (!ok) continue;
-        int64_t off = 0;
-        for (int d = 0; d < nd; d++) off += (g[d] - m->off[d] - m->lo[d]) * m->stride[d];
+        int64_t off = sim_mem_take_offset(m, g);
         if (m->held && !m->held[off]) continue;   /* outside the pieces: never readable */
         if (m->is_double) ((double *)m->data)[off] = sim_eval_d(c, in->value);
         else ((int64_t *)m->data)[off] = sim_eval_i(c, in->value);
@@ -398,6 +447,7 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
                 sim_msg_violation(c, g, SIM_V_BAD_MESSAGE, "bad message", ", outside the array");
             return;
         }
+        if (sim_folded(m, d) && m->ptag[r] != g->idx[d]) sim_plane_take(m, r, g->idx[d]);
         off += r * m->stride[d];
     }
     if (m->held && !m->held[off]) {
@@ -469,10 +519,19 @@ static void sim_deliver(sim_ctx *c, int s, int64_t next, int all)
 static void sim_output_steal(sim_output *o, const sim_out *so, sim_mem *m)
 {
     int64_t off = 0;
-    for (int d = 0; d < so->nfix; d++) off += (so->fix[d] - m->lo[d]) * m->stride[d];
+    int held = 1;
+    for (int d = 0; d < so->nfix; d++) {
+        int64_t r = so->fix[d] - m->lo[d];
+        if (sim_folded(m, d)) {
+            r = sim_mem_slot(m, d, so->fix[d]);
+            held = m->ptag[r] == so->fix[d];
+        }
+        off += r * m->stride[d];
+    }
     size_t n = (size_t)o->size;
     char *data = m->data;
     unsigned char *st = m->state;
+    if (!held) memset(st + off, SIM_UNDEF, n);
     if (off && n) {
         memmove(data, data + 8 * off, 8 * n);
         memmove(st, st + off, n);
@@ -554,7 +613,7 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
     int nd = m->ndims;
     int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS], r[SIM_MAXDIMS] = { 0 };
     for (int d = 0; d < nd; d++) {
-        int64_t lo = m->lo[d] + m->off[d], hi = lo + m->ext[d] - 1;
+        int64_t lo = m->lo[d] + m->off[d], hi = lo + sim_mem_span(m, d) - 1;
         if (m->ext[d] == 0) return;
         if (m->lat) {   /* a strided memory: element by element of its storage */
             lo = INT64_MIN;
@@ -567,6 +626,9 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
         if (lo > hi) return;
         glo[d] = g[d] = lo;
         ghi[d] = hi;
+        if (sim_folded(m, d))   /* one plane (the output names it): is it held? */
+            for (int64_t x = lo; x <= hi; x++)
+                if (m->ptag[sim_mem_slot(m, d, x)] != x) return;
     }
     do {
         int64_t off = 0;
@@ -579,7 +641,8 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
             }
             if (!in) continue;
         } else {
-            for (int d = 0; d < nd; d++) off += (g[d] - m->off[d] - m->lo[d]) * m->stride[d];
+            for (int d = 0; d < nd; d++)
+                off += (sim_folded(m, d) ? sim_mem_slot(m, d, g[d]) : g[d] - m->off[d] - m->lo[d]) * m->stride[d];
         }
         unsigned char st = m->state[off];
         if (st == SIM_UNDEF || (only_computed && st != SIM_COMPUTED)) continue;
@@ -805,7 +868,7 @@ static int sim_layout_pieced(sim_ctx *c, const ir_decl *dd, const ir_decl *arr, 
         int64_t lo[SIM_MAXDIMS], hi[SIM_MAXDIMS], n;
         sim_mem *mem = &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a];
         if (sim_pieces_eval(c, ps, c->pmin + q, lo, hi, &n, NULL) != 0
-            || sim_mem_alloc(c, mem, arr, lo, hi, NULL, NULL, NULL, 0, 1, bytes) != 0
+            || sim_mem_alloc(c, mem, arr, lo, hi, NULL, NULL, NULL, 0, 1, NULL, bytes) != 0
             || sim_pieces_eval(c, ps, c->pmin + q, lo, hi, &n, mem) != 0)
             return -1;
         c->r->local_elems[q] += n;
@@ -815,7 +878,7 @@ static int sim_layout_pieced(sim_ctx *c, const ir_decl *dd, const ir_decl *arr, 
 
 /* syndm: one memory per processor, laid out by the dist declarations (dists[a] per array),
  * then filled by the inits.  0 = ok; otherwise diagnostics. */
-static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds *ab,
+static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds *ab, const ir_planes *folds,
                             const sim_init *inits, int ninits, int64_t *bytes_io)
 {
     int64_t bytes = *bytes_io;
@@ -900,9 +963,9 @@ static int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds 
             }
             sim_mem *mem = &c->allmem[(size_t)q * (size_t)c->prog->narrays + (size_t)a];
             if (sim_mem_alloc(c, mem, arr, l, h, dd->u.dist.offset ? o : NULL, strided ? st : NULL, bl, 0,
-                              0, &bytes) != 0)
+                              0, folds && folds[a].w ? &folds[a] : NULL, &bytes) != 0)
                 return -1;
-            c->r->local_elems[q] += mem->size;
+            c->r->local_elems[q] += sim_mem_elems(mem);
         }
     }
     for (int q = 0; q < c->nprocs && !c->stop; q++)
@@ -1010,6 +1073,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     sim_init *inits = NULL;
     sim_out *outs = NULL;
     sim_mem *emptymem = NULL;
+    ir_planes *folds = NULL;          /* per array: its live planes (w = 0: every plane) */
     const ir_decl **dists = NULL;
     int ninits = 0, nouts = 0;
     int ok = 0;
@@ -1166,6 +1230,21 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         goto done;
     }
 
+    /* live time planes: under the time loop (at source the one loop nest after the lets) */
+    const ir_loopvar *timevar = NULL;
+    if (c->level != IR_SOURCE) {
+        timevar = &nest.tfor->u.for_.vars[0];
+    } else {
+        int first = 0;
+        while (first < p->body->n && p->body->stmts[first]->kind == IR_S_LET) first++;
+        if (first == p->body->n - 1 && p->body->stmts[first]->kind == IR_S_FOR)
+            timevar = &p->body->stmts[first]->u.for_.vars[0];
+    }
+    folds = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *folds);
+    if (!folds) goto done;
+    for (int a = 0; a < p->narrays && timevar && !(opt && opt->all_planes); a++)
+        if (!ir_live_planes(p, r->params, a, timevar, &folds[a])) folds[a].w = 0;
+
     int64_t bytes = 0;
     int race = c->level == IR_SYN || c->level == IR_SYNCOMM;
     if (c->level != IR_SYNDM) {
@@ -1174,12 +1253,14 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         if (!c->allmem) goto done;
         c->nmem = 1;
         for (int a = 0; a < p->narrays; a++)
-            if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, NULL, NULL, race, 0, &bytes) != 0) {
+            if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, NULL, NULL, race, 0,
+                              folds && folds[a].w ? &folds[a] : NULL, &bytes) != 0) {
                 goto done;
             }
         for (int i = 0; i < ninits && !c->stop; i++)
             sim_init_fill(c, &inits[i], &c->allmem[inits[i].array], &ab[inits[i].array]);
         c->mem = c->allmem;
+        r->array_bytes = bytes;
     } else {
         emptymem = calloc((size_t)(p->narrays ? p->narrays : 1), sizeof *emptymem);
         if (!emptymem) goto done;
@@ -1250,7 +1331,8 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     }
     int rcounter = 0;
 
-    if (c->level == IR_SYNDM && sim_layout_syndm(c, dists, ab, inits, ninits, &bytes) != 0) goto done;
+    if (c->level == IR_SYNDM && sim_layout_syndm(c, dists, ab, folds, inits, ninits, &bytes) != 0) goto done;
+    r->array_bytes = bytes;
 
     /* the steps */
     sim_trace *t = &r->trace;
@@ -1317,6 +1399,8 @@ outputs:
         for (int64_t i = 0; i < (int64_t)c->nmem * c->narrays; i++)
             for (int64_t k = 0; c->allmem[i].state && k < c->allmem[i].size; k++)
                 r->recv_elems[i / c->narrays] += c->allmem[i].state[k] == SIM_RECEIVED;
+    for (int64_t i = 0; r->recv_elems && i < (int64_t)c->nmem * c->narrays; i++)
+        r->recv_elems[i / c->narrays] += c->allmem[i].recv_gone;
     /* outputs */
     for (int64_t i = 0; c->allmem && i < (int64_t)c->nmem * c->narrays; i++) {
         free(c->allmem[i].meta);
@@ -1361,6 +1445,7 @@ done:
         free(c->allmem);
     }
     free(emptymem);
+    free(folds);
     free(dists);
     free(ids);
     free(c->pfi);

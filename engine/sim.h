@@ -87,6 +87,7 @@ typedef struct sim_options {
     /* progress in [0,1], called at most every ~50 ms of simulated steps; may be NULL */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
+    int all_planes;               /* store every time plane (default: only the live ones, planes.h) */
 } sim_options;
 
 typedef struct sim_result {
@@ -108,6 +109,8 @@ typedef struct sim_result {
                                      entries, all arrays), NULL at other levels */
     int64_t full_elems;           /* elements of all arrays: one processor's share under full
                                      replication */
+    int64_t array_bytes;          /* what the arrays took in the simulator (live planes only, unless
+                                     all_planes) */
     int64_t *recv_elems;          /* syndm: elements each processor holds by a message at the end
                                      (nprocs entries), NULL at other levels */
     diag_list diags;              /* errors that stopped the run (bad parameters, ...) */

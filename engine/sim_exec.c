@@ -136,18 +136,41 @@ SIM_NOINLINE static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *
 }
 
 /* Offset of the element an access names in memory m, or -1 after reporting it out of bounds
- * (`verb` is "reads" or "writes"). */
+ * (`verb` is "reads" or "writes").  In a folded dimension a write takes its plane over; a read of
+ * a plane not held reports the element undefined. */
 static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, const sim_node *n,
-                                                                    const sim_mem *m, const char *verb)
+                                                                    sim_mem *m, const char *verb, int write)
 {
     int64_t off = 0;
-    if (SIM_UNLIKELY(m->lat_abs)) {
+    if (SIM_UNLIKELY(m->slow) && !m->lat_abs && n->simple) {   /* folded, simple subscripts */
+        const int64_t *fi = c->fi;
+        for (int d = 0; d < n->n; d++) {
+            const sim_sub *sb = &n->sub[d];
+            int64_t x = (int64_t)((uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)fi[sb->sslot]);
+            uint64_t r = (uint64_t)x - (uint64_t)m->lo[d];
+            if (d != m->fold) {
+                if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, verb); return -1; }
+            } else {
+                if (SIM_UNLIKELY(r >= (uint64_t)m->fext)) { sim_report_oob(c, n, m, verb); return -1; }
+                r &= (uint64_t)(m->ext[d] - 1);
+                if (SIM_UNLIKELY(m->ptag[r] != x)) {
+                    if (!write) { sim_report_undef(c, n, m); return -1; }
+                    sim_plane_take(m, (int64_t)r, x);
+                }
+            }
+            off += (int64_t)r * m->stride[d];
+        }
+    } else if (SIM_UNLIKELY(m->slow)) {
         for (int d = 0; d < n->n; d++) {
             const sim_sub *sb = &n->sub[d];
             int64_t x = n->simple ? (int64_t)((uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)c->fi[sb->sslot])
                                   : sim_sub_eval(c, sb);
             int64_t r = sim_mem_slot(m, d, x);
             if (SIM_UNLIKELY(r < 0)) { sim_report_oob(c, n, m, verb); return -1; }
+            if (sim_folded(m, d) && m->ptag[r] != x) {
+                if (!write) { sim_report_undef(c, n, m); return -1; }
+                sim_plane_take(m, r, x);
+            }
             off += r * m->stride[d];
         }
     } else if (SIM_LIKELY(n->simple)) {
@@ -170,8 +193,8 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
 /* Offset of a readable element, or -1 after reporting why it is not readable. */
 static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
 {
-    const sim_mem *m = &c->mem[n->array];
-    int64_t off = sim_acc_offset(c, n, m, "reads");
+    sim_mem *m = &c->mem[n->array];
+    int64_t off = sim_acc_offset(c, n, m, "reads", 0);
     if (SIM_UNLIKELY(off < 0)) return -1;
     if (SIM_UNLIKELY(!m->state[off])) { sim_report_undef(c, n, m); return -1; }
     if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
@@ -181,8 +204,8 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, co
 /* Offset of a writable element, or -1 after reporting. */
 static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
 {
-    const sim_mem *m = &c->mem[n->array];
-    int64_t off = sim_acc_offset(c, n, m, "writes");
+    sim_mem *m = &c->mem[n->array];
+    int64_t off = sim_acc_offset(c, n, m, "writes", 1);
     if (off < 0) return -1;
     if (SIM_UNLIKELY(m->held != NULL) && !m->held[off]) { sim_report_oob(c, n, m, "writes"); return -1; }
     if (m->meta) sim_race_write(c, n, m->meta + 4 * off);
@@ -278,9 +301,9 @@ static int sim_sr_setup(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
             for (int t = 0; t < f->n; t++) if (f->slot[t] == k) coef += f->coef[t];
             if (coef > (INT64_C(1) << 20) || coef < -(INT64_C(1) << 20)) return 0;
             int64_t v0 = sim_aff_eval(c, f);
-            if (m->lat_abs && m->lat_s[d]) {   /* a strided dimension: only a fixed index */
+            if ((m->lat_abs && m->lat_s[d]) || sim_folded(m, d)) {   /* strided, folded: a fixed index */
                 int64_t r = sim_mem_slot(m, d, v0);
-                if (coef != 0 || r < 0) return 0;
+                if (coef != 0 || r < 0 || (sim_folded(m, d) && m->ptag[r] != v0)) return 0;
                 off += r * m->stride[d];
                 continue;
             }

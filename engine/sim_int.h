@@ -157,14 +157,28 @@ typedef struct sim_mem {
      * where a piece holds the element.  Elements not held are never written (state stays
      * SIM_UNDEF), so reads fail already; writes and receives test held when it is not NULL. */
     unsigned char *held;
+    /* Live time planes (planes.h): dimension `fold` (-1: none) stores only ext[fold] planes, the
+     * global index x at storage index (x - lo) mod ext[fold], within lo .. lo + fext - 1;
+     * ptag[k] is the index plane k holds (INT64_MIN: none yet); ptag is NULL when none folds.  A read of a plane not held is a
+     * read of an undefined element; a write takes the plane over, clearing what it held
+     * (sim_plane_take).  recv_gone counts the received elements of planes cleared so. */
+    int fold;
+    int64_t fext;
+    int64_t *ptag;
+    int64_t recv_gone;
+    int slow;                     /* lat_abs or fold: every subscript through sim_mem_slot */
 } sim_mem;
 
 static inline int64_t sim_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* Does m keep only the live planes of dimension d?  (A zeroed memory folds nothing.) */
+static inline int sim_folded(const sim_mem *m, int d) { return m->ptag && d == m->fold; }
 
 /* Storage index in dimension d of access index x, or -1 when m does not hold it. */
 static inline int64_t sim_mem_slot(const sim_mem *m, int d, int64_t x)
 {
     uint64_t r = (uint64_t)x - (uint64_t)m->lo[d];
+    if (sim_folded(m, d)) return r < (uint64_t)m->fext ? (int64_t)(r & (uint64_t)(m->ext[d] - 1)) : -1;
     if (m->lat_abs && m->lat_s[d]) {
         if (x < m->lo[d]) return -1;
         int64_t q = x - m->lo[d], s = m->lat_s[d], b = m->lat_b[d];
@@ -173,6 +187,12 @@ static inline int64_t sim_mem_slot(const sim_mem *m, int d, int64_t x)
     }
     return r < (uint64_t)m->ext[d] ? (int64_t)r : -1;
 }
+
+/* The extent of dimension d in indices (the storage's, except for a folded dimension). */
+static inline int64_t sim_mem_span(const sim_mem *m, int d) { return sim_folded(m, d) ? m->fext : m->ext[d]; }
+
+/* Folded memories: makes storage plane k hold index x, clearing the plane (sim.c). */
+void sim_plane_take(sim_mem *m, int64_t k, int64_t x);
 
 /* The global index in dimension d of storage index r. */
 static inline int64_t sim_mem_global(const sim_mem *m, int d, int64_t r)

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "export_int.h"
+#include "planes.h"
 
 /* ---- statement kinds -------------------------------------------------------------------------- */
 
@@ -85,192 +86,18 @@ int xf_exchange_parse(const char *s, xf_exchange *out)
     return 0;
 }
 
-/* ---- accesses --------------------------------------------------------------------------------- */
-
-/* Calls fn on every array access (and 0-d array name) in e; `write` for the left-hand side. */
-typedef void (*ex_access_fn)(void *ctx, const ir_expr *acc, int write, int send_as, const ir_expr *const *as);
-
-static void ex_expr_accesses(const ir_expr *e, ex_access_fn fn, void *ctx)
-{
-    if (!e) return;
-    switch (e->kind) {
-    case IR_E_ACCESS:
-        fn(ctx, e, 0, 0, NULL);
-        for (int i = 0; i < e->u.access.nidx; i++) ex_expr_accesses(e->u.access.idx[i], fn, ctx);
-        return;
-    case IR_E_NAME:
-        if (e->u.name.nk == IR_N_ARRAY) fn(ctx, e, 0, 0, NULL);
-        return;
-    case IR_E_UNARY: case IR_E_BINARY:
-        ex_expr_accesses(e->u.op.a, fn, ctx);
-        ex_expr_accesses(e->u.op.b, fn, ctx);
-        return;
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) ex_expr_accesses(e->u.call.args[i], fn, ctx);
-        return;
-    case IR_E_REDUCE:
-        ex_expr_accesses(e->u.reduce.lo, fn, ctx);
-        ex_expr_accesses(e->u.reduce.hi, fn, ctx);
-        ex_expr_accesses(e->u.reduce.body, fn, ctx);
-        return;
-    default: return;
-    }
-}
-
-static void ex_block_accesses(const ir_block *b, ex_access_fn fn, void *ctx)
-{
-    for (int i = 0; i < b->n; i++) {
-        const ir_stmt *s = b->stmts[i];
-        switch (s->kind) {
-        case IR_S_ASSIGN:
-            fn(ctx, s->u.assign.lhs, 1, 0, NULL);
-            if (s->u.assign.lhs->kind == IR_E_ACCESS)
-                for (int k = 0; k < s->u.assign.lhs->u.access.nidx; k++)
-                    ex_expr_accesses(s->u.assign.lhs->u.access.idx[k], fn, ctx);
-            ex_expr_accesses(s->u.assign.rhs, fn, ctx);
-            break;
-        case IR_S_LET: ex_expr_accesses(s->u.let.value, fn, ctx); break;
-        case IR_S_IF:
-            ex_expr_accesses(s->u.if_.cond, fn, ctx);
-            ex_block_accesses(s->u.if_.then_blk, fn, ctx);
-            if (s->u.if_.else_blk) ex_block_accesses(s->u.if_.else_blk, fn, ctx);
-            break;
-        case IR_S_FOR:
-            for (int k = 0; k < s->u.for_.nvars; k++) {
-                ex_expr_accesses(s->u.for_.vars[k].lo, fn, ctx);
-                ex_expr_accesses(s->u.for_.vars[k].hi, fn, ctx);
-                ex_expr_accesses(s->u.for_.vars[k].step, fn, ctx);
-            }
-            ex_block_accesses(s->u.for_.body, fn, ctx);
-            break;
-        case IR_S_SEND:
-            fn(ctx, s->u.send.what, 0, 0, NULL);
-            if (s->u.send.as_idx) fn(ctx, s->u.send.what, 0, 1, (const ir_expr *const *)s->u.send.as_idx);
-            for (int k = 0; k < s->u.send.what->u.access.nidx; k++)
-                ex_expr_accesses(s->u.send.what->u.access.idx[k], fn, ctx);
-            ex_expr_accesses(s->u.send.to_lo, fn, ctx);
-            ex_expr_accesses(s->u.send.to_hi, fn, ctx);
-            ex_expr_accesses(s->u.send.when, fn, ctx);
-            break;
-        case IR_S_COLL:
-            for (int k = 0; k < s->u.coll.nsrc; k++) {
-                ex_expr_accesses(s->u.coll.src[k], fn, ctx);
-                if (s->u.coll.src_lo && s->u.coll.src_lo[k]) {
-                    ex_expr_accesses(s->u.coll.src_lo[k], fn, ctx);
-                    ex_expr_accesses(s->u.coll.src_hi[k], fn, ctx);
-                }
-            }
-            for (int k = 0; k < s->u.coll.ndst; k++) {
-                if (!s->u.coll.dst[k]) continue;
-                fn(ctx, s->u.coll.dst[k], 1, 0, NULL);
-                if (s->u.coll.dst[k]->kind == IR_E_ACCESS)
-                    for (int i = 0; i < s->u.coll.dst[k]->u.access.nidx; i++)
-                        ex_expr_accesses(s->u.coll.dst[k]->u.access.idx[i], fn, ctx);
-                if (s->u.coll.dst_lo && s->u.coll.dst_lo[k]) {
-                    ex_expr_accesses(s->u.coll.dst_lo[k], fn, ctx);
-                    ex_expr_accesses(s->u.coll.dst_hi[k], fn, ctx);
-                }
-            }
-            ex_expr_accesses(s->u.coll.root, fn, ctx);
-            ex_expr_accesses(s->u.coll.by, fn, ctx);
-            break;
-        }
-    }
-}
-
-/* `t + c` (t the loop variable of slot tslot): 1 and *c, else 0. */
-static int ex_time_sub(const ir_expr *e, int tslot, int64_t *c)
-{
-    if (e->kind == IR_E_NAME && e->u.name.nk == IR_N_LOOPVAR && e->u.name.index == tslot) { *c = 0; return 1; }
-    if (e->kind != IR_E_BINARY || (e->u.op.op != IR_OP_ADD && e->u.op.op != IR_OP_SUB)) return 0;
-    const ir_expr *a = e->u.op.a, *b = e->u.op.b;
-    int64_t k;
-    if (b->kind == IR_E_INT && ex_time_sub(a, tslot, &k)) {
-        *c = e->u.op.op == IR_OP_ADD ? k + b->u.ival : k - b->u.ival;
-        return 1;
-    }
-    if (e->u.op.op == IR_OP_ADD && a->kind == IR_E_INT && ex_time_sub(b, tslot, &k)) { *c = k + a->u.ival; return 1; }
-    return 0;
-}
-
-/* ---- time planes ------------------------------------------------------------------------------ */
-
-typedef struct ex_fold_scan {
-    int array, dim, tslot;
-    int ok;
-    int64_t cw, cmin;
-    int have_write;
-} ex_fold_scan;
-
-static void ex_fold_visit(void *ctx, const ir_expr *acc, int write, int send_as, const ir_expr *const *as)
-{
-    ex_fold_scan *f = ctx;
-    int arr = acc->kind == IR_E_ACCESS ? acc->u.access.array_index : acc->u.name.index;
-    if (arr != f->array || !f->ok) return;
-    if (acc->kind != IR_E_ACCESS) { f->ok = 0; return; }
-    if (!send_as && f->dim >= acc->u.access.nidx) { f->ok = 0; return; }   /* a collective's block */
-    const ir_expr *sub = send_as ? as[f->dim] : acc->u.access.idx[f->dim];
-    int64_t c;
-    if (!ex_time_sub(sub, f->tslot, &c)) { f->ok = 0; return; }
-    if (write) {
-        if (f->have_write && c != f->cw) { f->ok = 0; return; }
-        f->cw = c;
-        f->have_write = 1;
-    }
-    if (c < f->cmin) f->cmin = c;
-}
-
-static int ex_const(const ir_program *p, const int64_t *pv, const ir_expr *e, int64_t *v)
-{
-    diag_list d;
-    diag_list_init(&d);
-    double r;
-    int real = 0;
-    int rc = ir_const_eval(p, e, pv, v, &r, &real, &d);
-    diag_list_free(&d);
-    return rc == 0 && !real;
-}
+/* ---- time planes (engine/planes.c decides) ---------------------------------------------------- */
 
 static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
 {
-    const ir_program *p = pl->p;
     a->fold = -1;
-    if (pl->tslot < 0 || pl->tstep != 1 || pl->shared || a->pieced) return;
-    const ir_loopvar *tv = &pl->nest->u.for_.vars[0];
-    int64_t tlo, thi;
-    if (!ex_const(p, pl->pv, tv->lo, &tlo) || !ex_const(p, pl->pv, tv->hi, &thi) || thi < tlo) return;
-    int nd = a->decl->u.array.ndims;
-    for (int d = 0; d < nd; d++) {
-        ex_fold_scan f = {index, d, pl->tslot, 1, 0, INT64_MAX, 0};
-        ex_block_accesses(p->body, ex_fold_visit, &f);
-        if (!f.ok || !f.have_write || f.cmin > f.cw) continue;
-        int64_t w = f.cw - f.cmin + 1, lo, hi;
-        if (!ex_const(p, pl->pv, a->decl->u.array.lo[d], &lo) || !ex_const(p, pl->pv, a->decl->u.array.hi[d], &hi)) continue;
-        if (w >= hi - lo + 1) continue;
-        int ok = 1;
-        for (int k = 0; ok && k < p->ndecls; k++) {
-            const ir_decl *dc = p->decls[k];
-            int64_t v;
-            if (dc->kind == IR_D_INIT && dc->u.init.array_index == index) {
-                const ir_expr *x = dc->u.init.idx[d];
-                if (x->kind == IR_E_NAME && x->u.name.nk == IR_N_INITVAR) ok = 0;
-                else if (!ex_const(p, pl->pv, x, &v) || v < tlo + f.cmin || v > tlo + f.cw - 1) ok = 0;
-            } else if (dc->kind == IR_D_OUTPUT && dc->u.output.array_index == index) {
-                if (dc->u.output.nidx <= d || !ex_const(p, pl->pv, dc->u.output.idx[d], &v) || v != thi + f.cw) ok = 0;
-                else a->mark_plane = v;
-            } else if (dc->kind == IR_D_DIST && dc->u.dist.array_index == index && dc->u.dist.dk == IR_DIST_LOCAL) {
-                int64_t dl, dh, off = 0;
-                if (!ex_const(p, pl->pv, dc->u.dist.lo[d], &dl) || !ex_const(p, pl->pv, dc->u.dist.hi[d], &dh) ||
-                    dl != lo || dh != hi || (dc->u.dist.offset && (!ex_const(p, pl->pv, dc->u.dist.offset[d], &off) || off)))
-                    ok = 0;
-            }
-        }
-        if (!ok) continue;
-        a->fold = d;
-        a->fold_w = w;
-        a->fold_cw = f.cw;
+    ir_planes pn;
+    if (pl->tslot < 0 || pl->shared || a->pieced || !ir_live_planes(pl->p, pl->pv, index, &pl->nest->u.for_.vars[0], &pn))
         return;
-    }
+    a->fold = pn.dim;
+    a->fold_w = pn.w;
+    a->fold_cw = pn.cw;
+    if (pn.mark != INT64_MIN) a->mark_plane = pn.mark;
 }
 
 /* ---- pieced local memories -------------------------------------------------------------------- */
@@ -342,7 +169,7 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
         for (int d = 0; d < w->u.access.nidx; d++) {
             if (d == a->fold) {
                 int64_t c;
-                if (!ex_time_sub(idx[d], pl->tslot, &c)) { ex_halo_fail(h, s, "sends a time plane that is not t + c"); return; }
+                if (!ir_time_sub(idx[d], pl->tslot, &c)) { ex_halo_fail(h, s, "sends a time plane that is not t + c"); return; }
                 if (h->send_c[arr] != INT64_MIN && h->send_c[arr] != c) {
                     ex_halo_fail(h, s, "sends another time plane than the other sends of its array");
                     return;
@@ -501,7 +328,7 @@ static void ex_own_block(ex_own_scan *o, const ir_block *b)
         if (s->kind == IR_S_FOR) { ex_own_block(o, s->u.for_.body); continue; }
         if (s->kind != IR_S_COLL) {
             ir_block one = {(ir_stmt **)&b->stmts[i], 1, NULL, {0}};
-            ex_block_accesses(&one, ex_own_visit, o);
+            ir_block_accesses(&one, ex_own_visit, o);
             continue;
         }
         /* a collective: its blocks one by one (a [rp .. rp] range is the own row), then the rest */
@@ -526,14 +353,14 @@ static void ex_own_block(ex_own_scan *o, const ir_block *b)
                 for (int k = 0; k < nb[side]; k++) {
                     const ir_expr *e = blk[side][k];
                     if (e && e->kind == IR_E_ACCESS)
-                        for (int d = 0; d < e->u.access.nidx; d++) ex_expr_accesses(e->u.access.idx[d], ex_own_visit, o);
+                        for (int d = 0; d < e->u.access.nidx; d++) ir_expr_accesses(e->u.access.idx[d], ex_own_visit, o);
                     if (lo[side] && lo[side][k]) {
-                        ex_expr_accesses(lo[side][k], ex_own_visit, o);
-                        ex_expr_accesses(hi[side][k], ex_own_visit, o);
+                        ir_expr_accesses(lo[side][k], ex_own_visit, o);
+                        ir_expr_accesses(hi[side][k], ex_own_visit, o);
                     }
                 }
-            ex_expr_accesses(s->u.coll.root, ex_own_visit, o);
-            ex_expr_accesses(s->u.coll.by, ex_own_visit, o);
+            ir_expr_accesses(s->u.coll.root, ex_own_visit, o);
+            ir_expr_accesses(s->u.coll.by, ex_own_visit, o);
         }
     }
 }
@@ -603,7 +430,7 @@ static void ex_sends(ex_send_scan *c, const ir_block *b)
             int64_t k;
             const ir_expr *w = s->u.send.what;
             if (c->pl->arr[w->u.access.array_index].pieced && !c->pieced) c->pieced = 1 + w->u.access.array_index;
-            if (!ex_time_sub(s->u.send.at, c->pl->tslot, &k) || k != c->pl->tstep) {
+            if (!ir_time_sub(s->u.send.at, c->pl->tslot, &k) || k != c->pl->tstep) {
                 c->bad = s;
                 c->why = "sends for a later time than the next step (only `at t + 1` is exported)";
             } else if (c->pl->p->arrays[w->u.access.array_index]->u.array.elem != IR_DOUBLE) {
@@ -740,7 +567,7 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
         (pl.mpi || p->level == IR_SYN || first == p->body->n - 1)) {
         pl.nest = p->body->stmts[first];
         pl.tslot = pl.nest->u.for_.vars[0].slot;
-        if (pl.nest->u.for_.vars[0].step && !ex_const(p, pl.pv, pl.nest->u.for_.vars[0].step, &pl.tstep)) pl.tstep = 0;
+        if (pl.nest->u.for_.vars[0].step && !ir_const_int(p, pl.nest->u.for_.vars[0].step, pl.pv, &pl.tstep)) pl.tstep = 0;
     }
     if (pl.mpi) {
         if (!pl.nest || first != p->body->n - 1) {
@@ -758,7 +585,7 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
             diag_add(d, p->file, 0, 0, "export: %s: no processor loop in the step nest", p->name);
             goto out;
         }
-        if (pv->step || !ex_const(p, pl.pv, pv->lo, &lo) || !ex_const(p, pl.pv, pv->hi, &hi) || hi < lo) {
+        if (pv->step || !ir_const_int(p, pv->lo, pl.pv, &lo) || !ir_const_int(p, pv->hi, pl.pv, &hi) || hi < lo) {
             diag_add(d, p->file, pv->pos.line, pv->pos.col,
                      "export: the processor loop %s must run over constant bounds with step 1", pv->var);
             goto out;

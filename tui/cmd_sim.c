@@ -86,6 +86,7 @@ int cmd_sim(int argc, char **argv)
     job.bindings = a.bindings;
     job.nbindings = a.nbindings;
     job.model = model;
+    job.all_planes = a.all_planes;
     if (simjob_run(&job, &d) != 0) goto out;
 
     report_input in = {.title = prog->name, .prog = prog,

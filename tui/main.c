@@ -48,7 +48,7 @@ static const cli_command commands[] = {
     {"check", cmd_check, "FILE.apm...", "parse and check programs; report errors as file:line:col"},
     {"fmt", cmd_fmt, "[-w] FILE.apm...", "print the canonical form (-w: rewrite the files)"},
     {"sim", cmd_sim, "FILE.apm|NODE [-D name=value]... [--machine M] [--model polyapm|bsp|hockney]\n"
-                     "        [--against SRC] [--set key=value]... [--trace] [--json]",
+                     "        [--against SRC] [--set key=value]... [--trace] [--json] [--all-planes]",
      "simulate on the program's APM level, verify against the source, report the cost"},
     {"deps", cmd_deps, "FILE.apm|NODE [-D name=value]... [--fixed] [--json]",
      "the dependences between statement instances (flow; anti/output where memory is reused)"},

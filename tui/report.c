@@ -202,6 +202,7 @@ void report_sim_json(FILE *out, const report_input *in)
             fprintf(out, ",\"full_memory\":%" PRId64, r->full_elems);
             if (r->recv_elems) { fputs(",\"received_memory\":", out); json_ints(out, r->recv_elems, c->nprocs); }
         }
+        fprintf(out, ",\"simulator_bytes\":%" PRId64, r->array_bytes);
     }
     if (in->ref_cost) {
         fputs(",\"reference_cost\":", out); json_number(out, in->ref_cost->total);

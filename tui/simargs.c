@@ -34,6 +34,7 @@ static int opt_set(simargs *a, char *v)
 static int opt_json(simargs *a, char *v) { (void)v; a->json = 1; return 0; }
 static int opt_trace(simargs *a, char *v) { (void)v; a->trace = 1; return 0; }
 static int opt_force(simargs *a, char *v) { (void)v; a->force = 1; return 0; }
+static int opt_all_planes(simargs *a, char *v) { (void)v; a->all_planes = 1; return 0; }
 
 static const struct {
     const char *name;
@@ -52,6 +53,7 @@ static const struct {
     {"--json", 0, SIMARGS_FILE | SIMARGS_NODE, opt_json, ""},
     {"--trace", 0, SIMARGS_FILE | SIMARGS_NODE, opt_trace, ""},
     {"--force", 0, SIMARGS_NODE, opt_force, ""},
+    {"--all-planes", 0, SIMARGS_FILE, opt_all_planes, ""},
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
 

@@ -18,7 +18,7 @@ typedef struct simargs {
     int nbindings;
     struct { char *key; double value; } sets[SIMARGS_MAX_SETS];
     int nsets;
-    int json, trace, force;
+    int json, trace, force, all_planes;
 } simargs;
 
 /* Which options a form accepts (the others are usage errors). */

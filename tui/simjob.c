@@ -32,7 +32,7 @@ int simjob_run(simjob *j, diag_list *d)
     const char *model = j->model ? j->model : "polyapm";
     j->verified = -1;
     sim_options opt = {.bindings = j->bindings, .nbindings = j->nbindings, .cancel = j->cancel,
-                       .progress = j->progress, .progress_ctx = j->progress_ctx};
+                       .progress = j->progress, .progress_ctx = j->progress_ctx, .all_planes = j->all_planes};
     j->res = sim_run(j->prog, &opt);
     if (!j->res) { diag_add(d, j->prog->file, 0, 0, "out of memory"); return -1; }
     if (!j->res->ok || j->res->cancelled) {
@@ -52,7 +52,7 @@ int simjob_run(simjob *j, diag_list *d)
     }
     int nb = 0;
     ir_binding *b = final_bindings(j, &nb);
-    sim_options ropt = {.bindings = b, .nbindings = nb, .cancel = j->cancel};
+    sim_options ropt = {.bindings = b, .nbindings = nb, .cancel = j->cancel, .all_planes = j->all_planes};
     j->ref_res = sim_run(j->ref, &ropt);
     free(b);
     if (!j->ref_res || !j->ref_res->ok || j->ref_res->cancelled) {

@@ -21,6 +21,7 @@ typedef struct simjob {
     volatile int *cancel;
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
+    int all_planes;               /* store every time plane (both runs) */
     /* outputs (owned; simjob_free releases) */
     sim_result *res, *ref_res;
     cost_summary cost, ref_cost;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Live time planes (engine/planes.c): the simulator keeps only the planes a step can still read
+# (FD's a[0..steps][..][..]: two) and reports exactly what it reports when it keeps every plane
+# (`sim --all-planes`): costs, checksums, verification, violations and their texts, local and
+# received memory — for every program of the examples and the test corpus, broken ones included.
+# The memory it takes (`simulator_bytes`) is the live planes' alone:
+#  - findiff n=256: 2 x 256 x 256 x 9 bytes (value + state) = 1,179,648, was 22 planes;
+#  - the thesis's syndm leaf: 4 processors x 2 x 130 x 130 x 9 = 1,216,800;
+#  - three live planes where a step reads t - 1 and t - 2 (two initialised), kept as four (the
+#    simulator rounds the live planes up to a power of two to index them with a mask); none dropped where
+#    every step reads the first plane; a plane never written stays undefined (gap.apm).
+source "$(dirname "$0")/../lib.sh"
+cd "$ROOT"
+
+# JSON of a run without its wall time and its memory, for comparison
+strip() { python3 -c "import json,sys; j=json.load(sys.stdin); [j.pop(k) for k in list(j) if 'seconds' in k or k == 'simulator_bytes']; print(json.dumps(j, sort_keys=True))"; }
+bytes() { "$POLYAPM" sim "$@" --json 2>/dev/null | json "j['simulator_bytes']"; }
+
+n=0 folded=0
+for f in examples/*.apm examples/thesis/*.apm tests/sim/*.apm tests/sim/planes/*.apm tests/broken/*.apm \
+         tests/xf/pieces/*.apm tests/mpi/pieces/*.apm tests/coll/*.apm; do
+    live=$("$POLYAPM" sim "$f" --json 2>"$TMP/e1"); rc1=$?
+    all=$("$POLYAPM" sim "$f" --json --all-planes 2>"$TMP/e2"); rc2=$?
+    if [ -z "$live" ]; then   # refused before running: the same diagnostics
+        expect_eq "$f: the same refusal with every plane" "$rc1 $(cat "$TMP/e1")" "$rc2 $(cat "$TMP/e2")"
+        continue
+    fi
+    n=$((n + 1))
+    a=$(printf '%s' "$live" | strip) b=$(printf '%s' "$all" | strip)
+    if [ "$rc1 $a" = "$rc2 $b" ]; then ok "$f: the same result with every plane (exit $rc1)"
+    else fail "$f: the same result with every plane" "$(diff <(printf '%s\n' "$a" | tr ',' '\n') <(printf '%s\n' "$b" | tr ',' '\n') | head -10)"; fi
+    bl=$(printf '%s' "$live" | json "j['simulator_bytes']") ba=$(printf '%s' "$all" | json "j['simulator_bytes']")
+    [ "$bl" -lt "$ba" ] && folded=$((folded + 1))
+done
+expect_eq "every program of the corpus ran both ways ($n), some with fewer planes ($folded)" \
+    "$([ $n -ge 40 ] && [ $folded -ge 8 ] && echo yes)" yes
+
+expect_eq "findiff n=256: two planes of 256 x 256" "$(bytes examples/findiff.apm)" 1179648
+expect_eq "findiff n=256 --all-planes: 22 planes" "$(bytes examples/findiff.apm --all-planes)" 12976128
+expect_eq "fd-syndm: 4 x 2 planes of 130 x 130" "$(bytes examples/thesis/fd-syndm.apm)" 1216800
+expect_eq "three.apm: three live planes of 6, stored as four (a power of two)" "$(bytes tests/sim/planes/three.apm)" 216
+expect_eq "first.apm: every step reads plane 0, all 10 planes kept" "$(bytes tests/sim/planes/first.apm)" 540
+"$POLYAPM" sim tests/sim/planes/gap.apm --json >"$TMP/gap.json"
+expect_eq "gap.apm: two planes kept" "$(json "j['simulator_bytes']" <"$TMP/gap.json")" 144
+expect_match "gap.apm: the never-written a[2][3] is an undefined read" \
+    "$(json "j['violations'][0]['text']" <"$TMP/gap.json")" "^undefined read: a\[2\]\[3\] has no value yet"
+# syn and syncomm keep race records per element: FD at n=1024 needs 22 planes x 1024^2 x 25
+# bytes = 577 MB with every plane, 2 planes (52 MB) live
+"$POLYAPM" sim examples/thesis/fd-syncomm.apm -D n=1024 -D steps=21 --json >"$TMP/big.json"
+expect_eq "fd-syncomm n=1024: verified in 2 x 1024 x 1024 x 25 bytes" \
+    "$(json "j['verified'], j['simulator_bytes']" <"$TMP/big.json")" "True 52428800"
+finish
