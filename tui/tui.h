@@ -164,6 +164,7 @@ struct tui {
     const tui_view *view;
     int menu_sel;
     const void *menu_items[64];        /* const xf_transform * applicable here */
+    char *menu_gain[64];               /* each one's predicted gain (owned), or NULL */
     int nmenu;
     tui_form form;
     int cmp_sel, cmp_top;
@@ -218,6 +219,7 @@ void tui_cost_free(tui *t);
 
 /* tui_menu.c */
 void tui_menu_open(tui *t);
+void tui_menu_free(tui *t);            /* the menu's gains (at exit; the menu reopens itself) */
 extern const tui_view tui_menu_view, tui_form_view;
 
 /* tui_compare.c */

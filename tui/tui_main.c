@@ -365,6 +365,7 @@ out:
     tui_tree_free(t);
     tui_program_free(t);
     tui_cost_free(t);
+    tui_menu_free(t);
     free(t->cmp);
     free(t->cmp_meas);
     store_close(t->s);

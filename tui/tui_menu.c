@@ -1,7 +1,8 @@
 /*
  * tui_menu.c — applying a transform: the menu lists the registry's transforms that apply to the
  * selected node (its level and the transform's applicability test), so a transform added to the
- * registry appears here without a change; Enter opens a form of its parameters (defaults filled
+ * registry appears here without a change; the selected one's predicted gain (the fusion rules',
+ * Table 1 under the current machine profile) is shown under the list; Enter opens a form of its parameters (defaults filled
  * in, candidate values cycled with ^N/^P, one free field for further key=value arguments).
  * Enter in the form applies through ops_apply: on success the child is selected and simulated in
  * the background; a refusal or a bad parameter is shown in the form and nothing is written.
@@ -55,12 +56,31 @@ static ir_program *sel_program(tui *t)
     return p;
 }
 
+/* Text on up to `lines` rows of width w from (y, x), broken at spaces. */
+static void draw_wrapped(int y, int x, int w, int lines, const char *s)
+{
+    for (int l = 0; l < lines && *s && w > 0; l++) {
+        int n = (int)strlen(s);
+        if (n > w) {
+            n = w;
+            while (n > w / 2 && s[n] != ' ') n--;
+            if (s[n] != ' ') n = w;
+        }
+        mvaddnstr(y + l, x, s, n);
+        s += n;
+        while (*s == ' ') s++;
+    }
+}
+
 static void menu_draw(tui *t)
 {
-    int y, x, h, w;
-    overlay_geom(t, t->nmenu + 4, 76, &y, &x, &h, &w);
+    int y, x, h, w, glines = 0;
+    for (int i = 0; i < t->nmenu; i++) if (t->menu_gain[i]) glines = 2;
+    overlay_geom(t, t->nmenu + 4 + glines, 76, &y, &x, &h, &w);
     tui_box(y, x, h, w, " apply a transform (Enter or 1-9 choose, Esc back) ");
-    for (int i = 0; i < t->nmenu && i < h - 2; i++) {
+    if (glines && t->menu_sel < t->nmenu && t->menu_gain[t->menu_sel])
+        draw_wrapped(y + h - 1 - glines, x + 2, w - 4, glines, t->menu_gain[t->menu_sel]);
+    for (int i = 0; i < t->nmenu && i < h - 3 - glines; i++) {
         const xf_transform *xf = t->menu_items[i];
         char line[TUI_LINE];
         snprintf(line, sizeof line, " %d %-10s %s", i + 1, xf->name, xf->summary ? xf->summary : "");
@@ -91,11 +111,20 @@ static int menu_key(tui *t, int ch)
 
 const tui_view tui_menu_view = {"menu", menu_draw, menu_key};
 
+void tui_menu_free(tui *t)
+{
+    for (int i = 0; i < t->nmenu; i++) {
+        free(t->menu_gain[i]);
+        t->menu_gain[i] = NULL;
+    }
+    t->nmenu = 0;
+}
+
 void tui_menu_open(tui *t)
 {
     ir_program *p = sel_program(t);
     if (!p) return;
-    t->nmenu = 0;
+    tui_menu_free(t);
     t->menu_sel = 0;
     for (int i = 0; i < xf_count() && t->nmenu < 64; i++) {
         const xf_transform *xf = xf_at(i);
@@ -103,7 +132,9 @@ void tui_menu_open(tui *t)
         char *why = NULL;
         int ok = !xf->applicable || xf->applicable(p, &why);
         free(why);
-        if (ok) t->menu_items[t->nmenu++] = xf;
+        if (!ok) continue;
+        t->menu_gain[t->nmenu] = xf->predict ? xf->predict(p, &t->profile) : NULL;
+        t->menu_items[t->nmenu++] = xf;
     }
     ir_program_free(p);
     if (!t->nmenu) {
