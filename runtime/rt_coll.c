@@ -3,8 +3,9 @@
  * rt_val: groups (MPI_Comm_split), bcast, scatter, gather/allgather, multicast, the rank-order
  * reductions and scans (an MPI collective where MPI's result is the simulator's bit for bit,
  * else a gather and the simulator's own rank-order fold), and the balanced forms of the fusion
- * rules: reduce_bal (the balanced tree with the missing leaves on the left) and scan_bal (the
- * butterfly, one MPI_Sendrecv per round).  Every function is collective over its group.
+ * rules: reduce_bal (the balanced tree with the missing leaves on the left, exchanged along the
+ * tree) and scan_bal (the butterfly, one MPI_Sendrecv per round).  Every function is collective
+ * over its group.
  */
 #include "rt.h"
 
@@ -161,40 +162,50 @@ static int rt_ceil_log2(int p)
     return l;
 }
 
+/* reduce_bal as the tree itself.  The leaves are right-aligned in 2^L positions (rank r at
+ * position r + 2^L - size: the missing leaves on the left).  In the round joining halves of h
+ * positions into blocks of 2h, a block's value is held by the rank at its last position; it
+ * receives the left half's value from the rank at that half's last position when the half has a
+ * leaf, and combines (left, right) as the tree does, or applies `one` to the right half alone.
+ * After L rounds rank size - 1 holds the root and sends it to `root` (all_ranks: broadcasts it):
+ * L messages on the longest path instead of a gather of every leaf. */
 void rt_coll_reduce_bal(int all_ranks, const rt_val *in, rt_val *out, int64_t n, const rt_opdesc *op,
                         int root, MPI_Comm g)
 {
     int nf = op->nf, size = rt_size(g), rank = rt_rank(g);
+    int width = 1 << rt_ceil_log2(size), pad = width - size, pos = rank + pad;
     size_t tb = (size_t)n * (size_t)nf * sizeof(rt_val);
-    rt_val *leaves = rt_malloc((size_t)size * (tb ? tb : 1));
-    rt_coll_gather(in, n, leaves, nf, all_ranks ? -1 : root, g);
-    if (!all_ranks && rank != root) { free(leaves); return; }
-    int width = 1 << rt_ceil_log2(size);
-    rt_val *nodes = rt_malloc((size_t)width * (size_t)nf * sizeof *nodes);
-    unsigned char *have = rt_malloc((size_t)width);
-    for (int64_t j = 0; j < n; j++) {
-        /* the leaves right-aligned: the missing ones are on the left */
-        for (int i = 0; i < width; i++) {
-            int r = i - (width - size);
-            have[i] = r >= 0;
-            if (r >= 0) memcpy(&nodes[(size_t)i * nf], &leaves[((size_t)r * (size_t)n + (size_t)j) * (size_t)nf],
-                               (size_t)nf * sizeof *nodes);
+    rt_val *acc = rt_malloc(tb ? tb : 1), *theirs = rt_malloc(tb ? tb : 1);
+    memmove(acc, in, tb);
+    int holder = 1;
+    for (int h = 1; h < width && holder; h *= 2) {
+        int last = pos / (2 * h) * (2 * h) + 2 * h - 1, mid = last - h;
+        if (pos == mid) {   /* the left half's value goes to the block's holder */
+            RT_CHECK(MPI_Send(acc, rt_bytes(n, nf), MPI_BYTE, last - pad, h, g));
+            holder = 0;
+            continue;
         }
-        for (int w = width; w > 1; w /= 2)
-            for (int i = 0; i < w / 2; i++) {
-                rt_val *l = &nodes[(size_t)(2 * i) * nf], *r = &nodes[(size_t)(2 * i + 1) * nf], res[RT_MAX_FIELDS];
-                int hl = have[2 * i], hr = have[2 * i + 1];
-                if (hl && hr) op->combine(l, r, res);
-                else if (hr) op->one(r, NULL, res);
-                else if (hl) memcpy(res, l, (size_t)nf * sizeof *res);
-                have[i] = hl || hr;
-                if (have[i]) memcpy(&nodes[(size_t)i * nf], res, (size_t)nf * sizeof *res);
-            }
-        memcpy(&out[j * nf], nodes, (size_t)nf * sizeof *out);
+        if (mid >= pad)
+            RT_CHECK(MPI_Recv(theirs, rt_bytes(n, nf), MPI_BYTE, mid - pad, h, g, MPI_STATUS_IGNORE));
+        for (int64_t j = 0; j < n; j++) {
+            rt_val res[RT_MAX_FIELDS];
+            if (mid >= pad) op->combine(&theirs[j * nf], &acc[j * nf], res);
+            else op->one(&acc[j * nf], NULL, res);
+            memcpy(&acc[j * nf], res, (size_t)nf * sizeof *res);
+        }
     }
-    free(nodes);
-    free(have);
-    free(leaves);
+    if (all_ranks) {
+        RT_CHECK(MPI_Bcast(acc, rt_bytes(n, nf), MPI_BYTE, size - 1, g));
+        memmove(out, acc, tb);
+    } else if (root == size - 1) {
+        if (rank == root) memmove(out, acc, tb);
+    } else if (rank == size - 1) {
+        RT_CHECK(MPI_Send(acc, rt_bytes(n, nf), MPI_BYTE, root, 0, g));
+    } else if (rank == root) {
+        RT_CHECK(MPI_Recv(out, rt_bytes(n, nf), MPI_BYTE, size - 1, 0, g, MPI_STATUS_IGNORE));
+    }
+    free(acc);
+    free(theirs);
 }
 
 void rt_coll_scan_bal(const rt_val *in, rt_val *out, int64_t n, const rt_opdesc *op, MPI_Comm g)

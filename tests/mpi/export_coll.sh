@@ -3,7 +3,8 @@
 # C+MPI (transforms/export_coll.c, runtime/rt_coll.c): polyeval, zran3, zran3-rounds, sorted, scanscan,
 # reductions (user operators: tuples, non-commutative, global view) at 1, 2, 3, 4 and 8 ranks,
 # multicast at 1 and 4 (N = 1, 2) and after the multicast -> scatter & bcast law (groups), the
-# fused polyeval (BS-Comcast: repeat) and zran3 (reduction fusion), reduce_bal (SR), scan_bal (SS)
+# fused polyeval (BS-Comcast: repeat) and zran3 (reduction fusion), reduce_bal (SR; on doubles too,
+# to root 0 and as allreduce_bal at 1-8 ranks: the runtime exchanges along the tree), scan_bal (SS)
 # and local repeat (BR) from the fusion rules: each builds with -Werror and prints the checksum
 # of `polyapm sim`.  Refusals: a processor reading another's row, a syncomm program with sends.
 . "$(dirname "$0")/../lib.sh"
@@ -48,6 +49,16 @@ for c in sr-reduction:sr:reduce_bal ss-scan:ss:scan_bal br-local:br:repeat; do
     "$POLYAPM" apply "$D/$f.apm" "$rule" -o "$TMP/f-$f.apm" >/dev/null
     expect_match "$rule: the program uses $what" "$(cat "$TMP/f-$f.apm")" "$what"
     runs "$rule ($what)" "$TMP/f-$f.apm" procs "3:3 5:5" -D seed=5
+done
+# reduce_bal exchanged along its tree: on doubles (the checksum matches only in the tree's own
+# order), to root 0 and as allreduce, at 1-8 ranks (3, 5, 6, 7: leaves missing on the left)
+sed -e 's/ int$/ double/' -e 's|\(init x\[q\]\[j\] = \)\(.*\)$|\1(\2) / 7.0|' -e 's/to procs - 1$/to 0/' \
+    -e 's/^output z\[procs - 1\]/output z[0]/' "$D/sr.apm" >"$TMP/sr0.apm"
+sed -e 's/z\[rp\] = reduce(+) y\[rp\] to 0/z[rp] = allreduce(+) y[rp]/' -e 's/^output z\[0\]/output z/' "$TMP/sr0.apm" >"$TMP/sra.apm"
+for f in sr0:reduce_bal sra:allreduce_bal; do
+    "$POLYAPM" apply "$TMP/${f%%:*}.apm" sr-reduction -o "$TMP/${f%%:*}-f.apm" >/dev/null
+    expect_match "sr-reduction on doubles (${f%%:*}): ${f#*:}" "$(cat "$TMP/${f%%:*}-f.apm")" "= ${f#*:}\(fuse_sr\)"
+    runs "sr-reduction on doubles (${f#*:})" "$TMP/${f%%:*}-f.apm" procs "1:1 2:2 3:3 4:4 5:5 6:6 7:7 8:8"
 done
 
 # refusals
