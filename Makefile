@@ -3,7 +3,7 @@
 #   make run         install missing Debian packages (as root), build, open the TUI on an example
 #   make test        build and run every test (unit, command line, TUI, MPI)
 #   make check-asan  the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make fuzz        a bounded libFuzzer run of the parser (FUZZ_SECONDS, default 60)
+#   make fuzz        bounded libFuzzer runs of the parser and the simulator (FUZZ_SECONDS each, default 60)
 #   make bench       benchmarks, printing ratios measured side by side in one run
 #   make install PREFIX=/usr/local    make clean    make deps
 #
@@ -108,13 +108,16 @@ check-asan:
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" test
 
 fuzz: deps-check
-	@mkdir -p $(BUILD)/fuzz
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-sim
 	clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iengine \
 	  tests/fuzz/fuzz_parse.c $(ENGINE_SRC) -lm -o $(BUILD)/fuzz/fuzz_parse
-	@mkdir -p $(BUILD)/fuzz/corpus
+	clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iengine \
+	  tests/fuzz/fuzz_sim.c $(ENGINE_SRC) -lm -o $(BUILD)/fuzz/fuzz_sim
 	cp -n tests/fuzz/corpus/* examples/*.apm examples/thesis/*.apm $(BUILD)/fuzz/corpus/ 2>/dev/null || true
 	$(BUILD)/fuzz/fuzz_parse -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 -timeout=5 \
 	  -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_sim -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+	  -artifact_prefix=$(BUILD)/fuzz/sim- $(BUILD)/fuzz/corpus-sim tests/fuzz/corpus-sim
 
 bench: all
 	@BUILD=$(BUILD) tests/bench/run.sh

@@ -149,24 +149,41 @@ static void coll_visit(void *ctx, const ir_expr *acc, int write, int send_as, co
     if ((acc->kind == IR_E_ACCESS ? acc->u.access.array_index : acc->u.name.index) == f->array) f->ok = 0;
 }
 
-/* Clears f->ok when a collective of b names f->array. */
-static void coll_scan(const ir_block *b, fold_scan *f)
+/* Calls fn on every statement of b, nested ones too. */
+static void each_stmt(const ir_block *b, void (*fn)(const ir_stmt *s, fold_scan *f), fold_scan *f)
 {
-    for (int i = 0; i < b->n && f->ok; i++) {
+    for (int i = 0; i < b->n; i++) {
         const ir_stmt *s = b->stmts[i];
+        fn(s, f);
         if (s->kind == IR_S_IF) {
-            coll_scan(s->u.if_.then_blk, f);
-            if (s->u.if_.else_blk) coll_scan(s->u.if_.else_blk, f);
+            each_stmt(s->u.if_.then_blk, fn, f);
+            if (s->u.if_.else_blk) each_stmt(s->u.if_.else_blk, fn, f);
         } else if (s->kind == IR_S_FOR) {
-            coll_scan(s->u.for_.body, f);
-        } else if (s->kind == IR_S_COLL) {
-            ir_block one = {.stmts = (ir_stmt **)&b->stmts[i], .n = 1};
-            ir_block_accesses(&one, coll_visit, f);
+            each_stmt(s->u.for_.body, fn, f);
         }
     }
 }
 
-/* Do the declarations of `array` allow dimension d folded to f's window? */
+/* Clears f->ok when a collective names f->array. */
+static void coll_check(const ir_stmt *s, fold_scan *f)
+{
+    if (s->kind != IR_S_COLL) return;
+    ir_block one = {.stmts = (ir_stmt **)&s, .n = 1};
+    ir_block_accesses(&one, coll_visit, f);
+}
+
+/* Clears f->ok when a send of f->array's element delivers its plane after the plane is dead:
+ * sent at step t to arrive for step t + k, plane t + c lands at the end of step t + k - 1,
+ * when the live planes are t + k - 1 + cmin .. t + k - 1 + cw, so k <= c - cmin + 1. */
+static void send_check(const ir_stmt *s, fold_scan *f)
+{
+    if (s->kind != IR_S_SEND || s->u.send.what->u.access.array_index != f->array) return;
+    const ir_expr *sub = s->u.send.as_idx ? s->u.send.as_idx[f->dim] : s->u.send.what->u.access.idx[f->dim];
+    int64_t c, k;
+    if (!ir_time_sub(sub, f->tslot, &c) || !ir_time_sub(s->u.send.at, f->tslot, &k) || k > c - f->cmin + 1)
+        f->ok = 0;
+}
+
 static int fold_decls_ok(const ir_program *p, const int64_t *pv, int array, int d, int64_t lo, int64_t hi,
                          int64_t tlo, int64_t thi, const fold_scan *f, int64_t *mark)
 {
@@ -197,12 +214,14 @@ int ir_live_planes(const ir_program *p, const int64_t *pv, int array, const ir_l
     if (!ir_const_int(p, tv->lo, pv, &tlo) || !ir_const_int(p, tv->hi, pv, &thi) || thi < tlo) return 0;
     const ir_decl *a = p->arrays[array];
     fold_scan coll = {.array = array, .ok = 1};
-    coll_scan(p->body, &coll);
+    each_stmt(p->body, coll_check, &coll);
     if (!coll.ok) return 0;
     for (int d = 0; d < a->u.array.ndims; d++) {
         fold_scan f = {array, d, tv->slot, 1, 0, INT64_MAX, INT64_MIN, 0};
         ir_block_accesses(p->body, fold_visit, &f);
         if (!f.ok || !f.have_write || f.cmin > f.cw || f.cmax > f.cw) continue;
+        each_stmt(p->body, send_check, &f);
+        if (!f.ok) continue;
         int64_t w = f.cw - f.cmin + 1, lo, hi, mark = INT64_MIN;
         if (!ir_const_int(p, a->u.array.lo[d], pv, &lo) || !ir_const_int(p, a->u.array.hi[d], pv, &hi)) continue;
         if (w >= hi - lo + 1) continue;

@@ -6,8 +6,9 @@
  * `t + c` (t the time loop's variable, c a constant) in every access — writes all at one c = cw,
  * reads at cmin .. cw — step t needs only planes t + cmin .. t + cw: W = cw - cmin + 1 of them,
  * plane x stored at (x - lo) mod W.  Inits may fill planes tlo + cmin .. tlo + cw - 1 (constants)
- * and an output must name the last plane written, thi + cw.  Arrays that a collective names are
- * never folded.
+ * and an output must name the last plane written, thi + cw.  A message must arrive while its
+ * plane is live: sent at t for step t + k into plane t + c, k <= c - cmin + 1 (FD: k = 1, c = 0,
+ * cmin = -1).  Arrays that a collective names are never folded.
  *
  * The access walker is what the analysis (and the exporter's other scans) use to see every array
  * access of a block: assignments (write = 1 for a left-hand side), lets, conditions, loop bounds,

@@ -447,9 +447,11 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
                 sim_msg_violation(c, g, SIM_V_BAD_MESSAGE, "bad message", ", outside the array");
             return;
         }
-        if (sim_folded(m, d) && m->ptag[r] != g->idx[d]) sim_plane_take(m, r, g->idx[d]);
         off += r * m->stride[d];
     }
+    for (int d = 0; d < g->nidx; d++)   /* within bounds: a folded plane is taken over */
+        if (sim_folded(m, d) && m->ptag[sim_mem_slot(m, d, g->idx[d])] != g->idx[d])
+            sim_plane_take(m, sim_mem_slot(m, d, g->idx[d]), g->idx[d]);
     if (m->held && !m->held[off]) {
         sim_msg_violation(c, g, SIM_V_OUTSIDE_LOCAL, "outside local memory", ", outside the receiver's part");
         return;

@@ -142,6 +142,7 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
                                                                     sim_mem *m, const char *verb, int write)
 {
     int64_t off = 0;
+    int64_t plane = -1, px = 0;   /* a folded dimension's storage plane and index, checked last */
     if (SIM_UNLIKELY(m->slow) && !m->lat_abs && n->simple) {   /* folded, simple subscripts */
         const int64_t *fi = c->fi;
         for (int d = 0; d < n->n; d++) {
@@ -153,10 +154,8 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
             } else {
                 if (SIM_UNLIKELY(r >= (uint64_t)m->fext)) { sim_report_oob(c, n, m, verb); return -1; }
                 r &= (uint64_t)(m->ext[d] - 1);
-                if (SIM_UNLIKELY(m->ptag[r] != x)) {
-                    if (!write) { sim_report_undef(c, n, m); return -1; }
-                    sim_plane_take(m, (int64_t)r, x);
-                }
+                plane = (int64_t)r;
+                px = x;
             }
             off += (int64_t)r * m->stride[d];
         }
@@ -167,10 +166,7 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
                                   : sim_sub_eval(c, sb);
             int64_t r = sim_mem_slot(m, d, x);
             if (SIM_UNLIKELY(r < 0)) { sim_report_oob(c, n, m, verb); return -1; }
-            if (sim_folded(m, d) && m->ptag[r] != x) {
-                if (!write) { sim_report_undef(c, n, m); return -1; }
-                sim_plane_take(m, r, x);
-            }
+            if (sim_folded(m, d)) { plane = r; px = x; }
             off += r * m->stride[d];
         }
     } else if (SIM_LIKELY(n->simple)) {
@@ -186,6 +182,10 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
         uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
         if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, verb); return -1; }
         off += (int64_t)r * m->stride[d];
+    }
+    if (SIM_UNLIKELY(plane >= 0) && m->ptag[plane] != px) {   /* within bounds: is the plane held? */
+        if (!write) { sim_report_undef(c, n, m); return -1; }
+        sim_plane_take(m, plane, px);
     }
     return off;
 }

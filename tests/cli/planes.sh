@@ -8,7 +8,8 @@
 #  - the thesis's syndm leaf: 4 processors x 2 x 130 x 130 x 9 = 1,216,800;
 #  - three live planes where a step reads t - 1 and t - 2 (two initialised), kept as four (the
 #    simulator rounds the live planes up to a power of two to index them with a mask); none dropped where
-#    every step reads the first plane; a plane never written stays undefined (gap.apm).
+#    every step reads the first plane or a message arrives after its plane died (late.apm: kept);
+#    a plane never written stays undefined (gap.apm); bounds come before planes (outside.apm).
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 
@@ -40,6 +41,8 @@ expect_eq "findiff n=256 --all-planes: 22 planes" "$(bytes examples/findiff.apm 
 expect_eq "fd-syndm: 4 x 2 planes of 130 x 130" "$(bytes examples/thesis/fd-syndm.apm)" 1216800
 expect_eq "three.apm: three live planes of 6, stored as four (a power of two)" "$(bytes tests/sim/planes/three.apm)" 216
 expect_eq "first.apm: every step reads plane 0, all 10 planes kept" "$(bytes tests/sim/planes/first.apm)" 540
+expect_eq "late.apm: a send for step y + 1, every plane kept" "$(bytes tests/sim/planes/late.apm)" \
+    "$(bytes tests/sim/planes/late.apm --all-planes)"
 "$POLYAPM" sim tests/sim/planes/gap.apm --json >"$TMP/gap.json"
 expect_eq "gap.apm: two planes kept" "$(json "j['simulator_bytes']" <"$TMP/gap.json")" 144
 expect_match "gap.apm: the never-written a[2][3] is an undefined read" \
