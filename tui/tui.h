@@ -149,6 +149,8 @@ struct tui {
     int64_t cost_id;
     char cost_params[256];
     double *work, *comm, *steps;
+    double *mem, mem_full;             /* syndm: local memory per processor, full replication */
+    int nmem;
     int nwork, ncomm, nsteps;
     /* settings */
     int model_i;

@@ -1,8 +1,8 @@
 /*
  * tui_cost.c — the cost pane: the selected node's stored simulation under the current model,
  * machine profile and parameters: total (ticks and predicted seconds), speedup over the root,
- * verified or violations, per-processor bars (# work, = communication and barrier) and the
- * per-step cost as an ASCII sparkline.
+ * verified or violations, at syndm the local memories against full replication, per-processor
+ * bars (# work, = communication and barrier) and the per-step cost as an ASCII sparkline.
  */
 #include <ncurses.h>
 #include <stdio.h>
@@ -16,8 +16,9 @@ void tui_cost_free(tui *t)
     free(t->work);
     free(t->comm);
     free(t->steps);
-    t->work = t->comm = t->steps = NULL;
-    t->nwork = t->ncomm = t->nsteps = 0;
+    free(t->mem);
+    t->work = t->comm = t->steps = t->mem = NULL;
+    t->nwork = t->ncomm = t->nsteps = t->nmem = 0;
 }
 
 static void load(tui *t, int64_t id, int gi)
@@ -47,6 +48,9 @@ static void load(tui *t, int64_t id, int gi)
             t->nwork = ops_json_numbers(m->per_proc, "work", &t->work);
             t->ncomm = ops_json_numbers(m->per_proc, "comm", &t->comm);
             t->nsteps = ops_json_numbers(m->trace, "step_cost", &t->steps);
+            t->nmem = ops_json_numbers(m->report_json, "local_memory", &t->mem);
+            const char *full = m->report_json ? strstr(m->report_json, "\"full_memory\":") : NULL;
+            t->mem_full = full ? strtod(full + strlen("\"full_memory\":"), NULL) : 0;
             snprintf(t->cost_params, sizeof t->cost_params, "%s", m->params ? m->params : "");
             break;
         }
@@ -110,6 +114,18 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
         attron(A_BOLD);
         mvaddnstr(row++, x + 1, line, w - 1);
         attroff(A_BOLD);
+    }
+    if (t->nmem > 0 && row < last) {               /* syndm: local memories */
+        double lo = t->mem[0], hi = t->mem[0];
+        for (int p = 1; p < t->nmem; p++) {
+            if (t->mem[p] < lo) lo = t->mem[p];
+            if (t->mem[p] > hi) hi = t->mem[p];
+        }
+        if (lo == hi) snprintf(line, sizeof line, "local memory %.0f", hi);   /* elements a processor */
+        else snprintf(line, sizeof line, "local memory %.0f..%.0f", lo, hi);
+        if (t->mem_full > 0)
+            snprintf(line + strlen(line), sizeof line - strlen(line), " (%.0f%% of full)", 100.0 * hi / t->mem_full);
+        mvaddnstr(row++, x + 1, line, w - 1);
     }
     /* per-processor bars */
     int np = t->nwork;
