@@ -436,7 +436,7 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
 {
     sim_mem *m = c->level == IR_SYNDM ? &c->allmem[(size_t)g->dst * (size_t)c->narrays + (size_t)g->array]
                                       : &c->allmem[g->array];
-    int64_t off = 0;
+    int64_t off = 0, plane = -1;
     for (int d = 0; d < g->nidx; d++) {
         int64_t r = sim_mem_slot(m, d, g->idx[d]);
         if (r < 0) {
@@ -447,11 +447,11 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
                 sim_msg_violation(c, g, SIM_V_BAD_MESSAGE, "bad message", ", outside the array");
             return;
         }
+        if (sim_folded(m, d)) plane = r;
         off += r * m->stride[d];
     }
-    for (int d = 0; d < g->nidx; d++)   /* within bounds: a folded plane is taken over */
-        if (sim_folded(m, d) && m->ptag[sim_mem_slot(m, d, g->idx[d])] != g->idx[d])
-            sim_plane_take(m, sim_mem_slot(m, d, g->idx[d]), g->idx[d]);
+    if (plane >= 0 && m->ptag[plane] != g->idx[m->fold])   /* within bounds: the plane is taken over */
+        sim_plane_take(m, plane, g->idx[m->fold]);
     if (m->held && !m->held[off]) {
         sim_msg_violation(c, g, SIM_V_OUTSIDE_LOCAL, "outside local memory", ", outside the receiver's part");
         return;

@@ -135,14 +135,24 @@ SIM_NOINLINE static void sim_race_write(sim_ctx *c, const sim_node *n, int32_t *
     mt[1] = c->proc;
 }
 
+/* A folded memory, all subscripts within bounds: storage plane k of index x is held, or a write
+ * takes it over (0); a read of a plane not held reports the element undefined (-1). */
+static int sim_plane_check(sim_ctx *c, const sim_node *n, sim_mem *m, int64_t k, int64_t x, int write)
+{
+    if (m->ptag[k] == x) return 0;
+    if (!write) { sim_report_undef(c, n, m); return -1; }
+    sim_plane_take(m, k, x);
+    return 0;
+}
+
 /* Offset of the element an access names in memory m, or -1 after reporting it out of bounds
- * (`verb` is "reads" or "writes").  In a folded dimension a write takes its plane over; a read of
- * a plane not held reports the element undefined. */
+ * (`verb` is "reads" or "writes").  A folded dimension's plane is checked after every bound
+ * (sim_plane_check); the unfolded paths do no plane work. */
 static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, const sim_node *n,
                                                                     sim_mem *m, const char *verb, int write)
 {
     int64_t off = 0;
-    int64_t plane = -1, px = 0;   /* a folded dimension's storage plane and index, checked last */
+    int64_t plane = -1, px = 0;   /* a folded dimension's storage plane and index */
     if (SIM_UNLIKELY(m->slow) && !m->lat_abs && n->simple) {   /* folded, simple subscripts */
         const int64_t *fi = c->fi;
         for (int d = 0; d < n->n; d++) {
@@ -159,6 +169,7 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
             }
             off += (int64_t)r * m->stride[d];
         }
+        if (sim_plane_check(c, n, m, plane, px, write) != 0) return -1;
     } else if (SIM_UNLIKELY(m->slow)) {
         for (int d = 0; d < n->n; d++) {
             const sim_sub *sb = &n->sub[d];
@@ -169,6 +180,7 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
             if (sim_folded(m, d)) { plane = r; px = x; }
             off += r * m->stride[d];
         }
+        if (plane >= 0 && sim_plane_check(c, n, m, plane, px, write) != 0) return -1;
     } else if (SIM_LIKELY(n->simple)) {
         const int64_t *fi = c->fi;
         for (int d = 0; d < n->n; d++) {
@@ -182,10 +194,6 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
         uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
         if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, verb); return -1; }
         off += (int64_t)r * m->stride[d];
-    }
-    if (SIM_UNLIKELY(plane >= 0) && m->ptag[plane] != px) {   /* within bounds: is the plane held? */
-        if (!write) { sim_report_undef(c, n, m); return -1; }
-        sim_plane_take(m, plane, px);
     }
     return off;
 }
