@@ -8,15 +8,25 @@
 #   make install PREFIX=/usr/local    make clean    make deps
 #
 # Sources are found by wildcard: engine/*.c -> libengine.a, transforms/*.c -> libxf.a,
-# store/*.c -> libstore.a, tui/*.c -> the polyapm binary; tests/unit/*.c -> one test program each.
+# store/*.c -> libstore.a, tui/app/*.c -> libapp.a, tui/cli/*.c + tui/*.c -> the polyapm binary;
+# tests/unit/*.c -> one test program each.  Each folder compiles with only the include paths of
+# what it may use (engine <- transforms, store <- app <- cli, tui), so the layering is enforced.
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
 CC       ?= cc
 OPT      ?= -O2 -g
 SAN      ?=
-CFLAGS   += -std=c11 $(OPT) $(SAN) -Wall -Wextra -D_GNU_SOURCE -MMD -MP \
-            -Iengine -Itransforms -Istore -Itui -I$(BUILD)/gen
+CFLAGS   += -std=c11 $(OPT) $(SAN) -Wall -Wextra -D_GNU_SOURCE -MMD -MP
+
+# The include paths of each folder: what it may use, nothing above it.
+INC_engine     = -Iengine
+INC_transforms = -Iengine -Itransforms
+INC_store      = -Iengine -Istore
+INC_app        = -Iengine -Itransforms -Istore -Itui/app
+INC_cli        = $(INC_app) -Itui/cli -I$(BUILD)/gen
+INC_tui        = $(INC_app) -Itui
+INC_tests      = $(INC_app) -Itui/cli
 LDLIBS   += -lgit2 -lsqlite3 -lncursesw -ltinfo -lisl -lgmp -lpthread -lm
 LDFLAGS  += $(SAN)
 
@@ -30,11 +40,13 @@ DEB_MISSING = dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PKGS) 2>&1 | \
 ENGINE_SRC = $(wildcard engine/*.c)
 XF_SRC     = $(wildcard transforms/*.c)
 STORE_SRC  = $(wildcard store/*.c)
+APP_SRC    = $(wildcard tui/app/*.c)
+CLI_SRC    = $(wildcard tui/cli/*.c)
 TUI_SRC    = $(wildcard tui/*.c)
 UNIT_SRC   = $(wildcard tests/unit/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
-LIBS = $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine.a
+LIBS = $(BUILD)/libapp.a $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine.a
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 .PHONY: all deps run test check-asan fuzz bench install clean unit cli
@@ -58,7 +70,16 @@ deps-check:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(INC) -c $< -o $@
+
+$(BUILD)/obj/engine/%.o:     INC = $(INC_engine)
+$(BUILD)/obj/transforms/%.o: INC = $(INC_transforms)
+$(BUILD)/obj/gen/%.o:        INC = $(INC_transforms)
+$(BUILD)/obj/store/%.o:      INC = $(INC_store)
+$(BUILD)/obj/tui/app/%.o:    INC = $(INC_app)
+$(BUILD)/obj/tui/cli/%.o:    INC = $(INC_cli)
+$(BUILD)/obj/tui/%.o:        INC = $(INC_tui)
+$(BUILD)/obj/tests/%.o:      INC = $(INC_tests)
 
 $(BUILD)/libengine.a: $(call obj,$(ENGINE_SRC))
 	@mkdir -p $(BUILD); rm -f $@; ar rcs $@ $^
@@ -78,18 +99,20 @@ $(BUILD)/gen/rt_embed.c: $(RT_EMBED) Makefile
 	  done; echo '    {0, 0}};'; } >$@
 $(BUILD)/obj/gen/rt_embed.o: $(BUILD)/gen/rt_embed.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(INC_transforms) -c $< -o $@
 $(BUILD)/libstore.a: $(call obj,$(STORE_SRC))
+	@mkdir -p $(BUILD); rm -f $@; ar rcs $@ $^
+$(BUILD)/libapp.a: $(call obj,$(APP_SRC))
 	@mkdir -p $(BUILD); rm -f $@; ar rcs $@ $^
 
 # The calibration benchmark's source, embedded in polyapm as a C string (calibrate builds it).
 $(BUILD)/gen/calibrate_bench.inc: runtime/calibrate/bench.c
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
-$(BUILD)/obj/tui/cmd_calibrate.o: $(BUILD)/gen/calibrate_bench.inc
+$(BUILD)/obj/tui/cli/cmd_calibrate.o: $(BUILD)/gen/calibrate_bench.inc
 
-$(BUILD)/polyapm: $(call obj,$(TUI_SRC)) $(LIBS)
-	$(CC) $(LDFLAGS) $(call obj,$(TUI_SRC)) $(LIBS) $(LDLIBS) -o $@
+$(BUILD)/polyapm: $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS)
+	$(CC) $(LDFLAGS) $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)

@@ -1461,6 +1461,24 @@ int ir_const_eval(const ir_program *p, const ir_expr *e, const int64_t *params,
     return 0;
 }
 
+int ir_parse_binding(char *arg, ir_binding *out)
+{
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) return -1;
+    for (char *c = arg; c < eq; c++)
+        if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (c > arg && *c >= '0' && *c <= '9')))
+            return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(eq + 1, &end, 10);
+    if (end == eq + 1 || *end || errno) return -1;
+    *eq = '\0';
+    out->name = arg;
+    out->value = v;
+    return 0;
+}
+
 int ir_params_eval(const ir_program *p, const ir_binding *ov, int nov, int strict,
                    int64_t *values, diag_list *d)
 {

@@ -470,6 +470,10 @@ char *ir_print_expr(const ir_expr *e);
 /* Parameter overrides, as given by `-D name=value`. */
 typedef struct ir_binding { const char *name; int64_t value; } ir_binding;
 
+/* Parses "name=value" (value an integer) into a binding whose name points into `arg` (the '='
+ * is overwritten).  Returns 0, or -1 when malformed. */
+int ir_parse_binding(char *arg, ir_binding *out);
+
 /* Evaluates the parameters of a checked program in order, applying overrides (an override
  * replaces that parameter's expression; later parameters see the new value).  `values` receives
  * nparams entries.  Unknown override names are ignored when `strict` is 0, errors otherwise.

@@ -22,11 +22,7 @@
 #include "ops.h"
 #include "store.h"
 
-/* Opens the TUI on a workspace directory, or on FILE.apm (its workspace FILE.pdg next to it is
- * created or reopened), or (target NULL) on the workspace found from the current directory.
- * argv: options after the target (-D name=value, --machine M, --model M).  Returns an exit
- * status (0 on q). */
-int tui_main(const char *target, int argc, char **argv);
+#include "tui_entry.h"
 
 typedef struct tui tui;
 

@@ -1,5 +1,5 @@
 /*
- * tui_explore.c — explore (the best-first search of tui/explore.c) from the selected node, in the
+ * tui_explore.c — explore (the best-first search of tui/app/explore.c) from the selected node, in the
  * background: the TUI runs `polyapm -w WS explore NODE --progress --json ...` as a child process
  * (a fresh process: the search forks workers and opens the workspace itself), shows its progress
  * line in the status line, and when it ends reloads the graph and selects the best leaf.  The

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "tui.h"
 
 /* ---- moving --------------------------------------------------------------------------------- */
@@ -257,7 +256,7 @@ static void sim_done(tui *t, const char *text)
     for (char *tok = strtok(buf, " ,"); tok; tok = strtok(NULL, " ,")) {
         char tmp[64];
         snprintf(tmp, sizeof tmp, "%s", tok);
-        if (nb == OPS_MAX_BINDINGS || cli_parse_binding(tmp, &b[nb]) != 0) {
+        if (nb == OPS_MAX_BINDINGS || ir_parse_binding(tmp, &b[nb]) != 0) {
             tui_message(t, 1, "bad parameter '%s' (expected name=integer); nothing simulated", tok);
             return;
         }

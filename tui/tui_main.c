@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "tui.h"
 
 /* SIGINT/SIGTERM: leave the loop and restore the terminal (the one flag a handler may set). */
@@ -203,7 +202,7 @@ static int parse_opts(tui *t, int argc, char **argv)
             char buf[64];
             snprintf(buf, sizeof buf, "%s", argv[++i]);
             ir_binding b;
-            if (t->nbind == OPS_MAX_BINDINGS || cli_parse_binding(buf, &b) != 0) {
+            if (t->nbind == OPS_MAX_BINDINGS || ir_parse_binding(buf, &b) != 0) {
                 fprintf(stderr, "polyapm: bad -D binding '%s' (expected name=integer)\n", argv[i]);
                 return -1;
             }
@@ -250,11 +249,24 @@ static void init_colors(tui *t)
     t->colors = 1;
 }
 
+/* Prints "polyapm: message" to stderr (the TUI's errors before the screen opens); returns 1. */
+static int tui_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int tui_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("polyapm: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
 int tui_main(const char *target, int argc, char **argv)
 {
     tui *t = calloc(1, sizeof *t);
-    if (!t) return CLI_FAIL;
-    int status = CLI_FAIL;
+    if (!t) return 1;
+    int status = 1;
     diag_list d;
     diag_list_init(&d);
     const cost_profile *def = cost_profile_builtin("scali2004");
@@ -265,16 +277,16 @@ int tui_main(const char *target, int argc, char **argv)
     double t0 = now_ms();
     const char *timing_path = getenv("POLYAPM_TUI_TIMING");
     FILE *timing = timing_path && *timing_path ? fopen(timing_path, "w") : NULL;
-    if (parse_opts(t, argc, argv) != 0) { status = CLI_USAGE; goto out; }
+    if (parse_opts(t, argc, argv) != 0) { status = 2; goto out; }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {   /* before creating anything */
-        status = cli_fail("the TUI needs a terminal (for scripts see polyapm --help)");
+        status = tui_fail("the TUI needs a terminal (for scripts see polyapm --help)");
         goto out;
     }
 
     const char *apm = NULL;
     if (!target) {
         t->ws = store_find(NULL, &d);
-        if (!t->ws) { status = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "no workspace here"); goto out; }
+        if (!t->ws) { status = tui_fail("%s", d.n ? d.items[d.n - 1].msg : "no workspace here"); goto out; }
     } else {
         size_t n = strlen(target);
         if (n > 4 && strcmp(target + n - 4, ".apm") == 0) {
@@ -287,7 +299,7 @@ int tui_main(const char *target, int argc, char **argv)
     }
     if (!t->ws) goto out;
     if (!apm && !store_is_workspace(t->ws)) {
-        status = cli_fail("%s: not a workspace (open FILE.apm to create one)", t->ws);
+        status = tui_fail("%s: not a workspace (open FILE.apm to create one)", t->ws);
         goto out;
     }
     int created = 0;
@@ -316,7 +328,7 @@ int tui_main(const char *target, int argc, char **argv)
     if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id);
 
     setlocale(LC_ALL, "");
-    if (!initscr()) { status = cli_fail("cannot initialise the terminal"); goto out; }
+    if (!initscr()) { status = tui_fail("cannot initialise the terminal"); goto out; }
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
@@ -358,7 +370,7 @@ int tui_main(const char *target, int argc, char **argv)
     tui_runjob_cancel(t);
     tui_explore_finish(t);
     endwin();
-    status = interrupted ? 128 + interrupted : CLI_OK;
+    status = interrupted ? 128 + interrupted : 0;
 out:
     if (timing) fclose(timing);
     tui_worker_finish(t);

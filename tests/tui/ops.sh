@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/tui/ops.sh — the workspace operations the TUI and the command line share (tui/ops.h),
+# tests/tui/ops.sh — the workspace operations the TUI and the command line share (tui/app/ops.h),
 # called from a small C program built here against $BUILD's libraries: open-or-create a
 # workspace from FILE.apm, apply stm to the root (the child is stored; the same text again links
 # the existing node), a bad parameter writes nothing, simulate the child and store the result;
@@ -57,9 +57,8 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-if ! ${CC:-cc} -std=c11 -g -D_GNU_SOURCE $SAN -I"$ROOT/engine" -I"$ROOT/store" -I"$ROOT/transforms" -I"$ROOT/tui" \
-      "$TMP/opstest.c" "$ROOT/tui/ops.c" "$ROOT/tui/simjob.c" "$ROOT/tui/report.c" \
-      "$B/libstore.a" "$B/libxf.a" "$B/libengine.a" -lgit2 -lsqlite3 -lisl -lgmp -lpthread -lm \
+if ! ${CC:-cc} -std=c11 -g -D_GNU_SOURCE $SAN -I"$ROOT/engine" -I"$ROOT/store" -I"$ROOT/transforms" -I"$ROOT/tui/app" \
+      "$TMP/opstest.c" "$B/libapp.a" "$B/libstore.a" "$B/libxf.a" "$B/libengine.a" -lgit2 -lsqlite3 -lisl -lgmp -lpthread -lm \
       -o "$TMP/opstest" 2>"$TMP/cc.err"; then
     fail ops-build "$(head -5 "$TMP/cc.err")"; finish
 fi

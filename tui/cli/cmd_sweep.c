@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 #include "cliopts.h"
 #include "ops.h"
 #include "plot.h"
@@ -85,17 +86,17 @@ static void print_json(const sweep_key *k, int nk, const sweep_point *pt, int np
                        const cost_profile *prof, const char *model)
 {
     printf("{\"node\":%lld,\"machine\":", (long long)node);
-    cli_json_string(stdout, prof->name);
+    report_json_string(stdout, prof->name);
     printf(",\"model\":");
-    cli_json_string(stdout, model);
+    report_json_string(stdout, model);
     printf(",\"keys\":[");
-    for (int i = 0; i < nk; i++) { if (i) putchar(','); cli_json_string(stdout, k[i].name); }
+    for (int i = 0; i < nk; i++) { if (i) putchar(','); report_json_string(stdout, k[i].name); }
     printf("],\"points\":[");
     for (int p = 0; p < np; p++) {
         printf("%s{\"values\":{", p ? "," : "");
         for (int i = 0; i < nk; i++) {
             if (i) putchar(',');
-            cli_json_string(stdout, k[i].name);
+            report_json_string(stdout, k[i].name);
             printf(":%lld", pt[p].v[i]);
         }
         printf("},\"cost\":%.10g,\"seconds\":%.10g,\"root_cost\":%.10g,\"speedup\":%.10g,\"verified\":%d}",

@@ -117,7 +117,7 @@ int cmd_deps(int argc, char **argv)
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--fixed")) fixed = 1;
         else if (!strcmp(argv[i], "-D") && i + 1 < argc) {
-            if (nb == 64 || cli_parse_binding(argv[++i], &b[nb++]) < 0)
+            if (nb == 64 || ir_parse_binding(argv[++i], &b[nb++]) < 0)
                 return cli_usage("deps", "bad -D binding '%s' (expected name=integer)", argv[i]);
             fixed = 1;
         } else if (argv[i][0] == '-') return cli_usage("deps", "unknown option '%s'", argv[i]);
@@ -181,7 +181,7 @@ int cmd_apply(int argc, char **argv)
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--why") && i + 1 < argc) why = argv[++i];
         else if (!strcmp(argv[i], "-D") && i + 1 < argc) {
-            if (nb == 64 || cli_parse_binding(argv[++i], &b[nb++]) < 0) {
+            if (nb == 64 || ir_parse_binding(argv[++i], &b[nb++]) < 0) {
                 free(kv);
                 return cli_usage("apply", "bad -D binding '%s' (expected name=integer)", argv[i]);
             }

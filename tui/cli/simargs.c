@@ -13,7 +13,7 @@ typedef int (*opt_fn)(simargs *a, char *value);
 static int opt_define(simargs *a, char *v)
 {
     if (a->nbindings == SIMARGS_MAX_BINDINGS) return -1;
-    return cli_parse_binding(v, &a->bindings[a->nbindings++]);
+    return ir_parse_binding(v, &a->bindings[a->nbindings++]);
 }
 static int opt_against(simargs *a, char *v) { a->against = v; return 0; }
 static int opt_machine(simargs *a, char *v) { a->machine = v; return 0; }

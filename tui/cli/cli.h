@@ -26,11 +26,5 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Prints "polyapm: message" to stderr and returns CLI_FAIL. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Parses "name=value" (value an integer) into a binding whose name points into `arg`.
- * Returns 0, or -1 when malformed. */
-int cli_parse_binding(char *arg, ir_binding *out);
-
-/* Writes `s` as a JSON string literal (with quotes) to `out`. */
-void cli_json_string(FILE *out, const char *s);
 
 #endif

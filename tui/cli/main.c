@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "store.h"
-#include "tui.h"
+#include "../tui_entry.h"
 
 int cmd_check(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
@@ -136,41 +136,6 @@ int cli_fail(const char *fmt, ...)
     fprintf(stderr, "\n");
     va_end(ap);
     return CLI_FAIL;
-}
-
-int cli_parse_binding(char *arg, ir_binding *out)
-{
-    char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) return -1;
-    for (char *c = arg; c < eq; c++)
-        if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-              (c > arg && *c >= '0' && *c <= '9')))
-            return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(eq + 1, &end, 10);
-    if (end == eq + 1 || *end || errno) return -1;
-    *eq = '\0';
-    out->name = arg;
-    out->value = v;
-    return 0;
-}
-
-void cli_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
-        switch (*c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        default:
-            if (*c < 0x20) fprintf(out, "\\u%04x", *c);
-            else fputc(*c, out);
-        }
-    }
-    fputc('"', out);
 }
 
 int main(int argc, char **argv)

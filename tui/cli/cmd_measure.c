@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 #include "cliopts.h"
 #include "ops.h"
 
@@ -56,9 +57,9 @@ int cmd_measure(int argc, char **argv)
     if (o.json) {
         printf("{\"measurement\":%lld,\"node\":%lld,\"ranks\":%ld,\"runner\":", (long long)mid,
                (long long)node, o.np);
-        cli_json_string(stdout, runner);
+        report_json_string(stdout, runner);
         printf(",\"params\":");
-        cli_json_string(stdout, params);
+        report_json_string(stdout, params);
         printf(",\"seconds\":%.9g}\n", secs);
     } else {
         printf("measurement %lld: node %lld, %ld ranks (%s), %s: %.6g s\n", (long long)mid,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report.h"
 #include "cliopts.h"
 #include "ops.h"
 #include "plot.h"
@@ -59,7 +60,7 @@ static int params_bindings(char *buf, ir_binding *b, int max)
 {
     int n = 0;
     for (char *tok = strtok(buf, ","); tok && n < max; tok = strtok(NULL, ",")) {
-        if (cli_parse_binding(tok, &b[n]) == 0) n++;
+        if (ir_parse_binding(tok, &b[n]) == 0) n++;
     }
     return n;
 }
@@ -181,16 +182,16 @@ static void print_json(const cmp *c, const cost_profile *prof, const char *model
 {
     const char *const *models = cost_model_names();
     printf("{\"machine\":");
-    cli_json_string(stdout, prof->name);
+    report_json_string(stdout, prof->name);
     printf(",\"tick_seconds\":%.10g,\"model\":", prof->tick_seconds);
-    cli_json_string(stdout, model);
+    report_json_string(stdout, model);
     printf(",\"rows\":[");
     for (int i = 0; i < c->n; i++) {
         const cmp_row *r = &c->rows[i];
         printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)r->node);
-        cli_json_string(stdout, r->label);
+        report_json_string(stdout, r->label);
         printf(",\"ranks\":%d,\"params\":", r->ranks);
-        cli_json_string(stdout, r->params ? r->params : "");
+        report_json_string(stdout, r->params ? r->params : "");
         printf(",\"cost\":{");
         for (int m = 0; models[m] && m < MAX_MODELS; m++) printf("%s\"%s\":%.10g", m ? "," : "", models[m], r->cost[m]);
         printf("},\"predicted_seconds\":%.10g,\"verified\":%d", r->predicted, r->verified);

@@ -180,7 +180,7 @@ static char *canonical(const char *file, ir_program **prog)
 static void json_node_fields(FILE *out, const store_node *n)
 {
     fprintf(out, "\"id\":%lld,\"label\":", (long long)n->id);
-    cli_json_string(out, n->label);
+    report_json_string(out, n->label);
     fprintf(out, ",\"level\":\"%s\",\"hash\":\"%s\",\"commit\":\"%s\",\"created\":%lld", n->level, n->hash,
             n->commit, (long long)n->created);
 }
@@ -211,7 +211,7 @@ static int run_init(store *unused, ws_args *a)
     if (store_node_get(s, id, &n, &d) != 0) { rc = fail_with(&d); goto done; }
     if (a->json) {
         printf("{\"workspace\":");
-        cli_json_string(stdout, out);
+        report_json_string(stdout, out);
         printf(",\"root\":{");
         json_node_fields(stdout, &n);
         printf("}}\n");
@@ -376,7 +376,7 @@ static int run_tree(store *s, ws_args *a)
             if (!in[i]) continue;
             printf("%s{\"id\":%lld,\"label\":", first ? "" : ",", (long long)n->id);
             first = 0;
-            cli_json_string(stdout, n->label);
+            report_json_string(stdout, n->label);
             printf(",\"level\":\"%s\",\"hash\":\"%s\",\"parents\":", n->level, n->hash);
             json_int_list(stdout, &g, n->parents, n->nparents);
             printf(",\"children\":");
@@ -424,11 +424,11 @@ static void json_edges(FILE *out, const store_edge *e, int n, int parents)
     fputc('[', out);
     for (int i = 0; i < n; i++) {
         fprintf(out, "%s{\"node\":%lld,\"transform\":", i ? "," : "", (long long)(parents ? e[i].parent : e[i].child));
-        cli_json_string(out, e[i].transform);
+        report_json_string(out, e[i].transform);
         fprintf(out, ",\"params\":");
-        cli_json_string(out, e[i].params);
+        report_json_string(out, e[i].params);
         fprintf(out, ",\"why\":");
-        cli_json_string(out, e[i].why);
+        report_json_string(out, e[i].why);
         fputc('}', out);
     }
     fputc(']', out);
@@ -466,14 +466,14 @@ static int run_show(store *s, ws_args *a)
         json_edges(stdout, ch, nch, 0);
         printf(",\"pruned\":%s,\"favourite\":%s,\"explored\":%s,\"note\":", n.pruned ? "true" : "false",
                n.favourite ? "true" : "false", n.explored ? "true" : "false");
-        if (n.note) cli_json_string(stdout, n.note);
+        if (n.note) report_json_string(stdout, n.note);
         else printf("null");
         printf(",\"simulations\":[");
         for (int i = 0; i < nsims; i++) {
             printf("%s{\"machine\":", i ? "," : "");
-            cli_json_string(stdout, sims[i].machine);
+            report_json_string(stdout, sims[i].machine);
             printf(",\"model\":\"%s\",\"params\":", sims[i].model);
-            cli_json_string(stdout, sims[i].params);
+            report_json_string(stdout, sims[i].params);
             printf(",\"cost\":%.17g,\"seconds\":%.17g,\"verified\":%s,\"checksum\":\"%016" PRIx64 "\","
                    "\"nprocs\":%d,\"nsteps\":%d,\"violations\":%lld,\"created\":%lld}",
                    sims[i].total, sims[i].seconds,
@@ -484,18 +484,18 @@ static int run_show(store *s, ws_args *a)
         printf("],\"measurements\":[");
         for (int i = 0; i < nmeas; i++) {
             printf("%s{\"ranks\":%d,\"runner\":", i ? "," : "", meas[i].ranks);
-            cli_json_string(stdout, meas[i].runner);
+            report_json_string(stdout, meas[i].runner);
             printf(",\"platform\":");
-            if (meas[i].platform) cli_json_string(stdout, meas[i].platform);
+            if (meas[i].platform) report_json_string(stdout, meas[i].platform);
             else printf("null");
             printf(",\"params\":");
-            cli_json_string(stdout, meas[i].params ? meas[i].params : "");
+            report_json_string(stdout, meas[i].params ? meas[i].params : "");
             printf(",\"seconds\":%.17g,\"host\":", meas[i].seconds);
-            cli_json_string(stdout, meas[i].host);
+            report_json_string(stdout, meas[i].host);
             printf(",\"created\":%lld}", (long long)meas[i].created);
         }
         printf("],\"program\":");
-        cli_json_string(stdout, text);
+        report_json_string(stdout, text);
         printf("}\n");
     } else {
         char when[64];
@@ -725,7 +725,7 @@ static int run_fsck(store *s, ws_args *a)
                "\"findings\":[", left == 0 ? "true" : "false", r.problems, r.repaired, r.leftovers, r.nodes, r.refs);
         for (int i = 0; i < r.nlines; i++) {
             if (i) printf(",");
-            cli_json_string(stdout, r.lines[i]);
+            report_json_string(stdout, r.lines[i]);
         }
         printf("]}\n");
     } else {

@@ -20,6 +20,7 @@
 
 #include "calib.h"
 #include "cli.h"
+#include "report.h"
 #include "store.h"
 
 static const char bench_source[] =
@@ -153,7 +154,7 @@ static void print_text(const calib_result *r, double secs, const char *const *st
 static void print_json(const calib_result *r, double secs, const char *const *stored, int nstored)
 {
     printf("{\"name\":");
-    cli_json_string(stdout, r->profile.name);
+    report_json_string(stdout, r->profile.name);
     printf(",\"ranks\":%d,\"seconds\":%.6g,\"profile\":{", r->ranks, secs);
     for (int i = 0; i < NPARAM_ROWS; i++)
         printf("%s\"%s\":%.10g", i ? "," : "", param_rows[i].key, param_value(&r->profile, param_rows[i].key));
@@ -162,16 +163,16 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     for (int i = 0; i < r->nfits; i++) {
         const stats_line *l = &r->fits[i].line;
         printf("%s{\"series\":", i ? "," : "");
-        cli_json_string(stdout, r->fits[i].what);
+        report_json_string(stdout, r->fits[i].what);
         printf(",\"slope\":%.10g,\"intercept\":%.10g,\"r2\":%.10g,\"points\":%d,\"dropped\":%d}",
                l->slope, l->intercept, l->r2, l->n, l->dropped);
     }
     printf("],\"note\":");
-    cli_json_string(stdout, r->note);
+    report_json_string(stdout, r->note);
     printf(",\"stored\":[");
     for (int i = 0; i < nstored; i++) {
         if (i) putchar(',');
-        cli_json_string(stdout, stored[i]);
+        report_json_string(stdout, stored[i]);
     }
     printf("]}\n");
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 #include "cliopts.h"
 #include "explore.h"
 
@@ -57,9 +58,9 @@ static void print_path(store *s, int64_t id, FILE *out, int json)
     for (int i = 1; i < n; i++) {
         if (json) {
             fprintf(out, "%s{\"node\":%lld,\"transform\":", i > 1 ? "," : "", (long long)steps[i].node.id);
-            cli_json_string(out, steps[i].edge.transform ? steps[i].edge.transform : "");
+            report_json_string(out, steps[i].edge.transform ? steps[i].edge.transform : "");
             fprintf(out, ",\"params\":");
-            cli_json_string(out, steps[i].edge.params ? steps[i].edge.params : "");
+            report_json_string(out, steps[i].edge.params ? steps[i].edge.params : "");
             fprintf(out, "}");
         } else {
             fprintf(out, "%s%s%s%s", i > 1 ? " -> " : "", steps[i].edge.transform ? steps[i].edge.transform : "?",
@@ -122,9 +123,9 @@ int cmd_explore(int argc, char **argv)
     int top = o.top >= 0 ? (int)o.top : 5;
     if (o.json) {
         printf("{\"start\":%lld,\"machine\":", (long long)eo.start);
-        cli_json_string(stdout, eo.profile.name);
+        report_json_string(stdout, eo.profile.name);
         printf(",\"model\":");
-        cli_json_string(stdout, eo.model ? eo.model : "polyapm");
+        report_json_string(stdout, eo.model ? eo.model : "polyapm");
         printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
                "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
                "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
@@ -139,7 +140,7 @@ int cmd_explore(int argc, char **argv)
             memset(&n, 0, sizeof n);
             store_node_get(s, res.leaves[i].node, &n, &d);
             printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res.leaves[i].node);
-            cli_json_string(stdout, n.label ? n.label : "");
+            report_json_string(stdout, n.label ? n.label : "");
             printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"path\":[", n.level, res.leaves[i].cost,
                    res.leaves[i].verified);
             print_path(s, res.leaves[i].node, stdout, 1);

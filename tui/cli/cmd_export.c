@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 #include "ops.h"
 #include "xf.h"
 
@@ -48,7 +49,7 @@ static int exp_parse(int argc, char **argv, int run, exp_args *a)
         const char *o = argv[i];
         int more = i + 1 < argc;
         if (!strcmp(o, "-D") && more) {
-            if (a->nb == EXP_MAX_BINDINGS || cli_parse_binding(argv[++i], &a->b[a->nb++]) < 0)
+            if (a->nb == EXP_MAX_BINDINGS || ir_parse_binding(argv[++i], &a->b[a->nb++]) < 0)
                 return cli_usage(a->cmd, "bad -D binding '%s' (expected name=integer)", argv[i]);
         } else if (!strcmp(o, "--exchange") && more) {
             if (!xf_exchange_parse(argv[++i], &a->exchange))
@@ -355,15 +356,15 @@ int cmd_run(int argc, char **argv)
     int match = sum == t.checksum;
     if (a.json) {
         printf("{\"target\":");
-        cli_json_string(stdout, t.label);
+        report_json_string(stdout, t.label);
         printf(",\"node\":%lld,\"ranks\":%d,\"runner\":\"%s\",\"platform\":", (long long)t.node, a.np,
                a.smpi ? "smpirun" : info.mpi ? "mpirun" : "sequential");
-        if (a.smpi) cli_json_string(stdout, platform);
+        if (a.smpi) report_json_string(stdout, platform);
         else printf("null");
         printf(",\"exchange\":\"%s\",\"checksum\":\"%016" PRIx64 "\",\"sim_checksum\":\"%016" PRIx64 "\","
                "\"match\":%s,\"seconds\":%.9g,\"repeat\":%d,\"dir\":",
                xf_exchange_name(info.exchange), sum, t.checksum, match ? "true" : "false", best, a.repeat);
-        cli_json_string(stdout, dir);
+        report_json_string(stdout, dir);
         printf("}\n");
     }
     if (!match) {

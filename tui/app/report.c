@@ -11,7 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
 
 enum { LIST_MAX = 16 };  /* per-processor lists longer than this are abbreviated in text */
 
@@ -68,6 +67,23 @@ static int has_collectives(const sim_result *r)
 }
 
 static const char *verified_word(int v) { return v > 0 ? "yes" : v == 0 ? "NO" : "not checked"; }
+
+void report_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+        switch (*c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*c < 0x20) fprintf(out, "\\u%04x", *c);
+            else fputc(*c, out);
+        }
+    }
+    fputc('"', out);
+}
 
 void report_sim_text(FILE *out, const report_input *in)
 {
@@ -159,22 +175,22 @@ void report_sim_json(FILE *out, const report_input *in)
     const sim_result *r = in->res;
     const cost_summary *c = in->cost;
     fputs("{\"program\":", out);
-    cli_json_string(out, in->title ? in->title : "");
+    report_json_string(out, in->title ? in->title : "");
     fputs(",\"level\":", out);
-    cli_json_string(out, ir_level_name(r->level));
+    report_json_string(out, ir_level_name(r->level));
     fputs(",\"params\":{", out);
     if (in->prog)
         for (int i = 0; i < in->prog->nparams && i < r->nparams; i++) {
             if (i) fputc(',', out);
-            cli_json_string(out, in->prog->params[i]->u.param.name);
+            report_json_string(out, in->prog->params[i]->u.param.name);
             fprintf(out, ":%" PRId64, r->params[i]);
         }
     fputs("}", out);
     if (c) {
         fputs(",\"model\":", out);
-        cli_json_string(out, c->model);
+        report_json_string(out, c->model);
         fputs(",\"machine\":", out);
-        cli_json_string(out, in->machine ? in->machine : "");
+        report_json_string(out, in->machine ? in->machine : "");
         fputs(",\"cost\":", out); json_number(out, c->total);
         fputs(",\"seconds\":", out); json_number(out, c->total * in->tick_seconds);
         fputs(",\"aggregate_work\":", out); json_number(out, c->aggregate_work);
@@ -208,15 +224,15 @@ void report_sim_json(FILE *out, const report_input *in)
         fputs(",\"reference_cost\":", out); json_number(out, in->ref_cost->total);
     }
     fputs(",\"reference\":", out);
-    if (in->reference) cli_json_string(out, in->reference); else fputs("null", out);
+    if (in->reference) report_json_string(out, in->reference); else fputs("null", out);
     fprintf(out, ",\"checksum\":\"%016" PRIx64 "\"", r->checksum);
     fprintf(out, ",\"verified\":%s", in->verified > 0 ? "true" : in->verified == 0 ? "false" : "null");
     fprintf(out, ",\"violations_total\":%" PRId64 ",\"violations\":[", r->violations_total);
     for (int i = 0; i < r->nviolations; i++) {
         fprintf(out, "%s{\"kind\":", i ? "," : "");
-        cli_json_string(out, sim_violation_kind_name(r->violations[i].kind));
+        report_json_string(out, sim_violation_kind_name(r->violations[i].kind));
         fprintf(out, ",\"line\":%d,\"col\":%d,\"text\":", r->violations[i].line, r->violations[i].col);
-        cli_json_string(out, r->violations[i].text);
+        report_json_string(out, r->violations[i].text);
         fputc('}', out);
     }
     fprintf(out, "],\"sim_seconds\":%.6f}\n", r->seconds);

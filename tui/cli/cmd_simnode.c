@@ -25,7 +25,7 @@ static void emit(const simargs *a, const store_node *n, const char *text, const 
         const char *body = json;
         while (*body == ' ' || *body == '\n') body++;
         printf("{\"node\":%lld,\"label\":", (long long)n->id);
-        cli_json_string(stdout, n->label);
+        report_json_string(stdout, n->label);
         printf(",\"hash\":\"%s\",\"stored\":%s", n->hash, stored ? "true" : "false");
         if (*body == '{') {
             body++;

@@ -27,6 +27,9 @@ typedef struct report_input {
     const cost_profile *profile;  /* prices each collective in the report; may be NULL */
 } report_input;
 
+/* Writes `s` as a JSON string literal (with quotes) to `out`. */
+void report_json_string(FILE *out, const char *s);
+
 void report_sim_text(FILE *out, const report_input *in);
 void report_sim_json(FILE *out, const report_input *in);
 

@@ -73,7 +73,7 @@ int cliopts_parse(const char *cmd, int argc, char **argv, unsigned accept, cliop
             *(long *)((char *)o + f->off) = n;
         } else {
             if (o->nbindings == CO_MAX_BINDINGS) return cli_usage(cmd, "at most %d -D options", CO_MAX_BINDINGS);
-            if (cli_parse_binding(v, &o->bindings[o->nbindings]) != 0)
+            if (ir_parse_binding(v, &o->bindings[o->nbindings]) != 0)
                 return cli_usage(cmd, "-D takes name=integer, not '%s'", v);
             o->nbindings++;
         }
