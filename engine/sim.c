@@ -120,7 +120,9 @@ static void sim_mem_free(sim_mem *m)
     free(m->meta);
     free(m->held);
     free(m->ptag);
+    free(m->ver);
     m->ptag = NULL;
+    m->ver = NULL;
     m->data = NULL;
     m->state = NULL;
     m->meta = NULL;
@@ -432,6 +434,47 @@ static void sim_msg_violation(sim_ctx *c, const sim_msg *g, sim_violation_kind k
                       g->st ? g->st->line : 0, g->st ? g->st->col : 0);
 }
 
+/* Delivery into a memory with versions (sim_version.c).  At syndm the message replaces the
+ * receiver's copy: it must carry the element it is delivered into, and a value no older than
+ * the copy it replaces.  At syncomm (one shared memory) a message of the value memory holds must
+ * agree with it; one of an older value is out of date and harmless there. */
+static void sim_deliver_version(sim_ctx *c, const sim_msg *g, sim_mem *m, int64_t off)
+{
+    char a[64], b[64], el[256], detail[400];
+    uint64_t have;
+    memcpy(&have, (char *)m->data + 8 * off, 8);
+    sim_fmt_bits(g->bits, m->is_double, a, sizeof a);
+    if (m->shadow) {
+        int64_t r[SIM_MAXDIMS];
+        for (int d = 0; d < g->nidx; d++) r[d] = sim_mem_slot(m, d, g->idx[d]);
+        int64_t goff = sim_version_goff(m, r);
+        if (g->gsrc >= 0 && goff >= 0 && g->gsrc != goff) {
+            sim_version_fmt(c, g->array, g->gsrc, el, sizeof el);
+            snprintf(detail, sizeof detail, " = %s, the value of %s", a, el);
+            sim_msg_violation(c, g, SIM_V_WRONG_MESSAGE, "wrong message", detail);
+            return;
+        }
+        if (m->state[off] != SIM_UNDEF && g->ver < m->ver[off]) {
+            sim_fmt_bits(have, m->is_double, b, sizeof b);
+            snprintf(detail, sizeof detail, " = %s replaces %s, a newer value", a, b);
+            sim_msg_violation(c, g, SIM_V_WRONG_MESSAGE, "wrong message", detail);
+            return;
+        }
+        memcpy((char *)m->data + 8 * off, &g->bits, 8);
+        m->ver[off] = g->ver;
+        m->state[off] = SIM_RECEIVED;
+        return;
+    }
+    if (m->state[off] == SIM_UNDEF) {
+        snprintf(detail, sizeof detail, " = %s, memory has no value", a);
+    } else {
+        if (g->ver != m->ver[off] || sim_norm_bits(have) == sim_norm_bits(g->bits)) return;
+        sim_fmt_bits(have, m->is_double, b, sizeof b);
+        snprintf(detail, sizeof detail, " = %s, memory holds %s", a, b);
+    }
+    sim_msg_violation(c, g, SIM_V_WRONG_MESSAGE, "wrong message", detail);
+}
+
 static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
 {
     sim_mem *m = c->level == IR_SYNDM ? &c->allmem[(size_t)g->dst * (size_t)c->narrays + (size_t)g->array]
@@ -456,6 +499,7 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
         sim_msg_violation(c, g, SIM_V_OUTSIDE_LOCAL, "outside local memory", ", outside the receiver's part");
         return;
     }
+    if (m->ver) { sim_deliver_version(c, g, m, off); return; }
     uint64_t have;
     memcpy(&have, (char *)m->data + 8 * off, 8);
     char a[64], b[64], detail[160];
@@ -607,6 +651,39 @@ static int64_t sim_out_index(const sim_output *o, const sim_out *so, const int64
     return idx;
 }
 
+static int64_t sim_shadow_offset(const sim_shadow *sh, const int64_t *g)
+{
+    int64_t off = 0;
+    for (int d = 0; d < sh->ndims; d++) off += (g[d] - sh->lo[d]) * sh->stride[d];
+    return off;
+}
+
+/* syndm, an array with versions: every element of the output region that was written must have
+ * been taken from a copy of its newest value (sim_gather_mem); one no processor holds is
+ * reported, and left undefined rather than given its init value (seen = -1). */
+static void sim_gather_lost(sim_ctx *c, const sim_output *o, const sim_out *so, const sim_shadow *sh,
+                            int32_t *seen)
+{
+    int nd = sh->ndims;
+    int64_t glo[SIM_MAXDIMS], ghi[SIM_MAXDIMS], g[SIM_MAXDIMS];
+    for (int d = 0; d < nd; d++) {
+        glo[d] = ghi[d] = d < so->nfix ? so->fix[d] : o->lo[d - so->nfix];
+        if (d >= so->nfix) ghi[d] = o->hi[d - so->nfix];
+        if (glo[d] > ghi[d]) return;
+        g[d] = glo[d];
+    }
+    do {
+        int64_t k = sim_out_index(o, so, g);
+        if (seen[k] || sh->ver[sim_shadow_offset(sh, g)] == 0) continue;
+        seen[k] = -1;
+        char el[256];
+        sim_fmt_elem(c, so->array, g, nd, el, sizeof el);
+        sim_violation_add(c, SIM_V_DISAGREE, 0, 0,
+                          "lost value: no processor holds the newest value of %s (its copies were "
+                          "replaced by older ones)", el);
+    } while (sim_box_next(nd, glo, ghi, g));
+}
+
 /* Copies a memory's elements in the output region (global box) into o; `only_computed` for
  * syndm (then `seen` flags elements already taken from another processor). */
 static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const sim_mem *m,
@@ -647,7 +724,13 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
                 off += (sim_folded(m, d) ? sim_mem_slot(m, d, g[d]) : g[d] - m->off[d] - m->lo[d]) * m->stride[d];
         }
         unsigned char st = m->state[off];
-        if (st == SIM_UNDEF || (only_computed && st != SIM_COMPUTED)) continue;
+        if (st == SIM_UNDEF) continue;
+        if (only_computed && m->shadow) {   /* copies of the newest value; init values later */
+            uint32_t newest = m->shadow->ver[sim_shadow_offset(m->shadow, g)];
+            if (newest == 0 || m->ver[off] != newest) continue;
+        } else if (only_computed && st != SIM_COMPUTED) {
+            continue;
+        }
         double v = m->is_double ? ((const double *)m->data)[off]
                                 : (double)((const int64_t *)m->data)[off];
         int64_t k = sim_out_index(o, so, g);
@@ -1076,6 +1159,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     sim_out *outs = NULL;
     sim_mem *emptymem = NULL;
     ir_planes *folds = NULL;          /* per array: its live planes (w = 0: every plane) */
+    unsigned char *versioned = NULL;  /* per array: its values carry versions (sim_version.c) */
     const ir_decl **dists = NULL;
     int ninits = 0, nouts = 0;
     int ok = 0;
@@ -1247,6 +1331,9 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     for (int a = 0; a < p->narrays && timevar && !(opt && opt->all_planes); a++)
         if (!ir_live_planes(p, r->params, a, timevar, &folds[a])) folds[a].w = 0;
 
+    versioned = calloc((size_t)(p->narrays ? p->narrays : 1), 1);
+    if (!versioned) goto done;
+    sim_version_plan(c, folds, colls, ncoll, versioned);
     int64_t bytes = 0;
     int race = c->level == IR_SYN || c->level == IR_SYNCOMM;
     if (c->level != IR_SYNDM) {
@@ -1256,7 +1343,8 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         c->nmem = 1;
         for (int a = 0; a < p->narrays; a++)
             if (sim_mem_alloc(c, &c->allmem[a], p->arrays[a], ab[a].lo, ab[a].hi, NULL, NULL, NULL, race, 0,
-                              folds && folds[a].w ? &folds[a] : NULL, &bytes) != 0) {
+                              folds && folds[a].w ? &folds[a] : NULL, &bytes) != 0
+                || (versioned[a] && sim_version_alloc(&c->allmem[a], &bytes) != 0)) {
                 goto done;
             }
         for (int i = 0; i < ninits && !c->stop; i++)
@@ -1334,6 +1422,10 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     int rcounter = 0;
 
     if (c->level == IR_SYNDM && sim_layout_syndm(c, dists, ab, folds, inits, ninits, &bytes) != 0) goto done;
+    if (c->level == IR_SYNDM && sim_version_shadows(c, versioned, ab, &bytes) != 0) {
+        diag_add(&r->diags, p->file, 0, 0, "out of memory for the arrays' versions");
+        goto done;
+    }
     r->array_bytes = bytes;
 
     /* the steps */
@@ -1430,6 +1522,8 @@ outputs:
             for (int q = 0; q < c->nprocs; q++)
                 sim_gather_mem(c, o, so, &c->allmem[(size_t)q * (size_t)p->narrays + (size_t)so->array],
                                1, seen, q);
+            if (c->shadows && c->shadows[so->array].ver)
+                sim_gather_lost(c, o, so, &c->shadows[so->array], seen);
             sim_gather_init(c, o, so, inits, ninits, &ab[so->array], seen);
             free(seen);
         }
@@ -1446,6 +1540,8 @@ done:
         for (int64_t i = 0; i < (int64_t)c->nmem * c->narrays; i++) sim_mem_free(&c->allmem[i]);
         free(c->allmem);
     }
+    sim_version_free(c);
+    free(versioned);
     free(emptymem);
     free(folds);
     free(dists);

@@ -198,18 +198,51 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
     return off;
 }
 
-/* Offset of a readable element, or -1 after reporting why it is not readable. */
-static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
+/* The shadow offset (sim_version.c) of the element an access names in m, within bounds. */
+static int64_t sim_acc_goff(sim_ctx *c, const sim_node *n, const sim_mem *m)
+{
+    int64_t r[SIM_MAXDIMS];
+    sim_acc_indices(c, n, r);
+    for (int d = 0; d < n->n; d++) r[d] = sim_mem_slot(m, d, r[d]);
+    return sim_version_goff(m, r);
+}
+
+SIM_COLD static void sim_report_stale(sim_ctx *c, const sim_node *n, const sim_mem *m)
+{
+    int64_t idx[SIM_MAXDIMS];
+    char el[300], wh[160];
+    sim_acc_indices(c, n, idx);
+    sim_fmt_local(c, n->array, m, idx, n->n, el, sizeof el);
+    sim_fmt_where(c, wh, sizeof wh);
+    sim_violation_add(c, SIM_V_MISSING_MESSAGE, c->cur ? c->cur->line : 0, c->cur ? c->cur->col : 0,
+                      "missing message: processor %lld at t=%lld reads %s, whose copy is stale "
+                      "(a newer value was written and did not arrive)%s",
+                      (long long)sim_proc_value(c, c->proc), (long long)c->tval, el, wh);
+}
+
+/* Offset of a readable element, or -1 after reporting why it is not readable.  `fresh`: at
+ * syndm a stale copy is not readable either (a send forwards whatever copy it has). */
+static inline __attribute__((always_inline)) int64_t sim_acc_read_as(sim_ctx *c, const sim_node *n, int fresh)
 {
     sim_mem *m = &c->mem[n->array];
     int64_t off = sim_acc_offset(c, n, m, "reads", 0);
     if (SIM_UNLIKELY(off < 0)) return -1;
     if (SIM_UNLIKELY(!m->state[off])) { sim_report_undef(c, n, m); return -1; }
     if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
+    if (SIM_UNLIKELY(m->shadow != NULL) && fresh) {
+        int64_t g = sim_acc_goff(c, n, m);
+        if (g >= 0 && m->ver[off] != m->shadow->ver[g]) { sim_report_stale(c, n, m); return -1; }
+    }
     return off;
 }
 
-/* Offset of a writable element, or -1 after reporting. */
+static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, const sim_node *n)
+{
+    return sim_acc_read_as(c, n, 1);
+}
+
+/* Offset of a writable element, or -1 after reporting.  The write makes the element's next
+ * version (memories with versions). */
 static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
 {
     sim_mem *m = &c->mem[n->array];
@@ -217,6 +250,13 @@ static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
     if (off < 0) return -1;
     if (SIM_UNLIKELY(m->held != NULL) && !m->held[off]) { sim_report_oob(c, n, m, "writes"); return -1; }
     if (m->meta) sim_race_write(c, n, m->meta + 4 * off);
+    if (SIM_UNLIKELY(m->ver != NULL)) {
+        if (m->shadow) {
+            int64_t g = sim_acc_goff(c, n, m);
+            m->ver[off] = g >= 0 ? sim_version_write(c, m->shadow, g) : 0;
+        }
+        else m->ver[off]++;
+    }
     return off;
 }
 
@@ -302,6 +342,7 @@ static int sim_sr_setup(sim_ctx *c, sim_node *n, int64_t lo, uint64_t cnt)
     for (int j = 0; j < n->nsr; j++) {
         const sim_node *a = n->sracc[j];
         const sim_mem *m = &c->mem[a->array];
+        if (m->shadow) return 0;      /* copies may be stale: every read is checked */
         int64_t off = 0, st = 0;
         for (int d = 0; d < a->n; d++) {
             const sim_aff *f = &a->sub[d].aff;
@@ -668,11 +709,13 @@ static void sim_exec_send(sim_ctx *c, const sim_stmt *s)
     }
     double sv = c->ticks;     /* the rest is free */
     const sim_node *w = s->what;
-    int64_t off = sim_acc_read(c, w);
+    int64_t off = sim_acc_read_as(c, w, 0);
     if (off < 0) { c->ticks = sv; return; }
     const sim_mem *m = &c->mem[w->array];
     sim_msg msg;
     memset(&msg, 0, sizeof msg);
+    msg.ver = m->ver ? m->ver[off] : 0;
+    msg.gsrc = m->shadow ? sim_acc_goff(c, w, m) : -1;
     msg.src = c->proc;
     msg.tsend = c->tval;
     msg.array = w->array;

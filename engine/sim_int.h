@@ -17,6 +17,7 @@
 
 #include "ir.h"
 #include "op.h"
+#include "planes.h"
 #include "sim.h"
 
 #define SIM_MAXDIMS 8
@@ -167,7 +168,27 @@ typedef struct sim_mem {
     int64_t *ptag;
     int64_t recv_gone;
     int slow;                     /* lat_abs or fold: every subscript through sim_mem_slot */
+    /* Memory reuse (sim_version.c): an element may be written many times.  ver[off] is the
+     * version of the value the element holds (0: its init value; each write makes the next).
+     * At syncomm the one shared memory is the truth and ver alone is kept; at syndm `shadow` is
+     * the array's global version table (shared by the processors, not owned), and a copy whose
+     * version is not the shadow's is stale.  NULL for arrays that keep only live time planes or
+     * that a collective names: those are single assignment, checked by their states alone. */
+    uint32_t *ver;
+    struct sim_shadow *shadow;
 } sim_mem;
+
+/* The global version table of one array at syndm: the version of the newest value of every
+ * element, whichever processor wrote it.  Row-major over the array's global bounds.  Writes of
+ * one element by several processors in one step are concurrent: they make one version, and
+ * the outputs compare its copies (a disagreement when they differ). */
+typedef struct sim_shadow {
+    uint32_t *ver;
+    int32_t *wstep, *wproc;       /* the superstep and processor of the newest write */
+    int ndims;
+    int64_t lo[SIM_MAXDIMS], ext[SIM_MAXDIMS], stride[SIM_MAXDIMS];
+    int64_t size;
+} sim_shadow;
 
 static inline int64_t sim_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
@@ -210,6 +231,8 @@ typedef struct sim_msg {
     int array, nidx;
     int64_t idx[SIM_MAXDIMS];     /* at the receiver */
     uint64_t bits;                /* the value (double bits or int64) */
+    uint32_t ver;                 /* its version (memories with versions) */
+    int64_t gsrc;                 /* syndm: the sent element's offset in the shadow, or -1 */
     const sim_stmt *st;
 } sim_msg;
 
@@ -258,6 +281,7 @@ typedef struct sim_ctx {
     sim_result *r;
     int maxv;
 
+    sim_shadow *shadows;          /* syndm: per array (narrays), ver NULL where unversioned */
     sim_msg *pend;                /* pending messages */
     int64_t npend, cappend;
 
@@ -305,6 +329,24 @@ sim_pieces *sim_pieces_compile(sim_ctx *c, const ir_decl *dist, const ir_decl *a
  * a diagnostic naming the array and processor. */
 int sim_pieces_eval(sim_ctx *c, const sim_pieces *ps, int64_t pv, int64_t *lo, int64_t *hi,
                     int64_t *count, sim_mem *mark);
+
+/* sim_version.c: memories that are written many times (see sim_mem.ver) */
+/* Which arrays keep versions: not folded (folds[a].w == 0), named by no collective. */
+void sim_version_plan(const sim_ctx *c, const ir_planes *folds, sim_coll *const *colls, int ncoll,
+                      unsigned char *versioned);
+/* Allocates m->ver (zeroed: every value is version 0) and adds its bytes.  0 = ok. */
+int sim_version_alloc(sim_mem *m, int64_t *bytes);
+/* syndm: allocates every versioned array's shadow (c->shadows) and points the processors'
+ * memories at it.  0 = ok. */
+int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bounds *ab, int64_t *bytes);
+void sim_version_free(sim_ctx *c);
+/* The version a write of the running processor makes (concurrent writes share one). */
+uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, int64_t goff);
+/* The shadow offset of the element at storage indices r[] of memory m; -1 when it lies outside
+ * the array (a local memory may be larger than the array): such elements have no versions. */
+int64_t sim_version_goff(const sim_mem *m, const int64_t *r);
+/* "A[3][4]" of a shadow offset. */
+void sim_version_fmt(const sim_ctx *c, int array, int64_t goff, char *buf, size_t size);
 
 /* sim.c */
 void sim_violation_add(sim_ctx *c, sim_violation_kind k, int line, int col, const char *fmt, ...)
