@@ -29,13 +29,20 @@ else: print("none", ",".join(sorted({n["level"] for n in nodes})))'
 derive_one() {  # K
     local k=$1 ws=$TMP/$1.pdg out rc node state src run
     "$POLYAPM" init "$EX/$k.apm" -o "$ws" >/dev/null 2>"$TMP/err" || { fail "$k" "init: $(head -2 "$TMP/err")"; return; }
-    timeout -s INT "$LIMIT" "$POLYAPM" -w "$ws" explore ROOT -D procs=2 --budget 100 -q >"$TMP/explore" 2>&1
+    timeout -s INT -k 30 "$LIMIT" "$POLYAPM" -w "$ws" explore ROOT -D procs=2 --budget 100 -q >"$TMP/explore" 2>&1
     rc=$?
     local note=""
-    [ $rc -eq 0 ] || note=" (explore exit $rc$([ $rc -eq 1 ] && grep -q interrupted "$TMP/explore" && echo ", interrupted at ${LIMIT}s"))"
+    case $rc in
+        0) ;;
+        124|137) note=" (explore stopped at ${LIMIT}s: $(tail -1 "$TMP/explore"))" ;;
+        *) note=" (explore exit $rc: $(tail -1 "$TMP/explore"))" ;;
+    esac
     read -r node state <<<"$(best_syndm "$ws")"
     if [ "$node" = none ]; then
-        fail "$k" "no syndm node reached$note; levels reached: $state; $(grep -m1 -iE 'error|refus' "$TMP/explore")"
+        local why=""
+        [ "$state" = source ] &&   # nothing left the source: say why stm auto found nothing
+            why="; stm auto: $(timeout 60 "$POLYAPM" -w "$ws" apply ROOT stm auto=1 2>&1 | tail -1)"
+        fail "$k" "no syndm node reached$note; levels reached: $state$why"
         return
     fi
     if [ "$state" != verified ]; then

@@ -3,7 +3,8 @@
 # what C computes: for every kernel, at two sizes, its C reference (tests/polybench/K.c, built
 # with gcc -O0 -ffp-contract=off so every double operation is one IEEE operation in the order
 # written, as the simulator evaluates) prints the same checksum, bit for bit, as `polyapm sim` of
-# the .apm.  heat-3d's PolyBench input is a fixed point of the kernel, heat-3d-nl's is not.  Where
+# the .apm, and each .apm is in canonical form (polyapm fmt).  heat-3d's PolyBench input is a
+# fixed point of the kernel, heat-3d-nl's is not.  Where
 # PolyBench/C 4.2.1 is present ($POLYBENCH_DIR, else ../shared/polybench-4.2.1 beside the
 # repository, else /work/shared/polybench-4.2.1), the real PolyBench kernels, built with
 # -DPOLYBENCH_DUMP_ARRAYS -DMINI_DATASET and exact "%a" output, dump arrays whose checksum is the
@@ -31,6 +32,8 @@ sim_checksum() {  # FILE PARAMS
 while read -r k ref flags pbdir size1 size2; do
     [ -n "$k" ] || continue
     [ "$flags" = - ] && flags=
+    "$POLYAPM" fmt "$EX/$k.apm" 2>&1 | cmp -s - "$EX/$k.apm" && ok "$k.apm is in canonical form" ||
+        fail "$k.apm is in canonical form" "polyapm fmt -w would change it"
     for size in "$size1" "$size2"; do
         name="$k $size"
         # shellcheck disable=SC2046
