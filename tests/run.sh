@@ -23,7 +23,8 @@ for t in "$ROOT/$BUILD"/tests/*; do
     [ -x "$t" ] || continue
     run_one "$(basename "$t")" "$t"
 done
-for s in "$ROOT"/tests/cli/*.sh "$ROOT"/tests/store/*.sh "$ROOT"/tests/xf/*.sh "$ROOT"/tests/tui/*.sh "$ROOT"/tests/mpi/*.sh; do
+for s in "$ROOT"/tests/cli/*.sh "$ROOT"/tests/store/*.sh "$ROOT"/tests/xf/*.sh "$ROOT"/tests/tui/*.sh "$ROOT"/tests/mpi/*.sh \
+         "$ROOT"/tests/polybench/source.sh; do
     [ -f "$s" ] || continue
     run_one "$(basename "$s")" bash "$s"
 done
