@@ -7,6 +7,13 @@
 #    touched by one processor only is not mistaken for a shift of it (s[0] held as [0 .. 0],
 #    not up to the processor's last virtual one), every leaf verifies, and the C+MPI of the
 #    syndm leaves prints the simulation's checksum; explore reaches syndm leaves on gemm;
+#  - in place (PolyBench jacobi-1d and jacobi-2d, A and B reused at every step, no time
+#    dimension): stm auto -> tile blocked -> commgen -> memdist gives each processor its rows
+#    plus the halo its reads need (jacobi-1d: [rp * b .. rp * b + b + 1]); the local memories
+#    equal the footprint an oracle counts from the statements (jacobi-2d: the rows it touches,
+#    whole), the point-by-point check (POLYAPM_MEMDIST_CHECK=all) keeps the same layout, and
+#    the syndm nodes report no missing message (until the simulator's in-place delivery is
+#    merged they report the overwrite of an older copy as a "wrong message ... memory holds");
 #  - negated literals in bounds (-2 * n + 2 * n, n * -2): tile models the statement (isl read
 #    `((-(2)) * (n))` as a syntax error) and the tiled program verifies.
 source "$(dirname "$0")/../lib.sh"
@@ -65,6 +72,46 @@ out=$("$POLYAPM" -w g.pdg explore ROOT --budget 120 -D procs=2 -D n=4 --json -q 
 expect_eq "gemm explore: exit 0 (139 before)" "$rc" 0
 expect_eq "gemm explore: verified syndm leaves" \
     "$(printf '%s' "$out" | json "len(j['leaves']) > 0 and all(l['verified'] == 1 and l['level'] == 'syndm' for l in j['leaves'])")" True
+
+# ---- in place: footprints ----
+# inplace NAME SRC PROCS N : stm auto, tile blocked, commgen, memdist (and with the check)
+inplace() {
+    local x=$1 src=$2 procs=$3 n=$4
+    "$POLYAPM" apply "$src" stm auto=1 -o "$x-s.apm" 2>/dev/null &&
+    "$POLYAPM" apply "$x-s.apm" tile kind=blocked procs=$procs -o "$x-t.apm" &&
+    "$POLYAPM" apply "$x-t.apm" commgen -o "$x-c.apm" &&
+    "$POLYAPM" apply "$x-c.apm" memdist -o "$x-d.apm"
+    expect_eq "$x: stm auto, tile, commgen, memdist exit 0" "$?" 0
+    POLYAPM_MEMDIST_CHECK=all "$POLYAPM" apply "$x-c.apm" memdist -o "$x-dc.apm"
+    expect_eq "$x: the point-by-point check keeps the layout" "$(grep '^dist' "$x-dc.apm")" "$(grep '^dist' "$x-d.apm")"
+    "$POLYAPM" sim "$x-d.apm" -D n=$n --against "$src" --json >"$x.json"
+    expect_eq "$x n=$n: no missing message (only the overwrites in-place delivery allows)" \
+        "$(json "all(v['kind'] in ('wrong-message', 'output-mismatch') and (v['kind'] != 'wrong-message' or 'memory holds' in v['text']) for v in j['violations'])" <"$x.json")" True
+}
+# the oracle: processor rp runs rows p = max(1, 1 + rp * b) .. min(n - 2, rp * b + b) (b as tile
+# sets it) and touches rows p - 1 .. p + 1 of A and B: 1-D their elements, 2-D those rows whole
+footprint() {
+    python3 -c "
+n, procs, dims = $1, $2, $3
+b = (n - 3) // procs + 1
+out = []
+for rp in range(procs):
+    rows = set()
+    for p in range(max(1, 1 + rp * b), min(n - 2, rp * b + b) + 1): rows |= {p - 1, p, p + 1}
+    out.append(2 * len(rows) * (n if dims == 2 else 1))
+print(out)"
+}
+inplace j1 "$X/inplace/jacobi1d.apm" 2 16
+expect_match "jacobi-1d in place: the block plus a halo of one" "$(cat j1-d.apm)" '^dist A\(rp\) \[rp \* b \.\. rp \* b \+ b \+ 1\]$'
+for n in 16 20; do
+    "$POLYAPM" sim j1-d.apm -D n=$n --json >j1n.json
+    expect_eq "jacobi-1d in place n=$n: local memories are the footprint" "$(json "j['local_memory']" <j1n.json)" "$(footprint $n 2 1)"
+done
+inplace j2 "$X/inplace/jacobi2d.apm" 3 14
+expect_match "jacobi-2d in place: the block's rows plus a halo row each side" "$(cat j2-d.apm)" \
+    '^dist B\(rp\) \[rp \* b \.\. rp \* b \+ b \+ 1\]\[0 \.\. n - 1\]$'
+"$POLYAPM" sim j2-d.apm -D n=14 --json >j2n.json
+expect_eq "jacobi-2d in place n=14: local memories are the rows touched" "$(json "j['local_memory']" <j2n.json)" "$(footprint 14 3 2)"
 
 # ---- negated literals in isl text ----
 "$POLYAPM" apply "$X/inplace/negbounds.apm" tile kind=blocked procs=2 -o neg-t.apm 2>neg.err
