@@ -6,7 +6,8 @@
  * Semantics are the language's (ir.h): / is floor division, % its non-negative remainder,
  * comparisons and && || give 0/1, select evaluates the branch it takes, min/max/sum reductions
  * run over their ranges (an empty min/max reduction fails).  Anything else (reals, arrays,
- * unknown names, division by zero, running out of fuel) fails.
+ * unknown names, division by zero, running out of fuel) fails.  xf_int_const folds the
+ * arithmetic expressions of literals the isl printers must write as numbers.
  */
 #include <string.h>
 
@@ -110,4 +111,30 @@ int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v)
     default:
         return -1;
     }
+}
+
+/* Only arithmetic at the root and, through xf_eval_int with no names, literals below it. */
+int xf_int_const(const ir_expr *e, int64_t *v)
+{
+    if (!e) return -1;
+    switch (e->kind) {
+    case IR_E_INT: *v = e->u.ival; return 0;
+    case IR_E_UNARY: if (e->u.op.op != IR_OP_NEG) return -1; break;
+    case IR_E_BINARY:
+        switch (e->u.op.op) {
+        case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_MOD: break;
+        default: return -1;
+        }
+        break;
+    case IR_E_CALL:
+        switch (e->u.call.f) {
+        case IR_F_MIN: case IR_F_MAX: case IR_F_ABS: case IR_F_FLOOR: case IR_F_CEIL: break;
+        default: return -1;
+        }
+        break;
+    default:
+        return -1;
+    }
+    xf_env none = {.n = 0};
+    return xf_eval_int(e, &none, v);
 }

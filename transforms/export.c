@@ -161,12 +161,12 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
     const ex_plan *pl = h->pl;
     h->nsends++;
     if (ex_dep(h, s->u.send.to_lo) || ex_dep(h, s->u.send.to_hi)) { ex_halo_fail(h, s, "goes to processors that change with t"); return; }
-    const ir_expr *w = s->u.send.what;
-    int arr = w->u.access.array_index;
+    ir_expr *const *widx;
+    int nidx, arr = ex_sent_array(s->u.send.what, &widx, &nidx);
     const ex_array *a = &pl->arr[arr];
     for (int side = 0; side < 2; side++) {
-        ir_expr *const *idx = side && s->u.send.as_idx ? s->u.send.as_idx : w->u.access.idx;
-        for (int d = 0; d < w->u.access.nidx; d++) {
+        ir_expr *const *idx = side && s->u.send.as_idx ? s->u.send.as_idx : widx;
+        for (int d = 0; d < nidx; d++) {
             if (d == a->fold) {
                 int64_t c;
                 if (!ir_time_sub(idx[d], pl->tslot, &c)) { ex_halo_fail(h, s, "sends a time plane that is not t + c"); return; }
@@ -428,12 +428,13 @@ static void ex_sends(ex_send_scan *c, const ir_block *b)
         } else if (s->kind == IR_S_SEND) {
             c->nsends++;
             int64_t k;
-            const ir_expr *w = s->u.send.what;
-            if (c->pl->arr[w->u.access.array_index].pieced && !c->pieced) c->pieced = 1 + w->u.access.array_index;
+            ir_expr *const *widx;
+            int nidx, arr = ex_sent_array(s->u.send.what, &widx, &nidx);
+            if (c->pl->arr[arr].pieced && !c->pieced) c->pieced = 1 + arr;
             if (!ir_time_sub(s->u.send.at, c->pl->tslot, &k) || k != c->pl->tstep) {
                 c->bad = s;
                 c->why = "sends for a later time than the next step (only `at t + 1` is exported)";
-            } else if (c->pl->p->arrays[w->u.access.array_index]->u.array.elem != IR_DOUBLE) {
+            } else if (c->pl->p->arrays[arr]->u.array.elem != IR_DOUBLE) {
                 c->bad = s;
                 c->why = "sends an element of an int array (only double arrays are exported with messages)";
             }

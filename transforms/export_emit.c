@@ -417,7 +417,8 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO) return;   /* the pattern sends it */
     xf_buf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
     const ir_expr *w = s->u.send.what;
-    int arr = w->u.access.array_index;
+    ir_expr *const *widx;
+    int nidx, arr = ex_sent_array(w, &widx, &nidx);
     if (s->u.send.when) {
         const ir_expr *cj[64];
         int nc = ex_conjuncts(s->u.send.when, cj, 0, 64);
@@ -430,10 +431,10 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     ex_expr(m, &lo, &pre, in, s->u.send.to_lo);
     if (s->u.send.to_hi) ex_expr(m, &hi, &pre, in, s->u.send.to_hi);
     int zero = m->mode == EX_INSPECT;
-    ex_offset(m, &what, &pre, in, arr, w->u.access.idx, w->u.access.nidx, m->me, zero);
-    ir_expr *const *as = s->u.send.as_idx ? s->u.send.as_idx : w->u.access.idx;
+    ex_offset(m, &what, &pre, in, arr, widx, nidx, m->me, zero);
+    ir_expr *const *as = s->u.send.as_idx ? s->u.send.as_idx : widx;
     if (pl->arr[arr].pieced) ex_piece_gidx(m, &at, &pre, in, &pl->arr[arr], as);   /* the receiver finds it */
-    else ex_offset(m, &at, &pre, in, arr, as, w->u.access.nidx, "rt_dest", zero);
+    else ex_offset(m, &at, &pre, in, arr, as, nidx, "rt_dest", zero);
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
     char *text = ir_print_expr(w);
@@ -827,14 +828,17 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     /* extent of a dimension and the index function */
     const char *w = pl->mpi ? pv : "";
     const char *wc = pl->mpi ? ", " : "";
-    xf_buf_printf(b, "static inline int64_t %s_ext(%s%s%sint d)\n{\n    int64_t e = 0;\n    switch (d) {\n", a->cname,
-                  pl->mpi ? "int64_t " : "", w, wc);
+    xf_buf_printf(b, "static inline int64_t %s_ext(%s%s%sint d)\n{\n", a->cname, pl->mpi ? "int64_t " : "", w, wc);
+    if (pl->mpi) xf_buf_printf(b, "    (void)%s;\n", pv);   /* a scalar's bounds do not use it */
+    xf_buf_printf(b, "    int64_t e = 0;\n    switch (d) {\n");
     for (int d = 0; d < nd; d++) {
         if (d == a->fold) xf_buf_printf(b, "    case %d: return %" PRId64 ";\n", d, a->fold_w);
         else xf_buf_printf(b, "    case %d: e = %s_hi%d(%s) - %s_lo%d(%s) + 1; break;\n", d, a->cname, d, w, a->cname, d, w);
     }
     xf_buf_printf(b, "    }\n    return e > 0 ? e : 0;\n}\n");
-    xf_buf_printf(b, "static inline int64_t %s_size(%s%s)\n{\n    return 1", a->cname, pl->mpi ? "int64_t " : "void", w);
+    xf_buf_printf(b, "static inline int64_t %s_size(%s%s)\n{\n", a->cname, pl->mpi ? "int64_t " : "void", w);
+    if (pl->mpi) xf_buf_printf(b, "    (void)%s;\n", pv);
+    xf_buf_printf(b, "    return 1");
     for (int d = 0; d < nd; d++) xf_buf_printf(b, " * %s_ext(%s%s%d)", a->cname, w, wc, d);
     xf_buf_printf(b, ";\n}\n");
     xf_buf_printf(b, "static inline int64_t %s_at(", a->cname);

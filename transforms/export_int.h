@@ -53,6 +53,16 @@ typedef struct ex_plan {
     char progname[64];
 } ex_plan;
 
+/* The array of a sent element (an access, or a scalar: a 0-dimensional array named bare) and its
+ * subscripts (*idx NULL and *nidx 0 for a scalar). */
+static inline int ex_sent_array(const ir_expr *what, ir_expr *const **idx, int *nidx)
+{
+    int scalar = what->kind == IR_E_NAME;
+    *idx = scalar ? NULL : what->u.access.idx;
+    *nidx = scalar ? 0 : what->u.access.nidx;
+    return scalar ? what->u.name.index : what->u.access.array_index;
+}
+
 /* C names: the program's name made safe (not a C keyword, libc or runtime name). */
 void ex_cname(char *out, size_t size, const char *name);
 

@@ -122,9 +122,37 @@ static const ir_expr *find_let(const char *name, const xf_frame *fr, int nfr)
     return NULL;
 }
 
+/* A constant factor or divisor, a let bound to one included: isl reads a product only with a
+ * bare literal at its left (`-2*(n)`, never `(-(2)) * (n)` nor `(n) * (2)`), a quotient only
+ * with a bare positive divisor.  0 with *v, or -1. */
+static int isl_const(const ir_expr *e, const xf_frame *fr, int nfr, int64_t *v)
+{
+    int64_t a, c;
+    if (e->kind == IR_E_NAME && e->u.name.nk == IR_N_LET) {
+        const ir_expr *x = find_let(e->u.name.id, fr, nfr);
+        return x ? isl_const(x, fr, nfr, v) : -1;
+    }
+    if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NEG) {
+        if (isl_const(e->u.op.a, fr, nfr, &a)) return -1;
+        *v = -a;
+        return 0;
+    }
+    if (e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB || e->u.op.op == IR_OP_MUL)) {
+        if (isl_const(e->u.op.a, fr, nfr, &a) || isl_const(e->u.op.b, fr, nfr, &c)) return -1;
+        *v = e->u.op.op == IR_OP_ADD ? a + c : e->u.op.op == IR_OP_SUB ? a - c : a * c;
+        return 0;
+    }
+    return xf_int_const(e, v);
+}
+
 int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
 {
     char tmp[80];
+    int64_t k;
+    if (e->kind != IR_E_INT && isl_const(e, fr, nfr, &k) == 0) {   /* -(2), 2 * 3, a let of one */
+        xf_buf_printf(b, "(%lld)", (long long)k);
+        return 0;
+    }
     switch (e->kind) {
     case IR_E_INT:
         xf_buf_printf(b, "%lld", (long long)e->u.ival);
@@ -156,17 +184,16 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
             xf_buf_printf(b, op == IR_OP_DIV ? "floor((" : "((");
             if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
             /* isl wants the divisor bare: `floor((e)/2)`, `(e) mod 2` */
-            if (e->u.op.b->kind != IR_E_INT || e->u.op.b->u.ival <= 0) return -1;
-            xf_buf_printf(b, op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)e->u.op.b->u.ival);
+            if (isl_const(e->u.op.b, fr, nfr, &k) || k <= 0) return -1;
+            xf_buf_printf(b, op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)k);
             return 0;
         }
         if ((size_t)op >= sizeof isl_binop / sizeof isl_binop[0] || !isl_binop[op]) return -1;
-        if (op == IR_OP_MUL && (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT)) {
-            /* isl takes a literal factor bare, not parenthesised */
-            const ir_expr *k = e->u.op.a->kind == IR_E_INT ? e->u.op.a : e->u.op.b;
-            const ir_expr *x = k == e->u.op.a ? e->u.op.b : e->u.op.a;
-            xf_buf_printf(b, "%lld*(", (long long)k->u.ival);
-            if (xf_isl_expr(b, x, fr, nfr) < 0) return -1;
+        int ka = op == IR_OP_MUL && isl_const(e->u.op.a, fr, nfr, &k) == 0;
+        if (op == IR_OP_MUL && (ka || isl_const(e->u.op.b, fr, nfr, &k) == 0)) {
+            /* isl takes a literal factor bare and at the left: -2*(n) */
+            xf_buf_printf(b, "%lld*(", (long long)k);
+            if (xf_isl_expr(b, ka ? e->u.op.b : e->u.op.a, fr, nfr) < 0) return -1;
             xf_buf_printf(b, ")");
             return 0;
         }
@@ -191,10 +218,10 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
         if ((f == IR_F_FLOOR || f == IR_F_CEIL) && e->u.call.nargs == 1) {
             const ir_expr *a = e->u.call.args[0];
             if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_DIV) {
-                if (a->u.op.b->kind != IR_E_INT || a->u.op.b->u.ival <= 0) return -1;
+                if (isl_const(a->u.op.b, fr, nfr, &k) || k <= 0) return -1;
                 xf_buf_printf(b, f == IR_F_FLOOR ? "floor((" : "ceil((");
                 if (xf_isl_expr(b, a->u.op.a, fr, nfr) < 0) return -1;
-                xf_buf_printf(b, ")/%lld)", (long long)a->u.op.b->u.ival);
+                xf_buf_printf(b, ")/%lld)", (long long)k);
                 return 0;
             }
             return xf_isl_expr(b, a, fr, nfr);

@@ -9,7 +9,7 @@
  * processors: lo_d at the first one and hi_d at the last when they are monotone in p (FD: the
  * tile plus a halo of 1), otherwise an inner reduction `min(k = first .. last) lo_d(k)` (dist
  * bounds may use any integer expression of the processor and the parameters).  An array nobody
- * accesses is replicated.  Coordinates stay absolute (relcoord makes them relative).
+ * accesses, and every scalar (a 0-dimensional array: alpha, beta of PolyBench), is replicated.  Coordinates stay absolute (relcoord makes them relative).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -296,11 +296,12 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
             if (isl_text(b, y, names, n, rpv, bname, at) < 0) return -1;
             xf_buf_printf(b, ")");
             return 0;
-        case IR_OP_MUL:
-            if (x->kind == IR_E_INT || y->kind == IR_E_INT) {
-                const ir_expr *k = x->kind == IR_E_INT ? x : y, *v = k == x ? y : x;
-                xf_buf_printf(b, "%lld*(", (long long)k->u.ival);
-                if (isl_text(b, v, names, n, rpv, bname, at) < 0) return -1;
+        case IR_OP_MUL: {
+            int64_t kv;
+            int kx = xf_int_const(x, &kv) == 0;
+            if (kx || xf_int_const(y, &kv) == 0) {   /* isl: a bare literal at the left, -2*(n) */
+                xf_buf_printf(b, "%lld*(", (long long)kv);
+                if (isl_text(b, kx ? y : x, names, n, rpv, bname, at) < 0) return -1;
                 xf_buf_printf(b, ")");
                 return 0;
             }
@@ -318,12 +319,15 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
                 return 0;
             }
             return -1;
-        case IR_OP_DIV: case IR_OP_MOD:
-            if (y->kind != IR_E_INT || y->u.ival <= 0) return -1;
+        }
+        case IR_OP_DIV: case IR_OP_MOD: {
+            int64_t kv;
+            if (xf_int_const(y, &kv) || kv <= 0) return -1;
             xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? "floor((" : "((");
             if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
-            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)y->u.ival);
+            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)kv);
             return 0;
+        }
         default:
             return -1;
         }
@@ -512,6 +516,29 @@ static int add_bound(isl_aff **affs, int n, isl_aff *one, int e)
     return n + 1;
 }
 
+/* The one index the access F (virtual processors -> elements) touches in dimension k of the
+ * array whichever processor runs it (s[0], a[n - 1]: an expression of the parameters), or NULL.
+ * Such an access also looks like a shift p + c when it runs on one virtual processor only
+ * (p == 0: s[0] = s[0] + a[i]), which taken over a real processor's virtual ones would span
+ * their whole range. */
+static ir_expr *fixed_index(md_ctx *X, isl_map *F, int k, int ndims)
+{
+    isl_map *Rk = isl_map_copy(F);
+    Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(ndims - k - 1));
+    Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+    isl_set *R = isl_map_range(Rk);
+    isl_pw_aff *lo = isl_set_dim_min(isl_set_copy(R), 0), *hi = isl_set_dim_max(R, 0);
+    ir_expr *x = NULL;
+    if (isl_pw_aff_is_equal(lo, hi) == isl_bool_true) {
+        isl_ast_build *b = isl_ast_build_from_context(isl_pw_aff_domain(isl_pw_aff_copy(lo)));
+        x = xf_expr_of_pa(X->out, b, isl_pw_aff_copy(lo));
+        isl_ast_build_free(b);
+    }
+    isl_pw_aff_free(lo);
+    isl_pw_aff_free(hi);
+    return x;
+}
+
 /* Bounds lo .. hi (or a lattice) of dimension k of a piece holding the footprints F[sel[0..nf-1]]
  * of every real processor: per access the least and greatest index, combined. */
 static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, int k, int nd_, ir_dist_piece *pc)
@@ -528,8 +555,11 @@ static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
     int np = T->np, ok = 1;
     isl_map *F[nf + 1];
     for (int i = 0; i < nf; i++) F[i] = Fall[sel[i]];
+        ir_expr *fixed[nf + 1];
+        int nfixed = 0;
+        for (int a = 0; a < nf; a++) nfixed += (fixed[a] = fixed_index(X, F[a], k, nd_)) != NULL;
         int64_t cmin = 0, cmax = 0;
-        if ((T->k == TK_CYCLIC || T->k == TK_BLOCKCYCLIC) && P1 && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
+        if ((T->k == TK_CYCLIC || T->k == TK_BLOCKCYCLIC) && P1 && !nfixed && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
             lattice_dim(out, T, rpv, P1, cmin, cmax, pc, nd_, k);
             return;
         }
@@ -541,6 +571,7 @@ static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, 
             for (int a = 0; a < nf && ok; a++) {
                 /* an access at a fixed distance c from its processor p_q: p_q + c, whatever
                  * its domain (a boundary statement's {0, n - 1} is no range to span) */
+                if (fixed[a]) { terms[nterms++] = e ? ir_clone_expr(out, fixed[a]) : fixed[a]; continue; }
                 int64_t c = 0;
                 int q = 0;
                 while (q < np && !access_shift(F[a], k, nd_, np, q, &c)) q++;
@@ -1210,7 +1241,11 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         ir_decl *dd = ir_new_decl(out, IR_D_DIST);
         dd->u.dist.array = ir_strdup(out, an);
         dd->u.dist.procvar = ir_strdup(out, rpv);
-        if (!nf) {
+        /* nobody accesses it, or a scalar (0-d): every processor holds it — a scalar read
+         * everywhere is replicated; a written one is one element on every processor, whose
+         * copies the messages commgen generated keep up to date */
+        if (!nf || nd_ == 0) {
+            for (int a = 0; a < nf; a++) isl_map_free(F[a]);
             dd->u.dist.dk = IR_DIST_REPLICATE;
             decls[nd++] = dd;
             continue;

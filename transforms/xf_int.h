@@ -213,6 +213,10 @@ typedef struct xf_env {
     int64_t *fuel;             /* NULL, or nodes still to evaluate (shared by copies; 0: fail) */
 } xf_env;
 int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v);   /* 0, or -1 when not evaluable */
+/* The value of an arithmetic expression of literals only (-2, -(2), 2 * 3 - 1, min(4, 2), 7 / 2):
+ * 0 with *v, or -1 when e names anything, is a comparison or a logical operator, or is not
+ * evaluable.  The isl printers write such a subexpression as its number. */
+int xf_int_const(const ir_expr *e, int64_t *v);
 
 /* ---- simplification (simplify.c) ------------------------------------------------------------ */
 

@@ -17,6 +17,10 @@
 #include "xf.h"
 #include "xf_int.h"
 
+#include <isl/options.h>
+#include <isl/set.h>
+#include <isl/val.h>
+
 static ir_program *load(const char *rel) { return t_load(rel); }
 
 static const xf_dep *find_dep(const xf_deps *ds, const char *src, const char *sink, const char *ref)
@@ -585,9 +589,80 @@ static void test_simplify(void)
     diag_list_free(&d);
 }
 
+/* Every integer expression and condition form a program can hold prints (xf_isl_expr) to text
+ * isl parses, with the value the language gives it: negated literals and constant factors
+ * (-2 * n, n * -2, -(2) * p, a let bound to -3) included, which isl reads only as a bare literal
+ * at the left of a product. */
+static void test_isl_text(void)
+{
+    static const char *const exprs[] = {
+        "-2 * n + 2 * n", "n * -2", "-(2) * p", "(-2) * (n - 1)", "2 * 3 * n", "p * (4 - 2)",
+        "-(-(3)) * p", "-n", "-(n - p)", "(n - 1) / 2", "(n - 1) % 2", "(-p - 5) / 2", "(-p - 5) % 3",
+        "n / (1 + 1)", "(n + p) % -(-4)", "min(n, -2 * p)", "max(-1, p - n)", "floor((n - 1) / 2)",
+        "ceil((n - 1) / 2)", "abs(p - n)", "c * n", "n * (c + 1)", "-c", "(n - p) / -c", "c",
+        "-3 * -p", "0 - -2 * n",
+    };
+    static const char *const conds[] = {
+        "-2 * n + 2 * n <= p", "p >= -(1) * n", "!(p * -1 > 0)", "p == c + 4 || n * -1 < -8",
+        "p % 2 != 1 && -n <= -8",
+    };
+    int ne = (int)(sizeof exprs / sizeof *exprs), nc = (int)(sizeof conds / sizeof *conds);
+    xf_buf b = {0};
+    xf_buf_printf(&b, "program t\nlevel source\nparam n = 8, procs = 2\narray a[0 .. 3] double\n"
+                      "for p = 0 .. 3 {\n  let c = -3\n");
+    for (int i = 0; i < ne; i++) xf_buf_printf(&b, "  let e%d = %s\n", i, exprs[i]);
+    for (int i = 0; i < nc; i++) xf_buf_printf(&b, "  if %s {\n    B%d: a[p] = 1\n  }\n", conds[i], i);
+    xf_buf_printf(&b, "}\n");
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("isltext.apm", b.s, b.n, &d);
+    xf_buf_free(&b);
+    T_CHECK("isl text: the test program loads", p != NULL, "%s", d.n ? d.items[0].msg : "");
+    isl_ctx *ctx = isl_ctx_alloc();
+    isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+    const ir_block *body = p ? p->body->stmts[0]->u.for_.body : NULL;
+    xf_frame fr = {XF_FR_LET, body ? body->stmts[0] : NULL, 0, "", 1};   /* let c = -3 */
+    for (int i = 0; p && i < ne + nc; i++) {
+        int isexpr = i < ne;
+        const ir_expr *e = isexpr ? body->stmts[1 + i]->u.let.value : body->stmts[1 + i]->u.if_.cond;
+        const char *src = isexpr ? exprs[i] : conds[i - ne];
+        char tn[200];
+        for (int64_t pv = 0; pv <= 3; pv++) {
+            xf_buf t = {0};
+            int rc = xf_isl_expr(&t, e, &fr, 1);
+            xf_env env = {.names = {"n", "procs", "p", "c"}, .vals = {8, 2, pv, -3}, .n = 4};
+            int64_t want = 0;
+            int ev = xf_eval_int(e, &env, &want);
+            /* the value isl gives it at n = 8, p = pv (a condition: whether pv satisfies it) */
+            char *txt = isexpr ? xf_asprintf("[n, p] -> { [x] : x = %s and n = 8 and p = %lld }", t.s ? t.s : "", (long long)pv)
+                               : xf_asprintf("[n, p] -> { [x] : x = 1 and n = 8 and p = %lld and %s }", (long long)pv, t.s ? t.s : "");
+            isl_set *set = rc == 0 ? isl_set_read_from_str(ctx, txt) : NULL;
+            int64_t got = INT64_MIN;
+            if (set && isl_set_is_empty(set) == isl_bool_true) got = 0;
+            else if (set) {
+                isl_point *pt = isl_set_sample_point(isl_set_copy(set));
+                isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, 0);
+                got = isl_val_get_num_si(v);
+                isl_val_free(v);
+                isl_point_free(pt);
+            }
+            snprintf(tn, sizeof tn, "isl text: %s at p=%lld -> %s", src, (long long)pv, t.s ? t.s : "(none)");
+            T_CHECK(tn, rc == 0 && set && ev == 0 && got == (isexpr ? want : want != 0), "rc %d, isl %s, got %lld want %lld",
+                    rc, set ? "parses" : "cannot parse", (long long)got, (long long)want);
+            isl_set_free(set);
+            free(txt);
+            xf_buf_free(&t);
+        }
+    }
+    isl_ctx_free(ctx);
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
 int main(void)
 {
     test_simplify();
+    test_isl_text();
     test_registry();
     test_fd_deps();
     test_lu_deps();
