@@ -122,6 +122,17 @@ static const ir_expr *find_let(const char *name, const xf_frame *fr, int nfr)
     return NULL;
 }
 
+/* An integer literal, or the negation of one (how the parser reads `-2`): 1 and its value. */
+static int int_literal(const ir_expr *e, long long *v)
+{
+    if (e->kind == IR_E_INT) { *v = (long long)e->u.ival; return 1; }
+    if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NEG && e->u.op.a->kind == IR_E_INT) {
+        *v = -(long long)e->u.op.a->u.ival;
+        return 1;
+    }
+    return 0;
+}
+
 int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
 {
     char tmp[80];
@@ -161,11 +172,12 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
             return 0;
         }
         if ((size_t)op >= sizeof isl_binop / sizeof isl_binop[0] || !isl_binop[op]) return -1;
-        if (op == IR_OP_MUL && (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT)) {
-            /* isl takes a literal factor bare, not parenthesised */
-            const ir_expr *k = e->u.op.a->kind == IR_E_INT ? e->u.op.a : e->u.op.b;
-            const ir_expr *x = k == e->u.op.a ? e->u.op.b : e->u.op.a;
-            xf_buf_printf(b, "%lld*(", (long long)k->u.ival);
+        long long lit;
+        if (op == IR_OP_MUL && (int_literal(e->u.op.a, &lit) || int_literal(e->u.op.b, &lit))) {
+            /* isl takes a literal factor bare, not parenthesised (`-2*(steps)`, not `-(2)*...`) */
+            const ir_expr *x = int_literal(e->u.op.a, &lit) ? e->u.op.b : e->u.op.a;
+            int_literal(x == e->u.op.b ? e->u.op.a : e->u.op.b, &lit);
+            xf_buf_printf(b, "%lld*(", lit);
             if (xf_isl_expr(b, x, fr, nfr) < 0) return -1;
             xf_buf_printf(b, ")");
             return 0;
