@@ -6,9 +6,12 @@
  * for a tiled program (the forms tile.c produces: blocked, cyclic, blockcyclic, block2d) the
  * untiled nest is recovered from the tiled loop bounds, and the real processor of a virtual
  * one is the xf_tiling's function RP(p) (blocked: (p - P0) / b, cyclic: (p - P0) % procs, ...).
- * For each flow dependence from statement A to statement B:
+ * The flow dependences are value-based (deps.c: isl's dataflow analysis, the last write before
+ * each read), so programs that update arrays in place send only the values reads use, never an
+ * intermediate one; pairs on one virtual processor are dropped first.  Per statement A:
  *
- *   uniform in the processor dimensions (p' = p + δ, the finite differences): one send
+ *   uniform in the processor dimensions (p' = p + δ, the finite differences): one send per δ
+ *   (all of A's dependences with that δ together, so a value goes once to each processor)
  *       send e to RP(p + δ) at t + 1 when <a sink exists> && RP(p + δ) != RP(p)
  *   otherwise (one processor dimension, LU): the sinks' virtual processors form a range
  *       pmin(x) .. pmax(x) (isl's lexmin/lexmax); dependences of one statement whose ranges
@@ -17,7 +20,10 @@
  *       and for cyclic tilings the wrapped range as two sends (or all processors when the range
  *       covers them).
  *
- * The destination time t + 1 is always valid (every dependence goes forward in time).
+ * The destination time t + 1 is valid when every dependence between two virtual processors goes
+ * strictly forward in time (flow: the value arrives before the read; anti: the next value after
+ * the read; output: newer values later, since a delivery overwrites the receiver's copy);
+ * check_timing refuses a program where one does not.
  * `gencost=N` adds the message-generation cost N to every cost annotation of the step nest's
  * body (the thesis: 8 ticks per element for FD) or, without annotations, to each send.
  * `lastsend=1` keeps the sends of the last time step, whose values nobody reads, as the thesis's
