@@ -6,9 +6,12 @@
  * for a tiled program (the forms tile.c produces: blocked, cyclic, blockcyclic, block2d) the
  * untiled nest is recovered from the tiled loop bounds, and the real processor of a virtual
  * one is the xf_tiling's function RP(p) (blocked: (p - P0) / b, cyclic: (p - P0) % procs, ...).
- * For each flow dependence from statement A to statement B:
+ * The flow dependences are value-based (deps.c: isl's dataflow analysis, the last write before
+ * each read), so programs that update arrays in place send only the values reads use, never an
+ * intermediate one; pairs on one virtual processor are dropped first.  Per statement A:
  *
- *   uniform in the processor dimensions (p' = p + δ, the finite differences): one send
+ *   uniform in the processor dimensions (p' = p + δ, the finite differences): one send per δ
+ *   (all of A's dependences with that δ together, so a value goes once to each processor)
  *       send e to RP(p + δ) at t + 1 when <a sink exists> && RP(p + δ) != RP(p)
  *   otherwise (one processor dimension, LU): the sinks' virtual processors form a range
  *       pmin(x) .. pmax(x) (isl's lexmin/lexmax); dependences of one statement whose ranges
@@ -17,7 +20,10 @@
  *       and for cyclic tilings the wrapped range as two sends (or all processors when the range
  *       covers them).
  *
- * The destination time t + 1 is always valid (every dependence goes forward in time).
+ * The destination time t + 1 is valid when every dependence between two virtual processors goes
+ * strictly forward in time (flow: the value arrives before the read; anti: the next value after
+ * the read; output: newer values later, since a delivery overwrites the receiver's copy);
+ * check_timing refuses a program where one does not.
  * `gencost=N` adds the message-generation cost N to every cost annotation of the step nest's
  * body (the thesis: 8 ticks per element for FD) or, without annotations, to each send.
  * `lastsend=1` keeps the sends of the last time step, whose values nobody reads, as the thesis's
@@ -394,214 +400,408 @@ static int extend_time(ir_program *u, diag_list *d)
     return -1;
 }
 
-ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+
+/* ---- from dependences to sends ----------------------------------------------------------------- */
+
+/* One flow dependence as messages: each source instance -> the virtual processors of its sinks,
+ * without the pairs on the source's own virtual processor (the value is in place there).  The
+ * dependences are value-based (the last write before each read, deps.c), so only the value a
+ * read really uses travels, never an intermediate one that is overwritten before the read. */
+typedef struct cg_flow {
+    int dep;                   /* index of the raw dependence */
+    int src, sink;             /* statements */
+    isl_map *dst;              /* owned: source instance -> sink's virtual processor(s) */
+    int uniform;               /* p' - p is one vector for every pair */
+    long long delta[2];
+    int done;
+} cg_flow;
+
+/* What the emitters share. */
+typedef struct cg {
+    ir_program *out;           /* the program being built */
+    const ir_program *src;
+    xf_tiling T;               /* pointers into out */
+    const xf_model *m;         /* of the untiled nest */
+    diag_list *d;
+    unsigned npar;             /* the model's parameters */
+} cg;
+
+/* The pairs of `rel` (source instance -> a map whose out dimensions start with the sink's
+ * processor dimensions at `out0`) that stay on one virtual processor. */
+static isl_map *on_one_processor(isl_map *rel, int np, unsigned out0)
 {
-    *status = XF_EUSAGE;
-    int64_t gencost = 0;
+    for (int k = 0; k < np; k++) rel = isl_map_equate(rel, isl_dim_in, 1 + k, isl_dim_out, out0 + (unsigned)k);
+    return rel;
+}
+
+/* p' - p when it is one vector for all pairs of dst (source instance -> p'): 1 and delta. */
+static int fixed_delta(isl_map *dst /* keep */, int np, long long *delta)
+{
+    isl_map *pp = isl_map_copy(dst);
+    unsigned nin = (unsigned)isl_map_dim(pp, isl_dim_in);
+    pp = isl_map_project_out(pp, isl_dim_in, (unsigned)(1 + np), nin - 1 - (unsigned)np);
+    pp = isl_map_project_out(pp, isl_dim_in, 0, 1);
+    pp = isl_map_reset_tuple_id(isl_map_reset_tuple_id(pp, isl_dim_in), isl_dim_out);
+    isl_set *dl = isl_set_detect_equalities(isl_map_deltas(pp));
+    int uniform = 1;
+    for (int k = 0; k < np; k++) {
+        isl_val *v = isl_set_plain_get_val_if_fixed(dl, isl_dim_set, (unsigned)k);
+        if (v && isl_val_is_int(v)) delta[k] = isl_val_get_num_si(v); else uniform = 0;
+        isl_val_free(v);
+    }
+    isl_set_free(dl);
+    return uniform;
+}
+
+/* The flow dependences between statements of the step nest, as messages (an array the caller
+ * frees with flows_free; *n of them). */
+static cg_flow *flows_collect(const xf_model *m, const xf_rawdep *r, int nr, int np, int *n)
+{
+    cg_flow *f = calloc((size_t)nr + 1, sizeof *f);
+    if (!f) abort();
+    int k = 0;
+    for (int i = 0; i < nr; i++) {
+        if (r[i].kind != XF_DEP_FLOW) continue;
+        if (m->st[r[i].src].nvars < 1 + np || m->st[r[i].sink].nvars < 1 + np) continue;
+        isl_map *dp = isl_map_copy(r[i].rel);
+        unsigned nout = (unsigned)isl_map_dim(dp, isl_dim_out);
+        dp = isl_map_project_out(dp, isl_dim_out, (unsigned)(1 + np), nout - 1 - (unsigned)np);
+        dp = isl_map_project_out(dp, isl_dim_out, 0, 1);
+        dp = isl_map_reset_tuple_id(dp, isl_dim_out);
+        dp = isl_map_subtract(dp, on_one_processor(isl_map_copy(dp), np, 0));
+        if (isl_map_is_empty(dp) != isl_bool_false) {
+            isl_map_free(dp);
+            continue;
+        }
+        f[k] = (cg_flow){.dep = i, .src = r[i].src, .sink = r[i].sink, .dst = dp};
+        f[k].uniform = fixed_delta(dp, np, f[k].delta);
+        k++;
+    }
+    *n = k;
+    return f;
+}
+
+static void flows_free(cg_flow *f, int n)
+{
+    for (int i = 0; i < n; i++) isl_map_free(f[i].dst);
+    free(f);
+}
+
+static const char *const dep_kind_word[] = {[XF_DEP_FLOW] = "flow", [XF_DEP_ANTI] = "anti",
+                                            [XF_DEP_OUTPUT] = "output"};
+static const char *const dep_timing_why[] = {
+    [XF_DEP_FLOW] = "the value is read before its message can arrive (a message arrives for the "
+                    "step after its write)",
+    [XF_DEP_ANTI] = "the next value's message could arrive before this read of the element's "
+                    "current value",
+    [XF_DEP_OUTPUT] = "the messages of the two values could arrive in the wrong order (or in one step)",
+};
+
+/* Messages go at t + 1 from the processor of the last write; the receiver's copy is
+ * overwritten by each delivery.  That is right when every dependence between two virtual
+ * processors goes strictly forward in time — flow: the read comes after the delivery; anti: the
+ * newer value arrives after the older one's read; output: the newer value arrives after the
+ * older — and one on a single virtual processor does not go backward.  0, or -1 with a message
+ * naming the first dependence that does not. */
+static int check_timing(const cg *c, const xf_rawdep *r, int nr)
+{
+    int np = c->T.np;
+    for (int i = 0; i < nr; i++) {
+        const xf_stmt *a = &c->m->st[r[i].src], *b = &c->m->st[r[i].sink];
+        if (a->nvars < 1 + np || b->nvars < 1 + np) continue;
+        isl_map *same = on_one_processor(isl_map_copy(r[i].rel), np, 1);
+        isl_map *other = isl_map_subtract(isl_map_copy(r[i].rel), isl_map_copy(same));
+        isl_map *bad = isl_map_union(isl_map_order_gt(same, isl_dim_in, 0, isl_dim_out, 0),
+                                     isl_map_order_ge(other, isl_dim_in, 0, isl_dim_out, 0));
+        int none = isl_map_is_empty(bad) == isl_bool_true;
+        if (!none) {
+            char *ex = xf_example(c->m, bad);
+            diag_add(c->d, c->src->file, b->assign->pos.line, 0,
+                     "commgen: dependence %d (%s, %s -> %s through %s) cannot be served by messages: "
+                     "%s; for example %s (the first dimension is the step)",
+                     i + 1, dep_kind_word[r[i].kind], a->name, b->name, c->m->acc[r[i].acc].text,
+                     dep_timing_why[r[i].kind], ex);
+            free(ex);
+        }
+        isl_map_free(bad);
+        if (!none) return -1;
+    }
+    return 0;
+}
+
+/* Inserts a copy of `s` after every assignment labelled `label` in b (isl's code generation
+ * may place a statement more than once; the send's guard is in the statement's own variables,
+ * so it holds at each place for the instances there).  Returns the places. */
+static int insert_after_label(ir_program *p, ir_block *b, const char *label, const ir_stmt *s)
+{
+    int n = 0;
+    for (int i = 0; b && i < b->n; i++) {
+        ir_stmt *x = b->stmts[i];
+        if (x->kind == IR_S_ASSIGN && x->u.assign.label && !strcmp(x->u.assign.label, label)) {
+            insert_after(p, b, i, ir_clone_stmt(p, s));
+            i++;
+            n++;
+        } else if (x->kind == IR_S_IF) {
+            n += insert_after_label(p, x->u.if_.then_blk, label, s) + insert_after_label(p, x->u.if_.else_blk, label, s);
+        } else if (x->kind == IR_S_FOR) {
+            n += insert_after_label(p, x->u.for_.body, label, s);
+        }
+    }
+    return n;
+}
+
+/* A send of statement st's element with the given destinations and guard, after the statement. */
+static void add_send(cg *c, const xf_stmt *st, ir_expr *lo, ir_expr *hi, ir_expr *when)
+{
+    ir_stmt *s = mk_send(c->out, st->assign->u.assign.lhs, lo, hi, c->T.t->var, when);
+    insert_after_label(c->out, c->T.body, st->assign->u.assign.label, s);
+}
+
+/* The build for statement a's expressions: its variables as parameters, its domain as context. */
+static isl_ast_build *stmt_build(const cg *c, int a)
+{
+    isl_set *dom = xf_model_domain(c->m, a);
+    return isl_ast_build_from_context(isl_set_params(xf_vars_as_params(dom, c->npar, &c->m->st[a])));
+}
+
+/* Sends to the virtual processor p + delta of the instances in `srcdom` (taken). */
+static void send_uniform(cg *c, int a, const long long *delta, isl_set *srcdom)
+{
+    const xf_stmt *st = &c->m->st[a];
+    const xf_tiling *T = &c->T;
+    isl_ast_build *b = stmt_build(c, a);
+    ir_program *out = c->out;
+    srcdom = isl_set_coalesce(isl_set_gist(srcdom, xf_model_domain(c->m, a)));
+    ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(srcdom, c->npar, st));
+    isl_ast_build_free(b);
+    ir_expr *here[2], *there[2];
+    for (int k = 0; k < T->np; k++) {
+        here[k] = ir_new_name(out, T->pv[k]);
+        there[k] = delta[k] ? ir_new_binary(out, delta[k] > 0 ? IR_OP_ADD : IR_OP_SUB,
+                                            ir_new_name(out, T->pv[k]), ir_new_int(out, llabs(delta[k])))
+                            : ir_new_name(out, T->pv[k]);
+    }
+    ir_expr *dst = xf_tiling_rp(out, T, there);
+    ir_expr *me = xf_tiling_rp(out, T, here);
+    ir_expr *cross = T->k == TK_NONE ? NULL : ir_new_binary(out, IR_OP_NE, ir_clone_expr(out, dst), me);
+    neighbour(out, T, delta, &dst, &cross);
+    add_send(c, st, dst, NULL, and_(out, g, cross));
+}
+
+/* Cyclic and blockcyclic tilings: consecutive virtual processors (blocks) are consecutive real
+ * ones, modulo procs; the range lo .. hi touches `len` blocks (of 1 for cyclic): all processors,
+ * one range, or a range that wraps (two sends).  Takes lo, hi, g. */
+static void send_range_cyclic(cg *c, const xf_stmt *st, ir_expr *lo, ir_expr *hi, ir_expr *g)
+{
+    ir_program *out = c->out;
+    const xf_tiling *T = &c->T;
+    ir_expr *len;
+    if (T->k == TK_CYCLIC) {
+        len = ir_new_binary(out, IR_OP_ADD, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, hi), ir_clone_expr(out, lo)),
+                            ir_new_int(out, 1));
+    } else {
+        ir_expr *kh = ir_new_binary(out, IR_OP_DIV, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, hi), ir_clone_expr(out, T->p0[0])),
+                                    ir_clone_expr(out, T->b[0]));
+        ir_expr *kl = ir_new_binary(out, IR_OP_DIV, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, lo), ir_clone_expr(out, T->p0[0])),
+                                    ir_clone_expr(out, T->b[0]));
+        len = ir_new_binary(out, IR_OP_ADD, ir_new_binary(out, IR_OP_SUB, kh, kl), ir_new_int(out, 1));
+    }
+    ir_expr *all = ir_new_binary(out, IR_OP_GE, ir_clone_expr(out, len), ir_new_name(out, "procs"));
+    ir_expr *some = ir_new_binary(out, IR_OP_LT, len, ir_new_name(out, "procs"));
+    ir_expr *l1[1] = {lo}, *h1[1] = {hi};
+    ir_expr *rlo = xf_tiling_rp(out, T, l1), *rhi = xf_tiling_rp(out, T, h1);
+    ir_expr *nowrap = ir_new_binary(out, IR_OP_LE, ir_clone_expr(out, rlo), ir_clone_expr(out, rhi));
+    ir_expr *wrap = ir_new_binary(out, IR_OP_GT, ir_clone_expr(out, rlo), ir_clone_expr(out, rhi));
+    ir_expr *last = ir_new_binary(out, IR_OP_SUB, ir_new_name(out, "procs"), ir_new_int(out, 1));
+#define G() (g ? ir_clone_expr(out, g) : NULL)
+    /* in the order of the program: all, the plain range, the wrapped range's two pieces */
+    add_send(c, st, ir_new_int(out, 0), ir_clone_expr(out, rhi), and_(out, G(), and_(out, ir_clone_expr(out, some), ir_clone_expr(out, wrap))));
+    add_send(c, st, ir_clone_expr(out, rlo), ir_clone_expr(out, last), and_(out, G(), and_(out, ir_clone_expr(out, some), wrap)));
+    add_send(c, st, rlo, rhi, and_(out, G(), and_(out, some, nowrap)));
+    add_send(c, st, ir_new_int(out, 0), last, and_(out, g, all));
+#undef G
+}
+
+/* Sends to the real processors of the range pmin(x) .. pmax(x) of the sinks' virtual
+ * processors in `un` (taken; one processor dimension).  0, or -1 with a message. */
+static int send_range(cg *c, int a, isl_map *un)
+{
+    const xf_stmt *st = &c->m->st[a];
+    ir_program *out = c->out;
+    isl_set *sdom = isl_set_coalesce(isl_map_domain(isl_map_copy(un)));
+    isl_pw_multi_aff *lmin = isl_map_lexmin_pw_multi_aff(isl_map_copy(un));
+    isl_pw_multi_aff *lmax = isl_map_lexmax_pw_multi_aff(un);
+    isl_pw_aff *pmin = isl_pw_multi_aff_get_pw_aff(lmin, 0);
+    isl_pw_aff *pmax = isl_pw_multi_aff_get_pw_aff(lmax, 0);
+    isl_pw_multi_aff_free(lmin);
+    isl_pw_multi_aff_free(lmax);
+    isl_ast_build *b = stmt_build(c, a);
+    ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(sdom, c->npar, st));
+    ir_expr *lo = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmin, c->npar, st));
+    ir_expr *hi = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmax, c->npar, st));
+    isl_ast_build_free(b);
+    if (!lo || !hi) {
+        diag_add(c->d, c->src->file, st->assign->pos.line, 0,
+                 "commgen: the destinations of %s's values are not expressible in the language", st->name);
+        return -1;
+    }
+    if (c->T.k == TK_CYCLIC || c->T.k == TK_BLOCKCYCLIC) {
+        send_range_cyclic(c, st, lo, hi, g);
+    } else {
+        ir_expr *l1[1] = {lo}, *h1[1] = {hi};
+        add_send(c, st, xf_tiling_rp(out, &c->T, l1), xf_tiling_rp(out, &c->T, h1), g);
+    }
+    return 0;
+}
+
+/* Is every virtual processor between the least and the greatest sink of each source instance a
+ * sink's, or the source's own (a send skips its sender)? */
+static int is_range(isl_map *cand /* keep */, int np)
+{
+    isl_ctx *ctx = isl_map_get_ctx(cand);
+    isl_map *lo = isl_map_lexmin(isl_map_copy(cand)), *hi = isl_map_lexmax(isl_map_copy(cand));
+    isl_map *box = isl_map_intersect(isl_map_apply_range(lo, isl_map_lex_le(isl_space_set_alloc(ctx, 0, 1))),
+                                     isl_map_apply_range(hi, isl_map_lex_ge(isl_space_set_alloc(ctx, 0, 1))));
+    isl_map *self = on_one_processor(isl_map_universe(isl_map_get_space(cand)), np, 0);
+    self = isl_map_intersect_domain(self, isl_map_domain(isl_map_copy(cand)));
+    isl_map *with_self = isl_map_union(isl_map_copy(cand), self);
+    int range = isl_map_is_subset(box, with_self) == isl_bool_true;
+    isl_map_free(box);
+    isl_map_free(with_self);
+    return range;
+}
+
+/* The sends of statement a: its non-uniform dependences merged while their sinks stay a range
+ * (the thesis merged LU's dependences 3 and 5 by hand; uniform ones join a range they keep
+ * one), then one send per distance vector of the remaining uniform ones, the source instances
+ * of all dependences with that vector together — a value goes once to each processor. */
+static int statement_sends(cg *c, cg_flow *f, int nf, int a)
+{
+    for (int i = 0; i < nf; i++) {
+        if (f[i].src != a || f[i].done || f[i].uniform) continue;
+        if (c->T.np != 1) {
+            diag_add(c->d, c->src->file, c->m->st[a].assign->pos.line, 0,
+                     "commgen: dependence %d (%s -> %s) is not uniform in the two processor dimensions: "
+                     "not supported yet", f[i].dep + 1, c->m->st[a].name, c->m->st[f[i].sink].name);
+            return -1;
+        }
+        isl_map *un = isl_map_copy(f[i].dst);
+        f[i].done = 1;
+        for (int j = 0; j < nf; j++) {
+            if (f[j].done || f[j].src != a) continue;
+            isl_map *cand = isl_map_union(isl_map_copy(un), isl_map_copy(f[j].dst));
+            if (is_range(cand, c->T.np)) {
+                isl_map_free(un);
+                un = cand;
+                f[j].done = 1;
+            } else {
+                isl_map_free(cand);
+            }
+        }
+        if (send_range(c, a, un) != 0) return -1;
+    }
+    for (int i = 0; i < nf; i++) {
+        if (f[i].src != a || f[i].done) continue;
+        isl_set *srcdom = isl_map_domain(isl_map_copy(f[i].dst));
+        f[i].done = 1;
+        for (int j = i + 1; j < nf; j++) {
+            if (f[j].src != a || f[j].done || memcmp(f[j].delta, f[i].delta, sizeof f[i].delta)) continue;
+            srcdom = isl_set_union(srcdom, isl_map_domain(isl_map_copy(f[j].dst)));
+            f[j].done = 1;
+        }
+        send_uniform(c, a, f[i].delta, isl_set_coalesce(srcdom));
+    }
+    return 0;
+}
+
+/* Parses gencost and lastsend.  0, or -1 with a message. */
+static int commgen_args(const xf_args *args, int64_t *gencost, int *lastsend, diag_list *d)
+{
+    *gencost = 0;
     for (int i = 0; i < args->n; i++)
         if ((strcmp(args->items[i].key, "gencost") && strcmp(args->items[i].key, "lastsend")) ||
             args->items[i].label) {
             diag_add(d, NULL, 0, 0, "commgen: unknown parameter '%s' (gencost, lastsend)",
                      args->items[i].key);
-            return NULL;
+            return -1;
         }
     const char *ls = xf_args_get(args, "lastsend", NULL);
     if (!ls) ls = "0";
     if (strcmp(ls, "0") && strcmp(ls, "1")) {
         diag_add(d, NULL, 0, 0, "commgen: lastsend=%s: expected 0 or 1", ls);
-        return NULL;
+        return -1;
     }
-    int lastsend = ls[0] == '1';
+    *lastsend = ls[0] == '1';
     const char *gc = xf_args_get(args, "gencost", NULL);
     if (gc) {
         char *end;
-        gencost = strtoll(gc, &end, 10);
-        if (!*gc || *end || gencost < 0) {
+        *gencost = strtoll(gc, &end, 10);
+        if (!*gc || *end || *gencost < 0) {
             diag_add(d, NULL, 0, 0, "commgen: gencost=%s: expected ticks >= 0", gc);
-            return NULL;
+            return -1;
         }
     }
-    *status = XF_EREFUSED;
-    /* applicability was checked by the registry (xf_apply_with) before this call */
-    ir_program *out = ir_program_clone(src);
-    xf_tiling T;
-    xf_tiling_recognise(out, &T);
-    ir_program *u = xf_tiling_untile(src, &T, d);
-    if (u && lastsend && extend_time(u, d) != 0) { ir_program_free(u); u = NULL; }
-    if (!u) { ir_program_free(out); return NULL; }
-    xf_model *m = xf_model_build(u, args->bindings, args->nbindings, 0, d);
-    if (!m) { ir_program_free(u); ir_program_free(out); return NULL; }
+    return 0;
+}
+
+/* The sends of every statement of the untiled nest u into c->out.  0 or -1. */
+static int generate_sends(cg *c, const ir_program *u, const xf_args *args)
+{
+    xf_model *m = xf_model_build(u, args->bindings, args->nbindings, 0, c->d);
+    if (!m) return -1;
+    c->m = m;
+    c->npar = (unsigned)m->npnames;
     xf_rawdep *r = NULL;
-    int nr = 0;
-    xf_model_deps(m, &r, &nr, d);
-    unsigned np = (unsigned)m->npnames;
-    int ok = 1, nsends = 0;
-    int *done = calloc((size_t)nr + 1, sizeof *done);
-    for (int i = 0; i < nr && ok; i++) {
-        if (r[i].kind != XF_DEP_FLOW || done[i]) continue;
-        int a = r[i].src;
+    int nr = 0, nf = 0;
+    xf_model_deps(m, &r, &nr, c->d);
+    int ok = check_timing(c, r, nr) == 0;
+    cg_flow *f = ok ? flows_collect(m, r, nr, c->T.np, &nf) : NULL;
+    for (int a = 0; ok && a < m->nst; a++) {
         const xf_stmt *st = &m->st[a];
-        if (st->nvars < 1 + T.np) { done[i] = 1; continue; }
-        /* the relation onto the sink's processor dimensions */
-        isl_map *dp = isl_map_copy(r[i].rel);
-        unsigned nout = (unsigned)isl_map_dim(dp, isl_dim_out);
-        dp = isl_map_project_out(dp, isl_dim_out, (unsigned)(1 + T.np), nout - 1 - (unsigned)T.np);
-        dp = isl_map_project_out(dp, isl_dim_out, 0, 1);
-        /* uniform? p' - p(x) fixed */
-        isl_map *pp = isl_map_copy(dp);
-        unsigned nin = (unsigned)isl_map_dim(pp, isl_dim_in);
-        pp = isl_map_project_out(pp, isl_dim_in, (unsigned)(1 + T.np), nin - 1 - (unsigned)T.np);
-        pp = isl_map_project_out(pp, isl_dim_in, 0, 1);
-        pp = isl_map_reset_tuple_id(isl_map_reset_tuple_id(pp, isl_dim_in), isl_dim_out);
-        isl_set *dl = isl_set_detect_equalities(isl_map_deltas(pp));
-        long long delta[2] = {0, 0};
-        int uniform = 1, zero = 1;
-        for (int k = 0; k < T.np; k++) {
-            isl_val *v = isl_set_plain_get_val_if_fixed(dl, isl_dim_set, (unsigned)k);
-            if (v && isl_val_is_int(v)) delta[k] = isl_val_get_num_si(v); else uniform = 0;
-            isl_val_free(v);
-            if (delta[k]) zero = 0;
-        }
-        isl_set_free(dl);
-        /* the build: the source statement's variables as parameters, its domain as context */
-        isl_set *dom = xf_model_domain(m, a);
-        isl_ast_build *b = isl_ast_build_from_context(isl_set_params(xf_vars_as_params(isl_set_copy(dom), np, st)));
-        ir_block *blk = NULL;
-        int pos = 0;
-        const xf_tiling To = T;
-        if (!st->assign->u.assign.label || !find_assign(T.body, st->assign->u.assign.label, &blk, &pos)) {
-            diag_add(d, src->file, st->assign->pos.line, 0, "commgen: statement %s not found", st->name);
-            ok = 0;
-        } else if (uniform && zero) {
-            done[i] = 1;   /* same virtual processor: never sent */
-        } else if (uniform) {
-            done[i] = 1;
-            isl_set *src_dom = isl_map_domain(isl_map_copy(r[i].rel));
-            ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(src_dom, np, st));
-            ir_expr *here[2], *there[2];
-            for (int k = 0; k < T.np; k++) {
-                here[k] = ir_new_name(out, T.pv[k]);
-                there[k] = delta[k] ? ir_new_binary(out, delta[k] > 0 ? IR_OP_ADD : IR_OP_SUB,
-                                                    ir_new_name(out, T.pv[k]), ir_new_int(out, llabs(delta[k])))
-                                    : ir_new_name(out, T.pv[k]);
-            }
-            ir_expr *dst = xf_tiling_rp(out, &To, there);
-            ir_expr *me = xf_tiling_rp(out, &To, here);
-            ir_expr *cross = T.k == TK_NONE ? NULL : ir_new_binary(out, IR_OP_NE, ir_clone_expr(out, dst), me);
-            neighbour(out, &To, delta, &dst, &cross);
-            ir_expr *when = and_(out, g, cross);
-            insert_after(out, blk, pos, mk_send(out, st->assign->u.assign.lhs, dst, NULL, T.t->var, when));
-            nsends++;
-        } else if (T.np != 1) {
-            diag_add(d, src->file, st->assign->pos.line, 0,
-                     "commgen: dependence %d (%s -> %s) is not uniform in the two processor dimensions: "
-                     "not supported yet", i + 1, m->st[a].name, m->st[r[i].sink].name);
+        int any = 0;
+        for (int i = 0; i < nf; i++) any |= f[i].src == a;
+        if (!any) continue;
+        ir_block *blk;
+        int pos;
+        if (!st->assign->u.assign.label || !find_assign(c->T.body, st->assign->u.assign.label, &blk, &pos)) {
+            diag_add(c->d, c->src->file, st->assign->pos.line, 0, "commgen: statement %s not found", st->name);
             ok = 0;
         } else {
-            /* merge this statement's non-uniform dependences while their sinks stay a range */
-            isl_map *un = isl_map_copy(dp);
-            done[i] = 1;
-            for (int j = i + 1; j < nr; j++) {
-                if (done[j] || r[j].kind != XF_DEP_FLOW || r[j].src != a) continue;
-                isl_map *dj = isl_map_copy(r[j].rel);
-                unsigned no = (unsigned)isl_map_dim(dj, isl_dim_out);
-                dj = isl_map_project_out(dj, isl_dim_out, 2, no - 2);
-                dj = isl_map_project_out(dj, isl_dim_out, 0, 1);
-                dj = isl_map_reset_tuple_id(dj, isl_dim_out);
-                isl_map *cand = isl_map_union(isl_map_reset_tuple_id(isl_map_copy(un), isl_dim_out), isl_map_copy(dj));
-                /* a range: every p between lexmin and lexmax is a sink's */
-                isl_map *lo = isl_map_lexmin(isl_map_copy(cand)), *hi = isl_map_lexmax(isl_map_copy(cand));
-                isl_map *box = isl_map_intersect(isl_map_apply_range(lo, isl_map_lex_le(isl_space_set_alloc(m->ctx, 0, 1))),
-                                                 isl_map_apply_range(hi, isl_map_lex_ge(isl_space_set_alloc(m->ctx, 0, 1))));
-                int range = isl_map_is_subset(box, cand) == isl_bool_true;
-                isl_map_free(box);
-                isl_map_free(dj);
-                if (range && r[j].src == a) {
-                    isl_map_free(un);
-                    un = cand;
-                    done[j] = 1;
-                } else {
-                    isl_map_free(cand);
-                }
-            }
-            un = isl_map_reset_tuple_id(un, isl_dim_out);
-            isl_set *sdom = isl_map_domain(isl_map_copy(un));
-            isl_pw_multi_aff *lmin = isl_map_lexmin_pw_multi_aff(isl_map_copy(un));
-            isl_pw_multi_aff *lmax = isl_map_lexmax_pw_multi_aff(un);
-            isl_pw_aff *pmin = isl_pw_multi_aff_get_pw_aff(lmin, 0);   /* keeps lmin */
-            isl_pw_aff *pmax = isl_pw_multi_aff_get_pw_aff(lmax, 0);
-            isl_pw_multi_aff_free(lmin);
-            isl_pw_multi_aff_free(lmax);
-            ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(sdom, np, st));
-            ir_expr *lo = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmin, np, st));
-            ir_expr *hi = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmax, np, st));
-            if (!lo || !hi) {
-                diag_add(d, src->file, st->assign->pos.line, 0,
-                         "commgen: the destinations of %s's values are not expressible in the language", st->name);
-                ok = 0;
-            } else if (T.k == TK_CYCLIC || T.k == TK_BLOCKCYCLIC) {
-                /* consecutive virtual processors (blocks) are consecutive real ones, modulo procs;
-                 * len counts the blocks lo .. hi touch (blocks of 1 for cyclic) */
-                ir_expr *len;
-                if (T.k == TK_CYCLIC) {
-                    len = ir_new_binary(out, IR_OP_ADD, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, hi),
-                                                                      ir_clone_expr(out, lo)), ir_new_int(out, 1));
-                } else {
-                    ir_expr *kh = ir_new_binary(out, IR_OP_DIV, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, hi),
-                                                                              ir_clone_expr(out, T.p0[0])),
-                                                ir_clone_expr(out, T.b[0]));
-                    ir_expr *kl = ir_new_binary(out, IR_OP_DIV, ir_new_binary(out, IR_OP_SUB, ir_clone_expr(out, lo),
-                                                                              ir_clone_expr(out, T.p0[0])),
-                                                ir_clone_expr(out, T.b[0]));
-                    len = ir_new_binary(out, IR_OP_ADD, ir_new_binary(out, IR_OP_SUB, kh, kl), ir_new_int(out, 1));
-                }
-                ir_expr *all = ir_new_binary(out, IR_OP_GE, ir_clone_expr(out, len), ir_new_name(out, "procs"));
-                ir_expr *some = ir_new_binary(out, IR_OP_LT, len, ir_new_name(out, "procs"));
-                ir_expr *l1[1] = {ir_clone_expr(out, lo)}, *h1[1] = {ir_clone_expr(out, hi)};
-                ir_expr *rlo = xf_tiling_rp(out, &To, l1), *rhi = xf_tiling_rp(out, &To, h1);
-                ir_expr *nowrap = ir_new_binary(out, IR_OP_LE, ir_clone_expr(out, rlo), ir_clone_expr(out, rhi));
-                ir_expr *wrap = ir_new_binary(out, IR_OP_GT, ir_clone_expr(out, rlo), ir_clone_expr(out, rhi));
-                ir_stmt *s4 = mk_send(out, st->assign->u.assign.lhs, ir_new_int(out, 0), ir_clone_expr(out, rhi), T.t->var,
-                                      and_(out, g ? ir_clone_expr(out, g) : NULL, and_(out, ir_clone_expr(out, some), ir_clone_expr(out, wrap))));
-                ir_stmt *s3 = mk_send(out, st->assign->u.assign.lhs, ir_clone_expr(out, rlo),
-                                      ir_new_binary(out, IR_OP_SUB, ir_new_name(out, "procs"), ir_new_int(out, 1)), T.t->var,
-                                      and_(out, g ? ir_clone_expr(out, g) : NULL, and_(out, ir_clone_expr(out, some), wrap)));
-                ir_stmt *s2 = mk_send(out, st->assign->u.assign.lhs, rlo, rhi, T.t->var,
-                                      and_(out, g ? ir_clone_expr(out, g) : NULL, and_(out, some, nowrap)));
-                ir_stmt *s1 = mk_send(out, st->assign->u.assign.lhs, ir_new_int(out, 0),
-                                      ir_new_binary(out, IR_OP_SUB, ir_new_name(out, "procs"), ir_new_int(out, 1)), T.t->var,
-                                      and_(out, g, all));
-                insert_after(out, blk, pos, s4);
-                insert_after(out, blk, pos, s3);
-                insert_after(out, blk, pos, s2);
-                insert_after(out, blk, pos, s1);
-                nsends += 4;
-            } else {
-                ir_expr *l1[1] = {lo}, *h1[1] = {hi};
-                insert_after(out, blk, pos, mk_send(out, st->assign->u.assign.lhs, xf_tiling_rp(out, &To, l1),
-                                                    xf_tiling_rp(out, &To, h1), T.t->var, g));
-                nsends++;
-            }
+            ok = statement_sends(c, f, nf, a) == 0;
         }
-        isl_ast_build_free(b);
-        isl_set_free(dom);
-        isl_map_free(dp);
     }
-    free(done);
+    flows_free(f, nf);
     xf_rawdeps_free(r, nr);
     xf_model_free(m);
+    c->m = NULL;
+    return ok ? 0 : -1;
+}
+
+ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+{
+    *status = XF_EUSAGE;
+    int64_t gencost;
+    int lastsend;
+    if (commgen_args(args, &gencost, &lastsend, d) != 0) return NULL;
+    *status = XF_EREFUSED;
+    /* applicability was checked by the registry (xf_apply_with) before this call */
+    cg c = {.out = ir_program_clone(src), .src = src, .d = d};
+    xf_tiling_recognise(c.out, &c.T);
+    ir_program *u = xf_tiling_untile(src, &c.T, d);
+    if (u && lastsend && extend_time(u, d) != 0) { ir_program_free(u); u = NULL; }
+    int ok = u && generate_sends(&c, u, args) == 0;
     ir_program_free(u);
-    if (!ok) { ir_program_free(out); return NULL; }
+    if (!ok) { ir_program_free(c.out); return NULL; }
+    ir_program *out = c.out;
     if (gencost) {
         int found = 0;
-        add_cost(out, T.body, gencost, &found);
-        if (!found) send_cost(out, T.body, gencost);   /* no annotations: the sends carry it */
+        add_cost(out, c.T.body, gencost, &found);
+        if (!found) send_cost(out, c.T.body, gencost);   /* no annotations: the sends carry it */
     }
     out->level = IR_SYNCOMM;
     xf_simplify_program(out);
     xf_rename_for_level(out, src, "syn", "syncomm");
     if (xf_check_generated("commgen", out, d) != 0) return NULL;
-    (void)nsends;
     *status = XF_OK;
     return out;
 }
