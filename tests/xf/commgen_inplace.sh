@@ -40,9 +40,9 @@ check() {
         "$(step_messages "$TMP/$name-c.apm" "${defs[@]}")" "$(python3 "$IN/oracle.py" "$kernel" $n $procs $steps)"
 }
 
-chain jacobi1d jacobi1d theta.SB=2*t theta.SA=2*t+1 sigma=i
-check jacobi1d jacobi1d "16 2 4"
-check jacobi1d jacobi1d "23 3 5"
+chain jacobi1d jacobi1d_ab theta.SB=2*t theta.SA=2*t+1 sigma=i
+check jacobi1d jacobi1d_ab "16 2 4"
+check jacobi1d jacobi1d_ab "23 3 5"
 # one boundary value per direction per half step: 2 per time step and direction
 "$POLYAPM" sim "$TMP/jacobi1d-c.apm" --json >"$TMP/s.json"
 expect_eq "jacobi1d: 7 sends per processor (4 steps, both arrays, none after the last)" \

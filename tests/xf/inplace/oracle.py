@@ -26,7 +26,7 @@ def send(tt, writer, readers, elements=1):
     msgs[tt] += elements * len(dst)
 
 
-if kernel == "jacobi1d":            # theta.SB = 2t, theta.SA = 2t+1, sigma = i (1 .. n-2)
+if kernel in ("jacobi1d", "jacobi1d_ab"):            # theta.SB = 2t, theta.SA = 2t+1, sigma = i (1 .. n-2)
     own, last = blocked(1, n - 2), 2 * steps - 1
     for tt in range(last):           # both arrays alike: each value is read at tt+1 by i-1, i+1
         for i in range(1, n - 1):
