@@ -21,8 +21,9 @@ chain() {
     shift 2
     "$POLYAPM" apply "$IN/$kernel.apm" stm "$@" -o "$TMP/$name-syn.apm" &&
         "$POLYAPM" apply "$TMP/$name-syn.apm" tile kind=blocked procs=2 -o "$TMP/$name-t.apm" &&
-        "$POLYAPM" apply "$TMP/$name-t.apm" commgen -o "$TMP/$name-c.apm"
-    expect_eq "$name: stm, tile blocked, commgen exit 0" "$?" 0
+        "$POLYAPM" apply "$TMP/$name-t.apm" commgen -o "$TMP/$name-c.apm" &&
+        "$POLYAPM" apply "$TMP/$name-c.apm" memdist -o "$TMP/$name-d.apm"
+    expect_eq "$name: stm, tile blocked, commgen, memdist exit 0" "$?" 0
 }
 
 # check NAME KERNEL "n procs [steps]" [-D ...]: verified, no violations, the oracle's messages
@@ -35,6 +36,9 @@ check() {
     [ -n "$steps" ] && defs+=(-D steps=$steps)
     "$POLYAPM" sim "$TMP/$name-c.apm" "${defs[@]}" --against "$IN/$kernel.apm" --json >"$TMP/s.json"
     expect_eq "$name n=$n procs=$procs: syncomm verified, no violations" \
+        "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+    "$POLYAPM" sim "$TMP/$name-d.apm" "${defs[@]}" --against "$IN/$kernel.apm" --json >"$TMP/s.json"
+    expect_eq "$name n=$n procs=$procs: syndm verified, no violations" \
         "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
     expect_eq "$name n=$n procs=$procs: messages per step are the needed ones" \
         "$(step_messages "$TMP/$name-c.apm" "${defs[@]}")" "$(python3 "$IN/oracle.py" "$kernel" $n $procs $steps)"
