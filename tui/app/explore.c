@@ -396,6 +396,11 @@ static void progress(search *S)
     if (S->o->progress) S->o->progress(S->o->progress_ctx, st);
 }
 
+static void observe(const search *S, explore_event ev, const xnode *x)
+{
+    if (S->o->observe) S->o->observe(S->o->observe_ctx, ev, x->id, x->bound);
+}
+
 /* A node's values are known: count it and open it. */
 static void node_evaluated(search *S, int i)
 {
@@ -404,6 +409,7 @@ static void node_evaluated(search *S, int i)
     x->state = X_OPEN;
     S->res->stats.evaluated++;
     if (x->verified != 1) { S->res->stats.unverified++; x->state = X_DONE; }
+    else observe(S, EXPLORE_OPENED, x);
     progress(S);
 }
 
@@ -771,6 +777,7 @@ static int expand(search *S, int i)
     store_edge *edges = NULL;
     int ne = 0, rc = -1;
     S->nodes[i].state = X_EXPANDING;
+    observe(S, EXPLORE_EXPANDED, &S->nodes[i]);
     if (!text || candidates(S, p, &cs) != 0) { diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
     if (xf_cancelled()) {          /* the candidates may be cut short: the node stays open */
         S->nodes[i].state = X_OPEN;
@@ -827,10 +834,16 @@ static int pick(search *S)
         if (S->res->stats.best >= 0 && x->bound > S->res->stats.best * (1 + 1e-12)) {
             x->state = X_DONE;
             S->res->stats.pruned++;
+            observe(S, EXPLORE_PRUNED, x);
             continue;
         }
-        if (x->depth >= S->o->depth) { x->state = X_DONE; continue; }
-        if (off_procs_dead_end(S, x)) { x->state = X_DONE; S->res->stats.off_procs++; continue; }
+        int dead_end = off_procs_dead_end(S, x);
+        if (x->depth >= S->o->depth || dead_end) {
+            x->state = X_DONE;
+            S->res->stats.off_procs += dead_end;
+            observe(S, EXPLORE_CLOSED, x);
+            continue;
+        }
         if (best < 0 || x->bound < S->nodes[best].bound ||
             (x->bound == S->nodes[best].bound && x->depth > S->nodes[best].depth))
             best = i;
@@ -1206,7 +1219,6 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     }
     if (xf_cancelled()) out->stats.interrupted = 1;
     rc = failed ? -1 : 0;
-    xf_cancel_clear();            /* the request is answered; the next search starts afresh */
 out:
     stop_workers(&S);
     out->stats.search_cpu = cpu_seconds(RUSAGE_SELF) - cpu0;
@@ -1219,6 +1231,8 @@ out:
     ir_program_free(ref);
     store_node_clear(&rootn);
     if (out->nleaves > 1) qsort(out->leaves, (size_t)out->nleaves, sizeof *out->leaves, leaf_cmp);
+    xf_cancel_clear();            /* the request is answered (after the last progress call, which
+                                     may make one): the next search starts afresh */
     return rc;
 }
 

@@ -61,6 +61,11 @@ typedef struct explore_stats {
     double search_cpu, worker_cpu;   /* CPU seconds of this process and of its workers */
 } explore_stats;
 
+/* What the search decided about a node, for an observer (tests, logs): opened (evaluated and
+ * verified: it waits with its bound), expanded (its candidates are being tried), pruned (its
+ * bound exceeds the best leaf), closed (depth limit, or off P processors). */
+typedef enum explore_event { EXPLORE_OPENED, EXPLORE_EXPANDED, EXPLORE_PRUNED, EXPLORE_CLOSED } explore_event;
+
 typedef struct explore_opts {
     int64_t start;
     int depth;                /* transforms below start (default 8) */
@@ -73,6 +78,8 @@ typedef struct explore_opts {
     int nbindings;
     void (*progress)(void *ctx, const explore_stats *st);
     void *progress_ctx;
+    void (*observe)(void *ctx, explore_event ev, int64_t node, double bound);   /* may be NULL */
+    void *observe_ctx;
 } explore_opts;
 
 typedef struct explore_leaf {
