@@ -373,27 +373,96 @@ static int label_ok(const char *l)
     return 1;
 }
 
-/* A derived label: the hint or transform+params, made safe; then unique (base, base-ID, ...). */
+/* ---- derived labels: short and telling ---------------------------------------------------- */
+
+/* Parameter names shown shorter in labels (per-statement keys keep their `.LABEL`). */
+static const struct { const char *key, *shown; } label_keys[] = {
+    {"theta", "\u03b8"}, {"sigma", "\u03c3"},
+};
+
+static void label_append(char *buf, size_t size, const char *sep, const char *text)
+{
+    size_t n = strlen(buf);
+    if (n + 1 >= size) return;
+    if (snprintf(buf + n, size - n, "%s%s", n ? sep : "", text) >= (int)(size - n)) buf[size - 1] = '\0';   /* cut */
+}
+
+/* The decision of an edge in a few characters: "kind=K procs=P" becomes "K/P", theta and sigma
+ * become θ and σ, arguments are joined by ':' (a label has no blanks):
+ *   tile kind=blockcyclic procs=2 bs=4  ->  tile:blockcyclic/2:bs=4
+ *   stm theta=t-1 sigma=i               ->  stm:θ=t-1:σ=i                                      */
+static void decision_label(const char *transform, const char *params, char *out, size_t size)
+{
+    out[0] = '\0';
+    label_append(out, size, "", transform);
+    char *copy = strdup(params ? params : "");
+    if (!copy) return;
+    const char *kind = NULL, *procs = NULL;
+    for (char *w = strtok(copy, " \t"); w; w = strtok(NULL, " \t")) {
+        if (!strncmp(w, "kind=", 5)) kind = w + 5;
+        else if (!strncmp(w, "procs=", 6)) procs = w + 6;
+    }
+    char word[160];
+    if (kind) {
+        snprintf(word, sizeof word, "%s%s%s", kind, procs ? "/" : "", procs ? procs : "");
+        label_append(out, size, ":", word);
+    }
+    free(copy);
+    copy = strdup(params ? params : "");
+    if (!copy) return;
+    for (char *w = strtok(copy, " \t"); w; w = strtok(NULL, " \t")) {
+        if (kind && (!strncmp(w, "kind=", 5) || !strncmp(w, "procs=", 6))) continue;
+        snprintf(word, sizeof word, "%s", w);
+        for (size_t k = 0; k < sizeof label_keys / sizeof label_keys[0]; k++) {
+            size_t kl = strlen(label_keys[k].key);
+            if (!strncmp(w, label_keys[k].key, kl) && (w[kl] == '=' || w[kl] == '.'))
+                snprintf(word, sizeof word, "%s%s", label_keys[k].shown, w + kl);
+        }
+        label_append(out, size, ":", word);
+    }
+    free(copy);
+}
+
+/* What tells a parent apart, for a child whose own label is taken: the part of the parent's
+ * label after '@' (its own context), else after its transform ("blocked/2" of
+ * "tile:blocked/2"), else the whole label. */
+static void parent_context(store *s, const store_add_req *r, char *out, size_t size, diag_list *d)
+{
+    out[0] = '\0';
+    if (r->nparents < 1) return;
+    store_node pn;
+    memset(&pn, 0, sizeof pn);
+    if (store_node_get(s, r->parents[0], &pn, d) != 0 || !pn.label) { store_node_clear(&pn); return; }
+    const char *at = strrchr(pn.label, '@'), *colon = strchr(pn.label, ':');
+    snprintf(out, size, "%s", at ? at + 1 : colon ? colon + 1 : pn.label);
+    store_node_clear(&pn);
+}
+
+/* A derived label: the hint or the edge's decision (decision_label), made safe; then unique:
+ * the base, the base @ what tells its parent apart ("commgen@blocked/2"), then base-ID. */
 static char *derive_label(store *s, const store_add_req *r, int64_t id, diag_list *d)
 {
-    char base[128];
+    char base[128], context[96] = "";
     if (r->label_hint && *r->label_hint)
         snprintf(base, sizeof base, "%s", r->label_hint);
-    else if (r->params && *r->params)
-        snprintf(base, sizeof base, "%s-%s", r->transform ? r->transform : "add", r->params);
     else
-        snprintf(base, sizeof base, "%s", r->transform ? r->transform : "node");
+        decision_label(r->transform ? r->transform : "add", r->params, base, sizeof base);
     for (char *c = base; *c; c++)
-        if (isspace((unsigned char)*c) || *c == '^' || iscntrl((unsigned char)*c) || *c == ',') *c = '-';
+        if (isspace((unsigned char)*c) || *c == '^' || iscntrl((unsigned char)*c)) *c = '-';
     if (!label_ok(base)) snprintf(base, sizeof base, "node");
+    parent_context(s, r, context, sizeof context, d);
     char *label = NULL;
     for (int attempt = 0; attempt < 100; attempt++) {
         free(label);
         label = NULL;
+        if (attempt == 1 && (!*context || strcmp(context, base) == 0)) continue;
         int rc = attempt == 0 ? asprintf(&label, "%s", base)
-               : attempt == 1 ? asprintf(&label, "%s-%lld", base, (long long)id)
+               : attempt == 1 ? asprintf(&label, "%s@%s", base, context)
+               : attempt == 2 ? asprintf(&label, "%s-%lld", base, (long long)id)
                               : asprintf(&label, "%s-%lld-%d", base, (long long)id, attempt);
         if (rc < 0) { oom(d); return NULL; }
+        for (char *c = label; *c; c++)
+            if (isspace((unsigned char)*c) || *c == '^' || iscntrl((unsigned char)*c)) *c = '-';
         int64_t other = 0;
         int f = by_label(s, label, &other, d);
         if (f < 0) { free(label); return NULL; }

@@ -559,6 +559,7 @@ xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int
     xf_model *m = calloc(1, sizeof *m);
     m->ctx = isl_ctx_alloc();
     isl_options_set_on_error(m->ctx, ISL_ON_ERROR_CONTINUE);
+    xf_cancel_track(m->ctx);
     m->prog = p;
     m->pvalues = calloc((size_t)p->nparams + 1, sizeof *m->pvalues);
     if (ir_params_eval(p, ov, nov, 0, m->pvalues, d) != 0) {
@@ -664,6 +665,7 @@ void xf_model_free(xf_model *m)
     free(m->params);
     free(m->context);
     free(m->pvalues);
+    xf_cancel_untrack(m->ctx);
     isl_ctx_free(m->ctx);
     free(m);
 }

@@ -192,7 +192,7 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
             if (ok) add_vec(&si[s].th, &si[s].nth, c, lo, hi);
             if (absum(c, nv) > 0 || nv == 0) add_vec(&si[s].sg, &si[s].nsg, c, lo, hi);
             free(fa);
-        } while (nv > 0 && next_vec(c, nv));
+        } while (nv > 0 && !xf_cancelled() && next_vec(c, nv));
         isl_set_free(dom);
         free(ts);
         free(ta);
@@ -212,7 +212,7 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
             q->m = malloc((size_t)(si[a].nth * si[b].nth + 1) * sizeof *q->m);
             char *ta = tup(&m->st[a], "a"), *tb = tup(&m->st[b], "b");
             char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
-            for (int ia = 0; ia < si[a].nth; ia++)
+            for (int ia = 0; ia < si[a].nth && !xf_cancelled(); ia++)
                 for (int ib = 0; ib < si[b].nth; ib++) {
                     char *fa = lin(si[a].th[ia].c, si[a].nv, "a"), *fb = lin(si[b].th[ib].c, si[b].nv, "b");
                     char *f = xf_asprintf("(%s) - (%s)", fb, fa);
@@ -232,7 +232,7 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     int idx[MAXSTMT] = {0};
     int any = 1;
     for (int s = 0; s < ns; s++) any &= si[s].nth > 0;
-    while (any) {
+    while (any && !xf_cancelled()) {
         long long k[MAXSTMT] = {0};
         int kk[MAXSTMT];
         for (int s = 1; s < ns; s++) kk[s] = -KMAX;
@@ -285,7 +285,7 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     int nres = 0, capres = 0;
     int inner = 0;
     for (int s = 0; s < ns; s++) inner |= m->st[s].nvars > 2;
-    for (int ci = 0; ci < nkeep; ci++) {
+    for (int ci = 0; ci < nkeep && !xf_cancelled(); ci++) {
         const cand *c = &keep[ci];
         int opts[MAXSTMT][4], nopt[MAXSTMT];
         for (int s = 0; s < ns; s++) {
@@ -379,6 +379,11 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
         for (int t = 0; t < ns; t++) isl_set_free(pd[s][t]);
     }
     xf_model_free(m);
+    if (xf_cancelled()) {   /* an aborted search proves nothing */
+        xf_stm_cands_free(res, n);
+        diag_add(d, p->file, 0, 0, "stm auto: cancelled");
+        return -1;
+    }
     if (n == 0) {
         free(res);
         diag_add(d, p->file, 0, 0, "stm auto: no legal one-dimensional schedule with coefficients in "

@@ -159,6 +159,17 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
                       xf_stm_cand **out, diag_list *d);
 void xf_stm_cands_free(xf_stm_cand *c, int n);
 
+/* ---- cancellation (cancel.c) ------------------------------------------------------------------- */
+
+/* One process-wide request to stop: xf_cancel() (async-signal-safe: call it from a signal
+ * handler) makes the transforms under way give up soon (their isl computations abort, their long
+ * loops stop); whatever they return while xf_cancelled() is 1 must be discarded.  The flag stays
+ * set until xf_cancel_clear().  xf_cancel_flag() is the same flag for the simulator's `cancel`. */
+void xf_cancel(void);
+int xf_cancelled(void);
+void xf_cancel_clear(void);
+volatile int *xf_cancel_flag(void);
+
 /* ---- dependences ------------------------------------------------------------------------------- */
 
 typedef enum xf_dep_kind { XF_DEP_FLOW, XF_DEP_ANTI, XF_DEP_OUTPUT } xf_dep_kind;

@@ -40,6 +40,12 @@ int xf_check_generated(const char *xf, ir_program *p, diag_list *d);
 /* Renames `p` after `src` for its new level: NAME_from becomes NAME_to, another NAME gets _to. */
 void xf_rename_for_level(ir_program *p, const ir_program *src, const char *from, const char *to);
 
+/* ---- cancellation (cancel.c) ---------------------------------------------------------------- */
+
+/* Every isl context in use is tracked, so that xf_cancel() can abort its computations. */
+void xf_cancel_track(isl_ctx *ctx);
+void xf_cancel_untrack(isl_ctx *ctx);
+
 /* ---- the polyhedral model -------------------------------------------------------------------- */
 
 /* One step on the path from the program's top to a leaf assignment. */

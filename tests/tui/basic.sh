@@ -35,8 +35,8 @@ expect_eq stm-empty-nothing "$(nodes)" 1
 # stm through the menu and the form: theta=t sigma=x inner=seq (^N: the next candidate)
 if menu_pick stm; then ok menu-stm; else fail menu-stm "$(screen)"; fi
 keys t Tab x Tab C-n Enter
-check stm-node 'syn stm-theta=t.* [0-9.]+[MG]? +x[0-9.]+ V'
-check stm-selected 'program 2 stm-theta=t-sigma=x-inner=seq'
+check stm-node 'syn stm:[^ ]+=t:[^ ]+ +[0-9.]+[MG]? +x[0-9.]+ V'
+check stm-selected 'program 2 stm:[^ ]+=t:[^ ]+=x:inner=seq'
 
 # tile (defaults: blocked, procs = 4)
 if menu_pick tile; then ok menu-tile; else fail menu-tile "$(screen)"; fi
@@ -50,18 +50,18 @@ keys k
 check back-to-stm 'program 2 stm'
 if menu_pick tile; then ok menu-tile2; else fail menu-tile2 "$(screen)"; fi
 keys C-n Enter
-check cyclic-node 'syn tile-kind=cyclic +[0-9.]+[MG]? +x[0-9.]+ V'
+check cyclic-node 'syn tile:cyclic +[0-9.]+[MG]? +x[0-9.]+ V'
 expect_eq node-count-4 "$(nodes)" 4
 
 # the diff against the parent shows the changed lines
 keys d
-check diff-view 'diff 4 tile-kind=cyclic'
+check diff-view 'diff 4 tile:cyclic'
 check diff-lines '\| \+param n = 32, steps = 21, procs = 4'
 keys d
-check diff-off 'program 4 tile-kind=cyclic'
+check diff-off 'program 4 tile:cyclic'
 # v marks the root as the diff base: the diff spans both steps
 keys g v / cyclic Enter d
-check diff-base 'diff 4 tile-kind=cyclic \(syn\) vs node 1'
+check diff-base 'diff 4 tile:cyclic \(syn\) vs node 1'
 check diff-base-lines '\| -level source'
 keys d g v
 check diff-base-cleared 'diffs against the parent again'
@@ -137,12 +137,13 @@ done
 # resize
 tm resize-window -t t -x 80 -y 24
 check resize-80x24 'a apply s simulate'
-w=$(screen | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+# characters, not bytes: labels may hold θ and σ
+w=$(screen | python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in sys.stdin.buffer.read().decode("utf-8", "replace").splitlines()))')
 if [ "${w:-999}" -le 80 ]; then ok width-80; else fail width-80 "a line of $w columns"; fi
 check tree-80x24 'src findiff'
 tm resize-window -t t -x 200 -y 60
 check resize-200x60 'polyapm keys|src findiff'
-check tree-200x60 'syn tile-kind=cyclic'
+check tree-200x60 'syn tile:cyclic'
 
 # q exits 0; fsck is clean
 keys q

@@ -25,7 +25,7 @@ check progress-2 'exploring from node 1' 10
 check done 'explore done: [0-9]+ nodes evaluated; best leaf [0-9]+, cost' 90
 nodes=$("$POLYAPM" tree -w "$TMP/lu.pdg" --json | json "len(j['nodes'])")
 expect_eq "the search stored its nodes" "$([ "$nodes" -gt 20 ] && echo yes)" yes
-check tree-reloaded 'tile-kind=cyclic'
+check tree-reloaded 'tile:cyclic/4'
 best=$(screen | grep -Eo 'best leaf [0-9]+' | grep -Eo '[0-9]+$')
 expect_match "the best leaf is cyclic" "$("$POLYAPM" log "$best" -w "$TMP/lu.pdg")" 'kind=(cyclic|blockcyclic procs=4 bs=1)'
 check best-selected "program $best " 5

@@ -8,7 +8,12 @@
 #    takes what was stored from the store; the same run again does nothing new;
 #  - interruptible: SIGINT stops it cleanly (exit 1, "interrupted"), fsck is clean, and the rerun
 #    continues from the store to the same result;
-#  - J worker processes reach the same best cost; every node explored is marked.
+#  - J worker processes reach the same best cost; every node explored is marked;
+#  - a signal stops it within 2 s wherever it is: in stm's dependence analysis of a single-
+#    assignment heat-3d (minutes of isl work), in the parent or in a worker; fsck stays clean
+#    and a later run continues;
+#  - with -D procs=P the best leaf runs on P processors, even on a machine whose free messages
+#    make an untiled program (its virtual processors) look cheapest.
 # Small n keeps each search to seconds.
 source "$(dirname "$0")/../lib.sh"
 cd "$TMP"
@@ -80,6 +85,55 @@ fdpath=$(printf '%s' "$fd" | json "' -> '.join(s['transform'] + ' ' + s['params'
 echo "# fd best leaf: $fdpath (cost $(printf '%s' "$fd" | json "j['best']['cost']"))"
 expect_match "fd: the best leaf is the 2-D tiling" "$fdpath" 'stm theta=[^ ]+ sigma=x,y -> tile kind=block2d procs=16'
 expect_eq "fd: every leaf verified" "$(printf '%s' "$fd" | json "all(l['verified'] == 1 for l in j['leaves'])")" True
+
+# ---- stopped within 2 s by SIGINT / SIGTERM, even inside stm's dependence analysis ----
+# interrupt_heat NAME SIGNAL JOBS: explore heat-3d, send SIGNAL after 3 s (stm's analysis of it
+# runs far longer), expect exit 1 within 2 s, no worker left, a clean store.
+interrupt_heat() {
+    local name=$1 sig=$2 jobs=$3
+    WS=$TMP/heat-$sig-$jobs.pdg
+    "$POLYAPM" init "$ROOT/tests/xf/explore/heat3d-sa.apm" -o "$WS" >/dev/null
+    "$POLYAPM" -w "$WS" explore ROOT --jobs "$jobs" >"$WS.out" 2>&1 &
+    local pid=$!
+    sleep 3
+    local t0 rc ms
+    t0=$(date +%s%N)
+    kill -"$sig" $pid
+    ( sleep 20; kill -9 $pid 2>/dev/null ) &   # the old behaviour: do not hang the suite
+    local watchdog=$!
+    wait $pid; rc=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    kill $watchdog 2>/dev/null; wait $watchdog 2>/dev/null
+    expect_eq "$name: exit 1" "$rc" 1
+    expect_eq "$name: stopped within 2 s" "$([ $ms -le 2000 ] && echo yes || echo "no, $ms ms")" yes
+    expect_match "$name: says interrupted" "$(cat "$WS.out")" 'interrupted: run the same command again'
+    expect_eq "$name: no worker left" "$(pgrep -f "polyapm -w $WS explore" | wc -l)" 0
+    expect_eq "$name: fsck clean" "$(P fsck --json | json "j['problems'], j['leftovers']")" "0 0"
+}
+interrupt_heat "heat-3d SIGINT" INT 1
+interrupt_heat "heat-3d SIGTERM" TERM 1
+interrupt_heat "heat-3d SIGINT --jobs 2" INT 2
+interrupt_heat "heat-3d SIGTERM --jobs 2" TERM 2
+# the last one continued: the root's simulation comes from the store, the search goes on
+heat=$(P explore ROOT --jobs 2 --budget 2 --json -q); rc=$?
+expect_eq "heat-3d continued: exit 0" "$rc" 0
+expect_eq "heat-3d continued: from the store, then new work" "$(printf '%s' "$heat" | json "j['from_store'] >= 1 and j['evaluated'] == 2, j['interrupted']")" "True False"
+expect_eq "heat-3d continued: fsck clean" "$(P fsck --json | json "j['problems']")" 0
+
+# ---- -D procs=P: the best leaf runs on P processors ----
+# On free-comm.machine an untiled syndm leaf (8 virtual processors at n=8) costs least; it must
+# not be offered as the best leaf of a search for 2 processors.
+for ex in jacobi1d lu; do
+    WS=$TMP/procs-$ex.pdg
+    "$POLYAPM" init "$EX/$ex.apm" -o "$WS" >/dev/null
+    out=$(P explore ROOT -D procs=2 -D n=8 -D steps=3 --machine "$ROOT/tests/xf/explore/free-comm.machine" --json -q); rc=$?
+    expect_eq "$ex procs=2: exit 0" "$rc" 0
+    best=$(printf '%s' "$out" | json "j['best']['node']")
+    expect_eq "$ex procs=2: the best leaf's simulation ran on 2 processors" "$(db "select group_concat(distinct nprocs) from simulations where node = $best")" 2
+    expect_eq "$ex procs=2: every leaf reported runs on 2" "$(printf '%s' "$out" | json "len(j['leaves']) > 0 and all(l['procs'] == 2 for l in j['leaves'])")" True
+    expect_eq "$ex procs=2: untiled nodes on the virtual processors were left out" "$(printf '%s' "$out" | json "j['off_procs'] > 0")" True
+    expect_eq "$ex procs=2: such a node exists (the trap is real)" "$(db "select count(*) > 0 from simulations where nprocs = 8")" 1
+done
 
 # ---- bad input ----
 P explore nosuch >/dev/null 2>&1; expect_eq "unknown node: exit 1" "$?" 1

@@ -19,12 +19,14 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ops.h"
 #include "xf.h"
 
-enum { MAX_JOBS = 64, MAX_ARGS = 48, DEFAULT_DEPTH = 8, DEFAULT_BUDGET = 200, DEFAULT_STM = 4 };
+enum { MAX_JOBS = 64, MAX_ARGS = 48, DEFAULT_DEPTH = 8, DEFAULT_BUDGET = 200, DEFAULT_STM = 4,
+       STOP_GRACE_MS = 1000 /* a stopped worker's time to give up its task before it is killed */ };
 
 /* ---- messages: lists of strings ------------------------------------------------------------- */
 
@@ -148,7 +150,8 @@ static const char *last_msg(const diag_list *d) { return d->n ? d->items[d->n - 
 
 /* Simulates `prog` (owned: freed here) against the root and appends the simulation's fields:
  * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
- * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY (padded to the same count). */
+ * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY  |  cancelled WHY (padded to the
+ * same count).  The run honours xf_cancel(). */
 enum { SIM_NFIELDS = 17 };
 static int has_proc_loop(const ir_block *b);
 
@@ -170,9 +173,9 @@ static void sim_fields(const wctx *w, ir_program *prog, msg *r)
     store_sim row;
     char *owned[4] = {NULL, NULL, NULL, NULL};
     if (!(j.params = ops_param_key(j.prog, j.bindings, j.nbindings, &d)) ||
-        !(j.mtext = cost_profile_format(&j.profile)) || ops_sim_run(&j, NULL, NULL, NULL, &d) != 0 ||
-        ops_sim_row(&j, &row, owned, &d) != 0) {
-        msg_str(r, "error");
+        !(j.mtext = cost_profile_format(&j.profile)) || ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, &d) != 0 ||
+        ops_sim_row(&j, &row, owned, &d) != 0 || xf_cancelled()) {
+        msg_str(r, xf_cancelled() ? "cancelled" : "error");
         msg_str(r, last_msg(&d));
         for (int i = 2; i < SIM_NFIELDS; i++) msg_str(r, "");
     } else {
@@ -202,7 +205,7 @@ static void sim_fields(const wctx *w, ir_program *prog, msg *r)
 }
 
 /* task: apply PARENT_TEXT XF ARGS...
- * result: ok CHILD_TEXT SIM-FIELDS... | refused WHY | usage WHY */
+ * result: ok CHILD_TEXT SIM-FIELDS... | refused WHY | usage WHY | cancelled WHY */
 static void do_apply(const wctx *w, const msg *t, msg *r)
 {
     diag_list d;
@@ -213,8 +216,11 @@ static void do_apply(const wctx *w, const msg *t, msg *r)
     int st = 0;
     q = xf_apply_with(p, t->s[2], t->n - 3, t->s + 3, w->o->bindings, w->o->nbindings, devnull, &d, &st);
     if (devnull) fclose(devnull);
-    char *text = q ? ir_print(q) : NULL;
-    if (text) {
+    char *text = q && !xf_cancelled() ? ir_print(q) : NULL;
+    if (xf_cancelled()) {           /* an interrupted transform proves nothing: no child, no refusal */
+        msg_str(r, "cancelled");
+        msg_str(r, "interrupted");
+    } else if (text) {
         msg_str(r, "ok");
         msg_str(r, text);
         sim_fields(w, q, r);
@@ -253,10 +259,28 @@ static void do_task(const wctx *w, const msg *t, msg *r)
     else { msg_str(r, "error"); msg_str(r, "malformed task"); }
 }
 
-/* A worker process: tasks in, results out, until its input closes. */
+static void worker_on_signal(int sig)
+{
+    (void)sig;
+    xf_cancel();
+}
+
+/* A worker process: tasks in, results out, until its input closes.  SIGINT/SIGTERM (the search
+ * sends SIGTERM when it stops; a terminal's ^C reaches the whole group) cancel the task under
+ * way: its result says "cancelled" and the worker waits for its input to close.  The signals
+ * arrive blocked (start_workers) until the handler is in place. */
 static void worker_loop(const wctx *w, int in, int out)
 {
-    signal(SIGINT, SIG_IGN);      /* the search decides when to stop; it closes our input */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = worker_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
     for (;;) {
         msg t, r;
         if (msg_recv(in, &t) != 0) break;
@@ -275,7 +299,7 @@ enum xstate { X_EVAL, X_OPEN, X_EXPANDING, X_DONE };
 
 typedef struct xnode {
     int64_t id;
-    int depth, level, tiled;
+    int depth, level, tiled, nprocs;
     double total, agg, bound;
     int verified;
     enum xstate state;
@@ -302,6 +326,7 @@ typedef struct search {
     xnode *nodes;
     int n, cap;
     double pmax;
+    int procs;                /* -D procs=P: leaves must run on P processors (0: any) */
     task *queue;              /* tasks waiting for a worker, FIFO */
     int nq, capq, headq;
     int jobs;
@@ -309,6 +334,8 @@ typedef struct search {
     int to[MAX_JOBS], from[MAX_JOBS];
     task busy[MAX_JOBS];
     int isbusy[MAX_JOBS];
+    int signalled;            /* the workers were told to stop (SIGTERM) */
+    struct timespec deadline; /* when stopping: workers still busy then are killed */
     int prospective;          /* apply tasks queued or running (each may make a node) */
     diag_list *d;
 } search;
@@ -369,6 +396,11 @@ static void progress(search *S)
     if (S->o->progress) S->o->progress(S->o->progress_ctx, st);
 }
 
+static void observe(const search *S, explore_event ev, const xnode *x)
+{
+    if (S->o->observe) S->o->observe(S->o->observe_ctx, ev, x->id, x->bound);
+}
+
 /* A node's values are known: count it and open it. */
 static void node_evaluated(search *S, int i)
 {
@@ -377,6 +409,7 @@ static void node_evaluated(search *S, int i)
     x->state = X_OPEN;
     S->res->stats.evaluated++;
     if (x->verified != 1) { S->res->stats.unverified++; x->state = X_DONE; }
+    else observe(S, EXPLORE_OPENED, x);
     progress(S);
 }
 
@@ -413,6 +446,7 @@ static int reach(search *S, int64_t id, int depth)
     x->tiled = has_proc_loop(j.prog->body);
     x->signature = j.n.explored;
     if (hit == 1) {
+        x->nprocs = j.stored.nprocs;
         x->total = j.stored.total;
         x->agg = j.stored.aggregate_work;
         x->verified = j.stored.verified;
@@ -420,8 +454,15 @@ static int reach(search *S, int64_t id, int depth)
         node_evaluated(S, i);
     } else if (id == S->w.root) {
         /* the root is its own reference: simulate it here */
-        int rc = ops_sim_run(&j, NULL, NULL, NULL, S->d) == 0 && ops_sim_store(S->s, &j, S->d) == 0 ? 0 : -1;
+        int rc = ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, S->d) == 0 && ops_sim_store(S->s, &j, S->d) == 0
+                     ? 0 : -1;
+        if (rc != 0 && xf_cancelled()) {   /* interrupted: nothing stored, a rerun simulates it */
+            x->state = X_DONE;
+            ops_sim_free(&j);
+            return i;
+        }
         if (rc != 0) { ops_sim_free(&j); return -1; }
+        x->nprocs = j.job.cost.nprocs;
         x->total = j.job.cost.total;
         x->agg = j.job.res->aggregate_work;
         x->verified = j.job.verified;
@@ -668,6 +709,20 @@ static int64_t signature_of(const cands *cs)
 
 /* ---- expanding and finishing nodes ---------------------------------------------------------- */
 
+/* With -D procs=P only programs that run on P processors are answers: a leaf simulated on
+ * another count (an untiled program keeps its virtual processors) is no leaf. */
+static int runs_on_procs(const search *S, const xnode *x)
+{
+    return !S->procs || x->nprocs == S->procs;
+}
+
+/* A node that can lead to no answer: past syn (tiling applies at syn only) and not on P
+ * processors.  It is closed without expanding. */
+static int off_procs_dead_end(const search *S, const xnode *x)
+{
+    return S->procs && x->level > IR_SYN && !x->tiled && !runs_on_procs(S, x);
+}
+
 static void finish_node(search *S, int i)
 {
     xnode *x = &S->nodes[i];
@@ -679,13 +734,14 @@ static void finish_node(search *S, int i)
         store_mark_explored(S->s, x->id, x->signature, &d);   /* a failure only costs a rerun */
         diag_list_free(&d);
     }
-    if (x->complete && x->children == 0) {
+    if (x->complete && x->children == 0 && !runs_on_procs(S, x)) S->res->stats.off_procs++;
+    if (x->complete && x->children == 0 && runs_on_procs(S, x)) {
         S->res->stats.leaves++;
         explore_result *r = S->res;
         explore_leaf *l = realloc(r->leaves, (size_t)(r->nleaves + 1) * sizeof *l);
         if (l) {
             r->leaves = l;
-            r->leaves[r->nleaves++] = (explore_leaf){x->id, x->total, x->verified};
+            r->leaves[r->nleaves++] = (explore_leaf){x->id, x->total, x->verified, x->nprocs};
         }
         if (x->verified == 1 && (r->stats.best < 0 || x->total < r->stats.best)) {
             r->stats.best = x->total;
@@ -693,6 +749,13 @@ static void finish_node(search *S, int i)
         }
     }
     progress(S);
+}
+
+static int any_open(const search *S)
+{
+    for (int i = 0; i < S->n; i++)
+        if (S->nodes[i].state == X_OPEN) return 1;
+    return 0;
 }
 
 static int budget_left(const search *S)
@@ -714,7 +777,13 @@ static int expand(search *S, int i)
     store_edge *edges = NULL;
     int ne = 0, rc = -1;
     S->nodes[i].state = X_EXPANDING;
+    observe(S, EXPLORE_EXPANDED, &S->nodes[i]);
     if (!text || candidates(S, p, &cs) != 0) { diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
+    if (xf_cancelled()) {          /* the candidates may be cut short: the node stays open */
+        S->nodes[i].state = X_OPEN;
+        rc = 0;
+        goto done;
+    }
     if (store_children(S->s, S->nodes[i].id, &edges, &ne, S->d) != 0) goto out;
     int64_t sig = signature_of(&cs);
     int known_refusals = S->nodes[i].signature == sig;
@@ -745,6 +814,7 @@ static int expand(search *S, int i)
     rc = 0;
 out:
     if (rc == 0 && S->nodes[i].inflight == 0) finish_node(S, i);
+done:
     store_edges_free(edges, ne);
     cands_free(&cs);
     free(text);
@@ -753,7 +823,8 @@ out:
 }
 
 /* The open node to expand next: lowest bound, then deepest, then oldest.  Nodes whose bound
- * exceeds the best leaf are closed as pruned; nodes at the depth limit are closed. */
+ * exceeds the best leaf are closed as pruned; nodes at the depth limit and dead ends off P
+ * processors are closed. */
 static int pick(search *S)
 {
     int best = -1;
@@ -763,9 +834,16 @@ static int pick(search *S)
         if (S->res->stats.best >= 0 && x->bound > S->res->stats.best * (1 + 1e-12)) {
             x->state = X_DONE;
             S->res->stats.pruned++;
+            observe(S, EXPLORE_PRUNED, x);
             continue;
         }
-        if (x->depth >= S->o->depth) { x->state = X_DONE; continue; }
+        int dead_end = off_procs_dead_end(S, x);
+        if (x->depth >= S->o->depth || dead_end) {
+            x->state = X_DONE;
+            S->res->stats.off_procs += dead_end;
+            observe(S, EXPLORE_CLOSED, x);
+            continue;
+        }
         if (best < 0 || x->bound < S->nodes[best].bound ||
             (x->bound == S->nodes[best].bound && x->depth > S->nodes[best].depth))
             best = i;
@@ -811,6 +889,7 @@ static int take_sim(search *S, int i, char **f)
     x = &S->nodes[i];
     x->level = atoi(f[15]);
     x->tiled = atoi(f[16]);
+    x->nprocs = atoi(f[7]);
     x->total = row.total;
     x->agg = row.aggregate_work;
     x->verified = row.verified;
@@ -842,8 +921,34 @@ static int arrive(search *S, int64_t id, int depth, char **f)
     return take_sim(S, i, f);
 }
 
+/* A task that will not be done (the search stops, or its worker was interrupted): an apply
+ * leaves its parent incomplete (not marked explored, not a leaf); a simulation leaves its node
+ * unevaluated.  Nothing is stored for it; a rerun does it.  The task itself is the caller's. */
+static void drop_task(search *S, const task *t)
+{
+    xnode *x = &S->nodes[t->node];
+    if (t->kind == T_APPLY) {
+        S->prospective--;
+        x->inflight--;
+        x->complete = 0;
+        if (x->inflight == 0) x->state = X_DONE;
+    } else {
+        x->state = X_DONE;
+    }
+}
+
+static int is_cancelled(const msg *r, int first)
+{
+    return r->n > first && !strcmp(r->s[first], "cancelled");
+}
+
 static int on_result(search *S, task *t, msg *r)
 {
+    if (is_cancelled(r, 0) || (t->kind == T_APPLY && is_cancelled(r, 2))) {
+        xf_cancel();              /* a worker was interrupted: the whole search stops */
+        drop_task(S, t);
+        return 0;
+    }
     if (t->kind == T_APPLY) {
         S->prospective--;
         S->nodes[t->node].inflight--;
@@ -876,13 +981,19 @@ static int on_result(search *S, task *t, msg *r)
 static int start_workers(search *S)
 {
     if (S->jobs <= 1) return 0;
-    for (int k = 0; k < S->jobs; k++) {
+    sigset_t stop_signals, old;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stop_signals, &old);   /* a worker unblocks them once it handles them */
+    int rc = 0;
+    for (int k = 0; k < S->jobs && rc == 0; k++) {
         int a[2], b[2];
-        if (pipe(a) != 0) return -1;
-        if (pipe(b) != 0) { close(a[0]); close(a[1]); return -1; }
+        if (pipe(a) != 0) { rc = -1; break; }
+        if (pipe(b) != 0) { close(a[0]); close(a[1]); rc = -1; break; }
         fflush(NULL);
         pid_t pid = fork();
-        if (pid < 0) { close(a[0]); close(a[1]); close(b[0]); close(b[1]); return -1; }
+        if (pid < 0) { close(a[0]); close(a[1]); close(b[0]); close(b[1]); rc = -1; break; }
         if (pid == 0) {
             close(a[1]);
             close(b[0]);
@@ -895,7 +1006,8 @@ static int start_workers(search *S)
         S->to[k] = a[1];
         S->from[k] = b[0];
     }
-    return 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 static void stop_workers(search *S)
@@ -905,6 +1017,7 @@ static void stop_workers(search *S)
         if (S->pid[k] <= 0) continue;
         close(S->to[k]);
         close(S->from[k]);
+        if (S->isbusy[k]) kill(S->pid[k], SIGKILL);   /* only on an error: its task is lost anyway */
     }
     for (int k = 0; k < S->jobs; k++)
         if (S->pid[k] > 0) {
@@ -925,11 +1038,8 @@ static int dispatch(search *S, int stopping)
 {
     while (S->headq < S->nq) {
         task *t = &S->queue[S->headq];
-        if (stopping && t->kind == T_APPLY) {   /* nothing new once stopping: the parent is unfinished */
-            S->nodes[t->node].inflight--;
-            S->nodes[t->node].complete = 0;
-            S->prospective--;
-            if (S->nodes[t->node].inflight == 0) S->nodes[t->node].state = X_DONE;
+        if (stopping) {               /* nothing new once stopping */
+            drop_task(S, t);
             task_free(t);
             S->headq++;
             continue;
@@ -955,23 +1065,62 @@ static int dispatch(search *S, int stopping)
     return 0;
 }
 
-/* Waits for one worker's result and handles it.  0, or -1 on error; EINTR returns 0. */
-static int collect(search *S)
+/* Kills the workers still busy (SIGKILL): a worker writes nothing, so only its task is lost. */
+static void kill_busy(search *S)
 {
+    for (int k = 0; k < S->jobs; k++) {
+        if (!S->isbusy[k]) continue;
+        kill(S->pid[k], SIGKILL);
+        drop_task(S, &S->busy[k]);
+        task_free(&S->busy[k]);
+        S->isbusy[k] = 0;
+    }
+}
+
+/* Milliseconds until `t` (0 when past). */
+static int ms_until(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double ms = 1e3 * (double)(t->tv_sec - now.tv_sec) + 1e-6 * (double)(t->tv_nsec - now.tv_nsec);
+    return ms <= 0 ? 0 : (int)ms + 1;
+}
+
+/* Waits for one worker's result and handles it.  0, or -1 on error; EINTR returns 0.  Once the
+ * search stops, the busy workers are told to stop (SIGTERM: their task ends "cancelled") and
+ * those still busy after STOP_GRACE_MS are killed. */
+static int collect(search *S, int stopping)
+{
+    if (stopping && !S->signalled) {
+        S->signalled = 1;
+        clock_gettime(CLOCK_MONOTONIC, &S->deadline);
+        S->deadline.tv_nsec += (long)STOP_GRACE_MS * 1000000L;
+        S->deadline.tv_sec += S->deadline.tv_nsec / 1000000000L;
+        S->deadline.tv_nsec %= 1000000000L;
+        for (int k = 0; k < S->jobs; k++)
+            if (S->isbusy[k]) kill(S->pid[k], SIGTERM);
+    }
     struct pollfd pf[MAX_JOBS];
     int map[MAX_JOBS], n = 0;
     for (int k = 0; k < S->jobs; k++)
         if (S->isbusy[k]) { pf[n] = (struct pollfd){.fd = S->from[k], .events = POLLIN}; map[n++] = k; }
     if (!n) return 0;
-    int rc = poll(pf, (nfds_t)n, -1);
+    int timeout = stopping ? ms_until(&S->deadline) : -1;
+    int rc = timeout == 0 ? 0 : poll(pf, (nfds_t)n, timeout);
     if (rc < 0) return errno == EINTR ? 0 : -1;
+    if (rc == 0) { kill_busy(S); return 0; }
     for (int i = 0; i < n; i++) {
         if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
         int k = map[i];
         msg r;
-        if (msg_recv(S->from[k], &r) != 0) { diag_add(S->d, NULL, 0, 0, "a worker died"); return -1; }
         task t = S->busy[k];
         S->isbusy[k] = 0;
+        if (msg_recv(S->from[k], &r) != 0) {
+            if (!stopping && !xf_cancelled()) { task_free(&t); diag_add(S->d, NULL, 0, 0, "a worker died"); return -1; }
+            drop_task(S, &t);    /* killed by the same signal as the search (e.g. SIGTERM to the group) */
+            task_free(&t);
+            continue;
+        }
         int e = on_result(S, &t, &r);
         msg_free(&r);
         task_free(&t);
@@ -1016,6 +1165,7 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     /* P_max: -D procs, else the largest candidate of any transform's procs */
     const ir_binding *bp = bound(&o, "procs");
     S.pmax = bp && bp->value > 0 ? (double)bp->value : 1;
+    S.procs = bp && bp->value > 0 ? (int)bp->value : 0;
     for (int i = 0; !bp && i < xf_count(); i++)
         for (int k = 0; k < xf_at(i)->nparams; k++) {
             const xf_param *q = &xf_at(i)->params[k];
@@ -1041,45 +1191,33 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     if (reach(&S, o.start, 0) < 0) goto out;
     int failed = 0;
     for (;;) {
-        int stopping = o.stop && *o.stop;
+        int stopping = xf_cancelled();
         if (stopping) out->stats.interrupted = 1;
         /* open more nodes while workers would otherwise idle */
         while (!stopping && S.headq == S.nq && nbusy(&S) < S.jobs) {
             if (budget_left(&S) <= 0) {
-                int any = 0;
-                for (int i = 0; i < S.n; i++) any |= S.nodes[i].state == X_OPEN;
-                out->stats.budget_hit |= any;
+                out->stats.budget_hit |= any_open(&S);
                 break;
             }
             int i = pick(&S);
             if (i < 0) break;
             if (expand(&S, i) != 0) { failed = 1; break; }
+            stopping = xf_cancelled();
         }
         if (failed) break;
         if (dispatch(&S, stopping) != 0) { failed = 1; break; }
-        if (S.jobs > 1) {
-            if (!nbusy(&S) && S.headq == S.nq) {
-                int more = !stopping && budget_left(&S) > 0;
-                if (more) {
-                    more = 0;
-                    for (int i = 0; i < S.n; i++) more |= S.nodes[i].state == X_OPEN;
-                }
-                if (!more) break;
-                continue;
-            }
-            if (collect(&S) != 0) { failed = 1; break; }
-        } else if (S.headq == S.nq) {
-            int more = !stopping && budget_left(&S) > 0;
-            if (more) {
-                more = 0;
-                for (int i = 0; i < S.n; i++) more |= S.nodes[i].state == X_OPEN;
-            }
-            if (!more) break;
+        if (S.jobs > 1 && nbusy(&S)) {
+            if (collect(&S, stopping || xf_cancelled()) != 0) { failed = 1; break; }
+        } else if (S.headq == S.nq && (stopping || budget_left(&S) <= 0 || !any_open(&S))) {
+            break;
         }
     }
-    /* drain what is in flight (its results are stored) */
-    while (!failed && nbusy(&S)) if (collect(&S) != 0) failed = 1;
-    if (o.stop && *o.stop) out->stats.interrupted = 1;
+    /* what is in flight when an error ends the search: told to stop, then killed */
+    if (failed && S.jobs > 1) {
+        xf_cancel();
+        while (nbusy(&S)) if (collect(&S, 1) != 0) kill_busy(&S);
+    }
+    if (xf_cancelled()) out->stats.interrupted = 1;
     rc = failed ? -1 : 0;
 out:
     stop_workers(&S);
@@ -1093,7 +1231,14 @@ out:
     ir_program_free(ref);
     store_node_clear(&rootn);
     if (out->nleaves > 1) qsort(out->leaves, (size_t)out->nleaves, sizeof *out->leaves, leaf_cmp);
+    xf_cancel_clear();            /* the request is answered (after the last progress call, which
+                                     may make one): the next search starts afresh */
     return rc;
+}
+
+void explore_interrupt(void)
+{
+    xf_cancel();
 }
 
 void explore_result_free(explore_result *r)

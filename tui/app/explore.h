@@ -17,7 +17,10 @@
  *               = aggregate work / P_max   otherwise (the work must still be spread over at most
  *                                   P_max processors: -D procs, else the largest tile candidate).
  *
- * A node none of whose candidates applies is a leaf.  A node is not expanded when it failed
+ * A node none of whose candidates applies is a leaf.  With -D procs=P only nodes simulated on P
+ * processors are leaves (and the best): an untiled syncomm/syndm program keeps its virtual
+ * processors, so below syn (where tiling applies) such a node is closed unexpanded, and such a
+ * leaf is left out (stats.off_procs counts both).  A node is not expanded when it failed
  * verification, when its bound exceeds the best verified leaf found (pruned), or below --depth.
  * The search stops when nothing is open or after `budget` nodes were evaluated (stored results
  * count: a rerun walks the same path from the store and continues where the last run stopped).
@@ -25,13 +28,18 @@
  * a rerun takes its children from the stored edges instead of applying again.
  *
  * With jobs > 1, worker processes (fork) apply the transforms and simulate; only the calling
- * process writes the store.  `stop` (set from a signal handler) ends the search cleanly: the
- * results in flight are stored, nothing is half-written.
+ * process writes the store.
+ *
+ * explore_interrupt() (async-signal-safe: call it from a SIGINT/SIGTERM handler) ends the search
+ * soon wherever it is — choosing candidates (an isl computation is aborted), applying a transform,
+ * simulating, or waiting for workers (they get SIGTERM, and are killed when still busy a second
+ * later).  Work cut short is dropped, never stored: what was stored stays, the store stays
+ * consistent, and a node whose candidates were not all tried is not marked explored, so a rerun
+ * continues from there.  explore_run then returns 0 with stats.interrupted set.
  */
 #ifndef POLYAPM_EXPLORE_H
 #define POLYAPM_EXPLORE_H
 
-#include <signal.h>
 #include <stdint.h>
 
 #include "cost.h"
@@ -45,11 +53,18 @@ typedef struct explore_stats {
     int from_store;           /* of which found in the store */
     int applied, refused;     /* transform applications tried that made a child / were refused */
     int expanded, pruned, leaves, unverified, open;
+    int off_procs;            /* with -D procs=P: nodes closed or leaves left out for running on
+                                 another number of processors (untiled: the virtual ones) */
     double best;              /* cost of the best verified leaf, or -1 */
     int64_t best_node;
     int interrupted, budget_hit;
     double search_cpu, worker_cpu;   /* CPU seconds of this process and of its workers */
 } explore_stats;
+
+/* What the search decided about a node, for an observer (tests, logs): opened (evaluated and
+ * verified: it waits with its bound), expanded (its candidates are being tried), pruned (its
+ * bound exceeds the best leaf), closed (depth limit, or off P processors). */
+typedef enum explore_event { EXPLORE_OPENED, EXPLORE_EXPANDED, EXPLORE_PRUNED, EXPLORE_CLOSED } explore_event;
 
 typedef struct explore_opts {
     int64_t start;
@@ -61,15 +76,17 @@ typedef struct explore_opts {
     cost_profile profile;
     ir_binding bindings[EXPLORE_MAX_BINDINGS];
     int nbindings;
-    volatile sig_atomic_t *stop;
     void (*progress)(void *ctx, const explore_stats *st);
     void *progress_ctx;
+    void (*observe)(void *ctx, explore_event ev, int64_t node, double bound);   /* may be NULL */
+    void *observe_ctx;
 } explore_opts;
 
 typedef struct explore_leaf {
     int64_t node;
     double cost;
     int verified;
+    int nprocs;               /* processors of its simulation (the MPI ranks it runs on) */
 } explore_leaf;
 
 typedef struct explore_result {
@@ -80,6 +97,8 @@ typedef struct explore_result {
 
 /* Runs the search.  0 (also when interrupted: see stats.interrupted), -1 with a message. */
 int explore_run(store *s, const explore_opts *o, explore_result *out, diag_list *d);
+/* Asks the search under way (or the next one) to stop; async-signal-safe. */
+void explore_interrupt(void);
 void explore_result_free(explore_result *r);
 
 #endif

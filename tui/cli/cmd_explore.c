@@ -18,12 +18,10 @@
 #include "cliopts.h"
 #include "explore.h"
 
-static volatile sig_atomic_t stop_flag;
-
 static void on_signal(int sig)
 {
     (void)sig;
-    stop_flag = 1;
+    explore_interrupt();
 }
 
 typedef struct prog_ctx {
@@ -101,13 +99,12 @@ int cmd_explore(int argc, char **argv)
     eo.model = o.model;
     eo.nbindings = o.nbindings;
     memcpy(eo.bindings, o.bindings, (size_t)o.nbindings * sizeof o.bindings[0]);
-    eo.stop = &stop_flag;
     prog_ctx pc = {.tty = !o.quiet && isatty(2), .lines = o.progress, .budget = eo.budget ? eo.budget : 200};
     eo.progress = show_progress;
     eo.progress_ctx = &pc;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;        /* no SA_RESTART: a wait for a worker returns */
+    sa.sa_handler = on_signal;        /* no SA_RESTART: a wait for a worker returns at once */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     struct timespec t0, t1;
@@ -127,10 +124,10 @@ int cmd_explore(int argc, char **argv)
         printf(",\"model\":");
         report_json_string(stdout, eo.model ? eo.model : "polyapm");
         printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
-               "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
+               "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"off_procs\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
                "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
                st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
-               st->open, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
+               st->open, st->off_procs, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
                st->search_cpu, st->worker_cpu);
         if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
         else printf("null");
@@ -141,8 +138,8 @@ int cmd_explore(int argc, char **argv)
             store_node_get(s, res.leaves[i].node, &n, &d);
             printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res.leaves[i].node);
             report_json_string(stdout, n.label ? n.label : "");
-            printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"path\":[", n.level, res.leaves[i].cost,
-                   res.leaves[i].verified);
+            printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,\"path\":[", n.level,
+                   res.leaves[i].cost, res.leaves[i].verified, res.leaves[i].nprocs);
             print_path(s, res.leaves[i].node, stdout, 1);
             printf("]}");
             store_node_clear(&n);
@@ -160,12 +157,15 @@ int cmd_explore(int argc, char **argv)
             store_node n;
             memset(&n, 0, sizeof n);
             store_node_get(s, res.leaves[i].node, &n, &d);
-            printf("  %lld %s  %s  cost %.7g  %s\n      ", (long long)res.leaves[i].node, n.label ? n.label : "?",
-                   n.level, res.leaves[i].cost, res.leaves[i].verified == 1 ? "verified" : "NOT verified");
+            printf("  %lld %s  %s  %d procs  cost %.7g  %s\n      ", (long long)res.leaves[i].node,
+                   n.label ? n.label : "?", n.level, res.leaves[i].nprocs, res.leaves[i].cost,
+                   res.leaves[i].verified == 1 ? "verified" : "NOT verified");
             print_path(s, res.leaves[i].node, stdout, 0);
             printf("\n");
             store_node_clear(&n);
         }
+        if (st->off_procs)
+            printf("%d nodes left out: they run on another number of processors than procs\n", st->off_procs);
         if (st->interrupted) printf("interrupted: run the same command again to continue\n");
     }
     status = st->interrupted ? CLI_FAIL : CLI_OK;
