@@ -94,6 +94,8 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
     ir_planes pn;
     if (pl->tslot < 0 || pl->shared || a->pieced || !ir_live_planes(pl->p, pl->pv, index, &pl->nest->u.for_.vars[0], &pn))
         return;
+    const ir_decl *dd = a->dist;
+    if (dd && dd->u.dist.dk == IR_DIST_LOCAL && dd->u.dist.step && dd->u.dist.step[pn.dim]) return;   /* strided planes */
     a->fold = pn.dim;
     a->fold_w = pn.w;
     a->fold_cw = pn.cw;

@@ -760,6 +760,79 @@ static void ex_offsetexpr(const ex_em *m, xf_buf *b, const ex_array *a, int d)
     xf_buf_free(&pre);
 }
 
+/* How dimension d of an array's local memory maps its indices (man/polyapm-lang.5, dist): */
+typedef enum ex_dim_map {
+    EX_MAP_PLAIN,      /* every index of lo .. hi; global = access index + offset */
+    EX_MAP_LATTICE,    /* `step s block b`, absolute: accesses name global indices, only the
+                          lattice lo + k*s + r (0 <= r < b) is held, stored without gaps */
+    EX_MAP_COMPRESSED, /* `step s block b` with offset: access indices are consecutive local
+                          ones l, global = offset + floor(l / b) * s + l mod b */
+} ex_dim_map;
+
+static ex_dim_map ex_dim_kind(const ex_array *a, int d)
+{
+    const ir_decl *dd = a->dist;
+    if (!dd || dd->u.dist.dk != IR_DIST_LOCAL || a->pieced || d == a->fold || !dd->u.dist.step || !dd->u.dist.step[d])
+        return EX_MAP_PLAIN;
+    return dd->u.dist.offset ? EX_MAP_COMPRESSED : EX_MAP_LATTICE;
+}
+
+/* `static inline int64_t X_<what><d>(int64_t pv) { return e; }` for a dist expression. */
+static void ex_dist_fn(const ex_plan *pl, xf_buf *b, const ex_array *a, const char *pv, const char *what, int d,
+                       const ir_expr *e)
+{
+    ex_em m = {pl, EX_SEQ, NULL, NULL, 0, NULL};
+    int tmp = 0;
+    m.tmp = &tmp;
+    xf_buf v = {0}, pre = {0};
+    if (e) ex_expr(&m, &v, &pre, 4, e);
+    else xf_buf_printf(&v, "1");
+    xf_buf_printf(b, "static inline int64_t %s_%s%d(int64_t %s)\n{\n    (void)%s;\n%s    return %s;\n}\n", a->cname, what,
+                  d, pv, pv, pre.s ? pre.s : "", v.s);
+    xf_buf_free(&v);
+    xf_buf_free(&pre);
+}
+
+/* The one index mapping of a dimension of a local memory, as C functions of the processor pv
+ * (the program's statements, the inits, the output gather and the messages all go through it):
+ *   X_slot<d>(pv, i)   the storage index of access index i (what a statement's subscript names)
+ *   X_glob<d>(pv, r)   the global index of storage index r (0 <= r < X_ext(pv, d))
+ *   X_store<d>(pv, g)  the storage index of global index g, -1 when pv does not hold it
+ * The simulator's sim_mem_slot / sim_mem_global compute the same. */
+static void ex_array_map(xf_buf *b, const ex_array *a, const char *pv, int d)
+{
+    const char *X = a->cname;
+    ex_dim_map k = ex_dim_kind(a, d);
+    xf_buf_printf(b, "static inline int64_t %s_slot%d(int64_t %s, int64_t i)\n{\n    (void)%s;\n", X, d, pv, pv);
+    if (k == EX_MAP_LATTICE)
+        xf_buf_printf(b, "    const int64_t q = i - %s_lo%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    return ifloordiv(q, s) * b + imod(q, s);\n}\n", X, d, pv, X, d, pv, X, d, pv);
+    else
+        xf_buf_printf(b, "    return i - %s_lo%d(%s);\n}\n", X, d, pv);
+    xf_buf_printf(b, "static inline int64_t %s_glob%d(int64_t %s, int64_t r)\n{\n", X, d, pv);
+    if (k == EX_MAP_LATTICE)
+        xf_buf_printf(b, "    const int64_t s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    return %s_lo%d(%s) + ifloordiv(r, b) * s + imod(r, b);\n}\n", X, d, pv, X, d, pv, X, d, pv);
+    else if (k == EX_MAP_COMPRESSED)
+        xf_buf_printf(b, "    const int64_t l = %s_lo%d(%s) + r, s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    return %s_off%d(%s) + ifloordiv(l, b) * s + imod(l, b);\n}\n", X, d, pv, X, d, pv, X, d, pv,
+                      X, d, pv);
+    else
+        xf_buf_printf(b, "    return %s_lo%d(%s) + r + %s_off%d(%s);\n}\n", X, d, pv, X, d, pv);
+    xf_buf_printf(b, "static inline int64_t %s_store%d(int64_t %s, int64_t g)\n{\n", X, d, pv);
+    if (k == EX_MAP_LATTICE)
+        xf_buf_printf(b, "    const int64_t q = g - %s_lo%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    const int64_t r = q < 0 || imod(q, s) >= b ? -1 : ifloordiv(q, s) * b + imod(q, s);\n",
+                      X, d, pv, X, d, pv, X, d, pv);
+    else if (k == EX_MAP_COMPRESSED)
+        xf_buf_printf(b, "    const int64_t q = g - %s_off%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    const int64_t r = imod(q, s) >= b ? -1 : ifloordiv(q, s) * b + imod(q, s) - %s_lo%d(%s);\n",
+                      X, d, pv, X, d, pv, X, d, pv, X, d, pv);
+    else
+        xf_buf_printf(b, "    const int64_t r = g - %s_off%d(%s) - %s_lo%d(%s);\n", X, d, pv, X, d, pv);
+    xf_buf_printf(b, "    return r >= 0 && r < %s_ext(%s, %d) ? r : -1;\n}\n", X, pv, d);
+}
+
 static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
 {
     if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
@@ -814,6 +887,10 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
             xf_buf_printf(b, "static inline int64_t %s_off%d(int64_t %s) { (void)%s; return ", a->cname, d, pv, pv);
             ex_offsetexpr(&m, b, a, d);
             xf_buf_printf(b, "; }\n");
+            if (ex_dim_kind(a, d) != EX_MAP_PLAIN) {   /* strided: every step-th index, block at a time */
+                ex_dist_fn(pl, b, a, pv, "step", d, a->dist->u.dist.step[d]);
+                ex_dist_fn(pl, b, a, pv, "block", d, a->dist->u.dist.block ? a->dist->u.dist.block[d] : NULL);
+            }
         }
     }
     if (tabs.s) {   /* the tables and formulas go before the lookups */
@@ -831,12 +908,18 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
                   pl->mpi ? "int64_t " : "", w, wc);
     for (int d = 0; d < nd; d++) {
         if (d == a->fold) xf_buf_printf(b, "    case %d: return %" PRId64 ";\n", d, a->fold_w);
+        else if (ex_dim_kind(a, d) == EX_MAP_LATTICE)   /* the lattice points of lo .. hi */
+            xf_buf_printf(b, "    case %d: {\n        const int64_t q = %s_hi%d(%s) - %s_lo%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                             "        e = q < 0 ? 0 : ifloordiv(q, s) * b + imin(imod(q, s) + 1, b);\n        break;\n    }\n",
+                          d, a->cname, d, w, a->cname, d, w, a->cname, d, w, a->cname, d, w);
         else xf_buf_printf(b, "    case %d: e = %s_hi%d(%s) - %s_lo%d(%s) + 1; break;\n", d, a->cname, d, w, a->cname, d, w);
     }
     xf_buf_printf(b, "    }\n    return e > 0 ? e : 0;\n}\n");
     xf_buf_printf(b, "static inline int64_t %s_size(%s%s)\n{\n    return 1", a->cname, pl->mpi ? "int64_t " : "void", w);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, " * %s_ext(%s%s%d)", a->cname, w, wc, d);
     xf_buf_printf(b, ";\n}\n");
+    for (int d = 0; d < nd; d++)
+        if (d != a->fold && pl->mpi) ex_array_map(b, a, pv, d);
     xf_buf_printf(b, "static inline int64_t %s_at(", a->cname);
     int first = 1;
     if (pl->mpi) { xf_buf_printf(b, "int64_t %s", pv); first = 0; }
@@ -848,10 +931,20 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     for (int d = 0; d < nd; d++) {
         if (d == a->fold)
             xf_buf_printf(b, "    o = o * %" PRId64 " + imod(i%d, %" PRId64 ");\n", a->fold_w, d, a->fold_w);
+        else if (pl->mpi)
+            xf_buf_printf(b, "    o = o * %s_ext(%s, %d) + %s_slot%d(%s, i%d);\n", a->cname, w, d, a->cname, d, w, d);
         else
-            xf_buf_printf(b, "    o = o * %s_ext(%s%s%d) + (i%d - %s_lo%d(%s));\n", a->cname, w, wc, d, d, a->cname, d, w);
+            xf_buf_printf(b, "    o = o * %s_ext(%d) + (i%d - %s_lo%d());\n", a->cname, d, d, a->cname, d);
     }
-    xf_buf_printf(b, "    return o;\n}\n\n");
+    xf_buf_printf(b, "    return o;\n}\n");
+    if (pl->mpi) {   /* the element of storage indices r0.. (the inits and the output gather) */
+        xf_buf_printf(b, "static inline int64_t %s_stored(int64_t %s", a->cname, pv);
+        for (int d = 0; d < nd; d++) xf_buf_printf(b, ", int64_t r%d", d);
+        xf_buf_printf(b, ")\n{\n    (void)%s;\n    int64_t o = 0;\n", pv);
+        for (int d = 0; d < nd; d++) xf_buf_printf(b, "    o = o * %s_ext(%s, %d) + r%d;\n", a->cname, pv, d, d);
+        xf_buf_printf(b, "    return o;\n}\n");
+    }
+    xf_buf_printf(b, "\n");
 }
 
 /* ---- init, output --------------------------------------------------------------------------- */
@@ -866,13 +959,78 @@ static void piece_skip(xf_buf *b, const ex_array *a, const char *j, char names[]
     xf_buf_free(&held);
 }
 
+/* One dimension d of a box over this processor's local memory (one box, not pieced), through the
+ * dimension's index mapping (ex_array_map): a dimension bound by name iterates over the storage
+ * indices whose global index lies in the array bounds lo .. hi (a plain dimension over its
+ * global range clipped to them), a fixed one is tested.  names[d] gets the C name of the global
+ * index, st[d] the storage index (folded time planes: the plane's).  Opens one block. */
+static void ex_box_dim_local(const ex_em *m, xf_buf *b, const ex_array *a, int d, const ir_expr *x, const char *lo,
+                             const char *hi, char names[][64], char st[][96], int in)
+{
+    const char *X = a->cname, *me = m->me;
+    int named = !x || (x->kind == IR_E_NAME && x->u.name.nk == IR_N_INITVAR);
+    if (x && named) nm(x->u.name.id, names[d]);
+    else snprintf(names[d], 64, "g%d", d);
+    const char *g = names[d];
+    ind(b, in);
+    if (!named) {
+        xf_buf v = {0}, pre = {0};
+        ex_expr(m, &v, &pre, in, x);
+        if (d == a->fold) {
+            xf_buf_printf(b, "{   /* the fixed time plane */\n");
+            snprintf(st[d], 96, "imod(%s, %" PRId64 ")", g, a->fold_w);
+        } else {
+            snprintf(st[d], 96, "rt_r%d", d);
+            xf_buf_printf(b, "if (%s_store%d(%s, %s) >= 0 && %s >= %s && %s <= %s) {   /* the fixed index, held here */\n", X, d,
+                          me, v.s, v.s, lo, v.s, hi);
+        }
+        ind(b, in + 4);
+        xf_buf_printf(b, "const int64_t %s = %s;\n", g, v.s);
+        if (d != a->fold) {
+            ind(b, in + 4);
+            xf_buf_printf(b, "const int64_t rt_r%d = %s_store%d(%s, %s);\n", d, X, d, me, g);
+        }
+        xf_buf_free(&v);
+        xf_buf_free(&pre);
+        return;
+    }
+    if (d == a->fold) {
+        xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", g, lo, g, hi, g, g, g);
+        snprintf(st[d], 96, "imod(%s, %" PRId64 ")", g, a->fold_w);
+    } else if (ex_dim_kind(a, d) == EX_MAP_PLAIN) {
+        xf_buf_printf(b, "for (int64_t %s = imax(%s, %s_glob%d(%s, 0)), %s_end = imin(%s, %s_glob%d(%s, %s_ext(%s, %d) - 1)); "
+                         "%s <= %s_end; %s++) {\n", g, lo, X, d, me, g, hi, X, d, me, X, me, d, g, g, g);
+        snprintf(st[d], 96, "%s - %s_glob%d(%s, 0)", g, X, d, me);
+    } else {   /* strided: the storage indices, each one's global index */
+        xf_buf_printf(b, "for (int64_t rt_r%d = 0, rt_r%d_end = %s_ext(%s, %d); rt_r%d < rt_r%d_end; rt_r%d++) {\n", d, d, X,
+                      me, d, d, d, d);
+        ind(b, in + 4);
+        xf_buf_printf(b, "const int64_t %s = %s_glob%d(%s, rt_r%d);\n", g, X, d, me, d);
+        ind(b, in + 4);
+        xf_buf_printf(b, "if (%s < %s || %s > %s) continue;\n", g, lo, g, hi);
+        snprintf(st[d], 96, "rt_r%d", d);
+    }
+}
+
 /* Loops over global indices of an init or output box: dims bound by name iterate over the array
- * bounds (within the local part at syndm), fixed dims are tested. */
+ * bounds (within the local part at syndm: ex_box_dim_local, which fills st with the storage
+ * indices), fixed dims are tested. */
 static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
-                       int in, int local, char names[][64])
+                       int in, int local, char names[][64], char st[][96])
 {
     int nd = a->decl->u.array.ndims, opened = 0;
-    const char *w = m->me ? m->me : "";
+    if (local && !a->pieced) {
+        for (int d = 0; d < nd; d++) {
+            xf_buf lo = {0}, hi = {0}, pre = {0};
+            ex_expr(m, &lo, &pre, in, a->decl->u.array.lo[d]);
+            ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
+            ex_box_dim_local(m, b, a, d, d < nidx ? idx[d] : NULL, lo.s, hi.s, names, st, in + 4 * opened++);
+            xf_buf_free(&lo);
+            xf_buf_free(&hi);
+            xf_buf_free(&pre);
+        }
+        return opened;
+    }
     if (local && a->pieced) {   /* every piece of the local part (the storage of each copy) */
         ind(b, in);
         xf_buf_printf(b, "for (int rt_pc = 0; rt_pc < %d; rt_pc++) {\n", 1 + a->dist->u.dist.nmore);
@@ -884,9 +1042,6 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
         ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
         if (local && a->pieced)
             ex_piece_lim(&lim, a, d, lo.s, hi.s, names);
-        else if (local && d != a->fold)
-            xf_buf_printf(&lim, "imax(%s, %s_lo%d(%s) + %s_off%d(%s)), imin(%s, %s_hi%d(%s) + %s_off%d(%s))", lo.s,
-                          a->cname, d, w, a->cname, d, w, hi.s, a->cname, d, w, a->cname, d, w);
         else
             xf_buf_printf(&lim, "%s, %s", lo.s, hi.s);
         const ir_expr *x = d < nidx ? idx[d] : NULL;
@@ -952,18 +1107,15 @@ static void ex_box_close(xf_buf *b, int opened, int in)
     for (int i = opened - 1; i >= 0; i--) { ind(b, in + 4 * i); xf_buf_printf(b, "}\n"); }
 }
 
-/* a_at(me, g0 - off0, ...): the local element of global indices names[]. */
-static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names[][64])
+/* The element of global indices names[]: a_stored(me, st...) from the storage indices of a box over
+ * the local memory (ex_box_dim_local), a_at(names...) in a sequential program. */
+static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names[][64], char st[][96])
 {
     int nd = a->decl->u.array.ndims;
     if (m->me && a->pieced) { ex_piece_at(b, a, names); return; }
-    xf_buf_printf(b, "%s_at(", a->cname);
+    xf_buf_printf(b, "%s_%s(", a->cname, m->me ? "stored" : "at");
     if (m->me) xf_buf_printf(b, "%s%s", m->me, nd ? ", " : "");
-    for (int d = 0; d < nd; d++) {
-        if (m->me && d != a->fold) xf_buf_printf(b, "%s - %s_off%d(%s)", names[d], a->cname, d, m->me);
-        else xf_buf_printf(b, "%s", names[d]);
-        if (d + 1 < nd) xf_buf_printf(b, ", ");
-    }
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, "%s%s", m->me ? st[d] : names[d], d + 1 < nd ? ", " : "");
     xf_buf_printf(b, ")");
 }
 
@@ -989,15 +1141,15 @@ static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char 
         const ir_decl *d = p->decls[k];
         if (d->kind != IR_D_INIT) continue;
         const ex_array *a = &pl->arr[d->u.init.array_index];
-        char names[8][64];
+        char names[8][64], st[8][96];
         xf_buf pre = {0}, v = {0};
         xf_buf_printf(b, "    {   /* init %s */\n", a->decl->u.array.name);
-        int opened = ex_box_open(m, b, a, d->u.init.idx, d->u.init.nidx, 8, pl->mpi, names);
+        int opened = ex_box_open(m, b, a, d->u.init.idx, d->u.init.nidx, 8, pl->mpi, names, st);
         ex_expr(m, &v, &pre, 8 + 4 * opened, d->u.init.value);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
         ind(b, 8 + 4 * opened);
         xf_buf_printf(b, "%s[", a->cname);
-        ex_local_at(m, b, a, names);
+        ex_local_at(m, b, a, names, st);
         xf_buf_printf(b, "] = %s;\n", v.s);
         ex_box_close(b, opened, 8);
         xf_buf_printf(b, "    }\n");
@@ -1039,7 +1191,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         const ir_decl *d = p->decls[k];
         if (d->kind != IR_D_OUTPUT) continue;
         const ex_array *a = &pl->arr[d->u.output.array_index];
-        char names[8][64];
+        char names[8][64], st[8][96];
         int nfix = d->u.output.nidx;
         char *text = NULL;
         {
@@ -1056,10 +1208,10 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         free(text);
         int dbl = a->decl->u.array.elem == IR_DOUBLE;
         if (!pl->mpi) {
-            int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 0, names);
+            int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 0, names, st);
             ind(b, 8 + 4 * opened);
             xf_buf_printf(b, "rt_checksum_double(&hash, %s%s[", dbl ? "" : "(double)", a->cname);
-            ex_local_at(m, b, a, names);
+            ex_local_at(m, b, a, names, st);
             xf_buf_printf(b, "]);\n");
             ex_box_close(b, opened, 8);
             xf_buf_printf(b, "    }\n");
@@ -1070,11 +1222,11 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         xf_buf_printf(b, "        int64_t *idx = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *idx);\n", a->cname);
         xf_buf_printf(b, "        double *val = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *val);\n", a->cname);
         xf_buf_printf(b, "        int ncomputed = 0;\n");
-        int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names);
+        int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names, st);
         ex_region(m, &size, &index, a, nfix, names);
         ind(b, 8 + 4 * opened);
         xf_buf_printf(b, "const int64_t rt_o = ");
-        ex_local_at(m, b, a, names);
+        ex_local_at(m, b, a, names, st);
         xf_buf_printf(b, ";\n");
         ind(b, 8 + 4 * opened);
         xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s,
@@ -1097,7 +1249,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
             char inames[8][64];
             xf_buf pre = {0}, v = {0}, isz = {0}, iidx = {0};
             xf_buf_printf(b, "            {   /* init %s where nobody computed */\n", a->decl->u.array.name);
-            int op2 = ex_box_open(&m0, b, a, in->u.init.idx, in->u.init.nidx, 16, 0, inames);
+            int op2 = ex_box_open(&m0, b, a, in->u.init.idx, in->u.init.nidx, 16, 0, inames, st);
             /* within the output's fixed prefix */
             xf_buf cond = {0};
             for (int i = 0; i < nfix; i++) {
