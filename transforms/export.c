@@ -435,9 +435,6 @@ static void ex_sends(ex_send_scan *c, const ir_block *b)
             if (!ir_time_sub(s->u.send.at, c->pl->tslot, &k) || k != c->pl->tstep) {
                 c->bad = s;
                 c->why = "sends for a later time than the next step (only `at t + 1` is exported)";
-            } else if (c->pl->p->arrays[w->u.access.array_index]->u.array.elem != IR_DOUBLE) {
-                c->bad = s;
-                c->why = "sends an element of an int array (only double arrays are exported with messages)";
             }
         }
     }

@@ -447,8 +447,9 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
         xf_buf_printf(b, "if (rt_dest != %s) rt_pattern_add(pattern, (int)(rt_dest - %" PRId64 "), %d, %s, %s);\n",
                       m->me, pl->plo, arr, what.s, at.s);
     else
-        xf_buf_printf(b, "if (rt_dest != %s) rt_exchange_put(rt_x, (int)(rt_dest - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
-                      m->me, pl->plo, at.s, pl->p->narrays, arr, pl->arr[arr].cname, what.s);
+        xf_buf_printf(b, "if (rt_dest != %s) rt_exchange_put%s(rt_x, (int)(rt_dest - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
+                      m->me, pl->arr[arr].decl->u.array.elem == IR_DOUBLE ? "" : "_int", pl->plo, at.s, pl->p->narrays,
+                      arr, pl->arr[arr].cname, what.s);
     ind(b, in);
     xf_buf_printf(b, "}\n");
     xf_buf_free(&pre);
@@ -1457,10 +1458,11 @@ char *ex_emit_program(const ex_plan *pl)
                       tn, tn, p->narrays ? p->narrays : 1);
         for (int i = 0; i < p->narrays; i++) {
             const ex_array *a = &pl->arr[i];
-            if (a->decl->u.array.elem != IR_DOUBLE) { xf_buf_printf(&b, "%sNULL", i ? ", " : ""); continue; }
+            /* int64_t arrays too: the pattern moves 8-byte words bit for bit (RT_WORD) */
+            const char *cast = a->decl->u.array.elem == IR_DOUBLE ? "" : "(double *)";
             if (a->fold >= 0) {
                 int nd = a->decl->u.array.ndims;
-                xf_buf_printf(&b, "%s%s + (%s_at(me", i ? ", " : "", a->cname, a->cname);
+                xf_buf_printf(&b, "%s%s(%s + (%s_at(me", i ? ", " : "", cast, a->cname, a->cname);
                 for (int d = 0; d < nd; d++) {
                     if (d == a->fold) xf_buf_printf(&b, ", %s + (%" PRId64 ")", tn, a->send_c);
                     else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
@@ -1470,9 +1472,9 @@ char *ex_emit_program(const ex_plan *pl)
                     if (d == a->fold) xf_buf_printf(&b, ", 0");
                     else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
                 }
-                xf_buf_printf(&b, "))");
+                xf_buf_printf(&b, ")))");
             } else {
-                xf_buf_printf(&b, "%s%s", i ? ", " : "", a->cname);
+                xf_buf_printf(&b, "%s%s%s", i ? ", " : "", cast, a->cname);
             }
         }
         xf_buf_printf(&b, "};\n    (void)me;\n    rt_pattern_exchange(pattern, planes);\n}\n\n");
@@ -1483,12 +1485,14 @@ char *ex_emit_program(const ex_plan *pl)
                           "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
                           "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
                       pieced ? ", int64_t me" : "", p->narrays, p->narrays);
-        for (int i = 0; i < p->narrays; i++)
-            if (pl->arr[i].decl->u.array.elem == IR_DOUBLE && pl->arr[i].pieced)
-                xf_buf_printf(&b, "        case %d: %s[%s_at_gidx(me, rt_off)] = rt_r[rt_i].value; break;\n", i,
-                              pl->arr[i].cname, pl->arr[i].cname);
-            else if (pl->arr[i].decl->u.array.elem == IR_DOUBLE)
-                xf_buf_printf(&b, "        case %d: %s[rt_off] = rt_r[rt_i].value; break;\n", i, pl->arr[i].cname);
+        for (int i = 0; i < p->narrays; i++) {   /* a delivery overwrites the receiver's copy */
+            const char *v = pl->arr[i].decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
+            if (pl->arr[i].pieced)
+                xf_buf_printf(&b, "        case %d: %s[%s_at_gidx(me, rt_off)] = %s; break;\n", i, pl->arr[i].cname,
+                              pl->arr[i].cname, v);
+            else
+                xf_buf_printf(&b, "        case %d: %s[rt_off] = %s; break;\n", i, pl->arr[i].cname, v);
+        }
         xf_buf_printf(&b, "        default: break;\n        }\n    }\n}\n\n");
     }
     ex_checksum_fn(pl, &b, &m);

@@ -5,6 +5,10 @@
 #    without relcoord (strided dists: absolute lattices and compressed ones with an offset), at
 #    1..4 ranks, on a 1-D program without messages and a 2-D stencil with halos: the run's
 #    checksum is the simulation's (a cyclic relcoord node's init once ignored the stride);
+#  - messages of int arrays (once refused: "only double arrays are exported with messages"): a
+#    Floyd-Warshall-like program (rows broadcast, alltoallv records) and an int stencil (halo, and
+#    alltoallv on request) whose values lie above 2^53, where the next step's `% 1000` of a
+#    received value sees any rounding, at 2 and 3 ranks;
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$(dirname "$0")/export.inc"
@@ -63,5 +67,47 @@ expect_match "cyclic relcoord: its dist is strided with an offset" "$(P show 6)"
 P export 5 -o "$TMP/lattice" >/dev/null 2>&1
 expect_match "cyclic absolute: the exported storage holds the lattice only (n / procs elements a row)" \
     "$(cat "$TMP/lattice/cyclic_init_syndm.c")" "ifloordiv\(q, s\) \* b \+ imin\(imod\(q, s\) \+ 1, b\)"
+
+# ---- 2. int arrays' messages, exactly -----------------------------------------------------------
+cat >"$TMP/fw.apm" <<'EOF'
+program fw
+level source
+param n = 6
+array path[0 .. n][0 .. n - 1][0 .. n - 1] int
+init path[0][i][j] = (i * 7 + j * 3) % 11 + 1
+output path[n]
+for k = 1 .. n, i = 0 .. n - 1, j = 0 .. n - 1 {
+  S: path[k][i][j] = min(path[k - 1][i][j], path[k - 1][i][k - 1] + path[k - 1][k - 1][j])
+}
+EOF
+cat >"$TMP/istencil.apm" <<'EOF'
+program istencil
+level source
+param n = 10, steps = 3
+array a[0 .. steps][0 .. n - 1] int
+init a[0][i] = (i * 37) % 11 + 9007199254740993
+output a[steps]
+for t = 1 .. steps, i = 0 .. n - 1 {
+  if i == 0 || i == n - 1 {
+    B: a[t][i] = a[t - 1][i]
+  } else {
+    S: a[t][i] = a[t - 1][i - 1] % 1000 + a[t - 1][i] - a[t - 1][i + 1] % 7
+  }
+}
+EOF
+for prog in "fw:theta=k sigma=i inner=seq:alltoallv" "istencil:theta=t sigma=i:halo"; do
+    IFS=: read -r src stm kind <<<"$prog"
+    if chain "$TMP/$src.apm" "$stm" "kind=blocked procs=2" relcoord; then ok "$src: the chain applies"
+    else fail "$src: the chain applies" "see above"; continue; fi
+    out=$(P export 6 -o "$TMP/$src-out" 2>&1)
+    expect_match "$src: its int messages are exported ($kind)" "$out" "C\+MPI, $kind"
+    for np in 2 3; do
+        run_matches "$src (absolute)" 5 $np
+        run_matches "$src (relcoord)" 6 $np
+    done
+done
+out=$(P run 6 -np 3 --exchange alltoallv --json 2>&1)
+expect_eq "istencil --exchange alltoallv -np 3: int records, the simulation's checksum" \
+    "$(printf '%s' "$out" | tail -1 | json "j['match'] and j['exchange'] == 'alltoallv'" 2>/dev/null || printf '%s' "$out" | tail -3)" True
 
 finish
