@@ -354,6 +354,7 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
         return ex_block_uses(m, s->u.for_.body, 0, id);
     case IR_S_SEND: {
         if (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) return 0;
+        if (m->mode == EX_INSPECT && ex_phase_of(m->pl, s) != m->phase) return 0;   /* another phase's */
         if (ex_expr_uses(s->u.send.what, id) || ex_expr_uses(s->u.send.to_lo, id) ||
             ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id)) return 1;
         for (int i = 0; i < s->u.send.nas; i++) if (ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
@@ -415,6 +416,7 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
     if (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO) return;   /* the pattern sends it */
+    if (m->mode == EX_INSPECT && ex_phase_of(pl, s) != m->phase) return;   /* another phase's pattern */
     xf_buf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
     const ir_expr *w = s->u.send.what;
     int arr = w->u.access.array_index;
@@ -689,6 +691,15 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
         return;
     }
     case IR_S_IF: {
+        if (m->mode == EX_INSPECT && m->pl->tslot >= 0 && ex_time_only(s->u.if_.cond, m->pl->tslot) &&
+            ex_reads(s->u.if_.cond, m->pl->tslot)) {   /* a condition on t alone selects a phase (export.c) */
+            ind(b, in);
+            xf_buf_printf(b, "{   /* the phase's condition on %s holds */\n", m->pl->nest->u.for_.vars[0].var);
+            ex_block(m, b, s->u.if_.then_blk, in + 4);
+            ind(b, in);
+            xf_buf_printf(b, "}\n");
+            return;
+        }
         xf_buf pre = {0}, c = {0};
         ex_expr(m, &c, &pre, in, s->u.if_.cond);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
@@ -782,7 +793,7 @@ static ex_dim_map ex_dim_kind(const ex_array *a, int d)
 static void ex_dist_fn(const ex_plan *pl, xf_buf *b, const ex_array *a, const char *pv, const char *what, int d,
                        const ir_expr *e)
 {
-    ex_em m = {pl, EX_SEQ, NULL, NULL, 0, NULL};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL};
     int tmp = 0;
     m.tmp = &tmp;
     xf_buf v = {0}, pre = {0};
@@ -839,7 +850,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
-    ex_em m = {pl, EX_SEQ, NULL, NULL, 0, NULL};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL};
     int tmp = 0;
     m.tmp = &tmp;
     int nd = a->decl->u.array.ndims;
@@ -1332,7 +1343,7 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf b = {0};
     int tmp = 0;
     char t[64];
-    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1, NULL};
+    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &tmp, 1, NULL};
     xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
     if (pl->shared)
@@ -1447,12 +1458,15 @@ char *ex_emit_program(const ex_plan *pl)
     if (pl->exchange == XF_EXCHANGE_HALO) {
         ex_em mi = m;
         mi.mode = EX_INSPECT;
-        xf_buf_printf(&b, "/* The halo pattern: the sends of one step (the same at every step), recorded once.  Offsets\n"
-                          " * are within the time plane of the step (plane 0 here). */\n"
-                          "static void record_halo(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
-                      tn, tv->lo->kind == IR_E_INT ? tv->lo->u.ival : 0, tn);
-        ex_step_body(&mi, &b, 4);
-        xf_buf_printf(&b, "}\n\n");
+        for (int k = 0; k < pl->nphases; k++) {
+            mi.phase = k;
+            xf_buf_printf(&b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
+                              " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
+                              "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
+                          k, k, tn, tv->lo->kind == IR_E_INT ? tv->lo->u.ival : 0, tn);
+            ex_step_body(&mi, &b, 4);
+            xf_buf_printf(&b, "}\n\n");
+        }
         xf_buf_printf(&b, "/* The exchange after step %s: every array's plane of that step. */\n"
                           "static void exchange_halo(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
                       tn, tn, p->narrays ? p->narrays : 1);
@@ -1477,7 +1491,8 @@ char *ex_emit_program(const ex_plan *pl)
                 xf_buf_printf(&b, "%s%s%s", i ? ", " : "", cast, a->cname);
             }
         }
-        xf_buf_printf(&b, "};\n    (void)me;\n    rt_pattern_exchange(pattern, planes);\n}\n\n");
+        xf_buf_printf(&b, "};\n    (void)me;\n    (void)%s;   /* arrays without time planes: their whole memory */\n"
+                          "    rt_pattern_exchange(pattern, planes);\n}\n\n", tn);
     }
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
         xf_buf_printf(&b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
@@ -1514,14 +1529,16 @@ char *ex_emit_program(const ex_plan *pl)
     }
     xf_buf_printf(&b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
                   pl->exchange == XF_EXCHANGE_ALLTOALLV ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
-    if (pl->exchange == XF_EXCHANGE_HALO)
-        xf_buf_printf(&b, "    rt_pattern *pattern = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo(pattern, me);\n"
-                          "    rt_pattern_commit(pattern);\n", p->narrays);
+    if (pl->exchange == XF_EXCHANGE_HALO) {
+        xf_buf_printf(&b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
+        for (int k = 0; k < pl->nphases; k++)
+            xf_buf_printf(&b, "    pattern[%d] = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo%d(pattern[%d], me);\n"
+                              "    rt_pattern_commit(pattern[%d]);\n", k, p->narrays, k, k, k);
+    }
     xf_buf lo = {0}, hi = {0}, st = {0}, pre = {0}, hc = {0};
     ex_expr(&m, &lo, &pre, 4, tv->lo);
     ex_expr(&m, &hi, &pre, 4, tv->hi);
     if (tv->step) ex_expr(&m, &st, &pre, 4, tv->step);
-    if (pl->halo_cond) ex_expr(&m, &hc, &pre, 4, pl->halo_cond);
     xf_buf_printf(&b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
     xf_buf_printf(&b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
                   st.n ? st.s : "1");
@@ -1531,9 +1548,15 @@ char *ex_emit_program(const ex_plan *pl)
     else
         xf_buf_printf(&b, "        step%s(%s, me, rt_x);\n", lab, tn);
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(&b, "        deliver(rt_x%s);\n", pieced ? ", me" : "");
-    if (pl->exchange == XF_EXCHANGE_HALO) {
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++) {
+        hc.n = 0;
+        if (hc.s) hc.s[0] = '\0';
+        for (int i = 0; i < pl->phase_nconds[k]; i++) {
+            if (i) xf_buf_printf(&hc, " && ");
+            ex_expr(&m, &hc, &pre, 4, pl->phase_cond[k][i]);
+        }
         if (hc.n) xf_buf_printf(&b, "        if (%s)\n    ", hc.s);
-        xf_buf_printf(&b, "        exchange_halo(pattern, me, %s);\n", tn);
+        xf_buf_printf(&b, "        exchange_halo(pattern[%d], me, %s);\n", k, tn);
     }
     xf_buf_printf(&b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
     xf_buf_printf(&b, "    const uint64_t sum = output_checksum(me);\n");
@@ -1547,7 +1570,8 @@ char *ex_emit_program(const ex_plan *pl)
                           "            printf(\"] total=%%lld\\n\", (long long)rt_total);\n        }\n    }\n", pl->plo, pl->nprocs);
     }
     xf_buf_printf(&b, "    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
-    if (pl->exchange == XF_EXCHANGE_HALO) xf_buf_printf(&b, "    rt_pattern_free(pattern);\n");
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++)
+        xf_buf_printf(&b, "    rt_pattern_free(pattern[%d]);\n", k);
     xf_buf_printf(&b, "    if (rt_x) rt_exchange_free(rt_x);\n");
     for (int i = 0; i < p->narrays; i++) {
         xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
