@@ -15,8 +15,10 @@
  *    variable t (and by constants in inits and outputs) keeps only its live planes, the index
  *    taken modulo their number (FD's a[0..steps][..][..] holds 2 planes).
  *  - messages (syndm): HALO when the partner set is static — no send depends on t except
- *    through its time plane and a condition on t alone — else ALLTOALLV (records, the thesis's
- *    exchange).  AUTO picks HALO where it applies.
+ *    through its time plane and a condition on t alone (sends under different conditions on t,
+ *    e.g. an in-place kernel's alternating sweeps, form phases: one pattern each) — else
+ *    ALLTOALLV (records, the thesis's exchange).  AUTO picks HALO where it applies.  Double and
+ *    int arrays alike: values travel as 8-byte words, bit for bit.
  *  - pieced local memories (syndm dists with pieces or named indices): only the pieces are
  *    allocated (export_piece.c); their messages are records with global indices, and what needs
  *    one box per processor (halo pattern, collectives, time planes) is not used or is refused.
