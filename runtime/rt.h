@@ -88,7 +88,12 @@ void rt_balanced_range(int64_t n, int parts, int i, int64_t *lo, int64_t *count)
 
 /* ---------------------------------------------------------------- coalesced exchange ----- */
 
-/* One message of the thesis's exchange: the receiver's (local, linearised) index and the value. */
+/* An 8-byte element as MPI moves it between ranks, bit for bit: the exchanges below carry double
+ * and int64_t arrays alike (an int64_t array is passed as double * and never computed on). */
+#define RT_WORD MPI_INT64_T
+
+/* One message of the thesis's exchange: the receiver's (local, linearised) index and the value
+ * (a double, or the bits of an int64_t: rt_exchange_put_int, rt_record_int). */
 typedef struct rt_record {
     int64_t index;
     double value;
@@ -104,6 +109,10 @@ typedef struct rt_exchange rt_exchange;
 rt_exchange *rt_exchange_new(MPI_Comm comm);          /* every rank of comm creates one */
 void rt_exchange_free(rt_exchange *x);
 void rt_exchange_put(rt_exchange *x, int dest, int64_t index, double value);
+/* The same for an element of an int64_t array: its 8 bytes travel unchanged. */
+void rt_exchange_put_int(rt_exchange *x, int dest, int64_t index, int64_t value);
+/* The int64_t value of a record put with rt_exchange_put_int. */
+int64_t rt_record_int(const rt_record *r);
 void rt_exchange_run(rt_exchange *x);                  /* collective over the communicator */
 /* All records received by the last run; *recs points into x (do not free). */
 size_t rt_exchange_received(const rt_exchange *x, const rt_record **recs);
@@ -158,7 +167,8 @@ void rt_halo2d_free(rt_halo2d *h);
  * offsets), then rt_pattern_exchange(p, base) moves the values: one message per (partner,
  * array), Isend/Irecv/Waitall, evenly spaced elements (rows, columns) in place with MPI vector
  * datatypes, others packed.  base[k] is array k's base pointer for this exchange (e.g. the
- * current time plane).  Entries to this rank itself are local copies. */
+ * current time plane); its elements are 8-byte words moved bit for bit (RT_WORD), so an int64_t
+ * array may be passed cast to double *.  Entries to this rank itself are local copies. */
 typedef struct rt_pattern rt_pattern;
 
 rt_pattern *rt_pattern_new(MPI_Comm comm, int narrays);

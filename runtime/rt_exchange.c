@@ -32,7 +32,7 @@ static MPI_Datatype rt_record_type(void)
 {
     int lens[2] = {1, 1};
     MPI_Aint offs[2] = {offsetof(rt_record, index), offsetof(rt_record, value)};
-    MPI_Datatype types[2] = {MPI_INT64_T, MPI_DOUBLE};
+    MPI_Datatype types[2] = {MPI_INT64_T, RT_WORD};   /* the value's 8 bytes, bit for bit */
     MPI_Datatype t, resized;
     RT_CHECK(MPI_Type_create_struct(2, lens, offs, types, &t));
     RT_CHECK(MPI_Type_create_resized(t, 0, (MPI_Aint)sizeof(rt_record), &resized));
@@ -97,6 +97,20 @@ void rt_exchange_put(rt_exchange *x, int dest, int64_t index, double value)
     rt_record *r = x->send + (size_t)dest * x->cap + x->scount[dest]++;
     r->index = index;
     r->value = value;
+}
+
+void rt_exchange_put_int(rt_exchange *x, int dest, int64_t index, int64_t value)
+{
+    double bits;
+    memcpy(&bits, &value, sizeof bits);
+    rt_exchange_put(x, dest, index, bits);
+}
+
+int64_t rt_record_int(const rt_record *r)
+{
+    int64_t v;
+    memcpy(&v, &r->value, sizeof v);
+    return v;
 }
 
 void rt_exchange_run(rt_exchange *x)

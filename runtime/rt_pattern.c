@@ -26,10 +26,10 @@ typedef struct rt_pmsg {
     int peer, array, count;
     int64_t *off;             /* count offsets in this rank's array (send: read, recv: write) */
     int64_t start;            /* strided: first offset; the datatype covers the rest */
-    MPI_Datatype type;        /* strided: a vector type (MPI_DOUBLE when contiguous); MPI_DATATYPE_NULL when packed */
+    MPI_Datatype type;        /* strided: a vector type (RT_WORD when contiguous); MPI_DATATYPE_NULL when packed */
     int tcount;               /* how many `type`s: count when contiguous, else 1 */
     int own_type;             /* type was created here (free it) */
-    double *buf;              /* packed: count doubles */
+    int64_t *buf;             /* packed: count words */
 } rt_pmsg;
 
 struct rt_pattern {
@@ -91,16 +91,16 @@ static void rt_pmsg_layout(rt_pmsg *m)
     int even = stride > 0 && stride < INT32_MAX;
     for (int i = 2; even && i < m->count; i++)
         if (m->off[i] - m->off[i - 1] != stride) even = 0;
-    if (even && stride == 1) {          /* a row: plain doubles */
-        m->type = MPI_DOUBLE;
+    if (even && stride == 1) {          /* a row: plain words */
+        m->type = RT_WORD;
         m->tcount = m->count;
     } else if (even) {                  /* a column: a vector type, no copy */
-        RT_CHECK(MPI_Type_vector(m->count, 1, (int)stride, MPI_DOUBLE, &m->type));
+        RT_CHECK(MPI_Type_vector(m->count, 1, (int)stride, RT_WORD, &m->type));
         RT_CHECK(MPI_Type_commit(&m->type));
         m->tcount = 1;
         m->own_type = 1;
     } else {
-        m->buf = rt_malloc((size_t)m->count * sizeof(double));
+        m->buf = rt_malloc((size_t)m->count * sizeof *m->buf);
     }
 }
 
@@ -209,7 +209,7 @@ void rt_pattern_exchange(rt_pattern *p, double *const *base)
     for (int i = 0; i < p->nrecv; i++) {
         rt_pmsg *m = &p->recv[i];
         if (m->buf)
-            RT_CHECK(MPI_Irecv(m->buf, m->count, MPI_DOUBLE, m->peer, m->array, p->comm, &p->req[nreq++]));
+            RT_CHECK(MPI_Irecv(m->buf, m->count, RT_WORD, m->peer, m->array, p->comm, &p->req[nreq++]));
         else
             RT_CHECK(MPI_Irecv(base[m->array] + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
     }
@@ -217,20 +217,20 @@ void rt_pattern_exchange(rt_pattern *p, double *const *base)
         rt_pmsg *m = &p->send[i];
         const double *a = base[m->array];
         if (m->buf) {
-            for (int j = 0; j < m->count; j++) m->buf[j] = a[m->off[j]];
-            RT_CHECK(MPI_Isend(m->buf, m->count, MPI_DOUBLE, m->peer, m->array, p->comm, &p->req[nreq++]));
+            for (int j = 0; j < m->count; j++) memcpy(&m->buf[j], &a[m->off[j]], sizeof m->buf[j]);
+            RT_CHECK(MPI_Isend(m->buf, m->count, RT_WORD, m->peer, m->array, p->comm, &p->req[nreq++]));
         } else {
             RT_CHECK(MPI_Isend(a + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
         }
     }
     for (int i = 0; i < p->nself; i++)
-        base[p->self_array[i]][p->self_to[i]] = base[p->self_array[i]][p->self_from[i]];
+        memcpy(&base[p->self_array[i]][p->self_to[i]], &base[p->self_array[i]][p->self_from[i]], sizeof(double));
     RT_CHECK(MPI_Waitall(nreq, p->req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < p->nrecv; i++) {
         rt_pmsg *m = &p->recv[i];
         if (!m->buf) continue;
         double *a = base[m->array];
-        for (int j = 0; j < m->count; j++) a[m->off[j]] = m->buf[j];
+        for (int j = 0; j < m->count; j++) memcpy(&a[m->off[j]], &m->buf[j], sizeof m->buf[j]);
     }
 }
 

@@ -15,8 +15,10 @@
  *    variable t (and by constants in inits and outputs) keeps only its live planes, the index
  *    taken modulo their number (FD's a[0..steps][..][..] holds 2 planes).
  *  - messages (syndm): HALO when the partner set is static — no send depends on t except
- *    through its time plane and a condition on t alone — else ALLTOALLV (records, the thesis's
- *    exchange).  AUTO picks HALO where it applies.
+ *    through its time plane and a condition on t alone (sends under different conditions on t,
+ *    e.g. an in-place kernel's alternating sweeps, form phases: one pattern each) — else
+ *    ALLTOALLV (records, the thesis's exchange).  AUTO picks HALO where it applies.  Double and
+ *    int arrays alike: values travel as 8-byte words, bit for bit.
  *  - pieced local memories (syndm dists with pieces or named indices): only the pieces are
  *    allocated (export_piece.c); their messages are records with global indices, and what needs
  *    one box per processor (halo pattern, collectives, time planes) is not used or is refused.
@@ -94,6 +96,8 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
     ir_planes pn;
     if (pl->tslot < 0 || pl->shared || a->pieced || !ir_live_planes(pl->p, pl->pv, index, &pl->nest->u.for_.vars[0], &pn))
         return;
+    const ir_decl *dd = a->dist;
+    if (dd && dd->u.dist.dk == IR_DIST_LOCAL && dd->u.dist.step && dd->u.dist.step[pn.dim]) return;   /* strided planes */
     a->fold = pn.dim;
     a->fold_w = pn.w;
     a->fold_cw = pn.cw;
@@ -122,8 +126,9 @@ typedef struct ex_halo_scan {
     unsigned char *tdep;      /* per slot: changes with t (or with data) */
     int ok;
     char why[256];
-    const ir_expr *cond;      /* the time-only conjunct of the first send (NULL: none) */
-    char *cond_text;
+    const ir_expr *tstack[EX_PHASE_CONDS];   /* the time-only `if`s around the send being scanned */
+    int nt;
+    char *phase_text[EX_PHASES];               /* each phase's conditions, printed */
     int nsends;
     int64_t *send_c;          /* per array, INT64_MIN when not yet seen */
 } ex_halo_scan;
@@ -201,15 +206,40 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
             return;
         }
     }
-    char *text = tc ? ir_print_expr(tc) : NULL;
-    if (h->nsends == 1) {
-        h->cond = tc;
-        h->cond_text = text;
-        return;
+    /* its phase: the sends with the same conditions on t share a pattern */
+    const ir_expr *conds[EX_PHASE_CONDS + 1];
+    int nc = 0;
+    for (int i = 0; i < h->nt; i++) conds[nc++] = h->tstack[i];
+    if (tc) conds[nc++] = tc;
+    xf_buf key = {0};
+    for (int i = 0; i < nc; i++) {
+        char *t = ir_print_expr(conds[i]);
+        xf_buf_printf(&key, "%s%s", i ? " && " : "", t ? t : "?");
+        free(t);
     }
-    int same = (!text && !h->cond_text) || (text && h->cond_text && strcmp(text, h->cond_text) == 0);
-    free(text);
-    if (!same) ex_halo_fail(h, s, "is sent at other steps than the other sends");
+    char *text = key.s ? xf_buf_take(&key) : xf_strdup("");
+    ex_plan *ph = h->pl;
+    int k = 0;
+    while (k < ph->nphases && strcmp(h->phase_text[k], text) != 0) k++;
+    if (k == ph->nphases) {
+        if (k == EX_PHASES || nc > EX_PHASE_CONDS) { free(text); ex_halo_fail(h, s, "adds one phase of exchanges too many"); return; }
+        h->phase_text[k] = text;
+        ph->phase_nconds[k] = nc;
+        for (int i = 0; i < nc; i++) ph->phase_cond[k][i] = conds[i];
+        ph->nphases++;
+    } else {
+        free(text);
+    }
+    if (ph->nphase_sends == EX_PHASE_SENDS) { ex_halo_fail(h, s, "is one send too many for the halo"); return; }
+    ph->phase_send[ph->nphase_sends] = s;
+    ph->phase_of[ph->nphase_sends++] = k;
+}
+
+int ex_phase_of(const ex_plan *pl, const ir_stmt *send)
+{
+    for (int i = 0; i < pl->nphase_sends; i++)
+        if (pl->phase_send[i] == send) return pl->phase_of[i];
+    return -1;
 }
 
 static void ex_halo_block(ex_halo_scan *h, const ir_block *b, int under)
@@ -221,9 +251,14 @@ static void ex_halo_block(ex_halo_scan *h, const ir_block *b, int under)
             if (ex_dep(h, s->u.let.value)) h->tdep[s->u.let.slot] = 1;
             break;
         case IR_S_IF: {
-            int u = under || ex_dep(h, s->u.if_.cond);
+            /* a condition on t alone selects the phase of the sends under it (its else: none) */
+            int phase = !under && ex_dep(h, s->u.if_.cond) && ex_time_only(s->u.if_.cond, h->pl->tslot) &&
+                        h->nt < EX_PHASE_CONDS;
+            int u = under || (ex_dep(h, s->u.if_.cond) && !phase);
+            if (phase) h->tstack[h->nt++] = s->u.if_.cond;
             ex_halo_block(h, s->u.if_.then_blk, u);
-            if (s->u.if_.else_blk) ex_halo_block(h, s->u.if_.else_blk, u);
+            if (phase) h->nt--;
+            if (s->u.if_.else_blk) ex_halo_block(h, s->u.if_.else_blk, u || phase);
             break;
         }
         case IR_S_FOR: {
@@ -264,12 +299,12 @@ static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
     }
     ex_halo_block(&h, nest->u.for_.body, 0);
     if (h.ok) {
-        pl->halo_cond = h.cond;
         for (int i = 0; i < p->narrays; i++) pl->arr[i].send_c = h.send_c[i] == INT64_MIN ? 0 : h.send_c[i];
     } else {
         snprintf(why, whysz, "%s", h.why);
     }
-    free(h.cond_text);
+    for (int k = 0; k < pl->nphases; k++) free(h.phase_text[k]);
+    if (!h.ok) pl->nphases = pl->nphase_sends = 0;
     free(h.tdep);
     free(h.send_c);
     return h.ok;
@@ -434,9 +469,6 @@ static void ex_sends(ex_send_scan *c, const ir_block *b)
             if (!ir_time_sub(s->u.send.at, c->pl->tslot, &k) || k != c->pl->tstep) {
                 c->bad = s;
                 c->why = "sends for a later time than the next step (only `at t + 1` is exported)";
-            } else if (c->pl->p->arrays[arr]->u.array.elem != IR_DOUBLE) {
-                c->bad = s;
-                c->why = "sends an element of an int array (only double arrays are exported with messages)";
             }
         }
     }

@@ -354,6 +354,7 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
         return ex_block_uses(m, s->u.for_.body, 0, id);
     case IR_S_SEND: {
         if (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) return 0;
+        if (m->mode == EX_INSPECT && ex_phase_of(m->pl, s) != m->phase) return 0;   /* another phase's */
         if (ex_expr_uses(s->u.send.what, id) || ex_expr_uses(s->u.send.to_lo, id) ||
             ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id)) return 1;
         for (int i = 0; i < s->u.send.nas; i++) if (ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
@@ -415,6 +416,7 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
     if (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO) return;   /* the pattern sends it */
+    if (m->mode == EX_INSPECT && ex_phase_of(pl, s) != m->phase) return;   /* another phase's pattern */
     xf_buf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
     const ir_expr *w = s->u.send.what;
     ir_expr *const *widx;
@@ -448,8 +450,9 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
         xf_buf_printf(b, "if (rt_dest != %s) rt_pattern_add(pattern, (int)(rt_dest - %" PRId64 "), %d, %s, %s);\n",
                       m->me, pl->plo, arr, what.s, at.s);
     else
-        xf_buf_printf(b, "if (rt_dest != %s) rt_exchange_put(rt_x, (int)(rt_dest - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
-                      m->me, pl->plo, at.s, pl->p->narrays, arr, pl->arr[arr].cname, what.s);
+        xf_buf_printf(b, "if (rt_dest != %s) rt_exchange_put%s(rt_x, (int)(rt_dest - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
+                      m->me, pl->arr[arr].decl->u.array.elem == IR_DOUBLE ? "" : "_int", pl->plo, at.s, pl->p->narrays,
+                      arr, pl->arr[arr].cname, what.s);
     ind(b, in);
     xf_buf_printf(b, "}\n");
     xf_buf_free(&pre);
@@ -689,6 +692,15 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
         return;
     }
     case IR_S_IF: {
+        if (m->mode == EX_INSPECT && m->pl->tslot >= 0 && ex_time_only(s->u.if_.cond, m->pl->tslot) &&
+            ex_reads(s->u.if_.cond, m->pl->tslot)) {   /* a condition on t alone selects a phase (export.c) */
+            ind(b, in);
+            xf_buf_printf(b, "{   /* the phase's condition on %s holds */\n", m->pl->nest->u.for_.vars[0].var);
+            ex_block(m, b, s->u.if_.then_blk, in + 4);
+            ind(b, in);
+            xf_buf_printf(b, "}\n");
+            return;
+        }
         xf_buf pre = {0}, c = {0};
         ex_expr(m, &c, &pre, in, s->u.if_.cond);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
@@ -761,12 +773,85 @@ static void ex_offsetexpr(const ex_em *m, xf_buf *b, const ex_array *a, int d)
     xf_buf_free(&pre);
 }
 
+/* How dimension d of an array's local memory maps its indices (man/polyapm-lang.5, dist): */
+typedef enum ex_dim_map {
+    EX_MAP_PLAIN,      /* every index of lo .. hi; global = access index + offset */
+    EX_MAP_LATTICE,    /* `step s block b`, absolute: accesses name global indices, only the
+                          lattice lo + k*s + r (0 <= r < b) is held, stored without gaps */
+    EX_MAP_COMPRESSED, /* `step s block b` with offset: access indices are consecutive local
+                          ones l, global = offset + floor(l / b) * s + l mod b */
+} ex_dim_map;
+
+static ex_dim_map ex_dim_kind(const ex_array *a, int d)
+{
+    const ir_decl *dd = a->dist;
+    if (!dd || dd->u.dist.dk != IR_DIST_LOCAL || a->pieced || d == a->fold || !dd->u.dist.step || !dd->u.dist.step[d])
+        return EX_MAP_PLAIN;
+    return dd->u.dist.offset ? EX_MAP_COMPRESSED : EX_MAP_LATTICE;
+}
+
+/* `static inline int64_t X_<what><d>(int64_t pv) { return e; }` for a dist expression. */
+static void ex_dist_fn(const ex_plan *pl, xf_buf *b, const ex_array *a, const char *pv, const char *what, int d,
+                       const ir_expr *e)
+{
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL};
+    int tmp = 0;
+    m.tmp = &tmp;
+    xf_buf v = {0}, pre = {0};
+    if (e) ex_expr(&m, &v, &pre, 4, e);
+    else xf_buf_printf(&v, "1");
+    xf_buf_printf(b, "static inline int64_t %s_%s%d(int64_t %s)\n{\n    (void)%s;\n%s    return %s;\n}\n", a->cname, what,
+                  d, pv, pv, pre.s ? pre.s : "", v.s);
+    xf_buf_free(&v);
+    xf_buf_free(&pre);
+}
+
+/* The one index mapping of a dimension of a local memory, as C functions of the processor pv
+ * (the program's statements, the inits, the output gather and the messages all go through it):
+ *   X_slot<d>(pv, i)   the storage index of access index i (what a statement's subscript names)
+ *   X_glob<d>(pv, r)   the global index of storage index r (0 <= r < X_ext(pv, d))
+ *   X_store<d>(pv, g)  the storage index of global index g, -1 when pv does not hold it
+ * The simulator's sim_mem_slot / sim_mem_global compute the same. */
+static void ex_array_map(xf_buf *b, const ex_array *a, const char *pv, int d)
+{
+    const char *X = a->cname;
+    ex_dim_map k = ex_dim_kind(a, d);
+    xf_buf_printf(b, "static inline int64_t %s_slot%d(int64_t %s, int64_t i)\n{\n    (void)%s;\n", X, d, pv, pv);
+    if (k == EX_MAP_LATTICE)
+        xf_buf_printf(b, "    const int64_t q = i - %s_lo%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    return ifloordiv(q, s) * b + imod(q, s);\n}\n", X, d, pv, X, d, pv, X, d, pv);
+    else
+        xf_buf_printf(b, "    return i - %s_lo%d(%s);\n}\n", X, d, pv);
+    xf_buf_printf(b, "static inline int64_t %s_glob%d(int64_t %s, int64_t r)\n{\n", X, d, pv);
+    if (k == EX_MAP_LATTICE)
+        xf_buf_printf(b, "    const int64_t s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    return %s_lo%d(%s) + ifloordiv(r, b) * s + imod(r, b);\n}\n", X, d, pv, X, d, pv, X, d, pv);
+    else if (k == EX_MAP_COMPRESSED)
+        xf_buf_printf(b, "    const int64_t l = %s_lo%d(%s) + r, s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    return %s_off%d(%s) + ifloordiv(l, b) * s + imod(l, b);\n}\n", X, d, pv, X, d, pv, X, d, pv,
+                      X, d, pv);
+    else
+        xf_buf_printf(b, "    return %s_lo%d(%s) + r + %s_off%d(%s);\n}\n", X, d, pv, X, d, pv);
+    xf_buf_printf(b, "static inline int64_t %s_store%d(int64_t %s, int64_t g)\n{\n", X, d, pv);
+    if (k == EX_MAP_LATTICE)
+        xf_buf_printf(b, "    const int64_t q = g - %s_lo%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    const int64_t r = q < 0 || imod(q, s) >= b ? -1 : ifloordiv(q, s) * b + imod(q, s);\n",
+                      X, d, pv, X, d, pv, X, d, pv);
+    else if (k == EX_MAP_COMPRESSED)
+        xf_buf_printf(b, "    const int64_t q = g - %s_off%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                         "    const int64_t r = imod(q, s) >= b ? -1 : ifloordiv(q, s) * b + imod(q, s) - %s_lo%d(%s);\n",
+                      X, d, pv, X, d, pv, X, d, pv, X, d, pv);
+    else
+        xf_buf_printf(b, "    const int64_t r = g - %s_off%d(%s) - %s_lo%d(%s);\n", X, d, pv, X, d, pv);
+    xf_buf_printf(b, "    return r >= 0 && r < %s_ext(%s, %d) ? r : -1;\n}\n", X, pv, d);
+}
+
 static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
 {
     if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
-    ex_em m = {pl, EX_SEQ, NULL, NULL, 0, NULL};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL};
     int tmp = 0;
     m.tmp = &tmp;
     int nd = a->decl->u.array.ndims;
@@ -815,6 +900,10 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
             xf_buf_printf(b, "static inline int64_t %s_off%d(int64_t %s) { (void)%s; return ", a->cname, d, pv, pv);
             ex_offsetexpr(&m, b, a, d);
             xf_buf_printf(b, "; }\n");
+            if (ex_dim_kind(a, d) != EX_MAP_PLAIN) {   /* strided: every step-th index, block at a time */
+                ex_dist_fn(pl, b, a, pv, "step", d, a->dist->u.dist.step[d]);
+                ex_dist_fn(pl, b, a, pv, "block", d, a->dist->u.dist.block ? a->dist->u.dist.block[d] : NULL);
+            }
         }
     }
     if (tabs.s) {   /* the tables and formulas go before the lookups */
@@ -833,6 +922,10 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     xf_buf_printf(b, "    int64_t e = 0;\n    switch (d) {\n");
     for (int d = 0; d < nd; d++) {
         if (d == a->fold) xf_buf_printf(b, "    case %d: return %" PRId64 ";\n", d, a->fold_w);
+        else if (ex_dim_kind(a, d) == EX_MAP_LATTICE)   /* the lattice points of lo .. hi */
+            xf_buf_printf(b, "    case %d: {\n        const int64_t q = %s_hi%d(%s) - %s_lo%d(%s), s = %s_step%d(%s), b = %s_block%d(%s);\n"
+                             "        e = q < 0 ? 0 : ifloordiv(q, s) * b + imin(imod(q, s) + 1, b);\n        break;\n    }\n",
+                          d, a->cname, d, w, a->cname, d, w, a->cname, d, w, a->cname, d, w);
         else xf_buf_printf(b, "    case %d: e = %s_hi%d(%s) - %s_lo%d(%s) + 1; break;\n", d, a->cname, d, w, a->cname, d, w);
     }
     xf_buf_printf(b, "    }\n    return e > 0 ? e : 0;\n}\n");
@@ -841,6 +934,8 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     xf_buf_printf(b, "    return 1");
     for (int d = 0; d < nd; d++) xf_buf_printf(b, " * %s_ext(%s%s%d)", a->cname, w, wc, d);
     xf_buf_printf(b, ";\n}\n");
+    for (int d = 0; d < nd; d++)
+        if (d != a->fold && pl->mpi) ex_array_map(b, a, pv, d);
     xf_buf_printf(b, "static inline int64_t %s_at(", a->cname);
     int first = 1;
     if (pl->mpi) { xf_buf_printf(b, "int64_t %s", pv); first = 0; }
@@ -852,10 +947,20 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     for (int d = 0; d < nd; d++) {
         if (d == a->fold)
             xf_buf_printf(b, "    o = o * %" PRId64 " + imod(i%d, %" PRId64 ");\n", a->fold_w, d, a->fold_w);
+        else if (pl->mpi)
+            xf_buf_printf(b, "    o = o * %s_ext(%s, %d) + %s_slot%d(%s, i%d);\n", a->cname, w, d, a->cname, d, w, d);
         else
-            xf_buf_printf(b, "    o = o * %s_ext(%s%s%d) + (i%d - %s_lo%d(%s));\n", a->cname, w, wc, d, d, a->cname, d, w);
+            xf_buf_printf(b, "    o = o * %s_ext(%d) + (i%d - %s_lo%d());\n", a->cname, d, d, a->cname, d);
     }
-    xf_buf_printf(b, "    return o;\n}\n\n");
+    xf_buf_printf(b, "    return o;\n}\n");
+    if (pl->mpi) {   /* the element of storage indices r0.. (the inits and the output gather) */
+        xf_buf_printf(b, "static inline int64_t %s_stored(int64_t %s", a->cname, pv);
+        for (int d = 0; d < nd; d++) xf_buf_printf(b, ", int64_t r%d", d);
+        xf_buf_printf(b, ")\n{\n    (void)%s;\n    int64_t o = 0;\n", pv);
+        for (int d = 0; d < nd; d++) xf_buf_printf(b, "    o = o * %s_ext(%s, %d) + r%d;\n", a->cname, pv, d, d);
+        xf_buf_printf(b, "    return o;\n}\n");
+    }
+    xf_buf_printf(b, "\n");
 }
 
 /* ---- init, output --------------------------------------------------------------------------- */
@@ -870,13 +975,78 @@ static void piece_skip(xf_buf *b, const ex_array *a, const char *j, char names[]
     xf_buf_free(&held);
 }
 
+/* One dimension d of a box over this processor's local memory (one box, not pieced), through the
+ * dimension's index mapping (ex_array_map): a dimension bound by name iterates over the storage
+ * indices whose global index lies in the array bounds lo .. hi (a plain dimension over its
+ * global range clipped to them), a fixed one is tested.  names[d] gets the C name of the global
+ * index, st[d] the storage index (folded time planes: the plane's).  Opens one block. */
+static void ex_box_dim_local(const ex_em *m, xf_buf *b, const ex_array *a, int d, const ir_expr *x, const char *lo,
+                             const char *hi, char names[][64], char st[][96], int in)
+{
+    const char *X = a->cname, *me = m->me;
+    int named = !x || (x->kind == IR_E_NAME && x->u.name.nk == IR_N_INITVAR);
+    if (x && named) nm(x->u.name.id, names[d]);
+    else snprintf(names[d], 64, "g%d", d);
+    const char *g = names[d];
+    ind(b, in);
+    if (!named) {
+        xf_buf v = {0}, pre = {0};
+        ex_expr(m, &v, &pre, in, x);
+        if (d == a->fold) {
+            xf_buf_printf(b, "{   /* the fixed time plane */\n");
+            snprintf(st[d], 96, "imod(%s, %" PRId64 ")", g, a->fold_w);
+        } else {
+            snprintf(st[d], 96, "rt_r%d", d);
+            xf_buf_printf(b, "if (%s_store%d(%s, %s) >= 0 && %s >= %s && %s <= %s) {   /* the fixed index, held here */\n", X, d,
+                          me, v.s, v.s, lo, v.s, hi);
+        }
+        ind(b, in + 4);
+        xf_buf_printf(b, "const int64_t %s = %s;\n", g, v.s);
+        if (d != a->fold) {
+            ind(b, in + 4);
+            xf_buf_printf(b, "const int64_t rt_r%d = %s_store%d(%s, %s);\n", d, X, d, me, g);
+        }
+        xf_buf_free(&v);
+        xf_buf_free(&pre);
+        return;
+    }
+    if (d == a->fold) {
+        xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", g, lo, g, hi, g, g, g);
+        snprintf(st[d], 96, "imod(%s, %" PRId64 ")", g, a->fold_w);
+    } else if (ex_dim_kind(a, d) == EX_MAP_PLAIN) {
+        xf_buf_printf(b, "for (int64_t %s = imax(%s, %s_glob%d(%s, 0)), %s_end = imin(%s, %s_glob%d(%s, %s_ext(%s, %d) - 1)); "
+                         "%s <= %s_end; %s++) {\n", g, lo, X, d, me, g, hi, X, d, me, X, me, d, g, g, g);
+        snprintf(st[d], 96, "%s - %s_glob%d(%s, 0)", g, X, d, me);
+    } else {   /* strided: the storage indices, each one's global index */
+        xf_buf_printf(b, "for (int64_t rt_r%d = 0, rt_r%d_end = %s_ext(%s, %d); rt_r%d < rt_r%d_end; rt_r%d++) {\n", d, d, X,
+                      me, d, d, d, d);
+        ind(b, in + 4);
+        xf_buf_printf(b, "const int64_t %s = %s_glob%d(%s, rt_r%d);\n", g, X, d, me, d);
+        ind(b, in + 4);
+        xf_buf_printf(b, "if (%s < %s || %s > %s) continue;\n", g, lo, g, hi);
+        snprintf(st[d], 96, "rt_r%d", d);
+    }
+}
+
 /* Loops over global indices of an init or output box: dims bound by name iterate over the array
- * bounds (within the local part at syndm), fixed dims are tested. */
+ * bounds (within the local part at syndm: ex_box_dim_local, which fills st with the storage
+ * indices), fixed dims are tested. */
 static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
-                       int in, int local, char names[][64])
+                       int in, int local, char names[][64], char st[][96])
 {
     int nd = a->decl->u.array.ndims, opened = 0;
-    const char *w = m->me ? m->me : "";
+    if (local && !a->pieced) {
+        for (int d = 0; d < nd; d++) {
+            xf_buf lo = {0}, hi = {0}, pre = {0};
+            ex_expr(m, &lo, &pre, in, a->decl->u.array.lo[d]);
+            ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
+            ex_box_dim_local(m, b, a, d, d < nidx ? idx[d] : NULL, lo.s, hi.s, names, st, in + 4 * opened++);
+            xf_buf_free(&lo);
+            xf_buf_free(&hi);
+            xf_buf_free(&pre);
+        }
+        return opened;
+    }
     if (local && a->pieced) {   /* every piece of the local part (the storage of each copy) */
         ind(b, in);
         xf_buf_printf(b, "for (int rt_pc = 0; rt_pc < %d; rt_pc++) {\n", 1 + a->dist->u.dist.nmore);
@@ -888,9 +1058,6 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
         ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
         if (local && a->pieced)
             ex_piece_lim(&lim, a, d, lo.s, hi.s, names);
-        else if (local && d != a->fold)
-            xf_buf_printf(&lim, "imax(%s, %s_lo%d(%s) + %s_off%d(%s)), imin(%s, %s_hi%d(%s) + %s_off%d(%s))", lo.s,
-                          a->cname, d, w, a->cname, d, w, hi.s, a->cname, d, w, a->cname, d, w);
         else
             xf_buf_printf(&lim, "%s, %s", lo.s, hi.s);
         const ir_expr *x = d < nidx ? idx[d] : NULL;
@@ -956,18 +1123,15 @@ static void ex_box_close(xf_buf *b, int opened, int in)
     for (int i = opened - 1; i >= 0; i--) { ind(b, in + 4 * i); xf_buf_printf(b, "}\n"); }
 }
 
-/* a_at(me, g0 - off0, ...): the local element of global indices names[]. */
-static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names[][64])
+/* The element of global indices names[]: a_stored(me, st...) from the storage indices of a box over
+ * the local memory (ex_box_dim_local), a_at(names...) in a sequential program. */
+static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names[][64], char st[][96])
 {
     int nd = a->decl->u.array.ndims;
     if (m->me && a->pieced) { ex_piece_at(b, a, names); return; }
-    xf_buf_printf(b, "%s_at(", a->cname);
+    xf_buf_printf(b, "%s_%s(", a->cname, m->me ? "stored" : "at");
     if (m->me) xf_buf_printf(b, "%s%s", m->me, nd ? ", " : "");
-    for (int d = 0; d < nd; d++) {
-        if (m->me && d != a->fold) xf_buf_printf(b, "%s - %s_off%d(%s)", names[d], a->cname, d, m->me);
-        else xf_buf_printf(b, "%s", names[d]);
-        if (d + 1 < nd) xf_buf_printf(b, ", ");
-    }
+    for (int d = 0; d < nd; d++) xf_buf_printf(b, "%s%s", m->me ? st[d] : names[d], d + 1 < nd ? ", " : "");
     xf_buf_printf(b, ")");
 }
 
@@ -993,15 +1157,15 @@ static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char 
         const ir_decl *d = p->decls[k];
         if (d->kind != IR_D_INIT) continue;
         const ex_array *a = &pl->arr[d->u.init.array_index];
-        char names[8][64];
+        char names[8][64], st[8][96];
         xf_buf pre = {0}, v = {0};
         xf_buf_printf(b, "    {   /* init %s */\n", a->decl->u.array.name);
-        int opened = ex_box_open(m, b, a, d->u.init.idx, d->u.init.nidx, 8, pl->mpi, names);
+        int opened = ex_box_open(m, b, a, d->u.init.idx, d->u.init.nidx, 8, pl->mpi, names, st);
         ex_expr(m, &v, &pre, 8 + 4 * opened, d->u.init.value);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
         ind(b, 8 + 4 * opened);
         xf_buf_printf(b, "%s[", a->cname);
-        ex_local_at(m, b, a, names);
+        ex_local_at(m, b, a, names, st);
         xf_buf_printf(b, "] = %s;\n", v.s);
         ex_box_close(b, opened, 8);
         xf_buf_printf(b, "    }\n");
@@ -1043,7 +1207,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         const ir_decl *d = p->decls[k];
         if (d->kind != IR_D_OUTPUT) continue;
         const ex_array *a = &pl->arr[d->u.output.array_index];
-        char names[8][64];
+        char names[8][64], st[8][96];
         int nfix = d->u.output.nidx;
         char *text = NULL;
         {
@@ -1060,10 +1224,10 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         free(text);
         int dbl = a->decl->u.array.elem == IR_DOUBLE;
         if (!pl->mpi) {
-            int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 0, names);
+            int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 0, names, st);
             ind(b, 8 + 4 * opened);
             xf_buf_printf(b, "rt_checksum_double(&hash, %s%s[", dbl ? "" : "(double)", a->cname);
-            ex_local_at(m, b, a, names);
+            ex_local_at(m, b, a, names, st);
             xf_buf_printf(b, "]);\n");
             ex_box_close(b, opened, 8);
             xf_buf_printf(b, "    }\n");
@@ -1074,11 +1238,11 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         xf_buf_printf(b, "        int64_t *idx = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *idx);\n", a->cname);
         xf_buf_printf(b, "        double *val = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *val);\n", a->cname);
         xf_buf_printf(b, "        int ncomputed = 0;\n");
-        int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names);
+        int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names, st);
         ex_region(m, &size, &index, a, nfix, names);
         ind(b, 8 + 4 * opened);
         xf_buf_printf(b, "const int64_t rt_o = ");
-        ex_local_at(m, b, a, names);
+        ex_local_at(m, b, a, names, st);
         xf_buf_printf(b, ";\n");
         ind(b, 8 + 4 * opened);
         xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s,
@@ -1101,7 +1265,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
             char inames[8][64];
             xf_buf pre = {0}, v = {0}, isz = {0}, iidx = {0};
             xf_buf_printf(b, "            {   /* init %s where nobody computed */\n", a->decl->u.array.name);
-            int op2 = ex_box_open(&m0, b, a, in->u.init.idx, in->u.init.nidx, 16, 0, inames);
+            int op2 = ex_box_open(&m0, b, a, in->u.init.idx, in->u.init.nidx, 16, 0, inames, st);
             /* within the output's fixed prefix */
             xf_buf cond = {0};
             for (int i = 0; i < nfix; i++) {
@@ -1183,7 +1347,7 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf b = {0};
     int tmp = 0;
     char t[64];
-    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, pl->mpi ? "me" : NULL, &tmp, 1, NULL};
+    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &tmp, 1, NULL};
     xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
     if (pl->shared)
@@ -1298,21 +1462,25 @@ char *ex_emit_program(const ex_plan *pl)
     if (pl->exchange == XF_EXCHANGE_HALO) {
         ex_em mi = m;
         mi.mode = EX_INSPECT;
-        xf_buf_printf(&b, "/* The halo pattern: the sends of one step (the same at every step), recorded once.  Offsets\n"
-                          " * are within the time plane of the step (plane 0 here). */\n"
-                          "static void record_halo(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
-                      tn, tv->lo->kind == IR_E_INT ? tv->lo->u.ival : 0, tn);
-        ex_step_body(&mi, &b, 4);
-        xf_buf_printf(&b, "}\n\n");
+        for (int k = 0; k < pl->nphases; k++) {
+            mi.phase = k;
+            xf_buf_printf(&b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
+                              " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
+                              "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
+                          k, k, tn, tv->lo->kind == IR_E_INT ? tv->lo->u.ival : 0, tn);
+            ex_step_body(&mi, &b, 4);
+            xf_buf_printf(&b, "}\n\n");
+        }
         xf_buf_printf(&b, "/* The exchange after step %s: every array's plane of that step. */\n"
                           "static void exchange_halo(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
                       tn, tn, p->narrays ? p->narrays : 1);
         for (int i = 0; i < p->narrays; i++) {
             const ex_array *a = &pl->arr[i];
-            if (a->decl->u.array.elem != IR_DOUBLE) { xf_buf_printf(&b, "%sNULL", i ? ", " : ""); continue; }
+            /* int64_t arrays too: the pattern moves 8-byte words bit for bit (RT_WORD) */
+            const char *cast = a->decl->u.array.elem == IR_DOUBLE ? "" : "(double *)";
             if (a->fold >= 0) {
                 int nd = a->decl->u.array.ndims;
-                xf_buf_printf(&b, "%s%s + (%s_at(me", i ? ", " : "", a->cname, a->cname);
+                xf_buf_printf(&b, "%s%s(%s + (%s_at(me", i ? ", " : "", cast, a->cname, a->cname);
                 for (int d = 0; d < nd; d++) {
                     if (d == a->fold) xf_buf_printf(&b, ", %s + (%" PRId64 ")", tn, a->send_c);
                     else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
@@ -1322,12 +1490,13 @@ char *ex_emit_program(const ex_plan *pl)
                     if (d == a->fold) xf_buf_printf(&b, ", 0");
                     else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
                 }
-                xf_buf_printf(&b, "))");
+                xf_buf_printf(&b, ")))");
             } else {
-                xf_buf_printf(&b, "%s%s", i ? ", " : "", a->cname);
+                xf_buf_printf(&b, "%s%s%s", i ? ", " : "", cast, a->cname);
             }
         }
-        xf_buf_printf(&b, "};\n    (void)me;\n    rt_pattern_exchange(pattern, planes);\n}\n\n");
+        xf_buf_printf(&b, "};\n    (void)me;\n    (void)%s;   /* arrays without time planes: their whole memory */\n"
+                          "    rt_pattern_exchange(pattern, planes);\n}\n\n", tn);
     }
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
         xf_buf_printf(&b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
@@ -1335,12 +1504,14 @@ char *ex_emit_program(const ex_plan *pl)
                           "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
                           "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
                       pieced ? ", int64_t me" : "", p->narrays, p->narrays);
-        for (int i = 0; i < p->narrays; i++)
-            if (pl->arr[i].decl->u.array.elem == IR_DOUBLE && pl->arr[i].pieced)
-                xf_buf_printf(&b, "        case %d: %s[%s_at_gidx(me, rt_off)] = rt_r[rt_i].value; break;\n", i,
-                              pl->arr[i].cname, pl->arr[i].cname);
-            else if (pl->arr[i].decl->u.array.elem == IR_DOUBLE)
-                xf_buf_printf(&b, "        case %d: %s[rt_off] = rt_r[rt_i].value; break;\n", i, pl->arr[i].cname);
+        for (int i = 0; i < p->narrays; i++) {   /* a delivery overwrites the receiver's copy */
+            const char *v = pl->arr[i].decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
+            if (pl->arr[i].pieced)
+                xf_buf_printf(&b, "        case %d: %s[%s_at_gidx(me, rt_off)] = %s; break;\n", i, pl->arr[i].cname,
+                              pl->arr[i].cname, v);
+            else
+                xf_buf_printf(&b, "        case %d: %s[rt_off] = %s; break;\n", i, pl->arr[i].cname, v);
+        }
         xf_buf_printf(&b, "        default: break;\n        }\n    }\n}\n\n");
     }
     ex_checksum_fn(pl, &b, &m);
@@ -1362,14 +1533,16 @@ char *ex_emit_program(const ex_plan *pl)
     }
     xf_buf_printf(&b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
                   pl->exchange == XF_EXCHANGE_ALLTOALLV ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
-    if (pl->exchange == XF_EXCHANGE_HALO)
-        xf_buf_printf(&b, "    rt_pattern *pattern = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo(pattern, me);\n"
-                          "    rt_pattern_commit(pattern);\n", p->narrays);
+    if (pl->exchange == XF_EXCHANGE_HALO) {
+        xf_buf_printf(&b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
+        for (int k = 0; k < pl->nphases; k++)
+            xf_buf_printf(&b, "    pattern[%d] = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo%d(pattern[%d], me);\n"
+                              "    rt_pattern_commit(pattern[%d]);\n", k, p->narrays, k, k, k);
+    }
     xf_buf lo = {0}, hi = {0}, st = {0}, pre = {0}, hc = {0};
     ex_expr(&m, &lo, &pre, 4, tv->lo);
     ex_expr(&m, &hi, &pre, 4, tv->hi);
     if (tv->step) ex_expr(&m, &st, &pre, 4, tv->step);
-    if (pl->halo_cond) ex_expr(&m, &hc, &pre, 4, pl->halo_cond);
     xf_buf_printf(&b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
     xf_buf_printf(&b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
                   st.n ? st.s : "1");
@@ -1379,9 +1552,15 @@ char *ex_emit_program(const ex_plan *pl)
     else
         xf_buf_printf(&b, "        step%s(%s, me, rt_x);\n", lab, tn);
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(&b, "        deliver(rt_x%s);\n", pieced ? ", me" : "");
-    if (pl->exchange == XF_EXCHANGE_HALO) {
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++) {
+        hc.n = 0;
+        if (hc.s) hc.s[0] = '\0';
+        for (int i = 0; i < pl->phase_nconds[k]; i++) {
+            if (i) xf_buf_printf(&hc, " && ");
+            ex_expr(&m, &hc, &pre, 4, pl->phase_cond[k][i]);
+        }
         if (hc.n) xf_buf_printf(&b, "        if (%s)\n    ", hc.s);
-        xf_buf_printf(&b, "        exchange_halo(pattern, me, %s);\n", tn);
+        xf_buf_printf(&b, "        exchange_halo(pattern[%d], me, %s);\n", k, tn);
     }
     xf_buf_printf(&b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
     xf_buf_printf(&b, "    const uint64_t sum = output_checksum(me);\n");
@@ -1395,7 +1574,8 @@ char *ex_emit_program(const ex_plan *pl)
                           "            printf(\"] total=%%lld\\n\", (long long)rt_total);\n        }\n    }\n", pl->plo, pl->nprocs);
     }
     xf_buf_printf(&b, "    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
-    if (pl->exchange == XF_EXCHANGE_HALO) xf_buf_printf(&b, "    rt_pattern_free(pattern);\n");
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++)
+        xf_buf_printf(&b, "    rt_pattern_free(pattern[%d]);\n", k);
     xf_buf_printf(&b, "    if (rt_x) rt_exchange_free(rt_x);\n");
     for (int i = 0; i < p->narrays; i++) {
         xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);

@@ -33,6 +33,7 @@ typedef struct ex_array {
 } ex_array;
 
 /* The plan of one export. */
+enum { EX_PHASES = 8, EX_PHASE_CONDS = 8, EX_PHASE_SENDS = 256 };
 typedef struct ex_plan {
     const ir_program *p;
     int64_t *pv;                  /* parameter values (nparams) */
@@ -48,7 +49,15 @@ typedef struct ex_plan {
                                      var of the FOR in the nest's body (-1) */
     int64_t plo, nprocs;          /* syndm: processors plo .. plo+nprocs-1 */
     xf_exchange exchange;         /* syndm: the exchange used; AUTO when no sends */
-    const ir_expr *halo_cond;     /* halo: the condition on t of the exchanges (NULL: every step) */
+    /* halo: the sends fall into phases, each with its own static pattern and its condition on t
+     * alone (the time-only `if`s around its sends and the time-only conjunct of their `when`;
+     * none: every step), e.g. the even and the odd steps of an in-place kernel's two sweeps */
+    int nphases;
+    const ir_expr *phase_cond[EX_PHASES][EX_PHASE_CONDS];
+    int phase_nconds[EX_PHASES];
+    const ir_stmt *phase_send[EX_PHASE_SENDS];   /* each send and its phase */
+    int phase_of[EX_PHASE_SENDS];
+    int nphase_sends;
     const char *origin;
     char progname[64];
 } ex_plan;
@@ -69,9 +78,13 @@ void ex_cname(char *out, size_t size, const char *name);
 /* The emitter's state (export_emit.c, export_coll.c). */
 enum { EX_SEQ, EX_STEP, EX_INSPECT };
 typedef struct ex_rows ex_rows;
+/* The halo phase of a send (export.c), -1 when it has none. */
+int ex_phase_of(const ex_plan *pl, const ir_stmt *send);
+
 typedef struct ex_em {
     const ex_plan *pl;
     int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
+    int phase;               /* EX_INSPECT: the phase whose sends are recorded */
     const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
     int *tmp;                /* counter for temporaries */
     int marks;               /* EX_STEP: record "computed here" for the outputs */
