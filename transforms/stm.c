@@ -50,6 +50,9 @@ typedef struct stm_unit {
     int nvars;                 /* its variables: the first nvars of the leaf's */
     char *name;                /* isl tuple name */
     char *cons;                /* domain constraints */
+    char *gcons;               /* the constraints code generation enumerates: cons without the
+                                * disjunctive conditions, which stay guards (rtguard) */
+    unsigned char *rtguard;    /* per frame before root: 1 = kept as a guard in the code */
     const char *theta, *sigma; /* borrowed from the first leaf */
     isl_ast_node *ast;         /* per-point code */
 } stm_unit;
@@ -82,6 +85,8 @@ static void stm_free(stm *s)
     for (int i = 0; i < s->nu; i++) {
         free(s->u[i].name);
         free(s->u[i].cons);
+        free(s->u[i].gcons);
+        free(s->u[i].rtguard);
         isl_ast_node_free(s->u[i].ast);
     }
     free(s->u);
@@ -258,6 +263,45 @@ static int uses_inner(const stm *s, int leaf, int nv)
     return r;
 }
 
+/* Is the condition of frame r (an `if` branch around the leaf) a union of several convex
+ * pieces within the loops around it (`i == 0 || i == n - 1`)?  isl's code generation copies
+ * a statement once per piece; such a condition is better kept as a guard. */
+static int disjunctive(const stm *s, const xf_stmt *st, int nvars, int r)
+{
+    const xf_model *m = s->m;
+    xf_buf b = {0};
+    xf_buf_printf(&b, "%s -> { X[", m->params);
+    for (int i = 0; i < nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
+    xf_buf_printf(&b, "] : %s", st->frames[r].cons);
+    for (int f = 0; f < r; f++)
+        if (st->frames[f].kind == XF_FR_FOR && st->frames[f].cons[0]) xf_buf_printf(&b, " and %s", st->frames[f].cons);
+    xf_buf_printf(&b, " }");
+    isl_set *set = isl_set_read_from_str(m->ctx, b.s);
+    xf_buf_free(&b);
+    set = isl_set_coalesce(isl_set_intersect_params(set, xf_model_context(m)));
+    int n = set ? (int)isl_set_n_basic_set(set) : 0;
+    isl_set_free(set);
+    return n > 1;
+}
+
+/* The unit's domain constraints: all (cons), and those code generation enumerates (gcons). */
+static void unit_constraints(const stm *s, stm_unit *x, const xf_stmt *st)
+{
+    xf_buf c = {0}, g = {0};
+    x->rtguard = calloc((size_t)x->root + 1, 1);
+    for (int r = 0; r < x->root; r++) {
+        const xf_frame *fr = &st->frames[r];
+        if (!fr->cons[0]) continue;
+        xf_buf_printf(&c, "%s%s", c.n ? " and " : "", fr->cons);
+        if ((fr->kind == XF_FR_THEN || fr->kind == XF_FR_ELSE) && disjunctive(s, st, x->nvars, r))
+            x->rtguard[r] = 1;
+        else
+            xf_buf_printf(&g, "%s%s", g.n ? " and " : "", fr->cons);
+    }
+    x->cons = xf_buf_take(&c);
+    x->gcons = xf_buf_take(&g);
+}
+
 static void make_units(stm *s)
 {
     xf_model *m = s->m;
@@ -294,10 +338,7 @@ static void make_units(stm *s)
             x->root = root;
             x->nvars = nvars_before(st, root);
             x->name = xf_strdup(st->name);
-            xf_buf c = {0};
-            for (int r = 0; r < root; r++)
-                if (st->frames[r].cons[0]) xf_buf_printf(&c, "%s%s", c.n ? " and " : "", st->frames[r].cons);
-            x->cons = xf_buf_take(&c);
+            unit_constraints(s, x, st);
             x->theta = s->lf[i].theta;
             x->sigma = s->lf[i].sigma;
         }
@@ -306,7 +347,7 @@ static void make_units(stm *s)
 }
 
 /* "[params] -> { U[vars] : cons }" with extra parameters and constraints. */
-static char *unit_set(const stm *s, const stm_unit *u, const char *xparams, const char *xcons)
+static char *unit_set(const stm *s, const stm_unit *u, const char *cons, const char *xparams, const char *xcons)
 {
     const xf_model *m = s->m;
     const xf_stmt *st = &m->st[u->first];
@@ -319,9 +360,9 @@ static char *unit_set(const stm *s, const stm_unit *u, const char *xparams, cons
     }
     for (int i = 0; i < u->nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
     xf_buf_printf(&b, "]");
-    if (u->cons[0] || xcons) {
-        xf_buf_printf(&b, " : %s", u->cons);
-        if (xcons) xf_buf_printf(&b, "%s%s", u->cons[0] ? " and " : "", xcons);
+    if (cons[0] || xcons) {
+        xf_buf_printf(&b, " : %s", cons);
+        if (xcons) xf_buf_printf(&b, "%s%s", cons[0] ? " and " : "", xcons);
     }
     xf_buf_printf(&b, " }");
     return xf_buf_take(&b);
@@ -333,7 +374,7 @@ static isl_map *unit_map(const stm *s, const stm_unit *u)
     char *t = leaf_map(m, &m->st[u->first], u->nvars, u->name, u->theta, u->sigma);
     isl_map *map = isl_map_read_from_str(m->ctx, t);
     free(t);
-    char *d = unit_set(s, u, NULL, NULL);
+    char *d = unit_set(s, u, u->cons, NULL, NULL);
     isl_set *dom = isl_set_intersect_params(isl_set_read_from_str(m->ctx, d), xf_model_context(m));
     free(d);
     return isl_map_intersect_domain(map, dom);
@@ -599,10 +640,11 @@ static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *ou
             if (blk->cost && blk->n == 1 && !body->cost) body->cost = ir_clone_expr(p, blk->cost);
         }
     }
-    /* data-dependent conditions around the unit are not in its domain: keep them as guards */
+    /* data-dependent and disjunctive conditions around the unit are not in the domain the code
+     * enumerates: keep them as guards */
     for (int f = u->root - 1; f >= 0; f--) {
         const xf_frame *fr = &st->frames[f];
-        if ((fr->kind != XF_FR_THEN && fr->kind != XF_FR_ELSE) || fr->exact) continue;
+        if ((fr->kind != XF_FR_THEN && fr->kind != XF_FR_ELSE) || (fr->exact && !u->rtguard[f])) continue;
         ir_stmt *g = ir_new_stmt(p, IR_S_IF);
         ir_expr *c = ir_clone_expr(p, fr->node->u.if_.cond);
         g->u.if_.cond = fr->kind == XF_FR_THEN ? c : ir_new_unary(p, IR_OP_NOT, c);
@@ -612,6 +654,159 @@ static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *ou
     }
     ir_block_append(p, out, body);
     return 0;
+}
+
+/* ---- names in the step body: each unit binds its variables (lets, inner loops) at its own
+ * points; two units in one scope may bind the same name.  The language defines a name once
+ * per scope, so a second binding with the same value is dropped and one with another value is
+ * renamed (i_2) in the rest of its scope. */
+
+typedef struct scope_ent { const char *name, *to; char *value; } scope_ent;   /* value: a let's, or NULL */
+
+typedef struct scope {
+    ir_program *p;
+    scope_ent *e;
+    int n, cap;
+    const char **taken;        /* every name of the program, and the fresh ones (borrowed) */
+    int ntaken;
+} scope;
+
+static const scope_ent *scope_find(const scope *sc, const char *name)
+{
+    for (int i = sc->n - 1; i >= 0; i--)
+        if (!strcmp(sc->e[i].name, name)) return &sc->e[i];
+    return NULL;
+}
+
+static void scope_push(scope *sc, const char *name, const char *to, char *value /* taken */)
+{
+    if (sc->n == sc->cap) {
+        sc->cap = sc->cap ? 2 * sc->cap : 16;
+        sc->e = realloc(sc->e, (size_t)sc->cap * sizeof *sc->e);
+        if (!sc->e) abort();
+    }
+    sc->e[sc->n++] = (scope_ent){name, to, value};
+}
+
+static void scope_pop(scope *sc, int to)
+{
+    while (sc->n > to) free(sc->e[--sc->n].value);
+}
+
+/* The expression with the renamed names of the scope (innermost first). */
+static ir_expr *scope_subst(scope *sc, ir_expr *e)
+{
+    if (!e) return NULL;
+    const char *from[sc->n + 1];
+    ir_expr *to[sc->n + 1];
+    int n = 0;
+    for (int i = sc->n - 1; i >= 0; i--)
+        if (strcmp(sc->e[i].name, sc->e[i].to)) {
+            from[n] = sc->e[i].name;
+            to[n++] = ir_new_name(sc->p, sc->e[i].to);
+        }
+    return n ? xf_subst(sc->p, e, from, to, n) : e;
+}
+
+/* A name for a second binding of `name` that the program does not use. */
+static const char *fresh_name(scope *sc, const char *name)
+{
+    for (int k = 2;; k++) {
+        char *c = xf_asprintf("%s_%d", name, k);
+        int used = 0;
+        for (int i = 0; i < sc->ntaken && !used; i++) used = !strcmp(sc->taken[i], c);
+        if (!used) {
+            const char *r = ir_strdup(sc->p, c);
+            free(c);
+            sc->taken = realloc(sc->taken, (size_t)(sc->ntaken + 1) * sizeof *sc->taken);
+            sc->taken[sc->ntaken++] = r;
+            return r;
+        }
+        free(c);
+    }
+}
+
+/* Binds `*name` in the scope, renaming it when it is already bound. */
+static void scope_bind(scope *sc, const char **name, char *value /* taken */)
+{
+    const char *nm = *name;
+    if (scope_find(sc, nm)) *name = fresh_name(sc, nm);
+    scope_push(sc, nm, *name, value);
+}
+
+static void unclash_block(scope *sc, ir_block *b);
+
+static void unclash_stmt(scope *sc, ir_stmt *st)
+{
+    switch (st->kind) {
+    case IR_S_ASSIGN:
+        st->u.assign.lhs = scope_subst(sc, st->u.assign.lhs);
+        st->u.assign.rhs = scope_subst(sc, st->u.assign.rhs);
+        break;
+    case IR_S_LET: {
+        st->u.let.value = scope_subst(sc, st->u.let.value);
+        scope_bind(sc, &st->u.let.var, ir_print_expr(st->u.let.value));
+        break;
+    }
+    case IR_S_IF:
+        st->u.if_.cond = scope_subst(sc, st->u.if_.cond);
+        unclash_block(sc, st->u.if_.then_blk);
+        if (st->u.if_.else_blk) unclash_block(sc, st->u.if_.else_blk);
+        break;
+    case IR_S_FOR: {
+        int mark = sc->n;
+        for (int v = 0; v < st->u.for_.nvars; v++) {
+            ir_loopvar *lv = &st->u.for_.vars[v];
+            lv->lo = scope_subst(sc, lv->lo);
+            lv->hi = scope_subst(sc, lv->hi);
+            lv->step = scope_subst(sc, lv->step);
+            scope_bind(sc, &lv->var, NULL);
+        }
+        unclash_block(sc, st->u.for_.body);
+        scope_pop(sc, mark);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void unclash_block(scope *sc, ir_block *b)
+{
+    int mark = sc->n, k = 0;
+    for (int i = 0; i < b->n; i++) {
+        ir_stmt *st = b->stmts[i];
+        if (st->kind == IR_S_LET) {
+            /* the same name bound to the same value in this scope: the binding is already there */
+            const scope_ent *e = scope_find(sc, st->u.let.var);
+            char *v = ir_print_expr(scope_subst(sc, st->u.let.value));
+            int same = e && e->value && !strcmp(e->name, e->to) && !strcmp(e->value, v);
+            free(v);
+            if (same) continue;
+        }
+        unclash_stmt(sc, st);
+        b->stmts[k++] = st;
+    }
+    b->n = k;
+    scope_pop(sc, mark);
+}
+
+/* Makes the step body define each name once per scope (see above); t and p are bound. */
+static void unclash_names(stm *s, ir_program *p, ir_block *body)
+{
+    scope sc = {.p = p};
+    names_block(s->src->body, &sc.taken, &sc.ntaken);
+    names_block(body, &sc.taken, &sc.ntaken);
+    int nfixed = s->src->nparams + s->src->narrays;
+    sc.taken = realloc(sc.taken, (size_t)(sc.ntaken + nfixed + 1) * sizeof *sc.taken);
+    for (int i = 0; i < s->src->nparams; i++) sc.taken[sc.ntaken++] = s->src->params[i]->u.param.name;
+    for (int i = 0; i < s->src->narrays; i++) sc.taken[sc.ntaken++] = s->src->arrays[i]->u.array.name;
+    scope_push(&sc, s->tname, s->tname, NULL);
+    scope_push(&sc, s->pname, s->pname, NULL);
+    unclash_block(&sc, body);
+    scope_pop(&sc, 0);
+    free(sc.e);
+    free(sc.taken);
 }
 
 /* Unwraps parameter guards and one-child blocks around an isl AST node (taken). */
@@ -697,7 +892,7 @@ static int codegen(stm *s, ir_program **outp)
         const stm_leaf *lf = &s->lf[u->first];
         char *xc = k == 2 ? xf_asprintf("xf_T = %s and xf_P1 = %s and xf_P2 = %s", u->theta, lf->sig[0], lf->sig[1])
                           : xf_asprintf("xf_T = %s and xf_P = %s", u->theta, u->sigma);
-        char *txt = unit_set(s, u, k == 2 ? "xf_T, xf_P1, xf_P2" : "xf_T, xf_P", xc);
+        char *txt = unit_set(s, u, u->gcons, k == 2 ? "xf_T, xf_P1, xf_P2" : "xf_T, xf_P", xc);
         free(xc);
         isl_set *dom = isl_set_read_from_str(ctx, txt);
         free(txt);
@@ -806,6 +1001,7 @@ static int codegen(stm *s, ir_program **outp)
         return refuse(s, xf_strdup("stm: isl did not generate one time loop around one processor loop for "
                                    "this mapping, or used a construct the language cannot express"));
     }
+    unclash_names(s, p, f->u.for_.body);
     p->body = ir_new_block(p);
     ir_block_append(p, p->body, f);
     if (xf_check_generated("stm", p, s->d) != 0) {
