@@ -403,6 +403,16 @@ static long long theta_at(isl_set *pt, isl_map *t)
     return r;
 }
 
+/* A leaf's space-time map (θ, σ) over all its variables. */
+static isl_map *leaf_st_map(const stm *s, int leaf)
+{
+    const xf_stmt *st = &s->m->st[leaf];
+    char *t = leaf_map(s->m, st, st->nvars, st->name, s->lf[leaf].theta, s->lf[leaf].sigma);
+    isl_map *map = isl_map_read_from_str(s->m->ctx, t);
+    free(t);
+    return map;
+}
+
 static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 
 static int check_deps(stm *s)
@@ -418,36 +428,37 @@ static int check_deps(stm *s)
         isl_map *ge = isl_map_lex_ge(isl_space_set_alloc(m->ctx, 0, 1));
         isl_map *c = isl_map_apply_range(isl_map_apply_range(ta, ge), isl_map_reverse(tb));
         isl_map *bad = isl_map_intersect(isl_map_copy(r[i].rel), c);
-        if (s->lf[a].unit == s->lf[b].unit) {
-            /* instances of one unit instance run in program order: exempt */
-            int nv = s->u[s->lf[a].unit].nvars;
-            xf_buf e = {0};
-            xf_buf_printf(&e, "%s -> { %s[", m->params, m->st[a].name);
-            for (int k = 0; k < m->st[a].nvars; k++) xf_buf_printf(&e, "%sa%d", k ? ", " : "", k);
-            xf_buf_printf(&e, "] -> %s[", m->st[b].name);
-            for (int k = 0; k < m->st[b].nvars; k++) xf_buf_printf(&e, "%sb%d", k ? ", " : "", k);
-            xf_buf_printf(&e, "]");
-            for (int k = 0; k < nv; k++) xf_buf_printf(&e, "%sa%d = b%d", k ? " and " : " : ", k, k);
-            xf_buf_printf(&e, " }");
-            isl_map *same = isl_map_read_from_str(m->ctx, e.s);
-            xf_buf_free(&e);
-            bad = isl_map_subtract(bad, same);
+        if (s->lf[a].unit <= s->lf[b].unit) {
+            /* at one (t, p) point a processor runs the units in order, the instances of a unit
+             * in their original order (inner=seq) and a unit's body in program order: a
+             * dependence between two instances at one point is satisfied when its source's
+             * unit comes first or is the sink's */
+            isl_map *ma = leaf_st_map(s, a), *mb = leaf_st_map(s, b);
+            bad = isl_map_subtract(bad, isl_map_apply_range(ma, isl_map_reverse(mb)));
         }
         if (isl_map_is_empty(bad) == isl_bool_false) {
             isl_map *pt = isl_map_from_basic_map(isl_map_sample(isl_map_copy(bad)));
             char *ex = xf_example(m, pt);
             long long va = theta_at(isl_map_domain(isl_map_copy(pt)), theta_map(s, a));
             long long vb = theta_at(isl_map_range(isl_map_copy(pt)), theta_map(s, b));
+            isl_set *pa = isl_set_apply(isl_map_domain(isl_map_copy(pt)), leaf_st_map(s, a));
+            isl_set *pb = isl_set_apply(isl_map_range(isl_map_copy(pt)), leaf_st_map(s, b));
+            int one_point = isl_set_is_equal(pa, pb) == isl_bool_true;
+            isl_set_free(pa);
+            isl_set_free(pb);
             isl_map_free(pt);
+            const char *why = va != vb ? ""
+                              : one_point ? " (one processor, where the sink's statement comes first)"
+                                          : " (on different processors)";
             const xf_access *acc = &m->acc[r[i].acc];
             char *th = a == b ? xf_asprintf("theta.%s = %s", s->lf[a].label, s->lf[a].theta_txt)
                               : xf_asprintf("theta.%s = %s, theta.%s = %s", s->lf[a].label,
                                             s->lf[a].theta_txt, s->lf[b].label, s->lf[b].theta_txt);
             refuse(s, xf_asprintf(
                 "stm: illegal schedule: dependence %d (%s, %s -> %s through %s) does not go forward "
-                "in time under %s; for example %s: the source runs at t = %lld, the sink at t = %lld",
+                "in time under %s; for example %s: the source runs at t = %lld, the sink at t = %lld%s",
                 i + 1, dep_kind_name[r[i].kind], s->lf[a].label, s->lf[b].label, acc->text, th, ex,
-                va, vb));
+                va, vb, why));
             free(th);
             diag_add(s->d, s->src->file, m->st[b].assign->pos.line, m->st[b].assign->pos.col,
                      "the sink of dependence %d: statement %s", i + 1, s->lf[b].label);
@@ -843,6 +854,53 @@ static isl_ast_node *loops(isl_ctx *ctx, isl_set *ctxset, isl_set *set, const ch
     return unwrap(n);
 }
 
+/* The loops of the step nest (time, then processors; nd of them) from isl's AST `n` (taken) of
+ * the hull's points.  isl turns a dimension with one value (a constant θ, one processor) into
+ * no loop at all, its value an argument of the user node; that dimension becomes a
+ * one-iteration loop `for t = v .. v`. */
+static int step_loops(ir_program *p, isl_ast_node *n, const xf_rename *rn, const char *const *its, int nd,
+                      ir_loopvar *lv)
+{
+    int have[2] = {0, 0}, ok = 1;
+    for (int d = 0; d < nd && ok; d++) {
+        n = unwrap(n);
+        if (!n || isl_ast_node_get_type(n) != isl_ast_node_for) continue;
+        isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
+        isl_id *id = isl_ast_expr_get_id(it);
+        int mine = id && !strcmp(isl_id_get_name(id), its[d]);
+        isl_id_free(id);
+        isl_ast_expr_free(it);
+        if (!mine) continue;
+        ok = xf_ast_for(p, n, rn, &lv[d]) == 0;
+        have[d] = 1;
+        isl_ast_node *body = isl_ast_node_for_get_body(n);
+        isl_ast_node_free(n);
+        n = body;
+    }
+    n = unwrap(n);
+    for (int d = 0; d < nd && ok; d++) {
+        if (have[d]) continue;
+        ok = n && isl_ast_node_get_type(n) == isl_ast_node_user;
+        if (!ok) break;
+        isl_ast_expr *call = isl_ast_node_user_get_expr(n);
+        isl_ast_expr *a = isl_ast_expr_get_op_arg(call, d + 1);
+        ir_expr *v = a ? xf_ast_expr(p, a, rn) : NULL;
+        isl_ast_expr_free(a);
+        isl_ast_expr_free(call);
+        ok = v != NULL;
+        if (!ok) break;
+        memset(&lv[d], 0, sizeof lv[d]);
+        const char *to = its[d];
+        for (int i = 0; i < rn->n; i++)
+            if (!strcmp(rn->from[i], its[d])) to = rn->to[i];
+        lv[d].var = ir_strdup(p, to);
+        lv[d].lo = v;
+        lv[d].hi = ir_clone_expr(p, v);
+    }
+    isl_ast_node_free(n);
+    return ok ? 0 : -1;
+}
+
 /* An isl pw_aff of the parameters as an IR expression. */
 static ir_expr *pw_expr(ir_program *p, isl_set *ctxset, isl_pw_aff *pa)
 {
@@ -948,22 +1006,14 @@ static int codegen(stm *s, ir_program **outp)
         /* the step nest: the hull's two loops */
         const char *its[2] = {"xf_T", "xf_P"};
         isl_ast_node *n = loops(ctx, xf_model_context(m), isl_set_copy(hull), its, 2);
-        isl_ast_node *inner = n && isl_ast_node_get_type(n) == isl_ast_node_for
-                                  ? unwrap(isl_ast_node_for_get_body(n)) : NULL;
-        ok = inner && isl_ast_node_get_type(inner) == isl_ast_node_for &&
-             xf_ast_for(p, n, &rn, &f->u.for_.vars[0]) == 0 &&
-             xf_ast_for(p, inner, &rn, &f->u.for_.vars[1]) == 0;
-        isl_ast_node_free(inner);
-        isl_ast_node_free(n);
+        ok = step_loops(p, n, &rn, its, 2, f->u.for_.vars) == 0;
     } else {
         /* time: the hull's time range; processors: p = 0 .. W1 * W2 - 1 with
          * s1 = lo1 + p / W2, s2 = lo2 + p % W2 */
         const char *its[1] = {"xf_T"};
         isl_ast_node *n = loops(ctx, xf_model_context(m),
                                 isl_set_project_out(isl_set_copy(hull), isl_dim_set, 1, 2), its, 1);
-        ok = n && isl_ast_node_get_type(n) == isl_ast_node_for &&
-             xf_ast_for(p, n, &rn, &f->u.for_.vars[0]) == 0;
-        isl_ast_node_free(n);
+        ok = step_loops(p, n, &rn, its, 1, f->u.for_.vars) == 0;
         ir_expr *lo[2], *w[2];
         for (int d = 0; d < 2 && ok; d++) {
             isl_pw_aff *mn = isl_set_dim_min(isl_set_copy(enumd), 1 + d);
