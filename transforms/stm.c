@@ -59,7 +59,9 @@ typedef struct stm_unit {
 
 typedef struct stm {
     const ir_program *src;
-    xf_model *m;
+    xf_model *m;               /* borrowed from the session, as are its dependences */
+    const xf_rawdep *dep;
+    int ndep;
     diag_list *d;
     stm_leaf *lf;
     stm_unit *u;
@@ -90,7 +92,6 @@ static void stm_free(stm *s)
         isl_ast_node_free(s->u[i].ast);
     }
     free(s->u);
-    xf_model_free(s->m);
 }
 
 static int usage(stm *s, const char *fmt, const char *a, const char *b, const char *c)
@@ -418,9 +419,8 @@ static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 static int check_deps(stm *s)
 {
     xf_model *m = s->m;
-    xf_rawdep *r = NULL;
-    int n = 0;
-    xf_model_deps(m, &r, &n, s->d);
+    const xf_rawdep *r = s->dep;
+    int n = s->ndep;
     int bad_any = 0;
     for (int i = 0; i < n && !bad_any; i++) {
         int a = r[i].src, b = r[i].sink;
@@ -467,7 +467,6 @@ static int check_deps(stm *s)
         }
         isl_map_free(bad);
     }
-    xf_rawdeps_free(r, n);
     return bad_any ? -1 : 0;
 }
 
@@ -1073,10 +1072,49 @@ int xf_stm_applicable(const ir_program *p, char **why_not)
     return 1;
 }
 
+/* The program's symbolic model and dependences, shared by the mappings tried on it. */
+struct xf_stm_session {
+    const ir_program *src;
+    xf_model *m;
+    xf_rawdep *dep;
+    int ndep;
+};
+
+xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, int nov, diag_list *d)
+{
+    xf_model *m = xf_model_build(src, ov, nov, 0, d);
+    if (!m) return NULL;
+    xf_stm_session *ss = calloc(1, sizeof *ss);
+    if (!ss) abort();
+    ss->src = src;
+    ss->m = m;
+    xf_model_deps(m, &ss->dep, &ss->ndep, d);
+    return ss;
+}
+
+void xf_stm_session_free(xf_stm_session *ss)
+{
+    if (!ss) return;
+    xf_rawdeps_free(ss->dep, ss->ndep);
+    xf_model_free(ss->m);
+    free(ss);
+}
+
+ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args, diag_list *d, int *status)
+{
+    stm s = {.src = ss->src, .m = ss->m, .dep = ss->dep, .ndep = ss->ndep, .d = d};
+    ir_program *out = NULL;
+    if (parse_args(&s, args) == 0) {
+        make_units(&s);
+        if (check_deps(&s) == 0 && check_injective(&s) == 0) codegen(&s, &out);
+    }
+    *status = out ? XF_OK : s.status ? s.status : XF_EREFUSED;
+    stm_free(&s);
+    return out;
+}
+
 ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
-    stm s = {.src = src, .d = d};
-    ir_program *out = NULL;
     *status = XF_EREFUSED;
     char *why = NULL;
     if (!xf_stm_applicable(src, &why)) {
@@ -1086,14 +1124,10 @@ ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *
     }
     if (xf_args_get(args, "auto", NULL))
         return xf_stm_auto_apply(src, args, d, status);
-    s.m = xf_model_build(src, args->bindings, args->nbindings, 0, d);
-    if (!s.m) return NULL;
-    if (parse_args(&s, args) == 0) {
-        make_units(&s);
-        if (check_deps(&s) == 0 && check_injective(&s) == 0) codegen(&s, &out);
-    }
-    *status = out ? XF_OK : s.status ? s.status : XF_EREFUSED;
-    stm_free(&s);
+    xf_stm_session *ss = xf_stm_session_new(src, args->bindings, args->nbindings, d);
+    if (!ss) return NULL;
+    ir_program *out = xf_stm_session_apply(ss, args, d, status);
+    xf_stm_session_free(ss);
     return out;
 }
 

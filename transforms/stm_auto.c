@@ -128,8 +128,9 @@ static int split(char *s, char **w, int max)
 /* Does stm accept these arguments?  The enumeration is exact only at the parameter values it
  * used, and it does not build code; stm checks every parameter value and generates the step
  * nest, so a candidate is proposed only when stm would apply it. */
-static int stm_accepts(const ir_program *p, const ir_binding *ov, int nov, const char *args)
+static int stm_accepts(xf_stm_session *ss, const char *args)
 {
+    if (!ss) return 0;
     char *txt = xf_strdup(args);
     char *w[64];
     int nw = split(txt, w, 64);
@@ -138,9 +139,7 @@ static int stm_accepts(const ir_program *p, const ir_binding *ov, int nov, const
     xf_args a = {0};
     int status = XF_EREFUSED;
     if (xf_args_parse(&a, nw, w, &d) == 0) {
-        a.bindings = ov;
-        a.nbindings = nov;
-        ir_program *out = xf_stm_apply(p, &a, &d, &status);
+        ir_program *out = xf_stm_session_apply(ss, &a, &d, &status);
         ir_program_free(out);
     }
     xf_args_free(&a);
@@ -397,14 +396,19 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     qsort(res, (size_t)nres, sizeof *res, cand_cmp);
     /* distinct, accepted by stm, at most max; a bounded number of tries (one stm each) */
     int n = 0, tries = 0;
+    diag_list sd;
+    diag_list_init(&sd);
+    xf_stm_session *ss = xf_stm_session_new(p, ov, nov, &sd);
+    diag_list_free(&sd);
     for (int i = 0; i < nres; i++) {
         int dup = 0;
         for (int j = 0; j < n && !dup; j++) dup = !strcmp(res[j].args, res[i].args);
-        if (dup || n >= max || tries >= MAXTRIES * max || (tries++, !stm_accepts(p, ov, nov, res[i].args)))
+        if (dup || n >= max || tries >= MAXTRIES * max || (tries++, !stm_accepts(ss, res[i].args)))
             free(res[i].args);
         else
             res[n++] = res[i];
     }
+    xf_stm_session_free(ss);
 
     free(keep);
     for (int q = 0; q < npc; q++) free(pc[q].m);
