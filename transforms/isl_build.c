@@ -549,6 +549,23 @@ int xf_model_find(const xf_model *m, const char *label)
     return -1;
 }
 
+/* Is `e` (isl text over the program's parameters) affine?  A derived parameter such as
+ * `procs = N * N` is not: the model then knows only that it is positive. */
+static int affine_in_params(isl_ctx *ctx, const ir_program *p, const char *e)
+{
+    char tmp[80];
+    xf_buf b = {0};
+    xf_buf_printf(&b, "[");
+    for (int i = 0; i < p->nparams; i++)
+        xf_buf_printf(&b, "%s%s", i ? ", " : "", xf_isl_name(p->params[i]->u.param.name, tmp, sizeof tmp));
+    xf_buf_printf(&b, "] -> { [%s] }", e);
+    isl_set *set = isl_set_read_from_str(ctx, b.s);
+    xf_buf_free(&b);
+    int ok = set != NULL;
+    isl_set_free(set);
+    return ok;
+}
+
 xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int fixed,
                          diag_list *d)
 {
@@ -580,7 +597,7 @@ xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int
         if (cb.n) xf_buf_printf(&cb, " and ");
         if (fixed)
             xf_buf_printf(&cb, "%s = %lld", nm, v);
-        else if (val->kind != IR_E_INT && xf_isl_expr(&x, val, NULL, 0) == 0)
+        else if (val->kind != IR_E_INT && xf_isl_expr(&x, val, NULL, 0) == 0 && affine_in_params(m->ctx, p, x.s))
             xf_buf_printf(&cb, "%s = %s", nm, x.s);
         else if (v >= 1)
             xf_buf_printf(&cb, "%s >= 1", nm);

@@ -50,13 +50,18 @@ typedef struct stm_unit {
     int nvars;                 /* its variables: the first nvars of the leaf's */
     char *name;                /* isl tuple name */
     char *cons;                /* domain constraints */
+    char *gcons;               /* the constraints code generation enumerates: cons without the
+                                * disjunctive conditions, which stay guards (rtguard) */
+    unsigned char *rtguard;    /* per frame before root: 1 = kept as a guard in the code */
     const char *theta, *sigma; /* borrowed from the first leaf */
     isl_ast_node *ast;         /* per-point code */
 } stm_unit;
 
 typedef struct stm {
     const ir_program *src;
-    xf_model *m;
+    xf_model *m;               /* borrowed from the session, as are its dependences */
+    const xf_rawdep *dep;
+    int ndep;
     diag_list *d;
     stm_leaf *lf;
     stm_unit *u;
@@ -82,10 +87,11 @@ static void stm_free(stm *s)
     for (int i = 0; i < s->nu; i++) {
         free(s->u[i].name);
         free(s->u[i].cons);
+        free(s->u[i].gcons);
+        free(s->u[i].rtguard);
         isl_ast_node_free(s->u[i].ast);
     }
     free(s->u);
-    xf_model_free(s->m);
 }
 
 static int usage(stm *s, const char *fmt, const char *a, const char *b, const char *c)
@@ -258,6 +264,45 @@ static int uses_inner(const stm *s, int leaf, int nv)
     return r;
 }
 
+/* Is the condition of frame r (an `if` branch around the leaf) a union of several convex
+ * pieces within the loops around it (`i == 0 || i == n - 1`)?  isl's code generation copies
+ * a statement once per piece; such a condition is better kept as a guard. */
+static int disjunctive(const stm *s, const xf_stmt *st, int nvars, int r)
+{
+    const xf_model *m = s->m;
+    xf_buf b = {0};
+    xf_buf_printf(&b, "%s -> { X[", m->params);
+    for (int i = 0; i < nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
+    xf_buf_printf(&b, "] : %s", st->frames[r].cons);
+    for (int f = 0; f < r; f++)
+        if (st->frames[f].kind == XF_FR_FOR && st->frames[f].cons[0]) xf_buf_printf(&b, " and %s", st->frames[f].cons);
+    xf_buf_printf(&b, " }");
+    isl_set *set = isl_set_read_from_str(m->ctx, b.s);
+    xf_buf_free(&b);
+    set = isl_set_coalesce(isl_set_intersect_params(set, xf_model_context(m)));
+    int n = set ? (int)isl_set_n_basic_set(set) : 0;
+    isl_set_free(set);
+    return n > 1;
+}
+
+/* The unit's domain constraints: all (cons), and those code generation enumerates (gcons). */
+static void unit_constraints(const stm *s, stm_unit *x, const xf_stmt *st)
+{
+    xf_buf c = {0}, g = {0};
+    x->rtguard = calloc((size_t)x->root + 1, 1);
+    for (int r = 0; r < x->root; r++) {
+        const xf_frame *fr = &st->frames[r];
+        if (!fr->cons[0]) continue;
+        xf_buf_printf(&c, "%s%s", c.n ? " and " : "", fr->cons);
+        if ((fr->kind == XF_FR_THEN || fr->kind == XF_FR_ELSE) && disjunctive(s, st, x->nvars, r))
+            x->rtguard[r] = 1;
+        else
+            xf_buf_printf(&g, "%s%s", g.n ? " and " : "", fr->cons);
+    }
+    x->cons = xf_buf_take(&c);
+    x->gcons = xf_buf_take(&g);
+}
+
 static void make_units(stm *s)
 {
     xf_model *m = s->m;
@@ -294,10 +339,7 @@ static void make_units(stm *s)
             x->root = root;
             x->nvars = nvars_before(st, root);
             x->name = xf_strdup(st->name);
-            xf_buf c = {0};
-            for (int r = 0; r < root; r++)
-                if (st->frames[r].cons[0]) xf_buf_printf(&c, "%s%s", c.n ? " and " : "", st->frames[r].cons);
-            x->cons = xf_buf_take(&c);
+            unit_constraints(s, x, st);
             x->theta = s->lf[i].theta;
             x->sigma = s->lf[i].sigma;
         }
@@ -306,7 +348,7 @@ static void make_units(stm *s)
 }
 
 /* "[params] -> { U[vars] : cons }" with extra parameters and constraints. */
-static char *unit_set(const stm *s, const stm_unit *u, const char *xparams, const char *xcons)
+static char *unit_set(const stm *s, const stm_unit *u, const char *cons, const char *xparams, const char *xcons)
 {
     const xf_model *m = s->m;
     const xf_stmt *st = &m->st[u->first];
@@ -319,9 +361,9 @@ static char *unit_set(const stm *s, const stm_unit *u, const char *xparams, cons
     }
     for (int i = 0; i < u->nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
     xf_buf_printf(&b, "]");
-    if (u->cons[0] || xcons) {
-        xf_buf_printf(&b, " : %s", u->cons);
-        if (xcons) xf_buf_printf(&b, "%s%s", u->cons[0] ? " and " : "", xcons);
+    if (cons[0] || xcons) {
+        xf_buf_printf(&b, " : %s", cons);
+        if (xcons) xf_buf_printf(&b, "%s%s", cons[0] ? " and " : "", xcons);
     }
     xf_buf_printf(&b, " }");
     return xf_buf_take(&b);
@@ -333,7 +375,7 @@ static isl_map *unit_map(const stm *s, const stm_unit *u)
     char *t = leaf_map(m, &m->st[u->first], u->nvars, u->name, u->theta, u->sigma);
     isl_map *map = isl_map_read_from_str(m->ctx, t);
     free(t);
-    char *d = unit_set(s, u, NULL, NULL);
+    char *d = unit_set(s, u, u->cons, NULL, NULL);
     isl_set *dom = isl_set_intersect_params(isl_set_read_from_str(m->ctx, d), xf_model_context(m));
     free(d);
     return isl_map_intersect_domain(map, dom);
@@ -362,14 +404,23 @@ static long long theta_at(isl_set *pt, isl_map *t)
     return r;
 }
 
+/* A leaf's space-time map (θ, σ) over all its variables. */
+static isl_map *leaf_st_map(const stm *s, int leaf)
+{
+    const xf_stmt *st = &s->m->st[leaf];
+    char *t = leaf_map(s->m, st, st->nvars, st->name, s->lf[leaf].theta, s->lf[leaf].sigma);
+    isl_map *map = isl_map_read_from_str(s->m->ctx, t);
+    free(t);
+    return map;
+}
+
 static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 
 static int check_deps(stm *s)
 {
     xf_model *m = s->m;
-    xf_rawdep *r = NULL;
-    int n = 0;
-    xf_model_deps(m, &r, &n, s->d);
+    const xf_rawdep *r = s->dep;
+    int n = s->ndep;
     int bad_any = 0;
     for (int i = 0; i < n && !bad_any; i++) {
         int a = r[i].src, b = r[i].sink;
@@ -377,36 +428,37 @@ static int check_deps(stm *s)
         isl_map *ge = isl_map_lex_ge(isl_space_set_alloc(m->ctx, 0, 1));
         isl_map *c = isl_map_apply_range(isl_map_apply_range(ta, ge), isl_map_reverse(tb));
         isl_map *bad = isl_map_intersect(isl_map_copy(r[i].rel), c);
-        if (s->lf[a].unit == s->lf[b].unit) {
-            /* instances of one unit instance run in program order: exempt */
-            int nv = s->u[s->lf[a].unit].nvars;
-            xf_buf e = {0};
-            xf_buf_printf(&e, "%s -> { %s[", m->params, m->st[a].name);
-            for (int k = 0; k < m->st[a].nvars; k++) xf_buf_printf(&e, "%sa%d", k ? ", " : "", k);
-            xf_buf_printf(&e, "] -> %s[", m->st[b].name);
-            for (int k = 0; k < m->st[b].nvars; k++) xf_buf_printf(&e, "%sb%d", k ? ", " : "", k);
-            xf_buf_printf(&e, "]");
-            for (int k = 0; k < nv; k++) xf_buf_printf(&e, "%sa%d = b%d", k ? " and " : " : ", k, k);
-            xf_buf_printf(&e, " }");
-            isl_map *same = isl_map_read_from_str(m->ctx, e.s);
-            xf_buf_free(&e);
-            bad = isl_map_subtract(bad, same);
+        if (s->lf[a].unit <= s->lf[b].unit) {
+            /* at one (t, p) point a processor runs the units in order, the instances of a unit
+             * in their original order (inner=seq) and a unit's body in program order: a
+             * dependence between two instances at one point is satisfied when its source's
+             * unit comes first or is the sink's */
+            isl_map *ma = leaf_st_map(s, a), *mb = leaf_st_map(s, b);
+            bad = isl_map_subtract(bad, isl_map_apply_range(ma, isl_map_reverse(mb)));
         }
         if (isl_map_is_empty(bad) == isl_bool_false) {
             isl_map *pt = isl_map_from_basic_map(isl_map_sample(isl_map_copy(bad)));
             char *ex = xf_example(m, pt);
             long long va = theta_at(isl_map_domain(isl_map_copy(pt)), theta_map(s, a));
             long long vb = theta_at(isl_map_range(isl_map_copy(pt)), theta_map(s, b));
+            isl_set *pa = isl_set_apply(isl_map_domain(isl_map_copy(pt)), leaf_st_map(s, a));
+            isl_set *pb = isl_set_apply(isl_map_range(isl_map_copy(pt)), leaf_st_map(s, b));
+            int one_point = isl_set_is_equal(pa, pb) == isl_bool_true;
+            isl_set_free(pa);
+            isl_set_free(pb);
             isl_map_free(pt);
+            const char *why = va != vb ? ""
+                              : one_point ? " (one processor, where the sink's statement comes first)"
+                                          : " (on different processors)";
             const xf_access *acc = &m->acc[r[i].acc];
             char *th = a == b ? xf_asprintf("theta.%s = %s", s->lf[a].label, s->lf[a].theta_txt)
                               : xf_asprintf("theta.%s = %s, theta.%s = %s", s->lf[a].label,
                                             s->lf[a].theta_txt, s->lf[b].label, s->lf[b].theta_txt);
             refuse(s, xf_asprintf(
                 "stm: illegal schedule: dependence %d (%s, %s -> %s through %s) does not go forward "
-                "in time under %s; for example %s: the source runs at t = %lld, the sink at t = %lld",
+                "in time under %s; for example %s: the source runs at t = %lld, the sink at t = %lld%s",
                 i + 1, dep_kind_name[r[i].kind], s->lf[a].label, s->lf[b].label, acc->text, th, ex,
-                va, vb));
+                va, vb, why));
             free(th);
             diag_add(s->d, s->src->file, m->st[b].assign->pos.line, m->st[b].assign->pos.col,
                      "the sink of dependence %d: statement %s", i + 1, s->lf[b].label);
@@ -415,7 +467,6 @@ static int check_deps(stm *s)
         }
         isl_map_free(bad);
     }
-    xf_rawdeps_free(r, n);
     return bad_any ? -1 : 0;
 }
 
@@ -599,10 +650,11 @@ static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *ou
             if (blk->cost && blk->n == 1 && !body->cost) body->cost = ir_clone_expr(p, blk->cost);
         }
     }
-    /* data-dependent conditions around the unit are not in its domain: keep them as guards */
+    /* data-dependent and disjunctive conditions around the unit are not in the domain the code
+     * enumerates: keep them as guards */
     for (int f = u->root - 1; f >= 0; f--) {
         const xf_frame *fr = &st->frames[f];
-        if ((fr->kind != XF_FR_THEN && fr->kind != XF_FR_ELSE) || fr->exact) continue;
+        if ((fr->kind != XF_FR_THEN && fr->kind != XF_FR_ELSE) || (fr->exact && !u->rtguard[f])) continue;
         ir_stmt *g = ir_new_stmt(p, IR_S_IF);
         ir_expr *c = ir_clone_expr(p, fr->node->u.if_.cond);
         g->u.if_.cond = fr->kind == XF_FR_THEN ? c : ir_new_unary(p, IR_OP_NOT, c);
@@ -612,6 +664,159 @@ static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *ou
     }
     ir_block_append(p, out, body);
     return 0;
+}
+
+/* ---- names in the step body: each unit binds its variables (lets, inner loops) at its own
+ * points; two units in one scope may bind the same name.  The language defines a name once
+ * per scope, so a second binding with the same value is dropped and one with another value is
+ * renamed (i_2) in the rest of its scope. */
+
+typedef struct scope_ent { const char *name, *to; char *value; } scope_ent;   /* value: a let's, or NULL */
+
+typedef struct scope {
+    ir_program *p;
+    scope_ent *e;
+    int n, cap;
+    const char **taken;        /* every name of the program, and the fresh ones (borrowed) */
+    int ntaken;
+} scope;
+
+static const scope_ent *scope_find(const scope *sc, const char *name)
+{
+    for (int i = sc->n - 1; i >= 0; i--)
+        if (!strcmp(sc->e[i].name, name)) return &sc->e[i];
+    return NULL;
+}
+
+static void scope_push(scope *sc, const char *name, const char *to, char *value /* taken */)
+{
+    if (sc->n == sc->cap) {
+        sc->cap = sc->cap ? 2 * sc->cap : 16;
+        sc->e = realloc(sc->e, (size_t)sc->cap * sizeof *sc->e);
+        if (!sc->e) abort();
+    }
+    sc->e[sc->n++] = (scope_ent){name, to, value};
+}
+
+static void scope_pop(scope *sc, int to)
+{
+    while (sc->n > to) free(sc->e[--sc->n].value);
+}
+
+/* The expression with the renamed names of the scope (innermost first). */
+static ir_expr *scope_subst(scope *sc, ir_expr *e)
+{
+    if (!e) return NULL;
+    const char *from[sc->n + 1];
+    ir_expr *to[sc->n + 1];
+    int n = 0;
+    for (int i = sc->n - 1; i >= 0; i--)
+        if (strcmp(sc->e[i].name, sc->e[i].to)) {
+            from[n] = sc->e[i].name;
+            to[n++] = ir_new_name(sc->p, sc->e[i].to);
+        }
+    return n ? xf_subst(sc->p, e, from, to, n) : e;
+}
+
+/* A name for a second binding of `name` that the program does not use. */
+static const char *fresh_name(scope *sc, const char *name)
+{
+    for (int k = 2;; k++) {
+        char *c = xf_asprintf("%s_%d", name, k);
+        int used = 0;
+        for (int i = 0; i < sc->ntaken && !used; i++) used = !strcmp(sc->taken[i], c);
+        if (!used) {
+            const char *r = ir_strdup(sc->p, c);
+            free(c);
+            sc->taken = realloc(sc->taken, (size_t)(sc->ntaken + 1) * sizeof *sc->taken);
+            sc->taken[sc->ntaken++] = r;
+            return r;
+        }
+        free(c);
+    }
+}
+
+/* Binds `*name` in the scope, renaming it when it is already bound. */
+static void scope_bind(scope *sc, const char **name, char *value /* taken */)
+{
+    const char *nm = *name;
+    if (scope_find(sc, nm)) *name = fresh_name(sc, nm);
+    scope_push(sc, nm, *name, value);
+}
+
+static void unclash_block(scope *sc, ir_block *b);
+
+static void unclash_stmt(scope *sc, ir_stmt *st)
+{
+    switch (st->kind) {
+    case IR_S_ASSIGN:
+        st->u.assign.lhs = scope_subst(sc, st->u.assign.lhs);
+        st->u.assign.rhs = scope_subst(sc, st->u.assign.rhs);
+        break;
+    case IR_S_LET: {
+        st->u.let.value = scope_subst(sc, st->u.let.value);
+        scope_bind(sc, &st->u.let.var, ir_print_expr(st->u.let.value));
+        break;
+    }
+    case IR_S_IF:
+        st->u.if_.cond = scope_subst(sc, st->u.if_.cond);
+        unclash_block(sc, st->u.if_.then_blk);
+        if (st->u.if_.else_blk) unclash_block(sc, st->u.if_.else_blk);
+        break;
+    case IR_S_FOR: {
+        int mark = sc->n;
+        for (int v = 0; v < st->u.for_.nvars; v++) {
+            ir_loopvar *lv = &st->u.for_.vars[v];
+            lv->lo = scope_subst(sc, lv->lo);
+            lv->hi = scope_subst(sc, lv->hi);
+            lv->step = scope_subst(sc, lv->step);
+            scope_bind(sc, &lv->var, NULL);
+        }
+        unclash_block(sc, st->u.for_.body);
+        scope_pop(sc, mark);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void unclash_block(scope *sc, ir_block *b)
+{
+    int mark = sc->n, k = 0;
+    for (int i = 0; i < b->n; i++) {
+        ir_stmt *st = b->stmts[i];
+        if (st->kind == IR_S_LET) {
+            /* the same name bound to the same value in this scope: the binding is already there */
+            const scope_ent *e = scope_find(sc, st->u.let.var);
+            char *v = ir_print_expr(scope_subst(sc, st->u.let.value));
+            int same = e && e->value && !strcmp(e->name, e->to) && !strcmp(e->value, v);
+            free(v);
+            if (same) continue;
+        }
+        unclash_stmt(sc, st);
+        b->stmts[k++] = st;
+    }
+    b->n = k;
+    scope_pop(sc, mark);
+}
+
+/* Makes the step body define each name once per scope (see above); t and p are bound. */
+static void unclash_names(stm *s, ir_program *p, ir_block *body)
+{
+    scope sc = {.p = p};
+    names_block(s->src->body, &sc.taken, &sc.ntaken);
+    names_block(body, &sc.taken, &sc.ntaken);
+    int nfixed = s->src->nparams + s->src->narrays;
+    sc.taken = realloc(sc.taken, (size_t)(sc.ntaken + nfixed + 1) * sizeof *sc.taken);
+    for (int i = 0; i < s->src->nparams; i++) sc.taken[sc.ntaken++] = s->src->params[i]->u.param.name;
+    for (int i = 0; i < s->src->narrays; i++) sc.taken[sc.ntaken++] = s->src->arrays[i]->u.array.name;
+    scope_push(&sc, s->tname, s->tname, NULL);
+    scope_push(&sc, s->pname, s->pname, NULL);
+    unclash_block(&sc, body);
+    scope_pop(&sc, 0);
+    free(sc.e);
+    free(sc.taken);
 }
 
 /* Unwraps parameter guards and one-child blocks around an isl AST node (taken). */
@@ -646,6 +851,53 @@ static isl_ast_node *loops(isl_ctx *ctx, isl_set *ctxset, isl_set *set, const ch
     isl_ast_node *n = isl_ast_build_node_from_schedule_map(b, isl_union_map_from_map(isl_set_identity(set)));
     isl_ast_build_free(b);
     return unwrap(n);
+}
+
+/* The loops of the step nest (time, then processors; nd of them) from isl's AST `n` (taken) of
+ * the hull's points.  isl turns a dimension with one value (a constant θ, one processor) into
+ * no loop at all, its value an argument of the user node; that dimension becomes a
+ * one-iteration loop `for t = v .. v`. */
+static int step_loops(ir_program *p, isl_ast_node *n, const xf_rename *rn, const char *const *its, int nd,
+                      ir_loopvar *lv)
+{
+    int have[2] = {0, 0}, ok = 1;
+    for (int d = 0; d < nd && ok; d++) {
+        n = unwrap(n);
+        if (!n || isl_ast_node_get_type(n) != isl_ast_node_for) continue;
+        isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
+        isl_id *id = isl_ast_expr_get_id(it);
+        int mine = id && !strcmp(isl_id_get_name(id), its[d]);
+        isl_id_free(id);
+        isl_ast_expr_free(it);
+        if (!mine) continue;
+        ok = xf_ast_for(p, n, rn, &lv[d]) == 0;
+        have[d] = 1;
+        isl_ast_node *body = isl_ast_node_for_get_body(n);
+        isl_ast_node_free(n);
+        n = body;
+    }
+    n = unwrap(n);
+    for (int d = 0; d < nd && ok; d++) {
+        if (have[d]) continue;
+        ok = n && isl_ast_node_get_type(n) == isl_ast_node_user;
+        if (!ok) break;
+        isl_ast_expr *call = isl_ast_node_user_get_expr(n);
+        isl_ast_expr *a = isl_ast_expr_get_op_arg(call, d + 1);
+        ir_expr *v = a ? xf_ast_expr(p, a, rn) : NULL;
+        isl_ast_expr_free(a);
+        isl_ast_expr_free(call);
+        ok = v != NULL;
+        if (!ok) break;
+        memset(&lv[d], 0, sizeof lv[d]);
+        const char *to = its[d];
+        for (int i = 0; i < rn->n; i++)
+            if (!strcmp(rn->from[i], its[d])) to = rn->to[i];
+        lv[d].var = ir_strdup(p, to);
+        lv[d].lo = v;
+        lv[d].hi = ir_clone_expr(p, v);
+    }
+    isl_ast_node_free(n);
+    return ok ? 0 : -1;
 }
 
 /* An isl pw_aff of the parameters as an IR expression. */
@@ -697,7 +949,7 @@ static int codegen(stm *s, ir_program **outp)
         const stm_leaf *lf = &s->lf[u->first];
         char *xc = k == 2 ? xf_asprintf("xf_T = %s and xf_P1 = %s and xf_P2 = %s", u->theta, lf->sig[0], lf->sig[1])
                           : xf_asprintf("xf_T = %s and xf_P = %s", u->theta, u->sigma);
-        char *txt = unit_set(s, u, k == 2 ? "xf_T, xf_P1, xf_P2" : "xf_T, xf_P", xc);
+        char *txt = unit_set(s, u, u->gcons, k == 2 ? "xf_T, xf_P1, xf_P2" : "xf_T, xf_P", xc);
         free(xc);
         isl_set *dom = isl_set_read_from_str(ctx, txt);
         free(txt);
@@ -753,22 +1005,14 @@ static int codegen(stm *s, ir_program **outp)
         /* the step nest: the hull's two loops */
         const char *its[2] = {"xf_T", "xf_P"};
         isl_ast_node *n = loops(ctx, xf_model_context(m), isl_set_copy(hull), its, 2);
-        isl_ast_node *inner = n && isl_ast_node_get_type(n) == isl_ast_node_for
-                                  ? unwrap(isl_ast_node_for_get_body(n)) : NULL;
-        ok = inner && isl_ast_node_get_type(inner) == isl_ast_node_for &&
-             xf_ast_for(p, n, &rn, &f->u.for_.vars[0]) == 0 &&
-             xf_ast_for(p, inner, &rn, &f->u.for_.vars[1]) == 0;
-        isl_ast_node_free(inner);
-        isl_ast_node_free(n);
+        ok = step_loops(p, n, &rn, its, 2, f->u.for_.vars) == 0;
     } else {
         /* time: the hull's time range; processors: p = 0 .. W1 * W2 - 1 with
          * s1 = lo1 + p / W2, s2 = lo2 + p % W2 */
         const char *its[1] = {"xf_T"};
         isl_ast_node *n = loops(ctx, xf_model_context(m),
                                 isl_set_project_out(isl_set_copy(hull), isl_dim_set, 1, 2), its, 1);
-        ok = n && isl_ast_node_get_type(n) == isl_ast_node_for &&
-             xf_ast_for(p, n, &rn, &f->u.for_.vars[0]) == 0;
-        isl_ast_node_free(n);
+        ok = step_loops(p, n, &rn, its, 1, f->u.for_.vars) == 0;
         ir_expr *lo[2], *w[2];
         for (int d = 0; d < 2 && ok; d++) {
             isl_pw_aff *mn = isl_set_dim_min(isl_set_copy(enumd), 1 + d);
@@ -806,6 +1050,7 @@ static int codegen(stm *s, ir_program **outp)
         return refuse(s, xf_strdup("stm: isl did not generate one time loop around one processor loop for "
                                    "this mapping, or used a construct the language cannot express"));
     }
+    unclash_names(s, p, f->u.for_.body);
     p->body = ir_new_block(p);
     ir_block_append(p, p->body, f);
     if (xf_check_generated("stm", p, s->d) != 0) {
@@ -827,10 +1072,49 @@ int xf_stm_applicable(const ir_program *p, char **why_not)
     return 1;
 }
 
+/* The program's symbolic model and dependences, shared by the mappings tried on it. */
+struct xf_stm_session {
+    const ir_program *src;
+    xf_model *m;
+    xf_rawdep *dep;
+    int ndep;
+};
+
+xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, int nov, diag_list *d)
+{
+    xf_model *m = xf_model_build(src, ov, nov, 0, d);
+    if (!m) return NULL;
+    xf_stm_session *ss = calloc(1, sizeof *ss);
+    if (!ss) abort();
+    ss->src = src;
+    ss->m = m;
+    xf_model_deps(m, &ss->dep, &ss->ndep, d);
+    return ss;
+}
+
+void xf_stm_session_free(xf_stm_session *ss)
+{
+    if (!ss) return;
+    xf_rawdeps_free(ss->dep, ss->ndep);
+    xf_model_free(ss->m);
+    free(ss);
+}
+
+ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args, diag_list *d, int *status)
+{
+    stm s = {.src = ss->src, .m = ss->m, .dep = ss->dep, .ndep = ss->ndep, .d = d};
+    ir_program *out = NULL;
+    if (parse_args(&s, args) == 0) {
+        make_units(&s);
+        if (check_deps(&s) == 0 && check_injective(&s) == 0) codegen(&s, &out);
+    }
+    *status = out ? XF_OK : s.status ? s.status : XF_EREFUSED;
+    stm_free(&s);
+    return out;
+}
+
 ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
-    stm s = {.src = src, .d = d};
-    ir_program *out = NULL;
     *status = XF_EREFUSED;
     char *why = NULL;
     if (!xf_stm_applicable(src, &why)) {
@@ -840,14 +1124,10 @@ ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *
     }
     if (xf_args_get(args, "auto", NULL))
         return xf_stm_auto_apply(src, args, d, status);
-    s.m = xf_model_build(src, args->bindings, args->nbindings, 0, d);
-    if (!s.m) return NULL;
-    if (parse_args(&s, args) == 0) {
-        make_units(&s);
-        if (check_deps(&s) == 0 && check_injective(&s) == 0) codegen(&s, &out);
-    }
-    *status = out ? XF_OK : s.status ? s.status : XF_EREFUSED;
-    stm_free(&s);
+    xf_stm_session *ss = xf_stm_session_new(src, args->bindings, args->nbindings, d);
+    if (!ss) return NULL;
+    ir_program *out = xf_stm_session_apply(ss, args, d, status);
+    xf_stm_session_free(ss);
     return out;
 }
 

@@ -16,8 +16,9 @@
  *      of its schedule vector (so that (θ, σ) is injective for two loop variables; with more,
  *      the remaining instances run in inner sequential loops: inner=seq), scored by the number
  *      of processors of the union of the allocations.
- * The candidates are legal at the parameter values used; `pick=K` applies the K-th through the
- * ordinary stm, which checks legality again for every parameter value.
+ * The candidates are legal at the parameter values used; each one listed is also accepted by
+ * the ordinary stm (legal for every parameter value, its step nest generated), which `pick=K`
+ * then applies.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 
 #include "xf_int.h"
 
-enum { MAXV = 4, CMIN = -2, CMAX = 2, KMAX = 3, MAXSTMT = 6, KEEP = 400 };
+enum { MAXV = 4, CMIN = -2, CMAX = 2, KMAX = 3, MAXSTMT = 6, KEEP = 400, MAXTRIES = 3 };
 
 typedef struct vec { int c[MAXV]; long long lo, hi; } vec;   /* c·x ranges over [lo, hi] */
 
@@ -114,6 +115,37 @@ static void expr_text(xf_buf *b, const xf_stmt *st, const int *c, long long k)
         xf_buf_printf(b, "%s", st->vars[i]);
     }
     if (k || b->n == start) xf_buf_printf(b, b->n == start ? "%lld" : "%+lld", k);
+}
+
+/* Splits "a=b c=d" into words (in place). */
+static int split(char *s, char **w, int max)
+{
+    int n = 0;
+    for (char *t = strtok(s, " "); t && n < max; t = strtok(NULL, " ")) w[n++] = t;
+    return n;
+}
+
+/* Does stm accept these arguments?  The enumeration is exact only at the parameter values it
+ * used, and it does not build code; stm checks every parameter value and generates the step
+ * nest, so a candidate is proposed only when stm would apply it. */
+static int stm_accepts(xf_stm_session *ss, const char *args)
+{
+    if (!ss) return 0;
+    char *txt = xf_strdup(args);
+    char *w[64];
+    int nw = split(txt, w, 64);
+    diag_list d;
+    diag_list_init(&d);
+    xf_args a = {0};
+    int status = XF_EREFUSED;
+    if (xf_args_parse(&a, nw, w, &d) == 0) {
+        ir_program *out = xf_stm_session_apply(ss, &a, &d, &status);
+        ir_program_free(out);
+    }
+    xf_args_free(&a);
+    diag_list_free(&d);
+    free(txt);
+    return status == XF_OK;
 }
 
 static int cand_cmp(const void *x, const void *y)
@@ -362,14 +394,21 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     next:;
     }
     qsort(res, (size_t)nres, sizeof *res, cand_cmp);
-    /* distinct, at most max */
-    int n = 0;
+    /* distinct, accepted by stm, at most max; a bounded number of tries (one stm each) */
+    int n = 0, tries = 0;
+    diag_list sd;
+    diag_list_init(&sd);
+    xf_stm_session *ss = xf_stm_session_new(p, ov, nov, &sd);
+    diag_list_free(&sd);
     for (int i = 0; i < nres; i++) {
         int dup = 0;
         for (int j = 0; j < n && !dup; j++) dup = !strcmp(res[j].args, res[i].args);
-        if (dup || n >= max) free(res[i].args);
-        else res[n++] = res[i];
+        if (dup || n >= max || tries >= MAXTRIES * max || (tries++, !stm_accepts(ss, res[i].args)))
+            free(res[i].args);
+        else
+            res[n++] = res[i];
     }
+    xf_stm_session_free(ss);
 
     free(keep);
     for (int q = 0; q < npc; q++) free(pc[q].m);
@@ -400,13 +439,6 @@ void xf_stm_cands_free(xf_stm_cand *c, int n)
     free(c);
 }
 
-/* Splits "a=b c=d" into words (in place). */
-static int split(char *s, char **w, int max)
-{
-    int n = 0;
-    for (char *t = strtok(s, " "); t && n < max; t = strtok(NULL, " ")) w[n++] = t;
-    return n;
-}
 
 ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {

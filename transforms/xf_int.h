@@ -142,6 +142,12 @@ char *xf_expr_to_isl(const char *text, const char *const *names, int nnames, cha
 int xf_stm_applicable(const ir_program *p, char **why_not);
 ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 /* `stm auto [pick=K]`: applies the K-th best candidate (default 1). */
+/* stm on one program with several mappings: the symbolic model and dependences built once
+ * (stm auto checks each of its candidates through it).  NULL after diagnostics. */
+typedef struct xf_stm_session xf_stm_session;
+xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, int nov, diag_list *d);
+ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args, diag_list *d, int *status);
+void xf_stm_session_free(xf_stm_session *ss);
 ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 
 int xf_tile_applicable(const ir_program *p, char **why_not);
