@@ -10,7 +10,8 @@
  * Files: tui_main.c (open, loop, layout), tui_tree.c (the graph as rows, costs), tui_program.c,
  * tui_cost.c, tui_menu.c (transform menu + parameter form), tui_compare.c, tui_prompt.c,
  * tui_keys.c (the key table and actions), tui_worker.c (background simulation), tui_explore.c
- * (explore in a child process).
+ * (explore in a child process), tui_apply.c and tui_runjob.c (a transform, an export or run in a
+ * child process), tui_child.c (the child processes and their pipes, for those three).
  * Every workspace change goes through ops.h (shared with the command line).
  */
 #ifndef POLYAPM_TUI_H
@@ -81,11 +82,27 @@ typedef struct tui_worker {
 
 /* A transform being applied in a child process (tui_apply.c): a crash or a long search in the
  * transform cannot freeze or take down the screen, and Esc kills it. */
-typedef struct tui_apply {
+/* A child process and what it has written so far (tui_child.c). */
+typedef struct tui_pipe { int fd; char *buf; size_t len, cap; } tui_pipe;   /* buf NUL-terminated */
+typedef struct tui_child {
     int pid;                           /* 0: none running */
-    int fd;                            /* the child's result pipe */
-    char *buf;
-    size_t len, cap;
+    tui_pipe out, err;                 /* err.fd < 0 when errors go to out */
+    int status;                        /* waitpid's, once finished */
+} tui_child;
+/* Starts `run(fd, arg)` in a child (it writes to fd and must _exit).  0, or -1 with errno. */
+int tui_child_fork(tui_child *c, void (*run)(int fd, void *arg), void *arg);
+/* Starts exe with argv, stdin from /dev/null, stdout to out, stderr to err (separate_err) or out;
+ * own_pgrp: its own process group (the terminal's ^C stays the TUI's).  0, or -1 with errno. */
+int tui_child_exec(tui_child *c, const char *exe, char *const argv[], int separate_err, int own_pgrp);
+/* Reads what arrived: 1 once the child has finished (reaped: status set, pid 0), 0 while it runs,
+ * -1 when out of memory. */
+int tui_child_poll(tui_child *c);
+/* Sends sig (if running), reaps, frees the buffers. */
+void tui_child_kill(tui_child *c, int sig);
+void tui_child_free(tui_child *c);
+
+typedef struct tui_apply {
+    tui_child ch;                      /* ch.pid 0: none running; ch.out: the result */
     int64_t parent;
     char xf[32];
     char params[512];
@@ -93,19 +110,13 @@ typedef struct tui_apply {
 
 /* An export or run of a node in a child process (tui_runjob.c). */
 typedef struct tui_runjob {
-    int pid;                           /* 0: none running */
-    int fd;                            /* the child's output */
-    char *buf;
-    size_t len, cap;
+    tui_child ch;                      /* ch.pid 0: none running; ch.out: its output */
     int64_t node;
     char what[16];                     /* "export" or "run" */
 } tui_runjob;
 /* A search running in a child process (tui_explore.c). */
 typedef struct tui_explore {
-    int pid;                           /* 0: none running */
-    int out_fd, err_fd;
-    char *out, *err;                   /* its JSON result, its progress lines */
-    size_t olen, ocap, elen, ecap;
+    tui_child ch;                      /* ch.out: its JSON result, ch.err: its progress lines */
     char progress[160];                /* the last progress line */
     int64_t node;
 } tui_explore;

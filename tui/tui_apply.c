@@ -29,13 +29,23 @@ static void write_all(int fd, const char *s, size_t n)
     }
 }
 
-static void child(int fd, const ir_program *p, const char *xf, int argc, char **argv,
-                  const ir_binding *ov, int nov)
+/* What the child applies. */
+typedef struct apply_job {
+    const ir_program *p;
+    const char *xf;
+    int argc;
+    char **argv;
+    const ir_binding *ov;
+    int nov;
+} apply_job;
+
+static void child(int fd, void *arg)
 {
+    const apply_job *j = arg;
     diag_list d;
     diag_list_init(&d);
     int st = 0;
-    ir_program *q = xf_apply_with(p, xf, argc, argv, ov, nov, NULL, &d, &st);
+    ir_program *q = xf_apply_with(j->p, j->xf, j->argc, j->argv, j->ov, j->nov, NULL, &d, &st);
     char *text = q ? ir_print(q) : NULL;
     if (text) {
         write_all(fd, "OK\n", 3);
@@ -58,27 +68,16 @@ int tui_apply_start(tui *t, int64_t parent, const char *xf, int argc, char **arg
 {
     diag_list d;
     diag_list_init(&d);
-    if (t->ap.pid) { diag_add(&d, NULL, 0, 0, "a transform is already being applied"); goto fail; }
+    if (t->ap.ch.pid) { diag_add(&d, NULL, 0, 0, "a transform is already being applied"); goto fail; }
     size_t len;
     char *text = store_node_text(t->s, parent, &len, &d);
     ir_program *p = text ? ir_load_text("node", text, len, &d) : NULL;
     free(text);
     if (!p) goto fail;
-    int fds[2];
-    if (pipe(fds) != 0) { ir_program_free(p); diag_add(&d, NULL, 0, 0, "pipe: %s", strerror(errno)); goto fail; }
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        child(fds[1], p, xf, argc, argv, t->bind, t->nbind);
-    }
+    apply_job job = { p, xf, argc, argv, t->bind, t->nbind };
+    int rc = tui_child_fork(&t->ap.ch, child, &job);
     ir_program_free(p);
-    close(fds[1]);
-    if (pid < 0) { close(fds[0]); diag_add(&d, NULL, 0, 0, "fork: %s", strerror(errno)); goto fail; }
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    t->ap.pid = pid;
-    t->ap.fd = fds[0];
-    t->ap.len = 0;
+    if (rc != 0) { diag_add(&d, NULL, 0, 0, "fork: %s", strerror(errno)); goto fail; }
     t->ap.parent = parent;
     snprintf(t->ap.xf, sizeof t->ap.xf, "%s", xf);
     size_t off = 0;
@@ -95,42 +94,26 @@ fail:
 
 static void reset(tui *t)
 {
-    if (t->ap.fd > 0) close(t->ap.fd);
-    free(t->ap.buf);
+    tui_child_free(&t->ap.ch);
     memset(&t->ap, 0, sizeof t->ap);
 }
 
 void tui_apply_cancel(tui *t)
 {
-    if (!t->ap.pid) return;
-    kill(t->ap.pid, SIGKILL);
-    waitpid(t->ap.pid, NULL, 0);
+    if (!t->ap.ch.pid) return;
+    tui_child_kill(&t->ap.ch, SIGKILL);
     reset(t);
 }
 
 void tui_apply_poll(tui *t)
 {
-    if (!t->ap.pid) return;
-    for (;;) {
-        if (t->ap.cap - t->ap.len < 4096) {
-            size_t cap = t->ap.cap ? t->ap.cap * 2 : 16384;
-            char *b = realloc(t->ap.buf, cap);
-            if (!b) { tui_apply_cancel(t); tui_message(t, 1, "out of memory"); return; }
-            t->ap.buf = b;
-            t->ap.cap = cap;
-        }
-        ssize_t k = read(t->ap.fd, t->ap.buf + t->ap.len, t->ap.cap - t->ap.len - 1);
-        if (k > 0) { t->ap.len += (size_t)k; continue; }
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return;                       /* EAGAIN: not done yet */
-        break;                                   /* EOF */
-    }
-    int st = 0;
-    waitpid(t->ap.pid, &st, 0);
-    t->ap.buf[t->ap.len] = '\0';
+    int done = tui_child_poll(&t->ap.ch);
+    if (done < 0) { tui_apply_cancel(t); tui_message(t, 1, "out of memory"); return; }
+    if (!done) return;
+    int st = t->ap.ch.status;
     diag_list d;
     diag_list_init(&d);
-    char *b = t->ap.buf;
+    char *b = t->ap.ch.out.buf ? t->ap.ch.out.buf : "";
     if (WIFSIGNALED(st) || !WIFEXITED(st)) {
         diag_add(&d, NULL, 0, 0, "the transform %s crashed (signal %d); nothing written", t->ap.xf,
                  WIFSIGNALED(st) ? WTERMSIG(st) : 0);
@@ -138,7 +121,7 @@ void tui_apply_poll(tui *t)
     } else if (!strncmp(b, "OK\n", 3)) {
         int64_t child = -1;
         int created = 0;
-        if (ops_add_text(t->s, t->ap.parent, b + 3, t->ap.len - 3, t->ap.xf, t->ap.params, NULL,
+        if (ops_add_text(t->s, t->ap.parent, b + 3, t->ap.ch.out.len - 3, t->ap.xf, t->ap.params, NULL,
                          &child, &created, &d) != 0)
             tui_form_result(t, 0, -1, 0, &d);
         else

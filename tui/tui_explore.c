@@ -18,39 +18,11 @@
 
 enum { MAX_ARGV = 2 * OPS_MAX_BINDINGS + 24 };
 
-/* Appends what the fd has now; 1 at EOF (fd closed), 0 otherwise. */
-static int drain(int *fd, char **buf, size_t *len, size_t *cap)
-{
-    if (*fd < 0) return 1;
-    for (;;) {
-        char chunk[4096];
-        ssize_t n = read(*fd, chunk, sizeof chunk);
-        if (n > 0) {
-            if (*len + (size_t)n + 1 > *cap) {
-                size_t c = *cap ? *cap * 2 : 8192;
-                while (c < *len + (size_t)n + 1) c *= 2;
-                char *b = realloc(*buf, c);
-                if (!b) return 0;
-                *buf = b;
-                *cap = c;
-            }
-            memcpy(*buf + *len, chunk, (size_t)n);
-            *len += (size_t)n;
-            (*buf)[*len] = '\0';
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
-        close(*fd);
-        *fd = -1;
-        return 1;
-    }
-}
-
 /* "budget=200 depth=6 jobs=2 n=16 procs=4": options and -D bindings */
 int tui_explore_start(tui *t, int64_t node, const char *spec)
 {
     tui_explore *e = &t->ex;
-    if (e->pid) { tui_message(t, 1, "an explore is already running (C cancels it)"); return -1; }
+    if (e->ch.pid) { tui_message(t, 1, "an explore is already running (C cancels it)"); return -1; }
     if (t->readonly) { tui_message(t, 1, "read-only workspace: explore writes nodes"); return -1; }
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -87,32 +59,11 @@ int tui_explore_start(tui *t, int64_t node, const char *spec)
         argv[argc++] = words[nw++];
     }
     argv[argc] = NULL;
-    int out[2], err[2];
-    if (pipe(out) != 0) { tui_message(t, 1, "pipe: %s", strerror(errno)); return -1; }
-    if (pipe(err) != 0) { close(out[0]); close(out[1]); tui_message(t, 1, "pipe: %s", strerror(errno)); return -1; }
-    pid_t pid = fork();
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0);
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        close(out[0]); close(out[1]); close(err[0]); close(err[1]);
-        setpgid(0, 0);            /* the terminal's ^C is the TUI's; C cancels the search */
-        execv(exe, argv);
-        _exit(127);
+    if (tui_child_exec(&e->ch, exe, argv, 1, 1) != 0) {   /* C, not the terminal's ^C, cancels it */
+        tui_message(t, 1, "fork: %s", strerror(errno));
+        return -1;
     }
-    close(out[1]);
-    close(err[1]);
-    if (pid < 0) { close(out[0]); close(err[0]); tui_message(t, 1, "fork: %s", strerror(errno)); return -1; }
-    fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
-    fcntl(err[0], F_SETFL, fcntl(err[0], F_GETFL) | O_NONBLOCK);
-    fcntl(out[0], F_SETFD, FD_CLOEXEC);
-    fcntl(err[0], F_SETFD, FD_CLOEXEC);
-    e->pid = pid;
-    e->out_fd = out[0];
-    e->err_fd = err[0];
     e->node = node;
-    e->olen = e->elen = 0;
     snprintf(e->progress, sizeof e->progress, "starting");
     tui_message(t, 0, "exploring from node %lld", (long long)node);
     return 0;
@@ -128,35 +79,33 @@ static double json_num(const char *s, const char *key)
 void tui_explore_poll(tui *t)
 {
     tui_explore *e = &t->ex;
-    if (!e->pid) return;
-    int oeof = drain(&e->out_fd, &e->out, &e->olen, &e->ocap);
-    int eeof = drain(&e->err_fd, &e->err, &e->elen, &e->ecap);
-    if (e->err && e->elen) {
+    int done = tui_child_poll(&e->ch);
+    const tui_pipe *err = &e->ch.err, *out = &e->ch.out;
+    if (err->buf && err->len) {
         /* the last complete line is the progress */
-        char *end = e->err + e->elen;
-        while (end > e->err && end[-1] == '\n') end--;
+        char *end = err->buf + err->len;
+        while (end > err->buf && end[-1] == '\n') end--;
         char *start = end;
-        while (start > e->err && start[-1] != '\n') start--;
+        while (start > err->buf && start[-1] != '\n') start--;
         size_t l = (size_t)(end - start);
         if (l >= sizeof e->progress) l = sizeof e->progress - 1;
         if (!strncmp(start, "explore: ", 9)) { start += 9; l -= l >= 9 ? 9 : l; }
         memcpy(e->progress, start, l);
         e->progress[l] = '\0';
     }
-    if (!oeof || !eeof) return;
-    int status = 0;
-    while (waitpid(e->pid, &status, 0) < 0 && errno == EINTR) {}
-    e->pid = 0;
+    if (done < 0) { tui_child_kill(&e->ch, SIGINT); tui_message(t, 1, "explore: out of memory"); return; }
+    if (!done) return;
+    int status = e->ch.status;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    double evaluated = json_num(e->out, "\"evaluated\":"), best = json_num(e->out, "\"best\":{\"node\":");
-    double cost = json_num(e->out, "\"cost\":");
-    int interrupted = e->out && strstr(e->out, "\"interrupted\":true");
+    double evaluated = json_num(out->buf, "\"evaluated\":"), best = json_num(out->buf, "\"best\":{\"node\":");
+    double cost = json_num(out->buf, "\"cost\":");
+    int interrupted = out->buf && strstr(out->buf, "\"interrupted\":true");
     int64_t sel = tui_sel_node(t);
     tui_reload(t);
     t->sel_id = sel;
     tui_rows_build(t);
     if (evaluated < 0) {
-        tui_message(t, 1, "explore failed (exit %d): %s", code, e->elen ? e->progress : "no output");
+        tui_message(t, 1, "explore failed (exit %d): %s", code, err->len ? e->progress : "no output");
     } else {
         if (best > 0) tui_select_id(t, (int64_t)best);
         char c[24] = "-";
@@ -165,17 +114,14 @@ void tui_explore_poll(tui *t)
                     interrupted ? "interrupted" : "done", (int)evaluated, best > 0 ? (long long)best : -1LL, c,
                     interrupted ? " (explore again to continue)" : "");
     }
-    free(e->out);
-    free(e->err);
-    e->out = e->err = NULL;
-    e->olen = e->ocap = e->elen = e->ecap = 0;
+    tui_child_free(&e->ch);
 }
 
 int tui_explore_cancel(tui *t)
 {
     tui_explore *e = &t->ex;
-    if (!e->pid) return 0;
-    kill(e->pid, SIGINT);
+    if (!e->ch.pid) return 0;
+    kill(e->ch.pid, SIGINT);
     tui_message(t, 0, "stopping the explore (what is in flight is stored)...");
     return 1;
 }
@@ -183,16 +129,13 @@ int tui_explore_cancel(tui *t)
 void tui_explore_finish(tui *t)
 {
     tui_explore *e = &t->ex;
-    if (e->pid) {
-        kill(e->pid, SIGINT);
-        while (e->pid) {
+    if (e->ch.pid) {
+        kill(e->ch.pid, SIGINT);
+        while (e->ch.pid) {
             tui_explore_poll(t);
-            if (e->pid) usleep(20000);
+            if (e->ch.pid) usleep(20000);
         }
     }
-    if (e->out_fd > 0) close(e->out_fd);
-    if (e->err_fd > 0) close(e->err_fd);
-    free(e->out);
-    free(e->err);
+    tui_child_free(&e->ch);
     memset(e, 0, sizeof *e);
 }

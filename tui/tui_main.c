@@ -62,7 +62,7 @@ static void draw_footer(tui *t)
     int x = 0;
     for (int i = 0; i < n; i++) {
         if (!k[i].footer) continue;
-        if (k[i].footer == 2 && !t->w.active && !t->ex.pid) continue;   /* only while a job runs */
+        if (k[i].footer == 2 && !t->w.active && !t->ex.ch.pid) continue;   /* only while a job runs */
         char buf[64];
         snprintf(buf, sizeof buf, "%s %s ", k[i].label, k[i].help);
         /* the footer names the key's first word of help */
@@ -103,7 +103,7 @@ static void draw_status(tui *t)
         if (t->colors) attroff(COLOR_PAIR(4));
         return;
     }
-    if (t->ex.pid) {
+    if (t->ex.ch.pid) {
         char line[TUI_LINE];
         snprintf(line, sizeof line, "exploring from node %lld: %s  C cancel", (long long)t->ex.node, t->ex.progress);
         if (t->colors) attron(COLOR_PAIR(4));

@@ -208,7 +208,7 @@ static void form_draw(tui *t)
             attroff(A_DIM);
         }
     }
-    if (t->ap.pid && row < y + h - 1) {
+    if (t->ap.ch.pid && row < y + h - 1) {
         char busy[TUI_LINE];
         snprintf(busy, sizeof busy, "applying %s ... (Esc cancels)", xf->name);
         attron(A_BOLD);
@@ -305,7 +305,7 @@ static int form_key(tui *t, int ch)
     tui_form *f = &t->form;
     char *v = f->val[f->cur];
     size_t n = strlen(v);
-    if (t->ap.pid) {                            /* applying: only Esc (kills the child) */
+    if (t->ap.ch.pid) {                            /* applying: only Esc (kills the child) */
         if (ch == 27) { tui_apply_cancel(t); tui_message(t, 0, "apply cancelled; nothing written"); return 1; }
         return 0;
     }

@@ -20,7 +20,7 @@ enum { RJ_MAXARGS = 24 };
 
 int tui_runjob_start(tui *t, const char *what, int64_t node, const char *args)
 {
-    if (t->rj.pid) { tui_message(t, 1, "an %s is already running (C cancels it)", t->rj.what); return -1; }
+    if (t->rj.ch.pid) { tui_message(t, 1, "an %s is already running (C cancels it)", t->rj.what); return -1; }
     char buf[512], id[32], *argv[RJ_MAXARGS + 8];
     int n = 0;
     snprintf(buf, sizeof buf, "%s", args ? args : "");
@@ -32,25 +32,10 @@ int tui_runjob_start(tui *t, const char *what, int64_t node, const char *args)
     argv[n++] = id;
     for (char *tok = strtok(buf, " \t"); tok && n < RJ_MAXARGS; tok = strtok(NULL, " \t")) argv[n++] = tok;
     argv[n] = NULL;
-    int fds[2];
-    if (pipe(fds) != 0) { tui_message(t, 1, "pipe: %s", strerror(errno)); return -1; }
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        int null = open("/dev/null", O_RDONLY);
-        if (null >= 0) dup2(null, 0);
-        execv("/proc/self/exe", argv);
-        _exit(127);
+    if (tui_child_exec(&t->rj.ch, "/proc/self/exe", argv, 0, 0) != 0) {
+        tui_message(t, 1, "fork: %s", strerror(errno));
+        return -1;
     }
-    close(fds[1]);
-    if (pid < 0) { close(fds[0]); tui_message(t, 1, "fork: %s", strerror(errno)); return -1; }
-    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    t->rj.pid = pid;
-    t->rj.fd = fds[0];
-    t->rj.len = 0;
     t->rj.node = node;
     snprintf(t->rj.what, sizeof t->rj.what, "%s", what);
     tui_message(t, 0, "%s of node %lld running in the background (C cancels)", what, (long long)node);
@@ -59,42 +44,28 @@ int tui_runjob_start(tui *t, const char *what, int64_t node, const char *args)
 
 static void reset(tui *t)
 {
-    if (t->rj.fd > 0) close(t->rj.fd);
-    free(t->rj.buf);
+    tui_child_free(&t->rj.ch);
     memset(&t->rj, 0, sizeof t->rj);
 }
 
 int tui_runjob_cancel(tui *t)
 {
-    if (!t->rj.pid) return 0;
-    kill(t->rj.pid, SIGTERM);
-    waitpid(t->rj.pid, NULL, 0);
+    if (!t->rj.ch.pid) return 0;
+    tui_child_kill(&t->rj.ch, SIGTERM);
     reset(t);
     return 1;
 }
 
 void tui_runjob_poll(tui *t)
 {
-    if (!t->rj.pid) return;
-    for (;;) {
-        if (t->rj.cap - t->rj.len < 4096) {
-            size_t cap = t->rj.cap ? t->rj.cap * 2 : 16384;
-            char *b = realloc(t->rj.buf, cap);
-            if (!b) { tui_runjob_cancel(t); tui_message(t, 1, "out of memory"); return; }
-            t->rj.buf = b;
-            t->rj.cap = cap;
-        }
-        ssize_t k = read(t->rj.fd, t->rj.buf + t->rj.len, t->rj.cap - t->rj.len - 1);
-        if (k > 0) { t->rj.len += (size_t)k; continue; }
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return;                       /* EAGAIN: still running */
-        break;                                   /* EOF */
-    }
-    int st = 0;
-    waitpid(t->rj.pid, &st, 0);
-    char *b = t->rj.buf;
-    b[t->rj.len] = '\0';
-    while (t->rj.len && (b[t->rj.len - 1] == '\n' || b[t->rj.len - 1] == ' ')) b[--t->rj.len] = '\0';
+    int done = tui_child_poll(&t->rj.ch);
+    if (done < 0) { tui_runjob_cancel(t); tui_message(t, 1, "out of memory"); return; }
+    if (!done) return;
+    int st = t->rj.ch.status;
+    tui_pipe *o = &t->rj.ch.out;
+    char empty[1] = "";
+    char *b = o->buf ? o->buf : empty;
+    while (o->len && (b[o->len - 1] == '\n' || b[o->len - 1] == ' ')) b[--o->len] = '\0';
     char *last = strrchr(b, '\n');
     last = last ? last + 1 : b;
     int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
