@@ -852,46 +852,41 @@ static void check_structure(checker *C)
 {
     const char *lv = ir_level_name(C->p->level);
     ir_block *b = C->p->body;
-    int i = 0;
-    while (i < b->n && b->stmts[i] && b->stmts[i]->kind == IR_S_LET) i++;
-    if (i == b->n) {
+    ir_step_nest n;
+    ir_nest_status st = ir_step_nest_find(b, &n);
+    ir_stmt *s = n.tfor;
+    switch (st) {
+    case IR_NEST_MISSING: {
+        int i = n.nlets;
         ir_pos pos = i > 0 ? b->stmts[i - 1]->pos
                    : C->p->ndecls > 0 ? C->p->decls[C->p->ndecls - 1]->pos : (ir_pos){ 1, 1 };
         cerr(C, pos, "level %s needs a step nest: for t = ... seq { for p = ... par|proc { ... } }", lv);
         return;
     }
-    ir_stmt *s = b->stmts[i];
-    if (!s) return;
-    if (s->kind != IR_S_FOR) {
-        cerr(C, s->pos, "expected the step nest (for t = ... seq { for p = ... par|proc { ... } }) "
+    case IR_NEST_NOT_FOR:
+        cerr(C, b->stmts[n.nlets]->pos, "expected the step nest (for t = ... seq { for p = ... par|proc { ... } }) "
              "at level %s: only lets may come before it", lv);
         return;
-    }
-    if (i + 1 < b->n)
-        cerr(C, b->stmts[i + 1] ? b->stmts[i + 1]->pos : s->pos, "nothing may follow the step nest at level %s", lv);
-    if (s->u.for_.nvars < 1 || !s->u.for_.vars) {
+    case IR_NEST_NO_VARS:
         cerr(C, s->pos, "a for statement needs at least one loop variable");
         return;
+    default:
+        break;
+    }
+    if (n.trailing > 0) {
+        ir_stmt *next = b->stmts[n.nlets + 1];
+        cerr(C, next ? next->pos : s->pos, "nothing may follow the step nest at level %s", lv);
     }
     ir_loopvar *t = &s->u.for_.vars[0];
     if (t->kind == IR_LOOP_PAR || t->kind == IR_LOOP_PROC)
         cerr(C, t->pos, "the time loop '%s' of the step nest must be seq at level %s", t->var, lv);
-    ir_loopvar *pv = NULL;
-    if (s->u.for_.nvars >= 2) {
-        if (s->u.for_.vars[1].kind == IR_LOOP_PAR || s->u.for_.vars[1].kind == IR_LOOP_PROC)
-            pv = &s->u.for_.vars[1];
-    } else {
-        ir_block *body = s->u.for_.body;
-        if (body && body->n == 1 && body->stmts[0] && body->stmts[0]->kind == IR_S_FOR &&
-            body->stmts[0]->u.for_.nvars > 0) {
-            ir_loopvar *v = &body->stmts[0]->u.for_.vars[0];
-            if (v->kind == IR_LOOP_PAR || v->kind == IR_LOOP_PROC) pv = v;
-        }
-    }
-    if (!pv)
+    if (!n.pfor) {
         cerr(C, s->pos, "the step nest needs a par or proc loop directly inside the time loop "
              "'%s' at level %s", t->var, lv);
-    C->procvar = pv;
+        return;
+    }
+    C->procvar = &n.pfor->u.for_.vars[n.pidx];
+    if (st == IR_NEST_OK && n.trailing == 0) C->p->nest = n;
 }
 
 /* ---- declarations --------------------------------------------------------------------------- */
@@ -1216,6 +1211,7 @@ int ir_check(ir_program *p, diag_list *d)
     C.cur_param = -1;
     p->checked = 0;
     check_decls(&C);
+    memset(&p->nest, 0, sizeof p->nest);
     if (p->level != IR_SOURCE) check_structure(&C);
     check_block(&C, p->body);
     p->nslots = C.nslots;

@@ -374,6 +374,22 @@ typedef struct ir_decl {
 
 typedef struct ir_arena ir_arena;
 
+/* The step nest of a program at syn and above (nest.c): `nlets` top-level lets, then the time
+ * loop tfor->u.for_.vars[0] and, directly inside it (or as its second variable), the processor
+ * loop pfor->u.for_.vars[pidx]; the variables after pidx in pfor are inner loops of the processor
+ * body. */
+typedef struct ir_step_nest {
+    int nlets;
+    ir_stmt *tfor;
+    ir_stmt *pfor;
+    int pidx;
+    int trailing;                 /* statements after the nest (an error at syn and above) */
+} ir_step_nest;
+
+typedef enum ir_nest_status {
+    IR_NEST_OK, IR_NEST_MISSING, IR_NEST_NOT_FOR, IR_NEST_NO_VARS, IR_NEST_NO_PROC, IR_NEST_TIME_PARALLEL
+} ir_nest_status;
+
 typedef struct ir_program {
     ir_arena *arena;
     const char *file;             /* for diagnostics; may be NULL */
@@ -390,8 +406,15 @@ typedef struct ir_program {
     ir_decl **arrays;  int narrays;   /* IR_D_ARRAY decls in order */
     ir_decl **ops;     int nops;      /* IR_D_OP decls in order */
     int nslots;                   /* variable slots needed by any frame */
+    ir_step_nest nest;            /* syn and above, set by the checker (ir_program_nest) */
     int checked;
 } ir_program;
+
+/* Recognises the step nest of a top-level block (the one definition; the checker reports its
+ * status).  IR_NEST_OK fills n completely; otherwise n holds what was found so far. */
+ir_nest_status ir_step_nest_find(const ir_block *body, ir_step_nest *n);
+/* The step nest of a checked program at syn and above, or NULL. */
+const ir_step_nest *ir_program_nest(const ir_program *p);
 
 /* Lifetime. */
 ir_program *ir_program_new(const char *file);

@@ -1080,37 +1080,18 @@ typedef struct sim_nest {
 
 static int sim_find_nest(sim_ctx *c, sim_nest *n)
 {
-    const ir_block *b = c->prog->body;
+    const ir_step_nest *sn = ir_program_nest(c->prog);
     memset(n, 0, sizeof *n);
-    int i = 0;
-    while (b && i < b->n && b->stmts[i]->kind == IR_S_LET) i++;
-    if (!b || i != b->n - 1 || b->stmts[i]->kind != IR_S_FOR) {
+    if (!sn) {
         diag_add(&c->r->diags, c->prog->file, 0, 0,
                  "a %s program must be top-level lets and then one step nest "
                  "`for t = .. seq { for p = .. par|proc { .. } }`", ir_level_name(c->level));
         return -1;
     }
-    n->nlets = i;
-    n->tfor = b->stmts[i];
-    if (n->tfor->u.for_.nvars >= 2) {
-        n->pfor = n->tfor;
-        n->pidx = 1;
-    } else {
-        const ir_block *tb = n->tfor->u.for_.body;
-        if (!tb || tb->n != 1 || tb->stmts[0]->kind != IR_S_FOR || tb->stmts[0]->u.for_.nvars < 1) {
-            diag_add(&c->r->diags, c->prog->file, n->tfor->pos.line, n->tfor->pos.col,
-                     "the time loop's body must be the processor loop");
-            return -1;
-        }
-        n->pfor = tb->stmts[0];
-        n->pidx = 0;
-    }
-    ir_loop_kind k = n->pfor->u.for_.vars[n->pidx].kind;
-    if (k != IR_LOOP_PAR && k != IR_LOOP_PROC) {
-        diag_add(&c->r->diags, c->prog->file, n->pfor->pos.line, n->pfor->pos.col,
-                 "the loop inside the time loop must be `par` or `proc`");
-        return -1;
-    }
+    n->nlets = sn->nlets;
+    n->tfor = sn->tfor;
+    n->pfor = sn->pfor;
+    n->pidx = sn->pidx;
     return 0;
 }
 

@@ -49,25 +49,13 @@ static int is_bin(const ir_expr *e, ir_op op) { return e && e->kind == IR_E_BINA
 int xf_tiling_recognise(ir_program *p, xf_tiling *T)
 {
     memset(T, 0, sizeof *T);
-    ir_block *top = p->body;
-    ir_stmt *outer = NULL;
-    for (int i = 0; top && i < top->n; i++)
-        if (top->stmts[i]->kind == IR_S_FOR) outer = top->stmts[i];
-    if (!outer) return -1;
-    T->t = &outer->u.for_.vars[0];
-    ir_loopvar *v1;
-    ir_block *b1;
-    if (outer->u.for_.nvars == 2) {
-        v1 = &outer->u.for_.vars[1];
-        b1 = outer->u.for_.body;
-    } else if (outer->u.for_.nvars == 1 && outer->u.for_.body->n == 1 &&
-               outer->u.for_.body->stmts[0]->kind == IR_S_FOR &&
-               outer->u.for_.body->stmts[0]->u.for_.nvars == 1) {
-        v1 = &outer->u.for_.body->stmts[0]->u.for_.vars[0];
-        b1 = outer->u.for_.body->stmts[0]->u.for_.body;
-    } else {
+    ir_step_nest n;
+    if (ir_step_nest_find(p->body, &n) != IR_NEST_OK || n.trailing
+        || n.pidx != n.pfor->u.for_.nvars - 1)   /* stm and tile make nothing inside p's for */
         return -1;
-    }
+    T->t = &n.tfor->u.for_.vars[0];
+    ir_loopvar *v1 = &n.pfor->u.for_.vars[n.pidx];
+    ir_block *b1 = n.pfor->u.for_.body;
     if (v1->kind == IR_LOOP_PAR) {   /* untiled: p is the processor */
         T->k = TK_NONE;
         T->np = 1;

@@ -607,14 +607,11 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
             diag_add(d, p->file, 0, 0, "export: %s: a syndm program must be lets and one step nest", p->name);
             goto out;
         }
-        const ir_loopvar *pv = NULL;
-        if (pl.nest->u.for_.nvars > 1) { pv = &pl.nest->u.for_.vars[1]; pl.pdepth = 1; }
-        else if (pl.nest->u.for_.body->n == 1 && pl.nest->u.for_.body->stmts[0]->kind == IR_S_FOR) {
-            pv = &pl.nest->u.for_.body->stmts[0]->u.for_.vars[0];
-            pl.pdepth = -1;
-        }
+        const ir_step_nest *sn = ir_program_nest(p);
+        const ir_loopvar *pv = sn ? &sn->pfor->u.for_.vars[sn->pidx] : NULL;
+        if (sn) pl.pdepth = sn->pfor == sn->tfor ? 1 : -1;
         int64_t lo, hi;
-        if (!pv || (pv->kind != IR_LOOP_PROC && pv->kind != IR_LOOP_PAR)) {
+        if (!pv) {
             diag_add(d, p->file, 0, 0, "export: %s: no processor loop in the step nest", p->name);
             goto out;
         }

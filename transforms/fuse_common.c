@@ -50,22 +50,18 @@ int fz_site_open(fz_site *s, const ir_program *src, char **why)
         return -1;
     }
     s->lines = split_lines(s->text, &s->nlines);
-    for (int i = 0; i < s->q->body->n; i++)
-        if (s->q->body->stmts[i]->kind == IR_S_FOR) s->nest = s->q->body->stmts[i];
-    if (!s->nest) {
+    const ir_step_nest *sn = ir_program_nest(s->q);
+    if (!sn) {
         *why = xf_asprintf("no step nest");
         return -1;
     }
-    const ir_stmt *f = s->nest;
-    if (f->u.for_.nvars < 2) {
-        if (f->u.for_.body->n != 1 || f->u.for_.body->stmts[0]->kind != IR_S_FOR) {
-            *why = xf_asprintf("no processor loop");
-            return -1;
-        }
-        f = f->u.for_.body->stmts[0];
+    if (sn->pidx != sn->pfor->u.for_.nvars - 1) {
+        *why = xf_asprintf("the processor loop has inner loops in its own for statement");
+        return -1;
     }
-    s->pv = &f->u.for_.vars[f->u.for_.nvars - 1];
-    s->body = f->u.for_.body;
+    s->nest = sn->tfor;
+    s->pv = &sn->pfor->u.for_.vars[sn->pidx];
+    s->body = sn->pfor->u.for_.body;
     s->params = calloc((size_t)s->q->nparams + 1, sizeof *s->params);
     diag_list_init(&d);
     if (ir_params_eval(s->q, NULL, 0, 0, s->params, &d) == 0) {
