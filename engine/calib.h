@@ -1,6 +1,6 @@
 /*
  * calib.h — turning the raw output of the calibration benchmark (runtime/calibrate/bench.c) into
- * a machine profile, the way the thesis calibrated its cluster (§4.4, REFERENCE §1.2):
+ * a machine profile, the way the thesis calibrated its cluster (Ellmenreich 2004, §4.4):
  *
  *   tick_seconds   the `tick` line (one floating multiply, memory bound)
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1)

@@ -29,8 +29,8 @@
 
 /* ---- profiles ------------------------------------------------------------------------------- */
 
-/* scali2004: the thesis's calibration (REFERENCE §1.2).  The thesis has no Hockney or BSP
- * parameters; ts = one barrier slope (a startup is about one synchronisation), tw = g = the sum
+/* scali2004: the thesis's calibration (Ellmenreich 2004, §4.4.6).  The thesis has no Hockney or
+ * BSP parameters; ts = one barrier slope (a startup is about one synchronisation), tw = g = the sum
  * of the per-word send and receive slopes. */
 static const cost_profile cost_builtins[] = {
     { .name = "scali2004", .tick_seconds = 8.197316e-8, .mstartup_s = 0, .mstartup_r = 0,
@@ -302,7 +302,7 @@ static int cost_log2(int p)
     return l;
 }
 
-/* The distribution operations (REFERENCE §4): direct messages, not butterflies. */
+/* The distribution operations (Di Cosmo et al.): direct messages, not butterflies. */
 static int cost_is_gather(int k)
 {
     return k == IR_C_ALLGATHER || k == IR_C_GATHER || k == IR_C_SCATTER || k == IR_C_MULTICAST;

@@ -2,7 +2,7 @@
  * cost.h — machine profiles and the cost models that price a simulation trace.
  *
  * Models (one table in cost.c, selected by name):
- *   polyapm  the thesis's model (REFERENCE §1.2, Fig. 3.5):
+ *   polyapm  the thesis's model (Ellmenreich 2004, Fig. 3.5, §3.4):
  *              c_it = Σ_j s̄·s_ijt + m_s·(#send partners | #messages)
  *                   + Σ_j r̄·r_ijt + m_r·(#recv partners | #messages) + b(P)
  *              cost = Σ_t max_i (w_it + c_it)       (partners when `coalesce`, else messages)
@@ -14,15 +14,15 @@
  * Collectives (the trace's sim_coll_rec; L = ceil(log2 P) over the P processors taking part, m
  * elements per block, w words per element, c base operations per element and combine; a step
  * costs its usual cost plus the sum of its collectives, which every processor pays):
- *   hockney (butterflies, REFERENCE §2)
+ *   hockney (butterflies, Gorlatch et al.)
  *            bcast                       L·(t_s + m·w·t_w)
  *            [all]reduce[_bal]           L·(t_s + m·(w·t_w + c))
  *            scan, exscan                L·(t_s + m·(w·t_w + 2c))
  *            scan_bal                    L·(t_s + m·(w·t_w + c))       (c: the larger of lower/upper)
  *            multicast, scatter          P·(t_s + m·w·t_w)             (direct sends from the root)
- *            [all]gather                 (P−1)·t_s + P·m·w·t_w         (direct, REFERENCE §4's
+ *            [all]gather                 (P−1)·t_s + P·m·w·t_w         (direct; Di Cosmo et al.'s
  *                                        message model: N=3, |A|=72 gives 1116 and 972 + 224)
- *   bsp (REFERENCE §4: distr, gath, bred, bscan)
+ *   bsp (Di Cosmo et al.: distr, gath, bred, bscan)
  *            bcast, multicast, scatter,  P·m·w·g + l(P)
  *            [all]gather
  *            [all]reduce[_bal]           L·(m·c + m·w·g + l(P))

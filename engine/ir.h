@@ -250,7 +250,7 @@ typedef enum ir_decl_kind {
 
 /* ---- user-defined operators (`op NAME { .. }`, OPERATORS in polyapm-lang(5)) ---------------- */
 
-/* Clauses of an operator, in the order of REFERENCE §2/§3: */
+/* Clauses of an operator, in the order of Deitz et al. (PPoPP 2006): */
 typedef enum ir_clause_kind {
     IR_K_IDENT,        /* ident = tuple                          () -> state */
     IR_K_PREACCUM,     /* preaccum S X = tuple                   state x in -> state (first element) */

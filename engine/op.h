@@ -76,7 +76,7 @@ int op_state_arity(const ir_program *p, int u);
 int op_in_arity(const ir_program *p, int u);      /* 0: an elementwise operator */
 
 /* repeat(OP, k, start): walks the bits of k from the least significant; a 0 bit applies `even`,
- * a 1 bit `odd` (REFERENCE §2).  `st` (state arity) is updated in place. */
+ * a 1 bit `odd` (Gorlatch et al.'s repeat).  `st` (state arity) is updated in place. */
 int op_repeat(op_env *E, int u, int64_t k, op_value *st, char *err, size_t errn);
 
 /* Checks operator u of a checked program on sampled values: ident a two-sided identity of

@@ -42,7 +42,7 @@ typedef struct sim_msgs {
     double words;             /* total size (1.0 per element) */
 } sim_msgs;
 
-/* One collective of one step, as the cost models price it (REFERENCE §2, §4). */
+/* One collective of one step, as the cost models price it (Gorlatch et al., Di Cosmo et al.). */
 typedef struct sim_coll_rec {
     int kind;                 /* ir_coll_kind */
     int nprocs;               /* processors taking part */

@@ -1,5 +1,6 @@
 /*
- * distlaw.c — the distribution laws of REFERENCE §4 as transforms, both ways:
+ * distlaw.c — the distribution laws of Di Cosmo, Pelagatti, Li (A Calculus for
+ * Parallel Computations over Multidimensional Dense Arrays, 2004) as transforms, both ways:
  *
  *   bcast-scatter-allgather   y = bcast x from R       ->  s = scatter x from R; y = allgather s
  *   scatter-allgather-bcast   s = scatter x from R; y = allgather s   ->  y = bcast x from R
@@ -414,7 +415,8 @@ static char *predict(dl_law law, const ir_program *p, const cost_profile *prof)
     if (fz_site_open(&s, p, &why) == 0 && find(law, &s, NULL, &m, &why) && s.nprocs > 0) {
         dl_side before, after;
         sides(law, (double)m.m, (double)s.nprocs, (double)m.group, &before, &after);
-        fz_gain g = {price("hockney", &before, prof), price("hockney", &after, prof), "REFERENCE 4"};
+        fz_gain g = {price("hockney", &before, prof), price("hockney", &after, prof),
+                     "Di Cosmo et al."};
         double b0 = price("bsp", &before, prof), b1 = price("bsp", &after, prof);
         char *t = fz_gain_text(&g, prof, m.m, s.nprocs);
         txt = xf_asprintf("%s; bsp (g=%g, l=%g): before %.6g, after %.6g, gain %.6g%s", t, prof->g,

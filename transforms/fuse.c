@@ -1,5 +1,6 @@
 /*
- * fuse.c — the collective fusion rules of REFERENCE §2 (Gorlatch's rules, errata applied):
+ * fuse.c — the collective fusion rules of Gorlatch, Wedler, Lengauer (Optimization
+ * Rules for Programming with Collective Operations, IPPS/SPDP 1999), errata applied:
  * SR2-Reduction, SR-Reduction, SS2-Scan, SS-Scan, BS-Comcast, BSS2-Comcast, BSS-Comcast,
  * BR-Local, BR-Alllocal, BSR2-Local, BSR-Local.
  *
@@ -381,7 +382,8 @@ static char *rule_predict(const fz_rule *r, const ir_program *p, const cost_prof
     if (fz_site_open(&s, p, &why) == 0 && find_chain(r, &s, NULL, &m, &why) && s.nprocs > 0) {
         int64_t mm = fz_block_elems(&s, m.c[0]->u.coll.src[0]);
         double L = s.nprocs > 1 ? ceil(log2((double)s.nprocs)) : 0;
-        fz_gain g = {table1(r->before, prof, (double)mm, L), table1(r->after, prof, (double)mm, L), "Table 1"};
+        fz_gain g = {table1(r->before, prof, (double)mm, L), table1(r->after, prof, (double)mm, L),
+                     "Gorlatch et al., Table 1"};
         txt = fz_gain_text(&g, prof, mm, s.nprocs);
     }
     free(why);

@@ -1,7 +1,7 @@
 /*
- * fuse_int.h — private to the collective-fusion transforms (fuse.c: the rules of REFERENCE §2,
- * fuse_tuple.c: reduction fusion of §3, distlaw.c: the distribution laws of §4) and their common
- * machinery (fuse_common.c).
+ * fuse_int.h — private to the collective-fusion transforms (fuse.c: the rules of Gorlatch et al.,
+ * fuse_tuple.c: the reduction fusion of Deitz et al., distlaw.c: the distribution laws of
+ * Di Cosmo et al.) and their common machinery (fuse_common.c).
  *
  * The transforms rewrite a checked syncomm/syndm program as text: the program's canonical text
  * is parsed again so that every collective statement sits on one known line; the matched

@@ -1,5 +1,5 @@
 /*
- * fuse_tuple.c — reduction fusion (REFERENCE §3): k adjacent reductions over the same
+ * fuse_tuple.c — reduction fusion (Deitz et al., PPoPP 2006): k adjacent reductions over the same
  * processors (all `reduce` to the same root, or all `allreduce`) with elementwise operators and
  * blocks of one size become one reduction whose operator's state is the tuple of their states
  * and whose combine is the tuple of their combines (NAS MG ZRAN3: 40 reductions -> 1).
@@ -453,7 +453,8 @@ char *xf_fuse_tuple_predict(const ir_program *p, const cost_profile *prof)
                                     : op_clause_ops(s.q, op->user, IR_K_COMBINE);
         }
         double rest = L * (double)m * (words * prof->tw + ops);
-        fz_gain g = {n * L * prof->ts + rest, L * prof->ts + rest, "REFERENCE 3: saves (k-1) log p t_s"};
+        fz_gain g = {n * L * prof->ts + rest, L * prof->ts + rest,
+                     "Deitz et al.: saves (k-1) log p t_s"};
         txt = fz_gain_text(&g, prof, m, s.nprocs);
     }
     free(why);

@@ -85,7 +85,7 @@ static const xf_transform registry[] = {
      "(syndm -> syndm)",
      xf_relcoord_applicable, xf_relcoord_apply, NULL},
     FUSE_ROW("sr2-reduction", sr2, "fusion: scan(*); [all]reduce(+) -> one [all]reduce over pairs, "
-             "when * distributes over + (REFERENCE 2)"),
+             "when * distributes over + (Gorlatch et al. 1999)"),
     FUSE_ROW("sr-reduction", sr, "fusion: scan(+); [all]reduce(+) -> one balanced-tree reduction over "
              "pairs, + commutative"),
     FUSE_ROW("ss2-scan", ss2, "fusion: scan(*); scan(+) -> one scan over pairs, * distributes over +"),
@@ -102,9 +102,9 @@ static const xf_transform registry[] = {
     FUSE_ROW("bsr-local", bsr, "fusion: bcast; scan(+); reduce(+) -> local on the root, + commutative"),
     {"fuse-reductions", LV(IR_SYNCOMM) | LV(IR_SYNDM), tuple_params, 2, "fusion: k adjacent reductions "
      "(or allreductions) over the same processors -> one reduction whose state is the tuple of theirs "
-     "(REFERENCE 3; global-view operators when they read the same blocks)", xf_fuse_tuple_applicable, xf_fuse_tuple_apply, xf_fuse_tuple_predict},
+     "(Deitz et al. 2006; global-view operators when they read the same blocks)", xf_fuse_tuple_applicable, xf_fuse_tuple_apply, xf_fuse_tuple_predict},
     FUSE_ROW("bcast-scatter-allgather", bcast_sa, "distribution law: bcast -> scatter; allgather "
-             "(REFERENCE 4)"),
+             "(Di Cosmo et al. 2004)"),
     FUSE_ROW("scatter-allgather-bcast", sa_bcast, "distribution law: scatter; allgather -> bcast"),
     FUSE_ROW("allgather-gather-bcast", allg_gb, "distribution law: allgather -> gather; bcast"),
     FUSE_ROW("gather-bcast-allgather", gb_allg, "distribution law: gather; bcast -> allgather"),

@@ -89,7 +89,7 @@ typedef struct xf_transform {
      * through xf_apply_with, after `applicable` said yes. */
     ir_program *(*apply)(const ir_program *src, const xf_args *args, diag_list *d, int *status);
     /* Optional (NULL): the predicted gain under a machine profile, as one line of text
-     * (malloc'd; collective fusion: Table 1 of REFERENCE §2, with a warning when negative). */
+     * (malloc'd; collective fusion: Table 1 of Gorlatch et al., with a warning when negative). */
     char *(*predict)(const ir_program *p, const cost_profile *prof);
 } xf_transform;
 

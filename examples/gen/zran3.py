@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# examples/gen/zran3.py — writes examples/zran3.apm: NAS MG's ZRAN3 (REFERENCE §3) as forty
+# examples/gen/zran3.py — writes examples/zran3.apm: NAS MG's ZRAN3 (Deitz et al.) as forty
 # INDEPENDENT user-defined reductions over the same data — the value and the location of the
 # j-th largest and of the j-th smallest element, j = 1..10, each a global-view reduction with a
 # mink-style operator whose state is the j best (value, location) keys — so that
@@ -42,7 +42,7 @@ def op(name, j, big, what):
         "}"])
 
 out = []
-out.append("""# NAS MG's ZRAN3 (REFERENCE §3): the ten largest and the ten smallest values of a distributed
+out.append("""# NAS MG's ZRAN3 (Deitz et al.): the ten largest and the ten smallest values of a distributed
 # array with their (1-based) locations, as forty independent user-defined reductions over the
 # same data: the value and the location of the j-th largest and of the j-th smallest element,
 # each with a mink-style operator whose state holds the j best keys value * 1048576 + location.

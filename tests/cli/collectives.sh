@@ -76,7 +76,7 @@ done
 # BSP: bcast P m g + l, reduce log p (m + m g + l), scan log p (3 m + m g + l)
 "$POLYAPM" sim "$ROOT/examples/polyeval.apm" -D m=10 --model bsp --set g=2 --set barrier_slope=1 \
     --set barrier_const=0 --json >"$TMP/j"
-expect_eq "polyeval under bsp: the collectives of REFERENCE §4" \
+expect_eq "polyeval under bsp: the collectives of Di Cosmo et al." \
     "$(json "[c['cost'] for c in j['collectives']]" <"$TMP/j")" "[167, 171, 111]"
 
 # zran3-rounds (NAS): forty reductions of one element, 40 log p (t_s + t_w + 1)
@@ -85,7 +85,7 @@ expect_eq "zran3: 40 reductions" "$(json "len(j['collectives'])" <"$TMP/j")" 40
 expect_eq "zran3: their hockney cost" "$(json "j['collective']" <"$TMP/j")" "$(python3 -c "print(int(40 * 2 * 102))")"
 expect_eq "zran3: verified" "$(json "j['verified']" <"$TMP/j")" True
 
-# the multicast strategies of REFERENCE §4 (N = 3, |A| = 72): direct 1116, scatter & allgather
+# the multicast strategies of Di Cosmo et al. (N = 3, |A| = 72): direct 1116, scatter & allgather
 # 972 + 224 = 1196 in the message model; BSP |A| N g, 2 |A| g + 2l, |A| g + (|A| / N) g + 2l
 "$POLYAPM" sim "$ROOT/tests/coll/multicast3.apm" "${hk[@]}" --json >"$TMP/j"
 expect_eq "multicast: hockney costs (direct, scatter, bcast, scatter, allgather)" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The thesis's finite-differences figures (REFERENCE §1.3, thesis Figs. 5.3-5.7 and 5.14) as
+# The thesis's finite-differences figures (Ellmenreich 2004, ch. 5, Figs. 5.3-5.7 and 5.14) as
 # acceptance tests: each hand-derived level of examples/thesis/ simulated under the polyapm model
 # with the scali2004 profile, compared with the published cost (±1: the thesis accumulated in
 # single precision, e.g. it prints 1925151 where the exact sum is 1925152.11), and verified

@@ -20,7 +20,7 @@ for rule in $names; do
     g=$(gain_of "$rule")
     expect_match "transforms predicts $rule's gain" "$g" "^gain -?[0-9.]+$"
     check "$rule selected: its gain under the list" "^ *\|.*${g//./\\.} *\|$"
-    check "$rule selected: the prediction's first words" "\| predicted \(Table 1; "
+    check "$rule selected: the prediction's first words" "\| predicted \(Gorlatch et al\., Table 1; "
 done
 keys Escape
 wait_gone 'apply a transform' 5

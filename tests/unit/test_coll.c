@@ -1,7 +1,7 @@
 /*
  * test_coll.c — collectives and operators: the property table of engine/op.c against brute
  * force, user operators through op_apply and op_repeat, print/parse/clone round trips of every
- * collective form, and the simulator on REFERENCE §3's values for 1..9 processors.
+ * collective form, and the simulator on Deitz et al.'s values for 1..9 processors.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +166,7 @@ static void test_forms_roundtrip(void)
     ir_program_free(p);
 }
 
-/* ---- REFERENCE §3 on 1..9 processors -------------------------------------------------------- */
+/* ---- Deitz et al.'s values on 1..9 processors --------------------------------------------- */
 
 static int output_is(const sim_result *r, const char *name, const int64_t *want, int n, char *why, size_t wn)
 {
@@ -212,7 +212,8 @@ static void test_reference_values(void)
                 && output_is(r, "rank", rank, 10, why, sizeof why)
                 && output_is(r, "small", small, 3, why, sizeof why)
                 && output_is(r, "ml", ml, 2, why, sizeof why);
-        snprintf(name, sizeof name, "REFERENCE §3 values (sum, scans, counts, ranks, min_3, minloc) on %d processor%s",
+        snprintf(name, sizeof name,
+                 "Deitz et al.'s values (sum, scans, counts, ranks, min_3, minloc) on %d processor%s",
                  procs, procs == 1 ? "" : "s");
         T_CHECK(name, ok, "%s", why);
         sim_result_free(r);

@@ -1,6 +1,6 @@
 /*
  * test_cost.c — the cost models and machine profiles (cost.h) on hand-built traces, with
- * expected costs computed by hand from the formulas (REFERENCE §1.2 and the thesis figures).
+ * expected costs computed by hand from the formulas (the thesis's Fig. 3.5 and its figures).
  */
 #include <stdlib.h>
 #include <string.h>

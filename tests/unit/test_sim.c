@@ -2,7 +2,7 @@
  * test_sim.c — the simulator (sim.h) on the programs in tests/sim/ and the thesis's finite
  * differences chain in examples/thesis/: values, work counting, violations (kind, processor,
  * step, element, statement), message traces, verification against the source, and the cost
- * figures of the thesis (REFERENCE §1.3).  Paths are relative to $ROOT (default ".").
+ * figures of the thesis (Ellmenreich 2004, ch. 5).  Paths are relative to $ROOT (default ".").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,7 +383,7 @@ static void test_lu_syn(void)
     }
 }
 
-/* The thesis's finite differences figures (REFERENCE §1.3), n = 256, procs = 4. */
+/* The thesis's finite differences figures (Ellmenreich 2004, ch. 5), n = 256, procs = 4. */
 static void test_thesis(void)
 {
     sim_result *src = run("examples/findiff.apm", NULL, 0);

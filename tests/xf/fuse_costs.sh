@@ -8,7 +8,7 @@
 #    other) fuses each round's independent pairs: 40 -> 20, same values, saving 20 log p t_s;
 #  - the distribution laws: both directions give the same output on 1..9 processors, and
 #    `transforms` predicts their cost with a warning where the gain is negative; multicast to
-#    groups becomes scatter & bcast or scatter & allgather with REFERENCE 4's costs.
+#    groups becomes scatter & bcast or scatter & allgather with Di Cosmo et al.'s costs.
 source "$(dirname "$0")/../lib.sh"
 E="$ROOT/examples" D="$ROOT/tests/xf/fuse"
 H=(--model hockney --set ts=100 --set tw=1 --json)
@@ -29,7 +29,7 @@ for m in 1 4 1000; do
     expect_near "polyeval m=$m: simulated saving = Table 1 ($want)" "$got" "$want" 1e-6
 done
 expect_match "transforms shows the Table 1 gain" "$("$POLYAPM" transforms "$E/polyeval.apm" | grep -A1 '^bs-comcast')" \
-    "predicted \(Table 1; hockney .*gain"
+    "predicted \(Gorlatch et al\., Table 1; hockney .*gain"
 
 # Table 1 against the simulator (p = 8, m = 3, no barrier): the simulated cost of the chain
 # before and after each rule is log p (a t_s + m (b t_w + c)) with Table 1's (a, b, c)
@@ -126,7 +126,7 @@ expect_match "laws: predicted with a warning (bcast is cheaper here)" \
     "$("$POLYAPM" transforms "$D/laws.apm" | grep -A1 '^bcast-scatter-allgather')" "WARNING: negative gain"
 
 # multicast to groups (examples/multicast.apm, the calculus paper's N x N grid): both laws keep
-# the values (verified against the source) and their simulated hockney costs are REFERENCE 4's
+# the values (verified against the source) and their simulated hockney costs are Di Cosmo et al.'s
 # (N = 3, |A| = 72, t_s = 100, t_w = 1: direct 1116, scatter & bcast 372 + 248, scatter &
 # allgather 972 + 224 -- the erratum: direct beats scatter & allgather here)
 for law in multicast-scatter-bcast:620 multicast-scatter-allgather:1196; do
