@@ -389,298 +389,360 @@ static void add_work(sim_ctx *c, int proc, double ticks)
 }
 
 /* One collective over one group; its figures go to *rec. */
-static void run_group(sim_ctx *c, const sim_coll *k, const group *G, sim_coll_rec *rec)
-{
-    const ir_program *p = c->prog;
-    const int *ids = G->ids;
-    int np = G->np;
-    int nf = k->nf, root = 0;
-    const char *cn = ir_coll_name(k->ck);
-    op_value **in = calloc((size_t)np, sizeof *in), **out = calloc((size_t)np, sizeof *out);
-    int64_t *n = calloc((size_t)np, sizeof *n), *nout = calloc((size_t)np, sizeof *nout);
-    unsigned char *recv = calloc((size_t)np, 1);
-    combiner C = { c, k, nf, 0 };
-    int nfo = k->global ? 1 : nf;        /* values per output element */
+/* One execution of a collective over a group, between its phases (the exporter's ex_coll has
+ * the same phases under the same names: coll_root, coll_sources, coll_combine,
+ * coll_destinations). */
+typedef struct group_run {
+    sim_ctx *c;
+    const sim_coll *k;
+    const group *G;
+    int np, nf, root;
+    op_value **in, **out;            /* per rank: its source tuples, its result tuples */
+    int64_t *n, *nout;               /* their counts */
+    unsigned char *recv;             /* ranks that receive a result */
+    combiner C;
+    int nfo;                         /* values per output element */
     ir_type otype[OP_MAX_FIELDS];
-    for (int f = 0; f < nfo; f++) otype[f] = k->ftype[f];
-    if (!in || !out || !n || !nout || !recv) goto oom;
+    int64_t m;                       /* the root's source count */
+    size_t tup;                      /* bytes of one source tuple */
+    double rec_m, rec_words, rec_ops;
+} group_run;
 
-    /* the root */
-    if (k->root) {
-        enter(c, G, 0);
-        int64_t rv = sim_eval_i(c, k->root);
-        root = -1;
-        for (int r = 0; r < np; r++) if (sim_proc_value(c, ids[r]) == rv) root = r;
-        if (root < 0) {
-            coll_violation(c, k, SIM_V_RUNTIME, "runtime error: the root %lld of %s is not a processor of "
-                           "this step", (long long)rv, cn);
-            c->stop = 1;
-            goto done;
-        }
-    }
-    /* read the sources */
-    for (int r = 0; r < np && !c->stop; r++) {
-        if ((k->ck == IR_C_BCAST || k->ck == IR_C_SCATTER) && r != root) continue;
-        enter(c, G, r);
+enum { COLL_OK = 0, COLL_STOP = -1, COLL_OOM = -2 };
+
+static int coll_fail(group_run *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int coll_fail(group_run *g, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    coll_violation(g->c, g->k, SIM_V_RUNTIME, "%s", text);
+    g->c->stop = 1;
+    return COLL_STOP;
+}
+
+/* The root's rank in the group (0 without a root). */
+static int coll_root(group_run *g)
+{
+    if (!g->k->root) return COLL_OK;
+    enter(g->c, g->G, 0);
+    int64_t rv = sim_eval_i(g->c, g->k->root);
+    g->root = -1;
+    for (int r = 0; r < g->np; r++) if (sim_proc_value(g->c, g->G->ids[r]) == rv) g->root = r;
+    if (g->root < 0)
+        return coll_fail(g, "runtime error: the root %lld of %s is not a processor of this step",
+                         (long long)rv, ir_coll_name(g->k->ck));
+    return COLL_OK;
+}
+
+/* Reads every rank's source blocks into in[] (bcast and scatter: the root's only). */
+static int coll_sources(group_run *g)
+{
+    sim_ctx *c = g->c;
+    const sim_coll *k = g->k;
+    for (int r = 0; r < g->np && !c->stop; r++) {
+        if ((k->ck == IR_C_BCAST || k->ck == IR_C_SCATTER) && r != g->root) continue;
+        enter(c, g->G, r);
         if (k->ck == IR_C_MULTICAST && c->level == IR_SYNDM)   /* the receiver's block, at the root */
-            c->mem = c->allmem + (size_t)ids[root] * (size_t)c->narrays;
+            c->mem = c->allmem + (size_t)g->G->ids[g->root] * (size_t)c->narrays;
         for (int f = 0; f < k->nsrc; f++) {
             blk_loc L;
-            if (locate(c, k, &k->src[f], &L) != 0) goto done;
+            if (locate(c, k, &k->src[f], &L) != 0) return COLL_STOP;
             if (f == 0) {
-                n[r] = L.n;
-                in[r] = malloc((size_t)(L.n ? L.n : 1) * (size_t)nf * sizeof **in);
-                if (!in[r]) goto oom;
-            } else if (L.n != n[r]) {
-                coll_violation(c, k, SIM_V_RUNTIME, "runtime error: processor %lld's source blocks have %lld and "
-                               "%lld elements", (long long)sim_proc_value(c, ids[r]), (long long)n[r], (long long)L.n);
-                c->stop = 1;
-                goto done;
+                g->n[r] = L.n;
+                g->in[r] = malloc((size_t)(L.n ? L.n : 1) * (size_t)g->nf * sizeof **g->in);
+                if (!g->in[r]) return COLL_OOM;
+            } else if (L.n != g->n[r]) {
+                return coll_fail(g, "runtime error: processor %lld's source blocks have %lld and %lld elements",
+                                 (long long)sim_proc_value(c, g->G->ids[r]), (long long)g->n[r], (long long)L.n);
             }
-            if (read_block(c, k, &L, k->ftype[f], in[r] + f, nf) != 0) goto done;
+            if (read_block(c, k, &L, k->ftype[f], g->in[r] + f, g->nf) != 0) return COLL_STOP;
         }
     }
-    if (c->stop) goto done;
+    if (c->stop) return COLL_STOP;
     int elementwise = !k->global && k->ck != IR_C_BCAST && k->ck != IR_C_SCATTER &&
                       k->ck != IR_C_GATHER && k->ck != IR_C_ALLGATHER && k->ck != IR_C_MULTICAST;
-    for (int r = 1; elementwise && r < np; r++)
-        if (n[r] != n[0]) {
-            coll_violation(c, k, SIM_V_RUNTIME, "runtime error: %s combines blocks of equal size, but "
-                           "processor %lld has %lld elements and processor %lld has %lld", cn,
-                           (long long)sim_proc_value(c, ids[0]), (long long)n[0],
-                           (long long)sim_proc_value(c, ids[r]), (long long)n[r]);
-            c->stop = 1;
-            goto done;
-        }
-    int64_t m = n[root];
-    size_t tup = (size_t)nf * sizeof(op_value);
-    double rec_m = (double)m, rec_words = k->words, rec_ops = k->ops;
+    for (int r = 1; elementwise && r < g->np; r++)
+        if (g->n[r] != g->n[0])
+            return coll_fail(g, "runtime error: %s combines blocks of equal size, but processor %lld has %lld "
+                             "elements and processor %lld has %lld", ir_coll_name(k->ck),
+                             (long long)sim_proc_value(c, g->G->ids[0]), (long long)g->n[0],
+                             (long long)sim_proc_value(c, g->G->ids[r]), (long long)g->n[r]);
+    g->m = g->n[g->root];
+    g->rec_m = (double)g->m;
+    return COLL_OK;
+}
 
-    if (k->global) {
-        /* accumulate each processor's block into its state */
-        int u = k->user, ns = op_state_arity(p, u);
-        int scan = k->ck == IR_C_SCAN || k->ck == IR_C_EXSCAN;
-        const ir_decl *od = p->ops[u];
-        op_value *st = calloc((size_t)np, (size_t)ns * sizeof *st);
-        if (!st) goto oom;
-        double acc_ops = op_clause_ops(p, u, IR_K_ACCUM);
-        for (int r = 0; r < np && !C.failed; r++) {
-            op_value *s = &st[(size_t)r * ns], tmp[OP_MAX_FIELDS];
-            apply1(&C, IR_K_IDENT, NULL, NULL, s, ns);
-            for (int64_t j = 0; j < n[r] && !C.failed; j++) {
-                const op_value *x = &in[r][j * nf];
-                if (j == 0 && od->u.op.clause[IR_K_PREACCUM]) {
-                    apply1(&C, IR_K_PREACCUM, s, x, tmp, ns);
-                    memcpy(s, tmp, (size_t)ns * sizeof *s);
-                }
-                apply1(&C, IR_K_ACCUM, s, x, tmp, ns);
-                memcpy(s, tmp, (size_t)ns * sizeof *s);
-                if (j == n[r] - 1 && od->u.op.clause[IR_K_POSTACCUM]) {
-                    apply1(&C, IR_K_POSTACCUM, s, x, tmp, ns);
-                    memcpy(s, tmp, (size_t)ns * sizeof *s);
-                }
-            }
-            if (!scan) add_work(c, ids[r], (double)n[r] * acc_ops);
+/* Rank r's source block accumulated into the state s (ns values) of user operator u. */
+static void coll_accumulate(group_run *g, int r, op_value *s, int ns)
+{
+    const ir_decl *od = g->c->prog->ops[g->k->user];
+    op_value tmp[OP_MAX_FIELDS];
+    apply1(&g->C, IR_K_IDENT, NULL, NULL, s, ns);
+    for (int64_t j = 0; j < g->n[r] && !g->C.failed; j++) {
+        const op_value *x = &g->in[r][j * g->nf];
+        if (j == 0 && od->u.op.clause[IR_K_PREACCUM]) {
+            apply1(&g->C, IR_K_PREACCUM, s, x, tmp, ns);
+            memcpy(s, tmp, (size_t)ns * sizeof *s);
         }
-        rec_m = 1;
-        rec_words = ns;
-        rec_ops = op_clause_ops(p, u, IR_K_COMBINE);
-        C.nf = ns;
-        if (!scan) {
-            op_value tot[OP_MAX_FIELDS], g[OP_MAX_FIELDS];
-            memcpy(tot, st, (size_t)ns * sizeof *tot);
-            for (int r = 1; r < np && !C.failed; r++) apply2(&C, IR_K_COMBINE, tot, &st[(size_t)r * ns], tot);
-            const ir_opitem *gen = od->u.op.clause[IR_K_GEN];
-            apply1(&C, IR_K_GEN, tot, NULL, g, gen->nval);
-            for (int r = 0; r < np; r++) {
-                if (k->ck == IR_C_REDUCE && r != root) continue;
-                out[r] = malloc((size_t)gen->nval * sizeof **out);
-                if (!out[r]) { free(st); goto oom; }
-                memcpy(out[r], g, (size_t)gen->nval * sizeof *g);
-                nout[r] = gen->nval;
-                recv[r] = 1;
-                add_work(c, ids[r], op_clause_ops(p, u, IR_K_GEN));
-            }
-            otype[0] = IR_INT;
-            for (int i = 0; i < gen->nval; i++) if (gen->val[i]->type == IR_DOUBLE) otype[0] = IR_DOUBLE;
-            /* values of mixed types are converted one by one below */
-        } else {
-            op_value pre[OP_MAX_FIELDS], tmp[OP_MAX_FIELDS];
-            apply1(&C, IR_K_IDENT, NULL, NULL, pre, ns);
-            const ir_opitem *sg = od->u.op.clause[IR_K_SCANGEN];
-            otype[0] = sg->val[0]->type;
-            double sg_ops = op_clause_ops(p, u, IR_K_SCANGEN);
-            for (int r = 0; r < np && !C.failed; r++) {
-                op_value s[OP_MAX_FIELDS];
-                memcpy(s, pre, (size_t)ns * sizeof *s);
-                out[r] = malloc((size_t)(n[r] ? n[r] : 1) * sizeof **out);
-                if (!out[r]) { free(st); goto oom; }
-                nout[r] = n[r];
-                recv[r] = 1;
-                for (int64_t j = 0; j < n[r] && !C.failed; j++) {
-                    const op_value *x = &in[r][j * nf];
-                    if (k->ck == IR_C_EXSCAN) apply1(&C, IR_K_SCANGEN, s, x, &out[r][j], 1);
-                    if (j == 0 && od->u.op.clause[IR_K_PREACCUM]) {
-                        apply1(&C, IR_K_PREACCUM, s, x, tmp, ns);
-                        memcpy(s, tmp, (size_t)ns * sizeof *s);
-                    }
-                    apply1(&C, IR_K_ACCUM, s, x, tmp, ns);
-                    memcpy(s, tmp, (size_t)ns * sizeof *s);
-                    if (k->ck == IR_C_SCAN) apply1(&C, IR_K_SCANGEN, s, x, &out[r][j], 1);
-                }
-                add_work(c, ids[r], (double)n[r] * (acc_ops + sg_ops));
-                apply2(&C, IR_K_COMBINE, pre, &st[(size_t)r * ns], tmp);
-                memcpy(pre, tmp, (size_t)ns * sizeof *pre);
-            }
-        }
-        free(st);
-    } else {
-        switch (k->ck) {
-        case IR_C_BCAST:
-            for (int r = 0; r < np; r++) {
-                out[r] = in[root];
-                nout[r] = m;
-                recv[r] = 1;
-            }
-            break;
-        case IR_C_MULTICAST:
-            for (int r = 0; r < np; r++) {
-                out[r] = in[r];
-                nout[r] = n[r];
-                recv[r] = 1;
-                if ((double)n[r] > rec_m) rec_m = (double)n[r];
-            }
-            break;
-        case IR_C_SCATTER: {
-            if (m % np != 0) {
-                coll_violation(c, k, SIM_V_RUNTIME, "runtime error: scatter cuts the root's block of %lld elements "
-                               "into %d equal blocks", (long long)m, np);
-                c->stop = 1;
-                goto done;
-            }
-            int64_t q = m / np;
-            for (int r = 0; r < np; r++) {
-                out[r] = in[root] + (size_t)r * (size_t)q * (size_t)nf;
-                nout[r] = q;
-                recv[r] = 1;
-            }
-            rec_m = (double)q;
-            break;
-        }
-        case IR_C_GATHER: case IR_C_ALLGATHER: {
-            int64_t tot = 0;
-            for (int r = 0; r < np; r++) tot += n[r];
-            op_value *all = malloc((size_t)(tot ? tot : 1) * tup);
-            if (!all) goto oom;
-            for (int r = 0, at = 0; r < np; at += (int)n[r], r++)
-                if (n[r]) memcpy(all + (size_t)at * nf, in[r], (size_t)n[r] * tup);
-            for (int r = 0; r < np; r++) {
-                if (k->ck == IR_C_GATHER && r != root) continue;
-                out[r] = all;
-                nout[r] = tot;
-                recv[r] = 1;
-            }
-            /* `all` is freed through out[first receiver] below */
-            rec_m = np ? (double)tot / np : 0;
-            break;
-        }
-        case IR_C_REDUCE: case IR_C_ALLREDUCE: case IR_C_REDUCE_BAL: case IR_C_ALLREDUCE_BAL: {
-            op_value *res = malloc((size_t)(m ? m : 1) * tup);
-            if (!res) goto oom;
-            if (k->ck == IR_C_REDUCE || k->ck == IR_C_ALLREDUCE) {
-                if (m) memcpy(res, in[0], (size_t)m * tup);
-                for (int r = 1; r < np && !C.failed; r++)
-                    for (int64_t j = 0; j < m && !C.failed; j++)
-                        apply2(&C, IR_K_COMBINE, &res[j * nf], &in[r][j * nf], &res[j * nf]);
-            } else {
-                int width = 1 << ceil_log2(np);
-                op_value *nodes = malloc((size_t)width * tup);
-                unsigned char *have = malloc((size_t)width);
-                if (!nodes || !have) { free(nodes); free(have); free(res); goto oom; }
-                for (int64_t j = 0; j < m && !C.failed; j++) tree_reduce(&C, in, j, np, &res[j * nf], nodes, have);
-                free(nodes);
-                free(have);
-            }
-            int only_root = k->ck == IR_C_REDUCE || k->ck == IR_C_REDUCE_BAL;
-            for (int r = 0; r < np; r++) {
-                if (only_root && r != root) continue;
-                out[r] = res;
-                nout[r] = m;
-                recv[r] = 1;
-            }
-            break;
-        }
-        case IR_C_SCAN: case IR_C_EXSCAN: {
-            op_value id[OP_MAX_FIELDS], *acc = malloc((size_t)(m ? m : 1) * tup);
-            if (!acc) goto oom;
-            if (k->ck == IR_C_EXSCAN) ident_of(&C, id);
-            for (int r = 0; r < np; r++) {
-                out[r] = malloc((size_t)(m ? m : 1) * tup);
-                if (!out[r]) { free(acc); goto oom; }
-                nout[r] = m;
-                recv[r] = 1;
-            }
-            for (int64_t j = 0; j < m; j++) memcpy(&acc[j * nf], &in[0][j * nf], tup);
-            for (int r = 0; r < np && !C.failed; r++) {
-                for (int64_t j = 0; j < m && !C.failed; j++) {
-                    op_value *o = &out[r][j * nf];
-                    if (k->ck == IR_C_SCAN) {
-                        if (r > 0) apply2(&C, IR_K_COMBINE, &acc[j * nf], &in[r][j * nf], &acc[j * nf]);
-                        memcpy(o, &acc[j * nf], tup);
-                    } else if (r == 0) {
-                        memcpy(o, id, tup);
-                    } else {
-                        memcpy(o, &acc[j * nf], tup);
-                        apply2(&C, IR_K_COMBINE, &acc[j * nf], &in[r][j * nf], &acc[j * nf]);
-                    }
-                }
-            }
-            free(acc);
-            break;
-        }
-        case IR_C_SCAN_BAL: {
-            for (int r = 0; r < np; r++) {
-                out[r] = malloc((size_t)(m ? m : 1) * tup);
-                if (!out[r]) goto oom;
-                if (m) memcpy(out[r], in[r], (size_t)m * tup);
-                nout[r] = m;
-                recv[r] = 1;
-            }
-            for (int kb = 1; kb < np && !C.failed; kb <<= 1)
-                for (int r = 0; r < np && !C.failed; r++) {
-                    int q = r ^ kb;
-                    if (q >= np || q < r) continue;
-                    for (int64_t j = 0; j < m && !C.failed; j++) {
-                        op_value lo[OP_MAX_FIELDS], hi[OP_MAX_FIELDS];
-                        apply2(&C, IR_K_LOWER, &out[r][j * nf], &out[q][j * nf], lo);
-                        apply2(&C, IR_K_UPPER, &out[r][j * nf], &out[q][j * nf], hi);
-                        memcpy(&out[r][j * nf], lo, tup);
-                        memcpy(&out[q][j * nf], hi, tup);
-                    }
-                }
-            break;
-        }
-        default:
-            break;
+        apply1(&g->C, IR_K_ACCUM, s, x, tmp, ns);
+        memcpy(s, tmp, (size_t)ns * sizeof *s);
+        if (j == g->n[r] - 1 && od->u.op.clause[IR_K_POSTACCUM]) {
+            apply1(&g->C, IR_K_POSTACCUM, s, x, tmp, ns);
+            memcpy(s, tmp, (size_t)ns * sizeof *s);
         }
     }
-    if (c->stop) goto done;
+}
 
-    /* write the destinations */
-    for (int r = 0; r < np && !c->stop; r++) {
-        if (!recv[r]) continue;
-        enter(c, G, r);
+/* A global-view reduction: the states combined in rank order, then gen. */
+static int coll_combine_global_reduce(group_run *g, const op_value *st, int ns)
+{
+    const ir_program *p = g->c->prog;
+    int u = g->k->user;
+    const ir_decl *od = p->ops[u];
+    op_value tot[OP_MAX_FIELDS], gv[OP_MAX_FIELDS];
+    memcpy(tot, st, (size_t)ns * sizeof *tot);
+    for (int r = 1; r < g->np && !g->C.failed; r++) apply2(&g->C, IR_K_COMBINE, tot, &st[(size_t)r * ns], tot);
+    const ir_opitem *gen = od->u.op.clause[IR_K_GEN];
+    apply1(&g->C, IR_K_GEN, tot, NULL, gv, gen->nval);
+    for (int r = 0; r < g->np; r++) {
+        if (g->k->ck == IR_C_REDUCE && r != g->root) continue;
+        g->out[r] = malloc((size_t)gen->nval * sizeof **g->out);
+        if (!g->out[r]) return COLL_OOM;
+        memcpy(g->out[r], gv, (size_t)gen->nval * sizeof *gv);
+        g->nout[r] = gen->nval;
+        g->recv[r] = 1;
+        add_work(g->c, g->G->ids[r], op_clause_ops(p, u, IR_K_GEN));
+    }
+    g->otype[0] = IR_INT;   /* values of mixed types are converted one by one (coll_destinations) */
+    for (int i = 0; i < gen->nval; i++) if (gen->val[i]->type == IR_DOUBLE) g->otype[0] = IR_DOUBLE;
+    return COLL_OK;
+}
+
+/* A global-view scan: each rank's block scanned from the combined states of the ranks before. */
+static int coll_combine_global_scan(group_run *g, const op_value *st, int ns, double acc_ops)
+{
+    const ir_program *p = g->c->prog;
+    int u = g->k->user;
+    const ir_decl *od = p->ops[u];
+    op_value pre[OP_MAX_FIELDS], tmp[OP_MAX_FIELDS];
+    apply1(&g->C, IR_K_IDENT, NULL, NULL, pre, ns);
+    const ir_opitem *sg = od->u.op.clause[IR_K_SCANGEN];
+    g->otype[0] = sg->val[0]->type;
+    double sg_ops = op_clause_ops(p, u, IR_K_SCANGEN);
+    for (int r = 0; r < g->np && !g->C.failed; r++) {
+        op_value s[OP_MAX_FIELDS];
+        memcpy(s, pre, (size_t)ns * sizeof *s);
+        g->out[r] = malloc((size_t)(g->n[r] ? g->n[r] : 1) * sizeof **g->out);
+        if (!g->out[r]) return COLL_OOM;
+        g->nout[r] = g->n[r];
+        g->recv[r] = 1;
+        for (int64_t j = 0; j < g->n[r] && !g->C.failed; j++) {
+            const op_value *x = &g->in[r][j * g->nf];
+            if (g->k->ck == IR_C_EXSCAN) apply1(&g->C, IR_K_SCANGEN, s, x, &g->out[r][j], 1);
+            if (j == 0 && od->u.op.clause[IR_K_PREACCUM]) {
+                apply1(&g->C, IR_K_PREACCUM, s, x, tmp, ns);
+                memcpy(s, tmp, (size_t)ns * sizeof *s);
+            }
+            apply1(&g->C, IR_K_ACCUM, s, x, tmp, ns);
+            memcpy(s, tmp, (size_t)ns * sizeof *s);
+            if (g->k->ck == IR_C_SCAN) apply1(&g->C, IR_K_SCANGEN, s, x, &g->out[r][j], 1);
+        }
+        add_work(g->c, g->G->ids[r], (double)g->n[r] * (acc_ops + sg_ops));
+        apply2(&g->C, IR_K_COMBINE, pre, &st[(size_t)r * ns], tmp);
+        memcpy(pre, tmp, (size_t)ns * sizeof *pre);
+    }
+    return COLL_OK;
+}
+
+/* A user operator with `in`: each rank's block accumulated into its state, then combined. */
+static int coll_combine_global(group_run *g)
+{
+    const ir_program *p = g->c->prog;
+    int u = g->k->user, ns = op_state_arity(p, u);
+    int scan = g->k->ck == IR_C_SCAN || g->k->ck == IR_C_EXSCAN;
+    op_value *st = calloc((size_t)g->np, (size_t)ns * sizeof *st);
+    if (!st) return COLL_OOM;
+    double acc_ops = op_clause_ops(p, u, IR_K_ACCUM);
+    for (int r = 0; r < g->np && !g->C.failed; r++) {
+        coll_accumulate(g, r, &st[(size_t)r * ns], ns);
+        if (!scan) add_work(g->c, g->G->ids[r], (double)g->n[r] * acc_ops);
+    }
+    g->rec_m = 1;
+    g->rec_words = ns;
+    g->rec_ops = op_clause_ops(p, u, IR_K_COMBINE);
+    g->C.nf = ns;
+    int rc = scan ? coll_combine_global_scan(g, st, ns, acc_ops) : coll_combine_global_reduce(g, st, ns);
+    free(st);
+    return rc;
+}
+
+/* Rank r receives `res` (count cnt). */
+static void coll_deliver(group_run *g, int r, op_value *res, int64_t cnt)
+{
+    g->out[r] = res;
+    g->nout[r] = cnt;
+    g->recv[r] = 1;
+}
+
+static int coll_combine_reduce(group_run *g)
+{
+    int64_t m = g->m;
+    int nf = g->nf, np = g->np;
+    op_value *res = malloc((size_t)(m ? m : 1) * g->tup);
+    if (!res) return COLL_OOM;
+    if (g->k->ck == IR_C_REDUCE || g->k->ck == IR_C_ALLREDUCE) {
+        if (m) memcpy(res, g->in[0], (size_t)m * g->tup);
+        for (int r = 1; r < np && !g->C.failed; r++)
+            for (int64_t j = 0; j < m && !g->C.failed; j++)
+                apply2(&g->C, IR_K_COMBINE, &res[j * nf], &g->in[r][j * nf], &res[j * nf]);
+    } else {
+        int width = 1 << ceil_log2(np);
+        op_value *nodes = malloc((size_t)width * g->tup);
+        unsigned char *have = malloc((size_t)width);
+        if (!nodes || !have) { free(nodes); free(have); free(res); return COLL_OOM; }
+        for (int64_t j = 0; j < m && !g->C.failed; j++) tree_reduce(&g->C, g->in, j, np, &res[j * nf], nodes, have);
+        free(nodes);
+        free(have);
+    }
+    int only_root = g->k->ck == IR_C_REDUCE || g->k->ck == IR_C_REDUCE_BAL;
+    for (int r = 0; r < np; r++)
+        if (!only_root || r == g->root) coll_deliver(g, r, res, m);
+    return COLL_OK;
+}
+
+static int coll_combine_scan(group_run *g)
+{
+    int64_t m = g->m;
+    int nf = g->nf;
+    size_t tup = g->tup;
+    op_value id[OP_MAX_FIELDS], *acc = malloc((size_t)(m ? m : 1) * tup);
+    if (!acc) return COLL_OOM;
+    if (g->k->ck == IR_C_EXSCAN) ident_of(&g->C, id);
+    for (int r = 0; r < g->np; r++) {
+        op_value *o = malloc((size_t)(m ? m : 1) * tup);
+        if (!o) { free(acc); return COLL_OOM; }
+        coll_deliver(g, r, o, m);
+    }
+    for (int64_t j = 0; j < m; j++) memcpy(&acc[j * nf], &g->in[0][j * nf], tup);
+    for (int r = 0; r < g->np && !g->C.failed; r++)
+        for (int64_t j = 0; j < m && !g->C.failed; j++) {
+            op_value *o = &g->out[r][j * nf];
+            if (g->k->ck == IR_C_SCAN) {
+                if (r > 0) apply2(&g->C, IR_K_COMBINE, &acc[j * nf], &g->in[r][j * nf], &acc[j * nf]);
+                memcpy(o, &acc[j * nf], tup);
+            } else if (r == 0) {
+                memcpy(o, id, tup);
+            } else {
+                memcpy(o, &acc[j * nf], tup);
+                apply2(&g->C, IR_K_COMBINE, &acc[j * nf], &g->in[r][j * nf], &acc[j * nf]);
+            }
+        }
+    free(acc);
+    return COLL_OK;
+}
+
+static int coll_combine_scan_bal(group_run *g)
+{
+    int64_t m = g->m;
+    int nf = g->nf;
+    size_t tup = g->tup;
+    for (int r = 0; r < g->np; r++) {
+        op_value *o = malloc((size_t)(m ? m : 1) * tup);
+        if (!o) return COLL_OOM;
+        if (m) memcpy(o, g->in[r], (size_t)m * tup);
+        coll_deliver(g, r, o, m);
+    }
+    for (int kb = 1; kb < g->np && !g->C.failed; kb <<= 1)
+        for (int r = 0; r < g->np && !g->C.failed; r++) {
+            int q = r ^ kb;
+            if (q >= g->np || q < r) continue;
+            for (int64_t j = 0; j < m && !g->C.failed; j++) {
+                op_value lo[OP_MAX_FIELDS], hi[OP_MAX_FIELDS];
+                apply2(&g->C, IR_K_LOWER, &g->out[r][j * nf], &g->out[q][j * nf], lo);
+                apply2(&g->C, IR_K_UPPER, &g->out[r][j * nf], &g->out[q][j * nf], hi);
+                memcpy(&g->out[r][j * nf], lo, tup);
+                memcpy(&g->out[q][j * nf], hi, tup);
+            }
+        }
+    return COLL_OK;
+}
+
+/* The distribution collectives: blocks move, nothing is combined. */
+static int coll_combine_move(group_run *g)
+{
+    int np = g->np, root = g->root;
+    switch (g->k->ck) {
+    case IR_C_BCAST:
+        for (int r = 0; r < np; r++) coll_deliver(g, r, g->in[root], g->m);
+        return COLL_OK;
+    case IR_C_MULTICAST:
+        for (int r = 0; r < np; r++) {
+            coll_deliver(g, r, g->in[r], g->n[r]);
+            if ((double)g->n[r] > g->rec_m) g->rec_m = (double)g->n[r];
+        }
+        return COLL_OK;
+    case IR_C_SCATTER: {
+        if (g->m % np != 0)
+            return coll_fail(g, "runtime error: scatter cuts the root's block of %lld elements into %d equal blocks",
+                             (long long)g->m, np);
+        int64_t q = g->m / np;
+        for (int r = 0; r < np; r++) coll_deliver(g, r, g->in[root] + (size_t)r * (size_t)q * (size_t)g->nf, q);
+        g->rec_m = (double)q;
+        return COLL_OK;
+    }
+    default: {   /* gather, allgather: `all` is freed through out[first receiver] */
+        int64_t tot = 0;
+        for (int r = 0; r < np; r++) tot += g->n[r];
+        op_value *all = malloc((size_t)(tot ? tot : 1) * g->tup);
+        if (!all) return COLL_OOM;
+        for (int r = 0, at = 0; r < np; at += (int)g->n[r], r++)
+            if (g->n[r]) memcpy(all + (size_t)at * g->nf, g->in[r], (size_t)g->n[r] * g->tup);
+        for (int r = 0; r < np; r++)
+            if (g->k->ck != IR_C_GATHER || r == root) coll_deliver(g, r, all, tot);
+        g->rec_m = np ? (double)tot / np : 0;
+        return COLL_OK;
+    }
+    }
+}
+
+/* The results of every receiving rank (out[], nout[], recv[]). */
+static int coll_combine(group_run *g)
+{
+    if (g->k->global) return coll_combine_global(g);
+    switch (g->k->ck) {
+    case IR_C_BCAST: case IR_C_MULTICAST: case IR_C_SCATTER: case IR_C_GATHER: case IR_C_ALLGATHER:
+        return coll_combine_move(g);
+    case IR_C_REDUCE: case IR_C_ALLREDUCE: case IR_C_REDUCE_BAL: case IR_C_ALLREDUCE_BAL:
+        return coll_combine_reduce(g);
+    case IR_C_SCAN: case IR_C_EXSCAN:
+        return coll_combine_scan(g);
+    case IR_C_SCAN_BAL:
+        return coll_combine_scan_bal(g);
+    default:
+        return COLL_OK;
+    }
+}
+
+/* Writes every receiver's result into its destination blocks. */
+static int coll_destinations(group_run *g)
+{
+    sim_ctx *c = g->c;
+    const sim_coll *k = g->k;
+    const ir_program *p = c->prog;
+    for (int r = 0; r < g->np && !c->stop; r++) {
+        if (!g->recv[r]) continue;
+        enter(c, g->G, r);
         for (int f = 0; f < k->ndst; f++) {
             if (k->dst[f].array < 0) continue;
             blk_loc L;
-            if (locate(c, k, &k->dst[f], &L) != 0) goto done;
-            if (L.n != nout[r]) {
-                coll_violation(c, k, SIM_V_RUNTIME, "runtime error: processor %lld's destination block of %s has "
-                               "%lld elements, the result has %lld", (long long)sim_proc_value(c, ids[r]),
-                               p->arrays[k->dst[f].array]->u.array.name, (long long)L.n, (long long)nout[r]);
-                c->stop = 1;
-                goto done;
-            }
+            if (locate(c, k, &k->dst[f], &L) != 0) return COLL_STOP;
+            if (L.n != g->nout[r])
+                return coll_fail(g, "runtime error: processor %lld's destination block of %s has %lld elements, "
+                                 "the result has %lld", (long long)sim_proc_value(c, g->G->ids[r]),
+                                 p->arrays[k->dst[f].array]->u.array.name, (long long)L.n, (long long)g->nout[r]);
             if (k->global && k->ck != IR_C_SCAN && k->ck != IR_C_EXSCAN) {
                 const ir_opitem *gen = p->ops[k->user]->u.op.clause[IR_K_GEN];
                 for (int64_t j = 0; j < L.n; j++) {
@@ -688,36 +750,70 @@ static void run_group(sim_ctx *c, const sim_coll *k, const group *G, sim_coll_re
                     one.base = elem_off(&L, j);
                     one.n = 1;
                     one.contiguous = 1;
-                    write_block(&one, gen->val[j]->type, &out[r][j], 1);
+                    write_block(&one, gen->val[j]->type, &g->out[r][j], 1);
                 }
             } else {
-                write_block(&L, otype[f < nfo ? f : 0], out[r] + f, nfo);
+                write_block(&L, g->otype[f < g->nfo ? f : 0], g->out[r] + f, g->nfo);
             }
         }
     }
-    *rec = (sim_coll_rec){ (int)k->ck, np, rec_m, rec_words, rec_ops, k->line, k->col, 1 };
-    goto done;
-oom:
-    sim_violation_add(c, SIM_V_RUNTIME, k->line, k->col, "runtime error: out of memory in collective %s", k->label);
-    c->stop = 1;
-done:
-    if (out && in) {
-        /* out[] entries may alias in[] (bcast, scatter) or each other (reduce, gather) */
-        for (int r = 0; r < np; r++) {
-            if (!out[r]) continue;
-            int owned = 1;
-            for (int q = 0; q < np && owned; q++)
-                if (in[q] && out[r] >= in[q] && out[r] < in[q] + (size_t)(n[q] ? n[q] : 1) * (size_t)nf) owned = 0;
-            for (int q = 0; q < r && owned; q++) if (out[q] == out[r]) owned = 0;
-            if (owned) free(out[r]);
-        }
+    return COLL_OK;
+}
+
+/* Frees in[] and out[]: out[] entries may alias in[] (bcast, scatter) or each other (reduce,
+ * gather). */
+static void group_run_free(group_run *g)
+{
+    for (int r = 0; g->out && g->in && r < g->np; r++) {
+        if (!g->out[r]) continue;
+        int owned = 1;
+        for (int q = 0; q < g->np && owned; q++)
+            if (g->in[q] && g->out[r] >= g->in[q] && g->out[r] < g->in[q] + (size_t)(g->n[q] ? g->n[q] : 1) * (size_t)g->nf)
+                owned = 0;
+        for (int q = 0; q < r && owned; q++) if (g->out[q] == g->out[r]) owned = 0;
+        if (owned) free(g->out[r]);
     }
-    for (int r = 0; in && r < np; r++) free(in[r]);
-    free(in);
-    free(out);
-    free(n);
-    free(nout);
-    free(recv);
+    for (int r = 0; g->in && r < g->np; r++) free(g->in[r]);
+    free(g->in);
+    free(g->out);
+    free(g->n);
+    free(g->nout);
+    free(g->recv);
+}
+
+static void run_group(sim_ctx *c, const sim_coll *k, const group *G, sim_coll_rec *rec)
+{
+    group_run g;
+    memset(&g, 0, sizeof g);
+    g.c = c;
+    g.k = k;
+    g.G = G;
+    g.np = G->np;
+    g.nf = k->nf;
+    g.C = (combiner){ c, k, k->nf, 0 };
+    g.nfo = k->global ? 1 : k->nf;
+    for (int f = 0; f < g.nfo; f++) g.otype[f] = k->ftype[f];
+    g.tup = (size_t)k->nf * sizeof(op_value);
+    g.rec_words = k->words;
+    g.rec_ops = k->ops;
+    size_t np = (size_t)g.np;
+    g.in = calloc(np, sizeof *g.in);
+    g.out = calloc(np, sizeof *g.out);
+    g.n = calloc(np, sizeof *g.n);
+    g.nout = calloc(np, sizeof *g.nout);
+    g.recv = calloc(np, 1);
+    int rc = !g.in || !g.out || !g.n || !g.nout || !g.recv ? COLL_OOM : COLL_OK;
+    if (rc == COLL_OK) rc = coll_root(&g);
+    if (rc == COLL_OK) rc = coll_sources(&g);
+    if (rc == COLL_OK) rc = coll_combine(&g);
+    if (rc == COLL_OK && !c->stop) rc = coll_destinations(&g);
+    if (rc == COLL_OK)
+        *rec = (sim_coll_rec){ (int)k->ck, g.np, g.rec_m, g.rec_words, g.rec_ops, k->line, k->col, 1 };
+    if (rc == COLL_OOM) {
+        sim_violation_add(c, SIM_V_RUNTIME, k->line, k->col, "runtime error: out of memory in collective %s", k->label);
+        c->stop = 1;
+    }
+    group_run_free(&g);
 }
 
 void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
