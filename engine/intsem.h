@@ -8,8 +8,8 @@
  * a - b*(a/b) (it has the divisor's sign: non-negative for a positive divisor), floor(a/b) and
  * ceil(a/b) are exact.  The overflow policy: a result that does not fit 64 bits (+ - * unary -,
  * abs, INT64_MIN / -1), a division or remainder by zero and isqrt of a negative number are
- * errors; nothing wraps.  Each function returns INTSEM_OK or an error code (intsem_message names
- * it) and writes its result through out only on success, so each caller reports the error in
+ * errors; nothing wraps.  Each function returns INTSEM_OK with its result in *out, or an error
+ * code (intsem_message names it; *out is then meaningless), so each caller reports the error in
  * its own way (the checker with file:line:col, the simulator as a runtime error naming the
  * statement, an exported program on stderr before exiting non-zero).
  *
