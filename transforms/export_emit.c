@@ -4,8 +4,9 @@
  * live time planes modulo their count), one function per phase (init, the step or the whole
  * computation, the halo pattern, delivery, the output checksum) and main.
  *
- * Semantics kept bit for bit with the simulator: integer / and % are floor division and the
- * non-negative remainder (ifloordiv, imod), ceil(a / b) is exact, reductions start from their
+ * Semantics kept bit for bit with the simulator: integer arithmetic is engine/intsem.h, copied
+ * next to the program (/ and % floor division and its remainder, ceil(a / b) exact, an assigned
+ * value's overflow an error naming the statement), reductions start from their
  * first term (sums and products from the identity, which is the same: -0.0 for double sums),
  * double min/max keep the first of equal values, expressions are fully
  * parenthesised so that C evaluates them in the program's order (and the Makefile forbids FMA
