@@ -11,6 +11,7 @@
  * (non-negative for a positive divisor), ceil(a / b) with an integer a / b is the exact ceiling
  * of the quotient, overflow and division by zero are errors.
  */
+#include "intsem.h"
 #include "ir.h"
 #include "op.h"
 
@@ -1252,39 +1253,11 @@ static void everr(evaluator *E, const ir_expr *e, const char *msg)
 
 static double as_real(cval v) { return v.real ? v.r : (double)v.i; }
 
-static int64_t floordiv(evaluator *E, const ir_expr *e, int64_t a, int64_t b)
+/* An integer result of intsem.h: the value, or 0 after reporting its error at e. */
+static int64_t ichk(evaluator *E, const ir_expr *e, int status, const int64_t *v)
 {
-    if (b == 0) { everr(E, e, "division by zero"); return 0; }
-    if (a == INT64_MIN && b == -1) { everr(E, e, "integer overflow"); return 0; }
-    int64_t q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0))) q--;
-    return q;
-}
-
-static int64_t ceildiv(evaluator *E, const ir_expr *e, int64_t a, int64_t b)
-{
-    if (b == 0) { everr(E, e, "division by zero"); return 0; }
-    if (a == INT64_MIN && b == -1) { everr(E, e, "integer overflow"); return 0; }
-    int64_t q = a / b;
-    if (a % b != 0 && ((a < 0) == (b < 0))) q++;
-    return q;
-}
-
-static int64_t floormod(evaluator *E, const ir_expr *e, int64_t a, int64_t b)
-{
-    if (b == 0) { everr(E, e, "division by zero"); return 0; }
-    if (b == -1) return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-
-static int64_t isqrt64(int64_t n)
-{
-    int64_t r = (int64_t)sqrt((double)n);
-    while (r > 0 && (r > 3037000499 || r * r > n)) r--;
-    while (r < 3037000499 && (r + 1) * (r + 1) <= n) r++;
-    return r;
+    if (status) { everr(E, e, intsem_message(status)); return 0; }
+    return *v;
 }
 
 static cval ev(evaluator *E, const ir_expr *e)
@@ -1318,8 +1291,7 @@ static cval ev(evaluator *E, const ir_expr *e)
             return v;
         }
         if (a.real) { v.real = 1; v.r = -a.r; return v; }
-        if (a.i == INT64_MIN) { everr(E, e, "integer overflow"); return v; }
-        v.i = -a.i;
+        v.i = ichk(E, e, intsem_neg(a.i, &v.i), &v.i);
         return v;
     }
     case IR_E_BINARY: {
@@ -1353,11 +1325,11 @@ static cval ev(evaluator *E, const ir_expr *e)
         }
         int64_t x = a.i, y = b.i;
         switch (op) {
-        case IR_OP_ADD: if (__builtin_add_overflow(x, y, &v.i)) everr(E, e, "integer overflow"); break;
-        case IR_OP_SUB: if (__builtin_sub_overflow(x, y, &v.i)) everr(E, e, "integer overflow"); break;
-        case IR_OP_MUL: if (__builtin_mul_overflow(x, y, &v.i)) everr(E, e, "integer overflow"); break;
-        case IR_OP_DIV: v.i = floordiv(E, e, x, y); break;
-        case IR_OP_MOD: v.i = floormod(E, e, x, y); break;
+        case IR_OP_ADD: v.i = ichk(E, e, intsem_add(x, y, &v.i), &v.i); break;
+        case IR_OP_SUB: v.i = ichk(E, e, intsem_sub(x, y, &v.i), &v.i); break;
+        case IR_OP_MUL: v.i = ichk(E, e, intsem_mul(x, y, &v.i), &v.i); break;
+        case IR_OP_DIV: v.i = ichk(E, e, intsem_floordiv(x, y, &v.i), &v.i); break;
+        case IR_OP_MOD: v.i = ichk(E, e, intsem_floormod(x, y, &v.i), &v.i); break;
         case IR_OP_LT: v.i = x < y; break;
         case IR_OP_LE: v.i = x <= y; break;
         case IR_OP_GT: v.i = x > y; break;
@@ -1383,7 +1355,7 @@ static cval ev(evaluator *E, const ir_expr *e)
                     v.real = 1;
                     v.r = mx ? (y > x ? y : x) : (y < x ? y : x);
                 } else {
-                    v.i = mx ? (w.i > v.i ? w.i : v.i) : (w.i < v.i ? w.i : v.i);
+                    v.i = mx ? intsem_max(v.i, w.i) : intsem_min(v.i, w.i);
                 }
             }
             return v;
@@ -1393,7 +1365,7 @@ static cval ev(evaluator *E, const ir_expr *e)
             if (a0->kind == IR_E_BINARY && a0->u.op.op == IR_OP_DIV) {
                 cval x = ev(E, a0->u.op.a), y = ev(E, a0->u.op.b);
                 if (!x.real && !y.real) {
-                    v.i = fl ? floordiv(E, a0, x.i, y.i) : ceildiv(E, a0, x.i, y.i);
+                    v.i = ichk(E, a0, fl ? intsem_floordiv(x.i, y.i, &v.i) : intsem_ceildiv(x.i, y.i, &v.i), &v.i);
                     return v;
                 }
             }
@@ -1404,8 +1376,7 @@ static cval ev(evaluator *E, const ir_expr *e)
         case IR_F_ABS:
             v = ev(E, a0);
             if (v.real) v.r = fabs(v.r);
-            else if (v.i == INT64_MIN) everr(E, e, "integer overflow");
-            else if (v.i < 0) v.i = -v.i;
+            else v.i = ichk(E, e, intsem_abs(v.i, &v.i), &v.i);
             return v;
         case IR_F_SQRT: {
             cval x = ev(E, a0);
@@ -1431,8 +1402,7 @@ static cval ev(evaluator *E, const ir_expr *e)
         case IR_F_ISQRT: {
             cval x = ev(E, a0);
             if (x.real) { everr(E, e, "isqrt needs an integer argument"); return v; }
-            if (x.i < 0) { everr(E, e, "isqrt of a negative number"); return v; }
-            v.i = isqrt64(x.i);
+            v.i = ichk(E, e, intsem_isqrt(x.i, &v.i), &v.i);
             return v;
         }
         }

@@ -7,6 +7,7 @@
  * division, % the matching remainder; overflow and division by zero are runtime errors.
  * Built-in integer operators wrap on overflow (as MPI's do in two's complement).
  */
+#include "intsem.h"
 #include "op.h"
 
 #include <math.h>
@@ -304,13 +305,11 @@ static int truth(op_env *E, const ir_expr *e)
     return e->type == IR_DOUBLE ? ev_d(E, e) != 0 : ev_i(E, e) != 0;
 }
 
-static int64_t floordiv(op_env *E, const ir_expr *e, int64_t a, int64_t b, int ceil_)
+/* An integer result of intsem.h: the value, or 0 after recording its error at e. */
+static int64_t ichk(op_env *E, const ir_expr *e, int status, const int64_t *v)
 {
-    if (b == 0) { everr(E, e, "division by zero"); return 0; }
-    if (a == INT64_MIN && b == -1) { everr(E, e, "integer overflow"); return 0; }
-    int64_t q = a / b;
-    if (a % b != 0 && (((a < 0) != (b < 0)) != ceil_)) q += ceil_ ? 1 : -1;
-    return q;
+    if (status) { everr(E, e, intsem_message(status)); return 0; }
+    return *v;
 }
 
 static int64_t ev_i(op_env *E, const ir_expr *e)
@@ -324,8 +323,7 @@ static int64_t ev_i(op_env *E, const ir_expr *e)
     case IR_E_UNARY:
         if (e->u.op.op == IR_OP_NOT) return !truth(E, e->u.op.a);
         r = ev_i(E, e->u.op.a);
-        if (r == INT64_MIN) { everr(E, e, "integer overflow"); return 0; }
-        return -r;
+        return ichk(E, e, intsem_neg(r, &r), &r);
     case IR_E_BINARY: {
         const ir_expr *a = e->u.op.a, *b = e->u.op.b;
         ir_op o = e->u.op.op;
@@ -338,16 +336,11 @@ static int64_t ev_i(op_env *E, const ir_expr *e)
         }
         int64_t x = ev_i(E, a), y = ev_i(E, b);
         switch (o) {
-        case IR_OP_ADD: if (__builtin_add_overflow(x, y, &r)) everr(E, e, "integer overflow"); return r;
-        case IR_OP_SUB: if (__builtin_sub_overflow(x, y, &r)) everr(E, e, "integer overflow"); return r;
-        case IR_OP_MUL: if (__builtin_mul_overflow(x, y, &r)) everr(E, e, "integer overflow"); return r;
-        case IR_OP_DIV: return floordiv(E, e, x, y, 0);
-        case IR_OP_MOD:
-            if (y == 0) { everr(E, e, "division by zero"); return 0; }
-            if (y == -1) return 0;
-            r = x % y;
-            if (r != 0 && ((r < 0) != (y < 0))) r += y;
-            return r;
+        case IR_OP_ADD: return ichk(E, e, intsem_add(x, y, &r), &r);
+        case IR_OP_SUB: return ichk(E, e, intsem_sub(x, y, &r), &r);
+        case IR_OP_MUL: return ichk(E, e, intsem_mul(x, y, &r), &r);
+        case IR_OP_DIV: return ichk(E, e, intsem_floordiv(x, y, &r), &r);
+        case IR_OP_MOD: return ichk(E, e, intsem_floormod(x, y, &r), &r);
         case IR_OP_LT: return x < y;
         case IR_OP_LE: return x <= y;
         case IR_OP_GT: return x > y;
@@ -370,21 +363,18 @@ static int64_t ev_i(op_env *E, const ir_expr *e)
             }
             return r;
         case IR_F_FLOOR: case IR_F_CEIL:
-            if (v[0]->kind == IR_E_BINARY && v[0]->u.op.op == IR_OP_DIV && v[0]->type == IR_INT)
-                return floordiv(E, v[0], ev_i(E, v[0]->u.op.a), ev_i(E, v[0]->u.op.b),
-                                e->u.call.f == IR_F_CEIL);
+            if (v[0]->kind == IR_E_BINARY && v[0]->u.op.op == IR_OP_DIV && v[0]->type == IR_INT) {
+                int64_t x = ev_i(E, v[0]->u.op.a), y = ev_i(E, v[0]->u.op.b);
+                return ichk(E, v[0], e->u.call.f == IR_F_CEIL ? intsem_ceildiv(x, y, &r)
+                                                              : intsem_floordiv(x, y, &r), &r);
+            }
             return ev_i(E, v[0]);
         case IR_F_ABS:
             r = ev_i(E, v[0]);
-            if (r == INT64_MIN) { everr(E, e, "integer overflow"); return 0; }
-            return r < 0 ? -r : r;
+            return ichk(E, e, intsem_abs(r, &r), &r);
         case IR_F_ISQRT: {
             r = ev_i(E, v[0]);
-            if (r < 0) { everr(E, e, "isqrt of a negative number"); return 0; }
-            int64_t s = (int64_t)sqrt((double)r);
-            while (s > 0 && (s > 3037000499 || s * s > r)) s--;
-            while (s < 3037000499 && (s + 1) * (s + 1) <= r) s++;
-            return s;
+            return ichk(E, e, intsem_isqrt(r, &r), &r);
         }
         case IR_F_SELECT: return n == 3 ? (truth(E, v[0]) ? ev_i(E, v[1]) : ev_i(E, v[2])) : 0;
         case IR_F_BAND: return n == 2 ? ev_i(E, v[0]) & ev_i(E, v[1]) : 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "op.h"
+#include "intsem.h"
 #include "sim_int.h"
 
 /* ---- node pool ------------------------------------------------------------------------------ */
@@ -103,19 +104,22 @@ static double sim_expr_ticks_d(const ir_expr *e, int depth)
 
 /* ---- affine forms --------------------------------------------------------------------------- */
 
+/* a += b * scale; 0 when the form has too many terms or a coefficient overflows (intsem.h):
+ * the expression then compiles to checked operations instead. */
 static int sim_aff_add(sim_aff *a, const sim_aff *b, int64_t scale)
 {
-    a->c = (int64_t)((uint64_t)a->c + (uint64_t)b->c * (uint64_t)scale);
+    int64_t add;
+    if (intsem_mul(b->c, scale, &add) || intsem_add(a->c, add, &a->c)) return 0;
     for (int k = 0; k < b->n; k++) {
         int j;
         for (j = 0; j < a->n && a->slot[j] != b->slot[k]; j++) {}
-        uint64_t add = (uint64_t)b->coef[k] * (uint64_t)scale;
+        if (intsem_mul(b->coef[k], scale, &add)) return 0;
         if (j < a->n) {
-            a->coef[j] = (int64_t)((uint64_t)a->coef[j] + add);
+            if (intsem_add(a->coef[j], add, &a->coef[j])) return 0;
         } else {
             if (a->n == SIM_AFF_MAX) return 0;
             a->slot[a->n] = b->slot[k];
-            a->coef[a->n++] = (int64_t)add;
+            a->coef[a->n++] = add;
         }
     }
     /* drop zero terms */

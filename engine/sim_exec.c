@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "intsem.h"
 #include "sim_int.h"
 
 #define SIM_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -270,31 +271,26 @@ SIM_COLD static void sim_runtime(sim_ctx *c, const char *what)
     c->stop = 1;
 }
 
-static int64_t sim_floordiv(sim_ctx *c, int64_t a, int64_t b)
+/* Integer arithmetic is intsem.h's: a result that does not fit, a division by zero or isqrt of
+ * a negative number stops the run with a runtime error naming the statement. */
+SIM_COLD static int64_t sim_int_error(sim_ctx *c, int status)
 {
-    if (b == 0) { sim_runtime(c, "integer division by zero"); return 0; }
-    if (b == -1) return (int64_t)(0 - (uint64_t)a);
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-    return q;
+    sim_runtime(c, intsem_message(status));
+    return 0;
 }
 
-static int64_t sim_ceildiv(sim_ctx *c, int64_t a, int64_t b)
+static inline __attribute__((always_inline)) int64_t sim_ires(sim_ctx *c, int status, const int64_t *r)
 {
-    if (b == 0) { sim_runtime(c, "integer division by zero"); return 0; }
-    if (b == -1) return (int64_t)(0 - (uint64_t)a);
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) == (b < 0))) q++;
-    return q;
+    return SIM_LIKELY(!status) ? *r : sim_int_error(c, status);
 }
 
-static int64_t sim_floormod(sim_ctx *c, int64_t a, int64_t b)
+/* An affine form as an expression's value: exact in 128 bits, an error when it does not fit
+ * 64 (the source's own order of operations would overflow too). */
+static inline int64_t sim_aff_value(sim_ctx *c, const sim_aff *a)
 {
-    if (b == 0) { sim_runtime(c, "integer remainder by zero"); return 0; }
-    if (b == -1) return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
+    __int128 v = a->c;
+    for (int k = 0; k < a->n; k++) v += (__int128)a->coef[k] * c->fi[a->slot[k]];
+    return SIM_LIKELY(v >= INT64_MIN && v <= INT64_MAX) ? (int64_t)v : sim_int_error(c, INTSEM_OVERFLOW);
 }
 
 static int64_t sim_d2i(sim_ctx *c, double v)
@@ -304,15 +300,6 @@ static int64_t sim_d2i(sim_ctx *c, double v)
         return 0;
     }
     return (int64_t)v;
-}
-
-static int64_t sim_isqrt(sim_ctx *c, int64_t a)
-{
-    if (a < 0) { sim_runtime(c, "isqrt of a negative number"); return 0; }
-    int64_t r = (int64_t)sqrt((double)a);
-    while (r > 0 && (r > 3037000499LL || r * r > a)) r--;
-    while (r < 3037000499LL && (r + 1) * (r + 1) <= a) r++;
-    return r;
 }
 
 SIM_COLD static void sim_empty_reduce(sim_ctx *c, const sim_node *n)
@@ -453,9 +440,6 @@ SIM_NOINLINE static double sim_reduce_d(sim_ctx *c, sim_node *n, int64_t lo, uin
     return acc;
 }
 
-#define IADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
-#define ISUB(a, b) ((int64_t)((uint64_t)(a) - (uint64_t)(b)))
-#define IMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
 
 
 /* Operands that need no recursion: constants, variables, affine forms, array elements. */
@@ -474,7 +458,7 @@ static inline __attribute__((always_inline)) int64_t sim_opnd_i(sim_ctx *c, cons
     if (n->op == SO_LI) return c->fi[n->slot];
     if (n->op == SO_MEMO && n->memo_valid && (n->n == 0 || c->fi[n->slot] == n->memo_in)) return n->ival;
     if (n->op == SO_CI) return n->ival;
-    if (n->op == SO_AFF) return sim_aff_eval(c, &n->aff);
+    if (n->op == SO_AFF) return sim_aff_value(c, &n->aff);
     return sim_eval_i(c, n);
 }
 
@@ -523,11 +507,11 @@ SIM_NOINLINE static int64_t sim_eval_redi(sim_ctx *c, const sim_node *n)
     *k = lo;
     int64_t acc = sim_eval_i(c, n->c);
     for (uint64_t i = 1; i < cnt && !c->stop; i++) {
-        *k = IADD(lo, i);
+        *k = (int64_t)((uint64_t)lo + i);
         int64_t v = sim_eval_i(c, n->c);
         switch (n->rop) {
-        case IR_R_SUM: acc = IADD(acc, v); break;
-        case IR_R_PROD: acc = IMUL(acc, v); break;
+        case IR_R_SUM: acc = sim_ires(c, intsem_add(acc, v, &acc), &acc); break;
+        case IR_R_PROD: acc = sim_ires(c, intsem_mul(acc, v, &acc), &acc); break;
         case IR_R_MAX: if (v > acc) acc = v; break;
         default: if (v < acc) acc = v; break;
         }
@@ -540,14 +524,14 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
     switch (n->op) {
     case SO_CI: return n->ival;
     case SO_LI: return c->fi[n->slot];
-    case SO_AFF: return sim_aff_eval(c, &n->aff);
-    case SO_ADDI: { int64_t a = sim_opnd_i(c, n->a); return IADD(a, sim_opnd_i(c, n->b)); }
-    case SO_SUBI: { int64_t a = sim_opnd_i(c, n->a); return ISUB(a, sim_opnd_i(c, n->b)); }
-    case SO_MULI: { int64_t a = sim_opnd_i(c, n->a); return IMUL(a, sim_opnd_i(c, n->b)); }
-    case SO_DIVI: { int64_t a = sim_eval_i(c, n->a); return sim_floordiv(c, a, sim_eval_i(c, n->b)); }
-    case SO_MODI: { int64_t a = sim_eval_i(c, n->a); return sim_floormod(c, a, sim_eval_i(c, n->b)); }
-    case SO_CEILDIV: { int64_t a = sim_eval_i(c, n->a); return sim_ceildiv(c, a, sim_eval_i(c, n->b)); }
-    case SO_NEGI: return ISUB(0, sim_eval_i(c, n->a));
+    case SO_AFF: return sim_aff_value(c, &n->aff);
+    case SO_ADDI: { int64_t a = sim_opnd_i(c, n->a), b = sim_opnd_i(c, n->b), r; return sim_ires(c, intsem_add(a, b, &r), &r); }
+    case SO_SUBI: { int64_t a = sim_opnd_i(c, n->a), b = sim_opnd_i(c, n->b), r; return sim_ires(c, intsem_sub(a, b, &r), &r); }
+    case SO_MULI: { int64_t a = sim_opnd_i(c, n->a), b = sim_opnd_i(c, n->b), r; return sim_ires(c, intsem_mul(a, b, &r), &r); }
+    case SO_DIVI: { int64_t a = sim_eval_i(c, n->a), b = sim_eval_i(c, n->b), r; return sim_ires(c, intsem_floordiv(a, b, &r), &r); }
+    case SO_MODI: { int64_t a = sim_eval_i(c, n->a), b = sim_eval_i(c, n->b), r; return sim_ires(c, intsem_floormod(a, b, &r), &r); }
+    case SO_CEILDIV: { int64_t a = sim_eval_i(c, n->a), b = sim_eval_i(c, n->b), r; return sim_ires(c, intsem_ceildiv(a, b, &r), &r); }
+    case SO_NEGI: { int64_t a = sim_eval_i(c, n->a), r; return sim_ires(c, intsem_neg(a, &r), &r); }
     case SO_LTI: { int64_t a = sim_opnd_i(c, n->a); return a < sim_opnd_i(c, n->b); }
     case SO_LEI: { int64_t a = sim_opnd_i(c, n->a); return a <= sim_opnd_i(c, n->b); }
     case SO_GTI: { int64_t a = sim_opnd_i(c, n->a); return a > sim_opnd_i(c, n->b); }
@@ -588,8 +572,8 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
         }
         return v;
     }
-    case SO_ABSI: { int64_t a = sim_eval_i(c, n->a); return a < 0 ? ISUB(0, a) : a; }
-    case SO_ISQRT: return sim_isqrt(c, sim_eval_i(c, n->a));
+    case SO_ABSI: { int64_t a = sim_eval_i(c, n->a), r; return sim_ires(c, intsem_abs(a, &r), &r); }
+    case SO_ISQRT: { int64_t a = sim_eval_i(c, n->a), r; return sim_ires(c, intsem_isqrt(a, &r), &r); }
     case SO_D2I: return sim_d2i(c, sim_eval_d(c, n->a));
     case SO_FLOORD2I: return sim_d2i(c, floor(sim_eval_d(c, n->a)));
     case SO_CEILD2I: return sim_d2i(c, ceil(sim_eval_d(c, n->a)));

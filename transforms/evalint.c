@@ -3,17 +3,17 @@
  * strings): memdist evaluates candidate dist bounds at the parameters' values to size local
  * memories and to check that they hold every element a processor touches.
  *
- * Semantics are the language's (ir.h): / is floor division, % its non-negative remainder,
+ * Semantics are the language's (ir.h): / is floor division, % its remainder (intsem.h),
  * comparisons and && || give 0/1, select evaluates the branch it takes, min/max/sum reductions
  * run over their ranges (an empty min/max reduction fails).  Anything else (reals, arrays,
- * unknown names, division by zero, running out of fuel) fails.  xf_int_const folds the
+ * unknown names, integer overflow, division by zero, running out of fuel) fails.  xf_int_const folds the
  * arithmetic expressions of literals the isl printers must write as numbers.
  */
 #include <string.h>
 
+#include "intsem.h"
 #include "xf_int.h"
 
-static int64_t floordiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
 static int lookup(const xf_env *env, const char *name, int64_t *v)
 {
@@ -35,7 +35,8 @@ int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v)
         return lookup(env, e->u.name.id, v);
     case IR_E_UNARY:
         if (xf_eval_int(e->u.op.a, env, &a)) return -1;
-        *v = e->u.op.op == IR_OP_NEG ? -a : !a;
+        if (e->u.op.op == IR_OP_NEG) return intsem_neg(a, v) ? -1 : 0;
+        *v = !a;
         return 0;
     case IR_E_BINARY:
         if (xf_eval_int(e->u.op.a, env, &a)) return -1;
@@ -43,11 +44,11 @@ int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v)
         if (e->u.op.op == IR_OP_OR && a) { *v = 1; return 0; }
         if (xf_eval_int(e->u.op.b, env, &b)) return -1;
         switch (e->u.op.op) {
-        case IR_OP_ADD: *v = a + b; return 0;
-        case IR_OP_SUB: *v = a - b; return 0;
-        case IR_OP_MUL: *v = a * b; return 0;
-        case IR_OP_DIV: if (!b) return -1; *v = floordiv(a, b); return 0;
-        case IR_OP_MOD: if (!b) return -1; *v = a - b * floordiv(a, b); return 0;
+        case IR_OP_ADD: return intsem_add(a, b, v) ? -1 : 0;
+        case IR_OP_SUB: return intsem_sub(a, b, v) ? -1 : 0;
+        case IR_OP_MUL: return intsem_mul(a, b, v) ? -1 : 0;
+        case IR_OP_DIV: return intsem_floordiv(a, b, v) ? -1 : 0;
+        case IR_OP_MOD: return intsem_floormod(a, b, v) ? -1 : 0;
         case IR_OP_LT: *v = a < b; return 0;
         case IR_OP_LE: *v = a <= b; return 0;
         case IR_OP_GT: *v = a > b; return 0;
@@ -72,14 +73,12 @@ int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v)
             return xf_eval_int(x[a ? 1 : 2], env, v);
         case IR_F_ABS:
             if (n != 1 || xf_eval_int(x[0], env, &a)) return -1;
-            *v = a < 0 ? -a : a;
-            return 0;
+            return intsem_abs(a, v) ? -1 : 0;
         case IR_F_FLOOR: case IR_F_CEIL:
             if (n != 1) return -1;
             if (x[0]->kind == IR_E_BINARY && x[0]->u.op.op == IR_OP_DIV) {
-                if (xf_eval_int(x[0]->u.op.a, env, &a) || xf_eval_int(x[0]->u.op.b, env, &b) || !b) return -1;
-                *v = e->u.call.f == IR_F_FLOOR ? floordiv(a, b) : -floordiv(-a, b);
-                return 0;
+                if (xf_eval_int(x[0]->u.op.a, env, &a) || xf_eval_int(x[0]->u.op.b, env, &b)) return -1;
+                return (e->u.call.f == IR_F_FLOOR ? intsem_floordiv(a, b, v) : intsem_ceildiv(a, b, v)) ? -1 : 0;
             }
             return xf_eval_int(x[0], env, v);
         default:
@@ -101,7 +100,7 @@ int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v)
             env->vals[slot] = k;
             rc = xf_eval_int(e->u.reduce.body, env, &a);
             if (rc) break;
-            if (r == IR_R_SUM) acc += a;
+            if (r == IR_R_SUM) rc = intsem_add(acc, a, &acc) ? -1 : 0;
             else if (k == lo || (r == IR_R_MIN ? a < acc : a > acc)) acc = a;
         }
         env->n--;

@@ -505,6 +505,7 @@ static int ex_write(const char *dir, const char *name, const char *text, diag_li
 
 static int ex_needed(const ex_plan *pl, const char *name)
 {
+    if (strcmp(name, "intsem.h") == 0) return 1;   /* the integer semantics every program uses */
     if (pl->mpi) return strncmp(name, "rt", 2) == 0;
     return strcmp(name, "rt_checksum.c") == 0 || strcmp(name, "rt_checksum.h") == 0;
 }
@@ -525,7 +526,7 @@ static char *ex_makefile(const ex_plan *pl)
                       "LDLIBS  = -lm\nPROG    = %s\n",
                   pl->mpi ? "mpicc" : "cc", pl->progname);
     xf_buf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
-                  pl->mpi ? "rt.h rt_checksum.h" : "rt_checksum.h");
+                  pl->mpi ? "rt.h rt_checksum.h intsem.h" : "rt_checksum.h intsem.h");
     xf_buf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
     if (pl->mpi) {
         xf_buf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);

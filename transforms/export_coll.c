@@ -94,7 +94,7 @@ static void ex_clause_fn(const ex_plan *pl, xf_buf *b, const ir_decl *od, ir_cla
     char t[64], on[64];
     cn(od->u.op.name, on);
     int tmp = 0;
-    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL};
+    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL, 0};
     xf_buf_printf(b, "static inline void op_%s_%s(const rt_val *rt_a, const rt_val *rt_b, rt_val *rt_o)\n{\n"
                      "    (void)rt_a;\n    (void)rt_b;\n", on, ex_clause_names[k]);
     for (int p = 0; p < it->npats; p++) {

@@ -4,8 +4,9 @@
  * live time planes modulo their count), one function per phase (init, the step or the whole
  * computation, the halo pattern, delivery, the output checksum) and main.
  *
- * Semantics kept bit for bit with the simulator: integer / and % are floor division and the
- * non-negative remainder (ifloordiv, imod), ceil(a / b) is exact, reductions start from their
+ * Semantics kept bit for bit with the simulator: integer arithmetic is engine/intsem.h, copied
+ * next to the program (/ and % floor division and its remainder, ceil(a / b) exact, an assigned
+ * value's overflow an error naming the statement), reductions start from their
  * first term (sums and products from the identity, which is the same: -0.0 for double sums),
  * double min/max keep the first of equal values, expressions are fully
  * parenthesised so that C evaluates them in the program's order (and the Makefile forbids FMA
@@ -30,6 +31,7 @@ static const char *const ex_reserved[] = {
     "gamma", "index", "time", "free", "malloc", "calloc", "printf", "exit", "errno", "stdin",
     "stdout", "stderr", "remove", "rename", "signal", "clock", "round", "trunc", "isnan", "isinf",
     "imin", "imax", "dmin", "dmax", "iabs", "ifloordiv", "iceildiv", "imod", "isqrt_", "now",
+    "iadd", "isub", "imul", "ineg", "int_where", "int_fail", "INT_CHECKED1", "INT_CHECKED2",
     "init_arrays", "free_arrays", "output_checksum", "deliver", "record_halo", "this_rank",
     "NULL", "bool", "true", "false", "int64_t", "uint64_t", "size_t", "alignas", "alignof",
     "noreturn", "static_assert", "complex", "imaginary", "I", "EOF", "BUFSIZ",
@@ -41,10 +43,26 @@ static const char *const ex_reserved[] = {
 void ex_cname(char *out, size_t size, const char *name)
 {
     int clash = strncmp(name, "rt_", 3) == 0 || strncmp(name, "RT_", 3) == 0 ||
+                strncmp(name, "intsem_", 7) == 0 || strncmp(name, "INTSEM_", 7) == 0 ||
                 strncmp(name, "MPI_", 4) == 0 || strncmp(name, "__", 2) == 0;
     for (size_t i = 0; !clash && i < sizeof ex_reserved / sizeof ex_reserved[0]; i++)
         if (strcmp(name, ex_reserved[i]) == 0) clash = 1;
     snprintf(out, size, "%s%s", name, clash ? "_" : "");
+}
+
+/* The checked integer helpers of ex_helpers: a statement whose C calls one sets int_where. */
+static const char *const ex_checked[] = {
+    "iadd(", "isub(", "imul(", "ifloordiv(", "iceildiv(", "imod(", "ineg(", "iabs(", "isqrt_(",
+};
+
+static int ex_calls_checked(const char *text)
+{
+    for (size_t i = 0; text && i < sizeof ex_checked / sizeof ex_checked[0]; i++)
+        for (const char *p = strstr(text, ex_checked[i]); p; p = strstr(p + 1, ex_checked[i]))
+            if (p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')
+                               || (p[-1] >= '0' && p[-1] <= '9')))
+                return 1;
+    return 0;
 }
 
 /* ---- the emitter ------------------------------------------------------------------------------ */
@@ -137,16 +155,18 @@ static void ex_reduce(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_e
     int dbl = e->type == IR_DOUBLE;
     const char *ty = dbl ? "double" : "int64_t";
     xf_buf lo = {0}, hi = {0}, body = {0}, bpre = {0};
-    ex_expr(m, &lo, pre, in, e->u.reduce.lo);
-    ex_expr(m, &hi, pre, in, e->u.reduce.hi);
+    ex_em bounds = *m;   /* the range: plain C, as loop bounds */
+    bounds.checked = 0;
+    ex_expr(&bounds, &lo, pre, in, e->u.reduce.lo);
+    ex_expr(&bounds, &hi, pre, in, e->u.reduce.hi);
     ex_em in_loop;   /* the loop's rows go before it, into pre */
     ex_rows_open(m, &in_loop, pre, in, e->u.reduce.var, NULL, 0, e->u.reduce.body);
     ex_expr(&in_loop, &body, &bpre, in + 8, e->u.reduce.body);
     ex_rows_close(&in_loop, m);
     const char *acc;
     switch (e->u.reduce.r) {
-    case IR_R_SUM: acc = "%s = %s + %s;\n"; break;
-    case IR_R_PROD: acc = "%s = %s * %s;\n"; break;
+    case IR_R_SUM: acc = dbl || !m->checked ? "%s = %s + %s;\n" : "%s = iadd(%s, %s);\n"; break;
+    case IR_R_PROD: acc = dbl || !m->checked ? "%s = %s * %s;\n" : "%s = imul(%s, %s);\n"; break;
     case IR_R_MAX: acc = dbl ? "%s = dmax(%s, %s);\n" : "%s = imax(%s, %s);\n"; break;
     default: acc = dbl ? "%s = dmin(%s, %s);\n" : "%s = imin(%s, %s);\n"; break;
     }
@@ -199,21 +219,26 @@ void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e)
         }
         xf_buf_printf(b, "%s", nm(e->u.name.id, t));
         return;
-    case IR_E_ACCESS:
+    case IR_E_ACCESS: {
+        ex_em plain = *m;   /* subscripts: plain C */
+        plain.checked = 0;
         xf_buf_printf(b, "%s[", m->pl->arr[e->u.access.array_index].cname);
-        ex_offset(m, b, pre, in, e->u.access.array_index, e->u.access.idx, e->u.access.nidx, m->me, 0);
+        ex_offset(&plain, b, pre, in, e->u.access.array_index, e->u.access.idx, e->u.access.nidx, m->me, 0);
         xf_buf_printf(b, "]");
         return;
+    }
     case IR_E_UNARY:
-        xf_buf_printf(b, "(%s", e->u.op.op == IR_OP_NEG ? "-" : "!");
+        xf_buf_printf(b, "(%s", e->u.op.op == IR_OP_NOT ? "!" : m->checked && e->type == IR_INT ? "ineg(" : "-");
         ex_expr(m, b, pre, in, e->u.op.a);
-        xf_buf_printf(b, ")");
+        xf_buf_printf(b, e->u.op.op != IR_OP_NOT && m->checked && e->type == IR_INT ? "))" : ")");
         return;
     case IR_E_BINARY: {
         ir_op op = e->u.op.op;
         int ints = e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT;
-        if ((op == IR_OP_DIV && ints) || op == IR_OP_MOD) {
-            xf_buf_printf(b, "%s(", op == IR_OP_DIV ? "ifloordiv" : "imod");
+        if ((ints && (op == IR_OP_DIV || op == IR_OP_MOD)) ||
+            (ints && m->checked && (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL))) {
+            xf_buf_printf(b, "%s(", op == IR_OP_DIV ? "ifloordiv" : op == IR_OP_MOD ? "imod"
+                                    : op == IR_OP_ADD ? "iadd" : op == IR_OP_SUB ? "isub" : "imul");
             ex_expr(m, b, pre, in, e->u.op.a);
             xf_buf_printf(b, ", ");
             ex_expr(m, b, pre, in, e->u.op.b);
@@ -470,9 +495,16 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     const ir_expr *l = s->u.assign.lhs;
     int arr = l->kind == IR_E_ACCESS ? l->u.access.array_index : l->u.name.index;
     const ex_array *a = &m->pl->arr[arr];
-    ex_expr(m, &rhs, &pre, in, s->u.assign.rhs);
+    ex_em value = *m;   /* the assigned value: checked integer arithmetic */
+    value.checked = 1;
+    ex_expr(&value, &rhs, &pre, in, s->u.assign.rhs);
     if (l->kind == IR_E_ACCESS) ex_offset(m, &off, &pre, in, arr, l->u.access.idx, l->u.access.nidx, m->me, 0);
     else xf_buf_printf(&off, "0");
+    if (ex_calls_checked(pre.s) || ex_calls_checked(rhs.s) || ex_calls_checked(off.s)) {
+        ind(b, in);
+        xf_buf_printf(b, "int_where = \"statement %s at %d:%d\";\n", s->u.assign.label ? s->u.assign.label : "(unlabelled)",
+                      s->pos.line, s->pos.col);
+    }
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
     if (m->mode == EX_STEP && m->marks && a->mark) {
@@ -735,23 +767,27 @@ static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in)
 /* ---- declarations ----------------------------------------------------------------------------- */
 
 static const char *ex_helpers =
-    "/* Integer semantics of the APM language: floor division and a non-negative remainder. */\n"
-    "static inline int64_t ifloordiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q; }\n"
-    "static inline int64_t iceildiv(int64_t a, int64_t b) { return -ifloordiv(-a, b); }\n"
-    "static inline int64_t imod(int64_t a, int64_t b) { return a - b * ifloordiv(a, b); }\n"
-    "static inline int64_t imin(int64_t a, int64_t b) { return b < a ? b : a; }\n"
-    "static inline int64_t imax(int64_t a, int64_t b) { return b > a ? b : a; }\n"
-    "static inline double dmin(double a, double b) { return b < a ? b : a; }\n"
-    "static inline double dmax(double a, double b) { return b > a ? b : a; }\n"
-    "static inline int64_t iabs(int64_t a) { return a < 0 ? -a : a; }\n"
-    "static inline int64_t isqrt_(int64_t a)\n"
+    "/* Integer semantics of the APM language: intsem.h, the same source as the simulator's.  An\n"
+    " * integer overflow, a division by zero or isqrt of a negative number stops the program with a\n"
+    " * message naming the statement (int_where). */\n"
+    "#include \"intsem.h\"\n"
+    "static const char *int_where = \"an index computation\";\n"
+    "static void int_fail(int st)\n"
     "{\n"
-    "    if (a <= 0) return 0;\n"
-    "    int64_t r = (int64_t)sqrt((double)a);\n"
-    "    while (r > 0 && (r > 3037000499LL || r * r > a)) r--;\n"
-    "    while (r < 3037000499LL && (r + 1) * (r + 1) <= a) r++;\n"
-    "    return r;\n"
-    "}\n\n";
+    "    fprintf(stderr, \"runtime error: %s (%s)\\n\", intsem_message(st), int_where);\n"
+    "    exit(1);\n"
+    "}\n"
+    "#define INT_CHECKED2(name, fn) \\\n"
+    "    static inline int64_t name(int64_t a, int64_t b) { int64_t r; int st = fn(a, b, &r); if (INTSEM_UNLIKELY(st)) int_fail(st); return r; }\n"
+    "#define INT_CHECKED1(name, fn) \\\n"
+    "    static inline int64_t name(int64_t a) { int64_t r; int st = fn(a, &r); if (INTSEM_UNLIKELY(st)) int_fail(st); return r; }\n"
+    "INT_CHECKED2(iadd, intsem_add) INT_CHECKED2(isub, intsem_sub) INT_CHECKED2(imul, intsem_mul)\n"
+    "INT_CHECKED2(ifloordiv, intsem_floordiv) INT_CHECKED2(iceildiv, intsem_ceildiv) INT_CHECKED2(imod, intsem_floormod)\n"
+    "INT_CHECKED1(ineg, intsem_neg) INT_CHECKED1(iabs, intsem_abs) INT_CHECKED1(isqrt_, intsem_isqrt)\n"
+    "static inline int64_t imin(int64_t a, int64_t b) { return intsem_min(a, b); }\n"
+    "static inline int64_t imax(int64_t a, int64_t b) { return intsem_max(a, b); }\n"
+    "static inline double dmin(double a, double b) { return b < a ? b : a; }\n"
+    "static inline double dmax(double a, double b) { return b > a ? b : a; }\n\n";
 
 /* The bounds of dimension d of array a: global for sequential and replicated, the dist's
  * local bounds (expressions of its processor variable) otherwise. */
@@ -794,7 +830,7 @@ static ex_dim_map ex_dim_kind(const ex_array *a, int d)
 static void ex_dist_fn(const ex_plan *pl, xf_buf *b, const ex_array *a, const char *pv, const char *what, int d,
                        const ir_expr *e)
 {
-    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0};
     int tmp = 0;
     m.tmp = &tmp;
     xf_buf v = {0}, pre = {0};
@@ -851,7 +887,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
-    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0};
     int tmp = 0;
     m.tmp = &tmp;
     int nd = a->decl->u.array.ndims;
@@ -1347,7 +1383,7 @@ char *ex_emit_program(const ex_plan *pl)
     xf_buf b = {0};
     int tmp = 0;
     char t[64];
-    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &tmp, 1, NULL};
+    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &tmp, 1, NULL, 0};
     xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
     if (pl->shared)

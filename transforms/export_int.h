@@ -89,6 +89,9 @@ typedef struct ex_em {
     int *tmp;                /* counter for temporaries */
     int marks;               /* EX_STEP: record "computed here" for the outputs */
     ex_rows *rows;           /* row bases hoisted out of the loops being emitted (export_rows.c) */
+    int checked;             /* an assignment's value: integer + - * and unary - through intsem's
+                              * checked helpers (subscripts and bounds stay plain C, as the
+                              * simulator's affine subscripts; / % abs isqrt are always checked) */
 } ex_em;
 
 /* An expression as C into b; statements it needs first (hoisted reductions) into pre. */

@@ -55,7 +55,7 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     char pv[64], t[64];
     ex_cname(pv, sizeof pv, dist->u.dist.procvar);
     int tmp = 0;
-    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL};
+    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL, 0};
     xf_buf_printf(b, "/* %s: the %d piece%s of processor %s (its dist declaration), rows of its last dimension */\n"
                      "static %s *%s;\n", a->decl->u.array.name, np, np > 1 ? "s" : "", pv, ty, X);
     if (a->mark) xf_buf_printf(b, "static unsigned char *%s_mine;   /* 1: computed by this processor */\n", X);
