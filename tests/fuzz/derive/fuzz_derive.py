@@ -13,6 +13,10 @@ any polyapm call that crashes (exit >= 128 or a sanitizer report) or reports an 
 nodes are fine.  Each finding is saved as FINDINGS/seed-N/{program.apm, chain.sh (the commands
 that reproduce it, replayable with POLYAPM=... sh chain.sh), log.txt}; the exit status is 1 when
 there is any.  Stops after S seconds (no new seed starts later) or K seeds.
+
+    fuzz_derive.py --polyapm EXE --replay DIR...
+re-runs saved findings (tests/fuzz/derive/findings/*): FOUND DIR: what, or gone DIR; exit 1 when
+any is still found.
 """
 import argparse
 import concurrent.futures
@@ -20,6 +24,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -124,6 +129,21 @@ class Seed:
             if level == "syndm" and verified:
                 self.run(node, procs)
 
+    def replay(self, finding_dir):
+        """Re-runs a saved finding's chain.sh (program.apm, then its polyapm calls) in self.dir."""
+        os.makedirs(self.dir, exist_ok=True)
+        shutil.copy(os.path.join(finding_dir, "program.apm"), self.dir)
+        with open(os.path.join(finding_dir, "chain.sh")) as f:
+            for line in f:
+                if not line.startswith('"$POLYAPM" '):
+                    continue
+                argv = shlex.split(line)[1:]
+                m = re.match(r"-w ws\.pdg run (\d+) -np (\d+)", " ".join(argv))
+                if m:
+                    self.run(int(m.group(1)), int(m.group(2)))
+                else:
+                    self.call(argv, timeout=120)
+
     def save(self):
         """Writes a finding's program, chain and log under the findings directory."""
         dest = os.path.join(self.args.findings, "seed-%d" % self.seed)
@@ -137,6 +157,20 @@ class Seed:
             f.write("\n".join(self.log) + "\n")
 
 
+def replay_all(args):
+    """--replay: each finding still found prints FOUND, each gone prints gone; 1 when any is found."""
+    found = 0
+    for k, d in enumerate(args.replay):
+        s = Seed(args, k)
+        s.dir = os.path.join(args.work, "replay-%d" % k)
+        shutil.rmtree(s.dir, ignore_errors=True)
+        s.replay(d)
+        print("%s %s%s" % ("FOUND" if s.findings else "gone ", d, ": " + "; ".join(s.findings) if s.findings else ""))
+        found += bool(s.findings)
+        shutil.rmtree(s.dir, ignore_errors=True)
+    return 1 if found else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--polyapm", required=True)
@@ -147,10 +181,13 @@ def main():
     ap.add_argument("--work", default="build/fuzz/derive-work")
     ap.add_argument("--findings", default="build/fuzz/derive-findings")
     ap.add_argument("--verbose", action="store_true", help="a line per seed")
+    ap.add_argument("--replay", nargs="+", metavar="DIR", help="re-run saved findings (DIR/program.apm, chain.sh)")
     args = ap.parse_args()
     args.polyapm = os.path.abspath(args.polyapm)
     args.work = os.path.abspath(args.work)
     args.findings = os.path.abspath(args.findings)
+    if args.replay:
+        return replay_all(args)
     deadline = time.time() + args.seconds
     lock = threading.Lock()
     seeds = iter(range(args.seed, args.seed + args.count))
