@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 RUN_TIMEOUT = 180  # seconds per `polyapm run` (simulation + export + build + mpirun)
-MAX_RANKS = 8      # more ranks than this oversubscribe 2 cores too far for the time budget
+MAX_RANKS = 16     # more ranks than this oversubscribe 2 cores too far for the time budget
 PARAM_CAP = {"n": 24, "m": 24, "steps": 6}  # run larger sizes at these (-D), when still verified
 
 
