@@ -3,7 +3,8 @@
 #   make run         install missing Debian packages (as root), build, open the TUI on an example
 #   make test        build and run every test (unit, command line, TUI, MPI)
 #   make check-asan  the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make fuzz        bounded libFuzzer runs of the parser and the simulator (FUZZ_SECONDS each, default 60)
+#   make fuzz        bounded libFuzzer runs of the parser and the simulator, then the derive-and-export
+#                    fuzzer (FUZZ_SECONDS each, default 60; `make fuzz-derive` runs only the last)
 #   make bench       benchmarks, printing ratios measured side by side in one run
 #   make install PREFIX=/usr/local    make clean    make deps
 #
@@ -49,7 +50,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIBS = $(BUILD)/libapp.a $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine.a
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run test check-asan fuzz bench install clean unit cli
+.PHONY: all deps run test check-asan fuzz fuzz-derive bench install clean unit cli
 .DELETE_ON_ERROR:
 
 all: deps-check $(BUILD)/polyapm $(UNIT_BIN)
@@ -61,7 +62,7 @@ deps:
 	echo "deps: missing" $$missing; \
 	if [ "$$(id -u)" = 0 ]; then \
 	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	else echo "run as root:  apt-get update && apt-get install -y" $$missing; exit 1; fi
 
 # Cheap check before every build; installs only when something is missing.
@@ -123,7 +124,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 run: all
 	@mkdir -p $(BUILD)/run && cp -n examples/findiff.apm $(BUILD)/run/; $(BUILD)/polyapm $(BUILD)/run/findiff.apm
 
-# Every test: unit programs, then the shell suites (command line, TUI via tmux, MPI).
+# Every test: unit programs and the shell suites (command line, TUI via tmux, MPI), TEST_JOBS
+# (default 3) at a time, then every verified syndm node they derived exported and run.
 test: all
 	@BUILD=$(BUILD) SAN="$(SAN)" tests/run.sh
 
@@ -142,6 +144,16 @@ fuzz: deps-check
 	  -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_sim -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
 	  -artifact_prefix=$(BUILD)/fuzz/sim- $(BUILD)/fuzz/corpus-sim tests/fuzz/corpus-sim
+	$(MAKE) --no-print-directory fuzz-derive
+
+# The derive-and-export fuzzer (tests/fuzz/derive): random small programs, random derivation chains,
+# every verified syndm node exported and run under mpirun at its procs (FUZZ_SECONDS, FUZZ_JOBS,
+# FUZZ_SEED: the first seed, default the time); findings go to $(BUILD)/fuzz/derive-findings.
+fuzz-derive: all
+	@PATH="$(CURDIR)/tests/mpi/bin:$$PATH" POLYAPM_EXPORT_CACHE="$(abspath $(BUILD))/export-cache" \
+	  python3 tests/fuzz/derive/fuzz_derive.py --polyapm $(BUILD)/polyapm --seconds $${FUZZ_SECONDS:-60} \
+	  --jobs $${FUZZ_JOBS:-2} --seed $${FUZZ_SEED:-$$(date +%s)} \
+	  --work $(BUILD)/fuzz/derive-work --findings $(BUILD)/fuzz/derive-findings
 
 bench: all
 	@BUILD=$(BUILD) tests/bench/run.sh

@@ -5,7 +5,23 @@ set -u
 : "${BUILD:=build}"
 : "${POLYAPM:=$ROOT/$BUILD/polyapm}"
 T_FAILED=0
-TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+# Exported programs build through tests/mpi/bin (mpicc, cc): a cache keyed by the exported
+# directory's sources, shared by every suite ($BUILD/export-cache unless POLYAPM_EXPORT_CACHE says).
+case $BUILD in /*) T_BUILD_DIR=$BUILD ;; *) T_BUILD_DIR=$ROOT/$BUILD ;; esac
+export POLYAPM_EXPORT_CACHE=${POLYAPM_EXPORT_CACHE:-$T_BUILD_DIR/export-cache}
+case ":$PATH:" in *":$ROOT/tests/mpi/bin:"*) ;; *) export PATH="$ROOT/tests/mpi/bin:$PATH" ;; esac
+# The suite's scratch directory.  Under tests/run.sh (POLYAPM_TEST_WORKSPACES set) it lives there
+# and is kept at exit, so that tests/mpi/export_all.sh can export and run every workspace the
+# suites derived; otherwise it is a fresh directory removed at exit.  t_cleanup is the EXIT trap
+# (suites that set their own trap call it).
+if [ -n "${POLYAPM_TEST_WORKSPACES:-}" ] && mkdir -p "$POLYAPM_TEST_WORKSPACES"; then
+    TMP=$(mktemp -d "$POLYAPM_TEST_WORKSPACES/$(basename "$(dirname "$0")")-$(basename "$0" .sh).XXXXXX")
+    t_cleanup() { :; }
+else
+    TMP=$(mktemp -d)
+    t_cleanup() { rm -rf "$TMP"; }
+fi
+trap t_cleanup EXIT
 # user-level machine profiles (calibrate) stay inside the test's directory
 export XDG_CONFIG_HOME="$TMP/config"
 ok()   { echo "ok $1"; }

@@ -1,36 +1,124 @@
 #!/usr/bin/env bash
-# tests/run.sh — runs every test: the unit test programs (build/tests/*), then the shell suites
-# (tests/cli/*.sh and any other tests/*/*.sh suites registered below).  Each test prints lines
-# "ok NAME" / "FAIL NAME: why"; this script counts them and ends with "N passed, N failed".
+# tests/run.sh — runs every test: the unit test programs (build/tests/*) and the shell suites
+# (tests/{cli,store,xf,tui,mpi}/*.sh), TEST_JOBS at a time (default 3), longest first, each with its
+# output collected; then tests/mpi/export_all.sh, which exports and runs every verified syndm node
+# the suites derived (their workspaces are kept under $BUILD/test-workspaces for it).  Each test
+# prints lines "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; a suite's lines are printed when it
+# ends (with the tail of its output when it failed), and the run ends with "N passed, N failed,
+# N skipped".  Seconds per suite go to $BUILD/test-times.txt, which orders the next run.
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-export ROOT BUILD POLYAPM="$ROOT/$BUILD/polyapm"
-log=$(mktemp); trap 'rm -f "$log"' EXIT
-status=0
-run_one() {  # name command...
-    local name=$1; shift
-    local out rc
-    out=$("$@" 2>&1); rc=$?
-    printf '%s\n' "$out" >>"$log"
-    printf '%s\n' "$out" | grep -E '^(ok|FAIL|skip) ' || true
-    if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
-        echo "FAIL $name: exited $rc"; echo "FAIL $name: exited $rc" >>"$log"
-        printf '%s\n' "$out" | tail -20
+case $BUILD in /*) BUILD_DIR=$BUILD ;; *) BUILD_DIR=$ROOT/$BUILD ;; esac
+export ROOT BUILD POLYAPM="$BUILD_DIR/polyapm"
+JOBS=${TEST_JOBS:-3}
+# every suite's workspaces, for export_all.sh; the build cache of exported programs (tests/lib.sh)
+export POLYAPM_TEST_WORKSPACES=$BUILD_DIR/test-workspaces
+export POLYAPM_EXPORT_CACHE=${POLYAPM_EXPORT_CACHE:-$BUILD_DIR/export-cache}
+rm -rf "$POLYAPM_TEST_WORKSPACES"
+mkdir -p "$POLYAPM_TEST_WORKSPACES" "$POLYAPM_EXPORT_CACHE"
+find "$POLYAPM_EXPORT_CACHE" -mindepth 1 -maxdepth 1 -mtime +14 -exec rm -rf {} + 2>/dev/null
+OUT=$(mktemp -d); trap 'rm -rf "$OUT"' EXIT
+TIMES=$BUILD_DIR/test-times.txt
+
+# Seconds per suite, measured once one at a time on the shared 2-core machine (loaded: the ratios
+# matter, not the values); $TIMES, written by every run, wins.  Suites not listed count as 10 s.
+DEFAULT_TIMES="
+mpi/compare_run 645 xf/workspace 412 mpi/export_coll 322 mpi/export_leaves 300 xf/memdist 117
+cli/planes 113 xf/explore 85 xf/fuse_costs 80 mpi/export_seq 60 xf/stm 51 store/crash 44
+xf/commgen 38 cli/thesis_fd 33 xf/blockcyclic 33 mpi/export_fd 31 mpi/export_pieces 30 xf/pieces 27
+mpi/checksum 23 cli/collectives 22 xf/tile 22 tui/export 19 store/workspace 18 xf/fuse 18
+tui/memory 16 tui/explore 15 tui/ops 15 cli/fmt 14 tui/basic 14 tui/more 13 store/concurrency 11
+unit/test_xf 11 cli/bad 8 cli/compare 8 cli/sim 8 mpi/exchange 8 tui/cancel 8 cli/calibrate 7
+mpi/dist 5 cli/sweep 4 store/bad 4 store/fsck 4 cli/dist_step 3 tui/gain 2 unit/test_sim 2
+"
+declare -A EST=()
+set -f
+# shellcheck disable=SC2086
+set -- $DEFAULT_TIMES
+set +f
+while [ $# -ge 2 ]; do EST[$1]=$2; shift 2; done
+if [ -f "$TIMES" ]; then
+    while read -r name secs; do [ -n "$name" ] && EST[$name]=${secs%.*}; done <"$TIMES"
+fi
+
+# The jobs: NAME -> a unit program or a suite's .sh; ORDER: longest first.
+declare -A CMD=()
+for t in "$BUILD_DIR"/tests/*; do
+    [ -f "$t" ] && [ -x "$t" ] && CMD[unit/$(basename "$t")]=$t
+done
+for s in "$ROOT"/tests/{cli,store,xf,tui,mpi}/*.sh "$ROOT"/tests/polybench/source.sh; do
+    [ -f "$s" ] || continue
+    name=$(basename "$(dirname "$s")")/$(basename "$s" .sh)
+    [ "$name" = mpi/export_all ] && continue           # last, on the others' workspaces
+    CMD[$name]=$s
+done
+# TEST_ONLY=REGEX runs only the jobs whose names match (e.g. 'mpi/|cli/sim'); export_all still ends
+mapfile -t ORDER < <(for n in "${!CMD[@]}"; do echo "${EST[$n]:-10} $n"; done | sort -k1,1nr -k2 | cut -d' ' -f2 |
+                     grep -E -- "${TEST_ONLY:-.}")
+
+log=$OUT/all.log
+: >"$log"
+: >"$OUT/times"
+# report NAME: prints a finished job's result lines (and its tail when it failed), logs them
+report() {
+    local name=$1 rc
+    rc=$(cat "$OUT/$name.rc" 2>/dev/null || echo 1)
+    grep -E '^(ok|FAIL|skip) ' "$OUT/$name.out" | tee -a "$log"
+    if [ "$rc" -ne 0 ] || grep -q '^FAIL ' "$OUT/$name.out"; then
+        if ! grep -q '^FAIL ' "$OUT/$name.out"; then echo "FAIL $name: exited $rc" | tee -a "$log"; fi
+        echo "--- $name (exit $rc), the last lines of its output:"
+        tail -20 "$OUT/$name.out" | sed 's/^/  | /'
+        echo "$name" >>"$OUT/failed"
     fi
 }
-for t in "$ROOT/$BUILD"/tests/*; do
-    [ -x "$t" ] || continue
-    run_one "$(basename "$t")" "$t"
+# launch NAME: runs the job in the background, output to $OUT/NAME.out, status to NAME.rc
+declare -A RUNNING=()
+launch() {
+    local name=$1
+    mkdir -p "$OUT/$(dirname "$name")"
+    (
+        start=$(date +%s.%N)
+        case ${CMD[$name]} in
+            *.sh) bash "${CMD[$name]}" ;;
+            *) "${CMD[$name]}" ;;
+        esac >"$OUT/$name.out" 2>&1 </dev/null
+        echo $? >"$OUT/$name.rc"
+        echo "$name $(echo "$(date +%s.%N) - $start" | bc)" >>"$OUT/times"
+    ) &
+    RUNNING[$!]=$name
+}
+# reap: waits for one job to end and reports every finished one
+reap() {
+    local pid
+    wait -n 2>/dev/null
+    for pid in "${!RUNNING[@]}"; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            wait "$pid" 2>/dev/null
+            report "${RUNNING[$pid]}"
+            unset "RUNNING[$pid]"
+        fi
+    done
+}
+t0=$SECONDS
+for name in "${ORDER[@]}"; do
+    while [ ${#RUNNING[@]} -ge "$JOBS" ]; do reap; done
+    launch "$name"
 done
-for s in "$ROOT"/tests/cli/*.sh "$ROOT"/tests/store/*.sh "$ROOT"/tests/xf/*.sh "$ROOT"/tests/tui/*.sh "$ROOT"/tests/mpi/*.sh \
-         "$ROOT"/tests/polybench/source.sh; do
-    [ -f "$s" ] || continue
-    run_one "$(basename "$s")" bash "$s"
-done
+while [ ${#RUNNING[@]} -gt 0 ]; do reap; done
+export EXPORT_ALL_JOBS=$JOBS
+CMD[mpi/export_all]=$ROOT/tests/mpi/export_all.sh
+[ -f "${CMD[mpi/export_all]}" ] && { launch mpi/export_all; while [ ${#RUNNING[@]} -gt 0 ]; do reap; done; }
+
+# this run's seconds replace the same jobs' in $TIMES (TEST_ONLY keeps the others')
+cat "$TIMES" "$OUT/times" 2>/dev/null | awk '{t[$1] = $2} END {for (n in t) printf "%s %.1f\n", n, t[n]}' |
+    sort -k2,2nr >"$TIMES.new" && mv "$TIMES.new" "$TIMES"
 passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 skipped=$(grep -c '^skip ' "$log")
 echo
+echo "# ${#ORDER[@]} suites and unit programs + export_all in $((SECONDS - t0)) s, $JOBS at a time (seconds each: $TIMES)"
+if [ -f "$OUT/failed" ]; then echo "# failed: $(tr '\n' ' ' <"$OUT/failed")"; fi
 echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && rm -rf "$POLYAPM_TEST_WORKSPACES"
 [ "$failed" -eq 0 ]

@@ -5,7 +5,7 @@
 command -v tmux >/dev/null || { echo "skip $(basename "$0" .sh): no tmux"; exit 0; }
 SOCK=polyapm-test-$$
 tm() { tmux -L "$SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'tm kill-server 2>/dev/null; t_cleanup' EXIT
 screen() { tm capture-pane -p -t t; }
 keys() { tm send-keys -t t "$@"; }
 # wait_for REGEX [SECONDS]: polls the screen until REGEX matches
