@@ -42,7 +42,7 @@ for a in range(n):
     for b in range(a+1, n):
         x=(r[a]['predicted_seconds']-r[b]['predicted_seconds'])*(r[a]['measured_seconds']-r[b]['measured_seconds'])
         s+=(x>0)-(x<0)
-print(round(s/(n*(n-1)/2), 6), round(j['tau'], 6))")
+print('%.6f %.6f' % (s/(n*(n-1)/2) + 0.0, j['tau'] + 0.0))")
 expect_eq "compare: tau is Kendall's over the four leaves" "$(echo $tau | cut -d' ' -f1)" "$(echo $tau | cut -d' ' -f2)"
 # another model predicts; named nodes only; a node without measurements is predicted only
 expect_eq "compare --model hockney predicts with hockney" "$(P compare --machine scali2004 --model hockney --json | json "all(abs(r['predicted_seconds'] - r['cost']['hockney'] * j['tick_seconds']) <= 1e-9 * r['predicted_seconds'] for r in j['rows'])")" True
