@@ -126,7 +126,11 @@ run: all
 
 # Every test: unit programs and the shell suites (command line, TUI via tmux, MPI), TEST_JOBS
 # (default 3) at a time, then every verified syndm node they derived exported and run.
-test: all
+# The build runs on every core (after the package check, which may install what the build needs).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test:
+	@$(MAKE) --no-print-directory deps-check
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@BUILD=$(BUILD) SAN="$(SAN)" tests/run.sh
 
 check-asan:

@@ -5,7 +5,7 @@
 # verified syndm node of the workspace, then `polyapm run NODE -np 2`, whose checksum must be the
 # source's (`polyapm sim K.apm`, the MINI sizes).  One line per kernel: "ok K: ..." or
 # "FAIL K: why" (no syndm node reached, or the first violation of the cheapest syndm node, or the
-# run's error or checksum).  Not registered in tests/run.sh until the in-place kernels derive.
+# run's error or checksum); the leaf also runs at np = 3 and 4 (re-simulated at procs = np).
 # Usage: bash tests/polybench/derive.sh [KERNEL...]   (default: every kernel of kernels.inc)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/kernels.inc"
@@ -61,11 +61,26 @@ except Exception as e: print("sim failed")')"
         ok "$k: node $node runs on 2 ranks with the source's checksum $src$note"
     else
         fail "$k" "node $node: run -np 2 checksum '$got', source '$src'$note"
+        return
     fi
+    local np
+    for np in 3 4; do   # the leaf re-simulated and run at procs = np
+        run=$("$POLYAPM" -w "$ws" run "$node" -np $np -D procs=$np --json 2>&1)
+        got=$(printf '%s' "$run" | json "j['checksum']" 2>/dev/null)
+        expect_eq "$k: node $node at np=$np, the source's checksum" "$got" "$src"
+    done
 }
 
+# The kernels that derive today (make test runs these; DERIVE_ALL=1 or names on the command line
+# run others).  Still open: seidel-2d, atax, cholesky, floyd-warshall, 2mm (stm auto proposes no
+# schedule: they need inner sequential loops or a wavefront) and heat-3d-nl (explore needs more
+# than 90 s).
+PB_DERIVED="jacobi-1d jacobi-2d heat-3d fdtd-2d gemm mvt trisolv lu syrk"
 kernels=("$@")
-[ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(awk 'NF { print $1 }' <<<"$PB_KERNELS")
+if [ ${#kernels[@]} -eq 0 ]; then
+    if [ -n "${DERIVE_ALL:-}" ]; then mapfile -t kernels < <(awk 'NF { print $1 }' <<<"$PB_KERNELS")
+    else read -r -a kernels <<<"$PB_DERIVED"; fi
+fi
 for k in "${kernels[@]}"; do
     [ -f "$EX/$k.apm" ] || { fail "$k" "no $EX/$k.apm"; continue; }
     derive_one "$k"
