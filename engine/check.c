@@ -1020,10 +1020,11 @@ static void check_op(checker *C, ir_decl *d)
         if (d->u.op.items[i].kind == IR_OI_CLAUSE) check_clause(C, d, &d->u.op.items[i]);
 }
 
-static void check_decls(checker *C)
+/* Operators first: their clauses see only their own names. */
+static void check_op_decls(checker *C)
 {
     ir_program *p = C->p;
-    int np = 0, na = 0, no = 0;
+    int no = 0;
     for (int i = 0; i < p->ndecls; i++) if (p->decls[i]->kind == IR_D_OP) no++;
     p->ops = no ? ir_alloc(p, (size_t)no * sizeof *p->ops) : NULL;
     p->nops = 0;
@@ -1032,8 +1033,14 @@ static void check_decls(checker *C)
             p->decls[i]->u.op.index = p->nops;
             p->ops[p->nops++] = p->decls[i];
         }
-    /* operators first: their clauses see only their own names */
     for (int i = 0; i < p->nops; i++) check_op(C, p->ops[i]);
+}
+
+/* Parameters in order (each sees the earlier ones), then the arrays. */
+static void check_param_array_decls(checker *C)
+{
+    ir_program *p = C->p;
+    int np = 0, na = 0;
     for (int i = 0; i < p->ndecls; i++) {
         if (p->decls[i]->kind == IR_D_PARAM) np++;
         if (p->decls[i]->kind == IR_D_ARRAY) na++;
@@ -1041,7 +1048,6 @@ static void check_decls(checker *C)
     p->params = np ? ir_alloc(p, (size_t)np * sizeof *p->params) : NULL;
     p->arrays = na ? ir_alloc(p, (size_t)na * sizeof *p->arrays) : NULL;
     p->nparams = p->narrays = 0;
-    /* parameters, in order */
     for (int i = 0; i < p->ndecls; i++) {
         ir_decl *d = p->decls[i];
         if (d->kind != IR_D_PARAM) continue;
@@ -1055,7 +1061,6 @@ static void check_decls(checker *C)
         p->params[p->nparams++] = d;
         define(C, d->u.param.name, IR_N_PARAM, d->u.param.index, d->pos, IR_INT);
     }
-    /* arrays */
     for (int i = 0; i < p->ndecls; i++) {
         ir_decl *d = p->decls[i];
         if (d->kind != IR_D_ARRAY) continue;
@@ -1067,7 +1072,134 @@ static void check_decls(checker *C)
         p->arrays[p->narrays++] = d;
         define(C, d->u.array.name, IR_N_ARRAY, d->u.array.index, d->pos, d->u.array.elem);
     }
-    /* the rest */
+}
+
+static void check_init_decl(checker *C, ir_decl *d)
+{
+    d->u.init.array_index = -1;
+    sym *s = lookup_array(C, d->u.init.array, d->pos);
+    int mark = C->nsyms;
+    ir_type elem = s ? array_decl(C, s)->u.array.elem : IR_DOUBLE;
+    if (s) {
+        ir_decl *ad = array_decl(C, s);
+        if (ad->u.array.ndims != d->u.init.nidx)
+            cerr(C, d->pos, "init of '%s' gives %d indices, the array has %d dimensions",
+                 d->u.init.array, d->u.init.nidx, ad->u.array.ndims);
+        else
+            d->u.init.array_index = s->index;
+    }
+    for (int k = 0; k < d->u.init.nidx; k++) {
+        ir_expr *ix = d->u.init.idx[k];
+        if (ix->kind == IR_E_NAME && !lookup(C, ix->u.name.id)) {
+            int slot = define(C, ix->u.name.id, IR_N_INITVAR, 0, ix->pos, IR_INT);
+            ix->u.name.nk = IR_N_INITVAR;
+            ix->u.name.index = slot;
+            ix->type = IR_INT;
+        } else {
+            check_const(C, ix, "an init index (a fresh name or a constant)", 1);
+        }
+    }
+    ir_type t = resolve(C, d->u.init.value, M_NOARRAY, "an init value");
+    if (elem == IR_INT && t == IR_DOUBLE)
+        cerr(C, d->u.init.value->pos, "cannot initialise int array '%s' with a double value",
+             d->u.init.array);
+    pop_to(C, mark);
+}
+
+static void check_output_decl(checker *C, ir_decl *d)
+{
+    d->u.output.array_index = -1;
+    sym *s = lookup_array(C, d->u.output.array, d->pos);
+    if (s) {
+        ir_decl *ad = array_decl(C, s);
+        if (d->u.output.nidx > ad->u.array.ndims)
+            cerr(C, d->pos, "output of '%s' gives %d indices, the array has %d dimensions",
+                 d->u.output.array, d->u.output.nidx, ad->u.array.ndims);
+        else
+            d->u.output.array_index = s->index;
+    }
+    for (int k = 0; k < d->u.output.nidx; k++)
+        check_const(C, d->u.output.idx[k], "an output index", 1);
+}
+
+/* Piece pi of a LOCAL dist with nd dimensions: its bounds are integer expressions of the
+ * processor variable, and only its last range may use its named indices. */
+static void check_dist_piece(checker *C, ir_decl *d, int pi, int nd)
+{
+    ir_dist_piece pc = ir_dist_get_piece(d, pi);
+    int pmark = C->nsyms;
+    if (pc.ivar) {
+        int *slots = ir_alloc(C->p, (size_t)nd * sizeof *slots);
+        for (int k = 0; k < nd; k++) slots[k] = -1;
+        if (pi == 0) d->u.dist.islot = slots;
+        else d->u.dist.more[pi - 1].islot = slots;
+        pc.islot = slots;
+    }
+    /* the last dimension's bounds may use the other dimensions' named indices */
+    for (int k = 0; k < nd - 1 && pc.ivar; k++)
+        for (int j = 0; j < nd; j++) {
+            const ir_expr *bd[2] = { pc.lo ? pc.lo[k] : NULL, pc.hi ? pc.hi[k] : NULL };
+            for (int h = 0; h < 2; h++)
+                if (pc.ivar[j] && bd[h] && expr_uses_name(bd[h], pc.ivar[j]))
+                    cerr(C, bd[h]->pos, "'%s' names an index of this piece: only its last "
+                         "range may use it", pc.ivar[j]);
+        }
+    for (int k = 0; k < nd; k++) {
+        if (k == nd - 1 && pc.ivar) {
+            for (int j = 0; j < nd - 1; j++)
+                if (pc.ivar[j]) pc.islot[j] = define(C, pc.ivar[j], IR_N_DISTVAR, 0, d->pos, IR_INT);
+            if (pc.step && pc.step[k])
+                cerr(C, pc.step[k]->pos, "a dist piece whose last range may depend on the other "
+                     "indices cannot stride it");
+        }
+        ir_expr *ex[5] = { pc.lo ? pc.lo[k] : NULL,
+                           pc.hi ? pc.hi[k] : NULL,
+                           pi == 0 && d->u.dist.offset ? d->u.dist.offset[k] : NULL,
+                           pc.step ? pc.step[k] : NULL,
+                           pc.block ? pc.block[k] : NULL };
+        for (int j = 0; j < 5; j++)
+            if (ex[j] && resolve(C, ex[j], M_NOARRAY, "a dist bound") != IR_INT)
+                cerr(C, ex[j]->pos, "a dist bound, step, block or offset must be an integer expression");
+    }
+    pop_to(C, pmark);
+}
+
+/* A dist: one per array (dist_of[array] records it), syndm only. */
+static void check_dist_decl(checker *C, ir_decl *d, const ir_decl **dist_of)
+{
+    d->u.dist.array_index = -1;
+    d->u.dist.slot = -1;
+    if (C->p->level != IR_SYNDM) level_error(C, d->pos, "dist", "syndm");
+    sym *s = lookup_array(C, d->u.dist.array, d->pos);
+    if (s) {
+        ir_decl *ad = array_decl(C, s);
+        if (dist_of[s->index])
+            cerr(C, d->pos, "array '%s' already has a dist at %d:%d", d->u.dist.array,
+                 dist_of[s->index]->pos.line, dist_of[s->index]->pos.col);
+        else
+            dist_of[s->index] = d;
+        if (d->u.dist.dk == IR_DIST_LOCAL && d->u.dist.ndims != ad->u.array.ndims)
+            cerr(C, d->pos, "dist of '%s' gives %d bounds, the array has %d dimensions",
+                 d->u.dist.array, d->u.dist.ndims, ad->u.array.ndims);
+        else
+            d->u.dist.array_index = s->index;
+    }
+    if (d->u.dist.dk != IR_DIST_LOCAL) return;
+    int mark = C->nsyms;
+    d->u.dist.slot = define(C, d->u.dist.procvar ? d->u.dist.procvar : "?", IR_N_DISTVAR, 0, d->pos, IR_INT);
+    if (d->u.dist.offset && ir_dist_is_pieced(d))
+        cerr(C, d->pos, "dist of '%s': an offset (relative coordinates) needs one plain box, "
+             "not pieces or named indices", d->u.dist.array);
+    for (int pi = 0; pi <= d->u.dist.nmore; pi++) check_dist_piece(C, d, pi, d->u.dist.ndims);
+    pop_to(C, mark);
+}
+
+static void check_decls(checker *C)
+{
+    ir_program *p = C->p;
+    check_op_decls(C);
+    check_param_array_decls(C);
+    int na = p->narrays;
     const ir_decl **dist_of = na ? calloc((size_t)na, sizeof *dist_of) : NULL;
     const ir_decl *reference = NULL;
     for (int i = 0; i < p->ndecls; i++) {
@@ -1080,119 +1212,9 @@ static void check_decls(checker *C)
                      reference->pos.col);
             reference = d;
             break;
-        case IR_D_INIT: {
-            d->u.init.array_index = -1;
-            sym *s = lookup_array(C, d->u.init.array, d->pos);
-            int mark = C->nsyms;
-            ir_type elem = s ? array_decl(C, s)->u.array.elem : IR_DOUBLE;
-            if (s) {
-                ir_decl *ad = array_decl(C, s);
-                if (ad->u.array.ndims != d->u.init.nidx)
-                    cerr(C, d->pos, "init of '%s' gives %d indices, the array has %d dimensions",
-                         d->u.init.array, d->u.init.nidx, ad->u.array.ndims);
-                else
-                    d->u.init.array_index = s->index;
-            }
-            for (int k = 0; k < d->u.init.nidx; k++) {
-                ir_expr *ix = d->u.init.idx[k];
-                if (ix->kind == IR_E_NAME && !lookup(C, ix->u.name.id)) {
-                    int slot = define(C, ix->u.name.id, IR_N_INITVAR, 0, ix->pos, IR_INT);
-                    ix->u.name.nk = IR_N_INITVAR;
-                    ix->u.name.index = slot;
-                    ix->type = IR_INT;
-                } else {
-                    check_const(C, ix, "an init index (a fresh name or a constant)", 1);
-                }
-            }
-            ir_type t = resolve(C, d->u.init.value, M_NOARRAY, "an init value");
-            if (elem == IR_INT && t == IR_DOUBLE)
-                cerr(C, d->u.init.value->pos, "cannot initialise int array '%s' with a double value",
-                     d->u.init.array);
-            pop_to(C, mark);
-            break;
-        }
-        case IR_D_OUTPUT: {
-            d->u.output.array_index = -1;
-            sym *s = lookup_array(C, d->u.output.array, d->pos);
-            if (s) {
-                ir_decl *ad = array_decl(C, s);
-                if (d->u.output.nidx > ad->u.array.ndims)
-                    cerr(C, d->pos, "output of '%s' gives %d indices, the array has %d dimensions",
-                         d->u.output.array, d->u.output.nidx, ad->u.array.ndims);
-                else
-                    d->u.output.array_index = s->index;
-            }
-            for (int k = 0; k < d->u.output.nidx; k++)
-                check_const(C, d->u.output.idx[k], "an output index", 1);
-            break;
-        }
-        case IR_D_DIST: {
-            d->u.dist.array_index = -1;
-            d->u.dist.slot = -1;
-            if (p->level != IR_SYNDM) level_error(C, d->pos, "dist", "syndm");
-            sym *s = lookup_array(C, d->u.dist.array, d->pos);
-            if (s) {
-                ir_decl *ad = array_decl(C, s);
-                if (dist_of[s->index])
-                    cerr(C, d->pos, "array '%s' already has a dist at %d:%d", d->u.dist.array,
-                         dist_of[s->index]->pos.line, dist_of[s->index]->pos.col);
-                else
-                    dist_of[s->index] = d;
-                if (d->u.dist.dk == IR_DIST_LOCAL && d->u.dist.ndims != ad->u.array.ndims)
-                    cerr(C, d->pos, "dist of '%s' gives %d bounds, the array has %d dimensions",
-                         d->u.dist.array, d->u.dist.ndims, ad->u.array.ndims);
-                else
-                    d->u.dist.array_index = s->index;
-            }
-            if (d->u.dist.dk == IR_DIST_LOCAL) {
-                int mark = C->nsyms, nd = d->u.dist.ndims;
-                d->u.dist.slot = define(C, d->u.dist.procvar ? d->u.dist.procvar : "?",
-                                        IR_N_DISTVAR, 0, d->pos, IR_INT);
-                if (d->u.dist.offset && ir_dist_is_pieced(d))
-                    cerr(C, d->pos, "dist of '%s': an offset (relative coordinates) needs one plain box, "
-                         "not pieces or named indices", d->u.dist.array);
-                for (int pi = 0; pi <= d->u.dist.nmore; pi++) {
-                    ir_dist_piece pc = ir_dist_get_piece(d, pi);
-                    int pmark = C->nsyms;
-                    if (pc.ivar) {
-                        int *slots = ir_alloc(p, (size_t)nd * sizeof *slots);
-                        for (int k = 0; k < nd; k++) slots[k] = -1;
-                        if (pi == 0) d->u.dist.islot = slots;
-                        else d->u.dist.more[pi - 1].islot = slots;
-                        pc.islot = slots;
-                    }
-                    /* the last dimension's bounds may use the other dimensions' named indices */
-                    for (int k = 0; k < nd - 1 && pc.ivar; k++)
-                        for (int j = 0; j < nd; j++) {
-                            const ir_expr *bd[2] = { pc.lo ? pc.lo[k] : NULL, pc.hi ? pc.hi[k] : NULL };
-                            for (int h = 0; h < 2; h++)
-                                if (pc.ivar[j] && bd[h] && expr_uses_name(bd[h], pc.ivar[j]))
-                                    cerr(C, bd[h]->pos, "'%s' names an index of this piece: only its last "
-                                         "range may use it", pc.ivar[j]);
-                        }
-                    for (int k = 0; k < nd; k++) {
-                        if (k == nd - 1 && pc.ivar) {
-                            for (int j = 0; j < nd - 1; j++)
-                                if (pc.ivar[j]) pc.islot[j] = define(C, pc.ivar[j], IR_N_DISTVAR, 0, d->pos, IR_INT);
-                            if (pc.step && pc.step[k])
-                                cerr(C, pc.step[k]->pos, "a dist piece whose last range may depend on the other "
-                                     "indices cannot stride it");
-                        }
-                        ir_expr *ex[5] = { pc.lo ? pc.lo[k] : NULL,
-                                           pc.hi ? pc.hi[k] : NULL,
-                                           pi == 0 && d->u.dist.offset ? d->u.dist.offset[k] : NULL,
-                                           pc.step ? pc.step[k] : NULL,
-                                           pc.block ? pc.block[k] : NULL };
-                        for (int j = 0; j < 5; j++)
-                            if (ex[j] && resolve(C, ex[j], M_NOARRAY, "a dist bound") != IR_INT)
-                                cerr(C, ex[j]->pos, "a dist bound, step, block or offset must be an integer expression");
-                    }
-                    pop_to(C, pmark);
-                }
-                pop_to(C, mark);
-            }
-            break;
-        }
+        case IR_D_INIT: check_init_decl(C, d); break;
+        case IR_D_OUTPUT: check_output_decl(C, d); break;
+        case IR_D_DIST: check_dist_decl(C, d, dist_of); break;
         }
     }
     if (p->level == IR_SYNDM)
