@@ -444,6 +444,78 @@ static sim_node *sim_compile_raw(sim_ctx *c, const ir_expr *e)
     return n;
 }
 
+/* A binary operation: a chain of && or ||, an affine form, an affine comparison, or the
+ * operator's node over its operands. */
+static sim_node *sim_compile_binary(sim_ctx *c, const ir_expr *e)
+{
+    sim_node *n;
+    ir_op op = e->u.op.op;
+    if ((op == IR_OP_AND || op == IR_OP_OR) && e->u.op.a->kind == IR_E_BINARY
+        && e->u.op.a->u.op.op == op) {
+        /* a left-deep chain x1 op x2 op ... op xk as one node */
+        int k = 1;
+        const ir_expr *x = e;
+        while (x->kind == IR_E_BINARY && x->u.op.op == op && k < 64) { k++; x = x->u.op.a; }
+        n = sim_new(c, op == IR_OP_AND ? SO_ANDN : SO_ORN, e);
+        if (!n) return NULL;
+        n->n = k;
+        n->args = sim_alloc(c, (size_t)k * sizeof *n->args);
+        n->argticks = sim_alloc(c, (size_t)k * sizeof *n->argticks);
+        if (!n->args || !n->argticks) { c->compile_errors++; return NULL; }
+        x = e;
+        for (int i = k - 1; i >= 1; i--) {
+            n->args[i] = sim_compile_truth(c, x->u.op.b);
+            n->argticks[i] = sim_expr_ticks(x->u.op.b);
+            if (!n->args[i]) return NULL;
+            x = x->u.op.a;
+        }
+        n->args[0] = sim_compile_truth(c, x);
+        return n->args[0] ? n : NULL;
+    }
+    if (op == IR_OP_AND || op == IR_OP_OR) {
+        n = sim_new(c, op == IR_OP_AND ? SO_AND : SO_OR, e);
+        if (!n) return NULL;
+        n->a = sim_compile_truth(c, e->u.op.a);
+        n->b = sim_compile_truth(c, e->u.op.b);
+        n->dticks = sim_expr_ticks(e->u.op.b);
+        return n->a && n->b ? n : NULL;
+    }
+    if (e->type == IR_INT && (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL)) {
+        sim_aff af;
+        if (sim_aff_of(c, e, &af)) {
+            n = sim_new(c, af.n == 0 ? SO_CI : SO_AFF, e);
+            if (n) { n->aff = af; n->ival = af.c; }
+            return n;
+        }
+    }
+    if (op >= IR_OP_LT && op <= IR_OP_NE && e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT) {
+        /* an affine comparison: the sign of one affine difference, no operand nodes */
+        sim_aff x, y, d;
+        memset(&d, 0, sizeof d);
+        if (sim_aff_of(c, e->u.op.a, &x) && sim_aff_of(c, e->u.op.b, &y) && sim_aff_add(&d, &x, 1)
+            && sim_aff_add(&d, &y, -1) && sim_aff_small(&d)) {
+            /* bit 0: holds when a < b, bit 1: a == b, bit 2: a > b */
+            static const int64_t masks[] = { [IR_OP_LT] = 1, [IR_OP_LE] = 3, [IR_OP_GT] = 4,
+                                             [IR_OP_GE] = 6, [IR_OP_EQ] = 2, [IR_OP_NE] = 5 };
+            n = sim_new(c, SO_CMPAFF, e);
+            if (n) { n->aff = d; n->ival = masks[op]; }
+            return n;
+        }
+    }
+    const sim_binop *bo = NULL;
+    for (size_t i = 0; i < sizeof sim_binops / sizeof sim_binops[0]; i++)
+        if (sim_binops[i].op == op) bo = &sim_binops[i];
+    if (!bo) return sim_cerr(c, e, "unknown operator");
+    sim_node *a = sim_compile_raw(c, e->u.op.a), *b = sim_compile_raw(c, e->u.op.b);
+    if (!a || !b) return NULL;
+    int dbl = sim_is_double_op(a->op) || sim_is_double_op(b->op);
+    n = sim_new(c, dbl ? bo->dop : bo->iop, e);
+    if (!n) return NULL;
+    n->a = sim_convert(c, a, dbl);
+    n->b = sim_convert(c, b, dbl);
+    return n;
+}
+
 static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
 {
     if (!e) return sim_cerr(c, NULL, "missing expression");
@@ -499,73 +571,8 @@ static sim_node *sim_compile_raw1(sim_ctx *c, const ir_expr *e)
         n->a = a;
         return n;
     }
-    case IR_E_BINARY: {
-        ir_op op = e->u.op.op;
-        if ((op == IR_OP_AND || op == IR_OP_OR) && e->u.op.a->kind == IR_E_BINARY
-            && e->u.op.a->u.op.op == op) {
-            /* a left-deep chain x1 op x2 op ... op xk as one node */
-            int k = 1;
-            const ir_expr *x = e;
-            while (x->kind == IR_E_BINARY && x->u.op.op == op && k < 64) { k++; x = x->u.op.a; }
-            n = sim_new(c, op == IR_OP_AND ? SO_ANDN : SO_ORN, e);
-            if (!n) return NULL;
-            n->n = k;
-            n->args = sim_alloc(c, (size_t)k * sizeof *n->args);
-            n->argticks = sim_alloc(c, (size_t)k * sizeof *n->argticks);
-            if (!n->args || !n->argticks) { c->compile_errors++; return NULL; }
-            x = e;
-            for (int i = k - 1; i >= 1; i--) {
-                n->args[i] = sim_compile_truth(c, x->u.op.b);
-                n->argticks[i] = sim_expr_ticks(x->u.op.b);
-                if (!n->args[i]) return NULL;
-                x = x->u.op.a;
-            }
-            n->args[0] = sim_compile_truth(c, x);
-            return n->args[0] ? n : NULL;
-        }
-        if (op == IR_OP_AND || op == IR_OP_OR) {
-            n = sim_new(c, op == IR_OP_AND ? SO_AND : SO_OR, e);
-            if (!n) return NULL;
-            n->a = sim_compile_truth(c, e->u.op.a);
-            n->b = sim_compile_truth(c, e->u.op.b);
-            n->dticks = sim_expr_ticks(e->u.op.b);
-            return n->a && n->b ? n : NULL;
-        }
-        if (e->type == IR_INT && (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL)) {
-            sim_aff af;
-            if (sim_aff_of(c, e, &af)) {
-                n = sim_new(c, af.n == 0 ? SO_CI : SO_AFF, e);
-                if (n) { n->aff = af; n->ival = af.c; }
-                return n;
-            }
-        }
-        if (op >= IR_OP_LT && op <= IR_OP_NE && e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT) {
-            /* an affine comparison: the sign of one affine difference, no operand nodes */
-            sim_aff x, y, d;
-            memset(&d, 0, sizeof d);
-            if (sim_aff_of(c, e->u.op.a, &x) && sim_aff_of(c, e->u.op.b, &y) && sim_aff_add(&d, &x, 1)
-                && sim_aff_add(&d, &y, -1) && sim_aff_small(&d)) {
-                /* bit 0: holds when a < b, bit 1: a == b, bit 2: a > b */
-                static const int64_t masks[] = { [IR_OP_LT] = 1, [IR_OP_LE] = 3, [IR_OP_GT] = 4,
-                                                 [IR_OP_GE] = 6, [IR_OP_EQ] = 2, [IR_OP_NE] = 5 };
-                n = sim_new(c, SO_CMPAFF, e);
-                if (n) { n->aff = d; n->ival = masks[op]; }
-                return n;
-            }
-        }
-        const sim_binop *bo = NULL;
-        for (size_t i = 0; i < sizeof sim_binops / sizeof sim_binops[0]; i++)
-            if (sim_binops[i].op == op) bo = &sim_binops[i];
-        if (!bo) return sim_cerr(c, e, "unknown operator");
-        sim_node *a = sim_compile_raw(c, e->u.op.a), *b = sim_compile_raw(c, e->u.op.b);
-        if (!a || !b) return NULL;
-        int dbl = sim_is_double_op(a->op) || sim_is_double_op(b->op);
-        n = sim_new(c, dbl ? bo->dop : bo->iop, e);
-        if (!n) return NULL;
-        n->a = sim_convert(c, a, dbl);
-        n->b = sim_convert(c, b, dbl);
-        return n;
-    }
+    case IR_E_BINARY:
+        return sim_compile_binary(c, e);
     case IR_E_CALL:
         return sim_compile_call(c, e);
     case IR_E_REPEAT: {
