@@ -458,7 +458,8 @@ static prop best_allocation(search *S, const cand *c)
         int cost = 10 * c->cost;
         long long work = 1;
         for (int s = 0; s < ns; s++) {
-            long long w = work_per_point(S, s, c->th[s], opts[s][o[s]]);
+            /* the strict searches rank by steps, as before; the others by steps x work */
+            long long w = S->allow_zero ? work_per_point(S, s, c->th[s], opts[s][o[s]]) : 1;
             if (w > work) work = w;
             const vec *v = &S->si[s].sg[opts[s][o[s]]];
             if (v->lo < lo) lo = v->lo;

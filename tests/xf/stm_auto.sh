@@ -9,10 +9,11 @@
 source "$(dirname "$0")/../lib.sh"
 PB="$ROOT/examples/polybench"
 LIMIT=${STM_AUTO_LIMIT:-20}   # seconds per stm auto run (each runs in ~10 s or less)
+STEP=${STM_AUTO_STEP_LIMIT:-120}   # seconds per later step (tile, commgen, memdist, sim)
 
-verified() { "$POLYAPM" sim "$1" --against "$2" --json "${@:3}" 2>/dev/null | json "j['verified']" 2>/dev/null; }
+verified() { timeout "$STEP" "$POLYAPM" sim "$1" --against "$2" --json "${@:3}" 2>/dev/null | json "j['verified']" 2>/dev/null; }
 
-for k in seidel-2d atax cholesky floyd-warshall 2mm trisolv lu gemm jacobi-1d; do
+for k in ${STM_AUTO_KERNELS:-seidel-2d atax cholesky floyd-warshall 2mm trisolv lu gemm jacobi-1d}; do
     src="$PB/$k.apm"
     if ! timeout "$LIMIT" "$POLYAPM" apply "$src" stm auto=1 -o "$TMP/$k-syn.apm" >"$TMP/$k.out" 2>&1; then
         fail "$k: stm auto=1 within ${LIMIT}s" "$(head -c 300 "$TMP/$k.out")"
@@ -20,9 +21,9 @@ for k in seidel-2d atax cholesky floyd-warshall 2mm trisolv lu gemm jacobi-1d; d
     fi
     ok "$k: stm auto=1 within ${LIMIT}s"
     expect_eq "$k: syn verified" "$(verified "$TMP/$k-syn.apm" "$src")" True
-    if "$POLYAPM" apply "$TMP/$k-syn.apm" tile kind=blocked procs=2 -o "$TMP/$k-t.apm" >"$TMP/$k.out" 2>&1 &&
-        "$POLYAPM" apply "$TMP/$k-t.apm" commgen -o "$TMP/$k-c.apm" >>"$TMP/$k.out" 2>&1 &&
-        "$POLYAPM" apply "$TMP/$k-c.apm" memdist -o "$TMP/$k-d.apm" >>"$TMP/$k.out" 2>&1; then
+    if timeout "$STEP" "$POLYAPM" apply "$TMP/$k-syn.apm" tile kind=blocked procs=2 -o "$TMP/$k-t.apm" >"$TMP/$k.out" 2>&1 &&
+        timeout "$STEP" "$POLYAPM" apply "$TMP/$k-t.apm" commgen -o "$TMP/$k-c.apm" >>"$TMP/$k.out" 2>&1 &&
+        timeout "$STEP" "$POLYAPM" apply "$TMP/$k-c.apm" memdist -o "$TMP/$k-d.apm" >>"$TMP/$k.out" 2>&1; then
         ok "$k: tile blocked procs=2, commgen, memdist apply"
         expect_eq "$k: syndm verified" "$(verified "$TMP/$k-d.apm" "$src")" True
     else
