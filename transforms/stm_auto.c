@@ -22,6 +22,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <isl/aff.h>
 #include <isl/ilp.h>
@@ -29,21 +30,51 @@
 
 #include "xf_int.h"
 
-enum { MAXV = 4, CMIN = -2, CMAX = 2, KMAX = 3, MAXSTMT = 6, KEEP = 400, MAXTRIES = 3 };
+enum { MAXV = 4, CMIN = -2, CMAX = 2, WIDE_OUTER = 4, KMAX = 3, MAXSTMT = 6, KEEP = 400,
+       MAXTRIES = 3 };
+enum { STAGE_BUDGET_MS = 2500 };   /* each search stops enumerating after this long */
 
-typedef struct vec { int c[MAXV]; long long lo, hi; } vec;   /* c·x ranges over [lo, hi] */
+typedef struct vec {
+    int c[MAXV];
+    long long lo, hi;          /* c·x ranges over [lo, hi] */
+    int zero;                  /* a schedule vector with self-dependences at distance 0 */
+} vec;
 
 typedef struct sinfo {
     int nv;
     vec *th;                   /* legal schedule vectors */
     int nth;
-    vec *sg;                   /* allocation vectors, by simplicity */
+    vec *sg;                   /* allocation vectors (and the zero vector, last), by simplicity */
     int nsg;
+    signed char *keeps;        /* [ith * nsg + isg]: 1 = sg keeps th's distance-0 dependences on
+                                * one processor, -1 = it does not, 0 = not yet known */
+    long long *work;           /* [ith * nsg + isg]: instances per (t, p) point, 0 = not yet known */
+    long long count;           /* instances of the statement, 0 = not yet known */
 } sinfo;
+
+/* A proposal and its estimated length: steps times the most instances one point runs. */
+typedef struct prop { xf_stm_cand c; long long est; } prop;
 
 typedef struct pairc { int a, b; long long *m; } pairc;   /* m[ia * nth_b + ib]; LLONG_MIN = none */
 
 typedef struct cand { int th[MAXSTMT]; long long k[MAXSTMT]; long long steps; int cost; } cand;
+
+/* One enumeration: its coefficient ranges, whether distance-0 self-dependences are allowed, its
+ * deadline (0 = none), and what the steps share. */
+typedef struct search {
+    const ir_program *p;
+    const ir_binding *ov;
+    int nov;
+    xf_model *m;
+    int ns;
+    isl_set *pd[MAXSTMT][MAXSTMT];   /* dependences per (source, sink), wrapped; borrowed */
+    int cmin[MAXV], cmax[MAXV];
+    int allow_zero;
+    double deadline;
+    sinfo si[MAXSTMT];
+    pairc pc[MAXSTMT * MAXSTMT];
+    int npc;
+} search;
 
 static char *lin(const int *c, int nv, const char *pre)
 {
@@ -93,15 +124,25 @@ static void add_vec(vec **v, int *n, const int *c, long long lo, long long hi)
 
 static int absum(const int *c, int nv) { int s = 0; for (int i = 0; i < nv; i++) s += abs(c[i]); return s; }
 
-/* Iterates c over [CMIN, CMAX]^nv; returns 0 when done. */
-static int next_vec(int *c, int nv)
+/* Iterates c over the search's box of coefficients; returns 0 when done. */
+static int next_vec(const search *S, int *c, int nv)
 {
     for (int i = nv - 1; i >= 0; i--) {
-        if (c[i] < CMAX) { c[i]++; return 1; }
-        c[i] = CMIN;
+        if (c[i] < S->cmax[i]) { c[i]++; return 1; }
+        c[i] = S->cmin[i];
     }
     return 0;
 }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Should the enumeration stop (cancelled, or past the search's deadline)? */
+static int stop(const search *S) { return xf_cancelled() || (S->deadline > 0 && now_ms() > S->deadline); }
 
 static void expr_text(xf_buf *b, const xf_stmt *st, const int *c, long long k)
 {
@@ -163,6 +204,366 @@ static int tcand_cmp(const void *x, const void *y)
     return a->cost - b->cost;
 }
 
+/* 1. Per statement: the schedule vectors legal for its self-dependences (c·d >= 1 for every
+ * distance d; with allow_zero c·d >= 0, the pairs at distance 0 then sharing a processor, see
+ * keeps_on_proc), and the allocation vectors, the zero vector (one processor) last. */
+static void statement_vectors(search *S, int s)
+{
+    const xf_model *m = S->m;
+    const xf_stmt *st = &m->st[s];
+    sinfo *si = &S->si[s];
+    int nv = st->nvars;
+    si->nv = nv;
+    isl_set *dom = xf_model_domain(m, s);
+    char *ta = tup(st, "a"), *tb = tup(st, "b");
+    char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
+    int c[MAXV] = {0};
+    for (int i = 0; i < nv; i++) c[i] = S->cmin[i];
+    do {
+        char *fa = lin(c, nv, "a");
+        long long lo = val_ll(extreme(m, dom, ta, fa, 0), 0), hi = val_ll(extreme(m, dom, ta, fa, 1), 0);
+        long long dmin = 1;
+        if (S->pd[s][s]) {
+            char *fb = lin(c, nv, "b");
+            char *f = xf_asprintf("(%s) - (%s)", fb, fa);
+            dmin = val_ll(extreme(m, S->pd[s][s], wsp, f, 0), -1);
+            free(fb);
+            free(f);
+        }
+        if (dmin >= 1 || (S->allow_zero && dmin == 0)) {
+            add_vec(&si->th, &si->nth, c, lo, hi);
+            si->th[si->nth - 1].zero = dmin == 0;
+        }
+        if (absum(c, nv) > 0 || nv == 0) add_vec(&si->sg, &si->nsg, c, lo, hi);
+        free(fa);
+    } while (nv > 0 && !stop(S) && next_vec(S, c, nv));
+    if (nv > 0) {
+        int z[MAXV] = {0};
+        add_vec(&si->sg, &si->nsg, z, 0, 0);
+    }
+    si->keeps = calloc((size_t)si->nth * (size_t)si->nsg + 1, 1);
+    si->work = calloc((size_t)si->nth * (size_t)si->nsg + 1, sizeof *si->work);
+    isl_set_free(dom);
+    free(ta);
+    free(tb);
+    free(wsp);
+}
+
+/* Does allocation isg keep on one processor every pair of instances of statement s that the
+ * schedule vector ith puts at one time step (they then run there in their original order,
+ * inner=seq)?  The strict schedules have no such pair.  Memoised. */
+static int keeps_on_proc(search *S, int s, int ith, int isg)
+{
+    sinfo *si = &S->si[s];
+    signed char *known = &si->keeps[(size_t)ith * (size_t)si->nsg + (size_t)isg];
+    if (*known) return *known > 0;
+    int ok = 1;
+    if (si->th[ith].zero && S->pd[s][s]) {
+        const xf_stmt *st = &S->m->st[s];
+        int nv = si->nv;
+        char *ta = tup(st, "a"), *tb = tup(st, "b");
+        char *fa = lin(si->th[ith].c, nv, "a"), *fb = lin(si->th[ith].c, nv, "b");
+        char *ga = lin(si->sg[isg].c, nv, "a"), *gb = lin(si->sg[isg].c, nv, "b");
+        char *t = xf_asprintf("%s -> { [%s -> %s] : (%s) - (%s) = 0 and ((%s) - (%s) >= 1 or (%s) - (%s) <= -1) }",
+                              S->m->params, ta, tb, fb, fa, gb, ga, gb, ga);
+        isl_set *bad = isl_set_read_from_str(S->m->ctx, t);
+        bad = isl_set_intersect(bad, isl_set_copy(S->pd[s][s]));
+        ok = isl_set_is_empty(bad) == isl_bool_true;
+        isl_set_free(bad);
+        free(t);
+        free(ta);
+        free(tb);
+        free(fa);
+        free(fb);
+        free(ga);
+        free(gb);
+    }
+    *known = ok ? 1 : -1;
+    return ok;
+}
+
+static long long count_points(isl_set *set)   /* takes set */
+{
+    isl_val *v = isl_set_count_val(set);
+    isl_set_free(set);
+    long long n = val_ll(v, 1);
+    return n > 0 ? n : 1;
+}
+
+/* How many instances of statement s run at one (t, p) point under schedule ith and allocation
+ * isg (in the inner sequential loops), on average: 1 when (θ, σ) is injective.  Memoised. */
+static long long work_per_point(search *S, int s, int ith, int isg)
+{
+    sinfo *si = &S->si[s];
+    if (si->nv <= 2 && !si->th[ith].zero) return 1;
+    long long *known = &si->work[(size_t)ith * (size_t)si->nsg + (size_t)isg];
+    if (*known) return *known;
+    const xf_stmt *st = &S->m->st[s];
+    if (!si->count) si->count = count_points(xf_model_domain(S->m, s));
+    char *ta = tup(st, "a");
+    char *fa = lin(si->th[ith].c, si->nv, "a"), *ga = lin(si->sg[isg].c, si->nv, "a");
+    char *t = xf_asprintf("%s -> { %s -> [%s, %s] }", S->m->params, ta, fa, ga);
+    isl_map *mp = isl_map_read_from_str(S->m->ctx, t);
+    long long img = count_points(isl_set_apply(xf_model_domain(S->m, s), mp));
+    *known = (si->count + img - 1) / img;
+    free(t);
+    free(ta);
+    free(fa);
+    free(ga);
+    return *known;
+}
+
+/* 2. Per pair of statements with dependences between them: the minima of c_b·y - c_a·x. */
+static void pair_minima(search *S)
+{
+    for (int a = 0; a < S->ns; a++)
+        for (int b = 0; b < S->ns; b++) {
+            if (a == b || !S->pd[a][b]) continue;
+            const sinfo *sa = &S->si[a], *sb = &S->si[b];
+            pairc *q = &S->pc[S->npc++];
+            q->a = a;
+            q->b = b;
+            size_t n = (size_t)sa->nth * (size_t)sb->nth + 1;
+            q->m = malloc(n * sizeof *q->m);
+            for (size_t i = 0; i < n; i++) q->m[i] = -(1LL << 40);   /* unknown: infeasible */
+            char *ta = tup(&S->m->st[a], "a"), *tb = tup(&S->m->st[b], "b");
+            char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
+            for (int ia = 0; ia < sa->nth && !stop(S); ia++)
+                for (int ib = 0; ib < sb->nth; ib++) {
+                    char *fa = lin(sa->th[ia].c, sa->nv, "a"), *fb = lin(sb->th[ib].c, sb->nv, "b");
+                    char *f = xf_asprintf("(%s) - (%s)", fb, fa);
+                    q->m[ia * sb->nth + ib] = val_ll(extreme(S->m, S->pd[a][b], wsp, f, 0), -(1LL << 40));
+                    free(fa);
+                    free(fb);
+                    free(f);
+                }
+            free(ta);
+            free(tb);
+            free(wsp);
+        }
+}
+
+/* 3. Combinations of schedule vectors and relative constants that satisfy the difference
+ * constraints, the best KEEP by steps; returns their number, *out (caller frees) the list. */
+static int combinations(const search *S, cand **out)
+{
+    int ns = S->ns;
+    cand *keep = NULL;
+    int nkeep = 0, capkeep = 0;
+    int idx[MAXSTMT] = {0};
+    int any = 1;
+    for (int s = 0; s < ns; s++) any &= S->si[s].nth > 0;
+    while (any && !stop(S)) {
+        long long k[MAXSTMT] = {0};
+        int kk[MAXSTMT];
+        for (int s = 1; s < ns; s++) kk[s] = -KMAX;
+        for (;;) {
+            for (int s = 1; s < ns; s++) k[s] = kk[s];
+            int ok = 1;
+            for (int q = 0; q < S->npc && ok; q++) {
+                const pairc *pc = &S->pc[q];
+                long long mm = pc->m[idx[pc->a] * S->si[pc->b].nth + idx[pc->b]];
+                ok = k[pc->b] - k[pc->a] >= 1 - mm;
+            }
+            if (ok) {
+                long long lo = 1LL << 60, hi = -(1LL << 60);
+                int cost = 0;
+                for (int s = 0; s < ns; s++) {
+                    const vec *v = &S->si[s].th[idx[s]];
+                    if (v->lo + k[s] < lo) lo = v->lo + k[s];
+                    if (v->hi + k[s] > hi) hi = v->hi + k[s];
+                    cost += absum(v->c, S->si[s].nv) + (int)llabs(k[s]);
+                }
+                if (nkeep == capkeep) {
+                    capkeep = capkeep ? 2 * capkeep : 64;
+                    keep = realloc(keep, (size_t)capkeep * sizeof *keep);
+                }
+                cand *c = &keep[nkeep++];
+                memset(c, 0, sizeof *c);
+                memcpy(c->th, idx, sizeof idx);
+                for (int s = 0; s < ns; s++) c->k[s] = k[s] - lo;   /* start at t = 0 */
+                c->steps = hi - lo + 1;
+                c->cost = cost;
+                if (nkeep >= 4 * KEEP) {   /* prune */
+                    qsort(keep, (size_t)nkeep, sizeof *keep, tcand_cmp);
+                    nkeep = KEEP;
+                }
+            }
+            int s = 1;
+            while (s < ns && kk[s] == KMAX) kk[s++] = -KMAX;
+            if (s >= ns) break;
+            kk[s]++;
+        }
+        int s = ns - 1;
+        while (s >= 0 && idx[s] == S->si[s].nth - 1) idx[s--] = 0;
+        if (s < 0) break;
+        idx[s]++;
+    }
+    qsort(keep, (size_t)nkeep, sizeof *keep, tcand_cmp);
+    if (nkeep > KEEP) nkeep = KEEP;
+    *out = keep;
+    return nkeep;
+}
+
+/* 4a. Statement s's allocation options under schedule c (indices into si.sg, at most 4): the
+ * simplest vectors independent of its schedule vector (sum of |coefficients| 1, then 2); for a
+ * schedule with distance-0 self-dependences only those that keep them on one processor, and
+ * failing those the zero vector. */
+static int allocation_options(search *S, int s, int ith, int *opt)
+{
+    const sinfo *si = &S->si[s];
+    const int *th = si->th[ith].c;
+    int nv = si->nv, n = 0;
+    static const int wants[] = {1, 2, 0};
+    for (int w = 0; w < 3 && n < 4; w++) {
+        if (wants[w] == 0 && (n > 0 || !si->th[ith].zero)) break;
+        for (int g = 0; g < si->nsg && n < 4; g++) {
+            const int *sg = si->sg[g].c;
+            if (absum(sg, nv) != wants[w] && nv > 0) continue;
+            int indep = nv <= 1 && wants[w] > 0;   /* else some 2x2 minor non-zero */
+            for (int x = 0; x < nv; x++)
+                for (int y = x + 1; y < nv; y++) indep |= th[x] * sg[y] - th[y] * sg[x] != 0;
+            if (!indep && wants[w] > 0) continue;
+            if (!keeps_on_proc(S, s, ith, g)) continue;
+            opt[n++] = g;
+        }
+    }
+    return n;
+}
+
+/* 4b. The best allocation for schedule c, as stm's argument text (NULL when a statement has
+ * none). */
+static int prop_cmp(const void *x, const void *y)
+{
+    const prop *a = x, *b = y;
+    if (a->est != b->est) return a->est < b->est ? -1 : 1;
+    return cand_cmp(&a->c, &b->c);
+}
+
+static prop best_allocation(search *S, const cand *c)
+{
+    int ns = S->ns;
+    const xf_model *m = S->m;
+    prop best = {{NULL, 0, 0, 0}, 0};
+    int opts[MAXSTMT][4], nopt[MAXSTMT];
+    int inner = 0;
+    for (int s = 0; s < ns; s++) {
+        nopt[s] = allocation_options(S, s, c->th[s], opts[s]);
+        if (nopt[s] == 0) return best;
+        inner |= m->st[s].nvars > 2 || S->si[s].th[c->th[s]].zero;
+    }
+    int o[MAXSTMT] = {0};
+    for (;;) {
+        long long lo = 1LL << 60, hi = -(1LL << 60);
+        int cost = 10 * c->cost;
+        long long work = 1;
+        for (int s = 0; s < ns; s++) {
+            /* the strict searches rank by steps, as before; the others by steps x work */
+            long long w = S->allow_zero ? work_per_point(S, s, c->th[s], opts[s][o[s]]) : 1;
+            if (w > work) work = w;
+            const vec *v = &S->si[s].sg[opts[s][o[s]]];
+            if (v->lo < lo) lo = v->lo;
+            if (v->hi > hi) hi = v->hi;
+            cost += 10 * absum(v->c, S->si[s].nv);
+            for (int x = 0; x < S->si[s].nv; x++)
+                cost += (v->c[x] < 0 ? 20 : 0) + (v->c[x] ? x : 0);   /* prefer p >= 0, outer loops */
+        }
+        /* the argument text; one theta=/sigma= when all statements agree */
+        xf_buf tx[MAXSTMT] = {{0}}, sx[MAXSTMT] = {{0}};
+        int same = 1;
+        for (int s = 0; s < ns; s++) {
+            expr_text(&tx[s], &m->st[s], S->si[s].th[c->th[s]].c, c->k[s]);
+            expr_text(&sx[s], &m->st[s], S->si[s].sg[opts[s][o[s]]].c, 0);
+            if (s && (strcmp(tx[s].s, tx[0].s) || strcmp(sx[s].s, sx[0].s) ||
+                      m->st[s].nvars != m->st[0].nvars))
+                same = 0;
+        }
+        xf_buf a = {0};
+        if (same) xf_buf_printf(&a, "theta=%s sigma=%s", tx[0].s ? tx[0].s : "", sx[0].s ? sx[0].s : "");
+        if (same) cost -= 10;   /* one mapping for all: the statements stay together */
+        else
+            for (int s = 0; s < ns; s++) {
+                const char *lb = m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label
+                                                                 : m->st[s].name;
+                xf_buf_printf(&a, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tx[s].s, lb, sx[s].s);
+            }
+        if (inner) xf_buf_printf(&a, " inner=seq");
+        for (int s = 0; s < ns; s++) { xf_buf_free(&tx[s]); xf_buf_free(&sx[s]); }
+        prop x = {{xf_buf_take(&a), c->steps, hi - lo + 1, cost}, c->steps * work};
+        if (!best.c.args || prop_cmp(&x, &best) < 0) {
+            free(best.c.args);
+            best = x;
+        } else {
+            free(x.c.args);
+        }
+        int s = ns - 1;
+        while (s >= 0 && o[s] == nopt[s] - 1) o[s--] = 0;
+        if (s < 0) break;
+        o[s]++;
+    }
+    return best;
+}
+
+/* Steps 1 to 4 of one search, then the distinct proposals stm accepts (at most max, a bounded
+ * number of tries); returns their number, *out (caller frees) the list. */
+static int run_search(search *S, int max, xf_stm_cand **out)
+{
+    for (int s = 0; s < S->ns; s++) statement_vectors(S, s);
+    pair_minima(S);
+    cand *keep = NULL;
+    int nkeep = combinations(S, &keep);
+    S->deadline = 0;   /* the rest is bounded: KEEP schedules, MAXTRIES * max stm runs */
+    prop *pr = NULL;
+    int nres = 0;
+    for (int ci = 0; ci < nkeep && !xf_cancelled(); ci++) {
+        prop best = best_allocation(S, &keep[ci]);
+        if (!best.c.args) continue;
+        pr = realloc(pr, (size_t)(nres + 1) * sizeof *pr);
+        pr[nres++] = best;   /* one proposal per schedule: its best allocation */
+    }
+    free(keep);
+    qsort(pr, (size_t)nres, sizeof *pr, prop_cmp);
+    xf_stm_cand *res = malloc((size_t)nres * sizeof *res + 1);
+    for (int i = 0; i < nres; i++) res[i] = pr[i].c;
+    free(pr);
+    int n = 0, tries = 0;
+    diag_list sd;
+    diag_list_init(&sd);
+    xf_stm_session *ss = xf_stm_session_new(S->p, S->ov, S->nov, &sd);
+    diag_list_free(&sd);
+    for (int i = 0; i < nres; i++) {
+        int dup = 0;
+        for (int j = 0; j < n && !dup; j++) dup = !strcmp(res[j].args, res[i].args);
+        if (dup || n >= max || tries >= MAXTRIES * max || xf_cancelled() ||
+            (tries++, !stm_accepts(ss, res[i].args)))
+            free(res[i].args);
+        else
+            res[n++] = res[i];
+    }
+    xf_stm_session_free(ss);
+    *out = res;
+    return n;
+}
+
+static void search_free(search *S)
+{
+    for (int q = 0; q < S->npc; q++) free(S->pc[q].m);
+    for (int s = 0; s < S->ns; s++) {
+        free(S->si[s].th);
+        free(S->si[s].sg);
+        free(S->si[s].keeps);
+        free(S->si[s].work);
+    }
+}
+
+/* The searches, tried in order until one finds a mapping: strict schedules with coefficients in
+ * -2..2 (each time step runs one instance per processor, as far as the loops allow); the same
+ * with a wider range for the outermost loop variable (wavefronts such as 4*t+2*i+j), within a
+ * time budget; then both again with schedules that leave self-dependences at distance 0 on one
+ * processor (reductions, in-place sweeps: inner=seq), ranked by steps times the instances one
+ * (t, p) point runs. */
+static const struct { int allow_zero, wide; } stages[] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+
 int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int max,
                       xf_stm_cand **out, diag_list *d)
 {
@@ -198,225 +599,32 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     }
     xf_rawdeps_free(r, nr);
 
-    /* 1. schedule vectors legal for the self-dependences; allocation vectors */
-    sinfo si[MAXSTMT];
-    memset(si, 0, sizeof si);
-    for (int s = 0; s < ns; s++) {
-        const xf_stmt *st = &m->st[s];
-        int nv = st->nvars;
-        si[s].nv = nv;
-        isl_set *dom = xf_model_domain(m, s);
-        char *ts = tup(st, "a"), *ta = tup(st, "a"), *tb = tup(st, "b");
-        char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
-        int c[MAXV];
-        for (int i = 0; i < MAXV; i++) c[i] = i < nv ? CMIN : 0;
-        do {
-            char *fa = lin(c, nv, "a");
-            long long lo = val_ll(extreme(m, dom, ts, fa, 0), 0), hi = val_ll(extreme(m, dom, ts, fa, 1), 0);
-            int ok = 1;
-            if (pd[s][s]) {
-                char *fb = lin(c, nv, "b");
-                char *f = xf_asprintf("(%s) - (%s)", fb, fa);
-                ok = val_ll(extreme(m, pd[s][s], wsp, f, 0), -1) >= 1;
-                free(fb);
-                free(f);
-            }
-            if (ok) add_vec(&si[s].th, &si[s].nth, c, lo, hi);
-            if (absum(c, nv) > 0 || nv == 0) add_vec(&si[s].sg, &si[s].nsg, c, lo, hi);
-            free(fa);
-        } while (nv > 0 && !xf_cancelled() && next_vec(c, nv));
-        isl_set_free(dom);
-        free(ts);
-        free(ta);
-        free(tb);
-        free(wsp);
-    }
-
-    /* 2. cross-statement minima */
-    pairc pc[MAXSTMT * MAXSTMT];
-    int npc = 0;
-    for (int a = 0; a < ns; a++)
-        for (int b = 0; b < ns; b++) {
-            if (a == b || !pd[a][b]) continue;
-            pairc *q = &pc[npc++];
-            q->a = a;
-            q->b = b;
-            q->m = malloc((size_t)(si[a].nth * si[b].nth + 1) * sizeof *q->m);
-            char *ta = tup(&m->st[a], "a"), *tb = tup(&m->st[b], "b");
-            char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
-            for (int ia = 0; ia < si[a].nth && !xf_cancelled(); ia++)
-                for (int ib = 0; ib < si[b].nth; ib++) {
-                    char *fa = lin(si[a].th[ia].c, si[a].nv, "a"), *fb = lin(si[b].th[ib].c, si[b].nv, "b");
-                    char *f = xf_asprintf("(%s) - (%s)", fb, fa);
-                    q->m[ia * si[b].nth + ib] = val_ll(extreme(m, pd[a][b], wsp, f, 0), -(1LL << 40));
-                    free(fa);
-                    free(fb);
-                    free(f);
-                }
-            free(ta);
-            free(tb);
-            free(wsp);
-        }
-
-    /* 3. combinations of schedule vectors and constants */
-    cand *keep = NULL;
-    int nkeep = 0, capkeep = 0;
-    int idx[MAXSTMT] = {0};
-    int any = 1;
-    for (int s = 0; s < ns; s++) any &= si[s].nth > 0;
-    while (any && !xf_cancelled()) {
-        long long k[MAXSTMT] = {0};
-        int kk[MAXSTMT];
-        for (int s = 1; s < ns; s++) kk[s] = -KMAX;
-        for (;;) {
-            for (int s = 1; s < ns; s++) k[s] = kk[s];
-            int ok = 1;
-            for (int q = 0; q < npc && ok; q++) {
-                long long mm = pc[q].m[idx[pc[q].a] * si[pc[q].b].nth + idx[pc[q].b]];
-                ok = k[pc[q].b] - k[pc[q].a] >= 1 - mm;
-            }
-            if (ok) {
-                long long lo = 1LL << 60, hi = -(1LL << 60);
-                int cost = 0;
-                for (int s = 0; s < ns; s++) {
-                    const vec *v = &si[s].th[idx[s]];
-                    if (v->lo + k[s] < lo) lo = v->lo + k[s];
-                    if (v->hi + k[s] > hi) hi = v->hi + k[s];
-                    cost += absum(v->c, si[s].nv) + (int)llabs(k[s]);
-                }
-                if (nkeep == capkeep) {
-                    capkeep = capkeep ? 2 * capkeep : 64;
-                    keep = realloc(keep, (size_t)capkeep * sizeof *keep);
-                }
-                cand *c = &keep[nkeep++];
-                memset(c, 0, sizeof *c);
-                memcpy(c->th, idx, sizeof idx);
-                for (int s = 0; s < ns; s++) c->k[s] = k[s] - lo;   /* start at t = 0 */
-                c->steps = hi - lo + 1;
-                c->cost = cost;
-                if (nkeep >= 4 * KEEP) {   /* prune */
-                    qsort(keep, (size_t)nkeep, sizeof *keep, tcand_cmp);
-                    nkeep = KEEP;
-                }
-            }
-            int s = 1;
-            while (s < ns && kk[s] == KMAX) kk[s++] = -KMAX;
-            if (s >= ns) break;
-            kk[s]++;
-        }
-        int s = ns - 1;
-        while (s >= 0 && idx[s] == si[s].nth - 1) idx[s--] = 0;
-        if (s < 0) break;
-        idx[s]++;
-    }
-    qsort(keep, (size_t)nkeep, sizeof *keep, tcand_cmp);
-    if (nkeep > KEEP) nkeep = KEEP;
-
-    /* 4. allocations: per statement the simplest vectors independent of its schedule */
     xf_stm_cand *res = NULL;
-    int nres = 0, capres = 0;
-    int inner = 0;
-    for (int s = 0; s < ns; s++) inner |= m->st[s].nvars > 2;
-    for (int ci = 0; ci < nkeep && !xf_cancelled(); ci++) {
-        const cand *c = &keep[ci];
-        int opts[MAXSTMT][4], nopt[MAXSTMT];
-        for (int s = 0; s < ns; s++) {
-            nopt[s] = 0;
-            const int *th = si[s].th[c->th[s]].c;
-            int nv = si[s].nv;
-            /* by simplicity: sum of |coefficients| 1, then 2 */
-            for (int want = 1; want <= 2 && nopt[s] < 4; want++)
-                for (int g = 0; g < si[s].nsg && nopt[s] < 4; g++) {
-                    const int *sg = si[s].sg[g].c;
-                    if (absum(sg, nv) != want && nv > 0) continue;
-                    int indep = 0;   /* some 2x2 minor non-zero */
-                    for (int x = 0; x < nv; x++)
-                        for (int y = x + 1; y < nv; y++) indep |= th[x] * sg[y] - th[y] * sg[x] != 0;
-                    if (nv <= 1) indep = 1;
-                    if (indep) opts[s][nopt[s]++] = g;
-                }
-            if (nopt[s] == 0) goto next;
+    int n = 0;
+    for (size_t g = 0; g < sizeof stages / sizeof *stages && n == 0 && !xf_cancelled(); g++) {
+        search *S = calloc(1, sizeof *S);
+        S->p = p;
+        S->ov = ov;
+        S->nov = nov;
+        S->m = m;
+        S->ns = ns;
+        memcpy(S->pd, pd, sizeof pd);
+        for (int i = 0; i < MAXV; i++) {
+            S->cmin[i] = stages[g].wide && i == 0 ? 0 : CMIN;
+            S->cmax[i] = stages[g].wide && i == 0 ? WIDE_OUTER : CMAX;
         }
-        {
-            int o[MAXSTMT] = {0};
-            xf_stm_cand best = {NULL, 0, 0, 0};
-            for (;;) {
-                long long lo = 1LL << 60, hi = -(1LL << 60);
-                int cost = 10 * c->cost;
-                for (int s = 0; s < ns; s++) {
-                    const vec *v = &si[s].sg[opts[s][o[s]]];
-                    if (v->lo < lo) lo = v->lo;
-                    if (v->hi > hi) hi = v->hi;
-                    cost += 10 * absum(v->c, si[s].nv);
-                    for (int x = 0; x < si[s].nv; x++)
-                        cost += (v->c[x] < 0 ? 20 : 0) + (v->c[x] ? x : 0);   /* prefer p >= 0, outer loops */
-                }
-                /* the argument text; one theta=/sigma= when all statements agree */
-                xf_buf tx[MAXSTMT] = {{0}}, sx[MAXSTMT] = {{0}};
-                int same = 1;
-                for (int s = 0; s < ns; s++) {
-                    expr_text(&tx[s], &m->st[s], si[s].th[c->th[s]].c, c->k[s]);
-                    expr_text(&sx[s], &m->st[s], si[s].sg[opts[s][o[s]]].c, 0);
-                    if (s && (strcmp(tx[s].s, tx[0].s) || strcmp(sx[s].s, sx[0].s) ||
-                              m->st[s].nvars != m->st[0].nvars))
-                        same = 0;
-                }
-                xf_buf a = {0};
-                if (same) xf_buf_printf(&a, "theta=%s sigma=%s", tx[0].s ? tx[0].s : "", sx[0].s ? sx[0].s : "");
-                if (same) cost -= 10;   /* one mapping for all: the statements stay together */
-                else
-                    for (int s = 0; s < ns; s++) {
-                        const char *lb = m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label
-                                                                         : m->st[s].name;
-                        xf_buf_printf(&a, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tx[s].s, lb, sx[s].s);
-                    }
-                if (inner) xf_buf_printf(&a, " inner=seq");
-                for (int s = 0; s < ns; s++) { xf_buf_free(&tx[s]); xf_buf_free(&sx[s]); }
-                xf_stm_cand x = {xf_buf_take(&a), c->steps, hi - lo + 1, cost};
-                if (!best.args || cand_cmp(&x, &best) < 0) {
-                    free(best.args);
-                    best = x;
-                } else {
-                    free(x.args);
-                }
-                int s = ns - 1;
-                while (s >= 0 && o[s] == nopt[s] - 1) o[s--] = 0;
-                if (s < 0) break;
-                o[s]++;
-            }
-            /* one proposal per schedule: its best allocation */
-            if (nres == capres) {
-                capres = capres ? 2 * capres : 64;
-                res = realloc(res, (size_t)capres * sizeof *res);
-            }
-            res[nres++] = best;
-        }
-    next:;
+        S->allow_zero = stages[g].allow_zero;
+        S->deadline = now_ms() + STAGE_BUDGET_MS;
+        free(res);
+        res = NULL;
+        double t0 = now_ms();
+        n = run_search(S, max, &res);
+        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "stage %zu: %d in %.0f ms\n", g, n, now_ms() - t0);
+        search_free(S);
+        free(S);
     }
-    qsort(res, (size_t)nres, sizeof *res, cand_cmp);
-    /* distinct, accepted by stm, at most max; a bounded number of tries (one stm each) */
-    int n = 0, tries = 0;
-    diag_list sd;
-    diag_list_init(&sd);
-    xf_stm_session *ss = xf_stm_session_new(p, ov, nov, &sd);
-    diag_list_free(&sd);
-    for (int i = 0; i < nres; i++) {
-        int dup = 0;
-        for (int j = 0; j < n && !dup; j++) dup = !strcmp(res[j].args, res[i].args);
-        if (dup || n >= max || tries >= MAXTRIES * max || (tries++, !stm_accepts(ss, res[i].args)))
-            free(res[i].args);
-        else
-            res[n++] = res[i];
-    }
-    xf_stm_session_free(ss);
-
-    free(keep);
-    for (int q = 0; q < npc; q++) free(pc[q].m);
-    for (int s = 0; s < ns; s++) {
-        free(si[s].th);
-        free(si[s].sg);
+    for (int s = 0; s < ns; s++)
         for (int t = 0; t < ns; t++) isl_set_free(pd[s][t]);
-    }
     xf_model_free(m);
     if (xf_cancelled()) {   /* an aborted search proves nothing */
         xf_stm_cands_free(res, n);
@@ -426,7 +634,7 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     if (n == 0) {
         free(res);
         diag_add(d, p->file, 0, 0, "stm auto: no legal one-dimensional schedule with coefficients in "
-                 "%d..%d", CMIN, CMAX);
+                 "%d..%d (nor %d..%d for the outermost loop variable)", CMIN, CMAX, 0, WIDE_OUTER);
         return -1;
     }
     *out = res;
