@@ -1033,8 +1033,11 @@ static void ex_box_dim_local(const ex_em *m, xf_buf *b, const ex_array *a, int d
             snprintf(st[d], 96, "imod(%s, %" PRId64 ")", g, a->fold_w);
         } else {
             snprintf(st[d], 96, "rt_r%d", d);
-            xf_buf_printf(b, "if (%s_store%d(%s, %s) >= 0 && %s >= %s && %s <= %s) {   /* the fixed index, held here */\n", X, d,
-                          me, v.s, v.s, lo, v.s, hi);
+            /* a bound that is the index itself is no test (and -Werror rejects x <= x) */
+            xf_buf_printf(b, "if (%s_store%d(%s, %s) >= 0", X, d, me, v.s);
+            if (strcmp(v.s, lo)) xf_buf_printf(b, " && %s >= %s", v.s, lo);
+            if (strcmp(v.s, hi)) xf_buf_printf(b, " && %s <= %s", v.s, hi);
+            xf_buf_printf(b, ") {   /* the fixed index, held here */\n");
         }
         ind(b, in + 4);
         xf_buf_printf(b, "const int64_t %s = %s;\n", g, v.s);
