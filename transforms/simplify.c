@@ -47,8 +47,11 @@ static void lin_add_atom(lin *l, int64_t k, ir_expr *a)
     l->text[l->n++] = t;
 }
 
-static ir_expr *simp(ir_program *p, ir_expr *e);
-static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k);
+/* simp_d and collect_d recurse at most this deep (d counts the levels); deeper expressions,
+ * and rewrites that do not settle, are left as they are. */
+enum { SIMP_MAX_DEPTH = 200 };
+static ir_expr *simp_d(ir_program *p, int d, ir_expr *e);
+static void collect_d(ir_program *p, int d, lin *l, ir_expr *e, int64_t k);
 static ir_expr *lin_expr(ir_program *p, const lin *l);
 
 static int is_sum(const ir_expr *e)
@@ -58,12 +61,12 @@ static int is_sum(const ir_expr *e)
 
 /* (x + c * d) / d = x / d + c and (x + c * d) % d = x % d for a name or number d: e itself or
  * the rewritten form (still to be simplified). */
-static ir_expr *pull_multiples(ir_program *p, ir_expr *e)
+static ir_expr *pull_multiples(ir_program *p, int depth, ir_expr *e)
 {
     const ir_expr *d = e->u.op.b;
     if (d->kind != IR_E_NAME && !(d->kind == IR_E_INT && d->u.ival > 0)) return e;
     lin l = {0};
-    collect(p, &l, e->u.op.a, 1);
+    collect_d(p, depth + 1, &l, e->u.op.a, 1);
     int64_t c = 0;
     if (d->kind == IR_E_INT) { c = l.c / d->u.ival - (l.c % d->u.ival < 0); l.c -= c * d->u.ival; }
     char *dt = ir_print_expr(d);
@@ -78,23 +81,24 @@ static ir_expr *pull_multiples(ir_program *p, ir_expr *e)
 }
 
 /* Adds k * e to l. */
-static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k)
+static void collect_d(ir_program *p, int d, lin *l, ir_expr *e, int64_t k)
 {
+    if (d > SIMP_MAX_DEPTH) { lin_add_atom(l, k, e); return; }   /* left as it is */
     switch (e->kind) {
     case IR_E_INT: l->c += k * e->u.ival; return;
     case IR_E_UNARY:
-        if (e->u.op.op == IR_OP_NEG) { collect(p, l, e->u.op.a, -k); return; }
+        if (e->u.op.op == IR_OP_NEG) { collect_d(p, d + 1, l, e->u.op.a, -k); return; }
         break;
     case IR_E_BINARY:
         switch (e->u.op.op) {
-        case IR_OP_ADD: collect(p, l, e->u.op.a, k); collect(p, l, e->u.op.b, k); return;
-        case IR_OP_SUB: collect(p, l, e->u.op.a, k); collect(p, l, e->u.op.b, -k); return;
+        case IR_OP_ADD: collect_d(p, d + 1, l, e->u.op.a, k); collect_d(p, d + 1, l, e->u.op.b, k); return;
+        case IR_OP_SUB: collect_d(p, d + 1, l, e->u.op.a, k); collect_d(p, d + 1, l, e->u.op.b, -k); return;
         case IR_OP_MUL:
-            if (e->u.op.a->kind == IR_E_INT) { collect(p, l, e->u.op.b, k * e->u.op.a->u.ival); return; }
-            if (e->u.op.b->kind == IR_E_INT) { collect(p, l, e->u.op.a, k * e->u.op.b->u.ival); return; }
-            if (e->u.op.b->kind == IR_E_NAME && is_sum(e->u.op.a = simp(p, e->u.op.a))) {   /* (x + c) * n = x * n + c * n */
+            if (e->u.op.a->kind == IR_E_INT) { collect_d(p, d + 1, l, e->u.op.b, k * e->u.op.a->u.ival); return; }
+            if (e->u.op.b->kind == IR_E_INT) { collect_d(p, d + 1, l, e->u.op.a, k * e->u.op.b->u.ival); return; }
+            if (e->u.op.b->kind == IR_E_NAME && is_sum(e->u.op.a = simp_d(p, d + 1, e->u.op.a))) {   /* (x + c) * n = x * n + c * n */
                 lin s = {0};
-                collect(p, &s, e->u.op.a, 1);
+                collect_d(p, d + 1, &s, e->u.op.a, 1);
                 if (!s.over) {
                     for (int i = 0; i < s.n; i++)
                         lin_add_atom(l, k * s.k[i], ir_new_binary(p, IR_OP_MUL, s.atom[i], ir_clone_expr(p, e->u.op.b)));
@@ -110,7 +114,7 @@ static void collect(ir_program *p, lin *l, ir_expr *e, int64_t k)
         break;
     default: break;
     }
-    ir_expr *a = simp(p, e);
+    ir_expr *a = simp_d(p, d + 1, e);
     if (a->kind == IR_E_INT) { l->c += k * a->u.ival; return; }
     lin_add_atom(l, k, a);
 }
@@ -174,26 +178,26 @@ static int is_cmp(ir_op op)
 }
 
 /* A simplified copy-free rewrite of integer expression e (e's nodes may be reused). */
-static ir_expr *simp(ir_program *p, ir_expr *e)
+static ir_expr *simp_d(ir_program *p, int d, ir_expr *e)
 {
-    if (!e) return NULL;
+    if (!e || d > SIMP_MAX_DEPTH) return e;   /* a rewrite that does not settle stops here */
     switch (e->kind) {
     case IR_E_UNARY:
     case IR_E_BINARY: {
         ir_op op = e->u.op.op;
-        if (e->kind == IR_E_UNARY && op != IR_OP_NEG) { e->u.op.a = simp(p, e->u.op.a); return e; }
+        if (e->kind == IR_E_UNARY && op != IR_OP_NEG) { e->u.op.a = simp_d(p, d + 1, e->u.op.a); return e; }
         if (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_NEG ||
             (op == IR_OP_MUL && (e->u.op.a->kind == IR_E_INT || e->u.op.b->kind == IR_E_INT))) {
             lin l = {0};
-            collect(p, &l, e, 1);
+            collect_d(p, d + 1, &l, e, 1);
             ir_expr *r = l.over ? e : lin_expr(p, &l);
             lin_free(&l);
             return r;
         }
         if (is_cmp(op)) {   /* every term to the side where it is positive */
             lin l = {0};
-            collect(p, &l, e->u.op.a, 1);
-            collect(p, &l, e->u.op.b, -1);
+            collect_d(p, d + 1, &l, e->u.op.a, 1);
+            collect_d(p, d + 1, &l, e->u.op.b, -1);
             if (l.over) { lin_free(&l); return e; }
             lin L = {0}, R = {0};
             for (int i = 0; i < l.n; i++) {
@@ -205,11 +209,11 @@ static ir_expr *simp(ir_program *p, ir_expr *e)
             lin_free(&l);
             return r;
         }
-        e->u.op.a = simp(p, e->u.op.a);
-        e->u.op.b = simp(p, e->u.op.b);
+        e->u.op.a = simp_d(p, d + 1, e->u.op.a);
+        e->u.op.b = simp_d(p, d + 1, e->u.op.b);
         if (op == IR_OP_DIV || op == IR_OP_MOD) {
-            ir_expr *r = pull_multiples(p, e);
-            if (r != e) return simp(p, r);
+            ir_expr *r = pull_multiples(p, d + 1, e);
+            if (r != e) return simp_d(p, d + 1, r);
         }
         if ((op == IR_OP_DIV || op == IR_OP_MUL) && e->u.op.b->kind == IR_E_INT && e->u.op.b->u.ival == 1) return e->u.op.a;
         if (op == IR_OP_MUL && e->u.op.a->kind == IR_E_INT && e->u.op.a->u.ival == 1) return e->u.op.b;
@@ -218,7 +222,7 @@ static ir_expr *simp(ir_program *p, ir_expr *e)
     case IR_E_CALL: {
         int n = 0, allint = 1;
         for (int i = 0; i < e->u.call.nargs; i++) {
-            ir_expr *a = simp(p, e->u.call.args[i]);
+            ir_expr *a = simp_d(p, d + 1, e->u.call.args[i]);
             int dup = 0;
             if (e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX) {
                 char *t = ir_print_expr(a);
@@ -246,37 +250,57 @@ static ir_expr *simp(ir_program *p, ir_expr *e)
         return e;
     }
     case IR_E_ACCESS:
-        for (int i = 0; i < e->u.access.nidx; i++) e->u.access.idx[i] = simp(p, e->u.access.idx[i]);
+        for (int i = 0; i < e->u.access.nidx; i++) e->u.access.idx[i] = simp_d(p, d + 1, e->u.access.idx[i]);
         return e;
     case IR_E_REDUCE: {
-        e->u.reduce.lo = simp(p, e->u.reduce.lo);
-        e->u.reduce.hi = simp(p, e->u.reduce.hi);
-        e->u.reduce.body = simp(p, e->u.reduce.body);
+        e->u.reduce.lo = simp_d(p, d + 1, e->u.reduce.lo);
+        e->u.reduce.hi = simp_d(p, d + 1, e->u.reduce.hi);
+        e->u.reduce.body = simp_d(p, d + 1, e->u.reduce.body);
         if (e->u.reduce.r != IR_R_MIN && e->u.reduce.r != IR_R_MAX) return e;
         lin l = {0};
-        collect(p, &l, ir_clone_expr(p, e->u.reduce.body), 1);
+        collect_d(p, d + 1, &l, ir_clone_expr(p, e->u.reduce.body), 1);
         int m = l.over ? 0 : monotone_in(p, &l, e->u.reduce.var);
         lin_free(&l);
         if (!m) return e;
         int at_lo = (m > 0) == (e->u.reduce.r == IR_R_MIN) || m == 2;
-        return simp(p, xf_subst1(p, e->u.reduce.body, e->u.reduce.var, at_lo ? e->u.reduce.lo : e->u.reduce.hi));
+        return simp_d(p, d + 1, xf_subst1(p, e->u.reduce.body, e->u.reduce.var, at_lo ? e->u.reduce.lo : e->u.reduce.hi));
     }
     default:
         return e;
     }
 }
 
+/* Is e nested deeper than `limit`?  simp recurses through each level with a linear form on the
+ * stack, so deeper expressions are left as they are. */
+static int too_deep(const ir_expr *e, int limit)
+{
+    if (!e) return 0;
+    if (limit <= 0) return 1;
+    switch (e->kind) {
+    case IR_E_UNARY: case IR_E_BINARY:
+        return too_deep(e->u.op.a, limit - 1) || too_deep(e->u.op.b, limit - 1);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (too_deep(e->u.call.args[i], limit - 1)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return too_deep(e->u.reduce.lo, limit - 1) || too_deep(e->u.reduce.hi, limit - 1)
+            || too_deep(e->u.reduce.body, limit - 1);
+    default:
+        return 0;
+    }
+}
+
 ir_expr *xf_simplify_int(ir_program *p, ir_expr *e)
 {
-    return simp(p, e);
+    return too_deep(e, SIMP_MAX_DEPTH) ? e : simp_d(p, 0, e);
 }
 
 /* e simplified when that shortens it, else e as written (x == n - 1 stays). */
 static ir_expr *shorter(ir_program *p, ir_expr *e)
 {
-    if (!e) return NULL;
+    if (!e || too_deep(e, SIMP_MAX_DEPTH)) return e;
     char *a = ir_print_expr(e);
-    ir_expr *r = simp(p, ir_clone_expr(p, e));
+    ir_expr *r = simp_d(p, 0, ir_clone_expr(p, e));
     char *b = ir_print_expr(r);
     if (strlen(b) >= strlen(a)) r = e;
     free(a);

@@ -32,7 +32,9 @@
 
 enum { MAXV = 4, CMIN = -2, CMAX = 2, WIDE_OUTER = 4, KMAX = 3, MAXSTMT = 6, KEEP = 400,
        MAXTRIES = 3 };
-enum { STAGE_BUDGET_MS = 2500 };   /* each search stops enumerating after this long */
+/* Each search stops enumerating after this many steps of its loops (a count, not a time: the
+ * candidates must not depend on how busy the machine is). */
+enum { STAGE_BUDGET_STEPS = 200000 };
 
 typedef struct vec {
     int c[MAXV];
@@ -70,7 +72,7 @@ typedef struct search {
     isl_set *pd[MAXSTMT][MAXSTMT];   /* dependences per (source, sink), wrapped; borrowed */
     int cmin[MAXV], cmax[MAXV];
     int allow_zero;
-    double deadline;
+    long budget, steps;           /* loop steps allowed (0: no limit) and taken */
     sinfo si[MAXSTMT];
     pairc pc[MAXSTMT * MAXSTMT];
     int npc;
@@ -141,8 +143,8 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Should the enumeration stop (cancelled, or past the search's deadline)? */
-static int stop(const search *S) { return xf_cancelled() || (S->deadline > 0 && now_ms() > S->deadline); }
+/* Should the enumeration stop (cancelled, or past the search's budget of steps)? */
+static int stop(search *S) { return xf_cancelled() || (S->budget > 0 && ++S->steps > S->budget); }
 
 static void expr_text(xf_buf *b, const xf_stmt *st, const int *c, long long k)
 {
@@ -345,7 +347,7 @@ static void pair_minima(search *S)
 
 /* 3. Combinations of schedule vectors and relative constants that satisfy the difference
  * constraints, the best KEEP by steps; returns their number, *out (caller frees) the list. */
-static int combinations(const search *S, cand **out)
+static int combinations(search *S, cand **out)
 {
     int ns = S->ns;
     cand *keep = NULL;
@@ -512,7 +514,7 @@ static int run_search(search *S, int max, xf_stm_cand **out)
     pair_minima(S);
     cand *keep = NULL;
     int nkeep = combinations(S, &keep);
-    S->deadline = 0;   /* the rest is bounded: KEEP schedules, MAXTRIES * max stm runs */
+    S->budget = 0;   /* the rest is bounded: KEEP schedules, MAXTRIES * max stm runs */
     prop *pr = NULL;
     int nres = 0;
     for (int ci = 0; ci < nkeep && !xf_cancelled(); ci++) {
@@ -614,12 +616,12 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
             S->cmax[i] = stages[g].wide && i == 0 ? WIDE_OUTER : CMAX;
         }
         S->allow_zero = stages[g].allow_zero;
-        S->deadline = now_ms() + STAGE_BUDGET_MS;
+        S->budget = STAGE_BUDGET_STEPS;
         free(res);
         res = NULL;
         double t0 = now_ms();
         n = run_search(S, max, &res);
-        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "stage %zu: %d in %.0f ms\n", g, n, now_ms() - t0);
+        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "stage %zu: %d in %.0f ms, %ld steps\n", g, n, now_ms() - t0, S->steps);
         search_free(S);
         free(S);
     }

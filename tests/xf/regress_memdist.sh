@@ -114,4 +114,16 @@ rc=$?
 expect_eq "negbounds: tile exits 0 ($(head -c 300 neg.err))" "$rc" 0
 expect_eq "negbounds: the tiled program verifies" \
     "$("$POLYAPM" sim neg-t.apm --against "$X/inplace/negbounds.apm" --json | json "j['verified'] and j['violations_total'] == 0")" True
+# PolyBench lu with negative allocations (a candidate stm auto once ranked first): memdist's
+# ragged bounds sent the simplifier into a rewrite that never settled (SIGSEGV, stack overflow)
+LU=$ROOT/examples/polybench/lu.apm
+"$POLYAPM" apply "$LU" stm theta.S1=i+2*k sigma.S1=-j theta.S2=i+2*j-1 sigma.S2=-i theta.S3=j+2*k sigma.S3=-i \
+    inner=seq -o lun-s.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply lun-s.apm tile kind=blocked procs=2 -o lun-t.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply lun-t.apm commgen -o lun-c.apm >/dev/null 2>&1
+expect_eq "lu, negative allocations: stm, tile, commgen" "$?" 0
+"$POLYAPM" apply lun-c.apm memdist -o lun-d.apm >/dev/null 2>&1
+expect_eq "lu, negative allocations: memdist exits 0 (139 before)" "$?" 0
+expect_eq "lu, negative allocations: the syndm node verifies" \
+    "$("$POLYAPM" sim lun-d.apm --against "$LU" --json 2>&1 | json "j['verified'] and j['violations_total'] == 0")" True
 finish
