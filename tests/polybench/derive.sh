@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # tests/polybench/derive.sh — each PolyBench translation of examples/polybench derives
 # automatically to a distributed program that runs: `polyapm init`, `polyapm explore ROOT
-# -D procs=2 --budget 100` (at most $DERIVE_SECONDS, default 90 s, per kernel), the cheapest
-# verified syndm node of the workspace, then `polyapm run NODE -np 2`, whose checksum must be the
+# -D procs=2 --budget 100` (stopped after $DERIVE_SECONDS, default 300 s: a safety net, not a
+# speed target, which belongs in make bench), the cheapest verified syndm node of the workspace, then `polyapm run NODE -np 2`, whose checksum must be the
 # source's (`polyapm sim K.apm`, the MINI sizes).  One line per kernel: "ok K: ..." or
 # "FAIL K: why" (no syndm node reached, or the first violation of the cheapest syndm node, or the
 # run's error or checksum); the leaf also runs at np = 3 and 4 (re-simulated at procs = np).
-# Usage: bash tests/polybench/derive.sh [KERNEL...]   (default: every kernel of kernels.inc)
+# Usage: bash tests/polybench/derive.sh [KERNEL...]   (default: PB_DERIVED below; DERIVE_ALL=1: all)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/kernels.inc"
 EX=$ROOT/examples/polybench
-LIMIT=${DERIVE_SECONDS:-90}
+LIMIT=${DERIVE_SECONDS:-300}
 command -v mpirun >/dev/null || { echo "skip polybench derive: no mpirun"; finish; }
 
 # best_syndm WS: "ID verified" of the cheapest verified syndm node, else "ID unverified" of the
@@ -72,10 +72,10 @@ except Exception as e: print("sim failed")')"
 }
 
 # The kernels that derive today (make test runs these; DERIVE_ALL=1 or names on the command line
-# run others).  Still open: seidel-2d, atax, cholesky, floyd-warshall, 2mm (stm auto proposes no
-# schedule: they need inner sequential loops or a wavefront) and heat-3d-nl (explore needs more
-# than 90 s).
-PB_DERIVED="jacobi-1d jacobi-2d heat-3d fdtd-2d gemm mvt trisolv lu syrk"
+# run others).  Still open: seidel-2d (commgen on its wavefront does not finish), floyd-warshall
+# (its legal mappings keep a sweep on one processor: nothing to tile), cholesky and 2mm (explore
+# reaches no verified syndm leaf in its budget), heat-3d-nl (explore is slow).
+PB_DERIVED="jacobi-1d jacobi-2d heat-3d fdtd-2d gemm atax mvt trisolv lu syrk"
 kernels=("$@")
 if [ ${#kernels[@]} -eq 0 ]; then
     if [ -n "${DERIVE_ALL:-}" ]; then mapfile -t kernels < <(awk 'NF { print $1 }' <<<"$PB_KERNELS")
