@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mpi/compare_run.sh — issue 8's run-based comparison: calibrate this machine (-np 2), run the
-# four LU leaves at n=1024 with `polyapm run -np 2` (exported, built, checked against the
+# four LU leaves at n=512 with `polyapm run -np 2` (exported, built, checked against the
 # simulation, measured), then `compare --machine local`: a table with predicted and measured
 # columns for each leaf and Kendall's tau.  The shape is asserted, not the numbers (they are
 # printed: this machine is shared and noisy).
@@ -17,8 +17,8 @@ lu_four_leaves
 leaves=$(P tree --json | json "' '.join(str(n['id']) for n in j['nodes'] if n['level'] == 'syndm')")
 expect_eq "four syndm leaves" "$(echo $leaves | wc -w)" 4
 for l in $leaves; do
-    out=$(P run "$l" -np 2 -D n=1024 --json 2>&1)
-    expect_eq "run leaf $l -np 2 at n=1024: the checksum of the simulation" \
+    out=$(P run "$l" -np 2 -D n=512 --json 2>&1)
+    expect_eq "run leaf $l -np 2 at n=512: the checksum of the simulation" \
         "$(printf '%s' "$out" | tail -1 | json "j['match'] and j['ranks'] == 2" 2>/dev/null || printf '%s' "$out" | tail -3)" True
 done
 expect_eq "four measurements stored" "$(sqlite3 "$WS/pdg.db" "select count(distinct node) from measurements where runner = 'mpirun' and ranks = 2")" 4
