@@ -401,7 +401,7 @@ static int combinations(search *S, cand **out)
         if (s < 0) break;
         idx[s]++;
     }
-    qsort(keep, (size_t)nkeep, sizeof *keep, tcand_cmp);
+    if (nkeep > 0) qsort(keep, (size_t)nkeep, sizeof *keep, tcand_cmp);
     if (nkeep > KEEP) nkeep = KEEP;
     *out = keep;
     return nkeep;
@@ -524,7 +524,7 @@ static int run_search(search *S, int max, xf_stm_cand **out)
         pr[nres++] = best;   /* one proposal per schedule: its best allocation */
     }
     free(keep);
-    qsort(pr, (size_t)nres, sizeof *pr, prop_cmp);
+    if (nres > 0) qsort(pr, (size_t)nres, sizeof *pr, prop_cmp);
     xf_stm_cand *res = malloc((size_t)nres * sizeof *res + 1);
     for (int i = 0; i < nres; i++) res[i] = pr[i].c;
     free(pr);
