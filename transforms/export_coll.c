@@ -15,6 +15,7 @@
  * may bracket a reduction differently, which changes floating-point results.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,356 +234,434 @@ static const char *ex_rtkind(ir_coll_kind k)
     }
 }
 
+/* One collective statement being exported, between its phases.  The simulator's run_group
+ * (engine/sim_coll.c) executes a collective over its group_run in phases of the same names —
+ * coll_root, coll_sources, coll_combine (coll_combine_global, _move, _reduce, _scan,
+ * _scan_bal) and coll_destinations — so that the two can be read side by side for exactness.
+ * Here, each phase writes the C that does at run time what the simulator's phase does. */
+typedef struct ex_coll_run {
+    const ex_em *m;
+    const ex_plan *pl;
+    const ir_stmt *s;
+    ir_coll_kind ck;
+    const ir_decl *od;               /* the user operator, or NULL */
+    int bop;                         /* the built-in operator, or -1 */
+    int global, scan;                /* a user operator with `in`; scan or exscan */
+    int ns, nf, nfo;                 /* state fields; values per source tuple; per result tuple */
+    ir_type ft[OP_MAX_FIELDS];       /* the source tuple's field types */
+    char on[64];                     /* the operator's C name ("" for a built-in) */
+    char *stext;                     /* the statement as comments and messages name it (owned) */
+    int in, I;                       /* indentation of the statement; of the group's block */
+    int only_root_reads, only_root_gets;
+    xf_buf pre, body;                /* statements the expressions need first; the statement */
+    xf_buf root;                     /* the root's C expression (empty without a root) */
+} ex_coll_run;
+
+/* One line of the statement's body, indented `depth` columns beyond the group's block. */
+static void coll_line(ex_coll_run *x, int depth, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void coll_line(ex_coll_run *x, int depth, const char *fmt, ...)
+{
+    va_list ap;
+    ind(&x->body, x->I + depth);
+    va_start(ap, fmt);
+    xf_buf_vprintf(&x->body, fmt, ap);
+    va_end(ap);
+}
+
+static const ex_array *coll_array(const ex_coll_run *x, const ir_expr *e)
+{
+    return &x->pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
+}
+
+/* A source (dst 0) or destination (dst 1) block f as C: its start, its tuple count and the
+ * statements they need first (the caller frees the three with coll_block_free). */
+typedef struct ex_blk_text { xf_buf start, count, pre; } ex_blk_text;
+
+static void coll_block(const ex_coll_run *x, int dst, int f, const char *who, ex_blk_text *bt)
+{
+    const ir_stmt *s = x->s;
+    const ir_expr *e = dst ? s->u.coll.dst[f] : s->u.coll.src[f];
+    ir_expr **lo = dst ? s->u.coll.dst_lo : s->u.coll.src_lo, **hi = dst ? s->u.coll.dst_hi : s->u.coll.src_hi;
+    memset(bt, 0, sizeof *bt);
+    ex_blk(x->m, &bt->pre, e, lo ? lo[f] : NULL, hi ? hi[f] : NULL, who, &bt->start, &bt->count);
+}
+
+static void coll_block_free(ex_blk_text *bt)
+{
+    xf_buf_free(&bt->start);
+    xf_buf_free(&bt->count);
+    xf_buf_free(&bt->pre);
+}
+
+/* The group and the root's rank in it.  Counterpart: coll_root (and the group of run_group). */
+static void coll_root(ex_coll_run *x)
+{
+    const ir_stmt *s = x->s;
+    xf_buf by = {0};
+    if (s->u.coll.by) ex_expr(x->m, &by, &x->pre, x->in, s->u.coll.by);
+    if (s->u.coll.root) ex_expr(x->m, &x->root, &x->pre, x->in, s->u.coll.root);
+    coll_line(x, -4, "MPI_Comm rt_g = rt_coll_group(MPI_COMM_WORLD, %d, %s);\n", by.n ? 1 : 0, by.n ? by.s : "0");
+    coll_line(x, -4, "if (rt_g != MPI_COMM_NULL) {\n");
+    if (s->u.coll.root)
+        coll_line(x, 0, "const int rt_root = rt_coll_root(rt_g, (%s) - %" PRId64 ", MPI_COMM_WORLD);\n", x->root.s,
+                  x->pl->plo);
+    else
+        coll_line(x, 0, "const int rt_root = 0;\n");
+    coll_line(x, 0, "const int rt_me = rt_rank(rt_g);\n");
+    coll_line(x, 0, "(void)rt_root;\n");
+    coll_line(x, 0, "(void)rt_me;\n");
+    xf_buf_free(&by);
+}
+
+/* Source block f read into field f of the tuples rt_in (the first one sizes them). */
+static void coll_source_block(ex_coll_run *x, int f)
+{
+    const ex_array *a = coll_array(x, x->s->u.coll.src[f]);
+    ex_blk_text bt;
+    coll_block(x, 0, f, "me", &bt);
+    if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+    coll_line(x, 4, "const int64_t rt_s%d = %s, rt_c%d = %s;\n", f, bt.start.s, f, bt.count.s);
+    if (f == 0) {
+        coll_line(x, 4, "rt_n = rt_c0;\n");
+        coll_line(x, 4, "rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * %d * sizeof *rt_in);\n", x->nf);
+    } else {
+        coll_line(x, 4, "if (rt_c%d != rt_n) rt_die(\"%s: source blocks of %%lld and %%lld elements\", "
+                        "(long long)rt_n, (long long)rt_c%d);\n", f, x->stext, f);
+    }
+    int ad = a->decl->u.array.elem == IR_DOUBLE, fd = x->ft[f] == IR_DOUBLE;
+    coll_line(x, 4, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j * %d + %d].%c = %s%s[rt_s%d + rt_j];\n",
+              x->nf, f, fd ? 'd' : 'i', ad == fd ? "" : fd ? "(double)" : "(int64_t)", a->cname, f);
+    coll_block_free(&bt);
+}
+
+/* Every rank's source blocks read into rt_in (bcast and scatter: the root's only); multicast:
+ * the size and start of this rank's block in the root's memory.  Counterpart: coll_sources. */
+static void coll_sources(ex_coll_run *x)
+{
+    coll_line(x, 0, "int64_t rt_n = 0;\n");
+    coll_line(x, 0, "rt_val *rt_in = NULL;\n");
+    if (x->ck == IR_C_MULTICAST) {
+        ex_blk_text bt;
+        coll_block(x, 0, 0, x->root.s, &bt);
+        if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+        coll_line(x, 0, "const int64_t rt_s0 = %s;   /* this processor's block, in the root's memory */\n", bt.start.s);
+        coll_line(x, 0, "rt_n = %s;\n", bt.count.s);
+        coll_block_free(&bt);
+        return;
+    }
+    coll_line(x, 0, "if (%s) {\n", x->only_root_reads ? "rt_me == rt_root" : "1");
+    for (int f = 0; f < x->s->u.coll.nsrc; f++) coll_source_block(x, f);
+    coll_line(x, 0, "}\n");
+}
+
+/* The operator as an rt_opdesc rt_op with its identity rt_id.  Counterpart: the combiner that
+ * run_group sets up (op.c's clauses; the built-ins' op_builtin_*). */
+static void coll_operator(ex_coll_run *x)
+{
+    const ir_decl *od = x->od;
+    if (!x->s->u.coll.op.name) return;
+    if (od) {
+        coll_line(x, 0, "rt_val rt_id[%d];\n", x->ns);
+        if (od->u.op.clause[IR_K_IDENT]) coll_line(x, 0, "op_%s_ident(NULL, NULL, rt_id);\n", x->on);
+        else coll_line(x, 0, "memset(rt_id, 0, sizeof rt_id);\n");
+        int ex = ex_op_exact(od);
+        char fnb[4][96];
+        static const ir_clause_kind cls[4] = {IR_K_COMBINE, IR_K_ONE, IR_K_LOWER, IR_K_UPPER};
+        for (int i = 0; i < 4; i++) {
+            if (od->u.op.clause[cls[i]]) snprintf(fnb[i], sizeof fnb[i], "op_%s_%s", x->on, ex_clause_names[cls[i]]);
+            else snprintf(fnb[i], sizeof fnb[i], "NULL");
+        }
+        coll_line(x, 0, "const rt_opdesc rt_op = {%d, %s, %s, %s, %s, rt_id, %s%s%s, %s%s%s};\n", x->ns, fnb[0], fnb[1],
+                  fnb[2], fnb[3], ex ? "op_" : "MPI_OP_NULL", ex ? x->on : "", ex ? "_mpiop" : "",
+                  ex ? "op_" : "MPI_DATATYPE_NULL", ex ? x->on : "", ex ? "_type" : "");
+        return;
+    }
+    int dbl = x->ft[0] == IR_DOUBLE;
+    const ex_bop *bo = &ex_bops[x->bop];
+    const char *mpi = dbl ? bo->mpi_d : bo->mpi_i;
+    coll_line(x, 0, "rt_val rt_id[1];\n");
+    if (dbl) {
+        double v = op_builtin_ident_d((ir_bop)x->bop);
+        coll_line(x, 0, "rt_id[0].d = %s;\n", v == 1 ? "1.0" : v == 0 ? "0.0" : v > 0 ? "INFINITY" : "-INFINITY");
+    } else {
+        int64_t v = op_builtin_ident_i((ir_bop)x->bop);
+        coll_line(x, 0, "rt_id[0].i = %s;\n", v == INT64_MIN ? "INT64_MIN" : v == INT64_MAX ? "INT64_MAX"
+                  : v == 1 ? "1" : v == -1 ? "-1" : "0");
+    }
+    coll_line(x, 0, "const rt_opdesc rt_op = {1, rt_bop_%s_%c, NULL, NULL, NULL, rt_id, %s, %s};\n", bo->name,
+              dbl ? 'd' : 'i', mpi ? mpi : "MPI_OP_NULL", dbl ? "MPI_DOUBLE" : "MPI_INT64_T");
+}
+
+/* The receivers' destination size rt_m and the result tuples rt_out.  Counterpart: the result
+ * buffers each coll_combine_* allocates. */
+static void coll_result_buffer(ex_coll_run *x)
+{
+    const ir_stmt *s = x->s;
+    coll_line(x, 0, "int64_t rt_m = 0;\n");
+    int d0 = -1;
+    for (int f = 0; f < s->u.coll.ndst && d0 < 0; f++) if (s->u.coll.dst[f]) d0 = f;
+    if (d0 >= 0) {
+        ex_blk_text bt;
+        coll_block(x, 1, d0, "me", &bt);
+        coll_line(x, 0, "if (%s) {\n", x->only_root_gets ? "rt_me == rt_root" : "1");
+        if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+        coll_line(x, 4, "rt_m = %s;\n", bt.count.s);
+        coll_line(x, 0, "}\n");
+        coll_block_free(&bt);
+    }
+    coll_line(x, 0, "rt_val *rt_out = rt_malloc((size_t)((rt_m > rt_n ? rt_m : rt_n) + 1) * %d * sizeof *rt_out);\n",
+              x->nfo);
+}
+
+/* This rank's block accumulated into its state rt_st.  Counterpart: coll_accumulate. */
+static void coll_accumulate(ex_coll_run *x)
+{
+    const ir_decl *od = x->od;
+    coll_line(x, 0, "rt_val rt_st[%d], rt_t[%d];   /* this processor's block accumulated */\n", x->ns, x->ns);
+    coll_line(x, 0, "memcpy(rt_st, rt_id, sizeof rt_st);\n");
+    coll_line(x, 0, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) {\n");
+    coll_line(x, 4, "const rt_val *rt_x = &rt_in[rt_j * %d];\n", x->nf);
+    if (od->u.op.clause[IR_K_PREACCUM])
+        coll_line(x, 4, "if (rt_j == 0) { op_%s_preaccum(rt_st, rt_x, rt_t); memcpy(rt_st, rt_t, sizeof rt_t); }\n", x->on);
+    coll_line(x, 4, "op_%s_accum(rt_st, rt_x, rt_t);\n", x->on);
+    coll_line(x, 4, "memcpy(rt_st, rt_t, sizeof rt_t);\n");
+    if (od->u.op.clause[IR_K_POSTACCUM])
+        coll_line(x, 4, "if (rt_j == rt_n - 1) { op_%s_postaccum(rt_st, rt_x, rt_t); memcpy(rt_st, rt_t, sizeof rt_t); }\n",
+                  x->on);
+    coll_line(x, 0, "}\n");
+}
+
+/* A global-view reduction: the states combined in rank order, then gen.  Counterpart:
+ * coll_combine_global_reduce. */
+static void coll_combine_global_reduce(ex_coll_run *x)
+{
+    const ir_opitem *gen = x->od->u.op.clause[IR_K_GEN];
+    coll_line(x, 0, "rt_val rt_tot[%d];\n", x->ns);
+    coll_line(x, 0, "rt_coll_reduce(%s, rt_st, rt_tot, 1, &rt_op, rt_root, rt_g);\n",
+              x->ck == IR_C_REDUCE ? "RT_REDUCE" : "RT_ALLREDUCE");
+    coll_line(x, 0, "if (%s) op_%s_gen(rt_tot, NULL, rt_out);\n", x->only_root_gets ? "rt_me == rt_root" : "1", x->on);
+    coll_line(x, 0, "const int64_t rt_r = %d;   /* gen's values */\n", gen ? gen->nval : 0);
+}
+
+/* A global-view scan: this rank's block scanned from the combined states of the ranks before.
+ * Counterpart: coll_combine_global_scan. */
+static void coll_combine_global_scan(ex_coll_run *x)
+{
+    const ir_decl *od = x->od;
+    coll_line(x, 0, "rt_val rt_pre[%d];   /* the lower processors' states, folded from ident */\n", x->ns);
+    coll_line(x, 0, "rt_coll_reduce(RT_EXSCAN_IDENT, rt_st, rt_pre, 1, &rt_op, 0, rt_g);\n");
+    coll_line(x, 0, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) {\n");
+    coll_line(x, 4, "const rt_val *rt_x = &rt_in[rt_j * %d];\n", x->nf);
+    if (x->ck == IR_C_EXSCAN) coll_line(x, 4, "op_%s_scangen(rt_pre, rt_x, &rt_out[rt_j]);\n", x->on);
+    if (od->u.op.clause[IR_K_PREACCUM])
+        coll_line(x, 4, "if (rt_j == 0) { op_%s_preaccum(rt_pre, rt_x, rt_t); memcpy(rt_pre, rt_t, sizeof rt_t); }\n", x->on);
+    coll_line(x, 4, "op_%s_accum(rt_pre, rt_x, rt_t);\n", x->on);
+    coll_line(x, 4, "memcpy(rt_pre, rt_t, sizeof rt_t);\n");
+    if (x->ck == IR_C_SCAN) coll_line(x, 4, "op_%s_scangen(rt_pre, rt_x, &rt_out[rt_j]);\n", x->on);
+    coll_line(x, 0, "}\n");
+    coll_line(x, 0, "const int64_t rt_r = rt_n;\n");
+}
+
+/* A user operator with `in`: this rank's block accumulated into its state, the states combined.
+ * Counterpart: coll_combine_global. */
+static void coll_combine_global(ex_coll_run *x)
+{
+    coll_accumulate(x);
+    if (x->scan) coll_combine_global_scan(x);
+    else coll_combine_global_reduce(x);
+}
+
+/* The distribution collectives: blocks move, nothing is combined.  Counterpart: coll_combine_move. */
+static void coll_combine_move(ex_coll_run *x)
+{
+    int nf = x->nf;
+    switch (x->ck) {
+    case IR_C_BCAST:
+        coll_line(x, 0, "if (rt_me == rt_root) {\n");
+        coll_line(x, 4, "if (rt_n != rt_m) rt_die(\"%s: the root's block has %%lld elements, its destination %%lld\", "
+                        "(long long)rt_n, (long long)rt_m);\n", x->stext);
+        coll_line(x, 4, "memcpy(rt_out, rt_in, (size_t)rt_n * %d * sizeof *rt_out);\n", nf);
+        coll_line(x, 0, "}\n");
+        coll_line(x, 0, "rt_coll_bcast(rt_out, rt_m, %d, rt_root, rt_g);\n", nf);
+        break;
+    case IR_C_MULTICAST:   /* this rank's block (rt_s0, rt_n: coll_sources) from the root's memory */
+        coll_line(x, 0, "rt_val *rt_out = rt_malloc((size_t)(rt_n ? rt_n : 1) * sizeof *rt_out);\n");
+        coll_line(x, 0, "rt_coll_multicast(%s, rt_n ? rt_s0 : 0, rt_n, rt_out, rt_root, rt_g);\n",
+                  coll_array(x, x->s->u.coll.src[0])->cname);
+        coll_line(x, 0, "const int64_t rt_m = rt_n;\n");
+        break;
+    case IR_C_SCATTER:
+        coll_line(x, 0, "if (rt_me == rt_root && rt_n != rt_m * rt_size(rt_g))\n");
+        coll_line(x, 4, "rt_die(\"%s: scatter cuts %%lld elements into blocks of %%lld\", (long long)rt_n, (long long)rt_m);\n",
+                  x->stext);
+        coll_line(x, 0, "rt_coll_scatter(rt_in, rt_out, rt_m, %d, rt_root, rt_g);\n", nf);
+        break;
+    default:   /* gather, allgather */
+        coll_line(x, 0, "rt_coll_gather(rt_in, rt_n, rt_out, %d, %s, rt_g);\n", nf,
+                  x->ck == IR_C_GATHER ? "rt_root" : "-1");
+        break;
+    }
+}
+
+/* Elementwise reductions in rank order (rt_coll_reduce: MPI only where it is exact) or over a
+ * balanced tree.  Counterpart: coll_combine_reduce. */
+static void coll_combine_reduce(ex_coll_run *x)
+{
+    if (x->ck == IR_C_REDUCE || x->ck == IR_C_ALLREDUCE)
+        coll_line(x, 0, "rt_coll_reduce(%s, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);\n", ex_rtkind(x->ck));
+    else
+        coll_line(x, 0, "rt_coll_reduce_bal(%d, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);\n",
+                  x->ck == IR_C_ALLREDUCE_BAL);
+}
+
+/* Elementwise scans in rank order.  Counterpart: coll_combine_scan. */
+static void coll_combine_scan(ex_coll_run *x)
+{
+    coll_line(x, 0, "rt_coll_reduce(%s, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);\n", ex_rtkind(x->ck));
+}
+
+/* The balanced scan (lower/upper over a butterfly).  Counterpart: coll_combine_scan_bal. */
+static void coll_combine_scan_bal(ex_coll_run *x)
+{
+    coll_line(x, 0, "rt_coll_scan_bal(rt_in, rt_out, rt_n, &rt_op, rt_g);\n");
+}
+
+/* The result tuples rt_out (rt_r of them) of every receiving rank.  Counterpart: coll_combine. */
+static void coll_combine(ex_coll_run *x)
+{
+    ir_coll_kind ck = x->ck;
+    if (ck == IR_C_MULTICAST) {   /* its destination is its source's size */
+        coll_combine_move(x);
+        return;
+    }
+    coll_result_buffer(x);
+    if (x->global) {
+        coll_combine_global(x);
+        return;
+    }
+    switch (ck) {
+    case IR_C_BCAST: case IR_C_SCATTER: case IR_C_GATHER: case IR_C_ALLGATHER:
+        coll_combine_move(x);
+        break;
+    case IR_C_REDUCE: case IR_C_ALLREDUCE: case IR_C_REDUCE_BAL: case IR_C_ALLREDUCE_BAL:
+        coll_combine_reduce(x);
+        break;
+    case IR_C_SCAN: case IR_C_EXSCAN:
+        coll_combine_scan(x);
+        break;
+    case IR_C_SCAN_BAL:
+        coll_combine_scan_bal(x);
+        break;
+    default:
+        break;
+    }
+    coll_line(x, 0, "const int64_t rt_r = %s;   /* result tuples */\n",
+              ck == IR_C_BCAST || ck == IR_C_SCATTER || ck == IR_C_GATHER || ck == IR_C_ALLGATHER ? "rt_m" : "rt_n");
+}
+
+/* The result written into destination block f, converted as the simulator's write_block. */
+static void coll_destination_block(ex_coll_run *x, int f)
+{
+    const ir_program *p = x->pl->p;
+    const ex_array *a = coll_array(x, x->s->u.coll.dst[f]);
+    ex_blk_text bt;
+    coll_block(x, 1, f, "me", &bt);
+    if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+    coll_line(x, 4, "{\n");
+    coll_line(x, 8, "const int64_t rt_d = %s, rt_dn = %s;\n", bt.start.s, bt.count.s);
+    coll_line(x, 8, "if (rt_dn != rt_r) rt_die(\"%s: the destination block of %s has %%lld elements, the result %%lld\", "
+                    "(long long)rt_dn, (long long)rt_r);\n", x->stext, a->decl->u.array.name);
+    int ad = a->decl->u.array.elem == IR_DOUBLE;
+    const char *ac = ad ? "(double)" : "(int64_t)";
+    coll_line(x, 8, "for (int64_t rt_j = 0; rt_j < rt_dn; rt_j++) {\n");
+    if (x->global && !x->scan) {
+        /* gen's values may differ in type, element by element */
+        const ir_opitem *gen = x->od->u.op.clause[IR_K_GEN];
+        coll_line(x, 12, "static const unsigned char rt_gd[] = {");
+        for (int j = 0; gen && j < gen->nval; j++) xf_buf_printf(&x->body, "%s%d", j ? ", " : "", gen->val[j]->type == IR_DOUBLE);
+        xf_buf_printf(&x->body, "%s};\n", gen && gen->nval ? "" : "0");
+        coll_line(x, 12, "%s[rt_d + rt_j] = rt_gd[rt_j] ? %srt_out[rt_j].d : %srt_out[rt_j].i;\n", a->cname, ac, ac);
+    } else {
+        ir_type ot = x->global ? x->od->u.op.clause[IR_K_SCANGEN]->val[0]->type : x->ft[f < x->nf ? f : 0];
+        if (x->ck == IR_C_MULTICAST) {
+            const ir_expr *se = x->s->u.coll.src[0];
+            ot = p->arrays[se->kind == IR_E_ACCESS ? se->u.access.array_index : se->u.name.index]->u.array.elem;
+        }
+        coll_line(x, 12, "%s[rt_d + rt_j] = %srt_out[rt_j * %d + %d].%c;\n", a->cname, (ot == IR_DOUBLE) == ad ? "" : ac,
+                  x->nfo, x->global ? 0 : f, ot == IR_DOUBLE ? 'd' : 'i');
+    }
+    if (x->m->marks && a->mark) coll_line(x, 12, "%s_mine[rt_d + rt_j] = 1;   /* computed here: gathered */\n", a->cname);
+    coll_line(x, 8, "}\n");
+    coll_line(x, 4, "}\n");
+    coll_block_free(&bt);
+}
+
+/* Every receiver's result written into its destination blocks.  Counterpart: coll_destinations. */
+static void coll_destinations(ex_coll_run *x)
+{
+    coll_line(x, 0, "if (%s) {\n", x->only_root_gets ? "rt_me == rt_root" : "1");
+    if (x->ck == IR_C_MULTICAST) coll_line(x, 4, "const int64_t rt_r = rt_m;\n");
+    for (int f = 0; f < x->s->u.coll.ndst; f++)
+        if (x->s->u.coll.dst[f]) coll_destination_block(x, f);
+    coll_line(x, 0, "}\n");
+}
+
+/* The statement's operator, field types and names.  Counterpart: sim_compile_coll. */
+static void ex_coll_run_init(ex_coll_run *x, const ex_em *m, const ir_stmt *s, int in)
+{
+    const ir_program *p = m->pl->p;
+    memset(x, 0, sizeof *x);
+    x->m = m;
+    x->pl = m->pl;
+    x->s = s;
+    x->ck = s->u.coll.ck;
+    int user = s->u.coll.op.name ? s->u.coll.op.user : -1;
+    x->bop = s->u.coll.op.name ? s->u.coll.op.builtin : -1;
+    const ir_decl *od = x->od = user >= 0 ? p->ops[user] : NULL;
+    x->global = od && od->u.op.in && od->u.op.in->nfields > 0;
+    x->scan = x->ck == IR_C_SCAN || x->ck == IR_C_EXSCAN;
+    x->ns = od ? od->u.op.state->nfields : 1;
+    x->nf = od ? (x->global ? od->u.op.in->nfields : x->ns) : 1;
+    if (!od && s->u.coll.nsrc > x->nf) x->nf = s->u.coll.nsrc;
+    x->nfo = x->global ? 1 : x->nf;
+    for (int f = 0; f < x->nf && f < OP_MAX_FIELDS; f++) {
+        if (od) x->ft[f] = x->global ? od->u.op.in->fields[f].type : od->u.op.state->fields[f].type;
+        else x->ft[f] = coll_array(x, s->u.coll.src[f < s->u.coll.nsrc ? f : 0])->decl->u.array.elem;
+    }
+    if (od) cn(od->u.op.name, x->on);
+    x->in = in;
+    x->I = in + 8;
+    x->only_root_reads = x->ck == IR_C_BCAST || x->ck == IR_C_SCATTER;
+    x->only_root_gets = x->ck == IR_C_GATHER || x->ck == IR_C_REDUCE || x->ck == IR_C_REDUCE_BAL;
+    xf_buf st = {0};
+    xf_buf_printf(&st, "%s%s%s%s%s", s->u.coll.label ? s->u.coll.label : "", s->u.coll.label ? ": " : "",
+                  ir_coll_name(x->ck), s->u.coll.op.name ? "(" : "", s->u.coll.op.name ? s->u.coll.op.name : "");
+    xf_buf_printf(&st, "%s at %d:%d", s->u.coll.op.name ? ")" : "", s->pos.line, s->pos.col);
+    x->stext = xf_buf_take(&st);
+}
+
 void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
-    const ex_plan *pl = m->pl;
-    const ir_program *p = pl->p;
-    ir_coll_kind ck = s->u.coll.ck;
-    int user = s->u.coll.op.name ? s->u.coll.op.user : -1, bop = s->u.coll.op.name ? s->u.coll.op.builtin : -1;
-    const ir_decl *od = user >= 0 ? p->ops[user] : NULL;
-    int global = od && od->u.op.in && od->u.op.in->nfields > 0;
-    int ns = od ? od->u.op.state->nfields : 1;
-    int nf = od ? (global ? od->u.op.in->nfields : ns) : 1;
-    if (!od && s->u.coll.nsrc > nf) nf = s->u.coll.nsrc;
-    ir_type ft[OP_MAX_FIELDS];
-    for (int f = 0; f < nf && f < OP_MAX_FIELDS; f++) {
-        if (od) ft[f] = global ? od->u.op.in->fields[f].type : od->u.op.state->fields[f].type;
-        else {
-            const ir_expr *e = s->u.coll.src[f < s->u.coll.nsrc ? f : 0];
-            ft[f] = p->arrays[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index]->u.array.elem;
-        }
-    }
-    char on[64] = "", t[64];
-    if (od) cn(od->u.op.name, on);
-    xf_buf pre = {0}, body = {0};
-    int I = in + 8;
-    int rooted = s->u.coll.root != NULL;
-    int only_root_reads = ck == IR_C_BCAST || ck == IR_C_SCATTER;
-    int only_root_gets = ck == IR_C_GATHER || ck == IR_C_REDUCE || ck == IR_C_REDUCE_BAL;
-    char *stext = NULL;
-    {
-        xf_buf st = {0};
-        xf_buf_printf(&st, "%s%s%s%s%s", s->u.coll.label ? s->u.coll.label : "", s->u.coll.label ? ": " : "",
-                      ir_coll_name(ck), s->u.coll.op.name ? "(" : "", s->u.coll.op.name ? s->u.coll.op.name : "");
-        xf_buf_printf(&st, "%s at %d:%d", s->u.coll.op.name ? ")" : "", s->pos.line, s->pos.col);
-        stext = xf_buf_take(&st);
-    }
-    /* the group, the root */
-    xf_buf by = {0}, root = {0};
-    if (s->u.coll.by) ex_expr(m, &by, &pre, in, s->u.coll.by);
-    if (rooted) ex_expr(m, &root, &pre, in, s->u.coll.root);
-    ind(&body, in + 4);
-    xf_buf_printf(&body, "MPI_Comm rt_g = rt_coll_group(MPI_COMM_WORLD, %d, %s);\n", by.n ? 1 : 0, by.n ? by.s : "0");
-    ind(&body, in + 4);
-    xf_buf_printf(&body, "if (rt_g != MPI_COMM_NULL) {\n");
-    ind(&body, I);
-    if (rooted)
-        xf_buf_printf(&body, "const int rt_root = rt_coll_root(rt_g, (%s) - %" PRId64 ", MPI_COMM_WORLD);\n", root.s, pl->plo);
-    else
-        xf_buf_printf(&body, "const int rt_root = 0;\n");
-    ind(&body, I);
-    xf_buf_printf(&body, "const int rt_me = rt_rank(rt_g);\n");
-    ind(&body, I);
-    xf_buf_printf(&body, "(void)rt_root;\n");
-    ind(&body, I);
-    xf_buf_printf(&body, "(void)rt_me;\n");
-    /* the sources */
-    ind(&body, I);
-    xf_buf_printf(&body, "int64_t rt_n = 0;\n");
-    ind(&body, I);
-    xf_buf_printf(&body, "rt_val *rt_in = NULL;\n");
-    if (ck == IR_C_MULTICAST) {
-        xf_buf st = {0}, co = {0}, bp = {0};
-        ex_blk(m, &bp, s->u.coll.src[0], s->u.coll.src_lo ? s->u.coll.src_lo[0] : NULL,
-               s->u.coll.src_hi ? s->u.coll.src_hi[0] : NULL, root.s, &st, &co);
-        const ir_expr *e = s->u.coll.src[0];
-        const ex_array *a = &pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
-        if (bp.s) xf_buf_printf(&body, "%s", bp.s);
-        ind(&body, I);
-        xf_buf_printf(&body, "const int64_t rt_s0 = %s;   /* this processor's block, in the root's memory */\n", st.s);
-        ind(&body, I);
-        xf_buf_printf(&body, "rt_n = %s;\n", co.s);
-        ind(&body, I);
-        xf_buf_printf(&body, "rt_val *rt_out = rt_malloc((size_t)(rt_n ? rt_n : 1) * sizeof *rt_out);\n");
-        ind(&body, I);
-        xf_buf_printf(&body, "rt_coll_multicast(%s, rt_n ? rt_s0 : 0, rt_n, rt_out, rt_root, rt_g);\n", a->cname);
-        ind(&body, I);
-        xf_buf_printf(&body, "const int64_t rt_m = rt_n;\n");
-        xf_buf_free(&st);
-        xf_buf_free(&co);
-        xf_buf_free(&bp);
-    } else {
-        ind(&body, I);
-        xf_buf_printf(&body, "if (%s) {\n", only_root_reads ? "rt_me == rt_root" : "1");
-        for (int f = 0; f < s->u.coll.nsrc; f++) {
-            xf_buf st = {0}, co = {0}, bp = {0};
-            const ir_expr *e = s->u.coll.src[f];
-            const ex_array *a = &pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
-            ex_blk(m, &bp, e, s->u.coll.src_lo ? s->u.coll.src_lo[f] : NULL, s->u.coll.src_hi ? s->u.coll.src_hi[f] : NULL,
-                   "me", &st, &co);
-            if (bp.s) xf_buf_printf(&body, "%s", bp.s);
-            ind(&body, I + 4);
-            xf_buf_printf(&body, "const int64_t rt_s%d = %s, rt_c%d = %s;\n", f, st.s, f, co.s);
-            if (f == 0) {
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "rt_n = rt_c0;\n");
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * %d * sizeof *rt_in);\n", nf);
-            } else {
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "if (rt_c%d != rt_n) rt_die(\"%s: source blocks of %%lld and %%lld elements\", "
-                                     "(long long)rt_n, (long long)rt_c%d);\n", f, stext, f);
-            }
-            int ad = a->decl->u.array.elem == IR_DOUBLE, fd = ft[f] == IR_DOUBLE;
-            ind(&body, I + 4);
-            xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j * %d + %d].%c = %s%s[rt_s%d + rt_j];\n",
-                          nf, f, fd ? 'd' : 'i', ad == fd ? "" : fd ? "(double)" : "(int64_t)", a->cname, f);
-            xf_buf_free(&st);
-            xf_buf_free(&co);
-            xf_buf_free(&bp);
-        }
-        ind(&body, I);
-        xf_buf_printf(&body, "}\n");
-    }
-    /* the operator */
-    if (s->u.coll.op.name) {
-        ind(&body, I);
-        if (od) {
-            xf_buf_printf(&body, "rt_val rt_id[%d];\n", ns);
-            ind(&body, I);
-            if (od->u.op.clause[IR_K_IDENT]) xf_buf_printf(&body, "op_%s_ident(NULL, NULL, rt_id);\n", on);
-            else xf_buf_printf(&body, "memset(rt_id, 0, sizeof rt_id);\n");
-            int ex = ex_op_exact(od);
-            char fnb[4][96];
-            static const ir_clause_kind cls[4] = {IR_K_COMBINE, IR_K_ONE, IR_K_LOWER, IR_K_UPPER};
-            for (int i = 0; i < 4; i++) {
-                if (od->u.op.clause[cls[i]]) snprintf(fnb[i], sizeof fnb[i], "op_%s_%s", on, ex_clause_names[cls[i]]);
-                else snprintf(fnb[i], sizeof fnb[i], "NULL");
-            }
-            ind(&body, I);
-            xf_buf_printf(&body, "const rt_opdesc rt_op = {%d, %s, %s, %s, %s, rt_id, %s%s%s, %s%s%s};\n", ns, fnb[0], fnb[1],
-                          fnb[2], fnb[3], ex ? "op_" : "MPI_OP_NULL", ex ? on : "", ex ? "_mpiop" : "",
-                          ex ? "op_" : "MPI_DATATYPE_NULL", ex ? on : "", ex ? "_type" : "");
-        } else {
-            int dbl = ft[0] == IR_DOUBLE;
-            const ex_bop *bo = &ex_bops[bop];
-            const char *mpi = dbl ? bo->mpi_d : bo->mpi_i;
-            xf_buf_printf(&body, "rt_val rt_id[1];\n");
-            ind(&body, I);
-            if (dbl) {
-                double v = op_builtin_ident_d((ir_bop)bop);
-                xf_buf_printf(&body, "rt_id[0].d = %s;\n", v == 1 ? "1.0" : v == 0 ? "0.0" : v > 0 ? "INFINITY" : "-INFINITY");
-            } else {
-                int64_t v = op_builtin_ident_i((ir_bop)bop);
-                xf_buf_printf(&body, "rt_id[0].i = %s;\n", v == INT64_MIN ? "INT64_MIN" : v == INT64_MAX ? "INT64_MAX"
-                              : v == 1 ? "1" : v == -1 ? "-1" : "0");
-            }
-            ind(&body, I);
-            xf_buf_printf(&body, "const rt_opdesc rt_op = {1, rt_bop_%s_%c, NULL, NULL, NULL, rt_id, %s, %s};\n", bo->name,
-                          dbl ? 'd' : 'i', mpi ? mpi : "MPI_OP_NULL", dbl ? "MPI_DOUBLE" : "MPI_INT64_T");
-        }
-    }
-    /* the result */
-    const ir_opitem *gen = od ? od->u.op.clause[IR_K_GEN] : NULL;
-    int scan = ck == IR_C_SCAN || ck == IR_C_EXSCAN;
-    int nfo = global ? 1 : nf;
-    if (ck != IR_C_MULTICAST) {
-        /* the receivers' destination size */
-        ind(&body, I);
-        xf_buf_printf(&body, "int64_t rt_m = 0;\n");
-        const ir_expr *d0 = NULL;
-        int d0i = 0;
-        for (int f = 0; f < s->u.coll.ndst && !d0; f++) if (s->u.coll.dst[f]) { d0 = s->u.coll.dst[f]; d0i = f; }
-        if (d0) {
-            xf_buf st = {0}, co = {0}, bp = {0};
-            ex_blk(m, &bp, d0, s->u.coll.dst_lo ? s->u.coll.dst_lo[d0i] : NULL, s->u.coll.dst_hi ? s->u.coll.dst_hi[d0i] : NULL,
-                   "me", &st, &co);
-            ind(&body, I);
-            xf_buf_printf(&body, "if (%s) {\n", only_root_gets ? "rt_me == rt_root" : "1");
-            if (bp.s) xf_buf_printf(&body, "%s", bp.s);
-            ind(&body, I + 4);
-            xf_buf_printf(&body, "rt_m = %s;\n", co.s);
-            ind(&body, I);
-            xf_buf_printf(&body, "}\n");
-            xf_buf_free(&st);
-            xf_buf_free(&co);
-            xf_buf_free(&bp);
-        }
-        ind(&body, I);
-        xf_buf_printf(&body, "rt_val *rt_out = rt_malloc((size_t)((rt_m > rt_n ? rt_m : rt_n) + 1) * %d * sizeof *rt_out);\n", nfo);
-        ind(&body, I);
-        if (global) {
-            xf_buf_printf(&body, "rt_val rt_st[%d], rt_t[%d];   /* this processor's block accumulated */\n", ns, ns);
-            ind(&body, I);
-            xf_buf_printf(&body, "memcpy(rt_st, rt_id, sizeof rt_st);\n");
-            ind(&body, I);
-            xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) {\n");
-            ind(&body, I + 4);
-            xf_buf_printf(&body, "const rt_val *rt_x = &rt_in[rt_j * %d];\n", nf);
-            if (od->u.op.clause[IR_K_PREACCUM]) {
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "if (rt_j == 0) { op_%s_preaccum(rt_st, rt_x, rt_t); memcpy(rt_st, rt_t, sizeof rt_t); }\n", on);
-            }
-            ind(&body, I + 4);
-            xf_buf_printf(&body, "op_%s_accum(rt_st, rt_x, rt_t);\n", on);
-            ind(&body, I + 4);
-            xf_buf_printf(&body, "memcpy(rt_st, rt_t, sizeof rt_t);\n");
-            if (od->u.op.clause[IR_K_POSTACCUM]) {
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "if (rt_j == rt_n - 1) { op_%s_postaccum(rt_st, rt_x, rt_t); memcpy(rt_st, rt_t, sizeof rt_t); }\n", on);
-            }
-            ind(&body, I);
-            xf_buf_printf(&body, "}\n");
-            ind(&body, I);
-            if (!scan) {
-                xf_buf_printf(&body, "rt_val rt_tot[%d];\n", ns);
-                ind(&body, I);
-                xf_buf_printf(&body, "rt_coll_reduce(%s, rt_st, rt_tot, 1, &rt_op, rt_root, rt_g);\n",
-                              ck == IR_C_REDUCE ? "RT_REDUCE" : "RT_ALLREDUCE");
-                ind(&body, I);
-                xf_buf_printf(&body, "if (%s) op_%s_gen(rt_tot, NULL, rt_out);\n", only_root_gets ? "rt_me == rt_root" : "1", on);
-                ind(&body, I);
-                xf_buf_printf(&body, "const int64_t rt_r = %d;   /* gen's values */\n", gen ? gen->nval : 0);
-            } else {
-                xf_buf_printf(&body, "rt_val rt_pre[%d];   /* the lower processors' states, folded from ident */\n", ns);
-                ind(&body, I);
-                xf_buf_printf(&body, "rt_coll_reduce(RT_EXSCAN_IDENT, rt_st, rt_pre, 1, &rt_op, 0, rt_g);\n");
-                ind(&body, I);
-                xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) {\n");
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "const rt_val *rt_x = &rt_in[rt_j * %d];\n", nf);
-                if (ck == IR_C_EXSCAN) { ind(&body, I + 4); xf_buf_printf(&body, "op_%s_scangen(rt_pre, rt_x, &rt_out[rt_j]);\n", on); }
-                if (od->u.op.clause[IR_K_PREACCUM]) {
-                    ind(&body, I + 4);
-                    xf_buf_printf(&body, "if (rt_j == 0) { op_%s_preaccum(rt_pre, rt_x, rt_t); memcpy(rt_pre, rt_t, sizeof rt_t); }\n", on);
-                }
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "op_%s_accum(rt_pre, rt_x, rt_t);\n", on);
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "memcpy(rt_pre, rt_t, sizeof rt_t);\n");
-                if (ck == IR_C_SCAN) { ind(&body, I + 4); xf_buf_printf(&body, "op_%s_scangen(rt_pre, rt_x, &rt_out[rt_j]);\n", on); }
-                ind(&body, I);
-                xf_buf_printf(&body, "}\n");
-                ind(&body, I);
-                xf_buf_printf(&body, "const int64_t rt_r = rt_n;\n");
-            }
-        } else {
-            switch (ck) {
-            case IR_C_BCAST:
-                xf_buf_printf(&body, "if (rt_me == rt_root) {\n");
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "if (rt_n != rt_m) rt_die(\"%s: the root's block has %%lld elements, its destination %%lld\", "
-                                     "(long long)rt_n, (long long)rt_m);\n", stext);
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "memcpy(rt_out, rt_in, (size_t)rt_n * %d * sizeof *rt_out);\n", nf);
-                ind(&body, I);
-                xf_buf_printf(&body, "}\n");
-                ind(&body, I);
-                xf_buf_printf(&body, "rt_coll_bcast(rt_out, rt_m, %d, rt_root, rt_g);\n", nf);
-                break;
-            case IR_C_SCATTER:
-                xf_buf_printf(&body, "if (rt_me == rt_root && rt_n != rt_m * rt_size(rt_g))\n");
-                ind(&body, I + 4);
-                xf_buf_printf(&body, "rt_die(\"%s: scatter cuts %%lld elements into blocks of %%lld\", (long long)rt_n, (long long)rt_m);\n",
-                              stext);
-                ind(&body, I);
-                xf_buf_printf(&body, "rt_coll_scatter(rt_in, rt_out, rt_m, %d, rt_root, rt_g);\n", nf);
-                break;
-            case IR_C_GATHER: case IR_C_ALLGATHER:
-                xf_buf_printf(&body, "rt_coll_gather(rt_in, rt_n, rt_out, %d, %s, rt_g);\n", nf,
-                              ck == IR_C_GATHER ? "rt_root" : "-1");
-                break;
-            case IR_C_REDUCE: case IR_C_ALLREDUCE: case IR_C_SCAN: case IR_C_EXSCAN:
-                xf_buf_printf(&body, "rt_coll_reduce(%s, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);\n", ex_rtkind(ck));
-                break;
-            case IR_C_REDUCE_BAL: case IR_C_ALLREDUCE_BAL:
-                xf_buf_printf(&body, "rt_coll_reduce_bal(%d, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);\n",
-                              ck == IR_C_ALLREDUCE_BAL);
-                break;
-            case IR_C_SCAN_BAL:
-                xf_buf_printf(&body, "rt_coll_scan_bal(rt_in, rt_out, rt_n, &rt_op, rt_g);\n");
-                break;
-            default:
-                break;
-            }
-            ind(&body, I);
-            xf_buf_printf(&body, "const int64_t rt_r = %s;   /* result tuples */\n",
-                          ck == IR_C_BCAST || ck == IR_C_SCATTER || ck == IR_C_GATHER || ck == IR_C_ALLGATHER ? "rt_m" : "rt_n");
-        }
-    }
-    /* the destinations */
-    ind(&body, I);
-    xf_buf_printf(&body, "if (%s) {\n", only_root_gets ? "rt_me == rt_root" : "1");
-    if (ck == IR_C_MULTICAST) { ind(&body, I + 4); xf_buf_printf(&body, "const int64_t rt_r = rt_m;\n"); }
-    for (int f = 0; f < s->u.coll.ndst; f++) {
-        const ir_expr *e = s->u.coll.dst[f];
-        if (!e) continue;
-        const ex_array *a = &pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
-        xf_buf st = {0}, co = {0}, bp = {0};
-        ex_blk(m, &bp, e, s->u.coll.dst_lo ? s->u.coll.dst_lo[f] : NULL, s->u.coll.dst_hi ? s->u.coll.dst_hi[f] : NULL, "me",
-               &st, &co);
-        if (bp.s) xf_buf_printf(&body, "%s", bp.s);
-        ind(&body, I + 4);
-        xf_buf_printf(&body, "{\n");
-        ind(&body, I + 8);
-        xf_buf_printf(&body, "const int64_t rt_d = %s, rt_dn = %s;\n", st.s, co.s);
-        ind(&body, I + 8);
-        xf_buf_printf(&body, "if (rt_dn != rt_r) rt_die(\"%s: the destination block of %s has %%lld elements, the result %%lld\", "
-                             "(long long)rt_dn, (long long)rt_r);\n", stext, a->decl->u.array.name);
-        int ad = a->decl->u.array.elem == IR_DOUBLE;
-        const char *ac = ad ? "(double)" : "(int64_t)";
-        ind(&body, I + 8);
-        xf_buf_printf(&body, "for (int64_t rt_j = 0; rt_j < rt_dn; rt_j++) {\n");
-        ind(&body, I + 12);
-        if (global && !scan) {
-            /* gen's values may differ in type, element by element */
-            xf_buf_printf(&body, "static const unsigned char rt_gd[] = {");
-            for (int j = 0; gen && j < gen->nval; j++) xf_buf_printf(&body, "%s%d", j ? ", " : "", gen->val[j]->type == IR_DOUBLE);
-            xf_buf_printf(&body, "%s};\n", gen && gen->nval ? "" : "0");
-            ind(&body, I + 12);
-            xf_buf_printf(&body, "%s[rt_d + rt_j] = rt_gd[rt_j] ? %srt_out[rt_j].d : %srt_out[rt_j].i;\n", a->cname, ac, ac);
-        } else {
-            ir_type ot = global ? od->u.op.clause[IR_K_SCANGEN]->val[0]->type : ft[f < nf ? f : 0];
-            if (ck == IR_C_MULTICAST) {
-                const ir_expr *se = s->u.coll.src[0];
-                ot = p->arrays[se->kind == IR_E_ACCESS ? se->u.access.array_index : se->u.name.index]->u.array.elem;
-            }
-            xf_buf_printf(&body, "%s[rt_d + rt_j] = %srt_out[rt_j * %d + %d].%c;\n", a->cname, (ot == IR_DOUBLE) == ad ? "" : ac,
-                          nfo, global ? 0 : f, ot == IR_DOUBLE ? 'd' : 'i');
-        }
-        if (m->marks && a->mark) {
-            ind(&body, I + 12);
-            xf_buf_printf(&body, "%s_mine[rt_d + rt_j] = 1;   /* computed here: gathered */\n", a->cname);
-        }
-        ind(&body, I + 8);
-        xf_buf_printf(&body, "}\n");
-        ind(&body, I + 4);
-        xf_buf_printf(&body, "}\n");
-        xf_buf_free(&st);
-        xf_buf_free(&co);
-        xf_buf_free(&bp);
-    }
-    ind(&body, I);
-    xf_buf_printf(&body, "}\n");
-    ind(&body, I);
-    xf_buf_printf(&body, "free(rt_in);\n");
-    ind(&body, I);
-    xf_buf_printf(&body, "free(rt_out);\n");
-    ind(&body, I);
-    xf_buf_printf(&body, "rt_coll_group_free(&rt_g, MPI_COMM_WORLD);\n");
-    ind(&body, in + 4);
-    xf_buf_printf(&body, "}\n");
+    ex_coll_run x;
+    ex_coll_run_init(&x, m, s, in);
+    coll_root(&x);
+    coll_sources(&x);
+    coll_operator(&x);
+    coll_combine(&x);
+    coll_destinations(&x);
+    coll_line(&x, 0, "free(rt_in);\n");
+    coll_line(&x, 0, "free(rt_out);\n");
+    coll_line(&x, 0, "rt_coll_group_free(&rt_g, MPI_COMM_WORLD);\n");
+    coll_line(&x, -4, "}\n");
 
     ind(b, in);
-    xf_buf_printf(b, "{   /* %s */\n", stext);
-    if (pre.s) xf_buf_printf(b, "%s", pre.s);
-    xf_buf_printf(b, "%s", body.s);
+    xf_buf_printf(b, "{   /* %s */\n", x.stext);
+    if (x.pre.s) xf_buf_printf(b, "%s", x.pre.s);
+    xf_buf_printf(b, "%s", x.body.s);
     ind(b, in);
     xf_buf_printf(b, "}\n");
-    (void)t;
-    free(stext);
-    xf_buf_free(&pre);
-    xf_buf_free(&body);
-    xf_buf_free(&by);
-    xf_buf_free(&root);
+    free(x.stext);
+    xf_buf_free(&x.pre);
+    xf_buf_free(&x.body);
+    xf_buf_free(&x.root);
 }

@@ -1380,23 +1380,40 @@ static void ex_step_body(const ex_em *m, xf_buf *b, int in)
     ex_loops(m, b, vars, nvars, from, body, in);
 }
 
-char *ex_emit_program(const ex_plan *pl)
+/* The program being written, between the phases of ex_emit_program. */
+typedef struct ex_prog_out {
+    const ex_plan *pl;
+    const ir_program *p;
+    xf_buf b;                    /* the program's text */
+    ex_em m;                     /* the emitter of the statements (its tmp is &tmp) */
+    int tmp;
+    xf_buf labels;               /* "_L1_L2..": the statements' labels, the steps' suffix */
+    const char *lab;             /* labels, or "_program" */
+    int pieced;                  /* arrays with pieced local memories (export_piece.c) */
+    /* syndm */
+    const ir_loopvar *tv;        /* the time loop's variable */
+    char tn[64];                 /* its C name */
+    int two;                     /* a second step function records the output plane's marks */
+    int64_t mark_step;           /* the step writing the output plane (two) */
+} ex_prog_out;
+
+/* The comment saying what the program is, the includes, the helpers and the parameters. */
+static void ex_prog_head(ex_prog_out *o)
 {
-    const ir_program *p = pl->p;
-    xf_buf b = {0};
-    int tmp = 0;
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    xf_buf *b = &o->b;
     char t[64];
-    ex_em m = {pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &tmp, 1, NULL, 0};
-    xf_buf_printf(&b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
+    xf_buf_printf(b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
     if (pl->shared)
-        xf_buf_printf(&b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks).  The program is at\n"
-                          " * level syncomm and communicates by collectives alone: each rank holds the whole arrays,\n"
-                          " * applies the inits, and runs the processor body for its own processor, reading only its own\n"
-                          " * rows of what the body writes; the collectives call runtime/rt_coll.c.\n", pl->nprocs);
+        xf_buf_printf(b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks).  The program is at\n"
+                         " * level syncomm and communicates by collectives alone: each rank holds the whole arrays,\n"
+                         " * applies the inits, and runs the processor body for its own processor, reading only its own\n"
+                         " * rows of what the body writes; the collectives call runtime/rt_coll.c.\n", pl->nprocs);
     else if (pl->mpi)
-        xf_buf_printf(&b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks); each rank holds\n"
-                          " * its part of the arrays (the dist declarations) and runs the time steps; messages travel %s.\n",
+        xf_buf_printf(b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks); each rank holds\n"
+                         " * its part of the arrays (the dist declarations) and runs the time steps; messages travel %s.\n",
                       pl->nprocs,
                       pl->exchange == XF_EXCHANGE_HALO ? "as a static halo pattern (rt_pattern: values only, rows and "
                                                           "columns in place) after each step"
@@ -1404,230 +1421,303 @@ char *ex_emit_program(const ex_plan *pl)
                                                                  "(rt_exchange, the thesis's mpi_apm style)"
                       : "nowhere (the program sends nothing)");
     else
-        xf_buf_printf(&b, " *\n * Sequential C: the program's loops as written (at syn, the processors of a step one after\n"
-                          " * another, which a verified program allows).\n");
-    xf_buf_printf(&b, " * Parameters are the values the program was exported with; the result line is\n"
-                      " *   polyapm-result checksum=%%016llx seconds=%%.9f ranks=%%d\n"
-                      " * with the checksum of the output arrays, identical to `polyapm sim`'s, and the seconds of\n"
-                      " * the main loop.\n */\n");
-    if (!pl->mpi) xf_buf_printf(&b, "#define _POSIX_C_SOURCE 200809L   /* clock_gettime */\n");
-    xf_buf_printf(&b, "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
-    if (!pl->mpi) xf_buf_printf(&b, "#include <time.h>\n");
-    xf_buf_printf(&b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
-    xf_buf_printf(&b, "%s", ex_helpers);
+        xf_buf_printf(b, " *\n * Sequential C: the program's loops as written (at syn, the processors of a step one after\n"
+                         " * another, which a verified program allows).\n");
+    xf_buf_printf(b, " * Parameters are the values the program was exported with; the result line is\n"
+                     " *   polyapm-result checksum=%%016llx seconds=%%.9f ranks=%%d\n"
+                     " * with the checksum of the output arrays, identical to `polyapm sim`'s, and the seconds of\n"
+                     " * the main loop.\n */\n");
+    if (!pl->mpi) xf_buf_printf(b, "#define _POSIX_C_SOURCE 200809L   /* clock_gettime */\n");
+    xf_buf_printf(b, "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
+    if (!pl->mpi) xf_buf_printf(b, "#include <time.h>\n");
+    xf_buf_printf(b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
+    xf_buf_printf(b, "%s", ex_helpers);
     if (!pl->mpi)
-        xf_buf_printf(&b, "static void *ex_calloc(size_t n, size_t size)\n{\n    void *p = calloc(n, size);\n"
-                          "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n");
-    xf_buf_printf(&b, "/* parameters */\n");
+        xf_buf_printf(b, "static void *ex_calloc(size_t n, size_t size)\n{\n    void *p = calloc(n, size);\n"
+                         "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n");
+    xf_buf_printf(b, "/* parameters */\n");
     for (int i = 0; i < p->nparams; i++)
-        xf_buf_printf(&b, "static const int64_t %s __attribute__((unused)) = %" PRId64 ";\n",
+        xf_buf_printf(b, "static const int64_t %s __attribute__((unused)) = %" PRId64 ";\n",
                       nm(p->params[i]->u.param.name, t), pl->pv[i]);
-    xf_buf_printf(&b, "\n");
-    /* top-level lets before the nest (syndm: shared by the phases) */
-    int nlets = 0;
+    xf_buf_printf(b, "\n");
+}
+
+/* The top-level lets before the nest (syndm: variables shared by the phases, set in main), the
+ * arrays with their init function, and the operators of the collectives. */
+static void ex_prog_data(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    char t[64];
     if (pl->mpi) {
+        int nlets = 0;
         for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
             const ir_stmt *s = p->body->stmts[i];
-            xf_buf_printf(&b, "static %s %s;\n", s->u.let.value->type == IR_DOUBLE ? "double" : "int64_t",
+            xf_buf_printf(&o->b, "static %s %s;\n", s->u.let.value->type == IR_DOUBLE ? "double" : "int64_t",
                           nm(s->u.let.var, t));
             nlets++;
         }
-        if (nlets) xf_buf_printf(&b, "\n");
+        if (nlets) xf_buf_printf(&o->b, "\n");
     }
     xf_buf fills = {0};
-    int pieced = 0;   /* arrays with pieced local memories (export_piece.c) */
-    for (int i = 0; i < p->narrays; i++) pieced += pl->arr[i].pieced;
-    if (pieced) xf_buf_printf(&b, "%s", ex_piece_type);
-    for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &b, &fills, &pl->arr[i]);
-    ex_init_fn(pl, &b, &m, fills.s);
+    for (int i = 0; i < p->narrays; i++) o->pieced += pl->arr[i].pieced;
+    if (o->pieced) xf_buf_printf(&o->b, "%s", ex_piece_type);
+    for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &o->b, &fills, &pl->arr[i]);
+    ex_init_fn(pl, &o->b, &o->m, fills.s);
     xf_buf_free(&fills);
-    ex_emit_ops(pl, &b);
+    ex_emit_ops(pl, &o->b);
+}
 
-    xf_buf labels = {0};
-    ex_labels(&labels, p->body);
-    const char *lab = labels.s ? labels.s : "_program";
-    if (!pl->mpi) {
-        xf_buf_printf(&b, "/* The computation: the program's statements in order. */\nstatic void compute%s(void)\n{\n", lab);
-        ex_block(&m, &b, p->body, 4);
-        xf_buf_printf(&b, "}\n\n");
-        ex_checksum_fn(pl, &b, &m);
-        xf_buf_printf(&b, "static double now(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
-                          "    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;\n}\n\n");
-        xf_buf_printf(&b, "int main(void)\n{\n    init_arrays();\n    const double t0 = now();\n    compute%s();\n"
-                          "    const double seconds = now() - t0;\n"
-                          "    printf(RT_RESULT_FORMAT, (unsigned long long)output_checksum(), seconds, 1);\n", lab);
-        for (int i = 0; i < p->narrays; i++) xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
-        xf_buf_printf(&b, "    return 0;\n}\n");
-        xf_buf_free(&labels);
-        return xf_buf_take(&b);
-    }
+/* Sequential C: the computation as one function, the checksum, and main timing it. */
+static void ex_prog_sequential(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    xf_buf_printf(b, "/* The computation: the program's statements in order. */\nstatic void compute%s(void)\n{\n", o->lab);
+    ex_block(&o->m, b, o->p->body, 4);
+    xf_buf_printf(b, "}\n\n");
+    ex_checksum_fn(pl, b, &o->m);
+    xf_buf_printf(b, "static double now(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
+                     "    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;\n}\n\n");
+    xf_buf_printf(b, "int main(void)\n{\n    init_arrays();\n    const double t0 = now();\n    compute%s();\n"
+                     "    const double seconds = now() - t0;\n"
+                     "    printf(RT_RESULT_FORMAT, (unsigned long long)output_checksum(), seconds, 1);\n", o->lab);
+    for (int i = 0; i < o->p->narrays; i++) xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
+    xf_buf_printf(b, "    return 0;\n}\n");
+}
 
-    /* syndm */
-    const ir_loopvar *tv = &pl->nest->u.for_.vars[0];
-    const char *tname = nm(tv->var, t);
-    char tn[64];
-    snprintf(tn, sizeof tn, "%s", tname);
+/* syndm: the step function of processor me (and, when every output keeps only its live planes,
+ * a second one for the step writing the output plane, the only one that needs to record which
+ * elements this processor computed: the other steps run without that). */
+static void ex_prog_steps(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    const char *tn = o->tn;
     char stmts[128];
-    snprintf(stmts, sizeof stmts, "%s", labels.s ? labels.s + 1 : "");
+    snprintf(stmts, sizeof stmts, "%s", o->labels.s ? o->labels.s + 1 : "");
     for (char *c = stmts; *c; c++) if (*c == '_' && c[-1] != '_' && c[1] && c[1] != '_') *c = ' ';
-    xf_buf_printf(&b, "/* One time step of processor me: statements %s, in the program's order%s. */\n"
-                      "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
+    xf_buf_printf(b, "/* One time step of processor me: statements %s, in the program's order%s. */\n"
+                     "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
                   stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
-                  lab, tn, tn);
-    /* When every output keeps only its live planes, only the step writing the output plane needs
-     * to record which elements this processor computed: the other steps run without that. */
+                  o->lab, tn, tn);
     int marked = 0, unfolded = 0;
-    int64_t mark_step = 0;
-    for (int i = 0; i < p->narrays; i++) {
+    for (int i = 0; i < o->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         if (!a->mark) continue;
-        if (a->fold < 0 || (marked && a->mark_plane - a->fold_cw != mark_step)) { unfolded = 1; continue; }
-        mark_step = a->mark_plane - a->fold_cw;
+        if (a->fold < 0 || (marked && a->mark_plane - a->fold_cw != o->mark_step)) { unfolded = 1; continue; }
+        o->mark_step = a->mark_plane - a->fold_cw;
         marked = 1;
     }
-    int two = marked && !unfolded;
-    m.marks = !two;
-    ex_step_body(&m, &b, 4);
-    xf_buf_printf(&b, "}\n\n");
-    if (two) {
-        xf_buf_printf(&b, "/* The same step, recording which output elements this processor computes (the step that\n"
-                          " * writes the output plane). */\n"
-                          "static void step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
-                      lab, tn, tn);
-        m.marks = 1;
-        ex_step_body(&m, &b, 4);
-        xf_buf_printf(&b, "}\n\n");
+    o->two = marked && !unfolded;
+    o->m.marks = !o->two;
+    ex_step_body(&o->m, b, 4);
+    xf_buf_printf(b, "}\n\n");
+    if (o->two) {
+        xf_buf_printf(b, "/* The same step, recording which output elements this processor computes (the step that\n"
+                         " * writes the output plane). */\n"
+                         "static void step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
+                      o->lab, tn, tn);
+        o->m.marks = 1;
+        ex_step_body(&o->m, b, 4);
+        xf_buf_printf(b, "}\n\n");
     }
-    if (pl->exchange == XF_EXCHANGE_HALO) {
-        ex_em mi = m;
-        mi.mode = EX_INSPECT;
-        for (int k = 0; k < pl->nphases; k++) {
-            mi.phase = k;
-            xf_buf_printf(&b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
-                              " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
-                              "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
-                          k, k, tn, tv->lo->kind == IR_E_INT ? tv->lo->u.ival : 0, tn);
-            ex_step_body(&mi, &b, 4);
-            xf_buf_printf(&b, "}\n\n");
-        }
-        xf_buf_printf(&b, "/* The exchange after step %s: every array's plane of that step. */\n"
-                          "static void exchange_halo(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
-                      tn, tn, p->narrays ? p->narrays : 1);
-        for (int i = 0; i < p->narrays; i++) {
-            const ex_array *a = &pl->arr[i];
-            /* int64_t arrays too: the pattern moves 8-byte words bit for bit (RT_WORD) */
-            const char *cast = a->decl->u.array.elem == IR_DOUBLE ? "" : "(double *)";
-            if (a->fold >= 0) {
-                int nd = a->decl->u.array.ndims;
-                xf_buf_printf(&b, "%s%s(%s + (%s_at(me", i ? ", " : "", cast, a->cname, a->cname);
-                for (int d = 0; d < nd; d++) {
-                    if (d == a->fold) xf_buf_printf(&b, ", %s + (%" PRId64 ")", tn, a->send_c);
-                    else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
-                }
-                xf_buf_printf(&b, ") - %s_at(me", a->cname);
-                for (int d = 0; d < nd; d++) {
-                    if (d == a->fold) xf_buf_printf(&b, ", 0");
-                    else xf_buf_printf(&b, ", %s_lo%d(me)", a->cname, d);
-                }
-                xf_buf_printf(&b, ")))");
-            } else {
-                xf_buf_printf(&b, "%s%s%s", i ? ", " : "", cast, a->cname);
-            }
-        }
-        xf_buf_printf(&b, "};\n    (void)me;\n    (void)%s;   /* arrays without time planes: their whole memory */\n"
-                          "    rt_pattern_exchange(pattern, planes);\n}\n\n", tn);
-    }
-    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
-        xf_buf_printf(&b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
-                          "static void deliver(rt_exchange *rt_x%s)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
-                          "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
-                          "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
-                      pieced ? ", int64_t me" : "", p->narrays, p->narrays);
-        for (int i = 0; i < p->narrays; i++) {   /* a delivery overwrites the receiver's copy */
-            const char *v = pl->arr[i].decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
-            if (pl->arr[i].pieced)
-                xf_buf_printf(&b, "        case %d: %s[%s_at_gidx(me, rt_off)] = %s; break;\n", i, pl->arr[i].cname,
-                              pl->arr[i].cname, v);
-            else
-                xf_buf_printf(&b, "        case %d: %s[rt_off] = %s; break;\n", i, pl->arr[i].cname, v);
-        }
-        xf_buf_printf(&b, "        default: break;\n        }\n    }\n}\n\n");
-    }
-    ex_checksum_fn(pl, &b, &m);
+}
 
-    xf_buf_printf(&b, "int main(int argc, char **argv)\n{\n    rt_init(&argc, &argv);\n");
-    xf_buf_printf(&b, "    rt_require_ranks(%" PRId64 ", \"%s was derived for %" PRId64 " processors\");\n", pl->nprocs,
+/* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
+ * of every array's plane after a step (exchange_halo). */
+static void ex_prog_halo(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    const char *tn = o->tn;
+    ex_em mi = o->m;
+    mi.mode = EX_INSPECT;
+    for (int k = 0; k < pl->nphases; k++) {
+        mi.phase = k;
+        xf_buf_printf(b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
+                         " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
+                         "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
+                      k, k, tn, o->tv->lo->kind == IR_E_INT ? o->tv->lo->u.ival : 0, tn);
+        ex_step_body(&mi, b, 4);
+        xf_buf_printf(b, "}\n\n");
+    }
+    xf_buf_printf(b, "/* The exchange after step %s: every array's plane of that step. */\n"
+                     "static void exchange_halo(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
+                  tn, tn, o->p->narrays ? o->p->narrays : 1);
+    for (int i = 0; i < o->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        /* int64_t arrays too: the pattern moves 8-byte words bit for bit (RT_WORD) */
+        const char *cast = a->decl->u.array.elem == IR_DOUBLE ? "" : "(double *)";
+        if (a->fold < 0) {
+            xf_buf_printf(b, "%s%s%s", i ? ", " : "", cast, a->cname);
+            continue;
+        }
+        int nd = a->decl->u.array.ndims;
+        xf_buf_printf(b, "%s%s(%s + (%s_at(me", i ? ", " : "", cast, a->cname, a->cname);
+        for (int d = 0; d < nd; d++) {
+            if (d == a->fold) xf_buf_printf(b, ", %s + (%" PRId64 ")", tn, a->send_c);
+            else xf_buf_printf(b, ", %s_lo%d(me)", a->cname, d);
+        }
+        xf_buf_printf(b, ") - %s_at(me", a->cname);
+        for (int d = 0; d < nd; d++) {
+            if (d == a->fold) xf_buf_printf(b, ", 0");
+            else xf_buf_printf(b, ", %s_lo%d(me)", a->cname, d);
+        }
+        xf_buf_printf(b, ")))");
+    }
+    xf_buf_printf(b, "};\n    (void)me;\n    (void)%s;   /* arrays without time planes: their whole memory */\n"
+                     "    rt_pattern_exchange(pattern, planes);\n}\n\n", tn);
+}
+
+/* syndm, Alltoallv exchange: the end of a step, every record stored where its sender said. */
+static void ex_prog_deliver(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    int na = o->p->narrays;
+    xf_buf_printf(b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
+                     "static void deliver(rt_exchange *rt_x%s)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
+                     "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
+                     "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
+                  o->pieced ? ", int64_t me" : "", na, na);
+    for (int i = 0; i < na; i++) {   /* a delivery overwrites the receiver's copy */
+        const char *v = pl->arr[i].decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
+        if (pl->arr[i].pieced)
+            xf_buf_printf(b, "        case %d: %s[%s_at_gidx(me, rt_off)] = %s; break;\n", i, pl->arr[i].cname,
+                          pl->arr[i].cname, v);
+        else
+            xf_buf_printf(b, "        case %d: %s[rt_off] = %s; break;\n", i, pl->arr[i].cname, v);
+    }
+    xf_buf_printf(b, "        default: break;\n        }\n    }\n}\n\n");
+}
+
+/* syndm main: MPI and the operators set up, this rank's processor, the lets, the arrays
+ * initialised, the exchange (or the halo patterns) created. */
+static void ex_prog_main_setup(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    xf_buf *b = &o->b;
+    char t[64];
+    xf_buf_printf(b, "int main(int argc, char **argv)\n{\n    rt_init(&argc, &argv);\n");
+    xf_buf_printf(b, "    rt_require_ranks(%" PRId64 ", \"%s was derived for %" PRId64 " processors\");\n", pl->nprocs,
                   pl->progname, pl->nprocs);
-    ex_emit_ops_setup(pl, &b, 0);
-    xf_buf_printf(&b, "    const int64_t me = %" PRId64 " + rt_rank(MPI_COMM_WORLD);   /* this rank's processor */\n", pl->plo);
+    ex_emit_ops_setup(pl, b, 0);
+    xf_buf_printf(b, "    const int64_t me = %" PRId64 " + rt_rank(MPI_COMM_WORLD);   /* this rank's processor */\n", pl->plo);
     for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
         const ir_stmt *s = p->body->stmts[i];
         xf_buf v = {0}, pre = {0};
-        ex_em m0 = m;
+        ex_em m0 = o->m;
         ex_expr(&m0, &v, &pre, 4, s->u.let.value);
-        if (pre.s) xf_buf_printf(&b, "%s", pre.s);
-        xf_buf_printf(&b, "    %s = %s;\n", nm(s->u.let.var, t), v.s);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        xf_buf_printf(b, "    %s = %s;\n", nm(s->u.let.var, t), v.s);
         xf_buf_free(&v);
         xf_buf_free(&pre);
     }
-    xf_buf_printf(&b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
+    xf_buf_printf(b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
                   pl->exchange == XF_EXCHANGE_ALLTOALLV ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
     if (pl->exchange == XF_EXCHANGE_HALO) {
-        xf_buf_printf(&b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
+        xf_buf_printf(b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
         for (int k = 0; k < pl->nphases; k++)
-            xf_buf_printf(&b, "    pattern[%d] = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo%d(pattern[%d], me);\n"
-                              "    rt_pattern_commit(pattern[%d]);\n", k, p->narrays, k, k, k);
+            xf_buf_printf(b, "    pattern[%d] = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo%d(pattern[%d], me);\n"
+                             "    rt_pattern_commit(pattern[%d]);\n", k, p->narrays, k, k, k);
     }
+}
+
+/* syndm main: the timed loop over the steps, each followed by its delivery or halo exchange
+ * (a phase's exchange under the phase's conditions). */
+static void ex_prog_main_loop(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_loopvar *tv = o->tv;
+    const char *tn = o->tn;
+    xf_buf *b = &o->b;
     xf_buf lo = {0}, hi = {0}, st = {0}, pre = {0}, hc = {0};
-    ex_expr(&m, &lo, &pre, 4, tv->lo);
-    ex_expr(&m, &hi, &pre, 4, tv->hi);
-    if (tv->step) ex_expr(&m, &st, &pre, 4, tv->step);
-    xf_buf_printf(&b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
-    xf_buf_printf(&b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
+    ex_expr(&o->m, &lo, &pre, 4, tv->lo);
+    ex_expr(&o->m, &hi, &pre, 4, tv->hi);
+    if (tv->step) ex_expr(&o->m, &st, &pre, 4, tv->step);
+    xf_buf_printf(b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
+    xf_buf_printf(b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
                   st.n ? st.s : "1");
-    if (two)
-        xf_buf_printf(&b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x);   /* writes the output plane */\n"
-                          "        else step%s(%s, me, rt_x);\n", tn, mark_step, lab, tn, lab, tn);
+    if (o->two)
+        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x);   /* writes the output plane */\n"
+                         "        else step%s(%s, me, rt_x);\n", tn, o->mark_step, o->lab, tn, o->lab, tn);
     else
-        xf_buf_printf(&b, "        step%s(%s, me, rt_x);\n", lab, tn);
-    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(&b, "        deliver(rt_x%s);\n", pieced ? ", me" : "");
+        xf_buf_printf(b, "        step%s(%s, me, rt_x);\n", o->lab, tn);
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced ? ", me" : "");
     for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++) {
         hc.n = 0;
         if (hc.s) hc.s[0] = '\0';
         for (int i = 0; i < pl->phase_nconds[k]; i++) {
             if (i) xf_buf_printf(&hc, " && ");
-            ex_expr(&m, &hc, &pre, 4, pl->phase_cond[k][i]);
+            ex_expr(&o->m, &hc, &pre, 4, pl->phase_cond[k][i]);
         }
-        if (hc.n) xf_buf_printf(&b, "        if (%s)\n    ", hc.s);
-        xf_buf_printf(&b, "        exchange_halo(pattern[%d], me, %s);\n", k, tn);
+        if (hc.n) xf_buf_printf(b, "        if (%s)\n    ", hc.s);
+        xf_buf_printf(b, "        exchange_halo(pattern[%d], me, %s);\n", k, tn);
     }
-    xf_buf_printf(&b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
-    xf_buf_printf(&b, "    const uint64_t sum = output_checksum(me);\n");
-    if (pieced) {   /* what the pieces saved: the elements each rank allocated, before the result line */
-        xf_buf_printf(&b, "    {   /* polyapm-memory elements=[per rank] total=N: the elements of all arrays each rank allocated */\n"
-                          "        int64_t rt_mem = 0, rt_all[%" PRId64 "], rt_total = 0;\n", pl->nprocs);
-        for (int i = 0; i < p->narrays; i++) xf_buf_printf(&b, "        rt_mem += %s_size(me);\n", pl->arr[i].cname);
-        xf_buf_printf(&b, "        RT_CHECK(MPI_Gather(&rt_mem, 1, MPI_INT64_T, rt_all, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));\n"
-                          "        if (me == %" PRId64 ") {\n            printf(\"polyapm-memory elements=[\");\n"
-                          "            for (int rt_k = 0; rt_k < %" PRId64 "; rt_k++) { printf(\"%%s%%lld\", rt_k ? \",\" : \"\", (long long)rt_all[rt_k]); rt_total += rt_all[rt_k]; }\n"
-                          "            printf(\"] total=%%lld\\n\", (long long)rt_total);\n        }\n    }\n", pl->plo, pl->nprocs);
-    }
-    xf_buf_printf(&b, "    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
-    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++)
-        xf_buf_printf(&b, "    rt_pattern_free(pattern[%d]);\n", k);
-    xf_buf_printf(&b, "    if (rt_x) rt_exchange_free(rt_x);\n");
-    for (int i = 0; i < p->narrays; i++) {
-        xf_buf_printf(&b, "    free(%s);\n", pl->arr[i].cname);
-        if (pl->arr[i].mark) xf_buf_printf(&b, "    free(%s_mine);\n", pl->arr[i].cname);
-        if (pl->arr[i].pieced) xf_buf_printf(&b, "    %s_free_pieces();\n", pl->arr[i].cname);
-    }
-    ex_emit_ops_setup(pl, &b, 1);
-    xf_buf_printf(&b, "    rt_finalize();\n    return 0;\n}\n");
+    xf_buf_printf(b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
     xf_buf_free(&lo);
     xf_buf_free(&hi);
     xf_buf_free(&st);
     xf_buf_free(&pre);
     xf_buf_free(&hc);
-    xf_buf_free(&labels);
-    return xf_buf_take(&b);
+}
+
+/* syndm main: the checksum, the memory the pieces saved, the result line, everything freed. */
+static void ex_prog_main_end(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    xf_buf *b = &o->b;
+    xf_buf_printf(b, "    const uint64_t sum = output_checksum(me);\n");
+    if (o->pieced) {   /* what the pieces saved: the elements each rank allocated, before the result line */
+        xf_buf_printf(b, "    {   /* polyapm-memory elements=[per rank] total=N: the elements of all arrays each rank allocated */\n"
+                         "        int64_t rt_mem = 0, rt_all[%" PRId64 "], rt_total = 0;\n", pl->nprocs);
+        for (int i = 0; i < p->narrays; i++) xf_buf_printf(b, "        rt_mem += %s_size(me);\n", pl->arr[i].cname);
+        xf_buf_printf(b, "        RT_CHECK(MPI_Gather(&rt_mem, 1, MPI_INT64_T, rt_all, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));\n"
+                         "        if (me == %" PRId64 ") {\n            printf(\"polyapm-memory elements=[\");\n"
+                         "            for (int rt_k = 0; rt_k < %" PRId64 "; rt_k++) { printf(\"%%s%%lld\", rt_k ? \",\" : \"\", (long long)rt_all[rt_k]); rt_total += rt_all[rt_k]; }\n"
+                         "            printf(\"] total=%%lld\\n\", (long long)rt_total);\n        }\n    }\n", pl->plo, pl->nprocs);
+    }
+    xf_buf_printf(b, "    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++)
+        xf_buf_printf(b, "    rt_pattern_free(pattern[%d]);\n", k);
+    xf_buf_printf(b, "    if (rt_x) rt_exchange_free(rt_x);\n");
+    for (int i = 0; i < p->narrays; i++) {
+        xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
+        if (pl->arr[i].mark) xf_buf_printf(b, "    free(%s_mine);\n", pl->arr[i].cname);
+        if (pl->arr[i].pieced) xf_buf_printf(b, "    %s_free_pieces();\n", pl->arr[i].cname);
+    }
+    ex_emit_ops_setup(pl, b, 1);
+    xf_buf_printf(b, "    rt_finalize();\n    return 0;\n}\n");
+}
+
+char *ex_emit_program(const ex_plan *pl)
+{
+    ex_prog_out o;
+    memset(&o, 0, sizeof o);
+    o.pl = pl;
+    o.p = pl->p;
+    o.m = (ex_em){pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &o.tmp, 1, NULL, 0};
+    ex_prog_head(&o);
+    ex_prog_data(&o);
+    ex_labels(&o.labels, o.p->body);
+    o.lab = o.labels.s ? o.labels.s : "_program";
+    if (!pl->mpi) {
+        ex_prog_sequential(&o);
+    } else {   /* syndm (and syncomm with collectives) */
+        char t[64];
+        o.tv = &pl->nest->u.for_.vars[0];
+        snprintf(o.tn, sizeof o.tn, "%s", nm(o.tv->var, t));
+        ex_prog_steps(&o);
+        if (pl->exchange == XF_EXCHANGE_HALO) ex_prog_halo(&o);
+        if (pl->exchange == XF_EXCHANGE_ALLTOALLV) ex_prog_deliver(&o);
+        ex_checksum_fn(pl, &o.b, &o.m);
+        ex_prog_main_setup(&o);
+        ex_prog_main_loop(&o);
+        ex_prog_main_end(&o);
+    }
+    xf_buf_free(&o.labels);
+    return xf_buf_take(&o.b);
 }

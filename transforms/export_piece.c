@@ -46,129 +46,162 @@ static void ex_piece_row(xf_buf *b, const ex_array *a, const char *k, char names
     xf_buf_printf(b, ")");
 }
 
-void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
+/* One array's pieced declarations being written, between the phases of ex_piece_decl. */
+typedef struct ex_piece_out {
+    const ex_array *a;
+    xf_buf *b;
+    ex_em m;                 /* expressions of the dist declaration (its tmp is &tmp) */
+    int tmp;
+    int nd, np;              /* the array's dimensions; its pieces */
+    const char *X;           /* the array's C name */
+    char pv[64];             /* the dist's processor variable */
+} ex_piece_out;
+
+/* The storage, the pieces' table and X_row: the row of outer indices in piece k. */
+static void piece_storage(ex_piece_out *o)
 {
-    const ir_decl *dist = a->dist;
-    int nd = a->decl->u.array.ndims, np = 1 + dist->u.dist.nmore;
+    xf_buf *b = o->b;
+    const ex_array *a = o->a;
+    const char *X = o->X;
+    int nd = o->nd, np = o->np;
     const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
-    const char *X = a->cname;
-    char pv[64], t[64];
-    ex_cname(pv, sizeof pv, dist->u.dist.procvar);
-    int tmp = 0;
-    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL, 0};
     xf_buf_printf(b, "/* %s: the %d piece%s of processor %s (its dist declaration), rows of its last dimension */\n"
-                     "static %s *%s;\n", a->decl->u.array.name, np, np > 1 ? "s" : "", pv, ty, X);
+                     "static %s *%s;\n", a->decl->u.array.name, np, np > 1 ? "s" : "", o->pv, ty, X);
     if (a->mark) xf_buf_printf(b, "static unsigned char *%s_mine;   /* 1: computed by this processor */\n", X);
     xf_buf_printf(b, "static rt_piece %s_pc[%d];\nstatic int64_t %s_n;   /* elements of all pieces */\n", X, np, X);
-    /* the row of outer indices in piece k */
     xf_buf_printf(b, "static inline int64_t %s_row(int k", X);
     for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", int64_t i%d", d);
     xf_buf_printf(b, ")\n{\n    const rt_piece *pc = &%s_pc[k];\n    (void)pc;\n    int64_t r = 0;\n", X);
     for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, "    r = r * pc->ext[%d] + (i%d - pc->lo[%d]);\n", d, d, d);
     xf_buf_printf(b, "    return r;\n}\n");
-    /* the layout */
-    xf_buf_printf(b, "static void %s_layout(int64_t %s)\n{\n    (void)%s;\n    int64_t rt_n = 0;\n", X, pv, pv);
-    for (int k = 0; k < np; k++) {
-        ir_dist_piece pc = ir_dist_get_piece(dist, k);
-        xf_buf_printf(b, "    {   /* piece %d */\n        rt_piece *rt_p = &%s_pc[%d];\n        int64_t rt_rows = 1;\n", k, X, k);
-        char names[8][64];
-        for (int d = 0; d < nd - 1; d++) {
-            xf_buf pre = {0}, lo = {0}, hi = {0};
-            ex_expr(&m, &lo, &pre, 8, pc.lo[d]);
-            ex_expr(&m, &hi, &pre, 8, pc.hi[d]);
-            if (pre.s) xf_buf_printf(b, "%s", pre.s);
-            xf_buf_printf(b, "        rt_p->lo[%d] = %s;\n        rt_p->hi[%d] = %s;\n        rt_p->ext[%d] = imax(0, rt_p->hi[%d] - rt_p->lo[%d] + 1);\n"
-                             "        rt_rows *= rt_p->ext[%d];\n", d, lo.s, d, hi.s, d, d, d, d);
-            if (pc.ivar && pc.ivar[d]) ex_cname(names[d], 64, pc.ivar[d]);
-            else snprintf(names[d], 64, "rt_g%d", d);
-            xf_buf_free(&pre);
-            xf_buf_free(&lo);
-            xf_buf_free(&hi);
-        }
-        {   /* a strided last range */
-            xf_buf pre = {0}, st = {0}, bl = {0};
-            if (pc.step && pc.step[nd - 1]) {
-                ex_expr(&m, &st, &pre, 8, pc.step[nd - 1]);
-                if (pc.block && pc.block[nd - 1]) ex_expr(&m, &bl, &pre, 8, pc.block[nd - 1]);
-            }
-            if (pre.s) xf_buf_printf(b, "%s", pre.s);
-            xf_buf_printf(b, "        rt_p->st = %s;\n        rt_p->bl = %s;\n", st.n ? st.s : "0", bl.n ? bl.s : "1");
-            xf_buf_free(&pre);
-            xf_buf_free(&st);
-            xf_buf_free(&bl);
-        }
-        xf_buf_printf(b, "        rt_p->base = rt_malloc((size_t)rt_rows * sizeof *rt_p->base);\n"
-                         "        rt_p->rlo = rt_malloc((size_t)rt_rows * sizeof *rt_p->rlo);\n"
-                         "        rt_p->rhi = rt_malloc((size_t)rt_rows * sizeof *rt_p->rhi);\n");
-        int in = 8;
-        for (int d = 0; d < nd - 1; d++) {
-            ind_(b, in);
-            xf_buf_printf(b, "for (int64_t %s = rt_p->lo[%d]; %s <= rt_p->hi[%d]; %s++) {\n", names[d], d, names[d], d, names[d]);
-            in += 4;
-        }
-        xf_buf pre = {0}, lo = {0}, hi = {0}, held = {0};
-        ex_expr(&m, &lo, &pre, in, pc.lo[nd - 1]);
-        ex_expr(&m, &hi, &pre, in, pc.hi[nd - 1]);
-        for (int d = 0; d < nd - 1; d++) {
-            if (!pc.step || !pc.step[d]) continue;
-            xf_buf s = {0}, bl = {0};
-            ex_expr(&m, &s, &pre, in, pc.step[d]);
-            if (pc.block && pc.block[d]) ex_expr(&m, &bl, &pre, in, pc.block[d]);
-            xf_buf_printf(&held, "%simod(%s - rt_p->lo[%d], %s) < %s", held.n ? " && " : "", names[d], d, s.s,
-                          bl.n ? bl.s : "1");
-            xf_buf_free(&s);
-            xf_buf_free(&bl);
-        }
+}
+
+/* Piece pc's outer ranges (lo, hi, ext; the row count) and the stride and block of its last
+ * range; names[d]: the C names of its outer index variables. */
+static void piece_layout_bounds(ex_piece_out *o, const ir_dist_piece *pc, char names[][64])
+{
+    xf_buf *b = o->b;
+    int nd = o->nd;
+    for (int d = 0; d < nd - 1; d++) {
+        xf_buf pre = {0}, lo = {0}, hi = {0};
+        ex_expr(&o->m, &lo, &pre, 8, pc->lo[d]);
+        ex_expr(&o->m, &hi, &pre, 8, pc->hi[d]);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
-        ind_(b, in);
-        xf_buf_printf(b, "const int64_t rt_r = ");
-        snprintf(t, sizeof t, "%d", k);
-        ex_piece_row(b, a, t, names);
-        xf_buf_printf(b, ";\n");
-        ind_(b, in);
-        xf_buf_printf(b, "int64_t rt_l = %s, rt_h = %s;\n", lo.s, hi.s);
-        if (held.n) {
-            ind_(b, in);
-            xf_buf_printf(b, "if (!(%s)) rt_h = rt_l - 1;   /* off the lattice of a strided dimension */\n", held.s);
-        }
-        ind_(b, in);
-        xf_buf_printf(b, "if (rt_h < rt_l) rt_h = rt_l - 1;\n");
-        ind_(b, in);
-        xf_buf_printf(b, "rt_p->rlo[rt_r] = rt_l;\n");
-        ind_(b, in);
-        xf_buf_printf(b, "rt_p->rhi[rt_r] = rt_h;\n");
-        ind_(b, in);
-        xf_buf_printf(b, "rt_p->base[rt_r] = rt_n;\n");
-        ind_(b, in);
-        xf_buf_printf(b, "if (!rt_p->st) rt_n += rt_h - rt_l + 1;\n");
-        ind_(b, in);
-        xf_buf_printf(b, "else if (rt_h >= rt_l) rt_n += (rt_h - rt_l) / rt_p->st * rt_p->bl + imin((rt_h - rt_l) %% rt_p->st + 1, rt_p->bl);\n");
-        for (int d = nd - 2; d >= 0; d--) { in -= 4; ind_(b, in); xf_buf_printf(b, "}\n"); }
-        xf_buf_printf(b, "    }\n");
+        xf_buf_printf(b, "        rt_p->lo[%d] = %s;\n        rt_p->hi[%d] = %s;\n        rt_p->ext[%d] = imax(0, rt_p->hi[%d] - rt_p->lo[%d] + 1);\n"
+                         "        rt_rows *= rt_p->ext[%d];\n", d, lo.s, d, hi.s, d, d, d, d);
+        if (pc->ivar && pc->ivar[d]) ex_cname(names[d], 64, pc->ivar[d]);
+        else snprintf(names[d], 64, "rt_g%d", d);
         xf_buf_free(&pre);
         xf_buf_free(&lo);
         xf_buf_free(&hi);
-        xf_buf_free(&held);
+    }
+    /* a strided last range */
+    xf_buf pre = {0}, st = {0}, bl = {0};
+    if (pc->step && pc->step[nd - 1]) {
+        ex_expr(&o->m, &st, &pre, 8, pc->step[nd - 1]);
+        if (pc->block && pc->block[nd - 1]) ex_expr(&o->m, &bl, &pre, 8, pc->block[nd - 1]);
+    }
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    xf_buf_printf(b, "        rt_p->st = %s;\n        rt_p->bl = %s;\n", st.n ? st.s : "0", bl.n ? bl.s : "1");
+    xf_buf_free(&pre);
+    xf_buf_free(&st);
+    xf_buf_free(&bl);
+}
+
+/* Piece k's rows: for each row of outer indices, its last range (empty off the lattice of a
+ * strided outer dimension) and where its elements start in the storage. */
+static void piece_layout_rows(ex_piece_out *o, int k, const ir_dist_piece *pc, char names[][64])
+{
+    xf_buf *b = o->b;
+    int nd = o->nd, in = 8;
+    char t[64];
+    for (int d = 0; d < nd - 1; d++) {
+        ind_(b, in);
+        xf_buf_printf(b, "for (int64_t %s = rt_p->lo[%d]; %s <= rt_p->hi[%d]; %s++) {\n", names[d], d, names[d], d, names[d]);
+        in += 4;
+    }
+    xf_buf pre = {0}, lo = {0}, hi = {0}, held = {0};
+    ex_expr(&o->m, &lo, &pre, in, pc->lo[nd - 1]);
+    ex_expr(&o->m, &hi, &pre, in, pc->hi[nd - 1]);
+    for (int d = 0; d < nd - 1; d++) {
+        if (!pc->step || !pc->step[d]) continue;
+        xf_buf s = {0}, bl = {0};
+        ex_expr(&o->m, &s, &pre, in, pc->step[d]);
+        if (pc->block && pc->block[d]) ex_expr(&o->m, &bl, &pre, in, pc->block[d]);
+        xf_buf_printf(&held, "%simod(%s - rt_p->lo[%d], %s) < %s", held.n ? " && " : "", names[d], d, s.s,
+                      bl.n ? bl.s : "1");
+        xf_buf_free(&s);
+        xf_buf_free(&bl);
+    }
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    ind_(b, in);
+    xf_buf_printf(b, "const int64_t rt_r = ");
+    snprintf(t, sizeof t, "%d", k);
+    ex_piece_row(b, o->a, t, names);
+    xf_buf_printf(b, ";\n");
+    ind_(b, in);
+    xf_buf_printf(b, "int64_t rt_l = %s, rt_h = %s;\n", lo.s, hi.s);
+    if (held.n) {
+        ind_(b, in);
+        xf_buf_printf(b, "if (!(%s)) rt_h = rt_l - 1;   /* off the lattice of a strided dimension */\n", held.s);
+    }
+    static const char *const rows[] = {
+        "if (rt_h < rt_l) rt_h = rt_l - 1;\n", "rt_p->rlo[rt_r] = rt_l;\n", "rt_p->rhi[rt_r] = rt_h;\n",
+        "rt_p->base[rt_r] = rt_n;\n", "if (!rt_p->st) rt_n += rt_h - rt_l + 1;\n",
+        "else if (rt_h >= rt_l) rt_n += (rt_h - rt_l) / rt_p->st * rt_p->bl + imin((rt_h - rt_l) % rt_p->st + 1, rt_p->bl);\n",
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ind_(b, in);
+        xf_buf_printf(b, "%s", rows[i]);
+    }
+    for (int d = nd - 2; d >= 0; d--) { in -= 4; ind_(b, in); xf_buf_printf(b, "}\n"); }
+    xf_buf_free(&pre);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&held);
+}
+
+/* X_layout(processor): every piece's ranges and rows, the storage's size; X_free_pieces. */
+static void piece_layout(ex_piece_out *o)
+{
+    xf_buf *b = o->b;
+    const char *X = o->X;
+    xf_buf_printf(b, "static void %s_layout(int64_t %s)\n{\n    (void)%s;\n    int64_t rt_n = 0;\n", X, o->pv, o->pv);
+    for (int k = 0; k < o->np; k++) {
+        ir_dist_piece pc = ir_dist_get_piece(o->a->dist, k);
+        xf_buf_printf(b, "    {   /* piece %d */\n        rt_piece *rt_p = &%s_pc[%d];\n        int64_t rt_rows = 1;\n", k, X, k);
+        char names[8][64];
+        piece_layout_bounds(o, &pc, names);
+        xf_buf_printf(b, "        rt_p->base = rt_malloc((size_t)rt_rows * sizeof *rt_p->base);\n"
+                         "        rt_p->rlo = rt_malloc((size_t)rt_rows * sizeof *rt_p->rlo);\n"
+                         "        rt_p->rhi = rt_malloc((size_t)rt_rows * sizeof *rt_p->rhi);\n");
+        piece_layout_rows(o, k, &pc, names);
+        xf_buf_printf(b, "    }\n");
     }
     xf_buf_printf(b, "    %s_n = rt_n;\n}\n", X);
     xf_buf_printf(b, "static void %s_free_pieces(void)\n{\n    for (int k = 0; k < %d; k++) {\n"
                      "        free(%s_pc[k].base);\n        free(%s_pc[k].rlo);\n        free(%s_pc[k].rhi);\n    }\n}\n",
-                  X, np, X, X, X);
-    xf_buf_printf(fills, "    %s_layout(me);\n", X);
-    xf_buf_printf(b, "static inline int64_t %s_size(int64_t rt_proc) { (void)rt_proc; return %s_n; }\n", X, X);
-    /* outside every piece: a verified program never gets there */
+                  X, o->np, X, X, X);
+}
+
+/* X_outside (a verified program never gets there) and the index function X_at: the first piece
+ * that holds the element. */
+static void piece_index(ex_piece_out *o)
+{
+    xf_buf *b = o->b;
+    const char *X = o->X;
+    int nd = o->nd;
     xf_buf_printf(b, "static _Noreturn void %s_outside(", X);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, "%sint64_t i%d", d ? ", " : "", d);
-    xf_buf_printf(b, ")\n{\n    rt_die(\"%s", a->decl->u.array.name);
+    xf_buf_printf(b, ")\n{\n    rt_die(\"%s", o->a->decl->u.array.name);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, "[%%lld]");
     xf_buf_printf(b, " lies outside this processor's pieces\"");
     for (int d = 0; d < nd; d++) xf_buf_printf(b, ", (long long)i%d", d);
     xf_buf_printf(b, ");\n}\n");
-    /* the index function: the first piece that holds the element */
     xf_buf_printf(b, "static inline int64_t %s_at(int64_t rt_proc", X);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, ", int64_t i%d", d);
     xf_buf_printf(b, ")\n{\n    (void)rt_proc;   /* this rank's processor: %s_layout set its pieces up */\n"
-                     "    for (int k = 0; k < %d; k++) {\n        const rt_piece *pc = &%s_pc[k];\n", X, np, X);
+                     "    for (int k = 0; k < %d; k++) {\n        const rt_piece *pc = &%s_pc[k];\n", X, o->np, X);
     if (nd > 1) {
         xf_buf_printf(b, "        if (");
         for (int d = 0; d < nd - 1; d++)
@@ -181,14 +214,22 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
                      "    %s_outside(", nd - 1, nd - 1, X);
     for (int d = 0; d < nd; d++) xf_buf_printf(b, "%si%d", d ? ", " : "", d);
     xf_buf_printf(b, ");\n}\n");
-    /* global indices for messages */
+}
+
+/* Global indices for messages: X_gidx (row-major over the declared bounds) and X_at_gidx. */
+static void piece_gidx(ex_piece_out *o)
+{
+    xf_buf *b = o->b;
+    const ex_array *a = o->a;
+    const char *X = o->X;
+    int nd = o->nd;
     xf_buf glo[8], gext[8];
     for (int d = 0; d < nd; d++) {
         xf_buf pre = {0}, hi = {0};
         memset(&glo[d], 0, sizeof glo[d]);
         memset(&gext[d], 0, sizeof gext[d]);
-        ex_expr(&m, &glo[d], &pre, 4, a->decl->u.array.lo[d]);
-        ex_expr(&m, &hi, &pre, 4, a->decl->u.array.hi[d]);
+        ex_expr(&o->m, &glo[d], &pre, 4, a->decl->u.array.lo[d]);
+        ex_expr(&o->m, &hi, &pre, 4, a->decl->u.array.hi[d]);
         xf_buf_printf(&gext[d], "(%s - %s + 1)", hi.s, glo[d].s);
         xf_buf_free(&pre);
         xf_buf_free(&hi);
@@ -205,6 +246,25 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     for (int d = 0; d < nd; d++) xf_buf_printf(b, ", i%d", d);
     xf_buf_printf(b, ");\n}\n\n");
     for (int d = 0; d < nd; d++) { xf_buf_free(&glo[d]); xf_buf_free(&gext[d]); }
+}
+
+void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
+{
+    ex_piece_out o;
+    memset(&o, 0, sizeof o);
+    o.a = a;
+    o.b = b;
+    o.m = (ex_em){pl, EX_SEQ, 0, NULL, &o.tmp, 0, NULL, 0};
+    o.nd = a->decl->u.array.ndims;
+    o.np = 1 + a->dist->u.dist.nmore;
+    o.X = a->cname;
+    ex_cname(o.pv, sizeof o.pv, a->dist->u.dist.procvar);
+    piece_storage(&o);
+    piece_layout(&o);
+    xf_buf_printf(fills, "    %s_layout(me);\n", o.X);
+    xf_buf_printf(b, "static inline int64_t %s_size(int64_t rt_proc) { (void)rt_proc; return %s_n; }\n", o.X, o.X);
+    piece_index(&o);
+    piece_gidx(&o);
 }
 
 void ex_piece_lim(xf_buf *lim, const ex_array *a, int d, const char *lo, const char *hi, char names[][64])

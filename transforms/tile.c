@@ -370,73 +370,86 @@ static ir_program *block2d(const ir_program *src, const xf_args *args, long proc
 
 static const char *const tile_keys[] = {"kind", "procs", "bs"};
 
-ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+/* The kinds of tiling, by their kind= names (each also a bare word: `tile cyclic`). */
+enum { TILE_BLOCKED, TILE_CYCLIC, TILE_BLOCKCYCLIC, TILE_BLOCK2D, TILE_NKINDS };
+static const char *const tile_kinds[TILE_NKINDS] = {"blocked", "cyclic", "blockcyclic", "block2d"};
+
+/* One tiling being built, between the phases of xf_tile_apply. */
+typedef struct tile_run {
+    const ir_program *src;
+    ir_program *p;            /* the clone being rewritten (owned) */
+    nest n;                   /* its step nest */
+    int kind;                 /* TILE_* */
+    long procs, bs;           /* procs=N (-1: not given), bs=N (blockcyclic) */
+    ir_expr *P0, *P1;         /* the global extent of p over all time steps, in p */
+    const char *rp, *bn;      /* the real processor variable; blocked: the block size parameter */
+} tile_run;
+
+static int tile_key_known(const char *key)
 {
-    *status = XF_EUSAGE;
-    for (int i = 0; i < args->n; i++) {
-        int known = 0;
-        for (size_t k = 0; k < sizeof tile_keys / sizeof tile_keys[0]; k++)
-            known |= !strcmp(args->items[i].key, tile_keys[k]);
-        if (!strcmp(args->items[i].key, "blocked") || !strcmp(args->items[i].key, "cyclic") ||
-            !strcmp(args->items[i].key, "blockcyclic") || !strcmp(args->items[i].key, "block2d"))
-            known = 1;   /* `tile cyclic` as a bare word */
-        if (!known || args->items[i].label) {
-            diag_add(d, NULL, 0, 0, "tile: unknown parameter '%s' (kind, procs, bs)", args->items[i].key);
-            return NULL;
-        }
+    for (size_t k = 0; k < sizeof tile_keys / sizeof tile_keys[0]; k++) if (!strcmp(key, tile_keys[k])) return 1;
+    for (int k = 0; k < TILE_NKINDS; k++) if (!strcmp(key, tile_kinds[k])) return 1;
+    return 0;
+}
+
+/* A number >= 1 from parameter `key` (its text s) into *out; -1 with the error `what`. */
+static int tile_count(const char *key, const char *s, const char *what, long *out, diag_list *d)
+{
+    char *end;
+    *out = strtol(s, &end, 10);
+    if (!*s || *end || *out < 1) {
+        diag_add(d, NULL, 0, 0, "tile: %s=%s: expected %s >= 1", key, s, what);
+        return -1;
     }
+    return 0;
+}
+
+/* The parameters: kind (or a bare kind word), procs, bs. */
+static int tile_args(tile_run *r, const xf_args *args, diag_list *d)
+{
+    for (int i = 0; i < args->n; i++)
+        if (!tile_key_known(args->items[i].key) || args->items[i].label) {
+            diag_add(d, NULL, 0, 0, "tile: unknown parameter '%s' (kind, procs, bs)", args->items[i].key);
+            return -1;
+        }
     const char *kind = xf_args_get(args, "kind", NULL);
-    if (!kind) kind = xf_args_get(args, "cyclic", NULL) ? "cyclic" :
-                      xf_args_get(args, "blockcyclic", NULL) ? "blockcyclic" :
-                      xf_args_get(args, "block2d", NULL) ? "block2d" : "blocked";
-    int k = !strcmp(kind, "blocked") ? 0 : !strcmp(kind, "cyclic") ? 1 : !strcmp(kind, "blockcyclic") ? 2 :
-            !strcmp(kind, "block2d") ? 3 : -1;
-    if (k < 0) {
+    for (int k = TILE_CYCLIC; !kind && k < TILE_NKINDS; k++)
+        if (xf_args_get(args, tile_kinds[k], NULL)) kind = tile_kinds[k];
+    if (!kind) kind = tile_kinds[TILE_BLOCKED];
+    r->kind = -1;
+    for (int k = 0; k < TILE_NKINDS; k++) if (!strcmp(kind, tile_kinds[k])) r->kind = k;
+    if (r->kind < 0) {
         diag_add(d, NULL, 0, 0, "tile: kind=%s: expected blocked, cyclic, blockcyclic or block2d", kind);
-        return NULL;
+        return -1;
     }
     const char *ps = xf_args_get(args, "procs", NULL), *bss = xf_args_get(args, "bs", NULL);
-    char *end;
-    long procs = -1, bs = 1;
-    if (ps) {
-        procs = strtol(ps, &end, 10);
-        if (!*ps || *end || procs < 1) {
-            diag_add(d, NULL, 0, 0, "tile: procs=%s: expected a number of processors >= 1", ps);
-            return NULL;
-        }
-    }
-    if (bss) {
-        bs = strtol(bss, &end, 10);
-        if (!*bss || *end || bs < 1) {
-            diag_add(d, NULL, 0, 0, "tile: bs=%s: expected a block size >= 1", bss);
-            return NULL;
-        }
-    }
-    if (k == 2 && !bss) {
+    r->procs = -1;
+    r->bs = 1;
+    if (ps && tile_count("procs", ps, "a number of processors", &r->procs, d) != 0) return -1;
+    if (bss && tile_count("bs", bss, "a block size", &r->bs, d) != 0) return -1;
+    if (r->kind == TILE_BLOCKCYCLIC && !bss) {
         diag_add(d, NULL, 0, 0, "tile: blockcyclic needs bs=BLOCKSIZE");
-        return NULL;
+        return -1;
     }
-    *status = XF_EREFUSED;
-    /* applicability was checked by the registry (xf_apply_with) before this call */
-    if (k == 3) return block2d(src, args, procs, d, status);
-    ir_program *p = ir_program_clone(src);
-    nest n;
-    find_nest(p, &n);
-    /* procs: an existing parameter keeps its place (its value replaced when given) */
+    return 0;
+}
+
+/* The parameter procs (an existing one keeps its place, its value replaced when given) and the
+ * extent P0 .. P1; procs larger than the processor range is an error at the parameter values
+ * used (*status XF_EUSAGE). */
+static int tile_procs(tile_run *r, const xf_args *args, diag_list *d, int *status)
+{
+    ir_program *p = r->p;
+    const ir_program *src = r->src;
     ir_decl *pd = NULL;
     for (int i = 0; i < p->ndecls; i++)
         if (p->decls[i]->kind == IR_D_PARAM && !strcmp(p->decls[i]->u.param.name, "procs")) pd = p->decls[i];
-    if (pd && procs > 0) pd->u.param.value = ir_new_int(p, procs);
-    if (!pd) add_param(p, "procs", ir_new_int(p, procs > 0 ? procs : 4), 1);
-    ir_expr *P0, *P1;
+    if (pd && r->procs > 0) pd->u.param.value = ir_new_int(p, r->procs);
+    if (!pd) add_param(p, "procs", ir_new_int(p, r->procs > 0 ? r->procs : 4), 1);
     int64_t v0, v1;
-    if (extent(src, &n, p, &P0, &P1, &v0, &v1, args, d) < 0) {
-        ir_program_free(p);
-        return NULL;
-    }
-    /* procs larger than the processor range: an error at the parameter values used */
-    int64_t pv = procs > 0 ? procs : 4;
-    if (pd && procs <= 0) {
+    if (extent(src, &r->n, p, &r->P0, &r->P1, &v0, &v1, args, d) < 0) return -1;
+    int64_t pv = r->procs > 0 ? r->procs : 4;
+    if (pd && r->procs <= 0) {
         int64_t vals[src->nparams + 1];
         diag_list dd;
         diag_list_init(&dd);
@@ -448,74 +461,89 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
     if (pv > v1 - v0 + 1) {
         diag_add(d, NULL, 0, 0, "tile: procs=%lld is larger than the %lld virtual processors (%lld .. %lld)",
                  (long long)pv, (long long)(v1 - v0 + 1), (long long)v0, (long long)v1);
-        ir_program_free(p);
         *status = XF_EUSAGE;
-        return NULL;
+        return -1;
     }
+    return 0;
+}
+
+/* Fresh names: the real processor variable rp and (blocked) the block size parameter
+ * b = (P1 - P0) / procs + 1. */
+static int tile_names(tile_run *r, diag_list *d)
+{
     static const char *const rpc[] = {"rp", "rp_", "rproc", NULL};
     static const char *const bc[] = {"b", "tb", "b_", "tile", NULL};
-    const char *rp = fresh(src, rpc), *bn = k == 0 ? fresh(src, bc) : NULL;
-    if (!rp || (k == 0 && !bn)) {
+    ir_program *p = r->p;
+    int blocked = r->kind == TILE_BLOCKED;
+    r->rp = fresh(r->src, rpc);
+    r->bn = blocked ? fresh(r->src, bc) : NULL;
+    if (!r->rp || (blocked && !r->bn)) {
         diag_add(d, NULL, 0, 0, "tile: no free name for the real processor variable");
-        ir_program_free(p);
-        return NULL;
+        return -1;
     }
-    if (k == 0)   /* b = (P1 - P0) / procs + 1 */
-        add_param(p, bn, bin(p, IR_OP_ADD, bin(p, IR_OP_DIV, bin(p, IR_OP_SUB, cl(p, P1), cl(p, P0)),
-                                               nm(p, "procs")), ir_new_int(p, 1)), 0);
-    /* the inner loop over rp's virtual processors */
-    ir_loopvar pl = *n.p;
-    pl.kind = IR_LOOP_DEFAULT;
-    ir_expr *lo = n.p->lo, *hi = n.p->hi;
-    ir_stmt *kloop = NULL;
-    if (k == 0) {
-        ir_expr *first = bin(p, IR_OP_ADD, cl(p, P0), bin(p, IR_OP_MUL, nm(p, rp), nm(p, bn)));
-        pl.lo = call2(p, IR_F_MAX, lo, first);
-        pl.hi = call2(p, IR_F_MIN, hi, bin(p, IR_OP_SUB, bin(p, IR_OP_ADD, cl(p, first), nm(p, bn)), ir_new_int(p, 1)));
-    } else if (k == 1) {
+    if (blocked)
+        add_param(p, r->bn, bin(p, IR_OP_ADD, bin(p, IR_OP_DIV, bin(p, IR_OP_SUB, cl(p, r->P1), cl(p, r->P0)),
+                                                  nm(p, "procs")), ir_new_int(p, 1)), 0);
+    return 0;
+}
+
+/* The loop over rp's virtual processors (*pl); blockcyclic: inside the loop over its blocks
+ * kb = rp, rp + procs, .. (*kloop, its body not yet set). */
+static void tile_proc_range(tile_run *r, ir_loopvar *pl, ir_stmt **kloop)
+{
+    ir_program *p = r->p;
+    const char *rp = r->rp, *bn = r->bn;
+    ir_expr *lo = r->n.p->lo, *hi = r->n.p->hi;
+    *pl = *r->n.p;
+    pl->kind = IR_LOOP_DEFAULT;
+    *kloop = NULL;
+    if (r->kind == TILE_BLOCKED) {
+        ir_expr *first = bin(p, IR_OP_ADD, cl(p, r->P0), bin(p, IR_OP_MUL, nm(p, rp), nm(p, bn)));
+        pl->lo = call2(p, IR_F_MAX, lo, first);
+        pl->hi = call2(p, IR_F_MIN, hi, bin(p, IR_OP_SUB, bin(p, IR_OP_ADD, cl(p, first), nm(p, bn)), ir_new_int(p, 1)));
+    } else if (r->kind == TILE_CYCLIC) {
         /* the first p >= lo with p ≡ P0 + rp (mod procs) */
-        pl.lo = bin(p, IR_OP_ADD, cl(p, lo),
-                    bin(p, IR_OP_MOD, bin(p, IR_OP_SUB, bin(p, IR_OP_ADD, cl(p, P0), nm(p, rp)), cl(p, lo)),
-                        nm(p, "procs")));
-        pl.step = nm(p, "procs");
+        pl->lo = bin(p, IR_OP_ADD, cl(p, lo),
+                     bin(p, IR_OP_MOD, bin(p, IR_OP_SUB, bin(p, IR_OP_ADD, cl(p, r->P0), nm(p, rp)), cl(p, lo)),
+                         nm(p, "procs")));
+        pl->step = nm(p, "procs");
     } else {
         /* blocks kb = rp, rp + procs, ...; each its bs processors */
         static const char *const kbc[] = {"kb", "kb_", "blk", NULL};
-        const char *kb = fresh(src, kbc);
-        ir_expr *first = bin(p, IR_OP_ADD, cl(p, P0), bin(p, IR_OP_MUL, nm(p, kb), ir_new_int(p, bs)));
-        pl.lo = call2(p, IR_F_MAX, lo, first);
-        pl.hi = call2(p, IR_F_MIN, hi, bin(p, IR_OP_ADD, cl(p, first), ir_new_int(p, bs - 1)));
-        kloop = ir_new_stmt(p, IR_S_FOR);
-        kloop->u.for_.nvars = 1;
-        kloop->u.for_.vars = ir_alloc(p, sizeof *kloop->u.for_.vars);
-        kloop->u.for_.vars[0] = (ir_loopvar){.var = ir_strdup(p, kb), .lo = nm(p, rp),
-            .hi = bin(p, IR_OP_DIV, bin(p, IR_OP_SUB, cl(p, P1), cl(p, P0)), ir_new_int(p, bs)),
+        const char *kb = fresh(r->src, kbc);
+        ir_expr *first = bin(p, IR_OP_ADD, cl(p, r->P0), bin(p, IR_OP_MUL, nm(p, kb), ir_new_int(p, r->bs)));
+        pl->lo = call2(p, IR_F_MAX, lo, first);
+        pl->hi = call2(p, IR_F_MIN, hi, bin(p, IR_OP_ADD, cl(p, first), ir_new_int(p, r->bs - 1)));
+        ir_stmt *k = *kloop = ir_new_stmt(p, IR_S_FOR);
+        k->u.for_.nvars = 1;
+        k->u.for_.vars = ir_alloc(p, sizeof *k->u.for_.vars);
+        k->u.for_.vars[0] = (ir_loopvar){.var = ir_strdup(p, kb), .lo = nm(p, rp),
+            .hi = bin(p, IR_OP_DIV, bin(p, IR_OP_SUB, cl(p, r->P1), cl(p, r->P0)), ir_new_int(p, r->bs)),
             .step = nm(p, "procs"), .kind = IR_LOOP_DEFAULT};
     }
+}
+
+/* The new nest: `for t, rp proc { [for kb {] for p = pl, <the variables after p> { body } [}] }`. */
+static void tile_nest(tile_run *r, ir_loopvar pl, ir_stmt *kloop)
+{
+    ir_program *p = r->p;
+    nest *n = &r->n;
     ir_stmt *inner = ir_new_stmt(p, IR_S_FOR);
-    ir_block *body;
-    int rest;   /* variables after p in its for */
-    if (n.inner) {
-        body = n.inner->u.for_.body;
-        rest = n.inner->u.for_.nvars - 1;
-        inner->u.for_.vars = ir_alloc(p, (size_t)(rest + 1) * sizeof *inner->u.for_.vars);
-        for (int i = 0; i < rest; i++) inner->u.for_.vars[i + 1] = n.inner->u.for_.vars[i + 1];
-    } else {
-        body = n.outer->u.for_.body;
-        rest = n.outer->u.for_.nvars - 2;
-        inner->u.for_.vars = ir_alloc(p, (size_t)(rest + 1) * sizeof *inner->u.for_.vars);
-        for (int i = 0; i < rest; i++) inner->u.for_.vars[i + 1] = n.outer->u.for_.vars[i + 2];
-    }
+    ir_stmt *holder = n->inner ? n->inner : n->outer;   /* the for holding p */
+    int after = n->inner ? 1 : 2;                       /* p's position + 1 in it */
+    int rest = holder->u.for_.nvars - after;            /* variables after p in its for */
+    inner->u.for_.vars = ir_alloc(p, (size_t)(rest + 1) * sizeof *inner->u.for_.vars);
+    for (int i = 0; i < rest; i++) inner->u.for_.vars[i + 1] = holder->u.for_.vars[i + after];
     inner->u.for_.vars[0] = pl;
     inner->u.for_.nvars = rest + 1;
-    inner->u.for_.body = body;
+    inner->u.for_.body = holder->u.for_.body;
     /* the step nest: t, rp */
-    ir_loopvar tv = *n.t;
-    ir_stmt *outer = n.outer;
+    ir_loopvar tv = *n->t;
+    ir_stmt *outer = n->outer;
     outer->u.for_.nvars = 2;
     outer->u.for_.vars = ir_alloc(p, 2 * sizeof *outer->u.for_.vars);
     outer->u.for_.vars[0] = tv;
-    outer->u.for_.vars[1] = (ir_loopvar){.var = ir_strdup(p, rp), .lo = ir_new_int(p, 0),
+    outer->u.for_.vars[1] = (ir_loopvar){.var = ir_strdup(p, r->rp), .lo = ir_new_int(p, 0),
                                          .hi = bin(p, IR_OP_SUB, nm(p, "procs"), ir_new_int(p, 1)),
                                          .kind = IR_LOOP_PROC};
     outer->u.for_.body = ir_new_block(p);
@@ -526,7 +554,29 @@ ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list 
     } else {
         ir_block_append(p, outer->u.for_.body, inner);
     }
-    if (xf_check_generated("tile", p, d) != 0) return NULL;
+}
+
+ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+{
+    tile_run r;
+    memset(&r, 0, sizeof r);
+    r.src = src;
+    *status = XF_EUSAGE;
+    if (tile_args(&r, args, d) != 0) return NULL;
+    *status = XF_EREFUSED;
+    /* applicability was checked by the registry (xf_apply_with) before this call */
+    if (r.kind == TILE_BLOCK2D) return block2d(src, args, r.procs, d, status);
+    r.p = ir_program_clone(src);
+    find_nest(r.p, &r.n);
+    if (tile_procs(&r, args, d, status) != 0 || tile_names(&r, d) != 0) {
+        ir_program_free(r.p);
+        return NULL;
+    }
+    ir_loopvar pl;
+    ir_stmt *kloop;
+    tile_proc_range(&r, &pl, &kloop);
+    tile_nest(&r, pl, kloop);
+    if (xf_check_generated("tile", r.p, d) != 0) return NULL;
     *status = XF_OK;
-    return p;
+    return r.p;
 }
