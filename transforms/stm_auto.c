@@ -32,7 +32,7 @@
 
 enum { MAXV = 4, CMIN = -2, CMAX = 2, WIDE_OUTER = 4, KMAX = 3, MAXSTMT = 6, KEEP = 400,
        MAXTRIES = 3 };
-/* Each search stops enumerating after this many steps of its loops (a count, not a time: the
+/* Each search after the first stops enumerating after this many steps of its loops (a count, not a time: the
  * candidates must not depend on how busy the machine is). */
 enum { STAGE_BUDGET_STEPS = 200000 };
 
@@ -616,7 +616,7 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
             S->cmax[i] = stages[g].wide && i == 0 ? WIDE_OUTER : CMAX;
         }
         S->allow_zero = stages[g].allow_zero;
-        S->budget = STAGE_BUDGET_STEPS;
+        S->budget = g == 0 ? 0 : STAGE_BUDGET_STEPS;   /* the first, strict search runs to its end */
         free(res);
         res = NULL;
         double t0 = now_ms();
