@@ -248,12 +248,13 @@ void rt_checksum_gather_blocks(rt_checksum *c, MPI_Comm comm, const double *mine
 void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double *tile,
                                int rows, int cols, int ld);
 
-/* Scattered elements (rt_gather.c): every rank gives `count` (index, value) pairs of a region;
- * rank 0's `region` (pre-filled by the caller, e.g. with rt_novalue()) gets, for each index still
- * holding no value, the value of the lowest rank that gives it — the simulator's gathering order
- * of processors.  Collective; only rank 0's region is read or written (others may pass NULL). */
-void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, int count,
-                        double *region);
+/* Scattered elements (rt_gather.c): every rank gives `count` (index, value, stamp) triples of a
+ * region of region_size elements; rank 0's `region` (pre-filled by the caller, e.g. with
+ * rt_novalue()) gets, for each index given, the value with the largest stamp (the step that
+ * computed it, from 1), of equal stamps the later rank's — the newest value, as the simulator
+ * takes it.  Collective; only rank 0's region is read or written (others may pass NULL). */
+void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, const uint32_t *stamp,
+                        int count, double *region, int64_t region_size);
 
 /* ---------------------------------------------------------------- timing and result ------ */
 

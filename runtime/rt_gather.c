@@ -84,14 +84,15 @@ void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double 
     free(shapes);
 }
 
-void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, int count,
-                        double *region)
+void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, const uint32_t *stamp,
+                        int count, double *region, int64_t region_size)
 {
     int rank = rt_rank(comm), size = rt_size(comm);
     if (rank != 0) {
         RT_CHECK(MPI_Gather(&count, 1, MPI_INT, NULL, 0, MPI_INT, 0, comm));
         RT_CHECK(MPI_Gatherv(index, count, MPI_INT64_T, NULL, NULL, NULL, MPI_INT64_T, 0, comm));
         RT_CHECK(MPI_Gatherv(value, count, MPI_DOUBLE, NULL, NULL, NULL, MPI_DOUBLE, 0, comm));
+        RT_CHECK(MPI_Gatherv(stamp, count, MPI_UINT32_T, NULL, NULL, NULL, MPI_UINT32_T, 0, comm));
         return;
     }
     int *counts = rt_malloc((size_t)size * sizeof(int)), *displs = rt_malloc((size_t)size * sizeof(int));
@@ -103,14 +104,26 @@ void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value
         displs[r] = (int)total;
         total += counts[r];
     }
-    int64_t *idx = rt_malloc((size_t)total * sizeof(int64_t));
-    double *val = rt_malloc((size_t)total * sizeof(double));
+    int64_t *idx = rt_malloc((size_t)total * sizeof(int64_t) + 1);
+    double *val = rt_malloc((size_t)total * sizeof(double) + 1);
+    uint32_t *stp = rt_malloc((size_t)total * sizeof(uint32_t) + 1);
+    uint32_t *newest = rt_calloc(region_size > 0 ? (size_t)region_size : 1, sizeof *newest);
     RT_CHECK(MPI_Gatherv(index, count, MPI_INT64_T, idx, counts, displs, MPI_INT64_T, 0, comm));
     RT_CHECK(MPI_Gatherv(value, count, MPI_DOUBLE, val, counts, displs, MPI_DOUBLE, 0, comm));
-    /* ranks in order, the first value of an element wins (the simulator's processor order) */
-    for (int64_t i = 0; i < total; i++)
-        if (rt_is_novalue(region[idx[i]]))
+    RT_CHECK(MPI_Gatherv(stamp, count, MPI_UINT32_T, stp, counts, displs, MPI_UINT32_T, 0, comm));
+    /* ranks in order: a later stamp wins, and of one step the later rank (the simulator runs the
+     * processors of a step in order, so the later one's value is the newest) */
+    for (int64_t i = 0; i < total; i++) {
+        if (idx[i] < 0 || idx[i] >= region_size)
+            rt_die("rt_gather_elements: element %lld outside the region of %lld", (long long)idx[i],
+                   (long long)region_size);
+        if (stp[i] >= newest[idx[i]]) {
+            newest[idx[i]] = stp[i];
             region[idx[i]] = val[i];
+        }
+    }
+    free(newest);
+    free(stp);
     free(idx);
     free(val);
     free(counts);

@@ -590,7 +590,7 @@ static void coll_destination_block(ex_coll_run *x, int f)
         coll_line(x, 12, "%s[rt_d + rt_j] = %srt_out[rt_j * %d + %d].%c;\n", a->cname, (ot == IR_DOUBLE) == ad ? "" : ac,
                   x->nfo, x->global ? 0 : f, ot == IR_DOUBLE ? 'd' : 'i');
     }
-    if (x->m->marks && a->mark) coll_line(x, 12, "%s_mine[rt_d + rt_j] = 1;   /* computed here: gathered */\n", a->cname);
+    if (x->m->marks && a->mark) coll_line(x, 12, "%s_mine[rt_d + rt_j] = rt_stamp;   /* computed here: gathered */\n", a->cname);
     coll_line(x, 8, "}\n");
     coll_line(x, 4, "}\n");
     coll_block_free(&bt);

@@ -517,12 +517,12 @@ static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
         if (a->fold >= 0) {
             xf_buf fs = {0}, fpre = {0};
             ex_expr(m, &fs, &fpre, in, l->u.access.idx[a->fold]);
-            xf_buf_printf(b, "if (%s == %" PRId64 ") %s_mine[rt_o] = 1;   /* computed here: gathered */\n", fs.s,
+            xf_buf_printf(b, "if (%s == %" PRId64 ") %s_mine[rt_o] = rt_stamp;   /* computed here: gathered */\n", fs.s,
                           a->mark_plane, a->cname);
             xf_buf_free(&fs);
             xf_buf_free(&fpre);
         } else {
-            xf_buf_printf(b, "%s_mine[rt_o] = 1;   /* computed here: gathered */\n", a->cname);
+            xf_buf_printf(b, "%s_mine[rt_o] = rt_stamp;   /* computed here: gathered */\n", a->cname);
         }
         ind(b, in);
         xf_buf_printf(b, "}\n");
@@ -901,7 +901,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
         xf_buf_printf(b, "; only the %" PRId64 " live planes of dimension %d (index modulo %" PRId64 ")", a->fold_w,
                       a->fold, a->fold_w);
     xf_buf_printf(b, " */\nstatic %s *%s;\n", ty, a->cname);
-    if (a->mark) xf_buf_printf(b, "static unsigned char *%s_mine;   /* 1: computed by this processor */\n", a->cname);
+    if (a->mark) xf_buf_printf(b, "static uint32_t *%s_mine;   /* the step that computed it here, 0: none */\n", a->cname);
     /* bounds */
     xf_buf tabs = {0};
     size_t mark = b->n;
@@ -1189,8 +1189,8 @@ static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char 
                       pl->mpi ? "rt_calloc" : "ex_calloc", a->cname, w, a->cname, w, a->cname);
         if (dbl) xf_buf_printf(b, "    rt_fill_novalue(%s, (size_t)%s_size(%s));\n", a->cname, a->cname, w);
         if (a->mark)
-            xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(%s) ? (size_t)%s_size(%s) : 1, 1);\n", a->cname, a->cname,
-                          w, a->cname, w);
+            xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(%s) ? (size_t)%s_size(%s) : 1, sizeof *%s_mine);\n", a->cname,
+                          a->cname, w, a->cname, w, a->cname);
     }
     for (int k = 0; k < p->ndecls; k++) {
         const ir_decl *d = p->decls[k];
@@ -1239,7 +1239,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
     const ir_program *p = pl->p;
     xf_buf_printf(b, "/* The checksum of the outputs, in declaration order, as `polyapm sim` computes it%s. */\n"
                      "static uint64_t output_checksum(%s)\n{\n    rt_checksum hash;\n    rt_checksum_init(&hash);\n",
-                  pl->mpi ? " (gathered on rank 0: each element from the lowest processor that computed it, "
+                  pl->mpi ? " (gathered on rank 0: each element from the processor that computed it last, "
                             "else its init value)" : "",
                   pl->mpi ? "int64_t me" : "void");
     for (int k = 0; k < p->ndecls; k++) {
@@ -1276,6 +1276,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         /* the elements this processor computed */
         xf_buf_printf(b, "        int64_t *idx = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *idx);\n", a->cname);
         xf_buf_printf(b, "        double *val = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *val);\n", a->cname);
+        xf_buf_printf(b, "        uint32_t *stamp = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *stamp);\n", a->cname);
         xf_buf_printf(b, "        int ncomputed = 0;\n");
         int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names, st);
         ex_region(m, &size, &index, a, nfix, names);
@@ -1284,14 +1285,14 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         ex_local_at(m, b, a, names, st);
         xf_buf_printf(b, ";\n");
         ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s,
-                      dbl ? "" : "(double)", a->cname);
+        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; stamp[ncomputed] = %s_mine[rt_o]; "
+                         "val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s, a->cname, dbl ? "" : "(double)", a->cname);
         ex_box_close(b, opened, 8);
         xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
         xf_buf_printf(b, "        double *region = NULL;\n");
         xf_buf_printf(b, "        if (me == %" PRId64 ") { region = rt_malloc((size_t)region_size * sizeof *region); "
                          "rt_fill_novalue(region, (size_t)region_size); }\n", pl->plo);
-        xf_buf_printf(b, "        rt_gather_elements(MPI_COMM_WORLD, idx, val, ncomputed, region);\n");
+        xf_buf_printf(b, "        rt_gather_elements(MPI_COMM_WORLD, idx, val, stamp, ncomputed, region, region_size);\n");
         xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
         xf_buf_printf(b, "            unsigned char *computed = rt_malloc((size_t)region_size);\n");
         xf_buf_printf(b, "            for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
@@ -1329,7 +1330,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         }
         xf_buf_printf(b, "            rt_checksum_doubles(&hash, region, (size_t)region_size);\n");
         xf_buf_printf(b, "            free(computed);\n            free(region);\n        }\n");
-        xf_buf_printf(b, "        free(idx);\n        free(val);\n    }\n");
+        xf_buf_printf(b, "        free(idx);\n        free(val);\n        free(stamp);\n    }\n");
         xf_buf_free(&size);
         xf_buf_free(&index);
     }
@@ -1398,6 +1399,14 @@ typedef struct ex_prog_out {
 } ex_prog_out;
 
 /* The comment saying what the program is, the includes, the helpers and the parameters. */
+/* Whether some output array records what each processor computes (its X_mine stamps). */
+static int ex_any_mark(const ex_plan *pl)
+{
+    for (int i = 0; i < pl->p->narrays; i++)
+        if (pl->arr[i].mark) return 1;
+    return 0;
+}
+
 static void ex_prog_head(ex_prog_out *o)
 {
     const ex_plan *pl = o->pl;
@@ -1432,6 +1441,10 @@ static void ex_prog_head(ex_prog_out *o)
     if (!pl->mpi) xf_buf_printf(b, "#include <time.h>\n");
     xf_buf_printf(b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
     xf_buf_printf(b, "%s", ex_helpers);
+    if (pl->mpi && ex_any_mark(pl))
+        xf_buf_printf(b, "/* The step being run, counted from 1.  An output element this processor computes is stamped\n"
+                         " * with it; the gather takes every element from the processor that computed it last, as the\n"
+                         " * simulator takes an in-place array's newest value. */\nstatic uint32_t rt_stamp;\n\n");
     if (!pl->mpi)
         xf_buf_printf(b, "static void *ex_calloc(size_t n, size_t size)\n{\n    void *p = calloc(n, size);\n"
                          "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n");
@@ -1640,6 +1653,8 @@ static void ex_prog_main_loop(ex_prog_out *o)
     xf_buf_printf(b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
     xf_buf_printf(b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
                   st.n ? st.s : "1");
+    if (ex_any_mark(pl))
+        xf_buf_printf(b, "        if (++rt_stamp == 0) rt_die(\"more than 2^32 - 1 steps\");\n");
     if (o->two)
         xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x);   /* writes the output plane */\n"
                          "        else step%s(%s, me, rt_x);\n", tn, o->mark_step, o->lab, tn, o->lab, tn);

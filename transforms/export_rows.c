@@ -146,12 +146,14 @@ static void ex_rows_access(ex_em *in_loop, xf_buf *b, int in, const ir_expr *e, 
     char **sub = calloc((size_t)nd, sizeof *sub);
     if (!sub) abort();
     xf_buf pre = {0}, call = {0};
+    ex_em plain = *in_loop;   /* subscripts are plain C where they are used (ex_expr), so here too */
+    plain.checked = 0;
     for (int d = 0; d < nd - 1; d++) {
         xf_buf s = {0};
-        ex_expr(in_loop, &s, &pre, in, e->u.access.idx[d]);
+        ex_expr(&plain, &s, &pre, in, e->u.access.idx[d]);
         sub[d] = xf_buf_take(&s);
     }
-    if (ex_row_call(in_loop, &call, e->u.access.array_index, in_loop->me, sub, nd) && !pre.s &&
+    if (ex_row_call(&plain, &call, e->u.access.array_index, in_loop->me, sub, nd) && !pre.s &&
         !ex_rows_find(in_loop, call.s)) {
         ex_rows *t = in_loop->rows;
         if (t->n == t->cap) {
