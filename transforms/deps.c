@@ -76,7 +76,90 @@ static void flow(const xf_model *m, collect *c, isl_union_map *sink, isl_union_m
     isl_union_map_free(dep);
 }
 
+/* ---- memo: the dependences of a model seen before ---------------------------------------------
+ *
+ * commgen computes the dependences on the untiled step nest, which is the same for every tiling
+ * of one mapping: explore tries six tilings, and the dataflow analysis is most of commgen's
+ * time.  So the last DEPS_MEMO results are kept by the model's complete isl text (context,
+ * statements, domains, schedules, accesses: everything the analysis reads), as isl text, and
+ * read back into the asking model's context.  Results of a cancelled analysis are never kept. */
+enum { DEPS_MEMO = 8 };
+typedef struct memo_dep { xf_dep_kind kind; int src, sink, acc; char *rel; } memo_dep;
+typedef struct memo_entry { char *key; memo_dep *deps; int n; } memo_entry;
+static memo_entry memo[DEPS_MEMO];
+static int memo_next, memo_hits;
+
+int xf_deps_memo_hits(void) { return memo_hits; }
+
+static char *model_key(const xf_model *m)
+{
+    xf_buf b = {0};
+    xf_buf_printf(&b, "%s\n%d\n", m->context ? m->context : "", m->nst);
+    for (int i = 0; i < m->nst; i++)
+        xf_buf_printf(&b, "%s\n%s\n%s\n", m->st[i].name, m->st[i].domain, m->st[i].sched);
+    for (int i = 0; i < m->nacc; i++)
+        xf_buf_printf(&b, "%d %d %d %s\n", m->acc[i].stmt, m->acc[i].write, m->acc[i].must, m->acc[i].rel);
+    return xf_buf_take(&b);
+}
+
+static int memo_get(const xf_model *m, const char *key, xf_rawdep **out, int *n)
+{
+    for (int e = 0; e < DEPS_MEMO; e++) {
+        const memo_entry *me = &memo[e];
+        if (!me->key || strcmp(me->key, key) != 0) continue;
+        xf_rawdep *r = calloc(me->n ? (size_t)me->n : 1, sizeof *r);
+        if (!r) abort();
+        for (int i = 0; i < me->n; i++) {
+            const memo_dep *md = &me->deps[i];
+            r[i] = (xf_rawdep){md->kind, md->src, md->sink, md->acc, isl_map_read_from_str(m->ctx, md->rel)};
+            if (!r[i].rel) {   /* cannot happen for isl's own text; compute afresh then */
+                xf_rawdeps_free(r, i);
+                return 0;
+            }
+        }
+        *out = r;
+        *n = me->n;
+        return 1;
+    }
+    return 0;
+}
+
+/* Keeps a copy of r[0..n) under key (taken). */
+static void memo_put(char *key, const xf_rawdep *r, int n)
+{
+    memo_entry *me = &memo[memo_next];
+    memo_next = (memo_next + 1) % DEPS_MEMO;
+    for (int i = 0; i < me->n; i++) free(me->deps[i].rel);
+    free(me->deps);
+    free(me->key);
+    me->key = key;
+    me->n = n;
+    me->deps = calloc(n ? (size_t)n : 1, sizeof *me->deps);
+    if (!me->deps) abort();
+    for (int i = 0; i < n; i++) {
+        me->deps[i] = (memo_dep){r[i].kind, r[i].src, r[i].sink, r[i].acc, isl_map_to_str(r[i].rel)};
+        if (!me->deps[i].rel) abort();
+    }
+}
+
+static int model_deps(const xf_model *m, xf_rawdep **out, int *n);
+
 int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d)
+{
+    (void)d;
+    char *key = model_key(m);
+    if (memo_get(m, key, out, n)) {
+        memo_hits++;
+        free(key);
+        return 0;
+    }
+    model_deps(m, out, n);
+    if (!xf_cancelled()) memo_put(key, *out, *n);
+    else free(key);
+    return 0;
+}
+
+static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
 {
     collect c = {.m = m};
     /* flow: per read reference */
@@ -127,7 +210,6 @@ int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d)
         else c.r[k++] = c.r[i];
     }
     c.n = k;
-    (void)d;
     *out = c.r;
     *n = c.n;
     return 0;

@@ -116,6 +116,8 @@ isl_union_map *xf_model_schedule(const xf_model *m);
 typedef struct xf_rawdep { xf_dep_kind kind; int src, sink, acc; isl_map *rel; } xf_rawdep;
 int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d);
 void xf_rawdeps_free(xf_rawdep *r, int n);
+/* How many xf_model_deps calls were answered from the memo of recent models (tests). */
+int xf_deps_memo_hits(void);
 /* Prints an instance pair with its parameter values: "S[1, 2] -> T[2, 2] (n = 4)". */
 char *xf_example(const xf_model *m, isl_map *rel /* __isl_keep */);
 /* Prints an element of a set (a statement instance): "S[1, 2] (n = 4)". */

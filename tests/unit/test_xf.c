@@ -659,8 +659,67 @@ static void test_isl_text(void)
     diag_list_free(&d);
 }
 
+/* The dependences of one model text, computed afresh and answered from deps.c's memo in another
+ * isl context, are the same relations; a program that differs in one access is not answered
+ * from the memo. */
+static void test_deps_memo(void)
+{
+    static const char *const text[2] = {
+        "program m\nlevel source\nparam n = 10\narray a[0 .. n - 1] double\ninit a[i] = i\noutput a\n"
+        "for t = 1 .. 3, i = 1 .. n - 2 {\n  S: a[i] = a[i - 1] + a[i + 1]\n}\n",
+        "program m\nlevel source\nparam n = 10\narray a[0 .. n - 1] double\ninit a[i] = i\noutput a\n"
+        "for t = 1 .. 3, i = 1 .. n - 2 {\n  S: a[i] = a[i - 1] + a[i]\n}\n",
+    };
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p[2];
+    for (int k = 0; k < 2; k++) p[k] = ir_load_text("memo.apm", text[k], strlen(text[k]), &d);
+    T_CHECK("deps memo: the programs load", p[0] && p[1], "%s", d.n ? d.items[0].msg : "");
+    if (!p[0] || !p[1]) return;
+    xf_model *m1 = xf_model_build(p[0], NULL, 0, 1, &d), *m2 = xf_model_build(p[0], NULL, 0, 1, &d);
+    xf_model *m3 = xf_model_build(p[1], NULL, 0, 1, &d);
+    xf_rawdep *r1 = NULL, *r2 = NULL, *r3 = NULL;
+    int n1 = 0, n2 = 0, n3 = 0;
+    xf_model_deps(m1, &r1, &n1, &d);
+    int hits = xf_deps_memo_hits();
+    xf_model_deps(m2, &r2, &n2, &d);
+    T_EQ_INT("deps memo: the same model again is answered from the memo", xf_deps_memo_hits(), hits + 1);
+    T_CHECK("deps memo: in-place stencil has flow, anti and output dependences", n1 >= 3, "%d", n1);
+    int same = n1 == n2;
+    for (int i = 0; same && i < n1; i++) {
+        char *t1 = isl_map_to_str(r1[i].rel), *t2 = isl_map_to_str(r2[i].rel);
+        isl_map *x = isl_map_read_from_str(m2->ctx, t1);
+        same = r1[i].kind == r2[i].kind && r1[i].src == r2[i].src && r1[i].sink == r2[i].sink &&
+               r1[i].acc == r2[i].acc && isl_map_is_equal(x, r2[i].rel) == isl_bool_true && !strcmp(t1, t2);
+        isl_map_free(x);
+        free(t1);
+        free(t2);
+    }
+    T_CHECK("deps memo: the answer equals the fresh computation", same, "%d vs %d dependences", n1, n2);
+    hits = xf_deps_memo_hits();
+    xf_model_deps(m3, &r3, &n3, &d);
+    T_EQ_INT("deps memo: another access is computed afresh", xf_deps_memo_hits(), hits);
+    int differ = n3 != n1;
+    for (int i = 0; !differ && i < n1; i++) {
+        char *t1 = isl_map_to_str(r1[i].rel), *t3 = isl_map_to_str(r3[i].rel);
+        differ = strcmp(t1, t3) != 0;
+        free(t1);
+        free(t3);
+    }
+    T_CHECK("deps memo: and its dependences differ", differ, "same dependences for a[i] and a[i + 1]");
+    xf_rawdeps_free(r1, n1);
+    xf_rawdeps_free(r2, n2);
+    xf_rawdeps_free(r3, n3);
+    xf_model_free(m1);
+    xf_model_free(m2);
+    xf_model_free(m3);
+    for (int k = 0; k < 2; k++) ir_program_free(p[k]);
+    diag_list_free(&d);
+}
+
 int main(void)
 {
+    test_deps_memo();
     test_simplify();
     test_isl_text();
     test_registry();
