@@ -241,6 +241,95 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
     }
 }
 
+/* ---- loop bounds without divisions ----------------------------------------------------------
+ *
+ * Space-time mapped and tiled programs bound their loops by max/min of affine terms plus one
+ * floor or ceiling: `max(0, -p + floor((tt - n + 2*p)/4) + 2) <= t`.  isl reads such a bound as
+ * an existentially quantified division and splits the set into pieces at every max and min;
+ * dataflow analysis over those pieces is orders of magnitude slower (seidel-2d's wavefront: minutes
+ * against milliseconds).  For an integer v each such bound is one affine constraint, exactly:
+ *     v >= A + floor(E/k)  <=>  E <= k*(v - A) + k - 1        v <= A + floor(E/k)  <=>  k*(v - A) <= E
+ *     v >= A + ceil(E/k)   <=>  E <= k*(v - A)                v <= A + ceil(E/k)   <=>  k*(v - A) <= E + k - 1
+ * and a max in a lower bound (a min in an upper one) is the conjunction of its arguments.  Bounds of
+ * another form keep isl's reading. */
+
+typedef struct bterm { const ir_expr *e; int sign; } bterm;
+
+/* The signed summands of e (through + - and unary minus), at most cap.  Their count, or -1. */
+static int bound_terms(const ir_expr *e, int sign, bterm *t, int n, int cap)
+{
+    if (e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB)) {
+        n = bound_terms(e->u.op.a, sign, t, n, cap);
+        return n < 0 ? -1 : bound_terms(e->u.op.b, e->u.op.op == IR_OP_SUB ? -sign : sign, t, n, cap);
+    }
+    if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NEG) return bound_terms(e->u.op.a, -sign, t, n, cap);
+    if (n == cap) return -1;
+    t[n] = (bterm){e, sign};
+    return n + 1;
+}
+
+/* Is e a floor or ceiling of a quotient by a positive constant?  Its dividend and divisor. */
+static int bound_div(const ir_expr *e, const xf_frame *fr, int nfr, const ir_expr **num, int64_t *k, int *ceil)
+{
+    *ceil = 0;
+    if (e->kind == IR_E_CALL && (e->u.call.f == IR_F_FLOOR || e->u.call.f == IR_F_CEIL) && e->u.call.nargs == 1) {
+        *ceil = e->u.call.f == IR_F_CEIL;
+        e = e->u.call.args[0];
+    }
+    if (e->kind != IR_E_BINARY || e->u.op.op != IR_OP_DIV) return 0;
+    *num = e->u.op.a;
+    return isl_const(e->u.op.b, fr, nfr, k) == 0 && *k > 0;
+}
+
+/* One side of `lo <= v <= hi` as isl text into b: upper says which. */
+static int bound_text(xf_buf *b, const ir_expr *e, const char *v, int upper, const xf_frame *fr, int nfr)
+{
+    if (e->kind == IR_E_CALL && e->u.call.f == (upper ? IR_F_MIN : IR_F_MAX)) {
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            if (i) xf_buf_printf(b, " and ");
+            if (bound_text(b, e->u.call.args[i], v, upper, fr, nfr) < 0) return -1;
+        }
+        return 0;
+    }
+    bterm t[16];
+    int n = bound_terms(e, 1, t, 0, 16), div = -1, ceil = 0;
+    const ir_expr *num = NULL;
+    int64_t k = 0;
+    for (int i = 0; i < n; i++) {
+        const ir_expr *nm;
+        int64_t kk;
+        int c;
+        if (!bound_div(t[i].e, fr, nfr, &nm, &kk, &c)) continue;
+        if (div >= 0) { div = -2; break; }   /* two divisions: isl's reading */
+        div = i, num = nm, k = kk, ceil = c;
+    }
+    if (div < 0) {   /* affine, or beyond this rewrite */
+        xf_buf_printf(b, upper ? "%s <= " : "", v);
+        if (xf_isl_expr(b, e, fr, nfr) < 0) return -1;
+        xf_buf_printf(b, upper ? "" : " <= %s", v);
+        return 0;
+    }
+    if (t[div].sign < 0) ceil = !ceil;   /* -floor(E/k) = ceil(-E/k), -ceil(E/k) = floor(-E/k) */
+    xf_buf en = {0}, rest = {0};
+    int r = xf_isl_expr(&en, num, fr, nfr);
+    xf_buf_printf(&rest, "(%s)", v);   /* v - A */
+    for (int i = 0; i < n && r == 0; i++) {
+        if (i == div) continue;
+        xf_buf_printf(&rest, t[i].sign > 0 ? " - (" : " + (");
+        r = xf_isl_expr(&rest, t[i].e, fr, nfr);
+        xf_buf_printf(&rest, ")");
+    }
+    const char *sg = t[div].sign < 0 ? "-" : "";
+    long long kk = (long long)k;
+    if (r == 0 && !upper)
+        xf_buf_printf(b, "%s(%s) <= %lld*(%s) + %lld", sg, en.s, kk, rest.s, ceil ? 0 : kk - 1);
+    else if (r == 0)
+        xf_buf_printf(b, "%lld*(%s) <= %s(%s) + %lld", kk, rest.s, sg, en.s, ceil ? kk - 1 : 0);
+    xf_buf_free(&en);
+    xf_buf_free(&rest);
+    return r;
+}
+
 /* ---- the builder ---------------------------------------------------------------------------- */
 
 typedef struct red { const char *var; char *lo, *hi; } red;
@@ -494,7 +583,12 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
                          "positive constant): the polyhedral model needs affine loops", lv->var);
                 c->err = 1;
             } else {
-                xf_buf_printf(&b, "%s <= %s <= %s", lo.s, vn, hi.s);
+                int exact = bound_text(&b, lv->lo, vn, 0, c->fr, c->nfr) == 0;
+                xf_buf_printf(&b, " and ");
+                if (!exact || bound_text(&b, lv->hi, vn, 1, c->fr, c->nfr) != 0) {
+                    xf_buf_free(&b);
+                    xf_buf_printf(&b, "%s <= %s <= %s", lo.s, vn, hi.s);
+                }
                 if (lv->step)   /* isl wants the modulus bare */
                     xf_buf_printf(&b, " and (%s - (%s)) mod %lld = 0", vn, lo.s, (long long)lv->step->u.ival);
             }
