@@ -1282,6 +1282,130 @@ static int64_t ichk(evaluator *E, const ir_expr *e, int status, const int64_t *v
     return *v;
 }
 
+static cval ev(evaluator *E, const ir_expr *e);
+
+/* A binary operation: reals or checked integers. */
+static cval ev_binary(evaluator *E, const ir_expr *e)
+{
+    cval v = { 0, 0, 0 };
+    ir_op op = e->u.op.op;
+    cval a = ev(E, e->u.op.a);
+    if (op == IR_OP_AND || op == IR_OP_OR) {
+        int ta = a.real ? a.r != 0 : a.i != 0;
+        if (op == IR_OP_AND && !ta) return v;
+        if (op == IR_OP_OR && ta) { v.i = 1; return v; }
+        cval b = ev(E, e->u.op.b);
+        v.i = b.real ? b.r != 0 : b.i != 0;
+        return v;
+    }
+    cval b = ev(E, e->u.op.b);
+    if (E->err) return v;
+    if (a.real || b.real) {
+        double x = as_real(a), y = as_real(b);
+        v.real = 1;
+        switch (op) {
+        case IR_OP_ADD: v.r = x + y; break;
+        case IR_OP_SUB: v.r = x - y; break;
+        case IR_OP_MUL: v.r = x * y; break;
+        case IR_OP_DIV: v.r = x / y; break;
+        case IR_OP_MOD: everr(E, e, "'%' needs integer operands"); break;
+        default:
+            v.real = 0;
+            v.i = op == IR_OP_LT ? x < y : op == IR_OP_LE ? x <= y : op == IR_OP_GT ? x > y
+                : op == IR_OP_GE ? x >= y : op == IR_OP_EQ ? x == y : x != y;
+        }
+        return v;
+    }
+    int64_t x = a.i, y = b.i;
+    switch (op) {
+    case IR_OP_ADD: v.i = ichk(E, e, intsem_add(x, y, &v.i), &v.i); break;
+    case IR_OP_SUB: v.i = ichk(E, e, intsem_sub(x, y, &v.i), &v.i); break;
+    case IR_OP_MUL: v.i = ichk(E, e, intsem_mul(x, y, &v.i), &v.i); break;
+    case IR_OP_DIV: v.i = ichk(E, e, intsem_floordiv(x, y, &v.i), &v.i); break;
+    case IR_OP_MOD: v.i = ichk(E, e, intsem_floormod(x, y, &v.i), &v.i); break;
+    case IR_OP_LT: v.i = x < y; break;
+    case IR_OP_LE: v.i = x <= y; break;
+    case IR_OP_GT: v.i = x > y; break;
+    case IR_OP_GE: v.i = x >= y; break;
+    case IR_OP_EQ: v.i = x == y; break;
+    case IR_OP_NE: v.i = x != y; break;
+    default: break;
+    }
+    return v;
+}
+
+/* A call of a built-in function. */
+static cval ev_call(evaluator *E, const ir_expr *e)
+{
+    cval v = { 0, 0, 0 };
+    int n = e->u.call.nargs;
+    if (n < 1) { everr(E, e, "a call without arguments"); return v; }
+    const ir_expr *a0 = e->u.call.args[0];
+    switch (e->u.call.f) {
+    case IR_F_MIN: case IR_F_MAX: {
+        v = ev(E, a0);
+        for (int i = 1; i < n; i++) {
+            cval w = ev(E, e->u.call.args[i]);
+            int mx = e->u.call.f == IR_F_MAX;
+            if (v.real || w.real) {
+                double x = as_real(v), y = as_real(w);
+                v.real = 1;
+                v.r = mx ? (y > x ? y : x) : (y < x ? y : x);
+            } else {
+                v.i = mx ? intsem_max(v.i, w.i) : intsem_min(v.i, w.i);
+            }
+        }
+        return v;
+    }
+    case IR_F_FLOOR: case IR_F_CEIL: {
+        int fl = e->u.call.f == IR_F_FLOOR;
+        if (a0->kind == IR_E_BINARY && a0->u.op.op == IR_OP_DIV) {
+            cval x = ev(E, a0->u.op.a), y = ev(E, a0->u.op.b);
+            if (!x.real && !y.real) {
+                v.i = ichk(E, a0, fl ? intsem_floordiv(x.i, y.i, &v.i) : intsem_ceildiv(x.i, y.i, &v.i), &v.i);
+                return v;
+            }
+        }
+        v = ev(E, a0);
+        if (v.real) v.r = fl ? floor(v.r) : ceil(v.r);
+        return v;
+    }
+    case IR_F_ABS:
+        v = ev(E, a0);
+        if (v.real) v.r = fabs(v.r);
+        else v.i = ichk(E, e, intsem_abs(v.i, &v.i), &v.i);
+        return v;
+    case IR_F_SQRT: {
+        cval x = ev(E, a0);
+        v.real = 1;
+        v.r = sqrt(as_real(x));
+        return v;
+    }
+    case IR_F_SELECT: {
+        if (n != 3) { everr(E, e, "select takes 3 arguments"); return v; }
+        cval c0 = ev(E, a0);
+        int t = c0.real ? c0.r != 0 : c0.i != 0;
+        v = ev(E, e->u.call.args[t ? 1 : 2]);
+        if (e->type == IR_DOUBLE && !v.real) { v.real = 1; v.r = (double)v.i; }
+        return v;
+    }
+    case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR: {
+        if (n != 2) { everr(E, e, "a bitwise function takes 2 arguments"); return v; }
+        cval x = ev(E, a0), y = ev(E, e->u.call.args[1]);
+        if (x.real || y.real) { everr(E, e, "a bitwise function needs integer arguments"); return v; }
+        v.i = e->u.call.f == IR_F_BAND ? (x.i & y.i) : e->u.call.f == IR_F_BOR ? (x.i | y.i) : (x.i ^ y.i);
+        return v;
+    }
+    case IR_F_ISQRT: {
+        cval x = ev(E, a0);
+        if (x.real) { everr(E, e, "isqrt needs an integer argument"); return v; }
+        v.i = ichk(E, e, intsem_isqrt(x.i, &v.i), &v.i);
+        return v;
+    }
+    }
+    return v;
+}
+
 static cval ev(evaluator *E, const ir_expr *e)
 {
     cval v = { 0, 0, 0 };
@@ -1316,120 +1440,8 @@ static cval ev(evaluator *E, const ir_expr *e)
         v.i = ichk(E, e, intsem_neg(a.i, &v.i), &v.i);
         return v;
     }
-    case IR_E_BINARY: {
-        ir_op op = e->u.op.op;
-        cval a = ev(E, e->u.op.a);
-        if (op == IR_OP_AND || op == IR_OP_OR) {
-            int ta = a.real ? a.r != 0 : a.i != 0;
-            if (op == IR_OP_AND && !ta) return v;
-            if (op == IR_OP_OR && ta) { v.i = 1; return v; }
-            cval b = ev(E, e->u.op.b);
-            v.i = b.real ? b.r != 0 : b.i != 0;
-            return v;
-        }
-        cval b = ev(E, e->u.op.b);
-        if (E->err) return v;
-        if (a.real || b.real) {
-            double x = as_real(a), y = as_real(b);
-            v.real = 1;
-            switch (op) {
-            case IR_OP_ADD: v.r = x + y; break;
-            case IR_OP_SUB: v.r = x - y; break;
-            case IR_OP_MUL: v.r = x * y; break;
-            case IR_OP_DIV: v.r = x / y; break;
-            case IR_OP_MOD: everr(E, e, "'%' needs integer operands"); break;
-            default:
-                v.real = 0;
-                v.i = op == IR_OP_LT ? x < y : op == IR_OP_LE ? x <= y : op == IR_OP_GT ? x > y
-                    : op == IR_OP_GE ? x >= y : op == IR_OP_EQ ? x == y : x != y;
-            }
-            return v;
-        }
-        int64_t x = a.i, y = b.i;
-        switch (op) {
-        case IR_OP_ADD: v.i = ichk(E, e, intsem_add(x, y, &v.i), &v.i); break;
-        case IR_OP_SUB: v.i = ichk(E, e, intsem_sub(x, y, &v.i), &v.i); break;
-        case IR_OP_MUL: v.i = ichk(E, e, intsem_mul(x, y, &v.i), &v.i); break;
-        case IR_OP_DIV: v.i = ichk(E, e, intsem_floordiv(x, y, &v.i), &v.i); break;
-        case IR_OP_MOD: v.i = ichk(E, e, intsem_floormod(x, y, &v.i), &v.i); break;
-        case IR_OP_LT: v.i = x < y; break;
-        case IR_OP_LE: v.i = x <= y; break;
-        case IR_OP_GT: v.i = x > y; break;
-        case IR_OP_GE: v.i = x >= y; break;
-        case IR_OP_EQ: v.i = x == y; break;
-        case IR_OP_NE: v.i = x != y; break;
-        default: break;
-        }
-        return v;
-    }
-    case IR_E_CALL: {
-        int n = e->u.call.nargs;
-        if (n < 1) { everr(E, e, "a call without arguments"); return v; }
-        const ir_expr *a0 = e->u.call.args[0];
-        switch (e->u.call.f) {
-        case IR_F_MIN: case IR_F_MAX: {
-            v = ev(E, a0);
-            for (int i = 1; i < n; i++) {
-                cval w = ev(E, e->u.call.args[i]);
-                int mx = e->u.call.f == IR_F_MAX;
-                if (v.real || w.real) {
-                    double x = as_real(v), y = as_real(w);
-                    v.real = 1;
-                    v.r = mx ? (y > x ? y : x) : (y < x ? y : x);
-                } else {
-                    v.i = mx ? intsem_max(v.i, w.i) : intsem_min(v.i, w.i);
-                }
-            }
-            return v;
-        }
-        case IR_F_FLOOR: case IR_F_CEIL: {
-            int fl = e->u.call.f == IR_F_FLOOR;
-            if (a0->kind == IR_E_BINARY && a0->u.op.op == IR_OP_DIV) {
-                cval x = ev(E, a0->u.op.a), y = ev(E, a0->u.op.b);
-                if (!x.real && !y.real) {
-                    v.i = ichk(E, a0, fl ? intsem_floordiv(x.i, y.i, &v.i) : intsem_ceildiv(x.i, y.i, &v.i), &v.i);
-                    return v;
-                }
-            }
-            v = ev(E, a0);
-            if (v.real) v.r = fl ? floor(v.r) : ceil(v.r);
-            return v;
-        }
-        case IR_F_ABS:
-            v = ev(E, a0);
-            if (v.real) v.r = fabs(v.r);
-            else v.i = ichk(E, e, intsem_abs(v.i, &v.i), &v.i);
-            return v;
-        case IR_F_SQRT: {
-            cval x = ev(E, a0);
-            v.real = 1;
-            v.r = sqrt(as_real(x));
-            return v;
-        }
-        case IR_F_SELECT: {
-            if (n != 3) { everr(E, e, "select takes 3 arguments"); return v; }
-            cval c0 = ev(E, a0);
-            int t = c0.real ? c0.r != 0 : c0.i != 0;
-            v = ev(E, e->u.call.args[t ? 1 : 2]);
-            if (e->type == IR_DOUBLE && !v.real) { v.real = 1; v.r = (double)v.i; }
-            return v;
-        }
-        case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR: {
-            if (n != 2) { everr(E, e, "a bitwise function takes 2 arguments"); return v; }
-            cval x = ev(E, a0), y = ev(E, e->u.call.args[1]);
-            if (x.real || y.real) { everr(E, e, "a bitwise function needs integer arguments"); return v; }
-            v.i = e->u.call.f == IR_F_BAND ? (x.i & y.i) : e->u.call.f == IR_F_BOR ? (x.i | y.i) : (x.i ^ y.i);
-            return v;
-        }
-        case IR_F_ISQRT: {
-            cval x = ev(E, a0);
-            if (x.real) { everr(E, e, "isqrt needs an integer argument"); return v; }
-            v.i = ichk(E, e, intsem_isqrt(x.i, &v.i), &v.i);
-            return v;
-        }
-        }
-        return v;
-    }
+    case IR_E_BINARY: return ev_binary(E, e);
+    case IR_E_CALL: return ev_call(E, e);
     }
     return v;
 }
