@@ -458,12 +458,19 @@ static int tile_procs(tile_run *r, const xf_args *args, diag_list *d, int *statu
                 if (!strcmp(src->params[i]->u.param.name, "procs")) pv = vals[i];
         diag_list_free(&dd);
     }
-    if (pv > v1 - v0 + 1) {
+    int64_t nv = v1 - v0 + 1;
+    if (pv > nv && nv > 1) {
         diag_add(d, NULL, 0, 0, "tile: procs=%lld is larger than the %lld virtual processors (%lld .. %lld)",
-                 (long long)pv, (long long)(v1 - v0 + 1), (long long)v0, (long long)v1);
+                 (long long)pv, (long long)nv, (long long)v0, (long long)v1);
         *status = XF_EUSAGE;
         return -1;
     }
+    /* One virtual processor: a mapping that keeps everything on one processor (the only legal
+     * kind for in-place floyd-warshall, whose sweeps read the row they write) still runs on the
+     * procs asked for; processor 0 computes, the others stay idle, and the cost says so. */
+    if (pv > nv && args->report)
+        fprintf(args->report, "tile: one virtual processor: real processor 0 computes, 1 .. %lld stay idle\n",
+                (long long)pv - 1);
     return 0;
 }
 

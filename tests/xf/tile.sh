@@ -39,6 +39,27 @@ expect_eq "tile procs=0 exits 2" "$rc" 2
 "$POLYAPM" apply "$TMP/stm1.apm" tile procs=1000 2>"$TMP/err" >/dev/null; rc=$?
 expect_eq "tile procs larger than the processors exits 2" "$rc" 2
 expect_match "tile procs too large explained" "$(cat "$TMP/err")" "larger than the 64 virtual processors"
+# one virtual processor (a sequential mapping, as in-place floyd-warshall's): procs=2 is accepted,
+# processor 0 computes, processor 1 is idle; the chain verifies at syndm
+cat >"$TMP/seq.apm" <<'APM'
+program onevp
+level source
+param n = 9
+array a[0 .. n - 1] double
+init a[i] = i
+output a
+for i = 1 .. n - 1 {
+  S: a[i] = a[i - 1] + a[i]
+}
+APM
+"$POLYAPM" apply "$TMP/seq.apm" stm theta=i sigma=0 -o "$TMP/seq-syn.apm" >/dev/null 2>&1
+"$POLYAPM" apply "$TMP/seq-syn.apm" tile kind=blocked procs=2 -o "$TMP/seq-t.apm" >"$TMP/out" 2>&1; rc=$?
+expect_eq "tile procs=2 on one virtual processor applies" "$rc" 0
+expect_match "tile on one virtual processor says which stay idle" "$(cat "$TMP/out")" "one virtual processor: real processor 0 computes, 1 .. 1 stay idle"
+"$POLYAPM" apply "$TMP/seq-t.apm" commgen -o "$TMP/seq-c.apm" >/dev/null 2>&1 &&
+    "$POLYAPM" apply "$TMP/seq-c.apm" memdist -o "$TMP/seq-d.apm" >/dev/null 2>&1
+expect_eq "one virtual processor on procs=2: verified at syndm" \
+    "$("$POLYAPM" sim "$TMP/seq-d.apm" --against "$TMP/seq.apm" --json 2>/dev/null | json "j['verified']")" True
 "$POLYAPM" apply lu.apm tile procs=4 2>/dev/null >/dev/null; rc=$?
 expect_eq "tile on a source program exits 1" "$rc" 1
 finish
