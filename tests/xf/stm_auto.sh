@@ -21,10 +21,6 @@ for k in ${STM_AUTO_KERNELS:-seidel-2d atax cholesky floyd-warshall 2mm trisolv 
     fi
     ok "$k: stm auto=1 within ${LIMIT}s"
     expect_eq "$k: syn verified" "$(verified "$TMP/$k-syn.apm" "$src")" True
-    case $k in   # open: the chain does not get through yet (the step that fails, and why)
-        seidel-2d) echo "skip $k: chain: commgen does not finish on the wavefront"; continue ;;
-        floyd-warshall) echo "skip $k: chain: its legal mappings keep a sweep on one processor"; continue ;;
-    esac
     if timeout "$STEP" "$POLYAPM" apply "$TMP/$k-syn.apm" tile kind=blocked procs=2 -o "$TMP/$k-t.apm" >"$TMP/$k.out" 2>&1 &&
         timeout "$STEP" "$POLYAPM" apply "$TMP/$k-t.apm" commgen -o "$TMP/$k-c.apm" >>"$TMP/$k.out" 2>&1 &&
         timeout "$STEP" "$POLYAPM" apply "$TMP/$k-c.apm" memdist -o "$TMP/$k-d.apm" >>"$TMP/$k.out" 2>&1; then
