@@ -112,7 +112,7 @@ __isl_give isl_union_map *xf_model_schedule(const xf_model *m);
 
 /* The dependences of the model as isl maps SRC[..] -> SINK[..]: flow, then anti and output.
  * `acc` is the access concerned (the sink's read for flow, the source's read for anti, the
- * sink's write for output). */
+ * sink's write for output).  Each rel is the array's, freed by xf_rawdeps_free. */
 typedef struct xf_rawdep { xf_dep_kind kind; int src, sink, acc; isl_map *rel; } xf_rawdep;
 int xf_model_deps(const xf_model *m, own_give xf_rawdep **out, int *n, diag_list *d);
 void xf_rawdeps_free(own_take xf_rawdep *r, int n);
