@@ -30,6 +30,7 @@
  * hand-written programs do: the dependences are then computed as if the step loop ran one more
  * step.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,7 @@ int xf_tiling_recognise(ir_program *p, xf_tiling *T)
 /* RP(e): the real processor owning virtual processor(s) e (np expressions). */
 ir_expr *xf_tiling_rp(ir_program *p, const xf_tiling *T, ir_expr **e)
 {
+    assert(T->np == 1 || T->np == 2);
     ir_expr *x[2];
     for (int d = 0; d < T->np; d++)
         x[d] = T->p0[d] ? ir_new_binary(p, IR_OP_SUB, e[d], ir_clone_expr(p, T->p0[d])) : e[d];

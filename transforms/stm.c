@@ -25,6 +25,7 @@
  * turned into `let v = f(t, p)`, and the remaining inner loops.  Parameters stay symbolic
  * (context: each >= 1), so the result is valid for every parameter value.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -924,6 +925,7 @@ static int codegen(stm *s, ir_program **outp)
         img = img ? isl_set_union(img, im) : im;
     }
     if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
+    assert(k == 1 || k == 2);
     isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
     /* the points enumerated: the hull (1-D allocation), or its time range times the box of the
      * two allocation dimensions (2-D, linearised) */
