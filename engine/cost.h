@@ -83,14 +83,14 @@ int cost_profile_parse(const char *file, const char *text, cost_profile *out, di
 /* Sets one parameter by key ("normsent", "ts", ...). 0 = ok, -1 = unknown key. */
 int cost_profile_set(cost_profile *p, const char *key, double value);
 /* Writes the profile as text (malloc'd). */
-char *cost_profile_format(const cost_profile *p);
+own_give char *cost_profile_format(const cost_profile *p);
 /* Resolves --machine: a built-in name or a path to a profile file. */
 int cost_profile_resolve(const char *name_or_path, cost_profile *out, diag_list *d);
 /* The user-level file of profile `name` (what `polyapm calibrate` writes, for every workspace):
  * $XDG_CONFIG_HOME/polyapm/machines/NAME, else $HOME/.config/polyapm/machines/NAME.  malloc'd;
  * NULL when the name is not a plain word (letters, digits, - and _) or no home is known.
  * With `mkdirs`, creates the directories. */
-char *cost_profile_user_path(const char *name, int mkdirs);
+own_give char *cost_profile_user_path(const char *name, int mkdirs);
 
 /* Names of the models, NULL-terminated. */
 const char *const *cost_model_names(void);

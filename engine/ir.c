@@ -8,6 +8,7 @@
  */
 #include "ir.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,7 @@ static int *clone_ints(ir_program *dst, const int *v, int n)
 
 ir_dist_piece ir_dist_get_piece(const ir_decl *d, int k)
 {
+    assert(d->kind == IR_D_DIST && k >= 0 && k <= d->u.dist.nmore);
     if (k == 0)
         return (ir_dist_piece){ d->u.dist.lo, d->u.dist.hi, d->u.dist.step, d->u.dist.block,
                                 d->u.dist.ivar, d->u.dist.islot };

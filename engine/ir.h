@@ -5,8 +5,8 @@
  * back into canonical text (print.c), the checker resolves names, types and levels (check.c), the
  * simulator compiles and runs it (sim*.c), transforms rewrite it (transforms/).
  *
- * Ownership: every node, string and array of a program lives in the program's arena and is freed
- * with ir_program_free().  Nodes are never shared between programs; ir_program_clone() deep-copies.
+ * Ownership (own.h): every node, string and array of a program lives in the program's arena and is
+ * freed with ir_program_free().  Nodes are never shared between programs; ir_program_clone() deep-copies.
  * Builders (ir_new_*) allocate in the arena of the program passed to them.
  *
  * The language itself is documented in man/polyapm-lang.5.
@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "own.h"
 
 typedef enum ir_level { IR_SOURCE, IR_SYN, IR_SYNCOMM, IR_SYNDM } ir_level;
 typedef enum ir_type { IR_INT, IR_DOUBLE } ir_type;
@@ -417,9 +418,9 @@ ir_nest_status ir_step_nest_find(const ir_block *body, ir_step_nest *n);
 const ir_step_nest *ir_program_nest(const ir_program *p);
 
 /* Lifetime. */
-ir_program *ir_program_new(const char *file);
-void ir_program_free(ir_program *p);
-ir_program *ir_program_clone(const ir_program *p);   /* deep copy into a fresh arena (unchecked) */
+own_give ir_program *ir_program_new(const char *file);
+void ir_program_free(own_take ir_program *p);
+own_give ir_program *ir_program_clone(const ir_program *p);   /* deep copy into a fresh arena (unchecked) */
 
 /* Arena allocation (zeroed) and string interning for builders. */
 void *ir_alloc(ir_program *p, size_t size);
@@ -472,21 +473,21 @@ int ir_program_has_collectives(const ir_program *p);
 
 /* Parses `text` (len bytes, need not be NUL-terminated).  Returns NULL and fills `d` on errors;
  * the parser recovers to report several errors.  The result is not yet checked. */
-ir_program *ir_parse(const char *file, const char *text, size_t len, diag_list *d);
+own_give ir_program *ir_parse(const char *file, const char *text, size_t len, diag_list *d);
 
 /* Resolves names, assigns slots, infers types, checks affinity and level rules.  Returns the
  * number of errors added to `d` (0 = the program is well-formed and may be simulated). */
 int ir_check(ir_program *p, diag_list *d);
 
 /* Reads, parses and checks a file.  NULL (with diagnostics) on any error. */
-ir_program *ir_load_file(const char *path, diag_list *d);
+own_give ir_program *ir_load_file(const char *path, diag_list *d);
 /* Parses and checks text. */
-ir_program *ir_load_text(const char *file, const char *text, size_t len, diag_list *d);
+own_give ir_program *ir_load_text(const char *file, const char *text, size_t len, diag_list *d);
 
-/* Canonical text; malloc'd, the caller frees.  print(parse(print(x))) == print(x). */
-char *ir_print(const ir_program *p);
+/* Canonical text (malloc'd).  print(parse(print(x))) == print(x). */
+own_give char *ir_print(const ir_program *p);
 /* One expression in canonical form (malloc'd). */
-char *ir_print_expr(const ir_expr *e);
+own_give char *ir_print_expr(const ir_expr *e);
 
 /* ---- parameters ----------------------------------------------------------------------------- */
 

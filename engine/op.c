@@ -10,6 +10,7 @@
 #include "intsem.h"
 #include "op.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -234,6 +235,7 @@ static int expr_uses_slot(const ir_expr *e, int slot)
 
 int op_clause_fields_used(const ir_program *p, int u, ir_clause_kind k, int pat)
 {
+    assert(pat == 0 || pat == 1);
     const ir_decl *d = user_op(p, u);
     const ir_opitem *it = d && (unsigned)k < IR_K_COUNT ? d->u.op.clause[k] : NULL;
     if (!it || pat < 0 || pat >= it->npats || !it->pats[pat].slots) return 0;

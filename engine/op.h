@@ -55,8 +55,8 @@ int op_associative_name(const ir_program *p, const char *name);
 typedef struct op_env op_env;
 
 /* An evaluation context for p's operator clauses (p must be checked).  Free with op_env_free. */
-op_env *op_env_new(const ir_program *p);
-void op_env_free(op_env *E);
+own_give op_env *op_env_new(const ir_program *p);
+void op_env_free(own_take op_env *E);
 /* Applies clause k of operator `u` (index into p->ops) to the tuples a (first pattern) and b
  * (second pattern; NULL when the clause has one or none); `out` receives the result tuple (its
  * arity is op_clause_arity).  Returns 0; -1 on a runtime error (division by zero, integer

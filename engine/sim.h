@@ -13,7 +13,7 @@
  * step) that the cost models (cost.h) price, and the values of the `output` arrays, which are
  * compared with a reference run to decide whether the node is verified.
  *
- * Ownership: sim_run returns a sim_result the caller frees with sim_result_free.
+ * Ownership (own.h): sim_run's sim_result is the caller's, freed with sim_result_free.
  */
 #ifndef POLYAPM_SIM_H
 #define POLYAPM_SIM_H
@@ -116,8 +116,8 @@ typedef struct sim_result {
     diag_list diags;              /* errors that stopped the run (bad parameters, ...) */
 } sim_result;
 
-sim_result *sim_run(const ir_program *p, const sim_options *opt);
-void sim_result_free(sim_result *r);
+own_give sim_result *sim_run(const ir_program *p, const sim_options *opt);
+void sim_result_free(own_take sim_result *r);
 
 /* The output checksum: FNV-1a 64 over, for each output array in declaration order, each element
  * in row-major order: the 8 bytes (little endian) of the IEEE-754 double, or of the int64 0x7ff8dead

@@ -20,7 +20,7 @@ static const char *rename_id(const xf_rename *rn, const char *id)
 }
 
 /* n-ary isl operations folded left into binary ones. */
-static ir_expr *fold(ir_program *p, isl_ast_expr *e, ir_op op, const xf_rename *rn)
+static ir_expr *fold(ir_program *p, __isl_keep isl_ast_expr *e, ir_op op, const xf_rename *rn)
 {
     int n = (int)isl_ast_expr_get_op_n_arg(e);
     ir_expr *acc = NULL;
@@ -34,7 +34,7 @@ static ir_expr *fold(ir_program *p, isl_ast_expr *e, ir_op op, const xf_rename *
     return acc;
 }
 
-static ir_expr *call(ir_program *p, isl_ast_expr *e, ir_func f, const xf_rename *rn)
+static ir_expr *call(ir_program *p, __isl_keep isl_ast_expr *e, ir_func f, const xf_rename *rn)
 {
     int n = (int)isl_ast_expr_get_op_n_arg(e);
     ir_expr *args[n > 0 ? n : 1];
@@ -59,7 +59,7 @@ static const struct { enum isl_ast_expr_op_type t; ir_op op; } binops[] = {
     {isl_ast_expr_op_gt, IR_OP_GT},
 };
 
-ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e, const xf_rename *rn)
+ir_expr *xf_ast_expr(ir_program *p, __isl_keep isl_ast_expr *e, const xf_rename *rn)
 {
     switch (isl_ast_expr_get_type(e)) {
     case isl_ast_expr_int: {
@@ -115,9 +115,9 @@ ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e, const xf_rename *rn)
 
 /* ---- nodes ---------------------------------------------------------------------------------- */
 
-static int node(ir_program *p, isl_ast_node *n, ir_block *out, const xf_astgen *g);
+static int node(ir_program *p, __isl_keep isl_ast_node *n, ir_block *out, const xf_astgen *g);
 
-static int node_list(ir_program *p, isl_ast_node_list *l, ir_block *out, const xf_astgen *g)
+static int node_list(ir_program *p, __isl_keep isl_ast_node_list *l, ir_block *out, const xf_astgen *g)
 {
     int r = 0;
     int k = (int)isl_ast_node_list_n_ast_node(l);
@@ -129,7 +129,7 @@ static int node_list(ir_program *p, isl_ast_node_list *l, ir_block *out, const x
     return r;
 }
 
-static int child(ir_program *p, isl_ast_node *c, ir_block *out, const xf_astgen *g)
+static int child(ir_program *p, __isl_take isl_ast_node *c, ir_block *out, const xf_astgen *g)
 {
     int r = c ? node(p, c, out, g) : -1;
     isl_ast_node_free(c);
@@ -137,7 +137,7 @@ static int child(ir_program *p, isl_ast_node *c, ir_block *out, const xf_astgen 
 }
 
 /* The loop's upper bound from its condition `it <= e` or `it < e`. */
-static ir_expr *upper(ir_program *p, isl_ast_expr *cond, const xf_rename *rn)
+static ir_expr *upper(ir_program *p, __isl_keep isl_ast_expr *cond, const xf_rename *rn)
 {
     if (isl_ast_expr_get_type(cond) != isl_ast_expr_op) return NULL;
     enum isl_ast_expr_op_type t = isl_ast_expr_op_get_type(cond);
@@ -162,7 +162,7 @@ static ir_expr *upper(ir_program *p, isl_ast_expr *cond, const xf_rename *rn)
     return hi;
 }
 
-int xf_ast_for(ir_program *p, isl_ast_node *n, const xf_rename *rn, ir_loopvar *lv)
+int xf_ast_for(ir_program *p, __isl_keep isl_ast_node *n, const xf_rename *rn, ir_loopvar *lv)
 {
     isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
     isl_ast_expr *init = isl_ast_node_for_get_init(n);
@@ -185,7 +185,7 @@ int xf_ast_for(ir_program *p, isl_ast_node *n, const xf_rename *rn, ir_loopvar *
     return ok ? 0 : -1;
 }
 
-static int node(ir_program *p, isl_ast_node *n, ir_block *out, const xf_astgen *g)
+static int node(ir_program *p, __isl_keep isl_ast_node *n, ir_block *out, const xf_astgen *g)
 {
     switch (isl_ast_node_get_type(n)) {
     case isl_ast_node_block: {
@@ -229,7 +229,7 @@ static int node(ir_program *p, isl_ast_node *n, ir_block *out, const xf_astgen *
     }
 }
 
-int xf_ast_node(ir_program *p, isl_ast_node *n, ir_block *out, const xf_astgen *g)
+int xf_ast_node(ir_program *p, __isl_keep isl_ast_node *n, ir_block *out, const xf_astgen *g)
 {
     return node(p, n, out, g);
 }

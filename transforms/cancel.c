@@ -42,7 +42,7 @@ void xf_cancel_clear(void)
 volatile int *xf_cancel_flag(void) { return (volatile int *)&cancel_flag; }
 
 /* A context is published before the flag is read: a signal between the two finds it either way. */
-void xf_cancel_track(isl_ctx *ctx)
+void xf_cancel_track(__isl_keep isl_ctx *ctx)
 {
     for (int i = 0; i < MAX_LIVE; i++)
         if (!live[i]) { live[i] = ctx; break; }
@@ -50,7 +50,7 @@ void xf_cancel_track(isl_ctx *ctx)
 }
 
 /* Unpublished before it is freed, so that a signal handler never touches a freed context. */
-void xf_cancel_untrack(isl_ctx *ctx)
+void xf_cancel_untrack(__isl_keep isl_ctx *ctx)
 {
     for (int i = 0; i < MAX_LIVE; i++)
         if (live[i] == ctx) live[i] = NULL;

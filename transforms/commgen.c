@@ -30,6 +30,7 @@
  * hand-written programs do: the dependences are then computed as if the step loop ran one more
  * step.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,7 @@ int xf_tiling_recognise(ir_program *p, xf_tiling *T)
 /* RP(e): the real processor owning virtual processor(s) e (np expressions). */
 ir_expr *xf_tiling_rp(ir_program *p, const xf_tiling *T, ir_expr **e)
 {
+    assert(T->np == 1 || T->np == 2);
     ir_expr *x[2];
     for (int d = 0; d < T->np; d++)
         x[d] = T->p0[d] ? ir_new_binary(p, IR_OP_SUB, e[d], ir_clone_expr(p, T->p0[d])) : e[d];
@@ -223,7 +225,7 @@ ir_program *xf_tiling_untile(const ir_program *src, const xf_tiling *T0, diag_li
  * context is the statement's domain. */
 typedef struct exprctx { isl_ast_build *b; int nv; unsigned np; } exprctx;
 
-isl_set *xf_vars_as_params(isl_set *set, unsigned np, const xf_stmt *st)
+__isl_give isl_set *xf_vars_as_params(__isl_take isl_set *set, unsigned np, const xf_stmt *st)
 {
     unsigned nv = (unsigned)st->nvars;
     set = isl_set_move_dims(set, isl_dim_param, np, isl_dim_set, 0, nv);
@@ -231,7 +233,8 @@ isl_set *xf_vars_as_params(isl_set *set, unsigned np, const xf_stmt *st)
     return set;
 }
 
-isl_pw_aff *xf_pa_vars_as_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st)
+__isl_give isl_pw_aff *xf_pa_vars_as_params(__isl_take isl_pw_aff *pa, unsigned np,
+                                             const xf_stmt *st)
 {
     unsigned nv = (unsigned)st->nvars;
     pa = isl_pw_aff_move_dims(pa, isl_dim_param, np, isl_dim_in, 0, nv);
@@ -241,7 +244,7 @@ isl_pw_aff *xf_pa_vars_as_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st)
     return isl_pw_aff_project_domain_on_params(pa);
 }
 
-ir_expr *xf_expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa)
+ir_expr *xf_expr_of_pa(ir_program *p, __isl_keep isl_ast_build *b, __isl_take isl_pw_aff *pa)
 {
     isl_ast_expr *e = isl_ast_build_expr_from_pw_aff(b, pa);
     ir_expr *r = e ? xf_ast_expr(p, e, NULL) : NULL;
@@ -249,7 +252,7 @@ ir_expr *xf_expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa)
     return r;
 }
 
-ir_expr *xf_expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s)
+ir_expr *xf_expr_of_set(ir_program *p, __isl_keep isl_ast_build *b, __isl_take isl_set *s)
 {
     if (isl_set_plain_is_universe(s) == isl_bool_true) {
         isl_set_free(s);
@@ -416,14 +419,14 @@ typedef struct cg {
 
 /* The pairs of `rel` (source instance -> a map whose out dimensions start with the sink's
  * processor dimensions at `out0`) that stay on one virtual processor. */
-static isl_map *on_one_processor(isl_map *rel, int np, unsigned out0)
+static __isl_give isl_map *on_one_processor(__isl_take isl_map *rel, int np, unsigned out0)
 {
     for (int k = 0; k < np; k++) rel = isl_map_equate(rel, isl_dim_in, 1 + k, isl_dim_out, out0 + (unsigned)k);
     return rel;
 }
 
 /* p' - p when it is one vector for all pairs of dst (source instance -> p'): 1 and delta. */
-static int fixed_delta(isl_map *dst /* keep */, int np, long long *delta)
+static int fixed_delta(__isl_keep isl_map *dst, int np, long long *delta)
 {
     isl_map *pp = isl_map_copy(dst);
     unsigned nin = (unsigned)isl_map_dim(pp, isl_dim_in);
@@ -546,14 +549,14 @@ static void add_send(cg *c, const xf_stmt *st, ir_expr *lo, ir_expr *hi, ir_expr
 }
 
 /* The build for statement a's expressions: its variables as parameters, its domain as context. */
-static isl_ast_build *stmt_build(const cg *c, int a)
+static __isl_give isl_ast_build *stmt_build(const cg *c, int a)
 {
     isl_set *dom = xf_model_domain(c->m, a);
     return isl_ast_build_from_context(isl_set_params(xf_vars_as_params(dom, c->npar, &c->m->st[a])));
 }
 
-/* Sends to the virtual processor p + delta of the instances in `srcdom` (taken). */
-static void send_uniform(cg *c, int a, const long long *delta, isl_set *srcdom)
+/* Sends to the virtual processor p + delta of the instances in `srcdom`. */
+static void send_uniform(cg *c, int a, const long long *delta, __isl_take isl_set *srcdom)
 {
     const xf_stmt *st = &c->m->st[a];
     const xf_tiling *T = &c->T;
@@ -611,8 +614,8 @@ static void send_range_cyclic(cg *c, const xf_stmt *st, ir_expr *lo, ir_expr *hi
 }
 
 /* Sends to the real processors of the range pmin(x) .. pmax(x) of the sinks' virtual
- * processors in `un` (taken; one processor dimension).  0, or -1 with a message. */
-static int send_range(cg *c, int a, isl_map *un)
+ * processors in `un` (one processor dimension).  0, or -1 with a message. */
+static int send_range(cg *c, int a, __isl_take isl_map *un)
 {
     const xf_stmt *st = &c->m->st[a];
     ir_program *out = c->out;
@@ -644,7 +647,7 @@ static int send_range(cg *c, int a, isl_map *un)
 
 /* Is every virtual processor between the least and the greatest sink of each source instance a
  * sink's, or the source's own (a send skips its sender)? */
-static int is_range(isl_map *cand /* keep */, int np)
+static int is_range(__isl_keep isl_map *cand, int np)
 {
     isl_ctx *ctx = isl_map_get_ctx(cand);
     isl_map *lo = isl_map_lexmin(isl_map_copy(cand)), *hi = isl_map_lexmax(isl_map_copy(cand));

@@ -25,7 +25,7 @@
 
 typedef struct collect { const xf_model *m; xf_rawdep *r; int n, cap; xf_dep_kind kind; int acc; } collect;
 
-static isl_stat collect_map(isl_map *map, void *user)
+static isl_stat collect_map(__isl_take isl_map *map, void *user)
 {
     collect *c = user;
     const char *sn = isl_map_get_tuple_name(map, isl_dim_in);
@@ -46,7 +46,7 @@ static isl_stat collect_map(isl_map *map, void *user)
 }
 
 /* Access relations restricted to their statement's domain. */
-static isl_union_map *accesses(const xf_model *m, int write, int must, int only)
+static __isl_give isl_union_map *accesses(const xf_model *m, int write, int must, int only)
 {
     isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
     for (int i = 0; i < m->nacc; i++) {
@@ -61,8 +61,9 @@ static isl_union_map *accesses(const xf_model *m, int write, int must, int only)
     return u;
 }
 
-static void flow(const xf_model *m, collect *c, isl_union_map *sink, isl_union_map *must,
-                 isl_union_map *may, isl_union_map *kill)
+static void flow(const xf_model *m, collect *c, __isl_take isl_union_map *sink,
+                 __isl_take isl_union_map *must, __isl_take isl_union_map *may,
+                 __isl_take isl_union_map *kill)
 {
     isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
     ai = isl_union_access_info_set_must_source(ai, must);
@@ -223,7 +224,7 @@ void xf_rawdeps_free(xf_rawdep *r, int n)
 
 /* ---- examples ----------------------------------------------------------------------------- */
 
-static void print_params(xf_buf *b, const xf_model *m, isl_point *pt)
+static void print_params(xf_buf *b, const xf_model *m, __isl_keep isl_point *pt)
 {
     isl_space *sp = isl_point_get_space(pt);
     int np = (int)isl_space_dim(sp, isl_dim_param);
@@ -238,7 +239,7 @@ static void print_params(xf_buf *b, const xf_model *m, isl_point *pt)
     (void)m;
 }
 
-static void print_tuple(xf_buf *b, isl_point *pt, int first, int n, const char *name)
+static void print_tuple(xf_buf *b, __isl_keep isl_point *pt, int first, int n, const char *name)
 {
     xf_buf_printf(b, "%s[", name ? name : "");
     for (int k = 0; k < n; k++) {
@@ -249,7 +250,7 @@ static void print_tuple(xf_buf *b, isl_point *pt, int first, int n, const char *
     xf_buf_printf(b, "]");
 }
 
-char *xf_example(const xf_model *m, isl_map *rel)
+char *xf_example(const xf_model *m, __isl_keep isl_map *rel)
 {
     isl_basic_map *bm = isl_map_sample(isl_map_copy(rel));
     const char *sn = isl_basic_map_get_tuple_name(bm, isl_dim_in);
@@ -270,7 +271,7 @@ char *xf_example(const xf_model *m, isl_map *rel)
     return xf_buf_take(&b);
 }
 
-char *xf_example_set(const xf_model *m, isl_set *set)
+char *xf_example_set(const xf_model *m, __isl_keep isl_set *set)
 {
     const char *sn = isl_set_get_tuple_name(set);
     char *sn2 = xf_strdup(sn ? sn : "");
@@ -288,9 +289,9 @@ char *xf_example_set(const xf_model *m, isl_set *set)
 
 /* ---- the report --------------------------------------------------------------------------- */
 
-static int set_nonempty(isl_set *s) { int r = isl_set_is_empty(s) == isl_bool_false; isl_set_free(s); return r; }
+static int set_nonempty(__isl_take isl_set *s) { int r = isl_set_is_empty(s) == isl_bool_false; isl_set_free(s); return r; }
 
-static void distance(xf_dep *dep, isl_map *rel)
+static void distance(xf_dep *dep, __isl_keep isl_map *rel)
 {
     int nin = (int)isl_map_dim(rel, isl_dim_in), nout = (int)isl_map_dim(rel, isl_dim_out);
     int n = nin < nout ? nin : nout;

@@ -132,6 +132,6 @@ void ex_piece_held(xf_buf *b, const ex_array *a, const char *j, char names[][64]
 void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx);
 
 /* Writes the C program of the plan (malloc'd text). */
-char *ex_emit_program(const ex_plan *pl);
+own_give char *ex_emit_program(const ex_plan *pl);
 
 #endif

@@ -6,6 +6,7 @@
  * splicing the generated lines into the text and checking the result, and the text of a
  * predicted gain.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,7 @@ char *fz_block_elem(const fz_site *s, const ir_expr *blk, const char *const *var
 
 char *fz_coll_block_text(const ir_stmt *c, int dst, int k)
 {
+    assert((dst == 0 || dst == 1) && k >= 0 && k < (dst ? c->u.coll.ndst : c->u.coll.nsrc));
     const ir_expr *e = dst ? c->u.coll.dst[k] : c->u.coll.src[k];
     if (!e) return xf_strdup("_");
     ir_expr *const *lo = dst ? c->u.coll.dst_lo : c->u.coll.src_lo, *const *hi = dst ? c->u.coll.dst_hi : c->u.coll.src_hi;
@@ -186,6 +188,7 @@ char *fz_coll_block_text(const ir_stmt *c, int dst, int k)
 
 int64_t fz_coll_block_elems(const fz_site *s, const ir_stmt *c, int dst, int k)
 {
+    assert((dst == 0 || dst == 1) && k >= 0 && k < (dst ? c->u.coll.ndst : c->u.coll.nsrc));
     ir_expr *const *lo = dst ? c->u.coll.dst_lo : c->u.coll.src_lo, *const *hi = dst ? c->u.coll.dst_hi : c->u.coll.src_hi;
     if (!lo || !lo[k]) return fz_block_elems(s, dst ? c->u.coll.dst[k] : c->u.coll.src[k]);
     int64_t l, h;

@@ -33,7 +33,7 @@ typedef struct fz_site {
 } fz_site;
 
 /* Opens the site of a checked program: 0, or -1 with the reason in *why (malloc'd). */
-int fz_site_open(fz_site *s, const ir_program *src, char **why);
+int fz_site_open(fz_site *s, const ir_program *src, own_give char **why);
 void fz_site_close(fz_site *s);
 
 /* A collective's statement i of the body, or NULL when it is not one. */
@@ -43,7 +43,7 @@ const ir_stmt *fz_coll(const fz_site *s, int i);
 int fz_coll_simple(const ir_stmt *c);
 /* Source (dst 0) or destination (dst 1) block k of a collective as text, with its range when
  * it has one ("_" for a dropped destination); malloc'd.  Its elements at the defaults, or -1. */
-char *fz_coll_block_text(const ir_stmt *c, int dst, int k);
+own_give char *fz_coll_block_text(const ir_stmt *c, int dst, int k);
 int64_t fz_coll_block_elems(const fz_site *s, const ir_stmt *c, int dst, int k);
 /* 1 when block expressions a and b print the same. */
 int fz_same_block(const ir_expr *a, const ir_expr *b);
@@ -56,24 +56,24 @@ int fz_block_rest_dims(const fz_site *s, const ir_expr *blk);
 /* The loop over a block's elements with loop variables vars[] (one per rest dimension):
  * "for v1 = lo .. hi, v2 = .." (NULL when the block is one element), and the element's access
  * "b[rp][v1][v2]".  Both malloc'd. */
-char *fz_block_loop_head(const fz_site *s, const ir_expr *blk, const char *const *vars);
-char *fz_block_elem(const fz_site *s, const ir_expr *blk, const char *const *vars);
+own_give char *fz_block_loop_head(const fz_site *s, const ir_expr *blk, const char *const *vars);
+own_give char *fz_block_elem(const fz_site *s, const ir_expr *blk, const char *const *vars);
 
 /* 1 when `array` is read outside the statements `skip` (and is not an output). */
 int fz_array_read_elsewhere(const fz_site *s, const char *array, const ir_stmt *const *skip, int nskip);
 /* A name no declaration, loop variable or operator of the program uses: `base`, base2, .. */
-char *fz_fresh_name(const fz_site *s, const char *base, const char *also_taken);
+own_give char *fz_fresh_name(const fz_site *s, const char *base, const char *also_taken);
 
 /* Operators.  A `simple` operator is built in, or a user operator with one state field, no
  * `in` tuple and a combine clause. */
-int fz_op_simple(const fz_site *s, const ir_opref *op, char **why);
+int fz_op_simple(const fz_site *s, const ir_opref *op, own_give char **why);
 /* The text of a OP b for a simple operator (a and b are expression texts); malloc'd. */
-char *fz_op_text(const fz_site *s, const ir_opref *op, const char *a, const char *b);
+own_give char *fz_op_text(const fz_site *s, const ir_opref *op, const char *a, const char *b);
 /* The combine clause of any elementwise operator (user or built in) with the names of its
  * left and right state fields given: the result's field texts (n = the state arity) in vals
  * (each malloc'd).  Returns the state arity, or -1 for an operator with an `in` tuple. */
 int fz_op_combine_fields(const fz_site *s, const ir_opref *op, const char *const *left,
-                         const char *const *right, char **vals, int max);
+                         const char *const *right, own_give char **vals, int max);
 /* Clause k of user operator u with its pattern names renamed to pat0[] (and pat1[] for the
  * second pattern) and its lets renamed to prefix + name (kept as lets, so that the operation
  * count stays): appends "name = e" per let to lets and the result's values to vals, each
@@ -88,14 +88,14 @@ const char *fz_type_name(ir_type t);
 /* Builds the result: lines [first, last] (1-based, inclusive) replaced by `repl` (lines separated
  * by '\n', indented like line `first`), `decls` inserted before the step nest.  Returns the
  * checked program or NULL (internal error in d). */
-ir_program *fz_finish(const fz_site *s, const char *xf, int first, int last, const char *repl,
-                      const char *decls, diag_list *d);
+own_give ir_program *fz_finish(const fz_site *s, const char *xf, int first, int last,
+                               const char *repl, const char *decls, diag_list *d);
 
 /* The predicted cost of the collective chain a transform replaces (hockney: log p·(a·t_s +
  * m·(b·t_w + c))): before and after.  Printed by `transforms` under the machine profile. */
 typedef struct fz_gain { double before, after; const char *formula; } fz_gain;
 
 /* Text of a prediction "before X, after Y: gain Z" (with a warning when negative); malloc'd. */
-char *fz_gain_text(const fz_gain *g, const cost_profile *prof, int64_t m, int64_t p);
+own_give char *fz_gain_text(const fz_gain *g, const cost_profile *prof, int64_t m, int64_t p);
 
 #endif

@@ -82,7 +82,7 @@ char *xf_asprintf(const char *fmt, ...)
     return xf_buf_take(&b);
 }
 
-const char *xf_isl_error(isl_ctx *ctx)
+const char *xf_isl_error(__isl_keep isl_ctx *ctx)
 {
     const char *m = isl_ctx_last_error_msg(ctx);
     return m ? m : "unknown isl error";
@@ -645,7 +645,7 @@ int xf_model_find(const xf_model *m, const char *label)
 
 /* Is `e` (isl text over the program's parameters) affine?  A derived parameter such as
  * `procs = N * N` is not: the model then knows only that it is positive. */
-static int affine_in_params(isl_ctx *ctx, const ir_program *p, const char *e)
+static int affine_in_params(__isl_keep isl_ctx *ctx, const ir_program *p, const char *e)
 {
     char tmp[80];
     xf_buf b = {0};
@@ -781,18 +781,18 @@ void xf_model_free(xf_model *m)
     free(m);
 }
 
-isl_set *xf_model_context(const xf_model *m)
+__isl_give isl_set *xf_model_context(const xf_model *m)
 {
     return isl_set_read_from_str(m->ctx, m->context);
 }
 
-isl_set *xf_model_domain(const xf_model *m, int s)
+__isl_give isl_set *xf_model_domain(const xf_model *m, int s)
 {
     isl_set *dom = isl_set_read_from_str(m->ctx, m->st[s].domain);
     return isl_set_intersect_params(dom, xf_model_context(m));
 }
 
-isl_union_map *xf_model_schedule(const xf_model *m)
+__isl_give isl_union_map *xf_model_schedule(const xf_model *m)
 {
     isl_union_map *r = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
     for (int i = 0; i < m->nst; i++) {

@@ -28,7 +28,7 @@ static ir_expr *bin(ir_program *p, ir_op op, ir_expr *a, ir_expr *b) { return ir
 
 /* Is f (a pw_aff of the processor dimensions) monotone non-decreasing (+1) or non-increasing
  * (-1) in dimension d over `dom`, or neither (0)? */
-static int monotone(isl_pw_aff *f, isl_set *dom, int d)
+static int monotone(__isl_keep isl_pw_aff *f, __isl_keep isl_set *dom, int d)
 {
     int np = (int)isl_set_dim(dom, isl_dim_set);
     /* pairs (x, x + e_d) both in dom */
@@ -68,7 +68,7 @@ static int monotone(isl_pw_aff *f, isl_set *dom, int d)
     return hasdec && hasinc ? 0 : hasdec ? -1 : 1;
 }
 
-static isl_stat take_aff(isl_set *set, isl_aff *aff, void *user)
+static isl_stat take_aff(__isl_take isl_set *set, __isl_take isl_aff *aff, void *user)
 {
     isl_set_free(set);
     *(isl_aff **)user = aff;
@@ -103,7 +103,8 @@ static char *split_const(const ir_expr *e, int64_t *c)
 }
 
 /* A pw_aff of the processor dimensions with them as parameters named after their variables. */
-static isl_pw_aff *pv_params(isl_pw_aff *pa, unsigned npar, const xf_tiling *T, isl_ctx *ctx)
+static __isl_give isl_pw_aff *pv_params(__isl_take isl_pw_aff *pa, unsigned npar, const xf_tiling *T,
+                                        __isl_keep isl_ctx *ctx)
 {
     pa = isl_pw_aff_move_dims(pa, isl_dim_param, npar, isl_dim_in, 0, (unsigned)T->np);
     for (int q = 0; q < T->np; q++)
@@ -410,7 +411,7 @@ static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const c
 
 /* Does the access F (virtual processors -> elements) touch, in dimension k of the array, only
  * the element p_q + c of its virtual processor p (q < np)?  1 with *c, or 0. */
-static int access_shift(isl_map *F, int k, int ndims, int np, int q, int64_t *c)
+static int access_shift(__isl_keep isl_map *F, int k, int ndims, int np, int q, int64_t *c)
 {
     isl_map *Rk = isl_map_copy(F);
     Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(ndims - k - 1));
@@ -432,7 +433,7 @@ static int access_shift(isl_map *F, int k, int ndims, int np, int q, int64_t *c)
 /* Does every access of the footprint F[0..nf-1] touch, in dimension k, only p + c of its
  * (one-dimensional) virtual processor p, c constant for each access?  Then a cyclic or
  * block-cyclic processor holds a lattice there: 1 with the least and greatest c, or 0. */
-static int lattice_shift(isl_map *const *F, int nf, int k, int ndims, int64_t *cmin, int64_t *cmax)
+static int lattice_shift(__isl_keep isl_map *const *F, int nf, int k, int ndims, int64_t *cmin, int64_t *cmax)
 {
     for (int a = 0; a < nf; a++) {
         int64_t v;
@@ -494,9 +495,9 @@ typedef struct md_ctx {
     int64_t budget;            /* expression nodes still to evaluate for this array (env0.fuel) */
 } md_ctx;
 
-/* Adds the affine bound `one` (taken) to affs[0 .. n-1]: one that differs from it by a constant
+/* Adds the affine bound `one` to affs[0 .. n-1] (their owner's): one that differs from it by a constant
  * keeps the extreme of the two (the greater when e, else the lesser).  The new count. */
-static int add_bound(isl_aff **affs, int n, isl_aff *one, int e)
+static int add_bound(__isl_keep isl_aff **affs, int n, __isl_take isl_aff *one, int e)
 {
     for (int j = 0; j < n; j++) {
         isl_aff *df = isl_aff_sub(isl_aff_copy(one), isl_aff_copy(affs[j]));
@@ -521,7 +522,7 @@ static int add_bound(isl_aff **affs, int n, isl_aff *one, int e)
  * Such an access also looks like a shift p + c when it runs on one virtual processor only
  * (p == 0: s[0] = s[0] + a[i]), which taken over a real processor's virtual ones would span
  * their whole range. */
-static ir_expr *fixed_index(md_ctx *X, isl_map *F, int k, int ndims)
+static ir_expr *fixed_index(md_ctx *X, __isl_keep isl_map *F, int k, int ndims)
 {
     isl_map *Rk = isl_map_copy(F);
     Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(ndims - k - 1));
@@ -541,7 +542,8 @@ static ir_expr *fixed_index(md_ctx *X, isl_map *F, int k, int ndims)
 
 /* Bounds lo .. hi (or a lattice) of dimension k of a piece holding the footprints F[sel[0..nf-1]]
  * of every real processor: per access the least and greatest index, combined. */
-static void dim_bounds(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, int k, int nd_, ir_dist_piece *pc)
+static void dim_bounds(md_ctx *X, __isl_keep isl_map *const *Fall, const int *sel, int nf, int k, int nd_,
+                       ir_dist_piece *pc)
 {
     ir_program *out = X->out;
     const xf_tiling *T = X->T;
@@ -693,7 +695,8 @@ static int nonaffine_in(const ir_expr *e, const char *v, int inside)
  * g(i) the least p touching row i (dom: the rows each p touches) and `first` rp's first virtual
  * processor, or x[p := min(last, g'(i))].  Never tighter than the truth: rp's own p in the row's
  * range lie between the two.  NULL when the tiling has no such first/last. */
-static ir_expr *clamp_to_rows(md_ctx *X, isl_set *dom, int nd, const char *const *ivar, const ir_expr *x, int small)
+static ir_expr *clamp_to_rows(md_ctx *X, __isl_keep isl_set *dom, int nd, const char *const *ivar,
+                              const ir_expr *x, int small)
 {
     const xf_tiling *T = X->T;
     ir_program *out = X->out;
@@ -733,8 +736,8 @@ static ir_expr *clamp_to_rows(md_ctx *X, isl_set *dom, int nd, const char *const
 /* The last dimension of a piece holding the footprints F[sel[..]] as a ragged range: for each
  * index tuple of the other dimensions (named ivar[0 .. nd-2]) the least and greatest index over
  * the real processor's virtual ones.  1 with *lo, *hi when they depend on the tuple, else 0. */
-static int ragged_last(md_ctx *X, isl_map *const *Fall, const int *sel, int nf, int nd, const char *const *ivar,
-                       ir_expr **lo, ir_expr **hi, int *unsure)
+static int ragged_last(md_ctx *X, __isl_keep isl_map *const *Fall, const int *sel, int nf, int nd,
+                       const char *const *ivar, ir_expr **lo, ir_expr **hi, int *unsure)
 {
     const xf_tiling *T = X->T;
     int np = T->np, ok = 1, dep = 0;
@@ -818,9 +821,11 @@ static void piece_texts(md_piece *P, int nd)
 
 /* The piece holding the accesses P->sel: the other dimensions as boxes (or lattices), the last
  * one ragged when `ragged` and it depends on them. */
-static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, isl_map *const *F, int nf, int check);
+static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, __isl_keep isl_map *const *F,
+                           int nf, int check);
 
-static void piece_build(md_ctx *X, isl_map *const *F, int nd, const char *const *ivar, int ragged, md_piece *P)
+static void piece_build(md_ctx *X, __isl_keep isl_map *const *F, int nd, const char *const *ivar, int ragged,
+                        md_piece *P)
 {
     ir_program *out = X->out;
     P->pc = (ir_dist_piece){0};
@@ -955,7 +960,7 @@ typedef struct md_check {
     int have_last;
 } md_check;
 
-static isl_stat check_point(isl_point *pt, void *user)
+static isl_stat check_point(__isl_take isl_point *pt, void *user)
 {
     md_check *C = user;
     int64_t v[10];
@@ -990,7 +995,8 @@ static isl_stat check_point(isl_point *pt, void *user)
  * footprints by construction (bounds exact per row, or affine and monotone in the virtual
  * processor, or reductions over all of them) except an unsure one: only then are the
  * footprints' points enumerated (at most MD_MAX_POINTS). */
-static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, isl_map *const *F, int nf, int check)
+static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, __isl_keep isl_map *const *F,
+                           int nf, int check)
 {
     int64_t nrp = X->rp_hi - X->rp_lo + 1, total = 0;
     if (nrp < 1 || nrp > 4096 || nd > 8) return -1;
@@ -1046,7 +1052,7 @@ static void pick_ivars(const ir_program *p, const char *rpv, const xf_tiling *T,
  * the processors touch (checked at the parameters' values) in at least 10% less memory.  Groups
  * start as one access each and merge while two have the same other ranges or the same last
  * range.  Fills dd's ranges. */
-static void layout_array(md_ctx *X, isl_map *const *F, int nf, int nd, ir_decl *dd)
+static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd, ir_decl *dd)
 {
     const char *ivar[8] = {0};
     pick_ivars(X->out, X->rpv, X->T, nd, ivar);

@@ -25,6 +25,7 @@
  * turned into `let v = f(t, p)`, and the remaining inner loops.  Parameters stay symbolic
  * (context: each >= 1), so the result is valid for every parameter value.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -369,7 +370,7 @@ static char *unit_set(const stm *s, const stm_unit *u, const char *cons, const c
     return xf_buf_take(&b);
 }
 
-static isl_map *unit_map(const stm *s, const stm_unit *u)
+static __isl_give isl_map *unit_map(const stm *s, const stm_unit *u)
 {
     const xf_model *m = s->m;
     char *t = leaf_map(m, &m->st[u->first], u->nvars, u->name, u->theta, u->sigma);
@@ -383,7 +384,7 @@ static isl_map *unit_map(const stm *s, const stm_unit *u)
 
 /* ---- legality ------------------------------------------------------------------------------- */
 
-static isl_map *theta_map(const stm *s, int leaf)
+static __isl_give isl_map *theta_map(const stm *s, int leaf)
 {
     const xf_stmt *st = &s->m->st[leaf];
     char *t = leaf_map(s->m, st, st->nvars, st->name, s->lf[leaf].theta, NULL);
@@ -392,8 +393,8 @@ static isl_map *theta_map(const stm *s, int leaf)
     return map;
 }
 
-/* The value of a 1-D map at the single point of `pt` (both taken). */
-static long long theta_at(isl_set *pt, isl_map *t)
+/* The value of a 1-D map at the single point of `pt`. */
+static long long theta_at(__isl_take isl_set *pt, __isl_take isl_map *t)
 {
     isl_set *v = isl_set_apply(pt, t);
     v = isl_set_detect_equalities(v);
@@ -405,7 +406,7 @@ static long long theta_at(isl_set *pt, isl_map *t)
 }
 
 /* A leaf's space-time map (θ, σ) over all its variables. */
-static isl_map *leaf_st_map(const stm *s, int leaf)
+static __isl_give isl_map *leaf_st_map(const stm *s, int leaf)
 {
     const xf_stmt *st = &s->m->st[leaf];
     char *t = leaf_map(s->m, st, st->nvars, st->name, s->lf[leaf].theta, s->lf[leaf].sigma);
@@ -547,7 +548,7 @@ typedef struct uctx { stm *s; int unit; const xf_rename *rn; } uctx;
 /* Is every user node's argument for variable `var` exactly the id `is`? (name reuse check) */
 typedef struct idchk { const stm *s; int unit; const char *var, *is; int ok; } idchk;
 
-static isl_bool idchk_node(isl_ast_node *n, void *user)
+static isl_bool idchk_node(__isl_keep isl_ast_node *n, void *user)
 {
     idchk *c = user;
     if (isl_ast_node_get_type(n) != isl_ast_node_user) return isl_bool_true;
@@ -610,7 +611,7 @@ static const char *pick_name(stm *s, const char *const *cands, const char *isl_i
     return NULL;
 }
 
-static int place_unit(void *ctx, ir_program *p, isl_ast_node *user, ir_block *out)
+static int place_unit(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, ir_block *out)
 {
     uctx *c = ctx;
     stm *s = c->s;
@@ -819,8 +820,8 @@ static void unclash_names(stm *s, ir_program *p, ir_block *body)
     free(sc.taken);
 }
 
-/* Unwraps parameter guards and one-child blocks around an isl AST node (taken). */
-static isl_ast_node *unwrap(isl_ast_node *n)
+/* Unwraps parameter guards and one-child blocks around an isl AST node. */
+static __isl_give isl_ast_node *unwrap(__isl_take isl_ast_node *n)
 {
     for (;;) {
         if (n && isl_ast_node_get_type(n) == isl_ast_node_if && isl_ast_node_if_has_else_node(n) != isl_bool_true) {
@@ -842,7 +843,8 @@ static isl_ast_node *unwrap(isl_ast_node *n)
 }
 
 /* Loops enumerating `set` (its dimensions named by `its`), unwrapped. */
-static isl_ast_node *loops(isl_ctx *ctx, isl_set *ctxset, isl_set *set, const char *const *its, int nits)
+static __isl_give isl_ast_node *loops(__isl_keep isl_ctx *ctx, __isl_take isl_set *ctxset,
+                                      __isl_take isl_set *set, const char *const *its, int nits)
 {
     isl_ast_build *b = isl_ast_build_from_context(ctxset);
     isl_id_list *l = isl_id_list_alloc(ctx, nits);
@@ -853,12 +855,12 @@ static isl_ast_node *loops(isl_ctx *ctx, isl_set *ctxset, isl_set *set, const ch
     return unwrap(n);
 }
 
-/* The loops of the step nest (time, then processors; nd of them) from isl's AST `n` (taken) of
- * the hull's points.  isl turns a dimension with one value (a constant θ, one processor) into
+/* The loops of the step nest (time, then processors; nd of them) from isl's AST `n` of the
+ * hull's points.  isl turns a dimension with one value (a constant θ, one processor) into
  * no loop at all, its value an argument of the user node; that dimension becomes a
  * one-iteration loop `for t = v .. v`. */
-static int step_loops(ir_program *p, isl_ast_node *n, const xf_rename *rn, const char *const *its, int nd,
-                      ir_loopvar *lv)
+static int step_loops(ir_program *p, __isl_take isl_ast_node *n, const xf_rename *rn,
+                      const char *const *its, int nd, ir_loopvar *lv)
 {
     int have[2] = {0, 0}, ok = 1;
     for (int d = 0; d < nd && ok; d++) {
@@ -901,7 +903,7 @@ static int step_loops(ir_program *p, isl_ast_node *n, const xf_rename *rn, const
 }
 
 /* An isl pw_aff of the parameters as an IR expression. */
-static ir_expr *pw_expr(ir_program *p, isl_set *ctxset, isl_pw_aff *pa)
+static ir_expr *pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take isl_pw_aff *pa)
 {
     isl_ast_build *b = isl_ast_build_from_context(ctxset);
     isl_ast_expr *e = isl_ast_build_expr_from_pw_aff(b, pa);
@@ -923,6 +925,7 @@ static int codegen(stm *s, ir_program **outp)
         img = img ? isl_set_union(img, im) : im;
     }
     if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
+    assert(k == 1 || k == 2);
     isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
     /* the points enumerated: the hull (1-D allocation), or its time range times the box of the
      * two allocation dimensions (2-D, linearised) */

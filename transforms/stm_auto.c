@@ -87,7 +87,8 @@ static char *lin(const int *c, int nv, const char *pre)
     return xf_buf_take(&b);
 }
 
-static isl_val *extreme(const xf_model *m, isl_set *set, const char *space, const char *f, int max)
+static __isl_give isl_val *extreme(const xf_model *m, __isl_keep isl_set *set, const char *space,
+                                   const char *f, int max)
 {
     char *t = xf_asprintf("%s -> { %s -> [(%s)] }", m->params, space, f);
     isl_aff *aff = isl_aff_read_from_str(m->ctx, t);
@@ -97,7 +98,7 @@ static isl_val *extreme(const xf_model *m, isl_set *set, const char *space, cons
     return v;
 }
 
-static long long val_ll(isl_val *v, long long inf)
+static long long val_ll(__isl_take isl_val *v, long long inf)
 {
     long long r = v && isl_val_is_int(v) ? isl_val_get_num_si(v) : inf;
     isl_val_free(v);
@@ -284,7 +285,7 @@ static int keeps_on_proc(search *S, int s, int ith, int isg)
     return ok;
 }
 
-static long long count_points(isl_set *set)   /* takes set */
+static long long count_points(__isl_take isl_set *set)
 {
     isl_val *v = isl_set_count_val(set);
     isl_set_free(set);

@@ -17,7 +17,7 @@
  * checked source-level program (plus anti and output dependences where memory is reused), with
  * the parameters kept symbolic (constrained by the context `param >= 1`) or fixed to values.
  *
- * Ownership: everything returned is owned by the caller and freed with the matching *_free.
+ * Ownership (own.h): every own_give result is the caller's, freed with the matching *_free.
  */
 #ifndef POLYAPM_XF_H
 #define POLYAPM_XF_H
@@ -83,14 +83,15 @@ typedef struct xf_transform {
     int nparams;
     const char *summary;
     /* 1 if the transform may apply to `p`; otherwise 0 and *why_not (malloc'd) says why. */
-    int (*applicable)(const ir_program *p, char **why_not);
+    int (*applicable)(const ir_program *p, own_give char **why_not);
     /* Returns a new checked program or NULL with diagnostics; *status is XF_EREFUSED (the
      * transformation is illegal here) or XF_EUSAGE (bad parameters) on failure.  Called only
      * through xf_apply_with, after `applicable` said yes. */
-    ir_program *(*apply)(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+    own_give ir_program *(*apply)(const ir_program *src, const xf_args *args, diag_list *d,
+                                  int *status);
     /* Optional (NULL): the predicted gain under a machine profile, as one line of text
      * (malloc'd; collective fusion: Table 1 of Gorlatch et al., with a warning when negative). */
-    char *(*predict)(const ir_program *p, const cost_profile *prof);
+    own_give char *(*predict)(const ir_program *p, const cost_profile *prof);
 } xf_transform;
 
 const xf_transform *xf_find(const char *name);
@@ -99,16 +100,17 @@ const xf_transform *xf_at(int i);          /* 0 <= i < xf_count() */
 
 /* Applies transform `name` to the checked program `src`.  Returns the new program or NULL;
  * *status (may be NULL) receives XF_OK, XF_EREFUSED or XF_EUSAGE. */
-ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *const *argv,
-                     diag_list *d, int *status);
+own_give ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *const *argv,
+                              diag_list *d, int *status);
 /* The same with parameter overrides (-D; used where fixed values are needed, e.g. ranking by
  * step count) and a stream for the transform's report (may be NULL). */
-ir_program *xf_apply_with(const ir_program *src, const char *name, int argc, char *const *argv,
-                          const ir_binding *ov, int nov, FILE *report, diag_list *d, int *status);
+own_give ir_program *xf_apply_with(const ir_program *src, const char *name, int argc,
+                                   char *const *argv, const ir_binding *ov, int nov, FILE *report,
+                                   diag_list *d, int *status);
 /* The same from program text: parses and checks `src_text`, applies, and returns the canonical
  * text of the result (malloc'd) or NULL.  `file` names the text in diagnostics. */
-char *xf_apply_text(const char *file, const char *src_text, const char *name, int argc,
-                    char *const *argv, diag_list *d, int *status);
+own_give char *xf_apply_text(const char *file, const char *src_text, const char *name, int argc,
+                             char *const *argv, diag_list *d, int *status);
 
 /* Prints the transforms that apply to `p` with their parameters (text, or JSON with json=1),
  * and the predicted gain of those that have one under machine profile `prof` (NULL: scali2004). */
@@ -156,8 +158,8 @@ typedef struct xf_stm_cand { char *args; long long steps, procs; int cost; } xf_
 /* Enumerates legal mappings with small coefficients (see stm_auto.c), best first (fewest steps,
  * then processors, then simplest); at most `max`.  Returns the number, or -1 with diagnostics. */
 int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int max,
-                      xf_stm_cand **out, diag_list *d);
-void xf_stm_cands_free(xf_stm_cand *c, int n);
+                      own_give xf_stm_cand **out, diag_list *d);
+void xf_stm_cands_free(own_take xf_stm_cand *c, int n);
 
 /* ---- cancellation (cancel.c) ------------------------------------------------------------------- */
 
@@ -199,9 +201,9 @@ typedef struct xf_deps {
  * take the values of ir_params_eval with the overrides; otherwise they stay symbolic (>= 1, or
  * equal to an earlier parameter's affine expression).  NULL with diagnostics when the program
  * cannot be analysed (not source level, non-affine subscript of a written array, ...). */
-xf_deps *xf_deps_compute(const ir_program *p, const ir_binding *ov, int nov, int fixed,
-                         diag_list *d);
-void xf_deps_free(xf_deps *deps);
+own_give xf_deps *xf_deps_compute(const ir_program *p, const ir_binding *ov, int nov, int fixed,
+                                  diag_list *d);
+void xf_deps_free(own_take xf_deps *deps);
 /* Fig. 6.2 style table, or a JSON array. */
 void xf_deps_print(FILE *out, const xf_deps *deps, int json);
 

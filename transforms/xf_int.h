@@ -27,10 +27,10 @@
 typedef struct xf_buf { char *s; size_t n, cap; } xf_buf;
 void xf_buf_printf(xf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void xf_buf_vprintf(xf_buf *b, const char *fmt, va_list ap);
-char *xf_buf_take(xf_buf *b);          /* the string (malloc'd, never NULL); resets b */
+own_give char *xf_buf_take(xf_buf *b);   /* the string (never NULL); resets b */
 void xf_buf_free(xf_buf *b);
-char *xf_strdup(const char *s);
-char *xf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+own_give char *xf_strdup(const char *s);
+own_give char *xf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- finishing a transform ------------------------------------------------------------------- */
 
@@ -43,8 +43,8 @@ void xf_rename_for_level(ir_program *p, const ir_program *src, const char *from,
 /* ---- cancellation (cancel.c) ---------------------------------------------------------------- */
 
 /* Every isl context in use is tracked, so that xf_cancel() can abort its computations. */
-void xf_cancel_track(isl_ctx *ctx);
-void xf_cancel_untrack(isl_ctx *ctx);
+void xf_cancel_track(__isl_keep isl_ctx *ctx);
+void xf_cancel_untrack(__isl_keep isl_ctx *ctx);
 
 /* ---- the polyhedral model -------------------------------------------------------------------- */
 
@@ -100,28 +100,28 @@ typedef struct xf_model {
 
 /* Builds the model of a checked program (any level, but loops are read as sequential).  `fixed`
  * fixes the parameters to their values (with overrides).  NULL with diagnostics on failure. */
-xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int fixed,
-                         diag_list *d);
-void xf_model_free(xf_model *m);
+own_give xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int fixed,
+                                  diag_list *d);
+void xf_model_free(own_take xf_model *m);
 int xf_model_find(const xf_model *m, const char *label);   /* statement index or -1 */
 
-/* isl objects from the model (all __isl_give). */
-isl_set *xf_model_domain(const xf_model *m, int s);
-isl_set *xf_model_context(const xf_model *m);
-isl_union_map *xf_model_schedule(const xf_model *m);
+/* isl objects from the model. */
+__isl_give isl_set *xf_model_domain(const xf_model *m, int s);
+__isl_give isl_set *xf_model_context(const xf_model *m);
+__isl_give isl_union_map *xf_model_schedule(const xf_model *m);
 
 /* The dependences of the model as isl maps SRC[..] -> SINK[..]: flow, then anti and output.
  * `acc` is the access concerned (the sink's read for flow, the source's read for anti, the
- * sink's write for output). */
+ * sink's write for output).  Each rel is the array's, freed by xf_rawdeps_free. */
 typedef struct xf_rawdep { xf_dep_kind kind; int src, sink, acc; isl_map *rel; } xf_rawdep;
-int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d);
-void xf_rawdeps_free(xf_rawdep *r, int n);
+int xf_model_deps(const xf_model *m, own_give xf_rawdep **out, int *n, diag_list *d);
+void xf_rawdeps_free(own_take xf_rawdep *r, int n);
 /* How many xf_model_deps calls were answered from the memo of recent models (tests). */
 int xf_deps_memo_hits(void);
 /* Prints an instance pair with its parameter values: "S[1, 2] -> T[2, 2] (n = 4)". */
-char *xf_example(const xf_model *m, isl_map *rel /* __isl_keep */);
+own_give char *xf_example(const xf_model *m, __isl_keep isl_map *rel);
 /* Prints an element of a set (a statement instance): "S[1, 2] (n = 4)". */
-char *xf_example_set(const xf_model *m, isl_set *set /* __isl_keep */);
+own_give char *xf_example_set(const xf_model *m, __isl_keep isl_set *set);
 
 /* Converts an integer expression (or condition) to isl text.  Names are looked up in the
  * frames (lets are substituted).  Returns 0, or -1 when not affine / not expressible. */
@@ -130,47 +130,55 @@ int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *frames, int nframes
 const char *xf_isl_name(const char *name, char *tmp, size_t tmpsz);
 
 /* Last isl error message (or "unknown error"). */
-const char *xf_isl_error(isl_ctx *ctx);
+const char *xf_isl_error(__isl_keep isl_ctx *ctx);
 
 /* ---- parsing transform parameters ------------------------------------------------------------ */
 
 /* Parses an affine integer expression (numbers, names, + - * / %, parentheses, min, max, floor,
  * ceil) into isl text.  `names` lists the names allowed (loop variables and parameters); an
- * unknown name is an error.  Returns malloc'd isl text or NULL with a message in *err. */
-char *xf_expr_to_isl(const char *text, const char *const *names, int nnames, char **err);
+ * unknown name is an error.  Returns isl text or NULL with a message in *err. */
+own_give char *xf_expr_to_isl(const char *text, const char *const *names, int nnames,
+                              own_give char **err);
 
 /* ---- the transforms (one file each) ---------------------------------------------------------- */
 
-int xf_stm_applicable(const ir_program *p, char **why_not);
-ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+int xf_stm_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
 /* `stm auto [pick=K]`: applies the K-th best candidate (default 1). */
 /* stm on one program with several mappings: the symbolic model and dependences built once
  * (stm auto checks each of its candidates through it).  NULL after diagnostics. */
 typedef struct xf_stm_session xf_stm_session;
-xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, int nov, diag_list *d);
-ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args, diag_list *d, int *status);
-void xf_stm_session_free(xf_stm_session *ss);
-ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+own_give xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, int nov,
+                                            diag_list *d);
+own_give ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args,
+                                          diag_list *d, int *status);
+void xf_stm_session_free(own_take xf_stm_session *ss);
+own_give ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args,
+                                       diag_list *d, int *status);
 
-int xf_tile_applicable(const ir_program *p, char **why_not);
-ir_program *xf_tile_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+int xf_tile_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_tile_apply(const ir_program *src, const xf_args *args,
+                                   diag_list *d, int *status);
 
-int xf_commgen_applicable(const ir_program *p, char **why_not);
-ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+int xf_commgen_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args,
+                                      diag_list *d, int *status);
 
-int xf_memdist_applicable(const ir_program *p, char **why_not);
-ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+int xf_memdist_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args,
+                                      diag_list *d, int *status);
 
-int xf_relcoord_applicable(const ir_program *p, char **why_not);
-ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+int xf_relcoord_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args,
+                                       diag_list *d, int *status);
 
 /* Collective fusion (fuse.c, fuse_tuple.c, distlaw.c): each with a predicted gain under a
  * machine profile (malloc'd text, NULL when the transform does not apply). */
 #define XF_FUSE_DECL(id)                                                                          \
-    int xf_fuse_##id##_applicable(const ir_program *p, char **why_not);                            \
-    ir_program *xf_fuse_##id##_apply(const ir_program *src, const xf_args *args, diag_list *d,     \
-                                     int *status);                                                 \
-    char *xf_fuse_##id##_predict(const ir_program *p, const cost_profile *prof);
+    int xf_fuse_##id##_applicable(const ir_program *p, own_give char **why_not);                   \
+    own_give ir_program *xf_fuse_##id##_apply(const ir_program *src, const xf_args *args,          \
+                                              diag_list *d, int *status);                          \
+    own_give char *xf_fuse_##id##_predict(const ir_program *p, const cost_profile *prof);
 XF_FUSE_DECL(sr2) XF_FUSE_DECL(sr) XF_FUSE_DECL(ss2) XF_FUSE_DECL(ss) XF_FUSE_DECL(bs)
 XF_FUSE_DECL(bss2) XF_FUSE_DECL(bss) XF_FUSE_DECL(br) XF_FUSE_DECL(brall) XF_FUSE_DECL(bsr2)
 XF_FUSE_DECL(bsr) XF_FUSE_DECL(tuple)
@@ -198,16 +206,16 @@ typedef struct xf_tiling {
 /* Recognises the step nest of `p` (pointers into p).  0 or -1. */
 int xf_tiling_recognise(ir_program *p, xf_tiling *T);
 /* The untiled step nest as a checked program of its own (for the polyhedral model). */
-ir_program *xf_tiling_untile(const ir_program *src, const xf_tiling *T, diag_list *d);
-/* RP(e): the real processor of virtual processor(s) e (T->np expressions, taken). */
-ir_expr *xf_tiling_rp(ir_program *p, const xf_tiling *T, ir_expr **e);
+own_give ir_program *xf_tiling_untile(const ir_program *src, const xf_tiling *T, diag_list *d);
+/* RP(e): the real processor of virtual processor(s) e (T->np expressions). */
+ir_expr *xf_tiling_rp(ir_program *p, const xf_tiling *T, own_take ir_expr **e);
 /* A statement's variables (set dimensions) as parameters named after them. */
-isl_set *xf_vars_as_params(isl_set *set, unsigned np, const xf_stmt *st);
-isl_pw_aff *xf_pa_vars_as_params(isl_pw_aff *pa, unsigned np, const xf_stmt *st);
+__isl_give isl_set *xf_vars_as_params(__isl_take isl_set *set, unsigned np, const xf_stmt *st);
+__isl_give isl_pw_aff *xf_pa_vars_as_params(__isl_take isl_pw_aff *pa, unsigned np, const xf_stmt *st);
 /* isl to IR through a build (the build's context simplifies): NULL if not expressible; a set
  * that always holds gives NULL too. */
-ir_expr *xf_expr_of_pa(ir_program *p, isl_ast_build *b, isl_pw_aff *pa);
-ir_expr *xf_expr_of_set(ir_program *p, isl_ast_build *b, isl_set *s);
+ir_expr *xf_expr_of_pa(ir_program *p, __isl_keep isl_ast_build *b, __isl_take isl_pw_aff *pa);
+ir_expr *xf_expr_of_set(ir_program *p, __isl_keep isl_ast_build *b, __isl_take isl_set *s);
 
 /* ---- substitution (exprsub.c) ---------------------------------------------------------------- */
 
@@ -235,8 +243,8 @@ int xf_int_const(const ir_expr *e, int64_t *v);
 /* ---- simplification (simplify.c) ------------------------------------------------------------ */
 
 /* An integer expression in a simpler equal form (linear sums normalised, monotone min/max
- * reductions closed); e's nodes may be reused. */
-ir_expr *xf_simplify_int(ir_program *p, ir_expr *e);
+ * reductions closed), reusing e's nodes. */
+ir_expr *xf_simplify_int(ir_program *p, own_take ir_expr *e);
 /* The same, where it shortens them, for the integer expressions of p's step nest and dists
  * (subscripts, send destinations, times and indices, integer comparisons of guards; not loop
  * bounds); costs are unchanged. */
@@ -255,17 +263,17 @@ typedef struct xf_rename {
  * and returns 0, or -1 on failure. */
 typedef struct xf_astgen {
     const xf_rename *rename;
-    int (*user)(void *ctx, ir_program *p, isl_ast_node *user, ir_block *out);
+    int (*user)(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, ir_block *out);
     void *ctx;
 } xf_astgen;
 
 /* Converts an isl AST expression into an IR expression in `p`'s arena; NULL if unsupported
  * (select, calls). */
-ir_expr *xf_ast_expr(ir_program *p, isl_ast_expr *e /* keep */, const xf_rename *rn);
+ir_expr *xf_ast_expr(ir_program *p, __isl_keep isl_ast_expr *e, const xf_rename *rn);
 /* Converts a for node's header into a loop variable.  0 or -1. */
-int xf_ast_for(ir_program *p, isl_ast_node *n /* keep */, const xf_rename *rn, ir_loopvar *lv);
+int xf_ast_for(ir_program *p, __isl_keep isl_ast_node *n, const xf_rename *rn, ir_loopvar *lv);
 /* Converts an isl AST (for, if, block, user) into statements appended to `out`.  0 or -1. */
-int xf_ast_node(ir_program *p, isl_ast_node *n /* keep */, ir_block *out, const xf_astgen *g);
+int xf_ast_node(ir_program *p, __isl_keep isl_ast_node *n, ir_block *out, const xf_astgen *g);
 
 
 #endif
