@@ -129,7 +129,7 @@ static const cli_opt xf_opts[] = {
      .count = offsetof(xfc_args, nb), .hi = XF_MAX_BINDINGS, .cmds = DEPS | APPLY, .flags = OPT_REPEAT,
      .help = "set a parameter to an integer (deps: implies --fixed)"},
     {.name = "--fixed", .kind = OPT_FLAG, .off = offsetof(xfc_args, fixed), .cmds = DEPS,
-     .help = "at the parameters' values (default: for every value)"},
+     .help = "the parameters take their values (default: symbolic, each at least 1)"},
     {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(xfc_args, machine), .cmds = TRANSFORMS,
      .help = "price the collective fusions on this machine profile (default scali2004)"},
     {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(xfc_args, out), .cmds = APPLY,
