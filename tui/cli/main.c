@@ -49,7 +49,8 @@ static void print_help(FILE *out)
 {
     fprintf(out, "usage: polyapm [-w NAME.pdg] COMMAND [ARGS...]\n"
                  "       polyapm [FILE.apm | NAME.pdg] [-D name=value]... [--machine M] [--model M]\n"
-                 "       polyapm --help | --version\n\n"
+                 "       polyapm --help | --version\n"
+                 "       polyapm COMMAND --help    (or polyapm help COMMAND: its options)\n\n"
                  "A workbench for deriving parallel programs on Abstract Parallel Machines.\n\n"
                  "Without a command it opens the TUI: on FILE.apm (its workspace FILE.pdg next to it\n"
                  "is created or reopened), on a workspace, or on the workspace of the current directory.\n"
