@@ -1,9 +1,10 @@
 /*
  * cli.h — the command line's command table and the helpers every subcommand shares.
  *
- * `polyapm NAME ARGS...` looks NAME up in the table of tui/main.c and calls its function with
- * argc/argv starting at NAME.  A command returns the process exit status: 0 ok, 1 failure,
- * 2 usage.  Each command lives in its own tui/cmd_*.c file.
+ * `polyapm NAME ARGS...` looks NAME up in the command table of tui/cli/main.c (each command's
+ * cli_spec: its options, synopsis and help; optable.h) and calls its function with argc/argv
+ * starting at NAME.  A command returns the process exit status: 0 ok, 1 failure, 2 usage.
+ * Each command (or family of commands) lives in its own tui/cli/cmd_*.c file.
  */
 #ifndef POLYAPM_CLI_H
 #define POLYAPM_CLI_H
@@ -11,17 +12,11 @@
 #include <stdio.h>
 
 #include "ir.h"
+#include "optable.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
-typedef struct cli_command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *args;      /* synopsis of the arguments, for --help */
-    const char *summary;   /* one line */
-} cli_command;
-
-/* Prints "polyapm NAME: message" to stderr and returns CLI_USAGE. */
+/* Prints "polyapm NAME: message" and NAME's synopsis to stderr and returns CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "polyapm: message" to stderr and returns CLI_FAIL. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,9 +1,9 @@
 /*
- * cliopts.c — the shared option parser of measure, compare, sweep and explore (see cliopts.h).
+ * cliopts.c — the shared option table of measure, compare, sweep and explore (see cliopts.h).
  */
 #include "cliopts.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,72 +12,58 @@
 #include "cli.h"
 #include "ops.h"
 
-typedef enum { V_FLAG, V_STR, V_LONG, V_BINDING } vkind;
+enum { ALL = CO_MEASURE | CO_COMPARE | CO_SWEEP | CO_EXPLORE, PRICED = CO_COMPARE | CO_SWEEP | CO_EXPLORE };
 
-static const struct co_flag {
-    const char *name;
-    unsigned bit;
-    vkind kind;
-    size_t off;
-} co_flags[] = {
-    {"-w", CO_W, V_STR, offsetof(cliopts, workspace)},
-    {"--workspace", CO_W, V_STR, offsetof(cliopts, workspace)},
-    {"-D", CO_D, V_BINDING, 0},
-    {"--machine", CO_MACHINE, V_STR, offsetof(cliopts, machine)},
-    {"--model", CO_MODEL, V_STR, offsetof(cliopts, model)},
-    {"--json", CO_JSON, V_FLAG, offsetof(cliopts, json)},
-    {"--plot", CO_PLOT, V_STR, offsetof(cliopts, plot)},
-    {"-np", CO_NP, V_LONG, offsetof(cliopts, np)},
-    {"--runner", CO_RUNNER, V_STR, offsetof(cliopts, runner)},
-    {"--platform", CO_PLATFORM, V_STR, offsetof(cliopts, platform)},
-    {"--host", CO_HOST, V_STR, offsetof(cliopts, host)},
-    {"--depth", CO_DEPTH, V_LONG, offsetof(cliopts, depth)},
-    {"--budget", CO_BUDGET, V_LONG, offsetof(cliopts, budget)},
-    {"--jobs", CO_JOBS, V_LONG, offsetof(cliopts, jobs)},
-    {"-j", CO_JOBS, V_LONG, offsetof(cliopts, jobs)},
-    {"--force", CO_FORCE, V_FLAG, offsetof(cliopts, force)},
-    {"--top", CO_TOP, V_LONG, offsetof(cliopts, top)},
-    {"-q", CO_QUIET, V_FLAG, offsetof(cliopts, quiet)},
-    {"--quiet", CO_QUIET, V_FLAG, offsetof(cliopts, quiet)},
-    {"--progress", CO_PROGRESS, V_FLAG, offsetof(cliopts, progress)},
+#define LONG_OPT(field) .kind = OPT_LONG, .off = offsetof(cliopts, field), .lo = 0, .hi = LONG_MAX
+
+const cli_opt cliopts_table[] = {
+    {.name = "-np", .value = "P", LONG_OPT(np), .cmds = CO_MEASURE, .flags = OPT_REQUIRED,
+     .help = "the number of MPI ranks of the run"},
+    {.name = "--runner", .kind = OPT_STR, .value = "mpirun|smpirun", .off = offsetof(cliopts, runner),
+     .cmds = CO_MEASURE, .help = "what ran it (default mpirun)"},
+    {.name = "--platform", .kind = OPT_STR, .value = "F", .off = offsetof(cliopts, platform), .cmds = CO_MEASURE,
+     .help = "the SimGrid platform file (with --runner smpirun)"},
+    {.name = "--host", .kind = OPT_STR, .value = "H", .off = offsetof(cliopts, host), .cmds = CO_MEASURE,
+     .help = "the host it ran on (default: this one)"},
+    {.name = "--depth", .value = "D", LONG_OPT(depth), .cmds = CO_EXPLORE,
+     .help = "at most D transforms below NODE"},
+    {.name = "--budget", .value = "N", LONG_OPT(budget), .cmds = CO_EXPLORE,
+     .help = "simulate at most N nodes"},
+    {.name = "--jobs", .alias = "-j", .value = "J", LONG_OPT(jobs), .cmds = CO_EXPLORE,
+     .help = "J simulations at a time (1..64, default 1)"},
+    {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(cliopts, machine), .cmds = CO_COMPARE,
+     .help = "the machine profile (default: local when calibrated, else scali2004)"},
+    {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(cliopts, machine),
+     .cmds = CO_SWEEP | CO_EXPLORE, .help = "the machine profile (default scali2004)"},
+    {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney", .off = offsetof(cliopts, model),
+     .cmds = PRICED, .help = "the cost model (default polyapm)"},
+    {.name = "-D", .kind = OPT_BINDING, .value = "name=value", .off = offsetof(cliopts, bindings),
+     .count = offsetof(cliopts, nbindings), .hi = CO_MAX_BINDINGS, .flags = OPT_REPEAT,
+     .help = "set a parameter to an integer"},
+    {.name = "--plot", .kind = OPT_STR, .value = "FILE.svg|png", .off = offsetof(cliopts, plot),
+     .cmds = CO_COMPARE | CO_SWEEP, .help = "also draw the figure (gnuplot)"},
+    {.name = "--top", .value = "K", LONG_OPT(top), .cmds = CO_EXPLORE, .help = "list the K best leaves"},
+    {.name = "--progress", .kind = OPT_FLAG, .off = offsetof(cliopts, progress), .cmds = CO_EXPLORE,
+     .help = "report the search's progress on stderr"},
+    {.name = "-q", .alias = "--quiet", .kind = OPT_FLAG, .off = offsetof(cliopts, quiet), .cmds = CO_EXPLORE,
+     .help = "no progress line on a terminal"},
+    {.name = "-w", .alias = "--workspace", .kind = OPT_STR, .value = "WS", .off = offsetof(cliopts, workspace),
+     .cmds = ALL, .help = "the workspace (default: $POLYAPM_WORKSPACE, then the current directory)"},
+    {.name = "--json", .kind = OPT_FLAG, .off = offsetof(cliopts, json), .cmds = ALL,
+     .help = "print one JSON object"},
+    {0},
 };
-enum { NFLAGS = sizeof co_flags / sizeof co_flags[0] };
 
-int cliopts_parse(const char *cmd, int argc, char **argv, unsigned accept, cliopts *o)
+int cliopts_parse(const cli_spec *spec, int argc, char **argv, cliopts *o)
 {
     memset(o, 0, sizeof *o);
     o->np = o->depth = o->budget = o->jobs = o->top = -1;
-    for (int i = 1; i < argc; i++) {
-        char *a = argv[i];
-        const struct co_flag *f = NULL;
-        if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9'))
-            for (int k = 0; k < NFLAGS && !f; k++)
-                if (!strcmp(co_flags[k].name, a)) f = &co_flags[k];
-        if (!f) {
-            if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9'))
-                return cli_usage(cmd, "unknown option '%s'", a);
-            if (o->npos == CO_MAX_POS) return cli_usage(cmd, "too many arguments");
-            o->pos[o->npos++] = a;
-            continue;
-        }
-        if (!(f->bit & accept)) return cli_usage(cmd, "option %s does not apply here", a);
-        if (f->kind == V_FLAG) { *(int *)((char *)o + f->off) = 1; continue; }
-        if (i + 1 >= argc) return cli_usage(cmd, "%s needs a value", a);
-        char *v = argv[++i];
-        if (f->kind == V_STR) *(const char **)((char *)o + f->off) = v;
-        else if (f->kind == V_LONG) {
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 10);
-            if (end == v || *end || errno || n < 0) return cli_usage(cmd, "%s takes a number, not '%s'", a, v);
-            *(long *)((char *)o + f->off) = n;
-        } else {
-            if (o->nbindings == CO_MAX_BINDINGS) return cli_usage(cmd, "at most %d -D options", CO_MAX_BINDINGS);
-            if (ir_parse_binding(v, &o->bindings[o->nbindings]) != 0)
-                return cli_usage(cmd, "-D takes name=integer, not '%s'", v);
-            o->nbindings++;
-        }
-    }
+    int npos = 0;
+    int rc = optable_parse(spec, argc, argv, o, &npos);
+    if (rc) return rc;
+    if (npos > CO_MAX_POS) return cli_usage(spec->name, "too many arguments");
+    for (int i = 0; i < npos; i++) o->pos[o->npos++] = argv[1 + i];
+    const char *cmd = spec->name;
     if (o->model) {
         int known = 0;
         for (const char *const *m = cost_model_names(); *m; m++) known |= !strcmp(*m, o->model);

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,25 +178,43 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     printf("]}\n");
 }
 
+typedef struct calib_args {
+    long np;
+    int quick, json, nostore;
+    const char *name, *rawfile, *ws;
+} calib_args;
+
+static const cli_opt calib_opts[] = {
+    {.name = "-np", .kind = OPT_LONG, .value = "N", .off = offsetof(calib_args, np), .lo = 2, .hi = CALIB_MAX_P,
+     .help = "run the benchmark on N MPI ranks (default 2)"},
+    {.name = "--name", .kind = OPT_STR, .value = "PROFILE", .off = offsetof(calib_args, name),
+     .help = "store the profile under this name (default local)"},
+    {.name = "--quick", .kind = OPT_FLAG, .off = offsetof(calib_args, quick),
+     .help = "fewer repetitions: quicker and less precise"},
+    {.name = "--raw", .kind = OPT_STR, .value = "FILE", .off = offsetof(calib_args, rawfile),
+     .help = "fit the benchmark output saved in FILE instead of running it"},
+    {.name = "--no-store", .kind = OPT_FLAG, .off = offsetof(calib_args, nostore),
+     .help = "only print the profile"},
+    {.name = "-w", .kind = OPT_STR, .value = "WS", .off = offsetof(calib_args, ws),
+     .help = "also store it in this workspace (default: the current one, if any)"},
+    {.name = "--json", .kind = OPT_FLAG, .off = offsetof(calib_args, json), .help = "print one JSON object"},
+    {0},
+};
+
+int cmd_calibrate(int argc, char **argv);
+const cli_spec cmd_calibrate_spec = {
+    "calibrate", "", "measure this machine (tick, exchange, send/receive, ping-pong, h-relation); store the profile",
+    calib_opts, 1, NULL, NULL, cmd_calibrate};
+
 int cmd_calibrate(int argc, char **argv)
 {
-    int np = 2, quick = 0, json = 0, nostore = 0;
-    const char *name = "local", *rawfile = NULL, *ws = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-np") && i + 1 < argc) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 2 || v > CALIB_MAX_P) return cli_usage("calibrate", "-np takes 2..%d", CALIB_MAX_P);
-            np = (int)v;
-        } else if (!strcmp(a, "--name") && i + 1 < argc) name = argv[++i];
-        else if (!strcmp(a, "--raw") && i + 1 < argc) rawfile = argv[++i];
-        else if (!strcmp(a, "-w") && i + 1 < argc) ws = argv[++i];
-        else if (!strcmp(a, "--quick")) quick = 1;
-        else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--no-store")) nostore = 1;
-        else return cli_usage("calibrate", "unknown argument '%s'", a);
-    }
+    calib_args a = {.np = 2, .name = "local"};
+    int npos = 0;
+    int rc = optable_parse(&cmd_calibrate_spec, argc, argv, &a, &npos);
+    if (rc) return rc;
+    if (npos) return cli_usage("calibrate", "unknown argument '%s'", argv[1]);
+    int np = (int)a.np, quick = a.quick, json = a.json, nostore = a.nostore;
+    const char *name = a.name, *rawfile = a.rawfile, *ws = a.ws;
     char *upath = cost_profile_user_path(name, 0);
     if (!upath || cost_profile_builtin(name))
         { free(upath); return cli_usage("calibrate", "bad profile name '%s' (a word; not a built-in)", name); }

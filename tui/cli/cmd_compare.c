@@ -277,10 +277,15 @@ out:
     return rc;
 }
 
+int cmd_compare(int argc, char **argv);
+const cli_spec cmd_compare_spec = {"compare", "[NODE...]",
+                               "predicted (every model) against measured seconds for the leaves; error; Kendall tau",
+                               cliopts_table, CO_COMPARE, NULL, NULL, cmd_compare};
+
 int cmd_compare(int argc, char **argv)
 {
     cliopts o;
-    int rc = cliopts_parse("compare", argc, argv, CO_W | CO_D | CO_MACHINE | CO_MODEL | CO_JSON | CO_PLOT, &o);
+    int rc = cliopts_parse(&cmd_compare_spec, argc, argv, &o);
     if (rc) return rc;
     if (o.plot && !plot_format_ok(o.plot)) return cli_usage("compare", "--plot FILE.svg or FILE.png");
     const char *model = o.model ? o.model : "polyapm";

@@ -70,12 +70,15 @@ static void print_path(store *s, int64_t id, FILE *out, int json)
     diag_list_free(&d);
 }
 
+int cmd_explore(int argc, char **argv);
+const cli_spec cmd_explore_spec = {"explore", "NODE",
+                               "best-first search of the transforms below NODE; the best leaves with their paths",
+                               cliopts_table, CO_EXPLORE, NULL, NULL, cmd_explore};
+
 int cmd_explore(int argc, char **argv)
 {
     cliopts o;
-    int rc = cliopts_parse("explore", argc, argv,
-                           CO_W | CO_D | CO_MACHINE | CO_MODEL | CO_JSON | CO_DEPTH | CO_BUDGET | CO_JOBS |
-                               CO_TOP | CO_QUIET | CO_PROGRESS, &o);
+    int rc = cliopts_parse(&cmd_explore_spec, argc, argv, &o);
     if (rc) return rc;
     if (o.npos != 1) return cli_usage("explore", "give one node to explore from");
     if (o.jobs == 0 || o.jobs > 64) return cli_usage("explore", "--jobs takes 1..64");

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,45 +38,57 @@ typedef struct exp_args {
     const char *target, *out, *smpi;
     ir_binding b[EXP_MAX_BINDINGS];
     int nb, np, repeat, json;
+    long np_opt, repeat_opt;    /* as parsed (-np, --repeat) */
     xf_exchange exchange;
 } exp_args;
+
+static int set_exchange(void *args, char *v)
+{
+    return xf_exchange_parse(v, &((exp_args *)args)->exchange) ? 0 : -1;
+}
+
+enum { EXPORT = 1 << 0, RUN = 1 << 1 };
+static const cli_opt exp_opts[] = {
+    {.name = "-o", .kind = OPT_STR, .value = "DIR", .off = offsetof(exp_args, out), .cmds = EXPORT,
+     .flags = OPT_REQUIRED, .help = "the directory to write (program, runtime, Makefile)"},
+    {.name = "-np", .kind = OPT_LONG, .value = "P", .off = offsetof(exp_args, np_opt), .lo = 1, .hi = 1 << 16,
+     .cmds = RUN, .flags = OPT_REQUIRED, .help = "run on P MPI ranks (sets the parameter procs unless -D does)"},
+    {.name = "--smpi", .kind = OPT_STR, .value = "PLATFORM.xml", .off = offsetof(exp_args, smpi), .cmds = RUN,
+     .help = "build with smpicc and run under SimGrid's smpirun on this platform"},
+    {.name = "--repeat", .kind = OPT_LONG, .value = "K", .off = offsetof(exp_args, repeat_opt), .lo = 1,
+     .hi = 1000, .cmds = RUN, .help = "run K times and store the best seconds (default 1)"},
+    {.name = "-D", .kind = OPT_BINDING, .value = "name=value", .off = offsetof(exp_args, b),
+     .count = offsetof(exp_args, nb), .hi = EXP_MAX_BINDINGS, .flags = OPT_REPEAT,
+     .help = "set a parameter to an integer"},
+    {.name = "--exchange", .kind = OPT_FN, .value = "auto|halo|alltoallv", .set = set_exchange,
+     .help = "how the exported program exchanges its messages (default auto)"},
+    {.name = "--json", .kind = OPT_FLAG, .off = offsetof(exp_args, json), .cmds = RUN,
+     .help = "print one JSON object"},
+    {0},
+};
+
+int cmd_export(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+const cli_spec cmd_export_spec = {
+    "export", "FILE.apm|NODE",
+    "write a verified node as C+MPI (syndm; syncomm with collectives only) or sequential C (source, syn): program, runtime, Makefile",
+    exp_opts, EXPORT, NULL, NULL, cmd_export};
+const cli_spec cmd_run_spec = {"run", "FILE.apm|NODE",
+                               "export, build and run (mpirun or smpirun); check the checksum, store the seconds",
+                               exp_opts, RUN, NULL, NULL, cmd_run};
 
 static int exp_parse(int argc, char **argv, int run, exp_args *a)
 {
     memset(a, 0, sizeof *a);
     a->cmd = run ? "run" : "export";
-    a->repeat = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(o, "-D") && more) {
-            if (a->nb == EXP_MAX_BINDINGS || ir_parse_binding(argv[++i], &a->b[a->nb++]) < 0)
-                return cli_usage(a->cmd, "bad -D binding '%s' (expected name=integer)", argv[i]);
-        } else if (!strcmp(o, "--exchange") && more) {
-            if (!xf_exchange_parse(argv[++i], &a->exchange))
-                return cli_usage(a->cmd, "--exchange: '%s' is not auto, halo or alltoallv", argv[i]);
-        } else if (!run && !strcmp(o, "-o") && more) {
-            a->out = argv[++i];
-        } else if (run && !strcmp(o, "-np") && more) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 1 << 16) return cli_usage(a->cmd, "-np: '%s' is not a rank count", argv[i]);
-            a->np = (int)v;
-        } else if (run && !strcmp(o, "--repeat") && more) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 1000) return cli_usage(a->cmd, "--repeat: '%s' is not 1 .. 1000", argv[i]);
-            a->repeat = (int)v;
-        } else if (run && !strcmp(o, "--smpi") && more) {
-            a->smpi = argv[++i];
-        } else if (run && !strcmp(o, "--json")) {
-            a->json = 1;
-        } else if (o[0] == '-' || a->target) {
-            return cli_usage(a->cmd, "unexpected argument '%s'", o);
-        } else {
-            a->target = o;
-        }
-    }
+    a->repeat_opt = 1;
+    int npos = 0;
+    int rc = optable_parse(run ? &cmd_run_spec : &cmd_export_spec, argc, argv, a, &npos);
+    if (rc) return rc;
+    if (npos > 1) return cli_usage(a->cmd, "unexpected argument '%s'", argv[2]);
+    a->target = npos ? argv[1] : NULL;
+    a->np = (int)a->np_opt;
+    a->repeat = (int)a->repeat_opt;
     if (!a->target) return cli_usage(a->cmd, "which node or file?");
     if (!run && !a->out) return cli_usage(a->cmd, "-o DIR is required");
     if (run && !a->np) return cli_usage(a->cmd, "-np P is required");
@@ -219,7 +232,6 @@ static int exp_do_export(const exp_args *a, exp_target *t, const char *dir, xf_e
     return st == XF_OK ? CLI_OK : st == XF_EUSAGE ? CLI_USAGE : CLI_FAIL;
 }
 
-int cmd_export(int argc, char **argv);
 int cmd_export(int argc, char **argv)
 {
     exp_args a;
@@ -276,7 +288,6 @@ static void exp_quote(char *out, size_t size, const char *s)
     out[k] = '\0';
 }
 
-int cmd_run(int argc, char **argv);
 int cmd_run(int argc, char **argv)
 {
     exp_args a;

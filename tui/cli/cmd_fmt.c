@@ -3,6 +3,7 @@
  * Without options it prints to stdout; -w rewrites each file (atomically, only when it changes);
  * --check exits 1 when a file is not in canonical form.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,19 +50,30 @@ static int write_atomically(const char *path, const char *text)
     return rc;
 }
 
+typedef struct fmt_args { int write, check; } fmt_args;
+
+static const cli_opt fmt_opts[] = {
+    {.name = "-w", .kind = OPT_FLAG, .off = offsetof(fmt_args, write),
+     .help = "rewrite each file in canonical form (only when it changes)"},
+    {.name = "--check", .kind = OPT_FLAG, .off = offsetof(fmt_args, check),
+     .help = "name the files not in canonical form (exit 1 if any)"},
+    {0},
+};
+
+int cmd_fmt(int argc, char **argv);
+const cli_spec cmd_fmt_spec = {"fmt", "FILE.apm...", "print the canonical form (-w: rewrite the files)", fmt_opts, 1,
+                               NULL, NULL, cmd_fmt};
+
 int cmd_fmt(int argc, char **argv)
 {
-    int write = 0, check = 0, nfiles = 0, status = CLI_OK;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-w") == 0) write = 1;
-        else if (strcmp(argv[i], "--check") == 0) check = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) return cli_usage("fmt", "unknown option '%s'", argv[i]);
-        else nfiles++;
-    }
+    fmt_args a = {0, 0};
+    int nfiles = 0, status = CLI_OK;
+    int rc = optable_parse(&cmd_fmt_spec, argc, argv, &a, &nfiles);
+    if (rc) return rc;
+    int write = a.write, check = a.check;
     if (nfiles == 0) return cli_usage("fmt", "no file given");
     if (write && check) return cli_usage("fmt", "-w and --check exclude each other");
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) continue;
+    for (int i = 1; i <= nfiles; i++) {
         diag_list d;
         diag_list_init(&d);
         ir_program *p = ir_load_file(argv[i], &d);

@@ -15,11 +15,15 @@
 #include "cliopts.h"
 #include "ops.h"
 
+int cmd_measure(int argc, char **argv);
+const cli_spec cmd_measure_spec = {"measure", "NODE SECONDS",
+                               "record a run time measured outside polyapm (compare reads it)",
+                               cliopts_table, CO_MEASURE, NULL, NULL, cmd_measure};
+
 int cmd_measure(int argc, char **argv)
 {
     cliopts o;
-    int rc = cliopts_parse("measure", argc, argv,
-                           CO_W | CO_D | CO_NP | CO_RUNNER | CO_PLATFORM | CO_HOST | CO_JSON, &o);
+    int rc = cliopts_parse(&cmd_measure_spec, argc, argv, &o);
     if (rc) return rc;
     if (o.npos != 2) return cli_usage("measure", "give a node and the measured seconds");
     if (o.np < 1) return cli_usage("measure", "-np P (the number of ranks) is required");

@@ -2,8 +2,8 @@
  * cmd_store.c — the workspace subcommands: init, add, tree, show, diff, log, mark, note, label,
  * rm, fsck, and `sim NODE` (cmd_sim_node, called by cmd_sim for anything that is not a file).
  *
- * Each command is a row of the table below (its options, its positional arguments, whether it
- * writes); one argument parser serves them all.  NODE is an id, ROOT, a label or a unique hash
+ * Each command is a row of the table at the end (its spec, its positional arguments, whether it
+ * writes); the options of them all are one table (ws_opts), parsed by optable.c.  NODE is an id, ROOT, a label or a unique hash
  * prefix, with ^ for the first parent (store_resolve).  The workspace is -w NAME.pdg, else found
  * from the current directory (store_find).  --json prints data as one JSON object.
  */
@@ -23,8 +23,9 @@
 /* ---- arguments ------------------------------------------------------------------------------ */
 
 enum {
-    F_W = 1 << 0, F_JSON = 1 << 1, F_OUT = 1 << 2, F_WHY = 1 << 3, F_LABEL = 1 << 4,
-    F_REPAIR = 1 << 5, F_YES = 1 << 6, F_DRY = 1 << 7, F_PROGRAM = 1 << 8, F_CONTEXT = 1 << 9,
+    C_INIT = 1 << 0, C_ADD = 1 << 1, C_TREE = 1 << 2, C_SHOW = 1 << 3, C_LOG = 1 << 4, C_DIFF = 1 << 5,
+    C_MARK = 1 << 6, C_NOTE = 1 << 7, C_LABEL = 1 << 8, C_RM = 1 << 9, C_FSCK = 1 << 10,
+    C_WS = C_ADD | C_TREE | C_SHOW | C_LOG | C_DIFF | C_MARK | C_NOTE | C_LABEL | C_RM | C_FSCK,
 };
 
 typedef struct ws_args {
@@ -35,31 +36,32 @@ typedef struct ws_args {
     int npos;
 } ws_args;
 
-static const struct ws_flag {
-    const char *name;
-    int bit;
-    int takes_value;
-    size_t off;            /* where the value (const char *) or the flag (int) goes */
-    const char *what;
-} ws_flags[] = {
-    {"-w", F_W, 1, offsetof(ws_args, workspace), "a workspace directory"},
-    {"--workspace", F_W, 1, offsetof(ws_args, workspace), "a workspace directory"},
-    {"--json", F_JSON, 0, offsetof(ws_args, json), ""},
-    {"-o", F_OUT, 1, offsetof(ws_args, out), "the workspace to create (NAME.pdg)"},
-    {"--why", F_WHY, 1, offsetof(ws_args, why), "the reason for this step"},
-    {"--label", F_LABEL, 1, offsetof(ws_args, label), "a label"},
-    {"--repair", F_REPAIR, 0, offsetof(ws_args, repair), ""},
-    {"--yes", F_YES, 0, offsetof(ws_args, yes), ""},
-    {"-y", F_YES, 0, offsetof(ws_args, yes), ""},
-    {"--dry-run", F_DRY, 0, offsetof(ws_args, dry_run), ""},
-    {"-n", F_DRY, 0, offsetof(ws_args, dry_run), ""},
-    {"--program", F_PROGRAM, 0, offsetof(ws_args, program_only), ""},
-    {"-U", F_CONTEXT, 1, offsetof(ws_args, context), "a number of context lines"},
+static const cli_opt ws_opts[] = {
+    {.name = "-o", .kind = OPT_STR, .value = "NAME.pdg", .off = offsetof(ws_args, out), .cmds = C_INIT,
+     .help = "the workspace to create (default: FILE.pdg in the current directory)"},
+    {.name = "--label", .kind = OPT_STR, .value = "L", .off = offsetof(ws_args, label), .cmds = C_INIT | C_ADD,
+     .help = "the new node's label (default: the program's or the file's name)"},
+    {.name = "--why", .kind = OPT_STR, .value = "TEXT", .off = offsetof(ws_args, why), .cmds = C_INIT | C_ADD,
+     .help = "the reason for this step"},
+    {.name = "--program", .kind = OPT_FLAG, .off = offsetof(ws_args, program_only), .cmds = C_SHOW,
+     .help = "print only the node's program"},
+    {.name = "-U", .kind = OPT_STR, .value = "N", .off = offsetof(ws_args, context), .cmds = C_DIFF,
+     .help = "N lines of context (default 3)"},
+    {.name = "--yes", .alias = "-y", .kind = OPT_FLAG, .off = offsetof(ws_args, yes), .cmds = C_RM,
+     .help = "remove (without it: list what would go and exit 1)"},
+    {.name = "--dry-run", .alias = "-n", .kind = OPT_FLAG, .off = offsetof(ws_args, dry_run), .cmds = C_RM,
+     .help = "only list what would be removed (exit 0)"},
+    {.name = "--repair", .kind = OPT_FLAG, .off = offsetof(ws_args, repair), .cmds = C_FSCK,
+     .help = "repair what can be repaired (missing refs or rows, dangling rows, leftovers)"},
+    {.name = "-w", .alias = "--workspace", .kind = OPT_STR, .value = "WS", .off = offsetof(ws_args, workspace),
+     .cmds = C_WS, .help = "the workspace (default: $POLYAPM_WORKSPACE, then the current directory)"},
+    {.name = "--json", .kind = OPT_FLAG, .off = offsetof(ws_args, json),
+     .cmds = C_INIT | C_ADD | C_TREE | C_SHOW | C_LOG | C_RM | C_FSCK, .help = "print one JSON object"},
+    {0},
 };
 
 typedef struct ws_command {
-    const char *name;
-    int flags;             /* accepted options */
+    const cli_spec *spec;  /* name, accepted options, synopsis */
     int minpos, maxpos;    /* positional arguments */
     int mode;              /* STORE_READ / STORE_WRITE; -1: no workspace to open (init) */
     int (*run)(store *s, ws_args *a);
@@ -68,30 +70,13 @@ typedef struct ws_command {
 static int parse(const ws_command *c, int argc, char **argv, ws_args *a)
 {
     memset(a, 0, sizeof *a);
-    int only_pos = 0;
-    for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
-        if (!only_pos && strcmp(arg, "--") == 0) { only_pos = 1; continue; }
-        const struct ws_flag *f = NULL;
-        if (!only_pos && arg[0] == '-' && arg[1])
-            for (size_t k = 0; k < sizeof ws_flags / sizeof ws_flags[0] && !f; k++)
-                if ((ws_flags[k].bit & c->flags) && strcmp(arg, ws_flags[k].name) == 0) f = &ws_flags[k];
-        if (f) {
-            if (f->takes_value) {
-                if (i + 1 >= argc) return cli_usage(c->name, "%s needs %s", f->name, f->what);
-                *(const char **)((char *)a + f->off) = argv[++i];
-            } else {
-                *(int *)((char *)a + f->off) = 1;
-            }
-            continue;
-        }
-        if (!only_pos && arg[0] == '-' && arg[1] && !(arg[1] >= '0' && arg[1] <= '9'))
-            return cli_usage(c->name, "unknown option '%s'", arg);
-        if (a->npos == (int)(sizeof a->pos / sizeof a->pos[0]) || a->npos == c->maxpos)
-            return cli_usage(c->name, "too many arguments ('%s')", arg);
-        a->pos[a->npos++] = arg;
-    }
-    if (a->npos < c->minpos) return cli_usage(c->name, "missing arguments");
+    int npos = 0;
+    int rc = optable_parse(c->spec, argc, argv, a, &npos);
+    if (rc) return rc;
+    int max = c->maxpos < (int)(sizeof a->pos / sizeof a->pos[0]) ? c->maxpos : (int)(sizeof a->pos / sizeof a->pos[0]);
+    if (npos > max) return cli_usage(c->spec->name, "too many arguments ('%s')", argv[1 + max]);
+    for (int i = 0; i < npos; i++) a->pos[a->npos++] = argv[1 + i];
+    if (a->npos < c->minpos) return cli_usage(c->spec->name, "missing arguments");
     return 0;
 }
 
@@ -744,24 +729,59 @@ static int run_fsck(store *s, ws_args *a)
 
 /* ---- the table ------------------------------------------------------------------------------ */
 
+int cmd_init(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_mark(int argc, char **argv);
+int cmd_note(int argc, char **argv);
+int cmd_label(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_fsck(int argc, char **argv);
+
+const cli_spec cmd_init_spec = {"init", "FILE.apm", "create a workspace whose root node is the program", ws_opts,
+                                C_INIT, NULL, NULL, cmd_init};
+const cli_spec cmd_add_spec = {"add", "PARENT FILE.apm",
+                               "add a hand-written child of PARENT (an existing equal program is linked)", ws_opts,
+                               C_ADD, NULL, NULL, cmd_add};
+const cli_spec cmd_tree_spec = {"tree", "[NODE]", "the decision graph as a tree", ws_opts, C_TREE, NULL, NULL, cmd_tree};
+const cli_spec cmd_show_spec = {"show", "NODE", "a node: edges, marks, simulations, program", ws_opts, C_SHOW, NULL,
+                                NULL, cmd_show};
+const cli_spec cmd_log_spec = {"log", "NODE", "the path of decisions from the root to NODE", ws_opts, C_LOG, NULL,
+                               NULL, cmd_log};
+const cli_spec cmd_diff_spec = {"diff", "A [B]", "unified diff of two nodes' programs (A^ and A with one)", ws_opts,
+                                C_DIFF, NULL, NULL, cmd_diff};
+const cli_spec cmd_mark_spec = {"mark", "NODE pruned|favourite|clear", "mark a node", ws_opts, C_MARK, NULL, NULL,
+                                cmd_mark};
+const cli_spec cmd_note_spec = {"note", "NODE TEXT...", "attach a note to a node (empty TEXT clears)", ws_opts,
+                                C_NOTE, NULL, NULL, cmd_note};
+const cli_spec cmd_label_spec = {"label", "NODE LABEL", "rename a node's label", ws_opts, C_LABEL, NULL, NULL,
+                                 cmd_label};
+const cli_spec cmd_rm_spec = {"rm", "NODE", "remove a node and the descendants only it leads to", ws_opts, C_RM, NULL,
+                              NULL, cmd_rm};
+const cli_spec cmd_fsck_spec = {"fsck", "", "check (and repair) that pdg.db and repo.git agree", ws_opts, C_FSCK, NULL,
+                                NULL, cmd_fsck};
+
 static const ws_command ws_commands[] = {
-    {"init", F_OUT | F_LABEL | F_WHY | F_JSON, 1, 1, -1, run_init},
-    {"add", F_W | F_WHY | F_LABEL | F_JSON, 2, 2, STORE_WRITE, run_add},
-    {"tree", F_W | F_JSON, 0, 1, STORE_READ, run_tree},
-    {"show", F_W | F_JSON | F_PROGRAM, 1, 1, STORE_READ, run_show},
-    {"log", F_W | F_JSON, 0, 1, STORE_READ, run_log},
-    {"diff", F_W | F_CONTEXT, 1, 2, STORE_READ, run_diff},
-    {"mark", F_W, 2, 2, STORE_WRITE, run_mark},
-    {"note", F_W, 1, 16, STORE_WRITE, run_note},
-    {"label", F_W, 2, 2, STORE_WRITE, run_label},
-    {"rm", F_W | F_YES | F_DRY | F_JSON, 1, 1, STORE_WRITE, run_rm},
-    {"fsck", F_W | F_REPAIR | F_JSON, 0, 0, STORE_READ, run_fsck},
+    {&cmd_init_spec, 1, 1, -1, run_init},
+    {&cmd_add_spec, 2, 2, STORE_WRITE, run_add},
+    {&cmd_tree_spec, 0, 1, STORE_READ, run_tree},
+    {&cmd_show_spec, 1, 1, STORE_READ, run_show},
+    {&cmd_log_spec, 0, 1, STORE_READ, run_log},
+    {&cmd_diff_spec, 1, 2, STORE_READ, run_diff},
+    {&cmd_mark_spec, 2, 2, STORE_WRITE, run_mark},
+    {&cmd_note_spec, 1, 16, STORE_WRITE, run_note},
+    {&cmd_label_spec, 2, 2, STORE_WRITE, run_label},
+    {&cmd_rm_spec, 1, 1, STORE_WRITE, run_rm},
+    {&cmd_fsck_spec, 0, 0, STORE_READ, run_fsck},
 };
 
 static int run_named(const char *name, int argc, char **argv)
 {
     for (size_t i = 0; i < sizeof ws_commands / sizeof ws_commands[0]; i++) {
-        if (strcmp(ws_commands[i].name, name) != 0) continue;
+        if (strcmp(ws_commands[i].spec->name, name) != 0) continue;
         ws_command c = ws_commands[i];
         /* fsck --repair writes. */
         if (strcmp(name, "fsck") == 0)

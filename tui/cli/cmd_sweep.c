@@ -144,10 +144,15 @@ out:
     return rc;
 }
 
+int cmd_sweep(int argc, char **argv);
+const cli_spec cmd_sweep_spec = {"sweep", "NODE name=v1,v2,... [name=...]...",
+                               "simulate a node across parameter values (procs, n); cost and speedup table or curves",
+                               cliopts_table, CO_SWEEP, NULL, NULL, cmd_sweep};
+
 int cmd_sweep(int argc, char **argv)
 {
     cliopts o;
-    int rc = cliopts_parse("sweep", argc, argv, CO_W | CO_D | CO_MACHINE | CO_MODEL | CO_JSON | CO_PLOT, &o);
+    int rc = cliopts_parse(&cmd_sweep_spec, argc, argv, &o);
     if (rc) return rc;
     if (o.npos < 2) return cli_usage("sweep", "give a node and at least one name=v1,v2,...");
     if (o.npos - 1 > MAX_KEYS) return cli_usage("sweep", "at most %d swept parameters", MAX_KEYS);

@@ -15,6 +15,7 @@
  * Exit status: 0 ok, 1 the transform was refused (the reason names the dependence or the
  * statement) or the file does not load, 2 usage (malformed parameters included).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,10 @@
 #include "cli.h"
 #include "ops.h"
 #include "xf.h"
+
+int cmd_deps(int argc, char **argv);
+int cmd_transforms(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 
 static int is_file(const char *path)
 {
@@ -108,22 +113,64 @@ out:
     return rc;
 }
 
+/* ---- the options of deps, transforms and apply ---------------------------------------------- */
+
+enum { XF_MAX_BINDINGS = 64 };
+typedef struct xfc_args {
+    const char *machine, *out, *why;
+    int json, fixed;
+    ir_binding b[XF_MAX_BINDINGS];
+    int nb;
+} xfc_args;
+
+enum { DEPS = 1 << 0, TRANSFORMS = 1 << 1, APPLY = 1 << 2 };
+static const cli_opt xf_opts[] = {
+    {.name = "-D", .kind = OPT_BINDING, .value = "name=value", .off = offsetof(xfc_args, b),
+     .count = offsetof(xfc_args, nb), .hi = XF_MAX_BINDINGS, .cmds = DEPS | APPLY, .flags = OPT_REPEAT,
+     .help = "set a parameter to an integer (deps: implies --fixed)"},
+    {.name = "--fixed", .kind = OPT_FLAG, .off = offsetof(xfc_args, fixed), .cmds = DEPS,
+     .help = "the parameters take their values (default: symbolic, each at least 1)"},
+    {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(xfc_args, machine), .cmds = TRANSFORMS,
+     .help = "price the collective fusions on this machine profile (default scali2004)"},
+    {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(xfc_args, out), .cmds = APPLY,
+     .help = "write the new program here (a file only; default: stdout)"},
+    {.name = "--why", .kind = OPT_STR, .value = "TEXT", .off = offsetof(xfc_args, why), .cmds = APPLY,
+     .help = "the reason for this step (a node only: its note)"},
+    {.name = "--json", .kind = OPT_FLAG, .off = offsetof(xfc_args, json), .cmds = DEPS | TRANSFORMS,
+     .help = "print one JSON object"},
+    {0},
+};
+
+const cli_spec cmd_deps_spec = {"deps", "FILE.apm|NODE",
+                                "the dependences between statement instances (flow; anti/output where memory is reused)",
+                                xf_opts, DEPS, NULL, NULL, cmd_deps};
+const cli_spec cmd_transforms_spec = {"transforms", "FILE.apm|NODE",
+                                      "the transforms that apply to a program, with their parameters (and fusion gains under M)",
+                                      xf_opts, TRANSFORMS, NULL, NULL, cmd_transforms};
+const cli_spec cmd_apply_spec = {"apply", "FILE.apm|NODE TRANSFORM [key=value]...",
+                                 "apply a transform (e.g. stm theta=t sigma=x); a refusal says which dependence",
+                                 xf_opts, APPLY, NULL, NULL, cmd_apply};
+
+/* Parses the options of `spec` into `a`; the positional words are argv[1..*npos]. */
+static int xf_parse(const cli_spec *spec, int argc, char **argv, xfc_args *a, int *npos)
+{
+    memset(a, 0, sizeof *a);
+    a->machine = "scali2004";
+    int rc = optable_parse(spec, argc, argv, a, npos);
+    if (!rc && a->nb) a->fixed = 1;   /* deps: -D fixes the parameters */
+    return rc;
+}
+
 int cmd_deps(int argc, char **argv)
 {
-    const char *file = NULL;
-    int json = 0, fixed = 0, nb = 0;
-    ir_binding b[64];
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--fixed")) fixed = 1;
-        else if (!strcmp(argv[i], "-D") && i + 1 < argc) {
-            if (nb == 64 || ir_parse_binding(argv[++i], &b[nb++]) < 0)
-                return cli_usage("deps", "bad -D binding '%s' (expected name=integer)", argv[i]);
-            fixed = 1;
-        } else if (argv[i][0] == '-') return cli_usage("deps", "unknown option '%s'", argv[i]);
-        else if (file) return cli_usage("deps", "one file at a time");
-        else file = argv[i];
-    }
+    xfc_args a;
+    int npos = 0;
+    int rc0 = xf_parse(&cmd_deps_spec, argc, argv, &a, &npos);
+    if (rc0) return rc0;
+    if (npos > 1) return cli_usage("deps", "one file at a time");
+    const char *file = npos ? argv[1] : NULL;
+    int json = a.json, fixed = a.fixed, nb = a.nb;
+    ir_binding *b = a.b;
     if (!file) return cli_usage("deps", "missing FILE.apm");
     ir_program *p = load(file);
     if (!p) return CLI_FAIL;
@@ -145,15 +192,13 @@ int cmd_deps(int argc, char **argv)
 
 int cmd_transforms(int argc, char **argv)
 {
-    const char *file = NULL, *machine = "scali2004";
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--machine") && i + 1 < argc) machine = argv[++i];
-        else if (argv[i][0] == '-') return cli_usage("transforms", "unknown option '%s'", argv[i]);
-        else if (file) return cli_usage("transforms", "one file at a time");
-        else file = argv[i];
-    }
+    xfc_args a;
+    int npos = 0;
+    int rc0 = xf_parse(&cmd_transforms_spec, argc, argv, &a, &npos);
+    if (rc0) return rc0;
+    if (npos > 1) return cli_usage("transforms", "one file at a time");
+    const char *file = npos ? argv[1] : NULL, *machine = a.machine;
+    int json = a.json;
     if (!file) return cli_usage("transforms", "missing FILE.apm");
     cost_profile prof;
     diag_list d;
@@ -173,25 +218,15 @@ int cmd_transforms(int argc, char **argv)
 
 int cmd_apply(int argc, char **argv)
 {
-    const char *file = NULL, *name = NULL, *out = NULL, *why = NULL;
+    xfc_args a;
+    int npos = 0;
+    int rc0 = xf_parse(&cmd_apply_spec, argc, argv, &a, &npos);
+    if (rc0) return rc0;
+    const char *file = npos > 0 ? argv[1] : NULL, *name = npos > 1 ? argv[2] : NULL, *out = a.out, *why = a.why;
     char **kv = calloc((size_t)argc + 1, sizeof *kv);
-    int nkv = 0, nb = 0;
-    ir_binding b[64];
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "--why") && i + 1 < argc) why = argv[++i];
-        else if (!strcmp(argv[i], "-D") && i + 1 < argc) {
-            if (nb == 64 || ir_parse_binding(argv[++i], &b[nb++]) < 0) {
-                free(kv);
-                return cli_usage("apply", "bad -D binding '%s' (expected name=integer)", argv[i]);
-            }
-        } else if (argv[i][0] == '-' && argv[i][1] && !strchr(argv[i], '=')) {
-            free(kv);
-            return cli_usage("apply", "unknown option '%s'", argv[i]);
-        } else if (!file) file = argv[i];
-        else if (!name) name = argv[i];
-        else kv[nkv++] = argv[i];
-    }
+    int nkv = 0, nb = a.nb;
+    ir_binding *b = a.b;
+    for (int i = 3; i <= npos; i++) kv[nkv++] = argv[i];
     if (!file || !name) {
         free(kv);
         return cli_usage("apply", "missing %s", !file ? "FILE.apm" : "the transform's NAME");

@@ -1,26 +1,18 @@
 /*
- * simargs.c — the option table and parser of `polyapm sim` (see simargs.h).
+ * simargs.c — the option table of `polyapm sim` and its two specs, FILE.apm and NODE (see
+ * simargs.h; the parser is optable.c).
  */
 #include "simargs.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-typedef int (*opt_fn)(simargs *a, char *value);
-
-static int opt_define(simargs *a, char *v)
+static int opt_set(void *args, char *v)
 {
-    if (a->nbindings == SIMARGS_MAX_BINDINGS) return -1;
-    return ir_parse_binding(v, &a->bindings[a->nbindings++]);
-}
-static int opt_against(simargs *a, char *v) { a->against = v; return 0; }
-static int opt_machine(simargs *a, char *v) { a->machine = v; return 0; }
-static int opt_model(simargs *a, char *v) { a->model = v; return 0; }
-static int opt_workspace(simargs *a, char *v) { a->workspace = v; return 0; }
-static int opt_set(simargs *a, char *v)
-{
+    simargs *a = args;
     char *eq = strchr(v, '=');
     if (!eq || eq == v || a->nsets == SIMARGS_MAX_SETS) return -1;
     char *end;
@@ -31,80 +23,52 @@ static int opt_set(simargs *a, char *v)
     a->sets[a->nsets++].value = x;
     return 0;
 }
-static int opt_json(simargs *a, char *v) { (void)v; a->json = 1; return 0; }
-static int opt_trace(simargs *a, char *v) { (void)v; a->trace = 1; return 0; }
-static int opt_force(simargs *a, char *v) { (void)v; a->force = 1; return 0; }
-static int opt_all_planes(simargs *a, char *v) { (void)v; a->all_planes = 1; return 0; }
 
-static const struct {
-    const char *name;
-    int takes_value;
-    unsigned forms;
-    opt_fn fn;
-    const char *what;
-} options[] = {
-    {"-D", 1, SIMARGS_FILE | SIMARGS_NODE, opt_define, "name=value (an integer)"},
-    {"--against", 1, SIMARGS_FILE, opt_against, "a source program"},
-    {"--machine", 1, SIMARGS_FILE | SIMARGS_NODE, opt_machine, "a machine profile name or file"},
-    {"--model", 1, SIMARGS_FILE | SIMARGS_NODE, opt_model, "polyapm, bsp or hockney"},
-    {"--set", 1, SIMARGS_FILE | SIMARGS_NODE, opt_set, "key=number (a machine profile parameter)"},
-    {"-w", 1, SIMARGS_NODE, opt_workspace, "a workspace directory"},
-    {"--workspace", 1, SIMARGS_NODE, opt_workspace, "a workspace directory"},
-    {"--json", 0, SIMARGS_FILE | SIMARGS_NODE, opt_json, ""},
-    {"--trace", 0, SIMARGS_FILE | SIMARGS_NODE, opt_trace, ""},
-    {"--force", 0, SIMARGS_NODE, opt_force, ""},
-    {"--all-planes", 0, SIMARGS_FILE, opt_all_planes, ""},
+enum { F = SIMARGS_FILE, N = SIMARGS_NODE };
+static const cli_opt options[] = {
+    {.name = "-D", .kind = OPT_BINDING, .value = "name=value", .flags = OPT_REPEAT,
+     .off = offsetof(simargs, bindings), .count = offsetof(simargs, nbindings), .hi = SIMARGS_MAX_BINDINGS,
+     .help = "set a parameter to an integer (the later ones are recomputed)"},
+    {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(simargs, machine),
+     .help = "the machine profile: a built-in, stored or user profile, or a file (default scali2004)"},
+    {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney", .off = offsetof(simargs, model),
+     .help = "the cost model (default polyapm)"},
+    {.name = "--against", .kind = OPT_STR, .value = "SRC", .off = offsetof(simargs, against), .cmds = F,
+     .help = "verify against this source program (default: the program's reference)"},
+    {.name = "--set", .kind = OPT_FN, .value = "key=value", .set = opt_set, .flags = OPT_REPEAT,
+     .help = "override one machine profile parameter (a number)"},
+    {.name = "--trace", .kind = OPT_FLAG, .off = offsetof(simargs, trace),
+     .help = "also print the cost of every time step"},
+    {.name = "--force", .kind = OPT_FLAG, .off = offsetof(simargs, force), .cmds = N,
+     .help = "simulate again even when the store has the result"},
+    {.name = "-w", .alias = "--workspace", .kind = OPT_STR, .value = "WS", .off = offsetof(simargs, workspace),
+     .cmds = N, .help = "the workspace (default: $POLYAPM_WORKSPACE, then the current directory)"},
+    {.name = "--json", .kind = OPT_FLAG, .off = offsetof(simargs, json), .help = "print one JSON object"},
+    {.name = "--all-planes", .kind = OPT_FLAG, .off = offsetof(simargs, all_planes), .cmds = F,
+     .help = "store every time plane (for comparison: the results are the same)"},
+    {0},
 };
-enum { NOPTIONS = sizeof options / sizeof options[0] };
+
+int cmd_sim(int argc, char **argv);
+extern const cli_spec cmd_sim_node_spec;
+const cli_spec cmd_sim_spec = {"sim", "FILE.apm", "simulate on the program's APM level, verify against the source, report the cost",
+                               options, F, "program files", &cmd_sim_node_spec, cmd_sim};
+const cli_spec cmd_sim_node_spec = {"sim", "NODE", NULL, options, N, "workspace nodes", &cmd_sim_spec, cmd_sim};
 
 const char *simargs_target(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        int skip = 0;
-        for (int o = 0; o < NOPTIONS; o++)
-            skip |= options[o].takes_value && strcmp(argv[i], options[o].name) == 0;
-        if (skip) { i++; continue; }
-        if (argv[i][0] != '-' || !argv[i][1]) return argv[i];
-    }
-    return NULL;
+    return optable_first_positional(&cmd_sim_spec, argc, argv);
 }
 
 int simargs_parse(int argc, char **argv, unsigned form, simargs *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
-        int matched = 0;
-        for (int o = 0; o < NOPTIONS && !matched; o++) {
-            size_t len = strlen(options[o].name);
-            if (strncmp(arg, options[o].name, len) != 0) continue;
-            int is_d = strcmp(options[o].name, "-D") == 0;
-            char *value = NULL;
-            if (arg[len] == '\0') {
-                if (options[o].takes_value) {
-                    if (i + 1 >= argc)
-                        return cli_usage("sim", "%s needs %s", options[o].name, options[o].what);
-                    value = argv[++i];
-                }
-            } else if (options[o].takes_value && (arg[len] == '=' || is_d)) {
-                value = arg + len + (arg[len] == '=' && !is_d);
-            } else {
-                continue;
-            }
-            if (!(options[o].forms & form))
-                return cli_usage("sim", "%s applies to %s only", options[o].name,
-                                 (options[o].forms & SIMARGS_FILE) ? "program files" : "workspace nodes");
-            if (options[o].fn(a, value) != 0)
-                return cli_usage("sim", "bad value for %s: '%s' (expected %s)", options[o].name,
-                                 value ? value : "", options[o].what);
-            matched = 1;
-        }
-        if (matched) continue;
-        if (arg[0] == '-' && arg[1]) return cli_usage("sim", "unknown option '%s'", arg);
-        if (a->target) return cli_usage("sim", "more than one program given ('%s', '%s')", a->target, arg);
-        a->target = arg;
-    }
-    if (!a->target) return cli_usage("sim", "no program or node given");
+    int npos = 0;
+    int rc = optable_parse(form == SIMARGS_NODE ? &cmd_sim_node_spec : &cmd_sim_spec, argc, argv, a, &npos);
+    if (rc) return rc;
+    if (npos > 1) return cli_usage("sim", "more than one program given ('%s', '%s')", argv[1], argv[2]);
+    if (npos == 0) return cli_usage("sim", "no program or node given");
+    a->target = argv[1];
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /*
  * simargs.h — the options of `polyapm sim`, shared by its two forms (a program file, cmd_sim.c;
- * a workspace node, cmd_simnode.c): one option table, one parser, one way to build the machine
- * profile from --machine and --set.
+ * a workspace node, cmd_simnode.c): one option table for both (two cli_specs, parsed by optable.c),
+ * one way to build the machine profile from --machine and --set.
  */
 #ifndef POLYAPM_SIMARGS_H
 #define POLYAPM_SIMARGS_H
