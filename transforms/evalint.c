@@ -102,6 +102,7 @@ int xf_eval_int(const ir_expr *e, xf_env *env, int64_t *v)
             if (rc) break;
             if (r == IR_R_SUM) rc = intsem_add(acc, a, &acc) ? -1 : 0;
             else if (k == lo || (r == IR_R_MIN ? a < acc : a > acc)) acc = a;
+            if (k == hi) break;   /* k++ past INT64_MAX would overflow */
         }
         env->n--;
         *v = acc;
