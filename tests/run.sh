@@ -17,13 +17,9 @@ export POLYAPM_TEST_WORKSPACES=$BUILD_DIR/test-workspaces
 export POLYAPM_EXPORT_CACHE=${POLYAPM_EXPORT_CACHE:-$BUILD_DIR/export-cache}
 rm -rf "$POLYAPM_TEST_WORKSPACES"
 mkdir -p "$POLYAPM_TEST_WORKSPACES" "$POLYAPM_EXPORT_CACHE"
-# python3 resolved once for every suite (see tests/lib.sh: a version manager's shim costs a second
-# a call, and the suites call python3 thousands of times)
-export T_PYTHON_DIR=$BUILD_DIR/python-bin
-py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-if [ -n "$py" ] && [ -x "$py" ] && mkdir -p "$T_PYTHON_DIR" && ln -sf "$py" "$T_PYTHON_DIR/python3"; then
-    export PATH="$T_PYTHON_DIR:$PATH"
-fi
+# python3 resolved once for every suite (tests/python.inc)
+. "$ROOT/tests/python.inc"
+t_python_dir "$BUILD_DIR/python-bin"
 find "$POLYAPM_EXPORT_CACHE" -mindepth 1 -maxdepth 1 -mtime +14 -exec rm -rf {} + 2>/dev/null
 OUT=$(mktemp -d); trap 'rm -rf "$OUT"' EXIT
 TIMES=$BUILD_DIR/test-times.txt

@@ -14,7 +14,7 @@ PC=$ROOT/tests/mpi/pieces
 LU=$ROOT/tests/xf/pieces/lu-stm1-blocked.apm
 TX=$TMP/t_export
 cc -std=c11 -Wall -Wextra -Werror ${SAN:-} -I"$ROOT/engine" -I"$ROOT/transforms" "$ROOT/tests/mpi/t_export.c" \
-    "$ROOT/$BUILD/libxf.a" "$ROOT/$BUILD/libengine.a" -lisl -lgmp -lm -o "$TX" || { fail "t_export builds" "cc failed"; finish; }
+    "$T_BUILD_DIR/libxf.a" "$T_BUILD_DIR/libengine.a" -lisl -lgmp -lm -o "$TX" || { fail "t_export builds" "cc failed"; finish; }
 
 # pieced NAME FILE NP [name=value]...: export, build with -Werror, run; sets CK (checksum) and
 # MEM (the per-rank elements of the polyapm-memory line) and MEMTOTAL

@@ -122,7 +122,7 @@ expect_eq "istencil --exchange alltoallv -np 3: int records, the simulation's ch
 # is a halo phase with its own static pattern (auto), and the alltoallv records agree.
 TX=$TMP/t_export
 cc -std=c11 -Wall -Wextra -Werror ${SAN:-} -I"$ROOT/engine" -I"$ROOT/transforms" "$ROOT/tests/mpi/t_export.c" \
-    "$ROOT/$BUILD/libxf.a" "$ROOT/$BUILD/libengine.a" -lisl -lgmp -lm -o "$TX" || { fail "t_export builds" "cc failed"; finish; }
+    "$T_BUILD_DIR/libxf.a" "$T_BUILD_DIR/libengine.a" -lisl -lgmp -lm -o "$TX" || { fail "t_export builds" "cc failed"; finish; }
 cat >"$TMP/jacobi_inplace.apm" <<'EOF'
 program jacobi_inplace
 level source

@@ -13,7 +13,7 @@ tm() { tmux -L "$SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 N=${BENCH_TUI_N:-10000}
 cc -std=c11 -O2 -D_GNU_SOURCE -I"$ROOT/store" -I"$ROOT/engine" "$ROOT/tests/bench/bench_store.c" \
-   "$ROOT/$BUILD/libstore.a" "$ROOT/$BUILD/libengine.a" -lgit2 -lsqlite3 -lm -o "$TMP/bench_store" || exit 1
+   "$T_BUILD_DIR/libstore.a" "$T_BUILD_DIR/libengine.a" -lgit2 -lsqlite3 -lm -o "$TMP/bench_store" || exit 1
 for shape in wide bushy; do
     ws=$TMP/$shape.pdg
     "$TMP/bench_store" "$ws" "$shape" "$N" >/dev/null || { echo "bench_store $shape failed"; exit 1; }

@@ -5,7 +5,7 @@
 # the existing node), a bad parameter writes nothing, simulate the child and store the result;
 # `polyapm sim NODE` then answers from the store (same key), and fsck is clean.
 . "$(dirname "$0")/../lib.sh"
-B=$ROOT/$BUILD
+B=$T_BUILD_DIR
 SAN=
 nm "$B/libengine.a" 2>/dev/null | grep -q __asan_init && SAN="-fsanitize=address,undefined"
 cat >"$TMP/opstest.c" <<'C'
