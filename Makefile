@@ -31,12 +31,24 @@ INC_tests      = $(INC_app) -Itui/cli
 LDLIBS   += -lgit2 -lsqlite3 -lncursesw -ltinfo -lisl -lgmp -lpthread -lm
 LDFLAGS  += $(SAN)
 
-# Debian packages the build, the tests and `make run` need.
+# Debian packages the build, the tests and `make run` need; `make fuzz` also needs clang (libFuzzer),
+# installed on its first run rather than by every `make test`.
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev sqlite3 libgit2-dev libisl-dev \
-            libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git clang libclang-rt-14-dev python3 bc time \
-            gnuplot-nox
-DEB_MISSING = dpkg-query -W -f='$${Package} $${Status}\n' $(DEB_PKGS) 2>&1 | \
+            libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git python3 bc time gnuplot-nox
+DEB_FUZZ_PKGS = clang libclang-rt-14-dev
+# $(call deb_missing,PKGS): a shell command printing the packages of PKGS not installed
+deb_missing = dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>&1 | \
             awk '/no packages found matching/ {print $$NF; next} !/install ok installed/ {print $$1}'
+# $(call deb_install,PKGS): installs what PKGS misses (root) or prints the apt-get line (anyone else)
+define deb_install
+	@missing=$$($(call deb_missing,$(1))); \
+	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
+	echo "deps: missing" $$missing; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "run as root:  apt-get update && apt-get install -y" $$missing; exit 1; fi
+endef
 
 ENGINE_SRC = $(wildcard engine/*.c)
 XF_SRC     = $(wildcard transforms/*.c)
@@ -50,24 +62,20 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIBS = $(BUILD)/libapp.a $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine.a
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run test check-asan fuzz fuzz-derive bench install clean unit cli
+.PHONY: all deps deps-fuzz run test check-asan fuzz fuzz-derive bench install clean unit cli
 .DELETE_ON_ERROR:
 
 all: deps-check $(BUILD)/polyapm $(UNIT_BIN)
 
 # `deps` installs what is missing (root) or prints the apt-get line (anyone else).
 deps:
-	@missing=$$($(DEB_MISSING)); \
-	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
-	echo "deps: missing" $$missing; \
-	if [ "$$(id -u)" = 0 ]; then \
-	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	else echo "run as root:  apt-get update && apt-get install -y" $$missing; exit 1; fi
+	$(call deb_install,$(DEB_PKGS))
+deps-fuzz:
+	$(call deb_install,$(DEB_FUZZ_PKGS))
 
 # Cheap check before every build; installs only when something is missing.
 deps-check:
-	@[ -z "$$($(DEB_MISSING))" ] || $(MAKE) --no-print-directory deps
+	@[ -z "$$($(call deb_missing,$(DEB_PKGS)))" ] || $(MAKE) --no-print-directory deps
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -137,7 +145,7 @@ check-asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" test
 
-fuzz: deps-check
+fuzz: deps-check deps-fuzz
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-sim
 	clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iengine \
 	  tests/fuzz/fuzz_parse.c $(ENGINE_SRC) -lm -o $(BUILD)/fuzz/fuzz_parse

@@ -2,8 +2,11 @@
 """tests/mpi/export_all.py — the export promise over everything the suites derived (run by
 tests/mpi/export_all.sh): every verified syndm node (and syncomm node without sends: collectives
 alone) of every workspace under the given directories is exported, built and run under mpirun at
-the rank count it was derived for (its parameter `procs`) by `polyapm run NODE -np P --json`, which compares the program's checksum
-with the node's simulation.  Identical programs (the same canonical-text hash) run once.
+the rank count it was derived for (its parameter `procs`) by `polyapm run NODE -np P --json`,
+which compares the program's checksum
+with the node's simulation.  Identical programs (the same canonical-text hash) run once, and a
+program a suite has already run is not run again (its node shows an mpirun measurement at its own
+procs, which `polyapm run` stores only when the checksums agreed).
 
 Usage: export_all.py POLYAPM KNOWN-LIST JOBS DIR...
 Prints "ok NAME", "FAIL NAME: why" or "skip NAME: why" per program (NAME names a workspace and
@@ -75,10 +78,25 @@ def candidates(exe, ws, short):
         if n["level"] == "syncomm" and re.search(r"^\s*send ", text, re.M):
             continue  # sends on shared memory: exported only after memdist, by design
         params = node_params(text)
+        measured = suite_measured(text, params.get("procs"))
         caps = ["%s=%d" % (k, v) for k, v in sorted(PARAM_CAP.items()) if params.get(k, 0) > v]
         nodes.append({"ws": ws, "short": short, "id": n["id"], "label": n.get("label", ""),
-                      "level": n["level"], "hash": n["hash"], "procs": params.get("procs"), "caps": caps})
+                      "level": n["level"], "hash": n["hash"], "procs": params.get("procs"), "caps": caps, "measured": measured})
     return nodes
+
+
+def suite_measured(text, procs):
+    """Whether `polyapm show`'s header (up to the first empty line) lists an mpirun measurement at
+    the node's own procs: `polyapm run` stores one only when the program's checksum was the
+    simulation's, so a suite has already exported and run this program."""
+    for line in text.split("\n\n", 1)[0].splitlines():
+        m = re.search(r"\b\d+ ranks?, mpirun\b(.*)$", line)
+        if not m:
+            continue
+        p = re.search(r"\bprocs=(\d+)", m.group(1))
+        if procs is None or (p and int(p.group(1)) == procs):
+            return True
+    return False
 
 
 def run_node(exe, node):
@@ -146,9 +164,14 @@ def main():
         for n in nodes:
             programs.setdefault((n["hash"], n["procs"], tuple(n["caps"])), []).append(n)
     print("# %d workspaces, %d distinct verified syndm/syncomm programs" % (len(workspaces), len(programs)))
+    measured = {(n["hash"], n["procs"]) for group in programs.values() for n in group if n["measured"]}
     todo = []
     for group in programs.values():
         n = group[0]
+        if (n["hash"], n["procs"]) in measured:
+            print("ok export_all %s node %d (%s, %s) run by its suite: a measurement is stored, the "
+                  "checksum was the simulation's" % (n["short"], n["id"], n["label"], n["level"]))
+            continue
         if n["procs"] and n["procs"] > MAX_RANKS:
             print("skip export_all %s node %d: procs=%d > %d ranks" % (n["short"], n["id"], n["procs"], MAX_RANKS))
             continue
