@@ -2,7 +2,7 @@
 # tests/mpi/export_all.sh — the export promise, over everything the other suites derived: every
 # verified syndm (and syncomm) node of every workspace they left under $POLYAPM_TEST_WORKSPACES
 # (tests/run.sh runs this suite last) is exported, built (through the build cache) and run under
-# mpirun at its `procs`, and must print the checksum of its simulation (tests/mpi/export_all.py).
+# mpirun at its `procs` (above 8 ranks under smpirun), and must print the checksum of its simulation (tests/mpi/export_all.py).
 # Open failures are listed in tests/mpi/export_all.known ("HASH12 reason"): reported as skip.
 #   bash tests/mpi/export_all.sh [DIR...]    the workspaces under DIR... instead
 . "$(dirname "$0")/../lib.sh"
