@@ -44,4 +44,6 @@ fi
 expect_eq "show lists the mpirun measurements" \
     "$(P show 6 --json | json "sum(1 for m in j['measurements'] if m['runner'] == 'mpirun') >= 2")" True
 expect_match "show (text) lists them" "$(P show 6 | grep -E "ranks, smpirun")" " 16 ranks, smpirun -platform"
+expect_match "show (text): an mpirun measurement names no platform" "$(P show 6 | grep -E "ranks, mpirun" | head -1)" \
+    " ranks, mpirun n=[0-9]+,"
 finish

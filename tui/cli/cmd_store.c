@@ -500,7 +500,8 @@ static int run_show(store *s, ws_args *a)
                    sims[i].violations ? ", violations" : "");
         for (int i = 0; i < nmeas; i++)
             printf("%-10s %d ranks, %s%s%s %s: %.6g s on %s\n", i ? "" : "measured", meas[i].ranks,
-                   meas[i].runner, meas[i].platform ? " -platform " : "", meas[i].platform ? meas[i].platform : "",
+                   meas[i].runner, meas[i].platform && *meas[i].platform ? " -platform " : "",
+                   meas[i].platform ? meas[i].platform : "",
                    meas[i].params ? meas[i].params : "", meas[i].seconds, meas[i].host);
         printf("\n");
         fwrite(text, 1, len, stdout);
