@@ -1,8 +1,8 @@
 /*
  * stm_auto.c — `stm auto`: proposes legal space-time mappings, as LooPo proposed them to the
- * thesis's author, ranked by the number of time steps, then by the number of processors.
- *
- * A bounded enumeration at the program's parameter values (or the -D overrides):
+ * thesis's author.  Two sources, merged and ranked (xf_stm_cand_cmp): the mappings derived from
+ * multi-dimensional schedules (stm_isl.c: the source's order and isl's scheduler), and a bounded
+ * enumeration at the program's parameter values (or the -D overrides):
  *   1. per statement, schedule vectors c (coefficients -2..2 over its loop variables) such that
  *      every dependence of the statement on itself goes forward: min over the dependence of
  *      c·(sink - source) >= 1 (isl computes the minimum);
@@ -10,15 +10,15 @@
  *      minimum m of c_b·y - c_a·x over the dependences a -> b, so that the constants must
  *      satisfy k_b - k_a >= 1 - m;
  *   3. every combination of vectors and relative constants (-3..3) that satisfies these
- *      difference constraints, scored by its number of time steps (max θ - min θ + 1; θ is then
- *      shifted to start at 0);
+ *      difference constraints, scored by its number of time steps (max θ - min θ + 1);
  *   4. per statement an allocation vector (coefficients -2..2, constant 0) linearly independent
  *      of its schedule vector (so that (θ, σ) is injective for two loop variables; with more,
  *      the remaining instances run in inner sequential loops: inner=seq), scored by the number
  *      of processors of the union of the allocations.
- * The candidates are legal at the parameter values used; each one listed is also accepted by
- * the ordinary stm (legal for every parameter value, its step nest generated), which `pick=K`
- * then applies.
+ * The enumeration's candidates are legal at the parameter values used; each one listed (from
+ * either source) is also accepted by the ordinary stm (legal for every parameter value, its step
+ * nest generated), its θ shifted to start at 0 by its parametric minimum, and measured as stm
+ * reads it; `pick=K` then applies the K-th.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -338,14 +338,6 @@ static int keeps_on_proc(search *S, int s, int ith, int isg)
     return ok;
 }
 
-static long long count_points(__isl_take isl_set *set)
-{
-    isl_val *v = isl_set_count_val(set);
-    isl_set_free(set);
-    long long n = val_ll(v, 1);
-    return n > 0 ? n : 1;
-}
-
 /* How many instances of statement s run at one (t, p) point under schedule ith and allocation
  * isg (in the inner sequential loops), on average: 1 when (θ, σ) is injective.  Memoised. */
 static long long work_per_point(search *S, int s, int ith, int isg)
@@ -355,12 +347,12 @@ static long long work_per_point(search *S, int s, int ith, int isg)
     long long *known = &si->work[(size_t)ith * (size_t)si->nsg + (size_t)isg];
     if (*known) return *known;
     const xf_stmt *st = &S->m->st[s];
-    if (!si->count) si->count = count_points(xf_model_domain(S->m, s));
+    if (!si->count) si->count = xf_count_points(xf_model_domain(S->m, s));
     char *ta = tup(st, "a");
     char *fa = lin(si->th[ith].c, si->nv, "a"), *ga = lin(si->sg[isg].c, si->nv, "a");
     char *t = xf_asprintf("%s -> { %s -> [%s, %s] }", S->m->params, ta, fa, ga);
     isl_map *mp = isl_map_read_from_str(S->m->ctx, t);
-    long long img = count_points(isl_set_apply(xf_model_domain(S->m, s), mp));
+    long long img = xf_count_points(isl_set_apply(xf_model_domain(S->m, s), mp));
     *known = (si->count + img - 1) / img;
     free(t);
     free(ta);
