@@ -36,9 +36,10 @@ enum { MAXV = 4, CMIN = -2, CMAX = 2, WIDE_OUTER = 4, KMAX = 3, MAXSTMT = 6, KEE
  * candidates must not depend on how busy the machine is). */
 enum { STAGE_BUDGET_STEPS = 200000 };
 /* Each search computes at most this many minima with isl (about 0.2 ms each); one that would
- * need more (heat-3d: four loops around each statement, 625 vectors, 390,000 pairs) is not run,
- * nor are the searches after it: the mappings from the schedules (stm_isl.c) stand alone. */
-enum { SEARCH_MINIMA = 15000 };
+ * need more (heat-3d: four loops around each statement, 625 vectors, 390,000 pairs; fdtd-2d:
+ * four statements, 12,000) is not run, nor are the searches after it: the mappings from the
+ * schedules (stm_isl.c) stand alone. */
+enum { SEARCH_MINIMA = 10000 };
 /* The searches after the first (wider coefficients, distance-0 self-dependences) run only when
  * the schedules gave fewer than this many mappings that keep several processors busy (explore
  * tries the best four). */

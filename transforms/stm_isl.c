@@ -252,14 +252,35 @@ static int rank_tuples(const flat *F, int from, int q, int *rank)
     return k;
 }
 
-/* θ for the prefix of q dimensions of F (see the header), shifted to start at 0; 0, or -1 when a
- * shift is not one affine function of the parameters. */
-static int prefix_theta(const xf_model *m, const flat *F, int q, isl_aff **th)
+/* Merges consecutive ranks into levels: a rank joins the level of the ranks before it unless a
+ * dependence goes from one of their statements to one of its own (dep[a * ns + b]), so that
+ * fdtd-2d's three independent updates share 2t and the one that reads them takes 2t + 1.
+ * Returns the number of levels. */
+static int merge_ranks(int ns, int K, int *rank, const unsigned char *dep)
+{
+    int lev[MAXST], cur = 0;
+    lev[0] = 0;
+    for (int k = 1; k < K; k++) {
+        int conflict = 0;
+        for (int a = 0; a < ns && !conflict; a++)
+            for (int b = 0; b < ns && !conflict; b++)
+                conflict = rank[a] < k && lev[rank[a]] == cur && rank[b] == k && dep[a * ns + b];
+        lev[k] = cur += conflict;
+    }
+    for (int s = 0; s < ns; s++) rank[s] = lev[rank[s]];
+    return K > 0 ? cur + 1 : K;
+}
+
+/* θ for the prefix of q dimensions of F (see the header), shifted to start at 0, the ranks merged
+ * into levels when dep is given (merge_ranks); 0, or -1 when a shift is not one affine function
+ * of the parameters. */
+static int prefix_theta(const xf_model *m, const flat *F, int q, const unsigned char *dep, isl_aff **th)
 {
     int fl = 0;
     while (fl < q && F->scalar[fl]) fl++;
     int rank[MAXST], top[MAXST];
     int K = rank_tuples(F, fl, q, rank);
+    if (dep) K = merge_ranks(F->ns, K, rank, dep);
     int ng = rank_tuples(F, 0, fl, top);
     for (int s = 0; s < F->ns; s++) {
         isl_aff *L = NULL;
@@ -431,25 +452,34 @@ static void propose_for(const xf_model *m, const xf_rawdep *r, int nr, const fla
     }
 }
 
-/* Every prefix of the schedule `um` as θ, each with its allocations. */
+/* Every prefix of the schedule `um` as θ (its statements' ranks as they are, and merged into
+ * levels), each with its allocations. */
 static void propose_from(const xf_model *m, const xf_rawdep *r, int nr, __isl_take isl_union_map *um, plist *P)
 {
     flat F;
     if (!um || flat_from_umap(m, um, &F) != 0) return;
-    char *prev = NULL;
+    unsigned char dep[MAXST * MAXST] = {0};
+    for (int i = 0; i < nr; i++) dep[r[i].src * m->nst + r[i].sink] = 1;
+    char *seen[2 * (MAXDIM + 1)];
+    int nseen = 0;
     for (int q = 0; q <= F.nd && !xf_cancelled(); q++) {
         if (q > 0 && F.scalar[q - 1] && (q == F.nd || F.scalar[q])) continue;   /* the same θ as with q+1 */
-        isl_aff *th[MAXST] = {0};
-        if (prefix_theta(m, &F, q, th) != 0) continue;
-        isl_aff *z[MAXST];
-        for (int s = 0; s < m->nst; s++) z[s] = th[s];
-        char *key = args_text(m, th, z, 0);   /* θ alone, to skip a prefix that adds nothing */
-        if (key && (!prev || strcmp(key, prev))) propose_for(m, r, nr, &F, q, th, P);
-        free(prev);
-        prev = key;
-        for (int s = 0; s < m->nst; s++) isl_aff_free(th[s]);
+        for (int merged = 0; merged < 2; merged++) {
+            isl_aff *th[MAXST] = {0};
+            if (prefix_theta(m, &F, q, merged ? dep : NULL, th) != 0) continue;
+            char *key = args_text(m, th, th, 0);   /* θ alone, to skip one already tried */
+            int dup = !key;
+            for (int i = 0; i < nseen && !dup; i++) dup = !strcmp(seen[i], key);
+            if (!dup) {
+                propose_for(m, r, nr, &F, q, th, P);
+                seen[nseen++] = key;
+            } else {
+                free(key);
+            }
+            for (int s = 0; s < m->nst; s++) isl_aff_free(th[s]);
+        }
     }
-    free(prev);
+    for (int i = 0; i < nseen; i++) free(seen[i]);
     flat_free(&F);
 }
 
@@ -499,6 +529,10 @@ int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max,
         if (!xf_cancelled()) propose_from(m, r, nr, isl_schedule_of(m, r, nr), &P);
     }
     if (P.n) qsort(P.c, (size_t)P.n, sizeof *P.c, xf_stm_cand_cmp);
+    /* one busy processor per step (σ a function of θ, or 0) only when nothing better exists */
+    if (P.n && P.c[0].width > 1 && max > 0)
+        for (int i = 1; i < max && i < P.n; i++)
+            if (P.c[i].width <= 1) max = i;
     for (int i = max; i < P.n; i++) free(P.c[i].args);
     *out = P.c;
     return P.n < max ? P.n : max;
