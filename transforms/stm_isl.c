@@ -13,12 +13,16 @@
  * r ranking the statement's scalar dimensions that follow the first loop dimension (K of them
  * distinct: 2t and 2t+1), while the scalar dimensions before it (a sequence of loop nests)
  * place the nests one after another, each shifted by the parametric extent of the ones before
- * it (isl_set_dim_max, not a value at the default sizes).  θ is finally shifted to start at 0 by
- * its parametric minimum.  The allocation σ is one loop dimension of the schedule (the first
- * after the prefix first, so that the loops inside keep the source's order) or 0.  A pair
- * (θ, σ) is kept when every dependence goes forward in θ or joins two instances at one (t, p)
- * point in their original order (inner=seq runs what shares a point in inner sequential loops);
- * stm auto then has stm check each one, as it checks its enumeration's.
+ * it (isl_set_dim_max, not a value at the default sizes); the ranks are also tried merged into
+ * levels where the statements do not depend on each other.  θ is finally shifted to start at 0
+ * by its parametric minimum.  The allocation σ is a loop dimension of the schedule (those after
+ * the prefix first, so that the loops inside keep the source's order), a loop variable, or 0.
+ * A pair (θ, σ) is kept when every dependence goes forward in θ or joins two instances at one
+ * (t, p) point in their original order (inner=seq runs what shares a point in inner sequential
+ * loops); stm auto then has stm check each one, as it checks its enumeration's.
+ *
+ * Arrays of functions (isl_aff **th, **sg: one per statement) are borrowed by the functions
+ * that take them, except where a comment says a function fills them (the caller then frees).
  *
  * Everything is symbolic in the parameters; the sizes (steps, processors, instances per point)
  * used for ranking are measured at the parameter values (xf_stm_measure).
@@ -271,9 +275,9 @@ static int merge_ranks(int ns, int K, int *rank, const unsigned char *dep)
     return K > 0 ? cur + 1 : K;
 }
 
-/* θ for the prefix of q dimensions of F (see the header), shifted to start at 0, the ranks merged
- * into levels when dep is given (merge_ranks); 0, or -1 when a shift is not one affine function
- * of the parameters. */
+/* Fills th with θ for the prefix of q dimensions of F (see the header), shifted to start at 0,
+ * the ranks merged into levels when dep is given (merge_ranks); 0, or -1 (th empty) when a shift
+ * is not one affine function of the parameters. */
 static int prefix_theta(const xf_model *m, const flat *F, int q, const unsigned char *dep, isl_aff **th)
 {
     int fl = 0;
@@ -486,7 +490,7 @@ static void propose_from(const xf_model *m, const xf_rawdep *r, int nr, __isl_ta
 /* isl's schedule of the statements under the dependences: validity (they must go forward),
  * proximity (keep them short) and coincidence (prefer dimensions along which they have distance
  * 0: parallel ones). */
-static __isl_give isl_union_map *isl_schedule_of(const xf_model *m, const xf_rawdep *r, int nr)
+static __isl_give isl_union_map *computed_schedule(const xf_model *m, const xf_rawdep *r, int nr)
 {
     isl_union_set *dom = isl_union_set_empty(isl_space_params_alloc(m->ctx, 0));
     for (int s = 0; s < m->nst; s++) dom = isl_union_set_add_set(dom, xf_model_domain(m, s));
@@ -526,7 +530,7 @@ int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max,
     plist P = {m, NULL, 0, 0};
     if (m->nst <= MAXST) {
         propose_from(m, r, nr, xf_model_schedule(m), &P);
-        if (!xf_cancelled()) propose_from(m, r, nr, isl_schedule_of(m, r, nr), &P);
+        if (!xf_cancelled()) propose_from(m, r, nr, computed_schedule(m, r, nr), &P);
     }
     if (P.n) qsort(P.c, (size_t)P.n, sizeof *P.c, xf_stm_cand_cmp);
     /* one busy processor per step (σ a function of θ, or 0) only when nothing better exists */
