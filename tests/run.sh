@@ -27,13 +27,15 @@ TIMES=$BUILD_DIR/test-times.txt
 # Seconds per suite, measured once one at a time on the shared 2-core machine (loaded: the ratios
 # matter, not the values); $TIMES, written by every run, wins.  Suites not listed count as 10 s.
 DEFAULT_TIMES="
-polybench/derive.1 500 polybench/derive.2 500 mpi/compare_run 645 xf/workspace 412 mpi/export_coll 322 mpi/export_leaves 300 xf/memdist 117
-cli/planes 113 xf/stm_isl 110 xf/explore 85 xf/fuse_costs 80 mpi/export_seq 60 xf/stm 51 store/crash 44
-xf/commgen 38 cli/thesis_fd 33 xf/blockcyclic 33 mpi/export_fd 31 mpi/export_pieces 30 xf/pieces 27
-mpi/checksum 23 cli/collectives 22 xf/tile 22 tui/export 19 store/workspace 18 xf/fuse 18
-tui/memory 16 tui/explore 15 tui/ops 15 cli/fmt 14 tui/basic 14 tui/more 13 store/concurrency 11
-unit/test_xf 11 cli/bad 8 cli/compare 8 cli/sim 8 mpi/exchange 8 tui/cancel 8 cli/calibrate 7
-mpi/dist 5 cli/sweep 4 store/bad 4 store/fsck 4 cli/dist_step 3 tui/gain 2 unit/test_sim 2
+polybench/derive.1 200 polybench/derive.2 190 xf/stm_isl 150 xf/workspace 127 mpi/export_coll 110
+mpi/export_regress 100 mpi/compare_run 100 xf/stm_regress 94 cli/planes 87 mpi/export_leaves 80
+xf/derive_findings 75 xf/explore 72 mpi/export_pieces 60 store/crash 59 mpi/fd 54 cli/options 52
+xf/regress_memdist 49 polybench/source 46 mpi/export_fd 43 xf/stm_auto 41 cli/bad 40 xf/fuse 36
+xf/memdist 33 mpi/halo 33 xf/fuse_costs 30 xf/commgen_inplace 27 xf/commgen 24 cli/collectives 21
+cli/thesis_fd 20 xf/stm 20 cli/fmt 20 cli/inplace 19 mpi/ranks 19 mpi/checksum 17 store/workspace 15
+xf/blockcyclic 15 mpi/exchange 14 mpi/export_seq 14 unit/test_explore 12 tui/basic 12 mpi/pattern 12
+store/concurrency 11 xf/pieces 10 unit/test_xf 9 xf/tile 8 cli/calibrate 8 cli/compare 8 store/bad 8
+cli/standalone 8 tui/more 8 tui/export 8 cli/sweep 5 mpi/dist 5 tui/memory 5 cli/sim 4 tui/cancel 4
 "
 declare -A EST=()
 set -f
