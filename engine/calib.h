@@ -2,7 +2,12 @@
  * calib.h — turning the raw output of the calibration benchmark (runtime/calibrate/bench.c) into
  * a machine profile, the way the thesis calibrated its cluster (Ellmenreich 2004, §4.4):
  *
- *   tick_seconds   the `tick` line (one floating multiply, memory bound)
+ *   tick_seconds   what a tick of exported code costs on this machine: the `kernel` line's
+ *                  seconds over its ticks (a small kernel exported as C and timed at np = 1, so
+ *                  that loads, stores, loop and index overhead are priced as well as flops: its
+ *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
+ *                  the `tick` line (one floating multiply in a memory-bound loop).  Every
+ *                  parameter below counted in ticks is divided by this tick.
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1)
  *   send / recv    per P: the exchange time less the constant cost against X messages
  *                  per partner, least squares over X >= 60 with the 10 worst points dropped;
@@ -40,6 +45,8 @@ typedef struct calib_result {
     int nfits;
     double l_seconds[CALIB_MAX_P + 1];   /* BSP l(P), index P */
     double barrier_seconds[CALIB_MAX_P + 1]; /* MPI_Barrier, index P */
+    double multiply_seconds;   /* the `tick` line: one floating multiply, memory bound */
+    double kernel_seconds, kernel_ticks;  /* the `kernel` line (0 when absent) */
     char note[256];            /* fallbacks taken, "" when none */
 } calib_result;
 
