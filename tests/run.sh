@@ -33,7 +33,7 @@ TIMES=$BUILD_DIR/test-times.txt
 DEFAULT_TIMES="
 polybench/derive.1 500 polybench/derive.2 500 mpi/compare_run 645 xf/workspace 412 mpi/export_coll 322 mpi/export_leaves 300 xf/memdist 117
 cli/planes 113 xf/explore 85 xf/fuse_costs 80 mpi/export_seq 60 xf/stm 51 store/crash 44
-xf/commgen 38 cli/thesis_fd 33 xf/blockcyclic 33 mpi/export_fd 31 mpi/export_pieces 30 xf/pieces 27
+xf/commgen 38 mpi/bench_smoke 35 cli/thesis_fd 33 xf/blockcyclic 33 mpi/export_fd 31 mpi/export_pieces 30 xf/pieces 27
 mpi/checksum 23 cli/collectives 22 xf/tile 22 tui/export 19 store/workspace 18 xf/fuse 18
 tui/memory 16 tui/explore 15 tui/ops 15 cli/fmt 14 tui/basic 14 tui/more 13 store/concurrency 11
 unit/test_xf 11 cli/bad 8 cli/compare 8 cli/sim 8 mpi/exchange 8 tui/cancel 8 cli/calibrate 7

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 out=$(ROOT=$ROOT POLYAPM=$POLYAPM BENCH_SIZE=tiny BENCH_LU_LEAVES=0 BENCH_KERNELS="jacobi-2d gemm" REPEAT=1 BENCH_MACHINE=scali2004 \
-      BENCH_KEEP="$TMP/bench" bash "$ROOT/tests/bench/bench_polybench.sh" 2>&1)
+      bash "$ROOT/tests/bench/bench_polybench.sh" 2>&1)
 rc=$?
 printf '%s\n' "$out" | sed 's/^/# /'
 expect_eq "bench_polybench (tiny): exit 0" "$rc" 0
