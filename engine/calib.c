@@ -193,6 +193,10 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
         note(out, "receive slope <= 0 (noise): normrcvd = the mean cost per message at 512 messages");
     }
     double bav = (bs + br) / 2;
+    if (bav < 0) {   /* the constant, measured once per step, exceeds the back-to-back series' */
+        bav = 0;
+        note(out, "startup per partner < 0: counted as 0");
+    }
     pr->barrier_slope = (cl.slope + bav) / r.tick;
     if (!finite_pos(pr->barrier_slope)) {
         pr->barrier_slope = cl.slope / r.tick;

@@ -8,12 +8,14 @@
  *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
  *                  the `tick` line (one floating multiply in a memory-bound loop).  Every
  *                  parameter below counted in ticks is divided by this tick.
- *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1)
+ *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
+ *                  the benchmark times it once per time step, after a step's computation
  *   send / recv    per P: the exchange time less the constant cost against X messages
  *                  per partner, least squares over X >= 60 with the 10 worst points dropped;
  *                  slope a_P and intercept b_P; ā = mean a_P/(P−1), b̄ = mean b_P/(P−1)
  *   normsent       ā_s / tick,  normrcvd = ā_r / tick                                 (ticks per message)
- *   barrier_slope  (constant slope + (b̄_s + b̄_r)/2) / tick (the startups folded in, eq. 4.2);
+ *   barrier_slope  (constant slope + (b̄_s + b̄_r)/2) / tick (the startups folded in, eq. 4.2;
+ *                  a mean startup below zero counts as 0, with a note);
  *                  barrier_const = 0, mstartup_s = mstartup_r = 0, coalesce = 1
  *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
