@@ -120,6 +120,11 @@ $(BUILD)/gen/calibrate_bench.inc: runtime/calibrate/bench.c
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 $(BUILD)/obj/tui/cli/cmd_calibrate.o: $(BUILD)/gen/calibrate_bench.inc
+# The calibration kernel (a .apm program calibrate exports and times), embedded the same way.
+$(BUILD)/gen/calibrate_kernel.inc: runtime/calibrate/kernel.apm
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
+$(BUILD)/obj/tui/cli/calib_kernel.o: $(BUILD)/gen/calibrate_kernel.inc
 
 $(BUILD)/polyapm: $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS)
 	$(CC) $(LDFLAGS) $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS) $(LDLIBS) -o $@

@@ -36,6 +36,7 @@ static void series_free(series *s) { free(s->x); free(s->y); }
 
 typedef struct raw {
     double tick;
+    double kernel_seconds, kernel_ticks;     /* the exported kernel's line, 0 when absent */
     int ranks;
     double exchange[CALIB_MAX_P + 1];
     series send[CALIB_MAX_P + 1], recv[CALIB_MAX_P + 1], hrel[CALIB_MAX_P + 1];
@@ -64,6 +65,11 @@ static int parse_line(raw *r, const char *line)
     if (n < 2) return -1;
     if (!strcmp(kind, "ranks") && n == 2 && a >= 2) { r->ranks = (int)a; return 0; }
     if (!strcmp(kind, "tick") && n == 2 && a > 0) { r->tick = a; return 0; }
+    if (!strcmp(kind, "kernel") && n == 3 && a > 0 && b > 0) {
+        r->kernel_seconds = a;
+        r->kernel_ticks = b;
+        return 0;
+    }
     if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
     if (!strcmp(kind, "barrier") && n == 3 && p_ok(a)) { r->barrier[(int)a] = b; return 0; }
     if (!strcmp(kind, "pingpong") && n == 3 && a > 0) return series_add(&r->pingpong, a / 8, b);
@@ -155,8 +161,14 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
     if (!finite_pos(r.tick)) { diag_add(d, file, 0, 0, "no tick measurement"); goto out; }
     cost_profile *pr = &out->profile;
     snprintf(pr->name, sizeof pr->name, "%s", name);
+    out->multiply_seconds = r.tick;
+    out->kernel_seconds = r.kernel_seconds;
+    out->kernel_ticks = r.kernel_ticks;
+    /* the tick: what exported code costs per tick when the kernel was timed, else the multiply */
+    if (r.kernel_ticks > 0) r.tick = r.kernel_seconds / r.kernel_ticks;
     pr->tick_seconds = r.tick;
     pr->coalesce = 1;
+    pr->sync_on_messages = 1;   /* exported code without messages never synchronises */
 
     /* the constant cost of the exchange: through the origin against P-1 (eq. 4.1) */
     double px[CALIB_MAX_P], py[CALIB_MAX_P];
@@ -182,6 +194,10 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
         note(out, "receive slope <= 0 (noise): normrcvd = the mean cost per message at 512 messages");
     }
     double bav = (bs + br) / 2;
+    if (bav < 0) {   /* the constant, measured once per step, exceeds the back-to-back series' */
+        bav = 0;
+        note(out, "startup per partner < 0: counted as 0");
+    }
     pr->barrier_slope = (cl.slope + bav) / r.tick;
     if (!finite_pos(pr->barrier_slope)) {
         pr->barrier_slope = cl.slope / r.tick;

@@ -2,14 +2,23 @@
  * calib.h — turning the raw output of the calibration benchmark (runtime/calibrate/bench.c) into
  * a machine profile, the way the thesis calibrated its cluster (Ellmenreich 2004, §4.4):
  *
- *   tick_seconds   the `tick` line (one floating multiply, memory bound)
- *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1)
+ *   tick_seconds   what a tick of exported code costs on this machine: the `kernel` line's
+ *                  seconds over its ticks (a small kernel exported as C and timed at np = 1, so
+ *                  that loads, stores, loop and index overhead are priced as well as flops: its
+ *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
+ *                  the `tick` line (one floating multiply in a memory-bound loop).  Every
+ *                  parameter below counted in ticks is divided by this tick.
+ *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
+ *                  the benchmark times it once per time step, after a step's computation
  *   send / recv    per P: the exchange time less the constant cost against X messages
  *                  per partner, least squares over X >= 60 with the 10 worst points dropped;
  *                  slope a_P and intercept b_P; ā = mean a_P/(P−1), b̄ = mean b_P/(P−1)
  *   normsent       ā_s / tick,  normrcvd = ā_r / tick                                 (ticks per message)
- *   barrier_slope  (constant slope + (b̄_s + b̄_r)/2) / tick (the startups folded in, eq. 4.2);
- *                  barrier_const = 0, mstartup_s = mstartup_r = 0, coalesce = 1
+ *   barrier_slope  (constant slope + (b̄_s + b̄_r)/2) / tick (the startups folded in, eq. 4.2;
+ *                  a mean startup below zero counts as 0, with a note);
+ *                  barrier_const = 0, mstartup_s = mstartup_r = 0, coalesce = 1,
+ *                  sync_on_messages = 1 (a trace without messages pays no barrier: the exported
+ *                  program has no exchange; the barrier is measured once per step, see above)
  *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
  *                  (reported; the BSP model charges b(P) for l)
@@ -40,6 +49,8 @@ typedef struct calib_result {
     int nfits;
     double l_seconds[CALIB_MAX_P + 1];   /* BSP l(P), index P */
     double barrier_seconds[CALIB_MAX_P + 1]; /* MPI_Barrier, index P */
+    double multiply_seconds;   /* the `tick` line: one floating multiply, memory bound */
+    double kernel_seconds, kernel_ticks;  /* the `kernel` line (0 when absent) */
     char note[256];            /* fallbacks taken, "" when none */
 } calib_result;
 

@@ -8,7 +8,8 @@
  *
  * Conventions the models share (documented for the CLI and the TUI):
  *   - b(P) = barrier_const + (P-1)*barrier_slope for P > 1, else 0; P = the trace's step_procs.
- *   - every processor 0..nprocs-1 pays b(P) in every step (the barrier is collective);
+ *   - every processor 0..nprocs-1 pays b(P) in every step (the barrier is collective), except
+ *     with `sync_on_messages` in a trace without any message or collective (cost_trace_quiet);
  *   - sends[i]/recvs[i] count partners per step when `coalesce`, else APM messages;
  *   - comm[i] = Σ_t c_it, the communication + barrier part of the processor's cost.
  *   - hockney: per send partner (coalesce) one t_s + t_w·words, else count·t_s + t_w·words;
@@ -44,7 +45,8 @@ static const char *const cost_builtin_names[] = { "scali2004", NULL };
 typedef struct cost_key {
     const char *key;
     size_t off;       /* offset of a double, or of the int `coalesce` */
-    int is_int;
+    int is_int;       /* 1: an int; 2: an int flag written only when set (so that profiles
+                         without it, scali2004's text among them, stay as they were) */
 } cost_key;
 
 static const cost_key cost_keys[] = {
@@ -59,6 +61,7 @@ static const cost_key cost_keys[] = {
     { "ts",            offsetof(cost_profile, ts), 0 },
     { "tw",            offsetof(cost_profile, tw), 0 },
     { "g",             offsetof(cost_profile, g), 0 },
+    { "sync_on_messages", offsetof(cost_profile, sync_on_messages), 2 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -210,9 +213,10 @@ char *cost_profile_format(const cost_profile *p)
     n += (size_t)snprintf(s + n, cap - n, "name %s\n", p->name[0] ? p->name : "profile");
     for (int i = 0; i < COST_NKEYS; i++) {
         const cost_key *k = &cost_keys[i];
+        int iv = k->is_int ? *(const int *)((const char *)p + k->off) : 0;
+        if (k->is_int == 2 && !iv) continue;   /* off: as written before the key existed */
         if (k->is_int)
-            n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key,
-                                  *(const int *)((const char *)p + k->off));
+            n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key, iv);
         else {
             char num[40];
             cost_fmt_double(*(const double *)((const char *)p + k->off), num, sizeof num);
@@ -392,6 +396,17 @@ void cost_summary_free(cost_summary *s)
     s->sends = s->recvs = NULL;
 }
 
+/* 1 when the trace has no message and no collective in any step. */
+static int cost_trace_quiet(const sim_trace *t)
+{
+    for (int s = 0; s < t->nsteps; s++) {
+        if (t->colls && t->ncolls && t->ncolls[s] > 0) return 0;
+        for (int k = 0; t->msgs && t->nmsgs && t->msgs[s] && k < t->nmsgs[s]; k++)
+            if (t->msgs[s][k].count > 0) return 0;
+    }
+    return 1;
+}
+
 int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *prof, cost_summary *out)
 {
     const cost_model *m = cost_model_find(model);
@@ -415,9 +430,10 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
     }
     cost_step cs = { buf, buf + npa, buf + 2 * npa, buf + 3 * npa, buf + 4 * npa, buf + 5 * npa };
     double total = 0, agg = 0;
+    int quiet = prof->sync_on_messages && cost_trace_quiet(t);
     for (int s = 0; s < ns; s++) {
         cost_step_gather(t, s, prof, &cs);
-        double b = cost_barrier(prof, t->step_procs ? t->step_procs[s] : np);
+        double b = quiet ? 0 : cost_barrier(prof, t->step_procs ? t->step_procs[s] : np);
         double best = 0, wmax = 0, cmax = 0;
         const double *w = t->work ? t->work + (size_t)s * (size_t)np : NULL;
         for (int i = 0; i < np; i++) {

@@ -10,6 +10,8 @@
  *   hockney  c_it = max(Σ_sends (t_s + t_w·m), Σ_recvs (t_s + t_w·m)) + b(P);
  *            cost = Σ_t max_i (w_it + c_it)
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
+ * Every step pays it, except, under a profile with `sync_on_messages`, in a trace without any
+ * message or collective (exported code then has no exchange to wait at).
  *
  * Collectives (the trace's sim_coll_rec; L = ceil(log2 P) over the P processors taking part, m
  * elements per block, w words per element, c base operations per element and combine; a step
@@ -54,6 +56,9 @@ typedef struct cost_profile {
     int coalesce;
     double ts, tw;            /* hockney (ticks) */
     double g;                 /* bsp (ticks per word) */
+    int sync_on_messages;     /* 0: every step pays b(P) (the thesis's rule); 1: a trace without
+                                 any message or collective pays none (exported code that sends
+                                 nothing never synchronises; what `calibrate` writes) */
 } cost_profile;
 
 typedef struct cost_summary {

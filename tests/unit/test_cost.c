@@ -253,9 +253,44 @@ static void test_profiles(void)
     diag_list_free(&d);
 }
 
+/* sync_on_messages (calibrated profiles): a trace without messages pays no barrier, one with a
+ * message pays it in every step; off (scali2004), every step pays it; the flag is written only
+ * when set, so scali2004's text is what it was. */
+static void test_sync_on_messages(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    cost_profile q = *p;
+    q.sync_on_messages = 1;
+    sim_trace t;
+    cost_summary s;
+    trace_init(&t, 3, 2, 100);
+    cost_evaluate("polyapm", &t, p, &s);
+    T_NEAR("quiet trace, thesis rule: barriers paid", s.total, 3 * (100 + BSL), 1e-6);
+    cost_summary_free(&s);
+    cost_evaluate("polyapm", &t, &q, &s);
+    T_NEAR("quiet trace, sync_on_messages: no barrier", s.total, 300, 1e-9);
+    cost_summary_free(&s);
+    trace_add(&t, 1, 0, 1, 1, 1);
+    cost_evaluate("polyapm", &t, &q, &s);
+    T_NEAR("one message, sync_on_messages: every step's barrier", s.total, 3 * (100 + BSL) + NORMR, 1e-6);   /* the receiver is the step's max */
+    cost_summary_free(&s);
+    trace_free(&t);
+    char *txt = cost_profile_format(p), *qtxt = cost_profile_format(&q);
+    T_CHECK("scali2004's text has no sync_on_messages", txt && !strstr(txt, "sync_on_messages"), "%s", txt);
+    T_CHECK("a set flag is written", qtxt && strstr(qtxt, "sync_on_messages 1\n"), "%s", qtxt);
+    cost_profile r;
+    diag_list d;
+    diag_list_init(&d);
+    T_EQ_INT("the flag reads back", cost_profile_parse("q", qtxt, &r, &d) == 0 && r.sync_on_messages == 1, 1);
+    diag_list_free(&d);
+    free(txt);
+    free(qtxt);
+}
+
 int main(void)
 {
     test_barrier();
+    test_sync_on_messages();
     test_polyapm();
     test_syn_untiled();
     test_profiles();

@@ -102,6 +102,18 @@ static void calibration(void)
         }
     T_CHECK("calib.send3.listed", seen, "no fit named send P=3");
     T_EQ_STR("calib.no_note", r.note, "");
+
+    /* the exported kernel's line: the tick is its seconds per tick, every count in ticks follows */
+    size_t len = strlen(text);
+    char *with = malloc(len + 64);
+    snprintf(with, len + 64, "%skernel 0.5 2.5e8\n", text);        /* 2e-9 s a tick */
+    T_EQ_INT("calib.kernel.ok", calib_fit_raw("kernel", with, "local", &r, &d), 0);
+    T_NEAR("calib.kernel.tick", r.profile.tick_seconds, 2e-9, 1e-20);
+    T_NEAR("calib.kernel.multiply", r.multiply_seconds, tick, 1e-20);
+    T_NEAR("calib.kernel.normsent", r.profile.normsent, 5, 1e-6);  /* 1e-8 s / 2e-9 s */
+    T_NEAR("calib.kernel.ts", r.profile.ts, 750, 1e-3);
+    T_NEAR("calib.kernel.ticks", r.kernel_ticks, 2.5e8, 1e-3);
+    free(with);
     free(text);
 
     /* noise: a negative send slope falls back to the mean cost per message, with a note */

@@ -4,8 +4,10 @@
  *
  * The benchmark (runtime/calibrate/bench.c, embedded here as text) is written to a cache directory
  * ($XDG_CACHE_HOME/polyapm, else ~/.cache/polyapm), built there with mpicc once per version of its
- * source, and run with mpirun on N ranks (--allow-run-as-root when root, --oversubscribe).  Its raw
- * measurements are fitted by engine/calib.c.  The profile is written to the user-level file
+ * source, and run with mpirun on N ranks (--allow-run-as-root when root, --oversubscribe).  Then
+ * the calibration kernel (runtime/calibrate/kernel.apm) is exported as C and timed at np = 1
+ * (calib_kernel.c): its line "kernel SECONDS TICKS" joins the raw measurements, which are fitted
+ * by engine/calib.c (the tick is what exported code costs per tick).  The profile is written to the user-level file
  * (cost_profile_user_path: every workspace finds it) and, when there is a workspace, stored in it
  * (store_machine_put).  `--raw FILE` fits saved measurements instead of running the benchmark.
  */
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "calib.h"
+#include "calib_kernel.h"
 #include "cli.h"
 #include "report.h"
 #include "store.h"
@@ -103,10 +106,23 @@ static char *run_bench(const char *bin, int np, int quick)
     return out;
 }
 
+/* Appends the exported kernel's line "kernel SECONDS TICKS" to the raw measurements (`raw` is
+ * taken); the new text (malloc'd) or NULL after printing why. */
+static char *add_kernel(char *raw, const char *dir, int quick)
+{
+    double secs, ticks;
+    if (calib_kernel_measure(dir, quick, &secs, &ticks) != 0) { free(raw); return NULL; }
+    size_t n = strlen(raw) + 128;
+    char *out = malloc(n);
+    if (out) snprintf(out, n, "%skernel %.9e %.17g\n", raw, secs, ticks);
+    free(raw);
+    return out;
+}
+
 typedef struct param_row { const char *key, *unit, *what; } param_row;
 
 static const param_row param_rows[] = {
-    {"tick_seconds", "s", "one floating multiply, memory bound"},
+    {"tick_seconds", "s", "one tick of exported code (the calibration kernel)"},
     {"normsent", "ticks/message", "send slope per message (s-bar)"},
     {"normrcvd", "ticks/message", "receive slope per message (r-bar)"},
     {"barrier_slope", "ticks/partner", "constant exchange cost + startups, per (P-1)"},
@@ -148,6 +164,11 @@ static void print_text(const calib_result *r, double secs, const char *const *st
     for (int p = 2; p <= r->ranks && p <= CALIB_MAX_P; p++)
         printf("  P=%d: MPI_Barrier %.3g s, BSP l(P) %.3g s, b(P) %.3g s\n", p, r->barrier_seconds[p],
                r->l_seconds[p], cost_barrier(&r->profile, p) * r->profile.tick_seconds);
+    if (r->kernel_ticks > 0)
+        printf("  tick: the exported kernel ran %.4g s for %.4g ticks (one multiply alone: %.4g s)\n",
+               r->kernel_seconds, r->kernel_ticks, r->multiply_seconds);
+    else
+        printf("  tick: one multiply in a memory-bound loop (no exported kernel measured)\n");
     if (r->note[0]) printf("note: %s\n", r->note);
     for (int i = 0; i < nstored; i++) printf("stored: %s\n", stored[i]);
 }
@@ -159,8 +180,11 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     printf(",\"ranks\":%d,\"seconds\":%.6g,\"profile\":{", r->ranks, secs);
     for (int i = 0; i < NPARAM_ROWS; i++)
         printf("%s\"%s\":%.10g", i ? "," : "", param_rows[i].key, param_value(&r->profile, param_rows[i].key));
-    printf(",\"barrier_const\":%.10g,\"coalesce\":%d},\"fits\":[", r->profile.barrier_const,
-           r->profile.coalesce);
+    printf(",\"barrier_const\":%.10g,\"coalesce\":%d},\"multiply_seconds\":%.10g,\"kernel\":",
+           r->profile.barrier_const, r->profile.coalesce, r->multiply_seconds);
+    if (r->kernel_ticks > 0) printf("{\"seconds\":%.10g,\"ticks\":%.17g}", r->kernel_seconds, r->kernel_ticks);
+    else printf("null");
+    printf(",\"fits\":[");
     for (int i = 0; i < r->nfits; i++) {
         const stats_line *l = &r->fits[i].line;
         printf("%s{\"series\":", i ? "," : "");
@@ -203,7 +227,7 @@ static const cli_opt calib_opts[] = {
 
 int cmd_calibrate(int argc, char **argv);
 const cli_spec cmd_calibrate_spec = {
-    "calibrate", "", "measure this machine (tick, exchange, send/receive, ping-pong, h-relation); store the profile",
+    "calibrate", "", "measure this machine (exported kernel's tick, exchange, send/receive, ping-pong, h-relation); store the profile",
     calib_opts, 1, NULL, NULL, cmd_calibrate};
 
 int cmd_calibrate(int argc, char **argv)
@@ -233,6 +257,7 @@ int cmd_calibrate(int argc, char **argv)
         if (!(dir = cache_dir())) return cli_fail("no cache directory for the benchmark");
         if (!(bin = build_bench(dir))) goto out;
         if (!(raw = run_bench(bin, np, quick))) goto out;
+        if (!(raw = add_kernel(raw, dir, quick))) goto out;
         /* keep the raw measurements next to the binary */
         char path[8192];
         snprintf(path, sizeof path, "%s/calibrate-%s.raw", dir, name);

@@ -1,0 +1,146 @@
+/*
+ * calib_kernel.c — the exported-code part of `polyapm calibrate`: what one tick of exported code
+ * costs on this machine.  The calibration kernel (runtime/calibrate/kernel.apm, embedded here as
+ * text) is simulated for its ticks (the cost rule every node is priced by), exported as sequential
+ * C the way `polyapm export` writes any source program, built with its Makefile and timed at
+ * np = 1 (the best of a few runs of its timed main loop).  The ratio prices the loads, stores,
+ * loop and index arithmetic of real exported code along with its flops, which the benchmark's
+ * multiply alone does not (engine/calib.h uses it as the profile's tick).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "calib_kernel.h"
+#include "cli.h"
+#include "simjob.h"
+#include "xf.h"
+
+static const char kernel_source[] =
+#include "calibrate_kernel.inc"
+    ;
+
+/* Runs `cmd` (a shell command) and returns its stdout (malloc'd), or NULL when it failed. */
+static char *ck_capture(const char *cmd)
+{
+    FILE *f = popen(cmd, "r");
+    if (!f) return NULL;
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    size_t r;
+    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (cap - n < 1024) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) { free(buf); buf = NULL; }
+            buf = b;
+        }
+    }
+    int st = pclose(f);
+    if (!buf) return NULL;
+    buf[n] = '\0';
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) { free(buf); return NULL; }
+    return buf;
+}
+
+/* The kernel's ticks under the cost rule (one processor: the trace's total work). */
+static int ck_ticks(const ir_program *p, double *ticks)
+{
+    diag_list d;
+    diag_list_init(&d);
+    simjob j;
+    memset(&j, 0, sizeof j);
+    j.prog = p;
+    int rc = -1;
+    if (cost_profile_resolve("scali2004", &j.profile, &d) != 0 || simjob_run(&j, &d) != 0 || !j.has_cost) {
+        cli_fail("calibration kernel: its simulation failed: %s", d.n ? d.items[d.n - 1].msg : "?");
+    } else if (j.res->violations_total > 0) {
+        cli_fail("calibration kernel: its simulation reports violations");
+    } else {
+        *ticks = j.cost.total;
+        rc = 0;
+    }
+    simjob_free(&j);
+    diag_list_free(&d);
+    return rc;
+}
+
+/* Exports `p` into `dir` and builds it; the executable's path (malloc'd) or NULL. */
+static char *ck_build(const ir_program *p, const char *dir)
+{
+    diag_list d;
+    diag_list_init(&d);
+    xf_export_options o = {NULL, 0, XF_EXCHANGE_AUTO, "polyapm calibrate"};
+    xf_export_info info;
+    if (xf_export(p, dir, &o, &info, &d) != XF_OK) {
+        cli_fail("calibration kernel: export failed: %s", d.n ? d.items[d.n - 1].msg : "?");
+        diag_list_free(&d);
+        return NULL;
+    }
+    diag_list_free(&d);
+    size_t n = strlen(dir) + sizeof info.prog + 64;
+    char *cmd = malloc(n + 32), *bin = malloc(n);
+    if (!cmd || !bin) { free(cmd); free(bin); return NULL; }
+    snprintf(cmd, n + 32, "make -s -C '%s' >/dev/null 2>&1", dir);
+    snprintf(bin, n, "%s/%s", dir, info.prog);
+    if (system(cmd) != 0) {
+        cli_fail("calibration kernel: building the exported C in %s failed", dir);
+        free(bin);
+        bin = NULL;
+    }
+    free(cmd);
+    return bin;
+}
+
+int calib_kernel_measure(const char *dir, int quick, double *seconds, double *ticks)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("calibration kernel", kernel_source, strlen(kernel_source), &d);
+    if (!p) {
+        diag_print(&d, stderr);
+        diag_list_free(&d);
+        cli_fail("the calibration kernel does not load");
+        return -1;
+    }
+    diag_list_free(&d);
+    /* a directory of this run's own: calibrations may run side by side */
+    size_t n = strlen(dir) + 32;
+    char *kdir = malloc(n), *bin = NULL;
+    int rc = -1;
+    if (!kdir) goto out;
+    snprintf(kdir, n, "%s/calibrate-kernel-XXXXXX", dir);
+    if (!mkdtemp(kdir)) {
+        cli_fail("calibration kernel: cannot create %s: %s", kdir, strerror(errno));
+        free(kdir);
+        kdir = NULL;
+        goto out;
+    }
+    if (ck_ticks(p, ticks) != 0 || !(bin = ck_build(p, kdir))) goto out;
+    fprintf(stderr, "calibrate: timing the exported kernel (%s)\n", bin);
+    double best = 0;
+    for (int r = 0; r < (quick ? 2 : 5); r++) {
+        char cmd[8192];
+        snprintf(cmd, sizeof cmd, "'%s'", bin);
+        char *out = ck_capture(cmd), *at = out ? strstr(out, "seconds=") : NULL;
+        double s = at ? strtod(at + 8, NULL) : 0;
+        free(out);
+        if (!(s > 0)) { cli_fail("calibration kernel: %s printed no seconds", bin); goto out; }
+        if (best == 0 || s < best) best = s;
+    }
+    *seconds = best;
+    rc = 0;
+out:
+    ir_program_free(p);
+    if (kdir) {
+        char cmd[8192];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", kdir);
+        if (system(cmd) != 0) fprintf(stderr, "calibrate: could not remove %s\n", kdir);
+    }
+    free(kdir);
+    free(bin);
+    return rc;
+}
