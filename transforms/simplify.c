@@ -130,13 +130,14 @@ static ir_expr *lin_expr(ir_program *p, const lin *l)
     ir_expr *r = NULL;
     for (int i = 0; i < l->n; i++)
         if (l->k[i] > 0) r = r ? ir_new_binary(p, IR_OP_ADD, r, term(p, l->k[i], l->atom[i])) : term(p, l->k[i], l->atom[i]);
-    if (!r && l->c > 0) r = ir_new_int(p, l->c);
+    int lead = !r && l->c > 0;   /* the constant leads (1 - t): not added again at the end */
+    if (lead) r = ir_new_int(p, l->c);
     for (int i = 0; i < l->n; i++)
         if (l->k[i] < 0)
             r = r ? ir_new_binary(p, IR_OP_SUB, r, term(p, -l->k[i], l->atom[i]))
                   : ir_new_unary(p, IR_OP_NEG, term(p, -l->k[i], l->atom[i]));
     if (!r) return ir_new_int(p, l->c);
-    if (l->c < 0 || (l->c > 0 && r->kind != IR_E_INT))
+    if (!lead && (l->c < 0 || (l->c > 0 && r->kind != IR_E_INT)))
         r = ir_new_binary(p, l->c < 0 ? IR_OP_SUB : IR_OP_ADD, r, ir_new_int(p, l->c < 0 ? -l->c : l->c));
     return r;
 }

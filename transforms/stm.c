@@ -1116,6 +1116,52 @@ ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args, diag_l
     return out;
 }
 
+const xf_model *xf_stm_session_model(const xf_stm_session *ss, const xf_rawdep **dep, int *ndep)
+{
+    *dep = ss->dep;
+    *ndep = ss->ndep;
+    return ss->m;
+}
+
+int xf_stm_session_measure(xf_stm_session *ss, const xf_args *args, xf_stm_size *out)
+{
+    diag_list d;
+    diag_list_init(&d);
+    stm s = {.src = ss->src, .m = ss->m, .dep = ss->dep, .ndep = ss->ndep, .d = &d};
+    int r = -1;
+    if (parse_args(&s, args) == 0) {
+        isl_map **mp = calloc((size_t)ss->m->nst + 1, sizeof *mp);
+        for (int i = 0; i < ss->m->nst; i++) mp[i] = leaf_st_map(&s, i);
+        r = xf_stm_measure(ss->m, mp, out);
+        for (int i = 0; i < ss->m->nst; i++) isl_map_free(mp[i]);
+        free(mp);
+    }
+    stm_free(&s);
+    diag_list_free(&d);
+    return r;
+}
+
+char *xf_stm_session_rebase(xf_stm_session *ss, const xf_args *args)
+{
+    diag_list d;
+    diag_list_init(&d);
+    stm s = {.src = ss->src, .m = ss->m, .dep = ss->dep, .ndep = ss->ndep, .d = &d};
+    char *r = NULL;
+    if (parse_args(&s, args) == 0 && s.nsig == 1) {
+        const char **th = calloc((size_t)ss->m->nst + 1, sizeof *th), **sg = calloc((size_t)ss->m->nst + 1, sizeof *sg);
+        for (int i = 0; i < ss->m->nst; i++) {
+            th[i] = s.lf[i].theta;
+            sg[i] = s.lf[i].sigma;
+        }
+        r = xf_stm_rebase(ss->m, th, sg, s.inner_seq);
+        free(th);
+        free(sg);
+    }
+    stm_free(&s);
+    diag_list_free(&d);
+    return r;
+}
+
 ir_program *xf_stm_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
     *status = XF_EREFUSED;

@@ -1,8 +1,8 @@
 /*
  * stm_auto.c — `stm auto`: proposes legal space-time mappings, as LooPo proposed them to the
- * thesis's author, ranked by the number of time steps, then by the number of processors.
- *
- * A bounded enumeration at the program's parameter values (or the -D overrides):
+ * thesis's author.  Two sources, merged and ranked (xf_stm_cand_cmp): the mappings derived from
+ * multi-dimensional schedules (stm_isl.c: the source's order and isl's scheduler), and a bounded
+ * enumeration at the program's parameter values (or the -D overrides):
  *   1. per statement, schedule vectors c (coefficients -2..2 over its loop variables) such that
  *      every dependence of the statement on itself goes forward: min over the dependence of
  *      c·(sink - source) >= 1 (isl computes the minimum);
@@ -10,15 +10,15 @@
  *      minimum m of c_b·y - c_a·x over the dependences a -> b, so that the constants must
  *      satisfy k_b - k_a >= 1 - m;
  *   3. every combination of vectors and relative constants (-3..3) that satisfies these
- *      difference constraints, scored by its number of time steps (max θ - min θ + 1; θ is then
- *      shifted to start at 0);
+ *      difference constraints, scored by its number of time steps (max θ - min θ + 1);
  *   4. per statement an allocation vector (coefficients -2..2, constant 0) linearly independent
  *      of its schedule vector (so that (θ, σ) is injective for two loop variables; with more,
  *      the remaining instances run in inner sequential loops: inner=seq), scored by the number
  *      of processors of the union of the allocations.
- * The candidates are legal at the parameter values used; each one listed is also accepted by
- * the ordinary stm (legal for every parameter value, its step nest generated), which `pick=K`
- * then applies.
+ * The enumeration's candidates are legal at the parameter values used; each one listed (from
+ * either source) is also accepted by the ordinary stm (legal for every parameter value, its step
+ * nest generated), its θ shifted to start at 0 by its parametric minimum, and measured as stm
+ * reads it; `pick=K` then applies the K-th.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,19 @@ enum { MAXV = 4, CMIN = -2, CMAX = 2, WIDE_OUTER = 4, KMAX = 3, MAXSTMT = 6, KEE
 /* Each search after the first stops enumerating after this many steps of its loops (a count, not a time: the
  * candidates must not depend on how busy the machine is). */
 enum { STAGE_BUDGET_STEPS = 200000 };
+/* Each search computes at most this many minima with isl (about 0.2 ms each); one that would
+ * need more (heat-3d: four loops around each statement, 625 vectors, 390,000 pairs; fdtd-2d:
+ * four statements, 12,000) is not run, nor are the searches after it: the mappings from the
+ * schedules (stm_isl.c) stand alone. */
+enum { SEARCH_MINIMA = 10000 };
+/* The searches after the first (wider coefficients, distance-0 self-dependences) run only when
+ * the schedules gave fewer than this many mappings that keep several processors busy (explore
+ * tries the best four). */
+enum { FALLBACK_BELOW = 4 };
+/* stm's check and code generation of one candidate may use this many isl operations (a count,
+ * as above); a mapping whose step nest isl builds only slowly (a wavefront with a skewed
+ * allocation: the hull of its image) is not proposed. */
+#define STM_MAX_OPERATIONS 2000000UL
 
 typedef struct vec {
     int c[MAXV];
@@ -64,15 +77,15 @@ typedef struct cand { int th[MAXSTMT]; long long k[MAXSTMT]; long long steps; in
 /* One enumeration: its coefficient ranges, whether distance-0 self-dependences are allowed, its
  * deadline (0 = none), and what the steps share. */
 typedef struct search {
-    const ir_program *p;
-    const ir_binding *ov;
-    int nov;
+    xf_stm_session *ss;        /* stm on the symbolic model, to check and measure proposals */
     xf_model *m;
     int ns;
     isl_set *pd[MAXSTMT][MAXSTMT];   /* dependences per (source, sink), wrapped; borrowed */
     int cmin[MAXV], cmax[MAXV];
     int allow_zero;
     long budget, steps;           /* loop steps allowed (0: no limit) and taken */
+    long ilps, ilp_budget;        /* isl minima computed, and allowed */
+    int too_big;                  /* 1: the search needs more minima than allowed (not run) */
     sinfo si[MAXSTMT];
     pairc pc[MAXSTMT * MAXSTMT];
     int npc;
@@ -145,7 +158,11 @@ static double now_ms(void)
 }
 
 /* Should the enumeration stop (cancelled, or past the search's budget of steps)? */
-static int stop(search *S) { return xf_cancelled() || (S->budget > 0 && ++S->steps > S->budget); }
+static int stop(search *S)
+{
+    return xf_cancelled() || (S->budget > 0 && ++S->steps > S->budget) ||
+           S->ilps > S->ilp_budget;
+}
 
 static void expr_text(xf_buf *b, const xf_stmt *st, const int *c, long long k)
 {
@@ -169,22 +186,58 @@ static int split(char *s, char **w, int max)
     return n;
 }
 
-/* Does stm accept these arguments?  The enumeration is exact only at the parameter values it
- * used, and it does not build code; stm checks every parameter value and generates the step
- * nest, so a candidate is proposed only when stm would apply it. */
-static int stm_accepts(xf_stm_session *ss, const char *args)
+/* Does stm accept the candidate's arguments?  The enumeration is exact only at the parameter
+ * values it used, and it does not build code; stm checks every parameter value and generates the
+ * step nest, so a candidate is proposed only when stm would apply it.  Its size (steps,
+ * processors, instances per point) is then measured as stm reads the arguments. */
+static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
 {
     if (!ss) return 0;
-    char *txt = xf_strdup(args);
+    char *txt = xf_strdup(c->args);
     char *w[64];
     int nw = split(txt, w, 64);
     diag_list d;
     diag_list_init(&d);
     xf_args a = {0};
     int status = XF_EREFUSED;
+    if (xf_args_parse(&a, nw, w, &d) == 0) {   /* θ from 0 for every parameter value */
+        char *rb = xf_stm_session_rebase(ss, &a);
+        if (rb && strcmp(rb, c->args)) {
+            xf_args_free(&a);
+            memset(&a, 0, sizeof a);
+            free(txt);
+            free(c->args);
+            c->args = rb;
+            txt = xf_strdup(rb);
+            nw = split(txt, w, 64);
+        } else {
+            free(rb);
+        }
+    }
+    xf_args_free(&a);
+    memset(&a, 0, sizeof a);
+    const xf_rawdep *r;
+    int nr;
+    isl_ctx *ctx = xf_stm_session_model(ss, &r, &nr)->ctx;
+    isl_ctx_reset_operations(ctx);
+    isl_ctx_set_max_operations(ctx, getenv("STM_OPS") ? strtoul(getenv("STM_OPS"), 0, 10) : STM_MAX_OPERATIONS);
     if (xf_args_parse(&a, nw, w, &d) == 0) {
         ir_program *out = xf_stm_session_apply(ss, &a, &d, &status);
         ir_program_free(out);
+    }
+    if (isl_ctx_last_error(ctx) == isl_error_quota) status = XF_EREFUSED;
+    isl_ctx_set_max_operations(ctx, 0);
+    isl_ctx_reset_operations(ctx);
+    isl_ctx_reset_error(ctx);
+    xf_stm_size sz;
+    if (status == XF_OK && xf_stm_session_measure(ss, &a, &sz) == 0) {
+        c->steps = sz.steps;
+        c->procs = sz.procs;
+        c->work = sz.work;
+        c->local = sz.local;
+        c->width = sz.width;
+    } else {
+        status = XF_EREFUSED;
     }
     xf_args_free(&a);
     diag_list_free(&d);
@@ -225,6 +278,7 @@ static void statement_vectors(search *S, int s)
     do {
         char *fa = lin(c, nv, "a");
         long long lo = val_ll(extreme(m, dom, ta, fa, 0), 0), hi = val_ll(extreme(m, dom, ta, fa, 1), 0);
+        S->ilps += 3;
         long long dmin = 1;
         if (S->pd[s][s]) {
             char *fb = lin(c, nv, "b");
@@ -285,14 +339,6 @@ static int keeps_on_proc(search *S, int s, int ith, int isg)
     return ok;
 }
 
-static long long count_points(__isl_take isl_set *set)
-{
-    isl_val *v = isl_set_count_val(set);
-    isl_set_free(set);
-    long long n = val_ll(v, 1);
-    return n > 0 ? n : 1;
-}
-
 /* How many instances of statement s run at one (t, p) point under schedule ith and allocation
  * isg (in the inner sequential loops), on average: 1 when (θ, σ) is injective.  Memoised. */
 static long long work_per_point(search *S, int s, int ith, int isg)
@@ -302,12 +348,12 @@ static long long work_per_point(search *S, int s, int ith, int isg)
     long long *known = &si->work[(size_t)ith * (size_t)si->nsg + (size_t)isg];
     if (*known) return *known;
     const xf_stmt *st = &S->m->st[s];
-    if (!si->count) si->count = count_points(xf_model_domain(S->m, s));
+    if (!si->count) si->count = xf_count_points(xf_model_domain(S->m, s));
     char *ta = tup(st, "a");
     char *fa = lin(si->th[ith].c, si->nv, "a"), *ga = lin(si->sg[isg].c, si->nv, "a");
     char *t = xf_asprintf("%s -> { %s -> [%s, %s] }", S->m->params, ta, fa, ga);
     isl_map *mp = isl_map_read_from_str(S->m->ctx, t);
-    long long img = count_points(isl_set_apply(xf_model_domain(S->m, s), mp));
+    long long img = xf_count_points(isl_set_apply(xf_model_domain(S->m, s), mp));
     *known = (si->count + img - 1) / img;
     free(t);
     free(ta);
@@ -332,7 +378,8 @@ static void pair_minima(search *S)
             char *ta = tup(&S->m->st[a], "a"), *tb = tup(&S->m->st[b], "b");
             char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
             for (int ia = 0; ia < sa->nth && !stop(S); ia++)
-                for (int ib = 0; ib < sb->nth; ib++) {
+                for (int ib = 0; ib < sb->nth && S->ilps <= S->ilp_budget; ib++) {
+                    S->ilps++;
                     char *fa = lin(sa->th[ia].c, sa->nv, "a"), *fb = lin(sb->th[ib].c, sb->nv, "b");
                     char *f = xf_asprintf("(%s) - (%s)", fb, fa);
                     q->m[ia * sb->nth + ib] = val_ll(extreme(S->m, S->pd[a][b], wsp, f, 0), -(1LL << 40));
@@ -447,7 +494,7 @@ static prop best_allocation(search *S, const cand *c)
 {
     int ns = S->ns;
     const xf_model *m = S->m;
-    prop best = {{NULL, 0, 0, 0}, 0};
+    prop best = {{NULL, 0, 0, 0, 0, 0, 0}, 0};
     int opts[MAXSTMT][4], nopt[MAXSTMT];
     int inner = 0;
     for (int s = 0; s < ns; s++) {
@@ -492,7 +539,7 @@ static prop best_allocation(search *S, const cand *c)
             }
         if (inner) xf_buf_printf(&a, " inner=seq");
         for (int s = 0; s < ns; s++) { xf_buf_free(&tx[s]); xf_buf_free(&sx[s]); }
-        prop x = {{xf_buf_take(&a), c->steps, hi - lo + 1, cost}, c->steps * work};
+        prop x = {{xf_buf_take(&a), c->steps, hi - lo + 1, cost, work, 0, 0}, c->steps * work};
         if (!best.c.args || prop_cmp(&x, &best) < 0) {
             free(best.c.args);
             best = x;
@@ -512,6 +559,15 @@ static prop best_allocation(search *S, const cand *c)
 static int run_search(search *S, int max, xf_stm_cand **out)
 {
     for (int s = 0; s < S->ns; s++) statement_vectors(S, s);
+    long need = 0;   /* the minima pair_minima would compute */
+    for (int a = 0; a < S->ns; a++)
+        for (int b = 0; b < S->ns; b++)
+            if (a != b && S->pd[a][b]) need += (long)S->si[a].nth * S->si[b].nth;
+    if (S->ilps + need > S->ilp_budget) {
+        S->too_big = 1;
+        *out = NULL;
+        return 0;
+    }
     pair_minima(S);
     cand *keep = NULL;
     int nkeep = combinations(S, &keep);
@@ -530,20 +586,15 @@ static int run_search(search *S, int max, xf_stm_cand **out)
     for (int i = 0; i < nres; i++) res[i] = pr[i].c;
     free(pr);
     int n = 0, tries = 0;
-    diag_list sd;
-    diag_list_init(&sd);
-    xf_stm_session *ss = xf_stm_session_new(S->p, S->ov, S->nov, &sd);
-    diag_list_free(&sd);
     for (int i = 0; i < nres; i++) {
         int dup = 0;
         for (int j = 0; j < n && !dup; j++) dup = !strcmp(res[j].args, res[i].args);
         if (dup || n >= max || tries >= MAXTRIES * max || xf_cancelled() ||
-            (tries++, !stm_accepts(ss, res[i].args)))
+            (tries++, !accept_measure(S->ss, &res[i])))
             free(res[i].args);
         else
             res[n++] = res[i];
     }
-    xf_stm_session_free(ss);
     *out = res;
     return n;
 }
@@ -567,29 +618,24 @@ static void search_free(search *S)
  * (t, p) point runs. */
 static const struct { int allow_zero, wide; } stages[] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
 
-int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int max,
-                      xf_stm_cand **out, diag_list *d)
+/* The enumeration (stages in order until one finds a mapping); its candidates accepted by stm
+ * and measured.  Returns their number (0 when the program is beyond its limits: why in *why). */
+static int enumerate(const ir_program *p, const ir_binding *ov, int nov, xf_stm_session *ss, int max,
+                     int strict_only, xf_stm_cand **out, char **why, diag_list *d)
 {
     *out = NULL;
-    if (p->level != IR_SOURCE) {
-        diag_add(d, p->file, 0, 0, "stm auto maps a source program (this one is at level %s)",
-                 ir_level_name(p->level));
-        return -1;
-    }
     xf_model *m = xf_model_build(p, ov, nov, 1, d);
     if (!m) return -1;
     int ns = m->nst;
-    if (ns == 0 || ns > MAXSTMT) {
-        diag_add(d, p->file, 0, 0, "stm auto handles 1 to %d statements (this program has %d)", MAXSTMT, ns);
+    if (ns == 0 || ns > MAXSTMT)
+        *why = xf_asprintf("the enumeration handles 1 to %d statements (this program has %d)", MAXSTMT, ns);
+    for (int s = 0; s < ns && !*why; s++)
+        if (m->st[s].nvars > MAXV)
+            *why = xf_asprintf("the enumeration handles up to %d loops around a statement", MAXV);
+    if (*why) {
         xf_model_free(m);
-        return -1;
+        return 0;
     }
-    for (int s = 0; s < ns; s++)
-        if (m->st[s].nvars > MAXV) {
-            diag_add(d, p->file, 0, 0, "stm auto handles up to %d loops around a statement", MAXV);
-            xf_model_free(m);
-            return -1;
-        }
     xf_rawdep *r = NULL;
     int nr = 0;
     xf_model_deps(m, &r, &nr, d);
@@ -604,11 +650,10 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
 
     xf_stm_cand *res = NULL;
     int n = 0;
-    for (size_t g = 0; g < sizeof stages / sizeof *stages && n == 0 && !xf_cancelled(); g++) {
+    size_t nstages = strict_only ? 1 : sizeof stages / sizeof *stages;
+    for (size_t g = 0; g < nstages && n == 0 && !xf_cancelled(); g++) {
         search *S = calloc(1, sizeof *S);
-        S->p = p;
-        S->ov = ov;
-        S->nov = nov;
+        S->ss = ss;
         S->m = m;
         S->ns = ns;
         memcpy(S->pd, pd, sizeof pd);
@@ -618,28 +663,92 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
         }
         S->allow_zero = stages[g].allow_zero;
         S->budget = g == 0 ? 0 : STAGE_BUDGET_STEPS;   /* the first, strict search runs to its end */
+        S->ilp_budget = SEARCH_MINIMA;
         free(res);
         res = NULL;
         double t0 = now_ms();
         n = run_search(S, max, &res);
-        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "stage %zu: %d in %.0f ms, %ld steps\n", g, n, now_ms() - t0, S->steps);
+        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "stage %zu: %d in %.0f ms, %ld steps, %ld minima\n", g, n, now_ms() - t0, S->steps, S->ilps);
+        if (S->too_big) g = nstages;
         search_free(S);
         free(S);
     }
     for (int s = 0; s < ns; s++)
         for (int t = 0; t < ns; t++) isl_set_free(pd[s][t]);
     xf_model_free(m);
+    *out = res;
+    return n;
+}
+
+/* The mappings from the multi-dimensional schedules (stm_isl.c) that stm accepts, in order. */
+static int from_schedules(xf_stm_session *ss, int max, xf_stm_cand **out)
+{
+    const xf_rawdep *r;
+    int nr;
+    const xf_model *m = xf_stm_session_model(ss, &r, &nr);
+    xf_stm_cand *res = NULL;
+    int na = xf_stm_isl_proposals(m, r, nr, max, &res);
+    int n = 0;
+    for (int i = 0; i < na; i++) {
+        double t0 = now_ms();
+        int ok = !xf_cancelled() && accept_measure(ss, &res[i]);
+        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "  stm %s: %s in %.0f ms\n", res[i].args, ok ? "accepted" : "refused", now_ms() - t0);
+        if (ok) res[n++] = res[i];
+        else free(res[i].args);
+    }
+    *out = res;
+    return n;
+}
+
+int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int max,
+                      xf_stm_cand **out, diag_list *d)
+{
+    *out = NULL;
+    if (p->level != IR_SOURCE) {
+        diag_add(d, p->file, 0, 0, "stm auto maps a source program (this one is at level %s)",
+                 ir_level_name(p->level));
+        return -1;
+    }
+    xf_stm_session *ss = xf_stm_session_new(p, ov, nov, d);
+    if (!ss) return -1;
+    double t0 = now_ms();
+    xf_stm_cand *a = NULL, *b = NULL;
+    int na = from_schedules(ss, max, &a);
+    if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "schedules: %d in %.0f ms\n", na, now_ms() - t0);
+    char *why = NULL;
+    int par = 0;   /* mappings from the schedules that keep several processors busy */
+    for (int i = 0; i < na; i++) par += a[i].width > 1;
+    int nb = xf_cancelled() ? 0 : enumerate(p, ov, nov, ss, max, par >= FALLBACK_BELOW, &b, &why, d);
+    xf_stm_session_free(ss);
+    if (nb < 0) nb = 0;
+    xf_stm_cand *res = calloc((size_t)(na + nb) + 1, sizeof *res);
+    if (na) memcpy(res, a, (size_t)na * sizeof *a);
+    if (nb) memcpy(res + na, b, (size_t)nb * sizeof *b);
+    free(a);
+    free(b);
+    int n = 0;
+    qsort(res, (size_t)(na + nb), sizeof *res, xf_stm_cand_cmp);
+    for (int i = 0; i < na + nb; i++) {
+        int dup = 0;
+        for (int j = 0; j < n && !dup; j++) dup = !strcmp(res[j].args, res[i].args);
+        if (dup || n >= max) free(res[i].args);
+        else res[n++] = res[i];
+    }
     if (xf_cancelled()) {   /* an aborted search proves nothing */
         xf_stm_cands_free(res, n);
+        free(why);
         diag_add(d, p->file, 0, 0, "stm auto: cancelled");
         return -1;
     }
     if (n == 0) {
         free(res);
-        diag_add(d, p->file, 0, 0, "stm auto: no legal one-dimensional schedule with coefficients in "
-                 "%d..%d (nor %d..%d for the outermost loop variable)", CMIN, CMAX, 0, WIDE_OUTER);
+        diag_add(d, p->file, 0, 0, "stm auto: no legal mapping from the source's schedule nor isl's, "
+                 "nor a one-dimensional schedule with coefficients in %d..%d (nor %d..%d for the "
+                 "outermost loop variable)%s%s", CMIN, CMAX, 0, WIDE_OUTER, why ? ": " : "", why ? why : "");
+        free(why);
         return -1;
     }
+    free(why);
     *out = res;
     return n;
 }

@@ -152,11 +152,22 @@ int xf_exchange_parse(const char *s, xf_exchange *out);   /* 1 on success */
 /* ---- stm auto ---------------------------------------------------------------------------------- */
 
 /* A proposed space-time mapping: the stm arguments ("theta.L=2*j-2 sigma.L=i ..."), its number
- * of time steps and of processors at the parameter values used. */
-typedef struct xf_stm_cand { char *args; long long steps, procs; int cost; } xf_stm_cand;
+ * of time steps and of processors at the parameter values used, the most instances of a
+ * statement one (t, p) point runs (1 when the mapping is injective), how many processors a step
+ * keeps busy on average, and whether the source's innermost loops stay innermost (see
+ * xf_stm_candidates). */
+typedef struct xf_stm_cand {
+    char *args;
+    long long steps, procs;
+    int cost;
+    long long work, width;     /* instances per (t, p) point; (t, p) points per step */
+    int local;
+} xf_stm_cand;
 
-/* Enumerates legal mappings with small coefficients (see stm_auto.c), best first (fewest steps,
- * then processors, then simplest); at most `max`.  Returns the number, or -1 with diagnostics. */
+/* Proposes legal mappings (see stm_auto.c and stm_isl.c), best first: those that keep more than
+ * one processor busy in a step, those that keep the source's innermost loops innermost, then by the estimated
+ * length (steps times instances per point), steps, processors, simplicity; at most `max`.
+ * Returns the number, or -1 with diagnostics. */
 int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int max,
                       own_give xf_stm_cand **out, diag_list *d);
 void xf_stm_cands_free(own_take xf_stm_cand *c, int n);

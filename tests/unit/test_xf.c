@@ -565,6 +565,10 @@ static void test_simplify(void)
         {"min(1, 1, 3)", "1"},
         {"min(k = 0 .. n) (k * p)", "min(k = 0 .. n) k * p"},
         {"min(k = 0 .. n) (k * k)", "min(k = 0 .. n) k * k"},
+        /* a leading constant with only negative terms after it, counted once (commgen's
+         * destination c * 0 + (1 - c) * (p + 1) of a select became (2 - c + 2) * (p + 1)) */
+        {"(1 - n) * p + 0", "p - n * p"},
+        {"n * 0 + (1 - n) * (p + 1)", "(1 - n) * (p + 1)"},
     };
     int nc = (int)(sizeof cases / sizeof cases[0]);
     xf_buf b = {0};
