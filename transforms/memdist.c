@@ -1052,6 +1052,23 @@ static void pick_ivars(const ir_program *p, const char *rpv, const xf_tiling *T,
  * the processors touch (checked at the parameters' values) in at least 10% less memory.  Groups
  * start as one access each and merge while two have the same other ranges or the same last
  * range.  Fills dd's ranges. */
+/* The size of the one-piece layout P with its plain (not strided) ranges clamped to the array. */
+static int64_t in_array_size(md_ctx *X, const md_piece *P, int nd, __isl_keep isl_map *const *F, int nf)
+{
+    const ir_decl *ad = X->ad;
+    md_piece C = *P;
+    C.pc.lo = ir_alloc(X->out, (size_t)nd * sizeof *C.pc.lo);
+    C.pc.hi = ir_alloc(X->out, (size_t)nd * sizeof *C.pc.hi);
+    for (int k = 0; k < nd; k++) {
+        if (P->pc.step && P->pc.step[k]) { C.pc.lo[k] = P->pc.lo[k]; C.pc.hi[k] = P->pc.hi[k]; continue; }
+        ir_expr *lo[2] = {ir_clone_expr(X->out, ad->u.array.lo[k]), ir_clone_expr(X->out, P->pc.lo[k])};
+        ir_expr *hi[2] = {ir_clone_expr(X->out, ad->u.array.hi[k]), ir_clone_expr(X->out, P->pc.hi[k])};
+        C.pc.lo[k] = ir_new_call(X->out, IR_F_MAX, lo, 2);
+        C.pc.hi[k] = ir_new_call(X->out, IR_F_MIN, hi, 2);
+    }
+    return layout_size(X, &C, 1, nd, F, nf, 0);
+}
+
 static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd, ir_decl *dd)
 {
     const char *ivar[8] = {0};
@@ -1067,7 +1084,9 @@ static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd
     int ngroups = 0;
     one.outer = one.last = NULL;
     if (X->ok && nd >= 2 && nf <= 64 && X->rp_of) {
-        int64_t size_box = layout_size(X, &box, 1, nd, F, nf, 0), best_size = size_box;
+        /* the box's ghost slots beyond the array (rp * b - 1 on the first processor) are not
+         * counted against it: a ragged or pieced layout must save on elements of the array */
+        int64_t size_box = in_array_size(X, &box, nd, F, nf), best_size = size_box;
         piece_build(X, F, nd, ivar, 1, &one);
         if (X->ok && one.pc.ivar) {
             int64_t s = layout_size(X, &one, 1, nd, F, nf, 0);
