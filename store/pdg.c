@@ -264,6 +264,23 @@ int store_path(store *s, int64_t id, store_step **out, int *n, diag_list *d)
     return 0;
 }
 
+int store_reference(store *s, int64_t id, int64_t *ref, diag_list *d)
+{
+    store_step *path = NULL;
+    int n = 0;
+    if (store_path(s, id, &path, &n, d) != 0) return -1;
+    if (n == 0) {
+        diag_add(d, NULL, 0, 0, "%s: no path to node %lld", s->dir, (long long)id);
+        return -1;
+    }
+    int at = 0;
+    for (int i = n - 1; i > 0 && !at; i--)
+        if (path[i].edge.transform && !strcmp(path[i].edge.transform, STORE_REPLAY_EDGE)) at = i;
+    *ref = path[at].node.id;
+    store_path_free(path, n);
+    return 0;
+}
+
 /* ---- resolving NODE ------------------------------------------------------------------------- */
 
 static int all_digits(const char *s)

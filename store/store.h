@@ -157,6 +157,12 @@ typedef struct store_step {
 } store_step;
 int store_path(store *s, int64_t id, store_step **out, int *n, diag_list *d);
 void store_path_free(store_step *steps, int n);
+/* The edge transform of a source replayed onto: `polyapm replay` adds the new source as a child
+ * of the path's source with this edge, and re-applies the path's steps under it. */
+#define STORE_REPLAY_EDGE "replay"
+/* The program node `id` is verified against: the last node on its path (first parents, itself
+ * included) that an edge STORE_REPLAY_EDGE leads to, else the root. */
+int store_reference(store *s, int64_t id, int64_t *ref, diag_list *d);
 /* A read snapshot: the reads until store_snapshot_end see one state of the workspace (and take
  * the database's shared lock once).  Not for use around writes. */
 int store_snapshot_begin(store *s, diag_list *d);

@@ -181,6 +181,21 @@ static void k_run(tui *t)
                run_done);
 }
 
+/* p: replay the path to the node onto a changed program (polyapm replay in the background). */
+static void replay_done(tui *t, const char *text)
+{
+    char args[400];
+    if (!text[0]) { tui_message(t, 0, "nothing replayed"); return; }
+    snprintf(args, sizeof args, "--onto %s", text);
+    tui_runjob_start(t, "replay", tui_sel_node(t), args);
+}
+
+static void k_replay(tui *t)
+{
+    if (tui_sel_node(t) <= 0) return;
+    tui_prompt(t, "replay this derivation onto (a changed FILE.apm)", "", replay_done);
+}
+
 static void explore_done(tui *t, const char *text)
 {
     int64_t node = tui_sel_node(t);
@@ -422,6 +437,7 @@ static const tui_key keys[] = {
     {'X', 0, "X", "export the node as C+MPI (or sequential C) into a directory", k_export, 0},
     {'R', 0, "R", "run the node: export, build, mpirun/smpirun, check, store the time", k_run, 0},
     {'E', 0, "E", "explore: best-first search below the node, in the background", k_explore, 0},
+    {'p', 0, "p", "replay the derivation of the node onto a changed program, in the background", k_replay, 0},
     {'C', 0, "C", "cancel the running simulation, export, run or explore", k_cancel, 2},
     {'?', 0, "?", "help", k_help, 1},
     {'q', 0, "q", "quit", k_quit, 1},

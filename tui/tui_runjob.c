@@ -1,6 +1,6 @@
 /*
- * tui_runjob.c — exporting or running the selected node in the background: a child process
- * runs `polyapm -w WS export|run NODE ARGS...` (the same command as on the command line, so the
+ * tui_runjob.c — exporting, running or replaying the selected node in the background: a child
+ * process runs `polyapm -w WS export|run|replay NODE ARGS...` (the same command as on the command line, so the
  * build, mpirun, checksum check and stored measurement are the command's), its output goes to a
  * pipe the main loop reads without blocking, and the last line becomes the status message.
  * C kills it.  One job at a time.
@@ -77,4 +77,5 @@ void tui_runjob_poll(tui *t)
     if (nl) *nl = '\0';
     t->cost_id = -1;                             /* the cost pane shows the new measurement */
     reset(t);
+    tui_reload(t);                               /* and the tree the nodes a replay added */
 }

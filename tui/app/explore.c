@@ -1181,7 +1181,7 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     memset(&rootn, 0, sizeof rootn);
     ir_program *ref = NULL;
     int rc = -1;
-    if (store_root(s, &S.w.root, d) != 0 || store_node_get(s, S.w.root, &rootn, d) != 0 ||
+    if (store_reference(s, o.start, &S.w.root, d) != 0 || store_node_get(s, S.w.root, &rootn, d) != 0 ||
         !(ref = ops_node_program(s, S.w.root, d)))
         goto out;
     S.w.o = &o;

@@ -241,7 +241,7 @@ int ops_sim_prepare(store *s, ops_sim *j, diag_list *d)
     size_t len, rlen;
     char *text = NULL, *rtext = NULL;
     int rc = -1;
-    if (store_root(s, &j->root, d) != 0 || store_node_get(s, j->node, &j->n, d) != 0 ||
+    if (store_reference(s, j->node, &j->root, d) != 0 || store_node_get(s, j->node, &j->n, d) != 0 ||
         store_node_get(s, j->root, &j->rootn, d) != 0)
         return -1;
     if (!(text = store_node_text(s, j->node, &len, d))) goto out;

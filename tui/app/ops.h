@@ -2,11 +2,11 @@
  * ops.h — the operations on a workspace that the TUI and the command line share: open or create
  * the workspace of a program file, apply a transform to a node (the child is deduplicated by
  * canonical text, as the store does), add an edited program as a child, and simulate a node
- * against the root and store the result (keyed exactly as `polyapm sim NODE` keys it, so either
+ * against its source (the root, or a source replayed onto: store_reference) and store the result (keyed exactly as `polyapm sim NODE` keys it, so either
  * front end answers the other's simulations from the store).
  *
  * A simulation is split in three so that the long part can run on another thread:
- *   ops_sim_prepare   (store thread)  load the node, its reference (the root) and the key;
+ *   ops_sim_prepare   (store thread)  load the node, its reference (its source) and the key;
  *                                     returns 1 when the store already has the result
  *   ops_sim_run       (any thread)    simulate + verify + price; touches no store; honours
  *                                     `cancel` and reports progress
@@ -62,7 +62,7 @@ typedef struct ops_sim {
     int nbindings;
     int force;                            /* simulate even when the store has the result */
     /* filled by prepare / run */
-    int64_t root;
+    int64_t root;                         /* the reference: the path's source (store_reference) */
     store_node n, rootn;
     ir_program *prog, *ref;
     char *params, *mtext;                 /* the key: final parameter values, profile text */

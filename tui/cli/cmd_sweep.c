@@ -179,7 +179,7 @@ int cmd_sweep(int argc, char **argv)
     int status = CLI_FAIL;
     int64_t node, root;
     if (!pt || cliopts_machine(&o, s, 0, &prof) != 0) goto out;
-    if (store_resolve(s, o.pos[0], &node, &d) != 0 || store_root(s, &root, &d) != 0 ||
+    if (store_resolve(s, o.pos[0], &node, &d) != 0 || store_reference(s, node, &root, &d) != 0 ||
         store_node_get(s, node, &n, &d) != 0 || !(prog = ops_node_program(s, node, &d)))
         goto fail;
     for (int i = 0; i < nk; i++) {

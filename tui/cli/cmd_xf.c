@@ -8,9 +8,9 @@
  *       predicted gain of the collective fusions under machine profile M (default scali2004)
  *   polyapm apply FILE.apm NAME [key=value]... [-D name=value]... [-o OUT.apm]
  *       applies a transform; writes the new program's canonical text to OUT.apm or stdout
- *   polyapm apply NODE NAME [key=value]... [-D name=value]... [--why TEXT]
+ *   polyapm apply NODE NAME [key=value]... [-D name=value]... [--why TEXT] [-q]
  *       in a workspace: creates the child node (or links the existing node with the same
- *       program), simulates it against the root and stores the result
+ *       program), simulates it against its source and stores the result (-q: prints its id)
  *
  * Exit status: 0 ok, 1 the transform was refused (the reason names the dependence or the
  * statement) or the file does not load, 2 usage (malformed parameters included).
@@ -77,7 +77,7 @@ static ir_program *load(const char *target) { return load_target(target, NULL, N
 
 /* `apply NODE ...` in a workspace: the child, simulated against the root and stored. */
 static int apply_node(store *s, int64_t parent, const char *name, int nkv, char **kv,
-                      const ir_binding *b, int nb, const char *why)
+                      const ir_binding *b, int nb, const char *why, int quiet)
 {
     diag_list d;
     diag_list_init(&d);
@@ -100,9 +100,11 @@ static int apply_node(store *s, int64_t parent, const char *name, int nkv, char 
         diag_print(&d, stderr);
         goto out;
     }
-    printf("%s node %lld %s (%s) under %lld: cost %.1f, %s\n", created ? "added" : "linked",
-           (long long)child, j.n.label, j.n.level, (long long)parent, j.total,
-           j.verified > 0 ? "verified" : j.verified == 0 ? "NOT verified" : "not checked");
+    if (quiet && j.verified > 0) printf("%lld\n", (long long)child);
+    else
+        printf("%s node %lld %s (%s) under %lld: cost %.1f, %s\n", created ? "added" : "linked",
+               (long long)child, j.n.label, j.n.level, (long long)parent, j.total,
+               j.verified > 0 ? "verified" : j.verified == 0 ? "NOT verified" : "not checked");
     rc = j.verified > 0 ? CLI_OK : CLI_FAIL;
     goto out;
 fail:
@@ -118,7 +120,7 @@ out:
 enum { XF_MAX_BINDINGS = 64 };
 typedef struct xfc_args {
     const char *machine, *out, *why;
-    int json, fixed;
+    int json, fixed, quiet;
     ir_binding b[XF_MAX_BINDINGS];
     int nb;
 } xfc_args;
@@ -136,6 +138,8 @@ static const cli_opt xf_opts[] = {
      .help = "write the new program here (a file only; default: stdout)"},
     {.name = "--why", .kind = OPT_STR, .value = "TEXT", .off = offsetof(xfc_args, why), .cmds = APPLY,
      .help = "the reason for this step (a node only: its note)"},
+    {.name = "-q", .kind = OPT_FLAG, .off = offsetof(xfc_args, quiet), .cmds = APPLY,
+     .help = "a node only: print just the new node's id (for scripts; see polyapm script)"},
     {.name = "--json", .kind = OPT_FLAG, .off = offsetof(xfc_args, json), .cmds = DEPS | TRANSFORMS,
      .help = "print one JSON object"},
     {0},
@@ -249,7 +253,7 @@ int cmd_apply(int argc, char **argv)
     }
     if (s) {
         ir_program_free(p);
-        int rc = apply_node(s, node, name, nkv, kv, b, nb, why);
+        int rc = apply_node(s, node, name, nkv, kv, b, nb, why, a.quiet);
         store_close(s);
         free(kv);
         return rc;
