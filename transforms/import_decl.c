@@ -41,6 +41,8 @@ static char *size_text(imp *I, toks *k, unsigned a, unsigned b)
         }
         imp_buf_printf(&out, "%s%s", i > a ? " " : "", s);
     }
+    /* PolyBench's POLYBENCH_PADDING_FACTOR, 0 unless asked for */
+    if (out.len > 4 && strcmp(out.s + out.len - 4, " + 0") == 0) out.s[out.len -= 4] = '\0';
     char *r = out.len ? imp_strdup(I, out.s) : NULL;
     free(out.s);
     return r;
@@ -68,8 +70,10 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
     long long size[IMP_MAXDIM];
     int nd = 0;
     t = clang_getCanonicalType(t);
-    if (t.kind == CXType_Pointer) {   /* an array parameter: its first extent is only in the text */
-        size[nd++] = -1;
+    if (t.kind == CXType_Pointer) {
+        /* an array parameter: its first extent is only in the text; a local pointer to an array
+         * (PolyBench's heap arrays, used as (*B)[i][j]): the array it points to */
+        if (clang_getCursorKind(decl) == CXCursor_ParmDecl) size[nd++] = -1;
         t = clang_getCanonicalType(clang_getPointeeType(t));
     }
     while ((t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray || t.kind == CXType_VariableArray) &&

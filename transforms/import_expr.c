@@ -59,7 +59,7 @@ static char *name_ref(imp *I, CXCursor e)
     imp_bind *b = imp_lookup(I, name);
     if (!b) return imp_error(I, e, "'%s': a name that is not a parameter, array, scalar or loop variable of the "
                              "kernel; supported: the kernel's arguments and variables", name);
-    if (!b->sym) return imp_printf(I, "(%s)", b->text);
+    if (!b->sym) return strpbrk(b->text, " ()") ? imp_printf(I, "(%s)", b->text) : b->text;
     imp_sym *s = b->sym;
     if (s->kind == SYM_PARAM) return s->name;
     if (s->ndims > 0) return imp_error(I, e, "'%s': a whole array in an expression; supported: its elements", name);

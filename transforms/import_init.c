@@ -50,7 +50,9 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
         if (k >= 0 && !bound[k]) {
             bound[k] = 1;
             char *p = imp_printf(I, "@%d", k);
-            imp_buf_printf(&cond, "%s%s <= %s && %s <= %s", cond.len ? " && " : "", l.lo, p, p, l.hi);
+            char *full = imp_printf(I, "%s - 1", k < sym->ndims ? sym->dims[k] : "?");
+            if (strcmp(l.lo, "0") != 0 || strcmp(l.hi, full) != 0)   /* not the whole extent */
+                imp_buf_printf(&cond, "%s%s <= %s && %s <= %s", cond.len ? " && " : "", l.lo, p, p, l.hi);
             if (l.step != 1)
                 imp_buf_printf(&cond, " && ((%s) - (%s)) %% %lld == 0", p, l.down ? l.hi : l.lo, l.step);
             imp_bind_text(I, l.var, p, l.nonneg);
@@ -103,7 +105,10 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
                   sym->name);
         goto out;
     }
-    if (cond.len) val = imp_printf(I, "select(%s, %s, %s)", cond.s, val, prev ? prev : "0");
+    /* elements outside the domain keep their value; those without one are 0 (C would leave them
+     * undefined: the kernel must not read them) */
+    int zero = strcmp(val, "0") == 0 || strcmp(val, "0.0") == 0;
+    if (cond.len && !(zero && !prev)) val = imp_printf(I, "select(%s, %s, %s)", cond.s, val, prev ? prev : "0");
     sym->val = imp_strdup(I, val);
     rc = 0;
 out:
@@ -120,6 +125,15 @@ static int assignment(imp *I, ctx *c, CXCursor s, const char *op)
     if (clang_getCanonicalType(lt).kind == CXType_Pointer) return 0;   /* an allocation: B = malloc(..) */
     imp_sym *sym = imp_lvalue(I, kid[0], subs, &nsubs);
     if (!sym) return -1;
+    CXCursor rhs = n == 2 ? imp_unwrap(kid[1]) : kid[0];
+    int post;
+    const char *inner = clang_getCursorKind(rhs) == CXCursor_BinaryOperator ? imp_operator(I, rhs, &post) : NULL;
+    if (inner && strcmp(inner, "=") == 0 && strcmp(op, "=") == 0) {   /* A[..] = B[..] = e: B first, then A = B[..] */
+        if (assignment(I, c, rhs, inner) != 0) return -1;
+        CXCursor ik[2];
+        imp_children(rhs, ik, 2);
+        kid[1] = ik[0];
+    }
     imp_bind *saved = I->env;
     int rc = record(I, c, s, sym, subs, nsubs, op, n == 2 ? &kid[1] : NULL);
     I->env = saved;

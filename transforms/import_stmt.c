@@ -96,6 +96,12 @@ static int assign(imp *I, CXCursor s, imp_buf *out)
     if (n == 1 && (strcmp(op, "++") == 0 || strcmp(op, "--") == 0)) {
         rhs = imp_printf(I, "%s %c 1", lhs, op[0]);
     } else if (n == 2 && strcmp(op, "=") == 0) {
+        CXCursor r = imp_unwrap(kid[1]), rk[2];
+        const char *inner = clang_getCursorKind(r) == CXCursor_BinaryOperator ? imp_operator(I, r, &post) : NULL;
+        if (inner && strcmp(inner, "=") == 0 && imp_children(r, rk, 2) == 2) {   /* a = b = e: b first */
+            if (assign(I, r, out) != 0) return -1;
+            kid[1] = rk[0];
+        }
         rhs = imp_expr(I, kid[1]);
     } else if (n == 2 && strlen(op) == 2 && op[1] == '=' && strchr("+-*/", op[0])) {
         if (sym->is_int && op[0] == '/') {
