@@ -244,6 +244,27 @@ static enum CXChildVisitResult find_print(CXCursor c, CXCursor parent, CXClientD
     return CXChildVisit_Recurse;
 }
 
+typedef struct use { CXCursor param; unsigned at; } use;
+
+static enum CXChildVisitResult find_use(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    use *u = data;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), u->param)) {
+        u->at = imp_offset(c, 0);
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* Where the body of `fn` first names `param` (~0u: nowhere). */
+static unsigned first_use(CXCursor fn, CXCursor param)
+{
+    use u = {param, ~0u};
+    clang_visitChildren(fn, find_use, &u);
+    return u.at;
+}
+
 static int add_output(imp *I, char ***names, int *n, imp_sym *s)
 {
     for (int i = 0; i < *n; i++)
@@ -276,9 +297,22 @@ int imp_outputs(imp *I, char ***names, int *n)
     }
     found f = {clang_getNullCursor(), 0};
     if (!clang_Cursor_isNull(I->main_fn)) clang_visitChildren(I->main_fn, find_print, &f);
-    for (int k = 0; f.ok && k < clang_Cursor_getNumArguments(f.call); k++) {
-        imp_sym *s = imp_argsym(I, clang_Cursor_getArgument(f.call, k));
-        if (s && !s->local) add_output(I, names, n, s);
+    /* the arrays print_array prints, in the order it prints them (where it first names them) */
+    CXCursor def = f.ok ? clang_getCursorDefinition(clang_getCursorReferenced(f.call)) : clang_getNullCursor();
+    int nargs = f.ok ? clang_Cursor_getNumArguments(f.call) : 0;
+    unsigned first[64];
+    imp_sym *arg[64];
+    for (int k = 0; k < nargs && k < 64; k++) {
+        arg[k] = imp_argsym(I, clang_Cursor_getArgument(f.call, k));
+        first[k] = clang_Cursor_isNull(def) ? (unsigned)k : first_use(def, clang_Cursor_getArgument(def, k));
+    }
+    for (int done = 0; done < nargs && done < 64; done++) {
+        int best = -1;
+        for (int k = 0; k < nargs && k < 64; k++)
+            if (arg[k] && first[k] != ~0u && (best < 0 || first[k] < first[best])) best = k;
+        if (best < 0) break;
+        if (!arg[best]->local) add_output(I, names, n, arg[best]);
+        arg[best] = NULL;
     }
     for (imp_sym *s = I->syms; !*n && s; s = s->next)   /* nothing printed: what the region writes */
         if (s->kind == SYM_ARRAY && s->written && !s->local) add_output(I, names, n, s);
