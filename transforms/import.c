@@ -302,7 +302,10 @@ static void emit(imp *I, const char *name, char **outs, int nouts, const char *r
     for (imp_sym *s = I->syms; s; s = s->next)
         if (s->kind == SYM_ARRAY && !s->local && s->val) emit_init(I, s, out);
     for (int i = 0; i < nouts; i++) imp_buf_printf(out, "output %s\n", outs[i]);
-    imp_buf_printf(out, "\n%s", region);
+    imp_buf_printf(out, "\n");
+    I->region_line = 1;
+    for (size_t i = 0; i < out->len; i++) I->region_line += out->s[i] == '\n';
+    imp_buf_printf(out, "%s", region);
 }
 
 /* "dir/2mm.c" -> "mm2": letters, digits and '_', not starting with a digit. */
@@ -376,8 +379,23 @@ done:
     return rc;
 }
 
+/* The engine's errors about the assembled program, located at the C statements they come from
+ * (the kernel, for a declaration). */
+static void unchecked(imp *I, const diag_list *pd)
+{
+    for (int i = 0; i < pd->n; i++) {
+        int line = pd->items[i].line - I->region_line + 1, k = -1;
+        for (int m = 0; m < I->nmarks; m++)
+            if (I->marks[m].line <= line) k = m;
+        imp_error(I, k >= 0 && line >= 1 ? I->marks[k].at : I->kernel,
+                  "%s (in the imported program, outside the supported subset: affine loop bounds and subscripts "
+                  "of loop variables and parameters)", pd->items[i].msg);
+    }
+}
+
 static void cleanup(imp *I)
 {
+    free(I->marks);
     for (imp_sym *s = I->syms, *next; s; s = next) {
         next = s->next;
         free(s->name);
@@ -407,9 +425,7 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
             result = ir_print(p);
             ir_program_free(p);
         } else {
-            for (int i = 0; i < pd.n; i++)
-                diag_add(d, o->file, 0, 0, "the imported program does not check (%d:%d: %s); the text was:\n%s",
-                         pd.items[i].line, pd.items[i].col, pd.items[i].msg, i == 0 ? out.s : "");
+            unchecked(&I, &pd);
         }
         diag_list_free(&pd);
     }

@@ -46,6 +46,8 @@ typedef struct imp_bind {
 
 typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
 
+typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
+
 typedef struct imp {
     const xf_import_opts *o;
     CXTranslationUnit tu;
@@ -63,6 +65,9 @@ typedef struct imp {
     int in_init;                /* reading the init code (values) rather than the region (statements) */
     int decl_local;             /* declarations read now are temporaries of the init code */
     int nsum;                   /* reduction variables named so far */
+    imp_mark *marks;            /* the C statement of each line of the region's text */
+    int nmarks, capmarks;
+    int region_line;            /* the line of the program's text where the region starts */
 } imp;
 
 /* ---- import_util.c: text, memory, locations, cursors ---- */
@@ -120,6 +125,8 @@ typedef struct imp_loop {
 int imp_for(imp *I, CXCursor f, imp_loop *l);
 
 /* ---- import_stmt.c: the region ---- */
+/* Records that the next line of `out` comes from the statement `at` (for located errors). */
+void imp_mark_line(imp *I, CXCursor at, const imp_buf *out);
 int imp_region(imp *I, CXCursor *stmts, int n, imp_buf *out);
 
 /* ---- import_init.c: the code before the kernel ---- */

@@ -9,10 +9,33 @@
 
 #include "import_int.h"
 
+/* What C's statements are called in messages (libclang's kind names otherwise). */
+typedef struct kind_name { enum CXCursorKind kind; const char *name; } kind_name;
+static const kind_name kind_names[] = {
+    {CXCursor_WhileStmt, "a while loop"}, {CXCursor_DoStmt, "a do loop"}, {CXCursor_GotoStmt, "goto"},
+    {CXCursor_LabelStmt, "a label"}, {CXCursor_ReturnStmt, "return"}, {CXCursor_BreakStmt, "break"},
+    {CXCursor_ContinueStmt, "continue"}, {CXCursor_SwitchStmt, "switch"}, {CXCursor_CallExpr, "a call as a statement"},
+    {CXCursor_IndirectGotoStmt, "goto"}, {CXCursor_AsmStmt, "asm"}, {CXCursor_GCCAsmStmt, "asm"},
+    {CXCursor_FirstInvalid, NULL},
+};
+
 static const char STMTS[] = "supported: for loops, if/else, blocks, declarations of int or double scalars, "
                             "and assignments (= += -= *= /= ++ --) to array elements and scalars";
 
 static int stmt(imp *I, CXCursor s, imp_buf *out);
+
+void imp_mark_line(imp *I, CXCursor at, const imp_buf *out)
+{
+    int line = 1;
+    for (size_t i = 0; i < out->len; i++) line += out->s[i] == '\n';
+    if (I->nmarks == I->capmarks) {
+        I->capmarks = I->capmarks ? 2 * I->capmarks : 64;
+        imp_mark *m = realloc(I->marks, (size_t)I->capmarks * sizeof *m);
+        if (!m) abort();
+        I->marks = m;
+    }
+    I->marks[I->nmarks++] = (imp_mark){line, at};
+}
 
 static int block(imp *I, CXCursor s, imp_buf *out)
 {
@@ -30,6 +53,7 @@ static int loop(imp *I, CXCursor s, imp_buf *out)
     if (imp_for(I, s, &l) != 0) return -1;
     imp_bind *saved = I->env;
     char *v = imp_apm_name(I, l.var);
+    imp_mark_line(I, s, out);
     if (!l.down) {
         imp_buf_printf(out, "for %s = %s .. %s", v, l.lo, l.hi);
         if (l.step != 1) imp_buf_printf(out, " step %lld", l.step);
@@ -52,6 +76,7 @@ static int cond(imp *I, CXCursor s, imp_buf *out)
     if (n < 2 || n > 3) { imp_error(I, s, "an if with a declaration in its condition; %s", STMTS); return -1; }
     char *c = imp_expr(I, kid[0]);
     if (!c) return -1;
+    imp_mark_line(I, s, out);
     imp_buf_printf(out, "if %s {\n", c);
     if (stmt(I, kid[1], out) != 0) return -1;
     imp_buf_printf(out, "}\n");
@@ -119,6 +144,7 @@ static int assign(imp *I, CXCursor s, imp_buf *out)
         imp_error(I, s, "a floating value stored into the integer '%s' (C truncates); supported: integer values", sym->name);
         return -1;
     }
+    imp_mark_line(I, s, out);
     imp_buf_printf(out, "S%d: %s = %s\n", ++I->nlabels, lhs, rhs);
     return 0;
 }
@@ -145,6 +171,8 @@ static int stmt(imp *I, CXCursor s, imp_buf *out)
     default: break;
     }
     if (is_assignment(I, s)) return assign(I, s, out);
+    for (const kind_name *k = kind_names; k->name; k++)
+        if (k->kind == clang_getCursorKind(s)) { imp_error(I, s, "%s; %s", k->name, STMTS); return -1; }
     CXString k = clang_getCursorKindSpelling(clang_getCursorKind(s));
     imp_error(I, s, "%s; %s", clang_getCString(k), STMTS);
     clang_disposeString(k);
