@@ -43,7 +43,8 @@ static char *size_text(imp *I, toks *k, unsigned a, unsigned b)
     }
     /* PolyBench's POLYBENCH_PADDING_FACTOR, 0 unless asked for */
     if (out.len > 4 && strcmp(out.s + out.len - 4, " + 0") == 0) out.s[out.len -= 4] = '\0';
-    char *r = out.len ? imp_strdup(I, out.s) : NULL;
+    /* a bare number (a size macro, expanded): the caller looks for the parameter of that value */
+    char *r = out.len && strspn(out.s, "0123456789") != out.len ? imp_strdup(I, out.s) : NULL;
     free(out.s);
     return r;
 }

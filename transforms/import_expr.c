@@ -198,9 +198,11 @@ int imp_nonneg(imp *I, CXCursor e)
 /* C's truncating a / b and a % b on integers in the language's floor semantics. */
 static char *int_divmod(imp *I, CXCursor ca, CXCursor cb, const char *a, const char *b, int mod)
 {
-    if (imp_nonneg(I, ca) && imp_nonneg(I, cb)) return imp_printf(I, "(%s %s %s)", a, mod ? "%" : "/", b);
+    int pa = imp_nonneg(I, ca), pb = imp_nonneg(I, cb);
+    if (pa && pb) return imp_printf(I, "(%s %s %s)", a, mod ? "%" : "/", b);
     /* floor and truncation differ when the remainder is not 0 and the signs differ */
-    const char *wrong = imp_printf(I, "(%s) %% (%s) != 0 && ((%s) < 0) != ((%s) < 0)", a, b, a, b);
+    const char *wrong = pb ? imp_printf(I, "(%s) %% (%s) != 0 && (%s) < 0", a, b, a)
+                           : imp_printf(I, "(%s) %% (%s) != 0 && ((%s) < 0) != ((%s) < 0)", a, b, a, b);
     if (mod) return imp_printf(I, "select(%s, (%s) %% (%s) - (%s), (%s) %% (%s))", wrong, a, b, b, a, b);
     return imp_printf(I, "select(%s, (%s) / (%s) + 1, (%s) / (%s))", wrong, a, b, a, b);
 }
