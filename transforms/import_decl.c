@@ -193,6 +193,10 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     enum CXTypeKind pk = clang_getCanonicalType(clang_getPointeeType(t)).kind;
     if (!s && local && t.kind == CXType_Pointer && pk != CXType_ConstantArray && pk != CXType_VariableArray)
         return 0;                                                       /* char **argv and the like */
+    if (!s && !local && t.kind == CXType_Pointer) {
+        imp_error(I, v, "'%s' is a pointer; supported: int and double scalars and arrays", cname);
+        return -1;
+    }
     if (!s) {
         s = imp_sym_new(I, cname, SYM_ARRAY);
         s->local = local;
