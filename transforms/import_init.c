@@ -36,6 +36,32 @@ static int subscript_of(imp *I, CXCursor *subs, int n, const char *var)
     return -1;
 }
 
+typedef struct mention { imp *I; const char *var; int found; } mention;
+
+static enum CXChildVisitResult find_var(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    mention *m = data;
+    if (clang_getCursorKind(c) == CXCursor_DeclRefExpr && strcmp(imp_spelling(m->I, c), m->var) == 0) {
+        m->found = 1;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* Does a subscript other than a plain `var` name the loop variable (A[i + 1])? */
+static int in_subscripts(imp *I, CXCursor *subs, int n, const char *var)
+{
+    for (int k = 0; k < n; k++) {
+        mention m = {I, var, 0};
+        CXCursor e = imp_unwrap(subs[k]);
+        if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) continue;
+        clang_visitChildren(e, find_var, &m);
+        if (m.found) return 1;
+    }
+    return 0;
+}
+
 /* The value of one assignment to sym[subs] (op is "=", "+=", ..; rhs NULL for ++/--). */
 static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int n, const char *op, CXCursor *rhs)
 {
@@ -56,6 +82,11 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
             if (l.step != 1)
                 imp_buf_printf(&cond, " && ((%s) - (%s)) %% %lld == 0", p, l.down ? l.hi : l.lo, l.step);
             imp_bind_text(I, l.var, p, l.nonneg);
+        } else if (in_subscripts(I, subs, n, l.var)) {
+            imp_error(I, at, "a subscript that is an expression of the loop variable '%s' in the code before the "
+                      "kernel; supported there: subscripts that are loop variables (A[i][j], A[i][i]) or do not "
+                      "name the loop's variable", l.var);
+            goto out;
         } else if (strcmp(op, "=") == 0) {   /* not a subscript: the last iteration's value */
             imp_buf_printf(&cond, "%s%s <= %s", cond.len ? " && " : "", l.lo, l.hi);
             imp_bind_text(I, l.var, l.down ? l.lo : l.hi, l.nonneg);

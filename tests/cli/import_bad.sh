@@ -87,6 +87,8 @@ region "too few subscripts" "'A' has 2 dimensions, used with 1 subscript" 'for (
 f=$TMP/nested.c
 printf 'static void k(int n, double x[8]) {\n  for (int j = 0; j < 1; j++) {\n#pragma scop\n    x[j] = 1;\n#pragma endscop\n  }\n}\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"
 bad "a #pragma scop inside a loop" "nested\\.c:2:[0-9]+: error: a #pragma scop inside a statement" -- "$f"
+region "an init subscript that is an expression of its loop" "a subscript that is an expression of the loop variable 'i'" \
+    'for (i = 0; i < n; i++) x[i] = 1;' '' 'for (int i = 0; i < N - 1; i++) x[i + 1] = i;'
 region "/= on an integer" "/= on an integer" 'for (i = 0; i < n; i++) C[i] /= 2;'
 
 # the file's own errors
