@@ -364,6 +364,7 @@ static int run(imp *I, const char *src, imp_buf *out)
         if (imp_init_stmt(I, pre[i]) != 0) goto done;
     imp_buf body = {0};
     imp_buf_printf(&body, "%s", "");
+    imp_mark_assigned(I, region, nregion);
     if (imp_region(I, region, nregion, &body) != 0) { free(body.s); goto done; }
     I->env = clang_equalCursors(I->main_fn, I->kernel) ? I->env : main_env;
     char **outs;

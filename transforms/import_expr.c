@@ -273,9 +273,11 @@ static char *call(imp *I, CXCursor e)
     char *name = imp_spelling(I, e);
     const binop_row *row = calls;
     while (row->c && strcmp(row->c, name) != 0) row++;
+    double v;
+    if (!row->c && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
     if (!row->c)
-        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs (the .apm language has no other "
-                         "math function)", name);
+        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, and exp, pow, log, sin, cos of "
+                         "constants (computed at import: the .apm language has no other math function)", name);
     int nargs = clang_Cursor_getNumArguments(e);
     if (nargs != 1) return imp_error(I, e, "'%s' with %d arguments; supported: one", name, nargs);
     char *a = expr_any(I, clang_Cursor_getArgument(e, 0));

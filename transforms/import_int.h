@@ -33,6 +33,7 @@ typedef struct imp_sym {
     char *val;                  /* the value the init code gave it (placeholders @k), or NULL */
     int local;                  /* a temporary of the init code: not declared */
     int written;                /* the region assigns it */
+    int assigned;               /* the region assigns it somewhere (known before it is read) */
     struct imp_sym *next;       /* declaration order */
 } imp_sym;
 
@@ -128,6 +129,13 @@ int imp_for(imp *I, CXCursor f, imp_loop *l);
 /* Records that the next line of `out` comes from the statement `at` (for located errors). */
 void imp_mark_line(imp *I, CXCursor at, const imp_buf *out);
 int imp_region(imp *I, CXCursor *stmts, int n, imp_buf *out);
+
+/* ---- import_fold.c: math calls on constants ---- */
+/* Is `e` a constant at import (literals, scalars the region never assigns whose value is a
+ * number, + - * / and exp, pow of such)?  Its value in *v. */
+int imp_const(imp *I, CXCursor e, double *v);
+/* Marks the scalars the region's statements assign (imp_sym.assigned). */
+void imp_mark_assigned(imp *I, CXCursor *stmts, int n);
 
 /* ---- import_init.c: the code before the kernel ---- */
 int imp_init_stmt(imp *I, CXCursor s);
