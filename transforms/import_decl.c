@@ -36,6 +36,8 @@ static char *size_text(imp *I, toks *k, unsigned a, unsigned b)
         if (clang_getTokenKind(k->t[i]) == CXToken_Identifier) {
             imp_bind *bd = imp_lookup(I, s);
             imp_sym *p = bd && bd->sym && bd->sym->kind == SYM_PARAM ? bd->sym : NULL;
+            if (bd && !bd->sym && bd->text) p = imp_sym_find(I, bd->text);   /* init_array's n: main's n */
+            if (p && p->kind != SYM_PARAM) p = NULL;
             if (!p) { free(out.s); return NULL; }
             s = p->name;
         }
@@ -91,7 +93,7 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
     if (t.kind == CXType_Float) imp_note_float(I, decl);
     s->is_int = imp_type_is_int(t);
     s->ndims = nd;
-    if (nd == 0 || s->local) return 0;
+    if (nd == 0) return 0;
     toks k = {NULL, 0};
     clang_tokenize(I->tu, clang_getCursorExtent(decl), &k.t, &k.n);
     char *cname = imp_spelling(I, decl);
@@ -99,6 +101,10 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
     clang_disposeTokens(I->tu, k.t, k.n);
     for (int d = 0; d < nd; d++) {
         if (s->dims[d]) { s->dims[d] = strdup(s->dims[d]); continue; }
+        if (size[d] < 0 && s->local) {   /* a temporary of the init code: its extent is not needed */
+            s->dims[d] = strdup("?");
+            continue;
+        }
         if (size[d] < 0) {
             imp_error(I, decl, "the extent of dimension %d of '%s' is not written as a parameter or a constant; "
                       "supported: A[N][M] or PolyBench's POLYBENCH_2D(A,N,M,n,m)", d + 1, s->name);

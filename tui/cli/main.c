@@ -141,6 +141,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "polyapm: %s: not a workspace (polyapm FILE.apm creates one)\n", name);
         return CLI_FAIL;
     }
+    if (nl > 2 && strcmp(name + nl - 2, ".c") == 0) {
+        fprintf(stderr, "polyapm: %s: a C file: polyapm init %s [-I DIR]... [-D NAME[=VALUE]]... makes its "
+                "workspace (polyapm import prints the program)\n", name, name);
+        return CLI_USAGE;
+    }
     fprintf(stderr, "polyapm: unknown command '%s' (see polyapm --help)\n", name);
     return CLI_USAGE;
 }
