@@ -278,7 +278,8 @@ static void emit_init(imp *I, imp_sym *s, imp_buf *out)
         while (!idx[d]) {
             char *c = used < 15 ? imp_strdup(I, names[used]) : imp_printf(I, "i%d", used);
             used++;
-            if (!imp_sym_find(I, c) && !word_in(s->val, c)) idx[d] = c;
+            imp_sym *clash = imp_sym_find(I, c);
+            if ((!clash || clash->local) && !word_in(s->val, c)) idx[d] = c;
         }
     }
     imp_buf_printf(out, "init %s", s->name);

@@ -192,7 +192,14 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     imp_bind *b = imp_lookup(I, cname);
     imp_sym *s = b && b->sym && b->sym->kind == SYM_ARRAY && region == NULL && local ? b->sym : NULL;
     if (b && b->sym && b->sym->kind == SYM_PARAM && local) return 0;     /* main's int n = N */
-    if (!s && imp_type_is_int(t) && !has_init && !region) return 0;         /* a loop variable */
+    if (!s && imp_type_is_int(t) && !has_init && !region && local) return 0;   /* a loop variable */
+    if (!s && imp_type_is_int(t) && !has_init && !region) {   /* the kernel's: a loop variable or a scalar */
+        s = imp_sym_new(I, cname, SYM_ARRAY);
+        s->is_int = 1;
+        s->local = s->lazy = 1;
+        imp_bind_sym(I, cname, s);
+        return 0;
+    }
     if (!s && local && !imp_type_is_int(t) && !imp_type_is_float(t) && t.kind != CXType_Pointer &&
         t.kind != CXType_ConstantArray && t.kind != CXType_VariableArray)
         return 0;                                                       /* main's other variables */

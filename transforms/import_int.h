@@ -32,6 +32,8 @@ typedef struct imp_sym {
     long long value;            /* SYM_PARAM: its value */
     char *val;                  /* the value the init code gave it (placeholders @k), or NULL */
     int local;                  /* a temporary of the init code: not declared */
+    int lazy;                   /* an int the kernel declares without a value: declared if the region
+                                   assigns it (else it is a loop variable) */
     int written;                /* the region assigns it */
     int assigned;               /* the region assigns it somewhere (known before it is read) */
     struct imp_sym *next;       /* declaration order */

@@ -104,6 +104,7 @@ static char *target(imp *I, CXCursor lhs, imp_sym **sym)
     }
     char *r = imp_strdup(I, b.s);
     free(b.s);
+    if (s->lazy) s->lazy = s->local = 0;   /* an int scalar of the kernel after all */
     s->written = 1;
     *sym = s;
     return r;

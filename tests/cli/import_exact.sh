@@ -57,6 +57,8 @@ t=$(cat "$TMP/loops.apm")
 expect_match "loops: a loop counting down keeps its order (a counter and a let)" "$t" 'let i = n - 1 - 1 \* i_d'
 expect_match "loops: += 2 is step 2" "$t" 'for i = 0 \.\. n - 1 step 2'
 expect_match "loops: a scalar declared in the region is a scalar of the program" "$t" 'array t double'
+expect_match "loops: an int the kernel declares and the region assigns is an int scalar" "$t" 'array cnt int'
+expect_eq "loops: the kernel's loop variables are not declared" "$(grep -c '^array i ' <<<"$t")" 0
 expect_match "floats: float is said to be computed as double" "$(cat "$TMP/floats.err")" \
     'floats\.c:[0-9]+:[0-9]+: note: float computed as double'
 expect_match "floats: the arrays are double" "$(cat "$TMP/floats.apm")" 'array A\[0 \.\. n - 1\] double'

@@ -1,6 +1,7 @@
 /* loops.c — loop forms (< <= > >=, ++ -- prefix and postfix, += c, -= c, a declared variable,
  * loops counting down), compound assignments, ++ and -- statements on ints, a scalar declared
- * before the region and one inside it, a chained assignment (import_exact.sh). */
+ * before the region with a value and one inside it, an int declared without a value and assigned
+ * in the region, a chained assignment (import_exact.sh). */
 #include "dump.h"
 #define N 17
 
@@ -28,7 +29,7 @@ static void print_array(int n, double A[N], double B[N], int C[N])
 
 static void kernel_loops(int n, double A[N], double B[N], int C[N])
 {
-    int i;
+    int i, cnt;
     double acc = 0.25;
 #pragma scop
     for (i = n - 1; i >= 0; i--)
@@ -53,6 +54,11 @@ static void kernel_loops(int n, double A[N], double B[N], int C[N])
     }
     for (i = 0; i < n; i++)
         A[i] = B[i] = acc - i;
+    cnt = 0;
+    for (i = 0; i < n; i++) {
+        cnt += i % 3;
+        C[i] += cnt;
+    }
 #pragma endscop
 }
 
