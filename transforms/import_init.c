@@ -206,6 +206,11 @@ static int call(imp *I, ctx *c, CXCursor s)
 {
     CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(s));
     if (clang_Cursor_isNull(def) || !imp_in_file(I, def)) return 0;   /* free(), polybench's timers */
+    if (I->call_depth >= 16) {
+        imp_error(I, s, "calls nested more than 16 deep in the code before the kernel (recursion?); supported: "
+                  "calls of functions of the file that do not recurse");
+        return -1;
+    }
     int n = clang_Cursor_getNumArguments(s);
     imp_bind *saved = I->env, *outer = I->env;
     for (int k = 0; k < n && k < clang_Cursor_getNumArguments(def); k++) {
@@ -230,8 +235,10 @@ static int call(imp *I, ctx *c, CXCursor s)
     CXCursor kid[64];
     int rc = 0, was = I->decl_local;
     I->decl_local = 1;
+    I->call_depth++;
     for (int k = 0, m = imp_children(def, kid, 64); k < m && k < 64 && !rc; k++)
         if (clang_getCursorKind(kid[k]) == CXCursor_CompoundStmt) rc = init_stmt(I, c, kid[k]);
+    I->call_depth--;
     I->decl_local = was;
     I->env = saved;
     return rc;

@@ -67,6 +67,7 @@ typedef struct imp {
     int nlabels;                /* statements labelled so far */
     int in_init;                /* reading the init code (values) rather than the region (statements) */
     int decl_local;             /* declarations read now are temporaries of the init code */
+    int call_depth;             /* calls of the init code being read (a bound against recursion) */
     int nsum;                   /* reduction variables named so far */
     imp_mark *marks;            /* the C statement of each line of the region's text */
     int nmarks, capmarks;

@@ -110,5 +110,19 @@ bad "a missing file" "nofile\\.c: error: cannot read the file" -- "$TMP/nofile.c
 printf '#include "nothere.h"\n' >"$TMP/inc.c"
 bad "a missing header" "inc\\.c:1:[0-9]+: (fatal )?error: .*nothere\\.h" -- "$TMP/inc.c"
 
+printf '' >"$TMP/empty.c"
+bad "an empty file" "empty\\.c:1:1: error: no #pragma scop" -- "$TMP/empty.c"
+f=$TMP/rec.c
+printf 'static void init(int n, double x[4]) { init(n, x); }\nstatic void k(int n, double x[4]) {\n#pragma scop\nfor (int i = 0; i < n; i++) x[i] = x[i] + 1;\n#pragma endscop\n}\nint main(void) { static double x[4]; init(4, x); k(4, x); return 0; }\n' >"$f"
+bad "an init function that recurses" "rec\\.c:1:[0-9]+: error: calls nested more than 16 deep" -- "$f"
+f=$TMP/emptyscop.c
+printf 'static void k(int n, double x[4]) {\n#pragma scop\n#pragma endscop\n}\nint main(void) { static double x[4]; k(4, x); return 0; }\n' >"$f"
+bad "an empty region" "emptyscop\\.c:1:[0-9]+: error: an empty region" -- "$f"
+head -c 400 /dev/urandom >"$TMP/garbage.c"
+"$POLYAPM" import "$TMP/garbage.c" -o "$TMP/garbage.apm" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && [ ! -e "$TMP/garbage.apm" ] && ok "random bytes: exit 1, nothing written" ||
+    fail "random bytes" "exit $rc"
+
 [ "$n" -ge 20 ] && ok "$n malformed or out-of-subset inputs checked" || fail "at least 20 inputs" "only $n"
 finish
