@@ -155,6 +155,38 @@ static char *preprocess(imp *I, size_t *len)
     return text;
 }
 
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    imp_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    imp_buf_printf(&b, "%s", "");
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) imp_buf_printf(&b, "%.*s", (int)n, chunk);
+    fclose(f);
+    return b.s;
+}
+
+/* The size macros' expansions (import_macro.c), with the preprocessor's flags. */
+static void scan_macros(imp *I, CXIndex index)
+{
+    const xf_import_opts *o = I->o;
+    int n = 0;
+    char **args = calloc((size_t)(o->nincludes + o->ndefines + 4), sizeof *args);
+    if (!args) abort();
+    args[n++] = strdup("-xc");
+    args[n++] = strdup("-std=gnu11");
+    args[n++] = strdup("-DPOLYBENCH_USE_C99_PROTO");
+    for (int i = 0; i < o->nincludes; i++)
+        if (asprintf(&args[n], "-I%s", o->includes[i]) >= 0) n++;
+    for (int i = 0; i < o->ndefines; i++)
+        if (asprintf(&args[n], "-D%s", o->defines[i]) >= 0) n++;
+    imp_macros_scan(I, index, (const char *const *)args, n);
+    for (int i = 0; i < n; i++) free(args[i]);
+    free(args);
+}
+
 static int parse(imp *I, CXIndex index, const char *text, size_t len)
 {
     const xf_import_opts *o = I->o;
@@ -348,6 +380,7 @@ static int run(imp *I, const char *src, imp_buf *out)
     I->kernel_call = f.call;
     I->main_fn = clang_Cursor_isNull(f.caller) ? f.fn : f.caller;
     if (imp_kernel_params(I) != 0) return -1;
+    I->macro_params = 1;
     imp_bind *kernel_env = I->env;
     I->env = NULL;
     if (!clang_Cursor_isNull(I->kernel_call)) bind_main(I, kernel_env);
@@ -398,9 +431,11 @@ static void unchecked(imp *I, const diag_list *pd)
 static void cleanup(imp *I)
 {
     free(I->marks);
+    free(I->macros);
     for (imp_sym *s = I->syms, *next; s; s = next) {
         next = s->next;
         free(s->name);
+        free(s->macro);
         for (int d = 0; d < s->ndims; d++) free(s->dims[d]);
         free(s);
     }
@@ -417,8 +452,13 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
     char *result = NULL;
     size_t len = 0;
     char *src = NULL;
+    char *orig = NULL;
     if (access(o->file, R_OK) != 0) diag_add(d, o->file, 0, 0, "cannot read the file");
     else src = preprocess(&I, &len);
+    if (src && (orig = read_text(o->file)) != NULL) {
+        I.src_text = orig;
+        scan_macros(&I, index);
+    }
     if (src && parse(&I, index, src, len) == 0 && run(&I, src, &out) == 0 && !I.failed) {
         diag_list pd;
         diag_list_init(&pd);
@@ -433,6 +473,7 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
     }
     free(out.s);
     free(src);
+    free(orig);
     cleanup(&I);
     if (I.tu) clang_disposeTranslationUnit(I.tu);
     clang_disposeIndex(index);

@@ -4,7 +4,7 @@
  * its local variables, with the extents written in the declaration: A[n][m] with parameters
  * gives n and m — PolyBench's POLYBENCH_2D(A,N,M,n,m) reads so with POLYBENCH_USE_C99_PROTO,
  * which the importer defines; a constant extent that is the value of exactly one parameter is
- * that parameter), and the outputs (--output, else the arrays main passes to print_array, else
+ * that parameter, as is one written with a size macro, import_macro.c), and the outputs (--output, else the arrays main passes to print_array, else
  * every array the region writes).
  */
 #include <stdlib.h>
@@ -110,8 +110,9 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
                       "supported: A[N][M] or PolyBench's POLYBENCH_2D(A,N,M,n,m)", d + 1, s->name);
             return -1;
         }
-        imp_sym *p = NULL;   /* the one parameter of this value, if there is one */
-        int np = 0;
+        imp_sym *p = imp_macro_param(I, decl, size[d]);   /* A[N]: N's parameter */
+        if (p) { s->dims[d] = strdup(p->name); continue; }
+        int np = 0;   /* else the one parameter of this value, if there is one */
         for (imp_sym *q = I->syms; q; q = q->next)
             if (q->kind == SYM_PARAM && q->value == size[d]) { p = q; np++; }
         if (np == 1) s->dims[d] = strdup(p->name);
@@ -141,6 +142,9 @@ static int param_value(imp *I, CXCursor arg, imp_sym *p)
     }
     p->value = clang_EvalResult_getAsLongLong(r);
     clang_EvalResult_dispose(r);
+    const char *m = clang_getCursorKind(imp_unwrap(e)) == CXCursor_IntegerLiteral ?
+                    imp_macro_of(I, imp_unwrap(e), p->value) : NULL;
+    if (m) p->macro = strdup(m);
     return 0;
 }
 

@@ -35,7 +35,8 @@ static char *int_literal(imp *I, CXCursor e)
     if (!r) return imp_error(I, e, "an integer literal libclang cannot evaluate; %s", SUPPORTED);
     long long v = clang_EvalResult_getAsLongLong(r);
     clang_EvalResult_dispose(r);
-    return imp_printf(I, "%lld", v);
+    imp_sym *p = imp_macro_param(I, e, v);   /* N, a size macro: its parameter */
+    return p ? p->name : imp_printf(I, "%lld", v);
 }
 
 static char *real_literal(imp *I, CXCursor e)

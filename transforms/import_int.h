@@ -31,6 +31,7 @@ typedef struct imp_sym {
     char *dims[IMP_MAXDIM];     /* the extent of each dimension, .apm text (owned) */
     long long value;            /* SYM_PARAM: its value */
     char *val;                  /* the value the init code gave it (placeholders @k), or NULL */
+    char *macro;                /* SYM_PARAM: the size macro its value came from, or NULL (owned) */
     int local;                  /* a temporary of the init code: not declared */
     int lazy;                   /* an int the kernel declares without a value: declared if the region
                                    assigns it (else it is a loop variable) */
@@ -50,6 +51,7 @@ typedef struct imp_bind {
 typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
 
 typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
+typedef struct imp_macro_use imp_macro_use;   /* import_macro.c */
 
 typedef struct imp {
     const xf_import_opts *o;
@@ -72,6 +74,10 @@ typedef struct imp {
     imp_mark *marks;            /* the C statement of each line of the region's text */
     int nmarks, capmarks;
     int region_line;            /* the line of the program's text where the region starts */
+    imp_macro_use *macros;      /* where integer macros were expanded in the file */
+    int nmacros, capmacros;
+    int macro_params;           /* a macro of no parameter becomes one (after the kernel's arguments) */
+    const char *src_text;       /* the file as written */
 } imp;
 
 /* ---- import_util.c: text, memory, locations, cursors ---- */
@@ -132,6 +138,14 @@ int imp_for(imp *I, CXCursor f, imp_loop *l);
 /* Records that the next line of `out` comes from the statement `at` (for located errors). */
 void imp_mark_line(imp *I, CXCursor at, const imp_buf *out);
 int imp_region(imp *I, CXCursor *stmts, int n, imp_buf *out);
+
+/* ---- import_macro.c: size macros ---- */
+/* Records the expansions of integer macros in the file (libclang on the file as written). */
+void imp_macros_scan(imp *I, CXIndex index, const char *const *args, int nargs);
+/* The macro an integer literal of value v at `at` was, or NULL (pooled). */
+const char *imp_macro_of(imp *I, CXCursor at, long long v);
+/* The parameter an integer literal of value v at `at` stands for, or NULL. */
+imp_sym *imp_macro_param(imp *I, CXCursor at, long long v);
 
 /* ---- import_fold.c: math calls on constants ---- */
 /* Is `e` a constant at import (literals, scalars the region never assigns whose value is a

@@ -2,7 +2,7 @@
 # tests/cli/import_exact.sh — `polyapm import` computes exactly what C computes, on the small
 # kernels of tests/import/ (no PolyBench needed): C's truncating / and % of negative operands,
 # casts, ?:, triangular and guarded init code, accumulations, loop forms counting up and down,
-# compound assignments, float data (computed as double, said on stderr; the reference is the C
+# compound assignments, size macros of a region in main, float data (computed as double, said on stderr; the reference is the C
 # file built with -Dfloat=double), --function and --output.  Each C file, built with gcc -O0
 # -ffp-contract=off, dumps its arrays exactly (tests/import/dump.h); tests/polybench/dumpsum.c
 # hashes the dump as `polyapm sim` hashes the imported program's outputs.  Also: the import is in
@@ -39,6 +39,7 @@ exact triangle "" --
 exact loops "" --
 exact floats "-Dfloat=double" --
 exact function "" -- --function smooth --output v
+exact macros "" --
 
 # what the translations look like
 t=$(cat "$TMP/divmod.apm")
@@ -59,6 +60,11 @@ expect_match "loops: += 2 is step 2" "$t" 'for i = 0 \.\. n - 1 step 2'
 expect_match "loops: a scalar declared in the region is a scalar of the program" "$t" 'array t double'
 expect_match "loops: an int the kernel declares and the region assigns is an int scalar" "$t" 'array cnt int'
 expect_eq "loops: the kernel's loop variables are not declared" "$(grep -c '^array i ' <<<"$t")" 0
+t=$(cat "$TMP/macros.apm")
+expect_match "macros: a region in main takes its size macros as parameters" "$t" 'param N = 10.*|param N = 10'
+expect_match "macros: extents and bounds are written with them" "$t" 'array A\[0 \.\. N - 1\]\[0 \.\. M - 1\] double'
+expect_match "macros: a number written as such stays a number (10, N's value)" "$t" 's\[i\] = 10'
+expect_match "macros: the init code's literals from macros too" "$t" 'init A\[i\]\[j\] = 1\.0 \* \(i \* M \+ j\) / N'
 expect_match "floats: float is said to be computed as double" "$(cat "$TMP/floats.err")" \
     'floats\.c:[0-9]+:[0-9]+: note: float computed as double'
 expect_match "floats: the arrays are double" "$(cat "$TMP/floats.apm")" 'array A\[0 \.\. n - 1\] double'
