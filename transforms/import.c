@@ -1,5 +1,6 @@
 /*
- * import.c — the C importer's driver (see import.h): parses the file with libclang, finds the
+ * import.c — the C importer's driver (see import.h): preprocesses the file (clang -E), parses the
+ * result with libclang (and the file as written, for its size macros: import_macro.c), finds the
  * kernel (the function holding `#pragma scop`, or --function F) and the call that gives its
  * arguments values, reads the code before the kernel as init values (import_init.c), the region
  * as statements (import_stmt.c), and assembles the program's text, which the engine then parses

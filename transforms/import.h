@@ -2,13 +2,15 @@
  * import.h — `polyapm import`: a C kernel (a `#pragma scop` region, or one function's body) to a
  * source-level .apm program, through libclang.
  *
- * The C file is parsed by libclang with the user's -I and -D (so PolyBench's macros work); the
- * region becomes loops and labelled statements, the kernel's integer arguments parameters (with
- * the values main passes), its arrays and scalars declarations, the code main runs before the
- * kernel (PolyBench's init_array) `init` declarations, the arrays main prints (print_array)
- * `output` declarations.  What lies outside the supported subset is an error at file:line:col
- * naming the construct and what is supported; nothing is produced then.  Only the files
- * transforms/import*.c see libclang.
+ * The C file is preprocessed by clang with the user's -I and -D (so PolyBench's macros work) and
+ * the result parsed by libclang (operators are then tokens between their operands, never hidden
+ * by a macro; the original file:line comes from the line markers).  The region becomes loops and
+ * labelled statements; the kernel's integer arguments and the size macros parameters (with the
+ * values main passes); its arrays and scalars declarations; the code main runs before the kernel
+ * (PolyBench's init_array) `init` declarations; the arrays main prints (print_array) `output`
+ * declarations.  What lies outside the supported subset is an error at file:line:col naming the
+ * construct and what is supported; nothing is produced then.  Only the files transforms/import*.c
+ * see libclang.
  */
 #ifndef POLYAPM_IMPORT_H
 #define POLYAPM_IMPORT_H
