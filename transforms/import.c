@@ -433,6 +433,7 @@ static void cleanup(imp *I)
 {
     free(I->marks);
     free(I->macros);
+    free(I->writes);
     for (imp_sym *s = I->syms, *next; s; s = next) {
         next = s->next;
         free(s->name);

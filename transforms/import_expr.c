@@ -153,6 +153,8 @@ static char *element(imp *I, CXCursor e)
         if (!(t[i] = expr_any(I, subs[i]))) return NULL;
     if (I->in_init) {
         if (!s->val) return imp_error(I, e, "'%s' is read before the code before the kernel gives it a value", s->name);
+        if (!imp_init_read_ok(I, e, s, subs, n)) return NULL;
+        if (s == I->target) I->target_read = 1;
         return imp_printf(I, "(%s)", imp_subst(I, s->val, t, n));
     }
     imp_buf b = {0};

@@ -27,6 +27,78 @@ typedef struct ctx {
 
 static int init_stmt(imp *I, ctx *c, CXCursor s);
 
+/* ---- what a loop nest assigns ---- */
+
+static char *subs_text(imp *I, CXCursor *subs, int n)
+{
+    imp_buf b = {0};
+    imp_buf_printf(&b, "%s", "");
+    for (int k = 0; k < n; k++) {
+        CXToken *t = NULL;
+        unsigned nt = 0;
+        clang_tokenize(I->tu, clang_getCursorExtent(subs[k]), &t, &nt);
+        imp_buf_printf(&b, "[");
+        for (unsigned i = 0; i < nt; i++) {
+            CXString sp = clang_getTokenSpelling(I->tu, t[i]);
+            imp_buf_printf(&b, "%s%s", i ? " " : "", clang_getCString(sp));
+            clang_disposeString(sp);
+        }
+        imp_buf_printf(&b, "]");
+        clang_disposeTokens(I->tu, t, nt);
+    }
+    char *r = imp_strdup(I, b.s);
+    free(b.s);
+    return r;
+}
+
+static enum CXChildVisitResult collect_write(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    imp *I = data;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    int post;
+    const char *op = k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator ? imp_operator(I, c, &post) : NULL;
+    if (k != CXCursor_CompoundAssignOperator && !(op && (!strcmp(op, "=") || !strcmp(op, "++") || !strcmp(op, "--"))))
+        return CXChildVisit_Recurse;
+    CXCursor kid[2], subs[IMP_MAXDIM];
+    int n;
+    if (imp_children(c, kid, 2) < 1) return CXChildVisit_Recurse;
+    diag_list *d = I->d, quiet;   /* only what it names: the statement is read (and reported) later */
+    diag_list_init(&quiet);
+    I->d = &quiet;
+    int failed = I->failed;
+    imp_sym *s = imp_lvalue(I, kid[0], subs, &n);
+    I->failed = failed;
+    I->d = d;
+    diag_list_free(&quiet);
+    if (s) {
+        if (I->nwrites == I->capwrites) {
+            I->capwrites = I->capwrites ? 2 * I->capwrites : 16;
+            imp_write *w = realloc(I->writes, (size_t)I->capwrites * sizeof *w);
+            if (!w) abort();
+            I->writes = w;
+        }
+        I->writes[I->nwrites++] = (imp_write){s, subs_text(I, subs, n)};
+    }
+    return CXChildVisit_Recurse;
+}
+
+int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n)
+{
+    char *mine = NULL;
+    for (int i = 0; i < I->nwrites; i++) {
+        if (I->writes[i].sym != s) continue;
+        if (!mine) mine = subs_text(I, subs, n);
+        if (strcmp(mine, I->writes[i].subs) != 0) {
+            imp_error(I, at, "'%s' is read at %s in a loop nest of the code before the kernel that assigns it at %s; "
+                      "supported there: reading the element the nest assigns (no recurrences)", s->name, mine,
+                      I->writes[i].subs);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int subscript_of(imp *I, CXCursor *subs, int n, const char *var)
 {
     for (int k = 0; k < n; k++) {
@@ -68,7 +140,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     imp_buf cond = {0}, sums = {0};
     imp_buf_printf(&cond, "%s", "");
     imp_buf_printf(&sums, "%s", "");
-    int bound[IMP_MAXDIM] = {0}, nsums = 0, rc = -1;
+    int bound[IMP_MAXDIM] = {0}, nsums = 0, rc = -1, last = 0;
     for (int j = 0; j < c->nloops; j++) {   /* bind the loop variables, outermost first */
         imp_loop l;
         if (imp_for(I, c->loops[j], &l) != 0) goto out;
@@ -90,6 +162,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
         } else if (strcmp(op, "=") == 0) {   /* not a subscript: the last iteration's value */
             imp_buf_printf(&cond, "%s%s <= %s", cond.len ? " && " : "", l.lo, l.hi);
             imp_bind_text(I, l.var, l.down ? l.lo : l.hi, l.nonneg);
+            last = 1;
         } else if (strcmp(op, "+=") == 0 && !l.down && l.step == 1) {
             char *v = imp_printf(I, "%s%d", imp_apm_name(I, l.var), ++I->nsum);
             imp_buf_printf(&sums, "sum(%s = %s .. %s) ", v, l.lo, l.hi);
@@ -115,8 +188,17 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
         imp_buf_printf(&cond, "%s%s(%s)", cond.len ? " && " : "", c->polarity[g] ? "" : "!", e);
     }
     const char *prev = sym->val ? sym->val : NULL, *val;
+    I->target = sym;
+    I->target_read = 0;
     char *e = rhs ? imp_expr(I, *rhs) : imp_strdup(I, "1");
+    I->target = NULL;
     if (!e) goto out;
+    if (last && I->target_read) {
+        imp_error(I, at, "'%s' is assigned from itself in a loop whose variable is not a subscript (each iteration "
+                  "updates it); supported in the code before the kernel: such loops only around plain values",
+                  sym->name);
+        goto out;
+    }
     if (strcmp(op, "=") == 0) {
         val = e;
     } else if (nsums) {
@@ -178,9 +260,15 @@ static int nest(imp *I, ctx *c, CXCursor s)
     imp_bind *saved = I->env;
     CXCursor kid[5];
     if (imp_children(s, kid, 5) != 4) return imp_for(I, s, &l);   /* reports it */
+    int outermost = c->nloops == 0;
+    if (outermost) {   /* what this nest assigns, for the reads inside it */
+        I->nwrites = 0;
+        clang_visitChildren(s, collect_write, I);
+    }
     c->loops[c->nloops++] = s;
     int rc = init_stmt(I, c, kid[3]);
     c->nloops--;
+    if (outermost) I->nwrites = 0;
     I->env = saved;
     return rc;
 }

@@ -52,6 +52,8 @@ typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
 
 typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
 typedef struct imp_macro_use imp_macro_use;   /* import_macro.c */
+/* An element a loop nest of the init code assigns: its array and its subscripts as text. */
+typedef struct imp_write { imp_sym *sym; char *subs; } imp_write;
 
 typedef struct imp {
     const xf_import_opts *o;
@@ -70,6 +72,10 @@ typedef struct imp {
     int in_init;                /* reading the init code (values) rather than the region (statements) */
     int decl_local;             /* declarations read now are temporaries of the init code */
     int call_depth;             /* calls of the init code being read (a bound against recursion) */
+    imp_write *writes;          /* what the init code's loop nest being read assigns */
+    int nwrites, capwrites;
+    imp_sym *target;            /* the array the init statement being read assigns */
+    int target_read;            /* its right-hand side reads that array */
     int nsum;                   /* reduction variables named so far */
     imp_mark *marks;            /* the C statement of each line of the region's text */
     int nmarks, capmarks;
@@ -155,6 +161,9 @@ int imp_const(imp *I, CXCursor e, double *v);
 void imp_mark_assigned(imp *I, CXCursor *stmts, int n);
 
 /* ---- import_init.c: the code before the kernel ---- */
+/* May the init code read s[subs] here?  Inside a loop nest that assigns s, only the element it
+ * assigns (its values are per element: a recurrence is out of reach).  0 after an error. */
+int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n);
 int imp_init_stmt(imp *I, CXCursor s);
 /* Declares the symbols of a local variable declaration (a scalar or an array) and records its
  * initialiser as a value; 0 or -1. */

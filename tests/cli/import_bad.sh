@@ -89,6 +89,10 @@ printf 'static void k(int n, double x[8]) {\n  for (int j = 0; j < 1; j++) {\n#p
 bad "a #pragma scop inside a loop" "nested\\.c:2:[0-9]+: error: a #pragma scop inside a statement" -- "$f"
 region "an init subscript that is an expression of its loop" "a subscript that is an expression of the loop variable 'i'" \
     'for (i = 0; i < n; i++) x[i] = 1;' '' 'for (int i = 0; i < N - 1; i++) x[i + 1] = i;'
+region "a recurrence in the init code" "'x' is read at \\[i - 1\\] in a loop nest of the code before the kernel that assigns it at \\[i\\]" \
+    'for (i = 0; i < n; i++) x[i] = 1;' '' 'x[0] = 1; for (int i = 1; i < N; i++) x[i] = x[i - 1] * 2;'
+region "an init update in a loop that does not index it" "'x' is assigned from itself in a loop whose variable is not a subscript" \
+    'for (i = 0; i < n; i++) x[i] = 1;' '' 'for (int i = 0; i < N; i++) x[i] = i; for (int t = 0; t < 3; t++) for (int i = 0; i < N; i++) x[i] = x[i] * 2;'
 region "/= on an integer" "/= on an integer" 'for (i = 0; i < n; i++) C[i] /= 2;'
 
 # the file's own errors
