@@ -28,13 +28,19 @@ INC_app        = -Iengine -Itransforms -Istore -Itui/app
 INC_cli        = $(INC_app) -Itui/cli -I$(BUILD)/gen
 INC_tui        = $(INC_app) -Itui
 INC_tests      = $(INC_app) -Itui/cli
+# libclang (the C importer, transforms/import*.c, and the polyapm binary only): its headers as system
+# headers so that -Wall -Wextra stay about our code
+LLVM_DIR ?= /usr/lib/llvm-14
+CLANG_INC  = -isystem $(LLVM_DIR)/include -DLLVM_CLANG='"$(LLVM_DIR)/bin/clang"'
+CLANG_LIBS = -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
 LDLIBS   += -lgit2 -lsqlite3 -lncursesw -ltinfo -lisl -lgmp -lpthread -lm
 LDFLAGS  += $(SAN)
 
 # Debian packages the build, the tests and `make run` need; `make fuzz` also needs clang (libFuzzer),
 # installed on its first run rather than by every `make test`.
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev sqlite3 libgit2-dev libisl-dev \
-            libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git python3 bc time gnuplot-nox
+            libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git python3 bc time gnuplot-nox \
+            libclang-14-dev clang-14
 DEB_FUZZ_PKGS = clang libclang-rt-14-dev
 # $(call deb_missing,PKGS): a shell command printing the packages of PKGS not installed
 deb_missing = dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>&1 | \
@@ -83,6 +89,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/obj/engine/%.o:     INC = $(INC_engine)
 $(BUILD)/obj/transforms/%.o: INC = $(INC_transforms)
+$(BUILD)/obj/transforms/import.o $(BUILD)/obj/transforms/import_%.o: INC = $(INC_transforms) $(CLANG_INC)
 $(BUILD)/obj/gen/%.o:        INC = $(INC_transforms)
 $(BUILD)/obj/store/%.o:      INC = $(INC_store)
 $(BUILD)/obj/tui/app/%.o:    INC = $(INC_app)
@@ -127,7 +134,7 @@ $(BUILD)/gen/calibrate_kernel.inc: runtime/calibrate/kernel.apm
 $(BUILD)/obj/tui/cli/calib_kernel.o: $(BUILD)/gen/calibrate_kernel.inc
 
 $(BUILD)/polyapm: $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS)
-	$(CC) $(LDFLAGS) $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS) $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS) $(LDLIBS) $(CLANG_LIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)

@@ -59,13 +59,8 @@ else
 fi
 
 # PolyBench's own dumps
-PB=${POLYBENCH_DIR:-}
+PB=$(pb_dir)
 if [ -z "$PB" ]; then
-    for d in "$ROOT/../shared/polybench-4.2.1" /work/shared/polybench-4.2.1; do
-        [ -f "$d/utilities/polybench.c" ] && { PB=$d; break; }
-    done
-fi
-if [ -z "$PB" ] || [ ! -f "$PB/utilities/polybench.c" ]; then
     echo "skip polybench dumps: PolyBench/C 4.2.1 not found (set POLYBENCH_DIR)"
     finish
 fi
@@ -73,13 +68,9 @@ $CC $CFLAGS_REF -o "$TMP/dumpsum" "$ROOT/tests/polybench/dumpsum.c" "$ROOT/runti
     2>"$TMP/cc.err" || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
 while read -r k ref flags pbdir size1 size2; do
     [ -n "$k" ] && [ "$pbdir" != - ] || continue
-    base=$(basename "$pbdir"); src=$TMP/pb-$base; mkdir -p "$src"
-    if [ ! -f "$PB/$pbdir/$base.c" ]; then fail "$k: PolyBench dump" "no $PB/$pbdir/$base.c"; continue; fi
-    cp "$PB/$pbdir/$base.c" "$PB/$pbdir/$base.h" "$src/"
-    sed -i 's/DATA_PRINTF_MODIFIER "%0\.2lf "/DATA_PRINTF_MODIFIER "%a "/' "$src/$base.h"   # exact doubles
-    if ! $CC -O0 -ffp-contract=off -DPOLYBENCH_DUMP_ARRAYS -DMINI_DATASET -I"$PB/utilities" -I"$src" \
-            -o "$src/kernel" "$src/$base.c" "$PB/utilities/polybench.c" -lm 2>"$TMP/cc.err"; then
-        fail "$k: PolyBench builds" "$(head -5 "$TMP/cc.err")"; continue
+    src=$TMP/pb-$(basename "$pbdir")
+    if ! pb_dump_build "$PB" "$pbdir" "$src"; then
+        fail "$k: PolyBench builds" "$(head -5 "$src/cc.err")"; continue
     fi
     # shellcheck disable=SC2046
     dump=$("$src/kernel" 2>&1 >/dev/null | "$TMP/dumpsum" $(awk '$1 == "output" { print $2 }' "$EX/$k.apm") 2>&1) ||

@@ -29,6 +29,7 @@ enum {
 };
 
 typedef struct ws_args {
+    cli_cimport c;         /* init FILE.c: the C options (first: the shared setters take it so) */
     const char *workspace, *out, *why, *label;
     int json, repair, yes, dry_run, program_only;
     const char *context;
@@ -39,6 +40,14 @@ typedef struct ws_args {
 static const cli_opt ws_opts[] = {
     {.name = "-o", .kind = OPT_STR, .value = "NAME.pdg", .off = offsetof(ws_args, out), .cmds = C_INIT,
      .help = "the workspace to create (default: FILE.pdg in the current directory)"},
+    {.name = "-I", .kind = OPT_FN, .value = "DIR", .set = cli_cimport_include, .flags = OPT_REPEAT, .cmds = C_INIT,
+     .help = "FILE.c: a directory of included headers (as polyapm import)"},
+    {.name = "-D", .kind = OPT_FN, .value = "NAME[=VALUE]", .set = cli_cimport_define, .flags = OPT_REPEAT,
+     .cmds = C_INIT, .help = "FILE.c: define a macro (as polyapm import)"},
+    {.name = "--function", .kind = OPT_STR, .value = "F", .off = offsetof(ws_args, c.function), .cmds = C_INIT,
+     .help = "FILE.c: import F's body (default: the #pragma scop region)"},
+    {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(ws_args, c.outputs), .cmds = C_INIT,
+     .help = "FILE.c: the output arrays (default: what main prints)"},
     {.name = "--label", .kind = OPT_STR, .value = "L", .off = offsetof(ws_args, label), .cmds = C_INIT | C_ADD,
      .help = "the new node's label (default: the program's or the file's name)"},
     {.name = "--why", .kind = OPT_STR, .value = "TEXT", .off = offsetof(ws_args, why), .cmds = C_INIT | C_ADD,
@@ -128,13 +137,20 @@ static const char *basename_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* "dir/name.apm" -> "name" (malloc'd). */
+/* "dir/name.apm" (or "dir/name.c") -> "name" (malloc'd). */
 static char *stem(const char *path)
 {
     const char *b = basename_of(path);
     size_t n = strlen(b);
     if (n > 4 && strcmp(b + n - 4, ".apm") == 0) n -= 4;
+    else if (n > 2 && strcmp(b + n - 2, ".c") == 0) n -= 2;
     return strndup(b, n);
+}
+
+static int is_c_file(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 2 && strcmp(path + n - 2, ".c") == 0;
 }
 
 static void time_text(int64_t t, char *buf, size_t n)
@@ -172,11 +188,27 @@ static void json_node_fields(FILE *out, const store_node *n)
 
 /* ---- init, add ------------------------------------------------------------------------------ */
 
+/* init FILE.c: the imported program's canonical text and the program. */
+static char *imported(const char *file, const cli_cimport *c, ir_program **prog)
+{
+    char *text = cli_cimport_text(file, c);
+    if (!text) return NULL;
+    diag_list d;
+    diag_list_init(&d);
+    *prog = ir_load_text(file, text, strlen(text), &d);
+    if (!*prog) { diag_print(&d, stderr); free(text); text = NULL; }
+    diag_list_free(&d);
+    return text;
+}
+
 static int run_init(store *unused, ws_args *a)
 {
     (void)unused;
     ir_program *prog = NULL;
-    char *text = canonical(a->pos[0], &prog), *name = NULL, *out = NULL;
+    if (!is_c_file(a->pos[0]) && (a->c.ninc || a->c.ndef || a->c.function || a->c.outputs))
+        return cli_usage("init", "-I, -D, --function and --output are for a C file");
+    char *text = is_c_file(a->pos[0]) ? imported(a->pos[0], &a->c, &prog) : canonical(a->pos[0], &prog);
+    char *name = NULL, *out = NULL;
     if (!text) return CLI_FAIL;
     int rc = CLI_FAIL;
     diag_list d;
@@ -742,7 +774,8 @@ int cmd_label(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
 
-const cli_spec cmd_init_spec = {"init", "FILE.apm", "create a workspace whose root node is the program", ws_opts,
+const cli_spec cmd_init_spec = {"init", "FILE.apm|FILE.c", "create a workspace whose root node is the program (a C file: "
+                                "imported)", ws_opts,
                                 C_INIT, NULL, NULL, cmd_init};
 const cli_spec cmd_add_spec = {"add", "PARENT FILE.apm",
                                "add a hand-written child of PARENT (an existing equal program is linked)", ws_opts,

@@ -18,7 +18,7 @@
 
 /* Every command's spec (its options, synopsis, summary and function), in --help order; each is
  * defined next to its command. */
-extern const cli_spec cmd_check_spec, cmd_fmt_spec, cmd_sim_spec, cmd_sim_node_spec;
+extern const cli_spec cmd_check_spec, cmd_fmt_spec, cmd_sim_spec, cmd_sim_node_spec, cmd_import_spec;
 /* the transforms (cmd_xf.c) and exported programs (cmd_export.c) */
 extern const cli_spec cmd_deps_spec, cmd_transforms_spec, cmd_apply_spec, cmd_export_spec, cmd_run_spec;
 /* the workspace (cmd_store.c) */
@@ -30,7 +30,7 @@ extern const cli_spec cmd_calibrate_spec, cmd_measure_spec, cmd_sweep_spec, cmd_
 extern const cli_spec cmd_replay_spec, cmd_script_spec;
 
 static const cli_spec *const commands[] = {
-    &cmd_check_spec, &cmd_fmt_spec, &cmd_sim_spec, &cmd_deps_spec, &cmd_transforms_spec, &cmd_apply_spec,
+    &cmd_check_spec, &cmd_fmt_spec, &cmd_sim_spec, &cmd_import_spec, &cmd_deps_spec, &cmd_transforms_spec, &cmd_apply_spec,
     &cmd_export_spec, &cmd_run_spec, &cmd_init_spec, &cmd_add_spec, &cmd_tree_spec, &cmd_show_spec,
     &cmd_log_spec, &cmd_diff_spec, &cmd_mark_spec, &cmd_note_spec, &cmd_label_spec, &cmd_rm_spec,
     &cmd_calibrate_spec, &cmd_measure_spec, &cmd_sweep_spec, &cmd_compare_spec, &cmd_explore_spec,
@@ -142,6 +142,11 @@ int main(int argc, char **argv)
     if (nl > 4 && strcmp(name + nl - 4, ".pdg") == 0) {
         fprintf(stderr, "polyapm: %s: not a workspace (polyapm FILE.apm creates one)\n", name);
         return CLI_FAIL;
+    }
+    if (nl > 2 && strcmp(name + nl - 2, ".c") == 0) {
+        fprintf(stderr, "polyapm: %s: a C file: polyapm init %s [-I DIR]... [-D NAME[=VALUE]]... makes its "
+                "workspace (polyapm import prints the program)\n", name, name);
+        return CLI_USAGE;
     }
     fprintf(stderr, "polyapm: unknown command '%s' (see polyapm --help)\n", name);
     return CLI_USAGE;

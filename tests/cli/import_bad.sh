@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# tests/cli/import_bad.sh — C outside the importer's subset, or malformed: each gives a located
+# error (FILE:LINE:COL: error: naming the construct and what is supported), exit status 1, no
+# crash, and nothing written (-o OUT.apm stays absent).  Each case is a small kernel in
+# PolyBench's shape (a kernel with a #pragma scop region, called by main with its sizes) whose
+# region (or declarations, or main) holds the construct.
+. "$(dirname "$0")/../lib.sh"
+n=0
+
+# kernel FILE DECLS REGION [MAIN_EXTRA]: writes a kernel file (A, B: double[N][N], C: int[N],
+# x: double[N]; i, j loop variables; n the size)
+kernel() {
+    cat >"$1" <<EOC
+#include <math.h>
+#define N 8
+struct pt { double x, y; };
+double g;
+int foo(double v);
+static void kernel_bad(int n, double A[N][N], double B[N][N], int C[N], double x[N])
+{
+  int i, j;
+  $2
+#pragma scop
+  $3
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N][N], B[N][N], x[N];
+  static int C[N];
+  $4
+  kernel_bad(N, A, B, C, x);
+  return 0;
+}
+EOC
+}
+
+# bad NAME REGEX -- IMPORT_ARGS...: the import fails as it should, its message matching REGEX
+bad() {
+    local name=$1 re=$2 out err rc
+    shift 3
+    n=$((n + 1))
+    out=$TMP/out$n.apm
+    "$POLYAPM" import "$@" -o "$out" >"$TMP/stdout" 2>"$TMP/err"
+    rc=$?
+    err=$(cat "$TMP/err")
+    if [ "$rc" -ne 1 ]; then fail "$name" "exit $rc (want 1): $err"; return; fi
+    if [ -e "$out" ] || [ -s "$TMP/stdout" ]; then fail "$name" "something was written"; return; fi
+    expect_match "$name" "$err" "$re"
+}
+# region NAME REGEX REGION [DECLS] [MAIN]: a kernel whose region is REGION
+region() {
+    local f=$TMP/k$((n + 1)).c
+    kernel "$f" "${4:-}" "$3" "${5:-}"
+    bad "$1" "k$((n + 1))\\.c:[0-9]+:[0-9]+: error: .*$2" -- "$f"
+}
+
+region "a while loop" "a while loop; supported: for loops" 'while (x[0] < n) x[0] += 1;'
+region "a do loop" "a do loop" 'do { x[0] += 1; } while (x[0] < n);'
+region "goto" "goto" 'for (i = 0; i < n; i++) { if (x[i] > 0) goto out; x[i] = 1; } out: ;'
+region "return in the region" "return" 'for (i = 0; i < n; i++) x[i] = 1; return;'
+region "break" "break" 'for (i = 0; i < n; i++) { if (x[i] > 2) break; x[i] = 1; }'
+region "switch" "switch" 'for (i = 0; i < n; i++) switch (C[i]) { case 1: x[i] = 0; }'
+region "a call of a function that is not math" "a call of 'foo'; supported calls: sqrt, fabs" \
+    'for (i = 0; i < n; i++) x[i] = foo(x[i]);'
+region "exp (not in the language)" "a call of 'exp'" 'for (i = 0; i < n; i++) x[i] = exp(x[i]);'
+region "pow (not in the language)" "a call of 'pow'" 'for (i = 0; i < n; i++) x[i] = pow(x[i], 2.0);'
+region "a call as a statement" "a call as a statement" 'for (i = 0; i < n; i++) foo(x[i]);'
+region "a non-affine subscript" "non-affine" 'for (i = 0; i < n; i++) for (j = 0; j < n; j++) A[i][j * j % n] = B[i][j];'
+region "a non-affine loop bound" "non-affine loop bound" 'for (i = 0; i < n; i++) for (j = 0; j < i * i; j++) A[i][j % n] = 1;'
+region "a loop increment i = i + 1" "a loop increment of another form" 'for (i = 0; i < n; i = i + 1) x[i] = 1;'
+region "a loop condition with &&" "a loop condition that does not compare" 'for (i = 0; i < n && x[i] > 0; i++) x[i] = 1;'
+region "a for without a condition" "without its first part, condition or increment" 'for (i = 0; ; i++) x[i] = 1;'
+region "a loop that goes the wrong way" "opposite ways" 'for (i = 0; i < n; i--) x[i] = 1;'
+region "a non-constant step" "not an integer constant" 'for (i = 0; i < n; i += C[0]) x[i] = 1;'
+region "++ inside an expression" "the operator '\\+\\+' in an expression" 'for (i = 0; i < n; i++) x[i] = C[i]++;'
+region "a shift" "the operator '<<'" 'for (i = 0; i < n; i++) C[i] = C[i] << 1;'
+region "a compound assignment <<=" "the assignment operator '<<='" 'for (i = 0; i < n; i++) C[i] <<= 1;'
+region "a double stored into an int" "a floating value stored into the integer 'C'" 'for (i = 0; i < n; i++) C[i] = x[i];'
+region "a cast of a double to int" "a cast from a floating to an integer type" 'for (i = 0; i < n; i++) C[i] = (int)x[i];'
+region "a global variable" "'g': a name that is not a parameter" 'for (i = 0; i < n; i++) x[i] = g;'
+region "a struct" "struct pt; supported: int and double" 'for (i = 0; i < n; i++) x[i] = 1;' 'struct pt p;' ''
+region "a pointer in the region" "'p' is a pointer; supported" 'for (i = 0; i < n; i++) { double *p = x; x[i] = 1; }'
+region "an array initialiser" "an initialiser of the array 'z'" 'for (i = 0; i < n; i++) x[i] = z[i % 3];' \
+    'double z[3] = {1, 2, 3};'
+region "too few subscripts" "'A' has 2 dimensions, used with 1 subscript" 'for (i = 0; i < n; i++) x[i] = A[i] == B[i];'
+f=$TMP/nested.c
+printf 'static void k(int n, double x[8]) {\n  for (int j = 0; j < 1; j++) {\n#pragma scop\n    x[j] = 1;\n#pragma endscop\n  }\n}\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"
+bad "a #pragma scop inside a loop" "nested\\.c:2:[0-9]+: error: a #pragma scop inside a statement" -- "$f"
+region "an init subscript that is an expression of its loop" "a subscript that is an expression of the loop variable 'i'" \
+    'for (i = 0; i < n; i++) x[i] = 1;' '' 'for (int i = 0; i < N - 1; i++) x[i + 1] = i;'
+region "a recurrence in the init code" "'x' is read at \\[i - 1\\] in a loop nest of the code before the kernel that assigns it at \\[i\\]" \
+    'for (i = 0; i < n; i++) x[i] = 1;' '' 'x[0] = 1; for (int i = 1; i < N; i++) x[i] = x[i - 1] * 2;'
+region "an init update in a loop that does not index it" "'x' is assigned from itself in a loop whose variable is not a subscript" \
+    'for (i = 0; i < n; i++) x[i] = 1;' '' 'for (int i = 0; i < N; i++) x[i] = i; for (int t = 0; t < 3; t++) for (int i = 0; i < N; i++) x[i] = x[i] * 2;'
+region "/= on an integer" "/= on an integer" 'for (i = 0; i < n; i++) C[i] /= 2;'
+
+# the file's own errors
+f=$TMP/syntax.c
+printf 'static void k(int n, double x[8]) {\n#pragma scop\n  for (int i = 0; i < n; i++) x[i] = 1\n#pragma endscop\n}\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"
+bad "a C syntax error" "syntax\\.c:3:[0-9]+: error: C: expected ';'" -- "$f"
+f=$TMP/noscop.c
+printf 'static void k(int n, double x[8]) { for (int i = 0; i < n; i++) x[i] = 1; }\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"
+bad "no #pragma scop" "noscop\\.c:1:1: error: no #pragma scop" -- "$f"
+bad "--function of no function" "noscop\\.c:1:1: error: no function 'nothere'" -- "$f" --function nothere
+bad "--output of no array" "noscop\\.c: error: --output y: not an array" -- "$f" --function k --output y
+f=$TMP/uncalled.c
+printf 'static void k(int n, double x[8]) {\n#pragma scop\n  for (int i = 0; i < n; i++) x[i] = 1;\n#pragma endscop\n}\n' >"$f"
+bad "a kernel nobody calls" "uncalled\\.c:1:[0-9]+: error: no call of the kernel gives parameter 'n' a value" -- "$f"
+f=$TMP/ptr.c
+printf 'static void k(int n, double *x) {\n#pragma scop\n  for (int i = 0; i < n; i++) x[i] = 1;\n#pragma endscop\n}\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"
+bad "a pointer argument" "ptr\\.c:1:[0-9]+: error: 'x' is a pointer; supported: arrays with their extents" -- "$f"
+bad "a missing file" "nofile\\.c: error: cannot read the file" -- "$TMP/nofile.c"
+printf '#include "nothere.h"\n' >"$TMP/inc.c"
+bad "a missing header" "inc\\.c:1:[0-9]+: (fatal )?error: .*nothere\\.h" -- "$TMP/inc.c"
+
+printf '' >"$TMP/empty.c"
+bad "an empty file" "empty\\.c:1:1: error: no #pragma scop" -- "$TMP/empty.c"
+f=$TMP/rec.c
+printf 'static void init(int n, double x[4]) { init(n, x); }\nstatic void k(int n, double x[4]) {\n#pragma scop\nfor (int i = 0; i < n; i++) x[i] = x[i] + 1;\n#pragma endscop\n}\nint main(void) { static double x[4]; init(4, x); k(4, x); return 0; }\n' >"$f"
+bad "an init function that recurses" "rec\\.c:1:[0-9]+: error: calls nested more than 16 deep" -- "$f"
+f=$TMP/emptyscop.c
+printf 'static void k(int n, double x[4]) {\n#pragma scop\n#pragma endscop\n}\nint main(void) { static double x[4]; k(4, x); return 0; }\n' >"$f"
+bad "an empty region" "emptyscop\\.c:1:[0-9]+: error: an empty region" -- "$f"
+head -c 400 /dev/urandom >"$TMP/garbage.c"
+"$POLYAPM" import "$TMP/garbage.c" -o "$TMP/garbage.apm" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 1 ] && [ ! -e "$TMP/garbage.apm" ] && ok "random bytes: exit 1, nothing written" ||
+    fail "random bytes" "exit $rc"
+
+[ "$n" -ge 20 ] && ok "$n malformed or out-of-subset inputs checked" || fail "at least 20 inputs" "only $n"
+finish

@@ -1,0 +1,37 @@
+/*
+ * import.h — `polyapm import`: a C kernel (a `#pragma scop` region, or one function's body) to a
+ * source-level .apm program, through libclang.
+ *
+ * The C file is preprocessed by clang with the user's -I and -D (so PolyBench's macros work) and
+ * the result parsed by libclang (operators are then tokens between their operands, never hidden
+ * by a macro; the original file:line comes from the line markers).  The region becomes loops and
+ * labelled statements; the kernel's integer arguments and the size macros parameters (with the
+ * values main passes); its arrays and scalars declarations; the code main runs before the kernel
+ * (PolyBench's init_array) `init` declarations; the arrays main prints (print_array) `output`
+ * declarations.  What lies outside the supported subset is an error at file:line:col naming the
+ * construct and what is supported; nothing is produced then.  Only the files transforms/import*.c
+ * see libclang.
+ */
+#ifndef POLYAPM_IMPORT_H
+#define POLYAPM_IMPORT_H
+
+#include "diag.h"
+#include "own.h"
+
+typedef struct xf_import_opts {
+    const char *file;                 /* the C file */
+    const char *const *includes;      /* -I directories */
+    int nincludes;
+    const char *const *defines;       /* -D NAME[=VALUE] */
+    int ndefines;
+    const char *function;             /* the kernel function (its body), or NULL: the scop region */
+    const char *outputs;              /* "A,B": the output arrays, or NULL */
+    const char *name;                 /* the program's name, or NULL: from the file name */
+} xf_import_opts;
+
+/* The canonical .apm text of the imported program (the caller frees it), or NULL with the errors
+ * in `d`.  Notes that are not errors (float computed as double) are printed to `notes` when it is
+ * not NULL. */
+own_give char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes);
+
+#endif

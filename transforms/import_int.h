@@ -1,0 +1,177 @@
+/*
+ * import_int.h — what the files of the C importer (transforms/import*.c) share: the importer's
+ * state, its symbols, the name bindings of the code being read, and the text builder.
+ *
+ * A symbol is a parameter, or an array (a scalar is an array without dimensions) of the imported
+ * program.  C names reach symbols through bindings (a list, innermost first): the kernel's names
+ * bind to its symbols, an init function's parameters to what main passes, a loop variable to
+ * the text that stands for it.  While the init code is read, an array's value is a text with the
+ * placeholders @0, @1, .. for the element's indices (imp_sym.val): each assignment wraps the
+ * value before it, so the init declaration at the end says exactly what C computed.
+ */
+#ifndef POLYAPM_IMPORT_INT_H
+#define POLYAPM_IMPORT_INT_H
+
+#include <clang-c/Index.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "import.h"
+
+enum { IMP_MAXDIM = 8 };
+
+typedef enum imp_symkind { SYM_PARAM, SYM_ARRAY } imp_symkind;
+
+typedef struct imp_sym {
+    char *name;                 /* the .apm name (owned) */
+    imp_symkind kind;
+    int is_int;                 /* element type int (else double) */
+    int ndims;
+    char *dims[IMP_MAXDIM];     /* the extent of each dimension, .apm text (owned) */
+    long long value;            /* SYM_PARAM: its value */
+    char *val;                  /* the value the init code gave it (placeholders @k), or NULL */
+    char *macro;                /* SYM_PARAM: the size macro its value came from, or NULL (owned) */
+    int local;                  /* a temporary of the init code: not declared */
+    int lazy;                   /* an int the kernel declares without a value: declared if the region
+                                   assigns it (else it is a loop variable) */
+    int written;                /* the region assigns it */
+    int assigned;               /* the region assigns it somewhere (known before it is read) */
+    struct imp_sym *next;       /* declaration order */
+} imp_sym;
+
+typedef struct imp_bind {
+    const char *cname;          /* the C name (borrowed from its cursor's spelling, kept in `names`) */
+    imp_sym *sym;               /* what it names, or NULL: `text` */
+    char *text;                 /* the text that stands for it (owned by the importer's pool) */
+    int nonneg;                 /* a loop variable known to be >= 0 */
+    struct imp_bind *next;
+} imp_bind;
+
+typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
+
+typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
+typedef struct imp_macro_use imp_macro_use;   /* import_macro.c */
+/* An element a loop nest of the init code assigns: its array and its subscripts as text. */
+typedef struct imp_write { imp_sym *sym; char *subs; } imp_write;
+
+typedef struct imp {
+    const xf_import_opts *o;
+    CXTranslationUnit tu;
+    diag_list *d;
+    FILE *notes;
+    int failed;                 /* an error was reported */
+    int warned_float;
+    imp_sym *syms, **tail;
+    imp_bind *env;              /* the bindings in force */
+    void **pool; int npool, cappool;   /* strings and bindings freed at the end */
+    unsigned scop_lo, scop_hi;  /* the region: file offsets of its first and last line */
+    int have_scop;
+    CXCursor kernel, main_fn, kernel_call;
+    int nlabels;                /* statements labelled so far */
+    int in_init;                /* reading the init code (values) rather than the region (statements) */
+    int decl_local;             /* declarations read now are temporaries of the init code */
+    int call_depth;             /* calls of the init code being read (a bound against recursion) */
+    imp_write *writes;          /* what the init code's loop nest being read assigns */
+    int nwrites, capwrites;
+    imp_sym *target;            /* the array the init statement being read assigns */
+    int target_read;            /* its right-hand side reads that array */
+    int nsum;                   /* reduction variables named so far */
+    imp_mark *marks;            /* the C statement of each line of the region's text */
+    int nmarks, capmarks;
+    int region_line;            /* the line of the program's text where the region starts */
+    imp_macro_use *macros;      /* where integer macros were expanded in the file */
+    int nmacros, capmacros;
+    int macro_params;           /* a macro of no parameter becomes one (after the kernel's arguments) */
+    const char *src_text;       /* the file as written */
+} imp;
+
+/* ---- import_util.c: text, memory, locations, cursors ---- */
+void imp_buf_printf(imp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *imp_strdup(imp *I, const char *s);                 /* pooled */
+char *imp_printf(imp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));   /* pooled */
+char *imp_spelling(imp *I, CXCursor c);                  /* pooled */
+/* Reports "construct ... supported: ..." at the cursor; returns NULL for the callers' use. */
+void *imp_error(imp *I, CXCursor at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void imp_note_float(imp *I, CXCursor at);
+/* The children of a cursor (at most `max`); their number. */
+int imp_children(CXCursor c, CXCursor *out, int max);
+/* The expression under implicit casts and parentheses' wrappers libclang does not expose. */
+CXCursor imp_unwrap(CXCursor c);
+/* The operator of a binary, compound-assignment or unary operator cursor ("+", "+=", "-", "++"),
+ * from the tokens between its operands (the text is preprocessed, so no macro hides them);
+ * pooled.  *postfix is set for x++ / x--. */
+const char *imp_operator(imp *I, CXCursor c, int *postfix);
+/* Is a type an integer, a floating type?  The C type's kind. */
+int imp_type_is_int(CXType t);
+int imp_type_is_float(CXType t);
+int imp_in_file(imp *I, CXCursor c);      /* in the imported file (not a header) */
+unsigned imp_offset(CXCursor c, int end);  /* the file offset of its start or end */
+
+/* ---- bindings and symbols ---- */
+void imp_bind_sym(imp *I, const char *cname, imp_sym *s);
+void imp_bind_text(imp *I, const char *cname, const char *text, int nonneg);
+imp_bind *imp_lookup(imp *I, const char *cname);
+imp_sym *imp_sym_new(imp *I, const char *cname, imp_symkind kind);
+imp_sym *imp_sym_find(imp *I, const char *name);
+/* The .apm spelling of a C name (keywords and built-in names get a '_' appended); pooled. */
+char *imp_apm_name(imp *I, const char *cname);
+
+/* ---- import_expr.c: expressions to .apm text (pooled; NULL after an error) ---- */
+char *imp_expr(imp *I, CXCursor e);
+/* Is the integer expression known to be >= 0? */
+int imp_nonneg(imp *I, CXCursor e);
+/* The array element or scalar an lvalue names: its symbol and subscript cursors. */
+imp_sym *imp_lvalue(imp *I, CXCursor e, CXCursor *subs, int *nsubs);
+/* The array or scalar an argument names (A, *A, &alpha), or NULL. */
+imp_sym *imp_argsym(imp *I, CXCursor e);
+/* A value of an array read in the init code: its value text with the subscripts substituted. */
+char *imp_subst(imp *I, const char *val, char **subs, int nsubs);
+
+/* ---- import_loop.c: C for loops ---- */
+typedef struct imp_loop {
+    const char *var;            /* the C loop variable */
+    char *lo, *hi;              /* .apm bounds (pooled) */
+    long long step;             /* positive */
+    int down;                   /* counts down from hi to lo */
+    int nonneg;                 /* its variable is >= 0 */
+    CXCursor body;
+} imp_loop;
+/* Reads `for (init; cond; inc) body` into a loop; 0, or -1 after an error. */
+int imp_for(imp *I, CXCursor f, imp_loop *l);
+
+/* ---- import_stmt.c: the region ---- */
+/* Records that the next line of `out` comes from the statement `at` (for located errors). */
+void imp_mark_line(imp *I, CXCursor at, const imp_buf *out);
+int imp_region(imp *I, CXCursor *stmts, int n, imp_buf *out);
+
+/* ---- import_macro.c: size macros ---- */
+/* Records the expansions of integer macros in the file (libclang on the file as written). */
+void imp_macros_scan(imp *I, CXIndex index, const char *const *args, int nargs);
+/* The macro an integer literal of value v at `at` was, or NULL (pooled). */
+const char *imp_macro_of(imp *I, CXCursor at, long long v);
+/* The parameter an integer literal of value v at `at` stands for, or NULL. */
+imp_sym *imp_macro_param(imp *I, CXCursor at, long long v);
+
+/* ---- import_fold.c: math calls on constants ---- */
+/* Is `e` a constant at import (literals, scalars the region never assigns whose value is a
+ * number, + - * / and exp, pow of such)?  Its value in *v. */
+int imp_const(imp *I, CXCursor e, double *v);
+/* Marks the scalars the region's statements assign (imp_sym.assigned). */
+void imp_mark_assigned(imp *I, CXCursor *stmts, int n);
+
+/* ---- import_init.c: the code before the kernel ---- */
+/* May the init code read s[subs] here?  Inside a loop nest that assigns s, only the element it
+ * assigns (its values are per element: a recurrence is out of reach).  0 after an error. */
+int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n);
+int imp_init_stmt(imp *I, CXCursor s);
+/* Declares the symbols of a local variable declaration (a scalar or an array) and records its
+ * initialiser as a value; 0 or -1. */
+int imp_local_decl(imp *I, CXCursor decl, int local, imp_buf *region);
+
+/* ---- import_decl.c: parameters, arrays, outputs ---- */
+int imp_kernel_params(imp *I);
+int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s);
+int imp_outputs(imp *I, char ***names, int *n);
+
+#endif

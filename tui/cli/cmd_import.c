@@ -1,0 +1,101 @@
+/*
+ * cmd_import.c — `polyapm import FILE.c [-I DIR]... [-D NAME[=VALUE]]... [--function F]
+ * [--output A,B] [-o OUT.apm]`: a C kernel as a source-level .apm program (transforms/import.h),
+ * printed or written to OUT.apm (only when the import succeeds, atomically).  The C options are
+ * shared with `polyapm init FILE.c` (cli_cimport in cli.h).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "import.h"
+
+int cli_cimport_include(void *args, char *v)
+{
+    cli_cimport *c = args;
+    if (!*v || c->ninc >= CLI_CIMPORT_MAX) return -1;
+    c->inc[c->ninc++] = v;
+    return 0;
+}
+
+int cli_cimport_define(void *args, char *v)
+{
+    cli_cimport *c = args;
+    if (!*v || *v == '=' || c->ndef >= CLI_CIMPORT_MAX) return -1;
+    c->def[c->ndef++] = v;
+    return 0;
+}
+
+char *cli_cimport_text(const char *file, const cli_cimport *c)
+{
+    xf_import_opts o = {.file = file, .includes = c->inc, .nincludes = c->ninc, .defines = c->def,
+                        .ndefines = c->ndef, .function = c->function, .outputs = c->outputs};
+    diag_list d;
+    diag_list_init(&d);
+    char *text = xf_import_c(&o, &d, stderr);
+    if (!text) {
+        diag_print(&d, stderr);
+        if (!d.n) fprintf(stderr, "polyapm: %s: import failed\n", file);
+    }
+    diag_list_free(&d);
+    return text;
+}
+
+typedef struct import_args {
+    cli_cimport c;        /* first: the shared setters take the struct as a cli_cimport */
+    const char *out;
+} import_args;
+
+static const cli_opt import_opts[] = {
+    {.name = "-I", .kind = OPT_FN, .value = "DIR", .set = cli_cimport_include, .flags = OPT_REPEAT,
+     .help = "a directory of included headers, as for cc"},
+    {.name = "-D", .kind = OPT_FN, .value = "NAME[=VALUE]", .set = cli_cimport_define, .flags = OPT_REPEAT,
+     .help = "define a macro, as for cc (PolyBench: -D MINI_DATASET -D DATA_TYPE_IS_DOUBLE)"},
+    {.name = "--function", .kind = OPT_STR, .value = "F", .off = offsetof(import_args, c.function),
+     .help = "import F's body (default: the #pragma scop region)"},
+    {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(import_args, c.outputs),
+     .help = "the output arrays (default: what main prints, else what the region writes)"},
+    {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(import_args, out),
+     .help = "write the program there (default: standard output)"},
+    {0},
+};
+
+int cmd_import(int argc, char **argv);
+const cli_spec cmd_import_spec = {"import", "FILE.c", "a C kernel (#pragma scop region) as a source-level program",
+                                  import_opts, 1, NULL, NULL, cmd_import};
+
+static int write_file(const char *path, const char *text)
+{
+    char *tmp = NULL;
+    if (asprintf(&tmp, "%s.import-tmp", path) < 0) return -1;
+    FILE *f = fopen(tmp, "wb");
+    int rc = -1;
+    if (f) {
+        size_t len = strlen(text);
+        rc = fwrite(text, 1, len, f) == len ? 0 : -1;
+        if (fclose(f) != 0) rc = -1;
+        if (rc == 0) rc = rename(tmp, path);
+        if (rc != 0) unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    import_args a;
+    memset(&a, 0, sizeof a);
+    int npos = 0;
+    int rc = optable_parse(&cmd_import_spec, argc, argv, &a, &npos);
+    if (rc) return rc;
+    if (npos != 1) return cli_usage("import", npos ? "one C file at a time" : "no file given");
+    char *text = cli_cimport_text(argv[1], &a.c);
+    if (!text) return CLI_FAIL;
+    if (!a.out) fputs(text, stdout);
+    else if (write_file(a.out, text) != 0) rc = cli_fail("%s: cannot write", a.out);
+    free(text);
+    return rc ? rc : CLI_OK;
+}
