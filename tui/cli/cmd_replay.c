@@ -1,8 +1,9 @@
 /*
  * cmd_replay.c — a derivation re-applied to a changed program, and written out as a script:
  *
- *   polyapm replay NODE --onto FILE [-w WS]
- *       adds FILE as a new source beside NODE's (an edge `replay` from it) and re-applies the
+ *   polyapm replay NODE --onto FILE [-I DIR]... [-D NAME[=VALUE]]... [--function F] [--output A,B] [-w WS]
+ *       adds FILE (.apm, or C imported as by `polyapm import`, with the C options) as a new
+ *       source beside NODE's (an edge `replay` from it) and re-applies the
  *       transforms of the path from NODE's source to NODE, one by one, each simulated and
  *       verified against FILE; stops at the first step that no longer applies or verifies
  *   polyapm script NODE [-o FILE] [-w WS]
@@ -25,13 +26,22 @@ int cmd_script(int argc, char **argv);
 enum { R_REPLAY = 1 << 0, R_SCRIPT = 1 << 1 };
 
 typedef struct replay_args {
+    cli_cimport c;        /* first: the C options' setters take the struct as a cli_cimport */
     const char *workspace, *onto, *out;
     int json;
 } replay_args;
 
 static const cli_opt replay_opts[] = {
     {.name = "--onto", .kind = OPT_STR, .value = "FILE", .off = offsetof(replay_args, onto), .cmds = R_REPLAY,
-     .flags = OPT_REQUIRED, .help = "the changed program (.apm) to replay the derivation onto"},
+     .flags = OPT_REQUIRED, .help = "the changed program (.apm, or C: imported as by polyapm import)"},
+    {.name = "-I", .kind = OPT_FN, .value = "DIR", .set = cli_cimport_include, .cmds = R_REPLAY, .flags = OPT_REPEAT,
+     .help = "a C file: a directory of included headers, as for cc"},
+    {.name = "-D", .kind = OPT_FN, .value = "NAME[=VALUE]", .set = cli_cimport_define, .cmds = R_REPLAY,
+     .flags = OPT_REPEAT, .help = "a C file: define a macro, as for cc"},
+    {.name = "--function", .kind = OPT_STR, .value = "F", .off = offsetof(replay_args, c.function), .cmds = R_REPLAY,
+     .help = "a C file: import F's body (default: the #pragma scop region)"},
+    {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(replay_args, c.outputs), .cmds = R_REPLAY,
+     .help = "a C file: the output arrays"},
     {.name = "-o", .kind = OPT_STR, .value = "FILE", .off = offsetof(replay_args, out), .cmds = R_SCRIPT,
      .help = "write the script here (default: stdout)"},
     {.name = "--json", .kind = OPT_FLAG, .off = offsetof(replay_args, json), .cmds = R_REPLAY,
@@ -104,7 +114,14 @@ int cmd_replay(int argc, char **argv)
     int rc = open_node(&cmd_replay_spec, argc, argv, &a, STORE_WRITE, &s, &node, &dir);
     if (rc) goto out;
     if (!a.onto) { rc = cli_usage("replay", "missing --onto FILE"); goto out; }
-    if (!(text = read_file(a.onto, &len))) { rc = cli_fail("cannot read %s", a.onto); goto out; }
+    size_t flen = strlen(a.onto);
+    if (flen > 2 && !strcmp(a.onto + flen - 2, ".c")) {   /* C: imported first, errors printed */
+        if (!(text = cli_cimport_text(a.onto, &a.c))) { rc = CLI_FAIL; goto out; }
+        len = strlen(text);
+    } else if (!(text = read_file(a.onto, &len))) {
+        rc = cli_fail("cannot read %s", a.onto);
+        goto out;
+    }
     diag_list d;
     diag_list_init(&d);
     replay_result r;
