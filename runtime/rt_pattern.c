@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { RT_TAG_PATTERN = 9202 };   /* the commit's messages (an exchange's tags are array numbers) */
+
 typedef struct rt_pentry {
     int peer, array;
     int64_t send_off, recv_off;
@@ -166,37 +168,55 @@ void rt_pattern_commit(rt_pattern *p)
     p->nsend = rt_split(p->e, p->n, 1, &p->send);
     p->sent = (int64_t)p->n;
 
-    /* tell every receiver where it stores what it gets: (array, recv_off) pairs, in send order */
-    int *scount = rt_calloc((size_t)p->size, sizeof(int)), *rcount = rt_calloc((size_t)p->size, sizeof(int));
-    int *sdispl = rt_calloc((size_t)p->size, sizeof(int)), *rdispl = rt_calloc((size_t)p->size, sizeof(int));
-    for (size_t i = 0; i < p->n; i++) scount[p->e[i].peer] += 2;
-    RT_CHECK(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, p->comm));
-    int64_t stot = 0, rtot = 0;
-    for (int r = 0; r < p->size; r++) {
-        sdispl[r] = (int)stot; stot += scount[r];
-        rdispl[r] = (int)rtot; rtot += rcount[r];
+    /* tell every receiver where it stores what it gets: (array, recv_off) pairs, in send order,
+     * one message per partner.  How many partners send here comes from a reduce-scatter of
+     * 0/1 flags; the messages are then received from any source.  (An Alltoall of counts and an
+     * Alltoallv would do it in two calls, but SimGrid waits for those with a waitany over all
+     * ranks' requests: at 1024 ranks most of a run's time.) */
+    int *sends_to = rt_calloc((size_t)p->size, sizeof(int)), nsenders = 0;
+    for (size_t i = 0; i < p->n; i++) sends_to[p->e[i].peer] = 1;
+    RT_CHECK(MPI_Reduce_scatter_block(sends_to, &nsenders, 1, MPI_INT, MPI_SUM, p->comm));
+    int64_t *sb = rt_malloc((2 * p->n + 1) * sizeof(int64_t));
+    MPI_Request *sreq = rt_malloc(((size_t)p->nsend + 1) * sizeof(MPI_Request));
+    int nsreq = 0;
+    for (size_t i = 0, j; i < p->n; i = j) {   /* entries are sorted by peer: one run a partner */
+        for (j = i; j < p->n && p->e[j].peer == p->e[i].peer; j++) {
+            sb[2 * j] = p->e[j].array;
+            sb[2 * j + 1] = p->e[j].recv_off;
+        }
+        if ((size_t)nsreq == (size_t)p->nsend + 1) rt_die("rt_pattern_commit: more partners than messages");
+        RT_CHECK(MPI_Isend(sb + 2 * i, (int)(2 * (j - i)), MPI_INT64_T, p->e[i].peer, RT_TAG_PATTERN, p->comm,
+                           &sreq[nsreq++]));
     }
-    int64_t *sb = rt_malloc((size_t)(stot ? stot : 1) * sizeof(int64_t));
-    int64_t *rb = rt_malloc((size_t)(rtot ? rtot : 1) * sizeof(int64_t));
-    for (size_t i = 0; i < p->n; i++) {
-        sb[2 * i] = p->e[i].array;
-        sb[2 * i + 1] = p->e[i].recv_off;
+    int64_t **from = rt_calloc((size_t)p->size, sizeof *from);
+    int *nfrom = rt_calloc((size_t)p->size, sizeof(int));
+    size_t nr = 0;
+    for (int k = 0; k < nsenders; k++) {
+        MPI_Status st;
+        int words = 0;
+        RT_CHECK(MPI_Probe(MPI_ANY_SOURCE, RT_TAG_PATTERN, p->comm, &st));
+        RT_CHECK(MPI_Get_count(&st, MPI_INT64_T, &words));
+        if (from[st.MPI_SOURCE]) rt_die("rt_pattern_commit: two patterns from rank %d", st.MPI_SOURCE);
+        from[st.MPI_SOURCE] = rt_malloc(((size_t)words + 1) * sizeof(int64_t));
+        nfrom[st.MPI_SOURCE] = words;
+        RT_CHECK(MPI_Recv(from[st.MPI_SOURCE], words, MPI_INT64_T, st.MPI_SOURCE, RT_TAG_PATTERN, p->comm,
+                          MPI_STATUS_IGNORE));
+        nr += (size_t)words / 2;
     }
-    RT_CHECK(MPI_Alltoallv(sb, scount, sdispl, MPI_INT64_T, rb, rcount, rdispl, MPI_INT64_T, p->comm));
-    size_t nr = (size_t)(rtot / 2);
+    RT_CHECK(MPI_Waitall(nsreq, sreq, MPI_STATUSES_IGNORE));
     rt_pentry *re = rt_malloc((nr ? nr : 1) * sizeof *re);
     size_t k = 0;
-    for (int r = 0; r < p->size; r++)
-        for (int i = 0; i < rcount[r]; i += 2, k++)
-            re[k] = (rt_pentry){r, (int)rb[rdispl[r] + i], 0, rb[rdispl[r] + i + 1]};
+    for (int r = 0; r < p->size; r++) {   /* in rank order, as the senders' order within each */
+        for (int i = 0; i + 1 < nfrom[r]; i += 2, k++) re[k] = (rt_pentry){r, (int)from[r][i], 0, from[r][i + 1]};
+        free(from[r]);
+    }
+    free(from);
+    free(nfrom);
+    free(sreq);
+    free(sends_to);
     p->nrecv = rt_split(re, nr, 0, &p->recv);
     free(re);
     free(sb);
-    free(rb);
-    free(scount);
-    free(rcount);
-    free(sdispl);
-    free(rdispl);
     free(p->e);
     p->e = NULL;
     p->req = rt_malloc((size_t)(p->nsend + p->nrecv + 1) * sizeof(MPI_Request));

@@ -613,7 +613,7 @@ static __isl_give isl_set *fixed_params(const xf_model *m)
     return r;
 }
 
-int xf_stm_measure(const xf_model *m, isl_map *const *st, xf_stm_size *out)
+int xf_stm_measure(const xf_model *m, __isl_keep isl_map *const *st, xf_stm_size *out)
 {
     long long lo[3] = {1LL << 60, 1LL << 60, 1LL << 60}, hi[3] = {-(1LL << 60), -(1LL << 60), -(1LL << 60)};
     long long work = 1;

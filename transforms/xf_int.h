@@ -172,7 +172,7 @@ typedef struct xf_stm_size { long long steps, procs, work, width; int local; } x
  * parse. */
 int xf_stm_session_measure(xf_stm_session *ss, const xf_args *args, xf_stm_size *out);
 /* The size of the mapping st[s] (statement s's S[..] -> [θ, σ..], kept) (stm_isl.c). */
-int xf_stm_measure(const xf_model *m, isl_map *const *st, xf_stm_size *out);
+int xf_stm_measure(const xf_model *m, __isl_keep isl_map *const *st, xf_stm_size *out);
 /* The points of a bounded set, the parameters fixed: counted, or for a large bounding box its
  * volume (an estimate for ranking). */
 long long xf_count_points(__isl_take isl_set *set);
