@@ -152,8 +152,6 @@ static int ex_dep(const ex_halo_scan *h, const ir_expr *e)
     }
 }
 
-int ex_time_only(const ir_expr *e, int tslot);
-
 static void ex_halo_fail(ex_halo_scan *h, const ir_stmt *s, const char *what)
 {
     if (!h->ok) return;
@@ -186,31 +184,25 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
             }
         }
     }
-    const ir_expr *tc = NULL;
-    if (s->u.send.when) {
-        const ir_expr *cj[64];
-        int nc = 0;
-        /* split the conjuncts */
-        const ir_expr *stack[64];
-        int ns = 0;
-        stack[ns++] = s->u.send.when;
-        while (ns && nc < 64) {
-            const ir_expr *e = stack[--ns];
-            if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_AND && ns < 62) { stack[ns++] = e->u.op.b; stack[ns++] = e->u.op.a; }
-            else cj[nc++] = e;
-        }
-        for (int i = 0; i < nc; i++) {
-            if (!ex_dep(h, cj[i])) continue;
-            if (ex_time_only(cj[i], pl->tslot) && !tc) { tc = cj[i]; continue; }
-            ex_halo_fail(h, s, "has a condition that changes with t together with other variables");
-            return;
-        }
-    }
-    /* its phase: the sends with the same conditions on t share a pattern */
+    /* its phase: the sends with the same conditions on t (the `if`s around it, the conjuncts of
+     * its `when` on t alone) share a pattern */
     const ir_expr *conds[EX_PHASE_CONDS + 1];
     int nc = 0;
     for (int i = 0; i < h->nt; i++) conds[nc++] = h->tstack[i];
-    if (tc) conds[nc++] = tc;
+    if (s->u.send.when) {
+        const ir_expr *cj[64];
+        int ncj = ex_conjuncts(s->u.send.when, cj, 0, 64);
+        if (ncj > 64) { ex_halo_fail(h, s, "has more than 64 conditions"); return; }
+        for (int i = 0; i < ncj; i++) {
+            if (!ex_dep(h, cj[i])) continue;
+            if (!ex_time_only(cj[i], pl->tslot)) {
+                ex_halo_fail(h, s, "has a condition that changes with t together with other variables");
+                return;
+            }
+            if (nc == EX_PHASE_CONDS) { ex_halo_fail(h, s, "has too many conditions on t"); return; }
+            conds[nc++] = cj[i];
+        }
+    }
     xf_buf key = {0};
     for (int i = 0; i < nc; i++) {
         char *t = ir_print_expr(conds[i]);
@@ -222,7 +214,7 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
     int k = 0;
     while (k < ph->nphases && strcmp(h->phase_text[k], text) != 0) k++;
     if (k == ph->nphases) {
-        if (k == EX_PHASES || nc > EX_PHASE_CONDS) { free(text); ex_halo_fail(h, s, "adds one phase of exchanges too many"); return; }
+        if (k == EX_PHASES) { free(text); ex_halo_fail(h, s, "adds one phase of exchanges too many"); return; }
         h->phase_text[k] = text;
         ph->phase_nconds[k] = nc;
         for (int i = 0; i < nc; i++) ph->phase_cond[k][i] = conds[i];
@@ -251,13 +243,22 @@ static void ex_halo_block(ex_halo_scan *h, const ir_block *b, int under)
             if (ex_dep(h, s->u.let.value)) h->tdep[s->u.let.slot] = 1;
             break;
         case IR_S_IF: {
-            /* a condition on t alone selects the phase of the sends under it (its else: none) */
-            int phase = !under && ex_dep(h, s->u.if_.cond) && ex_time_only(s->u.if_.cond, h->pl->tslot) &&
-                        h->nt < EX_PHASE_CONDS;
-            int u = under || (ex_dep(h, s->u.if_.cond) && !phase);
-            if (phase) h->tstack[h->nt++] = s->u.if_.cond;
+            /* the conjuncts on t alone select the phase of the sends under it, the others are
+             * static (`tt % 2 == 0 && p >= 1`); its else: none */
+            const ir_expr *cj[EX_PHASE_CONDS + 1];
+            int nc = ex_conjuncts(s->u.if_.cond, cj, 0, EX_PHASE_CONDS + 1), ndyn = 0, phase = !under;
+            for (int k = 0; k < nc; k++) {
+                if (!ex_dep(h, cj[k])) continue;
+                ndyn++;
+                if (!ex_time_only(cj[k], h->pl->tslot)) phase = 0;
+            }
+            if (nc > EX_PHASE_CONDS || h->nt + ndyn > EX_PHASE_CONDS) phase = 0;
+            phase = phase && ndyn > 0;
+            int u = under || (ndyn > 0 && !phase), n0 = h->nt;
+            for (int k = 0; phase && k < nc; k++)
+                if (ex_dep(h, cj[k])) h->tstack[h->nt++] = cj[k];
             ex_halo_block(h, s->u.if_.then_blk, u);
-            if (phase) h->nt--;
+            h->nt = n0;
             if (s->u.if_.else_blk) ex_halo_block(h, s->u.if_.else_blk, u || phase);
             break;
         }

@@ -409,19 +409,18 @@ static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char
 static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in);
 static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
 
-/* The conjuncts of a guard (a && b && c). */
-static int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
+/* The conjuncts of a guard (a && b && c), counted past max (export_int.h). */
+int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
 {
     if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_AND) {
         n = ex_conjuncts(e->u.op.a, out, n, max);
         return ex_conjuncts(e->u.op.b, out, n, max);
     }
-    if (n < max) out[n++] = e;
-    return n;
+    if (n < max) out[n] = e;
+    return n + 1;
 }
 
 /* Whether e names only the time variable and parameters (a condition on the step alone). */
-int ex_time_only(const ir_expr *e, int tslot);
 int ex_time_only(const ir_expr *e, int tslot)
 {
     switch (e->kind) {
@@ -437,6 +436,8 @@ int ex_time_only(const ir_expr *e, int tslot)
     }
 }
 
+static int ex_reads(const ir_expr *e, int slot);
+
 static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
@@ -449,8 +450,9 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (s->u.send.when) {
         const ir_expr *cj[64];
         int nc = ex_conjuncts(s->u.send.when, cj, 0, 64);
-        for (int i = 0; i < nc; i++) {
-            if (m->mode == EX_INSPECT && ex_time_only(cj[i], pl->tslot)) continue;  /* the step's condition */
+        for (int i = 0; i < nc && i < 64; i++) {
+            if (m->mode == EX_INSPECT && ex_time_only(cj[i], pl->tslot) && ex_reads(cj[i], pl->tslot))
+                continue;   /* the phase's condition on t, tested each step */
             if (cond.n) xf_buf_printf(&cond, " && ");
             ex_expr(m, &cond, &pre, in, cj[i]);
         }
@@ -704,6 +706,34 @@ static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvar
     for (int i = nvars - 1; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
 }
 
+/* The pattern inspector at an `if` whose conjuncts on t alone select a phase (export.c): those
+ * hold (the phase's exchange tests them each step), the others are tested; its else holds no
+ * send.  0 when the condition has no conjunct on t alone. */
+static int ex_phase_if(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
+{
+    const ir_expr *cj[EX_PHASE_CONDS + 1];
+    int tslot = m->pl->tslot, nc = ex_conjuncts(s->u.if_.cond, cj, 0, EX_PHASE_CONDS + 1), nt = 0;
+    if (tslot < 0 || nc > EX_PHASE_CONDS) return 0;
+    xf_buf pre = {0}, c = {0};
+    for (int i = 0; i < nc; i++) {
+        if (ex_time_only(cj[i], tslot) && ex_reads(cj[i], tslot)) { nt++; continue; }
+        if (c.n) xf_buf_printf(&c, " && ");
+        ex_expr(m, &c, &pre, in, cj[i]);
+    }
+    if (nt) {
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        ind(b, in);
+        if (c.n) xf_buf_printf(b, "if (%s) {   /* the phase's condition on %s holds */\n", c.s, m->pl->nest->u.for_.vars[0].var);
+        else xf_buf_printf(b, "{   /* the phase's condition on %s holds */\n", m->pl->nest->u.for_.vars[0].var);
+        ex_block(m, b, s->u.if_.then_blk, in + 4);
+        ind(b, in);
+        xf_buf_printf(b, "}\n");
+    }
+    xf_buf_free(&pre);
+    xf_buf_free(&c);
+    return nt > 0;
+}
+
 static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in)
 {
     const ir_stmt *s = blk->stmts[k];
@@ -724,16 +754,8 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
         return;
     }
     case IR_S_IF: {
-        if (m->mode == EX_INSPECT && m->pl->tslot >= 0 && ex_time_only(s->u.if_.cond, m->pl->tslot) &&
-            ex_reads(s->u.if_.cond, m->pl->tslot)) {   /* a condition on t alone selects a phase (export.c) */
-            ind(b, in);
-            xf_buf_printf(b, "{   /* the phase's condition on %s holds */\n", m->pl->nest->u.for_.vars[0].var);
-            ex_block(m, b, s->u.if_.then_blk, in + 4);
-            ind(b, in);
-            xf_buf_printf(b, "}\n");
-            return;
-        }
         xf_buf pre = {0}, c = {0};
+        if (m->mode == EX_INSPECT && ex_phase_if(m, b, s, in)) return;
         ex_expr(m, &c, &pre, in, s->u.if_.cond);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
         ind(b, in);

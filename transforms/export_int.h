@@ -131,6 +131,12 @@ void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64]);
 void ex_piece_held(xf_buf *b, const ex_array *a, const char *j, char names[][64]);
 void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx);
 
+/* export_emit.c: the conjuncts of a condition (a && b && c) into out[n ..] (at most max in all;
+ * the count, which may exceed max when some were left out); whether e names only the time
+ * variable (slot tslot) and parameters: a condition on the step alone. */
+int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max);
+int ex_time_only(const ir_expr *e, int tslot);
+
 /* Writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);
 
