@@ -100,7 +100,7 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
     if (dd && dd->u.dist.dk == IR_DIST_LOCAL && dd->u.dist.step && dd->u.dist.step[pn.dim]) return;   /* strided planes */
     a->fold = pn.dim;
     a->fold_w = pn.w;
-    a->fold_cw = pn.cw;
+    a->mark_step = pn.mark_step;
     if (pn.mark != INT64_MIN) a->mark_plane = pn.mark;
 }
 
@@ -130,7 +130,8 @@ typedef struct ex_halo_scan {
     int nt;
     char *phase_text[EX_PHASES];               /* each phase's conditions, printed */
     int nsends;
-    int64_t *send_c;          /* per array, INT64_MIN when not yet seen */
+    ir_tform *send_f;         /* per array, k == 0 when not yet seen */
+    const ir_expr **lets;     /* the lets' values (time planes subscripted through a let) */
 } ex_halo_scan;
 
 static int ex_dep(const ex_halo_scan *h, const ir_expr *e)
@@ -171,13 +172,17 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
         ir_expr *const *idx = side && s->u.send.as_idx ? s->u.send.as_idx : widx;
         for (int d = 0; d < nidx; d++) {
             if (d == a->fold) {
-                int64_t c;
-                if (!ir_time_sub(idx[d], pl->tslot, &c)) { ex_halo_fail(h, s, "sends a time plane that is not t + c"); return; }
-                if (h->send_c[arr] != INT64_MIN && h->send_c[arr] != c) {
+                ir_tform c;
+                if (!ir_time_form(pl->p, h->lets, idx[d], pl->tslot, &c)) {
+                    ex_halo_fail(h, s, "sends a time plane that is not floor((t + a) / k) + c");
+                    return;
+                }
+                const ir_tform *o = &h->send_f[arr];
+                if (o->k && (o->a != c.a || o->k != c.k || o->c != c.c)) {
                     ex_halo_fail(h, s, "sends another time plane than the other sends of its array");
                     return;
                 }
-                h->send_c[arr] = c;
+                h->send_f[arr] = c;
             } else if (ex_dep(h, idx[d])) {
                 ex_halo_fail(h, s, "sends elements that change with t");
                 return;
@@ -289,9 +294,15 @@ static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
     h.pl = pl;
     h.ok = 1;
     h.tdep = calloc((size_t)(p->nslots + 1), 1);
-    h.send_c = malloc((size_t)(p->narrays + 1) * sizeof *h.send_c);
-    if (!h.tdep || !h.send_c) { free(h.tdep); free(h.send_c); snprintf(why, whysz, "out of memory"); return 0; }
-    for (int i = 0; i < p->narrays; i++) h.send_c[i] = INT64_MIN;
+    h.send_f = calloc((size_t)(p->narrays + 1), sizeof *h.send_f);
+    h.lets = ir_let_values(p);
+    if (!h.tdep || !h.send_f || !h.lets) {
+        free(h.tdep);
+        free(h.send_f);
+        free(h.lets);
+        snprintf(why, whysz, "out of memory");
+        return 0;
+    }
     h.tdep[pl->tslot] = 1;
     const ir_stmt *nest = pl->nest;
     for (int k = 1; k < nest->u.for_.nvars; k++) {
@@ -300,14 +311,15 @@ static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
     }
     ex_halo_block(&h, nest->u.for_.body, 0);
     if (h.ok) {
-        for (int i = 0; i < p->narrays; i++) pl->arr[i].send_c = h.send_c[i] == INT64_MIN ? 0 : h.send_c[i];
+        for (int i = 0; i < p->narrays; i++) pl->arr[i].send_f = h.send_f[i].k ? h.send_f[i] : (ir_tform){0, 1, 0};
     } else {
         snprintf(why, whysz, "%s", h.why);
     }
     for (int k = 0; k < pl->nphases; k++) free(h.phase_text[k]);
     if (!h.ok) pl->nphases = pl->nphase_sends = 0;
     free(h.tdep);
-    free(h.send_c);
+    free(h.send_f);
+    free(h.lets);
     return h.ok;
 }
 

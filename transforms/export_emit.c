@@ -380,9 +380,13 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
     case IR_S_SEND: {
         if (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) return 0;
         if (m->mode == EX_INSPECT && ex_phase_of(m->pl, s) != m->phase) return 0;   /* another phase's */
-        if (ex_expr_uses(s->u.send.what, id) || ex_expr_uses(s->u.send.to_lo, id) ||
-            ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id)) return 1;
-        for (int i = 0; i < s->u.send.nas; i++) if (ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
+        if (ex_expr_uses(s->u.send.to_lo, id) || ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id))
+            return 1;
+        ir_expr *const *widx;
+        int nidx, arr = ex_sent_array(s->u.send.what, &widx, &nidx);
+        int skip = m->mode == EX_INSPECT ? m->pl->arr[arr].fold : -1;   /* the inspector's plane is 0 */
+        for (int i = 0; i < nidx; i++) if (i != skip && ex_expr_uses(widx[i], id)) return 1;
+        for (int i = 0; i < s->u.send.nas; i++) if (i != skip && ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
         return 0;
     }
     case IR_S_COLL:
@@ -1540,8 +1544,8 @@ static void ex_prog_steps(ex_prog_out *o)
     for (int i = 0; i < o->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         if (!a->mark) continue;
-        if (a->fold < 0 || (marked && a->mark_plane - a->fold_cw != o->mark_step)) { unfolded = 1; continue; }
-        o->mark_step = a->mark_plane - a->fold_cw;
+        if (a->fold < 0 || a->mark_step == INT64_MIN || (marked && a->mark_step != o->mark_step)) { unfolded = 1; continue; }
+        o->mark_step = a->mark_step;
         marked = 1;
     }
     o->two = marked && !unfolded;
@@ -1591,7 +1595,11 @@ static void ex_prog_halo(ex_prog_out *o)
         int nd = a->decl->u.array.ndims;
         xf_buf_printf(b, "%s%s(%s + (%s_at(me", i ? ", " : "", cast, a->cname, a->cname);
         for (int d = 0; d < nd; d++) {
-            if (d == a->fold) xf_buf_printf(b, ", %s + (%" PRId64 ")", tn, a->send_c);
+            if (d == a->fold && a->send_f.k > 1)
+                xf_buf_printf(b, ", ifloordiv(%s + %" PRId64 ", %" PRId64 ") + (%" PRId64 ")", tn, a->send_f.a, a->send_f.k,
+                              a->send_f.c);
+            else if (d == a->fold)
+                xf_buf_printf(b, ", %s + (%" PRId64 ")", tn, a->send_f.c);
             else xf_buf_printf(b, ", %s_lo%d(me)", a->cname, d);
         }
         xf_buf_printf(b, ") - %s_at(me", a->cname);

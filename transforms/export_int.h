@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "planes.h"
 #include "xf.h"
 #include "xf_int.h"
 
@@ -24,11 +25,11 @@ typedef struct ex_array {
     char cname[64];               /* the C name of its storage */
     int fold;                     /* dimension of time planes stored modulo fold_w, or -1 */
     int64_t fold_w;               /* live planes */
-    int64_t fold_cw;              /* the step t writes plane t + fold_cw */
+    int64_t mark_step;            /* folded output: the one step writing mark_plane, or INT64_MIN */
     int output;                   /* named by an output declaration */
     int mark;                     /* syndm output: a byte per element says "computed here" */
     int64_t mark_plane;           /* folded output: the plane whose writes are marked */
-    int64_t send_c;               /* halo: sends carry plane t + send_c of this array */
+    ir_tform send_f;              /* halo: sends carry plane floor((t + a) / k) + c of this array */
     int pieced;                   /* syndm: its dist has pieces or named indices (export_piece.c) */
 } ex_array;
 
