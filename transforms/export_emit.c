@@ -585,6 +585,38 @@ static int ex_reads(const ir_expr *e, int slot)
     }
 }
 
+/* Whether e, evaluated where it is not in the program (before a loop that may run no
+ * iteration), cannot stop the program: no integer division or remainder by anything but a
+ * constant other than 0 and -1, no isqrt (intsem's failures). */
+static int ex_cannot_fail(const ir_expr *e)
+{
+    if (!e) return 1;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 1;
+    case IR_E_UNARY: case IR_E_BINARY:
+        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT &&
+            (e->u.op.b->kind != IR_E_INT || e->u.op.b->u.ival == 0 || e->u.op.b->u.ival == -1))
+            return 0;
+        return ex_cannot_fail(e->u.op.a) && ex_cannot_fail(e->u.op.b);
+    case IR_E_CALL:
+        if (e->u.call.f == IR_F_ISQRT) return 0;
+        for (int i = 0; i < e->u.call.nargs; i++) if (!ex_cannot_fail(e->u.call.args[i])) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+/* The leading lets of the body of the loop over v that do not change in it (they read neither
+ * v nor an array) and cannot fail: computed once before the loop. */
+static int ex_invariant_lets(const ir_loopvar *v, const ir_block *body)
+{
+    int n = 0;
+    while (n < body->n && body->stmts[n]->kind == IR_S_LET && !ex_reads(body->stmts[n]->u.let.value, v->slot) &&
+           ex_cannot_fail(body->stmts[n]->u.let.value))
+        n++;
+    return n;
+}
+
 /* An innermost loop whose body is `if c { A } else { B }` with c a disjunction of terms that do
  * not change in the loop and of tests `v == e` (e does not change either), e.g. FD's border test:
  * the loop is split, in iteration order, into runs of B without the test, and A at each e.  The
@@ -592,9 +624,7 @@ static int ex_reads(const ir_expr *e, int slot)
 static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in)
 {
     /* lets that do not change in the loop may come first: they are computed before it */
-    int nlet = 0;
-    while (nlet < body->n && body->stmts[nlet]->kind == IR_S_LET && !ex_reads(body->stmts[nlet]->u.let.value, v->slot))
-        nlet++;
+    int nlet = ex_invariant_lets(v, body);
     if (v->step || body->n != nlet + 1 || body->stmts[nlet]->kind != IR_S_IF || !body->stmts[nlet]->u.if_.else_blk)
         return 0;
     const ir_stmt *s = body->stmts[nlet];
@@ -695,10 +725,12 @@ static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvar
         for (i = from; i < nvars - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
         if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from))) {
             ex_em in_loop;
-            ex_rows_open(m, &in_loop, b, in + 4 * (nvars - 1 - from), vars[nvars - 1].var, body, 0, NULL);
-            ex_for_open(&in_loop, b, &vars[nvars - 1], in + 4 * (nvars - 1 - from));
-            ex_block(&in_loop, b, body, in + 4 * (nvars - from));
-            ind(b, in + 4 * (nvars - 1 - from));
+            int k = in + 4 * (nvars - 1 - from), nlet = ex_invariant_lets(&vars[nvars - 1], body);
+            for (int j = 0; j < nlet; j++) ex_stmt(m, b, body, j, k);   /* the loop's invariant lets first */
+            ex_rows_open(m, &in_loop, b, k, vars[nvars - 1].var, body, nlet, NULL);
+            ex_for_open(&in_loop, b, &vars[nvars - 1], k);
+            for (int j = nlet; j < body->n; j++) ex_stmt(&in_loop, b, body, j, k + 4);
+            ind(b, k);
             xf_buf_printf(b, "}\n");
             ex_rows_close(&in_loop, m);
         }
@@ -1528,6 +1560,35 @@ static void ex_prog_sequential(ex_prog_out *o)
 /* syndm: the step function of processor me (and, when every output keeps only its live planes,
  * a second one for the step writing the output plane, the only one that needs to record which
  * elements this processor computed: the other steps run without that). */
+/* The arrays a step function takes as `restrict` parameters (shadowing the globals: each is
+ * its own allocation, so gcc may keep values in registers and vectorise; none in programs with
+ * collectives, whose runtime calls reach the arrays too): the parameter list
+ * (", double *restrict A, .."), the arguments (", A, ..") and the casts that use them ("(void)A;"). */
+static int ex_has_coll(const ir_block *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_COLL) return 1;
+        if (s->kind == IR_S_IF && (ex_has_coll(s->u.if_.then_blk) || (s->u.if_.else_blk && ex_has_coll(s->u.if_.else_blk))))
+            return 1;
+        if (s->kind == IR_S_FOR && ex_has_coll(s->u.for_.body)) return 1;
+    }
+    return 0;
+}
+
+static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_buf *uses)
+{
+    if (ex_has_coll(pl->p->body)) return;   /* collectives reach the arrays through the runtime: the globals */
+    for (int i = 0; i < pl->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (a->pieced) continue;   /* export_piece.c's storage */
+        xf_buf_printf(params, ", %s *restrict %s", a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t", a->cname);
+        xf_buf_printf(args, ", %s", a->cname);
+        xf_buf_printf(uses, "%s(void)%s;", uses->n ? " " : "    ", a->cname);
+    }
+    if (uses->n) xf_buf_printf(uses, "\n");
+}
+
 static void ex_prog_steps(ex_prog_out *o)
 {
     const ex_plan *pl = o->pl;
@@ -1536,10 +1597,12 @@ static void ex_prog_steps(ex_prog_out *o)
     char stmts[128];
     snprintf(stmts, sizeof stmts, "%s", o->labels.s ? o->labels.s + 1 : "");
     for (char *c = stmts; *c; c++) if (*c == '_' && c[-1] != '_' && c[1] && c[1] != '_') *c = ' ';
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
     xf_buf_printf(b, "/* One time step of processor me: statements %s, in the program's order%s. */\n"
-                     "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
+                     "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
                   stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
-                  o->lab, tn, tn);
+                  o->lab, tn, params.n ? params.s : "", tn, uses.n ? uses.s : "");
     int marked = 0, unfolded = 0;
     for (int i = 0; i < o->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
@@ -1555,12 +1618,15 @@ static void ex_prog_steps(ex_prog_out *o)
     if (o->two) {
         xf_buf_printf(b, "/* The same step, recording which output elements this processor computes (the step that\n"
                          " * writes the output plane). */\n"
-                         "static void step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
-                      o->lab, tn, tn);
+                         "static void step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
+                      o->lab, tn, params.n ? params.s : "", tn, uses.n ? uses.s : "");
         o->m.marks = 1;
         ex_step_body(&o->m, b, 4);
         xf_buf_printf(b, "}\n\n");
     }
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
 }
 
 /* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
@@ -1685,11 +1751,17 @@ static void ex_prog_main_loop(ex_prog_out *o)
                   st.n ? st.s : "1");
     if (ex_any_mark(pl))
         xf_buf_printf(b, "        if (++rt_stamp == 0) rt_die(\"more than 2^32 - 1 steps\");\n");
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
+    const char *as = args.n ? args.s : "";
     if (o->two)
-        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x);   /* writes the output plane */\n"
-                         "        else step%s(%s, me, rt_x);\n", tn, o->mark_step, o->lab, tn, o->lab, tn);
+        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x%s);   /* writes the output plane */\n"
+                         "        else step%s(%s, me, rt_x%s);\n", tn, o->mark_step, o->lab, tn, as, o->lab, tn, as);
     else
-        xf_buf_printf(b, "        step%s(%s, me, rt_x);\n", o->lab, tn);
+        xf_buf_printf(b, "        step%s(%s, me, rt_x%s);\n", o->lab, tn, as);
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced ? ", me" : "");
     for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++) {
         hc.n = 0;
