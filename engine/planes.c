@@ -210,8 +210,7 @@ const ir_expr **ir_let_values(const ir_program *p)
 /* One array dimension scanned twice: pass 1 finds the common divisor k of its subscripts
  * floor((t + a) / k) + c; pass 2 runs with the residues of t modulo k each statement may run at
  * (the guards `(t + a) % m == r` around it, m dividing k) and collects when planes are touched:
- * plane x by an access at steps k x + lo .. k x + hi. */
-enum { LIVE_WRITES = 64 };
+ * plane x by an access at steps k x + lo .. k x + hi (planes.h says what folds). */
 typedef struct live_scan {
     const ir_program *p;
     const ir_expr *const *lets;
@@ -219,10 +218,10 @@ typedef struct live_scan {
     int ok;
     int64_t k, tlo, thi;
     uint64_t mask;            /* the residues the statement being visited runs at */
-    int have_write, nw;
-    int64_t mn, mx;           /* over the accesses: lo's minimum, hi's maximum */
-    int64_t wmin, wmax, amax; /* planes written at tlo (a lower bound), at thi; touched at thi */
-    int64_t wlo[LIVE_WRITES], whi[LIVE_WRITES];
+    int have_write;
+    int64_t w0;               /* every write touches plane x in step k x + w0 alone */
+    int64_t mn, mx;           /* over the other accesses: lo's minimum, hi's maximum */
+    int64_t wmin, wmax, amax; /* the planes written first and last in tlo .. thi; touched last */
 } live_scan;
 
 static uint64_t live_full(int64_t k) { return k >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1; }
@@ -251,7 +250,8 @@ static void live_touch(live_scan *f, const ir_expr *sub, int kind, int64_t shift
         if (mask >> pl_fmod(off - t.a, f->k) & 1) { if (first < 0) first = off; last = off; }
     if (first < 0) return;   /* never runs */
     int64_t lo = first - f->k * t.c - t.a, hi = last - f->k * t.c - t.a;
-    if (lo < f->mn) f->mn = lo;
+    if (kind == 1 && (lo != hi || (f->have_write && lo != f->w0))) { f->ok = 0; return; }   /* one step writes a plane */
+    if (kind != 1 && lo < f->mn) f->mn = lo;
     if (hi > f->mx) f->mx = hi;
     /* the planes it touches at its first and last steps in tlo .. thi */
     int64_t s_lo = f->tlo, s_hi = f->thi;
@@ -261,11 +261,9 @@ static void live_touch(live_scan *f, const ir_expr *sub, int kind, int64_t shift
     if (at_hi > f->amax) f->amax = at_hi;
     if (kind != 1) return;
     f->have_write = 1;
+    f->w0 = lo;
     if (at_lo < f->wmin) f->wmin = at_lo;
     if (at_hi > f->wmax) f->wmax = at_hi;
-    if (f->nw == LIVE_WRITES) { f->ok = 0; return; }
-    f->wlo[f->nw] = lo;
-    f->whi[f->nw++] = hi;
 }
 
 static void live_visit(void *ctx, const ir_expr *acc, int write, int send_as, const ir_expr *const *as)
@@ -375,21 +373,6 @@ static void coll_check(const ir_block *b, live_scan *f)
     }
 }
 
-/* The step that writes plane v (every write touching it does so in that one step), or INT64_MIN. */
-static int64_t live_mark_step(const live_scan *f, int64_t v)
-{
-    int64_t step = INT64_MIN;
-    for (int j = 0; j < f->nw; j++) {
-        int64_t lo = f->k * v + f->wlo[j], hi = f->k * v + f->whi[j];
-        if (lo < f->tlo) lo = f->tlo;
-        if (hi > f->thi) hi = f->thi;
-        if (lo > hi) continue;
-        if (lo != hi || (step != INT64_MIN && step != lo)) return INT64_MIN;
-        step = lo;
-    }
-    return step;
-}
-
 /* Inits fill planes the loop reads before any is written again in their place, an output names
  * the last plane written, a LOCAL dist spans the whole dimension. */
 static int live_decls_ok(const live_scan *f, int64_t w, int64_t lo, int64_t hi, ir_planes *out, const int64_t *pv)
@@ -416,7 +399,7 @@ static int live_decls_ok(const live_scan *f, int64_t w, int64_t lo, int64_t hi, 
             if (dc->u.output.nidx <= d || !ir_const_int(p, dc->u.output.idx[d], pv, &v) || v != f->wmax || v + w <= f->amax)
                 return 0;
             out->mark = v;
-            out->mark_step = live_mark_step(f, v);
+            out->mark_step = f->k * v + f->w0;
         } else if (dc->kind == IR_D_DIST && dc->u.dist.array_index == f->array && dc->u.dist.dk == IR_DIST_LOCAL) {
             int64_t dl, dh, off = 0;
             if (!ir_const_int(p, dc->u.dist.lo[d], pv, &dl) || !ir_const_int(p, dc->u.dist.hi[d], pv, &dh) || dl != lo ||
@@ -448,8 +431,10 @@ int ir_live_planes(const ir_program *p, const int64_t *pv, int array, const ir_l
         if (!f.ok || !f.k) continue;
         f.pass = 2;
         live_block(&f, p->body, live_full(f.k));
-        if (!f.ok || !f.have_write) continue;
-        int64_t w = pl_fdiv(f.mx - f.mn, f.k) + 1, lo, hi;
+        /* no access touches a plane before the step that writes it (reads of the planes before
+         * the first are the inits') */
+        if (!f.ok || !f.have_write || (f.mn != INT64_MAX && f.mn < f.w0)) continue;
+        int64_t w = pl_fdiv(f.mx - f.w0, f.k) + 1, lo, hi;
         if (!ir_const_int(p, a->u.array.lo[d], pv, &lo) || !ir_const_int(p, a->u.array.hi[d], pv, &hi)) continue;
         if (w >= hi - lo + 1) continue;
         ir_planes pn = {d, w, INT64_MIN, INT64_MIN};

@@ -6,8 +6,9 @@
  * floor((t + a) / k) + c (t the time loop's variable; k the same in every access; `t + c` is
  * k = 1) in every access, each access touches plane x in steps k x + lo .. k x + hi only (its
  * a and c, and the residues of t modulo k its guards `(t + a) % m == r` allow: a 2t / 2t + 1
- * schedule's sweeps run at even or odd steps).  A plane lives from the first to the last step any
- * access touches it: W = floor((max hi - min lo) / k) + 1 planes suffice, plane x stored at
+ * schedule's sweeps run at even or odd steps).  Every write touches plane x in one step, k x + w0
+ * (the array stays single assignment), no access touches it before, and it lives until the last
+ * step any access touches it: W = floor((max hi - w0) / k) + 1 planes suffice, plane x stored at
  * x mod W (FD: W = 2; jacobi-2d written single-assignment and scheduled 2t / 2t + 1: A 2, B 1).
  * A message's delivery touches its plane at the end of the step before its `at`.  Inits may fill
  * planes (constants) that the loop touches before it writes them and that no plane stored in
