@@ -245,18 +245,18 @@ static void live_touch(live_scan *f, const ir_expr *sub, int kind, int64_t shift
         t.a -= shift;
         if (!tf_norm(&t)) { f->ok = 0; return; }
     }
+    /* its first and last steps in tlo .. thi */
+    int64_t s_lo = f->tlo, s_hi = f->thi;
+    while (s_lo <= f->thi && s_lo < f->tlo + f->k && !(mask >> pl_fmod(s_lo, f->k) & 1)) s_lo++;
+    while (s_hi >= f->tlo && s_hi > f->thi - f->k && !(mask >> pl_fmod(s_hi, f->k) & 1)) s_hi--;
+    if (s_lo > s_hi || !(mask >> pl_fmod(s_lo, f->k) & 1)) return;   /* never runs */
     int64_t first = -1, last = -1;   /* steps k (x - c) - a + off touch plane x */
     for (int64_t off = 0; off < f->k; off++)
         if (mask >> pl_fmod(off - t.a, f->k) & 1) { if (first < 0) first = off; last = off; }
-    if (first < 0) return;   /* never runs */
     int64_t lo = first - f->k * t.c - t.a, hi = last - f->k * t.c - t.a;
     if (kind == 1 && (lo != hi || (f->have_write && lo != f->w0))) { f->ok = 0; return; }   /* one step writes a plane */
     if (kind != 1 && lo < f->mn) f->mn = lo;
     if (hi > f->mx) f->mx = hi;
-    /* the planes it touches at its first and last steps in tlo .. thi */
-    int64_t s_lo = f->tlo, s_hi = f->thi;
-    while (s_lo < f->tlo + f->k && !(mask >> pl_fmod(s_lo, f->k) & 1)) s_lo++;
-    while (s_hi > f->thi - f->k && !(mask >> pl_fmod(s_hi, f->k) & 1)) s_hi--;
     int64_t at_hi = ir_tform_at(&t, s_hi), at_lo = ir_tform_at(&t, s_lo);
     if (at_hi > f->amax) f->amax = at_hi;
     if (kind != 1) return;
@@ -332,7 +332,8 @@ static void live_block(live_scan *f, const ir_block *b, uint64_t mask)
         } else if (s->kind == IR_S_SEND) {
             const ir_expr *w = s->u.send.what;
             int64_t k;
-            for (int d = 0; d < w->u.access.nidx; d++) ir_expr_accesses(w->u.access.idx[d], live_visit, f);
+            for (int d = 0; w->kind == IR_E_ACCESS && d < w->u.access.nidx; d++)
+                ir_expr_accesses(w->u.access.idx[d], live_visit, f);
             ir_expr_accesses(s->u.send.to_lo, live_visit, f);
             ir_expr_accesses(s->u.send.to_hi, live_visit, f);
             ir_expr_accesses(s->u.send.when, live_visit, f);
@@ -386,7 +387,7 @@ static int live_decls_ok(const live_scan *f, int64_t w, int64_t lo, int64_t hi, 
         if (dc->kind == IR_D_INIT && dc->u.init.array_index == f->array) {
             const ir_expr *x = dc->u.init.idx[d];
             if (x->kind == IR_E_NAME && x->u.name.nk == IR_N_INITVAR) return 0;
-            if (!ir_const_int(p, x, pv, &v) || v >= f->wmin || f->k * (v - w) + f->mx >= f->tlo || f->k * v + f->mx < f->tlo)
+            if (!ir_const_int(p, x, pv, &v) || v < -TF_CMAX || v > TF_CMAX || v >= f->wmin || f->k * (v - w) + f->mx >= f->tlo || f->k * v + f->mx < f->tlo)
                 return 0;
             int seen = 0;
             for (int j = 0; j < ninits; j++) {
