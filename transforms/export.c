@@ -12,11 +12,13 @@
  *    a kind it does not handle is refused with the statement's position.  Collectives are
  *    emitted by export_coll.c as calls into runtime/rt_coll.c.
  *  - time planes: an array whose dimension d is always subscripted `t + c` by the time loop
- *    variable t (and by constants in inits and outputs) keeps only its live planes, the index
- *    taken modulo their number (FD's a[0..steps][..][..] holds 2 planes).
+ *    variable t, or floor((t + a) / k) + c (a 2t / 2t + 1 schedule's `let t = tt / 2`), and by
+ *    constants in inits and outputs, keeps only its live planes, the index taken modulo their
+ *    number (FD's a[0..steps][..][..] holds 2 planes; engine/planes.c decides).
  *  - messages (syndm): HALO when the partner set is static — no send depends on t except
- *    through its time plane and a condition on t alone (sends under different conditions on t,
- *    e.g. an in-place kernel's alternating sweeps, form phases: one pattern each) — else
+ *    through its time plane and conditions on t alone (sends under different conditions on t,
+ *    e.g. an in-place kernel's alternating sweeps, form phases: one pattern each; the conjuncts
+ *    of an `if` or `when` on t alone select the phase, the others are static) — else
  *    ALLTOALLV (records, the thesis's exchange).  AUTO picks HALO where it applies.  Double and
  *    int arrays alike: values travel as 8-byte words, bit for bit.
  *  - pieced local memories (syndm dists with pieces or named indices): only the pieces are

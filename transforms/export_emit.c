@@ -4,6 +4,11 @@
  * live time planes modulo their count), one function per phase (init, the step or the whole
  * computation, the halo pattern, delivery, the output checksum) and main.
  *
+ * Step functions as a careful human writes them: an innermost loop's invariant lets and row
+ * bases computed before it, a border test split out of it (ex_split_loop), the arrays passed as
+ * restrict parameters to a function that is not inlined (so gcc -O2 vectorises the loops), and
+ * with the halo no send in them (the pattern, recorded once, packs the boundary after the step).
+ *
  * Semantics kept bit for bit with the simulator: integer arithmetic is engine/intsem.h, copied
  * next to the program (/ and % floor division and its remainder, ceil(a / b) exact, an assigned
  * value's overflow an error naming the statement), reductions start from their
