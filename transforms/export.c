@@ -12,11 +12,13 @@
  *    a kind it does not handle is refused with the statement's position.  Collectives are
  *    emitted by export_coll.c as calls into runtime/rt_coll.c.
  *  - time planes: an array whose dimension d is always subscripted `t + c` by the time loop
- *    variable t (and by constants in inits and outputs) keeps only its live planes, the index
- *    taken modulo their number (FD's a[0..steps][..][..] holds 2 planes).
+ *    variable t, or floor((t + a) / k) + c (a 2t / 2t + 1 schedule's `let t = tt / 2`), and by
+ *    constants in inits and outputs, keeps only its live planes, the index taken modulo their
+ *    number (FD's a[0..steps][..][..] holds 2 planes; engine/planes.c decides).
  *  - messages (syndm): HALO when the partner set is static — no send depends on t except
- *    through its time plane and a condition on t alone (sends under different conditions on t,
- *    e.g. an in-place kernel's alternating sweeps, form phases: one pattern each) — else
+ *    through its time plane and conditions on t alone (sends under different conditions on t,
+ *    e.g. an in-place kernel's alternating sweeps, form phases: one pattern each; the conjuncts
+ *    of an `if` or `when` on t alone select the phase, the others are static) — else
  *    ALLTOALLV (records, the thesis's exchange).  AUTO picks HALO where it applies.  Double and
  *    int arrays alike: values travel as 8-byte words, bit for bit.
  *  - pieced local memories (syndm dists with pieces or named indices): only the pieces are
@@ -100,7 +102,7 @@ static void ex_plan_fold(ex_plan *pl, ex_array *a, int index)
     if (dd && dd->u.dist.dk == IR_DIST_LOCAL && dd->u.dist.step && dd->u.dist.step[pn.dim]) return;   /* strided planes */
     a->fold = pn.dim;
     a->fold_w = pn.w;
-    a->fold_cw = pn.cw;
+    a->mark_step = pn.mark_step;
     if (pn.mark != INT64_MIN) a->mark_plane = pn.mark;
 }
 
@@ -130,7 +132,8 @@ typedef struct ex_halo_scan {
     int nt;
     char *phase_text[EX_PHASES];               /* each phase's conditions, printed */
     int nsends;
-    int64_t *send_c;          /* per array, INT64_MIN when not yet seen */
+    ir_tform *send_f;         /* per array, k == 0 when not yet seen */
+    const ir_expr **lets;     /* the lets' values (time planes subscripted through a let) */
 } ex_halo_scan;
 
 static int ex_dep(const ex_halo_scan *h, const ir_expr *e)
@@ -152,8 +155,6 @@ static int ex_dep(const ex_halo_scan *h, const ir_expr *e)
     }
 }
 
-int ex_time_only(const ir_expr *e, int tslot);
-
 static void ex_halo_fail(ex_halo_scan *h, const ir_stmt *s, const char *what)
 {
     if (!h->ok) return;
@@ -173,44 +174,42 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
         ir_expr *const *idx = side && s->u.send.as_idx ? s->u.send.as_idx : widx;
         for (int d = 0; d < nidx; d++) {
             if (d == a->fold) {
-                int64_t c;
-                if (!ir_time_sub(idx[d], pl->tslot, &c)) { ex_halo_fail(h, s, "sends a time plane that is not t + c"); return; }
-                if (h->send_c[arr] != INT64_MIN && h->send_c[arr] != c) {
+                ir_tform c;
+                if (!ir_time_form(pl->p, h->lets, idx[d], pl->tslot, &c)) {
+                    ex_halo_fail(h, s, "sends a time plane that is not floor((t + a) / k) + c");
+                    return;
+                }
+                const ir_tform *o = &h->send_f[arr];
+                if (o->k && (o->a != c.a || o->k != c.k || o->c != c.c)) {
                     ex_halo_fail(h, s, "sends another time plane than the other sends of its array");
                     return;
                 }
-                h->send_c[arr] = c;
+                h->send_f[arr] = c;
             } else if (ex_dep(h, idx[d])) {
                 ex_halo_fail(h, s, "sends elements that change with t");
                 return;
             }
         }
     }
-    const ir_expr *tc = NULL;
-    if (s->u.send.when) {
-        const ir_expr *cj[64];
-        int nc = 0;
-        /* split the conjuncts */
-        const ir_expr *stack[64];
-        int ns = 0;
-        stack[ns++] = s->u.send.when;
-        while (ns && nc < 64) {
-            const ir_expr *e = stack[--ns];
-            if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_AND && ns < 62) { stack[ns++] = e->u.op.b; stack[ns++] = e->u.op.a; }
-            else cj[nc++] = e;
-        }
-        for (int i = 0; i < nc; i++) {
-            if (!ex_dep(h, cj[i])) continue;
-            if (ex_time_only(cj[i], pl->tslot) && !tc) { tc = cj[i]; continue; }
-            ex_halo_fail(h, s, "has a condition that changes with t together with other variables");
-            return;
-        }
-    }
-    /* its phase: the sends with the same conditions on t share a pattern */
+    /* its phase: the sends with the same conditions on t (the `if`s around it, the conjuncts of
+     * its `when` on t alone) share a pattern */
     const ir_expr *conds[EX_PHASE_CONDS + 1];
     int nc = 0;
     for (int i = 0; i < h->nt; i++) conds[nc++] = h->tstack[i];
-    if (tc) conds[nc++] = tc;
+    if (s->u.send.when) {
+        const ir_expr *cj[64];
+        int ncj = ex_conjuncts(s->u.send.when, cj, 0, 64);
+        if (ncj > 64) { ex_halo_fail(h, s, "has more than 64 conditions"); return; }
+        for (int i = 0; i < ncj; i++) {
+            if (!ex_dep(h, cj[i])) continue;
+            if (!ex_time_only(cj[i], pl->tslot)) {
+                ex_halo_fail(h, s, "has a condition that changes with t together with other variables");
+                return;
+            }
+            if (nc == EX_PHASE_CONDS) { ex_halo_fail(h, s, "has too many conditions on t"); return; }
+            conds[nc++] = cj[i];
+        }
+    }
     xf_buf key = {0};
     for (int i = 0; i < nc; i++) {
         char *t = ir_print_expr(conds[i]);
@@ -222,7 +221,7 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
     int k = 0;
     while (k < ph->nphases && strcmp(h->phase_text[k], text) != 0) k++;
     if (k == ph->nphases) {
-        if (k == EX_PHASES || nc > EX_PHASE_CONDS) { free(text); ex_halo_fail(h, s, "adds one phase of exchanges too many"); return; }
+        if (k == EX_PHASES) { free(text); ex_halo_fail(h, s, "adds one phase of exchanges too many"); return; }
         h->phase_text[k] = text;
         ph->phase_nconds[k] = nc;
         for (int i = 0; i < nc; i++) ph->phase_cond[k][i] = conds[i];
@@ -251,13 +250,22 @@ static void ex_halo_block(ex_halo_scan *h, const ir_block *b, int under)
             if (ex_dep(h, s->u.let.value)) h->tdep[s->u.let.slot] = 1;
             break;
         case IR_S_IF: {
-            /* a condition on t alone selects the phase of the sends under it (its else: none) */
-            int phase = !under && ex_dep(h, s->u.if_.cond) && ex_time_only(s->u.if_.cond, h->pl->tslot) &&
-                        h->nt < EX_PHASE_CONDS;
-            int u = under || (ex_dep(h, s->u.if_.cond) && !phase);
-            if (phase) h->tstack[h->nt++] = s->u.if_.cond;
+            /* the conjuncts on t alone select the phase of the sends under it, the others are
+             * static (`tt % 2 == 0 && p >= 1`); its else: none */
+            const ir_expr *cj[EX_PHASE_CONDS + 1];
+            int nc = ex_conjuncts(s->u.if_.cond, cj, 0, EX_PHASE_CONDS + 1), ndyn = 0, phase = !under;
+            for (int k = 0; k < nc; k++) {
+                if (!ex_dep(h, cj[k])) continue;
+                ndyn++;
+                if (!ex_time_only(cj[k], h->pl->tslot)) phase = 0;
+            }
+            if (nc > EX_PHASE_CONDS || h->nt + ndyn > EX_PHASE_CONDS) phase = 0;
+            phase = phase && ndyn > 0;
+            int u = under || (ndyn > 0 && !phase), n0 = h->nt;
+            for (int k = 0; phase && k < nc; k++)
+                if (ex_dep(h, cj[k])) h->tstack[h->nt++] = cj[k];
             ex_halo_block(h, s->u.if_.then_blk, u);
-            if (phase) h->nt--;
+            h->nt = n0;
             if (s->u.if_.else_blk) ex_halo_block(h, s->u.if_.else_blk, u || phase);
             break;
         }
@@ -288,9 +296,15 @@ static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
     h.pl = pl;
     h.ok = 1;
     h.tdep = calloc((size_t)(p->nslots + 1), 1);
-    h.send_c = malloc((size_t)(p->narrays + 1) * sizeof *h.send_c);
-    if (!h.tdep || !h.send_c) { free(h.tdep); free(h.send_c); snprintf(why, whysz, "out of memory"); return 0; }
-    for (int i = 0; i < p->narrays; i++) h.send_c[i] = INT64_MIN;
+    h.send_f = calloc((size_t)(p->narrays + 1), sizeof *h.send_f);
+    h.lets = ir_let_values(p);
+    if (!h.tdep || !h.send_f || !h.lets) {
+        free(h.tdep);
+        free(h.send_f);
+        free(h.lets);
+        snprintf(why, whysz, "out of memory");
+        return 0;
+    }
     h.tdep[pl->tslot] = 1;
     const ir_stmt *nest = pl->nest;
     for (int k = 1; k < nest->u.for_.nvars; k++) {
@@ -299,14 +313,15 @@ static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
     }
     ex_halo_block(&h, nest->u.for_.body, 0);
     if (h.ok) {
-        for (int i = 0; i < p->narrays; i++) pl->arr[i].send_c = h.send_c[i] == INT64_MIN ? 0 : h.send_c[i];
+        for (int i = 0; i < p->narrays; i++) pl->arr[i].send_f = h.send_f[i].k ? h.send_f[i] : (ir_tform){0, 1, 0};
     } else {
         snprintf(why, whysz, "%s", h.why);
     }
     for (int k = 0; k < pl->nphases; k++) free(h.phase_text[k]);
     if (!h.ok) pl->nphases = pl->nphase_sends = 0;
     free(h.tdep);
-    free(h.send_c);
+    free(h.send_f);
+    free(h.lets);
     return h.ok;
 }
 
@@ -522,9 +537,13 @@ static char *ex_makefile(const ex_plan *pl)
         xf_buf_printf(&b, "#   make          builds %s with cc\n#   make run      runs it\n", pl->progname);
     xf_buf_printf(&b, "#\n# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
                       "# simulator's bit for bit.  EXTRA_CFLAGS=-Werror makes warnings errors.\n\n");
-    xf_buf_printf(&b, "CC      = %s\nSMPICC  = smpicc\nCFLAGS  = -std=c11 -O2 -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
-                      "LDLIBS  = -lm\nPROG    = %s\n",
-                  pl->mpi ? "mpicc" : "cc", pl->progname);
+    xf_buf_printf(&b, "CC      = %s\nSMPICC  = smpicc\n", pl->mpi ? "mpicc" : "cc");
+    xf_buf_printf(&b, "# gcc's cheap vectoriser cost model, where the compiler has it: -O2 then vectorises the loops\n"
+                      "# that store a value and its \"computed here\" stamp (elements of two sizes); no reordering of\n"
+                      "# floating-point operations, so the same values.\n"
+                      "VECTORIZE := $(shell $(CC) -Werror -fvect-cost-model=cheap -x c -c /dev/null -o /dev/null 2>/dev/null && echo -fvect-cost-model=cheap)\n");
+    xf_buf_printf(&b, "CFLAGS  = -std=c11 -O2 $(VECTORIZE) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
+                      "LDLIBS  = -lm\nPROG    = %s\n", pl->progname);
     xf_buf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
                   pl->mpi ? "rt.h rt_checksum.h intsem.h" : "rt_checksum.h intsem.h");
     xf_buf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");

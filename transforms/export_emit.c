@@ -4,6 +4,11 @@
  * live time planes modulo their count), one function per phase (init, the step or the whole
  * computation, the halo pattern, delivery, the output checksum) and main.
  *
+ * Step functions as a careful human writes them: an innermost loop's invariant lets and row
+ * bases computed before it, a border test split out of it (ex_split_loop), the arrays passed as
+ * restrict parameters to a function that is not inlined (so gcc -O2 vectorises the loops), and
+ * with the halo no send in them (the pattern, recorded once, packs the boundary after the step).
+ *
  * Semantics kept bit for bit with the simulator: integer arithmetic is engine/intsem.h, copied
  * next to the program (/ and % floor division and its remainder, ceil(a / b) exact, an assigned
  * value's overflow an error naming the statement), reductions start from their
@@ -380,9 +385,13 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
     case IR_S_SEND: {
         if (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) return 0;
         if (m->mode == EX_INSPECT && ex_phase_of(m->pl, s) != m->phase) return 0;   /* another phase's */
-        if (ex_expr_uses(s->u.send.what, id) || ex_expr_uses(s->u.send.to_lo, id) ||
-            ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id)) return 1;
-        for (int i = 0; i < s->u.send.nas; i++) if (ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
+        if (ex_expr_uses(s->u.send.to_lo, id) || ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id))
+            return 1;
+        ir_expr *const *widx;
+        int nidx, arr = ex_sent_array(s->u.send.what, &widx, &nidx);
+        int skip = m->mode == EX_INSPECT ? m->pl->arr[arr].fold : -1;   /* the inspector's plane is 0 */
+        for (int i = 0; i < nidx; i++) if (i != skip && ex_expr_uses(widx[i], id)) return 1;
+        for (int i = 0; i < s->u.send.nas; i++) if (i != skip && ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
         return 0;
     }
     case IR_S_COLL:
@@ -409,19 +418,18 @@ static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char
 static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in);
 static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
 
-/* The conjuncts of a guard (a && b && c). */
-static int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
+/* The conjuncts of a guard (a && b && c), counted past max (export_int.h). */
+int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
 {
     if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_AND) {
         n = ex_conjuncts(e->u.op.a, out, n, max);
         return ex_conjuncts(e->u.op.b, out, n, max);
     }
-    if (n < max) out[n++] = e;
-    return n;
+    if (n < max) out[n] = e;
+    return n + 1;
 }
 
 /* Whether e names only the time variable and parameters (a condition on the step alone). */
-int ex_time_only(const ir_expr *e, int tslot);
 int ex_time_only(const ir_expr *e, int tslot)
 {
     switch (e->kind) {
@@ -437,6 +445,8 @@ int ex_time_only(const ir_expr *e, int tslot)
     }
 }
 
+static int ex_reads(const ir_expr *e, int slot);
+
 static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
@@ -449,8 +459,9 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (s->u.send.when) {
         const ir_expr *cj[64];
         int nc = ex_conjuncts(s->u.send.when, cj, 0, 64);
-        for (int i = 0; i < nc; i++) {
-            if (m->mode == EX_INSPECT && ex_time_only(cj[i], pl->tslot)) continue;  /* the step's condition */
+        for (int i = 0; i < nc && i < 64; i++) {
+            if (m->mode == EX_INSPECT && ex_time_only(cj[i], pl->tslot) && ex_reads(cj[i], pl->tslot))
+                continue;   /* the phase's condition on t, tested each step */
             if (cond.n) xf_buf_printf(&cond, " && ");
             ex_expr(m, &cond, &pre, in, cj[i]);
         }
@@ -579,6 +590,38 @@ static int ex_reads(const ir_expr *e, int slot)
     }
 }
 
+/* Whether e, evaluated where it is not in the program (before a loop that may run no
+ * iteration), cannot stop the program: no integer division or remainder by anything but a
+ * constant other than 0 and -1, no isqrt (intsem's failures). */
+static int ex_cannot_fail(const ir_expr *e)
+{
+    if (!e) return 1;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 1;
+    case IR_E_UNARY: case IR_E_BINARY:
+        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT &&
+            (e->u.op.b->kind != IR_E_INT || e->u.op.b->u.ival == 0 || e->u.op.b->u.ival == -1))
+            return 0;
+        return ex_cannot_fail(e->u.op.a) && ex_cannot_fail(e->u.op.b);
+    case IR_E_CALL:
+        if (e->u.call.f == IR_F_ISQRT) return 0;
+        for (int i = 0; i < e->u.call.nargs; i++) if (!ex_cannot_fail(e->u.call.args[i])) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+/* The leading lets of the body of the loop over v that do not change in it (they read neither
+ * v nor an array) and cannot fail: computed once before the loop. */
+static int ex_invariant_lets(const ir_loopvar *v, const ir_block *body)
+{
+    int n = 0;
+    while (n < body->n && body->stmts[n]->kind == IR_S_LET && !ex_reads(body->stmts[n]->u.let.value, v->slot) &&
+           ex_cannot_fail(body->stmts[n]->u.let.value))
+        n++;
+    return n;
+}
+
 /* An innermost loop whose body is `if c { A } else { B }` with c a disjunction of terms that do
  * not change in the loop and of tests `v == e` (e does not change either), e.g. FD's border test:
  * the loop is split, in iteration order, into runs of B without the test, and A at each e.  The
@@ -586,9 +629,7 @@ static int ex_reads(const ir_expr *e, int slot)
 static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in)
 {
     /* lets that do not change in the loop may come first: they are computed before it */
-    int nlet = 0;
-    while (nlet < body->n && body->stmts[nlet]->kind == IR_S_LET && !ex_reads(body->stmts[nlet]->u.let.value, v->slot))
-        nlet++;
+    int nlet = ex_invariant_lets(v, body);
     if (v->step || body->n != nlet + 1 || body->stmts[nlet]->kind != IR_S_IF || !body->stmts[nlet]->u.if_.else_blk)
         return 0;
     const ir_stmt *s = body->stmts[nlet];
@@ -689,10 +730,12 @@ static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvar
         for (i = from; i < nvars - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
         if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from))) {
             ex_em in_loop;
-            ex_rows_open(m, &in_loop, b, in + 4 * (nvars - 1 - from), vars[nvars - 1].var, body, 0, NULL);
-            ex_for_open(&in_loop, b, &vars[nvars - 1], in + 4 * (nvars - 1 - from));
-            ex_block(&in_loop, b, body, in + 4 * (nvars - from));
-            ind(b, in + 4 * (nvars - 1 - from));
+            int k = in + 4 * (nvars - 1 - from), nlet = ex_invariant_lets(&vars[nvars - 1], body);
+            for (int j = 0; j < nlet; j++) ex_stmt(m, b, body, j, k);   /* the loop's invariant lets first */
+            ex_rows_open(m, &in_loop, b, k, vars[nvars - 1].var, body, nlet, NULL);
+            ex_for_open(&in_loop, b, &vars[nvars - 1], k);
+            for (int j = nlet; j < body->n; j++) ex_stmt(&in_loop, b, body, j, k + 4);
+            ind(b, k);
             xf_buf_printf(b, "}\n");
             ex_rows_close(&in_loop, m);
         }
@@ -702,6 +745,34 @@ static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvar
     for (int i = from; i < nvars; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
     ex_block(m, b, body, in + 4 * (nvars - from));
     for (int i = nvars - 1; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
+}
+
+/* The pattern inspector at an `if` whose conjuncts on t alone select a phase (export.c): those
+ * hold (the phase's exchange tests them each step), the others are tested; its else holds no
+ * send.  0 when the condition has no conjunct on t alone. */
+static int ex_phase_if(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
+{
+    const ir_expr *cj[EX_PHASE_CONDS + 1];
+    int tslot = m->pl->tslot, nc = ex_conjuncts(s->u.if_.cond, cj, 0, EX_PHASE_CONDS + 1), nt = 0;
+    if (tslot < 0 || nc > EX_PHASE_CONDS) return 0;
+    xf_buf pre = {0}, c = {0};
+    for (int i = 0; i < nc; i++) {
+        if (ex_time_only(cj[i], tslot) && ex_reads(cj[i], tslot)) { nt++; continue; }
+        if (c.n) xf_buf_printf(&c, " && ");
+        ex_expr(m, &c, &pre, in, cj[i]);
+    }
+    if (nt) {
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        ind(b, in);
+        if (c.n) xf_buf_printf(b, "if (%s) {   /* the phase's condition on %s holds */\n", c.s, m->pl->nest->u.for_.vars[0].var);
+        else xf_buf_printf(b, "{   /* the phase's condition on %s holds */\n", m->pl->nest->u.for_.vars[0].var);
+        ex_block(m, b, s->u.if_.then_blk, in + 4);
+        ind(b, in);
+        xf_buf_printf(b, "}\n");
+    }
+    xf_buf_free(&pre);
+    xf_buf_free(&c);
+    return nt > 0;
 }
 
 static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in)
@@ -724,16 +795,8 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
         return;
     }
     case IR_S_IF: {
-        if (m->mode == EX_INSPECT && m->pl->tslot >= 0 && ex_time_only(s->u.if_.cond, m->pl->tslot) &&
-            ex_reads(s->u.if_.cond, m->pl->tslot)) {   /* a condition on t alone selects a phase (export.c) */
-            ind(b, in);
-            xf_buf_printf(b, "{   /* the phase's condition on %s holds */\n", m->pl->nest->u.for_.vars[0].var);
-            ex_block(m, b, s->u.if_.then_blk, in + 4);
-            ind(b, in);
-            xf_buf_printf(b, "}\n");
-            return;
-        }
         xf_buf pre = {0}, c = {0};
+        if (m->mode == EX_INSPECT && ex_phase_if(m, b, s, in)) return;
         ex_expr(m, &c, &pre, in, s->u.if_.cond);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
         ind(b, in);
@@ -1502,6 +1565,35 @@ static void ex_prog_sequential(ex_prog_out *o)
 /* syndm: the step function of processor me (and, when every output keeps only its live planes,
  * a second one for the step writing the output plane, the only one that needs to record which
  * elements this processor computed: the other steps run without that). */
+/* The arrays a step function takes as `restrict` parameters (shadowing the globals: each is
+ * its own allocation, so gcc may keep values in registers and vectorise; none in programs with
+ * collectives, whose runtime calls reach the arrays too): the parameter list
+ * (", double *restrict A, .."), the arguments (", A, ..") and the casts that use them ("(void)A;"). */
+static int ex_has_coll(const ir_block *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_COLL) return 1;
+        if (s->kind == IR_S_IF && (ex_has_coll(s->u.if_.then_blk) || (s->u.if_.else_blk && ex_has_coll(s->u.if_.else_blk))))
+            return 1;
+        if (s->kind == IR_S_FOR && ex_has_coll(s->u.for_.body)) return 1;
+    }
+    return 0;
+}
+
+static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_buf *uses)
+{
+    if (ex_has_coll(pl->p->body)) return;   /* collectives reach the arrays through the runtime: the globals */
+    for (int i = 0; i < pl->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (a->pieced) continue;   /* export_piece.c's storage */
+        xf_buf_printf(params, ", %s *restrict %s", a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t", a->cname);
+        xf_buf_printf(args, ", %s", a->cname);
+        xf_buf_printf(uses, "%s(void)%s;", uses->n ? " " : "    ", a->cname);
+    }
+    if (uses->n) xf_buf_printf(uses, "\n");
+}
+
 static void ex_prog_steps(ex_prog_out *o)
 {
     const ex_plan *pl = o->pl;
@@ -1510,16 +1602,22 @@ static void ex_prog_steps(ex_prog_out *o)
     char stmts[128];
     snprintf(stmts, sizeof stmts, "%s", o->labels.s ? o->labels.s + 1 : "");
     for (char *c = stmts; *c; c++) if (*c == '_' && c[-1] != '_' && c[1] && c[1] != '_') *c = ' ';
-    xf_buf_printf(b, "/* One time step of processor me: statements %s, in the program's order%s. */\n"
-                     "static void step%s(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
+    /* not inlined into main, where the arrays are the globals again: the loops keep their
+     * restrict arrays, which gcc -O2 vectorises without runtime alias checks */
+    const char *noinline = params.n ? "__attribute__((noinline)) " : "";
+    xf_buf_printf(b, "/* One time step of processor me: statements %s, in the program's order%s%s. */\n"
+                     "static %svoid step%s(int64_t %s, int64_t me, rt_exchange *rt_x%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
                   stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
-                  o->lab, tn, tn);
+                  params.n ? " (the arrays as restrict parameters: each is its own allocation)" : "", noinline,
+                  o->lab, tn, params.n ? params.s : "", tn, uses.n ? uses.s : "");
     int marked = 0, unfolded = 0;
     for (int i = 0; i < o->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         if (!a->mark) continue;
-        if (a->fold < 0 || (marked && a->mark_plane - a->fold_cw != o->mark_step)) { unfolded = 1; continue; }
-        o->mark_step = a->mark_plane - a->fold_cw;
+        if (a->fold < 0 || a->mark_step == INT64_MIN || (marked && a->mark_step != o->mark_step)) { unfolded = 1; continue; }
+        o->mark_step = a->mark_step;
         marked = 1;
     }
     o->two = marked && !unfolded;
@@ -1529,12 +1627,15 @@ static void ex_prog_steps(ex_prog_out *o)
     if (o->two) {
         xf_buf_printf(b, "/* The same step, recording which output elements this processor computes (the step that\n"
                          " * writes the output plane). */\n"
-                         "static void step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x)\n{\n    (void)%s;\n    (void)rt_x;\n",
-                      o->lab, tn, tn);
+                         "static %svoid step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
+                      noinline, o->lab, tn, params.n ? params.s : "", tn, uses.n ? uses.s : "");
         o->m.marks = 1;
         ex_step_body(&o->m, b, 4);
         xf_buf_printf(b, "}\n\n");
     }
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
 }
 
 /* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
@@ -1569,7 +1670,11 @@ static void ex_prog_halo(ex_prog_out *o)
         int nd = a->decl->u.array.ndims;
         xf_buf_printf(b, "%s%s(%s + (%s_at(me", i ? ", " : "", cast, a->cname, a->cname);
         for (int d = 0; d < nd; d++) {
-            if (d == a->fold) xf_buf_printf(b, ", %s + (%" PRId64 ")", tn, a->send_c);
+            if (d == a->fold && a->send_f.k > 1)
+                xf_buf_printf(b, ", ifloordiv(%s + %" PRId64 ", %" PRId64 ") + (%" PRId64 ")", tn, a->send_f.a, a->send_f.k,
+                              a->send_f.c);
+            else if (d == a->fold)
+                xf_buf_printf(b, ", %s + (%" PRId64 ")", tn, a->send_f.c);
             else xf_buf_printf(b, ", %s_lo%d(me)", a->cname, d);
         }
         xf_buf_printf(b, ") - %s_at(me", a->cname);
@@ -1655,11 +1760,17 @@ static void ex_prog_main_loop(ex_prog_out *o)
                   st.n ? st.s : "1");
     if (ex_any_mark(pl))
         xf_buf_printf(b, "        if (++rt_stamp == 0) rt_die(\"more than 2^32 - 1 steps\");\n");
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
+    const char *as = args.n ? args.s : "";
     if (o->two)
-        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x);   /* writes the output plane */\n"
-                         "        else step%s(%s, me, rt_x);\n", tn, o->mark_step, o->lab, tn, o->lab, tn);
+        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x%s);   /* writes the output plane */\n"
+                         "        else step%s(%s, me, rt_x%s);\n", tn, o->mark_step, o->lab, tn, as, o->lab, tn, as);
     else
-        xf_buf_printf(b, "        step%s(%s, me, rt_x);\n", o->lab, tn);
+        xf_buf_printf(b, "        step%s(%s, me, rt_x%s);\n", o->lab, tn, as);
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced ? ", me" : "");
     for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++) {
         hc.n = 0;

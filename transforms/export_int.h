@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "planes.h"
 #include "xf.h"
 #include "xf_int.h"
 
@@ -24,11 +25,11 @@ typedef struct ex_array {
     char cname[64];               /* the C name of its storage */
     int fold;                     /* dimension of time planes stored modulo fold_w, or -1 */
     int64_t fold_w;               /* live planes */
-    int64_t fold_cw;              /* the step t writes plane t + fold_cw */
+    int64_t mark_step;            /* folded output: the one step writing mark_plane, or INT64_MIN */
     int output;                   /* named by an output declaration */
     int mark;                     /* syndm output: a byte per element says "computed here" */
     int64_t mark_plane;           /* folded output: the plane whose writes are marked */
-    int64_t send_c;               /* halo: sends carry plane t + send_c of this array */
+    ir_tform send_f;              /* halo: sends carry plane floor((t + a) / k) + c of this array */
     int pieced;                   /* syndm: its dist has pieces or named indices (export_piece.c) */
 } ex_array;
 
@@ -130,6 +131,12 @@ void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64]);
 /* C condition: piece rt_pc's row of names[] holds last index j (its range, and its lattice). */
 void ex_piece_held(xf_buf *b, const ex_array *a, const char *j, char names[][64]);
 void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx);
+
+/* export_emit.c: the conjuncts of a condition (a && b && c) into out[n ..] (at most max in all;
+ * the count, which may exceed max when some were left out); whether e names only the time
+ * variable (slot tslot) and parameters: a condition on the step alone. */
+int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max);
+int ex_time_only(const ir_expr *e, int tslot);
 
 /* Writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);

@@ -9,7 +9,9 @@
 #  - three live planes where a step reads t - 1 and t - 2 (two initialised), kept as four (the
 #    simulator rounds the live planes up to a power of two to index them with a mask); none dropped where
 #    every step reads the first plane or a message arrives after its plane died (late.apm: kept);
-#    a plane never written stays undefined (gap.apm); bounds come before planes (outside.apm).
+#    a plane never written stays undefined (gap.apm); bounds come before planes (outside.apm);
+#  - jacobi-2d written single-assignment and scheduled 2t / 2t + 1 (syn and syndm): subscripts
+#    floor((tt + a) / 2) + c through lets, A 2 planes and B 1.
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT"
 
@@ -40,6 +42,11 @@ expect_eq "findiff n=256: two planes of 256 x 256" "$(bytes examples/findiff.apm
 expect_eq "findiff n=256 --all-planes: 22 planes" "$(bytes examples/findiff.apm --all-planes)" 12976128
 expect_eq "fd-syndm: 4 x 2 planes of 130 x 130" "$(bytes examples/thesis/fd-syndm.apm)" 1216800
 expect_eq "three.apm: three live planes of 6, stored as four (a power of two)" "$(bytes tests/sim/planes/three.apm)" 216
+# subscripts floor((tt + a) / 2) + c through lets, the sweeps at even and odd steps: A 2 planes, B 1
+expect_eq "jacobi2d-sa-syn.apm (2t / 2t + 1): A 2 + B 1 planes of 30 x 30 x 25 bytes, not 21 + 20" \
+    "$(bytes tests/sim/planes/jacobi2d-sa-syn.apm) $(bytes tests/sim/planes/jacobi2d-sa-syn.apm --all-planes)" "67500 922500"
+expect_eq "jacobi2d-sa-syndm.apm: 2 processors x (A 2 + B 1) planes of 17 x 30 x 9 bytes" \
+    "$(bytes tests/sim/planes/jacobi2d-sa-syndm.apm)" 27540
 expect_eq "first.apm: every step reads plane 0, all 10 planes kept" "$(bytes tests/sim/planes/first.apm)" 540
 expect_eq "late.apm: a send for step y + 1, every plane kept" "$(bytes tests/sim/planes/late.apm)" \
     "$(bytes tests/sim/planes/late.apm --all-planes)"
