@@ -339,11 +339,13 @@ int cmd_run(int argc, char **argv)
     uint64_t sum = 0;
     for (int k = 0; k < a.repeat; k++) {
         if (a.smpi) {
-            /* SimGrid's default collectives wait with a waitany over all their requests, quadratic
-             * in the ranks (Alltoallv at 256 ranks: 70 s of 72); MPICH's algorithms do not */
+            /* SimGrid's default Alltoallv waits with a waitany over all its requests, quadratic in
+             * the ranks (the records exchange at 256 ranks: over 14 min); the ring algorithm does
+             * not.  (MPICH's selector would fix it too, but its first Allreduce starts with a
+             * ring allgather that at 1024 ranks costs 110 s.) */
             exp_quote(qp, sizeof qp, platform);
             snprintf(cmd, sizeof cmd, "cd %s && smpirun -np %d -platform %s --cfg=smpi/display-timing:no "
-                     "--cfg=smpi/coll-selector:mpich ./%s.smpi 2>&1", q, a.np, qp, info.prog);
+                     "--cfg=smpi/alltoallv:ring ./%s.smpi 2>&1", q, a.np, qp, info.prog);
         } else if (info.mpi) {
             snprintf(cmd, sizeof cmd, "cd %s && mpirun %s--oversubscribe -np %d ./%s 2>&1", q,
                      geteuid() == 0 ? "--allow-run-as-root " : "", a.np, info.prog);
