@@ -31,6 +31,7 @@ declare -A OPTS=(
     [fsck]="--repair -w --workspace --json"
     [replay]="--onto -I -D --function --output --json -w --workspace"
     [script]="-o -w --workspace"
+    [platform]="-n --latency --bandwidth --speed --backbone -o"
     [calibrate]="-np --name --quick --raw --no-store -w --json"
     [measure]="-np --runner --platform --host -D -w --workspace --json"
     [sweep]="--machine --model -D --plot -w --workspace --json"

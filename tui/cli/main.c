@@ -26,15 +26,15 @@ extern const cli_spec cmd_init_spec, cmd_add_spec, cmd_tree_spec, cmd_show_spec,
     cmd_mark_spec, cmd_note_spec, cmd_label_spec, cmd_rm_spec, cmd_fsck_spec;
 /* machines, measurements, searches */
 extern const cli_spec cmd_calibrate_spec, cmd_measure_spec, cmd_sweep_spec, cmd_compare_spec, cmd_explore_spec;
-/* derivations replayed and scripted (cmd_replay.c) */
-extern const cli_spec cmd_replay_spec, cmd_script_spec;
+/* derivations replayed and scripted (cmd_replay.c); SimGrid platforms (cmd_platform.c) */
+extern const cli_spec cmd_replay_spec, cmd_script_spec, cmd_platform_spec;
 
 static const cli_spec *const commands[] = {
     &cmd_check_spec, &cmd_fmt_spec, &cmd_sim_spec, &cmd_import_spec, &cmd_deps_spec, &cmd_transforms_spec, &cmd_apply_spec,
     &cmd_export_spec, &cmd_run_spec, &cmd_init_spec, &cmd_add_spec, &cmd_tree_spec, &cmd_show_spec,
     &cmd_log_spec, &cmd_diff_spec, &cmd_mark_spec, &cmd_note_spec, &cmd_label_spec, &cmd_rm_spec,
     &cmd_calibrate_spec, &cmd_measure_spec, &cmd_sweep_spec, &cmd_compare_spec, &cmd_explore_spec,
-    &cmd_replay_spec, &cmd_script_spec, &cmd_fsck_spec,
+    &cmd_replay_spec, &cmd_script_spec, &cmd_platform_spec, &cmd_fsck_spec,
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
 

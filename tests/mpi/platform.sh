@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tests/mpi/platform.sh — `polyapm platform` writes a SimGrid cluster with the latency and
+# bandwidth asked for, and `run --smpi` on it prices the same program by that network: the FD
+# leaf at 16 ranks on 50 us, 1 Gb/s links measures more simulated seconds than on 1 us, 10 Gb/s
+# links, both with the simulation's checksum.  Malformed values are usage errors that
+# write nothing.
+source "$(dirname "$0")/../lib.sh"
+P() { "$POLYAPM" -w "$TMP/fd.pdg" "$@"; }
+
+"$POLYAPM" platform -n 16 --latency 50us --bandwidth 1Gbps -o "$TMP/slow.xml"
+expect_eq "platform: exit 0" "$?" 0
+expect_match "platform: 16 hosts" "$(cat "$TMP/slow.xml")" 'radical="0-15"'
+expect_match "platform: the latency and bandwidth asked for" "$(cat "$TMP/slow.xml")" 'bw="1Gbps" lat="50us"'
+expect_match "platform: the backbone ten times the links" "$(cat "$TMP/slow.xml")" 'bb_bw="10Gbps"'
+"$POLYAPM" platform -n 16 -o "$TMP/fast.xml"
+"$POLYAPM" platform -n 16 --speed 4Gf -o "$TMP/cpu.xml"
+expect_match "platform: the host speed asked for" "$(cat "$TMP/cpu.xml")" 'speed="4Gf"'
+for bad in "--latency 50" "--latency -1us" "--bandwidth 1Gb/s" "--speed fast" "--backbone 0Gbps"; do
+    # shellcheck disable=SC2086
+    out=$("$POLYAPM" platform -n 4 $bad -o "$TMP/bad.xml" 2>&1); rc=$?
+    expect_eq "platform $bad: usage error" "$rc" 2
+    expect_match "platform $bad: says what a value is" "$out" "a positive number and a unit"
+done
+for n in 0 x 99999999; do
+    "$POLYAPM" platform -n $n -o "$TMP/bad.xml" >/dev/null 2>&1
+    expect_eq "platform -n $n: usage error" "$?" 2
+done
+[ -e "$TMP/bad.xml" ] && fail "malformed values write nothing" "bad.xml exists" || ok "malformed values write nothing"
+
+if ! command -v smpirun >/dev/null || ! command -v smpicc >/dev/null; then
+    echo "skip platform runs: smpirun/smpicc not installed"; finish
+fi
+sed 's/^param n = 256, steps = 21/param n = 64, steps = 6/' "$ROOT/examples/findiff.apm" >"$TMP/fd.apm"
+"$POLYAPM" init "$TMP/fd.apm" -o "$TMP/fd.pdg" >/dev/null && P apply ROOT stm theta=t sigma=x,y >/dev/null &&
+    P apply 2 tile kind=block2d procs=16 >/dev/null && P apply 3 commgen >/dev/null && P apply 4 memdist >/dev/null ||
+    { fail "the FD chain" "a step did not apply"; finish; }
+declare -A secs
+for pf in fast slow; do
+    out=$(P run 5 -np 16 --smpi "$TMP/$pf.xml" --json 2>&1 | tail -1)
+    expect_eq "FD on the $pf platform: the simulation's checksum" "$(printf '%s' "$out" | json "j['match']" 2>/dev/null || echo "$out")" True
+    secs[$pf]=$(printf '%s' "$out" | json "j['seconds']" 2>/dev/null || echo 0)
+done
+expect_eq "50 us, 1 Gb/s links: more simulated seconds than 1 us, 10 Gb/s (${secs[slow]} vs ${secs[fast]})" \
+    "$(python3 -c "print(${secs[slow]} > ${secs[fast]} * 1.5)")" True
+finish
