@@ -141,14 +141,15 @@ fail:
 /* What every task needs, set before the workers fork. */
 typedef struct wctx {
     const explore_opts *o;
-    const ir_program *ref;    /* the root's program (the reference of every simulation) */
+    const ir_program *ref;    /* the start's source (store_reference: the root, or a source a
+                               * replay added), the reference of every simulation */
     int64_t root;
     const char *root_label;
 } wctx;
 
 static const char *last_msg(const diag_list *d) { return d->n ? d->items[d->n - 1].msg : "failed"; }
 
-/* Simulates `prog` (owned: freed here) against the root and appends the simulation's fields:
+/* Simulates `prog` (owned: freed here) against the source and appends the simulation's fields:
  * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
  * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY  |  cancelled WHY (padded to the
  * same count).  The run honours xf_cancel(). */
