@@ -42,6 +42,11 @@ expect_eq "the original leaf is untouched" "$(P show 6 --program | grep -c 0.25)
 expect_eq "the original leaf still verifies against the root" \
     "$(P sim 6 --json 2>/dev/null | json "j['verified'] and j['checksum'] == '$src_old'")" True
 
+# explore below the replayed source verifies against it (against the root, nothing would verify)
+src_node=$(P log "$leaf" --json | json "[s['id'] for s in j['path'] if s['step'] and s['step'][0]['transform'] == 'replay'][0]" 2>/dev/null)
+out=$(P explore "$src_node" -D procs=2 --budget 20 --jobs 1 2>&1)
+expect_match "explore from the replayed source: its nodes verify against it" "$out" "[1-9][0-9]* nodes evaluated .* 0 unverified"
+
 # ---- the script ----------------------------------------------------------------------------------
 P script 6 -o "$TMP/derive.sh" || fail "script" "exit $?"
 sh -n "$TMP/derive.sh" && ok "the script is valid shell" || fail "the script is valid shell" "sh -n failed"
