@@ -649,6 +649,9 @@ static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const i
         eq[neq++] = o;
     }
     if (!neq) return 0;
+    /* the lets and the points' array in a block of their own (a sibling loop declares the same) */
+    int wrap = nlet > 0 || !ninv;
+    if (wrap) { ind(b, in); xf_buf_printf(b, "{\n"); in += 4; }
     for (int i = 0; i < nlet; i++) ex_stmt(m, b, body, i, in);
     const ex_em *outer = m;
     ex_em in_loop;
@@ -713,6 +716,7 @@ static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const i
     ind(b, k);
     xf_buf_printf(b, "}\n");
     if (ninv) { ind(b, in); xf_buf_printf(b, "}\n"); }
+    if (wrap) { ind(b, in - 4); xf_buf_printf(b, "}\n"); }
     xf_buf_free(&pre);
     xf_buf_free(&lo);
     xf_buf_free(&hi);
@@ -731,13 +735,17 @@ static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvar
         if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from))) {
             ex_em in_loop;
             int k = in + 4 * (nvars - 1 - from), nlet = ex_invariant_lets(&vars[nvars - 1], body);
-            for (int j = 0; j < nlet; j++) ex_stmt(m, b, body, j, k);   /* the loop's invariant lets first */
+            /* the loop's invariant lets first, in a block of their own (a sibling loop may
+             * declare the same names: 2mm's i = p before each of its j loops) */
+            if (nlet) { ind(b, k); xf_buf_printf(b, "{\n"); k += 4; }
+            for (int j = 0; j < nlet; j++) ex_stmt(m, b, body, j, k);
             ex_rows_open(m, &in_loop, b, k, vars[nvars - 1].var, body, nlet, NULL);
             ex_for_open(&in_loop, b, &vars[nvars - 1], k);
             for (int j = nlet; j < body->n; j++) ex_stmt(&in_loop, b, body, j, k + 4);
             ind(b, k);
             xf_buf_printf(b, "}\n");
             ex_rows_close(&in_loop, m);
+            if (nlet) { ind(b, k - 4); xf_buf_printf(b, "}\n"); }
         }
         for (i = nvars - 2; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
         return;
