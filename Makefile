@@ -36,7 +36,8 @@ CLANG_LIBS = -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
 LDLIBS   += -lgit2 -lsqlite3 -lncursesw -ltinfo -lisl -lgmp -lpthread -lm
 LDFLAGS  += $(SAN)
 
-# Debian packages the build, the tests and `make run` need; `make fuzz` also needs clang (libFuzzer),
+# Debian packages the build, the tests and `make run` need (clang-14 and libclang: the C importer
+# preprocesses with clang and parses with libclang); `make fuzz` also needs libFuzzer's runtime,
 # installed on its first run rather than by every `make test`.
 DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev sqlite3 libgit2-dev libisl-dev \
             libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git python3 bc time gnuplot-nox \
