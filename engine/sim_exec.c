@@ -199,13 +199,12 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
     return off;
 }
 
-/* The shadow offset (sim_version.c) of the element an access names in m, within bounds. */
+/* The id (sim_version.c) of the element an access names in m, within bounds. */
 static int64_t sim_acc_goff(sim_ctx *c, const sim_node *n, const sim_mem *m)
 {
-    int64_t r[SIM_MAXDIMS];
-    sim_acc_indices(c, n, r);
-    for (int d = 0; d < n->n; d++) r[d] = sim_mem_slot(m, d, r[d]);
-    return sim_version_goff(m, r);
+    int64_t x[SIM_MAXDIMS];
+    sim_acc_indices(c, n, x);
+    return sim_version_goff(m, x);
 }
 
 SIM_COLD static void sim_report_stale(sim_ctx *c, const sim_node *n, const sim_mem *m)
@@ -232,7 +231,7 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read_as(sim_ctx *c,
     if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
     if (SIM_UNLIKELY(m->shadow != NULL) && fresh) {
         int64_t g = sim_acc_goff(c, n, m);
-        if (g >= 0 && m->ver[off] != m->shadow->ver[g]) { sim_report_stale(c, n, m); return -1; }
+        if (g >= 0 && m->ver[off] != sim_version_newest(m->shadow, g)) { sim_report_stale(c, n, m); return -1; }
     }
     return off;
 }
