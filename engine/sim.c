@@ -650,14 +650,6 @@ static int64_t sim_out_index(const sim_output *o, const sim_out *so, const int64
     return idx;
 }
 
-/* The id (sim_version_goff) of the element at global indices g. */
-static int64_t sim_shadow_offset(const sim_shadow *sh, const int64_t *g)
-{
-    int64_t off = 0;
-    for (int d = 0; d < sh->ndims; d++) off += (g[d] - sh->lo[d]) * sh->stride[d];
-    return off;
-}
-
 /* syndm, an array with versions: every element of the output region that was written must have
  * been taken from a copy of its newest value (sim_gather_mem); one no processor holds is
  * reported, and left undefined rather than given its init value (seen = -1). */
@@ -674,7 +666,7 @@ static void sim_gather_lost(sim_ctx *c, const sim_output *o, const sim_out *so, 
     }
     do {
         int64_t k = sim_out_index(o, so, g);
-        if (seen[k] || sim_version_newest(sh, sim_shadow_offset(sh, g)) == 0) continue;
+        if (seen[k] || sim_version_newest(sh, g) == 0) continue;
         seen[k] = -1;
         char el[256];
         sim_fmt_elem(c, so->array, g, nd, el, sizeof el);
@@ -726,7 +718,7 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
         unsigned char st = m->state[off];
         if (st == SIM_UNDEF) continue;
         if (only_computed && m->shadow) {   /* copies of the newest value; init values later */
-            uint32_t newest = sim_version_newest(m->shadow, sim_shadow_offset(m->shadow, g));
+            uint32_t newest = sim_version_newest(m->shadow, g);
             if (newest == 0 || m->ver[off] != newest) continue;
         } else if (only_computed && st != SIM_COMPUTED) {
             continue;

@@ -349,13 +349,36 @@ int sim_version_alloc(sim_mem *m, int64_t *bytes);
 int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bounds *ab, const ir_planes *folds,
                         int64_t *bytes);
 void sim_version_free(sim_ctx *c);
-/* The version a write of the running processor makes (concurrent writes share one). */
-uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, int64_t goff);
-/* The version of the newest value of element goff. */
-uint32_t sim_version_newest(const sim_shadow *sh, int64_t goff);
-/* The id (goff) of the element at access indices x[] of memory m (within its bounds: what
- * sim_mem_slot takes); -1 when it lies outside the array (a local memory may be larger than the
- * array): such elements have no versions. */
+/* The version a write of the running processor makes of the element at global indices g
+ * (concurrent writes share one). */
+uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, const int64_t *g);
+/* The storage offset of the element at global indices g (within the array), and in *plane its
+ * folded plane (-1 when none folds). */
+static inline int64_t sim_shadow_slot(const sim_shadow *sh, const int64_t *g, int64_t *plane)
+{
+    int64_t off = 0;
+    *plane = -1;
+    for (int d = 0; d < sh->ndims; d++) {
+        int64_t r = g[d] - sh->lo[d];
+        if (d == sh->fold) r = *plane = r & (sh->fw - 1);
+        off += r * sh->sstride[d];
+    }
+    return off;
+}
+
+/* The version of the newest value of the element at global indices g (within the array). */
+static inline uint32_t sim_version_newest(const sim_shadow *sh, const int64_t *g)
+{
+    int64_t plane, off = sim_shadow_slot(sh, g, &plane);
+    return plane >= 0 && sh->ptag[plane] != g[sh->fold] ? 0 : sh->ver[off];
+}
+/* The global indices g[] of the element at access indices x[] of memory m (within its bounds:
+ * what sim_mem_slot takes); -1 when it lies outside the array (a local memory may be larger
+ * than the array): such elements have no versions. */
+int sim_version_global(const sim_mem *m, const int64_t *x, int64_t *g);
+/* The id of the element at global indices g: its row-major offset over the array's bounds. */
+int64_t sim_version_id(const sim_shadow *sh, const int64_t *g);
+/* The id of the element at access indices x[] of m, or -1 (sim_version_global). */
 int64_t sim_version_goff(const sim_mem *m, const int64_t *x);
 /* "A[3][4]" of an element id. */
 void sim_version_fmt(const sim_ctx *c, int array, int64_t goff, char *buf, size_t size);

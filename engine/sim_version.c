@@ -108,63 +108,44 @@ void sim_version_free(sim_ctx *c)
     c->shadows = NULL;
 }
 
-/* The storage offset of element goff, and in *plane / *x its folded plane and index (-1, 0
- * when none folds). */
-static int64_t sim_shadow_slot(const sim_shadow *sh, int64_t goff, int64_t *plane, int64_t *x)
+uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, const int64_t *g)
 {
-    *plane = -1;
-    *x = 0;
-    if (sh->fold < 0) return goff;
-    int64_t off = 0;
-    for (int d = 0; d < sh->ndims; d++) {
-        int64_t r = goff / sh->stride[d];
-        goff -= r * sh->stride[d];
-        if (d == sh->fold) {
-            *x = sh->lo[d] + r;
-            r &= sh->fw - 1;
-            *plane = r;
-        }
-        off += r * sh->sstride[d];
-    }
-    return off;
-}
-
-uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, int64_t goff)
-{
-    int64_t plane, x;
-    goff = sim_shadow_slot(sh, goff, &plane, &x);
-    if (plane >= 0 && sh->ptag[plane] != x) {   /* the first write of plane x takes it over */
+    int64_t plane, off = sim_shadow_slot(sh, g, &plane);
+    if (plane >= 0 && sh->ptag[plane] != g[sh->fold]) {   /* the first write of a plane takes it over */
         int64_t run = sh->sstride[sh->fold], period = run * sh->fw;
         for (int64_t base = plane * run; base < sh->size; base += period) {
             memset(sh->ver + base, 0, (size_t)run * sizeof *sh->ver);
             memset(sh->wstep + base, 0xff, (size_t)run * sizeof *sh->wstep);
         }
-        sh->ptag[plane] = x;
+        sh->ptag[plane] = g[sh->fold];
     }
-    if (sh->wstep[goff] == c->rstep && sh->wproc[goff] != c->proc) return sh->ver[goff];
-    sh->wstep[goff] = c->rstep;
-    sh->wproc[goff] = c->proc;
-    return ++sh->ver[goff];
+    if (sh->wstep[off] == c->rstep && sh->wproc[off] != c->proc) return sh->ver[off];
+    sh->wstep[off] = c->rstep;
+    sh->wproc[off] = c->proc;
+    return ++sh->ver[off];
 }
 
-uint32_t sim_version_newest(const sim_shadow *sh, int64_t goff)
+int sim_version_global(const sim_mem *m, const int64_t *x, int64_t *g)
 {
-    int64_t plane, x;
-    goff = sim_shadow_slot(sh, goff, &plane, &x);
-    return plane >= 0 && sh->ptag[plane] != x ? 0 : sh->ver[goff];
+    const sim_shadow *sh = m->shadow;
+    for (int d = 0; d < m->ndims; d++) {
+        g[d] = !m->lat || sim_folded(m, d) ? x[d] + m->off[d] : sim_mem_global(m, d, sim_mem_slot(m, d, x[d]));
+        if ((uint64_t)g[d] - (uint64_t)sh->lo[d] >= (uint64_t)sh->ext[d]) return -1;
+    }
+    return 0;
+}
+
+int64_t sim_version_id(const sim_shadow *sh, const int64_t *g)
+{
+    int64_t id = 0;
+    for (int d = 0; d < sh->ndims; d++) id += (g[d] - sh->lo[d]) * sh->stride[d];
+    return id;
 }
 
 int64_t sim_version_goff(const sim_mem *m, const int64_t *x)
 {
-    const sim_shadow *sh = m->shadow;
-    int64_t g = 0;
-    for (int d = 0; d < m->ndims; d++) {
-        int64_t gx = sim_folded(m, d) ? x[d] + m->off[d] : sim_mem_global(m, d, sim_mem_slot(m, d, x[d]));
-        uint64_t r = (uint64_t)gx - (uint64_t)sh->lo[d];
-        if (r >= (uint64_t)sh->ext[d]) return -1;
-        g += (int64_t)r * sh->stride[d];
-    }
-    return g;
+    int64_t g[SIM_MAXDIMS];
+    return sim_version_global(m, x, g) == 0 ? sim_version_id(m->shadow, g) : -1;
 }
 
 void sim_version_fmt(const sim_ctx *c, int array, int64_t goff, char *buf, size_t size)
