@@ -196,6 +196,12 @@ typedef struct sim_shadow {
     int fold;
     int64_t fw, sstride[SIM_MAXDIMS];
     int64_t *ptag;
+    /* Folded, and so far no write made a version above 1 and no message gave a copy another
+     * version than its element's newest: every copy of an element of the array holds the newest
+     * version, and reads skip the check (it would pass).  Why: the live planes (planes.h) read
+     * and deliver into a plane only from the step that writes it on, init planes are never
+     * written, and a plane is taken over only when no access touches it again. */
+    int fresh;
 } sim_shadow;
 
 static inline int64_t sim_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
