@@ -9,6 +9,7 @@
 #    array's version shadow, 2 planes x 256 x 256 x 12 = 3,330,464: at syncomm and syndm a
 #    folded array keeps versions like every other (sim_version.c), or the two runs would check
 #    different things;
+#  - stale.apm: a folded array's stale copy is a missing message, as with every plane;
 #  - tests/fuzz/planes-diff: syndm programs whose processors write the same element (tiles one
 #    row too large) and receive into elements they wrote: live planes reported other violations,
 #    another checksum and less received memory while folded arrays kept no versions;
@@ -71,6 +72,14 @@ for k in "1 136 3aa23376cc1d9ce2 [55, 55, 55, 55]" "2 471 299c2e896881d6e8 [75, 
         "$(json "'%s %s %s %s' % (j['simulator_bytes'] < $(bytes "$f" --all-planes), j['violations_total'], j['checksum'], j['received_memory'])" <"$TMP/pd.json")" \
         "True $2 $3 ${*:4}"
 done
+# a folded array whose processor 0 writes an element twice in a step and sends the first value:
+# processor 1 reads a stale copy (live planes used to keep no versions and saw nothing wrong)
+"$POLYAPM" sim tests/sim/planes/stale.apm --json >"$TMP/stale.json"
+expect_eq "stale.apm: folded, 12 stale reads, as with every plane" \
+    "$(json "'%s %s %s' % (j['simulator_bytes'] < $(bytes tests/sim/planes/stale.apm --all-planes), j['violations_total'], j['violations'][0]['kind'])" <"$TMP/stale.json")" \
+    "True 12 missing-message"
+expect_match "stale.apm: the copy is stale" "$(json "j['violations'][0]['text']" <"$TMP/stale.json")" \
+    "^missing message: processor 1 at t=2 reads a\[1\]\[0\], whose copy is stale"
 # syn and syncomm keep race records per element (syncomm versions too): FD at n=1024 needs 22
 # planes x 1024^2 x 29 bytes = 669 MB with every plane, 2 planes (61 MB) live
 "$POLYAPM" sim examples/thesis/fd-syncomm.apm -D n=1024 -D steps=21 --json >"$TMP/big.json"
