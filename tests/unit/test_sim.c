@@ -463,14 +463,17 @@ static void test_planes(void)
                     (long long)a->array_bytes, (long long)b->array_bytes);
             T_EQ_INT("violations total", a->violations_total, b->violations_total);
             T_EQ_INT("violations recorded", a->nviolations, b->nviolations);
-            for (int k = 0; k < a->nviolations && k < b->nviolations; k++) {
-                T_EQ_INT("violation kind", a->violations[k].kind, b->violations[k].kind);
-                T_EQ_STR("violation text", a->violations[k].text, b->violations[k].text);
-            }
+            int k = 0;
+            while (k < a->nviolations && k < b->nviolations && a->violations[k].kind == b->violations[k].kind &&
+                   !strcmp(a->violations[k].text, b->violations[k].text))
+                k++;
+            T_CHECK("violations' kinds and texts", k == a->nviolations && k == b->nviolations, "first difference: %s",
+                    k < a->nviolations ? a->violations[k].text : "(none: fewer)");
             T_CHECK("checksum", a->checksum == b->checksum, "%016llx, every plane %016llx",
                     (unsigned long long)a->checksum, (unsigned long long)b->checksum);
-            for (int q = 0; a->recv_elems && b->recv_elems && q < a->trace.nprocs; q++)
-                T_EQ_INT("received memory", a->recv_elems[q], b->recv_elems[q]);
+            int q = 0;
+            while (a->recv_elems && b->recv_elems && q < a->trace.nprocs && a->recv_elems[q] == b->recv_elems[q]) q++;
+            T_CHECK("received memory", a->recv_elems && b->recv_elems && q == a->trace.nprocs, "processor %d", q);
         }
         sim_result_free(a);
         sim_result_free(b);
