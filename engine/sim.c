@@ -460,8 +460,8 @@ static void sim_deliver_version(sim_ctx *c, const sim_msg *g, sim_mem *m, int64_
             return;
         }
         int64_t gi[SIM_MAXDIMS];
-        if (m->shadow->fresh && sim_version_global(m, g->idx, gi) == 0 && g->ver != sim_version_newest(m->shadow, gi))
-            m->shadow->fresh = 0;   /* a copy not of the newest version: reads check again */
+        if (m->shadow->all_newest && sim_version_global(m, g->idx, gi) == 0 && g->ver != sim_version_newest(m->shadow, gi))
+            m->shadow->all_newest = 0;   /* a copy not of the newest version: reads check again */
         memcpy((char *)m->data + 8 * off, &g->bits, 8);
         m->ver[off] = g->ver;
         m->state[off] = SIM_RECEIVED;

@@ -238,7 +238,7 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read_as(sim_ctx *c,
     if (SIM_UNLIKELY(off < 0)) return -1;
     if (SIM_UNLIKELY(!m->state[off])) { sim_report_undef(c, n, m); return -1; }
     if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
-    if (SIM_UNLIKELY(m->shadow != NULL) && fresh && !m->shadow->fresh) {
+    if (SIM_UNLIKELY(m->shadow != NULL) && fresh && !m->shadow->all_newest) {
         int64_t g[SIM_MAXDIMS];
         if (sim_acc_global(c, n, m, g) == 0 && m->ver[off] != sim_version_newest(m->shadow, g)) {
             sim_report_stale(c, n, m);

@@ -201,7 +201,7 @@ typedef struct sim_shadow {
      * version, and reads skip the check (it would pass).  Why: the live planes (planes.h) read
      * and deliver into a plane only from the step that writes it on, init planes are never
      * written, and a plane is taken over only when no access touches it again. */
-    int fresh;
+    int all_newest;
 } sim_shadow;
 
 static inline int64_t sim_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
@@ -378,6 +378,7 @@ static inline uint32_t sim_version_newest(const sim_shadow *sh, const int64_t *g
     int64_t plane, off = sim_shadow_slot(sh, g, &plane);
     return plane >= 0 && sh->ptag[plane] != g[sh->fold] ? 0 : sh->ver[off];
 }
+
 /* The global indices g[] of the element at access indices x[] of memory m (within its bounds:
  * what sim_mem_slot takes); -1 when it lies outside the array (a local memory may be larger
  * than the array): such elements have no versions. */

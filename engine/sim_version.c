@@ -85,7 +85,7 @@ int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bo
         if (sh->fold >= 0 && (sh->ptag = malloc((size_t)sh->fw * sizeof *sh->ptag)))
             for (int64_t k = 0; k < sh->fw; k++) sh->ptag[k] = INT64_MIN;
         if (!sh->ver || !sh->wstep || !sh->wproc || (sh->fold >= 0 && !sh->ptag)) return -1;
-        sh->fresh = sh->fold >= 0;
+        sh->all_newest = sh->fold >= 0;
         memset(sh->wstep, 0xff, (size_t)size * sizeof *sh->wstep);   /* -1: never */
         *bytes += size * 12;
         for (int q = 0; q < c->nmem; q++) {
@@ -123,7 +123,7 @@ uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, const int64_t *g)
     if (sh->wstep[off] == c->rstep && sh->wproc[off] != c->proc) return sh->ver[off];
     sh->wstep[off] = c->rstep;
     sh->wproc[off] = c->proc;
-    if (sh->ver[off]) sh->fresh = 0;   /* version 2 or more: copies of version 1 are stale */
+    if (sh->ver[off]) sh->all_newest = 0;   /* version 2 or more: copies of version 1 are stale */
     return ++sh->ver[off];
 }
 
