@@ -218,6 +218,7 @@ void sim_plane_take(sim_mem *m, int64_t k, int64_t x)
     for (int64_t base = k * run; base < m->size; base += period) {
         for (int64_t i = 0; i < run; i++) m->recv_gone += m->state[base + i] == SIM_RECEIVED;
         memset(m->state + base, SIM_UNDEF, (size_t)run);
+        if (m->ver) memset(m->ver + base, 0, (size_t)run * sizeof *m->ver);   /* a new element: version 0 */
         if (m->meta) memset(m->meta + 4 * base, 0xff, (size_t)run * 4 * sizeof *m->meta);
     }
     m->ptag[k] = x;
@@ -445,9 +446,7 @@ static void sim_deliver_version(sim_ctx *c, const sim_msg *g, sim_mem *m, int64_
     memcpy(&have, (char *)m->data + 8 * off, 8);
     sim_fmt_bits(g->bits, m->is_double, a, sizeof a);
     if (m->shadow) {
-        int64_t r[SIM_MAXDIMS];
-        for (int d = 0; d < g->nidx; d++) r[d] = sim_mem_slot(m, d, g->idx[d]);
-        int64_t goff = sim_version_goff(m, r);
+        int64_t goff = sim_version_goff(m, g->idx);
         if (g->gsrc >= 0 && goff >= 0 && g->gsrc != goff) {
             sim_version_fmt(c, g->array, g->gsrc, el, sizeof el);
             snprintf(detail, sizeof detail, " = %s, the value of %s", a, el);
@@ -460,6 +459,9 @@ static void sim_deliver_version(sim_ctx *c, const sim_msg *g, sim_mem *m, int64_
             sim_msg_violation(c, g, SIM_V_WRONG_MESSAGE, "wrong message", detail);
             return;
         }
+        int64_t gi[SIM_MAXDIMS];
+        if (m->shadow->all_newest && sim_version_global(m, g->idx, gi) == 0 && g->ver != sim_version_newest(m->shadow, gi))
+            m->shadow->all_newest = 0;   /* a copy not of the newest version: reads check again */
         memcpy((char *)m->data + 8 * off, &g->bits, 8);
         m->ver[off] = g->ver;
         m->state[off] = SIM_RECEIVED;
@@ -651,13 +653,6 @@ static int64_t sim_out_index(const sim_output *o, const sim_out *so, const int64
     return idx;
 }
 
-static int64_t sim_shadow_offset(const sim_shadow *sh, const int64_t *g)
-{
-    int64_t off = 0;
-    for (int d = 0; d < sh->ndims; d++) off += (g[d] - sh->lo[d]) * sh->stride[d];
-    return off;
-}
-
 /* syndm, an array with versions: every element of the output region that was written must have
  * been taken from a copy of its newest value (sim_gather_mem); one no processor holds is
  * reported, and left undefined rather than given its init value (seen = -1). */
@@ -674,7 +669,7 @@ static void sim_gather_lost(sim_ctx *c, const sim_output *o, const sim_out *so, 
     }
     do {
         int64_t k = sim_out_index(o, so, g);
-        if (seen[k] || sh->ver[sim_shadow_offset(sh, g)] == 0) continue;
+        if (seen[k] || sim_version_newest(sh, g) == 0) continue;
         seen[k] = -1;
         char el[256];
         sim_fmt_elem(c, so->array, g, nd, el, sizeof el);
@@ -726,7 +721,7 @@ static void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const s
         unsigned char st = m->state[off];
         if (st == SIM_UNDEF) continue;
         if (only_computed && m->shadow) {   /* copies of the newest value; init values later */
-            uint32_t newest = m->shadow->ver[sim_shadow_offset(m->shadow, g)];
+            uint32_t newest = sim_version_newest(m->shadow, g);
             if (newest == 0 || m->ver[off] != newest) continue;
         } else if (only_computed && st != SIM_COMPUTED) {
             continue;
@@ -1308,7 +1303,7 @@ static int sim_plan_memory(sim_ctx *c, sim_run_state *rs)
     if (!rs->folds || !rs->versioned) return -1;
     for (int a = 0; a < p->narrays && timevar && !(c->opt && c->opt->all_planes); a++)
         if (!ir_live_planes(p, c->r->params, a, timevar, &rs->folds[a])) rs->folds[a].w = 0;
-    sim_version_plan(c, rs->folds, rs->colls, rs->ncoll, rs->versioned);
+    sim_version_plan(c, rs->colls, rs->ncoll, rs->versioned);
     if (c->level == IR_SYNDM) {   /* laid out once the processors are known */
         rs->emptymem = calloc(na, sizeof *rs->emptymem);
         if (!rs->emptymem) return -1;
@@ -1389,7 +1384,7 @@ static int sim_plan_steps(sim_ctx *c, sim_run_state *rs)
     }
     if (c->level == IR_SYNDM) {
         if (sim_layout_syndm(c, rs->dists, rs->ab, rs->folds, rs->inits, rs->ninits, &rs->bytes) != 0) return -1;
-        if (sim_version_shadows(c, rs->versioned, rs->ab, &rs->bytes) != 0) {
+        if (sim_version_shadows(c, rs->versioned, rs->ab, rs->folds, &rs->bytes) != 0) {
             diag_add(&r->diags, p->file, 0, 0, "out of memory for the arrays' versions");
             return -1;
         }

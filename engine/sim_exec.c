@@ -199,13 +199,21 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
     return off;
 }
 
-/* The shadow offset (sim_version.c) of the element an access names in m, within bounds. */
+/* The id (sim_version.c) of the element an access names in m, within bounds. */
 static int64_t sim_acc_goff(sim_ctx *c, const sim_node *n, const sim_mem *m)
 {
-    int64_t r[SIM_MAXDIMS];
-    sim_acc_indices(c, n, r);
-    for (int d = 0; d < n->n; d++) r[d] = sim_mem_slot(m, d, r[d]);
-    return sim_version_goff(m, r);
+    int64_t x[SIM_MAXDIMS];
+    sim_acc_indices(c, n, x);
+    return sim_version_goff(m, x);
+}
+
+/* The global indices g of the element an access names in m, within bounds: 0, or -1 outside
+ * the array (sim_version_global). */
+static int sim_acc_global(sim_ctx *c, const sim_node *n, const sim_mem *m, int64_t *g)
+{
+    int64_t x[SIM_MAXDIMS];
+    sim_acc_indices(c, n, x);
+    return sim_version_global(m, x, g);
 }
 
 SIM_COLD static void sim_report_stale(sim_ctx *c, const sim_node *n, const sim_mem *m)
@@ -230,9 +238,12 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read_as(sim_ctx *c,
     if (SIM_UNLIKELY(off < 0)) return -1;
     if (SIM_UNLIKELY(!m->state[off])) { sim_report_undef(c, n, m); return -1; }
     if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
-    if (SIM_UNLIKELY(m->shadow != NULL) && fresh) {
-        int64_t g = sim_acc_goff(c, n, m);
-        if (g >= 0 && m->ver[off] != m->shadow->ver[g]) { sim_report_stale(c, n, m); return -1; }
+    if (SIM_UNLIKELY(m->shadow != NULL) && fresh && !m->shadow->all_newest) {
+        int64_t g[SIM_MAXDIMS];
+        if (sim_acc_global(c, n, m, g) == 0 && m->ver[off] != sim_version_newest(m->shadow, g)) {
+            sim_report_stale(c, n, m);
+            return -1;
+        }
     }
     return off;
 }
@@ -253,8 +264,8 @@ static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
     if (m->meta) sim_race_write(c, n, m->meta + 4 * off);
     if (SIM_UNLIKELY(m->ver != NULL)) {
         if (m->shadow) {
-            int64_t g = sim_acc_goff(c, n, m);
-            m->ver[off] = g >= 0 ? sim_version_write(c, m->shadow, g) : 0;
+            int64_t g[SIM_MAXDIMS];
+            m->ver[off] = sim_acc_global(c, n, m, g) == 0 ? sim_version_write(c, m->shadow, g) : 0;
         }
         else m->ver[off]++;
     }

@@ -172,22 +172,36 @@ typedef struct sim_mem {
      * version of the value the element holds (0: its init value; each write makes the next).
      * At syncomm the one shared memory is the truth and ver alone is kept; at syndm `shadow` is
      * the array's global version table (shared by the processors, not owned), and a copy whose
-     * version is not the shadow's is stale.  NULL for arrays that keep only live time planes or
-     * that a collective names: those are single assignment, checked by their states alone. */
+     * version is not the shadow's is stale.  NULL for arrays that a collective names: those are
+     * single assignment, checked by their states alone. */
     uint32_t *ver;
     struct sim_shadow *shadow;
 } sim_mem;
 
 /* The global version table of one array at syndm: the version of the newest value of every
- * element, whichever processor wrote it.  Row-major over the array's global bounds.  Writes of
- * one element by several processors in one step are concurrent: they make one version, and
- * the outputs compare its copies (a disagreement when they differ). */
+ * element, whichever processor wrote it.  Writes of one element by several processors in one
+ * step are concurrent: they make one version, and the outputs compare its copies (a
+ * disagreement when they differ).  An element's id (goff) is its row-major offset over the
+ * array's global bounds (lo, ext, stride); its storage is the same, except that an array keeping
+ * only its live time planes keeps only theirs here too: dimension `fold` (-1: none) stores fw
+ * planes (a power of two), global index x at (x - lo) mod fw, ptag[k] the index plane k holds
+ * (INT64_MIN: none yet); the first write of a plane takes it over (versions 0, never written),
+ * and a plane not held has only version-0 values (its init values, or none). */
 typedef struct sim_shadow {
     uint32_t *ver;
     int32_t *wstep, *wproc;       /* the superstep and processor of the newest write */
     int ndims;
     int64_t lo[SIM_MAXDIMS], ext[SIM_MAXDIMS], stride[SIM_MAXDIMS];
-    int64_t size;
+    int64_t size;                 /* of the storage */
+    int fold;
+    int64_t fw, sstride[SIM_MAXDIMS];
+    int64_t *ptag;
+    /* Folded, and so far no write made a version above 1 and no message gave a copy another
+     * version than its element's newest: every copy of an element of the array holds the newest
+     * version, and reads skip the check (it would pass).  Why: the live planes (planes.h) read
+     * and deliver into a plane only from the step that writes it on, init planes are never
+     * written, and a plane is taken over only when no access touches it again. */
+    int all_newest;
 } sim_shadow;
 
 static inline int64_t sim_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
@@ -232,7 +246,7 @@ typedef struct sim_msg {
     int64_t idx[SIM_MAXDIMS];     /* at the receiver */
     uint64_t bits;                /* the value (double bits or int64) */
     uint32_t ver;                 /* its version (memories with versions) */
-    int64_t gsrc;                 /* syndm: the sent element's offset in the shadow, or -1 */
+    int64_t gsrc;                 /* syndm: the sent element's id (sim_version_goff), or -1 */
     const sim_stmt *st;
 } sim_msg;
 
@@ -331,21 +345,49 @@ int sim_pieces_eval(sim_ctx *c, const sim_pieces *ps, int64_t pv, int64_t *lo, i
                     int64_t *count, sim_mem *mark);
 
 /* sim_version.c: memories that are written many times (see sim_mem.ver) */
-/* Which arrays keep versions: not folded (folds[a].w == 0), named by no collective. */
-void sim_version_plan(const sim_ctx *c, const ir_planes *folds, sim_coll *const *colls, int ncoll,
-                      unsigned char *versioned);
+/* Which arrays keep versions: at syncomm and syndm every array no collective names, whether or
+ * not it keeps only its live time planes (the simulation must not depend on that). */
+void sim_version_plan(const sim_ctx *c, sim_coll *const *colls, int ncoll, unsigned char *versioned);
 /* Allocates m->ver (zeroed: every value is version 0) and adds its bytes.  0 = ok. */
 int sim_version_alloc(sim_mem *m, int64_t *bytes);
 /* syndm: allocates every versioned array's shadow (c->shadows) and points the processors'
  * memories at it.  0 = ok. */
-int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bounds *ab, int64_t *bytes);
+int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bounds *ab, const ir_planes *folds,
+                        int64_t *bytes);
 void sim_version_free(sim_ctx *c);
-/* The version a write of the running processor makes (concurrent writes share one). */
-uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, int64_t goff);
-/* The shadow offset of the element at storage indices r[] of memory m; -1 when it lies outside
- * the array (a local memory may be larger than the array): such elements have no versions. */
-int64_t sim_version_goff(const sim_mem *m, const int64_t *r);
-/* "A[3][4]" of a shadow offset. */
+/* The version a write of the running processor makes of the element at global indices g
+ * (concurrent writes share one). */
+uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, const int64_t *g);
+/* The storage offset of the element at global indices g (within the array), and in *plane its
+ * folded plane (-1 when none folds). */
+static inline int64_t sim_shadow_slot(const sim_shadow *sh, const int64_t *g, int64_t *plane)
+{
+    int64_t off = 0;
+    *plane = -1;
+    for (int d = 0; d < sh->ndims; d++) {
+        int64_t r = g[d] - sh->lo[d];
+        if (d == sh->fold) r = *plane = r & (sh->fw - 1);
+        off += r * sh->sstride[d];
+    }
+    return off;
+}
+
+/* The version of the newest value of the element at global indices g (within the array). */
+static inline uint32_t sim_version_newest(const sim_shadow *sh, const int64_t *g)
+{
+    int64_t plane, off = sim_shadow_slot(sh, g, &plane);
+    return plane >= 0 && sh->ptag[plane] != g[sh->fold] ? 0 : sh->ver[off];
+}
+
+/* The global indices g[] of the element at access indices x[] of memory m (within its bounds:
+ * what sim_mem_slot takes); -1 when it lies outside the array (a local memory may be larger
+ * than the array): such elements have no versions. */
+int sim_version_global(const sim_mem *m, const int64_t *x, int64_t *g);
+/* The id of the element at global indices g: its row-major offset over the array's bounds. */
+int64_t sim_version_id(const sim_shadow *sh, const int64_t *g);
+/* The id of the element at access indices x[] of m, or -1 (sim_version_global). */
+int64_t sim_version_goff(const sim_mem *m, const int64_t *x);
+/* "A[3][4]" of an element id. */
 void sim_version_fmt(const sim_ctx *c, int array, int64_t goff, char *buf, size_t size);
 
 /* sim.c */

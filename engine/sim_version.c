@@ -11,19 +11,21 @@
  * replaces the receiver's copy (sim.c), and the outputs are taken from a copy of the newest
  * version.
  *
- * Arrays that keep only their live time planes (planes.h) or that a collective names are left
- * unversioned: they are single assignment over time, and their states alone say what is known.
+ * Arrays that a collective names are left unversioned: they are single assignment over time,
+ * and their states alone say what is known.  Arrays that keep only their live time planes
+ * (planes.h) keep versions like every other (a plane's single assignment over time does not make
+ * its elements single assignment: two processors, or a message and a write, may give an element
+ * two values in the step that writes its plane), and their shadows keep only the live planes too:
+ * a program's simulation does not depend on the folding.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_int.h"
 
-void sim_version_plan(const sim_ctx *c, const ir_planes *folds, sim_coll *const *colls, int ncoll,
-                      unsigned char *versioned)
+void sim_version_plan(const sim_ctx *c, sim_coll *const *colls, int ncoll, unsigned char *versioned)
 {
-    for (int a = 0; a < c->narrays; a++)
-        versioned[a] = c->level >= IR_SYNCOMM && !(folds && folds[a].w);
+    for (int a = 0; a < c->narrays; a++) versioned[a] = c->level >= IR_SYNCOMM;
     for (int k = 0; k < ncoll; k++) {
         const sim_coll *co = colls[k];
         for (int i = 0; i < co->nsrc; i++)
@@ -40,7 +42,34 @@ int sim_version_alloc(sim_mem *m, int64_t *bytes)
     return m->ver ? 0 : -1;
 }
 
-int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bounds *ab, int64_t *bytes)
+/* Lays out shadow sh over bounds lo .. hi: the ids over every index, the storage over the live
+ * planes of fold (NULL: every plane).  0 = ok. */
+static int sim_shadow_layout(sim_shadow *sh, const int64_t *lo, const int64_t *hi, const ir_planes *fold)
+{
+    int64_t size = 1, ssize = 1;
+    sh->fold = -1;
+    sh->fw = 0;
+    for (int d = sh->ndims - 1; d >= 0; d--) {
+        int64_t ext = hi[d] >= lo[d] ? hi[d] - lo[d] + 1 : 0, sext = ext;
+        if (ext > SIM_MAX_ELEMS || (ext && size > SIM_MAX_ELEMS / ext)) return -1;
+        if (fold && d == fold->dim) {   /* as sim_mem_alloc: a power of two of live planes */
+            int64_t w = 1;
+            while (w < fold->w) w *= 2;
+            if (w < ext) { sh->fold = d; sh->fw = sext = w; }
+        }
+        sh->lo[d] = lo[d];
+        sh->ext[d] = ext;
+        sh->stride[d] = size;
+        sh->sstride[d] = ssize;
+        size *= ext;
+        ssize *= sext;
+    }
+    sh->size = ssize;
+    return 0;
+}
+
+int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bounds *ab, const ir_planes *folds,
+                        int64_t *bytes)
 {
     c->shadows = calloc((size_t)(c->narrays ? c->narrays : 1), sizeof *c->shadows);
     if (!c->shadows) return -1;
@@ -48,20 +77,15 @@ int sim_version_shadows(sim_ctx *c, const unsigned char *versioned, const sim_bo
         if (!versioned[a]) continue;
         sim_shadow *sh = &c->shadows[a];
         sh->ndims = c->prog->arrays[a]->u.array.ndims;
-        int64_t size = 1;
-        for (int d = sh->ndims - 1; d >= 0; d--) {
-            int64_t ext = ab[a].hi[d] >= ab[a].lo[d] ? ab[a].hi[d] - ab[a].lo[d] + 1 : 0;
-            sh->lo[d] = ab[a].lo[d];
-            sh->ext[d] = ext;
-            sh->stride[d] = size;
-            if (ext > SIM_MAX_ELEMS || (ext && size > SIM_MAX_ELEMS / ext)) return -1;
-            size *= ext;
-        }
-        sh->size = size;
+        if (sim_shadow_layout(sh, ab[a].lo, ab[a].hi, folds && folds[a].w ? &folds[a] : NULL) != 0) return -1;
+        int64_t size = sh->size;
         sh->ver = calloc((size_t)(size ? size : 1), sizeof *sh->ver);
         sh->wstep = malloc((size_t)(size ? size : 1) * sizeof *sh->wstep);
         sh->wproc = malloc((size_t)(size ? size : 1) * sizeof *sh->wproc);
-        if (!sh->ver || !sh->wstep || !sh->wproc) return -1;
+        if (sh->fold >= 0 && (sh->ptag = malloc((size_t)sh->fw * sizeof *sh->ptag)))
+            for (int64_t k = 0; k < sh->fw; k++) sh->ptag[k] = INT64_MIN;
+        if (!sh->ver || !sh->wstep || !sh->wproc || (sh->fold >= 0 && !sh->ptag)) return -1;
+        sh->all_newest = sh->fold >= 0;
         memset(sh->wstep, 0xff, (size_t)size * sizeof *sh->wstep);   /* -1: never */
         *bytes += size * 12;
         for (int q = 0; q < c->nmem; q++) {
@@ -79,29 +103,51 @@ void sim_version_free(sim_ctx *c)
         free(c->shadows[a].ver);
         free(c->shadows[a].wstep);
         free(c->shadows[a].wproc);
+        free(c->shadows[a].ptag);
     }
     free(c->shadows);
     c->shadows = NULL;
 }
 
-uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, int64_t goff)
+uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, const int64_t *g)
 {
-    if (sh->wstep[goff] == c->rstep && sh->wproc[goff] != c->proc) return sh->ver[goff];
-    sh->wstep[goff] = c->rstep;
-    sh->wproc[goff] = c->proc;
-    return ++sh->ver[goff];
+    int64_t plane, off = sim_shadow_slot(sh, g, &plane);
+    if (plane >= 0 && sh->ptag[plane] != g[sh->fold]) {   /* the first write of a plane takes it over */
+        int64_t run = sh->sstride[sh->fold], period = run * sh->fw;
+        for (int64_t base = plane * run; base < sh->size; base += period) {
+            memset(sh->ver + base, 0, (size_t)run * sizeof *sh->ver);
+            memset(sh->wstep + base, 0xff, (size_t)run * sizeof *sh->wstep);
+        }
+        sh->ptag[plane] = g[sh->fold];
+    }
+    if (sh->wstep[off] == c->rstep && sh->wproc[off] != c->proc) return sh->ver[off];
+    sh->wstep[off] = c->rstep;
+    sh->wproc[off] = c->proc;
+    if (sh->ver[off]) sh->all_newest = 0;   /* version 2 or more: copies of version 1 are stale */
+    return ++sh->ver[off];
 }
 
-int64_t sim_version_goff(const sim_mem *m, const int64_t *r)
+int sim_version_global(const sim_mem *m, const int64_t *x, int64_t *g)
 {
     const sim_shadow *sh = m->shadow;
-    int64_t g = 0;
     for (int d = 0; d < m->ndims; d++) {
-        uint64_t x = (uint64_t)sim_mem_global(m, d, r[d]) - (uint64_t)sh->lo[d];
-        if (x >= (uint64_t)sh->ext[d]) return -1;
-        g += (int64_t)x * sh->stride[d];
+        g[d] = !m->lat || sim_folded(m, d) ? x[d] + m->off[d] : sim_mem_global(m, d, sim_mem_slot(m, d, x[d]));
+        if ((uint64_t)g[d] - (uint64_t)sh->lo[d] >= (uint64_t)sh->ext[d]) return -1;
     }
-    return g;
+    return 0;
+}
+
+int64_t sim_version_id(const sim_shadow *sh, const int64_t *g)
+{
+    int64_t id = 0;
+    for (int d = 0; d < sh->ndims; d++) id += (g[d] - sh->lo[d]) * sh->stride[d];
+    return id;
+}
+
+int64_t sim_version_goff(const sim_mem *m, const int64_t *x)
+{
+    int64_t g[SIM_MAXDIMS];
+    return sim_version_global(m, x, g) == 0 ? sim_version_id(m->shadow, g) : -1;
 }
 
 void sim_version_fmt(const sim_ctx *c, int array, int64_t goff, char *buf, size_t size)

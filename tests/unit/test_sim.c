@@ -441,6 +441,46 @@ static void test_thesis(void)
     sim_result_free(src);
 }
 
+/* Live time planes: a program's simulation with only the live planes is the one with every
+ * plane (sim_options.all_planes), on syndm programs whose processors write one element twice in
+ * a step or write and receive it (tests/sim/planes/stale.apm, tests/fuzz/planes-diff). */
+static void test_planes(void)
+{
+    static const char *const files[] = {"tests/sim/planes/stale.apm", "tests/fuzz/planes-diff/fuzz-planes-diff-1.apm",
+                                        "tests/fuzz/planes-diff/fuzz-planes-diff-2.apm"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        ir_program *p = load(files[i]);
+        if (!p) continue;
+        sim_options o;
+        memset(&o, 0, sizeof o);
+        o.max_violations = 1000;
+        sim_result *a = sim_run(p, &o);
+        o.all_planes = 1;
+        sim_result *b = sim_run(p, &o);
+        T_CHECK(files[i], a && b && a->ok && b->ok, "did not run");
+        if (a && b && a->ok && b->ok) {
+            T_CHECK("live planes fold", a->array_bytes < b->array_bytes, "%lld, every plane %lld",
+                    (long long)a->array_bytes, (long long)b->array_bytes);
+            T_EQ_INT("violations total", a->violations_total, b->violations_total);
+            T_EQ_INT("violations recorded", a->nviolations, b->nviolations);
+            int k = 0;
+            while (k < a->nviolations && k < b->nviolations && a->violations[k].kind == b->violations[k].kind &&
+                   !strcmp(a->violations[k].text, b->violations[k].text))
+                k++;
+            T_CHECK("violations' kinds and texts", k == a->nviolations && k == b->nviolations, "first difference: %s",
+                    k < a->nviolations ? a->violations[k].text : "(none: fewer)");
+            T_CHECK("checksum", a->checksum == b->checksum, "%016llx, every plane %016llx",
+                    (unsigned long long)a->checksum, (unsigned long long)b->checksum);
+            int q = 0;
+            while (a->recv_elems && b->recv_elems && q < a->trace.nprocs && a->recv_elems[q] == b->recv_elems[q]) q++;
+            T_CHECK("received memory", a->recv_elems && b->recv_elems && q == a->trace.nprocs, "processor %d", q);
+        }
+        sim_result_free(a);
+        sim_result_free(b);
+        ir_program_free(p);
+    }
+}
+
 int main(void)
 {
     test_costs();
@@ -453,5 +493,6 @@ int main(void)
     test_reduce();
     test_options();
     test_thesis();
+    test_planes();
     return t_done();
 }
