@@ -17,12 +17,16 @@ case ":$PATH:" in *":$ROOT/tests/mpi/bin:"*) ;; *) export PATH="$ROOT/tests/mpi/
 # and is kept at exit, so that tests/mpi/export_all.sh can export and run every workspace the
 # suites derived; otherwise it is a fresh directory removed at exit.  t_cleanup is the EXIT trap
 # (suites that set their own trap call it).
+# Open MPI's session directory is the suite's own (a short path: PMIx puts sockets there), so
+# that suites starting mpirun at the same moment do not race to create one shared
+# /tmp/ompi.HOST.UID ("File exists").
+T_OMPI_TMP=$(mktemp -d /tmp/pa-ompi.XXXXXX) && export OMPI_MCA_orte_tmpdir_base=$T_OMPI_TMP
 if [ -n "${POLYAPM_TEST_WORKSPACES:-}" ] && mkdir -p "$POLYAPM_TEST_WORKSPACES"; then
     TMP=$(mktemp -d "$POLYAPM_TEST_WORKSPACES/$(basename "$(dirname "$0")")-$(basename "$0" .sh).XXXXXX")
-    t_cleanup() { :; }
+    t_cleanup() { rm -rf "$T_OMPI_TMP"; }
 else
     TMP=$(mktemp -d)
-    t_cleanup() { rm -rf "$TMP"; }
+    t_cleanup() { rm -rf "$TMP" "$T_OMPI_TMP"; }
 fi
 trap t_cleanup EXIT
 # python3 resolved once (tests/python.inc); tests/run.sh does it for every suite

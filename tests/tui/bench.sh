@@ -10,7 +10,7 @@
 command -v tmux >/dev/null || { echo "skip tui-bench: no tmux"; exit 0; }
 SOCK=polyapm-bench-$$
 tm() { tmux -L "$SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"; t_cleanup' EXIT
 N=${BENCH_TUI_N:-10000}
 cc -std=c11 -O2 -D_GNU_SOURCE -I"$ROOT/store" -I"$ROOT/engine" "$ROOT/tests/bench/bench_store.c" \
    "$T_BUILD_DIR/libstore.a" "$T_BUILD_DIR/libengine.a" -lgit2 -lsqlite3 -lm -o "$TMP/bench_store" || exit 1
