@@ -91,11 +91,7 @@ static enum CXChildVisitResult mark(CXCursor c, CXCursor parent, CXClientData da
 {
     (void)parent;
     imp *I = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    int post;
-    const char *op = k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator ? imp_operator(I, c, &post) : NULL;
-    if (k == CXCursor_CompoundAssignOperator ||
-        (op && (strcmp(op, "=") == 0 || strcmp(op, "++") == 0 || strcmp(op, "--") == 0))) {
+    if (imp_is_write(I, c)) {
         CXCursor kid[2];
         if (imp_children(c, kid, 2) >= 1) {
             CXCursor t = imp_unwrap(kid[0]);

@@ -55,11 +55,7 @@ static enum CXChildVisitResult collect_write(CXCursor c, CXCursor parent, CXClie
 {
     (void)parent;
     imp *I = data;
-    enum CXCursorKind k = clang_getCursorKind(c);
-    int post;
-    const char *op = k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator ? imp_operator(I, c, &post) : NULL;
-    if (k != CXCursor_CompoundAssignOperator && !(op && (!strcmp(op, "=") || !strcmp(op, "++") || !strcmp(op, "--"))))
-        return CXChildVisit_Recurse;
+    if (!imp_is_write(I, c)) return CXChildVisit_Recurse;
     CXCursor kid[2], subs[IMP_MAXDIM];
     int n;
     if (imp_children(c, kid, 2) < 1) return CXChildVisit_Recurse;

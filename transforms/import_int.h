@@ -102,6 +102,8 @@ CXCursor imp_unwrap(CXCursor c);
  * from the tokens between its operands (the text is preprocessed, so no macro hides them);
  * pooled.  *postfix is set for x++ / x--. */
 const char *imp_operator(imp *I, CXCursor c, int *postfix);
+/* Does c write a variable or element: =, a compound assignment, ++ or --? */
+int imp_is_write(imp *I, CXCursor c);
 /* Is a type an integer, a floating type?  The C type's kind. */
 int imp_type_is_int(CXType t);
 int imp_type_is_float(CXType t);

@@ -150,15 +150,6 @@ static int assign(imp *I, CXCursor s, imp_buf *out)
     return 0;
 }
 
-static int is_assignment(imp *I, CXCursor s)
-{
-    int post;
-    enum CXCursorKind k = clang_getCursorKind(s);
-    if (k == CXCursor_CompoundAssignOperator) return 1;
-    const char *op = k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator ? imp_operator(I, s, &post) : NULL;
-    return op && (strcmp(op, "=") == 0 || strcmp(op, "++") == 0 || strcmp(op, "--") == 0);
-}
-
 static int stmt(imp *I, CXCursor s, imp_buf *out)
 {
     if (I->failed) return -1;
@@ -171,7 +162,7 @@ static int stmt(imp *I, CXCursor s, imp_buf *out)
     case CXCursor_DeclStmt: return imp_local_decl(I, s, 0, out);
     default: break;
     }
-    if (is_assignment(I, s)) return assign(I, s, out);
+    if (imp_is_write(I, s)) return assign(I, s, out);
     for (const kind_name *k = kind_names; k->name; k++)
         if (k->kind == clang_getCursorKind(s)) { imp_error(I, s, "%s; %s", k->name, STMTS); return -1; }
     CXString k = clang_getCursorKindSpelling(clang_getCursorKind(s));

@@ -265,3 +265,12 @@ imp_sym *imp_sym_new(imp *I, const char *cname, imp_symkind kind)
     I->tail = &s->next;
     return s;
 }
+
+int imp_is_write(imp *I, CXCursor c)
+{
+    int post;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CompoundAssignOperator) return 1;
+    const char *op = k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator ? imp_operator(I, c, &post) : NULL;
+    return op && (strcmp(op, "=") == 0 || strcmp(op, "++") == 0 || strcmp(op, "--") == 0);
+}
