@@ -8,7 +8,8 @@
 #   speedup      sequential seconds / exported seconds (kernel / main loop only; target >= 1.6,
 #                atax >= 1.0)
 #   memory       peak resident memory, /usr/bin/time %M per process, all ranks summed (target:
-#                exported <= 1.5 x sequential)
+#                exported <= 1.5 x sequential); "data", the same less an empty program's (an
+#                empty C program; an empty MPI program at np ranks), measured in the same rounds
 #   predicted    the leaf's predicted seconds (`polyapm compare` after `polyapm measure` of the
 #                run, under a machine profile `polyapm calibrate -np 2` measured at the start)
 #                against the measured seconds; the median |predicted/measured - 1| (target <= 1)
@@ -18,8 +19,9 @@
 # cyclic, on 2 processors), run at np = 2 against the exported sequential lu.apm, so that the
 # prediction figures cover them too (issue 16: "these leaves and the four LU leaves").
 # The leaf is derived at the .apm's own (MINI) sizes — `polyapm init`, `explore ROOT -D procs=2
-# --budget 100`, its best leaf (else the cheapest verified syndm node, as tests/polybench/
-# derive.sh) — and exported at the benchmark's sizes with -D.
+# --budget 100 --machine M` (M the profile below: the leaf explore picks for this machine, not for
+# the thesis's 2004 cluster, whose latency favours other schedules), its best leaf (else the
+# cheapest verified syndm node, as tests/polybench/derive.sh) — and exported at the benchmark's sizes with -D.
 #
 # Environment:
 #   BENCH_SIZE=full|small|tiny  the sizes (full: issue 16's acceptance list; small: about a
@@ -113,7 +115,7 @@ prepare() {
     SEQ[$k]=$tmp/$k.seq
     rm -rf "$ws"
     "$POLYAPM" init "$ROOT/examples/polybench/$k.apm" -o "$ws" >/dev/null 2>"$tmp/$k.err" &&
-        "$POLYAPM" -w "$ws" explore ROOT -D procs=$NP --budget 100 -q --json >"$tmp/$k.explore" 2>"$tmp/$k.err" ||
+        "$POLYAPM" -w "$ws" explore ROOT -D procs=$NP --budget 100 --machine "$MACHINE" -q --json >"$tmp/$k.explore" 2>"$tmp/$k.err" ||
         { echo "  $k: explore failed: $(tail -1 "$tmp/$k.err")"; return 1; }
     node=$(best_leaf "$ws" "$tmp/$k.explore")
     [ -n "$node" ] || { echo "  $k: explore reached no verified syndm node"; return 1; }
@@ -162,6 +164,19 @@ cat >"$tmp/memwrap" <<EOF
 exec /usr/bin/time -f %M -o "$tmp/mem.\${OMPI_COMM_WORLD_RANK:-0}" "\$@"
 EOF
 chmod +x "$tmp/memwrap"
+# the runtimes' own resident memory, measured the same way: an empty C program and an empty MPI
+# program at np ranks (Open MPI alone holds about 10 MB per process, more than a small kernel's
+# arrays); the "data" columns subtract it
+printf 'int main(void) { return 0; }\n' >"$tmp/empty_seq.c"
+printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Barrier(MPI_COMM_WORLD); MPI_Finalize(); return 0; }\n' >"$tmp/empty_mpi.c"
+gcc -O2 "$tmp/empty_seq.c" -o "$tmp/empty_seq" && mpicc -O2 "$tmp/empty_mpi.c" -o "$tmp/empty_mpi" ||
+    { echo "bench_polybench: cannot build the empty baseline programs"; exit 1; }
+# baseline KIND CMD...: appends "base KIND peak-KB(all processes)"
+baseline() {
+    local kind=$1; shift
+    rm -f "$tmp/mem".*
+    "$@" >/dev/null 2>&1 && echo "base $kind $(cat "$tmp/mem".* 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')" >>"$tmp/results"
+}
 
 for k in $KERNELS; do prepare "$k"; done
 [ "$LU4" = 0 ] || prepare_lu4
@@ -169,6 +184,8 @@ for k in $KERNELS; do prepare "$k"; done
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe -np $NP)
 for ((r = 0; r < REPEAT; r++)); do
     declare -A done_seq=()
+    baseline seq "$tmp/memwrap" "$tmp/empty_seq"
+    baseline mpi "${MPIRUN[@]}" "$tmp/memwrap" "$tmp/empty_mpi"
     for k in "${ready[@]}"; do
         b=${BASE[$k]}
         [ -n "${done_seq[$b]:-}" ] || timed seq "$b" "$tmp/memwrap" "${SEQ[$b]}"
@@ -201,7 +218,10 @@ res_path, pred_path, rows_path, table, size, rep, load, machine, names = sys.arg
 targets = {l.split()[0]: float(l.split()[2]) for l in table.split("\n") if l.strip()}
 rows = {f[0]: f[1:] for f in (l.split() for l in open(rows_path)) if f}
 best = {}
+base = {}
 for f in (l.split() for l in open(res_path) if l.strip()):
+    if f[0] == "base":
+        base[f[1]] = min(base.get(f[1], int(f[2])), int(f[2])); continue
     key = (f[0], f[1])
     if f[2] == "FAILED": best.setdefault(key, None); continue
     run = (float(f[2]), f[3], int(f[4]))
@@ -210,9 +230,11 @@ pred = {l.split()[0]: float(l.split()[1]) for l in open(pred_path) if l.strip()}
 print(f"load average (1, 5, 15 min) at the start: {load}")
 print(f"PolyBench kernels ({size} sizes): sequential C (gcc -O2) against explore's leaf exported at np=2;")
 print(f"the thesis's LU leaves (lu.apm-*) against the exported sequential lu.apm.  Best of {rep}")
-print(f"interleaved rounds; memory: peak RSS, all processes summed; predicted: machine {machine}")
+bseq, bmpi = base.get("seq", 0), base.get("mpi", 0)
+print(f"interleaved rounds; memory: peak RSS, all processes summed; data: less an empty program's")
+print(f"({bseq / 1024:.1f} MB sequential, {bmpi / 1024:.1f} MB for the MPI ranks); predicted: machine {machine}")
 print(f"  {'kernel':11s} {'seq_s':>8s} {'np2_s':>8s} {'speedup':>8s} {'(target)':8s} {'seq_MB':>7s} {'np2_MB':>7s} "
-      f"{'ratio':>6s} {'(<=1.5)':7s} {'pred_s':>8s} {'pred/meas':>9s}  checksum")
+      f"{'ratio':>6s} {'(<=1.5)':7s} {'data':>5s} {'pred_s':>8s} {'pred/meas':>9s}  checksum")
 nk = same = failed = 0
 errs, pairs = [], []
 for k in names.split():
@@ -227,12 +249,13 @@ for k in names.split():
     same += ok
     sp = s[0] / e[0] if e[0] > 0 else float("inf")
     mr = e[2] / s[2] if s[2] else float("nan")
+    dr = (e[2] - bmpi) / (s[2] - bseq) if s[2] > bseq else float("nan")
     p = pred.get(k)
     ptxt = f"{p:8.4g} {p / e[0]:9.2f}" if p else f"{'-':>8s} {'-':>9s}"
     if p: errs.append(abs(p / e[0] - 1)); pairs.append((p, e[0], k))
     tgt = ">= %.1f" % targets[k] if k in targets else ""
     print(f"  {k:11s} {s[0]:8.4g} {e[0]:8.4g} {sp:8.2f} {tgt:8s} {s[2] / 1024:7.1f} {e[2] / 1024:7.1f} "
-          f"{mr:6.2f} {'' if mr <= 1.5 else 'over':7s} {ptxt}  {'= seq' if ok else 'DIFFERS ' + e[1] + ' seq ' + s[1]}")
+          f"{mr:6.2f} {'' if mr <= 1.5 else 'over':7s} {dr:5.2f} {ptxt}  {'= seq' if ok else 'DIFFERS ' + e[1] + ' seq ' + s[1]}")
     print(f"  {'':11s} {rows[k][2]}, node {rows[k][1]}")
 if errs:
     # Kendall's tau over the pairs whose measured seconds differ by more than 15%
