@@ -14,6 +14,7 @@
 #include "intsem.h"
 #include "ir.h"
 #include "op.h"
+#include "textfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1530,41 +1531,9 @@ ir_program *ir_load_text(const char *file, const char *text, size_t len, diag_li
 
 ir_program *ir_load_file(const char *path, diag_list *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_add(d, path, 0, 0, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        diag_add(d, path, 0, 0, "is a directory, not a program file");
-        return NULL;
-    }
-    size_t cap = 65536, len = 0;
-    char *buf = xrealloc(NULL, cap);
-    for (;;) {
-        if (len == cap) {
-            if (cap > IR_MAX_FILE) break;
-            cap *= 2;
-            buf = xrealloc(buf, cap);
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) break;
-    }
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(buf);
-        diag_add(d, path, 0, 0, "read error");
-        return NULL;
-    }
-    if (len > IR_MAX_FILE) {
-        free(buf);
-        diag_add(d, path, 0, 0, "file is too large (more than 16 MiB): not a program");
-        return NULL;
-    }
+    size_t len;
+    char *buf = textfile_read(path, "a program file", IR_MAX_FILE, &len, d);
+    if (!buf) return NULL;
     const char *nul = memchr(buf, 0, len);
     if (nul) {
         int line = 1, col = 1;

@@ -19,6 +19,7 @@
  */
 #include "cost.h"
 #include "ir.h"
+#include "textfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -167,30 +168,8 @@ int cost_profile_parse(const char *file, const char *text, cost_profile *out, di
 
 int cost_profile_read(const char *path, cost_profile *out, diag_list *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_add(d, path, 0, 0, "cannot open machine profile: %s", strerror(errno));
-        return -1;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            if (cap > (1u << 24)) { free(buf); buf = NULL; break; }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) { free(buf); buf = NULL; break; }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf) {
-        diag_add(d, path, 0, 0, "machine profile too large or out of memory");
-        return -1;
-    }
-    buf[n] = 0;
+    char *buf = textfile_read(path, "a machine profile", (size_t)1 << 24, NULL, d);
+    if (!buf) return -1;
     int rc = cost_profile_parse(path, buf, out, d);
     free(buf);
     return rc;

@@ -133,7 +133,7 @@ expect_eq "a C file outside the subset: nothing written" "$(C tree --json | json
 before=$(count)
 out=$(P replay 6 --onto "$TMP/nope.apm" 2>&1); rc=$?
 expect_eq "a missing file: exit 1" "$rc" 1
-expect_match "a missing file: named" "$out" "cannot read .*nope.apm"
+expect_match "a missing file: named, and why" "$out" "nope.apm: error: cannot open a program file: No such file"
 out=$(P replay 6 --onto "$TMP/j.apm" 2>&1); rc=$?
 expect_eq "the path's own source: exit 1" "$rc" 1
 expect_match "the path's own source: said" "$out" "nothing to replay"

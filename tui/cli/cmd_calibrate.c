@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "report.h"
 #include "store.h"
+#include "textfile.h"
 
 static const char bench_source[] =
 #include "calibrate_bench.inc"
@@ -249,10 +250,12 @@ int cmd_calibrate(int argc, char **argv)
     char *raw = NULL, *dir = NULL, *bin = NULL;
     int status = CLI_FAIL;
     if (rawfile) {
-        FILE *f = fopen(rawfile, "r");
-        if (!f) return cli_fail("%s: %s", rawfile, strerror(errno));
-        raw = slurp(f, NULL);
-        fclose(f);
+        diag_list rd;
+        diag_list_init(&rd);
+        raw = textfile_read(rawfile, "raw measurements", (size_t)1 << 24, NULL, &rd);
+        if (!raw) diag_print(&rd, stderr);
+        diag_list_free(&rd);
+        if (!raw) return CLI_FAIL;
     } else {
         if (!(dir = cache_dir())) return cli_fail("no cache directory for the benchmark");
         if (!(bin = build_bench(dir))) goto out;

@@ -10,26 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) { free(buf); buf = NULL; }
-            buf = nb;
-        }
-    }
-    fclose(f);
-    if (buf) *len = n;
-    return buf;
-}
+#include "textfile.h"
 
 static int write_atomically(const char *path, const char *text)
 {
@@ -85,7 +66,7 @@ int cmd_fmt(int argc, char **argv)
         }
         char *text = ir_print(p);
         size_t len = 0;
-        char *old = (write || check) ? read_all(argv[i], &len) : NULL;
+        char *old = (write || check) ? textfile_read(argv[i], "a program file", (size_t)1 << 24, &len, &d) : NULL;
         int same = old && len == strlen(text) && memcmp(old, text, len) == 0;
         if (check) {
             if (!same) { printf("%s: not in canonical form\n", argv[i]); status = CLI_FAIL; }

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "replay.h"
 #include "report.h"
+#include "textfile.h"
 
 int cmd_replay(int argc, char **argv);
 int cmd_script(int argc, char **argv);
@@ -74,31 +75,6 @@ static int open_node(const cli_spec *spec, int argc, char **argv, replay_args *a
     return rc;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0;
-    *len = 0;
-    for (;;) {
-        if (*len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, cap);
-            if (!nb) { free(buf); fclose(f); return NULL; }
-            buf = nb;
-        }
-        size_t got = fread(buf + *len, 1, cap - *len - 1, f);
-        *len += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) { free(buf); return NULL; }
-    buf[*len] = '\0';
-    return buf;
-}
-
 static void print_line(void *ctx, const char *line)
 {
     if (!*(int *)ctx) printf("%s\n", line);
@@ -118,12 +94,15 @@ int cmd_replay(int argc, char **argv)
     if (flen > 2 && !strcmp(a.onto + flen - 2, ".c")) {   /* C: imported first, errors printed */
         if (!(text = cli_cimport_text(a.onto, &a.c))) { rc = CLI_FAIL; goto out; }
         len = strlen(text);
-    } else if (!(text = read_file(a.onto, &len))) {
-        rc = cli_fail("cannot read %s", a.onto);
-        goto out;
     }
     diag_list d;
     diag_list_init(&d);
+    if (!text && !(text = textfile_read(a.onto, "a program file", (size_t)1 << 24, &len, &d))) {
+        diag_print(&d, stderr);
+        diag_list_free(&d);
+        rc = CLI_FAIL;
+        goto out;
+    }
     replay_result r;
     int f = replay_onto(s, node, text, len, a.onto, print_line, &a.json, &r, &d);
     if (f < 0) {
