@@ -6,7 +6,14 @@
 # prints lines "ok NAME" / "FAIL NAME: why" / "skip NAME: why"; a suite's lines are printed when it
 # ends (with the tail of its output when it failed), and the run ends with "N passed, N failed,
 # N skipped".  Seconds per suite go to $BUILD/test-times.txt, which orders the next run.
+#
+#   tests/run.sh                  everything (what `make test` runs)
+#   tests/run.sh NAME...          only these: a job's name (cli/replay, unit/test_parse, a split
+#                                 suite's polybench/derive) or a directory (mpi/); export_all only
+#                                 when named (mpi/export_all)
+#   TEST_ONLY=REGEX tests/run.sh  the jobs whose names match, then export_all
 set -u
+NAMED=("$@")
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) BUILD_DIR=$BUILD ;; *) BUILD_DIR=$ROOT/$BUILD ;; esac
@@ -65,8 +72,22 @@ for s in "$ROOT"/tests/{cli,store,xf,tui,mpi}/*.sh "$ROOT"/tests/polybench/{sour
     if [ "$parts" -eq 1 ]; then CMD[$name]=$s; continue; fi
     for ((k = 1; k <= parts; k++)); do CMD[$name.$k]=$s; PART[$name.$k]=$k/$parts; done
 done
+# matches JOB ARG: the job is ARG, one of ARG's parts (polybench/derive.1) or in directory ARG
+matches() { case $1 in "${2%/}" | "${2%/}"/* | "${2%/}".[0-9]*) return 0 ;; esac; return 1; }
+# named JOB: no names were given, or the job matches one of them
+named() {
+    local a
+    [ ${#NAMED[@]} -eq 0 ] && return 0
+    for a in "${NAMED[@]}"; do matches "$1" "$a" && return 0; done
+    return 1
+}
+for a in "${NAMED[@]}"; do
+    hit=0
+    for n in "${!CMD[@]}" mpi/export_all; do matches "$n" "$a" && hit=1; done
+    [ $hit = 1 ] || { echo "tests/run.sh: no test named '$a' (a job such as cli/replay or unit/test_parse, or a directory such as mpi/)" >&2; exit 2; }
+done
 # TEST_ONLY=REGEX runs only the jobs whose names match (e.g. 'mpi/|cli/sim'); export_all still ends
-mapfile -t ORDER < <(for n in "${!CMD[@]}"; do echo "${EST[$n]:-10} $n"; done | sort -k1,1nr -k2 | cut -d' ' -f2 |
+mapfile -t ORDER < <(for n in "${!CMD[@]}"; do named "$n" && echo "${EST[$n]:-10} $n"; done | sort -k1,1nr -k2 | cut -d' ' -f2 |
                      grep -E -- "${TEST_ONLY:-.}")
 
 log=$OUT/all.log
@@ -120,7 +141,9 @@ done
 while [ ${#RUNNING[@]} -gt 0 ]; do reap; done
 export EXPORT_ALL_JOBS=$JOBS
 CMD[mpi/export_all]=$ROOT/tests/mpi/export_all.sh
-[ -f "${CMD[mpi/export_all]}" ] && { launch mpi/export_all; while [ ${#RUNNING[@]} -gt 0 ]; do reap; done; }
+ALL=""
+named mpi/export_all && [ -f "${CMD[mpi/export_all]}" ] &&
+    { ALL=" + export_all"; launch mpi/export_all; while [ ${#RUNNING[@]} -gt 0 ]; do reap; done; }
 
 # this run's seconds replace the same jobs' in $TIMES (TEST_ONLY keeps the others')
 cat "$TIMES" "$OUT/times" 2>/dev/null | awk '{t[$1] = $2} END {for (n in t) printf "%s %.1f\n", n, t[n]}' |
@@ -129,7 +152,7 @@ passed=$(grep -c '^ok ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 skipped=$(grep -c '^skip ' "$log")
 echo
-echo "# ${#ORDER[@]} suites and unit programs + export_all in $((SECONDS - t0)) s, $JOBS at a time (seconds each: $TIMES)"
+echo "# ${#ORDER[@]} suites and unit programs$ALL in $((SECONDS - t0)) s, $JOBS at a time (seconds each: $TIMES)"
 if [ -f "$OUT/failed" ]; then echo "# failed: $(tr '\n' ' ' <"$OUT/failed")"; fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && rm -rf "$POLYAPM_TEST_WORKSPACES"
