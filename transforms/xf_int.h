@@ -202,6 +202,11 @@ int xf_relcoord_applicable(const ir_program *p, own_give char **why_not);
 own_give ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args,
                                        diag_list *d, int *status);
 
+/* Communication placement (place_*.c): overlap (boundary, sends, interior, recv). */
+int xf_overlap_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_overlap_apply(const ir_program *src, const xf_args *args,
+                                      diag_list *d, int *status);
+
 /* Collective fusion (fuse.c, fuse_tuple.c, distlaw.c): each with a predicted gain under a
  * machine profile (malloc'd text, NULL when the transform does not apply). */
 #define XF_FUSE_DECL(id)                                                                          \
