@@ -41,7 +41,7 @@ c=$(cat "$TMP/ov/findiff_syndm.c")
 expect_match "the program defines post_halo (rt_pattern_post)" "$c" "static void post_halo.*"
 expect_match "the program defines wait_halo (rt_pattern_wait)" "$c" "static void wait_halo.*"
 steporder=$(printf '%s\n' "$c" | awk '/^static .*void step/ && !f {f = 1} f && /post_halo\(pattern/ && !p {p = NR}
-    f && /for \(int64_t x = \(xlo \+ 1\)/ {l = NR} f && /wait_halo\(pattern/ && !w {w = NR}
+    p && !l && /for \(int64_t x = \(xlo \+ 1\)/ {l = NR} f && /wait_halo\(pattern/ && !w {w = NR}
     END {print (p && w && p < w && l > p && l < w) ? "ordered" : "p=" p " l=" l " w=" w}')
 expect_eq "the step posts, computes the interior, then waits" "$steporder" ordered
 expect_eq "the main loop exchanges nothing after the step" \
@@ -71,7 +71,7 @@ expect_match "a step without sends: not applicable" "$(P transforms "$TMP/nosend
     "no sends in the step"
 P show 6 | sed -n '/^program/,$p' | sed 's/a\[t - 1\]\[x - 1 - o1\]/a[t][x - 1 - o1]/' >"$TMP/same.apm"
 expect_match "a step reading its own plane: not applicable" "$(P transforms "$TMP/same.apm" 2>&1 | grep -A1 '^overlap')" \
-    "reads a\[t\]\[x - 1 - o1\], of the plane the step writes"
+    "reads a\[t\]\[x - 1 - o1\]\[y - o2\], of the plane the step writes"
 out=$(P apply 6 overlap width=0 2>&1); rc=$?
 expect_eq "width=0: usage error" "$rc" 2
 finish
