@@ -88,24 +88,56 @@ static char *ov_find(const ir_program *p, ov_step *st)
 
 /* ---- same-step independence: writes at plane t + c, reads only at earlier planes -------------- */
 
-/* e as t + c: 1 and *c, else 0. */
-static int time_offset(const ir_expr *e, const char *t, int64_t *c)
-{
-    if (e->kind == IR_E_NAME && !strcmp(e->u.name.id, t)) { *c = 0; return 1; }
-    if (e->kind != IR_E_BINARY || (e->u.op.op != IR_OP_ADD && e->u.op.op != IR_OP_SUB)) return 0;
-    const ir_expr *a = e->u.op.a, *k = e->u.op.b;
-    if (a->kind != IR_E_NAME || strcmp(a->u.name.id, t) || k->kind != IR_E_INT) return 0;
-    *c = e->u.op.op == IR_OP_ADD ? k->u.ival : -k->u.ival;
-    return 1;
-}
-
 typedef struct ov_planes {
     const char *t;
+    const char *alias[16];     /* lets of the nest that are t + aoff (`let t = tt + 1`) */
+    int64_t aoff[16];
+    int nalias;
     const char *arr[64];       /* arrays written in the nest */
     int64_t wmin[64];          /* the earliest plane each writes */
     int narr;
     char *why;                 /* the first violation */
 } ov_planes;
+
+/* A name as t + c: the time variable, or a let of it.  1 and *c, else 0. */
+static int time_name(const ov_planes *P, const ir_expr *e, int64_t *c)
+{
+    if (e->kind != IR_E_NAME) return 0;
+    if (!strcmp(e->u.name.id, P->t)) { *c = 0; return 1; }
+    for (int i = 0; i < P->nalias; i++)
+        if (!strcmp(e->u.name.id, P->alias[i])) { *c = P->aoff[i]; return 1; }
+    return 0;
+}
+
+/* e as t + c (c a number): 1 and *c, else 0. */
+static int time_offset(const ov_planes *P, const ir_expr *e, int64_t *c)
+{
+    if (time_name(P, e, c)) return 1;
+    if (e->kind != IR_E_BINARY || (e->u.op.op != IR_OP_ADD && e->u.op.op != IR_OP_SUB)) return 0;
+    const ir_expr *k = e->u.op.b;
+    int64_t a;
+    if (!time_name(P, e->u.op.a, &a) || k->kind != IR_E_INT) return 0;
+    *c = a + (e->u.op.op == IR_OP_ADD ? k->u.ival : -k->u.ival);
+    return 1;
+}
+
+/* The lets of the nest that name a time plane (in order: a let may name an earlier one). */
+static void walk_lets(ov_planes *P, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        int64_t c;
+        if (s->kind == IR_S_LET && P->nalias < 16 && time_offset(P, s->u.let.value, &c)) {
+            P->alias[P->nalias] = s->u.let.var;
+            P->aoff[P->nalias++] = c;
+        } else if (s->kind == IR_S_IF) {
+            walk_lets(P, s->u.if_.then_blk);
+            walk_lets(P, s->u.if_.else_blk);
+        } else if (s->kind == IR_S_FOR) {
+            walk_lets(P, s->u.for_.body);
+        }
+    }
+}
 
 static int written(const ov_planes *P, const char *a)
 {
@@ -118,7 +150,7 @@ static void note_write(ov_planes *P, const ir_stmt *s)
     const ir_expr *l = s->u.assign.lhs;
     int64_t c;
     const char *lab = s->u.assign.label ? s->u.assign.label : "an assignment";
-    if (l->kind != IR_E_ACCESS || !time_offset(l->u.access.idx[0], P->t, &c)) {
+    if (l->kind != IR_E_ACCESS || !time_offset(P, l->u.access.idx[0], &c)) {
         if (!P->why) P->why = xf_asprintf("%s does not write a time plane %s + c (elements of one step may depend "
                                           "on each other)", lab, P->t);
         return;
@@ -145,7 +177,7 @@ static void check_reads(ov_planes *P, const ir_expr *e, const char *where)
     case IR_E_ACCESS: {
         int i = written(P, e->u.access.array);
         int64_t c;
-        if (i >= 0 && (!time_offset(e->u.access.idx[0], P->t, &c) || c >= P->wmin[i])) {
+        if (i >= 0 && (!time_offset(P, e->u.access.idx[0], &c) || c >= P->wmin[i])) {
             char *r = ir_print_expr(e);
             P->why = xf_asprintf("%s reads %s, of the plane the step writes and receives: the interior would "
                                  "depend on the boundary or on what arrives in the same step", where, r);
@@ -190,7 +222,7 @@ static void walk_reads(ov_planes *P, const ir_block *b)
             int64_t c;
             const ir_expr *w = s->u.send.what;
             if (w->kind != IR_E_ACCESS || written(P, w->u.access.array) < 0 ||
-                !time_offset(w->u.access.idx[0], P->t, &c))
+                !time_offset(P, w->u.access.idx[0], &c))
                 P->why = xf_asprintf("a send at line %d does not send an element of a time plane the step writes",
                                      s->pos.line);
             check_reads(P, s->u.send.when, "a send's guard");
@@ -204,6 +236,7 @@ static void walk_reads(ov_planes *P, const ir_block *b)
 static char *ov_independent(const ov_step *st)
 {
     ov_planes P = {.t = st->tfor->u.for_.vars[0].var};
+    walk_lets(&P, st->nest->u.for_.body);
     walk_writes(&P, st->nest->u.for_.body);
     if (!P.why) walk_reads(&P, st->nest->u.for_.body);
     return P.why;

@@ -55,6 +55,20 @@ out=$(P run 7 -np 4 --exchange alltoallv --json 2>&1 | tail -1)
 expect_eq "overlap leaf -np 4 --exchange alltoallv (the exchange at the step's end): the checksum" \
     "$(printf '%s' "$out" | json "j['match']" 2>/dev/null || echo "$out")" True
 
+# jacobi-1d (stm auto: the plane is a let of the time, `let t = tt + 1`), blocked: one slab a side
+FD_WS=$WS
+n1=$(sed -e "s/^param n = 1000, steps = 100/param n = 40, steps = 8/" "$ROOT/examples/jacobi1d.apm")
+printf '%s\n' "$n1" >"$TMP/jacobi1d.apm"
+if chain "$TMP/jacobi1d.apm" auto "kind=blocked procs=4" relcoord && P apply 6 overlap >/dev/null; then
+    expect_eq "jacobi-1d: the overlap leaf verifies" "$(P sim 7 --json | json "j['verified'] and j['violations_total'] == 0")" True
+    out=$(P run 7 -np 4 --json 2>&1 | tail -1)
+    expect_eq "jacobi-1d overlap leaf -np 4: the simulation's checksum" \
+        "$(printf '%s' "$out" | json "j['match']" 2>/dev/null || echo "$out")" True
+else
+    fail "jacobi-1d: overlap applies to the relcoord leaf" "see above"
+fi
+WS=$FD_WS
+
 # a wider boundary
 P apply 6 overlap width=2 >/dev/null
 expect_eq "overlap width=2 verifies" "$(P sim 8 --json | json "j['verified'] and j['violations_total'] == 0")" True
