@@ -110,6 +110,6 @@ void ex_overlap_after(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int
 void ex_overlap_recv(const ex_em *m, xf_buf *b, int in)
 {
     if (!ex_overlap_placed(m->pl)) return;
-    xf_buf_printf(b, "%*s/* recv: the messages of the step have arrived before the next step reads them */\n", in, "");
+    xf_buf_printf(b, "%*s/* recv: wait until the step's messages have arrived (the next step reads them) */\n", in, "");
     ex_halo_calls(m, b, in, "wait_halo");
 }
