@@ -74,6 +74,17 @@ P apply 6 overlap width=2 >/dev/null
 expect_eq "overlap width=2 verifies" "$(P sim 8 --json | json "j['verified'] and j['violations_total'] == 0")" True
 expect_match "overlap width=2: two rows a face" "$(P show 8)" "x = xlo \.\. min\(xlo \+ 1, xhi\)"
 
+# recv in the language: the last statement of a syndm step only; `recv` stays a usable name
+P show 7 | sed -n '/^program/,$p' >"$TMP/ov.apm"
+expect_match "the overlap node's text checks" "$("$POLYAPM" check "$TMP/ov.apm" 2>&1)" "ok: program"
+sed '0,/^  # interior/s//  recv\n  # interior/' "$TMP/ov.apm" >"$TMP/notlast.apm"
+expect_match "recv before the end of the step: an error" "$("$POLYAPM" check "$TMP/notlast.apm" 2>&1)" \
+    "'recv' must be the last statement of the processor loop's body"
+sed 's/^level syndm/level syncomm/' "$TMP/ov.apm" | grep -v '^dist' >"$TMP/sc.apm"
+expect_match "recv at syncomm: an error" "$("$POLYAPM" check "$TMP/sc.apm" 2>&1)" "'recv' is not available at level syncomm"
+printf 'program r\nlevel source\nparam n = 4\narray recv[0 .. n] double\ninit recv[i] = i\noutput recv\nfor i = 1 .. n {\n  L: recv[i] = recv[i - 1] + 1\n}\n' >"$TMP/rname.apm"
+expect_match "an array named recv still parses" "$("$POLYAPM" check "$TMP/rname.apm" 2>&1)" "ok: program r"
+
 # refusals
 out=$(P apply 7 overlap 2>&1); rc=$?
 expect_eq "overlap twice: refused" "$rc" 1
