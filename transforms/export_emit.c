@@ -1653,25 +1653,13 @@ static void ex_prog_steps(ex_prog_out *o)
     xf_buf_free(&uses);
 }
 
-/* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
- * of every array's plane after a step (exchange_halo). */
-static void ex_prog_halo(ex_prog_out *o)
+/* One halo function of the program (ex_overlap_halo_fns): every array's plane of step t, to the
+ * pattern's runtime call. */
+static void ex_prog_halo_fn(ex_prog_out *o, const ex_halo_fn *fn)
 {
     const ex_plan *pl = o->pl;
     xf_buf *b = &o->b;
     const char *tn = o->tn;
-    ex_em mi = o->m;
-    mi.mode = EX_INSPECT;
-    for (int k = 0; k < pl->nphases; k++) {
-        mi.phase = k;
-        xf_buf_printf(b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
-                         " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
-                         "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
-                      k, k, tn, o->tv->lo->kind == IR_E_INT ? o->tv->lo->u.ival : 0, tn);
-        ex_step_body(&mi, b, 4);
-        xf_buf_printf(b, "}\n\n");
-    }
-    for (const ex_halo_fn *fn = ex_overlap_halo_fns(pl); fn->name; fn++) {
     xf_buf_printf(b, "/* %s %s: every array's plane of that step. */\n"
                      "static void %s(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
                   fn->what, tn, fn->name, tn, o->p->narrays ? o->p->narrays : 1);
@@ -1702,7 +1690,28 @@ static void ex_prog_halo(ex_prog_out *o)
     }
     xf_buf_printf(b, "};\n    (void)me;\n    (void)%s;   /* arrays without time planes: their whole memory */\n"
                      "    %s(pattern, planes);\n}\n\n", tn, fn->call);
+}
+
+/* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
+ * of every array's plane after a step (exchange_halo; with overlap its halves, post_halo and
+ * wait_halo, which the step calls). */
+static void ex_prog_halo(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    const char *tn = o->tn;
+    ex_em mi = o->m;
+    mi.mode = EX_INSPECT;
+    for (int k = 0; k < pl->nphases; k++) {
+        mi.phase = k;
+        xf_buf_printf(b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
+                         " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
+                         "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
+                      k, k, tn, o->tv->lo->kind == IR_E_INT ? o->tv->lo->u.ival : 0, tn);
+        ex_step_body(&mi, b, 4);
+        xf_buf_printf(b, "}\n\n");
     }
+    for (const ex_halo_fn *fn = ex_overlap_halo_fns(pl); fn->name; fn++) ex_prog_halo_fn(o, fn);
 }
 
 /* syndm, Alltoallv exchange: the end of a step, every record stored where its sender said. */

@@ -316,7 +316,8 @@ static void eval_box(ov_eval *E, const ir_stmt *nest, const int64_t *lo, const i
     E->env.n = n0;
 }
 
-/* NULL when no send fires in the interior (width w) for processors of steps `ts`; else why. */
+/* NULL when no send fires in the interior (width w) of any processor at the first two steps and
+ * the last, at the parameters' values; else why. */
 static char *ov_sends_in_boundary(const ir_program *p, const ov_step *st, int64_t w, const xf_args *args)
 {
     int64_t *pv = calloc((size_t)(p->nparams + 1), sizeof *pv);
@@ -538,5 +539,3 @@ ir_program *xf_overlap_apply(const ir_program *src, const xf_args *args, diag_li
     *status = XF_OK;
     return p;
 }
-
-/* The predicted gain is the simulation's (the trace's overlap): nothing to say without it. */
