@@ -391,10 +391,11 @@ void cost_summary_free(cost_summary *s)
     if (!s) return;
     free(s->work);
     free(s->comm);
+    free(s->overlap);
     free(s->sends);
     free(s->recvs);
     free(s->step_cost);
-    s->work = s->comm = s->step_cost = NULL;
+    s->work = s->comm = s->step_cost = s->overlap = NULL;
     s->sends = s->recvs = NULL;
 }
 
@@ -435,8 +436,10 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
     out->sends = calloc(npa, sizeof *out->sends);
     out->recvs = calloc(npa, sizeof *out->recvs);
     out->step_cost = calloc(nsa, sizeof *out->step_cost);
+    if (t->overlap) out->overlap = calloc(npa, sizeof *out->overlap);
     double *buf = calloc(6 * npa, sizeof *buf);
-    if (!out->work || !out->comm || !out->sends || !out->recvs || !out->step_cost || !buf) {
+    if (!out->work || !out->comm || !out->sends || !out->recvs || !out->step_cost || !buf ||
+        (t->overlap && !out->overlap)) {
         free(buf);
         cost_summary_free(out);
         return -1;
@@ -455,6 +458,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (!m->superstep) ci -= cost_hidden(t, s, i, ci, b);
             out->work[i] += wi;
             out->comm[i] += ci;
+            if (out->overlap) out->overlap[i] += t->overlap[(size_t)s * (size_t)np + (size_t)i];
             out->sends[i] += (int64_t)cs.nsend[i];
             out->recvs[i] += (int64_t)cs.nrecv[i];
             agg += wi;

@@ -71,7 +71,9 @@ typedef struct cost_summary {
     double aggregate_work;
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it */
-    double *comm;             /* nprocs: Σ_t c_it (communication + barrier) */
+    double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */
+    double *overlap;          /* nprocs: Σ_t o_it, the work between the last send and recv (the
+                                 trace's overlap), or NULL when the program has no recv */
     int64_t *sends, *recvs;   /* nprocs: Σ_t partners (coalesced) or messages */
     double *step_cost;        /* nsteps: cost_t */
     double collective;        /* Σ over steps of the collectives' cost (part of total) */

@@ -33,6 +33,9 @@ for model in polyapm hockney; do
         "$(python3 -c "print($over < $plain)")" True
 done
 expect_eq "bsp (no overlap): both leaves cost the same" "$(cost 6 bsp)" "$(cost 7 bsp)"
+expect_eq "sim --json: the overlap leaf's processors each overlap some work" \
+    "$(P sim 7 -D steps=5 --json | json "len(j['overlap']) == 4 and min(j['overlap']) > 0")" True
+expect_eq "sim --json: the plain leaf has no overlap" "$(P sim 6 -D steps=5 --json | json "'overlap' in j")" False
 
 # the exported program: post after the boundary, wait at recv, the checksum at every rank count
 P export 7 -o "$TMP/ov" >"$TMP/out" 2>&1
