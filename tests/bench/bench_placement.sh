@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Communication placement under SimGrid (issue 18's acceptance): the FD leaf (block2d, relcoord)
 # and its overlap child, 16 ranks on a 64-host cluster with 50 us links (`polyapm platform -n 64
-# --latency 50us`), n = 1024 (a 256 x 256 tile a rank), run with --host-speed 1Gf so that the
-# computation counts (SimGrid's default host speed makes it nearly free, and nothing could
+# --latency 50us`), n = 1024 (a 256 x 256 tile a rank); run --smpi times the computation at the
+# platform's host speed (without it SimGrid makes computation nearly free, and nothing could
 # overlap it).  Prints the predicted seconds (hockney under a profile whose startup is that
 # latency, and the thesis's model under scali2004) and the simulated seconds of each leaf, best
 # of PLACEMENT_REPEAT runs (default 3; SimGrid times the computation as it runs here, so a
@@ -26,7 +26,7 @@ pred() { P sim "$1" -D n=$n --machine "$2" --model "$3" --json | python3 -c "imp
 meas() {
     local best="" s
     for _ in $(seq "$rep"); do
-        s=$(P run "$1" -np 16 -D n=$n --smpi "$tmp/cluster.xml" --host-speed 1Gf --json 2>/dev/null | tail -1 |
+        s=$(P run "$1" -np 16 -D n=$n --smpi "$tmp/cluster.xml" --json 2>/dev/null | tail -1 |
             python3 -c "import json,sys; j=json.load(sys.stdin); print(j['seconds'] if j['match'] else 'DIFFERS')" 2>/dev/null)
         [ "$s" = DIFFERS ] && { echo DIFFERS; return; }
         [ -z "$best" ] || [ "$(echo "$s < $best" | bc)" = 1 ] && best=$s
