@@ -455,7 +455,9 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
         for (int i = 0; i < np; i++) {
             double wi = w ? w[i] : 0;
             double ci = m->comm(prof, &cs, i, b);
-            if (!m->superstep) ci -= cost_hidden(t, s, i, ci, b);
+            double hidden = m->superstep ? 0 : cost_hidden(t, s, i, ci, b);
+            if (ci - b - hidden > 0) out->commcost += ci - b - hidden;
+            ci -= hidden;
             out->work[i] += wi;
             out->comm[i] += ci;
             if (out->overlap) out->overlap[i] += t->overlap[(size_t)s * (size_t)np + (size_t)i];

@@ -77,6 +77,9 @@ typedef struct cost_summary {
     int64_t *sends, *recvs;   /* nprocs: Σ_t partners (coalesced) or messages */
     double *step_cost;        /* nsteps: cost_t */
     double collective;        /* Σ over steps of the collectives' cost (part of total) */
+    double commcost;          /* Fahringer & Mehofer's CommCost: Σ over message groups (a processor's
+                                 messages of a step) of |min(0, o_it − (c_it − b(P)))|, the message
+                                 time no work hides (all of it without recv, and under bsp) */
 } cost_summary;
 
 /* The cost of one collective under a model (ticks; 0 for an unknown model). */

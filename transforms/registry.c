@@ -93,7 +93,7 @@ static const xf_transform registry[] = {
     {"overlap", LV(IR_SYNDM), overlap_params, sizeof overlap_params / sizeof overlap_params[0],
      "communication placement: the boundary computed and sent first, the interior while the messages "
      "travel, then recv (Fahringer & Mehofer 1999) (syndm -> syndm)",
-     xf_overlap_applicable, xf_overlap_apply, NULL},
+     xf_overlap_applicable, xf_overlap_apply, xf_overlap_predict},
     FUSE_ROW("sr2-reduction", sr2, "fusion: scan(*); [all]reduce(+) -> one [all]reduce over pairs, "
              "when * distributes over + (Gorlatch et al. 1999)"),
     FUSE_ROW("sr-reduction", sr, "fusion: scan(+); [all]reduce(+) -> one balanced-tree reduction over "

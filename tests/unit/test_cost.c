@@ -301,12 +301,14 @@ static void test_overlap(void)
     cost_evaluate("hockney", &t, p, &s); hock_plain = s.total; cost_summary_free(&s);
     cost_evaluate("polyapm", &t, p, &plain);
     T_NEAR("no overlap: the receiver's words and the barrier", plain.total, 100 + NORMR + BSL, 1e-9);
+    T_NEAR("no overlap: CommCost is all the message time", plain.commcost, NORMS + NORMR, 1e-9);
     t.overlap = calloc(2, sizeof *t.overlap);
     t.overlap[0] = 5;   /* more than the sender's message time: all of it hidden */
     t.overlap[1] = 2;   /* less than the receiver's: 2 ticks of it hidden */
     cost_evaluate("polyapm", &t, p, &s);
     T_NEAR("overlap 2 at the receiver: 2 ticks less", s.total, 100 + NORMR - 2 + BSL, 1e-9);
     T_NEAR("the sender's message time all hidden, the barrier not", s.comm[0], BSL, 1e-9);
+    T_NEAR("CommCost: what the overlap does not hide (the receiver's, less 2)", s.commcost, NORMR - 2, 1e-9);
     cost_summary_free(&s);
     t.overlap[1] = 1000;
     cost_evaluate("polyapm", &t, p, &s);
@@ -317,6 +319,7 @@ static void test_overlap(void)
     cost_summary_free(&s);
     cost_evaluate("bsp", &t, p, &s);
     T_NEAR("bsp prices no overlap", s.total, bsp_plain, 1e-9);
+    T_CHECK("bsp: CommCost is all the message time", s.commcost > 0, "%g", s.commcost);
     cost_summary_free(&s);
     cost_summary_free(&plain);
     free(t.overlap);
