@@ -7,6 +7,12 @@
  * (cost_summary.commcost: Σ over message groups of |min(0, Overlap)|, Overlap = the work between
  * the sends and recv minus the message time) and its predicted cost.  `transforms` shows them as
  * the overlap row's prediction.
+ *
+ * Buffer safety (the paper's re-blocking): overlap with maxbuf=BYTES keeps every message of a
+ * step in its send buffer from the boundary to recv; where a processor's live send buffers of a
+ * step exceed the bound (at the parameters' values), xf_overlap_buffer_safe falls back to the
+ * placement with least communication time within it: the plain placement, whose buffers are not
+ * live while the step computes (the widths of overlap all send the same messages).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,4 +93,64 @@ char *xf_overlap_predict(const ir_program *p, const cost_profile *prof)
     int best = xf_placement_least(c, n, 0);
     xf_buf_printf(&b, "; least cost: %s", best ? c[best].args : "plain");
     return xf_buf_take(&b);
+}
+
+/* The most bytes (8 a word) one processor sends in one step of the trace, and where. */
+static int64_t live_send_bytes(const sim_trace *t, int *proc, int *step)
+{
+    int64_t best = 0;
+    double *out = calloc((size_t)(t->nprocs > 0 ? t->nprocs : 1), sizeof *out);
+    for (int s = 0; out && s < t->nsteps; s++) {
+        for (int i = 0; i < t->nprocs; i++) out[i] = 0;
+        for (int k = 0; t->msgs && t->msgs[s] && k < t->nmsgs[s]; k++)
+            if (t->msgs[s][k].src >= 0 && t->msgs[s][k].src < t->nprocs) out[t->msgs[s][k].src] += t->msgs[s][k].words;
+        for (int i = 0; i < t->nprocs; i++)
+            if ((int64_t)(8 * out[i]) > best) { best = (int64_t)(8 * out[i]); *proc = i; *step = s; }
+    }
+    free(out);
+    return best;
+}
+
+/* A copy of src whose processor body starts with the comment lines text[0], text[1]. */
+static ir_program *with_comment(const ir_program *src, char *const text[2])
+{
+    ir_program *q = ir_program_clone(src);
+    ir_step_nest n;
+    if (!q || ir_step_nest_find(q->body, &n) != IR_NEST_OK || !n.pfor || !n.pfor->u.for_.body->n) return q;
+    ir_stmt *first = n.pfor->u.for_.body->stmts[0];
+    ir_comments *c = &first->comments;
+    const char **lead = ir_alloc(q, (size_t)(c->nlead + 2) * sizeof *lead);
+    lead[0] = ir_strdup(q, text[0]);
+    lead[1] = ir_strdup(q, text[1]);
+    for (int i = 0; i < c->nlead; i++) lead[i + 2] = c->lead[i];
+    c->lead = lead;
+    c->nlead += 2;
+    return q;
+}
+
+ir_program *xf_overlap_buffer_safe(const ir_program *src, ir_program *placed, int64_t maxbuf, const xf_args *args,
+                                   diag_list *d)
+{
+    sim_options o = {.bindings = args->bindings, .nbindings = args->nbindings, .max_violations = 1,
+                     .cancel = xf_cancel_flag()};
+    sim_result *r = sim_run(placed, &o);
+    if (!r || !r->ok) {
+        diag_add(d, src->file, 0, 0, "overlap maxbuf=: the placed program does not simulate at the parameters' values");
+        sim_result_free(r);
+        ir_program_free(placed);
+        return NULL;
+    }
+    int proc = 0, step = 0;
+    int64_t need = live_send_bytes(&r->trace, &proc, &step);
+    sim_result_free(r);
+    if (need <= maxbuf) return placed;
+    ir_program_free(placed);
+    char *msg[2] = {xf_asprintf("overlap maxbuf=%lld: a step's live send buffers reach %lld bytes (processor %d, "
+                                "step %d);", (long long)maxbuf, (long long)need, proc, step),
+                    xf_asprintf("re-blocked: the plain placement, the least communication time within the bound")};
+    if (args->report) fprintf(args->report, "%s %s\n", msg[0], msg[1]);
+    ir_program *q = with_comment(src, msg);
+    free(msg[0]);
+    free(msg[1]);
+    return q;
 }

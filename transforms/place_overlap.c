@@ -21,6 +21,7 @@
  * send fires only in the boundary (checked at the parameters' values for the first steps and the
  * last; a wider `width` takes in deeper sends).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -449,18 +450,21 @@ static ir_stmt *slab(ov_rw *R, const ir_stmt *nest, ir_expr **lo, ir_expr **hi, 
 ir_program *xf_overlap_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
     *status = XF_EUSAGE;
-    int64_t w = 1;
+    int64_t w = 1, maxbuf = -1;
     for (int i = 0; i < args->n; i++) {
         char *end = NULL;
-        if (strcmp(args->items[i].key, "width") || args->items[i].label) {
-            diag_add(d, NULL, 0, 0, "overlap: unknown parameter '%s' (it has width=)", args->items[i].key);
+        int is_w = !strcmp(args->items[i].key, "width");
+        if ((!is_w && strcmp(args->items[i].key, "maxbuf")) || args->items[i].label) {
+            diag_add(d, NULL, 0, 0, "overlap: unknown parameter '%s' (it has width= and maxbuf=)", args->items[i].key);
             return NULL;
         }
-        w = strtoll(args->items[i].value, &end, 10);
-        if (!end || *end || w < 1 || w > 1000000) {
-            diag_add(d, NULL, 0, 0, "overlap: width= needs a positive integer, not '%s'", args->items[i].value);
+        int64_t v = strtoll(args->items[i].value, &end, 10);
+        if (!end || *end || v < (is_w ? 1 : 0) || v > (is_w ? 1000000 : INT64_MAX / 2)) {
+            diag_add(d, NULL, 0, 0, "overlap: %s= needs a %s integer, not '%s'", args->items[i].key,
+                     is_w ? "positive" : "non-negative", args->items[i].value);
             return NULL;
         }
+        if (is_w) w = v; else maxbuf = v;
     }
     *status = XF_EREFUSED;
     ov_step st;
@@ -536,6 +540,7 @@ ir_program *xf_overlap_apply(const ir_program *src, const xf_args *args, diag_li
     st.body->n = nb->n;
     free(R.text);
     if (xf_check_generated("overlap", p, d) != 0) return NULL;
+    if (maxbuf >= 0 && !(p = xf_overlap_buffer_safe(src, p, maxbuf, args, d))) return NULL;
     *status = XF_OK;
     return p;
 }

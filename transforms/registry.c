@@ -52,6 +52,10 @@ static const xf_param overlap_params[] = {
     {"width", XF_P_INT, "1", "1|2", 0,
      "the boundary's width: the elements within `width` of the element nest's faces are computed and "
      "sent first (every send must fire there)", 0, NULL},
+    {"maxbuf", XF_P_INT, NULL, NULL, 0,
+     "bytes one processor's live send buffers of a step may hold: where the placement needs more (at the "
+     "parameters' values), the plain placement instead, with a comment saying so (the paper's re-blocking)",
+     0, NULL},
 };
 
 static const xf_param fuse_params[] = {

@@ -219,6 +219,11 @@ int xf_placements(const ir_program *p, const cost_profile *prof, const char *mod
                   xf_placement *out, int max);
 /* The index of the least cost (by_commcost: least CommCost) of n >= 1 candidates; ties: the first. */
 int xf_placement_least(const xf_placement *c, int n, int by_commcost);
+/* overlap maxbuf= (place_choice.c): `placed` (taken) when no processor's live send buffers of a
+ * step exceed maxbuf bytes at args' bindings; else src's plain placement with a comment saying
+ * so (also written to args->report).  NULL with diagnostics when `placed` does not simulate. */
+own_give ir_program *xf_overlap_buffer_safe(const ir_program *src, own_take ir_program *placed, int64_t maxbuf,
+                                            const xf_args *args, diag_list *d);
 /* The overlap row's prediction: the candidates under the polyapm model (one line, malloc'd). */
 own_give char *xf_overlap_predict(const ir_program *p, const cost_profile *prof);
 

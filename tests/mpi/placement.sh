@@ -5,6 +5,8 @@
 # and predicted cost; each cost is the one `sim` gives the node that placement makes; the plain
 # placement's CommCost is all its message time, the overlap's less; the least cost is named;
 # a placed node lists none; explore reaches the overlap leaves and ranks them with the plain one.
+# Buffer safety: overlap maxbuf= below what a step's sends hold falls back to the plain
+# placement, says so (report and program text), verifies and runs with its checksum.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$(dirname "$0")/export.inc"
@@ -50,4 +52,26 @@ expect_eq "explore: the best leaf is the least cost among them" \
     "$(printf '%s' "$out" | json "j['best']['cost'] == min(l['cost'] for l in j['leaves'])")" True
 expect_eq "explore: under scali2004 the best leaf overlaps" \
     "$(printf '%s' "$out" | json "any(s['transform'] == 'overlap' for s in j['leaves'][0]['path'])")" True
+
+# buffer safety: overlap maxbuf=BYTES falls back to the plain placement where a processor's live
+# send buffers of a step exceed the bound (a processor of the 2 x 2 grid sends two faces)
+P show 6 --program >"$TMP/plain.apm"
+out=$("$POLYAPM" apply "$TMP/plain.apm" overlap maxbuf=0 -o "$TMP/b0.apm" 2>&1)
+expect_match "maxbuf=0: says it re-blocked, and what the buffers reach" "$out" \
+    "overlap maxbuf=0: a step's live send buffers reach [0-9]+ bytes .*re-blocked: the plain placement"
+need=$(printf '%s' "$out" | sed -E 's/.*reach ([0-9]+) bytes.*/\1/')
+expect_eq "the buffers (n = 32 on 2 x 2: two faces of 15 interior elements, 8 bytes each)" "$need" 240
+fits=$(P apply 6 overlap maxbuf="$need" -q) && over=$(P apply 6 overlap maxbuf=$((need - 1)) -q)
+expect_eq "maxbuf at the need: the overlap placement (the same node as overlap width=1)" "$fits" "$w1"
+expect_eq "maxbuf one byte below: no recv, the plain placement" "$(P show "$over" --program | grep -c '^ *recv$')" 0
+expect_match "the fallback says so in its text" "$(P show "$over" --program)" "# re-blocked: the plain placement"
+expect_eq "the fallback's statements are the plain node's" \
+    "$(P show "$over" --program | grep -v '^ *#')" "$(P show 6 --program | grep -v '^ *#')"
+expect_eq "the fallback verifies" "$(P sim "$over" --json | json "j['verified'] and j['violations_total'] == 0")" True
+expect_eq "the fallback runs on 4 ranks with the simulation's checksum" \
+    "$(P run "$over" -np 4 --json 2>&1 | tail -1 | json "j['match']" 2>/dev/null)" True
+for bad in -1 x 1.5; do
+    "$POLYAPM" apply "$TMP/plain.apm" overlap maxbuf=$bad >/dev/null 2>&1
+    expect_eq "maxbuf=$bad: usage error" "$?" 2
+done
 finish
