@@ -751,6 +751,13 @@ static void check_stmt(checker *C, ir_stmt *s)
     case IR_S_COLL:
         check_coll(C, s);
         break;
+    case IR_S_RECV:
+        if (C->p->level != IR_SYNDM)
+            level_error(C, s->pos, "recv", "syndm");
+        else if (!C->proc_body || C->cur_block != C->proc_body ||
+                 C->proc_body->stmts[C->proc_body->n - 1] != s)
+            cerr(C, s->pos, "'recv' must be the last statement of the processor loop's body");
+        break;
     case IR_S_ASSIGN: {
         define_label(C, s->u.assign.label, s->pos);
         ir_type rt = resolve(C, s->u.assign.rhs, M_ANY, NULL);

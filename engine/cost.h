@@ -9,6 +9,9 @@
  *   bsp      superstep = max_i w_it + g·max_i h_it + l(P),  h_i = max(words out, words in)
  *   hockney  c_it = max(Σ_sends (t_s + t_w·m), Σ_recvs (t_s + t_w·m)) + b(P);
  *            cost = Σ_t max_i (w_it + c_it)
+ *   overlap  (polyapm and hockney) a step that ends with `recv` works o_it ticks between its last
+ *            send and its recv (the trace's overlap); that work hides its messages:
+ *            c_it −= min(o_it, c_it − b(P)).  BSP's supersteps do not overlap.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, in a trace without any
  * message or collective (exported code then has no exchange to wait at).
@@ -68,10 +71,15 @@ typedef struct cost_summary {
     double aggregate_work;
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it */
-    double *comm;             /* nprocs: Σ_t c_it (communication + barrier) */
+    double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */
+    double *overlap;          /* nprocs: Σ_t o_it, the work between the last send and recv (the
+                                 trace's overlap), or NULL when the program has no recv */
     int64_t *sends, *recvs;   /* nprocs: Σ_t partners (coalesced) or messages */
     double *step_cost;        /* nsteps: cost_t */
     double collective;        /* Σ over steps of the collectives' cost (part of total) */
+    double commcost;          /* Fahringer & Mehofer's CommCost: Σ over message groups (a processor's
+                                 messages of a step) of |min(0, o_it − (c_it − b(P)))|, the message
+                                 time no work hides (all of it without recv, and under bsp) */
 } cost_summary;
 
 /* The cost of one collective under a model (ticks; 0 for an unknown model). */

@@ -376,6 +376,8 @@ ir_stmt *ir_clone_stmt(ir_program *dst, const ir_stmt *s)
         c->u.send.when = ir_clone_expr(dst, s->u.send.when);
         c->u.send.as_idx = clone_exprs(dst, s->u.send.as_idx, s->u.send.nas);
         break;
+    case IR_S_RECV:
+        break;
     case IR_S_COLL:
         c->u.coll.label = ir_strdup(dst, s->u.coll.label);
         c->u.coll.op.name = ir_strdup(dst, s->u.coll.op.name);
@@ -612,7 +614,7 @@ static int block_has_collectives(const ir_block *b)
                 return 1;
             break;
         case IR_S_FOR: if (block_has_collectives(s->u.for_.body)) return 1; break;
-        case IR_S_SEND: break;
+        case IR_S_SEND: case IR_S_RECV: break;
         }
     }
     return 0;

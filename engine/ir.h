@@ -32,6 +32,7 @@
  *    the time loop (DEFAULT or SEQ) and whose processor loop (PAR or PROC) is either vars[1] or
  *    the vars[0] of the single IR_S_FOR in its body; no other loop is PAR/PROC.
  *  - `else if` is an else block holding exactly one IR_S_IF (block cost NULL).
+ *  - IR_S_RECV appears only at syndm, as the last statement of the processor loop's body.
  *  - collectives (IR_S_COLL) appear only at syncomm/syndm, directly in the processor loop's body
  *    (the body of the IR_S_FOR whose last variable is the processor loop); their blocks have
  *    `array_index` (IR_E_ACCESS, nidx <= ndims) or nk == IR_N_ARRAY (IR_E_NAME); their opref
@@ -177,7 +178,11 @@ typedef struct ir_loopvar {
     ir_pos pos;
 } ir_loopvar;
 
-typedef enum ir_stmt_kind { IR_S_ASSIGN, IR_S_LET, IR_S_IF, IR_S_FOR, IR_S_SEND, IR_S_COLL } ir_stmt_kind;
+/* IR_S_RECV (`recv`, syndm, the last statement of the processor loop's body): the step's messages
+ * are received here; its sends were posted where they stand, so the work between a processor's
+ * last send and its recv overlaps them (the overlap placement, transforms/place_overlap.c).  A
+ * step without it posts and receives its messages together at its end.  It has no fields. */
+typedef enum ir_stmt_kind { IR_S_ASSIGN, IR_S_LET, IR_S_IF, IR_S_FOR, IR_S_SEND, IR_S_COLL, IR_S_RECV } ir_stmt_kind;
 
 /* Collectives (syncomm, syndm; see COLLECTIVES in polyapm-lang(5)).  The _BAL kinds are the
  * balanced forms the fusion rules produce: reduce_bal over a balanced tree whose missing leaves

@@ -195,11 +195,17 @@ static int is_op_start(const parser *P)
 {
     return is_word(P, 0, "op") && peek(P, 1) == IR_T_IDENT && peek(P, 2) == IR_T_LBRACE;
 }
+/* `recv` alone (a word, not a keyword: a name `recv` followed by ':', '[' or '=' stays one). */
+static int is_recv(const parser *P)
+{
+    ir_tok_kind n = peek(P, 1);
+    return is_word(P, 0, "recv") && n != IR_T_COLON && n != IR_T_LBRACK && n != IR_T_ASSIGN;
+}
 static int is_stmt_start(const parser *P)
 {
     ir_tok_kind k = kind(P);
     return k == IR_T_LET || k == IR_T_IF || k == IR_T_FOR || k == IR_T_SEND ||
-           (k == IR_T_IDENT && peek(P, 1) == IR_T_COLON);
+           (k == IR_T_IDENT && peek(P, 1) == IR_T_COLON) || is_recv(P);
 }
 
 /* Skips to a point where parsing can resume; balanced braces are skipped whole. */
@@ -790,6 +796,10 @@ static ir_stmt *parse_stmt(parser *P)
     case IR_T_FOR: return parse_for(P);
     case IR_T_SEND: return parse_send(P);
     case IR_T_IDENT: {
+        if (is_recv(P)) {
+            advance(P);
+            return new_stmt(P, IR_S_RECV, pos);
+        }
         ir_stmt *s = new_stmt(P, IR_S_ASSIGN, pos);
         if (peek(P, 1) == IR_T_COLON) {
             s->u.assign.label = tok(P)->text;

@@ -73,6 +73,8 @@ void ir_block_accesses(const ir_block *b, ir_access_fn fn, void *ctx)
             ir_expr_accesses(s->u.send.to_hi, fn, ctx);
             ir_expr_accesses(s->u.send.when, fn, ctx);
             break;
+        case IR_S_RECV:
+            break;
         case IR_S_COLL:
             for (int k = 0; k < s->u.coll.nsrc; k++) {
                 ir_expr_accesses(s->u.coll.src[k], fn, ctx);

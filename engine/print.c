@@ -404,6 +404,9 @@ static void print_stmt(buf *b, const ir_stmt *s, int ind)
     case IR_S_COLL:
         print_coll(b, s);
         break;
+    case IR_S_RECV:
+        bput(b, "recv");
+        break;
     }
     print_trail(b, &s->comments);
     bput(b, "\n");

@@ -67,6 +67,9 @@ typedef struct sim_trace {
     int *nmsgs;               /* nsteps */
     sim_coll_rec **colls;     /* nsteps lists of the step's collectives in order (NULL when none) */
     int *ncolls;              /* nsteps */
+    double *overlap;          /* nsteps * nprocs, like work: the ticks a processor spends between
+                                 its last send of the step and its `recv` (the work its messages
+                                 overlap); NULL when the program has no recv */
 } sim_trace;
 
 /* One output array, gathered to global coordinates. */

@@ -784,6 +784,8 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         }
         return st;
     }
+    case IR_S_RECV:
+        return sim_new_stmt(c, SS_RECV, s, "recv");
     case IR_S_COLL:
         /* the driver (sim.c) runs the collectives of the processor loop's body itself */
         return (sim_stmt *)sim_cerr(c, NULL, "a collective outside the processor loop's body");

@@ -749,6 +749,17 @@ static void sim_exec_send(sim_ctx *c, const sim_stmt *s)
     }
 }
 
+/* `recv`: the work since the processor's last send of the step is what its messages overlap
+ * (the trace's overlap matrix, allocated by the first recv). */
+static void sim_exec_recv(sim_ctx *c)
+{
+    sim_trace *t = &c->r->trace;
+    if (!t->overlap) t->overlap = calloc((size_t)(t->nsteps ? t->nsteps : 1) * (size_t)(t->nprocs ? t->nprocs : 1),
+                                         sizeof *t->overlap);
+    if (t->overlap && c->step < t->nsteps && c->proc < t->nprocs)
+        t->overlap[(size_t)c->step * (size_t)t->nprocs + (size_t)c->proc] += c->ticks - c->post_ticks;
+}
+
 static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
 {
     double sv = c->ticks;
@@ -832,7 +843,11 @@ void sim_exec(sim_ctx *c, const sim_stmt *s)
         return;
     case SS_SEND:
         c->cur = s;
+        c->post_ticks = c->ticks;
         sim_exec_send(c, s);
+        return;
+    case SS_RECV:
+        sim_exec_recv(c);
         return;
     }
 }

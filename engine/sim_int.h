@@ -88,7 +88,7 @@ struct sim_node {
     const ir_expr *e;
 };
 
-typedef enum sim_stmt_kind { SS_BLOCK, SS_ASSIGN, SS_LET, SS_IF, SS_FOR, SS_SEND } sim_stmt_kind;
+typedef enum sim_stmt_kind { SS_BLOCK, SS_ASSIGN, SS_LET, SS_IF, SS_FOR, SS_SEND, SS_RECV } sim_stmt_kind;
 
 typedef struct sim_stmt sim_stmt;
 struct sim_stmt {
@@ -278,6 +278,7 @@ typedef struct sim_ctx {
     int narrays;
 
     double ticks;                 /* work of the running processor instance */
+    double post_ticks;            /* `ticks` when its last send statement ran (SS_RECV: overlap) */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;

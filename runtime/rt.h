@@ -174,7 +174,12 @@ typedef struct rt_pattern rt_pattern;
 rt_pattern *rt_pattern_new(MPI_Comm comm, int narrays);
 void rt_pattern_add(rt_pattern *p, int dest, int array, int64_t send_off, int64_t recv_off);
 void rt_pattern_commit(rt_pattern *p);                   /* collective over comm */
-void rt_pattern_exchange(rt_pattern *p, double *const *base);
+void rt_pattern_exchange(rt_pattern *p, double *const *base);   /* = post, then wait */
+/* The exchange in two halves, for work in between (the overlap placement): post sends the values
+ * base[] holds now; until wait, the sent elements must not change and the received ones must not
+ * be touched; wait (with the same base) completes it. */
+void rt_pattern_post(rt_pattern *p, double *const *base);
+void rt_pattern_wait(rt_pattern *p, double *const *base);
 int64_t rt_pattern_elements(const rt_pattern *p);        /* elements this rank sends per exchange */
 void rt_pattern_free(rt_pattern *p);
 

@@ -8,6 +8,8 @@
  * A message whose elements lie at equal strides on both sides (a row: stride 1; a column of a
  * row-major tile: stride = the row length) is sent and received in place with an MPI vector
  * datatype, no copy; any other message is packed and unpacked through its index lists.
+ * An exchange is rt_pattern_post (receives and sends posted) then rt_pattern_wait (completed):
+ * the overlap placement computes its interior between the two.
  * Ownership: rt_pattern_new returns an object the caller frees with rt_pattern_free (before
  * MPI_Finalize: it owns MPI datatypes).
  */
@@ -45,6 +47,7 @@ struct rt_pattern {
     int *self_array;
     int nself;
     MPI_Request *req;
+    int nreq, posted;         /* the requests of a posted exchange (rt_pattern_post) */
     int64_t sent;             /* elements sent per exchange */
     int committed;
 };
@@ -222,9 +225,11 @@ void rt_pattern_commit(rt_pattern *p)
     p->req = rt_malloc((size_t)(p->nsend + p->nrecv + 1) * sizeof(MPI_Request));
 }
 
-void rt_pattern_exchange(rt_pattern *p, double *const *base)
+/* Posts the exchange: every receive, then every send (packed ones copied now), the local copies. */
+void rt_pattern_post(rt_pattern *p, double *const *base)
 {
-    if (!p->committed) rt_die("rt_pattern_exchange before rt_pattern_commit");
+    if (!p->committed) rt_die("rt_pattern_post before rt_pattern_commit");
+    if (p->posted) rt_die("rt_pattern_post twice without rt_pattern_wait");
     int nreq = 0;
     for (int i = 0; i < p->nrecv; i++) {
         rt_pmsg *m = &p->recv[i];
@@ -245,13 +250,28 @@ void rt_pattern_exchange(rt_pattern *p, double *const *base)
     }
     for (int i = 0; i < p->nself; i++)
         memcpy(&base[p->self_array[i]][p->self_to[i]], &base[p->self_array[i]][p->self_from[i]], sizeof(double));
-    RT_CHECK(MPI_Waitall(nreq, p->req, MPI_STATUSES_IGNORE));
+    p->nreq = nreq;
+    p->posted = 1;
+}
+
+/* Completes the posted exchange: waits, then unpacks what came packed. */
+void rt_pattern_wait(rt_pattern *p, double *const *base)
+{
+    if (!p->posted) rt_die("rt_pattern_wait without rt_pattern_post");
+    p->posted = 0;
+    RT_CHECK(MPI_Waitall(p->nreq, p->req, MPI_STATUSES_IGNORE));
     for (int i = 0; i < p->nrecv; i++) {
         rt_pmsg *m = &p->recv[i];
         if (!m->buf) continue;
         double *a = base[m->array];
         for (int j = 0; j < m->count; j++) memcpy(&a[m->off[j]], &m->buf[j], sizeof m->buf[j]);
     }
+}
+
+void rt_pattern_exchange(rt_pattern *p, double *const *base)
+{
+    rt_pattern_post(p, base);
+    rt_pattern_wait(p, base);
 }
 
 int64_t rt_pattern_elements(const rt_pattern *p)

@@ -43,7 +43,7 @@ mpi/bench_smoke 35 mpi/export_stencil 35 cli/import_polybench 15 cli/thesis_fd 2
 mpi/ranks 19 mpi/checksum 17 store/workspace 15
 xf/blockcyclic 15 mpi/exchange 14 mpi/export_seq 14 unit/test_explore 12 tui/basic 12 mpi/pattern 12
 store/concurrency 11 xf/pieces 10 unit/test_xf 9 xf/tile 8 cli/calibrate 8 cli/compare 8 store/bad 8
-cli/standalone 8 tui/more 8 tui/export 8 cli/sweep 5 cli/import_bad 6 cli/import_exact 4 mpi/dist 5 tui/memory 5 cli/sim 4
+mpi/placement 8 cli/standalone 8 tui/more 8 tui/export 8 cli/sweep 5 cli/import_bad 6 cli/import_exact 4 mpi/dist 5 tui/memory 5 cli/sim 4
 tui/cancel 4 cli/replay 8 tui/replay 8 unit/test_replay 1 unit/test_textfile 1 mpi/platform 6
 "
 declare -A EST=()

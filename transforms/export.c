@@ -51,6 +51,7 @@ static const ex_kind ex_kinds[] = {
     {IR_S_FOR, "for", 1, 1},
     {IR_S_SEND, "send", 0, 1},
     {IR_S_COLL, "collective", 0, 1},
+    {IR_S_RECV, "recv", 0, 1},
 };
 
 static int ex_check_kinds(const ir_program *p, const ir_block *b, int mpi, diag_list *d)

@@ -394,6 +394,8 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
         for (int i = 0; i < s->u.send.nas; i++) if (i != skip && ex_expr_uses(s->u.send.as_idx[i], id)) return 1;
         return 0;
     }
+    case IR_S_RECV:
+        return 0;
     case IR_S_COLL:
         if (m->mode == EX_INSPECT) return 0;
         for (int i = 0; i < s->u.coll.nsrc; i++)
@@ -823,9 +825,13 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
     }
     case IR_S_FOR:
         ex_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
+        ex_overlap_after(m, b, blk, k, in);
         return;
     case IR_S_COLL:
         if (m->mode != EX_INSPECT) ex_coll(m, b, s, in);
+        return;
+    case IR_S_RECV:
+        if (m->mode == EX_STEP) ex_overlap_recv(m, b, in);
         return;
     }
 }
@@ -1592,6 +1598,7 @@ static int ex_has_coll(const ir_block *b)
 static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_buf *uses)
 {
     if (ex_has_coll(pl->p->body)) return;   /* collectives reach the arrays through the runtime: the globals */
+    if (ex_overlap_placed(pl)) return;      /* so do the messages in flight during the step */
     for (int i = 0; i < pl->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         if (a->pieced) continue;   /* export_piece.c's storage */
@@ -1616,10 +1623,10 @@ static void ex_prog_steps(ex_prog_out *o)
      * restrict arrays, which gcc -O2 vectorises without runtime alias checks */
     const char *noinline = params.n ? "__attribute__((noinline)) " : "";
     xf_buf_printf(b, "/* One time step of processor me: statements %s, in the program's order%s%s. */\n"
-                     "static %svoid step%s(int64_t %s, int64_t me, rt_exchange *rt_x%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
+                     "static %svoid step%s(int64_t %s, int64_t me, rt_exchange *rt_x%s%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
                   stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
                   params.n ? " (the arrays as restrict parameters: each is its own allocation)" : "", noinline,
-                  o->lab, tn, params.n ? params.s : "", tn, uses.n ? uses.s : "");
+                  o->lab, tn, params.n ? params.s : "", ex_overlap_step_param(pl), tn, uses.n ? uses.s : "");
     int marked = 0, unfolded = 0;
     for (int i = 0; i < o->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
@@ -1635,8 +1642,8 @@ static void ex_prog_steps(ex_prog_out *o)
     if (o->two) {
         xf_buf_printf(b, "/* The same step, recording which output elements this processor computes (the step that\n"
                          " * writes the output plane). */\n"
-                         "static %svoid step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
-                      noinline, o->lab, tn, params.n ? params.s : "", tn, uses.n ? uses.s : "");
+                         "static %svoid step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x%s%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
+                      noinline, o->lab, tn, params.n ? params.s : "", ex_overlap_step_param(pl), tn, uses.n ? uses.s : "");
         o->m.marks = 1;
         ex_step_body(&o->m, b, 4);
         xf_buf_printf(b, "}\n\n");
@@ -1646,27 +1653,16 @@ static void ex_prog_steps(ex_prog_out *o)
     xf_buf_free(&uses);
 }
 
-/* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
- * of every array's plane after a step (exchange_halo). */
-static void ex_prog_halo(ex_prog_out *o)
+/* One halo function of the program (ex_overlap_halo_fns): every array's plane of step t, to the
+ * pattern's runtime call. */
+static void ex_prog_halo_fn(ex_prog_out *o, const ex_halo_fn *fn)
 {
     const ex_plan *pl = o->pl;
     xf_buf *b = &o->b;
     const char *tn = o->tn;
-    ex_em mi = o->m;
-    mi.mode = EX_INSPECT;
-    for (int k = 0; k < pl->nphases; k++) {
-        mi.phase = k;
-        xf_buf_printf(b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
-                         " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
-                         "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
-                      k, k, tn, o->tv->lo->kind == IR_E_INT ? o->tv->lo->u.ival : 0, tn);
-        ex_step_body(&mi, b, 4);
-        xf_buf_printf(b, "}\n\n");
-    }
-    xf_buf_printf(b, "/* The exchange after step %s: every array's plane of that step. */\n"
-                     "static void exchange_halo(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
-                  tn, tn, o->p->narrays ? o->p->narrays : 1);
+    xf_buf_printf(b, "/* %s %s: every array's plane of that step. */\n"
+                     "static void %s(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
+                  fn->what, tn, fn->name, tn, o->p->narrays ? o->p->narrays : 1);
     for (int i = 0; i < o->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         /* int64_t arrays too: the pattern moves 8-byte words bit for bit (RT_WORD) */
@@ -1693,7 +1689,29 @@ static void ex_prog_halo(ex_prog_out *o)
         xf_buf_printf(b, ")))");
     }
     xf_buf_printf(b, "};\n    (void)me;\n    (void)%s;   /* arrays without time planes: their whole memory */\n"
-                     "    rt_pattern_exchange(pattern, planes);\n}\n\n", tn);
+                     "    %s(pattern, planes);\n}\n\n", tn, fn->call);
+}
+
+/* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
+ * of every array's plane after a step (exchange_halo; with overlap its halves, post_halo and
+ * wait_halo, which the step calls). */
+static void ex_prog_halo(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    const char *tn = o->tn;
+    ex_em mi = o->m;
+    mi.mode = EX_INSPECT;
+    for (int k = 0; k < pl->nphases; k++) {
+        mi.phase = k;
+        xf_buf_printf(b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
+                         " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
+                         "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
+                      k, k, tn, o->tv->lo->kind == IR_E_INT ? o->tv->lo->u.ival : 0, tn);
+        ex_step_body(&mi, b, 4);
+        xf_buf_printf(b, "}\n\n");
+    }
+    for (const ex_halo_fn *fn = ex_overlap_halo_fns(pl); fn->name; fn++) ex_prog_halo_fn(o, fn);
 }
 
 /* syndm, Alltoallv exchange: the end of a step, every record stored where its sender said. */
@@ -1770,6 +1788,7 @@ static void ex_prog_main_loop(ex_prog_out *o)
         xf_buf_printf(b, "        if (++rt_stamp == 0) rt_die(\"more than 2^32 - 1 steps\");\n");
     xf_buf params = {0}, args = {0}, uses = {0};
     ex_step_arrays(pl, &params, &args, &uses);
+    xf_buf_printf(&args, "%s", ex_overlap_step_arg(pl));
     const char *as = args.n ? args.s : "";
     if (o->two)
         xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x%s);   /* writes the output plane */\n"
@@ -1780,7 +1799,7 @@ static void ex_prog_main_loop(ex_prog_out *o)
     xf_buf_free(&args);
     xf_buf_free(&uses);
     if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced ? ", me" : "");
-    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++) {
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && !ex_overlap_placed(pl) && k < pl->nphases; k++) {
         hc.n = 0;
         if (hc.s) hc.s[0] = '\0';
         for (int i = 0; i < pl->phase_nconds[k]; i++) {
@@ -1844,8 +1863,9 @@ char *ex_emit_program(const ex_plan *pl)
         char t[64];
         o.tv = &pl->nest->u.for_.vars[0];
         snprintf(o.tn, sizeof o.tn, "%s", nm(o.tv->var, t));
+        if (ex_overlap_placed(pl)) ex_prog_halo(&o);   /* the steps call its halves */
         ex_prog_steps(&o);
-        if (pl->exchange == XF_EXCHANGE_HALO) ex_prog_halo(&o);
+        if (pl->exchange == XF_EXCHANGE_HALO && !ex_overlap_placed(pl)) ex_prog_halo(&o);
         if (pl->exchange == XF_EXCHANGE_ALLTOALLV) ex_prog_deliver(&o);
         ex_checksum_fn(pl, &o.b, &o.m);
         ex_prog_main_setup(&o);

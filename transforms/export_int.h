@@ -138,6 +138,19 @@ void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_arra
 int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max);
 int ex_time_only(const ir_expr *e, int tslot);
 
+/* export_overlap.c: a step ending with `recv` under the halo exchange (the overlap placement).
+ * Whether the plan is one; the step function's extra parameter and argument (the patterns; ""
+ * otherwise); the halo functions to write (name, runtime call, comment; NULL-terminated:
+ * exchange_halo, or post_halo and wait_halo); after statement k of block blk (the processor
+ * body's last that sends) the post, at `recv` the wait. */
+typedef struct ex_halo_fn { const char *name, *call, *what; } ex_halo_fn;
+int ex_overlap_placed(const ex_plan *pl);
+const char *ex_overlap_step_param(const ex_plan *pl);
+const char *ex_overlap_step_arg(const ex_plan *pl);
+const ex_halo_fn *ex_overlap_halo_fns(const ex_plan *pl);
+void ex_overlap_after(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
+void ex_overlap_recv(const ex_em *m, xf_buf *b, int in);
+
 /* Writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);
 

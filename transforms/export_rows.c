@@ -82,7 +82,7 @@ static int ex_bind_block(ex_bound *bn, const ir_block *b, int from)
             if (s->u.if_.else_blk && !ex_bind_block(bn, s->u.if_.else_blk, 0)) return 0;
             break;
         case IR_S_SEND: break;   /* its element is not looked for rows (halo steps omit sends) */
-        case IR_S_FOR: case IR_S_COLL: return 0;
+        case IR_S_FOR: case IR_S_COLL: case IR_S_RECV: return 0;
         }
     }
     return 1;

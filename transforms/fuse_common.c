@@ -272,6 +272,7 @@ static int stmt_reads(const ir_stmt *s, const char *array, const ir_stmt *const 
         for (int i = 0; i < nd; i++) if (target_mentions(s->u.coll.dst[i], array)) return 1;
         return 0;
     }
+    case IR_S_RECV: return 0;
     }
     return 0;
 }

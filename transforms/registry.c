@@ -48,6 +48,16 @@ static const xf_param commgen_params[] = {
      "programs do; their published costs include these messages)", 1, NULL},
 };
 
+static const xf_param overlap_params[] = {
+    {"width", XF_P_INT, "1", "1|2", 0,
+     "the boundary's width: the elements within `width` of the element nest's faces are computed and "
+     "sent first (every send must fire there)", 0, NULL},
+    {"maxbuf", XF_P_INT, NULL, NULL, 0,
+     "bytes one processor's live send buffers of a step may hold: where the placement needs more (at the "
+     "parameters' values), the plain placement instead, with a comment saying so (the paper's re-blocking)",
+     0, NULL},
+};
+
 static const xf_param fuse_params[] = {
     {"at", XF_P_STRING, NULL, NULL, 0,
      "the label of a statement of the chain to fuse (default: the first chain that qualifies)", 0, NULL},
@@ -84,6 +94,10 @@ static const xf_transform registry[] = {
      "relative coordinates: local memories indexed from 0, messages carry the receiver's index "
      "(syndm -> syndm)",
      xf_relcoord_applicable, xf_relcoord_apply, NULL},
+    {"overlap", LV(IR_SYNDM), overlap_params, sizeof overlap_params / sizeof overlap_params[0],
+     "communication placement: the boundary computed and sent first, the interior while the messages "
+     "travel, then recv (Fahringer & Mehofer 1999) (syndm -> syndm)",
+     xf_overlap_applicable, xf_overlap_apply, xf_overlap_predict},
     FUSE_ROW("sr2-reduction", sr2, "fusion: scan(*); [all]reduce(+) -> one [all]reduce over pairs, "
              "when * distributes over + (Gorlatch et al. 1999)"),
     FUSE_ROW("sr-reduction", sr, "fusion: scan(+); [all]reduce(+) -> one balanced-tree reduction over "

@@ -142,6 +142,7 @@ static void local_stmt(rc *c, ir_stmt *s, const ir_expr *me, ir_block *out)
     case IR_S_IF: local_expr(c, s->u.if_.cond, me); local_block(c, s->u.if_.then_blk, me); local_block(c, s->u.if_.else_blk, me); break;
     case IR_S_FOR: local_block(c, s->u.for_.body, me); break;
     case IR_S_COLL: break;   /* refused by xf_relcoord_applicable */
+    case IR_S_RECV: break;
     case IR_S_SEND: {
         ir_expr *w = s->u.send.what;
         const ir_decl *dd = w->kind == IR_E_ACCESS ? dist_of(c, w->u.access.array) : NULL;

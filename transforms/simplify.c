@@ -395,6 +395,7 @@ static void simp_stmt(ir_program *p, const dlets *D, ir_stmt *s)
         for (int i = 0; i < s->u.send.nas; i++) s->u.send.as_idx[i] = shorter(p, s->u.send.as_idx[i]);
         break;
     case IR_S_COLL:  /* the transforms that call this refuse programs with collectives */
+    case IR_S_RECV:
         break;
     }
 }

@@ -235,6 +235,7 @@ static int uses_name_stmt(const ir_stmt *s, const char *nm)
                uses_name_expr(s->u.send.to_hi, nm) || uses_name_expr(s->u.send.at, nm) ||
                uses_name_expr(s->u.send.when, nm);
     case IR_S_COLL: return 1;   /* tile works on syn programs, which have none */
+    case IR_S_RECV: return 0;
     }
     return 0;
 }

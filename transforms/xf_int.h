@@ -202,6 +202,31 @@ int xf_relcoord_applicable(const ir_program *p, own_give char **why_not);
 own_give ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args,
                                        diag_list *d, int *status);
 
+/* Communication placement (place_*.c): overlap (boundary, sends, interior, recv). */
+int xf_overlap_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_overlap_apply(const ir_program *src, const xf_args *args,
+                                      diag_list *d, int *status);
+
+/* The candidate placements of a syndm program (place_choice.c): its own (args "") and overlap at
+ * each width= candidate that applies (args "width=W"), simulated at args' bindings, checked
+ * against the first, priced by `model` under prof.  Returns how many (at most max; 0 when p does
+ * not simulate). */
+typedef struct xf_placement {
+    char args[32];
+    double commcost, cost;     /* ticks: cost_summary.commcost and total */
+} xf_placement;
+int xf_placements(const ir_program *p, const cost_profile *prof, const char *model, const xf_args *args,
+                  xf_placement *out, int max);
+/* The index of the least cost (by_commcost: least CommCost) of n >= 1 candidates; ties: the first. */
+int xf_placement_least(const xf_placement *c, int n, int by_commcost);
+/* overlap maxbuf= (place_choice.c): `placed` (taken) when no processor's live send buffers of a
+ * step exceed maxbuf bytes at args' bindings; else src's plain placement with a comment saying
+ * so (also written to args->report).  NULL with diagnostics when `placed` does not simulate. */
+own_give ir_program *xf_overlap_buffer_safe(const ir_program *src, own_take ir_program *placed, int64_t maxbuf,
+                                            const xf_args *args, diag_list *d);
+/* The overlap row's prediction: the candidates under the polyapm model (one line, malloc'd). */
+own_give char *xf_overlap_predict(const ir_program *p, const cost_profile *prof);
+
 /* Collective fusion (fuse.c, fuse_tuple.c, distlaw.c): each with a predicted gain under a
  * machine profile (malloc'd text, NULL when the transform does not apply). */
 #define XF_FUSE_DECL(id)                                                                          \

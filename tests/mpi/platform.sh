@@ -2,8 +2,8 @@
 # tests/mpi/platform.sh — `polyapm platform` writes a SimGrid cluster with the latency and
 # bandwidth asked for, and `run --smpi` on it prices the same program by that network: the FD
 # leaf at 16 ranks on 50 us, 1 Gb/s links measures more simulated seconds than on 1 us, 10 Gb/s
-# links, both with the simulation's checksum.  Malformed values are usage errors that
-# write nothing.
+# links, both with the simulation's checksum; computation counts at the platform's host speed
+# unless --host-speed says otherwise.  Malformed values are usage errors that write nothing.
 source "$(dirname "$0")/../lib.sh"
 P() { "$POLYAPM" -w "$TMP/fd.pdg" "$@"; }
 
@@ -42,4 +42,15 @@ for pf in fast slow; do
 done
 expect_eq "50 us, 1 Gb/s links: more simulated seconds than 1 us, 10 Gb/s (${secs[slow]} vs ${secs[fast]})" \
     "$(python3 -c "print(${secs[slow]} > ${secs[fast]} * 1.5)")" True
+# computation counts by default (smpi/host-speed = the platform's 1Gf: as long as it runs here);
+# SimGrid's own default (20000f) makes it nearly free, and --host-speed 4Gf four times slower
+for hs in default 20000f 4Gf; do
+    opt=(); [ $hs = default ] || opt=(--host-speed $hs)
+    out=$(P run 5 -np 16 -D n=1024 --smpi "$TMP/fast.xml" "${opt[@]}" --json 2>&1 | tail -1)
+    secs[$hs]=$(printf '%s' "$out" | json "j['seconds'] if j['match'] else 0" 2>/dev/null || echo 0)
+done
+expect_eq "n = 1024: computation counts by default (${secs[default]} s vs ${secs[20000f]} s nearly free)" \
+    "$(python3 -c "print(${secs[default]} > ${secs[20000f]} * 3)")" True
+expect_eq "--host-speed 4Gf: this machine as a 4 Gf host, computation slower (${secs[4Gf]} s vs ${secs[default]} s)" \
+    "$(python3 -c "print(${secs[4Gf]} > ${secs[default]} * 1.5)")" True
 finish

@@ -287,9 +287,49 @@ static void test_sync_on_messages(void)
     free(qtxt);
 }
 
+/* The overlap placement: work between a processor's last send and its recv hides its message
+ * time, not the barrier; bsp prices no overlap. */
+static void test_overlap(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    sim_trace t;
+    cost_summary s, plain;
+    trace_init(&t, 1, 2, 100);
+    trace_add(&t, 0, 0, 1, 1, 1);
+    double bsp_plain, hock_plain;
+    cost_evaluate("bsp", &t, p, &s); bsp_plain = s.total; cost_summary_free(&s);
+    cost_evaluate("hockney", &t, p, &s); hock_plain = s.total; cost_summary_free(&s);
+    cost_evaluate("polyapm", &t, p, &plain);
+    T_NEAR("no overlap: the receiver's words and the barrier", plain.total, 100 + NORMR + BSL, 1e-9);
+    T_NEAR("no overlap: CommCost is all the message time", plain.commcost, NORMS + NORMR, 1e-9);
+    t.overlap = calloc(2, sizeof *t.overlap);
+    t.overlap[0] = 5;   /* more than the sender's message time: all of it hidden */
+    t.overlap[1] = 2;   /* less than the receiver's: 2 ticks of it hidden */
+    cost_evaluate("polyapm", &t, p, &s);
+    T_NEAR("overlap 2 at the receiver: 2 ticks less", s.total, 100 + NORMR - 2 + BSL, 1e-9);
+    T_NEAR("the sender's message time all hidden, the barrier not", s.comm[0], BSL, 1e-9);
+    T_NEAR("CommCost: what the overlap does not hide (the receiver's, less 2)", s.commcost, NORMR - 2, 1e-9);
+    cost_summary_free(&s);
+    t.overlap[1] = 1000;
+    cost_evaluate("polyapm", &t, p, &s);
+    T_NEAR("overlap longer than the messages: the barrier stays", s.total, 100 + BSL, 1e-9);
+    cost_summary_free(&s);
+    cost_evaluate("hockney", &t, p, &s);
+    T_CHECK("hockney prices the overlap", s.total < hock_plain && s.total > 100 + BSL - 1e-9, "%g vs %g", s.total, hock_plain);
+    cost_summary_free(&s);
+    cost_evaluate("bsp", &t, p, &s);
+    T_NEAR("bsp prices no overlap", s.total, bsp_plain, 1e-9);
+    T_CHECK("bsp: CommCost is all the message time", s.commcost > 0, "%g", s.commcost);
+    cost_summary_free(&s);
+    cost_summary_free(&plain);
+    free(t.overlap);
+    trace_free(&t);
+}
+
 int main(void)
 {
     test_barrier();
+    test_overlap();
     test_sync_on_messages();
     test_polyapm();
     test_syn_untiled();

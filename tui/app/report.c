@@ -103,6 +103,7 @@ void report_sim_text(FILE *out, const report_input *in)
         fputs("send totals: ", out); list_ints(out, c->sends, c->nprocs);
         fputs("recv totals: ", out); list_ints(out, c->recvs, c->nprocs);
         fputs("comm totals: ", out); list_doubles(out, c->comm, c->nprocs, "%.8g");
+        if (c->overlap) { fputs("overlap totals: ", out); list_doubles(out, c->overlap, c->nprocs, "%.10g"); }
         if (c->collective > 0 || has_collectives(r)) {
             fprintf(out, "collectives: %.10g of the total\n", c->collective);
             for (int t = 0; t < r->trace.nsteps && in->profile; t++)
@@ -199,6 +200,7 @@ void report_sim_json(FILE *out, const report_input *in)
         fputs(",\"send\":", out); json_ints(out, c->sends, c->nprocs);
         fputs(",\"recv\":", out); json_ints(out, c->recvs, c->nprocs);
         fputs(",\"comm\":", out); json_doubles(out, c->comm, c->nprocs);
+        if (c->overlap) { fputs(",\"overlap\":", out); json_doubles(out, c->overlap, c->nprocs); }
         fputs(",\"step_cost\":", out); json_doubles(out, c->step_cost, c->nsteps);
         fputs(",\"speedup\":", out); json_number(out, speedup(in));
         fputs(",\"collective\":", out); json_number(out, c->collective);

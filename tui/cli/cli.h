@@ -35,4 +35,9 @@ int cli_cimport_define(void *args, char *v);
  * errors to stderr. */
 char *cli_cimport_text(const char *file, const cli_cimport *c);
 
+/* The host speed of a SimGrid platform file (cmd_platform.c): the first speed="..." of its
+ * hosts or clusters (its first power state), written to out; 1 if found and in SimGrid's units
+ * (f, kf, Mf, Gf, Tf), else 0. */
+int cli_platform_speed(const char *path, char *out, size_t size);
+
 #endif

@@ -36,6 +36,7 @@ enum { EXP_MAX_BINDINGS = 32 };
 typedef struct exp_args {
     const char *cmd;
     const char *target, *out, *smpi;
+    const char *host_speed;     /* --host-speed: SimGrid's smpi/host-speed, or NULL */
     ir_binding b[EXP_MAX_BINDINGS];
     int nb, np, repeat, json;
     long np_opt, repeat_opt;    /* as parsed (-np, --repeat) */
@@ -55,6 +56,9 @@ static const cli_opt exp_opts[] = {
      .cmds = RUN, .flags = OPT_REQUIRED, .help = "run on P MPI ranks (sets the parameter procs unless -D does)"},
     {.name = "--smpi", .kind = OPT_STR, .value = "PLATFORM.xml", .off = offsetof(exp_args, smpi), .cmds = RUN,
      .help = "build with smpicc and run under SimGrid's smpirun on this platform"},
+    {.name = "--host-speed", .kind = OPT_STR, .value = "S", .off = offsetof(exp_args, host_speed), .cmds = RUN,
+     .help = "with --smpi: this machine's speed (e.g. 1Gf); the computation's measured time counts scaled by "
+             "it over the platform's host speed (default the platform's: computation takes as long as here)"},
     {.name = "--repeat", .kind = OPT_LONG, .value = "K", .off = offsetof(exp_args, repeat_opt), .lo = 1,
      .hi = 1000, .cmds = RUN, .help = "run K times and store the best seconds (default 1)"},
     {.name = "-D", .kind = OPT_BINDING, .value = "name=value", .off = offsetof(exp_args, b),
@@ -294,10 +298,19 @@ int cmd_run(int argc, char **argv)
     int rc = exp_parse(argc, argv, 1, &a);
     if (rc) return rc;
     char platform[4096] = "";
+    if (a.host_speed && (!a.smpi || !*a.host_speed || strspn(a.host_speed, "0123456789.eE+-kMGTf") != strlen(a.host_speed)))
+        return cli_usage("run", "--host-speed: a SimGrid speed such as 1Gf, with --smpi");
     if (a.smpi) {
         if (!is_file(a.smpi)) return cli_usage("run", "--smpi: %s: no such platform file", a.smpi);
         if (!realpath(a.smpi, platform)) return cli_usage("run", "--smpi: %s: %s", a.smpi, strerror(errno));
     }
+    /* SimGrid times the computation between MPI calls as its measured time times smpi/host-speed
+     * over the platform's host speed: by default the platform's, so it counts as it runs here */
+    char speed[64] = "";
+    if (a.host_speed) snprintf(speed, sizeof speed, "%s", a.host_speed);
+    else if (a.smpi && !cli_platform_speed(platform, speed, sizeof speed))
+        fprintf(stderr, "polyapm run: %s names no host speed: SimGrid's default smpi/host-speed "
+                        "(computation nearly free)\n", a.smpi);
     exp_target t;
     rc = exp_load(&a, 1, &t);
     char dir[4096], q[4200], qp[4200], cmd[9000];
@@ -344,8 +357,10 @@ int cmd_run(int argc, char **argv)
              * not.  (MPICH's selector would fix it too, but its first Allreduce starts with a
              * ring allgather that at 1024 ranks costs 110 s.) */
             exp_quote(qp, sizeof qp, platform);
-            snprintf(cmd, sizeof cmd, "cd %s && smpirun -np %d -platform %s --cfg=smpi/display-timing:no "
-                     "--cfg=smpi/alltoallv:ring ./%s.smpi 2>&1", q, a.np, qp, info.prog);
+            char hs[96] = "";
+            if (speed[0]) snprintf(hs, sizeof hs, "--cfg=smpi/host-speed:%s ", speed);
+            snprintf(cmd, sizeof cmd, "cd %s && smpirun -np %d -platform %s --cfg=smpi/display-timing:no %s"
+                     "--cfg=smpi/alltoallv:ring ./%s.smpi 2>&1", q, a.np, qp, hs, info.prog);
         } else if (info.mpi) {
             snprintf(cmd, sizeof cmd, "cd %s && mpirun %s--oversubscribe -np %d ./%s 2>&1", q,
                      geteuid() == 0 ? "--allow-run-as-root " : "", a.np, info.prog);

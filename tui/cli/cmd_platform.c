@@ -6,7 +6,8 @@
  *
  * Values carry SimGrid's units, checked here against a table (a typo is a usage error, not a
  * platform SimGrid refuses later): latencies in s, ms, us or ns; bandwidths in bps or Bps with
- * k, M, G or T; speeds in f (flop/s) with k, M, G or T.
+ * k, M, G or T; speeds in f (flop/s) with k, M, G or T.  cli_platform_speed reads a platform's
+ * host speed back (run --smpi times computation by it).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -66,6 +67,26 @@ static int check(const char *opt, const char *v, const char *const *units)
         if (u[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
     }
     return cli_usage("platform", "%s '%s': a positive number and a unit (%s)", opt, v, list);
+}
+
+int cli_platform_speed(const char *path, char *out, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, " speed=\"");
+        if (!p || strstr(line, "<!--")) continue;
+        p += strlen(" speed=\"");
+        size_t n = strcspn(p, "\",");   /* the first power state of "1Gf,500Mf" */
+        if (n + 1 > size) break;
+        memcpy(out, p, n);
+        out[n] = '\0';
+        found = valid(out, speed_units);
+    }
+    fclose(f);
+    return found;
 }
 
 int cmd_platform(int argc, char **argv)
