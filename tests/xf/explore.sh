@@ -63,7 +63,7 @@ WS=$TMP/lu4.pdg
 "$POLYAPM" init "$EX/lu.apm" -o "$WS" >/dev/null
 "$POLYAPM" -w "$WS" explore ROOT -D procs=4 -D n=24 --budget 200 --machine scali2004 --jobs 2 --progress >int.out 2>int.err &
 pid=$!
-for _ in $(seq 1 200); do [ "$(grep -c evaluated int.err 2>/dev/null)" -ge 6 ] && break; sleep 0.05; done
+for _ in $(seq 1 200); do [ "$(cat int.err 2>/dev/null | grep -c evaluated)" -ge 6 ] && break; sleep 0.05; done   # int.err may not exist yet: grep -c of nothing is 0
 kill -INT $pid
 wait $pid; rc=$?
 expect_eq "interrupt: exit 1" "$rc" 1
