@@ -506,14 +506,16 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 static void ex_assign_mark(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     const ir_expr *l = s->u.assign.lhs;
-    if (l->kind != IR_E_ACCESS || !m->pl->arr[l->u.access.array_index].mark) return;
-    const ex_array *a = &m->pl->arr[l->u.access.array_index];
+    int acc = l->kind == IR_E_ACCESS, arr = acc ? l->u.access.array_index : l->u.name.index;
+    const ex_array *a = &m->pl->arr[arr];
+    if (!a->mark) return;
     xf_buf pre = {0}, off = {0}, fs = {0};
-    ex_offset(m, &off, &pre, in, l->u.access.array_index, l->u.access.idx, l->u.access.nidx, m->me, 0);
-    if (a->fold >= 0) ex_expr(m, &fs, &pre, in, l->u.access.idx[a->fold]);
+    if (acc) ex_offset(m, &off, &pre, in, arr, l->u.access.idx, l->u.access.nidx, m->me, 0);
+    else xf_buf_printf(&off, "0");   /* a scalar */
+    if (acc && a->fold >= 0) ex_expr(m, &fs, &pre, in, l->u.access.idx[a->fold]);
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
-    if (a->fold >= 0) xf_buf_printf(b, "if (%s == %" PRId64 ") ", fs.s, a->mark_plane);
+    if (fs.n) xf_buf_printf(b, "if (%s == %" PRId64 ") ", fs.s, a->mark_plane);
     xf_buf_printf(b, "%s_mine[%s] = rt_stamp;   /* %s */\n", a->cname, off.s, s->u.assign.label ? s->u.assign.label : "assignment");
     xf_buf_free(&pre);
     xf_buf_free(&off);
