@@ -11,7 +11,8 @@
 # Each leaf: `export --exchange halo` says halo and its C holds no record exchange; `run -np P
 # --exchange halo` for P = 2, 3, 4 (the leaf re-simulated at procs = P) prints the simulation's
 # checksum.  The in-place leaves' steps store values alone (their stamps replayed after the timed
-# loop); jacobi-2d at n = 1000 holds a block and a halo per rank and gathers in bounded slabs.
+# loop); jacobi-2d at n = 1000 holds a block and a halo per rank and gathers in bounded slabs;
+# fdtd-2d by rows (S1 on processor 0, S2..S4 sigma = i) reads and writes through row bases.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$(dirname "$0")/export.inc"
@@ -88,6 +89,20 @@ for tile in "kind=blockcyclic procs=2 bs=8" "kind=blocked procs=2"; do
         stamps_replayed "fdtd-2d ${tile%% *}"
     else fail "fdtd-2d ${tile%% *}: the 2t / 2t + 1 chain applies" "see above"; fi
 done
+
+# ---- fdtd-2d by rows, S1 (ey's first row) on processor 0: the rows of every field are a rank's ---
+# block, the steps loop over them with row bases and no per-element test (the leaf that exports
+# best: S2..S4 by columns, sigma = j, leave the inner loops strided over rows and ey pieced)
+FDTD_ROWS="theta.S1=2*t sigma.S1=0 theta.S2=2*t sigma.S2=i theta.S3=2*t sigma.S3=i theta.S4=2*t+1 sigma.S4=i inner=seq"
+if chain "$PB/fdtd-2d.apm" "$FDTD_ROWS" "kind=blocked procs=2" relcoord; then
+    halo_leaf "fdtd-2d rows" 6
+    stamps_replayed "fdtd-2d rows"
+    c=$(ls "$TMP/fdtd-2d rows.exp"/*.c | grep -v '/rt_')
+    expect_eq "fdtd-2d rows: the steps' innermost loops read and write through row bases, no X_at per element" \
+        "$(sed -n '/^static .*void step_/,/^}/p' "$c" | grep -A3 'for (int64_t j = ' | grep -c '_at(')" 0
+else
+    fail "fdtd-2d rows: the 2t / 2t + 1 chain applies" "see above"
+fi
 
 # ---- jacobi-2d single-assignment: the live planes only --------------------------------------------
 SA=$ROOT/tests/mpi/stencil/jacobi-2d-sa.apm
