@@ -516,7 +516,7 @@ static void ex_assign_mark(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (pre.s) xf_buf_printf(b, "%s", pre.s);
     ind(b, in);
     if (fs.n) xf_buf_printf(b, "if (%s == %" PRId64 ") ", fs.s, a->mark_plane);
-    xf_buf_printf(b, "%s_mine[%s] = rt_stamp;   /* %s */\n", a->cname, off.s, s->u.assign.label ? s->u.assign.label : "assignment");
+    xf_buf_printf(b, "%s_mine[%s] = rt_now;   /* %s */\n", a->cname, off.s, s->u.assign.label ? s->u.assign.label : "assignment");
     xf_buf_free(&pre);
     xf_buf_free(&off);
     xf_buf_free(&fs);
@@ -1821,7 +1821,9 @@ static void ex_prog_steps(ex_prog_out *o)
         xf_buf_printf(b, "/* Step %s replayed for its writes of the outputs alone: each element this processor\n"
                          " * computes is stamped with the step (rt_stamp), for the gather.  Run after the timed loop\n"
                          " * (which elements a step writes follows from the indices alone). */\n"
-                         "static void mark%s(int64_t %s, int64_t me)\n{\n    (void)%s;\n", tn, o->lab, tn, tn);
+                         "static void mark%s(int64_t %s, int64_t me)\n{\n    (void)%s;\n"
+                         "    const rt_mark rt_now = (rt_mark)rt_stamp;   /* a local: the stores cannot change it */\n"
+                         "    (void)rt_now;\n", tn, o->lab, tn, tn);
         ex_step_body(&mk, b, 4);
         xf_buf_printf(b, "}\n\n");
     }
