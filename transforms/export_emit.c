@@ -372,6 +372,9 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
     switch (s->kind) {
     case IR_S_ASSIGN:
         if (m->mode == EX_INSPECT) return 0;
+        if (m->mode == EX_MARK)   /* the target's subscripts of a marked output alone */
+            return s->u.assign.lhs->kind == IR_E_ACCESS && m->pl->arr[s->u.assign.lhs->u.access.array_index].mark &&
+                   ex_expr_uses(s->u.assign.lhs, id);
         return ex_expr_uses(s->u.assign.lhs, id) || ex_expr_uses(s->u.assign.rhs, id);
     case IR_S_LET: return ex_expr_uses(s->u.let.value, id);
     case IR_S_IF:
@@ -383,7 +386,7 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
                 ex_expr_uses(s->u.for_.vars[i].step, id)) return 1;
         return ex_block_uses(m, s->u.for_.body, 0, id);
     case IR_S_SEND: {
-        if (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) return 0;
+        if (m->mode == EX_MARK || (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO)) return 0;
         if (m->mode == EX_INSPECT && ex_phase_of(m->pl, s) != m->phase) return 0;   /* another phase's */
         if (ex_expr_uses(s->u.send.to_lo, id) || ex_expr_uses(s->u.send.to_hi, id) || ex_expr_uses(s->u.send.when, id))
             return 1;
@@ -452,7 +455,7 @@ static int ex_reads(const ir_expr *e, int slot);
 static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
-    if (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO) return;   /* the pattern sends it */
+    if (m->mode == EX_MARK || (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO)) return;   /* the pattern sends it */
     if (m->mode == EX_INSPECT && ex_phase_of(pl, s) != m->phase) return;   /* another phase's pattern */
     xf_buf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
     const ir_expr *w = s->u.send.what;
@@ -501,9 +504,30 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     xf_buf_free(&at);
 }
 
+/* EX_MARK: an assignment to a marked output stamps its element (on the marked plane when folded). */
+static void ex_assign_mark(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
+{
+    const ir_expr *l = s->u.assign.lhs;
+    int acc = l->kind == IR_E_ACCESS, arr = acc ? l->u.access.array_index : l->u.name.index;
+    const ex_array *a = &m->pl->arr[arr];
+    if (!a->mark) return;
+    xf_buf pre = {0}, off = {0}, fs = {0};
+    if (acc) ex_offset(m, &off, &pre, in, arr, l->u.access.idx, l->u.access.nidx, m->me, 0);
+    else xf_buf_printf(&off, "0");   /* a scalar */
+    if (acc && a->fold >= 0) ex_expr(m, &fs, &pre, in, l->u.access.idx[a->fold]);
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    ind(b, in);
+    if (fs.n) xf_buf_printf(b, "if (%s == %" PRId64 ") ", fs.s, a->mark_plane);
+    xf_buf_printf(b, "%s_mine[%s] = rt_now;   /* %s */\n", a->cname, off.s, s->u.assign.label ? s->u.assign.label : "assignment");
+    xf_buf_free(&pre);
+    xf_buf_free(&off);
+    xf_buf_free(&fs);
+}
+
 static void ex_assign(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     if (m->mode == EX_INSPECT) return;
+    if (m->mode == EX_MARK) { ex_assign_mark(m, b, s, in); return; }
     xf_buf pre = {0}, rhs = {0}, off = {0};
     const ir_expr *l = s->u.assign.lhs;
     int arr = l->kind == IR_E_ACCESS ? l->u.access.array_index : l->u.name.index;
@@ -828,7 +852,7 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
         ex_overlap_after(m, b, blk, k, in);
         return;
     case IR_S_COLL:
-        if (m->mode != EX_INSPECT) ex_coll(m, b, s, in);
+        if (m->mode != EX_INSPECT && m->mode != EX_MARK) ex_coll(m, b, s, in);
         return;
     case IR_S_RECV:
         if (m->mode == EX_STEP) ex_overlap_recv(m, b, in);
@@ -978,7 +1002,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
         xf_buf_printf(b, "; only the %" PRId64 " live planes of dimension %d (index modulo %" PRId64 ")", a->fold_w,
                       a->fold, a->fold_w);
     xf_buf_printf(b, " */\nstatic %s *%s;\n", ty, a->cname);
-    if (a->mark) xf_buf_printf(b, "static uint32_t *%s_mine;   /* the step that computed it here, 0: none */\n", a->cname);
+    if (a->mark) xf_buf_printf(b, "static rt_mark *%s_mine;   /* the step that computed it here, 0: none */\n", a->cname);
     /* bounds */
     xf_buf tabs = {0};
     size_t mark = b->n;
@@ -1147,15 +1171,35 @@ static void ex_box_dim_local(const ex_em *m, xf_buf *b, const ex_array *a, int d
 /* Loops over global indices of an init or output box: dims bound by name iterate over the array
  * bounds (within the local part at syndm: ex_box_dim_local, which fills st with the storage
  * indices), fixed dims are tested. */
-static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
-                       int in, int local, char names[][64], char st[][96])
+/* A box's dimension d clipped to lo .. hi (C expressions): the checksum's slab of rows. */
+typedef struct ex_clip { int d; const char *lo, *hi; } ex_clip;
+
+/* The bounds of dimension d of a box as C, within the clip when it names d. */
+static void ex_box_bounds(const ex_em *m, const ex_array *a, int d, const ex_clip *clip, int in, xf_buf *lo, xf_buf *hi)
+{
+    xf_buf pre = {0}, l = {0}, h = {0};
+    ex_expr(m, &l, &pre, in, a->decl->u.array.lo[d]);
+    ex_expr(m, &h, &pre, in, a->decl->u.array.hi[d]);
+    xf_buf_free(&pre);
+    if (clip && clip->d == d) {
+        xf_buf_printf(lo, "imax(%s, %s)", l.s, clip->lo);
+        xf_buf_printf(hi, "imin(%s, %s)", h.s, clip->hi);
+    } else {
+        xf_buf_printf(lo, "%s", l.s);
+        xf_buf_printf(hi, "%s", h.s);
+    }
+    xf_buf_free(&l);
+    xf_buf_free(&h);
+}
+
+static int ex_box_open_clip(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
+                            int in, int local, char names[][64], char st[][96], const ex_clip *clip)
 {
     int nd = a->decl->u.array.ndims, opened = 0;
     if (local && !a->pieced) {
         for (int d = 0; d < nd; d++) {
             xf_buf lo = {0}, hi = {0}, pre = {0};
-            ex_expr(m, &lo, &pre, in, a->decl->u.array.lo[d]);
-            ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
+            ex_box_bounds(m, a, d, clip, in, &lo, &hi);
             ex_box_dim_local(m, b, a, d, d < nidx ? idx[d] : NULL, lo.s, hi.s, names, st, in + 4 * opened++);
             xf_buf_free(&lo);
             xf_buf_free(&hi);
@@ -1170,8 +1214,7 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
     }
     for (int d = 0; d < nd; d++) {
         xf_buf lo = {0}, hi = {0}, pre = {0}, lim = {0};
-        ex_expr(m, &lo, &pre, in, a->decl->u.array.lo[d]);
-        ex_expr(m, &hi, &pre, in, a->decl->u.array.hi[d]);
+        ex_box_bounds(m, a, d, clip, in, &lo, &hi);
         if (local && a->pieced)
             ex_piece_lim(&lim, a, d, lo.s, hi.s, names);
         else
@@ -1198,7 +1241,7 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
             diag_list dd;
             diag_list_init(&dd);
             double r;
-            int real = 0, known = !local && !ir_const_eval(m->pl->p, x, m->pl->pv, &fv, &r, &real, &dd) && !real &&
+            int real = 0, known = !(clip && clip->d == d) && !local && !ir_const_eval(m->pl->p, x, m->pl->pv, &fv, &r, &real, &dd) && !real &&
                                   !ir_const_eval(m->pl->p, a->decl->u.array.lo[d], m->pl->pv, &flo, &r, &real, &dd) &&
                                   !ir_const_eval(m->pl->p, a->decl->u.array.hi[d], m->pl->pv, &fhi, &r, &real, &dd);
             diag_list_free(&dd);
@@ -1234,6 +1277,12 @@ static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *co
     return opened;
 }
 
+static int ex_box_open(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
+                       int in, int local, char names[][64], char st[][96])
+{
+    return ex_box_open_clip(m, b, a, idx, nidx, in, local, names, st, NULL);
+}
+
 static void ex_box_close(xf_buf *b, int opened, int in)
 {
     for (int i = opened - 1; i >= 0; i--) { ind(b, in + 4 * i); xf_buf_printf(b, "}\n"); }
@@ -1251,7 +1300,7 @@ static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names
     xf_buf_printf(b, ")");
 }
 
-static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char *fills)
+static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char *fills, int late_marks)
 {
     const ir_program *p = pl->p;
     xf_buf_printf(b, "/* Allocates the arrays (elements without value hold rt_novalue()) and applies the inits%s. */\n"
@@ -1265,7 +1314,7 @@ static void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char 
         xf_buf_printf(b, "    %s = %s(%s_size(%s) ? (size_t)%s_size(%s) : 1, sizeof *%s);\n", a->cname,
                       pl->mpi ? "rt_calloc" : "ex_calloc", a->cname, w, a->cname, w, a->cname);
         if (dbl) xf_buf_printf(b, "    rt_fill_novalue(%s, (size_t)%s_size(%s));\n", a->cname, a->cname, w);
-        if (a->mark)
+        if (a->mark && !late_marks)
             xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(%s) ? (size_t)%s_size(%s) : 1, sizeof *%s_mine);\n", a->cname,
                           a->cname, w, a->cname, w, a->cname);
     }
@@ -1311,6 +1360,104 @@ static void ex_region(const ex_em *m, xf_buf *size, xf_buf *index, const ex_arra
     }
 }
 
+/* Rank plo's fill of an output's slab with the inits of the elements nobody computed (later
+ * inits win), indices relative to the slab (rt_base). */
+static void ex_checksum_inits(const ex_plan *pl, xf_buf *b, const ex_em *m, const ir_decl *d, const ex_array *a,
+                              int nfix, const ex_clip *clip)
+{
+    const ir_program *p = pl->p;
+    ex_em m0 = *m;
+    m0.me = NULL;
+    for (int q = 0; q < p->ndecls; q++) {
+        const ir_decl *in = p->decls[q];
+        if (in->kind != IR_D_INIT || in->u.init.array_index != d->u.output.array_index) continue;
+        char inames[8][64], st[8][96];
+        xf_buf pre = {0}, v = {0}, isz = {0}, iidx = {0}, cond = {0};
+        xf_buf_printf(b, "                {   /* init %s where nobody computed */\n", a->decl->u.array.name);
+        int op2 = ex_box_open_clip(&m0, b, a, in->u.init.idx, in->u.init.nidx, 20, 0, inames, st, clip);
+        for (int i = 0; i < nfix; i++) {   /* within the output's fixed prefix */
+            xf_buf fx = {0};
+            ex_expr(&m0, &fx, &pre, 20, d->u.output.idx[i]);
+            xf_buf_printf(&cond, "%s%s == %s", cond.n ? " && " : "", inames[i], fx.s);
+            xf_buf_free(&fx);
+        }
+        ex_region(&m0, &isz, &iidx, a, nfix, inames);
+        ex_expr(&m0, &v, &pre, 20 + 4 * op2, in->u.init.value);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        ind(b, 20 + 4 * op2);
+        xf_buf_printf(b, "if (%s) { const int64_t rt_k = %s - rt_base; if (!computed[rt_k]) region[rt_k] = %s; }\n",
+                      cond.n ? cond.s : "1", iidx.s, v.s);
+        ex_box_close(b, op2, 20);
+        xf_buf_printf(b, "                }\n");
+        xf_buf_free(&pre);
+        xf_buf_free(&v);
+        xf_buf_free(&isz);
+        xf_buf_free(&iidx);
+        xf_buf_free(&cond);
+    }
+}
+
+/* An output of an MPI program gathered on rank plo in slabs of its first free dimension (rows of
+ * at most EX_SLAB elements in all), hashed slab by slab: every rank's buffers and rank plo's
+ * region are a slab's, never the whole array's.  Each element from the processor that computed
+ * it last (its X_mine stamp), else its init value. */
+enum { EX_SLAB = 65536 };
+static void ex_checksum_gather(const ex_plan *pl, xf_buf *b, const ex_em *m, const ir_decl *d, const ex_array *a,
+                               int nfix)
+{
+    int nd = a->decl->u.array.ndims, dbl = a->decl->u.array.elem == IR_DOUBLE, opened;
+    char names[8][64] = {{0}}, st[8][96];
+    xf_buf row = {0}, rindex = {0}, size = {0}, index = {0}, lo = {0}, hi = {0};
+    ex_clip clip = {nfix, "rt_c0", "rt_c1"}, *cl = nfix < nd ? &clip : NULL;
+    if (cl) {
+        ex_region(m, &row, &rindex, a, nfix + 1, names);   /* elements per index of dimension nfix */
+        ex_box_bounds(m, a, nfix, NULL, 8, &lo, &hi);
+    } else {
+        xf_buf_printf(&row, "1");
+        xf_buf_printf(&lo, "0");
+        xf_buf_printf(&hi, "0");
+    }
+    xf_buf_printf(b, "        const int64_t rt_row = %s, rt_rows = rt_row < %d ? %d / rt_row : 1;   /* a slab's rows */\n",
+                  row.s, EX_SLAB, EX_SLAB);
+    xf_buf_printf(b, "        int64_t *idx = rt_malloc((size_t)(rt_rows * rt_row + 1) * sizeof *idx);\n");
+    xf_buf_printf(b, "        double *val = rt_malloc((size_t)(rt_rows * rt_row + 1) * sizeof *val);\n");
+    xf_buf_printf(b, "        uint32_t *stamp = rt_malloc((size_t)(rt_rows * rt_row + 1) * sizeof *stamp);\n");
+    xf_buf_printf(b, "        double *region = NULL;\n        unsigned char *computed = NULL;\n");
+    xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
+    xf_buf_printf(b, "            region = rt_malloc((size_t)(rt_rows * rt_row) * sizeof *region);\n");
+    xf_buf_printf(b, "            computed = rt_malloc((size_t)(rt_rows * rt_row));\n        }\n");
+    xf_buf_printf(b, "        for (int64_t rt_c0 = %s, rt_cend = %s; rt_c0 <= rt_cend; rt_c0 += rt_rows) {\n", lo.s, hi.s);
+    xf_buf_printf(b, "            const int64_t rt_c1 = imin(rt_cend, rt_c0 + rt_rows - 1);\n");
+    xf_buf_printf(b, "            const int64_t rt_base = (rt_c0 - %s) * rt_row, region_size = (rt_c1 - rt_c0 + 1) * rt_row;\n",
+                  lo.s);
+    if (!cl) xf_buf_printf(b, "            (void)rt_c1;\n");
+    xf_buf_printf(b, "            int ncomputed = 0;\n");
+    opened = ex_box_open_clip(m, b, a, d->u.output.idx, nfix, 12, 1, names, st, cl);
+    ex_region(m, &size, &index, a, nfix, names);
+    ind(b, 12 + 4 * opened);
+    xf_buf_printf(b, "const int64_t rt_o = ");
+    ex_local_at(m, b, a, names, st);
+    xf_buf_printf(b, ";\n");
+    ind(b, 12 + 4 * opened);
+    xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s - rt_base; stamp[ncomputed] = %s_mine[rt_o]; "
+                     "val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s, a->cname, dbl ? "" : "(double)", a->cname);
+    ex_box_close(b, opened, 12);
+    xf_buf_printf(b, "            if (me == %" PRId64 ") rt_fill_novalue(region, (size_t)region_size);\n", pl->plo);
+    xf_buf_printf(b, "            rt_gather_elements(MPI_COMM_WORLD, idx, val, stamp, ncomputed, region, region_size);\n");
+    xf_buf_printf(b, "            if (me == %" PRId64 ") {\n", pl->plo);
+    xf_buf_printf(b, "                for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
+    ex_checksum_inits(pl, b, m, d, a, nfix, cl);
+    xf_buf_printf(b, "                rt_checksum_doubles(&hash, region, (size_t)region_size);\n            }\n        }\n");
+    xf_buf_printf(b, "        free(computed);\n        free(region);\n");
+    xf_buf_printf(b, "        free(idx);\n        free(val);\n        free(stamp);\n    }\n");
+    xf_buf_free(&row);
+    xf_buf_free(&rindex);
+    xf_buf_free(&size);
+    xf_buf_free(&index);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+}
+
 static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
 {
     const ir_program *p = pl->p;
@@ -1349,67 +1496,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
             xf_buf_printf(b, "    }\n");
             continue;
         }
-        xf_buf size = {0}, index = {0};
-        /* the elements this processor computed */
-        xf_buf_printf(b, "        int64_t *idx = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *idx);\n", a->cname);
-        xf_buf_printf(b, "        double *val = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *val);\n", a->cname);
-        xf_buf_printf(b, "        uint32_t *stamp = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *stamp);\n", a->cname);
-        xf_buf_printf(b, "        int ncomputed = 0;\n");
-        int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names, st);
-        ex_region(m, &size, &index, a, nfix, names);
-        ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "const int64_t rt_o = ");
-        ex_local_at(m, b, a, names, st);
-        xf_buf_printf(b, ";\n");
-        ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; stamp[ncomputed] = %s_mine[rt_o]; "
-                         "val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s, a->cname, dbl ? "" : "(double)", a->cname);
-        ex_box_close(b, opened, 8);
-        xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
-        xf_buf_printf(b, "        double *region = NULL;\n");
-        xf_buf_printf(b, "        if (me == %" PRId64 ") { region = rt_malloc((size_t)region_size * sizeof *region); "
-                         "rt_fill_novalue(region, (size_t)region_size); }\n", pl->plo);
-        xf_buf_printf(b, "        rt_gather_elements(MPI_COMM_WORLD, idx, val, stamp, ncomputed, region, region_size);\n");
-        xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
-        xf_buf_printf(b, "            unsigned char *computed = rt_malloc((size_t)region_size);\n");
-        xf_buf_printf(b, "            for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
-        /* inits of elements nobody computed, later inits win */
-        ex_em m0 = *m;
-        m0.me = NULL;
-        for (int q = 0; q < p->ndecls; q++) {
-            const ir_decl *in = p->decls[q];
-            if (in->kind != IR_D_INIT || in->u.init.array_index != d->u.output.array_index) continue;
-            char inames[8][64];
-            xf_buf pre = {0}, v = {0}, isz = {0}, iidx = {0};
-            xf_buf_printf(b, "            {   /* init %s where nobody computed */\n", a->decl->u.array.name);
-            int op2 = ex_box_open(&m0, b, a, in->u.init.idx, in->u.init.nidx, 16, 0, inames, st);
-            /* within the output's fixed prefix */
-            xf_buf cond = {0};
-            for (int i = 0; i < nfix; i++) {
-                xf_buf fx = {0};
-                ex_expr(&m0, &fx, &pre, 16, d->u.output.idx[i]);
-                xf_buf_printf(&cond, "%s%s == %s", cond.n ? " && " : "", inames[i], fx.s);
-                xf_buf_free(&fx);
-            }
-            ex_region(&m0, &isz, &iidx, a, nfix, inames);
-            ex_expr(&m0, &v, &pre, 16 + 4 * op2, in->u.init.value);
-            if (pre.s) xf_buf_printf(b, "%s", pre.s);
-            ind(b, 16 + 4 * op2);
-            xf_buf_printf(b, "if (%s) { const int64_t rt_k = %s; if (!computed[rt_k]) region[rt_k] = %s; }\n",
-                          cond.n ? cond.s : "1", iidx.s, v.s);
-            ex_box_close(b, op2, 16);
-            xf_buf_printf(b, "            }\n");
-            xf_buf_free(&pre);
-            xf_buf_free(&v);
-            xf_buf_free(&isz);
-            xf_buf_free(&iidx);
-            xf_buf_free(&cond);
-        }
-        xf_buf_printf(b, "            rt_checksum_doubles(&hash, region, (size_t)region_size);\n");
-        xf_buf_printf(b, "            free(computed);\n            free(region);\n        }\n");
-        xf_buf_printf(b, "        free(idx);\n        free(val);\n        free(stamp);\n    }\n");
-        xf_buf_free(&size);
-        xf_buf_free(&index);
+        ex_checksum_gather(pl, b, m, d, a, nfix);
     }
     xf_buf_printf(b, "    return rt_checksum_value(&hash);\n}\n\n");
 }
@@ -1472,10 +1559,31 @@ typedef struct ex_prog_out {
     const ir_loopvar *tv;        /* the time loop's variable */
     char tn[64];                 /* its C name */
     int two;                     /* a second step function records the output plane's marks */
+    int replay;                  /* the marks recorded after the timed loop (mark<labels>) */
     int64_t mark_step;           /* the step writing the output plane (two) */
 } ex_prog_out;
 
 /* The comment saying what the program is, the includes, the helpers and the parameters. */
+/* The bits of a stamp (rt_mark): 8 or 16 when the time loop's steps, at the exported parameter
+ * values, fit, else 32. */
+static int ex_mark_bits(const ex_plan *pl)
+{
+    if (!pl->nest) return 32;
+    const ir_loopvar *v = &pl->nest->u.for_.vars[0];
+    int64_t lo, hi, st = 1;
+    double r;
+    int real = 0, bad;
+    diag_list dd;
+    diag_list_init(&dd);
+    bad = ir_const_eval(pl->p, v->lo, pl->pv, &lo, &r, &real, &dd) || real ||
+          ir_const_eval(pl->p, v->hi, pl->pv, &hi, &r, &real, &dd) || real ||
+          (v->step && (ir_const_eval(pl->p, v->step, pl->pv, &st, &r, &real, &dd) || real));
+    diag_list_free(&dd);
+    if (bad || st < 1) return 32;
+    int64_t steps = hi < lo ? 0 : (hi - lo) / st + 1;
+    return steps < UINT8_MAX ? 8 : steps < UINT16_MAX ? 16 : 32;
+}
+
 /* Whether some output array records what each processor computes (its X_mine stamps). */
 static int ex_any_mark(const ex_plan *pl)
 {
@@ -1518,10 +1626,15 @@ static void ex_prog_head(ex_prog_out *o)
     if (!pl->mpi) xf_buf_printf(b, "#include <time.h>\n");
     xf_buf_printf(b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
     xf_buf_printf(b, "%s", ex_helpers);
-    if (pl->mpi && ex_any_mark(pl))
+    if (pl->mpi && ex_any_mark(pl)) {
+        int bits = ex_mark_bits(pl);
         xf_buf_printf(b, "/* The step being run, counted from 1.  An output element this processor computes is stamped\n"
                          " * with it; the gather takes every element from the processor that computed it last, as the\n"
-                         " * simulator takes an in-place array's newest value. */\nstatic uint32_t rt_stamp;\n\n");
+                         " * simulator takes an in-place array's newest value.  A stamp is an rt_mark, as narrow as the\n"
+                         " * number of steps allows. */\nstatic uint32_t rt_stamp;\n"
+                         "typedef uint%d_t rt_mark;\n#define RT_MARK_MAX %s\n\n", bits,
+                      bits == 8 ? "UINT8_MAX" : bits == 16 ? "UINT16_MAX" : "UINT32_MAX");
+    }
     if (!pl->mpi)
         xf_buf_printf(b, "static void *ex_calloc(size_t n, size_t size)\n{\n    void *p = calloc(n, size);\n"
                          "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n");
@@ -1553,7 +1666,7 @@ static void ex_prog_data(ex_prog_out *o)
     for (int i = 0; i < p->narrays; i++) o->pieced += pl->arr[i].pieced;
     if (o->pieced) xf_buf_printf(&o->b, "%s", ex_piece_type);
     for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &o->b, &fills, &pl->arr[i]);
-    ex_init_fn(pl, &o->b, &o->m, fills.s);
+    ex_init_fn(pl, &o->b, &o->m, fills.s, o->replay);
     xf_buf_free(&fills);
     ex_emit_ops(pl, &o->b);
 }
@@ -1609,6 +1722,85 @@ static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_b
     if (uses->n) xf_buf_printf(uses, "\n");
 }
 
+/* Whether e reads memory (an array element, a scalar array, a reduction over elements). */
+static int ex_reads_memory(const ir_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_ACCESS: case IR_E_REDUCE: return 1;
+    case IR_E_NAME: return e->u.name.nk == IR_N_ARRAY;
+    case IR_E_UNARY: case IR_E_BINARY: return ex_reads_memory(e->u.op.a) || ex_reads_memory(e->u.op.b);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_reads_memory(e->u.call.args[i])) return 1;
+        return 0;
+    case IR_E_REPEAT:
+        for (int i = 0; i < e->u.repeat.nargs; i++) if (ex_reads_memory(e->u.repeat.args[i])) return 1;
+        return ex_reads_memory(e->u.repeat.k);
+    default: return 0;
+    }
+}
+
+/* Whether which elements a block writes, and when, follows from the indices alone: no
+ * collective, and no bound, condition, let or target subscript reads memory.  Then the step
+ * can be replayed for its writes alone (EX_MARK). */
+static int ex_block_replayable(const ir_block *blk)
+{
+    for (int i = 0; i < blk->n; i++) {
+        const ir_stmt *s = blk->stmts[i];
+        switch (s->kind) {
+        case IR_S_ASSIGN:
+            if (s->u.assign.lhs->kind == IR_E_ACCESS)
+                for (int k = 0; k < s->u.assign.lhs->u.access.nidx; k++)
+                    if (ex_reads_memory(s->u.assign.lhs->u.access.idx[k])) return 0;
+            break;
+        case IR_S_LET: if (ex_reads_memory(s->u.let.value)) return 0; break;
+        case IR_S_IF:
+            if (ex_reads_memory(s->u.if_.cond) || !ex_block_replayable(s->u.if_.then_blk) ||
+                (s->u.if_.else_blk && !ex_block_replayable(s->u.if_.else_blk))) return 0;
+            break;
+        case IR_S_FOR:
+            for (int k = 0; k < s->u.for_.nvars; k++)
+                if (ex_reads_memory(s->u.for_.vars[k].lo) || ex_reads_memory(s->u.for_.vars[k].hi) ||
+                    ex_reads_memory(s->u.for_.vars[k].step)) return 0;
+            if (!ex_block_replayable(s->u.for_.body)) return 0;
+            break;
+        case IR_S_COLL: return 0;
+        case IR_S_SEND: case IR_S_RECV: break;
+        }
+    }
+    return 1;
+}
+
+/* The stamps of a syndm program's outputs are recorded by replaying the steps after the timed
+ * loop, so that its inner loops store values alone: when some output is marked (not through a
+ * second step function) and the writes follow from the indices. */
+static int ex_replays_marks(const ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    if (!pl->mpi || pl->shared || o->two || !ex_any_mark(pl)) return 0;
+    const ir_stmt *nest = pl->nest;
+    for (int k = 0; k < nest->u.for_.nvars; k++)
+        if (ex_reads_memory(nest->u.for_.vars[k].lo) || ex_reads_memory(nest->u.for_.vars[k].hi)) return 0;
+    return ex_block_replayable(nest->u.for_.body);
+}
+
+/* How the outputs' stamps are recorded: by a second step function for the step writing a folded
+ * output's plane (two), by replaying the steps after the timed loop (replay), or in the step. */
+static void ex_marks_plan(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    int marked = 0, unfolded = 0;
+    for (int i = 0; i < o->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (!a->mark) continue;
+        if (a->fold < 0 || a->mark_step == INT64_MIN || (marked && a->mark_step != o->mark_step)) { unfolded = 1; continue; }
+        o->mark_step = a->mark_step;
+        marked = 1;
+    }
+    o->two = marked && !unfolded;
+    o->replay = pl->mpi && pl->nest && ex_replays_marks(o);
+}
+
 static void ex_prog_steps(ex_prog_out *o)
 {
     const ex_plan *pl = o->pl;
@@ -1627,18 +1819,21 @@ static void ex_prog_steps(ex_prog_out *o)
                   stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
                   params.n ? " (the arrays as restrict parameters: each is its own allocation)" : "", noinline,
                   o->lab, tn, params.n ? params.s : "", ex_overlap_step_param(pl), tn, uses.n ? uses.s : "");
-    int marked = 0, unfolded = 0;
-    for (int i = 0; i < o->p->narrays; i++) {
-        const ex_array *a = &pl->arr[i];
-        if (!a->mark) continue;
-        if (a->fold < 0 || a->mark_step == INT64_MIN || (marked && a->mark_step != o->mark_step)) { unfolded = 1; continue; }
-        o->mark_step = a->mark_step;
-        marked = 1;
-    }
-    o->two = marked && !unfolded;
-    o->m.marks = !o->two;
+    o->m.marks = !o->two && !o->replay;
     ex_step_body(&o->m, b, 4);
     xf_buf_printf(b, "}\n\n");
+    if (o->replay) {
+        ex_em mk = o->m;
+        mk.mode = EX_MARK;
+        xf_buf_printf(b, "/* Step %s replayed for its writes of the outputs alone: each element this processor\n"
+                         " * computes is stamped with the step (rt_stamp), for the gather.  Run after the timed loop\n"
+                         " * (which elements a step writes follows from the indices alone). */\n"
+                         "static void mark%s(int64_t %s, int64_t me)\n{\n    (void)%s;\n"
+                         "    const rt_mark rt_now = (rt_mark)rt_stamp;   /* a local: the stores cannot change it */\n"
+                         "    (void)rt_now;\n", tn, o->lab, tn, tn);
+        ex_step_body(&mk, b, 4);
+        xf_buf_printf(b, "}\n\n");
+    }
     if (o->two) {
         xf_buf_printf(b, "/* The same step, recording which output elements this processor computes (the step that\n"
                          " * writes the output plane). */\n"
@@ -1769,6 +1964,27 @@ static void ex_prog_main_setup(ex_prog_out *o)
     }
 }
 
+/* After the timed loop, before the stamps are replayed: the arrays that are no output freed
+ * (their memory goes before the stamps come), the stamps allocated. */
+static void ex_prog_late_marks(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    int inits_read = 0;   /* an init reading memory keeps every array (the gather evaluates inits) */
+    for (int k = 0; k < o->p->ndecls; k++)
+        if (o->p->decls[k]->kind == IR_D_INIT && ex_reads_memory(o->p->decls[k]->u.init.value)) inits_read = 1;
+    for (int i = 0; i < o->p->narrays && !inits_read; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (!a->output && !a->pieced) xf_buf_printf(b, "    free(%s);   /* no output */\n    %s = NULL;\n", a->cname, a->cname);
+    }
+    for (int i = 0; i < o->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (a->mark)
+            xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(me) ? (size_t)%s_size(me) : 1, sizeof *%s_mine);\n", a->cname,
+                          a->cname, a->cname, a->cname);
+    }
+}
+
 /* syndm main: the timed loop over the steps, each followed by its delivery or halo exchange
  * (a phase's exchange under the phase's conditions). */
 static void ex_prog_main_loop(ex_prog_out *o)
@@ -1784,8 +2000,8 @@ static void ex_prog_main_loop(ex_prog_out *o)
     xf_buf_printf(b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
     xf_buf_printf(b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
                   st.n ? st.s : "1");
-    if (ex_any_mark(pl))
-        xf_buf_printf(b, "        if (++rt_stamp == 0) rt_die(\"more than 2^32 - 1 steps\");\n");
+    if (ex_any_mark(pl) && !o->replay)
+        xf_buf_printf(b, "        if (++rt_stamp > RT_MARK_MAX) rt_die(\"more steps than an rt_mark holds\");\n");
     xf_buf params = {0}, args = {0}, uses = {0};
     ex_step_arrays(pl, &params, &args, &uses);
     xf_buf_printf(&args, "%s", ex_overlap_step_arg(pl));
@@ -1810,6 +2026,11 @@ static void ex_prog_main_loop(ex_prog_out *o)
         xf_buf_printf(b, "        exchange_halo(pattern[%d], me, %s);\n", k, tn);
     }
     xf_buf_printf(b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
+    if (o->replay) ex_prog_late_marks(o);
+    if (o->replay)
+        xf_buf_printf(b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {   /* the outputs' stamps */\n"
+                         "        if (++rt_stamp > RT_MARK_MAX) rt_die(\"more steps than an rt_mark holds\");\n        mark%s(%s, me);\n    }\n",
+                      tn, lo.s, tn, hi.s, tn, tn, tn, st.n ? st.s : "1", o->lab, tn);
     xf_buf_free(&lo);
     xf_buf_free(&hi);
     xf_buf_free(&st);
@@ -1824,7 +2045,7 @@ static void ex_prog_main_end(ex_prog_out *o)
     const ir_program *p = o->p;
     xf_buf *b = &o->b;
     xf_buf_printf(b, "    const uint64_t sum = output_checksum(me);\n");
-    if (o->pieced) {   /* what the pieces saved: the elements each rank allocated, before the result line */
+    if (!pl->shared) {   /* the elements each rank allocated (what the dist and the pieces keep), before the result line */
         xf_buf_printf(b, "    {   /* polyapm-memory elements=[per rank] total=N: the elements of all arrays each rank allocated */\n"
                          "        int64_t rt_mem = 0, rt_all[%" PRId64 "], rt_total = 0;\n", pl->nprocs);
         for (int i = 0; i < p->narrays; i++) xf_buf_printf(b, "        rt_mem += %s_size(me);\n", pl->arr[i].cname);
@@ -1853,6 +2074,7 @@ char *ex_emit_program(const ex_plan *pl)
     o.pl = pl;
     o.p = pl->p;
     o.m = (ex_em){pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &o.tmp, 1, NULL, 0};
+    if (pl->mpi && pl->nest) ex_marks_plan(&o);
     ex_prog_head(&o);
     ex_prog_data(&o);
     ex_labels(&o.labels, o.p->body);

@@ -77,14 +77,17 @@ static inline int ex_sent_array(const ir_expr *what, ir_expr *const **idx, int *
 void ex_cname(char *out, size_t size, const char *name);
 
 /* The emitter's state (export_emit.c, export_coll.c). */
-enum { EX_SEQ, EX_STEP, EX_INSPECT };
+/* EX_MARK: the step replayed after the timed loop for its writes of marked outputs alone (their
+ * X_mine stamps), no values, no messages. */
+enum { EX_SEQ, EX_STEP, EX_INSPECT, EX_MARK };
 typedef struct ex_rows ex_rows;
 /* The halo phase of a send (export.c), -1 when it has none. */
 int ex_phase_of(const ex_plan *pl, const ir_stmt *send);
 
 typedef struct ex_em {
     const ex_plan *pl;
-    int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern) */
+    int mode;                /* EX_SEQ (sequential), EX_STEP (syndm step), EX_INSPECT (halo pattern),
+                              * EX_MARK (the stamps replayed) */
     int phase;               /* EX_INSPECT: the phase whose sends are recorded */
     const char *me;          /* the C expression of this processor (syndm), NULL when sequential */
     int *tmp;                /* counter for temporaries */

@@ -67,7 +67,7 @@ static void piece_storage(ex_piece_out *o)
     const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
     xf_buf_printf(b, "/* %s: the %d piece%s of processor %s (its dist declaration), rows of its last dimension */\n"
                      "static %s *%s;\n", a->decl->u.array.name, np, np > 1 ? "s" : "", o->pv, ty, X);
-    if (a->mark) xf_buf_printf(b, "static uint32_t *%s_mine;   /* the step that computed it here, 0: none */\n", X);
+    if (a->mark) xf_buf_printf(b, "static rt_mark *%s_mine;   /* the step that computed it here, 0: none */\n", X);
     xf_buf_printf(b, "static rt_piece %s_pc[%d];\nstatic int64_t %s_n;   /* elements of all pieces */\n", X, np, X);
     xf_buf_printf(b, "static inline int64_t %s_row(int k", X);
     for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", int64_t i%d", d);

@@ -212,6 +212,12 @@ static void ex_rows_block(ex_em *in_loop, xf_buf *b, int in, const ir_block *blk
         const ir_stmt *s = blk->stmts[i];
         switch (s->kind) {
         case IR_S_ASSIGN:
+            if (in_loop->mode == EX_MARK) {   /* the replay: a marked output's target alone */
+                const ir_expr *l = s->u.assign.lhs;
+                if (l->kind == IR_E_ACCESS && in_loop->pl->arr[l->u.access.array_index].mark)
+                    ex_rows_expr(in_loop, b, in, l, bn);
+                break;
+            }
             ex_rows_expr(in_loop, b, in, s->u.assign.lhs, bn);
             ex_rows_expr(in_loop, b, in, s->u.assign.rhs, bn);
             break;
