@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RT_TAG_GATHER = 9201 };
+enum { RT_TAG_GATHER = 9201, RT_TAG_ELEMENTS = 9210 };   /* rt_gather_elements: 9210 .. 9212 */
 
 void rt_checksum_gather_blocks(rt_checksum *c, MPI_Comm comm, const double *mine, int own)
 {
@@ -84,36 +84,13 @@ void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double 
     free(shapes);
 }
 
-void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, const uint32_t *stamp,
-                        int count, double *region, int64_t region_size)
+/* Stores one rank's elements into the region: a later stamp wins, and of one step the later rank
+ * (ranks come in order; the simulator runs the processors of a step in order, so the later
+ * one's value is the newest). */
+static void rt_gather_apply(const int64_t *idx, const double *val, const uint32_t *stp, int n, double *region,
+                            uint32_t *newest, int64_t region_size)
 {
-    int rank = rt_rank(comm), size = rt_size(comm);
-    if (rank != 0) {
-        RT_CHECK(MPI_Gather(&count, 1, MPI_INT, NULL, 0, MPI_INT, 0, comm));
-        RT_CHECK(MPI_Gatherv(index, count, MPI_INT64_T, NULL, NULL, NULL, MPI_INT64_T, 0, comm));
-        RT_CHECK(MPI_Gatherv(value, count, MPI_DOUBLE, NULL, NULL, NULL, MPI_DOUBLE, 0, comm));
-        RT_CHECK(MPI_Gatherv(stamp, count, MPI_UINT32_T, NULL, NULL, NULL, MPI_UINT32_T, 0, comm));
-        return;
-    }
-    int *counts = rt_malloc((size_t)size * sizeof(int)), *displs = rt_malloc((size_t)size * sizeof(int));
-    RT_CHECK(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-    int64_t total = 0;
-    for (int r = 0; r < size; r++) {
-        if (total + counts[r] > INT32_MAX)
-            rt_die("rt_gather_elements: more than 2^31 elements in all");
-        displs[r] = (int)total;
-        total += counts[r];
-    }
-    int64_t *idx = rt_malloc((size_t)total * sizeof(int64_t) + 1);
-    double *val = rt_malloc((size_t)total * sizeof(double) + 1);
-    uint32_t *stp = rt_malloc((size_t)total * sizeof(uint32_t) + 1);
-    uint32_t *newest = rt_calloc(region_size > 0 ? (size_t)region_size : 1, sizeof *newest);
-    RT_CHECK(MPI_Gatherv(index, count, MPI_INT64_T, idx, counts, displs, MPI_INT64_T, 0, comm));
-    RT_CHECK(MPI_Gatherv(value, count, MPI_DOUBLE, val, counts, displs, MPI_DOUBLE, 0, comm));
-    RT_CHECK(MPI_Gatherv(stamp, count, MPI_UINT32_T, stp, counts, displs, MPI_UINT32_T, 0, comm));
-    /* ranks in order: a later stamp wins, and of one step the later rank (the simulator runs the
-     * processors of a step in order, so the later one's value is the newest) */
-    for (int64_t i = 0; i < total; i++) {
+    for (int i = 0; i < n; i++) {
         if (idx[i] < 0 || idx[i] >= region_size)
             rt_die("rt_gather_elements: element %lld outside the region of %lld", (long long)idx[i],
                    (long long)region_size);
@@ -122,10 +99,40 @@ void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value
             region[idx[i]] = val[i];
         }
     }
+}
+
+/* Rank 0 receives the ranks' elements one rank after another (buffers for the largest rank's,
+ * not for all of them at once: the gather's memory stays near one rank's share). */
+void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, const uint32_t *stamp,
+                        int count, double *region, int64_t region_size)
+{
+    int rank = rt_rank(comm), size = rt_size(comm);
+    if (rank != 0) {
+        RT_CHECK(MPI_Gather(&count, 1, MPI_INT, NULL, 0, MPI_INT, 0, comm));
+        RT_CHECK(MPI_Send(index, count, MPI_INT64_T, 0, RT_TAG_ELEMENTS, comm));
+        RT_CHECK(MPI_Send(value, count, MPI_DOUBLE, 0, RT_TAG_ELEMENTS + 1, comm));
+        RT_CHECK(MPI_Send(stamp, count, MPI_UINT32_T, 0, RT_TAG_ELEMENTS + 2, comm));
+        return;
+    }
+    int *counts = rt_malloc((size_t)size * sizeof(int));
+    RT_CHECK(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+    int most = 0;
+    for (int r = 1; r < size; r++)
+        if (counts[r] > most) most = counts[r];
+    int64_t *idx = rt_malloc((size_t)most * sizeof(int64_t) + 1);
+    double *val = rt_malloc((size_t)most * sizeof(double) + 1);
+    uint32_t *stp = rt_malloc((size_t)most * sizeof(uint32_t) + 1);
+    uint32_t *newest = rt_calloc(region_size > 0 ? (size_t)region_size : 1, sizeof *newest);
+    rt_gather_apply(index, value, stamp, count, region, newest, region_size);
+    for (int r = 1; r < size; r++) {
+        RT_CHECK(MPI_Recv(idx, counts[r], MPI_INT64_T, r, RT_TAG_ELEMENTS, comm, MPI_STATUS_IGNORE));
+        RT_CHECK(MPI_Recv(val, counts[r], MPI_DOUBLE, r, RT_TAG_ELEMENTS + 1, comm, MPI_STATUS_IGNORE));
+        RT_CHECK(MPI_Recv(stp, counts[r], MPI_UINT32_T, r, RT_TAG_ELEMENTS + 2, comm, MPI_STATUS_IGNORE));
+        rt_gather_apply(idx, val, stp, counts[r], region, newest, region_size);
+    }
     free(newest);
     free(stp);
     free(idx);
     free(val);
     free(counts);
-    free(displs);
 }

@@ -2,7 +2,8 @@
  * rt_mcast.c — one value to many processors: the per-step multicast of an exported program.
  * During a step a rank puts each record once with the range of ranks lo .. hi that need it (LU's
  * pivot row or column: every rank, or the ranks still holding columns); at the end of the step
- * rt_mcast_run delivers every rank's records with one MPI_Bcast per (sender, range): on the
+ * rt_mcast_run delivers every rank's records: one MPI_Allgather of the ranges and counts (4 per
+ * rank a round; more rounds only when a rank has more), then one MPI_Bcast per (sender, range): on the
  * communicator itself when the sender and the range cover it, else on a sub-communicator of just
  * those ranks (MPI_Comm_split the first time a range occurs, kept for the later steps).  No
  * record is copied once per receiver, as the per-destination exchange (rt_exchange.c) would.
@@ -34,8 +35,7 @@ struct rt_mcast {
     MPI_Datatype rec_type;
     rt_mcast_run_t *runs;        /* this rank's, this step */
     int nruns, cruns;
-    int *nall, *displ;           /* size each: runs per rank, and where their headers start */
-    int *head, hcap;             /* all ranks' run headers (lo, hi, count) */
+    int *head, hcap;             /* all ranks' headers of a round (rt_mcast_run) */
     rt_record *buf;              /* one broadcast's records */
     size_t bcap;
     rt_record *recv;             /* the records for this rank */
@@ -58,8 +58,6 @@ rt_mcast *rt_mcast_new(MPI_Comm comm)
     RT_CHECK(MPI_Comm_size(comm, &m->size));
     RT_CHECK(MPI_Comm_rank(comm, &m->rank));
     m->rec_type = rt_record_type();
-    m->nall = rt_calloc((size_t)m->size, sizeof *m->nall);
-    m->displ = rt_calloc((size_t)m->size, sizeof *m->displ);
     return m;
 }
 
@@ -71,8 +69,6 @@ void rt_mcast_free(rt_mcast *m)
         if (m->subs[k].comm != MPI_COMM_NULL) MPI_Comm_free(&m->subs[k].comm);
     MPI_Type_free(&m->rec_type);
     free(m->runs);
-    free(m->nall);
-    free(m->displ);
     free(m->head);
     free(m->buf);
     free(m->recv);
@@ -154,55 +150,59 @@ static void rt_mcast_keep(rt_mcast *m, const rt_record *rec, size_t n)
     m->nrecv += n;
 }
 
+/* The broadcasts of one sender's run (h: lo, hi, count); this rank keeps what is for it. */
+static void rt_mcast_deliver(rt_mcast *m, int s, const int *h, rt_record *mine)
+{
+    int lo = h[0], hi = h[1], n = h[2], subroot;
+    if (n == 0) return;
+    MPI_Comm c = rt_mcast_comm_of(m, s, lo, hi, &subroot);
+    if (c == MPI_COMM_NULL) return;
+    rt_record *rec = mine;
+    if (s != m->rank) {
+        if ((size_t)n > m->bcap) {
+            m->bcap = (size_t)n;
+            m->buf = mc_realloc(m->buf, m->bcap * sizeof *m->buf);
+        }
+        rec = m->buf;
+    }
+    RT_CHECK(MPI_Bcast(rec, n, m->rec_type, subroot, c));
+    if (s != m->rank && m->rank >= lo && m->rank <= hi) rt_mcast_keep(m, rec, (size_t)n);
+}
+
+/* Rounds of one MPI_Allgather each: every rank's next RT_MC_ROUND runs (lo, hi, count) and
+ * whether more follow (one round in the usual step); then the broadcasts, senders in rank order,
+ * each sender's runs in the order their ranges first occurred. */
+enum { RT_MC_ROUND = 4, RT_MC_HEAD = 2 + 3 * RT_MC_ROUND };
 void rt_mcast_run(rt_mcast *m)
 {
-    int mine[3 * 64], nmine = m->nruns;   /* more ranges in one step than 64: several rounds */
     m->nrecv = 0;
-    int first = 0;
-    do {
-        int nr = nmine - first < 64 ? nmine - first : 64;
+    int rounds = 0;
+    for (int more = 1; more; rounds++) {
+        int first = rounds * RT_MC_ROUND, mine[RT_MC_HEAD] = {0};
+        int nr = m->nruns - first < RT_MC_ROUND ? m->nruns - first : RT_MC_ROUND;
         if (nr < 0) nr = 0;
+        mine[0] = nr;
+        mine[1] = m->nruns > first + nr;
         for (int k = 0; k < nr; k++) {
-            mine[3 * k] = m->runs[first + k].lo;
-            mine[3 * k + 1] = m->runs[first + k].hi;
-            mine[3 * k + 2] = (int)m->runs[first + k].n;
+            mine[2 + 3 * k] = m->runs[first + k].lo;
+            mine[3 + 3 * k] = m->runs[first + k].hi;
+            mine[4 + 3 * k] = (int)m->runs[first + k].n;
         }
-        RT_CHECK(MPI_Allgather(&nr, 1, MPI_INT, m->nall, 1, MPI_INT, m->comm));
-        int total = 0, more = 0;
-        for (int s = 0; s < m->size; s++) {
-            m->displ[s] = 3 * total;
-            total += m->nall[s];
-            more |= m->nall[s] == 64;
-        }
-        if (3 * total > m->hcap) {
-            m->hcap = 3 * total;
+        if (m->hcap < RT_MC_HEAD * m->size * (rounds + 1)) {
+            m->hcap = RT_MC_HEAD * m->size * (rounds + 1);
             m->head = mc_realloc(m->head, (size_t)m->hcap * sizeof *m->head);
         }
-        int *counts = rt_malloc((size_t)m->size * sizeof *counts);
-        for (int s = 0; s < m->size; s++) counts[s] = 3 * m->nall[s];
-        RT_CHECK(MPI_Allgatherv(mine, 3 * nr, MPI_INT, m->head, counts, m->displ, MPI_INT, m->comm));
-        free(counts);
-        for (int s = 0; s < m->size; s++)
-            for (int k = 0; k < m->nall[s]; k++) {
-                const int *h = m->head + m->displ[s] + 3 * k;
-                int lo = h[0], hi = h[1], n = h[2], subroot;
-                if (n == 0) continue;
-                MPI_Comm c = rt_mcast_comm_of(m, s, lo, hi, &subroot);
-                if (c == MPI_COMM_NULL) continue;
-                rt_record *rec = s == m->rank ? m->runs[first + k].rec : NULL;
-                if (s != m->rank) {
-                    if ((size_t)n > m->bcap) {
-                        m->bcap = (size_t)n;
-                        m->buf = mc_realloc(m->buf, m->bcap * sizeof *m->buf);
-                    }
-                    rec = m->buf;
-                }
-                RT_CHECK(MPI_Bcast(rec, n, m->rec_type, subroot, c));
-                if (s != m->rank && m->rank >= lo && m->rank <= hi) rt_mcast_keep(m, rec, (size_t)n);
-            }
-        first += nr;
-        if (!more) break;
-    } while (1);
+        int *all = m->head + RT_MC_HEAD * m->size * rounds;
+        RT_CHECK(MPI_Allgather(mine, RT_MC_HEAD, MPI_INT, all, RT_MC_HEAD, MPI_INT, m->comm));
+        more = 0;
+        for (int s = 0; s < m->size; s++) more |= all[RT_MC_HEAD * s + 1];
+    }
+    for (int s = 0; s < m->size; s++)
+        for (int r = 0; r < rounds; r++) {
+            const int *h = m->head + RT_MC_HEAD * (m->size * r + s);
+            for (int k = 0; k < h[0]; k++)
+                rt_mcast_deliver(m, s, h + 2 + 3 * k, s == m->rank ? m->runs[r * RT_MC_ROUND + k].rec : NULL);
+        }
     m->nruns = 0;
 }
 

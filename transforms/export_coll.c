@@ -699,6 +699,28 @@ static int ex_block_mcast(const ex_plan *pl, const ir_block *b)
     return 0;
 }
 
+/* Whether every send of the block goes out as a multicast record (none: 1). */
+static int ex_block_mcast_all(const ex_plan *pl, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_SEND: if (!ex_send_mcast(pl, s)) return 0; break;
+        case IR_S_FOR: if (!ex_block_mcast_all(pl, s->u.for_.body)) return 0; break;
+        case IR_S_IF:
+            if (!ex_block_mcast_all(pl, s->u.if_.then_blk) || !ex_block_mcast_all(pl, s->u.if_.else_blk)) return 0;
+            break;
+        default: break;
+        }
+    }
+    return 1;
+}
+
+int ex_mcast_only(const ex_plan *pl)
+{
+    return ex_mcast_used(pl) && ex_block_mcast_all(pl, pl->nest->u.for_.body);
+}
+
 int ex_mcast_used(const ex_plan *pl)
 {
     return pl->mpi && pl->nest && pl->nest->kind == IR_S_FOR && ex_block_mcast(pl, pl->nest->u.for_.body);

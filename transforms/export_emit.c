@@ -1735,6 +1735,13 @@ static void ex_prog_deliver(ex_prog_out *o)
     const ex_plan *pl = o->pl;
     xf_buf *b = &o->b;
     int na = o->p->narrays;
+    if (ex_mcast_only(pl)) {   /* no per-receiver records: the multicast alone */
+        xf_buf_printf(b, "/* The end of a step: every rank's multicast records, stored where this processor keeps them. */\n"
+                         "static void deliver(rt_exchange *rt_x, int64_t me)\n{\n    (void)rt_x;\n    const rt_record *rt_r;\n");
+        ex_mcast_deliver(pl, b);
+        xf_buf_printf(b, "}\n\n");
+        return;
+    }
     xf_buf_printf(b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
                      "static void deliver(rt_exchange *rt_x%s)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
                      "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
@@ -1777,7 +1784,7 @@ static void ex_prog_main_setup(ex_prog_out *o)
         xf_buf_free(&pre);
     }
     xf_buf_printf(b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
-                  pl->exchange == XF_EXCHANGE_ALLTOALLV ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
+                  pl->exchange == XF_EXCHANGE_ALLTOALLV && !ex_mcast_only(pl) ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
     if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mc = rt_mcast_new(MPI_COMM_WORLD);\n");
     if (pl->exchange == XF_EXCHANGE_HALO) {
         xf_buf_printf(b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);

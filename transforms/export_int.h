@@ -118,11 +118,12 @@ void ex_emit_ops(const ex_plan *pl, xf_buf *b);
 void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them);
 void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in);
 /* export_coll.c: one value to many processors.  Whether a send goes out as one rt_mcast record
- * for its range; whether the plan has such sends; the rt_mcast object and the global-index
+ * for its range; whether the plan has such sends (only such); the rt_mcast object and the global-index
  * functions of arrays in one box (before init_arrays); the send (its `when`, range and the
  * sender's offset as C); deliver's loop over the multicast records. */
 int ex_send_mcast(const ex_plan *pl, const ir_stmt *s);
 int ex_mcast_used(const ex_plan *pl);
+int ex_mcast_only(const ex_plan *pl);   /* every send is one: no per-receiver exchange at all */
 void ex_mcast_decl(const ex_plan *pl, xf_buf *b);
 void ex_send_mcast_emit(const ex_em *m, xf_buf *b, const ir_stmt *s, int in, const char *cond, const char *lo,
                         const char *hi, const char *what);

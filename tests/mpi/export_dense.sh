@@ -24,6 +24,7 @@ check_leaf() {
     expect_eq "$name: no record per receiver (no rt_exchange_put in a loop over rt_dest)" \
         "$(grep -c 'rt_exchange_put' <<<"$c")" 0
     expect_match "$name: delivered by rt_mcast_run" "$c" 'rt_mcast_run\(rt_mc\)'
+    expect_match "$name: every send is a multicast, so no per-receiver exchange is created" "$c" 'rt_exchange \*rt_x = NULL;'
     [ "${3:-}" = box ] && expect_match "$name: extents looked up per processor" "$c" '_ext_tab\['
     for np in 2 3 4; do
         sim=$(P sim "$node" -D procs=$np -D n=23 --json 2>/dev/null | json "j['checksum'] if j['verified'] else 'unverified'" 2>/dev/null)
