@@ -266,13 +266,18 @@ void rt_checksum_gather_blocks(rt_checksum *c, MPI_Comm comm, const double *mine
 void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double *tile,
                                int rows, int cols, int ld);
 
-/* Scattered elements (rt_gather.c): every rank gives `count` (index, value, stamp) triples of a
- * region of region_size elements; rank 0's `region` (pre-filled by the caller, e.g. with
- * rt_novalue()) gets, for each index given, the value with the largest stamp (the step that
- * computed it, from 1), of equal stamps the later rank's — the newest value, as the simulator
- * takes it.  Collective; only rank 0's region is read or written (others may pass NULL). */
-void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, const uint32_t *stamp,
-                        int count, double *region, int64_t region_size);
+/* Scattered elements (rt_gather.c): every rank rt_gather_put()s the (index, value, stamp) of the
+ * elements it computed, of a region of region_size elements; rt_gather_finish (collective, frees
+ * g) leaves in rank 0's `region` (pre-filled by the caller, e.g. with rt_novalue()), for each
+ * index given, the value with the largest stamp (the step that computed it, from 1), of equal
+ * stamps the later rank's — the newest value, as the simulator takes it.  Only rank 0's region is
+ * read or written (others may pass NULL).  Streamed: a rank holds one chunk of its elements,
+ * rank 0 stores its own at once. */
+typedef struct rt_gather rt_gather;
+
+rt_gather *rt_gather_new(MPI_Comm comm, double *region, int64_t region_size);
+void rt_gather_put(rt_gather *g, int64_t index, double value, uint32_t stamp);
+void rt_gather_finish(rt_gather *g);
 
 /* ---------------------------------------------------------------- timing and result ------ */
 

@@ -1372,11 +1372,16 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
             continue;
         }
         xf_buf size = {0}, index = {0};
-        /* the elements this processor computed */
-        xf_buf_printf(b, "        int64_t *idx = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *idx);\n", a->cname);
-        xf_buf_printf(b, "        double *val = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *val);\n", a->cname);
-        xf_buf_printf(b, "        uint32_t *stamp = rt_malloc(((size_t)%s_size(me) + 1) * sizeof *stamp);\n", a->cname);
-        xf_buf_printf(b, "        int ncomputed = 0;\n");
+        /* the elements this processor computed, streamed to rank 0 (rt_gather) */
+        memset(names, 0, sizeof names);
+        ex_region(m, &size, &index, a, nfix, names);   /* the size (the index once names are set) */
+        xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
+        xf_buf_printf(b, "        double *region = NULL;\n");
+        xf_buf_printf(b, "        if (me == %" PRId64 ") { region = rt_malloc((size_t)region_size * sizeof *region); "
+                         "rt_fill_novalue(region, (size_t)region_size); }\n", pl->plo);
+        xf_buf_printf(b, "        rt_gather *rt_g = rt_gather_new(MPI_COMM_WORLD, region, region_size);\n");
+        xf_buf_free(&size);
+        xf_buf_free(&index);
         int opened = ex_box_open(m, b, a, d->u.output.idx, nfix, 8, 1, names, st);
         ex_region(m, &size, &index, a, nfix, names);
         ind(b, 8 + 4 * opened);
@@ -1384,14 +1389,10 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
         ex_local_at(m, b, a, names, st);
         xf_buf_printf(b, ";\n");
         ind(b, 8 + 4 * opened);
-        xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s; stamp[ncomputed] = %s_mine[rt_o]; "
-                         "val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s, a->cname, dbl ? "" : "(double)", a->cname);
+        xf_buf_printf(b, "if (%s_mine[rt_o]) rt_gather_put(rt_g, %s, %s%s[rt_o], %s_mine[rt_o]);\n", a->cname, index.s,
+                      dbl ? "" : "(double)", a->cname, a->cname);
         ex_box_close(b, opened, 8);
-        xf_buf_printf(b, "        const int64_t region_size = %s;\n", size.s);
-        xf_buf_printf(b, "        double *region = NULL;\n");
-        xf_buf_printf(b, "        if (me == %" PRId64 ") { region = rt_malloc((size_t)region_size * sizeof *region); "
-                         "rt_fill_novalue(region, (size_t)region_size); }\n", pl->plo);
-        xf_buf_printf(b, "        rt_gather_elements(MPI_COMM_WORLD, idx, val, stamp, ncomputed, region, region_size);\n");
+        xf_buf_printf(b, "        rt_gather_finish(rt_g);\n");
         xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
         xf_buf_printf(b, "            unsigned char *computed = rt_malloc((size_t)region_size);\n");
         xf_buf_printf(b, "            for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
@@ -1428,8 +1429,7 @@ static void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m)
             xf_buf_free(&cond);
         }
         xf_buf_printf(b, "            rt_checksum_doubles(&hash, region, (size_t)region_size);\n");
-        xf_buf_printf(b, "            free(computed);\n            free(region);\n        }\n");
-        xf_buf_printf(b, "        free(idx);\n        free(val);\n        free(stamp);\n    }\n");
+        xf_buf_printf(b, "            free(computed);\n            free(region);\n        }\n    }\n");
         xf_buf_free(&size);
         xf_buf_free(&index);
     }
