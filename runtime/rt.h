@@ -9,6 +9,8 @@
  *   rt_dist.c        index ranges of block distributions
  *   rt_exchange.c    the thesis's coalesced per-step exchange (per-destination buffers of
  *                    (index, value) records, MPI_Alltoall of counts + MPI_Alltoallv of data)
+ *   rt_mcast.c       one record to a range of ranks (a row or column many need): MPI_Bcast per
+ *                    sender and range, on a cached sub-communicator where the range is not all
  *   rt_halo.c        halo exchanges of 1-D block and 2-D block tilings (static partner sets)
  *   rt_pattern.c     any static partner set: recorded once, then values only, rows and columns
  *                    in place with vector datatypes
@@ -122,6 +124,22 @@ size_t rt_exchange_received_from(const rt_exchange *x, int src, const rt_record 
 void rt_exchange_apply(const rt_exchange *x, double *base);
 /* Total records sent by this rank since creation (for reports). */
 int64_t rt_exchange_sent_total(const rt_exchange *x);
+/* A committed MPI datatype of one rt_record (the caller frees it with MPI_Type_free). */
+MPI_Datatype rt_record_type(void);
+
+/* One value to many ranks (rt_mcast.c): during a step a rank rt_mcast_put()s a record once for
+ * the ranks lo .. hi (itself skipped); rt_mcast_run() (collective) broadcasts each sender's
+ * records, on a sub-communicator of the sender and lo .. hi where they are not the whole
+ * communicator; rt_mcast_received() gives this rank's until the next run, by sender in
+ * increasing rank order.  Indices are the sender's choice (exported programs: global ones). */
+typedef struct rt_mcast rt_mcast;
+
+rt_mcast *rt_mcast_new(MPI_Comm comm);                /* every rank of comm creates one */
+void rt_mcast_free(rt_mcast *m);
+void rt_mcast_put(rt_mcast *m, int lo, int hi, int64_t index, double value);
+void rt_mcast_put_int(rt_mcast *m, int lo, int hi, int64_t index, int64_t value);
+void rt_mcast_run(rt_mcast *m);
+size_t rt_mcast_received(const rt_mcast *m, const rt_record **recs);
 
 /* ---------------------------------------------------------------- halo exchanges --------- */
 
@@ -253,13 +271,18 @@ void rt_checksum_gather_blocks(rt_checksum *c, MPI_Comm comm, const double *mine
 void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double *tile,
                                int rows, int cols, int ld);
 
-/* Scattered elements (rt_gather.c): every rank gives `count` (index, value, stamp) triples of a
- * region of region_size elements; rank 0's `region` (pre-filled by the caller, e.g. with
- * rt_novalue()) gets, for each index given, the value with the largest stamp (the step that
- * computed it, from 1), of equal stamps the later rank's — the newest value, as the simulator
- * takes it.  Collective; only rank 0's region is read or written (others may pass NULL). */
-void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, const uint32_t *stamp,
-                        int count, double *region, int64_t region_size);
+/* Scattered elements (rt_gather.c): every rank rt_gather_put()s the (index, value, stamp) of the
+ * elements it computed, of a region of region_size elements; rt_gather_finish (collective, frees
+ * g) leaves in rank 0's `region` (pre-filled by the caller, e.g. with rt_novalue()), for each
+ * index given, the value with the largest stamp (the step that computed it, from 1), of equal
+ * stamps the later rank's — the newest value, as the simulator takes it.  Only rank 0's region is
+ * read or written (others may pass NULL).  Streamed: a rank holds one chunk of its elements,
+ * rank 0 stores its own at once. */
+typedef struct rt_gather rt_gather;
+
+rt_gather *rt_gather_new(MPI_Comm comm, double *region, int64_t region_size);
+void rt_gather_put(rt_gather *g, int64_t index, double value, uint32_t stamp);
+void rt_gather_finish(rt_gather *g);
 
 /* ---------------------------------------------------------------- timing and result ------ */
 

@@ -28,7 +28,7 @@ struct rt_exchange {
     int64_t sent_total;
 };
 
-static MPI_Datatype rt_record_type(void)
+MPI_Datatype rt_record_type(void)
 {
     int lens[2] = {1, 1};
     MPI_Aint offs[2] = {offsetof(rt_record, index), offsetof(rt_record, value)};

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RT_TAG_GATHER = 9201 };
+enum { RT_TAG_GATHER = 9201, RT_TAG_ELEMENTS = 9210 };   /* RT_TAG_ELEMENTS: rt_gather's chunks */
 
 void rt_checksum_gather_blocks(rt_checksum *c, MPI_Comm comm, const double *mine, int own)
 {
@@ -84,48 +84,86 @@ void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double 
     free(shapes);
 }
 
-void rt_gather_elements(MPI_Comm comm, const int64_t *index, const double *value, const uint32_t *stamp,
-                        int count, double *region, int64_t region_size)
+/* Scattered elements, streamed: a rank's computed elements in chunks of RT_GATHER_CHUNK records
+ * (rank 0 stores its own at once), so that no rank holds a copy of all its elements. */
+enum { RT_GATHER_CHUNK = 1 << 15 };
+typedef struct rt_gather_rec {
+    int64_t index;
+    double value;
+    uint32_t stamp, pad;
+} rt_gather_rec;
+
+struct rt_gather {
+    MPI_Comm comm;
+    int rank, size;
+    double *region;               /* rank 0 */
+    uint32_t *newest;             /* rank 0: the stamp of each region element's value */
+    int64_t region_size;
+    rt_gather_rec *buf;           /* a chunk */
+    int n;
+};
+
+rt_gather *rt_gather_new(MPI_Comm comm, double *region, int64_t region_size)
 {
-    int rank = rt_rank(comm), size = rt_size(comm);
-    if (rank != 0) {
-        RT_CHECK(MPI_Gather(&count, 1, MPI_INT, NULL, 0, MPI_INT, 0, comm));
-        RT_CHECK(MPI_Gatherv(index, count, MPI_INT64_T, NULL, NULL, NULL, MPI_INT64_T, 0, comm));
-        RT_CHECK(MPI_Gatherv(value, count, MPI_DOUBLE, NULL, NULL, NULL, MPI_DOUBLE, 0, comm));
-        RT_CHECK(MPI_Gatherv(stamp, count, MPI_UINT32_T, NULL, NULL, NULL, MPI_UINT32_T, 0, comm));
+    rt_gather *g = rt_calloc(1, sizeof *g);
+    g->comm = comm;
+    g->rank = rt_rank(comm);
+    g->size = rt_size(comm);
+    g->region = region;
+    g->region_size = region_size;
+    if (g->rank == 0) g->newest = rt_calloc(region_size > 0 ? (size_t)region_size : 1, sizeof *g->newest);
+    g->buf = rt_malloc(RT_GATHER_CHUNK * sizeof *g->buf);
+    return g;
+}
+
+/* A later stamp wins, and of one step the later rank (ranks come in order; the simulator runs
+ * the processors of a step in order, so the later one's value is the newest). */
+static void rt_gather_store(rt_gather *g, int64_t index, double value, uint32_t stamp)
+{
+    if (index < 0 || index >= g->region_size)
+        rt_die("rt_gather: element %lld outside the region of %lld", (long long)index, (long long)g->region_size);
+    if (stamp >= g->newest[index]) {
+        g->newest[index] = stamp;
+        g->region[index] = value;
+    }
+}
+
+static void rt_gather_flush(rt_gather *g)
+{
+    RT_CHECK(MPI_Send(g->buf, g->n * (int)sizeof *g->buf, MPI_BYTE, 0, RT_TAG_ELEMENTS, g->comm));
+    g->n = 0;
+}
+
+void rt_gather_put(rt_gather *g, int64_t index, double value, uint32_t stamp)
+{
+    if (g->rank == 0) {
+        rt_gather_store(g, index, value, stamp);
         return;
     }
-    int *counts = rt_malloc((size_t)size * sizeof(int)), *displs = rt_malloc((size_t)size * sizeof(int));
-    RT_CHECK(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-    int64_t total = 0;
-    for (int r = 0; r < size; r++) {
-        if (total + counts[r] > INT32_MAX)
-            rt_die("rt_gather_elements: more than 2^31 elements in all");
-        displs[r] = (int)total;
-        total += counts[r];
+    g->buf[g->n].index = index;
+    g->buf[g->n].value = value;
+    g->buf[g->n++].stamp = stamp;
+    if (g->n == RT_GATHER_CHUNK) rt_gather_flush(g);
+}
+
+void rt_gather_finish(rt_gather *g)
+{
+    if (g->rank != 0) {
+        if (g->n) rt_gather_flush(g);
+        rt_gather_flush(g);   /* an empty chunk: the end */
+    } else {
+        for (int r = 1; r < g->size; r++)
+            for (;;) {
+                MPI_Status st;
+                int bytes;
+                RT_CHECK(MPI_Recv(g->buf, RT_GATHER_CHUNK * (int)sizeof *g->buf, MPI_BYTE, r, RT_TAG_ELEMENTS, g->comm, &st));
+                RT_CHECK(MPI_Get_count(&st, MPI_BYTE, &bytes));
+                int n = bytes / (int)sizeof *g->buf;
+                if (n == 0) break;
+                for (int i = 0; i < n; i++) rt_gather_store(g, g->buf[i].index, g->buf[i].value, g->buf[i].stamp);
+            }
     }
-    int64_t *idx = rt_malloc((size_t)total * sizeof(int64_t) + 1);
-    double *val = rt_malloc((size_t)total * sizeof(double) + 1);
-    uint32_t *stp = rt_malloc((size_t)total * sizeof(uint32_t) + 1);
-    uint32_t *newest = rt_calloc(region_size > 0 ? (size_t)region_size : 1, sizeof *newest);
-    RT_CHECK(MPI_Gatherv(index, count, MPI_INT64_T, idx, counts, displs, MPI_INT64_T, 0, comm));
-    RT_CHECK(MPI_Gatherv(value, count, MPI_DOUBLE, val, counts, displs, MPI_DOUBLE, 0, comm));
-    RT_CHECK(MPI_Gatherv(stamp, count, MPI_UINT32_T, stp, counts, displs, MPI_UINT32_T, 0, comm));
-    /* ranks in order: a later stamp wins, and of one step the later rank (the simulator runs the
-     * processors of a step in order, so the later one's value is the newest) */
-    for (int64_t i = 0; i < total; i++) {
-        if (idx[i] < 0 || idx[i] >= region_size)
-            rt_die("rt_gather_elements: element %lld outside the region of %lld", (long long)idx[i],
-                   (long long)region_size);
-        if (stp[i] >= newest[idx[i]]) {
-            newest[idx[i]] = stp[i];
-            region[idx[i]] = val[i];
-        }
-    }
-    free(newest);
-    free(stp);
-    free(idx);
-    free(val);
-    free(counts);
-    free(displs);
+    free(g->newest);
+    free(g->buf);
+    free(g);
 }

@@ -3,7 +3,8 @@
  * clause, plus the MPI_User_function of an operator MPI may apply), the built-in operators'
  * combines, and each collective statement of a processor body as a call into runtime/rt_coll.c
  * on tuples of rt_val (blocks read row-major into tuples, converted as the simulator converts,
- * and written back into the destination blocks).
+ * and written back into the destination blocks); and the sends to a range of processors that go
+ * out as one multicast record each (runtime/rt_mcast.c) instead of one record per receiver.
  *
  * Exactness: the simulator folds in rank order, the lower rank the left operand.  MPI's
  * reductions are used where their result is that fold bit for bit — built-in operators on
@@ -664,4 +665,159 @@ void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     xf_buf_free(&x.pre);
     xf_buf_free(&x.body);
     xf_buf_free(&x.root);
+}
+
+/* ---- one value to many processors: sends to a range as one multicast record ---------------- */
+
+/* Whether a send goes out as one rt_mcast record for its whole range of processors (instead of
+ * one exchange record per receiver): a syndm step with the records exchange, a range lo .. hi,
+ * and an element every receiver names alike — the global index of a pieced array, or of an
+ * array in one box (not folded) whose receivers use the sender's index (no `as`). */
+int ex_send_mcast(const ex_plan *pl, const ir_stmt *s)
+{
+    if (!pl->mpi || pl->shared || pl->exchange != XF_EXCHANGE_ALLTOALLV || !s->u.send.to_hi) return 0;
+    ir_expr *const *widx;
+    int nidx, arr = ex_sent_array(s->u.send.what, &widx, &nidx);
+    const ex_array *a = &pl->arr[arr];
+    if (a->pieced) return 1;
+    return !s->u.send.as_idx && a->fold < 0 && nidx > 0;
+}
+
+static int ex_block_mcast(const ex_plan *pl, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_SEND: if (ex_send_mcast(pl, s)) return 1; break;
+        case IR_S_FOR: if (ex_block_mcast(pl, s->u.for_.body)) return 1; break;
+        case IR_S_IF:
+            if (ex_block_mcast(pl, s->u.if_.then_blk) || ex_block_mcast(pl, s->u.if_.else_blk)) return 1;
+            break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
+/* Whether every send of the block goes out as a multicast record (none: 1). */
+static int ex_block_mcast_all(const ex_plan *pl, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_SEND: if (!ex_send_mcast(pl, s)) return 0; break;
+        case IR_S_FOR: if (!ex_block_mcast_all(pl, s->u.for_.body)) return 0; break;
+        case IR_S_IF:
+            if (!ex_block_mcast_all(pl, s->u.if_.then_blk) || !ex_block_mcast_all(pl, s->u.if_.else_blk)) return 0;
+            break;
+        default: break;
+        }
+    }
+    return 1;
+}
+
+int ex_mcast_only(const ex_plan *pl)
+{
+    return ex_mcast_used(pl) && ex_block_mcast_all(pl, pl->nest->u.for_.body);
+}
+
+int ex_mcast_used(const ex_plan *pl)
+{
+    return pl->mpi && pl->nest && pl->nest->kind == IR_S_FOR && ex_block_mcast(pl, pl->nest->u.for_.body);
+}
+
+/* The multicast object and, per array in one box, X_gidx (the global index of the element a
+ * processor names i0 .., its offset added) and X_at_gidx (where a processor stores it): pieced
+ * arrays have theirs (export_piece.c). */
+void ex_mcast_decl(const ex_plan *pl, xf_buf *b)
+{
+    if (!ex_mcast_used(pl)) return;
+    xf_buf_printf(b, "/* One record to a range of processors (a row or column many need): rt_mcast, broadcast at\n"
+                     " * the end of the step; the record names the element by its global index. */\n"
+                     "static rt_mcast *rt_mc;\n");
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0};
+    int tmp = 0;
+    m.tmp = &tmp;
+    for (int i = 0; i < pl->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        int nd = a->decl->u.array.ndims;
+        if (a->pieced || a->fold >= 0 || nd == 0 || nd > 8) continue;
+        const char *X = a->cname;
+        xf_buf glo[8], gext[8];
+        for (int d = 0; d < nd; d++) {
+            xf_buf pre = {0}, hi = {0};
+            memset(&glo[d], 0, sizeof glo[d]);
+            memset(&gext[d], 0, sizeof gext[d]);
+            ex_expr(&m, &glo[d], &pre, 4, a->decl->u.array.lo[d]);
+            ex_expr(&m, &hi, &pre, 4, a->decl->u.array.hi[d]);
+            xf_buf_printf(&gext[d], "(%s - %s + 1)", hi.s, glo[d].s);
+            xf_buf_free(&pre);
+            xf_buf_free(&hi);
+        }
+        xf_buf_printf(b, "static inline int64_t %s_gidx(int64_t rp", X);
+        for (int d = 0; d < nd; d++) xf_buf_printf(b, ", int64_t i%d", d);
+        xf_buf_printf(b, ")\n{\n    (void)rp;\n    int64_t g = 0;\n");
+        for (int d = 0; d < nd; d++)
+            xf_buf_printf(b, "    g = g * %s + (i%d + %s_off%d(rp) - %s);\n", gext[d].s, d, X, d, glo[d].s);
+        xf_buf_printf(b, "    return g;\n}\nstatic inline int64_t %s_at_gidx(int64_t rp, int64_t g)\n{\n    (void)rp;\n", X);
+        for (int d = nd - 1; d >= 0; d--)
+            xf_buf_printf(b, "    const int64_t i%d = %s + g %% %s - %s_off%d(rp);\n    g /= %s;\n", d, glo[d].s, gext[d].s, X,
+                          d, gext[d].s);
+        xf_buf_printf(b, "    return %s_at(rp", X);
+        for (int d = 0; d < nd; d++) xf_buf_printf(b, ", i%d", d);
+        xf_buf_printf(b, ");\n}\n");
+        for (int d = 0; d < nd; d++) { xf_buf_free(&glo[d]); xf_buf_free(&gext[d]); }
+    }
+    xf_buf_printf(b, "\n");
+}
+
+/* A send to a range as one multicast record (ex_send_mcast says when): cond is its `when` as C,
+ * lo and hi the range, what the sender's offset of the element. */
+void ex_send_mcast_emit(const ex_em *m, xf_buf *b, const ir_stmt *s, int in, const char *cond, const char *lo,
+                        const char *hi, const char *what)
+{
+    const ex_plan *pl = m->pl;
+    ir_expr *const *widx;
+    int nidx, arr = ex_sent_array(s->u.send.what, &widx, &nidx);
+    const ex_array *a = &pl->arr[arr];
+    xf_buf g = {0}, pre = {0};
+    if (a->pieced) {
+        ex_piece_gidx(m, &g, &pre, in, a, widx);
+    } else {
+        xf_buf_printf(&g, "%s_gidx(%s", a->cname, m->me);
+        for (int d = 0; d < nidx; d++) {
+            xf_buf_printf(&g, ", ");
+            ex_expr(m, &g, &pre, in, widx[d]);
+        }
+        xf_buf_printf(&g, ")");
+    }
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    char *text = ir_print_expr(s->u.send.what);
+    ind(b, in);
+    xf_buf_printf(b, "if (%s)   /* send %s: one record for processors %s .. %s */\n", cond, text ? text : "", lo, hi);
+    free(text);
+    ind(b, in + 4);
+    xf_buf_printf(b, "rt_mcast_put%s(rt_mc, (int)(%s - %" PRId64 "), (int)(%s - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
+                  a->decl->u.array.elem == IR_DOUBLE ? "" : "_int", lo, pl->plo, hi, pl->plo, g.s, pl->p->narrays, arr,
+                  a->cname, what);
+    xf_buf_free(&g);
+    xf_buf_free(&pre);
+}
+
+/* deliver's second half: the multicast records of the step, each stored where this processor
+ * keeps its global index. */
+void ex_mcast_deliver(const ex_plan *pl, xf_buf *b)
+{
+    int na = pl->p->narrays;
+    xf_buf_printf(b, "    rt_mcast_run(rt_mc);\n    const size_t rt_nm = rt_mcast_received(rt_mc, &rt_r);\n"
+                     "    for (size_t rt_i = 0; rt_i < rt_nm; rt_i++) {\n"
+                     "        const int64_t rt_g = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
+                  na, na);
+    for (int i = 0; i < na; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (!a->pieced && (a->fold >= 0 || a->decl->u.array.ndims == 0)) continue;
+        const char *v = a->decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
+        xf_buf_printf(b, "        case %d: %s[%s_at_gidx(me, rt_g)] = %s; break;\n", i, a->cname, a->cname, v);
+    }
+    xf_buf_printf(b, "        default: break;\n        }\n    }\n");
 }

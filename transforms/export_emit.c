@@ -475,6 +475,16 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     if (s->u.send.to_hi) ex_expr(m, &hi, &pre, in, s->u.send.to_hi);
     int zero = m->mode == EX_INSPECT;
     ex_offset(m, &what, &pre, in, arr, widx, nidx, m->me, zero);
+    if (m->mode == EX_STEP && ex_send_mcast(pl, s)) {   /* one record for the whole range */
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        ex_send_mcast_emit(m, b, s, in, cond.n ? cond.s : "1", lo.s, hi.s, what.s);
+        xf_buf_free(&pre);
+        xf_buf_free(&cond);
+        xf_buf_free(&lo);
+        xf_buf_free(&hi);
+        xf_buf_free(&what);
+        return;
+    }
     ir_expr *const *as = s->u.send.as_idx ? s->u.send.as_idx : widx;
     if (pl->arr[arr].pieced) ex_piece_gidx(m, &at, &pre, in, &pl->arr[arr], as);   /* the receiver finds it */
     else ex_offset(m, &at, &pre, in, arr, as, nidx, "rt_dest", zero);
@@ -983,6 +993,22 @@ static void ex_array_map(xf_buf *b, const ex_array *a, const char *pv, int d)
     xf_buf_printf(b, "    return r >= 0 && r < %s_ext(%s, %d) ? r : -1;\n}\n", X, pv, d);
 }
 
+/* A distributed array's extents, per processor and dimension: computed once by init_arrays
+ * (X_ext_formula), looked up by X_ext (a processor of the program: plo .. plo+nprocs-1), so that
+ * the index function X_at of an inner loop is a multiply-add, not the bound formulas (min, max,
+ * floor division) again per element. */
+static void ex_ext_table(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a, const char *pv)
+{
+    const char *X = a->cname;
+    int nd = a->decl->u.array.ndims;
+    xf_buf_printf(b, "static int64_t %s_ext_tab[%" PRId64 "][%d];   /* init_arrays fills it */\n", X, pl->nprocs,
+                  nd ? nd : 1);
+    xf_buf_printf(b, "static inline int64_t %s_ext(int64_t %s, int d) { return %s_ext_tab[%s - %" PRId64 "][d]; }\n",
+                  X, pv, X, pv, pl->plo);
+    xf_buf_printf(fills, "    for (int64_t p = 0; p < %" PRId64 "; p++)\n        for (int d = 0; d < %d; d++) "
+                         "%s_ext_tab[p][d] = %s_ext_formula(p + %" PRId64 ", d);\n", pl->nprocs, nd, X, X, pl->plo);
+}
+
 static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
 {
     if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
@@ -1054,7 +1080,8 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     /* extent of a dimension and the index function */
     const char *w = pl->mpi ? pv : "";
     const char *wc = pl->mpi ? ", " : "";
-    xf_buf_printf(b, "static inline int64_t %s_ext(%s%s%sint d)\n{\n", a->cname, pl->mpi ? "int64_t " : "", w, wc);
+    xf_buf_printf(b, "static inline int64_t %s_ext%s(%s%s%sint d)\n{\n", a->cname, pl->mpi ? "_formula" : "",
+                  pl->mpi ? "int64_t " : "", w, wc);
     if (pl->mpi) xf_buf_printf(b, "    (void)%s;\n", pv);   /* a scalar's bounds do not use it */
     xf_buf_printf(b, "    int64_t e = 0;\n    switch (d) {\n");
     for (int d = 0; d < nd; d++) {
@@ -1066,6 +1093,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
         else xf_buf_printf(b, "    case %d: e = %s_hi%d(%s) - %s_lo%d(%s) + 1; break;\n", d, a->cname, d, w, a->cname, d, w);
     }
     xf_buf_printf(b, "    }\n    return e > 0 ? e : 0;\n}\n");
+    if (pl->mpi) ex_ext_table(pl, b, fills, a, pv);
     xf_buf_printf(b, "static inline int64_t %s_size(%s%s)\n{\n", a->cname, pl->mpi ? "int64_t " : "void", w);
     if (pl->mpi) xf_buf_printf(b, "    (void)%s;\n", pv);
     xf_buf_printf(b, "    return 1");
@@ -1419,9 +1447,6 @@ static void ex_checksum_gather(const ex_plan *pl, xf_buf *b, const ex_em *m, con
     }
     xf_buf_printf(b, "        const int64_t rt_row = %s, rt_rows = rt_row < %d ? %d / rt_row : 1;   /* a slab's rows */\n",
                   row.s, EX_SLAB, EX_SLAB);
-    xf_buf_printf(b, "        int64_t *idx = rt_malloc((size_t)(rt_rows * rt_row + 1) * sizeof *idx);\n");
-    xf_buf_printf(b, "        double *val = rt_malloc((size_t)(rt_rows * rt_row + 1) * sizeof *val);\n");
-    xf_buf_printf(b, "        uint32_t *stamp = rt_malloc((size_t)(rt_rows * rt_row + 1) * sizeof *stamp);\n");
     xf_buf_printf(b, "        double *region = NULL;\n        unsigned char *computed = NULL;\n");
     xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
     xf_buf_printf(b, "            region = rt_malloc((size_t)(rt_rows * rt_row) * sizeof *region);\n");
@@ -1431,7 +1456,8 @@ static void ex_checksum_gather(const ex_plan *pl, xf_buf *b, const ex_em *m, con
     xf_buf_printf(b, "            const int64_t rt_base = (rt_c0 - %s) * rt_row, region_size = (rt_c1 - rt_c0 + 1) * rt_row;\n",
                   lo.s);
     if (!cl) xf_buf_printf(b, "            (void)rt_c1;\n");
-    xf_buf_printf(b, "            int ncomputed = 0;\n");
+    xf_buf_printf(b, "            if (me == %" PRId64 ") rt_fill_novalue(region, (size_t)region_size);\n", pl->plo);
+    xf_buf_printf(b, "            rt_gather *rt_g = rt_gather_new(MPI_COMM_WORLD, region, region_size);\n");
     opened = ex_box_open_clip(m, b, a, d->u.output.idx, nfix, 12, 1, names, st, cl);
     ex_region(m, &size, &index, a, nfix, names);
     ind(b, 12 + 4 * opened);
@@ -1439,17 +1465,15 @@ static void ex_checksum_gather(const ex_plan *pl, xf_buf *b, const ex_em *m, con
     ex_local_at(m, b, a, names, st);
     xf_buf_printf(b, ";\n");
     ind(b, 12 + 4 * opened);
-    xf_buf_printf(b, "if (%s_mine[rt_o]) { idx[ncomputed] = %s - rt_base; stamp[ncomputed] = %s_mine[rt_o]; "
-                     "val[ncomputed++] = %s%s[rt_o]; }\n", a->cname, index.s, a->cname, dbl ? "" : "(double)", a->cname);
+    xf_buf_printf(b, "if (%s_mine[rt_o]) rt_gather_put(rt_g, %s - rt_base, %s%s[rt_o], %s_mine[rt_o]);\n", a->cname,
+                  index.s, dbl ? "" : "(double)", a->cname, a->cname);
     ex_box_close(b, opened, 12);
-    xf_buf_printf(b, "            if (me == %" PRId64 ") rt_fill_novalue(region, (size_t)region_size);\n", pl->plo);
-    xf_buf_printf(b, "            rt_gather_elements(MPI_COMM_WORLD, idx, val, stamp, ncomputed, region, region_size);\n");
+    xf_buf_printf(b, "            rt_gather_finish(rt_g);\n");
     xf_buf_printf(b, "            if (me == %" PRId64 ") {\n", pl->plo);
     xf_buf_printf(b, "                for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
     ex_checksum_inits(pl, b, m, d, a, nfix, cl);
     xf_buf_printf(b, "                rt_checksum_doubles(&hash, region, (size_t)region_size);\n            }\n        }\n");
-    xf_buf_printf(b, "        free(computed);\n        free(region);\n");
-    xf_buf_printf(b, "        free(idx);\n        free(val);\n        free(stamp);\n    }\n");
+    xf_buf_printf(b, "        free(computed);\n        free(region);\n    }\n");
     xf_buf_free(&row);
     xf_buf_free(&rindex);
     xf_buf_free(&size);
@@ -1617,6 +1641,10 @@ static void ex_prog_head(ex_prog_out *o)
     else
         xf_buf_printf(b, " *\n * Sequential C: the program's loops as written (at syn, the processors of a step one after\n"
                          " * another, which a verified program allows).\n");
+    if (pl->mpi && ex_mcast_used(pl))
+        xf_buf_printf(b, " * A value sent to a range of processors (a row or column many need) is one record, broadcast\n"
+                         " * to that range at the end of the step (rt_mcast: MPI_Bcast, on a sub-communicator where the\n"
+                         " * range is not every rank).\n");
     xf_buf_printf(b, " * Parameters are the values the program was exported with; the result line is\n"
                      " *   polyapm-result checksum=%%016llx seconds=%%.9f ranks=%%d\n"
                      " * with the checksum of the output arrays, identical to `polyapm sim`'s, and the seconds of\n"
@@ -1666,6 +1694,7 @@ static void ex_prog_data(ex_prog_out *o)
     for (int i = 0; i < p->narrays; i++) o->pieced += pl->arr[i].pieced;
     if (o->pieced) xf_buf_printf(&o->b, "%s", ex_piece_type);
     for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &o->b, &fills, &pl->arr[i]);
+    ex_mcast_decl(pl, &o->b);
     ex_init_fn(pl, &o->b, &o->m, fills.s, o->replay);
     xf_buf_free(&fills);
     ex_emit_ops(pl, &o->b);
@@ -1915,11 +1944,18 @@ static void ex_prog_deliver(ex_prog_out *o)
     const ex_plan *pl = o->pl;
     xf_buf *b = &o->b;
     int na = o->p->narrays;
+    if (ex_mcast_only(pl)) {   /* no per-receiver records: the multicast alone */
+        xf_buf_printf(b, "/* The end of a step: every rank's multicast records, stored where this processor keeps them. */\n"
+                         "static void deliver(rt_exchange *rt_x, int64_t me)\n{\n    (void)rt_x;\n    const rt_record *rt_r;\n");
+        ex_mcast_deliver(pl, b);
+        xf_buf_printf(b, "}\n\n");
+        return;
+    }
     xf_buf_printf(b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
                      "static void deliver(rt_exchange *rt_x%s)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
                      "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
                      "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
-                  o->pieced ? ", int64_t me" : "", na, na);
+                  o->pieced || ex_mcast_used(pl) ? ", int64_t me" : "", na, na);
     for (int i = 0; i < na; i++) {   /* a delivery overwrites the receiver's copy */
         const char *v = pl->arr[i].decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
         if (pl->arr[i].pieced)
@@ -1928,7 +1964,9 @@ static void ex_prog_deliver(ex_prog_out *o)
         else
             xf_buf_printf(b, "        case %d: %s[rt_off] = %s; break;\n", i, pl->arr[i].cname, v);
     }
-    xf_buf_printf(b, "        default: break;\n        }\n    }\n}\n\n");
+    xf_buf_printf(b, "        default: break;\n        }\n    }\n");
+    if (ex_mcast_used(pl)) ex_mcast_deliver(pl, b);
+    xf_buf_printf(b, "}\n\n");
 }
 
 /* syndm main: MPI and the operators set up, this rank's processor, the lets, the arrays
@@ -1955,7 +1993,8 @@ static void ex_prog_main_setup(ex_prog_out *o)
         xf_buf_free(&pre);
     }
     xf_buf_printf(b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
-                  pl->exchange == XF_EXCHANGE_ALLTOALLV ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
+                  pl->exchange == XF_EXCHANGE_ALLTOALLV && !ex_mcast_only(pl) ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
+    if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mc = rt_mcast_new(MPI_COMM_WORLD);\n");
     if (pl->exchange == XF_EXCHANGE_HALO) {
         xf_buf_printf(b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
         for (int k = 0; k < pl->nphases; k++)
@@ -2014,7 +2053,7 @@ static void ex_prog_main_loop(ex_prog_out *o)
     xf_buf_free(&params);
     xf_buf_free(&args);
     xf_buf_free(&uses);
-    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced ? ", me" : "");
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced || ex_mcast_used(pl) ? ", me" : "");
     for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && !ex_overlap_placed(pl) && k < pl->nphases; k++) {
         hc.n = 0;
         if (hc.s) hc.s[0] = '\0';
@@ -2058,6 +2097,7 @@ static void ex_prog_main_end(ex_prog_out *o)
     for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++)
         xf_buf_printf(b, "    rt_pattern_free(pattern[%d]);\n", k);
     xf_buf_printf(b, "    if (rt_x) rt_exchange_free(rt_x);\n");
+    if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mcast_free(rt_mc);\n");
     for (int i = 0; i < p->narrays; i++) {
         xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
         if (pl->arr[i].mark) xf_buf_printf(b, "    free(%s_mine);\n", pl->arr[i].cname);

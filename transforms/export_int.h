@@ -120,6 +120,17 @@ const char *ex_rows_find(const ex_em *m, const char *call);
 void ex_emit_ops(const ex_plan *pl, xf_buf *b);
 void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them);
 void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in);
+/* export_coll.c: one value to many processors.  Whether a send goes out as one rt_mcast record
+ * for its range; whether the plan has such sends (only such); the rt_mcast object and the global-index
+ * functions of arrays in one box (before init_arrays); the send (its `when`, range and the
+ * sender's offset as C); deliver's loop over the multicast records. */
+int ex_send_mcast(const ex_plan *pl, const ir_stmt *s);
+int ex_mcast_used(const ex_plan *pl);
+int ex_mcast_only(const ex_plan *pl);   /* every send is one: no per-receiver exchange at all */
+void ex_mcast_decl(const ex_plan *pl, xf_buf *b);
+void ex_send_mcast_emit(const ex_em *m, xf_buf *b, const ir_stmt *s, int in, const char *cond, const char *lo,
+                        const char *hi, const char *what);
+void ex_mcast_deliver(const ex_plan *pl, xf_buf *b);
 
 /* export_piece.c: arrays with pieced local memories.  The rt_piece type (once, before the first
  * such array); the array's storage, tables, X_layout (appended to `fills`, the start of
@@ -134,6 +145,9 @@ void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64]);
 /* C condition: piece rt_pc's row of names[] holds last index j (its range, and its lattice). */
 void ex_piece_held(xf_buf *b, const ex_array *a, const char *j, char names[][64]);
 void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx);
+/* Whether a pieced array has one piece whose last range is every index: its rows are linear
+ * (X_rowbase(rt_proc, i0 ..) + j, export_rows.c hoists them). */
+int ex_piece_rows_linear(const ex_array *a);
 
 /* export_emit.c: the conjuncts of a condition (a && b && c) into out[n ..] (at most max in all;
  * the count, which may exceed max when some were left out); whether e names only the time

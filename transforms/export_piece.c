@@ -216,6 +216,33 @@ static void piece_index(ex_piece_out *o)
     xf_buf_printf(b, ");\n}\n");
 }
 
+int ex_piece_rows_linear(const ex_array *a)
+{
+    const ir_decl *dd = a->dist;
+    int nd = a->decl->u.array.ndims;
+    return dd && dd->u.dist.nmore == 0 && nd > 1 && !(dd->u.dist.step && dd->u.dist.step[nd - 1]);
+}
+
+/* One piece, its last range every index: X_rowbase, where the row of i0 .. starts as if its
+ * last index began at 0 (base - rlo), so that X_at(.., j) = X_rowbase(..) + j.  Computed before
+ * a loop that may not run (or not touch the row), so a row the piece does not have gives 0, no
+ * error: a verified program reads only elements the piece holds. */
+static void piece_rowbase(ex_piece_out *o)
+{
+    xf_buf *b = o->b;
+    const char *X = o->X;
+    int nd = o->nd;
+    if (!ex_piece_rows_linear(o->a)) return;
+    xf_buf_printf(b, "static inline int64_t %s_rowbase(int64_t rt_proc", X);
+    for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", int64_t i%d", d);
+    xf_buf_printf(b, ")\n{\n    (void)rt_proc;\n    const rt_piece *pc = &%s_pc[0];\n    if (", X);
+    for (int d = 0; d < nd - 1; d++)
+        xf_buf_printf(b, "%si%d < pc->lo[%d] || i%d > pc->hi[%d]", d ? " || " : "", d, d, d, d);
+    xf_buf_printf(b, ") return 0;\n    const int64_t r = %s_row(0", X);
+    for (int d = 0; d < nd - 1; d++) xf_buf_printf(b, ", i%d", d);
+    xf_buf_printf(b, ");\n    return pc->base[r] - pc->rlo[r];\n}\n");
+}
+
 /* Global indices for messages: X_gidx (row-major over the declared bounds) and X_at_gidx. */
 static void piece_gidx(ex_piece_out *o)
 {
@@ -264,6 +291,7 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     xf_buf_printf(fills, "    %s_layout(me);\n", o.X);
     xf_buf_printf(b, "static inline int64_t %s_size(int64_t rt_proc) { (void)rt_proc; return %s_n; }\n", o.X, o.X);
     piece_index(&o);
+    piece_rowbase(&o);
     piece_gidx(&o);
 }
 

@@ -106,12 +106,13 @@ static int ex_invariant(const ir_expr *e, const ex_bound *bn)
 }
 
 /* Is a's index function linear in its last index (not a folded time plane, not strided, not a
- * pieced memory whose rows start where their piece says)? */
+ * pieced memory of several pieces: one piece's rows start where X_rowbase says)? */
 static int ex_rows_linear(const ex_array *a)
 {
     int nd = a->decl->u.array.ndims;
     const ir_decl *dd = a->dist;
-    if (a->fold == nd - 1 || a->pieced) return 0;
+    if (a->pieced) return a->fold < 0 && ex_piece_rows_linear(a);
+    if (a->fold == nd - 1) return 0;
     return !(dd && dd->u.dist.dk == IR_DIST_LOCAL && dd->u.dist.step && dd->u.dist.step[nd - 1]);
 }
 
@@ -120,6 +121,13 @@ int ex_row_call(const ex_em *m, xf_buf *out, int array, const char *who, char *c
     const ex_array *a = &m->pl->arr[array];
     int nd = a->decl->u.array.ndims;
     if (nsub != nd || nd < 1 || !ex_rows_linear(a)) return 0;
+    if (a->pieced) {   /* this processor's pieces only */
+        if (!m->me || !who || strcmp(who, m->me)) return 0;
+        xf_buf_printf(out, "%s_rowbase(%s", a->cname, who);
+        for (int d = 0; d < nd - 1; d++) xf_buf_printf(out, ", %s", sub[d]);
+        xf_buf_printf(out, ")");
+        return 1;
+    }
     xf_buf_printf(out, "%s_at(", a->cname);
     if (m->pl->mpi) xf_buf_printf(out, "%s, ", who);
     for (int d = 0; d < nd - 1; d++) xf_buf_printf(out, "%s, ", sub[d]);
