@@ -249,13 +249,14 @@ for k in names.split():
     same += ok
     sp = s[0] / e[0] if e[0] > 0 else float("inf")
     mr = e[2] / s[2] if s[2] else float("nan")
-    dr = (e[2] - bmpi) / (s[2] - bseq) if s[2] > bseq else float("nan")
+    # the data ratio, where the sequential program's data is above the baselines' noise (1 MB)
+    dr = f"{(e[2] - bmpi) / (s[2] - bseq):5.2f}" if s[2] - bseq > 1024 else f"{'-':>5s}"
     p = pred.get(k)
     ptxt = f"{p:8.4g} {p / e[0]:9.2f}" if p else f"{'-':>8s} {'-':>9s}"
     if p: errs.append(abs(p / e[0] - 1)); pairs.append((p, e[0], k))
     tgt = ">= %.1f" % targets[k] if k in targets else ""
     print(f"  {k:11s} {s[0]:8.4g} {e[0]:8.4g} {sp:8.2f} {tgt:8s} {s[2] / 1024:7.1f} {e[2] / 1024:7.1f} "
-          f"{mr:6.2f} {'' if mr <= 1.5 else 'over':7s} {dr:5.2f} {ptxt}  {'= seq' if ok else 'DIFFERS ' + e[1] + ' seq ' + s[1]}")
+          f"{mr:6.2f} {'' if mr <= 1.5 else 'over':7s} {dr} {ptxt}  {'= seq' if ok else 'DIFFERS ' + e[1] + ' seq ' + s[1]}")
     print(f"  {'':11s} {rows[k][2]}, node {rows[k][1]}")
 if errs:
     # Kendall's tau over the pairs whose measured seconds differ by more than 15%
