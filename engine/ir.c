@@ -625,6 +625,23 @@ int ir_program_has_collectives(const ir_program *p)
     return p && block_has_collectives(p->body);
 }
 
+int ir_stmt_has_kind(const ir_stmt *s, ir_stmt_kind k)
+{
+    if (!s) return 0;
+    if (s->kind == k) return 1;
+    switch (s->kind) {
+    case IR_S_IF: return ir_block_has_kind(s->u.if_.then_blk, k) || ir_block_has_kind(s->u.if_.else_blk, k);
+    case IR_S_FOR: return ir_block_has_kind(s->u.for_.body, k);
+    default: return 0;
+    }
+}
+
+int ir_block_has_kind(const ir_block *b, ir_stmt_kind k)
+{
+    for (int i = 0; b && i < b->n; i++) if (ir_stmt_has_kind(b->stmts[i], k)) return 1;
+    return 0;
+}
+
 int ir_level_parse(const char *s, ir_level *out)
 {
     for (unsigned i = 0; i < sizeof level_names / sizeof level_names[0]; i++)

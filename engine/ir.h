@@ -473,6 +473,10 @@ const char *ir_coll_root_word(ir_coll_kind k);     /* NULL: no root */
 /* 1 when the program has a collective statement or a repeat expression (transforms that do not
  * know them refuse such programs). */
 int ir_program_has_collectives(const ir_program *p);
+/* 1 when the statement is, or the block holds, a statement of kind k at any depth (within ifs'
+ * branches and loops' bodies). */
+int ir_stmt_has_kind(const ir_stmt *s, ir_stmt_kind k);
+int ir_block_has_kind(const ir_block *b, ir_stmt_kind k);
 
 /* ---- phases --------------------------------------------------------------------------------- */
 

@@ -18,22 +18,6 @@ static int ex_ends_with_recv(const ir_block *b)
     return b && b->n > 0 && b->stmts[b->n - 1]->kind == IR_S_RECV;
 }
 
-static int ex_block_sends(const ir_block *b);
-static int ex_stmt_sends(const ir_stmt *s)
-{
-    switch (s->kind) {
-    case IR_S_SEND: return 1;
-    case IR_S_IF: return ex_block_sends(s->u.if_.then_blk) || ex_block_sends(s->u.if_.else_blk);
-    case IR_S_FOR: return ex_block_sends(s->u.for_.body);
-    default: return 0;
-    }
-}
-static int ex_block_sends(const ir_block *b)
-{
-    for (int i = 0; b && i < b->n; i++) if (ex_stmt_sends(b->stmts[i])) return 1;
-    return 0;
-}
-
 /* The processor loop's body of the plan's nest. */
 static const ir_block *ex_proc_body(const ex_plan *pl)
 {
@@ -101,8 +85,8 @@ static void ex_halo_calls(const ex_em *m, xf_buf *b, int in, const char *fn)
 void ex_overlap_after(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in)
 {
     if (m->mode != EX_STEP || !ex_overlap_placed(m->pl) || blk != ex_proc_body(m->pl)) return;
-    for (int j = k + 1; j < blk->n; j++) if (ex_stmt_sends(blk->stmts[j])) return;
-    if (!ex_stmt_sends(blk->stmts[k])) return;
+    for (int j = k + 1; j < blk->n; j++) if (ir_stmt_has_kind(blk->stmts[j], IR_S_SEND)) return;
+    if (!ir_stmt_has_kind(blk->stmts[k], IR_S_SEND)) return;
     xf_buf_printf(b, "%*s/* the boundary is computed: its messages leave now, the interior overlaps them */\n", in, "");
     ex_halo_calls(m, b, in, "post_halo");
 }

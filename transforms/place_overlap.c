@@ -39,22 +39,6 @@ typedef struct ov_step {
     ir_stmt *nest;             /* the element loop nest */
 } ov_step;
 
-static int block_has_send(const ir_block *b);
-static int stmt_has_send(const ir_stmt *s)
-{
-    switch (s->kind) {
-    case IR_S_SEND: return 1;
-    case IR_S_IF: return block_has_send(s->u.if_.then_blk) || block_has_send(s->u.if_.else_blk);
-    case IR_S_FOR: return block_has_send(s->u.for_.body);
-    default: return 0;
-    }
-}
-static int block_has_send(const ir_block *b)
-{
-    for (int i = 0; b && i < b->n; i++) if (stmt_has_send(b->stmts[i])) return 1;
-    return 0;
-}
-
 static char *ov_find(const ir_program *p, ov_step *st)
 {
     ir_step_nest sn, *n = &sn;
@@ -70,7 +54,7 @@ static char *ov_find(const ir_program *p, ov_step *st)
     st->nlets = i;
     if (b->n && b->stmts[b->n - 1]->kind == IR_S_RECV)
         return xf_asprintf("the step already ends with recv (its messages are placed)");
-    if (!block_has_send(b)) return xf_asprintf("no sends in the step: there is nothing to overlap");
+    if (!ir_block_has_kind(b, IR_S_SEND)) return xf_asprintf("no sends in the step: there is nothing to overlap");
     if (i != b->n - 1 || b->stmts[i]->kind != IR_S_FOR)
         return xf_asprintf("the processor's step is not one loop nest over its elements after its lets");
     st->nest = b->stmts[i];
@@ -283,7 +267,7 @@ static void eval_stmt(ov_eval *E, const ir_stmt *s)
         if (v) E->fired = s;
         return;
     case IR_S_FOR:
-        if (block_has_send(s->u.for_.body)) E->failed = 1;
+        if (ir_block_has_kind(s->u.for_.body, IR_S_SEND)) E->failed = 1;
         return;
     default: return;
     }
