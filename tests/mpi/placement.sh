@@ -61,7 +61,9 @@ expect_match "maxbuf=0: says it re-blocked, and what the buffers reach" "$out" \
     "overlap maxbuf=0: a step's live send buffers reach [0-9]+ bytes .*re-blocked: the plain placement"
 need=$(printf '%s' "$out" | sed -E 's/.*reach ([0-9]+) bytes.*/\1/')
 expect_eq "the buffers (n = 32 on 2 x 2: two faces of 15 interior elements, 8 bytes each)" "$need" 240
-fits=$(P apply 6 overlap maxbuf="$need" -q) && over=$(P apply 6 overlap maxbuf=$((need - 1)) -q)
+fits=$(P apply 6 overlap maxbuf="$need" -q) && over=$(P apply 6 overlap maxbuf=$((need - 1)) -q 2>"$TMP/ws.err")
+expect_match "in a workspace too, apply says it re-blocked (on stderr)" "$(cat "$TMP/ws.err")" \
+    "overlap maxbuf=$((need - 1)): a step's live send buffers reach $need bytes .*re-blocked"
 expect_eq "maxbuf at the need: the overlap placement (the same node as overlap width=1)" "$fits" "$w1"
 expect_eq "maxbuf one byte below: no recv, the plain placement" "$(P show "$over" --program | grep -c '^ *recv$')" 0
 expect_match "the fallback says so in its text" "$(P show "$over" --program)" "# re-blocked: the plain placement"

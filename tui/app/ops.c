@@ -92,8 +92,8 @@ static int add_child(store *s, int64_t parent, const ir_program *q, const char *
 }
 
 int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *argv,
-              const ir_binding *ov, int nov, int64_t *child, int *created, int *status,
-              diag_list *d)
+              const ir_binding *ov, int nov, FILE *report, int64_t *child, int *created,
+              int *status, diag_list *d)
 {
     if (status) *status = XF_EREFUSED;
     if (!xf_find(xf)) {
@@ -104,9 +104,7 @@ int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *a
     ir_program *p = ops_node_program(s, parent, d);
     if (!p) return -1;
     int st = 0;
-    FILE *rep = fopen("/dev/null", "w");
-    ir_program *q = xf_apply_with(p, xf, argc, argv, ov, nov, rep, d, &st);
-    if (rep) fclose(rep);
+    ir_program *q = xf_apply_with(p, xf, argc, argv, ov, nov, report, d, &st);
     int rc = -1;
     if (q) {
         char *params = NULL;

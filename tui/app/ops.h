@@ -20,6 +20,7 @@
 #define POLYAPM_OPS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cost.h"
 #include "diag.h"
@@ -35,10 +36,12 @@ int ops_open_or_init(const char *ws, const char *apm_path, store **out, int *cre
 /* Applies transform `xf` with `key=value` arguments to node `parent`; on success the child is
  * stored (or the existing node with the same text is linked) and its id returned in *child.
  * On failure nothing is written; *status (may be NULL) is XF_EREFUSED or XF_EUSAGE as for
- * xf_apply.  `ov` are -D overrides for transforms that need fixed values. */
+ * xf_apply.  `ov` are -D overrides for transforms that need fixed values.  What the transform
+ * reports (stm auto's candidates, a placement's fallback) goes to `report` (borrowed; NULL
+ * discards it). */
 int ops_apply(store *s, int64_t parent, const char *xf, int argc, char *const *argv,
-              const ir_binding *ov, int nov, int64_t *child, int *created, int *status,
-              diag_list *d);
+              const ir_binding *ov, int nov, FILE *report, int64_t *child, int *created,
+              int *status, diag_list *d);
 /* Adds program text (checked and canonicalised here) as a child of `parent`, edge transform
  * `how` (e.g. "edit", or a transform's name with its `params` when the transform ran elsewhere,
  * as the TUI runs it in a child process).  Parse/check errors go to `d`, nothing written. */

@@ -110,7 +110,7 @@ static int replay_step(store *s, int64_t parent, const store_edge *e, int64_t *c
     char **argv = NULL;
     int argc = replay_split_params(e->params, &argv), created = 0, st = 0, rc = 1;
     if (argc < 0) { diag_add(d, NULL, 0, 0, "out of memory"); return -1; }
-    if (ops_apply(s, parent, e->transform, argc, argv, NULL, 0, child, &created, &st, d) != 0) {
+    if (ops_apply(s, parent, e->transform, argc, argv, NULL, 0, NULL, child, &created, &st, d) != 0) {
         free(argv);
         return 1;
     }

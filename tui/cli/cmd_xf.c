@@ -85,7 +85,7 @@ static int apply_node(store *s, int64_t parent, const char *name, int nkv, char 
     int created = 0, st = 0, rc = CLI_FAIL;
     ops_sim j;
     memset(&j, 0, sizeof j);
-    if (ops_apply(s, parent, name, nkv, kv, b, nb, &child, &created, &st, &d) != 0) {
+    if (ops_apply(s, parent, name, nkv, kv, b, nb, stderr, &child, &created, &st, &d) != 0) {
         diag_print(&d, stderr);
         rc = st == XF_EUSAGE ? CLI_USAGE : CLI_FAIL;
         goto out;
