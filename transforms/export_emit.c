@@ -902,12 +902,15 @@ static const char *ex_helpers =
 
 /* The bounds of dimension d of array a: global for sequential and replicated, the dist's
  * local bounds (expressions of its processor variable) otherwise. */
+static const ir_expr *ex_bound_expr(const ex_array *a, int d, int hi)
+{
+    if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) return hi ? a->dist->u.dist.hi[d] : a->dist->u.dist.lo[d];
+    return hi ? a->decl->u.array.hi[d] : a->decl->u.array.lo[d];
+}
+
 static void ex_bound(const ex_em *m, xf_buf *b, xf_buf *pre, const ex_array *a, int d, int hi)
 {
-    if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL)
-        ex_expr(m, b, pre, 4, hi ? a->dist->u.dist.hi[d] : a->dist->u.dist.lo[d]);
-    else
-        ex_expr(m, b, pre, 4, hi ? a->decl->u.array.hi[d] : a->decl->u.array.lo[d]);
+    ex_expr(m, b, pre, 4, ex_bound_expr(a, d, hi));
 }
 
 static void ex_offsetexpr(const ex_em *m, xf_buf *b, const ex_array *a, int d)
@@ -993,18 +996,44 @@ static void ex_array_map(xf_buf *b, const ex_array *a, const char *pv, int d)
     xf_buf_printf(b, "    return r >= 0 && r < %s_ext(%s, %d) ? r : -1;\n}\n", X, pv, d);
 }
 
+/* Whether dimension d of a's local memory has the same extent on every processor, one the
+ * compiler folds: its bounds name parameters only (or it is a folded time plane). */
+static int ex_dim_fixed(const ex_array *a, int d)
+{
+    if (d == a->fold) return 1;
+    if (ex_dim_kind(a, d) != EX_MAP_PLAIN) return 0;
+    return ex_time_only(ex_bound_expr(a, d, 0), -1) && ex_time_only(ex_bound_expr(a, d, 1), -1);
+}
+
 /* A distributed array's extents, per processor and dimension: computed once by init_arrays
  * (X_ext_formula), looked up by X_ext (a processor of the program: plo .. plo+nprocs-1), so that
  * the index function X_at of an inner loop is a multiply-add, not the bound formulas (min, max,
- * floor division) again per element. */
+ * floor division) again per element.  A dimension whose extent is the same on every processor
+ * (ex_dim_fixed) is the formula itself, a constant: a row's length known to the compiler lets it
+ * vectorise across rows (a j loop around a k reduction reading B[k][j], as gemm's and 2mm's). */
 static void ex_ext_table(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a, const char *pv)
 {
     const char *X = a->cname;
-    int nd = a->decl->u.array.ndims;
+    int nd = a->decl->u.array.ndims, nfixed = 0;
+    xf_buf fixed = {0};
+    for (int d = 0; d < nd; d++)
+        if (ex_dim_fixed(a, d)) xf_buf_printf(&fixed, "%sd == %d", nfixed++ ? " || " : "", d);
+    if (nfixed == nd) {
+        xf_buf_printf(b, "static inline int64_t %s_ext(int64_t %s, int d) { return %s_ext_formula(%s, d); }"
+                         "   /* the same on every processor */\n", X, pv, X, pv);
+        xf_buf_free(&fixed);
+        return;
+    }
     xf_buf_printf(b, "static int64_t %s_ext_tab[%" PRId64 "][%d];   /* init_arrays fills it */\n", X, pl->nprocs,
                   nd ? nd : 1);
-    xf_buf_printf(b, "static inline int64_t %s_ext(int64_t %s, int d) { return %s_ext_tab[%s - %" PRId64 "][d]; }\n",
-                  X, pv, X, pv, pl->plo);
+    if (nfixed)
+        xf_buf_printf(b, "static inline int64_t %s_ext(int64_t %s, int d)\n{\n    if (%s) return %s_ext_formula(%s, d);"
+                         "   /* the same on every processor */\n    return %s_ext_tab[%s - %" PRId64 "][d];\n}\n",
+                      X, pv, fixed.s, X, pv, X, pv, pl->plo);
+    else
+        xf_buf_printf(b, "static inline int64_t %s_ext(int64_t %s, int d) { return %s_ext_tab[%s - %" PRId64 "][d]; }\n",
+                      X, pv, X, pv, pl->plo);
+    xf_buf_free(&fixed);
     xf_buf_printf(fills, "    for (int64_t p = 0; p < %" PRId64 "; p++)\n        for (int d = 0; d < %d; d++) "
                          "%s_ext_tab[p][d] = %s_ext_formula(p + %" PRId64 ", d);\n", pl->nprocs, nd, X, X, pl->plo);
 }
