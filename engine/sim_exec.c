@@ -148,9 +148,11 @@ static int sim_plane_check(sim_ctx *c, const sim_node *n, sim_mem *m, int64_t k,
 
 /* Offset of the element an access names in memory m, or -1 after reporting it out of bounds
  * (`verb` is "reads" or "writes").  A folded dimension's plane is checked after every bound
- * (sim_plane_check); the unfolded paths do no plane work. */
+ * (sim_plane_check); the unfolded paths do no plane work.  A memory neither strided nor folded
+ * also leaves the access indices in xs[] (sim_acc_shadow_off's). */
 static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, const sim_node *n,
-                                                                    sim_mem *m, const char *verb, int write)
+                                                                    sim_mem *m, const char *verb, int write,
+                                                                    int64_t *xs)
 {
     int64_t off = 0;
     int64_t plane = -1, px = 0;   /* a folded dimension's storage plane and index */
@@ -186,14 +188,17 @@ static inline __attribute__((always_inline)) int64_t sim_acc_offset(sim_ctx *c, 
         const int64_t *fi = c->fi;
         for (int d = 0; d < n->n; d++) {
             const sim_sub *sb = &n->sub[d];
-            uint64_t r = (uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)fi[sb->sslot]
-                       - (uint64_t)m->lo[d];
+            int64_t x = (int64_t)((uint64_t)sb->aff.c + (uint64_t)sb->scoef * (uint64_t)fi[sb->sslot]);
+            uint64_t r = (uint64_t)x - (uint64_t)m->lo[d];
             if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, verb); return -1; }
+            xs[d] = x;
             off += (int64_t)r * m->stride[d];
         }
     } else for (int d = 0; d < n->n; d++) {
-        uint64_t r = (uint64_t)sim_sub_eval(c, &n->sub[d]) - (uint64_t)m->lo[d];
+        int64_t x = sim_sub_eval(c, &n->sub[d]);
+        uint64_t r = (uint64_t)x - (uint64_t)m->lo[d];
         if (SIM_UNLIKELY(r >= (uint64_t)m->ext[d])) { sim_report_oob(c, n, m, verb); return -1; }
+        xs[d] = x;
         off += (int64_t)r * m->stride[d];
     }
     return off;
@@ -216,6 +221,33 @@ static int sim_acc_global(sim_ctx *c, const sim_node *n, const sim_mem *m, int64
     return sim_version_global(m, x, g);
 }
 
+/* The storage offset in m's shadow of the element an access names in m (within m's bounds), or
+ * -1 outside the array; *plane_ok = 0 when the shadow keeps only live planes and this element's
+ * plane holds another index (its newest version is then 0).  The common case — a memory neither
+ * strided nor folded, a shadow keeping every plane — is one pass over the access indices xs[]
+ * that sim_acc_offset left (global = local + off); the rest goes through the global indices. */
+static inline __attribute__((always_inline)) int64_t sim_acc_shadow_off(sim_ctx *c, const sim_node *n,
+                                                                        const sim_mem *m, const int64_t *xs,
+                                                                        int *plane_ok)
+{
+    const sim_shadow *sh = m->shadow;
+    *plane_ok = 1;
+    if (SIM_LIKELY(!m->slow && !m->lat && sh->fold < 0)) {   /* xs[] holds the access indices */
+        int64_t soff = 0;
+        for (int d = 0; d < n->n; d++) {
+            uint64_t r = (uint64_t)xs[d] + (uint64_t)m->off[d] - (uint64_t)sh->lo[d];
+            if (r >= (uint64_t)sh->ext[d]) return -1;
+            soff += (int64_t)r * sh->sstride[d];
+        }
+        return soff;
+    }
+    int64_t g[SIM_MAXDIMS], plane;
+    if (sim_acc_global(c, n, m, g) != 0) return -1;
+    int64_t soff = sim_shadow_slot(sh, g, &plane);
+    if (plane >= 0 && sh->ptag[plane] != g[sh->fold]) *plane_ok = 0;
+    return soff;
+}
+
 SIM_COLD static void sim_report_stale(sim_ctx *c, const sim_node *n, const sim_mem *m)
 {
     int64_t idx[SIM_MAXDIMS];
@@ -234,13 +266,15 @@ SIM_COLD static void sim_report_stale(sim_ctx *c, const sim_node *n, const sim_m
 static inline __attribute__((always_inline)) int64_t sim_acc_read_as(sim_ctx *c, const sim_node *n, int fresh)
 {
     sim_mem *m = &c->mem[n->array];
-    int64_t off = sim_acc_offset(c, n, m, "reads", 0);
+    int64_t xs[SIM_MAXDIMS];
+    int64_t off = sim_acc_offset(c, n, m, "reads", 0, xs);
     if (SIM_UNLIKELY(off < 0)) return -1;
     if (SIM_UNLIKELY(!m->state[off])) { sim_report_undef(c, n, m); return -1; }
     if (SIM_UNLIKELY(m->meta != NULL)) sim_race_read(c, n, m->meta + 4 * off);
     if (SIM_UNLIKELY(m->shadow != NULL) && fresh && !m->shadow->all_newest) {
-        int64_t g[SIM_MAXDIMS];
-        if (sim_acc_global(c, n, m, g) == 0 && m->ver[off] != sim_version_newest(m->shadow, g)) {
+        int plane_ok;
+        int64_t soff = sim_acc_shadow_off(c, n, m, xs, &plane_ok);
+        if (soff >= 0 && m->ver[off] != (plane_ok ? m->shadow->ver[soff] : 0)) {
             sim_report_stale(c, n, m);
             return -1;
         }
@@ -258,12 +292,17 @@ static inline __attribute__((always_inline)) int64_t sim_acc_read(sim_ctx *c, co
 static inline int64_t sim_acc_write(sim_ctx *c, const sim_node *n)
 {
     sim_mem *m = &c->mem[n->array];
-    int64_t off = sim_acc_offset(c, n, m, "writes", 1);
+    int64_t xs[SIM_MAXDIMS];
+    int64_t off = sim_acc_offset(c, n, m, "writes", 1, xs);
     if (off < 0) return -1;
     if (SIM_UNLIKELY(m->held != NULL) && !m->held[off]) { sim_report_oob(c, n, m, "writes"); return -1; }
     if (m->meta) sim_race_write(c, n, m->meta + 4 * off);
     if (SIM_UNLIKELY(m->ver != NULL)) {
-        if (m->shadow) {
+        if (m->shadow && m->shadow->fold < 0) {
+            int plane_ok;
+            int64_t soff = sim_acc_shadow_off(c, n, m, xs, &plane_ok);
+            m->ver[off] = soff >= 0 ? sim_version_bump(c, m->shadow, soff) : 0;
+        } else if (m->shadow) {
             int64_t g[SIM_MAXDIMS];
             m->ver[off] = sim_acc_global(c, n, m, g) == 0 ? sim_version_write(c, m->shadow, g) : 0;
         }

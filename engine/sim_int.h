@@ -359,6 +359,8 @@ void sim_version_free(sim_ctx *c);
 /* The version a write of the running processor makes of the element at global indices g
  * (concurrent writes share one). */
 uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, const int64_t *g);
+/* The same at storage offset `off` of a shadow that keeps every plane (fold < 0). */
+uint32_t sim_version_bump(const sim_ctx *c, sim_shadow *sh, int64_t off);
 /* The storage offset of the element at global indices g (within the array), and in *plane its
  * folded plane (-1 when none folds). */
 static inline int64_t sim_shadow_slot(const sim_shadow *sh, const int64_t *g, int64_t *plane)

@@ -120,6 +120,11 @@ uint32_t sim_version_write(const sim_ctx *c, sim_shadow *sh, const int64_t *g)
         }
         sh->ptag[plane] = g[sh->fold];
     }
+    return sim_version_bump(c, sh, off);
+}
+
+uint32_t sim_version_bump(const sim_ctx *c, sim_shadow *sh, int64_t off)
+{
     if (sh->wstep[off] == c->rstep && sh->wproc[off] != c->proc) return sh->ver[off];
     sh->wstep[off] = c->rstep;
     sh->wproc[off] = c->proc;
