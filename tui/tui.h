@@ -174,6 +174,7 @@ struct tui {
     int menu_sel;
     const void *menu_items[64];        /* const xf_transform * applicable here */
     char *menu_gain[64];               /* each one's predicted gain (owned), or NULL */
+    tui_child menu_ch;                 /* computing the gains (a placement's simulates): pid 0 when done */
     int nmenu;
     tui_form form;
     int cmp_sel, cmp_top;
@@ -229,6 +230,7 @@ void tui_cost_free(tui *t);
 /* tui_menu.c */
 void tui_menu_open(tui *t);
 void tui_menu_free(tui *t);            /* the menu's gains (at exit; the menu reopens itself) */
+void tui_menu_poll(tui *t);            /* the gains, once their child process has written them */
 extern const tui_view tui_menu_view, tui_form_view;
 
 /* tui_compare.c */

@@ -346,6 +346,7 @@ int tui_main(const char *target, int argc, char **argv)
     while (!t->quit && !interrupted) {
         tui_worker_poll(t);
         tui_apply_poll(t);
+        tui_menu_poll(t);
         tui_runjob_poll(t);
         tui_explore_poll(t);
         watch_db(t);

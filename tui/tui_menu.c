@@ -2,15 +2,20 @@
  * tui_menu.c — applying a transform: the menu lists the registry's transforms that apply to the
  * selected node (its level and the transform's applicability test), so a transform added to the
  * registry appears here without a change; the selected one's predicted gain (the fusion rules',
- * Table 1 under the current machine profile) is shown under the list; Enter opens a form of its parameters (defaults filled
+ * Table 1 under the current machine profile; a placement's CommCost and cost) is shown under the
+ * list.  The gains are computed in a child process (a placement's prediction simulates its
+ * candidates), so the menu opens at once and says "predicting" until they arrive.  Enter opens a
+ * form of its parameters (defaults filled
  * in, candidate values cycled with ^N/^P, one free field for further key=value arguments).
  * Enter in the form applies through ops_apply: on success the child is selected and simulated in
  * the background; a refusal or a bad parameter is shown in the form and nothing is written.
  */
 #include <ncurses.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tui.h"
 #include "xf.h"
@@ -72,14 +77,21 @@ static void draw_wrapped(int y, int x, int w, int lines, const char *s)
     }
 }
 
+/* Whether item i has a prediction to show, or one on its way. */
+static int has_gain(const tui *t, int i)
+{
+    return t->menu_gain[i] || (t->menu_ch.pid && ((const xf_transform *)t->menu_items[i])->predict);
+}
+
 static void menu_draw(tui *t)
 {
     int y, x, h, w, glines = 0;
-    for (int i = 0; i < t->nmenu; i++) if (t->menu_gain[i]) glines = 2;
+    for (int i = 0; i < t->nmenu; i++) if (has_gain(t, i)) glines = 2;
     overlay_geom(t, t->nmenu + 4 + glines, 76, &y, &x, &h, &w);
     tui_box(y, x, h, w, " apply a transform (Enter or 1-9 choose, Esc back) ");
-    if (glines && t->menu_sel < t->nmenu && t->menu_gain[t->menu_sel])
-        draw_wrapped(y + h - 1 - glines, x + 2, w - 4, glines, t->menu_gain[t->menu_sel]);
+    if (glines && t->menu_sel < t->nmenu && has_gain(t, t->menu_sel))
+        draw_wrapped(y + h - 1 - glines, x + 2, w - 4, glines,
+                     t->menu_gain[t->menu_sel] ? t->menu_gain[t->menu_sel] : "predicting the gain ...");
     for (int i = 0; i < t->nmenu && i < h - 3 - glines; i++) {
         const xf_transform *xf = t->menu_items[i];
         char line[TUI_LINE];
@@ -113,11 +125,34 @@ const tui_view tui_menu_view = {"menu", menu_draw, menu_key};
 
 void tui_menu_free(tui *t)
 {
+    tui_child_kill(&t->menu_ch, SIGKILL);
     for (int i = 0; i < t->nmenu; i++) {
         free(t->menu_gain[i]);
         t->menu_gain[i] = NULL;
     }
     t->nmenu = 0;
+}
+
+/* What the gains' child computes: each item's prediction for the node's program. */
+typedef struct gains_job {
+    const ir_program *p;
+    const cost_profile *prof;
+    const xf_transform *const *items;
+    int n;
+} gains_job;
+
+/* In the child: "i<TAB>gain" per item with a prediction (newlines and tabs made spaces). */
+static void gains_child(int fd, void *arg)
+{
+    const gains_job *j = arg;
+    for (int i = 0; i < j->n; i++) {
+        char *g = j->items[i]->predict ? j->items[i]->predict(j->p, j->prof) : NULL;
+        if (!g) continue;
+        for (char *c = g; *c; c++) if (*c == '\n' || *c == '\t') *c = ' ';
+        dprintf(fd, "%d\t%s\n", i, g);
+        free(g);
+    }
+    _exit(0);
 }
 
 void tui_menu_open(tui *t)
@@ -133,15 +168,32 @@ void tui_menu_open(tui *t)
         int ok = !xf->applicable || xf->applicable(p, &why);
         free(why);
         if (!ok) continue;
-        t->menu_gain[t->nmenu] = xf->predict ? xf->predict(p, &t->profile) : NULL;
         t->menu_items[t->nmenu++] = xf;
     }
-    ir_program_free(p);
     if (!t->nmenu) {
+        ir_program_free(p);
         tui_message(t, 1, "no transform applies to this node");
         return;
     }
+    gains_job job = {p, &t->profile, (const xf_transform *const *)t->menu_items, t->nmenu};
+    if (tui_child_fork(&t->menu_ch, gains_child, &job) != 0) tui_child_free(&t->menu_ch);   /* no gains */
+    ir_program_free(p);
     tui_open_view(t, &tui_menu_view);
+}
+
+void tui_menu_poll(tui *t)
+{
+    int done = tui_child_poll(&t->menu_ch);
+    if (done < 0) { tui_child_kill(&t->menu_ch, SIGKILL); return; }
+    if (!done) return;
+    for (char *l = t->menu_ch.out.buf; l && *l;) {   /* "i<TAB>gain" per line */
+        char *e = strchr(l, '\n'), *tab = strchr(l, '\t');
+        if (e) *e = '\0';
+        int i = atoi(l);
+        if (tab && i >= 0 && i < t->nmenu && !t->menu_gain[i]) t->menu_gain[i] = strdup(tab + 1);
+        l = e ? e + 1 : NULL;
+    }
+    tui_child_free(&t->menu_ch);
 }
 
 /* ---- the form ------------------------------------------------------------------------------- */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/tui/gain.sh — the apply menu shows the selected fusion rule's predicted gain (Table 1
 # under the machine profile, as `polyapm transforms` prints it) under the list, and moving the
-# selection shows the next rule's; a transform without a prediction (stm) shows none.
+# selection shows the next rule's; a transform without a prediction (stm) shows none.  A
+# placement's prediction (overlap on the FD block2d leaf: its candidates simulated) arrives from
+# a child process and is the one `transforms` prints.
 . "$(dirname "$0")/tmux-lib.bash"
 cp "$ROOT/tests/xf/fuse/bsr.apm" "$TMP/bsr.apm"
 sed 's/^param n = 256/param n = 16/' "$ROOT/examples/findiff.apm" >"$TMP/fd.apm"
@@ -33,4 +35,28 @@ tm send-keys -t u a
 for _ in $(seq 50); do tmu | grep -q 'apply a transform' && break; sleep 0.1; done
 expect_match "findiff: the menu offers stm" "$(tmu)" "\| 1 stm "
 expect_eq "findiff: no predicted gain in the menu" "$(tmu | grep -c 'predicted')" 0
+tm kill-session -t u
+# the FD leaf (block2d, relcoord): overlap's prediction, the placements' CommCost and cost
+sed 's/^param n = 16/param n = 32/' "$TMP/fd.apm" >"$TMP/fd32.apm"
+W=$TMP/fd32.pdg
+"$POLYAPM" init "$TMP/fd32.apm" -o "$W" >/dev/null
+leaf=$("$POLYAPM" -w "$W" apply ROOT stm theta=t sigma=x,y -q)
+for step in "tile kind=block2d procs=4" commgen memdist relcoord; do
+    # shellcheck disable=SC2086
+    leaf=$("$POLYAPM" -w "$W" apply "$leaf" $step -q)
+done
+want=$("$POLYAPM" -w "$W" transforms "$leaf" | grep -A1 '^overlap ' | tail -1 | sed 's/^ *//' | cut -c1-56)
+expect_match "transforms predicts the placements" "$want" "^placements \\(polyapm model"
+tm kill-session -t t 2>/dev/null
+tm new-session -d -x 120 -y 40 -s t "cd '$TMP' && '$POLYAPM' fd32.pdg; sleep 60"
+check "the FD workspace opens" "src findiff"
+keys b
+check "the leaf selected" "relcoord"
+keys a
+check "the leaf's menu" 'apply a transform'
+n=$(screen | grep -oE "\| [0-9] overlap " | awk '{print $2}')
+expect_match "the menu offers overlap" "$n" "^[0-9]$"
+for ((k = 1; k < ${n:-1}; k++)); do keys j; done
+check "overlap selected: its prediction under the list (from the child process)" \
+    "\| $(printf '%s' "$want" | sed 's/[][\.*^$()+?{}|]/\\&/g')"
 finish

@@ -29,12 +29,12 @@ int main(int argc, char **argv)
     int64_t root, child, again, x;
     store_root(s, &root, &d);
     char *args[] = {"theta=t", "sigma=x", "inner=seq"};
-    if (ops_apply(s, root, "stm", 3, args, NULL, 0, &child, &c2, &st, &d)) { diag_print(&d, stderr); return 1; }
+    if (ops_apply(s, root, "stm", 3, args, NULL, 0, NULL, &child, &c2, &st, &d)) { diag_print(&d, stderr); return 1; }
     printf("child %lld new %d\n", (long long)child, c2);
-    if (ops_apply(s, root, "stm", 3, args, NULL, 0, &again, &c2, &st, &d)) { diag_print(&d, stderr); return 1; }
+    if (ops_apply(s, root, "stm", 3, args, NULL, 0, NULL, &again, &c2, &st, &d)) { diag_print(&d, stderr); return 1; }
     printf("again %lld new %d\n", (long long)again, c2);
     char *bad[] = {"inner=bogus"};
-    int rc = ops_apply(s, root, "stm", 1, bad, NULL, 0, &x, &c2, &st, &d);
+    int rc = ops_apply(s, root, "stm", 1, bad, NULL, 0, NULL, &x, &c2, &st, &d);
     printf("bad rc %d status %d\n", rc, st);
     diag_list_free(&d);
     diag_list_init(&d);
