@@ -5,7 +5,7 @@
  *   polyapm  the thesis's model (Ellmenreich 2004, Fig. 3.5, §3.4):
  *              c_it = Σ_j s̄·s_ijt + m_s·(#send partners | #messages)
  *                   + Σ_j r̄·r_ijt + m_r·(#recv partners | #messages) + b(P)
- *              cost = Σ_t max_i (w_it + c_it)       (partners when `coalesce`, else messages)
+ *              cost = Σ_t max_i (w_it + c_it)       (messages: per (partner, array), per partner when aggregated; see cost.c)
  *   bsp      superstep = max_i w_it + g·max_i h_it + l(P),  h_i = max(words out, words in)
  *   hockney  c_it = max(Σ_sends (t_s + t_w·m), Σ_recvs (t_s + t_w·m)) + b(P);
  *            cost = Σ_t max_i (w_it + c_it)
@@ -56,7 +56,7 @@ typedef struct cost_profile {
     double mstartup_s, mstartup_r;
     double normsent, normrcvd;
     double barrier_slope, barrier_const;
-    int coalesce;
+    int coalesce;             /* 1: startups per exchanged message (cost.c); 0: per APM message */
     double ts, tw;            /* hockney (ticks) */
     double g;                 /* bsp (ticks per word) */
     int sync_on_messages;     /* 0: every step pays b(P) (the thesis's rule); 1: a trace without
