@@ -9,7 +9,7 @@
 # at -np 2, 3, 4 both print the simulation's checksum.  Refusals: single-array FD (nothing to
 # aggregate), a node already aggregated, a level other than syndm, a syndm program without sends,
 # bad parameters; maxbuf= below the packed buffers falls back to the plain placement.  The model's
-# trend (the gain falls as n grows: Fahringer & Mehofer §6) is asserted at the end; the SimGrid
+# trend (the gain falls as n grows: Fahringer & Mehofer §5, Table I) is asserted at the end; the SimGrid
 # sweep is tests/bench/bench_aggregate.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
