@@ -108,9 +108,7 @@ ir_program *xf_aggregate_apply(const ir_program *src, const xf_args *args, diag_
     *status = XF_EUSAGE;
     if (ag_params(args, &maxbuf, d) != 0) return NULL;
     *status = XF_EREFUSED;
-    sim_options o = {.bindings = args->bindings, .nbindings = args->nbindings, .max_violations = 1,
-                     .cancel = xf_cancel_flag()};
-    sim_result *r = sim_run(src, &o);
+    sim_result *r = xf_placement_sim(src, args);
     if (!r || !r->ok) {
         diag_add(d, src->file, 0, 0, "aggregate does not apply: the program does not simulate at the parameters' values");
         sim_result_free(r);

@@ -21,12 +21,17 @@
 
 #include "xf_int.h"
 
-int xf_placement_price(const ir_program *q, const cost_profile *prof, const char *model, const xf_args *args,
-                 const sim_result *ref, sim_result **keep, xf_placement *c)
+sim_result *xf_placement_sim(const ir_program *q, const xf_args *args)
 {
     sim_options o = {.bindings = args->bindings, .nbindings = args->nbindings, .max_violations = 1,
                      .cancel = xf_cancel_flag()};
-    sim_result *r = sim_run(q, &o);
+    return sim_run(q, &o);
+}
+
+int xf_placement_price(const ir_program *q, const cost_profile *prof, const char *model, const xf_args *args,
+                 const sim_result *ref, sim_result **keep, xf_placement *c)
+{
+    sim_result *r = xf_placement_sim(q, args);
     cost_summary s;
     int rc = -1;
     if (r && r->ok && !r->nviolations && (!ref || sim_verify(r, ref)) &&
@@ -132,9 +137,7 @@ ir_program *xf_with_step_comment(const ir_program *src, char *const text[2])
 ir_program *xf_overlap_buffer_safe(const ir_program *src, ir_program *placed, int64_t maxbuf, const xf_args *args,
                                    diag_list *d)
 {
-    sim_options o = {.bindings = args->bindings, .nbindings = args->nbindings, .max_violations = 1,
-                     .cancel = xf_cancel_flag()};
-    sim_result *r = sim_run(placed, &o);
+    sim_result *r = xf_placement_sim(placed, args);
     if (!r || !r->ok) {
         diag_add(d, src->file, 0, 0, "overlap maxbuf=: the placed program does not simulate at the parameters' values");
         sim_result_free(r);

@@ -222,6 +222,8 @@ typedef struct xf_placement {
 } xf_placement;
 int xf_placements(const ir_program *p, const cost_profile *prof, const char *model, const xf_args *args,
                   xf_placement *out, int max);
+/* q simulated at args' bindings (stopping at the first violation; cancellable), or NULL. */
+own_give sim_result *xf_placement_sim(const ir_program *q, const xf_args *args);
 /* Simulates q at args' bindings and prices it into c (commcost, cost; c->args untouched), checked
  * against the reference run `ref` (NULL: q is the reference, returned through *keep when keep is
  * not NULL).  0 on success. */

@@ -8,15 +8,17 @@
 # hockney under a profile whose startup is the platform's latency (one tick = 1 ns on a 1 Gf
 # host, t_w from the bandwidth) and measured by `run --smpi` on a 16-host SimGrid cluster
 # (`polyapm platform -n 16 --latency 50us`, with a per-message overhead of AGG_OVERHEAD seconds,
-# default 20e-6, on each side), best of AGG_REPEAT runs (default 1).  Writes the
+# default 20e-6, on each side), best of AGG_REPEAT runs (default 3).  Writes the
 # table as data and a plot (gnuplot's text terminal, and a PNG when gnuplot has pngcairo; a text
 # bar chart without gnuplot) under AGG_OUT (default $BUILD/bench).  AGG_N (the sizes, default
-# "64 128 256 512 768"), AGG_LAT, AGG_STEPS change the sweep.
+# "64 128 256 512 768"), AGG_LAT, AGG_STEPS change the sweep; AGG_HOST_SPEED (e.g. 4Gf) is run
+# --smpi's --host-speed: this machine counted that fast, the cluster's 1 Gf hosts compute slower.
 set -u
 : "${ROOT:?}" "${POLYAPM:?}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-sizes=${AGG_N:-64 128 256 512 768} lat=${AGG_LAT:-50us} rep=${AGG_REPEAT:-1} steps=${AGG_STEPS:-21}
+sizes=${AGG_N:-64 128 256 512 768} lat=${AGG_LAT:-50us} rep=${AGG_REPEAT:-3} steps=${AGG_STEPS:-21}
 ovh=${AGG_OVERHEAD:-20e-6}   # seconds a message costs its sender and its receiver
+speed=${AGG_HOST_SPEED:-}     # run --smpi --host-speed: this machine's speed (default: the platform's)
 out=${AGG_OUT:-$ROOT/${BUILD:-build}/bench}
 mkdir -p "$out"
 smpi=1
@@ -41,7 +43,7 @@ meas() {
     local best="" s
     [ "$smpi" = 1 ] || { echo "-"; return; }
     for _ in $(seq "$rep"); do
-        s=$(P run "$1" -np 16 -D n="$2" -D steps="$steps" --smpi "$tmp/cluster.xml" --json 2>/dev/null | tail -1 |
+        s=$(P run "$1" -np 16 -D n="$2" -D steps="$steps" --smpi "$tmp/cluster.xml" ${speed:+--host-speed "$speed"} --json 2>/dev/null | tail -1 |
             python3 -c "import json,sys; j=json.load(sys.stdin); print(j['seconds'] if j['match'] else 'DIFFERS')" 2>/dev/null)
         [ "$s" = DIFFERS ] && { echo DIFFERS; return; }
         [ -n "$s" ] && { [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; } && best=$s

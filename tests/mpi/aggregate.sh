@@ -10,7 +10,7 @@
 # aggregate), a node already aggregated, a level other than syndm, a syndm program without sends,
 # bad parameters; maxbuf= below the packed buffers falls back to the plain placement.  The model's
 # trend (the gain falls as n grows: Fahringer & Mehofer §5, Table I) is asserted at the end; the SimGrid
-# sweep is tests/bench/bench_aggregate.sh.
+# sweep is tests/bench/bench_aggregate.sh.  Aggregation composes with overlap (exported, run).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$(dirname "$0")/export.inc"
@@ -70,6 +70,15 @@ for np in 2 3 4; do
         expect_eq "node $node -np $np: the simulation's checksum" "$(printf '%s' "$out" | json "j['match']" 2>/dev/null || echo "$out")" True
     done
 done
+
+# with overlap: aggregated messages posted after the boundary, waited for at recv
+ao=$(P apply "$agg" overlap -q)
+expect_eq "aggregate, then overlap: verified" "$(P sim "$ao" --json | json "j['verified'] and j['violations_total'] == 0")" True
+P export "$ao" -o "$TMP/ao" >/dev/null 2>&1
+expect_eq "its C aggregates and posts after the boundary" \
+    "$(grep -c -e 'rt_pattern_aggregate(pattern' -e 'post_halo(pattern' "$TMP/ao/fd2_syndm.c" | awk '{print ($1 >= 2)}')" 1
+expect_eq "aggregate, then overlap -np 4: the simulation's checksum" \
+    "$(P run "$ao" -np 4 --json 2>&1 | tail -1 | json "j['match']" 2>/dev/null)" True
 
 # refusals
 expect_match "a node already aggregated: not applicable" "$(P transforms "$agg" | grep -A1 '^aggregate ' | tail -1)" \
