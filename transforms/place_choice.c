@@ -1,8 +1,10 @@
 /*
  * place_choice.c — the choice among communication placements by cost (Fahringer & Mehofer,
  * "Buffer-Safe and Cost-Driven Communication Optimization", JPDC 1999, the candidate placements
- * ranked by CommCost): the candidates of a syndm program are its own (plain) placement and the
- * overlap placement at each of its width= candidates that applies.  Each is simulated at the
+ * ranked by CommCost): the candidates of a syndm program are its own (plain) placement, the
+ * overlap placement at each of its width= candidates that applies, and where aggregation applies
+ * the aggregated placement alone and with overlap at each width (the paper's valid SEND
+ * combinations: aggregation without latency hiding, latency hiding, both).  Each is simulated at the
  * parameters' values, checked against the plain one's outputs, and priced: its CommCost
  * (cost_summary.commcost: Σ over message groups of |min(0, Overlap)|, Overlap = the work between
  * the sends and recv minus the message time) and its predicted cost.  `transforms` shows them as
@@ -46,27 +48,60 @@ int xf_placement_price(const ir_program *q, const cost_profile *prof, const char
     return rc;
 }
 
+/* The candidates' common inputs. */
+typedef struct pl_ctx {
+    const cost_profile *prof;
+    const char *model;
+    const xf_args *args;
+    const sim_result *ref;
+} pl_ctx;
+
+/* `name` (argc, argv) applied to p, or NULL when it does not apply. */
+static ir_program *pl_apply(const pl_ctx *C, const ir_program *p, const char *name, int argc, char **argv)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *q = xf_apply_with(p, name, argc, argv, C->args->bindings, C->args->nbindings, NULL, &d, NULL);
+    diag_list_free(&d);
+    return q;
+}
+
+/* Overlap at each width= candidate that applies to q, named prefix + "width=W", from out[n] on;
+ * the new count. */
+static int pl_overlaps(const pl_ctx *C, const ir_program *q, const char *prefix, xf_placement *out, int n, int max)
+{
+    const xf_transform *ov = xf_find("overlap");
+    const char *w = ov ? ov->params[0].candidates : NULL;   /* width=: "1|2" */
+    while (w && *w && n < max) {
+        size_t len = strcspn(w, "|");
+        char arg[32];
+        snprintf(arg, sizeof arg, "width=%.*s", (int)len, w);
+        w += len + (w[len] == '|');
+        char *argv[1] = {arg};
+        ir_program *o = pl_apply(C, q, "overlap", 1, argv);
+        snprintf(out[n].args, sizeof out[n].args, "%s%s", prefix, arg);
+        if (o && xf_placement_price(o, C->prof, C->model, C->args, C->ref, NULL, &out[n]) == 0) n++;
+        ir_program_free(o);
+    }
+    return n;
+}
+
 int xf_placements(const ir_program *p, const cost_profile *prof, const char *model, const xf_args *args,
                   xf_placement *out, int max)
 {
-    const xf_transform *ov = xf_find("overlap");
     sim_result *ref = NULL;
-    if (max < 1 || !ov || xf_placement_price(p, prof, model, args, NULL, &ref, &out[0]) != 0) return 0;
+    if (max < 1 || xf_placement_price(p, prof, model, args, NULL, &ref, &out[0]) != 0) return 0;
     out[0].args[0] = '\0';
-    int n = 1;
-    const char *w = ov->params[0].candidates;   /* width=: "1|2" */
-    while (w && *w && n < max) {
-        size_t len = strcspn(w, "|");
-        xf_placement *c = &out[n];
-        snprintf(c->args, sizeof c->args, "width=%.*s", (int)len, w);
-        w += len + (w[len] == '|');
-        char *argv[1] = {c->args};
-        diag_list d;
-        diag_list_init(&d);
-        ir_program *q = xf_apply_with(p, "overlap", 1, argv, args->bindings, args->nbindings, NULL, &d, NULL);
-        diag_list_free(&d);
-        if (q && xf_placement_price(q, prof, model, args, ref, NULL, c) == 0) n++;
-        ir_program_free(q);
+    pl_ctx C = {prof, model, args, ref};
+    int n = pl_overlaps(&C, p, "", out, 1, max);
+    char *why = NULL;
+    ir_program *a = n < max && xf_aggregate_applicable(p, &why) ? pl_apply(&C, p, "aggregate", 0, NULL) : NULL;
+    free(why);
+    if (a) {   /* then aggregated, and aggregated with overlap */
+        snprintf(out[n].args, sizeof out[n].args, "aggregate");
+        if (xf_placement_price(a, prof, model, args, ref, NULL, &out[n]) == 0)
+            n = pl_overlaps(&C, a, "aggregate ", out, n + 1, max);
+        ir_program_free(a);
     }
     sim_result_free(ref);
     return n;
@@ -84,7 +119,7 @@ int xf_placement_least(const xf_placement *c, int n, int by_commcost)
 
 char *xf_overlap_predict(const ir_program *p, const cost_profile *prof)
 {
-    enum { MAXC = 8 };
+    enum { MAXC = 12 };
     xf_placement c[MAXC];
     xf_args none = {0};
     int n = xf_placements(p, prof, "polyapm", &none, c, MAXC);

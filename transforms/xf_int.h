@@ -213,7 +213,8 @@ own_give ir_program *xf_aggregate_apply(const ir_program *src, const xf_args *ar
 own_give char *xf_aggregate_predict(const ir_program *p, const cost_profile *prof);
 
 /* The candidate placements of a syndm program (place_choice.c): its own (args "") and overlap at
- * each width= candidate that applies (args "width=W"), simulated at args' bindings, checked
+ * each width= candidate that applies (args "width=W"); where aggregate applies, aggregated (args
+ * "aggregate") and aggregated with overlap ("aggregate width=W"); simulated at args' bindings, checked
  * against the first, priced by `model` under prof.  Returns how many (at most max; 0 when p does
  * not simulate). */
 typedef struct xf_placement {

@@ -80,6 +80,16 @@ expect_eq "its C aggregates and posts after the boundary" \
 expect_eq "aggregate, then overlap -np 4: the simulation's checksum" \
     "$(P run "$ao" -np 4 --json 2>&1 | tail -1 | json "j['match']" 2>/dev/null)" True
 
+# the choice by cost: overlap's row lists the aggregated candidates too, and names the least
+line=$(P transforms 6 --machine "$TMP/slow" | grep -A1 '^overlap ' | tail -1)
+expect_match "the choice lists plain, overlap, aggregate and aggregate with overlap" "$line" \
+    "plain CommCost .*; width=1 CommCost .*; aggregate CommCost .*; aggregate width=1 CommCost "
+expect_eq "aggregate width=1's cost is sim's of the node aggregate then overlap" \
+    "$(printf '%s' "$line" | sed -E 's/.*; aggregate width=1 CommCost [^ ]+ cost ([^;]+);.*/\1/')" \
+    "$(P sim "$ao" --machine "$TMP/slow" --json | json "'%.6g' % j['cost']")"
+expect_eq "with startups, the least cost is aggregated and overlapped" "$(printf '%s' "$line" | sed 's/.*least cost: //')" \
+    "aggregate width=1"
+
 # refusals
 expect_match "a node already aggregated: not applicable" "$(P transforms "$agg" | grep -A1 '^aggregate ' | tail -1)" \
     "already aggregates its messages"
