@@ -74,7 +74,8 @@ typedef struct cost_summary {
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */
     double *overlap;          /* nprocs: Σ_t o_it, the work between the last send and recv (the
                                  trace's overlap), or NULL when the program has no recv */
-    int64_t *sends, *recvs;   /* nprocs: Σ_t partners (coalesced) or messages */
+    int64_t *sends, *recvs;   /* nprocs: Σ_t messages (with coalesce: one per partner and array, one
+                                 per partner when aggregated; else one per APM message) */
     double *step_cost;        /* nsteps: cost_t */
     double collective;        /* Σ over steps of the collectives' cost (part of total) */
     double commcost;          /* Fahringer & Mehofer's CommCost: Σ over message groups (a processor's
