@@ -3,9 +3,10 @@
  *
  * Models (one table in cost.c, selected by name):
  *   polyapm  the thesis's model (Ellmenreich 2004, Fig. 3.5, §3.4):
- *              c_it = Σ_j s̄·s_ijt + m_s·(#send partners | #messages)
- *                   + Σ_j r̄·r_ijt + m_r·(#recv partners | #messages) + b(P)
- *              cost = Σ_t max_i (w_it + c_it)       (messages: per (partner, array), per partner when aggregated; see cost.c)
+ *              c_it = Σ_j s̄·s_ijt + m_s·(#messages sent) + Σ_j r̄·r_ijt + m_r·(#messages received)
+ *                   + b(P)
+ *              cost = Σ_t max_i (w_it + c_it)   (a message: one per partner and array and step,
+ *                                                 per partner when aggregated; see cost.c)
  *   bsp      superstep = max_i w_it + g·max_i h_it + l(P),  h_i = max(words out, words in)
  *   hockney  c_it = max(Σ_sends (t_s + t_w·m), Σ_recvs (t_s + t_w·m)) + b(P);
  *            cost = Σ_t max_i (w_it + c_it)

@@ -1304,6 +1304,7 @@ static void parse_program(parser *P)
             perr(P, pos, "unknown level '%s' (expected source, syn, syncomm or syndm)", l);
     }
     if (!P->panic && is_word(P, 0, "messages") && peek(P, 1) == IR_T_IDENT) {   /* `messages aggregate` */
+        p->aggregate_pos = tok(P)->pos;
         advance(P);
         ir_pos pos = tok(P)->pos;
         const char *w = expect_ident(P, "aggregate", NULL);

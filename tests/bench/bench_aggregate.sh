@@ -8,7 +8,8 @@
 # hockney under a profile whose startup is the platform's latency (one tick = 1 ns on a 1 Gf
 # host, t_w from the bandwidth) and measured by `run --smpi` on a 16-host SimGrid cluster
 # (`polyapm platform -n 16 --latency 50us`, with a per-message overhead of AGG_OVERHEAD seconds,
-# default 20e-6, on each side), best of AGG_REPEAT runs (default 3).  Writes the
+# default 20e-6, on each side; latency and bandwidth flat in the message size), best of
+# AGG_REPEAT runs (default 3).  Writes the
 # table as data and a plot (gnuplot's text terminal, and a PNG when gnuplot has pngcairo; a text
 # bar chart without gnuplot) under AGG_OUT (default $BUILD/bench).  AGG_N (the sizes, default
 # "64 128 256 512 768"), AGG_LAT, AGG_STEPS change the sweep; AGG_HOST_SPEED (e.g. 4Gf) is run
@@ -30,7 +31,12 @@ P() { "$POLYAPM" -w "$tmp/fd2.pdg" "$@"; }
 # "min-size:seconds:seconds-per-byte"), the startup a message pays on the sender and the receiver
 # one after another: without it SimGrid lets the latencies of a step's concurrent messages overlap,
 # and one message fewer saves nothing (the Meiko CS-2 of the paper paid tens of microseconds a message)
-sed -i "s|<platform version=\"4.1\">|&\n  <config><prop id=\"smpi/os\" value=\"0:${ovh}:0\"/><prop id=\"smpi/or\" value=\"0:${ovh}:0\"/></config>|" "$tmp/cluster.xml"
+# latency and bandwidth the same for every message size, the platform's (AGG_FACTORS=simgrid keeps
+# SimGrid's default factors, fitted to a real MPI, which change them in steps at 257, 732, 1426,
+# 3484 bytes, ..: there a message of twice the size can cost less latency, and the gain jumps)
+flat=""
+[ "${AGG_FACTORS:-flat}" = flat ] && flat='<prop id=\"smpi/lat-factor\" value=\"0:1\"/><prop id=\"smpi/bw-factor\" value=\"0:1\"/>'
+sed -i "s|<platform version=\"4.1\">|&\n  <config><prop id=\"smpi/os\" value=\"0:${ovh}:0\"/><prop id=\"smpi/or\" value=\"0:${ovh}:0\"/>$flat</config>|" "$tmp/cluster.xml"
 P apply ROOT stm theta=t sigma=x,y >/dev/null
 tile=$(P apply 2 tile kind=block2d procs=16 -q) && c=$(P apply "$tile" commgen -q) && m=$(P apply "$c" memdist -q) &&
     plain=$(P apply "$m" relcoord -q) && agg=$(P apply "$plain" aggregate -q) || { echo "the derivation failed"; exit 1; }

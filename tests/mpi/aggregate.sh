@@ -104,7 +104,7 @@ P show 6 --program | sed -e 's/^level syndm$/level syndm\nmessages aggregate/' |
 expect_eq "a program that says messages aggregate: refused (exit 1)" "$?" 1
 sed -e 's/^level syndm$/level syncomm/' "$TMP/a.apm" | grep -v '^dist ' >"$TMP/b.apm"
 expect_match "messages aggregate at syncomm: a level error" "$("$POLYAPM" check "$TMP/b.apm" 2>&1)" \
-    "'messages aggregate' is not available at level syncomm"
+    "b.apm:$(grep -n '^messages aggregate$' "$TMP/b.apm" | cut -d: -f1):1: error: 'messages aggregate' is not available at level syncomm"
 P show 6 --program | grep -v '^ *send ' >"$TMP/nosend.apm"
 expect_match "a syndm program without sends: no messages to aggregate" \
     "$("$POLYAPM" apply "$TMP/nosend.apm" aggregate 2>&1)" "no sends: there are no messages to aggregate"
