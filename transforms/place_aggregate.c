@@ -161,10 +161,10 @@ char *xf_aggregate_predict(const ir_program *p, const cost_profile *prof)
     q->aggregate = 1;
     diag_list d;
     diag_list_init(&d);
-    int ok = xf_check_generated("aggregate", q, &d) == 0;   /* frees q when it fails */
+    if (xf_check_generated("aggregate", q, &d) != 0) q = NULL;   /* freed */
     diag_list_free(&d);
     sim_result *r = NULL;
-    ok = ok && xf_placement_price(q, prof, "polyapm", &none, ref, &r, &c[1]) == 0;
+    int ok = q && xf_placement_price(q, prof, "polyapm", &none, ref, &r, &c[1]) == 0;
     char *out = NULL;
     if (ok)
         out = xf_asprintf("placements (polyapm model on %s, at the parameters' values; ticks): plain %lld messages a "
@@ -172,7 +172,7 @@ char *xf_aggregate_predict(const ir_program *p, const cost_profile *prof)
                           "gain %.1f%%", prof->name, (long long)m0, c[0].commcost, c[0].cost,
                           (long long)ag_messages(&r->trace), c[1].commcost, c[1].cost,
                           c[0].cost > 0 ? 100.0 * (c[0].cost - c[1].cost) / c[0].cost : 0.0);
-    if (ok) ir_program_free(q);
+    ir_program_free(q);
     sim_result_free(r);
     sim_result_free(ref);
     return out;
