@@ -1242,6 +1242,7 @@ int ir_check(ir_program *p, diag_list *d)
     C.cur_param = -1;
     p->checked = 0;
     check_decls(&C);
+    if (p->aggregate && p->level != IR_SYNDM) level_error(&C, p->aggregate_pos, "messages aggregate", "syndm");
     memset(&p->nest, 0, sizeof p->nest);
     if (p->level != IR_SOURCE) check_structure(&C);
     check_block(&C, p->body);

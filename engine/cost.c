@@ -10,9 +10,13 @@
  *   - b(P) = barrier_const + (P-1)*barrier_slope for P > 1, else 0; P = the trace's step_procs.
  *   - every processor 0..nprocs-1 pays b(P) in every step (the barrier is collective), except
  *     with `sync_on_messages` in a trace without any message or collective (cost_trace_quiet);
- *   - sends[i]/recvs[i] count partners per step when `coalesce`, else APM messages;
+ *   - sends[i]/recvs[i] count, per step, with `coalesce` the messages of the exported exchange:
+ *     one per (partner, array) (the plain placement: the elements of one array to one partner,
+ *     from any send statements, travel as one message), one per partner when the program says
+ *     `messages aggregate` (the aggregation placement, transforms/place_aggregate.c); without
+ *     `coalesce` every APM message (element) is one;
  *   - comm[i] = Σ_t c_it, the communication + barrier part of the processor's cost.
- *   - hockney: per send partner (coalesce) one t_s + t_w·words, else count·t_s + t_w·words;
+ *   - hockney: per message (as above) one t_s, plus t_w·words;
  *     c_it = max(Σ sends, Σ recvs) + b(P).
  *   - bsp: superstep_t = max_i w_it + g·max_i h_it + b(P) with h_it = max(words out, words in);
  *     comm[i] = Σ_t (g·h_it + b(P)).
@@ -243,7 +247,8 @@ static void cost_step_gather(const sim_trace *t, int s, const cost_profile *p, c
     const sim_msgs *m = t->msgs ? t->msgs[s] : NULL;
     for (int k = 0; k < nm && m; k++) {
         int a = m[k].src, b = m[k].dst;
-        double starts = p->coalesce ? 1.0 : (double)m[k].count;
+        double starts = !p->coalesce ? (double)m[k].count
+                      : t->aggregated || m[k].arrays < 1 ? 1.0 : (double)m[k].arrays;
         if (m[k].count <= 0) continue;
         if (a >= 0 && a < np) {
             cs->wout[a] += m[k].words;

@@ -3,9 +3,10 @@
  *
  * Models (one table in cost.c, selected by name):
  *   polyapm  the thesis's model (Ellmenreich 2004, Fig. 3.5, §3.4):
- *              c_it = Σ_j s̄·s_ijt + m_s·(#send partners | #messages)
- *                   + Σ_j r̄·r_ijt + m_r·(#recv partners | #messages) + b(P)
- *              cost = Σ_t max_i (w_it + c_it)       (partners when `coalesce`, else messages)
+ *              c_it = Σ_j s̄·s_ijt + m_s·(#messages sent) + Σ_j r̄·r_ijt + m_r·(#messages received)
+ *                   + b(P)
+ *              cost = Σ_t max_i (w_it + c_it)   (a message: one per partner and array and step,
+ *                                                 per partner when aggregated; see cost.c)
  *   bsp      superstep = max_i w_it + g·max_i h_it + l(P),  h_i = max(words out, words in)
  *   hockney  c_it = max(Σ_sends (t_s + t_w·m), Σ_recvs (t_s + t_w·m)) + b(P);
  *            cost = Σ_t max_i (w_it + c_it)
@@ -56,7 +57,7 @@ typedef struct cost_profile {
     double mstartup_s, mstartup_r;
     double normsent, normrcvd;
     double barrier_slope, barrier_const;
-    int coalesce;
+    int coalesce;             /* 1: startups per exchanged message (cost.c); 0: per APM message */
     double ts, tw;            /* hockney (ticks) */
     double g;                 /* bsp (ticks per word) */
     int sync_on_messages;     /* 0: every step pays b(P) (the thesis's rule); 1: a trace without
@@ -74,7 +75,8 @@ typedef struct cost_summary {
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */
     double *overlap;          /* nprocs: Σ_t o_it, the work between the last send and recv (the
                                  trace's overlap), or NULL when the program has no recv */
-    int64_t *sends, *recvs;   /* nprocs: Σ_t partners (coalesced) or messages */
+    int64_t *sends, *recvs;   /* nprocs: Σ_t messages (with coalesce: one per partner and array, one
+                                 per partner when aggregated; else one per APM message) */
     double *step_cost;        /* nsteps: cost_t */
     double collective;        /* Σ over steps of the collectives' cost (part of total) */
     double commcost;          /* Fahringer & Mehofer's CommCost: Σ over message groups (a processor's

@@ -497,6 +497,7 @@ ir_program *ir_program_clone(const ir_program *p)
     ir_program *c = ir_program_new(p->file);
     c->name = ir_strdup(c, p->name);
     c->level = p->level;
+    c->aggregate = p->aggregate;
     clone_comments(c, &c->comments, &p->comments);
     if (p->ndecls > 0) {
         c->decls = ir_alloc(c, (size_t)p->ndecls * sizeof *c->decls);

@@ -401,6 +401,11 @@ typedef struct ir_program {
     const char *file;             /* for diagnostics; may be NULL */
     const char *name;
     ir_level level;
+    int aggregate;                /* `messages aggregate` (syndm, after `level`): a step's messages
+                                     to one partner travel as one message, every array's elements
+                                     in it (the aggregation placement); 0: one message per
+                                     (partner, array) */
+    ir_pos aggregate_pos;         /* where `messages` stands (diagnostics) */
     ir_comments comments;         /* before `program` */
     ir_decl **decls;              /* in source order (the printer keeps the order) */
     int ndecls;

@@ -2,7 +2,7 @@
  * parse.c — the parser: tokens to the IR (recursive descent with error recovery).
  *
  * Grammar (see man/polyapm-lang.5):
- *   program  = 'program' NAME 'level' NAME decl* stmt* EOF
+ *   program  = 'program' NAME 'level' NAME ['messages' 'aggregate'] decl* stmt* EOF
  *   decl     = 'param' NAME '=' expr (',' NAME '=' expr)*
  *            | 'reference' STRING
  *            | 'array' NAME ('[' expr '..' expr ']')* ('double' | 'int')
@@ -1302,6 +1302,15 @@ static void parse_program(parser *P)
         const char *l = expect_ident(P, "a level (source, syn, syncomm or syndm)", NULL);
         if (!P->panic && !ir_level_parse(l, &p->level))
             perr(P, pos, "unknown level '%s' (expected source, syn, syncomm or syndm)", l);
+    }
+    if (!P->panic && is_word(P, 0, "messages") && peek(P, 1) == IR_T_IDENT) {   /* `messages aggregate` */
+        p->aggregate_pos = tok(P)->pos;
+        advance(P);
+        ir_pos pos = tok(P)->pos;
+        const char *w = expect_ident(P, "aggregate", NULL);
+        if (!P->panic && strcmp(w, "aggregate") != 0)
+            perr(P, pos, "unknown message placement '%s' (expected aggregate)", w);
+        p->aggregate = 1;
     }
     if (P->panic) sync(P);
     /* declarations */

@@ -610,7 +610,7 @@ char *ir_print(const ir_program *p)
     print_trail(&b, &p->comments);
     bput(&b, "\nlevel ");
     bput(&b, ir_level_name(p->level));
-    bput(&b, "\n");
+    bput(&b, p->aggregate ? "\nmessages aggregate\n" : "\n");
     for (int i = 0; i < p->ndecls;) i = print_decl(&b, p->decls, p->ndecls, i);
     if (p->body && p->body->n > 0) {
         bput(&b, "\n");

@@ -522,11 +522,13 @@ static void sim_deliver_one(sim_ctx *c, const sim_msg *g)
     sim_msg_violation(c, g, SIM_V_WRONG_MESSAGE, "wrong message", detail);
 }
 
+/* By sender, receiver, then array (sim_deliver has `arrays` hold each message's array). */
 static int sim_pair_cmp(const void *x, const void *y)
 {
     const sim_msgs *a = x, *b = y;
     if (a->src != b->src) return a->src < b->src ? -1 : 1;
     if (a->dst != b->dst) return a->dst < b->dst ? -1 : 1;
+    if (a->arrays != b->arrays) return a->arrays < b->arrays ? -1 : 1;
     return 0;
 }
 
@@ -541,19 +543,24 @@ static void sim_deliver(sim_ctx *c, int s, int64_t next, int all)
         if (!all && g->tdst > next) { c->pend[keep++] = *g; continue; }
         sim_deliver_one(c, g);
         if (!pairs) pairs = malloc((size_t)(c->npend - i) * sizeof *pairs);
-        if (pairs) pairs[nd++] = (sim_msgs){ g->src, g->dst, 1, 1.0 };
+        if (pairs) pairs[nd++] = (sim_msgs){ g->src, g->dst, 1, 1.0, g->array };
     }
     c->npend = keep;
     if (!pairs) return;
     qsort(pairs, (size_t)nd, sizeof *pairs, sim_pair_cmp);
     int64_t m = 0;
-    for (int64_t i = 0; i < nd; i++) {
+    int last = -1;                       /* the array of the message before i */
+    for (int64_t i = 0; i < nd; i++) {   /* one record a pair; `arrays` from array numbers to a count */
+        int a = pairs[i].arrays;
         if (m > 0 && pairs[m - 1].src == pairs[i].src && pairs[m - 1].dst == pairs[i].dst) {
             pairs[m - 1].count++;
             pairs[m - 1].words += 1.0;
+            pairs[m - 1].arrays += a != last;
         } else {
-            pairs[m++] = pairs[i];
+            pairs[m] = pairs[i];
+            pairs[m++].arrays = 1;
         }
+        last = a;
     }
     sim_msgs *shrunk = realloc(pairs, (size_t)m * sizeof *pairs);
     t->msgs[s] = shrunk ? shrunk : pairs;
@@ -924,6 +931,7 @@ static int sim_trace_alloc(sim_ctx *c, int nsteps, int nprocs)
     }
     t->nsteps = nsteps;
     t->nprocs = nprocs;
+    t->aggregated = c->prog->aggregate;
     size_t ns = (size_t)(nsteps ? nsteps : 1);
     t->step_time = calloc(ns, sizeof *t->step_time);
     t->step_procs = calloc(ns, sizeof *t->step_procs);

@@ -40,6 +40,8 @@ typedef struct sim_msgs {
     int src, dst;
     int64_t count;            /* number of APM messages */
     double words;             /* total size (1.0 per element) */
+    int arrays;               /* distinct arrays among them (0 counts as 1): the messages of the
+                                 plain placement, one per (partner, array) */
 } sim_msgs;
 
 /* One collective of one step, as the cost models price it (Gorlatch et al., Di Cosmo et al.). */
@@ -70,6 +72,7 @@ typedef struct sim_trace {
     double *overlap;          /* nsteps * nprocs, like work: the ticks a processor spends between
                                  its last send of the step and its `recv` (the work its messages
                                  overlap); NULL when the program has no recv */
+    int aggregated;           /* the program says `messages aggregate`: one message per partner */
 } sim_trace;
 
 /* One output array, gathered to global coordinates. */

@@ -190,6 +190,9 @@ void rt_halo2d_free(rt_halo2d *h);
 typedef struct rt_pattern rt_pattern;
 
 rt_pattern *rt_pattern_new(MPI_Comm comm, int narrays);
+/* Before the commit: one message per partner, every array's elements in it (the aggregation
+ * placement); a message of several arrays is packed, one of a single array still moves in place. */
+void rt_pattern_aggregate(rt_pattern *p);
 void rt_pattern_add(rt_pattern *p, int dest, int array, int64_t send_off, int64_t recv_off);
 void rt_pattern_commit(rt_pattern *p);                   /* collective over comm */
 void rt_pattern_exchange(rt_pattern *p, double *const *base);   /* = post, then wait */
@@ -199,6 +202,8 @@ void rt_pattern_exchange(rt_pattern *p, double *const *base);   /* = post, then 
 void rt_pattern_post(rt_pattern *p, double *const *base);
 void rt_pattern_wait(rt_pattern *p, double *const *base);
 int64_t rt_pattern_elements(const rt_pattern *p);        /* elements this rank sends per exchange */
+int rt_pattern_messages(const rt_pattern *p);            /* messages this rank sends per exchange
+                                                            (RT_PATTERN_STATS=1: each rank prints it) */
 void rt_pattern_free(rt_pattern *p);
 
 /* ---------------------------------------------------------------- collectives ------------ */

@@ -5,6 +5,11 @@
  * (the receivers learn where to store what they will get), and then every exchange moves only
  * values, one message per (partner, array), with Isend/Irecv/Waitall.
  *
+ * Aggregated (rt_pattern_aggregate before the commit; the aggregation placement, `messages
+ * aggregate`): one message per partner, every array's elements in it.  A partner's message is
+ * then a list of segments, one an array (its elements in the order of the plain message); a
+ * message of one segment still travels in place, one of several is packed into one buffer.
+ *
  * A message whose elements lie at equal strides on both sides (a row: stride 1; a column of a
  * row-major tile: stride = the row length) is sent and received in place with an MPI vector
  * datatype, no copy; any other message is packed and unpacked through its index lists.
@@ -15,19 +20,23 @@
  */
 #include "rt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { RT_TAG_PATTERN = 9202 };   /* the commit's messages (an exchange's tags are array numbers) */
+enum { RT_TAG_PATTERN = 9202 };   /* the commit's messages (an exchange's tags are array numbers;
+                                     aggregated, narrays) */
 
 typedef struct rt_pentry {
     int peer, array;
     int64_t send_off, recv_off;
 } rt_pentry;
 
-/* One message: to or from one peer, elements of one array. */
+/* One message: to or from one peer, elements of one array (aggregated: of nseg arrays, seg_array[i]
+ * the array of seg_len[i] consecutive elements; array is then the first). */
 typedef struct rt_pmsg {
     int peer, array, count;
+    int nseg, *seg_array, *seg_len;
     int64_t *off;             /* count offsets in this rank's array (send: read, recv: write) */
     int64_t start;            /* strided: first offset; the datatype covers the rest */
     MPI_Datatype type;        /* strided: a vector type (RT_WORD when contiguous); MPI_DATATYPE_NULL when packed */
@@ -35,6 +44,8 @@ typedef struct rt_pmsg {
     int own_type;             /* type was created here (free it) */
     int64_t *buf;             /* packed: count words */
 } rt_pmsg;
+
+static void rt_pattern_stats(const struct rt_pattern *p);
 
 struct rt_pattern {
     MPI_Comm comm;
@@ -50,6 +61,7 @@ struct rt_pattern {
     int nreq, posted;         /* the requests of a posted exchange (rt_pattern_post) */
     int64_t sent;             /* elements sent per exchange */
     int committed;
+    int aggregate;            /* one message per peer (rt_pattern_aggregate) */
 };
 
 rt_pattern *rt_pattern_new(MPI_Comm comm, int narrays)
@@ -60,6 +72,12 @@ rt_pattern *rt_pattern_new(MPI_Comm comm, int narrays)
     p->size = rt_size(comm);
     p->narrays = narrays;
     return p;
+}
+
+void rt_pattern_aggregate(rt_pattern *p)
+{
+    if (p->committed) rt_die("rt_pattern_aggregate after rt_pattern_commit");
+    p->aggregate = 1;
 }
 
 void rt_pattern_add(rt_pattern *p, int dest, int array, int64_t send_off, int64_t recv_off)
@@ -93,7 +111,7 @@ static void rt_pmsg_layout(rt_pmsg *m)
     m->type = MPI_DATATYPE_NULL;
     m->buf = NULL;
     int64_t stride = m->count > 1 ? m->off[1] - m->off[0] : 1;
-    int even = stride > 0 && stride < INT32_MAX;
+    int even = stride > 0 && stride < INT32_MAX && m->nseg <= 1;   /* several arrays: packed */
     for (int i = 2; even && i < m->count; i++)
         if (m->off[i] - m->off[i - 1] != stride) even = 0;
     if (even && stride == 1) {          /* a row: plain words */
@@ -109,34 +127,43 @@ static void rt_pmsg_layout(rt_pmsg *m)
     }
 }
 
-/* Splits sorted entries of one side into messages per (peer, array). */
-static int rt_split(const rt_pentry *e, size_t n, int use_send_off, rt_pmsg **out)
+/* Does entry i start a new message (a new peer; a new array unless aggregated)? */
+static int rt_starts(const rt_pentry *e, size_t i, int aggregate)
+{
+    return i == 0 || e[i].peer != e[i - 1].peer || (!aggregate && e[i].array != e[i - 1].array);
+}
+
+/* The segments of message m, whose entries are e[0 .. m->count): one a run of one array. */
+static void rt_pmsg_segments(rt_pmsg *m, const rt_pentry *e)
+{
+    m->nseg = 0;
+    for (int i = 0; i < m->count; i++) m->nseg += i == 0 || e[i].array != e[i - 1].array;
+    m->seg_array = rt_malloc((size_t)(m->nseg ? m->nseg : 1) * sizeof(int));
+    m->seg_len = rt_calloc((size_t)(m->nseg ? m->nseg : 1), sizeof(int));
+    for (int i = 0, s = -1; i < m->count; i++) {
+        if (i == 0 || e[i].array != e[i - 1].array) m->seg_array[++s] = e[i].array;
+        m->seg_len[s]++;
+    }
+}
+
+/* Splits sorted entries of one side into messages per (peer, array), or per peer (aggregate). */
+static int rt_split(const rt_pentry *e, size_t n, int use_send_off, int aggregate, rt_pmsg **out)
 {
     int nm = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i == 0 || e[i].peer != e[i - 1].peer || e[i].array != e[i - 1].array) nm++;
+    for (size_t i = 0; i < n; i++) nm += rt_starts(e, i, aggregate);
     rt_pmsg *m = rt_calloc((size_t)(nm ? nm : 1), sizeof *m);
-    int k = -1;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || e[i].peer != e[i - 1].peer || e[i].array != e[i - 1].array) {
-            k++;
-            size_t j = i;
-            while (j < n && e[j].peer == e[i].peer && e[j].array == e[i].array) j++;
-            if (j - i > INT32_MAX) rt_die("rt_pattern: a message of more than 2^31 elements");
-            m[k].peer = e[i].peer;
-            m[k].array = e[i].array;
-            m[k].count = (int)(j - i);
-            m[k].off = rt_malloc((j - i) * sizeof(int64_t));
-        }
+    int k = 0;
+    for (size_t i = 0, j; i < n; i = j, k++) {
+        for (j = i + 1; j < n && !rt_starts(e, j, aggregate); j++) {}
+        if (j - i > INT32_MAX) rt_die("rt_pattern: a message of more than 2^31 elements");
+        m[k].peer = e[i].peer;
+        m[k].array = e[i].array;
+        m[k].count = (int)(j - i);
+        m[k].off = rt_malloc((j - i) * sizeof(int64_t));
+        for (size_t x = i; x < j; x++) m[k].off[x - i] = use_send_off ? e[x].send_off : e[x].recv_off;
+        rt_pmsg_segments(&m[k], e + i);
+        rt_pmsg_layout(&m[k]);
     }
-    /* fill the offsets */
-    k = -1;
-    int pos = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || e[i].peer != e[i - 1].peer || e[i].array != e[i - 1].array) { k++; pos = 0; }
-        m[k].off[pos++] = use_send_off ? e[i].send_off : e[i].recv_off;
-    }
-    for (int i = 0; i < nm; i++) rt_pmsg_layout(&m[i]);
     *out = m;
     return nm;
 }
@@ -168,7 +195,7 @@ void rt_pattern_commit(rt_pattern *p)
         }
     }
     p->n = w;
-    p->nsend = rt_split(p->e, p->n, 1, &p->send);
+    p->nsend = rt_split(p->e, p->n, 1, p->aggregate, &p->send);
     p->sent = (int64_t)p->n;
 
     /* tell every receiver where it stores what it gets: (array, recv_off) pairs, in send order,
@@ -217,12 +244,26 @@ void rt_pattern_commit(rt_pattern *p)
     free(nfrom);
     free(sreq);
     free(sends_to);
-    p->nrecv = rt_split(re, nr, 0, &p->recv);
+    p->nrecv = rt_split(re, nr, 0, p->aggregate, &p->recv);
+    rt_pattern_stats(p);
     free(re);
     free(sb);
     free(p->e);
     p->e = NULL;
     p->req = rt_malloc((size_t)(p->nsend + p->nrecv + 1) * sizeof(MPI_Request));
+}
+
+/* Copies a packed message's elements between the arrays and its buffer, segment by segment
+ * (to_buf: packing before the send, else unpacking after the receive). */
+static void rt_pmsg_copy(rt_pmsg *m, double *const *base, int to_buf)
+{
+    for (int s = 0, j = 0; s < m->nseg; s++) {
+        double *a = base[m->seg_array[s]];
+        for (int end = j + m->seg_len[s]; j < end; j++) {
+            if (to_buf) memcpy(&m->buf[j], &a[m->off[j]], sizeof m->buf[j]);
+            else memcpy(&a[m->off[j]], &m->buf[j], sizeof m->buf[j]);
+        }
+    }
 }
 
 /* Posts the exchange: every receive, then every send (packed ones copied now), the local copies. */
@@ -233,19 +274,20 @@ void rt_pattern_post(rt_pattern *p, double *const *base)
     int nreq = 0;
     for (int i = 0; i < p->nrecv; i++) {
         rt_pmsg *m = &p->recv[i];
+        int tag = p->aggregate ? p->narrays : m->array;
         if (m->buf)
-            RT_CHECK(MPI_Irecv(m->buf, m->count, RT_WORD, m->peer, m->array, p->comm, &p->req[nreq++]));
+            RT_CHECK(MPI_Irecv(m->buf, m->count, RT_WORD, m->peer, tag, p->comm, &p->req[nreq++]));
         else
-            RT_CHECK(MPI_Irecv(base[m->array] + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
+            RT_CHECK(MPI_Irecv(base[m->array] + m->start, m->tcount, m->type, m->peer, tag, p->comm, &p->req[nreq++]));
     }
     for (int i = 0; i < p->nsend; i++) {
         rt_pmsg *m = &p->send[i];
-        const double *a = base[m->array];
+        int tag = p->aggregate ? p->narrays : m->array;
         if (m->buf) {
-            for (int j = 0; j < m->count; j++) memcpy(&m->buf[j], &a[m->off[j]], sizeof m->buf[j]);
-            RT_CHECK(MPI_Isend(m->buf, m->count, RT_WORD, m->peer, m->array, p->comm, &p->req[nreq++]));
+            rt_pmsg_copy(m, base, 1);
+            RT_CHECK(MPI_Isend(m->buf, m->count, RT_WORD, m->peer, tag, p->comm, &p->req[nreq++]));
         } else {
-            RT_CHECK(MPI_Isend(a + m->start, m->tcount, m->type, m->peer, m->array, p->comm, &p->req[nreq++]));
+            RT_CHECK(MPI_Isend(base[m->array] + m->start, m->tcount, m->type, m->peer, tag, p->comm, &p->req[nreq++]));
         }
     }
     for (int i = 0; i < p->nself; i++)
@@ -260,12 +302,8 @@ void rt_pattern_wait(rt_pattern *p, double *const *base)
     if (!p->posted) rt_die("rt_pattern_wait without rt_pattern_post");
     p->posted = 0;
     RT_CHECK(MPI_Waitall(p->nreq, p->req, MPI_STATUSES_IGNORE));
-    for (int i = 0; i < p->nrecv; i++) {
-        rt_pmsg *m = &p->recv[i];
-        if (!m->buf) continue;
-        double *a = base[m->array];
-        for (int j = 0; j < m->count; j++) memcpy(&a[m->off[j]], &m->buf[j], sizeof m->buf[j]);
-    }
+    for (int i = 0; i < p->nrecv; i++)
+        if (p->recv[i].buf) rt_pmsg_copy(&p->recv[i], base, 0);
 }
 
 void rt_pattern_exchange(rt_pattern *p, double *const *base)
@@ -279,11 +317,30 @@ int64_t rt_pattern_elements(const rt_pattern *p)
     return p->sent;
 }
 
+int rt_pattern_messages(const rt_pattern *p)
+{
+    return p->nsend;
+}
+
+/* With RT_PATTERN_STATS set in the environment, each rank says once (stderr) what one exchange
+ * sends: the check that the exported program sends the messages its model prices. */
+static void rt_pattern_stats(const rt_pattern *p)
+{
+    const char *v = getenv("RT_PATTERN_STATS");
+    if (!v || !*v) return;
+    int partners = 0;
+    for (int i = 0; i < p->nsend; i++) partners += i == 0 || p->send[i].peer != p->send[i - 1].peer;
+    fprintf(stderr, "rt_pattern rank %d: %d messages to %d partners, %lld elements an exchange%s\n", p->rank,
+            p->nsend, partners, (long long)p->sent, p->aggregate ? " (aggregated)" : "");
+}
+
 static void rt_pmsgs_free(rt_pmsg *m, int n)
 {
     for (int i = 0; i < n; i++) {
         free(m[i].off);
         free(m[i].buf);
+        free(m[i].seg_array);
+        free(m[i].seg_len);
         if (m[i].own_type) MPI_Type_free(&m[i].type);
     }
     free(m);

@@ -2026,9 +2026,11 @@ static void ex_prog_main_setup(ex_prog_out *o)
     if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mc = rt_mcast_new(MPI_COMM_WORLD);\n");
     if (pl->exchange == XF_EXCHANGE_HALO) {
         xf_buf_printf(b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
-        for (int k = 0; k < pl->nphases; k++)
-            xf_buf_printf(b, "    pattern[%d] = rt_pattern_new(MPI_COMM_WORLD, %d);\n    record_halo%d(pattern[%d], me);\n"
-                             "    rt_pattern_commit(pattern[%d]);\n", k, p->narrays, k, k, k);
+        for (int k = 0; k < pl->nphases; k++) {
+            xf_buf_printf(b, "    pattern[%d] = rt_pattern_new(MPI_COMM_WORLD, %d);\n", k, p->narrays);
+            ex_aggregate_pattern(p, b, k);
+            xf_buf_printf(b, "    record_halo%d(pattern[%d], me);\n    rt_pattern_commit(pattern[%d]);\n", k, k, k);
+        }
     }
 }
 

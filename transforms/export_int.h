@@ -168,6 +168,10 @@ const ex_halo_fn *ex_overlap_halo_fns(const ex_plan *pl);
 void ex_overlap_after(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
 void ex_overlap_recv(const ex_em *m, xf_buf *b, int in);
 
+/* export_aggregate.c: for a program that says `messages aggregate`, pattern k's setting to one
+ * message per partner (written between its rt_pattern_new and its recording; nothing otherwise). */
+void ex_aggregate_pattern(const ir_program *p, xf_buf *b, int k);
+
 /* Writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);
 

@@ -58,6 +58,13 @@ static const xf_param overlap_params[] = {
      0, NULL},
 };
 
+static const xf_param aggregate_params[] = {
+    {"maxbuf", XF_P_INT, NULL, NULL, 0,
+     "bytes one processor's packed send buffers of a step may hold (the words to partners that get several "
+     "arrays): where more (at the parameters' values), the plain placement instead, with a comment saying so",
+     0, NULL},
+};
+
 static const xf_param fuse_params[] = {
     {"at", XF_P_STRING, NULL, NULL, 0,
      "the label of a statement of the chain to fuse (default: the first chain that qualifies)", 0, NULL},
@@ -98,6 +105,10 @@ static const xf_transform registry[] = {
      "communication placement: the boundary computed and sent first, the interior while the messages "
      "travel, then recv (Fahringer & Mehofer 1999) (syndm -> syndm)",
      xf_overlap_applicable, xf_overlap_apply, xf_overlap_predict},
+    {"aggregate", LV(IR_SYNDM), aggregate_params, 1,
+     "communication placement: one message per partner and step, every array's elements in it "
+     "(`messages aggregate`; Fahringer & Mehofer 1999) (syndm -> syndm)",
+     xf_aggregate_applicable, xf_aggregate_apply, xf_aggregate_predict},
     FUSE_ROW("sr2-reduction", sr2, "fusion: scan(*); [all]reduce(+) -> one [all]reduce over pairs, "
              "when * distributes over + (Gorlatch et al. 1999)"),
     FUSE_ROW("sr-reduction", sr, "fusion: scan(+); [all]reduce(+) -> one balanced-tree reduction over "

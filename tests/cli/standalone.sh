@@ -81,7 +81,7 @@ expect_match "polyapm-transforms(7): repeat's definition" "$(cat "$TMP/page")" \
     "repeat\(e,o\) k b = if k = 0 then b else repeat\(e,o\) \(k div 2\) \(if k mod 2 = 0 then e b else o b\)"
 render "$ROOT/man/polyapm.1" >"$TMP/page"
 expect_match "polyapm(1): the cost model's c_it" "$(cat "$TMP/page")" \
-    "c_it = normsent × \(words sent\) \+ mstartup_s × \(send partners\)"
+    "c_it = normsent × \(words sent\) \+ mstartup_s × \(messages sent\)"
 expect_match "polyapm(1): the thesis's calibrated profile" "$(cat "$TMP/page")" \
     "normsent 1\.2046961, normrcvd 3\.3831080.*barrier_slope 298\.8954664"
 expect_match "polyapm(1): the calibration procedure" "$(cat "$TMP/page")" \

@@ -33,7 +33,7 @@ static void trace_init(sim_trace *t, int ns, int np, double w)
 static void trace_add(sim_trace *t, int s, int src, int dst, int64_t count, double words)
 {
     t->msgs[s] = realloc(t->msgs[s], (size_t)(t->nmsgs[s] + 1) * sizeof **t->msgs);
-    t->msgs[s][t->nmsgs[s]++] = (sim_msgs){ src, dst, count, words };
+    t->msgs[s][t->nmsgs[s]++] = (sim_msgs){ src, dst, count, words, 1 };
 }
 
 static void trace_free(sim_trace *t)
