@@ -16,7 +16,9 @@
  * it (isl_set_dim_max, not a value at the default sizes); the ranks are also tried merged into
  * levels where the statements do not depend on each other.  θ is finally shifted to start at 0
  * by its parametric minimum.  The allocation σ is a loop dimension of the schedule (those after
- * the prefix first, so that the loops inside keep the source's order), a loop variable, or 0.
+ * the prefix first, so that the loops inside keep the source's order), a loop variable, or 0;
+ * each also owner-aligned (a statement whose written array the others distribute along one of
+ * its dimensions runs where its element lies: fdtd-2d's ey[0][j] on row 0's processor).
  * A pair (θ, σ) is kept when every dependence goes forward in θ or joins two instances at one
  * (t, p) point in their original order (inner=seq runs what shares a point in inner sequential
  * loops); stm auto then has stm check each one, as it checks its enumeration's.
@@ -427,6 +429,65 @@ static void positive(const xf_model *m, isl_aff **sg)
         }
 }
 
+/* Dimension d of access a's subscripts: { S[..] -> [y_d] } on its statement's instances. */
+static __isl_give isl_map *subscript_map(const xf_model *m, const xf_access *a, int d)
+{
+    isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(m->ctx, a->rel), xf_model_domain(m, a->stmt));
+    isl_size n = isl_map_dim(rel, isl_dim_out);
+    rel = isl_map_project_out(rel, isl_dim_out, (unsigned)d + 1, (unsigned)(n - d - 1));
+    return isl_map_reset_tuple_id(isl_map_project_out(rel, isl_dim_out, 0, (unsigned)d), isl_dim_out);
+}
+
+/* Does σ_s (on statement s's instances) equal dimension d of access a's subscripts? */
+static int sigma_is_subscript(const xf_model *m, __isl_keep isl_aff *sg, const xf_access *a, int d)
+{
+    isl_map *f = isl_map_intersect_domain(isl_map_from_aff(isl_aff_copy(sg)), xf_model_domain(m, a->stmt));
+    isl_map *y = subscript_map(m, a, d);
+    int eq = isl_map_is_equal(f, y) == isl_bool_true;
+    isl_map_free(f);
+    isl_map_free(y);
+    return eq;
+}
+
+/* Owner alignment: a statement whose written array the other statements distribute along one
+ * of its dimensions (their σ is that subscript of their access) runs where its element lies
+ * there too.  fdtd-2d under σ = i: S1 (ey[0][j] = fict[t], no loop over i) gets σ = 0, the
+ * processor of row 0, rather than its own j.  Replaces sg[s] (owned) where it changes;
+ * returns how many it changed. */
+static int align_owners(const xf_model *m, isl_aff **sg)
+{
+    int changed = 0;
+    for (int w = 0; w < m->nacc; w++) {
+        const xf_access *aw = &m->acc[w];
+        int s = aw->stmt, nd = aw->expr->kind == IR_E_ACCESS ? aw->expr->u.access.nidx : 0;
+        if (!aw->write || !aw->must || nd == 0) continue;
+        const char *arr = aw->expr->u.access.array;
+        int aligned = 0, along = -1;   /* σ_s is a subscript the others use; the first one they use */
+        for (int d = 0; d < nd && !aligned; d++) {
+            int used = 0;
+            for (int a = 0; a < m->nacc && !used; a++) {
+                const xf_access *o = &m->acc[a];
+                used = o->stmt != s && o->expr->kind == IR_E_ACCESS && !strcmp(o->expr->u.access.array, arr) &&
+                       sigma_is_subscript(m, sg[o->stmt], o, d);
+            }
+            if (!used) continue;
+            aligned = sigma_is_subscript(m, sg[s], aw, d);
+            if (along < 0) along = d;
+        }
+        if (aligned || along < 0) continue;
+        isl_map *y = subscript_map(m, aw, along);
+        isl_aff *a = isl_map_is_single_valued(y) == isl_bool_true ? single_aff(isl_pw_multi_aff_get_pw_aff(
+                                                                        isl_pw_multi_aff_from_map(isl_map_copy(y)), 0))
+                                                                  : NULL;
+        isl_map_free(y);
+        if (!a) continue;
+        isl_aff_free(sg[s]);
+        sg[s] = a;
+        changed++;
+    }
+    return changed;
+}
+
 /* The allocations tried under one θ, in order: the loop dimensions of the schedule after the
  * prefix (the outermost first, so that the loops inside keep the source's order), the loop
  * variables (outermost first), the dimensions in the prefix, then 0.  Up to two legal ones are
@@ -450,6 +511,10 @@ static void propose_for(const xf_model *m, const xf_rawdep *r, int nr, const fla
             positive(m, sg);
             plist_add(P, th, sg);
             found++;
+        }
+        if (align_owners(m, sg) && legal(m, r, nr, th, sg)) {   /* besides: it keeps locality */
+            positive(m, sg);
+            plist_add(P, th, sg);
         }
         for (int s = 0; s < m->nst; s++) isl_aff_free(sg[s]);
         if (kind[k] == ZERO && found) break;
