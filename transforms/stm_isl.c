@@ -18,7 +18,8 @@
  * by its parametric minimum.  The allocation σ is a loop dimension of the schedule (those after
  * the prefix first, so that the loops inside keep the source's order), a loop variable, or 0;
  * each also owner-aligned (a statement whose written array the others distribute along one of
- * its dimensions runs where its element lies: fdtd-2d's ey[0][j] on row 0's processor).
+ * its dimensions runs where its element lies: fdtd-2d's ey[0][j] on row 0's processor), and
+ * hoisted (the statements that can run at step 0 moved there: atax's row products).
  * A pair (θ, σ) is kept when every dependence goes forward in θ or joins two instances at one
  * (t, p) point in their original order (inner=seq runs what shares a point in inner sequential
  * loops); stm auto then has stm check each one, as it checks its enumeration's.
@@ -488,6 +489,58 @@ static int align_owners(const xf_model *m, isl_aff **sg)
     return changed;
 }
 
+static long long gcd_ll(long long a, long long b) { while (b) { long long t = a % b; a = b; b = t; } return llabs(a); }
+
+/* θ_s (owned) without gaps: (θ_s - c) / g + 1, g the gcd of its loop-variable and parameter
+ * coefficients and c its constant (atax's 3*i + 2 alone after hoisting: i + 1). */
+static __isl_give isl_aff *compact(__isl_take isl_aff *a)
+{
+    long long g = 0;
+    isl_size nin = isl_aff_dim(a, isl_dim_in), np = isl_aff_dim(a, isl_dim_param);
+    for (int i = 0; i < nin; i++) g = gcd_ll(g, coef(a, isl_dim_in, i));
+    for (int i = 0; i < np; i++) g = gcd_ll(g, coef(a, isl_dim_param, i));
+    if (g == 0) return a;
+    a = isl_aff_add_constant_si(a, (int)-coef(a, isl_dim_cst, 0));
+    a = isl_aff_scale_down_ui(a, (unsigned)g);
+    return isl_aff_add_constant_si(a, 1);
+}
+
+/* Hoisting: under (θ, σ) legal, every statement that can run at step 0 instead (all its
+ * instances at once, its self-dependences on one processor in inner=seq) is moved there, in
+ * the statements' order; when one statement stays, its θ is compacted after them.  atax under
+ * θ = 3i + r, σ = i: the row products S2, S3 all at step 0 on their rows' processors, the
+ * column sums S4 one row per step after them (θ.S4 = i + 1: y[j] accumulated in the source's
+ * order, each rank its rows of A).  Fills ho[] (the caller frees); 1 when some but not every
+ * statement moved. */
+static int hoist(const xf_model *m, const xf_rawdep *r, int nr, isl_aff **th, isl_aff **sg, isl_aff **ho)
+{
+    int moved = 0, stay = -1;
+    for (int s = 0; s < m->nst; s++) ho[s] = isl_aff_copy(th[s]);
+    for (int s = 0; s < m->nst && !xf_cancelled(); s++) {
+        isl_aff *was = ho[s];
+        ho[s] = zero_on(m, s);
+        if (isl_aff_plain_is_equal(was, ho[s]) != isl_bool_true && legal(m, r, nr, ho, sg)) {
+            isl_aff_free(was);
+            moved++;
+        } else {
+            isl_aff_free(ho[s]);
+            ho[s] = was;
+            stay = s;
+        }
+    }
+    int kept = 0;
+    for (int s = 0; s < m->nst; s++) kept += isl_aff_is_cst(ho[s]) != isl_bool_true;
+    if (moved && kept == 1 && stay >= 0 && isl_aff_is_cst(ho[stay]) != isl_bool_true) {
+        isl_aff *was = ho[stay];
+        ho[stay] = compact(isl_aff_copy(was));
+        if (legal(m, r, nr, ho, sg)) isl_aff_free(was);
+        else { isl_aff_free(ho[stay]); ho[stay] = was; }
+    }
+    if (moved && kept > 0) return 1;
+    for (int s = 0; s < m->nst; s++) isl_aff_free(ho[s]);
+    return 0;
+}
+
 /* The allocations tried under one θ, in order: the loop dimensions of the schedule after the
  * prefix (the outermost first, so that the loops inside keep the source's order), the loop
  * variables (outermost first), the dimensions in the prefix, then 0.  Up to two legal ones are
@@ -511,6 +564,11 @@ static void propose_for(const xf_model *m, const xf_rawdep *r, int nr, const fla
             positive(m, sg);
             plist_add(P, th, sg);
             found++;
+            isl_aff *ho[MAXST];
+            if (hoist(m, r, nr, th, sg, ho)) {
+                plist_add(P, ho, sg);
+                for (int s = 0; s < m->nst; s++) isl_aff_free(ho[s]);
+            }
         }
         if (align_owners(m, sg) && legal(m, r, nr, th, sg)) {   /* besides: it keeps locality */
             positive(m, sg);

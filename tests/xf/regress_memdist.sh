@@ -14,6 +14,7 @@
 #    whole), the point-by-point check (POLYAPM_MEMDIST_CHECK=all) keeps the same layout, and
 #    the syndm nodes verify (a message replaces the receiver's older copy);
 #  - an access on some processors only (fdtd-2d's ey[0][j] on processor 0) bounds only theirs;
+#    atax under stm auto's first mapping: each rank its rows of A;
 #  - negated literals in bounds (-2 * n + 2 * n, n * -2): tile models the statement (isl read
 #    `((-(2)) * (n))` as a syntax error) and the tiled program verifies.
 source "$(dirname "$0")/../lib.sh"
@@ -127,6 +128,20 @@ for nx in 20 21; do
     expect_eq "fdtd-2d rows nx=$nx: local memories are block plus halo" "$(json "j['local_memory']" <fd.json)" "$want"
     expect_eq "fdtd-2d rows nx=$nx: verified" "$(json "j['verified'] and j['violations_total'] == 0" <fd.json)" True
 done
+
+# atax under stm auto's first mapping (the row products at step 0, the column sums one row per
+# step): each rank holds its rows of A and of tmp, x and y whole (the thesis's replicated vectors)
+AX=$ROOT/examples/polybench/atax.apm
+"$POLYAPM" apply "$AX" stm auto=1 -o ax-s.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply ax-s.apm tile kind=blocked procs=2 -o ax-t.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply ax-t.apm commgen -o ax-c.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply ax-c.apm memdist -o ax-d.apm >/dev/null 2>&1
+expect_eq "atax: stm auto, tile, commgen, memdist" "$?" 0
+expect_match "atax: each rank its rows of A" "$(cat ax-d.apm)" '^dist A\(rp\) \[rp \* b \.\. rp \* b \+ b - 1\]\[0 \.\. n - 1\]$'
+"$POLYAPM" sim ax-d.apm --against "$AX" --json >ax.json 2>&1
+want=$(python3 -c "b = (38 - 1) // 2 + 1; print([b * 42 + b + 2 * 42] * 2)")   # rows of A and tmp; x, y
+expect_eq "atax: local memories are the rows plus the vectors" "$(json "j['local_memory']" <ax.json)" "$want"
+expect_eq "atax: verified" "$(json "j['verified'] and j['violations_total'] == 0" <ax.json)" True
 
 # ---- negated literals in isl text ----
 "$POLYAPM" apply "$X/inplace/negbounds.apm" tile kind=blocked procs=2 -o neg-t.apm 2>neg.err
