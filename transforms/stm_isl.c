@@ -477,9 +477,12 @@ static int align_owners(const xf_model *m, isl_aff **sg)
         }
         if (aligned || along < 0) continue;
         isl_map *y = subscript_map(m, aw, along);
-        isl_aff *a = isl_map_is_single_valued(y) == isl_bool_true ? single_aff(isl_pw_multi_aff_get_pw_aff(
-                                                                        isl_pw_multi_aff_from_map(isl_map_copy(y)), 0))
-                                                                  : NULL;
+        isl_aff *a = NULL;
+        if (isl_map_is_single_valued(y) == isl_bool_true) {
+            isl_pw_multi_aff *pm = isl_pw_multi_aff_from_map(isl_map_copy(y));
+            a = single_aff(isl_pw_multi_aff_get_pw_aff(pm, 0));
+            isl_pw_multi_aff_free(pm);
+        }
         isl_map_free(y);
         if (!a) continue;
         isl_aff_free(sg[s]);
