@@ -409,13 +409,19 @@ static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const c
     return r;
 }
 
+/* Dimension k of the access F (virtual processors -> elements): processors -> index. */
+static __isl_give isl_map *dim_footprint(__isl_keep isl_map *F, int k, int ndims)
+{
+    isl_map *Rk = isl_map_copy(F);
+    Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(ndims - k - 1));
+    return isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+}
+
 /* Does the access F (virtual processors -> elements) touch, in dimension k of the array, only
  * the element p_q + c of its virtual processor p (q < np)?  1 with *c, or 0. */
 static int access_shift(__isl_keep isl_map *F, int k, int ndims, int np, int q, int64_t *c)
 {
-    isl_map *Rk = isl_map_copy(F);
-    Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(ndims - k - 1));
-    Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+    isl_map *Rk = dim_footprint(F, k, ndims);
     Rk = isl_map_project_out(Rk, isl_dim_in, (unsigned)(q + 1), (unsigned)(np - q - 1));
     Rk = isl_map_project_out(Rk, isl_dim_in, 0, (unsigned)q);
     isl_set *dl = isl_map_deltas(Rk);   /* e_k - p_q */
@@ -524,9 +530,7 @@ static int add_bound(__isl_keep isl_aff **affs, int n, __isl_take isl_aff *one, 
  * their whole range. */
 static ir_expr *fixed_index(md_ctx *X, __isl_keep isl_map *F, int k, int ndims)
 {
-    isl_map *Rk = isl_map_copy(F);
-    Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(ndims - k - 1));
-    Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+    isl_map *Rk = dim_footprint(F, k, ndims);
     isl_set *R = isl_map_range(Rk);
     isl_pw_aff *lo = isl_set_dim_min(isl_set_copy(R), 0), *hi = isl_set_dim_max(R, 0);
     ir_expr *x = NULL;
@@ -538,6 +542,29 @@ static ir_expr *fixed_index(md_ctx *X, __isl_keep isl_map *F, int k, int ndims)
     isl_pw_aff_free(lo);
     isl_pw_aff_free(hi);
     return x;
+}
+
+/* Does access a add nothing to dimension k's bounds: is every index it touches there, on each
+ * virtual processor that runs it, also touched on that processor by an access b != a not yet
+ * dropped?  (fdtd-2d's ey[0][j] on processor 0 only, which also reads ey[p][j]: its fixed
+ * index 0 is no bound of the other processors.) */
+static int subsumed(__isl_keep isl_map *const *F, int nf, int a, const int *dropped, int k, int ndims)
+{
+    isl_map *U = NULL;
+    isl_set *sizes = NULL;   /* where every other one runs (fdtd-2d's S4 needs nx, ny >= 2) */
+    for (int b = 0; b < nf; b++) {
+        if (b == a || dropped[b]) continue;
+        isl_map *Rb = dim_footprint(F[b], k, ndims);
+        isl_set *pb = isl_map_params(isl_map_copy(Rb));
+        sizes = sizes ? isl_set_intersect_params(sizes, pb) : pb;
+        U = U ? isl_map_union(U, Rb) : Rb;
+    }
+    if (!U) return 0;
+    isl_map *Ra = isl_map_intersect_params(dim_footprint(F[a], k, ndims), sizes);
+    int in = isl_map_is_subset(Ra, U) == isl_bool_true;
+    isl_map_free(Ra);
+    isl_map_free(U);
+    return in;
 }
 
 /* Bounds lo .. hi (or a lattice) of dimension k of a piece holding the footprints F[sel[0..nf-1]]
@@ -558,8 +585,14 @@ static void dim_bounds(md_ctx *X, __isl_keep isl_map *const *Fall, const int *se
     isl_map *F[nf + 1];
     for (int i = 0; i < nf; i++) F[i] = Fall[sel[i]];
         ir_expr *fixed[nf + 1];
-        int nfixed = 0;
-        for (int a = 0; a < nf; a++) nfixed += (fixed[a] = fixed_index(X, F[a], k, nd_)) != NULL;
+        int nfixed = 0, dropped[nf + 1];
+        memset(dropped, 0, sizeof dropped);
+        for (int a = 0; a < nf; a++) {
+            fixed[a] = fixed_index(X, F[a], k, nd_);
+            /* a fixed index counts for every processor: only where no other access covers it */
+            dropped[a] = fixed[a] && subsumed(F, nf, a, dropped, k, nd_);
+            nfixed += fixed[a] && !dropped[a];
+        }
         int64_t cmin = 0, cmax = 0;
         if ((T->k == TK_CYCLIC || T->k == TK_BLOCKCYCLIC) && P1 && !nfixed && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
             lattice_dim(out, T, rpv, P1, cmin, cmax, pc, nd_, k);
@@ -571,6 +604,7 @@ static void dim_bounds(md_ctx *X, __isl_keep isl_map *const *Fall, const int *se
             ir_expr *terms[nf + 1];
             int naff = 0, nterms = 0;
             for (int a = 0; a < nf && ok; a++) {
+                if (dropped[a]) continue;
                 /* an access at a fixed distance c from its processor p_q: p_q + c, whatever
                  * its domain (a boundary statement's {0, n - 1} is no range to span) */
                 if (fixed[a]) { terms[nterms++] = e ? ir_clone_expr(out, fixed[a]) : fixed[a]; continue; }
@@ -584,9 +618,7 @@ static void dim_bounds(md_ctx *X, __isl_keep isl_map *const *Fall, const int *se
                     naff = add_bound(affs, naff, one, e);
                     continue;
                 }
-                isl_map *Rk = isl_map_copy(F[a]);
-                Rk = isl_map_project_out(Rk, isl_dim_out, (unsigned)(k + 1), (unsigned)(nd_ - k - 1));
-                Rk = isl_map_project_out(Rk, isl_dim_out, 0, (unsigned)k);
+                isl_map *Rk = dim_footprint(F[a], k, nd_);
                 isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(Rk) : isl_map_lexmin_pw_multi_aff(Rk);
                 isl_pw_aff *pa = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
                 isl_pw_multi_aff_free(mm);

@@ -16,7 +16,10 @@
  * it (isl_set_dim_max, not a value at the default sizes); the ranks are also tried merged into
  * levels where the statements do not depend on each other.  θ is finally shifted to start at 0
  * by its parametric minimum.  The allocation σ is a loop dimension of the schedule (those after
- * the prefix first, so that the loops inside keep the source's order), a loop variable, or 0.
+ * the prefix first, so that the loops inside keep the source's order), a loop variable, or 0;
+ * each also owner-aligned (a statement whose written array the others distribute along one of
+ * its dimensions runs where its element lies: fdtd-2d's ey[0][j] on row 0's processor), and
+ * hoisted (the statements that can run at step 0 moved there: atax's row products).
  * A pair (θ, σ) is kept when every dependence goes forward in θ or joins two instances at one
  * (t, p) point in their original order (inner=seq runs what shares a point in inner sequential
  * loops); stm auto then has stm check each one, as it checks its enumeration's.
@@ -427,6 +430,120 @@ static void positive(const xf_model *m, isl_aff **sg)
         }
 }
 
+/* Dimension d of access a's subscripts: { S[..] -> [y_d] } on its statement's instances. */
+static __isl_give isl_map *subscript_map(const xf_model *m, const xf_access *a, int d)
+{
+    isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(m->ctx, a->rel), xf_model_domain(m, a->stmt));
+    isl_size n = isl_map_dim(rel, isl_dim_out);
+    rel = isl_map_project_out(rel, isl_dim_out, (unsigned)d + 1, (unsigned)(n - d - 1));
+    return isl_map_reset_tuple_id(isl_map_project_out(rel, isl_dim_out, 0, (unsigned)d), isl_dim_out);
+}
+
+/* Does σ_s (on statement s's instances) equal dimension d of access a's subscripts? */
+static int sigma_is_subscript(const xf_model *m, __isl_keep isl_aff *sg, const xf_access *a, int d)
+{
+    isl_map *f = isl_map_intersect_domain(isl_map_from_aff(isl_aff_copy(sg)), xf_model_domain(m, a->stmt));
+    isl_map *y = subscript_map(m, a, d);
+    int eq = isl_map_is_equal(f, y) == isl_bool_true;
+    isl_map_free(f);
+    isl_map_free(y);
+    return eq;
+}
+
+/* Owner alignment: a statement whose written array the other statements distribute along one
+ * of its dimensions (their σ is that subscript of their access) runs where its element lies
+ * there too.  fdtd-2d under σ = i: S1 (ey[0][j] = fict[t], no loop over i) gets σ = 0, the
+ * processor of row 0, rather than its own j.  Replaces sg[s] (owned) where it changes;
+ * returns how many it changed. */
+static int align_owners(const xf_model *m, isl_aff **sg)
+{
+    int changed = 0;
+    for (int w = 0; w < m->nacc; w++) {
+        const xf_access *aw = &m->acc[w];
+        int s = aw->stmt, nd = aw->expr->kind == IR_E_ACCESS ? aw->expr->u.access.nidx : 0;
+        if (!aw->write || !aw->must || nd == 0) continue;
+        const char *arr = aw->expr->u.access.array;
+        int aligned = 0, along = -1;   /* σ_s is a subscript the others use; the first one they use */
+        for (int d = 0; d < nd && !aligned; d++) {
+            int used = 0;
+            for (int a = 0; a < m->nacc && !used; a++) {
+                const xf_access *o = &m->acc[a];
+                used = o->stmt != s && o->expr->kind == IR_E_ACCESS && !strcmp(o->expr->u.access.array, arr) &&
+                       sigma_is_subscript(m, sg[o->stmt], o, d);
+            }
+            if (!used) continue;
+            aligned = sigma_is_subscript(m, sg[s], aw, d);
+            if (along < 0) along = d;
+        }
+        if (aligned || along < 0) continue;
+        isl_map *y = subscript_map(m, aw, along);
+        isl_aff *a = NULL;
+        if (isl_map_is_single_valued(y) == isl_bool_true) {
+            isl_pw_multi_aff *pm = isl_pw_multi_aff_from_map(isl_map_copy(y));
+            a = single_aff(isl_pw_multi_aff_get_pw_aff(pm, 0));
+            isl_pw_multi_aff_free(pm);
+        }
+        isl_map_free(y);
+        if (!a) continue;
+        isl_aff_free(sg[s]);
+        sg[s] = a;
+        changed++;
+    }
+    return changed;
+}
+
+static long long gcd_ll(long long a, long long b) { while (b) { long long t = a % b; a = b; b = t; } return llabs(a); }
+
+/* θ_s (owned) without gaps: (θ_s - c) / g + 1, g the gcd of its loop-variable and parameter
+ * coefficients and c its constant (atax's 3*i + 2 alone after hoisting: i + 1). */
+static __isl_give isl_aff *compact(__isl_take isl_aff *a)
+{
+    long long g = 0;
+    isl_size nin = isl_aff_dim(a, isl_dim_in), np = isl_aff_dim(a, isl_dim_param);
+    for (int i = 0; i < nin; i++) g = gcd_ll(g, coef(a, isl_dim_in, i));
+    for (int i = 0; i < np; i++) g = gcd_ll(g, coef(a, isl_dim_param, i));
+    if (g == 0) return a;
+    a = isl_aff_add_constant_si(a, (int)-coef(a, isl_dim_cst, 0));
+    a = isl_aff_scale_down_ui(a, (unsigned)g);
+    return isl_aff_add_constant_si(a, 1);
+}
+
+/* Hoisting: under (θ, σ) legal, every statement that can run at step 0 instead (all its
+ * instances at once, its self-dependences on one processor in inner=seq) is moved there, in
+ * the statements' order; when one statement stays, its θ is compacted after them.  atax under
+ * θ = 3i + r, σ = i: the row products S2, S3 all at step 0 on their rows' processors, the
+ * column sums S4 one row per step after them (θ.S4 = i + 1: y[j] accumulated in the source's
+ * order, each rank its rows of A).  Fills ho[] (the caller frees); 1 when some but not every
+ * statement moved. */
+static int hoist(const xf_model *m, const xf_rawdep *r, int nr, isl_aff **th, isl_aff **sg, isl_aff **ho)
+{
+    int moved = 0, stay = -1;
+    for (int s = 0; s < m->nst; s++) ho[s] = isl_aff_copy(th[s]);
+    for (int s = 0; s < m->nst && !xf_cancelled(); s++) {
+        isl_aff *was = ho[s];
+        ho[s] = zero_on(m, s);
+        if (isl_aff_plain_is_equal(was, ho[s]) != isl_bool_true && legal(m, r, nr, ho, sg)) {
+            isl_aff_free(was);
+            moved++;
+        } else {
+            isl_aff_free(ho[s]);
+            ho[s] = was;
+            stay = s;
+        }
+    }
+    int kept = 0;
+    for (int s = 0; s < m->nst; s++) kept += isl_aff_is_cst(ho[s]) != isl_bool_true;
+    if (moved && kept == 1 && stay >= 0 && isl_aff_is_cst(ho[stay]) != isl_bool_true) {
+        isl_aff *was = ho[stay];
+        ho[stay] = compact(isl_aff_copy(was));
+        if (legal(m, r, nr, ho, sg)) isl_aff_free(was);
+        else { isl_aff_free(ho[stay]); ho[stay] = was; }
+    }
+    if (moved && kept > 0) return 1;
+    for (int s = 0; s < m->nst; s++) isl_aff_free(ho[s]);
+    return 0;
+}
+
 /* The allocations tried under one θ, in order: the loop dimensions of the schedule after the
  * prefix (the outermost first, so that the loops inside keep the source's order), the loop
  * variables (outermost first), the dimensions in the prefix, then 0.  Up to two legal ones are
@@ -450,6 +567,15 @@ static void propose_for(const xf_model *m, const xf_rawdep *r, int nr, const fla
             positive(m, sg);
             plist_add(P, th, sg);
             found++;
+            isl_aff *ho[MAXST];
+            if (hoist(m, r, nr, th, sg, ho)) {
+                plist_add(P, ho, sg);
+                for (int s = 0; s < m->nst; s++) isl_aff_free(ho[s]);
+            }
+        }
+        if (align_owners(m, sg) && legal(m, r, nr, th, sg)) {   /* besides: it keeps locality */
+            positive(m, sg);
+            plist_add(P, th, sg);
         }
         for (int s = 0; s < m->nst; s++) isl_aff_free(sg[s]);
         if (kind[k] == ZERO && found) break;

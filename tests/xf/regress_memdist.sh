@@ -13,6 +13,8 @@
 #    equal the footprint an oracle counts from the statements (jacobi-2d: the rows it touches,
 #    whole), the point-by-point check (POLYAPM_MEMDIST_CHECK=all) keeps the same layout, and
 #    the syndm nodes verify (a message replaces the receiver's older copy);
+#  - an access on some processors only (fdtd-2d's ey[0][j] on processor 0) bounds only theirs;
+#    atax under stm auto's first mapping: each rank its rows of A;
 #  - negated literals in bounds (-2 * n + 2 * n, n * -2): tile models the statement (isl read
 #    `((-(2)) * (n))` as a syntax error) and the tiled program verifies.
 source "$(dirname "$0")/../lib.sh"
@@ -107,6 +109,39 @@ expect_match "jacobi-2d in place: the block's rows plus a halo row each side" "$
     '^dist B\(rp\) \[rp \* b \.\. rp \* b \+ b \+ 1\]\[0 \.\. n - 1\]$'
 "$POLYAPM" sim j2-d.apm -D n=14 --json >j2n.json
 expect_eq "jacobi-2d in place n=14: local memories are the rows touched" "$(json "j['local_memory']" <j2n.json)" "$(footprint 14 3 2)"
+
+# ---- an access that runs on some processors only (fdtd-2d) ----
+# the rows leaf of fdtd-2d: S1's ey[0][j] runs on processor 0 alone; its fixed row 0 was a lower
+# bound of every processor's ey (dist ey(rp) [0 .. b + rp * b]: the last rank held all of it).
+# Each rank holds its block plus one halo row of ey and hz (b as tile sets it), nothing more.
+FD=$ROOT/examples/polybench/fdtd-2d.apm
+"$POLYAPM" apply "$FD" stm theta.S1=2*t sigma.S1=0 theta.S2=2*t sigma.S2=i theta.S3=2*t sigma.S3=i \
+    theta.S4=2*t+1 sigma.S4=i inner=seq -o fd-s.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply fd-s.apm tile kind=blocked procs=2 -o fd-t.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply fd-t.apm commgen -o fd-c.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply fd-c.apm memdist -o fd-d.apm >/dev/null 2>&1
+expect_eq "fdtd-2d rows: stm, tile, commgen, memdist" "$?" 0
+expect_match "fdtd-2d rows: ey is the block plus the row below it" "$(cat fd-d.apm)" '^dist ey\(rp\) \[rp \* b \.\. rp \* b \+ b\]'
+for nx in 20 21; do
+    "$POLYAPM" sim fd-d.apm -D nx=$nx --against "$FD" --json >fd.json 2>&1
+    want=$(python3 -c "b = ($nx - 1) // 2 + 1; print([(b + 2 * (b + 1)) * 30 + 20] * 2)")   # ex b rows, ey and hz b + 1; fict
+    expect_eq "fdtd-2d rows nx=$nx: local memories are block plus halo" "$(json "j['local_memory']" <fd.json)" "$want"
+    expect_eq "fdtd-2d rows nx=$nx: verified" "$(json "j['verified'] and j['violations_total'] == 0" <fd.json)" True
+done
+
+# atax under stm auto's first mapping (the row products at step 0, the column sums one row per
+# step): each rank holds its rows of A and of tmp, x and y whole (the thesis's replicated vectors)
+AX=$ROOT/examples/polybench/atax.apm
+"$POLYAPM" apply "$AX" stm auto=1 -o ax-s.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply ax-s.apm tile kind=blocked procs=2 -o ax-t.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply ax-t.apm commgen -o ax-c.apm >/dev/null 2>&1 &&
+    "$POLYAPM" apply ax-c.apm memdist -o ax-d.apm >/dev/null 2>&1
+expect_eq "atax: stm auto, tile, commgen, memdist" "$?" 0
+expect_match "atax: each rank its rows of A" "$(cat ax-d.apm)" '^dist A\(rp\) \[rp \* b \.\. rp \* b \+ b - 1\]\[0 \.\. n - 1\]$'
+"$POLYAPM" sim ax-d.apm --against "$AX" --json >ax.json 2>&1
+want=$(python3 -c "b = (38 - 1) // 2 + 1; print([b * 42 + b + 2 * 42] * 2)")   # rows of A and tmp; x, y
+expect_eq "atax: local memories are the rows plus the vectors" "$(json "j['local_memory']" <ax.json)" "$want"
+expect_eq "atax: verified" "$(json "j['verified'] and j['violations_total'] == 0" <ax.json)" True
 
 # ---- negated literals in isl text ----
 "$POLYAPM" apply "$X/inplace/negbounds.apm" tile kind=blocked procs=2 -o neg-t.apm 2>neg.err

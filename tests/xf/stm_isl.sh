@@ -6,7 +6,11 @@
 # four start at t = 0 for every parameter value (the step loop stm prints from symbolic parameters
 # starts at 0) and verify at the kernel's second parameter set (tests/polybench/kernels.inc);
 # seidel-2d gets a wavefront over t, i and j; gemm, 2mm and syrk get the row mapping that keeps
-# the source's innermost loop innermost (theta 0, sigma i) first.
+# the source's innermost loop innermost (theta 0, sigma i) first; fdtd-2d gets the rows mapping
+# first, S1 (ey[0][j] = fict[t], no loop over i) on the processor of row 0 (owner alignment: not
+# on processor j, which made its mapping non-local and ranked the columns first); atax gets its
+# row products hoisted to step 0 on their rows' processors, the column sums one row per step
+# after them (y[j] accumulated in the source's order: each processor needs its rows of A only).
 source "$(dirname "$0")/../lib.sh"
 source "$ROOT/tests/polybench/kernels.inc"
 PB="$ROOT/examples/polybench"
@@ -49,4 +53,8 @@ expect_match "seidel-2d: a wavefront over t, i and j" "$(cat "$TMP/seidel-2d.lis
 for k in gemm 2mm syrk; do
     expect_match "$k: the row mapping first" "$(head -1 "$TMP/$k.list" 2>/dev/null)" "^theta(\.S1)?=0 sigma(\.S1)?=i .*inner=seq$"
 done
+expect_eq "fdtd-2d: the rows mapping first, S1 on row 0's processor" "$(head -1 "$TMP/fdtd-2d.list" 2>/dev/null)" \
+    "theta.S1=2*t sigma.S1=0 theta.S2=2*t sigma.S2=i theta.S3=2*t sigma.S3=i theta.S4=2*t+1 sigma.S4=i inner=seq"
+expect_eq "atax: the row products at step 0, the column sums one row per step" "$(head -1 "$TMP/atax.list" 2>/dev/null)" \
+    "theta.S1=0 sigma.S1=0 theta.S2=0 sigma.S2=i theta.S3=0 sigma.S3=i theta.S4=i+1 sigma.S4=i inner=seq"
 finish
