@@ -41,7 +41,7 @@
 #include "planes.h"
 #include "xf_int.h"
 
-enum { GZ_MAXD = 3, GZ_MAXA = 8, GZ_MAXDEST = 16 };
+enum { GZ_MAXD = 3, GZ_MAXA = 8, GZ_MAXDEST = 16, GZ_MAXLETS = 32 };
 
 /* ---- recognising the step --------------------------------------------------------------------- */
 
@@ -205,8 +205,10 @@ static void gz_send(gz_step *G, const ir_stmt *s)
                                s->pos.line));
         return;
     }
-    if (G->send && !same_text(s->u.send.at, G->send->u.send.at)) {
-        gz_fail(G, xf_asprintf("the sends arrive at different steps"));
+    ir_tform at;
+    if (!ir_time_form(G->p, G->lets, s->u.send.at, G->tfor->u.for_.vars[0].slot, &at) || at.k != 1 ||
+        ir_tform_at(&at, 0) != 1) {
+        gz_fail(G, xf_asprintf("the send at line %d does not arrive at the next step", s->pos.line));
         return;
     }
     G->send = s;
@@ -257,6 +259,22 @@ static void gz_free(gz_step *G)
     free(G->why);
 }
 
+/* Do the nest's bounds depend on the time variable (directly or through the processor's lets)? */
+static int gz_moves(const gz_step *G)
+{
+    const char *moving[GZ_MAXLETS + 1];
+    int n = 0;
+    moving[n++] = G->tfor->u.for_.vars[0].var;
+    for (int i = 0; i < G->nlets && n <= GZ_MAXLETS; i++)
+        for (int k = 0; k < n; k++)
+            if (xf_mentions(G->body->stmts[i]->u.let.value, moving[k])) { moving[n++] = G->body->stmts[i]->u.let.var; break; }
+    for (int d = 0; d < G->nd; d++)
+        for (int k = 0; k < n; k++)
+            if (xf_mentions(G->nest->u.for_.vars[d].lo, moving[k]) || xf_mentions(G->nest->u.for_.vars[d].hi, moving[k]))
+                return 1;
+    return 0;
+}
+
 /* Fills G from p; NULL, or why not (G->why, taken). */
 static char *gz_find(const ir_program *p, gz_step *G)
 {
@@ -279,11 +297,14 @@ static char *gz_find(const ir_program *p, gz_step *G)
     if (G->nd > GZ_MAXD) return xf_asprintf("the element nest has more than %d loops", GZ_MAXD);
     for (int k = 0; k < G->nd; k++) {
         const ir_loopvar *v = &G->nest->u.for_.vars[k];
-        if (v->step) return xf_asprintf("the element loop over %s has a step", v->var);
+        if (v->step) return xf_asprintf("the element loop over %s has a step (a cyclic distribution): ghost zones "
+                                        "widen blocks", v->var);
         for (int j = 0; j < G->nd; j++)
             if (xf_mentions(v->lo, G->nest->u.for_.vars[j].var) || xf_mentions(v->hi, G->nest->u.for_.vars[j].var))
                 return xf_asprintf("the element nest is not rectangular");
     }
+    if (gz_moves(G)) return xf_asprintf("the block changes with %s: ghost zones widen a block that stays",
+                                        G->tfor->u.for_.vars[0].var);
     if (!(G->lets = ir_let_values(p))) return xf_asprintf("out of memory");
     gz_walk(G, G->nest->u.for_.body, 0);
     if (!G->why && !G->lhs) G->why = xf_asprintf("the element nest writes nothing");
@@ -744,7 +765,7 @@ static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
     gz_lead(R, cond, xf_asprintf("ghost zones of width %lld: the halo (%lld deep) arrives every %lld steps, after "
                                  "the exchange step", (long long)R->k, (long long)wmax, (long long)R->k));
     gz_lead(R, ex, xf_asprintf("the exchange step: the block, and every element within %lld of a face sent to that "
-                               "neighbour (corners too)", (long long)wmax));
+                               "neighbour%s", (long long)wmax, ns > 2 ? " (corners too)" : ""));
     gz_lead(R, le, xf_asprintf("between exchanges: the block widened by %s (%lld just after an exchange), the "
                                "neighbours' elements recomputed here from the halo", e, (long long)R->k - 1));
     ir_block_append(p, nb, cond);
