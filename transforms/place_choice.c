@@ -1,8 +1,9 @@
 /*
  * place_choice.c — the choice among communication placements by cost (Fahringer & Mehofer,
  * "Buffer-Safe and Cost-Driven Communication Optimization", JPDC 1999, the candidate placements
- * ranked by CommCost): the candidates of a syndm program are its own (plain) placement and the
- * overlap placement at each of its width= candidates that applies.  Each is simulated at the
+ * ranked by CommCost): the candidates of a syndm program are its own (plain) placement, the
+ * overlap placement at each of its width= candidates that applies, and the ghost zones at each of
+ * theirs (labelled "ghost width=K").  Each is simulated at the
  * parameters' values, checked against the plain one's outputs, and priced: its CommCost
  * (cost_summary.commcost: Σ over message groups of |min(0, Overlap)|, Overlap = the work between
  * the sends and recv minus the message time) and its predicted cost.  `transforms` shows them as
@@ -41,27 +42,34 @@ static int price(const ir_program *q, const cost_profile *prof, const char *mode
     return rc;
 }
 
+/* The placement transforms whose width= candidates are candidates, and their labels' prefix. */
+static const struct { const char *xf, *label; } placement_xfs[] = {{"overlap", ""}, {"ghost", "ghost "}};
+
 int xf_placements(const ir_program *p, const cost_profile *prof, const char *model, const xf_args *args,
                   xf_placement *out, int max)
 {
-    const xf_transform *ov = xf_find("overlap");
     sim_result *ref = NULL;
-    if (max < 1 || !ov || price(p, prof, model, args, NULL, &ref, &out[0]) != 0) return 0;
+    if (max < 1 || price(p, prof, model, args, NULL, &ref, &out[0]) != 0) return 0;
     out[0].args[0] = '\0';
     int n = 1;
-    const char *w = ov->params[0].candidates;   /* width=: "1|2" */
-    while (w && *w && n < max) {
-        size_t len = strcspn(w, "|");
-        xf_placement *c = &out[n];
-        snprintf(c->args, sizeof c->args, "width=%.*s", (int)len, w);
-        w += len + (w[len] == '|');
-        char *argv[1] = {c->args};
-        diag_list d;
-        diag_list_init(&d);
-        ir_program *q = xf_apply_with(p, "overlap", 1, argv, args->bindings, args->nbindings, NULL, &d, NULL);
-        diag_list_free(&d);
-        if (q && price(q, prof, model, args, ref, NULL, c) == 0) n++;
-        ir_program_free(q);
+    for (size_t x = 0; x < sizeof placement_xfs / sizeof placement_xfs[0]; x++) {
+        const xf_transform *t = xf_find(placement_xfs[x].xf);
+        const char *w = t ? t->params[0].candidates : NULL;   /* width=: "1|2" */
+        while (w && *w && n < max) {
+            size_t len = strcspn(w, "|");
+            xf_placement *c = &out[n];
+            char arg[32];
+            snprintf(arg, sizeof arg, "width=%.*s", (int)len, w);
+            snprintf(c->args, sizeof c->args, "%s%s", placement_xfs[x].label, arg);
+            w += len + (w[len] == '|');
+            char *argv[1] = {arg};
+            diag_list d;
+            diag_list_init(&d);
+            ir_program *q = xf_apply_with(p, t->name, 1, argv, args->bindings, args->nbindings, NULL, &d, NULL);
+            diag_list_free(&d);
+            if (q && price(q, prof, model, args, ref, NULL, c) == 0) n++;
+            ir_program_free(q);
+        }
     }
     sim_result_free(ref);
     return n;

@@ -106,7 +106,8 @@ static const xf_transform registry[] = {
      xf_overlap_applicable, xf_overlap_apply, xf_overlap_predict},
     {"ghost", LV(IR_SYNDM), ghost_params, 1,
      "communication placement: ghost zones of width k, the halo exchanged every k steps and the "
-     "neighbours' elements recomputed between (fewer, larger messages for redundant work) (syndm -> syndm)",
+     "neighbours' elements recomputed between: fewer, larger messages for redundant work (Ding & He 2001) "
+     "(syndm -> syndm)",
      xf_ghost_applicable, xf_ghost_apply, NULL},
     FUSE_ROW("sr2-reduction", sr2, "fusion: scan(*); [all]reduce(+) -> one [all]reduce over pairs, "
              "when * distributes over + (Gorlatch et al. 1999)"),
