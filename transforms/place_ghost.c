@@ -220,6 +220,31 @@ static void gz_send(gz_step *G, const ir_stmt *s)
     G->destx[G->ndest++] = s->u.send.to_lo;
 }
 
+static int gz_nwrites(const ir_block *b)
+{
+    int n = 0;
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_ASSIGN) n++;
+        else if (s->kind == IR_S_IF) n += gz_nwrites(s->u.if_.then_blk) + gz_nwrites(s->u.if_.else_blk);
+    }
+    return n;
+}
+
+/* Does every path through b write at most once (the sends go right after that write)? */
+static int gz_writes_once(const ir_block *b)
+{
+    int direct = 0, nested = 0;
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_ASSIGN) direct++;
+        if (s->kind != IR_S_IF) continue;
+        if (!gz_writes_once(s->u.if_.then_blk) || !gz_writes_once(s->u.if_.else_blk)) return 0;
+        nested += gz_nwrites(s->u.if_.then_blk) + gz_nwrites(s->u.if_.else_blk) > 0;
+    }
+    return direct + nested <= 1;
+}
+
 static void gz_walk(gz_step *G, const ir_block *b, int pass)
 {
     for (int i = 0; b && i < b->n && !G->why; i++) {
@@ -306,6 +331,8 @@ static char *gz_find(const ir_program *p, gz_step *G)
     if (gz_moves(G)) return xf_asprintf("the block changes with %s: ghost zones widen a block that stays",
                                         G->tfor->u.for_.vars[0].var);
     if (!(G->lets = ir_let_values(p))) return xf_asprintf("out of memory");
+    if (!gz_writes_once(G->nest->u.for_.body))
+        return xf_asprintf("a point of the element nest writes more than once (ghost zones send its one element)");
     gz_walk(G, G->nest->u.for_.body, 0);
     if (!G->why && !G->lhs) G->why = xf_asprintf("the element nest writes nothing");
     if (!G->why) gz_walk(G, G->nest->u.for_.body, 1);
@@ -611,20 +638,15 @@ static ir_stmt *gz_new_send(gz_rw *R, const int *sg)
     return s;
 }
 
-/* A copy of block b's statements: sends dropped; at the first send of a block, `news` when given;
- * labels suffixed when `suffix`. */
+/* Block b rewritten: its sends dropped, `news` after each assignment (a point has one), labels
+ * suffixed when `suffix`. */
 static void gz_resend(gz_rw *R, ir_block *b, ir_stmt *const *news, int nnew, const char *suffix)
 {
     if (!b) return;
     ir_block *nb = ir_new_block(R->p);
-    int placed = 0;
     for (int i = 0; i < b->n; i++) {
         ir_stmt *s = b->stmts[i];
-        if (s->kind == IR_S_SEND) {
-            for (int k = 0; k < nnew && !placed; k++) ir_block_append(R->p, nb, ir_clone_stmt(R->p, news[k]));
-            placed = 1;
-            continue;
-        }
+        if (s->kind == IR_S_SEND) continue;
         if (s->kind == IR_S_ASSIGN && suffix && s->u.assign.label) {
             char *l = xf_asprintf("%s_%s", s->u.assign.label, suffix);
             s->u.assign.label = ir_strdup(R->p, l);
@@ -635,6 +657,8 @@ static void gz_resend(gz_rw *R, ir_block *b, ir_stmt *const *news, int nnew, con
             gz_resend(R, s->u.if_.else_blk, news, nnew, suffix);
         }
         ir_block_append(R->p, nb, s);
+        if (s->kind == IR_S_ASSIGN)   /* the point's one write: its element leaves right after */
+            for (int k = 0; k < nnew; k++) ir_block_append(R->p, nb, ir_clone_stmt(R->p, news[k]));
     }
     b->stmts = nb->stmts;
     b->n = nb->n;
