@@ -60,7 +60,7 @@ typedef struct gz_step {
     ir_tform plane;             /* the plane written, of t */
     int dimvar[GZ_MAXA];        /* array dimension -> nest variable, -1: the time dimension */
     const char *offlet[GZ_MAXA];   /* its offset let (relative coordinates) or NULL */
-    int64_t r[GZ_MAXD];         /* radius along each nest variable */
+    int64_t r[GZ_MAXD][2];      /* reach along each nest variable: below (0), above (1) */
     const ir_stmt *send;        /* a send: its what and at are every send's */
     const char *dest[GZ_MAXDEST];   /* the sends' distinct destinations, printed */
     const ir_expr *destx[GZ_MAXDEST];
@@ -180,8 +180,8 @@ static void gz_reads(gz_step *G, const ir_expr *e)
                     (off != NULL) != (G->offlet[j] != NULL) || (off && strcmp(off, G->offlet[j])))
                     gz_fail(G, xf_asprintf("the step reads %s: a subscript is not its element's plus a constant "
                                            "(the dependence distance is not bounded)", t));
-                else if ((c < 0 ? -c : c) > G->r[d])
-                    G->r[d] = c < 0 ? -c : c;
+                else if ((c < 0 ? -c : c) > G->r[d][c > 0])
+                    G->r[d][c > 0] = c < 0 ? -c : c;
             }
         }
         free(t);
@@ -355,7 +355,6 @@ typedef struct gz_eval {
     int64_t fuel;
     int base;                   /* names before t, rp */
     int64_t plo, phi, tlo;
-    int64_t *lo, *hi;           /* per processor and nest variable: the block */
 } gz_eval;
 
 /* Evaluates the processor body's lets and the nest's bounds for processor r into lo[], hi[]. */
@@ -413,21 +412,25 @@ static int gz_eval_init(const gz_step *G, const xf_args *args, gz_eval *E)
 typedef struct gz_shape {
     const ir_expr *face[GZ_MAXD][2];   /* the destination toward the lower (0) / upper (1) side */
     const ir_expr *glo[GZ_MAXD], *ghi[GZ_MAXD];   /* the union of the blocks */
-    int64_t w[GZ_MAXD];                /* the halo's width: k · r */
-    unsigned classified;               /* the destinations found to be a face neighbour */
+    int64_t r[GZ_MAXD][2];             /* the reach below and above; 0 along one block */
+    int64_t w[GZ_MAXD][2];             /* the halo's width below and above: k · r */
 } gz_shape;
 
-/* The dimension and side of destination expression `dx` seen from processor r, or why not. */
+/* Which face of processor r destination di is, if it is one (into S), or why not.  A destination
+ * whose block differs along two dimensions or more is a corner: the exchange sends to every
+ * corner anyway. */
 static char *gz_face(const gz_step *G, gz_eval *E, int64_t r, int di, gz_shape *S)
 {
     int64_t lo[GZ_MAXD], hi[GZ_MAXD], dlo[GZ_MAXD], dhi[GZ_MAXD], to;
-    if (gz_block(G, E, r, lo, hi) || xf_eval_int(G->destx[di], &E->env, &to)) return xf_asprintf("the sends' destinations do not evaluate");
+    if (gz_block(G, E, r, lo, hi)) return xf_asprintf("the blocks do not evaluate");
+    if (xf_eval_int(G->destx[di], &E->env, &to)) return NULL;   /* it depends on the element: a face or not */
     if (to < E->plo || to > E->phi || to == r) return NULL;
     if (gz_block(G, E, to, dlo, dhi)) return xf_asprintf("the blocks do not evaluate");
     int dim = -1, n = 0;
     for (int d = 0; d < G->nd; d++)
         if (dlo[d] != lo[d] || dhi[d] != hi[d]) { dim = d; n++; }
-    if (n != 1) return NULL;   /* not a face neighbour of r: its guard excludes r (rp + 1 at a row's end) */
+    if (n == 0) return xf_asprintf("processors %lld and %lld have the same block", (long long)r, (long long)to);
+    if (n > 1) return NULL;   /* a corner, or not r's neighbour: its guard excludes r (rp + 1 at a row's end) */
     int side = dlo[dim] > lo[dim];
     if (side ? dlo[dim] != hi[dim] + 1 : dhi[dim] != lo[dim] - 1)
         return xf_asprintf("the blocks of processors %lld and %lld along %s do not abut", (long long)r, (long long)to,
@@ -436,7 +439,6 @@ static char *gz_face(const gz_step *G, gz_eval *E, int64_t r, int di, gz_shape *
         return xf_asprintf("two different neighbours on one side along %s (%s)", G->nest->u.for_.vars[dim].var,
                            G->dest[di]);
     S->face[dim][side] = G->destx[di];
-    S->classified |= 1u << di;
     return NULL;
 }
 
@@ -464,6 +466,53 @@ static char *gz_union(const gz_step *G, gz_eval *E, int d, int64_t mn, int64_t m
                        G->nest->u.for_.vars[d].var);
 }
 
+static int gz_next_sign(int *sg, int nd)
+{
+    for (int d = nd - 1; d >= 0; d--) {
+        if (sg[d] < 1) { sg[d]++; return 1; }
+        sg[d] = -1;
+    }
+    return 0;
+}
+
+/* Is sign vector sg a neighbour the exchange sends to (a halo toward this block along each of
+ * its dimensions)? */
+static int gz_sends_to(const gz_shape *S, const int *sg, int nd)
+{
+    int any = 0;
+    for (int d = 0; d < nd; d++) {
+        if (sg[d] && !S->w[d][sg[d] < 0]) return 0;
+        any |= sg[d] != 0;
+    }
+    return any;
+}
+
+/* The neighbours as the exchange composes them (rp - q - 1 from rp - q and rp - 1) are the
+ * blocks beside r's, along the sign vector's dimensions, wherever their guards hold. */
+static char *gz_grid(const gz_step *G, gz_eval *E, const gz_shape *S, int64_t r, const int64_t *mn, const int64_t *mx)
+{
+    int64_t lo[GZ_MAXD], hi[GZ_MAXD], tlo[GZ_MAXD], thi[GZ_MAXD];
+    int sg[GZ_MAXD];
+    if (gz_block(G, E, r, lo, hi)) return xf_asprintf("the blocks do not evaluate");
+    for (int d = 0; d < G->nd; d++) sg[d] = -1;
+    do {
+        int on = gz_sends_to(S, sg, G->nd) && lo[0] <= hi[0];
+        for (int d = 0; d < G->nd; d++)
+            if ((sg[d] < 0 && lo[d] <= mn[d]) || (sg[d] > 0 && hi[d] >= mx[d]) || lo[d] > hi[d]) on = 0;
+        int64_t to = r;
+        for (int d = 0; d < G->nd && on; d++)
+            if (sg[d] && (gz_block(G, E, to, tlo, thi) || xf_eval_int(S->face[d][sg[d] > 0], &E->env, &to)))
+                return xf_asprintf("the neighbours do not evaluate");
+        if (on && (to < E->plo || to > E->phi || gz_block(G, E, to, tlo, thi)))
+            return xf_asprintf("the neighbour of processor %lld toward a corner is no processor", (long long)r);
+        for (int d = 0; d < G->nd && on; d++)
+            if (sg[d] < 0 ? thi[d] != lo[d] - 1 : sg[d] > 0 ? tlo[d] != hi[d] + 1 : tlo[d] != lo[d] || thi[d] != hi[d])
+                return xf_asprintf("the blocks do not form a grid: processor %lld's neighbour %lld toward a corner is "
+                                   "not beside it", (long long)r, (long long)to);
+    } while (gz_next_sign(sg, G->nd));
+    return NULL;
+}
+
 static char *gz_measure(const gz_step *G, const xf_args *args, int64_t k, gz_shape *S)
 {
     gz_eval E;
@@ -472,30 +521,42 @@ static char *gz_measure(const gz_step *G, const xf_args *args, int64_t k, gz_sha
     if (gz_eval_init(G, args, &E)) return xf_asprintf("the parameters, time or processor bounds do not evaluate");
     char *why = NULL;
     int64_t mn[GZ_MAXD], mx[GZ_MAXD], lo[GZ_MAXD], hi[GZ_MAXD];
-    for (int d = 0; d < G->nd; d++) { mn[d] = INT64_MAX; mx[d] = INT64_MIN; S->w[d] = k * G->r[d]; }
+    for (int d = 0; d < G->nd; d++) {
+        mn[d] = INT64_MAX;
+        mx[d] = INT64_MIN;
+        for (int side = 0; side < 2; side++) {
+            S->r[d][side] = G->r[d][side];
+            S->w[d][side] = k * G->r[d][side];
+        }
+    }
     for (int64_t r = E.plo; r <= E.phi && !why; r++) {
         if (gz_block(G, &E, r, lo, hi)) { why = xf_asprintf("the blocks do not evaluate"); break; }
         for (int d = 0; d < G->nd && !why; d++) {
             if (lo[d] < mn[d]) mn[d] = lo[d];
             if (hi[d] > mx[d]) mx[d] = hi[d];
-            if (S->w[d] && hi[d] - lo[d] + 1 < S->w[d])
+            int64_t w = S->w[d][0] > S->w[d][1] ? S->w[d][0] : S->w[d][1];
+            if (w && hi[d] - lo[d] + 1 < w)
                 why = xf_asprintf("width %lld is beyond the block: the halo (%lld wide along %s) would reach past the "
                                   "neighbour, and processor %lld's block has %lld elements along %s (at the "
-                                  "parameters' values)", (long long)k, (long long)S->w[d], G->nest->u.for_.vars[d].var,
+                                  "parameters' values)", (long long)k, (long long)w, G->nest->u.for_.vars[d].var,
                                   (long long)r, (long long)(hi[d] - lo[d] + 1 > 0 ? hi[d] - lo[d] + 1 : 0),
                                   G->nest->u.for_.vars[d].var);
         }
         for (int i = 0; i < G->ndest && !why; i++) why = gz_face(G, &E, r, i, S);
     }
-    for (int i = 0; i < G->ndest && !why; i++)
-        if (!(S->classified & (1u << i)))
-            why = xf_asprintf("the send to %s goes to no face neighbour (at the parameters' values)", G->dest[i]);
     for (int d = 0; d < G->nd && !why; d++) {
         why = gz_union(G, &E, d, mn[d], mx[d], S);
-        if (!why && S->w[d] && (!S->face[d][0] || !S->face[d][1]) && (S->face[d][0] || S->face[d][1]))
-            why = xf_asprintf("the step sends along %s to one side only", G->nest->u.for_.vars[d].var);
-        if (!S->face[d][0]) S->w[d] = 0;   /* one block along d: nothing to exchange */
+        int several = !why && gz_block(G, &E, E.plo, lo, hi) == 0 && (lo[d] != mn[d] || hi[d] != mx[d]);
+        /* the lower neighbour's high halo comes from here (S->w[d][1]), the upper's low one (w[d][0]) */
+        for (int side = 0; side < 2 && !why; side++)
+            if (several && S->w[d][!side] && !S->face[d][side])
+                why = xf_asprintf("the step sends to no %s neighbour along %s by a destination of the processor "
+                                  "alone (ghost zones name their neighbours after the step's face sends)",
+                                  side ? "upper" : "lower", G->nest->u.for_.vars[d].var);
+        if (!several)   /* one block along d: nothing to exchange */
+            S->r[d][0] = S->r[d][1] = S->w[d][0] = S->w[d][1] = 0;
     }
+    for (int64_t r = E.plo; r <= E.phi && !why; r++) why = gz_grid(G, &E, S, r, mn, mx);
     return why;
 }
 
@@ -617,7 +678,7 @@ static ir_stmt *gz_new_send(gz_rw *R, const int *sg)
     ir_expr *when = gz_bin(R, IR_OP_LT, gz_name(R, R->tv), ir_clone_expr(R->p, G->tfor->u.for_.vars[0].hi));
     for (int d = 0; d < G->nd; d++) {
         const char *x = G->nest->u.for_.vars[d].var;
-        int64_t w = R->S->w[d];
+        int64_t w = R->S->w[d][sg[d] < 0];   /* the neighbour's halo toward this block */
         if (sg[d] < 0)
             when = gz_and(R, gz_and(R, when, gz_bin(R, IR_OP_GT, gz_name(R, R->lo[d]), gz_end(R, d, 0))),
                           gz_bin(R, IR_OP_LT, gz_name(R, x), gz_plus(R, gz_name(R, R->lo[d]), w)));
@@ -673,15 +734,16 @@ static char *gz_widen(gz_rw *R, ir_block *pbody)
         if (R->p->decls[i]->kind == IR_D_DIST && !strcmp(R->p->decls[i]->u.dist.array, G->dist->u.dist.array))
             dd = R->p->decls[i];
     for (int j = 1; j < G->ndims; j++) {
-        int64_t w = R->S->w[G->dimvar[j]] - G->r[G->dimvar[j]];
+        int d = G->dimvar[j];
+        int64_t wl = R->S->w[d][0] - R->S->r[d][0], wh = R->S->w[d][1] - R->S->r[d][1];   /* (k - 1)·r */
         const ir_expr *old = dd->u.dist.offset ? dd->u.dist.offset[j] : NULL;
         if (dd->u.dist.offset) {
-            dd->u.dist.offset[j] = gz_simpler(R, gz_plus(R, dd->u.dist.offset[j], -w));
+            dd->u.dist.offset[j] = gz_simpler(R, gz_plus(R, dd->u.dist.offset[j], -wl));
             R->off[j] = dd->u.dist.offset[j];
-            dd->u.dist.hi[j] = gz_simpler(R, gz_plus(R, dd->u.dist.hi[j], 2 * w));
+            dd->u.dist.hi[j] = gz_simpler(R, gz_plus(R, dd->u.dist.hi[j], wl + wh));
         } else {
-            dd->u.dist.lo[j] = gz_simpler(R, gz_plus(R, dd->u.dist.lo[j], -w));
-            dd->u.dist.hi[j] = gz_simpler(R, gz_plus(R, dd->u.dist.hi[j], w));
+            dd->u.dist.lo[j] = gz_simpler(R, gz_plus(R, dd->u.dist.lo[j], -wl));
+            dd->u.dist.hi[j] = gz_simpler(R, gz_plus(R, dd->u.dist.hi[j], wh));
         }
         if (!G->offlet[j]) continue;
         if (!dd->u.dist.offset) return xf_asprintf("subscripts with offsets, but the dist has none");
@@ -699,27 +761,13 @@ static char *gz_widen(gz_rw *R, ir_block *pbody)
     return NULL;
 }
 
-static int gz_next_sign(int *sg, int nd)
-{
-    for (int d = nd - 1; d >= 0; d--) {
-        if (sg[d] < 1) { sg[d]++; return 1; }
-        sg[d] = -1;
-    }
-    return 0;
-}
-
 /* The exchange step's sends: every neighbour (3^d - 1 sign vectors, those with a face each way). */
 static int gz_sends(gz_rw *R, ir_stmt **out, int max)
 {
     int sg[GZ_MAXD], n = 0;
     for (int d = 0; d < R->G->nd; d++) sg[d] = -1;
     do {
-        int ok = 0, bad = 0;
-        for (int d = 0; d < R->G->nd; d++) {
-            if (sg[d] && !R->S->w[d]) bad = 1;
-            ok |= sg[d] != 0;
-        }
-        if (ok && !bad && n < max) out[n++] = gz_new_send(R, sg);
+        if (gz_sends_to(R->S, sg, R->G->nd) && n < max) out[n++] = gz_new_send(R, sg);
     } while (gz_next_sign(sg, R->G->nd));
     return n;
 }
@@ -759,11 +807,15 @@ static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
     const char *e = gz_fresh(R, "e");
     ir_stmt *wide = ir_clone_stmt(p, nest);
     for (int d = 0; d < G->nd; d++) {
-        if (!R->S->w[d]) continue;
-        ir_expr *er = G->r[d] == 1 ? gz_name(R, e) : gz_bin(R, IR_OP_MUL, gz_int(R, G->r[d]), gz_name(R, e));
-        wide->u.for_.vars[d].lo = gz_call2(R, IR_F_MAX, gz_bin(R, IR_OP_SUB, gz_name(R, R->lo[d]), er), gz_end(R, d, 0));
-        wide->u.for_.vars[d].hi = gz_call2(R, IR_F_MIN, gz_bin(R, IR_OP_ADD, gz_name(R, R->hi[d]), ir_clone_expr(p, er)),
-                                           gz_end(R, d, 1));
+        for (int side = 0; side < 2; side++) {
+            int64_t r = R->S->r[d][side];
+            if (!r) continue;
+            ir_expr *er = r == 1 ? gz_name(R, e) : gz_bin(R, IR_OP_MUL, gz_int(R, r), gz_name(R, e));
+            if (side) wide->u.for_.vars[d].hi = gz_call2(R, IR_F_MIN, gz_bin(R, IR_OP_ADD, gz_name(R, R->hi[d]), er),
+                                                         gz_end(R, d, 1));
+            else wide->u.for_.vars[d].lo = gz_call2(R, IR_F_MAX, gz_bin(R, IR_OP_SUB, gz_name(R, R->lo[d]), er),
+                                                    gz_end(R, d, 0));
+        }
     }
     gz_resend(R, wide->u.for_.body, NULL, 0, "g");
     /* (t - t0) % k: the step's place in its group of k */
@@ -778,14 +830,16 @@ static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
     ir_block_append(p, cond->u.if_.else_blk, le);
     ir_expr *nonempty = NULL;   /* a processor whose block is empty widens nothing */
     for (int d = 0; d < G->nd; d++)
-        if (R->S->w[d]) nonempty = gz_and(R, nonempty, gz_bin(R, IR_OP_LE, gz_name(R, R->lo[d]), gz_name(R, R->hi[d])));
+        if (R->S->r[d][0] || R->S->r[d][1])
+            nonempty = gz_and(R, nonempty, gz_bin(R, IR_OP_LE, gz_name(R, R->lo[d]), gz_name(R, R->hi[d])));
     ir_stmt *guard = ir_new_stmt(p, IR_S_IF);
     guard->u.if_.cond = nonempty;
     guard->u.if_.then_blk = ir_new_block(p);
     ir_block_append(p, guard->u.if_.then_blk, wide);
     ir_block_append(p, cond->u.if_.else_blk, guard);
     int64_t wmax = 0;
-    for (int d = 0; d < G->nd; d++) if (R->S->w[d] > wmax) wmax = R->S->w[d];
+    for (int d = 0; d < G->nd; d++)
+        for (int side = 0; side < 2; side++) if (R->S->w[d][side] > wmax) wmax = R->S->w[d][side];
     gz_lead(R, cond, xf_asprintf("ghost zones of width %lld: the halo (%lld deep) arrives every %lld steps, after "
                                  "the exchange step", (long long)R->k, (long long)wmax, (long long)R->k));
     gz_lead(R, ex, xf_asprintf("the exchange step: the block, and every element within %lld of a face sent to that "
@@ -829,7 +883,7 @@ ir_program *xf_ghost_apply(const ir_program *src, const xf_args *args, diag_list
     if (!why) why = gz_measure(&G, args, k, &S);
     if (!why) {
         int any = 0;
-        for (int i = 0; i < G.nd; i++) any |= S.w[i] != 0;
+        for (int i = 0; i < G.nd; i++) any |= S.w[i][0] || S.w[i][1];
         if (!any) why = xf_asprintf("no processor has a neighbour: one block holds every element");
     }
     if (why) {
