@@ -311,6 +311,7 @@ static char *gz_find(const ir_program *p, gz_step *G)
     if (ir_program_has_collectives(p)) return xf_asprintf("the step has collectives");
     G->tfor = sn.tfor;
     G->pfor = sn.pfor;
+    if (sn.tfor->u.for_.vars[0].step) return xf_asprintf("the time loop has a step");
     G->body = sn.pfor->u.for_.body;
     int i = 0;
     while (i < G->body->n && G->body->stmts[i]->kind == IR_S_LET) i++;
@@ -411,6 +412,7 @@ static int gz_eval_init(const gz_step *G, const xf_args *args, gz_eval *E)
 /* What the neighbours and the union of the blocks are. */
 typedef struct gz_shape {
     const ir_expr *face[GZ_MAXD][2];   /* the destination toward the lower (0) / upper (1) side */
+    int mirror[GZ_MAXD][2];            /* that face is the other one's mirror (rp + X for rp - X) */
     const ir_expr *glo[GZ_MAXD], *ghi[GZ_MAXD];   /* the union of the blocks */
     int64_t r[GZ_MAXD][2];             /* the reach below and above; 0 along one block */
     int64_t w[GZ_MAXD][2];             /* the halo's width below and above: k · r */
@@ -475,6 +477,24 @@ static int gz_next_sign(int *sg, int nd)
     return 0;
 }
 
+/* Face (d, side) of processor p (E's environment set for p): 0, or -1 when it does not evaluate. */
+static int gz_face_at(const gz_shape *S, gz_eval *E, int d, int side, int64_t p, int64_t *to)
+{
+    if (!S->mirror[d][side]) return xf_eval_int(S->face[d][side], &E->env, to);
+    int64_t f;
+    if (xf_eval_int(S->face[d][!side], &E->env, &f)) return -1;
+    *to = 2 * p - f;
+    return 0;
+}
+
+/* A face of the form rp + X or rp - X (X not naming rp): its mirror can stand for the other. */
+static int gz_mirrorable(const gz_step *G, const ir_expr *f)
+{
+    const char *pv = G->pfor->u.for_.vars[G->pfor->u.for_.nvars - 1].var;
+    return f && f->kind == IR_E_BINARY && (f->u.op.op == IR_OP_ADD || f->u.op.op == IR_OP_SUB) &&
+           f->u.op.a->kind == IR_E_NAME && !strcmp(f->u.op.a->u.name.id, pv) && !xf_mentions(f->u.op.b, pv);
+}
+
 /* Is sign vector sg a neighbour the exchange sends to (a halo toward this block along each of
  * its dimensions)? */
 static int gz_sends_to(const gz_shape *S, const int *sg, int nd)
@@ -501,7 +521,7 @@ static char *gz_grid(const gz_step *G, gz_eval *E, const gz_shape *S, int64_t r,
             if ((sg[d] < 0 && lo[d] <= mn[d]) || (sg[d] > 0 && hi[d] >= mx[d]) || lo[d] > hi[d]) on = 0;
         int64_t to = r;
         for (int d = 0; d < G->nd && on; d++)
-            if (sg[d] && (gz_block(G, E, to, tlo, thi) || xf_eval_int(S->face[d][sg[d] > 0], &E->env, &to)))
+            if (sg[d] && (gz_block(G, E, to, tlo, thi) || gz_face_at(S, E, d, sg[d] > 0, to, &to)))
                 return xf_asprintf("the neighbours do not evaluate");
         if (on && (to < E->plo || to > E->phi || gz_block(G, E, to, tlo, thi)))
             return xf_asprintf("the neighbour of processor %lld toward a corner is no processor", (long long)r);
@@ -548,6 +568,11 @@ static char *gz_measure(const gz_step *G, const xf_args *args, int64_t k, gz_sha
         why = gz_union(G, &E, d, mn[d], mx[d], S);
         int several = !why && gz_block(G, &E, E.plo, lo, hi) == 0 && (lo[d] != mn[d] || hi[d] != mx[d]);
         /* the lower neighbour's high halo comes from here (S->w[d][1]), the upper's low one (w[d][0]) */
+        for (int side = 0; side < 2; side++)   /* a face sent to only element by element: the other's mirror */
+            if (several && S->w[d][!side] && !S->face[d][side] && gz_mirrorable(G, S->face[d][!side])) {
+                S->face[d][side] = S->face[d][!side];
+                S->mirror[d][side] = 1;
+            }
         for (int side = 0; side < 2 && !why; side++)
             if (several && S->w[d][!side] && !S->face[d][side])
                 why = xf_asprintf("the step sends to no %s neighbour along %s by a destination of the processor "
@@ -664,8 +689,12 @@ static ir_expr *gz_end(gz_rw *R, int d, int high)
 static ir_expr *gz_dest(gz_rw *R, const int *sg)
 {
     ir_expr *to = gz_name(R, R->pv);
-    for (int d = 0; d < R->G->nd; d++)
-        if (sg[d]) to = xf_subst1(R->p, R->S->face[d][sg[d] > 0], R->pv, to);
+    for (int d = 0; d < R->G->nd; d++) {
+        if (!sg[d]) continue;
+        ir_expr *f = ir_clone_expr(R->p, R->S->face[d][sg[d] > 0]);
+        if (R->S->mirror[d][sg[d] > 0]) f->u.op.op = f->u.op.op == IR_OP_ADD ? IR_OP_SUB : IR_OP_ADD;
+        to = xf_subst1(R->p, f, R->pv, to);
+    }
     return gz_simpler(R, to);
 }
 

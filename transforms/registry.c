@@ -60,8 +60,8 @@ static const xf_param overlap_params[] = {
 
 static const xf_param ghost_params[] = {
     {"width", XF_P_INT, "2", "2|3", 0,
-     "k >= 2: exchange every k steps with a halo k times the stencil's radius wide; in between each "
-     "processor recomputes the part of its neighbours' blocks the next steps read", 0, NULL},
+     "k >= 2: exchange every k steps with a halo k times the stencil's reach wide (each side its own); in "
+     "between each processor recomputes the part of its neighbours' blocks the next steps read", 0, NULL},
 };
 
 static const xf_param fuse_params[] = {
