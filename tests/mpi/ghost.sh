@@ -5,10 +5,11 @@
 # widened by e, without sends.  Its cost: fewer messages, larger ones, more work than the plain
 # leaf; under a startup-heavy profile (hockney) it costs less.  Its exported program exchanges
 # only on the exchange steps and prints the simulation's checksum at -np 2, 3, 4; jacobi-1d
-# (stm auto: the plane a let of the time) and the memdist node (absolute indices) too.
+# (stm auto: the plane a let of the time), the memdist node (absolute indices) and a skewed
+# stencil (faces as mirrors) too.
 # Refusals: width 1 (usage), a width beyond the block, a placed step, syncomm, a program that is
 # not a stencil over time, a read of the plane being written, a subscript that is not x + c,
-# no sends.  The SimGrid comparison is tests/bench/bench_placement.sh.
+# no sends, a stencil of diagonals only (no face sends to name the neighbours by).  The SimGrid comparison is tests/bench/bench_placement.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$(dirname "$0")/export.inc"
@@ -108,6 +109,42 @@ if chain "$ROOT/examples/lu.apm" "theta=i+j-2 sigma=i" "kind=blocked procs=4"; t
         "ghost does not apply: the block changes with t"
 else
     fail "lu chain" "see above"
+fi
+
+# a skewed stencil (a diagonal read): the faces its input sends only element by element (to
+# (x + 1) / b * q + (y - 1) / b) stand in as the mirrors of the faces it sends plainly
+skew='program skew
+level source
+param n = 12, steps = 6, procs = 4
+array a[0 .. steps][0 .. n - 1][0 .. n - 1] double
+init a[0][x][y] = (x * 13 + y * 11) % 7 - 3
+output a[steps]
+
+for t = 1 .. steps, x = 0 .. n - 1, y = 0 .. n - 1 {
+  if x == 0 || x == n - 1 || y == 0 || y == n - 1 {
+    B: a[t][x][y] = a[t - 1][x][y]
+  } else {
+    S: a[t][x][y] = (3 * a[t - 1][x - 1][y - 1] + 5 * a[t - 1][x][y + 1] + 3 * a[t - 1][x + 1][y]) / 4
+  }
+}'
+printf '%s\n' "$skew" >"$TMP/skew.apm"
+if chain "$TMP/skew.apm" "theta=t sigma=x,y" "kind=block2d procs=4" relcoord && k=$(P apply 6 ghost -q); then
+    expect_eq "skewed stencil: sends to the eight neighbours" \
+        "$(P show "$k" --program | grep -oE '^ *send .* to [^ ]+( [-+] [a-z0-9]+)* at' | sort -u | wc -l)" 8
+    expect_eq "skewed stencil: the ghost leaf verifies" "$(P sim "$k" --json | json "j['verified'] and j['violations_total'] == 0")" True
+    out=$(P run "$k" -np 4 --json 2>&1 | tail -1)
+    expect_eq "skewed stencil -np 4: the simulation's checksum" "$(printf '%s' "$out" | json "j['match']" 2>/dev/null || echo "$out")" True
+else
+    fail "skewed stencil: ghost applies" "see above"
+fi
+# a nine-point stencil reads only the diagonals: its input sends to no face by the processor alone
+sed -e 's/3 \* a\[t - 1\]\[x - 1\]\[y - 1\] + 5 \* a\[t - 1\]\[x\]\[y + 1\] + 3 \* a\[t - 1\]\[x + 1\]\[y\]/a[t - 1][x - 1][y - 1] + a[t - 1][x + 1][y + 1] + a[t - 1][x - 1][y + 1] + a[t - 1][x + 1][y - 1]/' \
+    "$TMP/skew.apm" >"$TMP/diag.apm"
+if chain "$TMP/diag.apm" "theta=t sigma=x,y" "kind=block2d procs=4" relcoord; then
+    expect_match "diagonals only: refused, no face neighbour to name" "$(P apply 6 ghost 2>&1)" \
+        "the step sends to no lower neighbour along x by a destination of the processor alone"
+else
+    fail "diagonal stencil chain" "see above"
 fi
 
 # jacobi-1d (stm auto: `let t = tt + 1`), blocked
