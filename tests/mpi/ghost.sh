@@ -8,8 +8,9 @@
 # (stm auto: the plane a let of the time), the memdist node (absolute indices) and a skewed
 # stencil (faces as mirrors) too.
 # Refusals: width 1 (usage), a width beyond the block, a placed step, syncomm, a program that is
-# not a stencil over time, a read of the plane being written, a subscript that is not x + c,
-# no sends, a stencil of diagonals only (no face sends to name the neighbours by).  The SimGrid comparison is tests/bench/bench_placement.sh.
+# not a stencil over time (LU), a read of the plane being written, a subscript that is not
+# x + c, no sends, a stencil of diagonals only (no face sends to name the neighbours by).
+# The SimGrid comparison is tests/bench/bench_placement.sh.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$(dirname "$0")/export.inc"
