@@ -6,7 +6,7 @@
 # leaf; under a startup-heavy profile (hockney) it costs less.  Its exported program exchanges
 # only on the exchange steps and prints the simulation's checksum at -np 2, 3, 4; jacobi-1d
 # (stm auto: the plane a let of the time), the memdist node (absolute indices) and a skewed
-# stencil (faces as mirrors) too.
+# stencil (faces as mirrors) too, and FD on 16 processors (-np 16).
 # Refusals: width 1 (usage), a width beyond the block, a placed step, syncomm, a program that is
 # not a stencil over time (LU), a read of the plane being written, a subscript that is not
 # x + c, no sends, a stencil of diagonals only (no face sends to name the neighbours by).
@@ -162,6 +162,20 @@ if chain "$TMP/jacobi1d.apm" auto "kind=blocked procs=4" relcoord && j=$(P apply
     done
 else
     fail "jacobi-1d: ghost applies to the relcoord leaf" "see above"
+fi
+
+# the acceptance's shape: FD on 16 processors (a 4 x 4 grid: inner blocks have eight neighbours)
+sed -e "s/^param n = 256, steps = 21/param n = 32, steps = 6/" "$ROOT/examples/findiff.apm" >"$TMP/fd16.apm"
+if chain "$TMP/fd16.apm" "theta=t sigma=x,y" "kind=block2d procs=16" relcoord && g16=$(P apply 6 ghost -q); then
+    expect_eq "fd, 16 processors: the ghost leaf verifies" \
+        "$(P sim "$g16" --json | json "j['verified'] and j['violations_total'] == 0")" True
+    expect_eq "fd, 16 processors: fewer messages than the plain leaf" \
+        "$(python3 -c "print($(sends "$g16") < $(sends 6))")" True
+    out=$(P run "$g16" -np 16 --json 2>&1 | tail -1)
+    expect_eq "fd, 16 processors, -np 16: the simulation's checksum" \
+        "$(printf '%s' "$out" | json "j['match'] and j['ranks'] == 16" 2>/dev/null || echo "$out")" True
+else
+    fail "fd on 16 processors: ghost applies" "see above"
 fi
 WS=$FD_WS
 finish
