@@ -1,39 +1,45 @@
 /*
  * place_ghost.c — ghost zones of width k (syndm → syndm): exchange every k steps with a halo k
- * times the stencil's radius wide, and recompute in between the part of the neighbours' blocks
+ * times the stencil's reach wide, and recompute in between the part of the neighbours' blocks
  * that the next steps read (C. Ding and Y. He, "A ghost cell expansion method for reducing
  * communications in solving PDE problems", SC 2001; Distributed Halide's compute_rank, Denniston,
  * Kamil and Amarasinghe, PPoPP 2016): fewer, larger messages for redundant work.
  *
  * Input: a step whose processor body is lets, then one rectangular nest over the processor's
  * block that writes one element a[t + c][x (- o1)][y (- o2)].. per point (o: the offset lets of
- * relative coordinates), reads a only at the plane before, at x + c with |c| <= r (the radius),
- * and sends its elements to the face neighbours.  With w = k·r along each dimension:
+ * relative coordinates), reads a only at the plane before, at x + c (the reach r: the largest -c
+ * below, the largest c above), and sends its elements to the face neighbours.  With w = k·r on
+ * each side of each dimension:
  *
  *   dist a(rp) ..                  the halo w wide (local bounds and offsets widened)
  *   let xlo = .., xhi = ..         the block's bounds, named once
  *   if (t - t0) % k == k - 1 {     an exchange step: the block alone, and its sends
- *     for x = xlo .. xhi, .. {     every element within w of a face goes to that neighbour
- *       ..; send a[..] to N when t < T && xlo > X0 && x < xlo + w .. [as ..] }
+ *     for x = xlo .. xhi, .. {     after the point's write: every element within w of a face
+ *       ..; send a[..] to N when t < T && xlo > X0 && x < xlo + w .. [as ..] }   to that neighbour
  *   } else {                       between exchanges: the block widened by e·r, computed from
  *     let e = k - 1 - (t - t0) % k   the halo (e = k - 1 just after an exchange, then less)
- *     for x = max(xlo - e, X0) .. min(xhi + e, X1), .. { the body, no sends }
+ *     if xlo <= xhi .. {           (an empty block widens nothing)
+ *       for x = max(xlo - e, X0) .. min(xhi + e, X1), .. { the body, no sends } }
  *   }
  *
- * N runs over the 3^d - 1 neighbours: the face neighbours are the destinations of the input's
- * sends (which dimension and side each is, found at the parameters' values), the others their
- * compositions (rp - q - 1: the corner a five-point stencil needs once w > 1).  X0 .. X1 is the
+ * N runs over the 3^d - 1 neighbours with a halo toward this block: the face neighbours are the
+ * destinations of the input's sends that name the processor alone (which dimension and side
+ * each is, found at the parameters' values; a face only sent to element by element is the other
+ * face's mirror, rp - X for rp + X), the others their compositions (rp - q - 1: the corner a
+ * five-point stencil needs once w > 1), each checked to lie beside the block.  X0 .. X1 is the
  * union of the blocks (the array's bounds when they agree).  The simulator treats the redundant
  * writes as what they are: a write of the same step by another processor is the same version
  * (sim_version.c), so the neighbours' copies are as fresh as the owner's.  The exporter finds
  * the exchange's time condition as a phase of the halo pattern (export.c): it exchanges every
  * k steps, a static pattern with the corners.
  *
- * Refusals: not such a nest, not one element per point, reads of another distributed array,
- * of the plane being written or of older planes, subscripts that are not x + c, no sends or
- * sends of something else, blocks that do not abut, and a width beyond the smallest block (at
- * the parameters' values: the halo would reach past the neighbour).
+ * Refusals: not such a nest (a cyclic step, a placed one, blocks that move with t), not one
+ * element written once per point, reads of another array, of the plane being written or of
+ * older planes, subscripts that are not x + c, no sends, sends for later than the next step, a
+ * side with a halo but no face send, blocks that do not abut or form no grid, and a width beyond
+ * the smallest block (at the parameters' values: the halo would reach past the neighbour).
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +174,8 @@ static void gz_reads(gz_step *G, const ir_expr *e)
             gz_fail(G, xf_asprintf("the step reads %s, of an array it does not write (only the written array's "
                                    "halo widens)", t));
         } else if (!ir_time_form(G->p, G->lets, e->u.access.idx[0], G->tfor->u.for_.vars[0].slot, &f) || f.k != 1 ||
-                   ir_tform_at(&f, 0) != ir_tform_at(&G->plane, 0) - 1 || ir_tform_at(&f, 1) != ir_tform_at(&G->plane, 1) - 1) {
+                   ir_tform_at(&f, 0) + 1 != ir_tform_at(&G->plane, 0) ||
+                   ir_tform_at(&f, 1) + 1 != ir_tform_at(&G->plane, 1)) {
             gz_fail(G, xf_asprintf("the step reads %s: ghost zones need every read of %s one step back (the "
                                    "dependence distance in time is not 1)", t, ad->u.array.name));
         } else {
@@ -215,7 +222,11 @@ static void gz_send(gz_step *G, const ir_stmt *s)
     char *t = ir_print_expr(s->u.send.to_lo);
     for (int i = 0; i < G->ndest; i++)
         if (!strcmp(G->dest[i], t)) { free(t); return; }
-    if (G->ndest == GZ_MAXDEST) { free(t); gz_fail(G, xf_asprintf("the step sends to more than %d partners", GZ_MAXDEST)); return; }
+    if (G->ndest == GZ_MAXDEST) {
+        free(t);
+        gz_fail(G, xf_asprintf("the step sends to more than %d partners", GZ_MAXDEST));
+        return;
+    }
     G->dest[G->ndest] = t;
     G->destx[G->ndest++] = s->u.send.to_lo;
 }
@@ -290,13 +301,16 @@ static int gz_moves(const gz_step *G)
     const char *moving[GZ_MAXLETS + 1];
     int n = 0;
     moving[n++] = G->tfor->u.for_.vars[0].var;
-    for (int i = 0; i < G->nlets && n <= GZ_MAXLETS; i++)
+    for (int i = 0; i < G->nlets && n <= GZ_MAXLETS; i++) {
+        const ir_stmt *l = G->body->stmts[i];
         for (int k = 0; k < n; k++)
-            if (xf_mentions(G->body->stmts[i]->u.let.value, moving[k])) { moving[n++] = G->body->stmts[i]->u.let.var; break; }
-    for (int d = 0; d < G->nd; d++)
+            if (xf_mentions(l->u.let.value, moving[k])) { moving[n++] = l->u.let.var; break; }
+    }
+    for (int d = 0; d < G->nd; d++) {
+        const ir_loopvar *v = &G->nest->u.for_.vars[d];
         for (int k = 0; k < n; k++)
-            if (xf_mentions(G->nest->u.for_.vars[d].lo, moving[k]) || xf_mentions(G->nest->u.for_.vars[d].hi, moving[k]))
-                return 1;
+            if (xf_mentions(v->lo, moving[k]) || xf_mentions(v->hi, moving[k])) return 1;
+    }
     return 0;
 }
 
@@ -613,12 +627,9 @@ typedef struct gz_rw {
 static int gz_word_in(const char *text, const char *nm)
 {
     size_t n = strlen(nm);
-    for (const char *s = strstr(text, nm); s; s = strstr(s + 1, nm)) {
-        int before = s > text && (s[-1] == '_' || (s[-1] >= '0' && s[-1] <= '9') || ((s[-1] | 32) >= 'a' && (s[-1] | 32) <= 'z'));
-        char c = s[n];
-        int after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
-        if (!before && !after) return 1;
-    }
+    for (const char *s = strstr(text, nm); s; s = strstr(s + 1, nm))
+        if (!(s > text && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) && !isalnum((unsigned char)s[n]) && s[n] != '_')
+            return 1;
     return 0;
 }
 
@@ -809,6 +820,46 @@ static ir_stmt *gz_let(gz_rw *R, const char *var, ir_expr *value)
     return s;
 }
 
+/* The exchange step's nest: the block, its sends after the point's write. */
+static ir_stmt *gz_exchange_nest(gz_rw *R, const ir_stmt *nest, int *nsends)
+{
+    ir_stmt *sends[32];
+    *nsends = gz_sends(R, sends, 32);
+    ir_stmt *ex = ir_clone_stmt(R->p, nest);
+    for (int d = 0; d < R->G->nd; d++) {
+        ex->u.for_.vars[d].lo = gz_name(R, R->lo[d]);
+        ex->u.for_.vars[d].hi = gz_name(R, R->hi[d]);
+    }
+    gz_resend(R, ex->u.for_.body, sends, *nsends, NULL);
+    return ex;
+}
+
+/* Between exchanges: the block widened by e·r on each side with a reach, no sends, under
+ * `if xlo <= xhi ..` (an empty block widens nothing). */
+static ir_stmt *gz_widened_nest(gz_rw *R, const ir_stmt *nest, const char *e)
+{
+    ir_stmt *wide = ir_clone_stmt(R->p, nest);
+    ir_expr *nonempty = NULL;
+    for (int d = 0; d < R->G->nd; d++) {
+        ir_loopvar *v = &wide->u.for_.vars[d];
+        for (int side = 0; side < 2; side++) {
+            int64_t r = R->S->r[d][side];
+            if (!r) continue;
+            ir_expr *er = r == 1 ? gz_name(R, e) : gz_bin(R, IR_OP_MUL, gz_int(R, r), gz_name(R, e));
+            if (side) v->hi = gz_call2(R, IR_F_MIN, gz_bin(R, IR_OP_ADD, gz_name(R, R->hi[d]), er), gz_end(R, d, 1));
+            else v->lo = gz_call2(R, IR_F_MAX, gz_bin(R, IR_OP_SUB, gz_name(R, R->lo[d]), er), gz_end(R, d, 0));
+        }
+        if (R->S->r[d][0] || R->S->r[d][1])
+            nonempty = gz_and(R, nonempty, gz_bin(R, IR_OP_LE, gz_name(R, R->lo[d]), gz_name(R, R->hi[d])));
+    }
+    gz_resend(R, wide->u.for_.body, NULL, 0, "g");
+    ir_stmt *guard = ir_new_stmt(R->p, IR_S_IF);
+    guard->u.if_.cond = nonempty;
+    guard->u.if_.then_blk = ir_new_block(R->p);
+    ir_block_append(R->p, guard->u.if_.then_blk, wide);
+    return guard;
+}
+
 /* The step's new body after its lets: the bounds named, then the exchange step or the widened one. */
 static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
 {
@@ -826,30 +877,12 @@ static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
         ir_block_append(p, nb, gz_let(R, R->lo[d], v->lo));
         ir_block_append(p, nb, gz_let(R, R->hi[d], v->hi));
     }
-    ir_stmt *sends[32];
-    int ns = gz_sends(R, sends, 32);
-    /* the exchange step: the block, its sends */
-    ir_stmt *ex = ir_clone_stmt(p, nest);
-    for (int d = 0; d < G->nd; d++) { ex->u.for_.vars[d].lo = gz_name(R, R->lo[d]); ex->u.for_.vars[d].hi = gz_name(R, R->hi[d]); }
-    gz_resend(R, ex->u.for_.body, sends, ns, NULL);
-    /* between exchanges: the block widened by e·r */
+    int ns;
+    ir_stmt *ex = gz_exchange_nest(R, nest, &ns);
     const char *e = gz_fresh(R, "e");
-    ir_stmt *wide = ir_clone_stmt(p, nest);
-    for (int d = 0; d < G->nd; d++) {
-        for (int side = 0; side < 2; side++) {
-            int64_t r = R->S->r[d][side];
-            if (!r) continue;
-            ir_expr *er = r == 1 ? gz_name(R, e) : gz_bin(R, IR_OP_MUL, gz_int(R, r), gz_name(R, e));
-            if (side) wide->u.for_.vars[d].hi = gz_call2(R, IR_F_MIN, gz_bin(R, IR_OP_ADD, gz_name(R, R->hi[d]), er),
-                                                         gz_end(R, d, 1));
-            else wide->u.for_.vars[d].lo = gz_call2(R, IR_F_MAX, gz_bin(R, IR_OP_SUB, gz_name(R, R->lo[d]), er),
-                                                    gz_end(R, d, 0));
-        }
-    }
-    gz_resend(R, wide->u.for_.body, NULL, 0, "g");
     /* (t - t0) % k: the step's place in its group of k */
-    ir_expr *ph = gz_simpler(R, gz_bin(R, IR_OP_MOD, gz_bin(R, IR_OP_SUB, gz_name(R, R->tv),
-                                                          ir_clone_expr(p, G->tfor->u.for_.vars[0].lo)), gz_int(R, R->k)));
+    ir_expr *since = gz_bin(R, IR_OP_SUB, gz_name(R, R->tv), ir_clone_expr(p, G->tfor->u.for_.vars[0].lo));
+    ir_expr *ph = gz_simpler(R, gz_bin(R, IR_OP_MOD, since, gz_int(R, R->k)));
     ir_stmt *cond = ir_new_stmt(p, IR_S_IF);
     cond->u.if_.cond = gz_bin(R, IR_OP_EQ, ph, gz_int(R, R->k - 1));
     cond->u.if_.then_blk = ir_new_block(p);
@@ -857,15 +890,7 @@ static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
     ir_block_append(p, cond->u.if_.then_blk, ex);
     ir_stmt *le = gz_let(R, e, gz_bin(R, IR_OP_SUB, gz_int(R, R->k - 1), ir_clone_expr(p, ph)));
     ir_block_append(p, cond->u.if_.else_blk, le);
-    ir_expr *nonempty = NULL;   /* a processor whose block is empty widens nothing */
-    for (int d = 0; d < G->nd; d++)
-        if (R->S->r[d][0] || R->S->r[d][1])
-            nonempty = gz_and(R, nonempty, gz_bin(R, IR_OP_LE, gz_name(R, R->lo[d]), gz_name(R, R->hi[d])));
-    ir_stmt *guard = ir_new_stmt(p, IR_S_IF);
-    guard->u.if_.cond = nonempty;
-    guard->u.if_.then_blk = ir_new_block(p);
-    ir_block_append(p, guard->u.if_.then_blk, wide);
-    ir_block_append(p, cond->u.if_.else_blk, guard);
+    ir_block_append(p, cond->u.if_.else_blk, gz_widened_nest(R, nest, e));
     int64_t wmax = 0;
     for (int d = 0; d < G->nd; d++)
         for (int side = 0; side < 2; side++) if (R->S->w[d][side] > wmax) wmax = R->S->w[d][side];
