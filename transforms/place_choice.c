@@ -2,9 +2,10 @@
  * place_choice.c — the choice among communication placements by cost (Fahringer & Mehofer,
  * "Buffer-Safe and Cost-Driven Communication Optimization", JPDC 1999, the candidate placements
  * ranked by CommCost): the candidates of a syndm program are its own (plain) placement, the
- * overlap placement at each of its width= candidates that applies, and where aggregation applies
- * the aggregated placement alone and with overlap at each width (the paper's valid SEND
- * combinations: aggregation without latency hiding, latency hiding, both).  Each is simulated at the
+ * overlap placement at each of its width= candidates that applies, the ghost zones at each of
+ * theirs (labelled "ghost width=K"), and where aggregation applies the aggregated placement alone
+ * and with overlap at each width (the paper's valid SEND combinations: aggregation without latency
+ * hiding, latency hiding, both).  Each is simulated at the
  * parameters' values, checked against the plain one's outputs, and priced: its CommCost
  * (cost_summary.commcost: Σ over message groups of |min(0, Overlap)|, Overlap = the work between
  * the sends and recv minus the message time) and its predicted cost.  `transforms` shows them as
@@ -66,19 +67,20 @@ static ir_program *pl_apply(const pl_ctx *C, const ir_program *p, const char *na
     return q;
 }
 
-/* Overlap at each width= candidate that applies to q, named prefix + "width=W", from out[n] on;
- * the new count. */
-static int pl_overlaps(const pl_ctx *C, const ir_program *q, const char *prefix, xf_placement *out, int n, int max)
+/* Placement `xf` (overlap, ghost) at each of its width= candidates that applies to q, named
+ * prefix + "width=W", from out[n] on; the new count. */
+static int pl_widths(const pl_ctx *C, const ir_program *q, const char *xf, const char *prefix, xf_placement *out,
+                     int n, int max)
 {
-    const xf_transform *ov = xf_find("overlap");
-    const char *w = ov ? ov->params[0].candidates : NULL;   /* width=: "1|2" */
+    const xf_transform *t = xf_find(xf);
+    const char *w = t ? t->params[0].candidates : NULL;   /* width=: "1|2" */
     while (w && *w && n < max) {
         size_t len = strcspn(w, "|");
         char arg[32];
         snprintf(arg, sizeof arg, "width=%.*s", (int)len, w);
         w += len + (w[len] == '|');
         char *argv[1] = {arg};
-        ir_program *o = pl_apply(C, q, "overlap", 1, argv);
+        ir_program *o = pl_apply(C, q, xf, 1, argv);
         snprintf(out[n].args, sizeof out[n].args, "%s%s", prefix, arg);
         if (o && xf_placement_price(o, C->prof, C->model, C->args, C->ref, NULL, &out[n]) == 0) n++;
         ir_program_free(o);
@@ -93,14 +95,15 @@ int xf_placements(const ir_program *p, const cost_profile *prof, const char *mod
     if (max < 1 || xf_placement_price(p, prof, model, args, NULL, &ref, &out[0]) != 0) return 0;
     out[0].args[0] = '\0';
     pl_ctx C = {prof, model, args, ref};
-    int n = pl_overlaps(&C, p, "", out, 1, max);
+    int n = pl_widths(&C, p, "overlap", "", out, 1, max);
+    n = pl_widths(&C, p, "ghost", "ghost ", out, n, max);
     char *why = NULL;
     ir_program *a = n < max && xf_aggregate_applicable(p, &why) ? pl_apply(&C, p, "aggregate", 0, NULL) : NULL;
     free(why);
     if (a) {   /* then aggregated, and aggregated with overlap */
         snprintf(out[n].args, sizeof out[n].args, "aggregate");
         if (xf_placement_price(a, prof, model, args, ref, NULL, &out[n]) == 0)
-            n = pl_overlaps(&C, a, "aggregate ", out, n + 1, max);
+            n = pl_widths(&C, a, "overlap", "aggregate ", out, n + 1, max);
         ir_program_free(a);
     }
     sim_result_free(ref);

@@ -65,6 +65,12 @@ static const xf_param aggregate_params[] = {
      0, NULL},
 };
 
+static const xf_param ghost_params[] = {
+    {"width", XF_P_INT, "2", "2|3", 0,
+     "k >= 2: exchange every k steps with a halo k times the stencil's reach wide (each side its own); in "
+     "between each processor recomputes the part of its neighbours' blocks the next steps read", 0, NULL},
+};
+
 static const xf_param fuse_params[] = {
     {"at", XF_P_STRING, NULL, NULL, 0,
      "the label of a statement of the chain to fuse (default: the first chain that qualifies)", 0, NULL},
@@ -109,6 +115,11 @@ static const xf_transform registry[] = {
      "communication placement: one message per partner and step, every array's elements in it "
      "(`messages aggregate`; Fahringer & Mehofer 1999) (syndm -> syndm)",
      xf_aggregate_applicable, xf_aggregate_apply, xf_aggregate_predict},
+    {"ghost", LV(IR_SYNDM), ghost_params, 1,
+     "communication placement: ghost zones of width k, the halo exchanged every k steps and the "
+     "neighbours' elements recomputed between: fewer, larger messages for redundant work (Ding & He 2001) "
+     "(syndm -> syndm)",
+     xf_ghost_applicable, xf_ghost_apply, NULL},
     FUSE_ROW("sr2-reduction", sr2, "fusion: scan(*); [all]reduce(+) -> one [all]reduce over pairs, "
              "when * distributes over + (Gorlatch et al. 1999)"),
     FUSE_ROW("sr-reduction", sr, "fusion: scan(+); [all]reduce(+) -> one balanced-tree reduction over "

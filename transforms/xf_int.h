@@ -212,9 +212,14 @@ own_give ir_program *xf_aggregate_apply(const ir_program *src, const xf_args *ar
                                         diag_list *d, int *status);
 own_give char *xf_aggregate_predict(const ir_program *p, const cost_profile *prof);
 
+/* Ghost zones (place_ghost.c): exchange every width= steps, the neighbours' elements recomputed between. */
+int xf_ghost_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_ghost_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+
 /* The candidate placements of a syndm program (place_choice.c): its own (args "") and overlap at
- * each width= candidate that applies (args "width=W"); where aggregate applies, aggregated (args
- * "aggregate") and aggregated with overlap ("aggregate width=W"); simulated at args' bindings, checked
+ * each width= candidate that applies (args "width=W"), ghost zones at each of theirs (args
+ * "ghost width=K"); where aggregate applies, aggregated (args "aggregate") and aggregated with
+ * overlap ("aggregate width=W"); simulated at args' bindings, checked
  * against the first, priced by `model` under prof.  Returns how many (at most max; 0 when p does
  * not simulate). */
 typedef struct xf_placement {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Communication placement under SimGrid (issue 18's acceptance): the FD leaf (block2d, relcoord)
-# and its overlap child, 16 ranks on a 64-host cluster with 50 us links (`polyapm platform -n 64
+# and its overlap and ghost-zone children (ghost width=2 and width=4: an exchange every k steps), 16 ranks on a 64-host cluster with 50 us links (`polyapm platform -n 64
 # --latency 50us`), n = 1024 (a 256 x 256 tile a rank); run --smpi times the computation at the
 # platform's host speed (without it SimGrid makes computation nearly free, and nothing could
 # overlap it).  Prints the predicted seconds (hockney under a profile whose startup is that
@@ -44,3 +44,18 @@ done
 po=$(python3 -c "print(${H[over]} < ${H[plain]})")
 mo=$(python3 -c "print(${M[over]} < ${M[plain]})" 2>/dev/null || echo "?")
 echo "overlap below plain: predicted $po, measured $mo ($(python3 -c "print('%.1f%%' % (100 * (1 - ${M[over]} / ${M[plain]})))" 2>/dev/null || echo '?') less)"
+
+# ghost zones: an exchange every k steps, the neighbours' elements recomputed between
+ghost_rows() {
+    local k node
+    for k in ${PLACEMENT_GHOST:-2 4}; do
+        node=$(P apply "$plain" ghost width=$k -q) || { echo "ghost width=$k: not derived"; continue; }
+        H[ghost$k]=$(pred "$node" "$tmp/lat" hockney)
+        M[ghost$k]=$(meas "$node")
+        printf '%-10s %14s %14s %14s\n' "ghost$k" "${H[ghost$k]}" "$(pred "$node" scali2004 polyapm)" "${M[ghost$k]}"
+        echo "ghost width=$k below plain: predicted $(python3 -c "print(${H[ghost$k]} < ${H[plain]})"), measured" \
+            "$(python3 -c "print(${M[ghost$k]} < ${M[plain]})" 2>/dev/null || echo "?")" \
+            "($(python3 -c "print('%.1f%%' % (100 * (1 - ${M[ghost$k]} / ${M[plain]})))" 2>/dev/null || echo '?') less)"
+    done
+}
+ghost_rows

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/mpi/placement.sh — the choice among communication placements by cost (issue 18, item 1's
-# last bullet): on the FD leaf (block2d, relcoord), `transforms` lists the plain placement and
-# overlap at each width with its CommCost (Fahringer & Mehofer: the message time no work hides)
-# and predicted cost; each cost is the one `sim` gives the node that placement makes; the plain
+# last bullet): on the FD leaf (block2d, relcoord), `transforms` lists the plain placement,
+# overlap at each width and the ghost zones at each width ("ghost width=K") with its CommCost
+# (Fahringer & Mehofer: the message time no work hides) and predicted cost; each cost is the one `sim` gives the node that placement makes; the plain
 # placement's CommCost is all its message time, the overlap's less; the least cost is named;
 # a placed node lists none; explore reaches the overlap leaves and ranks them with the plain one.
 # Buffer safety: overlap maxbuf= below what a step's sends hold falls back to the plain
@@ -24,7 +24,7 @@ for machine in scali2004 "$TMP/slow"; do
 import json, re, sys
 t = sys.stdin.read()
 print(json.dumps({m.group(1): [float(m.group(2)), float(m.group(3))]
-                  for m in re.finditer(r'(plain|width=\d+) CommCost (\S+) cost ([^;]+)', t)}))")
+                  for m in re.finditer(r'(?:^|[:;] )(plain|(?:ghost )?width=\d+) CommCost (\S+) cost ([^;]+)', t)}))")
     c() { printf '%s' "$cands" | python3 -c "import json,sys; j=json.load(sys.stdin); print($1)"; }
     expect_eq "$m: the plain placement's CommCost is positive (all its message time)" "$(c "j['plain'][0] > 0")" True
     expect_eq "$m: overlap hides some of it (width=1's CommCost below plain's)" "$(c "j['width=1'][0] < j['plain'][0]")" True
@@ -37,6 +37,9 @@ print(json.dumps({m.group(1): [float(m.group(2)), float(m.group(3))]
     w1=$(P apply 6 overlap width=1 -q)
     expect_eq "$m: width=1's cost is sim's of the overlap node" "$(c "'%.6g' % j['width=1'][1]")" \
         "$(P sim "$w1" --machine "$machine" --json | json "'%.6g' % j['cost']")"
+    g3=$(P apply 6 ghost width=3 -q)
+    expect_eq "$m: ghost width=3's cost is sim's of the ghost node" "$(c "'%.6g' % j['ghost width=3'][1]")" \
+        "$(P sim "$g3" --machine "$machine" --json | json "'%.6g' % j['cost']")"
 done
 expect_eq "the slow network: overlap does not hide all (width=1's CommCost > 0)" \
     "$(P transforms 6 --machine "$TMP/slow" | grep -A1 '^overlap ' | tail -1 | grep -oE 'width=1 CommCost [^ ]+' | awk '{print ($3 > 0)}')" 1

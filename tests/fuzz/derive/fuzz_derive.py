@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/fuzz/derive/fuzz_derive.py — the derive-and-export fuzzer: for seed after seed, a random
 small program (gen.py), a random derivation chain in a fresh workspace (stm auto pick=K, a tile
-kind, commgen, memdist, sometimes relcoord, sometimes the overlap placement), and for every verified syndm node an export built
+kind, commgen, memdist, sometimes relcoord, sometimes the overlap or the ghost-zone placement), and for every verified syndm node an export built
 and run under mpirun at its procs (`polyapm run NODE -np P --json`, which compares the checksum
 with the node's simulation).  Deterministic per seed.
 
@@ -75,12 +75,12 @@ class Seed:
                       out, re.M)
         if rc != 0 or not m:
             self.stats["refused"] += 1
-            if self.args.verbose and xf[0] == "overlap":
-                print("# seed %d: overlap refused: %s" % (self.seed, out.strip().splitlines()[-1] if out.strip() else rc))
+            if self.args.verbose and xf[0] in ("overlap", "ghost"):
+                print("# seed %d: %s refused: %s" % (self.seed, xf[0], out.strip().splitlines()[-1] if out.strip() else rc))
             return None
         self.stats["applied"] += 1
-        if xf[0] == "overlap":
-            self.stats["overlap"] = self.stats.get("overlap", 0) + 1
+        if xf[0] in ("overlap", "ghost"):
+            self.stats[xf[0]] = self.stats.get(xf[0], 0) + 1
         if m.group(2) == "syndm" and m.group(3) != "verified":
             self.stats["unverified syndm"] += 1
         return int(m.group(1)), m.group(2), m.group(3) == "verified"
@@ -121,12 +121,14 @@ class Seed:
                 self.tail(syn[0], kind, procs, r)
 
     def tail(self, syn, kind, procs, r):
-        """tile KIND, commgen, memdist (and sometimes relcoord, then sometimes the overlap placement)
+        """tile KIND, commgen, memdist (and sometimes relcoord, then sometimes the overlap or ghost placement)
         below SYN; runs every verified syndm."""
         node = syn
-        for xf in (["tile", *kind, "procs=%d" % procs], ["commgen"], ["memdist"], ["relcoord"],
-                   ["overlap", "width=%d" % r.randint(1, 2)]):
-            if xf[0] in ("relcoord", "overlap") and r.random() < 0.5:
+        place = ["overlap", "width=%d" % r.randint(1, 2)]
+        if r.random() < 0.5:
+            place = ["ghost", "width=%d" % r.randint(2, 3)]
+        for xf in (["tile", *kind, "procs=%d" % procs], ["commgen"], ["memdist"], ["relcoord"], place):
+            if xf[0] in ("relcoord", "overlap", "ghost") and r.random() < 0.5:
                 continue
             got = self.apply(node, *xf)
             if not got:
