@@ -12,6 +12,8 @@
 #                                 suite's polybench/derive) or a directory (mpi/); export_all only
 #                                 when named (mpi/export_all)
 #   TEST_ONLY=REGEX tests/run.sh  the jobs whose names match, then export_all
+#   SUITE_TIMEOUT=S               a job still running after S seconds (default 1800) is killed
+#                                 with its processes (a hung mpirun) and fails: "timed out"
 set -u
 NAMED=("$@")
 BUILD=${BUILD:-build}
@@ -19,6 +21,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 case $BUILD in /*) BUILD_DIR=$BUILD ;; *) BUILD_DIR=$ROOT/$BUILD ;; esac
 export ROOT BUILD POLYAPM="$BUILD_DIR/polyapm"
 JOBS=${TEST_JOBS:-3}
+SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800}
 # every suite's workspaces, for export_all.sh; the build cache of exported programs (tests/lib.sh)
 export POLYAPM_TEST_WORKSPACES=$BUILD_DIR/test-workspaces
 export POLYAPM_EXPORT_CACHE=${POLYAPM_EXPORT_CACHE:-$BUILD_DIR/export-cache}
@@ -99,7 +102,8 @@ report() {
     rc=$(cat "$OUT/$name.rc" 2>/dev/null || echo 1)
     grep -E '^(ok|FAIL|skip) ' "$OUT/$name.out" | tee -a "$log"
     if [ "$rc" -ne 0 ] || grep -q '^FAIL ' "$OUT/$name.out"; then
-        if ! grep -q '^FAIL ' "$OUT/$name.out"; then echo "FAIL $name: exited $rc" | tee -a "$log"; fi
+        if [ "$rc" -eq 124 ]; then echo "FAIL $name: timed out after $SUITE_TIMEOUT s (SUITE_TIMEOUT)" | tee -a "$log"
+        elif ! grep -q '^FAIL ' "$OUT/$name.out"; then echo "FAIL $name: exited $rc" | tee -a "$log"; fi
         echo "--- $name (exit $rc), the last lines of its output:"
         tail -20 "$OUT/$name.out" | sed 's/^/  | /'
         echo "$name" >>"$OUT/failed"
@@ -112,9 +116,10 @@ launch() {
     mkdir -p "$OUT/$(dirname "$name")"
     (
         start=$(date +%s.%N)
+        # timeout: its own process group, killed whole (the suite's mpirun and ranks too)
         case ${CMD[$name]} in
-            *.sh) SUITE_PART=${PART[$name]:-} bash "${CMD[$name]}" ;;
-            *) "${CMD[$name]}" ;;
+            *.sh) SUITE_PART=${PART[$name]:-} timeout -k 10 "$SUITE_TIMEOUT" bash "${CMD[$name]}" ;;
+            *) timeout -k 10 "$SUITE_TIMEOUT" "${CMD[$name]}" ;;
         esac >"$OUT/$name.out" 2>&1 </dev/null
         echo $? >"$OUT/$name.rc"
         echo "$name $(echo "$(date +%s.%N) - $start" | bc)" >>"$OUT/times"
