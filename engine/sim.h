@@ -70,6 +70,9 @@ typedef struct sim_trace {
     double *overlap;          /* nsteps * nprocs, like work: the ticks a processor spends between
                                  its last send of the step and its `recv` (the work its messages
                                  overlap); NULL when the program has no recv */
+    double *guard;            /* nsteps * nprocs, like work: the part of work that evaluating the
+                                 sends' `when` guards cost (outside `cost N` regions, whose ticks
+                                 replace what they hold); NULL when no send has such a guard */
 } sim_trace;
 
 /* One output array, gathered to global coordinates. */
