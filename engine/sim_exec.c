@@ -699,10 +699,10 @@ static void sim_exec_send(sim_ctx *c, const sim_stmt *s)
         c->ticks = sv + s->cost;
         if (!go) return;
     } else {   /* the guard's ticks, its short-circuit operands' included, go to the trace's guard too */
-        double sv = c->ticks;
+        double before = c->ticks;
         c->ticks += s->ticks;
         int go = !s->when || sim_eval_i(c, s->when);
-        if (s->guard_work) c->guard_ticks += c->ticks - sv;
+        if (s->guard_work) c->guard_ticks += c->ticks - before;
         if (!go) return;
     }
     double sv = c->ticks;     /* the rest is free */
