@@ -16,11 +16,13 @@
  *            rule); a profile prices those guard ticks (the trace's guard, g_it) apart:
  *              w_it = work_it − (1 − guard_price)·g_it
  *            guard_price 1 (scali2004, and any profile without the key) is the thesis's rule;
- *            `polyapm calibrate` writes 0: the exported code records a halo pattern's sends once
- *            (the guards run when the pattern is built, not per element and step), and on the
- *            record and multicast paths a guard is a test on loop and processor variables that
- *            the C compiler hoists out of the element loop (commgen's guards: `p % b == 0`,
- *            `tt % 2 == 0`), so that a failing guard costs a predicted branch, not its ticks.
+ *            `polyapm calibrate` writes 0, what the exporter's halo path pays: it records a halo
+ *            pattern's sends once (the guards run when the pattern is built, not per element
+ *            and step) — the path of every program whose partner set is static, the stencils
+ *            whose guards outweigh their work.  The record (alltoallv) and multicast paths test
+ *            the guard per element (the runtime call in the element loop keeps the compiler
+ *            from hoisting it), so 0 under-prices them: the trace does not say which path the
+ *            exporter will take (export decides that from the program), and one price serves.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, in a trace without any
  * message or collective (exported code then has no exchange to wait at).

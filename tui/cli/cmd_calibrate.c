@@ -130,7 +130,7 @@ static const param_row param_rows[] = {
     {"ts", "ticks", "hockney startup (ping-pong)"},
     {"tw", "ticks/word", "hockney per 8-byte word (ping-pong)"},
     {"g", "ticks/word", "bsp h-relation per word"},
-    {"guard_price", "ticks/tick", "a send guard's tick (set: exported code does not pay it)"},
+    {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
 
