@@ -169,6 +169,7 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
     pr->tick_seconds = r.tick;
     pr->coalesce = 1;
     pr->sync_on_messages = 1;   /* exported code without messages never synchronises */
+    pr->guard_price = 0;        /* the halo path does not test send guards per element (cost.h) */
 
     /* the constant cost of the exchange: through the origin against P-1 (eq. 4.1) */
     double px[CALIB_MAX_P], py[CALIB_MAX_P];

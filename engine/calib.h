@@ -18,7 +18,9 @@
  *                  a mean startup below zero counts as 0, with a note);
  *                  barrier_const = 0, mstartup_s = mstartup_r = 0, coalesce = 1,
  *                  sync_on_messages = 1 (a trace without messages pays no barrier: the exported
- *                  program has no exchange; the barrier is measured once per step, see above)
+ *                  program has no exchange; the barrier is measured once per step, see above),
+ *                  guard_price = 0 (the exporter's halo path never tests the sends' guards per
+ *                  element: cost.h, `guards`)
  *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
  *                  (reported; the BSP model charges b(P) for l)

@@ -20,6 +20,8 @@
  *     c_it = max(Σ sends, Σ recvs) + b(P).
  *   - bsp: superstep_t = max_i w_it + g·max_i h_it + b(P) with h_it = max(words out, words in);
  *     comm[i] = Σ_t (g·h_it + b(P)).
+ *   - w_it = work_it − (1 − guard_price)·guard_it (cost_work): the send guards' ticks priced apart;
+ *     guard_price 1 leaves the trace's work as it is, bit for bit.
  *   - overlap (polyapm, hockney; not bsp, whose supersteps do not overlap): c_it loses
  *     min(o_it, c_it - b(P)), o_it = the trace's overlap (cost_hidden).
  */
@@ -43,7 +45,8 @@
 static const cost_profile cost_builtins[] = {
     { .name = "scali2004", .tick_seconds = 8.197316e-8, .mstartup_s = 0, .mstartup_r = 0,
       .normsent = 1.2046961, .normrcvd = 3.3831080, .barrier_slope = 298.8954664,
-      .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041 },
+      .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
+      .guard_price = 1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -52,8 +55,9 @@ static const char *const cost_builtin_names[] = { "scali2004", NULL };
 typedef struct cost_key {
     const char *key;
     size_t off;       /* offset of a double, or of the int `coalesce` */
-    int is_int;       /* 1: an int; 2: an int flag written only when set (so that profiles
-                         without it, scali2004's text among them, stay as they were) */
+    int is_int;       /* 1: an int; 2: an int flag written only when set; 3: a double written
+                         only when it is not 1 (so that profiles without them, scali2004's
+                         text among them, stay as they were) */
 } cost_key;
 
 static const cost_key cost_keys[] = {
@@ -69,6 +73,7 @@ static const cost_key cost_keys[] = {
     { "tw",            offsetof(cost_profile, tw), 0 },
     { "g",             offsetof(cost_profile, g), 0 },
     { "sync_on_messages", offsetof(cost_profile, sync_on_messages), 2 },
+    { "guard_price",   offsetof(cost_profile, guard_price), 3 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -93,7 +98,7 @@ int cost_profile_set(cost_profile *p, const char *key, double value)
 {
     const cost_key *k = key ? cost_key_find(key) : NULL;
     if (!k) return -1;
-    if (k->is_int) *(int *)((char *)p + k->off) = value != 0;
+    if (k->is_int == 1 || k->is_int == 2) *(int *)((char *)p + k->off) = value != 0;
     else *(double *)((char *)p + k->off) = value;
     return 0;
 }
@@ -198,9 +203,11 @@ char *cost_profile_format(const cost_profile *p)
     n += (size_t)snprintf(s + n, cap - n, "name %s\n", p->name[0] ? p->name : "profile");
     for (int i = 0; i < COST_NKEYS; i++) {
         const cost_key *k = &cost_keys[i];
-        int iv = k->is_int ? *(const int *)((const char *)p + k->off) : 0;
+        int is_int = k->is_int == 1 || k->is_int == 2;
+        int iv = is_int ? *(const int *)((const char *)p + k->off) : 0;
         if (k->is_int == 2 && !iv) continue;   /* off: as written before the key existed */
-        if (k->is_int)
+        if (k->is_int == 3 && *(const double *)((const char *)p + k->off) == 1) continue;   /* likewise */
+        if (is_int)
             n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key, iv);
         else {
             char num[40];
@@ -394,6 +401,15 @@ static double cost_hidden(const sim_trace *t, int s, int i, double ci, double b)
     return ov < msg ? ov : msg;
 }
 
+/* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price. */
+static double cost_work(const sim_trace *t, const cost_profile *p, size_t at)
+{
+    double w = t->work ? t->work[at] : 0;
+    if (!t->guard || p->guard_price == 1) return w;
+    w -= (1 - p->guard_price) * t->guard[at];
+    return w > 0 ? w : 0;
+}
+
 /* 1 when the trace has no message and no collective in any step. */
 static int cost_trace_quiet(const sim_trace *t)
 {
@@ -435,9 +451,10 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
         cost_step_gather(t, s, prof, &cs);
         double b = quiet ? 0 : cost_barrier(prof, t->step_procs ? t->step_procs[s] : np);
         double best = 0, wmax = 0, cmax = 0;
-        const double *w = t->work ? t->work + (size_t)s * (size_t)np : NULL;
         for (int i = 0; i < np; i++) {
-            double wi = w ? w[i] : 0;
+            size_t at = (size_t)s * (size_t)np + (size_t)i;
+            double wi = cost_work(t, prof, at);
+            if (t->guard) out->guard += t->guard[at];
             double ci = m->comm(prof, &cs, i, b);
             double hidden = m->superstep ? 0 : cost_hidden(t, s, i, ci, b);
             if (ci - b - hidden > 0) out->commcost += ci - b - hidden;

@@ -13,6 +13,17 @@
  *   overlap  (polyapm and hockney) a step that ends with `recv` works o_it ticks between its last
  *            send and its recv (the trace's overlap); that work hides its messages:
  *            c_it −= min(o_it, c_it − b(P)).  BSP's supersteps do not overlap.
+ *   guards   w_it counts every operation, the guards of sends (`when`) included (the thesis's
+ *            rule); a profile prices those guard ticks (the trace's guard, g_it) apart:
+ *              w_it = work_it − (1 − guard_price)·g_it
+ *            guard_price 1 (scali2004, and any profile without the key) is the thesis's rule;
+ *            `polyapm calibrate` writes 0, what the exporter's halo path pays: it records a halo
+ *            pattern's sends once (the guards run when the pattern is built, not per element
+ *            and step) — the path of every program whose partner set is static, the stencils
+ *            whose guards outweigh their work.  The record (alltoallv) and multicast paths test
+ *            the guard per element (the runtime call in the element loop keeps the compiler
+ *            from hoisting it), so 0 under-prices them: the trace does not say which path the
+ *            exporter will take (export decides that from the program), and one price serves.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, in a trace without any
  * message or collective (exported code then has no exchange to wait at).
@@ -63,6 +74,9 @@ typedef struct cost_profile {
     int sync_on_messages;     /* 0: every step pays b(P) (the thesis's rule); 1: a trace without
                                  any message or collective pays none (exported code that sends
                                  nothing never synchronises; what `calibrate` writes) */
+    double guard_price;       /* ticks paid per tick of a send's `when` guard (see `guards`
+                                 above): 1 = the thesis's rule (the default), 0 = what
+                                 `calibrate` writes */
 } cost_profile;
 
 typedef struct cost_summary {
@@ -70,8 +84,9 @@ typedef struct cost_summary {
     double total;             /* ticks */
     double seconds;           /* total * tick_seconds */
     double aggregate_work;
+    double guard;             /* Σ_i,t g_it: the send guards' ticks in the trace (before pricing) */
     int nprocs, nsteps;
-    double *work;             /* nprocs: Σ_t w_it */
+    double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */
     double *overlap;          /* nprocs: Σ_t o_it, the work between the last send and recv (the
                                  trace's overlap), or NULL when the program has no recv */

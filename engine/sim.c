@@ -906,6 +906,7 @@ void sim_result_free(sim_result *r)
     free(t->ncolls);
     free(t->work);
     free(t->overlap);
+    free(t->guard);
     free(t->step_time);
     free(t->step_procs);
     for (int i = 0; i < r->nviolations; i++) free(r->violations[i].text);
@@ -1411,9 +1412,10 @@ static void sim_run_instance(sim_ctx *c, const sim_run_state *rs, const sim_rang
     c->fi[rs->pslot] = pv;
     c->proc = (int)(pv - c->pmin);
     if (c->level == IR_SYNDM) c->mem = c->allmem + (size_t)c->proc * (size_t)c->prog->narrays;
-    c->ticks = c->post_ticks = 0;
+    c->ticks = c->post_ticks = c->guard_ticks = 0;
     sim_exec(c, body);
     w[c->proc] += c->ticks;
+    if (c->guard_ticks != 0) sim_trace_guard_add(c, c->guard_ticks);
 }
 
 /* Step s: every processor instance (in supersteps around the collectives), then the messages

@@ -73,6 +73,9 @@ typedef struct sim_trace {
                                  its last send of the step and its `recv` (the work its messages
                                  overlap); NULL when the program has no recv */
     int aggregated;           /* the program says `messages aggregate`: one message per partner */
+    double *guard;            /* nsteps * nprocs, like work: the part of work that evaluating the
+                                 sends' `when` guards cost (outside `cost N` regions, whose ticks
+                                 replace what they hold); NULL when no send has such a guard */
 } sim_trace;
 
 /* One output array, gathered to global coordinates. */

@@ -684,10 +684,11 @@ sim_stmt *sim_compile_block(sim_ctx *c, const ir_block *b)
     st->n = b->n;
     st->s = sim_alloc(c, (size_t)(b->n ? b->n : 1) * sizeof *st->s);
     if (!st->s) { c->compile_errors++; return NULL; }
-    for (int i = 0; i < b->n; i++) {
-        st->s[i] = sim_compile_stmt(c, b->stmts[i]);
-        if (!st->s[i]) return NULL;
-    }
+    int in_cost = st->has_cost;   /* the guards of sends in here are not work (the trace's guard) */
+    c->in_cost += in_cost;
+    for (int i = 0; i < b->n && st; i++)
+        if (!(st->s[i] = sim_compile_stmt(c, b->stmts[i]))) st = NULL;
+    c->in_cost -= in_cost;
     return st;
 }
 
@@ -767,6 +768,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         st->at = sim_compile_expr(c, s->u.send.at, IR_INT);
         st->when = s->u.send.when ? sim_compile_truth(c, s->u.send.when) : NULL;
         st->ticks = sim_expr_ticks(s->u.send.when);
+        st->guard_work = !st->has_cost && !c->in_cost;   /* the trace's guard records its ticks */
         if (!st->what || !st->to_lo || (s->u.send.to_hi && !st->to_hi) || !st->at
             || (s->u.send.when && !st->when))
             return NULL;

@@ -737,9 +737,12 @@ static void sim_exec_send(sim_ctx *c, const sim_stmt *s)
         int go = !s->when || sim_eval_i(c, s->when);
         c->ticks = sv + s->cost;
         if (!go) return;
-    } else {
+    } else {   /* the guard's ticks, its short-circuit operands' included, go to the trace's guard too */
+        double before = c->ticks;
         c->ticks += s->ticks;
-        if (s->when && !sim_eval_i(c, s->when)) return;
+        int go = !s->when || sim_eval_i(c, s->when);
+        if (s->guard_work) c->guard_ticks += c->ticks - before;
+        if (!go) return;
     }
     double sv = c->ticks;     /* the rest is free */
     const sim_node *w = s->what;
@@ -786,6 +789,16 @@ static void sim_exec_send(sim_ctx *c, const sim_stmt *s)
         sim_message_add(c, &msg);
         if (d == INT64_MAX) break;
     }
+}
+
+/* Adds a processor instance's guard ticks to the trace's guard matrix (allocated by the first). */
+void sim_trace_guard_add(sim_ctx *c, double ticks)
+{
+    sim_trace *t = &c->r->trace;
+    size_t n = (size_t)(t->nsteps ? t->nsteps : 1) * (size_t)(t->nprocs ? t->nprocs : 1);
+    if (!t->guard) t->guard = calloc(n, sizeof *t->guard);
+    if (t->guard && c->step < t->nsteps && c->proc < t->nprocs)
+        t->guard[(size_t)c->step * (size_t)t->nprocs + (size_t)c->proc] += ticks;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap

@@ -98,6 +98,8 @@ struct sim_stmt {
     int has_cost;
     double cost;                  /* `cost N` on this assignment/send/block */
     double ticks;                 /* static ticks of rhs / let value / condition / guard */
+    int guard_work;               /* send: its guard's ticks count as work (not inside a `cost N`
+                                     region): the trace's guard records them */
     sim_stmt **s; int n;          /* block */
     sim_node *lhs, *rhs;          /* assignment (lhs is an access node); let value in rhs */
     int slot, is_double;          /* let / for variable */
@@ -265,6 +267,7 @@ typedef struct sim_ctx {
     int compile_errors;
     int depth;                    /* expression nesting while compiling */
     int in_memo;
+    int in_cost;                  /* > 0: compiling inside a `cost N` block */
     int quiet;                    /* > 0: evaluating a constant; violations only count here */
     int quiet_errors;
     sim_node *sr_target;          /* compiling a reduction's SR body */
@@ -279,6 +282,7 @@ typedef struct sim_ctx {
 
     double ticks;                 /* work of the running processor instance */
     double post_ticks;            /* `ticks` when its last send statement ran (SS_RECV: overlap) */
+    double guard_ticks;           /* of `ticks`, what send guards cost (the trace's guard) */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;
@@ -325,6 +329,7 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n);
 double sim_eval_d(sim_ctx *c, const sim_node *n);
 void sim_exec(sim_ctx *c, const sim_stmt *s);
 void sim_poll(sim_ctx *c);
+void sim_trace_guard_add(sim_ctx *c, double ticks);
 
 /* sim_coll.c */
 sim_coll *sim_compile_coll(sim_ctx *c, const ir_stmt *s);

@@ -326,8 +326,54 @@ static void test_overlap(void)
     trace_free(&t);
 }
 
+/* guard_price: the trace's guard ticks priced apart (w − (1 − price)·g); 1 (scali2004) is the
+ * thesis's rule, bit for bit; the key is written only when it is not 1. */
+static void test_guard_price(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    T_NEAR("scali2004 prices guards as work", p->guard_price, 1, 0);
+    sim_trace t;
+    cost_summary s;
+    trace_init(&t, 2, 2, 100);
+    t.guard = calloc(4, sizeof *t.guard);
+    t.guard[0] = 40;   /* step 0, processor 0 */
+    t.guard[3] = 10;   /* step 1, processor 1 */
+    cost_evaluate("polyapm", &t, p, &s);
+    T_NEAR("price 1: the work as traced", s.total, 2 * (100 + BSL), 0);
+    T_NEAR("the summary's guard", s.guard, 50, 0);
+    cost_summary_free(&s);
+    cost_profile q = *p;
+    q.guard_price = 0.5;
+    cost_evaluate("polyapm", &t, &q, &s);
+    T_NEAR("price 0.5: half the guard ticks off each processor", s.work[0], 200 - 20, 1e-9);
+    T_NEAR("price 0.5: the step's max", s.total, 2 * (100 + BSL), 1e-9);   /* the other processor keeps 100 */
+    cost_summary_free(&s);
+    for (int i = 0; i < 4; i++) t.work[i] = 100 + t.guard[i];
+    q.guard_price = 0;
+    cost_evaluate("polyapm", &t, &q, &s);
+    T_NEAR("price 0: the guards cost nothing", s.total, 2 * (100 + BSL), 1e-9);
+    T_NEAR("price 0: aggregate work without them", s.aggregate_work, 400, 1e-9);
+    cost_summary_free(&s);
+    free(t.guard);
+    trace_free(&t);
+    char *txt = cost_profile_format(p), *qtxt = cost_profile_format(&q);
+    T_CHECK("scali2004's text has no guard_price", txt && !strstr(txt, "guard_price"), "%s", txt);
+    T_CHECK("guard_price 0 is written", qtxt && strstr(qtxt, "guard_price 0\n"), "%s", qtxt);
+    cost_profile r;
+    diag_list d;
+    diag_list_init(&d);
+    T_EQ_INT("guard_price reads back", cost_profile_parse("q", qtxt, &r, &d) == 0 && r.guard_price == 0, 1);
+    T_EQ_INT("a profile without the key prices guards as work", cost_profile_parse("r", "normsent 2\n", &r, &d) == 0 &&
+             r.guard_price == 1, 1);
+    T_EQ_INT("cost_profile_set knows guard_price", cost_profile_set(&r, "guard_price", 0.25) == 0 && r.guard_price == 0.25, 1);
+    diag_list_free(&d);
+    free(txt);
+    free(qtxt);
+}
+
 int main(void)
 {
+    test_guard_price();
     test_barrier();
     test_overlap();
     test_sync_on_messages();

@@ -481,6 +481,42 @@ static void test_planes(void)
     }
 }
 
+/* The trace's guard: exactly the ticks the sends' `when` guards cost, counted by hand in
+ * tests/sim/guards.apm; not those under `cost N`; part of the work; priced by guard_price. */
+static void test_guards(void)
+{
+    sim_result *r = run("tests/sim/guards.apm", NULL, 0);
+    if (!r) return;
+    T_EQ_INT("guards: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    static const double guard[4] = { 3, 3, 3, 2 };
+    T_CHECK("guards: the trace has a guard", r->trace.guard != NULL && r->trace.nprocs == 4, "nprocs %d",
+            r->trace.nprocs);
+    for (int i = 0; r->trace.guard && i < 4 && i < r->trace.nprocs; i++) {
+        T_NEAR("guards: the guard ticks of processor i", r->trace.guard[i], guard[i], 0);
+        T_NEAR("guards: the work holds them", r->trace.work[i], 1 + guard[i] + 3 + 4, 0);
+    }
+    cost_profile free_guards = *cost_profile_builtin("scali2004");
+    cost_summary s1, s0;
+    if (cost_evaluate("polyapm", &r->trace, cost_profile_builtin("scali2004"), &s1) == 0) {
+        free_guards.guard_price = 0;
+        if (cost_evaluate("polyapm", &r->trace, &free_guards, &s0) == 0) {
+            T_NEAR("guards: the summary's guard", s0.guard, 11, 0);
+            T_NEAR("guard_price 0: the work less the guards", s0.aggregate_work, s1.aggregate_work - 11, 0);
+            T_NEAR("guard_price 0: processor 0 works 8", s0.work[0], 8, 0);
+            cost_summary_free(&s0);
+        }
+        cost_summary_free(&s1);
+    }
+    sim_result_free(r);
+    r = run("tests/sim/wrong.apm", NULL, 0);
+    if (r) {
+        /* `when p < n - 1` on 4 processors: 1 tick each */
+        T_CHECK("wrong.apm: one guard tick per processor", r->trace.guard && r->trace.guard[0] == 1 &&
+                r->trace.guard[3] == 1, "%p", (void *)r->trace.guard);
+        sim_result_free(r);
+    }
+}
+
 int main(void)
 {
     test_costs();
@@ -494,5 +530,6 @@ int main(void)
     test_options();
     test_thesis();
     test_planes();
+    test_guards();
     return t_done();
 }

@@ -742,7 +742,7 @@ static void finish_node(search *S, int i)
         explore_leaf *l = realloc(r->leaves, (size_t)(r->nleaves + 1) * sizeof *l);
         if (l) {
             r->leaves = l;
-            r->leaves[r->nleaves++] = (explore_leaf){x->id, x->total, x->verified, x->nprocs};
+            r->leaves[r->nleaves++] = (explore_leaf){x->id, x->total, x->verified, x->nprocs, -1, -1};
         }
         if (x->verified == 1 && (r->stats.best < 0 || x->total < r->stats.best)) {
             r->stats.best = x->total;

@@ -87,6 +87,8 @@ typedef struct explore_leaf {
     double cost;
     int verified;
     int nprocs;               /* processors of its simulation (the MPI ranks it runs on) */
+    double rank_cost;         /* its cost at explore_rank_at's values, -1 when not simulated there */
+    int rank_verified;        /* verified at those values (1), or not (0; -1: not simulated) */
 } explore_leaf;
 
 typedef struct explore_result {
@@ -97,6 +99,20 @@ typedef struct explore_result {
 
 /* Runs the search.  0 (also when interrupted: see stats.interrupted), -1 with a message. */
 int explore_run(store *s, const explore_opts *o, explore_result *out, diag_list *d);
+/* Ranking at the user's size: the search simulates at the program's (small) sizes, where messages
+ * weigh far more than at the sizes a program runs at.  This re-simulates the `k` best verified
+ * leaves of `r` at the parameter values `at` (names of parameters of the start node; the search's
+ * -D bindings hold for the others), each stored as `polyapm sim NODE -D ...` stores it (a rerun
+ * finds them), and orders them by that cost: leaves verified there first, cheapest first, then
+ * those not verified there, then the leaves beyond k as they were.  A simulation's time grows
+ * with the statement instances at `at` (some 4 million a second): the caller chooses sizes it
+ * can afford.  Interruptible as explore_run (the leaves not simulated keep rank_cost -1).
+ * 0, or -1 with a message (an unknown name, a failed simulation). */
+int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int nat, int k,
+                    explore_result *r, diag_list *d);
+/* Whether `at` names parameters of node `start` whose values evaluate: 0, or -1 with a message
+ * (explore_rank_at checks it too; a caller checks before a search). */
+int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, diag_list *d);
 /* Asks the search under way (or the next one) to stop; async-signal-safe. */
 void explore_interrupt(void);
 void explore_result_free(explore_result *r);

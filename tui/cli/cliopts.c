@@ -43,6 +43,10 @@ const cli_opt cliopts_table[] = {
     {.name = "--plot", .kind = OPT_STR, .value = "FILE.svg|png", .off = offsetof(cliopts, plot),
      .cmds = CO_COMPARE | CO_SWEEP, .help = "also draw the figure (gnuplot)"},
     {.name = "--top", .value = "K", LONG_OPT(top), .cmds = CO_EXPLORE, .help = "list the K best leaves"},
+    {.name = "--rank-at", .kind = OPT_STR, .value = "name=value,...", .off = offsetof(cliopts, rank_at),
+     .cmds = CO_EXPLORE, .help = "rank the best leaves by their cost at these parameter values (the user's size)"},
+    {.name = "--rank-top", .value = "K", LONG_OPT(rank_top), .cmds = CO_EXPLORE,
+     .help = "with --rank-at: simulate the K best leaves there (default 3)"},
     {.name = "--progress", .kind = OPT_FLAG, .off = offsetof(cliopts, progress), .cmds = CO_EXPLORE,
      .help = "report the search's progress on stderr"},
     {.name = "-q", .alias = "--quiet", .kind = OPT_FLAG, .off = offsetof(cliopts, quiet), .cmds = CO_EXPLORE,
@@ -57,7 +61,7 @@ const cli_opt cliopts_table[] = {
 int cliopts_parse(const cli_spec *spec, int argc, char **argv, cliopts *o)
 {
     memset(o, 0, sizeof *o);
-    o->np = o->depth = o->budget = o->jobs = o->top = -1;
+    o->np = o->depth = o->budget = o->jobs = o->top = o->rank_top = -1;
     int npos = 0;
     int rc = optable_parse(spec, argc, argv, o, &npos);
     if (rc) return rc;

@@ -17,10 +17,11 @@ enum { CO_MAX_BINDINGS = 32, CO_MAX_POS = 64 };
 
 typedef struct cliopts {
     const char *workspace, *machine, *model, *plot, *runner, *platform, *host;
+    const char *rank_at;                   /* explore --rank-at name=value,... */
     ir_binding bindings[CO_MAX_BINDINGS];
     int nbindings;
     int json, quiet, progress;
-    long np, depth, budget, jobs, top;     /* -1 when not given */
+    long np, depth, budget, jobs, top, rank_top;   /* -1 when not given */
     char *pos[CO_MAX_POS];
     int npos;
 } cliopts;

@@ -130,6 +130,7 @@ static const param_row param_rows[] = {
     {"ts", "ticks", "hockney startup (ping-pong)"},
     {"tw", "ticks/word", "hockney per 8-byte word (ping-pong)"},
     {"g", "ticks/word", "bsp h-relation per word"},
+    {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
 
@@ -143,6 +144,7 @@ static double param_value(const cost_profile *p, const char *key)
         {"ts", offsetof(cost_profile, ts)},
         {"tw", offsetof(cost_profile, tw)},
         {"g", offsetof(cost_profile, g)},
+        {"guard_price", offsetof(cost_profile, guard_price)},
     };
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
         if (!strcmp(offs[i].key, key)) return *(const double *)((const char *)p + offs[i].off);

@@ -1,7 +1,9 @@
 /*
  * cmd_explore.c — `polyapm explore NODE [--depth D] [--budget N] [--jobs J] [--machine M]
- * [--model M] [-D name=value]...`: the automatic best-first search of tui/explore.c from a
- * workspace node.  Prints the best leaves with their paths of decisions (or --json).  A progress
+ * [--model M] [-D name=value]... [--rank-at name=value,... [--rank-top K]]`: the automatic
+ * best-first search of tui/app/explore.c from a workspace node, then (--rank-at) its K best
+ * leaves re-simulated and ranked at the user's sizes (explore_rank_at).  Prints the best leaves
+ * with their paths of decisions (or --json).  A progress
  * line goes to stderr when it is a terminal (--progress: one line per change, for logs and the
  * TUI).  SIGINT/SIGTERM stop the search cleanly (exit 1, "interrupted"); running the same
  * command again continues from what is stored.
@@ -70,6 +72,24 @@ static void print_path(store *s, int64_t id, FILE *out, int json)
     diag_list_free(&d);
 }
 
+/* --rank-at "n=1000,tsteps=100" into bindings naming `buf` (a copy the caller frees).  The count,
+ * or -1 after a usage message. */
+static int parse_rank_at(const char *text, char **buf, ir_binding *out, int max)
+{
+    int n = 0;
+    *buf = strdup(text);
+    if (!*buf) return -1;
+    for (char *w = *buf; w; n++) {   /* every field, empty ones too */
+        char *comma = strchr(w, ',');
+        if (comma) *comma = 0;
+        if (n == max) return cli_usage("explore", "--rank-at takes at most %d values", max), -1;
+        if (ir_parse_binding(w, &out[n]) != 0)
+            return cli_usage("explore", "--rank-at takes name=integer,..., not '%s'", text), -1;
+        w = comma ? comma + 1 : NULL;
+    }
+    return n;
+}
+
 int cmd_explore(int argc, char **argv);
 const cli_spec cmd_explore_spec = {"explore", "NODE",
                                "best-first search of the transforms below NODE; the best leaves with their paths",
@@ -85,8 +105,14 @@ int cmd_explore(int argc, char **argv)
     if (o.budget == 0) return cli_usage("explore", "--budget takes a positive number");
     if (o.depth == 0) return cli_usage("explore", "--depth takes a positive number");
     if (o.nbindings > EXPLORE_MAX_BINDINGS) return cli_usage("explore", "too many -D options");
+    if (o.rank_top == 0) return cli_usage("explore", "--rank-top takes a positive number");
+    if (o.rank_top > 0 && !o.rank_at) return cli_usage("explore", "--rank-top needs --rank-at");
+    ir_binding at[EXPLORE_MAX_BINDINGS];
+    char *atbuf = NULL;
+    int nat = o.rank_at ? parse_rank_at(o.rank_at, &atbuf, at, EXPLORE_MAX_BINDINGS) : 0;
+    if (nat < 0) { free(atbuf); return CLI_USAGE; }
     store *s = NULL;
-    if (cliopts_open(&o, STORE_WRITE, &s) != 0) return CLI_FAIL;
+    if (cliopts_open(&o, STORE_WRITE, &s) != 0) { free(atbuf); return CLI_FAIL; }
     explore_opts eo;
     memset(&eo, 0, sizeof eo);
     diag_list d;
@@ -96,6 +122,7 @@ int cmd_explore(int argc, char **argv)
     int status = CLI_FAIL;
     if (cliopts_machine(&o, s, 0, &eo.profile) != 0) goto out;
     if (store_resolve(s, o.pos[0], &eo.start, &d) != 0) goto fail;
+    if (nat && explore_rank_check(s, eo.start, at, nat, &d) != 0) goto fail;
     eo.depth = o.depth > 0 ? (int)o.depth : 0;
     eo.budget = o.budget > 0 ? (int)o.budget : 0;
     eo.jobs = o.jobs > 0 ? (int)o.jobs : 1;
@@ -113,11 +140,18 @@ int cmd_explore(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = explore_run(s, &eo, &res, &d);
+    if (rc == 0 && nat && !res.stats.interrupted)
+        rc = explore_rank_at(s, &eo, at, nat, o.rank_top > 0 ? (int)o.rank_top : 3, &res, &d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     if (pc.tty && !pc.lines) fprintf(stderr, "\n");
     if (rc != 0) goto fail;
+    const explore_leaf *first = res.nleaves ? &res.leaves[0] : NULL;
+    if (nat && first && first->rank_verified == 1) {   /* the best is the best at the user's size */
+        res.stats.best = first->cost;
+        res.stats.best_node = first->node;
+    }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     const explore_stats *st = &res.stats;
     int top = o.top >= 0 ? (int)o.top : 5;
@@ -134,6 +168,9 @@ int cmd_explore(int argc, char **argv)
                st->search_cpu, st->worker_cpu);
         if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
         else printf("null");
+        printf(",\"rank_at\":");
+        if (nat) report_json_string(stdout, o.rank_at);
+        else printf("null");
         printf(",\"leaves\":[");
         for (int i = 0; i < res.nleaves; i++) {
             store_node n;
@@ -141,8 +178,11 @@ int cmd_explore(int argc, char **argv)
             store_node_get(s, res.leaves[i].node, &n, &d);
             printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res.leaves[i].node);
             report_json_string(stdout, n.label ? n.label : "");
-            printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,\"path\":[", n.level,
+            printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
                    res.leaves[i].cost, res.leaves[i].verified, res.leaves[i].nprocs);
+            if (res.leaves[i].rank_verified >= 0)
+                printf("\"rank_cost\":%.10g,\"rank_verified\":%d,", res.leaves[i].rank_cost, res.leaves[i].rank_verified);
+            printf("\"path\":[");
             print_path(s, res.leaves[i].node, stdout, 1);
             printf("]}");
             store_node_clear(&n);
@@ -155,14 +195,19 @@ int cmd_explore(int argc, char **argv)
                "%d pruned, %d unverified, %d open; %.1f s%s%s\n",
                st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
                st->open, secs, st->budget_hit ? "; budget reached" : "", st->interrupted ? "; interrupted" : "");
+        if (nat) printf("ranked at %s: the best leaves re-simulated there come first\n", o.rank_at);
         printf("%d leaves%s\n", res.nleaves, res.nleaves ? ", best first:" : "");
         for (int i = 0; i < res.nleaves && i < top; i++) {
             store_node n;
             memset(&n, 0, sizeof n);
             store_node_get(s, res.leaves[i].node, &n, &d);
-            printf("  %lld %s  %s  %d procs  cost %.7g  %s\n      ", (long long)res.leaves[i].node,
+            printf("  %lld %s  %s  %d procs  cost %.7g  %s", (long long)res.leaves[i].node,
                    n.label ? n.label : "?", n.level, res.leaves[i].nprocs, res.leaves[i].cost,
                    res.leaves[i].verified == 1 ? "verified" : "NOT verified");
+            if (res.leaves[i].rank_verified >= 0)
+                printf("; at %s: cost %.7g  %s", o.rank_at, res.leaves[i].rank_cost,
+                       res.leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
+            printf("\n      ");
             print_path(s, res.leaves[i].node, stdout, 0);
             printf("\n");
             store_node_clear(&n);
@@ -179,5 +224,6 @@ out:
     explore_result_free(&res);
     store_close(s);
     diag_list_free(&d);
+    free(atbuf);
     return status;
 }
