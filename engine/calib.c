@@ -169,11 +169,10 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
     pr->tick_seconds = r.tick;
     pr->coalesce = 1;
     pr->sync_on_messages = 1;   /* exported code without messages never synchronises */
-    /* guard_price stays 1: the record and multicast paths test a send's guard per element (only
-     * the halo path does not), and a simulation does not say which path the export takes;
-     * pricing them at 0 made explore prefer LU leaves whose multicasts test guards per element
-     * (2.3x slower at n = 1024) */
-    pr->guard_price = 1;
+    /* what the halo path pays for a send's guard: nothing per element (its pattern is recorded
+     * once); the record and multicast paths test it per element and are priced at 1 whatever the
+     * profile says (xf_export_pricing) */
+    pr->guard_price = 0;
 
     /* the constant cost of the exchange: through the origin against P-1 (eq. 4.1) */
     double px[CALIB_MAX_P], py[CALIB_MAX_P];

@@ -19,8 +19,8 @@
  *                  barrier_const = 0, mstartup_s = mstartup_r = 0, coalesce = 1,
  *                  sync_on_messages = 1 (a trace without messages pays no barrier: the exported
  *                  program has no exchange; the barrier is measured once per step, see above),
- *                  guard_price = 1 (the record and multicast paths test the sends' guards per
- *                  element; only the halo path never does: cost.h, `guards`)
+ *                  guard_price = 0 (what the exporter's halo path pays: it never tests the
+ *                  sends' guards per element; the other paths are priced at 1: cost.h, `guards`)
  *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
  *                  (reported; the BSP model charges b(P) for l)

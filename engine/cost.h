@@ -22,8 +22,9 @@
  *            and step) — the path of every program whose partner set is static, the stencils
  *            whose guards outweigh their work.  The record (alltoallv) and multicast paths test
  *            the guard per element (the runtime call in the element loop keeps the compiler
- *            from hoisting it), so 0 under-prices them: the trace does not say which path the
- *            exporter will take (export decides that from the program), and one price serves.
+ *            from hoisting it): the trace does not say which path the exporter will take, so
+ *            the callers that price a program (simjob, the choice of placements) pass the profile
+ *            of xf_export_pricing, guard_price 1 where the export does not take the halo path.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, in a trace without any
  * message or collective (exported code then has no exchange to wait at).

@@ -595,10 +595,13 @@ static void ex_plan_free(ex_plan *pl)
     free(pl->arr);
 }
 
-int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, xf_export_info *info, diag_list *d)
+/* The plan of p's export under o: its arrays, the step nest, and the exchange its messages take.
+ * XF_OK, or why not (in d); *out is set either way (the caller frees it with ex_plan_free). */
+static int ex_plan_make(const ir_program *p, const xf_export_options *o, ex_plan *out, diag_list *d)
 {
     ex_plan pl;
     memset(&pl, 0, sizeof pl);
+    memset(out, 0, sizeof *out);
     pl.p = p;
     pl.origin = o->origin;
     pl.tslot = -1;
@@ -706,6 +709,18 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
             }
         }
     }
+    status = XF_OK;
+out:
+    *out = pl;
+    return status;
+}
+
+int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, xf_export_info *info, diag_list *d)
+{
+    ex_plan pl;
+    int status = ex_plan_make(p, o, &pl, d);
+    if (status != XF_OK) goto out;
+    status = XF_EREFUSED;
     /* write */
     if (ex_mkdirs(dir, d)) goto out;
     char *c = ex_emit_program(&pl);
@@ -732,4 +747,25 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
 out:
     ex_plan_free(&pl);
     return status;
+}
+
+cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, int nbindings,
+                               const cost_profile *prof)
+{
+    cost_profile q = *prof;
+    if (q.guard_price != 1 && p->level == IR_SYNDM && xf_export_exchange(p, bindings, nbindings) != XF_EXCHANGE_HALO)
+        q.guard_price = 1;
+    return q;
+}
+
+xf_exchange xf_export_exchange(const ir_program *p, const ir_binding *bindings, int nbindings)
+{
+    xf_export_options o = {.bindings = bindings, .nbindings = nbindings, .exchange = XF_EXCHANGE_AUTO};
+    diag_list d;
+    diag_list_init(&d);
+    ex_plan pl;
+    xf_exchange e = ex_plan_make(p, &o, &pl, &d) == XF_OK ? pl.exchange : XF_EXCHANGE_AUTO;
+    ex_plan_free(&pl);
+    diag_list_free(&d);
+    return e;
 }

@@ -35,10 +35,10 @@ int xf_placement_price(const ir_program *q, const cost_profile *prof, const char
                  const sim_result *ref, sim_result **keep, xf_placement *c)
 {
     sim_result *r = xf_placement_sim(q, args);
+    cost_profile priced = xf_export_pricing(q, args->bindings, args->nbindings, prof);
     cost_summary s;
     int rc = -1;
-    if (r && r->ok && !r->nviolations && (!ref || sim_verify(r, ref)) &&
-        cost_evaluate(model, &r->trace, prof, &s) == 0) {
+    if (r && r->ok && !r->nviolations && (!ref || sim_verify(r, ref)) && cost_evaluate(model, &r->trace, &priced, &s) == 0) {
         c->commcost = s.commcost;
         c->cost = s.total;
         cost_summary_free(&s);

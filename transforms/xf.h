@@ -146,6 +146,16 @@ typedef struct xf_export_info {
  * XF_EUSAGE (bad parameters) with the reason in `d`. */
 int xf_export(const ir_program *p, const char *dir, const xf_export_options *o,
               xf_export_info *info, diag_list *d);
+/* The exchange an export of p (at those parameter values, --exchange auto) would use: HALO,
+ * ALLTOALLV (records), or AUTO when p sends nothing or does not export. */
+xf_exchange xf_export_exchange(const ir_program *p, const ir_binding *bindings, int nbindings);
+/* The profile that prices p as its export runs: prof, with guard_price 1 for a syndm program
+ * whose export does not take the halo path (whose pattern is recorded once: its sends' guards
+ * never run per element); the record and multicast paths test a send's guard per element
+ * (cost.h, `guards`).  Other levels keep prof's price: what their syndm descendants may pay at
+ * best (explore's bounds stay optimistic). */
+cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, int nbindings,
+                               const cost_profile *prof);
 const char *xf_exchange_name(xf_exchange e);
 int xf_exchange_parse(const char *s, xf_exchange *out);   /* 1 on success */
 

@@ -3,7 +3,9 @@
 # tiled blocked on 2 processors, then commgen — each element runs four send guards.  With
 # guard_price 0 its work is the tiled node's, exactly (commgen adds nothing else per element);
 # with 1 (scali2004, the thesis's rule) it is dearer.  scali2004's figures stay as they were
-# (tests/unit/test_sim's thesis figures and tests/cli/thesis_fd.sh).
+# (tests/unit/test_sim's thesis figures and tests/cli/thesis_fd.sh).  The price applies where the
+# export takes the halo path (jacobi's): LU's rows leaf goes by multicast records, which test a
+# guard per element, and costs the same under guard_price 0 as under 1.
 source "$(dirname "$0")/../lib.sh"
 cd "$TMP"
 P() { "$POLYAPM" -w "$TMP/j.pdg" "$@"; }
@@ -25,4 +27,17 @@ printf '# jacobi-2d 2t blocked leaf at tsteps=5 n=40: cost %s (guard_price 1), %
 printf 'name g0\nguard_price 0\n' >g0.prof
 expect_eq "a profile file's guard_price" "$(P sim 5 "${D[@]}" --machine "$TMP/g0.prof" --json | json "j['work']")" \
     "$(json "j['work']" <zero.json)"
+expect_eq "the jacobi leaf's export takes the halo path" \
+    "$(P export 5 "${D[@]}" -o "$TMP/jexp" 2>&1 >/dev/null; grep -c 'a static halo pattern' "$TMP/jexp/README.md")" 1
+# LU rows cyclic (multicast records): guard_price 0 changes nothing at syndm
+"$POLYAPM" init "$ROOT/examples/polybench/lu.apm" -o lu.pdg >/dev/null
+L() { "$POLYAPM" -w "$TMP/lu.pdg" "$@"; }
+L apply ROOT stm theta.S1=2*k+1 sigma.S1=i theta.S2=2*j sigma.S2=i theta.S3=2*k+1 sigma.S3=i inner=seq >/dev/null &&
+    L apply 2 tile kind=cyclic procs=2 >/dev/null && L apply 3 commgen >/dev/null && L apply 4 memdist >/dev/null ||
+    fail "lu rows chain" "did not apply"
+expect_eq "lu rows leaf: not the halo path" "$(L export 5 -o "$TMP/lexp" 2>&1 >/dev/null; grep -c 'a static halo pattern' "$TMP/lexp/README.md")" 0
+expect_eq "lu rows leaf (records): guard_price 0 costs what 1 does" "$(L sim 5 --set guard_price=0 --json | json "j['cost']")" \
+    "$(L sim 5 --json | json "j['cost']")"
+expect_eq "lu rows commgen node (syncomm, before the export's choice): guard_price 0 is cheaper" \
+    "$(python3 -c "print($(L sim 4 --set guard_price=0 --json | json "j['cost']") < $(L sim 4 --json | json "j['cost']"))")" True
 finish

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xf.h"
+
 /* The node's final parameter values, by name, so the reference runs the same instance. */
 static ir_binding *final_bindings(const simjob *j, int *n)
 {
@@ -40,7 +42,8 @@ int simjob_run(simjob *j, diag_list *d)
         if (j->res->cancelled) diag_add(d, j->prog->file, 0, 0, "simulation cancelled");
         return -1;
     }
-    if (cost_evaluate(model, &j->res->trace, &j->profile, &j->cost) != 0) {
+    cost_profile prof = xf_export_pricing(j->prog, j->bindings, j->nbindings, &j->profile);
+    if (cost_evaluate(model, &j->res->trace, &prof, &j->cost) != 0) {
         diag_add(d, NULL, 0, 0, "unknown cost model '%s'", model);
         return -1;
     }
