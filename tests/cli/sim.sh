@@ -61,6 +61,12 @@ expect_eq "unknown machine: exit 1" "$?" 1
 "$POLYAPM" sim "$fd" -D nosuch=3 >/dev/null 2>"$TMP/err"
 expect_eq "unknown parameter: usage exit 2" "$?" 2
 expect_match "unknown parameter: named" "$(cat "$TMP/err")" "nosuch"
+# the same for a workspace's node (it was simulated with the -D ignored)
+"$POLYAPM" init "$fd" -o "$TMP/fdws.pdg" >/dev/null
+"$POLYAPM" -w "$TMP/fdws.pdg" sim ROOT -D nosuch=3 >/dev/null 2>"$TMP/err"
+expect_eq "a node, unknown parameter: usage exit 2" "$?" 2
+expect_match "a node, unknown parameter: named" "$(cat "$TMP/err")" "node 1 has no parameter 'nosuch'"
+expect_eq "a node, a known parameter: simulated" "$("$POLYAPM" -w "$TMP/fdws.pdg" sim ROOT -D n=16 --json | json "j['violations_total'] == 0 and j['params']['n'] == 16")" True
 "$POLYAPM" sim "$fd" --set nosuch=3 >/dev/null 2>&1
 expect_eq "unknown --set key: usage exit 2" "$?" 2
 "$POLYAPM" sim "$fd" -D procs=0 >/dev/null 2>"$TMP/err"; rc=$?

@@ -67,15 +67,7 @@ int cmd_sim(int argc, char **argv)
     if ((rc = simargs_apply_sets(&a, &job.profile)) != 0) { status = rc; goto out; }
     prog = ir_load_file(a.target, &d);
     if (!prog) goto out;
-    for (int i = 0; i < a.nbindings; i++) {
-        int known = 0;
-        for (int k = 0; k < prog->nparams; k++)
-            known |= strcmp(prog->params[k]->u.param.name, a.bindings[i].name) == 0;
-        if (!known) {
-            status = cli_usage("sim", "%s has no parameter '%s'", a.target, a.bindings[i].name);
-            goto out;
-        }
-    }
+    if ((rc = simargs_check_params(&a, prog, a.target)) != 0) { status = rc; goto out; }
     refpath = a.against ? strdup(a.against) : reference_path(prog, a.target);
     if (refpath) {
         ref = ir_load_file(refpath, &d);

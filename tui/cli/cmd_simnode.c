@@ -88,6 +88,13 @@ int cmd_sim_node(int argc, char **argv)
         if (store_open(dir, STORE_READ, &s, &d) != 0) goto fail;
     }
     if (!s || store_resolve(s, a.target, &j.node, &d) != 0) goto fail;
+    ir_program *p = ops_node_program(s, j.node, &d);
+    if (!p) goto fail;
+    char what[64];
+    snprintf(what, sizeof what, "node %lld", (long long)j.node);
+    rc = simargs_check_params(&a, p, what);
+    ir_program_free(p);
+    if (rc) { status = rc; goto out; }
     if (ops_resolve_machine(s, a.machine ? a.machine : "scali2004", &j.profile, &d) != 0) goto fail;
     if ((rc = simargs_apply_sets(&a, &j.profile)) != 0) { status = rc; goto out; }
     j.model = model;

@@ -88,3 +88,13 @@ int simargs_apply_sets(const simargs *a, cost_profile *p)
             return cli_usage("sim", "unknown machine parameter '%s'", a->sets[i].key);
     return 0;
 }
+
+int simargs_check_params(const simargs *a, const ir_program *p, const char *what)
+{
+    for (int i = 0; i < a->nbindings; i++) {
+        int known = 0;
+        for (int k = 0; k < p->nparams; k++) known |= strcmp(p->params[k]->u.param.name, a->bindings[i].name) == 0;
+        if (!known) return cli_usage("sim", "%s has no parameter '%s'", what, a->bindings[i].name);
+    }
+    return 0;
+}

@@ -38,4 +38,8 @@ const char *simargs_model(const simargs *a);
 /* Applies the --set overrides to a profile.  0, or the usage status after reporting. */
 int simargs_apply_sets(const simargs *a, cost_profile *p);
 
+/* Checks that every -D names a parameter of p (`what` names p in the message).  0, or the usage
+ * status after reporting. */
+int simargs_check_params(const simargs *a, const ir_program *p, const char *what);
+
 #endif
