@@ -64,6 +64,32 @@ const char *xf_args_get(const xf_args *a, const char *name, const char *label)
     return any;
 }
 
+int xf_args_ints(const xf_args *args, const char *xf, const xf_int_param *ps, int n, diag_list *d)
+{
+    for (int i = 0; i < args->n; i++) {
+        const xf_int_param *p = NULL;
+        for (int k = 0; k < n && !p; k++)
+            if (!strcmp(args->items[i].key, ps[k].name) && !args->items[i].label) p = &ps[k];
+        if (!p) {
+            char names[128] = "";
+            for (int k = 0; k < n; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s=", k ? (k == n - 1 ? " and " : ", ") : "",
+                         ps[k].name);
+            diag_add(d, NULL, 0, 0, "%s: unknown parameter '%s' (it has %s)", xf, args->items[i].key, names);
+            return -1;
+        }
+        char *end = NULL;
+        long long v = strtoll(args->items[i].value, &end, 10);
+        if (!end || *end || end == args->items[i].value || v < p->min || v > p->max) {
+            diag_add(d, NULL, 0, 0, "%s: %s= needs an integer of %lld or more, not '%s'%s%s", xf, p->name,
+                     (long long)p->min, args->items[i].value, p->hint ? " " : "", p->hint ? p->hint : "");
+            return -1;
+        }
+        *p->value = v;
+    }
+    return 0;
+}
+
 /* ---- affine expressions ---------------------------------------------------------------------- */
 
 typedef struct eparse {

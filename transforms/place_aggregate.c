@@ -86,20 +86,8 @@ static int ag_most_arrays(const sim_trace *t, int *src, int *dst, int *step)
 static int ag_params(const xf_args *args, int64_t *maxbuf, diag_list *d)
 {
     *maxbuf = -1;
-    for (int i = 0; i < args->n; i++) {
-        char *end = NULL;
-        if (strcmp(args->items[i].key, "maxbuf") || args->items[i].label) {
-            diag_add(d, NULL, 0, 0, "aggregate: unknown parameter '%s' (it has maxbuf=)", args->items[i].key);
-            return -1;
-        }
-        long long v = strtoll(args->items[i].value, &end, 10);
-        if (!end || *end || end == args->items[i].value || v < 0 || v > INT64_MAX / 2) {
-            diag_add(d, NULL, 0, 0, "aggregate: maxbuf= needs a non-negative integer, not '%s'", args->items[i].value);
-            return -1;
-        }
-        *maxbuf = v;
-    }
-    return 0;
+    const xf_int_param ps[] = {{"maxbuf", 0, INT64_MAX / 2, maxbuf, NULL}};
+    return xf_args_ints(args, "aggregate", ps, 1, d);
 }
 
 ir_program *xf_aggregate_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)

@@ -908,21 +908,8 @@ static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
 static int gz_width(const xf_args *args, int64_t *k, diag_list *d)
 {
     *k = 2;
-    for (int i = 0; i < args->n; i++) {
-        char *end = NULL;
-        if (strcmp(args->items[i].key, "width") || args->items[i].label) {
-            diag_add(d, NULL, 0, 0, "ghost: unknown parameter '%s' (it has width=)", args->items[i].key);
-            return -1;
-        }
-        int64_t v = strtoll(args->items[i].value, &end, 10);
-        if (!end || *end || v < 2 || v > 1000000) {
-            diag_add(d, NULL, 0, 0, "ghost: width= needs an integer of 2 or more, not '%s' (width 1 is the plain "
-                     "placement)", args->items[i].value);
-            return -1;
-        }
-        *k = v;
-    }
-    return 0;
+    const xf_int_param ps[] = {{"width", 2, 1000000, k, "(width 1 is the plain placement)"}};
+    return xf_args_ints(args, "ghost", ps, 1, d);
 }
 
 ir_program *xf_ghost_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)

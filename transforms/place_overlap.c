@@ -435,21 +435,8 @@ ir_program *xf_overlap_apply(const ir_program *src, const xf_args *args, diag_li
 {
     *status = XF_EUSAGE;
     int64_t w = 1, maxbuf = -1;
-    for (int i = 0; i < args->n; i++) {
-        char *end = NULL;
-        int is_w = !strcmp(args->items[i].key, "width");
-        if ((!is_w && strcmp(args->items[i].key, "maxbuf")) || args->items[i].label) {
-            diag_add(d, NULL, 0, 0, "overlap: unknown parameter '%s' (it has width= and maxbuf=)", args->items[i].key);
-            return NULL;
-        }
-        int64_t v = strtoll(args->items[i].value, &end, 10);
-        if (!end || *end || v < (is_w ? 1 : 0) || v > (is_w ? 1000000 : INT64_MAX / 2)) {
-            diag_add(d, NULL, 0, 0, "overlap: %s= needs a %s integer, not '%s'", args->items[i].key,
-                     is_w ? "positive" : "non-negative", args->items[i].value);
-            return NULL;
-        }
-        if (is_w) w = v; else maxbuf = v;
-    }
+    const xf_int_param ps[] = {{"width", 1, 1000000, &w, NULL}, {"maxbuf", 0, INT64_MAX / 2, &maxbuf, NULL}};
+    if (xf_args_ints(args, "overlap", ps, 2, d) != 0) return NULL;
     *status = XF_EREFUSED;
     ov_step st;
     char *why = ov_find(src, &st);

@@ -308,6 +308,19 @@ ir_expr *xf_subst1(ir_program *p, const ir_expr *e, const char *from, const ir_e
 /* 1 when e mentions the name nm anywhere (subscripts included). */
 int xf_mentions(const ir_expr *e, const char *nm);
 
+/* An integer parameter of a transform whose arguments are all such (the placements): `name=`,
+ * a value in min .. max stored in *value (left as it is when absent); `hint` (may be NULL) ends
+ * the message of a value out of range. */
+typedef struct xf_int_param {
+    const char *name;
+    int64_t min, max;
+    int64_t *value;
+    const char *hint;
+} xf_int_param;
+/* Reads args into the n parameters ps of transform `xf`: 0, or -1 with a message (a key that is
+ * none of them or carries a label, a value that is not an integer in range). */
+int xf_args_ints(const xf_args *args, const char *xf, const xf_int_param *ps, int n, diag_list *d);
+
 /* Integer evaluation of an unchecked expression, names looked up innermost first (evalint.c). */
 #define XF_ENV_MAX 64
 typedef struct xf_env {
