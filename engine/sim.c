@@ -1415,7 +1415,7 @@ static void sim_run_instance(sim_ctx *c, const sim_run_state *rs, const sim_rang
     c->ticks = c->post_ticks = c->guard_ticks = 0;
     sim_exec(c, body);
     w[c->proc] += c->ticks;
-    if (c->guard_ticks != 0) sim_trace_guard_add(c, c->guard_ticks);
+    if (c->guard_ticks != 0) sim_trace_cell_add(c, &c->r->trace.guard, c->guard_ticks);
 }
 
 /* Step s: every processor instance (in supersteps around the collectives), then the messages

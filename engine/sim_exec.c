@@ -791,25 +791,21 @@ static void sim_exec_send(sim_ctx *c, const sim_stmt *s)
     }
 }
 
-/* Adds a processor instance's guard ticks to the trace's guard matrix (allocated by the first). */
-void sim_trace_guard_add(sim_ctx *c, double ticks)
+/* Adds ticks to the running step's and processor's cell of a trace matrix (nsteps x nprocs, like
+ * work; *matrix allocated by the first add): the trace's guard and overlap. */
+void sim_trace_cell_add(sim_ctx *c, double **matrix, double ticks)
 {
-    sim_trace *t = &c->r->trace;
-    size_t n = (size_t)(t->nsteps ? t->nsteps : 1) * (size_t)(t->nprocs ? t->nprocs : 1);
-    if (!t->guard) t->guard = calloc(n, sizeof *t->guard);
-    if (t->guard && c->step < t->nsteps && c->proc < t->nprocs)
-        t->guard[(size_t)c->step * (size_t)t->nprocs + (size_t)c->proc] += ticks;
+    const sim_trace *t = &c->r->trace;
+    if (!*matrix) *matrix = calloc((size_t)(t->nsteps ? t->nsteps : 1) * (size_t)(t->nprocs ? t->nprocs : 1), sizeof **matrix);
+    if (*matrix && c->step < t->nsteps && c->proc < t->nprocs)
+        (*matrix)[(size_t)c->step * (size_t)t->nprocs + (size_t)c->proc] += ticks;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
- * (the trace's overlap matrix, allocated by the first recv). */
+ * (the trace's overlap). */
 static void sim_exec_recv(sim_ctx *c)
 {
-    sim_trace *t = &c->r->trace;
-    if (!t->overlap) t->overlap = calloc((size_t)(t->nsteps ? t->nsteps : 1) * (size_t)(t->nprocs ? t->nprocs : 1),
-                                         sizeof *t->overlap);
-    if (t->overlap && c->step < t->nsteps && c->proc < t->nprocs)
-        t->overlap[(size_t)c->step * (size_t)t->nprocs + (size_t)c->proc] += c->ticks - c->post_ticks;
+    sim_trace_cell_add(c, &c->r->trace.overlap, c->ticks - c->post_ticks);
 }
 
 static void sim_exec_for(sim_ctx *c, const sim_stmt *s)

@@ -329,7 +329,8 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n);
 double sim_eval_d(sim_ctx *c, const sim_node *n);
 void sim_exec(sim_ctx *c, const sim_stmt *s);
 void sim_poll(sim_ctx *c);
-void sim_trace_guard_add(sim_ctx *c, double ticks);
+/* Adds ticks to the running step and processor's cell of a trace matrix (the guard, the overlap). */
+void sim_trace_cell_add(sim_ctx *c, double **matrix, double ticks);
 
 /* sim_coll.c */
 sim_coll *sim_compile_coll(sim_ctx *c, const ir_stmt *s);
