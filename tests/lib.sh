@@ -34,8 +34,10 @@ if [ -z "${T_PYTHON_DIR:-}" ]; then
     . "$ROOT/tests/python.inc"
     t_python_dir "$TMP/python-bin"
 fi
-# user-level machine profiles (calibrate) stay inside the test's directory
-export XDG_CONFIG_HOME="$TMP/config"
+# user-level machine profiles and calibrate's saved measurements stay inside the test's directory
+# (two suites calibrating at once shared ~/.cache/polyapm/calibrate-local.raw: one read the
+# other's half-written file, "no exchange measurements")
+export XDG_CONFIG_HOME="$TMP/config" XDG_CACHE_HOME="$TMP/cache"
 ok()   { echo "ok $1"; }
 fail() { echo "FAIL $1: $2"; T_FAILED=1; }
 # expect_eq NAME GOT WANT
