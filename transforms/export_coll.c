@@ -96,7 +96,7 @@ static void ex_clause_fn(const ex_plan *pl, xf_buf *b, const ir_decl *od, ir_cla
     char t[64], on[64];
     cn(od->u.op.name, on);
     int tmp = 0;
-    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL, 0};
+    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL, 0, 0};
     xf_buf_printf(b, "static inline void op_%s_%s(const rt_val *rt_a, const rt_val *rt_b, rt_val *rt_o)\n{\n"
                      "    (void)rt_a;\n    (void)rt_b;\n", on, ex_clause_names[k]);
     for (int p = 0; p < it->npats; p++) {
@@ -735,7 +735,7 @@ void ex_mcast_decl(const ex_plan *pl, xf_buf *b)
     xf_buf_printf(b, "/* One record to a range of processors (a row or column many need): rt_mcast, broadcast at\n"
                      " * the end of the step; the record names the element by its global index. */\n"
                      "static rt_mcast *rt_mc;\n");
-    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0, 0};
     int tmp = 0;
     m.tmp = &tmp;
     for (int i = 0; i < pl->p->narrays; i++) {

@@ -421,7 +421,6 @@ static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char
 }
 
 static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in);
-static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
 
 /* The conjuncts of a guard (a && b && c), counted past max (export_int.h). */
 int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
@@ -450,12 +449,12 @@ int ex_time_only(const ir_expr *e, int tslot)
     }
 }
 
-static int ex_reads(const ir_expr *e, int slot);
 
 static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
     if (m->mode == EX_MARK || (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO)) return;   /* the pattern sends it */
+    if (m->nosends) return;   /* the loop's version where no send runs (export_guards.c) */
     if (m->mode == EX_INSPECT && ex_phase_of(pl, s) != m->phase) return;   /* another phase's pattern */
     xf_buf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
     const ir_expr *w = s->u.send.what;
@@ -610,8 +609,7 @@ static int ex_disjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
     return n;
 }
 
-/* Whether e reads variable slot `slot` or any array. */
-static int ex_reads(const ir_expr *e, int slot)
+int ex_reads(const ir_expr *e, int slot)
 {
     if (!e) return 0;
     switch (e->kind) {
@@ -626,22 +624,23 @@ static int ex_reads(const ir_expr *e, int slot)
     }
 }
 
-/* Whether e, evaluated where it is not in the program (before a loop that may run no
- * iteration), cannot stop the program: no integer division or remainder by anything but a
- * constant other than 0 and -1, no isqrt (intsem's failures). */
-static int ex_cannot_fail(const ir_expr *e)
+int ex_cannot_fail(const ex_plan *pl, const ir_expr *e)
 {
     if (!e) return 1;
     switch (e->kind) {
     case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 1;
     case IR_E_UNARY: case IR_E_BINARY:
-        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT &&
-            (e->u.op.b->kind != IR_E_INT || e->u.op.b->u.ival == 0 || e->u.op.b->u.ival == -1))
-            return 0;
-        return ex_cannot_fail(e->u.op.a) && ex_cannot_fail(e->u.op.b);
+        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT) {
+            const ir_expr *d = e->u.op.b;
+            int64_t v = d->kind == IR_E_INT ? d->u.ival
+                      : d->kind == IR_E_NAME && d->u.name.nk == IR_N_PARAM && d->u.name.index >= 0 ? pl->pv[d->u.name.index]
+                      : 0;
+            if (v == 0 || v == -1) return 0;
+        }
+        return ex_cannot_fail(pl, e->u.op.a) && ex_cannot_fail(pl, e->u.op.b);
     case IR_E_CALL:
         if (e->u.call.f == IR_F_ISQRT) return 0;
-        for (int i = 0; i < e->u.call.nargs; i++) if (!ex_cannot_fail(e->u.call.args[i])) return 0;
+        for (int i = 0; i < e->u.call.nargs; i++) if (!ex_cannot_fail(pl, e->u.call.args[i])) return 0;
         return 1;
     default: return 0;
     }
@@ -649,11 +648,11 @@ static int ex_cannot_fail(const ir_expr *e)
 
 /* The leading lets of the body of the loop over v that do not change in it (they read neither
  * v nor an array) and cannot fail: computed once before the loop. */
-static int ex_invariant_lets(const ir_loopvar *v, const ir_block *body)
+static int ex_invariant_lets(const ex_plan *pl, const ir_loopvar *v, const ir_block *body)
 {
     int n = 0;
     while (n < body->n && body->stmts[n]->kind == IR_S_LET && !ex_reads(body->stmts[n]->u.let.value, v->slot) &&
-           ex_cannot_fail(body->stmts[n]->u.let.value))
+           ex_cannot_fail(pl, body->stmts[n]->u.let.value))
         n++;
     return n;
 }
@@ -665,7 +664,7 @@ static int ex_invariant_lets(const ir_loopvar *v, const ir_block *body)
 static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in)
 {
     /* lets that do not change in the loop may come first: they are computed before it */
-    int nlet = ex_invariant_lets(v, body);
+    int nlet = ex_invariant_lets(m->pl, v, body);
     if (v->step || body->n != nlet + 1 || body->stmts[nlet]->kind != IR_S_IF || !body->stmts[nlet]->u.if_.else_blk)
         return 0;
     const ir_stmt *s = body->stmts[nlet];
@@ -688,7 +687,7 @@ static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const i
     /* the lets and the points' array in a block of their own (a sibling loop declares the same) */
     int wrap = nlet > 0 || !ninv;
     if (wrap) { ind(b, in); xf_buf_printf(b, "{\n"); in += 4; }
-    for (int i = 0; i < nlet; i++) ex_stmt(m, b, body, i, in);
+    for (int i = 0; i < nlet; i++) ex_emit_stmt(m, b, body, i, in);
     const ex_em *outer = m;
     ex_em in_loop;
     ex_rows_open(outer, &in_loop, b, in, v->var, body, nlet, NULL);
@@ -761,6 +760,51 @@ static int ex_split_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const i
     return 1;
 }
 
+/* The innermost loop over v around body, its invariant lets before it. */
+static void ex_inner_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int k)
+{
+    ex_em in_loop;
+    int nlet = ex_invariant_lets(m->pl, v, body);
+    /* the loop's invariant lets first, in a block of their own (a sibling loop may declare the
+     * same names: 2mm's i = p before each of its j loops) */
+    if (nlet) { ind(b, k); xf_buf_printf(b, "{\n"); k += 4; }
+    for (int j = 0; j < nlet; j++) ex_emit_stmt(m, b, body, j, k);
+    ex_rows_open(m, &in_loop, b, k, v->var, body, nlet, NULL);
+    ex_for_open(&in_loop, b, v, k);
+    for (int j = nlet; j < body->n; j++) ex_emit_stmt(&in_loop, b, body, j, k + 4);
+    ind(b, k);
+    xf_buf_printf(b, "}\n");
+    ex_rows_close(&in_loop, m);
+    if (nlet) { ind(b, k - 4); xf_buf_printf(b, "}\n"); }
+}
+
+/* The innermost loop, twice when its sends' conditions do not change in it (export_guards.c):
+ * with the sends where they hold, without them where they fail. */
+void ex_emit_inner_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int k)
+{
+    xf_buf c = {0}, pre = {0};
+    if (!ex_send_guard(m, v, body, &c, &pre, k)) {
+        xf_buf_free(&c);
+        xf_buf_free(&pre);
+        ex_inner_loop(m, b, v, body, k);
+        return;
+    }
+    char t[64];
+    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    ind(b, k);
+    xf_buf_printf(b, "if (%s) {   /* the sends' conditions do not change in the loop over %s */\n", c.s, nm(v->var, t));
+    ex_inner_loop(m, b, v, body, k + 4);
+    ind(b, k);
+    xf_buf_printf(b, "} else {   /* no send of the loop runs */\n");
+    ex_em quiet = *m;
+    quiet.nosends = 1;
+    ex_inner_loop(&quiet, b, v, body, k + 4);
+    ind(b, k);
+    xf_buf_printf(b, "}\n");
+    xf_buf_free(&c);
+    xf_buf_free(&pre);
+}
+
 /* Loops vars[from..] around body (the innermost split at its test where it has that shape). */
 static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvars, int from,
                      const ir_block *body, int in)
@@ -768,21 +812,9 @@ static void ex_loops(const ex_em *m, xf_buf *b, const ir_loopvar *vars, int nvar
     if (nvars > from && m->mode != EX_INSPECT) {
         int i;
         for (i = from; i < nvars - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
-        if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from))) {
-            ex_em in_loop;
-            int k = in + 4 * (nvars - 1 - from), nlet = ex_invariant_lets(&vars[nvars - 1], body);
-            /* the loop's invariant lets first, in a block of their own (a sibling loop may
-             * declare the same names: 2mm's i = p before each of its j loops) */
-            if (nlet) { ind(b, k); xf_buf_printf(b, "{\n"); k += 4; }
-            for (int j = 0; j < nlet; j++) ex_stmt(m, b, body, j, k);
-            ex_rows_open(m, &in_loop, b, k, vars[nvars - 1].var, body, nlet, NULL);
-            ex_for_open(&in_loop, b, &vars[nvars - 1], k);
-            for (int j = nlet; j < body->n; j++) ex_stmt(&in_loop, b, body, j, k + 4);
-            ind(b, k);
-            xf_buf_printf(b, "}\n");
-            ex_rows_close(&in_loop, m);
-            if (nlet) { ind(b, k - 4); xf_buf_printf(b, "}\n"); }
-        }
+        if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from)))
+            if (!ex_point_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from)))
+                ex_emit_inner_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from));
         for (i = nvars - 2; i >= from; i--) { ind(b, in + 4 * (i - from)); xf_buf_printf(b, "}\n"); }
         return;
     }
@@ -819,7 +851,7 @@ static int ex_phase_if(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     return nt > 0;
 }
 
-static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in)
+void ex_emit_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in)
 {
     const ir_stmt *s = blk->stmts[k];
     char t[64];
@@ -872,7 +904,7 @@ static void ex_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int i
 
 static void ex_block(const ex_em *m, xf_buf *b, const ir_block *blk, int in)
 {
-    for (int i = 0; i < blk->n; i++) ex_stmt(m, b, blk, i, in);
+    for (int i = 0; i < blk->n; i++) ex_emit_stmt(m, b, blk, i, in);
 }
 
 /* ---- declarations ----------------------------------------------------------------------------- */
@@ -898,7 +930,15 @@ static const char *ex_helpers =
     "static inline int64_t imin(int64_t a, int64_t b) { return intsem_min(a, b); }\n"
     "static inline int64_t imax(int64_t a, int64_t b) { return intsem_max(a, b); }\n"
     "static inline double dmin(double a, double b) { return b < a ? b : a; }\n"
-    "static inline double dmax(double a, double b) { return b > a ? b : a; }\n\n";
+    "static inline double dmax(double a, double b) { return b > a ? b : a; }\n"
+    "/* The least of at[0 .. n-1] at or above from, INT64_MAX when none: the next value of a loop\n"
+    " * whose body runs only at a few points. */\n"
+    "static inline int64_t rt_point_from(const int64_t *at, int n, int64_t from)\n"
+    "{\n"
+    "    int64_t r = INT64_MAX;\n"
+    "    for (int k = 0; k < n; k++) if (at[k] >= from && at[k] < r) r = at[k];\n"
+    "    return r;\n"
+    "}\n\n";
 
 /* The bounds of dimension d of array a: global for sequential and replicated, the dist's
  * local bounds (expressions of its processor variable) otherwise. */
@@ -944,7 +984,7 @@ static ex_dim_map ex_dim_kind(const ex_array *a, int d)
 static void ex_dist_fn(const ex_plan *pl, xf_buf *b, const ex_array *a, const char *pv, const char *what, int d,
                        const ir_expr *e)
 {
-    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0, 0};
     int tmp = 0;
     m.tmp = &tmp;
     xf_buf v = {0}, pre = {0};
@@ -1043,7 +1083,7 @@ static void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_
     if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
     char pv[64] = "rp";
     if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
-    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0};
+    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0, 0};
     int tmp = 0;
     m.tmp = &tmp;
     int nd = a->decl->u.array.ndims;
@@ -2084,7 +2124,12 @@ static void ex_prog_main_loop(ex_prog_out *o)
     xf_buf_free(&params);
     xf_buf_free(&args);
     xf_buf_free(&uses);
-    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced || ex_mcast_used(pl) ? ", me" : "");
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
+        char *when = ex_msg_steps(pl, tn);   /* the steps with messages; NULL: every step */
+        if (when) xf_buf_printf(b, "        if (%s)   /* the steps at which some processor sends */\n    ", when);
+        xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced || ex_mcast_used(pl) ? ", me" : "");
+        free(when);
+    }
     for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && !ex_overlap_placed(pl) && k < pl->nphases; k++) {
         hc.n = 0;
         if (hc.s) hc.s[0] = '\0';
@@ -2144,7 +2189,7 @@ char *ex_emit_program(const ex_plan *pl)
     memset(&o, 0, sizeof o);
     o.pl = pl;
     o.p = pl->p;
-    o.m = (ex_em){pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &o.tmp, 1, NULL, 0};
+    o.m = (ex_em){pl, pl->mpi ? EX_STEP : EX_SEQ, 0, pl->mpi ? "me" : NULL, &o.tmp, 1, NULL, 0, 0};
     if (pl->mpi && pl->nest) ex_marks_plan(&o);
     ex_prog_head(&o);
     ex_prog_data(&o);

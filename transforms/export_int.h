@@ -81,6 +81,10 @@ void ex_cname(char *out, size_t size, const char *name);
  * X_mine stamps), no values, no messages. */
 enum { EX_SEQ, EX_STEP, EX_INSPECT, EX_MARK };
 typedef struct ex_rows ex_rows;
+/* The steps at which some processor sends, as a C condition over the time variable (C name
+ * tn), or NULL when that is every step or cannot be said (export_steps.c).  Caller frees. */
+own_give char *ex_msg_steps(const ex_plan *pl, const char *tn);
+
 /* The halo phase of a send (export.c), -1 when it has none. */
 int ex_phase_of(const ex_plan *pl, const ir_stmt *send);
 
@@ -96,7 +100,33 @@ typedef struct ex_em {
     int checked;             /* an assignment's value: integer + - * and unary - through intsem's
                               * checked helpers (subscripts and bounds stay plain C, as the
                               * simulator's affine subscripts; / % abs isqrt are always checked) */
+    int nosends;             /* EX_STEP: the sends are left out (a loop's version where their
+                              * conditions fail, export_guards.c) */
 } ex_em;
+
+/* Whether e reads variable slot `slot` or any array. */
+int ex_reads(const ir_expr *e, int slot);
+/* Whether e, evaluated where it is not in the program (before a loop that may run no
+ * iteration), cannot stop the program: no integer division or remainder by anything but a
+ * constant (or a parameter, at its exported value) other than 0 and -1, no isqrt (intsem's
+ * failures). */
+int ex_cannot_fail(const ex_plan *pl, const ir_expr *e);
+/* export_guards.c: when every send in the innermost loop over v (around body) has conditions
+ * that do not change in it, their disjunction as C into cond (statements it needs first into
+ * pre) and 1: the loop is then emitted twice, with its sends where cond holds and without them
+ * where it fails.  0 otherwise. */
+int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_buf *cond, xf_buf *pre, int in);
+/* export_guards.c: the slots of the variables block b binds (lets, loops, at any depth) appended
+ * to slots[n ..]; the new count, or -1 when they pass max. */
+int ex_bound_slots(const ir_block *b, int *slots, int n, int max);
+/* export_emit.c: statement k of blk; the innermost loop over v around body (versioned by its
+ * sends' conditions where export_guards.c says so). */
+void ex_emit_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
+void ex_emit_inner_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in);
+/* export_points.c: the innermost loop over v whose body runs only at a few points (each
+ * statement a let or an if that holds at one value of v or under conditions that do not change
+ * in the loop), written as the body at those points; 0 when the loop has another shape. */
+int ex_point_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in);
 
 /* An expression as C into b; statements it needs first (hoisted reductions) into pre. */
 void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);

@@ -281,7 +281,7 @@ void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
     memset(&o, 0, sizeof o);
     o.a = a;
     o.b = b;
-    o.m = (ex_em){pl, EX_SEQ, 0, NULL, &o.tmp, 0, NULL, 0};
+    o.m = (ex_em){pl, EX_SEQ, 0, NULL, &o.tmp, 0, NULL, 0, 0};
     o.nd = a->decl->u.array.ndims;
     o.np = 1 + a->dist->u.dist.nmore;
     o.X = a->cname;

@@ -125,9 +125,17 @@ static const ir_expr *find_let(const char *name, const xf_frame *fr, int nfr)
 /* A constant factor or divisor, a let bound to one included: isl reads a product only with a
  * bare literal at its left (`-2*(n)`, never `(-(2)) * (n)` nor `(n) * (2)`), a quotient only
  * with a bare positive divisor.  0 with *v, or -1. */
+/* The parameters' values while a model with XF_MODEL_VALUES is built (its thread only), else
+ * NULL: its parameters are then constants, so that `rp * b` is affine. */
+static _Thread_local const int64_t *isl_param_values;
+
 static int isl_const(const ir_expr *e, const xf_frame *fr, int nfr, int64_t *v)
 {
     int64_t a, c;
+    if (isl_param_values && e->kind == IR_E_NAME && e->u.name.nk == IR_N_PARAM && e->u.name.index >= 0) {
+        *v = isl_param_values[e->u.name.index];
+        return 0;
+    }
     if (e->kind == IR_E_NAME && e->u.name.nk == IR_N_LET) {
         const ir_expr *x = find_let(e->u.name.id, fr, nfr);
         return x ? isl_const(x, fr, nfr, v) : -1;
@@ -558,6 +566,30 @@ static void add_leaf(bctx *c, const ir_stmt *s)
     pop_frames(c, c->nfr - 1);
 }
 
+/* A send: the domain where it runs (its loops, conditions and `when`), for the steps that
+ * exchange messages (transforms/export_steps.c).  Sends are not statements of the computation. */
+static void add_send(bctx *c, const ir_stmt *s)
+{
+    xf_model *m = c->m;
+    char tmp[80];
+    xf_buf vars = {0}, cons = {0}, when = {0}, b = {0};
+    for (int i = 0; i < c->nfr; i++) {
+        const xf_frame *f = &c->fr[i];
+        if (f->kind == XF_FR_FOR)
+            xf_buf_printf(&vars, "%s%s", vars.n ? ", " : "", xf_isl_name(f->node->u.for_.vars[f->var].var, tmp, sizeof tmp));
+        if (f->cons[0]) xf_buf_printf(&cons, "%s%s", cons.n ? " and " : "", f->cons);
+    }
+    if (s->u.send.when && xf_isl_expr(&when, s->u.send.when, c->fr, c->nfr) == 0)
+        xf_buf_printf(&cons, "%s(%s)", cons.n ? " and " : "", when.s);
+    xf_buf_printf(&b, "%s -> { SEND[%s]%s%s }", m->params, vars.n ? vars.s : "", cons.n ? " : " : "", cons.n ? cons.s : "");
+    m->sends = realloc(m->sends, (size_t)(m->nsends + 1) * sizeof *m->sends);
+    if (!m->sends) abort();
+    m->sends[m->nsends++] = xf_buf_take(&b);
+    xf_buf_free(&vars);
+    xf_buf_free(&cons);
+    xf_buf_free(&when);
+}
+
 static void walk_stmt(bctx *c, const ir_stmt *s)
 {
     char tmp[80];
@@ -574,9 +606,11 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
             const ir_loopvar *lv = &s->u.for_.vars[v];
             const char *vn = xf_isl_name(lv->var, tmp, sizeof tmp);
             xf_buf b = {0}, lo = {0}, hi = {0}, st = {0};
+            int64_t step = 1;   /* a literal, or a parameter's value under XF_MODEL_VALUES */
             int ok = xf_isl_expr(&lo, lv->lo, c->fr, c->nfr) == 0 &&
                      xf_isl_expr(&hi, lv->hi, c->fr, c->nfr) == 0 &&
-                     (!lv->step || (lv->step->kind == IR_E_INT && lv->step->u.ival > 0));
+                     (!lv->step || (lv->step->kind == IR_E_INT ? (step = lv->step->u.ival) > 0
+                                    : isl_param_values && isl_const(lv->step, c->fr, c->nfr, &step) == 0 && step > 0));
             if (!ok) {
                 diag_add(c->d, file_of(c), lv->pos.line, lv->pos.col,
                          "the bounds or step of loop '%s' are not affine (or the step is not a "
@@ -590,7 +624,7 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
                     xf_buf_printf(&b, "%s <= %s <= %s", lo.s, vn, hi.s);
                 }
                 if (lv->step)   /* isl wants the modulus bare */
-                    xf_buf_printf(&b, " and (%s - (%s)) mod %lld = 0", vn, lo.s, (long long)lv->step->u.ival);
+                    xf_buf_printf(&b, " and (%s - (%s)) mod %lld = 0", vn, lo.s, (long long)step);
             }
             xf_buf_free(&lo);
             xf_buf_free(&hi);
@@ -619,8 +653,11 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
         free(cond);
         break;
     }
+    case IR_S_SEND:
+        add_send(c, s);   /* not part of the computation: kept apart */
+        break;
     default:
-        break;   /* sends: not part of the computation */
+        break;
     }
 }
 
@@ -705,7 +742,9 @@ xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int
     xf_buf_free(&cb);
 
     bctx c = {.m = m, .p = p, .d = d};
+    isl_param_values = fixed == XF_MODEL_VALUES ? m->pvalues : NULL;
     walk_block(&c, p->body);
+    isl_param_values = NULL;
     free(c.fr);
     free(c.sched);
     /* pad the schedules and turn them into maps */
@@ -771,6 +810,8 @@ void xf_model_free(xf_model *m)
         free(m->acc[i].rel);
     }
     free(m->acc);
+    for (int i = 0; i < m->nsends; i++) free(m->sends[i]);
+    free(m->sends);
     for (int i = 0; i < m->npnames; i++) free(m->pnames[i]);
     free(m->pnames);
     free(m->params);

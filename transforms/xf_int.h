@@ -96,10 +96,17 @@ typedef struct xf_model {
     xf_access *acc;
     int nacc;
     int sched_len;
+    char **sends;              /* per send statement, the isl text of the domain where it runs
+                                  ({ SEND[loop vars] : .. }, its `when` included where affine,
+                                  an over-approximation where a condition is not) */
+    int nsends;
 } xf_model;
 
 /* Builds the model of a checked program (any level, but loops are read as sequential).  `fixed`
- * fixes the parameters to their values (with overrides).  NULL with diagnostics on failure. */
+ * fixes the parameters to their values (with overrides) in the context; XF_MODEL_VALUES writes
+ * their values in the text as well, so that a product of parameters (`rp * b`) stays affine.
+ * NULL with diagnostics on failure. */
+enum { XF_MODEL_VALUES = 2 };
 own_give xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int fixed,
                                   diag_list *d);
 void xf_model_free(own_take xf_model *m);

@@ -1,0 +1,115 @@
+/*
+ * export_guards.c — send conditions out of the inner loops.
+ *
+ * On the record path a send stands in the loop that computes what it sends, and its `when`
+ * is tested for every element: atax's `send y[j] to rp + 1 at t + 1 when (p + 1) % b == 0`
+ * inside the loop over j that updates y.  The test keeps the compiler from vectorising the
+ * loop, although it does not change in it.  Where every send in an innermost loop has such a
+ * condition (conjuncts that read neither the loop's variable nor anything bound or stored in
+ * it, and cannot stop the program when tested before the loop), the loop is versioned:
+ *
+ *     if (C) { the loop as it is } else { the loop without its sends }
+ *
+ * C the disjunction over the sends of their invariant conjuncts: where it fails no send of the
+ * loop would run, so the second loop does what the first would.  A careful human writes the
+ * same, or packs the boundary after the loop.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+enum { EX_GUARD_TERMS = 16, EX_GUARD_SLOTS = 256 };
+
+typedef struct ex_guard_scan {
+    int bound[EX_GUARD_SLOTS];   /* slots of the variables bound in the loop */
+    int nbound;
+    const ir_expr *term[EX_GUARD_TERMS][8];   /* per send, its invariant conjuncts */
+    int nterm[EX_GUARD_TERMS];
+    int nsends;
+    int ok;
+} ex_guard_scan;
+
+int ex_bound_slots(const ir_block *b, int *slots, int n, int max)
+{
+    for (int i = 0; b && i < b->n && n >= 0; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_LET:
+            n = n < max ? (slots[n] = s->u.let.slot, n + 1) : -1;
+            break;
+        case IR_S_FOR:
+            for (int k = 0; k < s->u.for_.nvars && n >= 0; k++)
+                n = n < max ? (slots[n] = s->u.for_.vars[k].slot, n + 1) : -1;
+            n = n < 0 ? n : ex_bound_slots(s->u.for_.body, slots, n, max);
+            break;
+        case IR_S_IF:
+            n = ex_bound_slots(s->u.if_.then_blk, slots, n, max);
+            n = n < 0 ? n : ex_bound_slots(s->u.if_.else_blk, slots, n, max);
+            break;
+        default: break;
+        }
+    }
+    return n;
+}
+
+static int ex_guard_invariant(const ex_guard_scan *g, const ir_expr *e)
+{
+    for (int i = 0; i < g->nbound; i++)
+        if (ex_reads(e, g->bound[i])) return 0;
+    return !ex_reads(e, -1);   /* no array either */
+}
+
+/* Each send of the block: its conjuncts that do not change in the loop and cannot fail. */
+static void ex_guard_sends(ex_guard_scan *g, const ex_plan *pl, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n && g->ok; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_FOR) g->ok = 0;   /* not an innermost loop: its inner loops are */
+        else if (s->kind == IR_S_IF) {
+            ex_guard_sends(g, pl, s->u.if_.then_blk);
+            ex_guard_sends(g, pl, s->u.if_.else_blk);
+        } else if (s->kind == IR_S_COLL) {
+            g->ok = 0;   /* a collective in the loop: left as it is */
+        } else if (s->kind == IR_S_SEND) {
+            if (g->nsends == EX_GUARD_TERMS || !s->u.send.when) { g->ok = 0; return; }
+            const ir_expr *cj[64];
+            int nc = ex_conjuncts(s->u.send.when, cj, 0, 64), n = 0;
+            for (int k = 0; k < nc && k < 64 && n < 8; k++)
+                if (ex_guard_invariant(g, cj[k]) && ex_cannot_fail(pl, cj[k])) g->term[g->nsends][n++] = cj[k];
+            if (!n) { g->ok = 0; return; }
+            g->nterm[g->nsends++] = n;
+        }
+    }
+}
+
+int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_buf *cond, xf_buf *pre, int in)
+{
+    const ex_plan *pl = m->pl;
+    if (m->mode != EX_STEP || m->nosends || pl->exchange == XF_EXCHANGE_HALO) return 0;
+    ex_guard_scan g;
+    memset(&g, 0, sizeof g);
+    g.ok = 1;
+    g.bound[0] = v->slot;
+    g.nbound = ex_bound_slots(body, g.bound, 1, EX_GUARD_SLOTS);
+    if (g.nbound < 0) return 0;
+    ex_guard_sends(&g, pl, body);
+    if (!g.ok || !g.nsends) return 0;
+    xf_buf seen = {0};   /* the sends' terms as C, each once */
+    for (int s = 0; s < g.nsends; s++) {
+        xf_buf t = {0};
+        for (int k = 0; k < g.nterm[s]; k++) {
+            if (k) xf_buf_printf(&t, " && ");
+            ex_expr(m, &t, pre, in, g.term[s][k]);
+        }
+        char *key = xf_asprintf("\n%s\n", t.s);
+        if (!seen.s || !strstr(seen.s, key)) {
+            xf_buf_printf(&seen, "%s", key);
+            xf_buf_printf(cond, "%s%s%s%s", cond->n ? " || " : "", g.nsends > 1 ? "(" : "", t.s, g.nsends > 1 ? ")" : "");
+        }
+        free(key);
+        xf_buf_free(&t);
+    }
+    xf_buf_free(&seen);
+    return 1;
+}
