@@ -17,8 +17,9 @@
  *   barrier_slope  (constant slope + (b̄_s + b̄_r)/2) / tick (the startups folded in, eq. 4.2;
  *                  a mean startup below zero counts as 0, with a note);
  *                  barrier_const = 0, mstartup_s = mstartup_r = 0, coalesce = 1,
- *                  sync_on_messages = 1 (a trace without messages pays no barrier: the exported
- *                  program has no exchange; the barrier is measured once per step, see above),
+ *                  sync_on_messages = 1 (a step without messages pays no barrier: the exported
+ *                  program exchanges only at the steps that send; the barrier is measured once
+ *                  per step, see above),
  *                  guard_price = 0 (what the exporter's halo path pays: it never tests the
  *                  sends' guards per element; the other paths are priced at 1: cost.h, `guards`)
  *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope

@@ -9,7 +9,7 @@
  * Conventions the models share (documented for the CLI and the TUI):
  *   - b(P) = barrier_const + (P-1)*barrier_slope for P > 1, else 0; P = the trace's step_procs.
  *   - every processor 0..nprocs-1 pays b(P) in every step (the barrier is collective), except
- *     with `sync_on_messages` in a trace without any message or collective (cost_trace_quiet);
+ *     with `sync_on_messages` in a step without any message or collective (cost_step_quiet);
  *   - sends[i]/recvs[i] count, per step, with `coalesce` the messages of the exported exchange:
  *     one per (partner, array) (the plain placement: the elements of one array to one partner,
  *     from any send statements, travel as one message), one per partner when the program says
@@ -410,14 +410,12 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at)
     return w > 0 ? w : 0;
 }
 
-/* 1 when the trace has no message and no collective in any step. */
-static int cost_trace_quiet(const sim_trace *t)
+/* 1 when step s has no message and no collective. */
+static int cost_step_quiet(const sim_trace *t, int s)
 {
-    for (int s = 0; s < t->nsteps; s++) {
-        if (t->colls && t->ncolls && t->ncolls[s] > 0) return 0;
-        for (int k = 0; t->msgs && t->nmsgs && t->msgs[s] && k < t->nmsgs[s]; k++)
-            if (t->msgs[s][k].count > 0) return 0;
-    }
+    if (t->colls && t->ncolls && t->ncolls[s] > 0) return 0;
+    for (int k = 0; t->msgs && t->nmsgs && t->msgs[s] && k < t->nmsgs[s]; k++)
+        if (t->msgs[s][k].count > 0) return 0;
     return 1;
 }
 
@@ -446,9 +444,9 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
     }
     cost_step cs = { buf, buf + npa, buf + 2 * npa, buf + 3 * npa, buf + 4 * npa, buf + 5 * npa };
     double total = 0, agg = 0;
-    int quiet = prof->sync_on_messages && cost_trace_quiet(t);
     for (int s = 0; s < ns; s++) {
         cost_step_gather(t, s, prof, &cs);
+        int quiet = prof->sync_on_messages && cost_step_quiet(t, s);
         double b = quiet ? 0 : cost_barrier(prof, t->step_procs ? t->step_procs[s] : np);
         double best = 0, wmax = 0, cmax = 0;
         for (int i = 0; i < np; i++) {

@@ -26,8 +26,9 @@
  *            the callers that price a program (simjob, the choice of placements) pass the profile
  *            of xf_export_pricing, guard_price 1 where the export does not take the halo path.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
- * Every step pays it, except, under a profile with `sync_on_messages`, in a trace without any
- * message or collective (exported code then has no exchange to wait at).
+ * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
+ * message or collective (the exported code exchanges only at the steps where some processor
+ * sends: it has no exchange to wait at).
  *
  * Collectives (the trace's sim_coll_rec; L = ceil(log2 P) over the P processors taking part, m
  * elements per block, w words per element, c base operations per element and combine; a step
@@ -72,9 +73,9 @@ typedef struct cost_profile {
     int coalesce;             /* 1: startups per exchanged message (cost.c); 0: per APM message */
     double ts, tw;            /* hockney (ticks) */
     double g;                 /* bsp (ticks per word) */
-    int sync_on_messages;     /* 0: every step pays b(P) (the thesis's rule); 1: a trace without
-                                 any message or collective pays none (exported code that sends
-                                 nothing never synchronises; what `calibrate` writes) */
+    int sync_on_messages;     /* 0: every step pays b(P) (the thesis's rule); 1: a step without
+                                 any message or collective pays none (exported code exchanges
+                                 only at the steps that send; what `calibrate` writes) */
     double guard_price;       /* ticks paid per tick of a send's `when` guard (see `guards`
                                  above): 1 = the thesis's rule (the default), 0 = what
                                  `calibrate` writes */

@@ -47,8 +47,11 @@ for step in "tile kind=block2d procs=4" commgen memdist relcoord; do
 done
 want=$("$POLYAPM" -w "$W" transforms "$leaf" | grep -A1 '^overlap ' | tail -1 | sed 's/^ *//' | cut -c1-56)
 expect_match "transforms predicts the placements" "$want" "^placements \\(polyapm model"
-tm kill-session -t t 2>/dev/null
+# the new session before the old one goes: killing a server's last session stops the server,
+# and a session started while it stops is lost with it
+tm rename-session -t t old 2>/dev/null
 tm new-session -d -x 120 -y 40 -s t "cd '$TMP' && '$POLYAPM' fd32.pdg; sleep 60"
+tm kill-session -t old 2>/dev/null
 check "the FD workspace opens" "src findiff"
 keys b
 check "the leaf selected" "relcoord"
