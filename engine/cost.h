@@ -21,10 +21,13 @@
  *            pattern's sends once (the guards run when the pattern is built, not per element
  *            and step) — the path of every program whose partner set is static, the stencils
  *            whose guards outweigh their work.  The record (alltoallv) and multicast paths test
- *            the guard per element (the runtime call in the element loop keeps the compiler
- *            from hoisting it): the trace does not say which path the exporter will take, so
- *            the callers that price a program (simjob, the choice of placements) pass the profile
- *            of xf_export_pricing, guard_price 1 where the export does not take the halo path.
+ *            the guard per element where it changes in the element loop; where it does not,
+ *            the exporter tests it once before the loop (the loop versioned), and where that
+ *            test pins an enclosing loop's variable (LU's 2p == t + 1: one row of many) the
+ *            element loop with the guards runs rarely.  The trace does not say what the
+ *            exporter will write, so the callers that price a program (simjob, the choice of
+ *            placements) pass the profile of xf_export_pricing, guard_price 1 where the export
+ *            tests some guard per element.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor

@@ -753,8 +753,15 @@ cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, 
                                const cost_profile *prof)
 {
     cost_profile q = *prof;
-    if (q.guard_price != 1 && p->level == IR_SYNDM && xf_export_exchange(p, bindings, nbindings) != XF_EXCHANGE_HALO)
+    if (q.guard_price == 1 || p->level != IR_SYNDM) return q;
+    xf_export_options o = {.bindings = bindings, .nbindings = nbindings, .exchange = XF_EXCHANGE_AUTO};
+    diag_list d;
+    diag_list_init(&d);
+    ex_plan pl;
+    if (ex_plan_make(p, &o, &pl, &d) != XF_OK || (pl.exchange != XF_EXCHANGE_HALO && !ex_guards_hoisted(&pl)))
         q.guard_price = 1;
+    ex_plan_free(&pl);
+    diag_list_free(&d);
     return q;
 }
 

@@ -83,18 +83,25 @@ static void ex_guard_sends(ex_guard_scan *g, const ex_plan *pl, const ir_block *
     }
 }
 
+/* The analysis of the innermost loop over v around body into *g: 1 when every send in it has
+ * invariant conjuncts. */
+static int ex_guard_scan_loop(const ex_plan *pl, const ir_loopvar *v, const ir_block *body, ex_guard_scan *g)
+{
+    memset(g, 0, sizeof *g);
+    g->ok = 1;
+    g->bound[0] = v->slot;
+    g->nbound = ex_bound_slots(body, g->bound, 1, EX_GUARD_SLOTS);
+    if (g->nbound < 0) return 0;
+    ex_guard_sends(g, pl, body);
+    return g->ok && g->nsends;
+}
+
 int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_buf *cond, xf_buf *pre, int in)
 {
     const ex_plan *pl = m->pl;
     if (m->mode != EX_STEP || m->nosends || pl->exchange == XF_EXCHANGE_HALO) return 0;
     ex_guard_scan g;
-    memset(&g, 0, sizeof g);
-    g.ok = 1;
-    g.bound[0] = v->slot;
-    g.nbound = ex_bound_slots(body, g.bound, 1, EX_GUARD_SLOTS);
-    if (g.nbound < 0) return 0;
-    ex_guard_sends(&g, pl, body);
-    if (!g.ok || !g.nsends) return 0;
+    if (!ex_guard_scan_loop(pl, v, body, &g)) return 0;
     xf_buf seen = {0};   /* the sends' terms as C, each once */
     for (int s = 0; s < g.nsends; s++) {
         xf_buf t = {0};
@@ -112,4 +119,70 @@ int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_
     }
     xf_buf_free(&seen);
     return 1;
+}
+
+/* Whether block b holds a statement of kind k (at any depth). */
+static int ex_holds(const ir_block *b, ir_stmt_kind k)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == k) return 1;
+        if (s->kind == IR_S_IF && (ex_holds(s->u.if_.then_blk, k) || ex_holds(s->u.if_.else_blk, k))) return 1;
+        if (s->kind == IR_S_FOR && ex_holds(s->u.for_.body, k)) return 1;
+    }
+    return 0;
+}
+
+/* Whether each send's hoisted conditions hold at few iterations of the loops around: one of
+ * them an equality reading a variable of an enclosing loop of the step's body (atax's
+ * (p + 1) % b == 0, LU's 2 * p == t + 1: one value of p in many), not only tests of the
+ * processor or the step (rp > 0 holds on every processor but one: there the export still tests
+ * the whole guard per element). */
+static int ex_guards_rare(const ex_guard_scan *g, const int *outer, int nouter)
+{
+    for (int s = 0; s < g->nsends; s++) {
+        int rare = 0;
+        for (int k = 0; k < g->nterm[s] && !rare; k++) {
+            const ir_expr *e = g->term[s][k];
+            if (e->kind != IR_E_BINARY || e->u.op.op != IR_OP_EQ) continue;
+            for (int o = 0; o < nouter && !rare; o++) rare = ex_reads(e, outer[o]);
+        }
+        if (!rare) return 0;
+    }
+    return 1;
+}
+
+/* Whether a send of block b stands in an innermost loop (at any depth) where the export tests
+ * its condition per element: a loop not versioned, or versioned on conditions that hold often.
+ * outer[0 .. nouter-1]: the slots of the loops around b inside the step's body. */
+static int ex_guards_per_element(const ex_plan *pl, const ir_block *b, int *outer, int nouter)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF) {
+            if (ex_guards_per_element(pl, s->u.if_.then_blk, outer, nouter) ||
+                ex_guards_per_element(pl, s->u.if_.else_blk, outer, nouter))
+                return 1;
+        } else if (s->kind == IR_S_FOR) {
+            const ir_block *body = s->u.for_.body;
+            ex_guard_scan g;
+            if (ex_holds(body, IR_S_FOR)) {   /* not the innermost: the one emitted versioned is inside */
+                int n = nouter;
+                for (int k = 0; k < s->u.for_.nvars && n < EX_GUARD_SLOTS; k++) outer[n++] = s->u.for_.vars[k].slot;
+                if (ex_guards_per_element(pl, body, outer, n)) return 1;
+            } else if (ex_holds(body, IR_S_SEND) && (!ex_guard_scan_loop(pl, &s->u.for_.vars[s->u.for_.nvars - 1], body, &g) ||
+                                             !ex_guards_rare(&g, outer, nouter))) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int ex_guards_hoisted(const ex_plan *pl)
+{
+    if (!pl->nest) return 1;
+    int outer[EX_GUARD_SLOTS];   /* the step nest's own variables (time, processor) are not counted */
+    const ir_block *body = pl->nest->u.for_.body;
+    return !ex_guards_per_element(pl, body, outer, 0);
 }

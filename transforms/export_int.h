@@ -116,6 +116,10 @@ int ex_cannot_fail(const ex_plan *pl, const ir_expr *e);
  * pre) and 1: the loop is then emitted twice, with its sends where cond holds and without them
  * where it fails.  0 otherwise. */
 int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_buf *cond, xf_buf *pre, int in);
+/* export_guards.c: 1 when no send stands in an innermost loop that tests its condition per
+ * element: each is in a loop versioned by it (ex_send_guard), or in no inner loop (the
+ * simulator's per-element guard ticks are then not what the export pays: xf_export_pricing). */
+int ex_guards_hoisted(const ex_plan *pl);
 /* export_guards.c: the slots of the variables block b binds (lets, loops, at any depth) appended
  * to slots[n ..]; the new count, or -1 when they pass max. */
 int ex_bound_slots(const ir_block *b, int *slots, int n, int max);

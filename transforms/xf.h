@@ -150,9 +150,9 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o,
  * ALLTOALLV (records), or AUTO when p sends nothing or does not export. */
 xf_exchange xf_export_exchange(const ir_program *p, const ir_binding *bindings, int nbindings);
 /* The profile that prices p as its export runs: prof, with guard_price 1 for a syndm program
- * whose export does not take the halo path (whose pattern is recorded once: its sends' guards
- * never run per element); the record and multicast paths test a send's guard per element
- * (cost.h, `guards`).  Other levels keep prof's price: what their syndm descendants may pay at
+ * whose export tests some send's guard per element: not the halo path (its pattern is recorded
+ * once), and on the record or multicast path a send in an inner loop whose guard changes in it
+ * or is versioned on a test that holds often (export_guards.c; cost.h, `guards`).  Other levels keep prof's price: what their syndm descendants may pay at
  * best (explore's bounds stay optimistic). */
 cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, int nbindings,
                                const cost_profile *prof);

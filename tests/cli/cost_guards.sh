@@ -29,15 +29,32 @@ expect_eq "a profile file's guard_price" "$(P sim 5 "${D[@]}" --machine "$TMP/g0
     "$(json "j['work']" <zero.json)"
 expect_eq "the jacobi leaf's export takes the halo path" \
     "$(P export 5 "${D[@]}" -o "$TMP/jexp" 2>&1 >/dev/null; grep -c 'a static halo pattern' "$TMP/jexp/README.md")" 1
-# LU rows cyclic (multicast records): guard_price 0 changes nothing at syndm
+# LU rows cyclic (multicast records): the row of U goes out from the loop over j where 2p == t + 1,
+# one row of many; the export tests that once before the loop (versioned), so guard_price holds
 "$POLYAPM" init "$ROOT/examples/polybench/lu.apm" -o lu.pdg >/dev/null
 L() { "$POLYAPM" -w "$TMP/lu.pdg" "$@"; }
 L apply ROOT stm theta.S1=2*k+1 sigma.S1=i theta.S2=2*j sigma.S2=i theta.S3=2*k+1 sigma.S3=i inner=seq >/dev/null &&
     L apply 2 tile kind=cyclic procs=2 >/dev/null && L apply 3 commgen >/dev/null && L apply 4 memdist >/dev/null ||
     fail "lu rows chain" "did not apply"
 expect_eq "lu rows leaf: not the halo path" "$(L export 5 -o "$TMP/lexp" 2>&1 >/dev/null; grep -c 'a static halo pattern' "$TMP/lexp/README.md")" 0
-expect_eq "lu rows leaf (records): guard_price 0 costs what 1 does" "$(L sim 5 --set guard_price=0 --json | json "j['cost']")" \
-    "$(L sim 5 --json | json "j['cost']")"
+expect_eq "lu rows leaf (records, its guards tested before their loops): guard_price 0 is cheaper" \
+    "$(python3 -c "print($(L sim 5 --set guard_price=0 --json | json "j['cost']") < $(L sim 5 --json | json "j['cost']"))")" True
+expect_match "lu rows leaf: its export versions the loop of the sends" \
+    "$(cat "$TMP"/lexp/*_syndm.c)" 'the sends. conditions do not change in the loop over j'
+# LU columns cyclic: the sends' loop is versioned on a condition on t that holds at most steps
+# (the export still tests the guards per element there): guard_price 0 costs what 1 does
+"$POLYAPM" init "$ROOT/examples/polybench/lu.apm" -o luc.pdg >/dev/null
+C() { "$POLYAPM" -w "$TMP/luc.pdg" "$@"; }
+C apply ROOT stm theta.S1=2*k+1 sigma.S1=j theta.S2=2*j sigma.S2=j theta.S3=2*k+1 sigma.S3=j inner=seq >/dev/null &&
+    C apply 2 tile kind=cyclic procs=2 >/dev/null && C apply 3 commgen >/dev/null && C apply 4 memdist >/dev/null ||
+    fail "lu columns chain" "did not apply"
+expect_eq "lu columns leaf (records, guards per element): guard_price 0 costs what 1 does" \
+    "$(C sim 5 --set guard_price=0 --json | json "j['cost']")" "$(C sim 5 --json | json "j['cost']")"
+# a record-path program whose guard changes in the loop (x == rp * 4): priced at 1 whatever
+sed 's/to rp - 1 at/to rp - 1 + t - t at/; s/to rp + 1 at/to rp + 1 + t - t at/' "$ROOT/tests/sim/jac-dm.apm" >"$TMP/jdyn.apm"
+sed -i "s|^reference .*|reference \"$ROOT/tests/sim/jac-src.apm\"|" "$TMP/jdyn.apm"
+expect_eq "records, a guard that changes in its loop: guard_price 0 costs what 1 does" \
+    "$("$POLYAPM" sim "$TMP/jdyn.apm" --set guard_price=0 --json | json "j['cost']")" "$("$POLYAPM" sim "$TMP/jdyn.apm" --json | json "j['cost']")"
 expect_eq "lu rows commgen node (syncomm, before the export's choice): guard_price 0 is cheaper" \
     "$(python3 -c "print($(L sim 4 --set guard_price=0 --json | json "j['cost']") < $(L sim 4 --json | json "j['cost']"))")" True
 finish
