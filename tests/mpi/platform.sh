@@ -40,6 +40,15 @@ for kv in "tick_seconds 1e-09" "loggp_L 150000" "loggp_o 20000" "loggp_G 64" "ts
           "mstartup_s 95000" "normsent 32" "sync_on_messages 1" "guard_price 0"; do
     expect_eq "platform --profile: $kv" "$(awk -v k="${kv% *}" '$1 == k {print $2 + 0}' "$TMP/ovh.prof")" "$(awk -v v="${kv#* }" 'BEGIN {print v + 0}')"
 done
+# the tick without --tick: the calibrated profile local's, else one flop at the host speed
+tick() { awk '$1 == "tick_seconds" {print $2 + 0}' "$1"; }
+"$POLYAPM" platform -n 4 --speed 4Gf -o "$TMP/t.xml" --profile "$TMP/flop.prof" 2>/dev/null
+expect_eq "platform --profile without a calibrated profile: a flop at 4 Gf" "$(tick "$TMP/flop.prof")" "$(awk 'BEGIN {print 2.5e-10 + 0}')"
+mkdir -p "$XDG_CONFIG_HOME/polyapm/machines" && printf 'name local\ntick_seconds 3e-10\n' >"$XDG_CONFIG_HOME/polyapm/machines/local"
+"$POLYAPM" platform -n 4 --latency 30us -o "$TMP/t.xml" --profile "$TMP/local.prof"
+expect_eq "platform --profile: the calibrated profile local's tick" "$(tick "$TMP/local.prof")" "$(awk 'BEGIN {print 3e-10 + 0}')"
+expect_eq "platform --profile: L in those ticks (3 x 30 us / 3e-10 s)" "$(awk '$1 == "loggp_L" {print $2 + 0}' "$TMP/local.prof")" 300000
+rm -f "$XDG_CONFIG_HOME/polyapm/machines/local"
 expect_eq "platform --profile: sim reads it" "$("$POLYAPM" sim "$ROOT/examples/findiff.apm" -D n=8 --machine "$TMP/ovh.prof" --model loggp --json | json "j['machine']")" ovh
 for bad in "--overhead 20" "--factors none" "--tick 0" "--tick 1ns"; do
     # shellcheck disable=SC2086
