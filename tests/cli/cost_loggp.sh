@@ -7,7 +7,8 @@
 # receives as much; so per step s = r = 2 and 6 words out, 6 in.  Then the mechanism issue 18
 # wants: with a latency-dominated profile the ghost-width-2 FD leaf (an exchange every 2 steps
 # with 8 partners instead of 4) is cheaper than the plain leaf under loggp (the latency paid once
-# an exchange) while hockney (a startup a partner) says it is not.  The keys parse from a profile
+# an exchange) while hockney (a startup a partner) says it is not.  Overlap hides the latency but
+# not the overheads (CPU time).  The keys parse from a profile
 # file, values below 0 are refused, and a profile without them is unchanged (scali2004's text).
 source "$(dirname "$0")/../lib.sh"
 cd "$TMP"
@@ -30,6 +31,12 @@ expect_eq "loggp L=1000 o=600: the sends outlast the first arrival" "$(lg 1000 6
 expect_eq "loggp G=1: (6 + 6) words a step" "$(lg 0 0 1)" "[24, 24, 24, 24]"
 # unset keys: L = t_s, o = 0, G = t_w
 expect_eq "loggp without its keys: L = ts, G = tw" "$(comm loggp --set ts=1000 --set tw=1)" "$(lg 1000 0 1)"
+# the overlap placement: the work between the sends and the recv hides the latency, not the
+# CPU overheads: L = 1000, o = 990 leaves c - o·(s + r) = L - o = 10 a step to hide (the work
+# there is more), so 2 x (max(1980, 1990) + 1980) - 2 x 10
+ov=$(P apply "$leaf" overlap -q)
+expect_eq "loggp, overlap: only the latency hides" "$(P sim "$ov" -D n=8 -D steps=3 --set barrier_slope=0 --model loggp \
+    --set loggp_L=1000 --set loggp_o=990 --set loggp_G=0 --json | json "j['comm']")" "[7920, 7920, 7920, 7920]"
 
 # profile files: the keys parse; a value below 0 or not a number is refused
 printf 'name lg\nbarrier_slope 0\nloggp_L 1000\nloggp_o 600\nloggp_G 0\n' >lg.prof
