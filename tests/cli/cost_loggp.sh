@@ -38,6 +38,11 @@ ov=$(P apply "$leaf" overlap -q)
 expect_eq "loggp, overlap: only the latency hides" "$(P sim "$ov" -D n=8 -D steps=3 --set barrier_slope=0 --model loggp \
     --set loggp_L=1000 --set loggp_o=990 --set loggp_G=0 --json | json "j['comm']")" "[7920, 7920, 7920, 7920]"
 
+# collectives: hockney's butterflies with t_s = L + 2o and t_w = G (polyeval: bcast; scan; reduce)
+coll() { "$POLYAPM" sim "$ROOT/examples/polyeval.apm" --set barrier_slope=0 "$@" --json | json "j['collective'], j['cost']"; }
+expect_eq "loggp collectives: hockney's with t_s = L + 2o, t_w = G" \
+    "$(coll --model loggp --set loggp_L=80 --set loggp_o=10 --set loggp_G=1)" "$(coll --model hockney --set ts=100 --set tw=1)"
+
 # profile files: the keys parse; a value below 0 or not a number is refused
 printf 'name lg\nbarrier_slope 0\nloggp_L 1000\nloggp_o 600\nloggp_G 0\n' >lg.prof
 expect_eq "a profile file's loggp keys" "$(P sim "$leaf" -D n=8 -D steps=3 --machine "$TMP/lg.prof" --model loggp --json | json "j['comm']")" \
