@@ -173,6 +173,8 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
      * once); the record and multicast paths test it per element and are priced at 1 whatever the
      * profile says (xf_export_pricing) */
     pr->guard_price = 0;
+    /* loggp: no overhead is measured apart; L and G fall back to ts and tw (cost_loggp_params) */
+    pr->loggp_L = pr->loggp_o = pr->loggp_G = -1;
 
     /* the constant cost of the exchange: through the origin against P-1 (eq. 4.1) */
     double px[CALIB_MAX_P], py[CALIB_MAX_P];

@@ -23,6 +23,7 @@
  *                  guard_price = 0 (what the exporter's halo path pays: it never tests the
  *                  sends' guards per element; the other paths are priced at 1: cost.h, `guards`)
  *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope
+ *   loggp_*        not fitted (unset): loggp prices L = ts, o = 0, G = tw (cost.h)
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
  *                  (reported; the BSP model charges b(P) for l)
  *

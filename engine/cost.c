@@ -18,12 +18,16 @@
  *   - comm[i] = Σ_t c_it, the communication + barrier part of the processor's cost.
  *   - hockney: per message (as above) one t_s, plus t_w·words;
  *     c_it = max(Σ sends, Σ recvs) + b(P).
+ *   - loggp: the same messages posted at once and waited for together (the exported exchange):
+ *     c_it = max(o·s_i, o + L) + o·r_i + G·(words out + in) + b(P) (cost.h); unset keys
+ *     (negative) price L = t_s, o = 0, G = t_w (cost_loggp_params).
  *   - bsp: superstep_t = max_i w_it + g·max_i h_it + b(P) with h_it = max(words out, words in);
  *     comm[i] = Σ_t (g·h_it + b(P)).
  *   - w_it = work_it − (1 − guard_price)·guard_it (cost_work): the send guards' ticks priced apart;
  *     guard_price 1 leaves the trace's work as it is, bit for bit.
- *   - overlap (polyapm, hockney; not bsp, whose supersteps do not overlap): c_it loses
- *     min(o_it, c_it - b(P)), o_it = the trace's overlap (cost_hidden).
+ *   - overlap (polyapm, hockney, loggp; not bsp, whose supersteps do not overlap): c_it loses
+ *     min(o_it, c_it - b(P) - busy_it), o_it = the trace's overlap (cost_hidden), busy_it the
+ *     model's CPU time per message that no work hides (loggp's overheads; 0 for the others).
  */
 #include "cost.h"
 #include "ir.h"
@@ -31,6 +35,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +51,7 @@ static const cost_profile cost_builtins[] = {
     { .name = "scali2004", .tick_seconds = 8.197316e-8, .mstartup_s = 0, .mstartup_r = 0,
       .normsent = 1.2046961, .normrcvd = 3.3831080, .barrier_slope = 298.8954664,
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
-      .guard_price = 1 },
+      .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -56,8 +61,9 @@ typedef struct cost_key {
     const char *key;
     size_t off;       /* offset of a double, or of the int `coalesce` */
     int is_int;       /* 1: an int; 2: an int flag written only when set; 3: a double written
-                         only when it is not 1 (so that profiles without them, scali2004's
-                         text among them, stay as they were) */
+                         only when it is not 1; 4: a double >= 0, written only when set (< 0 =
+                         unset) (so that profiles without them, scali2004's text among them,
+                         stay as they were) */
 } cost_key;
 
 static const cost_key cost_keys[] = {
@@ -74,6 +80,9 @@ static const cost_key cost_keys[] = {
     { "g",             offsetof(cost_profile, g), 0 },
     { "sync_on_messages", offsetof(cost_profile, sync_on_messages), 2 },
     { "guard_price",   offsetof(cost_profile, guard_price), 3 },
+    { "loggp_L",       offsetof(cost_profile, loggp_L), 4 },
+    { "loggp_o",       offsetof(cost_profile, loggp_o), 4 },
+    { "loggp_G",       offsetof(cost_profile, loggp_G), 4 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -98,6 +107,7 @@ int cost_profile_set(cost_profile *p, const char *key, double value)
 {
     const cost_key *k = key ? cost_key_find(key) : NULL;
     if (!k) return -1;
+    if (k->is_int == 4 && !(value >= 0 && value < HUGE_VAL)) return -2;
     if (k->is_int == 1 || k->is_int == 2) *(int *)((char *)p + k->off) = value != 0;
     else *(double *)((char *)p + k->off) = value;
     return 0;
@@ -164,8 +174,9 @@ int cost_profile_parse(const char *file, const char *text, cost_profile *out, di
                     if (!*v || !end || *end || errno == ERANGE) {
                         diag_add(d, file, line, col, "expected a number after '%s'", k);
                         errors++;
-                    } else {
-                        cost_profile_set(&p, k, val);
+                    } else if (cost_profile_set(&p, k, val) != 0) {
+                        diag_add(d, file, line, col, "expected a number >= 0 after '%s'", k);
+                        errors++;
                     }
                 }
             }
@@ -207,6 +218,7 @@ char *cost_profile_format(const cost_profile *p)
         int iv = is_int ? *(const int *)((const char *)p + k->off) : 0;
         if (k->is_int == 2 && !iv) continue;   /* off: as written before the key existed */
         if (k->is_int == 3 && *(const double *)((const char *)p + k->off) == 1) continue;   /* likewise */
+        if (k->is_int == 4 && !(*(const double *)((const char *)p + k->off) >= 0)) continue;   /* unset */
         if (is_int)
             n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key, iv);
         else {
@@ -284,6 +296,31 @@ static double cost_comm_hockney(const cost_profile *p, const cost_step *cs, int 
     return (cs->hsend[i] > cs->hrecv[i] ? cs->hsend[i] : cs->hrecv[i]) + b;
 }
 
+void cost_loggp_params(const cost_profile *p, double *L, double *o, double *G)
+{
+    *L = p->loggp_L >= 0 ? p->loggp_L : p->ts;
+    *o = p->loggp_o >= 0 ? p->loggp_o : 0;
+    *G = p->loggp_G >= 0 ? p->loggp_G : p->tw;
+}
+
+/* Every message of the step posted at once, one wait (cost.h): the sends' overheads in turn, the
+ * first arrival after o + L, then the receives' overheads in turn; the link carries words both ways. */
+static double cost_comm_loggp(const cost_profile *p, const cost_step *cs, int i, double b)
+{
+    double L, o, G;
+    cost_loggp_params(p, &L, &o, &G);
+    double sends = o * cs->nsend[i], arrive = cs->nrecv[i] > 0 ? o + L : 0;
+    return (sends > arrive ? sends : arrive) + o * cs->nrecv[i] + G * (cs->wout[i] + cs->win[i]) + b;
+}
+
+/* The CPU time of processor i's messages that work cannot hide (loggp's overheads). */
+static double cost_busy_loggp(const cost_profile *p, const cost_step *cs, int i)
+{
+    double L, o, G;
+    cost_loggp_params(p, &L, &o, &G);
+    return o * (cs->nsend[i] + cs->nrecv[i]);
+}
+
 static double cost_comm_bsp(const cost_profile *p, const cost_step *cs, int i, double b)
 {
     double h = cs->wout[i] > cs->win[i] ? cs->wout[i] : cs->win[i];
@@ -344,23 +381,37 @@ static double cost_coll_polyapm(const cost_profile *p, const sim_coll_rec *r)
     return L * (slope * mw + start + r->m * cost_round_ops(r));
 }
 
+/* loggp's collectives: hockney's, a message alone costing L + 2o and G a word. */
+static double cost_coll_loggp(const cost_profile *p, const sim_coll_rec *r)
+{
+    cost_profile h = *p;
+    double L, o, G;
+    cost_loggp_params(p, &L, &o, &G);
+    h.ts = L + 2 * o;
+    h.tw = G;
+    return cost_coll_hockney(&h, r);
+}
+
 typedef double (*cost_coll_fn)(const cost_profile *p, const sim_coll_rec *r);
+typedef double (*cost_busy_fn)(const cost_profile *p, const cost_step *cs, int i);
 
 typedef struct cost_model {
     const char *name;
     cost_comm_fn comm;
     cost_coll_fn coll;
     int superstep;   /* 1: cost_t = max w + max comm (BSP); 0: cost_t = max (w + c) */
+    cost_busy_fn busy;   /* the message time no work hides (overlap), or NULL: none */
 } cost_model;
 
 static const cost_model cost_models[] = {
-    { "polyapm", cost_comm_polyapm, cost_coll_polyapm, 0 },
-    { "bsp",     cost_comm_bsp,     cost_coll_bsp,     1 },
-    { "hockney", cost_comm_hockney, cost_coll_hockney, 0 },
+    { "polyapm", cost_comm_polyapm, cost_coll_polyapm, 0, NULL },
+    { "bsp",     cost_comm_bsp,     cost_coll_bsp,     1, NULL },
+    { "hockney", cost_comm_hockney, cost_coll_hockney, 0, NULL },
+    { "loggp",   cost_comm_loggp,   cost_coll_loggp,   0, cost_busy_loggp },
 };
 #define COST_NMODELS ((int)(sizeof cost_models / sizeof cost_models[0]))
 
-static const char *const cost_model_name_list[] = { "polyapm", "bsp", "hockney", NULL };
+static const char *const cost_model_name_list[] = { "polyapm", "bsp", "hockney", "loggp", NULL };
 
 const char *const *cost_model_names(void) { return cost_model_name_list; }
 
@@ -392,7 +443,8 @@ void cost_summary_free(cost_summary *s)
 
 /* The overlap placement (a trace with `overlap`, programs ending their step with `recv`): a
  * processor's messages travel while it works between its last send and its recv, so that work
- * hides up to all of its message time c_it - b(P) (the barrier stays).  0 for other traces. */
+ * hides up to all of its message time c_it - b(P) (the barrier stays; `b` is the barrier plus
+ * the CPU time the model's messages take, cost_model.busy).  0 for other traces. */
 static double cost_hidden(const sim_trace *t, int s, int i, double ci, double b)
 {
     if (!t->overlap) return 0;
@@ -454,7 +506,8 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             double wi = cost_work(t, prof, at);
             if (t->guard) out->guard += t->guard[at];
             double ci = m->comm(prof, &cs, i, b);
-            double hidden = m->superstep ? 0 : cost_hidden(t, s, i, ci, b);
+            double busy = m->busy ? m->busy(prof, &cs, i) : 0;
+            double hidden = m->superstep ? 0 : cost_hidden(t, s, i, ci, b + busy);
             if (ci - b - hidden > 0) out->commcost += ci - b - hidden;
             ci -= hidden;
             out->work[i] += wi;

@@ -10,9 +10,23 @@
  *   bsp      superstep = max_i w_it + g·max_i h_it + l(P),  h_i = max(words out, words in)
  *   hockney  c_it = max(Σ_sends (t_s + t_w·m), Σ_recvs (t_s + t_w·m)) + b(P);
  *            cost = Σ_t max_i (w_it + c_it)
- *   overlap  (polyapm and hockney) a step that ends with `recv` works o_it ticks between its last
- *            send and its recv (the trace's overlap); that work hides its messages:
- *            c_it −= min(o_it, c_it − b(P)).  BSP's supersteps do not overlap.
+ *   loggp    (Alexandrov et al., LogGP, SPAA 1995) the exchange as exported code runs it: every
+ *            message of a step posted at once (Isend/Irecv), then one wait; with s_i, r_i the
+ *            processor's messages out and in, W_i its words out plus in, o the per-message CPU
+ *            overhead on each side, L the latency, G the time per word on the processor's link:
+ *              c_it = max(o·s_i, o + L) + o·r_i + G·W_i + b(P)     (0 + b(P) without messages)
+ *            the sends' overheads one after another; the first message arrives o + L after the
+ *            step's sends start, so the latencies of concurrent messages overlap (paid once,
+ *            not per partner); the receives' overheads one after another after both; the words
+ *            in and out share the link (a cluster host's one link carries both).  Without
+ *            r_i: max(o·s_i, 0).  The gap g is taken to be at most o.  Keys loggp_L, loggp_o,
+ *            loggp_G; a profile without them prices L = t_s, o = 0, G = t_w (so loggp under
+ *            scali2004 or a calibrated profile is hockney with concurrent startups).
+ *            `polyapm platform --profile` writes them for a SimGrid cluster.
+ *   overlap  (polyapm, hockney, loggp) a step that ends with `recv` works o_it ticks between its
+ *            last send and its recv (the trace's overlap); that work hides its messages:
+ *            c_it −= min(o_it, c_it − b(P) − busy_it), busy_it the CPU time no work hides
+ *            (loggp: o·(s_i + r_i); 0 for the others).  BSP's supersteps do not overlap.
  *   guards   w_it counts every operation, the guards of sends (`when`) included (the thesis's
  *            rule); a profile prices those guard ticks (the trace's guard, g_it) apart:
  *              w_it = work_it − (1 − guard_price)·g_it
@@ -49,6 +63,7 @@
  *            [all]gather
  *            [all]reduce[_bal]           L·(m·c + m·w·g + l(P))
  *            scan, exscan, scan_bal      L·(3·m·c + m·w·g + l(P))
+ *   loggp    the hockney formulas with t_s = L + 2·o (one message alone) and t_w = G.
  *   polyapm  the hockney butterflies priced with the thesis's per-word slopes and startups
  *            (a round: one message out and one in per processor; no extra barrier):
  *            L·((s̄ + r̄)·m·w + m_s + m_r + m·f·c) with f as in hockney (1, 2 for scans, 0 for
@@ -82,6 +97,8 @@ typedef struct cost_profile {
     double guard_price;       /* ticks paid per tick of a send's `when` guard (see `guards`
                                  above): 1 = the thesis's rule (the default), 0 = what
                                  `calibrate` writes */
+    double loggp_L, loggp_o, loggp_G;   /* loggp (ticks; G per word); < 0 = unset: L = ts,
+                                           o = 0, G = tw (cost_loggp_params) */
 } cost_profile;
 
 typedef struct cost_summary {
@@ -115,7 +132,8 @@ const char *const *cost_profile_builtin_names(void);
 int cost_profile_read(const char *path, cost_profile *out, diag_list *d);
 /* Parses profile text (the same format). */
 int cost_profile_parse(const char *file, const char *text, cost_profile *out, diag_list *d);
-/* Sets one parameter by key ("normsent", "ts", ...). 0 = ok, -1 = unknown key. */
+/* Sets one parameter by key ("normsent", "ts", ...). 0 = ok, -1 = unknown key, -2 = a value
+ * the key refuses (the loggp keys: below 0, or not finite). */
 int cost_profile_set(cost_profile *p, const char *key, double value);
 /* Writes the profile as text (malloc'd). */
 own_give char *cost_profile_format(const cost_profile *p);
@@ -134,5 +152,7 @@ const char *const *cost_model_names(void);
 int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *prof, cost_summary *out);
 void cost_summary_free(cost_summary *s);
 double cost_barrier(const cost_profile *p, int nprocs);
+/* The loggp parameters a profile prices (its keys, or t_s, 0, t_w where unset). */
+void cost_loggp_params(const cost_profile *p, double *L, double *o, double *G);
 
 #endif

@@ -27,7 +27,7 @@ P measure "$first" -np 4 5.0 -D n=32 >/dev/null   # a second run of the first le
 txt=$(P compare --machine scali2004); rc=$?
 expect_eq "compare: exit 0" "$rc" 0
 expect_match "compare: header with every model, predicted and measured" "$txt" \
-    'node +label +ranks +params +polyapm +bsp +hockney +predicted_s +measured_s +error verified'
+    'node +label +ranks +params +polyapm +bsp +hockney +loggp +predicted_s +measured_s +error verified'
 expect_eq "compare: one row per leaf (all leaves by default)" "$(printf '%s\n' "$txt" | grep -cE '^[0-9]+ ')" 4
 expect_match "compare: Kendall tau line" "$txt" 'Kendall tau \(predicted vs measured order, 4 measured rows\): -?[0-9.]+'
 js=$(P compare --machine scali2004 --json)
@@ -35,7 +35,7 @@ expect_eq "compare --json: measured means" "$(printf '%s' "$js" | json "sorted(f
 expect_eq "compare --json: runs" "$(printf '%s' "$js" | json "sorted(r['runs'] for r in j['rows'])")" "[1, 1, 1, 2]"
 expect_eq "compare --json: predicted = polyapm cost x tick" "$(printf '%s' "$js" | json "all(abs(r['predicted_seconds'] - r['cost']['polyapm'] * j['tick_seconds']) <= 1e-12 + 1e-9 * r['predicted_seconds'] for r in j['rows'])")" True
 expect_eq "compare --json: error = (predicted - measured) / measured" "$(printf '%s' "$js" | json "all(abs(r['error'] - (r['predicted_seconds'] - r['measured_seconds']) / r['measured_seconds']) < 1e-5 for r in j['rows'])")" True
-expect_eq "compare --json: every model priced, every leaf verified" "$(printf '%s' "$js" | json "all(set(r['cost']) == {'polyapm','bsp','hockney'} and min(r['cost'].values()) > 0 and r['verified'] == 1 for r in j['rows'])")" True
+expect_eq "compare --json: every model priced, every leaf verified" "$(printf '%s' "$js" | json "all(set(r['cost']) == {'polyapm','bsp','hockney','loggp'} and min(r['cost'].values()) > 0 and r['verified'] == 1 for r in j['rows'])")" True
 tau=$(printf '%s' "$js" | python3 -c "
 import json,sys; j=json.load(sys.stdin); r=j['rows']; n=len(r); s=0
 for a in range(n):

@@ -4,6 +4,8 @@
 # leaf at 16 ranks on 50 us, 1 Gb/s links measures more simulated seconds than on 1 us, 10 Gb/s
 # links, both with the simulation's checksum; computation counts at the platform's host speed
 # unless --host-speed says otherwise.  Malformed values are usage errors that write nothing.
+# --overhead, --factors and --profile: the SMPI configuration and the machine profile that prices
+# the cluster (cmd_platform.c).
 source "$(dirname "$0")/../lib.sh"
 P() { "$POLYAPM" -w "$TMP/fd.pdg" "$@"; }
 
@@ -26,6 +28,34 @@ for n in 0 x 99999999; do
     expect_eq "platform -n $n: usage error" "$?" 2
 done
 [ -e "$TMP/bad.xml" ] && fail "malformed values write nothing" "bad.xml exists" || ok "malformed values write nothing"
+# SMPI's factors flat by default, kept with --factors simgrid; --overhead on both sides
+expect_match "platform: flat latency factor by default" "$(cat "$TMP/slow.xml")" 'smpi/lat-factor" value="0:1"'
+"$POLYAPM" platform -n 4 --factors simgrid -o "$TMP/sg.xml"
+expect_eq "platform --factors simgrid: no factors of its own" "$(grep -c 'smpi/[a-z]*-factor' "$TMP/sg.xml")" 0
+"$POLYAPM" platform -n 4 --latency 50us --bandwidth 1Gbps --overhead 20us -o "$TMP/ovh.xml" --profile "$TMP/ovh.prof" --tick 1e-9
+xml=$(cat "$TMP/ovh.xml")
+for side in os ois or; do expect_match "platform --overhead: smpi/$side" "$xml" "smpi/$side\" value=\"0:2e-05:0\""; done
+# the profile: L = 3 latencies (link, backbone, link), o, G = 8 bytes at 1 Gb/s, in ticks of 1 ns
+for kv in "tick_seconds 1e-09" "loggp_L 150000" "loggp_o 20000" "loggp_G 64" "ts 190000" "tw 64" "barrier_slope 0" \
+          "mstartup_s 95000" "normsent 32" "sync_on_messages 1" "guard_price 0"; do
+    expect_eq "platform --profile: $kv" "$(awk -v k="${kv% *}" '$1 == k {print $2 + 0}' "$TMP/ovh.prof")" "$(awk -v v="${kv#* }" 'BEGIN {print v + 0}')"
+done
+# the tick without --tick: the calibrated profile local's, else one flop at the host speed
+tick() { awk '$1 == "tick_seconds" {print $2 + 0}' "$1"; }
+"$POLYAPM" platform -n 4 --speed 4Gf -o "$TMP/t.xml" --profile "$TMP/flop.prof" 2>/dev/null
+expect_eq "platform --profile without a calibrated profile: a flop at 4 Gf" "$(tick "$TMP/flop.prof")" "$(awk 'BEGIN {print 2.5e-10 + 0}')"
+mkdir -p "$XDG_CONFIG_HOME/polyapm/machines" && printf 'name local\ntick_seconds 3e-10\n' >"$XDG_CONFIG_HOME/polyapm/machines/local"
+"$POLYAPM" platform -n 4 --latency 30us -o "$TMP/t.xml" --profile "$TMP/local.prof"
+expect_eq "platform --profile: the calibrated profile local's tick" "$(tick "$TMP/local.prof")" "$(awk 'BEGIN {print 3e-10 + 0}')"
+expect_eq "platform --profile: L in those ticks (3 x 30 us / 3e-10 s)" "$(awk '$1 == "loggp_L" {print $2 + 0}' "$TMP/local.prof")" 300000
+rm -f "$XDG_CONFIG_HOME/polyapm/machines/local"
+expect_eq "platform --profile: sim reads it" "$("$POLYAPM" sim "$ROOT/examples/findiff.apm" -D n=8 --machine "$TMP/ovh.prof" --model loggp --json | json "j['machine']")" ovh
+for bad in "--overhead 20" "--factors none" "--tick 0" "--tick 1ns"; do
+    # shellcheck disable=SC2086
+    out=$("$POLYAPM" platform -n 4 $bad -o "$TMP/bad2.xml" --profile "$TMP/bad2.prof" 2>&1); rc=$?
+    expect_eq "platform $bad: usage error" "$rc" 2
+done
+[ -e "$TMP/bad2.xml" ] || [ -e "$TMP/bad2.prof" ] && fail "bad values write no profile" "written" || ok "bad values write no profile"
 
 if ! command -v smpirun >/dev/null || ! command -v smpicc >/dev/null; then
     echo "skip platform runs: smpirun/smpicc not installed"; finish

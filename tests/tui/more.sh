@@ -56,7 +56,7 @@ check bsp-unsimulated 'not simulated under this model'
 keys s Enter
 check bsp-simulated 'cost +bsp / scali2004' 30
 check bsp-total 'total [0-9.]+ ticks' 30
-keys m m
+keys m m m   # hockney, loggp, then round to polyapm
 check model-back 'model polyapm'
 
 # note and favourite

@@ -35,7 +35,7 @@ const cli_opt cliopts_table[] = {
      .help = "the machine profile (default: local when calibrated, else scali2004)"},
     {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(cliopts, machine),
      .cmds = CO_SWEEP | CO_EXPLORE, .help = "the machine profile (default scali2004)"},
-    {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney", .off = offsetof(cliopts, model),
+    {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney|loggp", .off = offsetof(cliopts, model),
      .cmds = PRICED, .help = "the cost model (default polyapm)"},
     {.name = "-D", .kind = OPT_BINDING, .value = "name=value", .off = offsetof(cliopts, bindings),
      .count = offsetof(cliopts, nbindings), .hi = CO_MAX_BINDINGS, .flags = OPT_REPEAT,
@@ -71,7 +71,7 @@ int cliopts_parse(const cli_spec *spec, int argc, char **argv, cliopts *o)
     if (o->model) {
         int known = 0;
         for (const char *const *m = cost_model_names(); *m; m++) known |= !strcmp(*m, o->model);
-        if (!known) return cli_usage(cmd, "unknown model '%s' (polyapm, bsp, hockney)", o->model);
+        if (!known) return cli_usage(cmd, "unknown model '%s' (polyapm, bsp, hockney, loggp)", o->model);
     }
     return 0;
 }

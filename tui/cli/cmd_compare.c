@@ -2,7 +2,7 @@
  * cmd_compare.c — `polyapm compare [NODES...]`: the cost model's track record.  For every node
  * (default: every leaf of the graph) and every measured configuration of it (ranks and parameter
  * values, from the measurements table: `polyapm run` or `polyapm measure`), the predicted cost
- * under each cost model (polyapm, bsp, hockney; simulations are stored as `sim` stores them),
+ * under each cost model (polyapm, bsp, hockney, loggp; simulations are stored as `sim` stores them),
  * the predicted seconds (cost × the profile's tick, under --model, default polyapm), the
  * measured seconds (mean of the runs), the relative error, and Kendall's τ between the
  * predicted and the measured order over the measured rows.  A node without measurements gets

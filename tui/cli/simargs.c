@@ -31,7 +31,7 @@ static const cli_opt options[] = {
      .help = "set a parameter to an integer (the later ones are recomputed)"},
     {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(simargs, machine),
      .help = "the machine profile: a built-in, stored or user profile, or a file (default scali2004)"},
-    {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney", .off = offsetof(simargs, model),
+    {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney|loggp", .off = offsetof(simargs, model),
      .help = "the cost model (default polyapm)"},
     {.name = "--against", .kind = OPT_STR, .value = "SRC", .off = offsetof(simargs, against), .cmds = F,
      .help = "verify against this source program (default: the program's reference)"},
@@ -77,15 +77,17 @@ const char *simargs_model(const simargs *a)
     if (!a->model) return "polyapm";
     for (const char *const *m = cost_model_names(); *m; m++)
         if (strcmp(*m, a->model) == 0) return *m;
-    cli_usage("sim", "unknown cost model '%s' (polyapm, bsp, hockney)", a->model);
+    cli_usage("sim", "unknown cost model '%s' (polyapm, bsp, hockney, loggp)", a->model);
     return NULL;
 }
 
 int simargs_apply_sets(const simargs *a, cost_profile *p)
 {
-    for (int i = 0; i < a->nsets; i++)
-        if (cost_profile_set(p, a->sets[i].key, a->sets[i].value) != 0)
-            return cli_usage("sim", "unknown machine parameter '%s'", a->sets[i].key);
+    for (int i = 0; i < a->nsets; i++) {
+        int rc = cost_profile_set(p, a->sets[i].key, a->sets[i].value);
+        if (rc == -2) return cli_usage("sim", "--set %s: a number >= 0", a->sets[i].key);
+        if (rc != 0) return cli_usage("sim", "unknown machine parameter '%s'", a->sets[i].key);
+    }
     return 0;
 }
 
