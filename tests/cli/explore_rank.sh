@@ -17,6 +17,11 @@ expect_eq "at least two leaves ranked (at most --rank-top 3)" "$(json "2 <= len(
 expect_eq "ranked leaves first, verified there, by their cost there" "$(json "(lambda r: all(l['rank_verified'] == 1 for l in r) and
     [l['rank_cost'] for l in r] == sorted(l['rank_cost'] for l in r) and r == j['leaves'][:len(r)])([l for l in j['leaves'] if 'rank_cost' in l])" <rank.json)" True
 expect_eq "the best is the first ranked leaf" "$(json "j['best']['node'] == j['leaves'][0]['node']" <rank.json)" True
+# the search under --rank-at prunes only what costs twice the best leaf: fewer nodes pruned than
+# the same search without it (a fresh workspace, the same budget)
+"$POLYAPM" init "$ROOT/examples/polybench/lu.apm" -o lu2.pdg >/dev/null
+plain=$("$POLYAPM" -w "$TMP/lu2.pdg" explore ROOT -D procs=2 --budget 60 -q --json | json "j['pruned']")
+expect_eq "--rank-at: fewer nodes pruned than without it ($plain)" "$(json "j['pruned'] < $plain" <rank.json)" True
 # each rank cost is the simulation `sim NODE -D n=56 -D procs=2` finds stored
 for id in $(json "' '.join(str(x) for x in $ranked)" <rank.json); do
     got=$(P sim "$id" -D procs=2 -D n=56 --json | json "j['stored'], '%.6g' % j['cost']")

@@ -832,7 +832,8 @@ static int pick(search *S)
     for (int i = 0; i < S->n; i++) {
         xnode *x = &S->nodes[i];
         if (x->state != X_OPEN) continue;
-        if (S->res->stats.best >= 0 && x->bound > S->res->stats.best * (1 + 1e-12)) {
+        double slack = S->o->prune_slack > 1 ? S->o->prune_slack : 1;
+        if (S->res->stats.best >= 0 && x->bound > S->res->stats.best * slack * (1 + 1e-12)) {
             x->state = X_DONE;
             S->res->stats.pruned++;
             observe(S, EXPLORE_PRUNED, x);

@@ -66,12 +66,20 @@ typedef struct explore_stats {
  * bound exceeds the best leaf), closed (depth limit, or off P processors). */
 typedef enum explore_event { EXPLORE_OPENED, EXPLORE_EXPANDED, EXPLORE_PRUNED, EXPLORE_CLOSED } explore_event;
 
+/* explore --rank-at: nodes are pruned only when their bound exceeds the best leaf's cost this
+ * many times (messages weigh more at the search's small sizes than at the user's). */
+#define EXPLORE_RANK_SLACK 2.0
+
 typedef struct explore_opts {
     int64_t start;
     int depth;                /* transforms below start (default 8) */
     int budget;               /* nodes to evaluate (default 200) */
     int jobs;                 /* worker processes (1: in this process) */
     int stm_max;              /* stm auto candidates per source node (default 4) */
+    double prune_slack;       /* a node is pruned when its bound exceeds the best leaf's cost times
+                                 this (0 or 1: the best leaf's cost itself; explore --rank-at
+                                 looser, so that leaves dearer at the search's sizes reach the
+                                 ranking at the user's) */
     const char *model;        /* NULL = polyapm */
     cost_profile profile;
     ir_binding bindings[EXPLORE_MAX_BINDINGS];

@@ -127,6 +127,7 @@ int cmd_explore(int argc, char **argv)
     eo.budget = o.budget > 0 ? (int)o.budget : 0;
     eo.jobs = o.jobs > 0 ? (int)o.jobs : 1;
     eo.model = o.model;
+    eo.prune_slack = nat ? EXPLORE_RANK_SLACK : 1;
     eo.nbindings = o.nbindings;
     memcpy(eo.bindings, o.bindings, (size_t)o.nbindings * sizeof o.bindings[0]);
     prog_ctx pc = {.tty = !o.quiet && isatty(2), .lines = o.progress, .budget = eo.budget ? eo.budget : 200};
