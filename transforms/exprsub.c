@@ -1,8 +1,11 @@
 /*
- * exprsub.c — two walks over integer expressions that several transforms share: substituting
- * expressions for names (simultaneously, respecting the bound variable of an inner reduction)
- * and asking whether an expression mentions a name.
+ * exprsub.c — names that several transforms share: substituting expressions for names
+ * (simultaneously, respecting the bound variable of an inner reduction), asking whether an
+ * expression mentions a name, and a fresh name for a new variable.
  */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xf_int.h"
@@ -61,4 +64,25 @@ int xf_mentions(const ir_expr *e, const char *nm)
         return xf_mentions(e->u.reduce.lo, nm) || xf_mentions(e->u.reduce.hi, nm) || xf_mentions(e->u.reduce.body, nm);
     default: return 0;
     }
+}
+
+/* Does text hold nm as a word (not inside a longer name)? */
+static int xf_word_in(const char *text, const char *nm)
+{
+    size_t n = strlen(nm);
+    for (const char *s = strstr(text, nm); s; s = strstr(s + 1, nm))
+        if (!(s > text && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) && !isalnum((unsigned char)s[n]) && s[n] != '_')
+            return 1;
+    return 0;
+}
+
+const char *xf_fresh_name(ir_program *p, char **text, const char *base)
+{
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s", base);
+    for (int i = 1; xf_word_in(*text, nm); i++) snprintf(nm, sizeof nm, "%s%d", base, i);
+    size_t L = strlen(*text);
+    char *t = realloc(*text, L + strlen(nm) + 2);   /* taken: later names avoid it too */
+    if (t) { *text = t; snprintf(t + L, strlen(nm) + 2, " %s", nm); }
+    return ir_strdup(p, nm);
 }

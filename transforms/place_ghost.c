@@ -39,7 +39,6 @@
  * side with a halo but no face send, blocks that do not abut or form no grid, and a width beyond
  * the smallest block (at the parameters' values: the halo would reach past the neighbour).
  */
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,27 +622,7 @@ typedef struct gz_rw {
     ir_expr *off[GZ_MAXA];      /* the new offsets (relative coordinates), NULL: none */
 } gz_rw;
 
-/* Does the text hold nm as a word (not inside a longer name)? */
-static int gz_word_in(const char *text, const char *nm)
-{
-    size_t n = strlen(nm);
-    for (const char *s = strstr(text, nm); s; s = strstr(s + 1, nm))
-        if (!(s > text && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) && !isalnum((unsigned char)s[n]) && s[n] != '_')
-            return 1;
-    return 0;
-}
-
-/* A name that is no word of the program's text: base, base1, base2, .. */
-static const char *gz_fresh(gz_rw *R, const char *base)
-{
-    char nm[64];
-    snprintf(nm, sizeof nm, "%s", base);
-    for (int i = 1; gz_word_in(R->text, nm); i++) snprintf(nm, sizeof nm, "%s%d", base, i);
-    size_t L = strlen(R->text);
-    char *t = realloc(R->text, L + strlen(nm) + 2);
-    if (t) { R->text = t; snprintf(t + L, strlen(nm) + 2, " %s", nm); }
-    return ir_strdup(R->p, nm);
-}
+static const char *gz_fresh(gz_rw *R, const char *base) { return xf_fresh_name(R->p, &R->text, base); }
 
 static ir_expr *gz_name(gz_rw *R, const char *n) { return ir_new_name(R->p, n); }
 static ir_expr *gz_int(gz_rw *R, int64_t v) { return ir_new_int(R->p, v); }

@@ -371,17 +371,7 @@ typedef struct ov_rw {
     char *text;                /* the source program's text (fresh names avoid it) */
 } ov_rw;
 
-/* A name not in the program's text: base, base1, base2, .. */
-static const char *fresh(ov_rw *R, const char *base)
-{
-    char nm[64];
-    snprintf(nm, sizeof nm, "%s", base);
-    for (int i = 1; strstr(R->text, nm); i++) snprintf(nm, sizeof nm, "%s%d", base, i);
-    size_t L = strlen(R->text);
-    char *t = realloc(R->text, L + strlen(nm) + 2);   /* taken: later names avoid it too */
-    if (t) { R->text = t; snprintf(t + L, strlen(nm) + 2, " %s", nm); }
-    return ir_strdup(R->p, nm);
-}
+static const char *fresh(ov_rw *R, const char *base) { return xf_fresh_name(R->p, &R->text, base); }
 
 /* Copies of a block: sends dropped (`keep_sends` 0), labels suffixed (`suffix` non-NULL). */
 static void relabel(ov_rw *R, ir_block *b, const char *suffix, int keep_sends)

@@ -312,6 +312,9 @@ ir_expr *xf_expr_of_set(ir_program *p, __isl_keep isl_ast_build *b, __isl_take i
  * reduction's own variable is not replaced in its body); xf_subst1 for one name. */
 ir_expr *xf_subst(ir_program *p, const ir_expr *e, const char *const *from, ir_expr *const *to, int n);
 ir_expr *xf_subst1(ir_program *p, const ir_expr *e, const char *from, const ir_expr *to);
+/* A name that is no word of *text (a program's text, with the names taken so far): base, base1,
+ * base2, ..; appended to *text (realloc'd) so that later names avoid it too; in p's arena. */
+const char *xf_fresh_name(ir_program *p, char **text, const char *base);
 /* 1 when e mentions the name nm anywhere (subscripts included). */
 int xf_mentions(const ir_expr *e, const char *nm);
 
