@@ -25,6 +25,13 @@
  *            from hoisting it): the trace does not say which path the exporter will take, so
  *            the callers that price a program (simjob, the choice of placements) pass the profile
  *            of xf_export_pricing, guard_price 1 where the export does not take the halo path.
+ *   classes  w_it also prices the trace's work classes apart (sim.h, SIM_WORK_*: how a statement's
+ *            accesses move with its innermost loop, which decides how fast the exported loop runs):
+ *              w_it −= (1 − unit_price)·u_it + (1 − strided_price)·s_it
+ *            u_it, s_it the ticks of unit-stride and strided statements (the trace's wclass).
+ *            1 (scali2004, and any profile without the keys) leaves the work as it is, bit for
+ *            bit; `polyapm calibrate` times each class's part of its kernel apart and writes
+ *            their seconds per tick over tick_seconds.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, in a trace without any
  * message or collective (exported code then has no exchange to wait at).
@@ -78,6 +85,9 @@ typedef struct cost_profile {
     double guard_price;       /* ticks paid per tick of a send's `when` guard (see `guards`
                                  above): 1 = the thesis's rule (the default), 0 = what
                                  `calibrate` writes */
+    double unit_price;        /* ticks paid per tick of unit-stride statements (`classes` above;
+                                 1 = the default) */
+    double strided_price;     /* ticks paid per tick of strided statements (1 = the default) */
 } cost_profile;
 
 typedef struct cost_summary {
