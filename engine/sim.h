@@ -62,7 +62,10 @@ typedef struct sim_coll_rec {
  * them (a reduction `sum(k = ..)` counts as the loop over k):
  *   SIM_WORK_UNIT     some access moves, only in its last subscript (unit stride: contiguous,
  *                     what gcc -O2 vectorises)
- *   SIM_WORK_STRIDED  some access moves in another subscript (a walk down a column, stride n)
+ *   SIM_WORK_STRIDED  some access moves in another subscript (a walk down a column, stride n) —
+ *                     except an accumulation alone in its loop, its target fixed while the loop
+ *                     runs, whose next loop out moves every access in its last subscript only:
+ *                     gcc vectorises that outer loop, so it is UNIT
  *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
  *                     and every statement under a `cost N` annotation (the user's price)
  * A profile prices each class's ticks apart (cost.h, `classes`). */

@@ -731,6 +731,37 @@ static int sim_stmt_class(const sim_ctx *c, const sim_stmt *st)
     return acc;
 }
 
+/* The one statement other than `let`s of a loop's body (st itself when it is not a block), or NULL. */
+static sim_stmt *sim_only_stmt(sim_stmt *st)
+{
+    if (!st || st->kind != SS_BLOCK) return st;
+    sim_stmt *one = NULL;
+    for (int i = 0; i < st->n; i++) {
+        if (st->s[i]->kind == SS_LET) continue;
+        if (one) return NULL;
+        one = st->s[i];
+    }
+    return one;
+}
+
+/* The outer loop of two around one strided accumulation: `for j { for k { x[..][j] = x[..][j] +
+ * .. b[k][j] .. } }`, its target fixed while k runs, is vectorised over j (gcc's outer-loop
+ * vectorisation: b[k][j .. j+3] are contiguous) when every access moves with j in its last
+ * subscript alone: the statement is unit-stride work.  `sum(..)`'s loops are not (the exporter
+ * gives them an accumulator and code around them, which leaves the nest imperfect). */
+static void sim_class_outer(sim_stmt *outer)
+{
+    sim_stmt *inner = sim_only_stmt(outer->body);
+    if (!inner || inner->kind != SS_FOR) return;
+    sim_stmt *a = sim_only_stmt(inner->body);
+    if (!a || a->kind != SS_ASSIGN || a->wclass != SIM_WORK_STRIDED) return;
+    if (sim_access_class(a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
+    int acc = SIM_WORK_SCALAR, red = -1;
+    sim_class_walk(a->rhs, outer->slot, &acc, &red);
+    if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(a->lhs, outer->slot) == SIM_WORK_UNIT)
+        a->wclass = SIM_WORK_UNIT;
+}
+
 /* ---- statements ----------------------------------------------------------------------------- */
 
 static sim_stmt *sim_new_stmt(sim_ctx *c, sim_stmt_kind k, const ir_stmt *s, const char *label)
@@ -792,6 +823,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->loop_slot = v->slot;
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_slot = outer_slot;
+    if (st->body) sim_class_outer(st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;
     return st;
 }

@@ -525,21 +525,21 @@ static void test_classes(void)
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("classes: verified run, no violation", r->ok && r->nviolations == 0, 1);
-    T_NEAR("classes: the work", t->work[0], 97, 0);
-    T_CHECK("classes: unit-stride work U", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 32,
+    T_NEAR("classes: the work", t->work[0], 289, 0);
+    T_CHECK("classes: unit-stride work U and O", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 160,
             "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
-    T_CHECK("classes: strided work S and R", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 48,
+    T_CHECK("classes: strided work S, R and P", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 112,
             "%g", t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
     T_CHECK("classes: scalar work has no matrix", t->wclass[SIM_WORK_SCALAR] == NULL, "%p",
             (void *)t->wclass[SIM_WORK_SCALAR]);
     cost_profile q = *cost_profile_builtin("scali2004");
     cost_summary s1, s2;
     if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
-        T_NEAR("classes: scali2004 prices every tick as one", s1.total, 97, 0);
+        T_NEAR("classes: scali2004 prices every tick as one", s1.total, 289, 0);
         q.unit_price = 0.25;
         q.strided_price = 2;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("classes: unit 0.25, strided 2: 97 - 0.75*32 + 1*48", s2.total, 97 - 24 + 48, 1e-9);
+            T_NEAR("classes: unit 0.25, strided 2: 289 - 0.75*160 + 1*112", s2.total, 289 - 120 + 112, 1e-9);
             cost_summary_free(&s2);
         }
         cost_summary_free(&s1);
