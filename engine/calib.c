@@ -57,6 +57,7 @@ static void raw_free(raw *r)
 
 const char *const calib_part_names[SIM_WORK_CLASSES] = {
     [SIM_WORK_UNIT] = "kernel_unit", [SIM_WORK_STRIDED] = "kernel_strided",
+    [SIM_WORK_ALIASED] = "kernel_aliased",
 };
 
 static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
@@ -148,7 +149,9 @@ static int fit_direction(raw *r, series *per_p, const char *name, double const_s
 
 static int finite_pos(double v) { return isfinite(v) && v > 0; }
 
-/* The kernel's class parts into `out`; without a `kernel` line, the kernel is their sum. */
+/* The kernel's class parts into `out`; without a `kernel` line, the kernel is the sum of the
+ * unit and strided parts (the aliased part is the strided part at another size: priced, not
+ * part of the mean tick). */
 static void calib_parts(raw *r, calib_result *out)
 {
     double s = 0, t = 0;
@@ -157,6 +160,7 @@ static void calib_parts(raw *r, calib_result *out)
         if (!calib_part_names[k]) continue;
         out->part_seconds[k] = r->part_seconds[k];
         out->part_ticks[k] = r->part_ticks[k];
+        if (k == SIM_WORK_ALIASED) continue;
         s += r->part_seconds[k];
         t += r->part_ticks[k];
         all &= r->part_ticks[k] > 0;
@@ -169,9 +173,10 @@ static void calib_parts(raw *r, calib_result *out)
 static void calib_class_prices(const raw *r, calib_result *out)
 {
     cost_profile *pr = &out->profile;
-    pr->unit_price = pr->strided_price = 1;
+    pr->unit_price = pr->strided_price = pr->aliased_price = 1;
     double *price[SIM_WORK_CLASSES] = { [SIM_WORK_UNIT] = &pr->unit_price,
-                                        [SIM_WORK_STRIDED] = &pr->strided_price };
+                                        [SIM_WORK_STRIDED] = &pr->strided_price,
+                                        [SIM_WORK_ALIASED] = &pr->aliased_price };
     for (int k = 0; k < SIM_WORK_CLASSES; k++)
         if (price[k] && r->part_ticks[k] > 0 && finite_pos(r->part_seconds[k]))
             *price[k] = r->part_seconds[k] / r->part_ticks[k] / pr->tick_seconds;

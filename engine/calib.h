@@ -8,11 +8,13 @@
  *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
  *                  the `tick` line (one floating multiply in a memory-bound loop).  Every
  *                  parameter below counted in ticks is divided by this tick.  The kernel is
- *                  timed in its two parts, lines `kernel_unit` (the unit-stride stencil) and
- *                  `kernel_strided` (the column sums: stride n), SECONDS TICKS each; without a
- *                  `kernel` line the kernel is their sum
+ *                  timed in its parts, lines `kernel_unit` (the unit-stride stencil) and
+ *                  `kernel_strided` (the column sums: stride m = 2000), SECONDS TICKS each;
+ *                  without a `kernel` line the kernel is their sum; and `kernel_aliased` (the
+ *                  column sums at m = 1024: a step of 8192 bytes, sim.h's aliased walk)
  *   unit_price,    each part's seconds per tick over tick_seconds: what a tick of that work class
- *   strided_price  (sim.h, SIM_WORK_*) costs against the mean tick; 1 when its line is absent
+ *   strided_price, (sim.h, SIM_WORK_*) costs against the mean tick; 1 when its line is absent
+ *   aliased_price
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
  *   send / recv    per P: the exchange time less the constant cost against X messages

@@ -46,7 +46,8 @@ static const cost_profile cost_builtins[] = {
     { .name = "scali2004", .tick_seconds = 8.197316e-8, .mstartup_s = 0, .mstartup_r = 0,
       .normsent = 1.2046961, .normrcvd = 3.3831080, .barrier_slope = 298.8954664,
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
-      .guard_price = 1, .unit_price = 1, .strided_price = 1 },
+      .guard_price = 1, .unit_price = 1, .strided_price = 1,
+      .aliased_price = 1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -76,6 +77,7 @@ static const cost_key cost_keys[] = {
     { "guard_price",   offsetof(cost_profile, guard_price), 3 },
     { "unit_price",    offsetof(cost_profile, unit_price), 3 },
     { "strided_price", offsetof(cost_profile, strided_price), 3 },
+    { "aliased_price", offsetof(cost_profile, aliased_price), 3 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -407,6 +409,7 @@ static double cost_hidden(const sim_trace *t, int s, int i, double ci, double b)
 static const struct { int cls; size_t off; } cost_class_prices[] = {
     { SIM_WORK_UNIT, offsetof(cost_profile, unit_price) },
     { SIM_WORK_STRIDED, offsetof(cost_profile, strided_price) },
+    { SIM_WORK_ALIASED, offsetof(cost_profile, aliased_price) },
 };
 
 /* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price and its

@@ -27,8 +27,9 @@
  *            of xf_export_pricing, guard_price 1 where the export does not take the halo path.
  *   classes  w_it also prices the trace's work classes apart (sim.h, SIM_WORK_*: how a statement's
  *            accesses move with its innermost loop, which decides how fast the exported loop runs):
- *              w_it −= (1 − unit_price)·u_it + (1 − strided_price)·s_it
- *            u_it, s_it the ticks of unit-stride and strided statements (the trace's wclass).
+ *              w_it −= (1 − unit_price)·u_it + (1 − strided_price)·s_it + (1 − aliased_price)·a_it
+ *            u_it, s_it, a_it the ticks of unit-stride, strided and aliased statements (the
+ *            trace's wclass).
  *            1 (scali2004, and any profile without the keys) leaves the work as it is, bit for
  *            bit; `polyapm calibrate` times each class's part of its kernel apart and writes
  *            their seconds per tick over tick_seconds.
@@ -88,6 +89,7 @@ typedef struct cost_profile {
     double unit_price;        /* ticks paid per tick of unit-stride statements (`classes` above;
                                  1 = the default) */
     double strided_price;     /* ticks paid per tick of strided statements (1 = the default) */
+    double aliased_price;     /* ticks paid per tick of aliased statements (1 = the default) */
 } cost_profile;
 
 typedef struct cost_summary {

@@ -1155,6 +1155,7 @@ static int sim_setup_bounds(sim_ctx *c, sim_run_state *rs)
                 return -1;
             }
     }
+    c->ab = rs->ab;   /* the work classes read the rows' lengths while compiling */
     return 0;
 }
 

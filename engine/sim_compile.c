@@ -680,15 +680,27 @@ static int sim_node_uses(const sim_node *n, int slot)
     return 0;
 }
 
+enum { SIM_ALIAS_BYTES = 4096 };
+
+/* STRIDED, or ALIASED when a step in dimension d of the array is a multiple of SIM_ALIAS_BYTES
+ * (its global rows' lengths, as the exported arrays lay them out). */
+static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
+{
+    if (!c->ab) return SIM_WORK_STRIDED;
+    int64_t step = 8;
+    for (int k = d + 1; k < ndims; k++) step *= c->ab[array].hi[k] - c->ab[array].lo[k] + 1;
+    return step > 0 && step % SIM_ALIAS_BYTES == 0 ? SIM_WORK_ALIASED : SIM_WORK_STRIDED;
+}
+
 /* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
- * subscript moves, else STRIDED. */
-static int sim_access_class(const sim_node *n, int slot)
+ * subscript moves, else STRIDED or ALIASED (sim_walk_class). */
+static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
 {
     int cls = SIM_WORK_SCALAR;
     for (int d = 0; d < n->n; d++) {
         const sim_sub *sb = &n->sub[d];
         int moves = sb->gen ? sim_node_uses(sb->gen, slot) : sim_aff_coef(&sb->aff, slot) != 0;
-        if (moves && d < n->n - 1) return SIM_WORK_STRIDED;
+        if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
         if (moves) cls = SIM_WORK_UNIT;
     }
     return cls;
@@ -696,25 +708,25 @@ static int sim_access_class(const sim_node *n, int slot)
 
 /* The classes of n's accesses against `slot` (their largest in *acc) and of the bodies of its
  * reductions against their own variables (their largest in *red, which stays -1 without one). */
-static void sim_class_walk(const sim_node *n, int slot, int *acc, int *red)
+static void sim_class_walk(const sim_ctx *c, const sim_node *n, int slot, int *acc, int *red)
 {
     if (!n) return;
     if (sim_is_access(n->op)) {
-        int k = sim_access_class(n, slot);
+        int k = sim_access_class(c, n, slot);
         if (k > *acc) *acc = k;
         return;
     }
     if (n->op == SO_REDD || n->op == SO_REDI) {
         int body = SIM_WORK_SCALAR, inner = -1;
-        sim_class_walk(n->c, n->slot, &body, &inner);
+        sim_class_walk(c, n->c, n->slot, &body, &inner);
         if (inner > body) body = inner;        /* a nested reduction is the innermost loop */
         if (body > *red) *red = body;
         return;
     }
-    sim_class_walk(n->a, slot, acc, red);
-    sim_class_walk(n->b, slot, acc, red);
-    sim_class_walk(n->c, slot, acc, red);
-    for (int i = 0; n->args && i < n->n; i++) sim_class_walk(n->args[i], slot, acc, red);
+    sim_class_walk(c, n->a, slot, acc, red);
+    sim_class_walk(c, n->b, slot, acc, red);
+    sim_class_walk(c, n->c, slot, acc, red);
+    for (int i = 0; n->args && i < n->n; i++) sim_class_walk(c, n->args[i], slot, acc, red);
 }
 
 /* An assignment's work class: by its reductions' bodies when it has any (their loops are the
@@ -724,10 +736,10 @@ static int sim_stmt_class(const sim_ctx *c, const sim_stmt *st)
 {
     if (st->has_cost || c->in_cost) return SIM_WORK_SCALAR;
     int acc = SIM_WORK_SCALAR, red = -1;
-    sim_class_walk(st->rhs, c->loop_slot, &acc, &red);
+    sim_class_walk(c, st->rhs, c->loop_slot, &acc, &red);
     if (red >= 0) return red;
     if (c->loop_slot < 0) return SIM_WORK_SCALAR;
-    sim_class_walk(st->lhs, c->loop_slot, &acc, &red);
+    sim_class_walk(c, st->lhs, c->loop_slot, &acc, &red);
     return acc;
 }
 
@@ -749,16 +761,16 @@ static sim_stmt *sim_only_stmt(sim_stmt *st)
  * vectorisation: b[k][j .. j+3] are contiguous) when every access moves with j in its last
  * subscript alone: the statement is unit-stride work.  `sum(..)`'s loops are not (the exporter
  * gives them an accumulator and code around them, which leaves the nest imperfect). */
-static void sim_class_outer(sim_stmt *outer)
+static void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
 {
     sim_stmt *inner = sim_only_stmt(outer->body);
     if (!inner || inner->kind != SS_FOR) return;
     sim_stmt *a = sim_only_stmt(inner->body);
-    if (!a || a->kind != SS_ASSIGN || a->wclass != SIM_WORK_STRIDED) return;
-    if (sim_access_class(a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
+    if (!a || a->kind != SS_ASSIGN || a->wclass < SIM_WORK_STRIDED) return;
+    if (sim_access_class(c, a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
     int acc = SIM_WORK_SCALAR, red = -1;
-    sim_class_walk(a->rhs, outer->slot, &acc, &red);
-    if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(a->lhs, outer->slot) == SIM_WORK_UNIT)
+    sim_class_walk(c, a->rhs, outer->slot, &acc, &red);
+    if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT)
         a->wclass = SIM_WORK_UNIT;
 }
 
@@ -823,7 +835,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->loop_slot = v->slot;
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_slot = outer_slot;
-    if (st->body) sim_class_outer(st);
+    if (st->body) sim_class_outer(c, st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;
     return st;
 }

@@ -26,7 +26,7 @@ import json,sys; j=json.load(sys.stdin); k=j['kernel']
 print(k['ticks'] > 1e7 and k['seconds'] > 0 and abs(j['profile']['tick_seconds'] - k['seconds'] / k['ticks']) <= 1e-6 * j['profile']['tick_seconds'] and j['multiply_seconds'] > 0)")" True
 expect_eq "each work class's price: its part's seconds per tick over the tick" "$(printf '%s' "$out" | python3 -c "
 import json,sys; j=json.load(sys.stdin); k=j['kernel']; p=j['profile']; t=p['tick_seconds']
-parts=[(k[c]['seconds'], k[c]['ticks'], p[c + '_price']) for c in ('unit', 'strided')]
+parts=[(k[c]['seconds'], k[c]['ticks'], p[c + '_price']) for c in ('unit', 'strided', 'aliased')]
 print(all(tk > 1e7 and abs(pr - s / tk / t) <= 1e-6 * pr for s, tk, pr in parts),
       abs(k['seconds'] - parts[0][0] - parts[1][0]) <= 1e-6 * k['seconds'])")" "True True"
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
@@ -50,7 +50,7 @@ expect_eq "a program file uses it too" \
 raw=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/polyapm/calibrate-local.raw 2>/dev/null | head -1)
 if [ -n "$raw" ]; then
     expect_eq "the saved measurements hold the kernel's parts' lines" \
-        "$(grep -c '^kernel_\(unit\|strided\) [0-9.e+-]* [0-9.e+-]*$' "$raw")" 2
+        "$(grep -c '^kernel_\(unit\|strided\|aliased\) [0-9.e+-]* [0-9.e+-]*$' "$raw")" 3
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
 fi
 printf 'tick 1e-9\nsend 2 x 3\n' >bad.raw

@@ -132,6 +132,10 @@ static void calibration(void)
     T_EQ_INT("calib.parts+kernel.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
     T_NEAR("calib.parts+kernel.unit_price", r.profile.unit_price, 0.5, 1e-12);   /* 1e-9 / 2e-9 */
     T_NEAR("calib.parts+kernel.strided_price", r.profile.strided_price, 2, 1e-12);
+    snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\nkernel_aliased 0.2 1e7\n", text);
+    T_EQ_INT("calib.aliased.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_NEAR("calib.aliased.price", r.profile.aliased_price, 8, 1e-12);       /* 2e-8 / 2.5e-9 */
+    T_NEAR("calib.aliased.not_in_the_kernel", r.kernel_seconds, 0.5, 1e-12);
     snprintf(with, len + 128, "%skernel_unit 0.1\n", text);
     T_EQ_INT("calib.parts.malformed", calib_fit_raw("parts", with, "local", &r, &d), -1);
     diag_list_free(&d);

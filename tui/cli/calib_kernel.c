@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "calib.h"
 #include "calib_kernel.h"
 #include "cli.h"
 #include "simjob.h"
@@ -49,15 +50,17 @@ static char *ck_capture(const char *cmd)
 }
 
 /* The kernel's parts: each work class (engine/sim.h) the kernel has a part of, and the -D that
- * leaves only that part (the other part's loop empty). */
-typedef struct ck_part { int cls; const char *binding; } ck_part;
+ * leave only that part (the other part's loop empty). */
+enum { CK_MAX_BINDINGS = 3 };
+typedef struct ck_part { int cls; const char *bindings[CK_MAX_BINDINGS]; } ck_part;
 static const ck_part ck_parts[] = {
-    { SIM_WORK_UNIT, "rounds=0" },       /* the stencil sweeps alone */
-    { SIM_WORK_STRIDED, "steps=0" },     /* the column sums alone */
+    { SIM_WORK_UNIT, { "rounds=0" } },                            /* the stencil sweeps alone */
+    { SIM_WORK_STRIDED, { "steps=0" } },                          /* the column sums alone */
+    { SIM_WORK_ALIASED, { "steps=0", "m=1024", "rounds=16" } },   /* ... down rows of 8192 bytes */
 };
 
 /* The kernel's ticks under the cost rule (one processor: the trace's total work). */
-static int ck_ticks(const ir_program *p, const ir_binding *b, double *ticks)
+static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ticks)
 {
     diag_list d;
     diag_list_init(&d);
@@ -65,7 +68,7 @@ static int ck_ticks(const ir_program *p, const ir_binding *b, double *ticks)
     memset(&j, 0, sizeof j);
     j.prog = p;
     j.bindings = b;
-    j.nbindings = 1;
+    j.nbindings = nb;
     int rc = -1;
     if (cost_profile_resolve("scali2004", &j.profile, &d) != 0 || simjob_run(&j, &d) != 0 || !j.has_cost) {
         cli_fail("calibration kernel: its simulation failed: %s", d.n ? d.items[d.n - 1].msg : "?");
@@ -81,11 +84,11 @@ static int ck_ticks(const ir_program *p, const ir_binding *b, double *ticks)
 }
 
 /* Exports `p` into `dir` and builds it; the executable's path (malloc'd) or NULL. */
-static char *ck_build(const ir_program *p, const ir_binding *b, const char *dir)
+static char *ck_build(const ir_program *p, const ir_binding *b, int nb, const char *dir)
 {
     diag_list d;
     diag_list_init(&d);
-    xf_export_options o = {b, 1, XF_EXCHANGE_AUTO, "polyapm calibrate"};
+    xf_export_options o = {b, nb, XF_EXCHANGE_AUTO, "polyapm calibrate"};
     xf_export_info info;
     if (xf_export(p, dir, &o, &info, &d) != XF_OK) {
         cli_fail("calibration kernel: export failed: %s", d.n ? d.items[d.n - 1].msg : "?");
@@ -127,16 +130,21 @@ static double ck_time(const char *bin, int runs)
 static int ck_part_measure(const ir_program *p, const ck_part *part, const char *kdir, int quick,
                            double *seconds, double *ticks)
 {
-    ir_binding b;
-    char spec[64], *pdir = NULL, *bin = NULL;
-    snprintf(spec, sizeof spec, "%s", part->binding);
-    int rc = -1;
-    if (ir_parse_binding(spec, &b) != 0) { cli_fail("calibration kernel: bad part %s", part->binding); return -1; }
+    ir_binding b[CK_MAX_BINDINGS];
+    char spec[CK_MAX_BINDINGS][32], *pdir = NULL, *bin = NULL;
+    int nb = 0, rc = -1;
+    for (; nb < CK_MAX_BINDINGS && part->bindings[nb]; nb++) {
+        snprintf(spec[nb], sizeof spec[nb], "%s", part->bindings[nb]);
+        if (ir_parse_binding(spec[nb], &b[nb]) != 0) {
+            cli_fail("calibration kernel: bad part %s", part->bindings[nb]);
+            return -1;
+        }
+    }
     size_t n = strlen(kdir) + 16;
     if (!(pdir = malloc(n))) return -1;
     snprintf(pdir, n, "%s/part%d", kdir, part->cls);
-    if (ck_ticks(p, &b, ticks) == 0 && (bin = ck_build(p, &b, pdir))) {
-        fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s)\n", part->binding, bin);
+    if (ck_ticks(p, b, nb, ticks) == 0 && (bin = ck_build(p, b, nb, pdir))) {
+        fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s)\n", calib_part_names[part->cls], bin);
         *seconds = ck_time(bin, quick ? 2 : 5);
         rc = *seconds > 0 ? 0 : -1;
     }

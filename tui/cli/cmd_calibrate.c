@@ -107,8 +107,8 @@ static char *run_bench(const char *bin, int np, int quick)
     return out;
 }
 
-/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS" and "kernel_strided SECONDS
- * TICKS" (its parts, calib_part_names) to the raw measurements (`raw` is taken); the new text
+/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS", "kernel_strided SECONDS
+ * TICKS" and "kernel_aliased SECONDS TICKS" (its parts, calib_part_names) to the raw measurements (`raw` is taken); the new text
  * (malloc'd) or NULL after printing why. */
 static char *add_kernel(char *raw, const char *dir, int quick)
 {
@@ -139,6 +139,7 @@ static const param_row param_rows[] = {
     {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
     {"unit_price", "ticks/tick", "a tick of unit-stride work (the kernel's stencil)"},
     {"strided_price", "ticks/tick", "a tick of strided work (the kernel's column sums)"},
+    {"aliased_price", "ticks/tick", "a tick of strided work whose step is a multiple of 4 KB"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
 
@@ -155,6 +156,7 @@ static double param_value(const cost_profile *p, const char *key)
         {"guard_price", offsetof(cost_profile, guard_price)},
         {"unit_price", offsetof(cost_profile, unit_price)},
         {"strided_price", offsetof(cost_profile, strided_price)},
+        {"aliased_price", offsetof(cost_profile, aliased_price)},
     };
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
         if (!strcmp(offs[i].key, key)) return *(const double *)((const char *)p + offs[i].off);
