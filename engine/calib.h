@@ -17,6 +17,7 @@
  *   aliased_price
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
+ *                  (the median of batches of steps: robust to a rank descheduled for a while)
  *   send / recv    per P: the exchange time less the constant cost against X messages
  *                  per partner, least squares over X >= 60 with the 10 worst points dropped;
  *                  slope a_P and intercept b_P; ā = mean a_P/(P−1), b̄ = mean b_P/(P−1)
