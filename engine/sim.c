@@ -1201,6 +1201,7 @@ static int sim_setup_decls(sim_ctx *c, sim_run_state *rs)
             if (a >= 0 && a < p->narrays) rs->dists[a] = d;
         }
     }
+    c->dists = rs->dists;   /* the work classes: a pieced memory packs its rows (sim_compile.c) */
     return 0;
 }
 

@@ -68,7 +68,8 @@ typedef struct sim_coll_rec {
  *                     gcc vectorises that outer loop, so it is UNIT
  *   SIM_WORK_ALIASED  STRIDED where the walk's step is a multiple of 4096 bytes (a row of 512
  *                     doubles, 1024, ...): every element of the walk maps to the same cache sets
- *                     and the walk thrashes them (LU at n = 1024 runs 5x slower than at 1000)
+ *                     and the walk thrashes them (LU at n = 1024 runs 5x slower than at 1000);
+ *                     not in a pieced dist, whose export packs each row at its own length
  *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
  *                     and every statement under a `cost N` annotation (the user's price)
  * A profile prices each class's ticks apart (cost.h, `classes`). */

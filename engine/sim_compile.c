@@ -683,10 +683,11 @@ static int sim_node_uses(const sim_node *n, int slot)
 enum { SIM_ALIAS_BYTES = 4096 };
 
 /* STRIDED, or ALIASED when a step in dimension d of the array is a multiple of SIM_ALIAS_BYTES
- * (its global rows' lengths, as the exported arrays lay them out). */
+ * (its global rows' lengths, as the exported arrays lay them out; not a pieced dist's, whose
+ * export packs each row at its own length). */
 static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
 {
-    if (!c->ab) return SIM_WORK_STRIDED;
+    if (!c->ab || (c->dists && c->dists[array] && ir_dist_is_pieced(c->dists[array]))) return SIM_WORK_STRIDED;
     int64_t step = 8;
     for (int k = d + 1; k < ndims; k++) step *= c->ab[array].hi[k] - c->ab[array].lo[k] + 1;
     return step > 0 && step % SIM_ALIAS_BYTES == 0 ? SIM_WORK_ALIASED : SIM_WORK_STRIDED;

@@ -293,6 +293,7 @@ typedef struct sim_ctx {
     int step;                     /* step index */
     int rstep;                    /* superstep counter for race detection (a collective ends one) */
     const sim_bounds *ab;         /* global bounds of every array */
+    const ir_decl **dists;        /* syndm: each array's dist declaration (narrays), else NULL */
     op_env *openv;                /* evaluation of user operators (NULL when the program has none) */
     int64_t *pfi;                 /* saved frames of each processor of the step (supersteps) */
     double *pfd;

@@ -561,6 +561,14 @@ static void test_classes(void)
                 "n %d: %p %p", n, (void *)r->trace.wclass[cls], (void *)r->trace.wclass[other]);
         sim_result_free(r);
     }
+    /* the same sums at syndm in pieced memories: strided at n = 512 (the rows are packed) */
+    ir_binding b512 = {"n", 512};
+    r = run("tests/sim/lu-pieced.apm", &b512, 1);
+    if (r) {
+        T_CHECK("classes: a pieced LU leaf's sums are strided, not aliased", r->ok && r->trace.wclass[SIM_WORK_STRIDED] &&
+                !r->trace.wclass[SIM_WORK_ALIASED], "ok %d, aliased %p", r->ok, (void *)r->trace.wclass[SIM_WORK_ALIASED]);
+        sim_result_free(r);
+    }
 }
 
 int main(void)
