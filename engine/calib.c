@@ -37,6 +37,7 @@ static void series_free(series *s) { free(s->x); free(s->y); }
 typedef struct raw {
     double tick;
     double kernel_seconds, kernel_ticks;     /* the exported kernel's line, 0 when absent */
+    double part_seconds[SIM_WORK_CLASSES], part_ticks[SIM_WORK_CLASSES];  /* its class parts */
     int ranks;
     double exchange[CALIB_MAX_P + 1];
     series send[CALIB_MAX_P + 1], recv[CALIB_MAX_P + 1], hrel[CALIB_MAX_P + 1];
@@ -54,6 +55,11 @@ static void raw_free(raw *r)
     series_free(&r->pingpong);
 }
 
+const char *const calib_part_names[SIM_WORK_CLASSES] = {
+    [SIM_WORK_UNIT] = "kernel_unit", [SIM_WORK_STRIDED] = "kernel_strided",
+    [SIM_WORK_ALIASED] = "kernel_aliased",
+};
+
 static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
 
 /* One line of the benchmark's output into `r`.  0, or -1 (malformed). */
@@ -70,6 +76,12 @@ static int parse_line(raw *r, const char *line)
         r->kernel_ticks = b;
         return 0;
     }
+    for (int k = 0; k < SIM_WORK_CLASSES; k++)
+        if (calib_part_names[k] && !strcmp(kind, calib_part_names[k]) && n == 3 && a > 0 && b > 0) {
+            r->part_seconds[k] = a;
+            r->part_ticks[k] = b;
+            return 0;
+        }
     if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
     if (!strcmp(kind, "barrier") && n == 3 && p_ok(a)) { r->barrier[(int)a] = b; return 0; }
     if (!strcmp(kind, "pingpong") && n == 3 && a > 0) return series_add(&r->pingpong, a / 8, b);
@@ -137,6 +149,39 @@ static int fit_direction(raw *r, series *per_p, const char *name, double const_s
 
 static int finite_pos(double v) { return isfinite(v) && v > 0; }
 
+/* The kernel's class parts into `out`; without a `kernel` line, the kernel is the sum of the
+ * unit and strided parts (the aliased part is the strided part at another size: priced, not
+ * part of the mean tick). */
+static void calib_parts(raw *r, calib_result *out)
+{
+    double s = 0, t = 0;
+    int all = 1;
+    for (int k = 0; k < SIM_WORK_CLASSES; k++) {
+        if (!calib_part_names[k]) continue;
+        out->part_seconds[k] = r->part_seconds[k];
+        out->part_ticks[k] = r->part_ticks[k];
+        if (k == SIM_WORK_ALIASED) continue;
+        s += r->part_seconds[k];
+        t += r->part_ticks[k];
+        all &= r->part_ticks[k] > 0;
+    }
+    if (all && !(r->kernel_ticks > 0)) { r->kernel_seconds = s; r->kernel_ticks = t; }
+}
+
+/* Each class's price: its part's seconds per tick over the profile's tick (1 when its part was
+ * not measured: the profile prices it as every tick). */
+static void calib_class_prices(const raw *r, calib_result *out)
+{
+    cost_profile *pr = &out->profile;
+    pr->unit_price = pr->strided_price = pr->aliased_price = 1;
+    double *price[SIM_WORK_CLASSES] = { [SIM_WORK_UNIT] = &pr->unit_price,
+                                        [SIM_WORK_STRIDED] = &pr->strided_price,
+                                        [SIM_WORK_ALIASED] = &pr->aliased_price };
+    for (int k = 0; k < SIM_WORK_CLASSES; k++)
+        if (price[k] && r->part_ticks[k] > 0 && finite_pos(r->part_seconds[k]))
+            *price[k] = r->part_seconds[k] / r->part_ticks[k] / pr->tick_seconds;
+}
+
 int calib_fit_raw(const char *file, const char *text, const char *name, calib_result *out,
                   diag_list *d)
 {
@@ -162,11 +207,13 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
     cost_profile *pr = &out->profile;
     snprintf(pr->name, sizeof pr->name, "%s", name);
     out->multiply_seconds = r.tick;
+    calib_parts(&r, out);
+    /* the tick: what exported code costs per tick when the kernel was timed, else the multiply */
     out->kernel_seconds = r.kernel_seconds;
     out->kernel_ticks = r.kernel_ticks;
-    /* the tick: what exported code costs per tick when the kernel was timed, else the multiply */
     if (r.kernel_ticks > 0) r.tick = r.kernel_seconds / r.kernel_ticks;
     pr->tick_seconds = r.tick;
+    calib_class_prices(&r, out);
     pr->coalesce = 1;
     pr->sync_on_messages = 1;   /* exported code without messages never synchronises */
     /* what the halo path pays for a send's guard: nothing per element (its pattern is recorded

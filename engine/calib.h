@@ -7,9 +7,17 @@
  *                  that loads, stores, loop and index overhead are priced as well as flops: its
  *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
  *                  the `tick` line (one floating multiply in a memory-bound loop).  Every
- *                  parameter below counted in ticks is divided by this tick.
+ *                  parameter below counted in ticks is divided by this tick.  The kernel is
+ *                  timed in its parts, lines `kernel_unit` (the unit-stride stencil) and
+ *                  `kernel_strided` (the column sums: stride m = 2000), SECONDS TICKS each;
+ *                  without a `kernel` line the kernel is their sum; and `kernel_aliased` (the
+ *                  column sums at m = 1024: a step of 8192 bytes, sim.h's aliased walk)
+ *   unit_price,    each part's seconds per tick over tick_seconds: what a tick of that work class
+ *   strided_price, (sim.h, SIM_WORK_*) costs against the mean tick; 1 when its line is absent
+ *   aliased_price
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
+ *                  (the median of batches of steps: robust to a rank descheduled for a while)
  *   send / recv    per P: the exchange time less the constant cost against X messages
  *                  per partner, least squares over X >= 60 with the 10 worst points dropped;
  *                  slope a_P and intercept b_P; ā = mean a_P/(P−1), b̄ = mean b_P/(P−1)
@@ -54,9 +62,16 @@ typedef struct calib_result {
     double l_seconds[CALIB_MAX_P + 1];   /* BSP l(P), index P */
     double barrier_seconds[CALIB_MAX_P + 1]; /* MPI_Barrier, index P */
     double multiply_seconds;   /* the `tick` line: one floating multiply, memory bound */
-    double kernel_seconds, kernel_ticks;  /* the `kernel` line (0 when absent) */
+    double kernel_seconds, kernel_ticks;  /* the `kernel` line (0 when absent), else the sum
+                                             of its parts */
+    double part_seconds[SIM_WORK_CLASSES], part_ticks[SIM_WORK_CLASSES];  /* the class parts'
+                                             lines (calib_part_names; 0 when absent) */
     char note[256];            /* fallbacks taken, "" when none */
 } calib_result;
+
+/* The raw line of each work class's part of the kernel ("kernel_unit", "kernel_strided"; NULL
+ * for SIM_WORK_SCALAR, which has no part). */
+extern const char *const calib_part_names[SIM_WORK_CLASSES];
 
 /* Parses the benchmark's output and fits the profile (named `name`).  0, or -1 with messages
  * naming `file:line` for malformed lines and saying what is missing. */

@@ -51,7 +51,8 @@ static const cost_profile cost_builtins[] = {
     { .name = "scali2004", .tick_seconds = 8.197316e-8, .mstartup_s = 0, .mstartup_r = 0,
       .normsent = 1.2046961, .normrcvd = 3.3831080, .barrier_slope = 298.8954664,
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
-      .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1 },
+      .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1, .unit_price = 1,
+      .strided_price = 1, .aliased_price = 1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -83,6 +84,9 @@ static const cost_key cost_keys[] = {
     { "loggp_L",       offsetof(cost_profile, loggp_L), 4 },
     { "loggp_o",       offsetof(cost_profile, loggp_o), 4 },
     { "loggp_G",       offsetof(cost_profile, loggp_G), 4 },
+    { "unit_price",    offsetof(cost_profile, unit_price), 3 },
+    { "strided_price", offsetof(cost_profile, strided_price), 3 },
+    { "aliased_price", offsetof(cost_profile, aliased_price), 3 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -453,13 +457,31 @@ static double cost_hidden(const sim_trace *t, int s, int i, double ci, double b)
     return ov < msg ? ov : msg;
 }
 
-/* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price. */
+/* The prices of the trace's work classes (cost.h, `classes`). */
+static const struct { int cls; size_t off; } cost_class_prices[] = {
+    { SIM_WORK_UNIT, offsetof(cost_profile, unit_price) },
+    { SIM_WORK_STRIDED, offsetof(cost_profile, strided_price) },
+    { SIM_WORK_ALIASED, offsetof(cost_profile, aliased_price) },
+};
+
+/* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price and its
+ * classes' ticks by their prices; a price of 1 leaves the work as it is. */
 static double cost_work(const sim_trace *t, const cost_profile *p, size_t at)
 {
     double w = t->work ? t->work[at] : 0;
-    if (!t->guard || p->guard_price == 1) return w;
-    w -= (1 - p->guard_price) * t->guard[at];
-    return w > 0 ? w : 0;
+    int priced = 0;
+    if (t->guard && p->guard_price != 1) {
+        w -= (1 - p->guard_price) * t->guard[at];
+        priced = 1;
+    }
+    for (size_t k = 0; k < sizeof cost_class_prices / sizeof cost_class_prices[0]; k++) {
+        const double *m = t->wclass[cost_class_prices[k].cls];
+        double price = *(const double *)((const char *)p + cost_class_prices[k].off);
+        if (!m || price == 1) continue;
+        w -= (1 - price) * m[at];
+        priced = 1;
+    }
+    return priced && w < 0 ? 0 : w;
 }
 
 /* 1 when step s has no message and no collective. */

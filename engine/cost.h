@@ -42,6 +42,14 @@
  *            exporter will write, so the callers that price a program (simjob, the choice of
  *            placements) pass the profile of xf_export_pricing, guard_price 1 where the export
  *            tests some guard per element.
+ *   classes  w_it also prices the trace's work classes apart (sim.h, SIM_WORK_*: how a statement's
+ *            accesses move with its innermost loop, which decides how fast the exported loop runs):
+ *              w_it −= (1 − unit_price)·u_it + (1 − strided_price)·s_it + (1 − aliased_price)·a_it
+ *            u_it, s_it, a_it the ticks of unit-stride, strided and aliased statements (the
+ *            trace's wclass).
+ *            1 (scali2004, and any profile without the keys) leaves the work as it is, bit for
+ *            bit; `polyapm calibrate` times each class's part of its kernel apart and writes
+ *            their seconds per tick over tick_seconds.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -99,6 +107,10 @@ typedef struct cost_profile {
                                  `calibrate` writes */
     double loggp_L, loggp_o, loggp_G;   /* loggp (ticks; G per word); < 0 = unset: L = ts,
                                            o = 0, G = tw (cost_loggp_params) */
+    double unit_price;        /* ticks paid per tick of unit-stride statements (`classes` above;
+                                 1 = the default) */
+    double strided_price;     /* ticks paid per tick of strided statements (1 = the default) */
+    double aliased_price;     /* ticks paid per tick of aliased statements (1 = the default) */
 } cost_profile;
 
 typedef struct cost_summary {

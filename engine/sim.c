@@ -907,6 +907,7 @@ void sim_result_free(sim_result *r)
     free(t->work);
     free(t->overlap);
     free(t->guard);
+    for (int k = 0; k < SIM_WORK_CLASSES; k++) free(t->wclass[k]);
     free(t->step_time);
     free(t->step_procs);
     for (int i = 0; i < r->nviolations; i++) free(r->violations[i].text);
@@ -1154,6 +1155,7 @@ static int sim_setup_bounds(sim_ctx *c, sim_run_state *rs)
                 return -1;
             }
     }
+    c->ab = rs->ab;   /* the work classes read the rows' lengths while compiling */
     return 0;
 }
 
@@ -1199,6 +1201,7 @@ static int sim_setup_decls(sim_ctx *c, sim_run_state *rs)
             if (a >= 0 && a < p->narrays) rs->dists[a] = d;
         }
     }
+    c->dists = rs->dists;   /* the work classes: a pieced memory packs its rows (sim_compile.c) */
     return 0;
 }
 
@@ -1416,6 +1419,7 @@ static void sim_run_instance(sim_ctx *c, const sim_run_state *rs, const sim_rang
     sim_exec(c, body);
     w[c->proc] += c->ticks;
     if (c->guard_ticks != 0) sim_trace_cell_add(c, &c->r->trace.guard, c->guard_ticks);
+    sim_trace_classes_flush(c);
 }
 
 /* Step s: every processor instance (in supersteps around the collectives), then the messages
@@ -1546,6 +1550,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     c->t_last_progress = t0;
     c->progress_span = 1;
     c->nprocs = 1;
+    c->loop_slot = -1;
     r->level = p ? p->level : IR_SOURCE;
     c->level = r->level;
     sim_run_state rs;
@@ -1571,6 +1576,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         c->tval = 0;
         sim_exec(c, rs.body);
         r->trace.work[0] = c->ticks;
+        sim_trace_classes_flush(c);
     } else {
         if (sim_plan_steps(c, &rs) != 0) goto done;
         int rcounter = 0;

@@ -58,6 +58,23 @@ typedef struct sim_coll_rec {
     int groups;               /* concurrent groups (`by`); nprocs and m are the largest group's */
 } sim_coll_rec;
 
+/* Work classes: how a statement's accesses move with its innermost loop, as the exported C runs
+ * them (a reduction `sum(k = ..)` counts as the loop over k):
+ *   SIM_WORK_UNIT     some access moves, only in its last subscript (unit stride: contiguous,
+ *                     what gcc -O2 vectorises)
+ *   SIM_WORK_STRIDED  some access moves in another subscript (a walk down a column, stride n) —
+ *                     except an accumulation alone in its loop, its target fixed while the loop
+ *                     runs, whose next loop out moves every access in its last subscript only:
+ *                     gcc vectorises that outer loop, so it is UNIT
+ *   SIM_WORK_ALIASED  STRIDED where the walk's step is a multiple of 4096 bytes (a row of 512
+ *                     doubles, 1024, ...): every element of the walk maps to the same cache sets
+ *                     and the walk thrashes them (LU at n = 1024 runs 5x slower than at 1000);
+ *                     not in a pieced dist, whose export packs each row at its own length
+ *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
+ *                     and every statement under a `cost N` annotation (the user's price)
+ * A profile prices each class's ticks apart (cost.h, `classes`). */
+enum { SIM_WORK_SCALAR, SIM_WORK_UNIT, SIM_WORK_STRIDED, SIM_WORK_ALIASED, SIM_WORK_CLASSES };
+
 /* The trace: dense work per (step, processor), sparse message lists per step. */
 typedef struct sim_trace {
     int nsteps;               /* 1 for `source` programs */
@@ -76,6 +93,10 @@ typedef struct sim_trace {
     double *guard;            /* nsteps * nprocs, like work: the part of work that evaluating the
                                  sends' `when` guards cost (outside `cost N` regions, whose ticks
                                  replace what they hold); NULL when no send has such a guard */
+    double *wclass[SIM_WORK_CLASSES];  /* [SIM_WORK_UNIT], [.._STRIDED], [.._ALIASED]: nsteps * nprocs,
+                                 like work: the part of work that statements of that class cost
+                                 (sim_compile.c, sim_stmt_class); NULL when none ran; the rest
+                                 of work is scalar ([SIM_WORK_SCALAR] stays NULL) */
 } sim_trace;
 
 /* One output array, gathered to global coordinates. */

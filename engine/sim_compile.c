@@ -653,6 +653,128 @@ int sim_const_int(sim_ctx *c, const ir_expr *e, int64_t *out)
     return 0;
 }
 
+/* ---- work classes (sim.h, SIM_WORK_*) -------------------------------------------------------- */
+
+static int sim_is_access(sim_op op) { return op == SO_ACCD || op == SO_ACCI || op == SO_ACCD_SR || op == SO_ACCI_SR; }
+
+static int64_t sim_aff_coef(const sim_aff *a, int slot)
+{
+    int64_t k = 0;
+    for (int i = 0; i < a->n; i++) if (a->slot[i] == slot) k += a->coef[i];
+    return k;
+}
+
+/* Does the value of n change with variable `slot`? */
+static int sim_node_uses(const sim_node *n, int slot)
+{
+    if (!n) return 0;
+    if ((n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO) && n->slot == slot) return 1;
+    if ((n->op == SO_AFF || n->op == SO_CMPAFF) && sim_aff_coef(&n->aff, slot)) return 1;
+    if (sim_is_access(n->op)) {
+        for (int d = 0; d < n->n; d++)
+            if (n->sub[d].gen ? sim_node_uses(n->sub[d].gen, slot) : sim_aff_coef(&n->sub[d].aff, slot) != 0) return 1;
+        return 0;
+    }
+    if (sim_node_uses(n->a, slot) || sim_node_uses(n->b, slot) || sim_node_uses(n->c, slot)) return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_node_uses(n->args[i], slot)) return 1;
+    return 0;
+}
+
+enum { SIM_ALIAS_BYTES = 4096 };
+
+/* STRIDED, or ALIASED when a step in dimension d of the array is a multiple of SIM_ALIAS_BYTES
+ * (its global rows' lengths, as the exported arrays lay them out; not a pieced dist's, whose
+ * export packs each row at its own length). */
+static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
+{
+    if (!c->ab || (c->dists && c->dists[array] && ir_dist_is_pieced(c->dists[array]))) return SIM_WORK_STRIDED;
+    int64_t step = 8;
+    for (int k = d + 1; k < ndims; k++) step *= c->ab[array].hi[k] - c->ab[array].lo[k] + 1;
+    return step > 0 && step % SIM_ALIAS_BYTES == 0 ? SIM_WORK_ALIASED : SIM_WORK_STRIDED;
+}
+
+/* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
+ * subscript moves, else STRIDED or ALIASED (sim_walk_class). */
+static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
+{
+    int cls = SIM_WORK_SCALAR;
+    for (int d = 0; d < n->n; d++) {
+        const sim_sub *sb = &n->sub[d];
+        int moves = sb->gen ? sim_node_uses(sb->gen, slot) : sim_aff_coef(&sb->aff, slot) != 0;
+        if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
+        if (moves) cls = SIM_WORK_UNIT;
+    }
+    return cls;
+}
+
+/* The classes of n's accesses against `slot` (their largest in *acc) and of the bodies of its
+ * reductions against their own variables (their largest in *red, which stays -1 without one). */
+static void sim_class_walk(const sim_ctx *c, const sim_node *n, int slot, int *acc, int *red)
+{
+    if (!n) return;
+    if (sim_is_access(n->op)) {
+        int k = sim_access_class(c, n, slot);
+        if (k > *acc) *acc = k;
+        return;
+    }
+    if (n->op == SO_REDD || n->op == SO_REDI) {
+        int body = SIM_WORK_SCALAR, inner = -1;
+        sim_class_walk(c, n->c, n->slot, &body, &inner);
+        if (inner > body) body = inner;        /* a nested reduction is the innermost loop */
+        if (body > *red) *red = body;
+        return;
+    }
+    sim_class_walk(c, n->a, slot, acc, red);
+    sim_class_walk(c, n->b, slot, acc, red);
+    sim_class_walk(c, n->c, slot, acc, red);
+    for (int i = 0; n->args && i < n->n; i++) sim_class_walk(c, n->args[i], slot, acc, red);
+}
+
+/* An assignment's work class: by its reductions' bodies when it has any (their loops are the
+ * innermost), else by how its accesses move with the innermost loop around it (none: SCALAR).
+ * Statements under `cost N` are SCALAR: the annotation is their price. */
+static int sim_stmt_class(const sim_ctx *c, const sim_stmt *st)
+{
+    if (st->has_cost || c->in_cost) return SIM_WORK_SCALAR;
+    int acc = SIM_WORK_SCALAR, red = -1;
+    sim_class_walk(c, st->rhs, c->loop_slot, &acc, &red);
+    if (red >= 0) return red;
+    if (c->loop_slot < 0) return SIM_WORK_SCALAR;
+    sim_class_walk(c, st->lhs, c->loop_slot, &acc, &red);
+    return acc;
+}
+
+/* The one statement other than `let`s of a loop's body (st itself when it is not a block), or NULL. */
+static sim_stmt *sim_only_stmt(sim_stmt *st)
+{
+    if (!st || st->kind != SS_BLOCK) return st;
+    sim_stmt *one = NULL;
+    for (int i = 0; i < st->n; i++) {
+        if (st->s[i]->kind == SS_LET) continue;
+        if (one) return NULL;
+        one = st->s[i];
+    }
+    return one;
+}
+
+/* The outer loop of two around one strided accumulation: `for j { for k { x[..][j] = x[..][j] +
+ * .. b[k][j] .. } }`, its target fixed while k runs, is vectorised over j (gcc's outer-loop
+ * vectorisation: b[k][j .. j+3] are contiguous) when every access moves with j in its last
+ * subscript alone: the statement is unit-stride work.  `sum(..)`'s loops are not (the exporter
+ * gives them an accumulator and code around them, which leaves the nest imperfect). */
+static void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
+{
+    sim_stmt *inner = sim_only_stmt(outer->body);
+    if (!inner || inner->kind != SS_FOR) return;
+    sim_stmt *a = sim_only_stmt(inner->body);
+    if (!a || a->kind != SS_ASSIGN || a->wclass < SIM_WORK_STRIDED) return;
+    if (sim_access_class(c, a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
+    int acc = SIM_WORK_SCALAR, red = -1;
+    sim_class_walk(c, a->rhs, outer->slot, &acc, &red);
+    if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT)
+        a->wclass = SIM_WORK_UNIT;
+}
+
 /* ---- statements ----------------------------------------------------------------------------- */
 
 static sim_stmt *sim_new_stmt(sim_ctx *c, sim_stmt_kind k, const ir_stmt *s, const char *label)
@@ -710,7 +832,11 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     st->lo = sim_compile_expr(c, v->lo, IR_INT);
     st->hi = sim_compile_expr(c, v->hi, IR_INT);
     st->step = v->step ? sim_compile_expr(c, v->step, IR_INT) : NULL;
+    int outer_slot = c->loop_slot;
+    c->loop_slot = v->slot;
     st->body = sim_compile_for(c, s, from + 1);
+    c->loop_slot = outer_slot;
+    if (st->body) sim_class_outer(c, st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;
     return st;
 }
@@ -727,6 +853,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         int dbl = st->lhs->op == SO_ACCD;
         st->rhs = sim_compile_expr(c, s->u.assign.rhs, dbl ? IR_DOUBLE : IR_INT);
         st->ticks = sim_expr_ticks(s->u.assign.rhs);
+        if (st->rhs) st->wclass = sim_stmt_class(c, st);
         return st->rhs ? st : NULL;
     }
     case IR_S_LET: {

@@ -801,6 +801,14 @@ void sim_trace_cell_add(sim_ctx *c, double **matrix, double ticks)
         (*matrix)[(size_t)c->step * (size_t)t->nprocs + (size_t)c->proc] += ticks;
 }
 
+void sim_trace_classes_flush(sim_ctx *c)
+{
+    for (int k = SIM_WORK_SCALAR + 1; k < SIM_WORK_CLASSES; k++) {
+        if (c->wclass_ticks[k] != 0) sim_trace_cell_add(c, &c->r->trace.wclass[k], c->wclass_ticks[k]);
+        c->wclass_ticks[k] = 0;
+    }
+}
+
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
  * (the trace's overlap). */
 static void sim_exec_recv(sim_ctx *c)
@@ -865,6 +873,7 @@ void sim_exec(sim_ctx *c, const sim_stmt *s)
         }
         if (s->has_cost) c->ticks = sv + s->cost;
         else c->ticks += s->ticks;
+        if (s->wclass) c->wclass_ticks[s->wclass] += c->ticks - sv;
         return;
     }
     case SS_LET:

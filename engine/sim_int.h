@@ -100,6 +100,7 @@ struct sim_stmt {
     double ticks;                 /* static ticks of rhs / let value / condition / guard */
     int guard_work;               /* send: its guard's ticks count as work (not inside a `cost N`
                                      region): the trace's guard records them */
+    int wclass;                   /* assignment: its work class (SIM_WORK_*, sim_stmt_class) */
     sim_stmt **s; int n;          /* block */
     sim_node *lhs, *rhs;          /* assignment (lhs is an access node); let value in rhs */
     int slot, is_double;          /* let / for variable */
@@ -283,12 +284,16 @@ typedef struct sim_ctx {
     double ticks;                 /* work of the running processor instance */
     double post_ticks;            /* `ticks` when its last send statement ran (SS_RECV: overlap) */
     double guard_ticks;           /* of `ticks`, what send guards cost (the trace's guard) */
+    double wclass_ticks[SIM_WORK_CLASSES];  /* of `ticks`, what each work class cost (the trace's
+                                     wclass; [SIM_WORK_SCALAR] unused) */
+    int loop_slot;                /* compiling: the innermost enclosing loop's variable, or -1 */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;
     int step;                     /* step index */
     int rstep;                    /* superstep counter for race detection (a collective ends one) */
     const sim_bounds *ab;         /* global bounds of every array */
+    const ir_decl **dists;        /* syndm: each array's dist declaration (narrays), else NULL */
     op_env *openv;                /* evaluation of user operators (NULL when the program has none) */
     int64_t *pfi;                 /* saved frames of each processor of the step (supersteps) */
     double *pfd;
@@ -331,6 +336,8 @@ void sim_exec(sim_ctx *c, const sim_stmt *s);
 void sim_poll(sim_ctx *c);
 /* Adds ticks to the running step and processor's cell of a trace matrix (the guard, the overlap). */
 void sim_trace_cell_add(sim_ctx *c, double **matrix, double ticks);
+/* Moves the running processor instance's class ticks (wclass_ticks) into the trace's wclass. */
+void sim_trace_classes_flush(sim_ctx *c);
 
 /* sim_coll.c */
 sim_coll *sim_compile_coll(sim_ctx *c, const ir_stmt *s);

@@ -11,7 +11,8 @@
 #                exported <= 1.5 x sequential); "data", the same less an empty program's (an
 #                empty C program; an empty MPI program at np ranks), measured in the same rounds
 #   predicted    the leaf's predicted seconds (`polyapm compare` after `polyapm measure` of the
-#                run, under a machine profile `polyapm calibrate -np 2` measured at the start)
+#                run, under a machine profile `polyapm calibrate -np 2` measured at the start,
+#                which prices unit-stride, strided and aliased work apart: polyapm(1), sim)
 #                against the measured seconds; the median |predicted/measured - 1| (target <= 1)
 #                and Kendall's tau over the kernels
 #   checksum     the exported program's against the sequential C's (must be equal)

@@ -3,7 +3,8 @@
 # fitted parameter is positive and finite, the profile is stored in the workspace and in the
 # user-level file, and `sim --machine local` then predicts seconds with it (here and in another
 # workspace).  The tick is the exported calibration kernel's seconds over its simulated ticks
-# (issue 16).  Timing numbers are printed, not asserted.  `--raw` refits saved measurements.
+# (issue 16); the kernel is timed in its two parts, and each work class's price is its part's
+# seconds per tick over that tick.  Timing numbers are printed, not asserted.  `--raw` refits saved measurements.
 source "$(dirname "$0")/../lib.sh"
 cd "$TMP"
 if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then echo "skip calibrate: no MPI"; finish; fi
@@ -23,6 +24,11 @@ print(all(math.isfinite(j[k]) and j[k] > 0 for k in ('tick_seconds','normsent','
 expect_eq "the tick is the exported kernel's seconds over its ticks (issue 16)" "$(printf '%s' "$out" | python3 -c "
 import json,sys; j=json.load(sys.stdin); k=j['kernel']
 print(k['ticks'] > 1e7 and k['seconds'] > 0 and abs(j['profile']['tick_seconds'] - k['seconds'] / k['ticks']) <= 1e-6 * j['profile']['tick_seconds'] and j['multiply_seconds'] > 0)")" True
+expect_eq "each work class's price: its part's seconds per tick over the tick" "$(printf '%s' "$out" | python3 -c "
+import json,sys; j=json.load(sys.stdin); k=j['kernel']; p=j['profile']; t=p['tick_seconds']
+parts=[(k[c]['seconds'], k[c]['ticks'], p[c + '_price']) for c in ('unit', 'strided', 'aliased')]
+print(all(tk > 1e7 and abs(pr - s / tk / t) <= 1e-6 * pr for s, tk, pr in parts),
+      abs(k['seconds'] - parts[0][0] - parts[1][0]) <= 1e-6 * k['seconds'])")" "True True"
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
     "['exchange', 'hrel', 'pingpong', 'recv', 'send']"
 expect_eq "under two minutes" "$([ "$took" -lt 120 ] && echo yes)" yes
@@ -43,7 +49,8 @@ expect_eq "a program file uses it too" \
 # refitting saved measurements; bad input names the line
 raw=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/polyapm/calibrate-local.raw 2>/dev/null | head -1)
 if [ -n "$raw" ]; then
-    expect_eq "the saved measurements hold the kernel's line" "$(grep -c '^kernel [0-9.e+-]* [0-9.e+-]*$' "$raw")" 1
+    expect_eq "the saved measurements hold the kernel's parts' lines" \
+        "$(grep -c '^kernel_\(unit\|strided\|aliased\) [0-9.e+-]* [0-9.e+-]*$' "$raw")" 3
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
 fi
 printf 'tick 1e-9\nsend 2 x 3\n' >bad.raw

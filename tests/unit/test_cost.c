@@ -374,8 +374,36 @@ static void test_guard_price(void)
     free(qtxt);
 }
 
+/* The work classes' prices: keys written only when not 1 (scali2004's text unchanged), read back;
+ * a profile without them prices every class as a tick. */
+static void test_class_prices(void)
+{
+    const cost_profile *p = cost_profile_builtin("scali2004");
+    T_EQ_INT("scali2004 prices the classes at 1", p->unit_price == 1 && p->strided_price == 1, 1);
+    cost_profile q = *p;
+    q.unit_price = 0.375;
+    q.strided_price = 1.5;
+    q.aliased_price = 6;
+    char *txt = cost_profile_format(p), *qtxt = cost_profile_format(&q);
+    T_CHECK("scali2004's text has no class prices", txt && !strstr(txt, "unit_price") && !strstr(txt, "strided_price"),
+            "%s", txt);
+    T_CHECK("the class prices are written", qtxt && strstr(qtxt, "unit_price 0.375\n") &&
+            strstr(qtxt, "strided_price 1.5\n") && strstr(qtxt, "aliased_price 6\n"), "%s", qtxt);
+    cost_profile r;
+    diag_list d;
+    diag_list_init(&d);
+    T_EQ_INT("the class prices read back", cost_profile_parse("q", qtxt, &r, &d) == 0 && r.unit_price == 0.375 &&
+             r.strided_price == 1.5, 1);
+    T_EQ_INT("a profile without the keys prices the classes at 1", cost_profile_parse("r", "normsent 2\n", &r, &d) == 0 &&
+             r.unit_price == 1 && r.strided_price == 1 && r.aliased_price == 1, 1);
+    diag_list_free(&d);
+    free(txt);
+    free(qtxt);
+}
+
 int main(void)
 {
+    test_class_prices();
     test_guard_price();
     test_barrier();
     test_overlap();

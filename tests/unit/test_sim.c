@@ -517,8 +517,63 @@ static void test_guards(void)
     }
 }
 
+/* Work classes: each statement's class and the trace's split work, counted by hand in
+ * tests/sim/classes.apm; a profile pricing the classes changes the work by (1 − price)·ticks. */
+static void test_classes(void)
+{
+    sim_result *r = run("tests/sim/classes.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("classes: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_NEAR("classes: the work", t->work[0], 297, 0);
+    T_CHECK("classes: unit-stride work U and O", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 160,
+            "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    T_CHECK("classes: strided work S, R and P", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 112,
+            "%g", t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
+    T_CHECK("classes: aliased work W", t->wclass[SIM_WORK_ALIASED] && t->wclass[SIM_WORK_ALIASED][0] == 8,
+            "%g", t->wclass[SIM_WORK_ALIASED] ? t->wclass[SIM_WORK_ALIASED][0] : -1);
+    T_CHECK("classes: scalar work has no matrix", t->wclass[SIM_WORK_SCALAR] == NULL, "%p",
+            (void *)t->wclass[SIM_WORK_SCALAR]);
+    cost_profile q = *cost_profile_builtin("scali2004");
+    cost_summary s1, s2;
+    if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
+        T_NEAR("classes: scali2004 prices every tick as one", s1.total, 297, 0);
+        q.unit_price = 0.25;
+        q.strided_price = 2;
+        q.aliased_price = 5;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("classes: unit 0.25, strided 2, aliased 5: 297 - 0.75*160 + 1*112 + 4*8", s2.total,
+                   297 - 120 + 112 + 32, 1e-9);
+            cost_summary_free(&s2);
+        }
+        cost_summary_free(&s1);
+    }
+    sim_result_free(r);
+    /* the source level of the thesis's LU: its sums run down u's columns (strided), nothing unit;
+     * at n = 512 a row is 4096 bytes (aliased) */
+    for (int n = 6; n <= 512; n += 506) {
+        ir_binding b = {"n", n};
+        int cls = n == 512 ? SIM_WORK_ALIASED : SIM_WORK_STRIDED, other = SIM_WORK_ALIASED + SIM_WORK_STRIDED - cls;
+        r = run("examples/lu.apm", &b, 1);
+        if (!r) continue;
+        T_CHECK("classes: lu.apm's L and U are strided (n 6) or aliased (n 512)", r->trace.wclass[cls] &&
+                r->trace.wclass[cls][0] > 0 && !r->trace.wclass[other] && !r->trace.wclass[SIM_WORK_UNIT],
+                "n %d: %p %p", n, (void *)r->trace.wclass[cls], (void *)r->trace.wclass[other]);
+        sim_result_free(r);
+    }
+    /* the same sums at syndm in pieced memories: strided at n = 512 (the rows are packed) */
+    ir_binding b512 = {"n", 512};
+    r = run("tests/sim/lu-pieced.apm", &b512, 1);
+    if (r) {
+        T_CHECK("classes: a pieced LU leaf's sums are strided, not aliased", r->ok && r->trace.wclass[SIM_WORK_STRIDED] &&
+                !r->trace.wclass[SIM_WORK_ALIASED], "ok %d, aliased %p", r->ok, (void *)r->trace.wclass[SIM_WORK_ALIASED]);
+        sim_result_free(r);
+    }
+}
+
 int main(void)
 {
+    test_classes();
     test_costs();
     test_errors();
     test_race();

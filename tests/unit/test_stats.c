@@ -113,6 +113,33 @@ static void calibration(void)
     T_NEAR("calib.kernel.normsent", r.profile.normsent, 5, 1e-6);  /* 1e-8 s / 2e-9 s */
     T_NEAR("calib.kernel.ts", r.profile.ts, 750, 1e-3);
     T_NEAR("calib.kernel.ticks", r.kernel_ticks, 2.5e8, 1e-3);
+    T_NEAR("calib.kernel.no_parts: unit_price 1", r.profile.unit_price, 1, 0);
+    T_NEAR("calib.kernel.no_parts: strided_price 1", r.profile.strided_price, 1, 0);
+    free(with);
+
+    /* the kernel's class parts: each class's seconds per tick over the tick; without a `kernel`
+     * line the kernel is their sum (0.5 s for 2e8 ticks: 2.5e-9 s a tick) */
+    with = malloc(len + 128);
+    snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\n", text);
+    T_EQ_INT("calib.parts.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_NEAR("calib.parts.tick", r.profile.tick_seconds, 2.5e-9, 1e-20);
+    T_NEAR("calib.parts.kernel", r.kernel_seconds, 0.5, 1e-12);
+    T_NEAR("calib.parts.unit_price", r.profile.unit_price, 0.4, 1e-12);      /* 1e-9 / 2.5e-9 */
+    T_NEAR("calib.parts.strided_price", r.profile.strided_price, 1.6, 1e-12); /* 4e-9 / 2.5e-9 */
+    T_NEAR("calib.parts.unit_ticks", r.part_ticks[SIM_WORK_UNIT], 1e8, 0);
+    /* with a `kernel` line, it is the tick */
+    snprintf(with, len + 128, "%skernel 0.5 2.5e8\nkernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\n", text);
+    T_EQ_INT("calib.parts+kernel.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_NEAR("calib.parts+kernel.unit_price", r.profile.unit_price, 0.5, 1e-12);   /* 1e-9 / 2e-9 */
+    T_NEAR("calib.parts+kernel.strided_price", r.profile.strided_price, 2, 1e-12);
+    snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\nkernel_aliased 0.2 1e7\n", text);
+    T_EQ_INT("calib.aliased.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_NEAR("calib.aliased.price", r.profile.aliased_price, 8, 1e-12);       /* 2e-8 / 2.5e-9 */
+    T_NEAR("calib.aliased.not_in_the_kernel", r.kernel_seconds, 0.5, 1e-12);
+    snprintf(with, len + 128, "%skernel_unit 0.1\n", text);
+    T_EQ_INT("calib.parts.malformed", calib_fit_raw("parts", with, "local", &r, &d), -1);
+    diag_list_free(&d);
+    diag_list_init(&d);
     free(with);
     free(text);
 

@@ -3,7 +3,9 @@
  * costs on this machine.  The calibration kernel (runtime/calibrate/kernel.apm, embedded here as
  * text) is simulated for its ticks (the cost rule every node is priced by), exported as sequential
  * C the way `polyapm export` writes any source program, built with its Makefile and timed at
- * np = 1 (the best of a few runs of its timed main loop).  The ratio prices the loads, stores,
+ * np = 1 (the best of a few runs of its timed main loop) — once per work class it has a part of
+ * (engine/sim.h: the unit-stride stencil, the stride-n column sums), the other part's loop left
+ * empty by a -D, so that each class's tick is measured apart.  The ratio prices the loads, stores,
  * loop and index arithmetic of real exported code along with its flops, which the benchmark's
  * multiply alone does not (engine/calib.h uses it as the profile's tick).
  */
@@ -14,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "calib.h"
 #include "calib_kernel.h"
 #include "cli.h"
 #include "simjob.h"
@@ -46,14 +49,26 @@ static char *ck_capture(const char *cmd)
     return buf;
 }
 
+/* The kernel's parts: each work class (engine/sim.h) the kernel has a part of, and the -D that
+ * leave only that part (the other part's loop empty). */
+enum { CK_MAX_BINDINGS = 3 };
+typedef struct ck_part { int cls; const char *bindings[CK_MAX_BINDINGS]; } ck_part;
+static const ck_part ck_parts[] = {
+    { SIM_WORK_UNIT, { "rounds=0" } },                            /* the stencil sweeps alone */
+    { SIM_WORK_STRIDED, { "steps=0" } },                          /* the column sums alone */
+    { SIM_WORK_ALIASED, { "steps=0", "m=1024", "rounds=16" } },   /* ... down rows of 8192 bytes */
+};
+
 /* The kernel's ticks under the cost rule (one processor: the trace's total work). */
-static int ck_ticks(const ir_program *p, double *ticks)
+static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ticks)
 {
     diag_list d;
     diag_list_init(&d);
     simjob j;
     memset(&j, 0, sizeof j);
     j.prog = p;
+    j.bindings = b;
+    j.nbindings = nb;
     int rc = -1;
     if (cost_profile_resolve("scali2004", &j.profile, &d) != 0 || simjob_run(&j, &d) != 0 || !j.has_cost) {
         cli_fail("calibration kernel: its simulation failed: %s", d.n ? d.items[d.n - 1].msg : "?");
@@ -69,11 +84,11 @@ static int ck_ticks(const ir_program *p, double *ticks)
 }
 
 /* Exports `p` into `dir` and builds it; the executable's path (malloc'd) or NULL. */
-static char *ck_build(const ir_program *p, const char *dir)
+static char *ck_build(const ir_program *p, const ir_binding *b, int nb, const char *dir)
 {
     diag_list d;
     diag_list_init(&d);
-    xf_export_options o = {NULL, 0, XF_EXCHANGE_AUTO, "polyapm calibrate"};
+    xf_export_options o = {b, nb, XF_EXCHANGE_AUTO, "polyapm calibrate"};
     xf_export_info info;
     if (xf_export(p, dir, &o, &info, &d) != XF_OK) {
         cli_fail("calibration kernel: export failed: %s", d.n ? d.items[d.n - 1].msg : "?");
@@ -95,7 +110,50 @@ static char *ck_build(const ir_program *p, const char *dir)
     return bin;
 }
 
-int calib_kernel_measure(const char *dir, int quick, double *seconds, double *ticks)
+/* Times the exported binary `bin`: the fastest of `runs` runs' main loop, or 0 after saying why. */
+static double ck_time(const char *bin, int runs)
+{
+    double best = 0;
+    for (int r = 0; r < runs; r++) {
+        char cmd[8192];
+        snprintf(cmd, sizeof cmd, "'%s'", bin);
+        char *out = ck_capture(cmd), *at = out ? strstr(out, "seconds=") : NULL;
+        double s = at ? strtod(at + 8, NULL) : 0;
+        free(out);
+        if (!(s > 0)) { cli_fail("calibration kernel: %s printed no seconds", bin); return 0; }
+        if (best == 0 || s < best) best = s;
+    }
+    return best;
+}
+
+/* One part: simulated for its ticks, exported into its own directory under kdir, built, timed. */
+static int ck_part_measure(const ir_program *p, const ck_part *part, const char *kdir, int quick,
+                           double *seconds, double *ticks)
+{
+    ir_binding b[CK_MAX_BINDINGS];
+    char spec[CK_MAX_BINDINGS][32], *pdir = NULL, *bin = NULL;
+    int nb = 0, rc = -1;
+    for (; nb < CK_MAX_BINDINGS && part->bindings[nb]; nb++) {
+        snprintf(spec[nb], sizeof spec[nb], "%s", part->bindings[nb]);
+        if (ir_parse_binding(spec[nb], &b[nb]) != 0) {
+            cli_fail("calibration kernel: bad part %s", part->bindings[nb]);
+            return -1;
+        }
+    }
+    size_t n = strlen(kdir) + 16;
+    if (!(pdir = malloc(n))) return -1;
+    snprintf(pdir, n, "%s/part%d", kdir, part->cls);
+    if (ck_ticks(p, b, nb, ticks) == 0 && (bin = ck_build(p, b, nb, pdir))) {
+        fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s)\n", calib_part_names[part->cls], bin);
+        *seconds = ck_time(bin, quick ? 2 : 5);
+        rc = *seconds > 0 ? 0 : -1;
+    }
+    free(pdir);
+    free(bin);
+    return rc;
+}
+
+int calib_kernel_measure(const char *dir, int quick, double seconds[SIM_WORK_CLASSES], double ticks[SIM_WORK_CLASSES])
 {
     diag_list d;
     diag_list_init(&d);
@@ -109,7 +167,7 @@ int calib_kernel_measure(const char *dir, int quick, double *seconds, double *ti
     diag_list_free(&d);
     /* a directory of this run's own: calibrations may run side by side */
     size_t n = strlen(dir) + 32;
-    char *kdir = malloc(n), *bin = NULL;
+    char *kdir = malloc(n);
     int rc = -1;
     if (!kdir) goto out;
     snprintf(kdir, n, "%s/calibrate-kernel-XXXXXX", dir);
@@ -119,19 +177,11 @@ int calib_kernel_measure(const char *dir, int quick, double *seconds, double *ti
         kdir = NULL;
         goto out;
     }
-    if (ck_ticks(p, ticks) != 0 || !(bin = ck_build(p, kdir))) goto out;
-    fprintf(stderr, "calibrate: timing the exported kernel (%s)\n", bin);
-    double best = 0;
-    for (int r = 0; r < (quick ? 2 : 5); r++) {
-        char cmd[8192];
-        snprintf(cmd, sizeof cmd, "'%s'", bin);
-        char *out = ck_capture(cmd), *at = out ? strstr(out, "seconds=") : NULL;
-        double s = at ? strtod(at + 8, NULL) : 0;
-        free(out);
-        if (!(s > 0)) { cli_fail("calibration kernel: %s printed no seconds", bin); goto out; }
-        if (best == 0 || s < best) best = s;
+    for (int k = 0; k < SIM_WORK_CLASSES; k++) seconds[k] = ticks[k] = 0;
+    for (size_t i = 0; i < sizeof ck_parts / sizeof ck_parts[0]; i++) {
+        const ck_part *part = &ck_parts[i];
+        if (ck_part_measure(p, part, kdir, quick, &seconds[part->cls], &ticks[part->cls]) != 0) goto out;
     }
-    *seconds = best;
     rc = 0;
 out:
     ir_program_free(p);
@@ -141,6 +191,5 @@ out:
         if (system(cmd) != 0) fprintf(stderr, "calibrate: could not remove %s\n", kdir);
     }
     free(kdir);
-    free(bin);
     return rc;
 }

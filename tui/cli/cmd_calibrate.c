@@ -107,15 +107,21 @@ static char *run_bench(const char *bin, int np, int quick)
     return out;
 }
 
-/* Appends the exported kernel's line "kernel SECONDS TICKS" to the raw measurements (`raw` is
- * taken); the new text (malloc'd) or NULL after printing why. */
+/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS", "kernel_strided SECONDS
+ * TICKS" and "kernel_aliased SECONDS TICKS" (its parts, calib_part_names) to the raw measurements (`raw` is taken); the new text
+ * (malloc'd) or NULL after printing why. */
 static char *add_kernel(char *raw, const char *dir, int quick)
 {
-    double secs, ticks;
-    if (calib_kernel_measure(dir, quick, &secs, &ticks) != 0) { free(raw); return NULL; }
-    size_t n = strlen(raw) + 128;
+    double secs[SIM_WORK_CLASSES], ticks[SIM_WORK_CLASSES];
+    if (calib_kernel_measure(dir, quick, secs, ticks) != 0) { free(raw); return NULL; }
+    size_t n = strlen(raw) + 64 * SIM_WORK_CLASSES + 1;
     char *out = malloc(n);
-    if (out) snprintf(out, n, "%skernel %.9e %.17g\n", raw, secs, ticks);
+    if (out) {
+        size_t at = (size_t)snprintf(out, n, "%s", raw);
+        for (int k = 0; k < SIM_WORK_CLASSES; k++)
+            if (calib_part_names[k] && ticks[k] > 0)
+                at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g\n", calib_part_names[k], secs[k], ticks[k]);
+    }
     free(raw);
     return out;
 }
@@ -131,6 +137,9 @@ static const param_row param_rows[] = {
     {"tw", "ticks/word", "hockney per 8-byte word (ping-pong)"},
     {"g", "ticks/word", "bsp h-relation per word"},
     {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
+    {"unit_price", "ticks/tick", "a tick of unit-stride work (the kernel's stencil)"},
+    {"strided_price", "ticks/tick", "a tick of strided work (the kernel's column sums)"},
+    {"aliased_price", "ticks/tick", "a tick of strided work whose step is a multiple of 4 KB"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
 
@@ -145,6 +154,9 @@ static double param_value(const cost_profile *p, const char *key)
         {"tw", offsetof(cost_profile, tw)},
         {"g", offsetof(cost_profile, g)},
         {"guard_price", offsetof(cost_profile, guard_price)},
+        {"unit_price", offsetof(cost_profile, unit_price)},
+        {"strided_price", offsetof(cost_profile, strided_price)},
+        {"aliased_price", offsetof(cost_profile, aliased_price)},
     };
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
         if (!strcmp(offs[i].key, key)) return *(const double *)((const char *)p + offs[i].off);
@@ -172,6 +184,10 @@ static void print_text(const calib_result *r, double secs, const char *const *st
                r->kernel_seconds, r->kernel_ticks, r->multiply_seconds);
     else
         printf("  tick: one multiply in a memory-bound loop (no exported kernel measured)\n");
+    for (int k = 0; k < SIM_WORK_CLASSES; k++)
+        if (r->part_ticks[k] > 0)
+            printf("  %s: %.4g s for %.4g ticks (%.4g ns a tick)\n", calib_part_names[k], r->part_seconds[k],
+                   r->part_ticks[k], 1e9 * r->part_seconds[k] / r->part_ticks[k]);
     if (r->note[0]) printf("note: %s\n", r->note);
     for (int i = 0; i < nstored; i++) printf("stored: %s\n", stored[i]);
 }
@@ -185,8 +201,16 @@ static void print_json(const calib_result *r, double secs, const char *const *st
         printf("%s\"%s\":%.10g", i ? "," : "", param_rows[i].key, param_value(&r->profile, param_rows[i].key));
     printf(",\"barrier_const\":%.10g,\"coalesce\":%d},\"multiply_seconds\":%.10g,\"kernel\":",
            r->profile.barrier_const, r->profile.coalesce, r->multiply_seconds);
-    if (r->kernel_ticks > 0) printf("{\"seconds\":%.10g,\"ticks\":%.17g}", r->kernel_seconds, r->kernel_ticks);
-    else printf("null");
+    if (r->kernel_ticks > 0) {
+        printf("{\"seconds\":%.10g,\"ticks\":%.17g", r->kernel_seconds, r->kernel_ticks);
+        for (int k = 0; k < SIM_WORK_CLASSES; k++)
+            if (r->part_ticks[k] > 0)
+                printf(",\"%s\":{\"seconds\":%.10g,\"ticks\":%.17g}", calib_part_names[k] + 7,
+                       r->part_seconds[k], r->part_ticks[k]);
+        printf("}");
+    } else {
+        printf("null");
+    }
     printf(",\"fits\":[");
     for (int i = 0; i < r->nfits; i++) {
         const stats_line *l = &r->fits[i].line;

@@ -2,7 +2,8 @@
  * cmd_compare.c — `polyapm compare [NODES...]`: the cost model's track record.  For every node
  * (default: every leaf of the graph) and every measured configuration of it (ranks and parameter
  * values, from the measurements table: `polyapm run` or `polyapm measure`), the predicted cost
- * under each cost model (polyapm, bsp, hockney, loggp; simulations are stored as `sim` stores them),
+ * under each cost model (polyapm, bsp, hockney, loggp: one simulation priced under every model
+ * whose result is not stored yet; stored as `sim` stores them),
  * the predicted seconds (cost × the profile's tick, under --model, default polyapm), the
  * measured seconds (mean of the runs), the relative error, and Kendall's τ between the
  * predicted and the measured order over the measured rows.  A node without measurements gets
@@ -21,6 +22,7 @@
 #include "ops.h"
 #include "plot.h"
 #include "stats.h"
+#include "xf.h"
 
 enum { MAX_MODELS = 8 };
 
@@ -65,31 +67,78 @@ static int params_bindings(char *buf, ir_binding *b, int max)
     return n;
 }
 
-/* Simulates (or finds) the row's node under every model; fills cost[], verified, predicted. */
+/* Prices `to` (prepared, not stored) from the completed run of `from`, the same node and
+ * parameter values under another model: the run does not depend on the model (a model prices
+ * its trace), so one simulation serves every model.  `to` borrows from's results; price_drop
+ * gives them back before `to` is freed.  0, or -1 for an unknown model. */
+static int price_from(ops_sim *to, const ops_sim *from, diag_list *d)
+{
+    simjob *b = &to->job;
+    const simjob *a = &from->job;
+    b->prog = to->prog;
+    b->ref = to->ref;
+    b->bindings = to->bindings;
+    b->nbindings = to->nbindings;
+    b->model = to->model;
+    b->profile = to->profile;
+    b->res = a->res;
+    b->ref_res = a->ref_res;
+    cost_profile prof = xf_export_pricing(to->prog, to->bindings, to->nbindings, &to->profile);
+    if (cost_evaluate(to->model, &a->res->trace, &prof, &b->cost) != 0) {
+        diag_add(d, NULL, 0, 0, "unknown cost model '%s'", to->model);
+        return -1;
+    }
+    b->has_cost = 1;
+    if (a->ref_res && cost_evaluate(to->model, &a->ref_res->trace, &to->profile, &b->ref_cost) == 0)
+        b->has_ref_cost = 1;
+    b->verified = a->verified;
+    to->ran = 1;
+    to->total = b->cost.total;
+    to->verified = b->verified;
+    return 0;
+}
+
+static void price_drop(ops_sim *to) { to->job.res = to->job.ref_res = NULL; }
+
+/* Simulates (or finds) the row's node under every model — one simulation for all the models
+ * whose result is not stored yet — and stores each; fills cost[], verified, predicted. */
 static int price_row(store *s, cmp_row *r, const cost_profile *prof, const char *model,
                      const ir_binding *b, int nb, diag_list *d)
 {
     const char *const *models = cost_model_names();
+    ops_sim js[MAX_MODELS];
+    int nm = 0, rc = 0;
+    const ops_sim *run = NULL;
     r->verified = 1;
-    for (int m = 0; models[m] && m < MAX_MODELS; m++) {
-        ops_sim j;
-        memset(&j, 0, sizeof j);
-        j.node = r->node;
-        j.model = models[m];
-        j.profile = *prof;
-        j.nbindings = nb < OPS_MAX_BINDINGS ? nb : OPS_MAX_BINDINGS;
-        memcpy(j.bindings, b, (size_t)j.nbindings * sizeof *b);
-        int rc = ops_sim_node(s, &j, d);
-        if (rc == 0) {
-            r->cost[m] = j.total;
-            if (j.verified != 1) r->verified = j.verified;
-            if (!strcmp(models[m], model)) r->predicted = j.total * prof->tick_seconds;
-            if (!r->params) r->params = strdup(j.params ? j.params : "");
-        }
-        ops_sim_free(&j);
-        if (rc != 0) return -1;
+    for (; models[nm] && nm < MAX_MODELS; nm++) {
+        ops_sim *j = &js[nm];
+        memset(j, 0, sizeof *j);
+        j->node = r->node;
+        j->model = models[nm];
+        j->profile = *prof;
+        j->nbindings = nb < OPS_MAX_BINDINGS ? nb : OPS_MAX_BINDINGS;
+        memcpy(j->bindings, b, (size_t)j->nbindings * sizeof *b);
     }
-    return 0;
+    for (int m = 0; m < nm && rc == 0; m++) {
+        ops_sim *j = &js[m];
+        int p = ops_sim_prepare(s, j, d);
+        if (p < 0) { rc = -1; break; }
+        if (p == 0) {
+            if (run) rc = price_from(j, run, d);
+            else if ((rc = ops_sim_run(j, NULL, NULL, NULL, d)) == 0) run = j;
+            if (rc == 0) rc = ops_sim_store(s, j, d);
+        }
+        if (rc != 0) break;
+        r->cost[m] = j->total;
+        if (j->verified != 1) r->verified = j->verified;
+        if (!strcmp(models[m], model)) r->predicted = j->total * prof->tick_seconds;
+        if (!r->params) r->params = strdup(j->params ? j->params : "");
+    }
+    for (int m = nm - 1; m >= 0; m--) {
+        if (run && &js[m] != run) price_drop(&js[m]);
+        ops_sim_free(&js[m]);
+    }
+    return rc;
 }
 
 /* The rows of one node: one per measured (ranks, params), else one at the -D values. */
