@@ -61,18 +61,6 @@ static int ex_op_exact(const ir_decl *od)
     return 1;
 }
 
-static int ex_has_coll(const ir_block *b)
-{
-    for (int i = 0; i < b->n; i++) {
-        const ir_stmt *s = b->stmts[i];
-        if (s->kind == IR_S_COLL) return 1;
-        if (s->kind == IR_S_FOR && ex_has_coll(s->u.for_.body)) return 1;
-        if (s->kind == IR_S_IF && (ex_has_coll(s->u.if_.then_blk) || (s->u.if_.else_blk && ex_has_coll(s->u.if_.else_blk))))
-            return 1;
-    }
-    return 0;
-}
-
 /* ---- user operators ------------------------------------------------------------------------- */
 
 static const char *const ex_clause_names[IR_K_COUNT] = {
@@ -137,7 +125,7 @@ void ex_emit_ops(const ex_plan *pl, xf_buf *b)
 {
     const ir_program *p = pl->p;
     if (!pl->mpi) return;
-    if (ex_has_coll(p->body)) {
+    if (ex_block_holds(p->body, IR_S_COLL)) {
         xf_buf_printf(b, "/* The built-in operators of collectives, as the simulator applies them (a the lower rank). */\n");
         for (int k = 0; k < IR_BOP_COUNT; k++) {
             xf_buf_printf(b, "static inline void rt_bop_%s_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = %s; }\n",
@@ -162,7 +150,7 @@ void ex_emit_ops(const ex_plan *pl, xf_buf *b)
                              "    for (; k > 0; k /= 2) {\n        if (k %% 2 == 0) op_%s_even(st, NULL, t);\n"
                              "        else op_%s_odd(st, NULL, t);\n        memcpy(st, t, sizeof t);\n    }\n    return st[0];\n}\n",
                           od->u.op.name, on, ns, on, on);
-        if (ex_op_exact(od) && ex_has_coll(p->body)) {
+        if (ex_op_exact(od) && ex_block_holds(p->body, IR_S_COLL)) {
             xf_buf_printf(b, "/* MPI applies inoutvec = invec (+) inoutvec, invec from the lower ranks */\n"
                              "static MPI_Op op_%s_mpiop;\nstatic MPI_Datatype op_%s_type;   /* one state: %d int64 fields */\n"
                              "static void op_%s_mpi(void *in, void *inout, int *len, MPI_Datatype *type)\n{\n    (void)type;\n"
@@ -178,7 +166,7 @@ void ex_emit_ops(const ex_plan *pl, xf_buf *b)
 void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them)
 {
     const ir_program *p = pl->p;
-    if (!pl->mpi || !ex_has_coll(p->body)) return;
+    if (!pl->mpi || !ex_block_holds(p->body, IR_S_COLL)) return;
     for (int u = 0; u < p->nops; u++) {
         const ir_decl *od = p->ops[u];
         if (!ex_op_exact(od)) continue;

@@ -609,6 +609,17 @@ static int ex_disjuncts(const ir_expr *e, const ir_expr **out, int n, int max)
     return n;
 }
 
+int ex_block_holds(const ir_block *b, ir_stmt_kind k)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == k) return 1;
+        if (s->kind == IR_S_IF && (ex_block_holds(s->u.if_.then_blk, k) || ex_block_holds(s->u.if_.else_blk, k))) return 1;
+        if (s->kind == IR_S_FOR && ex_block_holds(s->u.for_.body, k)) return 1;
+    }
+    return 0;
+}
+
 int ex_reads(const ir_expr *e, int slot)
 {
     if (!e) return 0;
@@ -1794,21 +1805,9 @@ static void ex_prog_sequential(ex_prog_out *o)
  * its own allocation, so gcc may keep values in registers and vectorise; none in programs with
  * collectives, whose runtime calls reach the arrays too): the parameter list
  * (", double *restrict A, .."), the arguments (", A, ..") and the casts that use them ("(void)A;"). */
-static int ex_has_coll(const ir_block *b)
-{
-    for (int i = 0; i < b->n; i++) {
-        const ir_stmt *s = b->stmts[i];
-        if (s->kind == IR_S_COLL) return 1;
-        if (s->kind == IR_S_IF && (ex_has_coll(s->u.if_.then_blk) || (s->u.if_.else_blk && ex_has_coll(s->u.if_.else_blk))))
-            return 1;
-        if (s->kind == IR_S_FOR && ex_has_coll(s->u.for_.body)) return 1;
-    }
-    return 0;
-}
-
 static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_buf *uses)
 {
-    if (ex_has_coll(pl->p->body)) return;   /* collectives reach the arrays through the runtime: the globals */
+    if (ex_block_holds(pl->p->body, IR_S_COLL)) return;   /* collectives reach the arrays through the runtime: the globals */
     if (ex_overlap_placed(pl)) return;      /* so do the messages in flight during the step */
     for (int i = 0; i < pl->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];

@@ -53,11 +53,11 @@ int ex_bound_slots(const ir_block *b, int *slots, int n, int max)
     return n;
 }
 
-static int ex_guard_invariant(const ex_guard_scan *g, const ir_expr *e)
+int ex_invariant_in(const ex_plan *pl, const ir_expr *e, const int *bound, int nbound)
 {
-    for (int i = 0; i < g->nbound; i++)
-        if (ex_reads(e, g->bound[i])) return 0;
-    return !ex_reads(e, -1);   /* no array either */
+    for (int i = 0; i < nbound; i++)
+        if (ex_reads(e, bound[i])) return 0;
+    return !ex_reads(e, -1) && ex_cannot_fail(pl, e);   /* no array either */
 }
 
 /* Each send of the block: its conjuncts that do not change in the loop and cannot fail. */
@@ -76,7 +76,7 @@ static void ex_guard_sends(ex_guard_scan *g, const ex_plan *pl, const ir_block *
             const ir_expr *cj[64];
             int nc = ex_conjuncts(s->u.send.when, cj, 0, 64), n = 0;
             for (int k = 0; k < nc && k < 64 && n < 8; k++)
-                if (ex_guard_invariant(g, cj[k]) && ex_cannot_fail(pl, cj[k])) g->term[g->nsends][n++] = cj[k];
+                if (ex_invariant_in(pl, cj[k], g->bound, g->nbound)) g->term[g->nsends][n++] = cj[k];
             if (!n) { g->ok = 0; return; }
             g->nterm[g->nsends++] = n;
         }
@@ -121,18 +121,6 @@ int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_
     return 1;
 }
 
-/* Whether block b holds a statement of kind k (at any depth). */
-static int ex_holds(const ir_block *b, ir_stmt_kind k)
-{
-    for (int i = 0; b && i < b->n; i++) {
-        const ir_stmt *s = b->stmts[i];
-        if (s->kind == k) return 1;
-        if (s->kind == IR_S_IF && (ex_holds(s->u.if_.then_blk, k) || ex_holds(s->u.if_.else_blk, k))) return 1;
-        if (s->kind == IR_S_FOR && ex_holds(s->u.for_.body, k)) return 1;
-    }
-    return 0;
-}
-
 /* Whether each send's hoisted conditions hold at few iterations of the loops around: one of
  * them an equality reading a variable of an enclosing loop of the step's body (atax's
  * (p + 1) % b == 0, LU's 2 * p == t + 1: one value of p in many), not only tests of the
@@ -166,11 +154,11 @@ static int ex_guards_per_element(const ex_plan *pl, const ir_block *b, int *oute
         } else if (s->kind == IR_S_FOR) {
             const ir_block *body = s->u.for_.body;
             ex_guard_scan g;
-            if (ex_holds(body, IR_S_FOR)) {   /* not the innermost: the one emitted versioned is inside */
+            if (ex_block_holds(body, IR_S_FOR)) {   /* not the innermost: the one emitted versioned is inside */
                 int n = nouter;
                 for (int k = 0; k < s->u.for_.nvars && n < EX_GUARD_SLOTS; k++) outer[n++] = s->u.for_.vars[k].slot;
                 if (ex_guards_per_element(pl, body, outer, n)) return 1;
-            } else if (ex_holds(body, IR_S_SEND) && (!ex_guard_scan_loop(pl, &s->u.for_.vars[s->u.for_.nvars - 1], body, &g) ||
+            } else if (ex_block_holds(body, IR_S_SEND) && (!ex_guard_scan_loop(pl, &s->u.for_.vars[s->u.for_.nvars - 1], body, &g) ||
                                              !ex_guards_rare(&g, outer, nouter))) {
                 return 1;
             }

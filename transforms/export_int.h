@@ -104,8 +104,14 @@ typedef struct ex_em {
                               * conditions fail, export_guards.c) */
 } ex_em;
 
-/* Whether e reads variable slot `slot` or any array. */
+/* Whether e reads variable slot `slot` or any array; whether block b holds a statement of kind
+ * k (at any depth). */
 int ex_reads(const ir_expr *e, int slot);
+int ex_block_holds(const ir_block *b, ir_stmt_kind k);
+/* export_guards.c: whether e stays the same in a loop whose body binds the slots bound[0 ..
+ * nbound-1] (the loop's own variable among them), reads no array, and cannot fail when tested
+ * before the loop. */
+int ex_invariant_in(const ex_plan *pl, const ir_expr *e, const int *bound, int nbound);
 /* Whether e, evaluated where it is not in the program (before a loop that may run no
  * iteration), cannot stop the program: no integer division or remainder by anything but a
  * constant (or a parameter, at its exported value) other than 0 and -1, no isqrt (intsem's

@@ -40,10 +40,7 @@ typedef struct ex_points {
 
 static int ex_points_invariant(const ex_plan *pl, const ex_points *s, const ir_expr *e)
 {
-    if (ex_reads(e, s->v->slot) || ex_reads(e, -1) || !ex_cannot_fail(pl, e)) return 0;
-    for (int i = 0; i < s->nbound; i++)
-        if (ex_reads(e, s->bound[i])) return 0;
-    return 1;
+    return ex_invariant_in(pl, e, s->bound, s->nbound);   /* bound[0]: the loop's own variable */
 }
 
 static int ex_is_var(const ir_expr *e, int slot)
@@ -108,7 +105,8 @@ int ex_point_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block
     s.v = v;
     s.ok = 1;
     if (v->step) return 0;
-    s.nbound = ex_bound_slots(body, s.bound, 0, EX_POINT_SLOTS);
+    s.bound[0] = v->slot;
+    s.nbound = ex_bound_slots(body, s.bound, 1, EX_POINT_SLOTS);
     if (s.nbound < 0) return 0;
     ex_points_scan(pl, &s, body);
     if (!s.ok || !s.npoints) return 0;
