@@ -144,7 +144,9 @@ def classify(node, np, caps, rc, out):
                 return "ok", "%s: checksum %s = the simulation's" % (where, j["checksum"])
             break
     if rc >= 124 or "differs from the simulation" in out or "building " in out or "running " in out:
-        return "fail", "%s: %s" % (where, reason)
+        # what the program and mpirun printed before polyapm's last line says why
+        said = " | ".join(line.strip() for line in last[-12:-1] if not line.startswith("{"))
+        return "fail", "%s: %s%s" % (where, reason, " (output: %s)" % said if said else "")
     return "refused", "%s: %s" % (where, reason)
 
 

@@ -40,4 +40,20 @@ char *cli_cimport_text(const char *file, const cli_cimport *c);
  * (f, kf, Mf, Gf, Tf), else 0. */
 int cli_platform_speed(const char *path, char *out, size_t size);
 
+/* Single-quotes `s` for the shell into out[size] (mpirun.c). */
+void cli_shell_quote(char *out, size_t size, const char *s);
+
+/* One mpirun of polyapm's (mpirun.c): its Open MPI session directory, of its own, so that
+ * mpiruns starting at the same moment do not race to create a shared one. */
+typedef struct cli_mpirun {
+    char dir[1024];   /* the session directory; empty when none */
+} cli_mpirun;
+/* Creates the session directory: CLI_OK, or CLI_FAIL after saying why. */
+int cli_mpirun_open(cli_mpirun *m);
+/* Writes "OMPI_MCA_orte_tmpdir_base='DIR' mpirun [--allow-run-as-root] --oversubscribe -np NP"
+ * into out[size]: the program and its arguments follow. */
+void cli_mpirun_command(const cli_mpirun *m, int np, char *out, size_t size);
+/* Removes the session directory and what a crashed run left in it. */
+void cli_mpirun_close(cli_mpirun *m);
+
 #endif

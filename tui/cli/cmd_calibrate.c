@@ -95,14 +95,18 @@ static char *build_bench(const char *dir)
 /* Runs the benchmark on `np` ranks; its stdout (malloc'd) or NULL. */
 static char *run_bench(const char *bin, int np, int quick)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "timeout 600 mpirun %s--oversubscribe -np %d '%s'%s",
-             geteuid() == 0 ? "--allow-run-as-root " : "", np, bin, quick ? " quick" : "");
+    cli_mpirun session;
+    if (cli_mpirun_open(&session) != CLI_OK) return NULL;
+    char mpirun[1200], qbin[4200], cmd[8192];
+    cli_mpirun_command(&session, np, mpirun, sizeof mpirun);
+    cli_shell_quote(qbin, sizeof qbin, bin);
+    snprintf(cmd, sizeof cmd, "timeout 600 %s %s%s", mpirun, qbin, quick ? " quick" : "");
     fprintf(stderr, "calibrate: %s\n", cmd);
     FILE *p = popen(cmd, "r");
-    if (!p) { cli_fail("cannot run mpirun: %s", strerror(errno)); return NULL; }
+    if (!p) { cli_fail("cannot run mpirun: %s", strerror(errno)); cli_mpirun_close(&session); return NULL; }
     char *out = slurp(p, NULL);
     int rc = pclose(p);
+    cli_mpirun_close(&session);
     if (rc != 0) { cli_fail("the benchmark failed (mpirun exit status %d)", rc); free(out); return NULL; }
     return out;
 }

@@ -279,19 +279,6 @@ static char *exp_capture(const char *cmd, int *status)
     return buf;
 }
 
-/* Single-quotes a path for the shell. */
-static void exp_quote(char *out, size_t size, const char *s)
-{
-    size_t k = 0;
-    if (k + 1 < size) out[k++] = '\'';
-    for (; *s && k + 5 < size; s++) {
-        if (*s == '\'') { memcpy(out + k, "'\\''", 4); k += 4; }
-        else out[k++] = *s;
-    }
-    if (k + 1 < size) out[k++] = '\'';
-    out[k] = '\0';
-}
-
 int cmd_run(int argc, char **argv)
 {
     exp_args a;
@@ -315,6 +302,7 @@ int cmd_run(int argc, char **argv)
     rc = exp_load(&a, 1, &t);
     char dir[4096], q[4200], qp[4200], cmd[9000];
     char *out = NULL;
+    cli_mpirun session = {.dir = ""};
     if (rc != CLI_OK) goto done;
     /* the cache directory */
     if (t.s) {
@@ -337,7 +325,7 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     if (a.smpi && !info.mpi) { rc = cli_fail("%s is sequential C: --smpi needs a syndm or syncomm node", t.label); goto done; }
-    exp_quote(q, sizeof q, dir);
+    cli_shell_quote(q, sizeof q, dir);
     int st;
     snprintf(cmd, sizeof cmd, "make -C %s EXTRA_CFLAGS=-Werror %s 2>&1", q, a.smpi ? "smpi" : "");
     out = exp_capture(cmd, &st);
@@ -350,20 +338,22 @@ int cmd_run(int argc, char **argv)
     out = NULL;
     double best = -1;
     uint64_t sum = 0;
+    if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
     for (int k = 0; k < a.repeat; k++) {
         if (a.smpi) {
             /* SimGrid's default Alltoallv waits with a waitany over all its requests, quadratic in
              * the ranks (the records exchange at 256 ranks: over 14 min); the ring algorithm does
              * not.  (MPICH's selector would fix it too, but its first Allreduce starts with a
              * ring allgather that at 1024 ranks costs 110 s.) */
-            exp_quote(qp, sizeof qp, platform);
+            cli_shell_quote(qp, sizeof qp, platform);
             char hs[96] = "";
             if (speed[0]) snprintf(hs, sizeof hs, "--cfg=smpi/host-speed:%s ", speed);
             snprintf(cmd, sizeof cmd, "cd %s && smpirun -np %d -platform %s --cfg=smpi/display-timing:no %s"
                      "--cfg=smpi/alltoallv:ring ./%s.smpi 2>&1", q, a.np, qp, hs, info.prog);
         } else if (info.mpi) {
-            snprintf(cmd, sizeof cmd, "cd %s && mpirun %s--oversubscribe -np %d ./%s 2>&1", q,
-                     geteuid() == 0 ? "--allow-run-as-root " : "", a.np, info.prog);
+            char mpirun[1200];
+            cli_mpirun_command(&session, a.np, mpirun, sizeof mpirun);
+            snprintf(cmd, sizeof cmd, "cd %s && %s ./%s 2>&1", q, mpirun, info.prog);
         } else {
             snprintf(cmd, sizeof cmd, "cd %s && ./%s 2>&1", q, info.prog);
         }
@@ -425,6 +415,7 @@ int cmd_run(int argc, char **argv)
         diag_list_free(&d);
     }
 done:
+    cli_mpirun_close(&session);
     free(out);
     exp_target_free(&t);
     return rc;
