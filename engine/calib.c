@@ -211,59 +211,58 @@ static void burst_single(const raw *r, calib_result *out)
 }
 
 /* LogGP's o, G and L + o (seconds) from the burst series (calib.h): per size a line in K, slope
- * o + G·words and intercept L + o (their mean into `lo`); then the slopes against the words,
- * intercept o and slope G (G < 0 with one size).  The number of sizes fitted, 0 when there is
- * no series (the keys stay unset). */
-static int fit_bursts(const raw *r, calib_result *out, double *o, double *lo, double *G)
+ * o + G·words and intercept L + o; G how the slopes grow with the words (< 0 with one size); o
+ * and L + o the smallest messages' line, whose word costs next to nothing (and nothing at all
+ * on a machine whose network moves the words while the CPU pays the next message's overhead,
+ * as SimGrid's does: its slopes are max(o, G·words), not the sum).  The number of sizes fitted,
+ * 0 when there is no series (the keys stay unset). */
+typedef struct burst_fit { double o, lo, G; } burst_fit;
+static int fit_bursts(const raw *r, calib_result *out, burst_fit *bf)
 {
-    double words[CALIB_BURST_SIZES], slope[CALIB_BURST_SIZES], icpt = 0;
-    int m = 0;
+    double words[CALIB_BURST_SIZES], slope[CALIB_BURST_SIZES];
+    stats_line small = {0};
+    int m = 0, s0 = -1;
     for (int s = 0; s < r->nburst; s++) {
         stats_line l;
         if (stats_fit_line(r->burst[s].x, r->burst[s].y, r->burst[s].n, &l) != 0) continue;
         add_fit(out, "loggp %dB", (int)r->burst_bytes[s], &l);
         words[m] = r->burst_bytes[s] / 8;
         slope[m] = l.slope;
-        icpt += l.intercept;
+        if (s0 < 0 || r->burst_bytes[s] < r->burst_bytes[s0]) { s0 = s; small = l; }
         m++;
     }
     if (!m) return 0;
-    stats_line og;
-    if (m >= 2 && stats_fit_line(words, slope, m, &og) == 0) {
-        add_fit(out, "loggp o,G", 0, &og);
-        *o = og.intercept;
-        *G = og.slope;
-    } else {
-        *o = slope[0];
-        *G = -1;
+    stats_line gl;
+    bf->G = -1;
+    if (m >= 2 && stats_fit_line(words, slope, m, &gl) == 0) {
+        add_fit(out, "loggp slope/word", 0, &gl);
+        bf->G = gl.slope;
     }
-    *lo = icpt / m;
+    bf->o = small.slope;
+    bf->lo = small.intercept;
     return m;
 }
 
 /* loggp_o, loggp_L, loggp_G into the profile (ticks), each non-positive value replaced by a
- * measured fallback (noted): o by the smallest size's slope, G by t_w, L by the single message's
- * time less 2o (half of it when that is not positive). */
+ * measured fallback (noted): o by a quarter of the single message's time, G by t_w, L by the
+ * single message's time less 2o (half of it when that is not positive). */
 static void fit_loggp(const raw *r, calib_result *out)
 {
     cost_profile *pr = &out->profile;
-    double o = 0, lo = 0, G = 0;
+    burst_fit bf;
     burst_single(r, out);
-    int m = fit_bursts(r, out, &o, &lo, &G);
+    int m = fit_bursts(r, out, &bf);
     if (!m) { note(out, "no loggp series: loggp prices L = t_s, o = 0, G = t_w"); return; }
+    double o = bf.o, G = bf.G;
     if (!finite_pos(o)) {
-        stats_line l;
-        int s0 = 0;
-        for (int s = 1; s < r->nburst; s++) if (r->burst_bytes[s] < r->burst_bytes[s0]) s0 = s;
-        o = stats_fit_line(r->burst[s0].x, r->burst[s0].y, r->burst[s0].n, &l) == 0 && l.slope > 0
-            ? l.slope : out->single_seconds / 4;
-        note(out, "loggp o <= 0: o = the smallest messages' slope in K");
+        o = out->single_seconds / 4;
+        note(out, "loggp o <= 0: o = a quarter of a single message's time");
     }
     if (!finite_pos(G)) {
         G = pr->tw * r->tick;
         if (m >= 2) note(out, "loggp G <= 0: G = t_w");
     }
-    double L = lo - o;
+    double L = bf.lo - o;
     if (!finite_pos(L)) {
         L = out->single_seconds - 2 * o > 0 ? out->single_seconds - 2 * o : out->single_seconds / 2;
         note(out, "loggp L <= 0: L = a single message's time less 2o");

@@ -35,10 +35,11 @@
  *   loggp_L,       series, half a round trip of K-message bursts between two ranks (K Isend, one
  *   loggp_G        Waitall, answered alike): LogGP puts it at K·o + L + o + G·K·words, the sends'
  *                  overheads in turn, one latency, the last receive's overhead.  Per size a line
- *                  in K: slope o + G·words, intercept L + o; the slopes against the words: o is
- *                  the intercept and G (per 8-byte word) the slope; L = the mean intercept − o.
- *                  With one size, G = t_w.  Without the series (older measurements) the keys stay
- *                  unset: loggp prices L = ts, o = 0, G = tw (cost.h)
+ *                  in K: slope o + G·words, intercept L + o.  o is the smallest messages' (8
+ *                  bytes) slope and L their intercept less o; G (per 8-byte word) the slope of
+ *                  the sizes' slopes against their words (t_w with one size).  Without the
+ *                  series (older measurements) the keys stay unset: loggp prices L = ts, o = 0,
+ *                  G = tw (cost.h)
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
  *                  (reported; the BSP model charges b(P) for l)
  *

@@ -114,10 +114,11 @@ static void calibration(void)
         }
     T_CHECK("calib.send3.listed", seen, "no fit named send P=3");
     T_EQ_STR("calib.no_note", r.note, "");
-    /* loggp: the bursts' slope in K at no words is o, their intercept L + o, the slope's growth
-     * per word G (ticks of 1e-9 s); the single message is K = 1 at 8 bytes */
-    T_NEAR("calib.loggp_o", r.profile.loggp_o, 200, 1e-6);
-    T_NEAR("calib.loggp_L", r.profile.loggp_L, 1000, 1e-6);
+    /* loggp: the smallest (8-byte) bursts' slope in K is o (with its one word's G), their
+     * intercept L + o, the slopes' growth per word G (ticks of 1e-9 s); the single message is
+     * K = 1 at 8 bytes */
+    T_NEAR("calib.loggp_o", r.profile.loggp_o, 200 + 1, 1e-6);
+    T_NEAR("calib.loggp_L", r.profile.loggp_L, 1000 - 1, 1e-6);
     T_NEAR("calib.loggp_G", r.profile.loggp_G, 1, 1e-6);
     T_NEAR("calib.loggp.single", r.single_seconds, 2e-7 + 1e-6 + 2e-7 + 1e-9, 1e-18);
     T_NEAR("calib.loggp.single_bytes", r.single_bytes, 8, 0);
@@ -170,7 +171,7 @@ static void calibration(void)
     T_CHECK("calib.noisy.note", strstr(r.note, "send slope") != NULL, "note '%s'", r.note);
     free(text);
 
-    /* loggp: noise that puts o below 0 falls back to the smallest messages' slope, L = the
+    /* loggp: noise that puts o below 0 falls back to a quarter of the single message, L = the
      * intercept less it; one size alone takes G = t_w; no bursts leave the keys unset */
     text = synthetic(tick, 2e-6, 1e-8, 3e-7, 3e-8, 5e-7, 1.5e-6, 2e-9, 4e-9, 0);
     char *cut = strstr(text, "loggp ");
@@ -179,11 +180,11 @@ static void calibration(void)
     char *more = malloc(n);
     FILE *f = fmemopen(more, n, "w");
     fputs(text, f);
-    bursts(f, -5e-8, 1e-6, 1e-7);      /* slopes -5e-8 + 1e-7·words: at 8 bytes 5e-8 */
+    bursts(f, -1.5e-7, 1e-6, 1e-7);    /* at 8 bytes: slope -5e-8, a single message 8e-7 */
     fclose(f);
     T_EQ_INT("calib.loggp.noisy.ok", calib_fit_raw("noisy", more, "local", &r, &d), 0);
-    T_NEAR("calib.loggp.noisy.o", r.profile.loggp_o, 50, 1e-6);
-    T_NEAR("calib.loggp.noisy.L", r.profile.loggp_L, 1000 - 50 - 50, 1e-6);  /* L + o - o' */
+    T_NEAR("calib.loggp.noisy.o", r.profile.loggp_o, 200, 1e-6);
+    T_NEAR("calib.loggp.noisy.L", r.profile.loggp_L, 1000 - 150 - 200, 1e-6);  /* L + o - o' */
     T_CHECK("calib.loggp.noisy.note", strstr(r.note, "loggp o") != NULL, "note '%s'", r.note);
     f = fmemopen(more, n, "w");
     fputs(text, f);
