@@ -43,6 +43,9 @@ typedef struct raw {
     series send[CALIB_MAX_P + 1], recv[CALIB_MAX_P + 1], hrel[CALIB_MAX_P + 1];
     series pingpong;
     double barrier[CALIB_MAX_P + 1];
+    double burst_bytes[CALIB_BURST_SIZES];   /* the loggp series' message sizes, as met */
+    series burst[CALIB_BURST_SIZES];         /* per size: seconds against K messages */
+    int nburst;
 } raw;
 
 static void raw_free(raw *r)
@@ -53,6 +56,17 @@ static void raw_free(raw *r)
         series_free(&r->hrel[p]);
     }
     series_free(&r->pingpong);
+    for (int s = 0; s < r->nburst; s++) series_free(&r->burst[s]);
+}
+
+/* A `loggp K BYTES SECONDS` point into its size's series.  0, or -1 (too many sizes). */
+static int burst_add(raw *r, double k, double bytes, double secs)
+{
+    int s = 0;
+    while (s < r->nburst && r->burst_bytes[s] != bytes) s++;
+    if (s == CALIB_BURST_SIZES) return -1;
+    if (s == r->nburst) r->burst_bytes[r->nburst++] = bytes;
+    return series_add(&r->burst[s], k, secs);
 }
 
 const char *const calib_part_names[SIM_WORK_CLASSES] = {
@@ -85,6 +99,8 @@ static int parse_line(raw *r, const char *line)
     if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
     if (!strcmp(kind, "barrier") && n == 3 && p_ok(a)) { r->barrier[(int)a] = b; return 0; }
     if (!strcmp(kind, "pingpong") && n == 3 && a > 0) return series_add(&r->pingpong, a / 8, b);
+    if (!strcmp(kind, "loggp") && n == 4 && a >= 1 && a == floor(a) && b > 0 && c > 0)
+        return burst_add(r, a, b, c);
     if (n == 4 && p_ok(a)) {
         if (!strcmp(kind, "send")) return series_add(&r->send[(int)a], b, c);
         if (!strcmp(kind, "recv")) return series_add(&r->recv[(int)a], b, c);
@@ -182,6 +198,80 @@ static void calib_class_prices(const raw *r, calib_result *out)
             *price[k] = r->part_seconds[k] / r->part_ticks[k] / pr->tick_seconds;
 }
 
+/* The single message the loggp fit is checked against: K = 1 at the smallest size. */
+static void burst_single(const raw *r, calib_result *out)
+{
+    out->single_bytes = out->single_seconds = 0;
+    for (int s = 0; s < r->nburst; s++)
+        for (int i = 0; i < r->burst[s].n; i++)
+            if (r->burst[s].x[i] == 1 && (!out->single_bytes || r->burst_bytes[s] < out->single_bytes)) {
+                out->single_bytes = r->burst_bytes[s];
+                out->single_seconds = r->burst[s].y[i];
+            }
+}
+
+/* LogGP's o, G and L + o (seconds) from the burst series (calib.h): per size a line in K, slope
+ * o + G·words and intercept L + o; G how the slopes grow with the words (< 0 with one size); o
+ * and L + o the smallest messages' line, whose word costs next to nothing (and nothing at all
+ * on a machine whose network moves the words while the CPU pays the next message's overhead,
+ * as SimGrid's does: its slopes are max(o, G·words), not the sum).  The number of sizes fitted,
+ * 0 when there is no series (the keys stay unset). */
+typedef struct burst_fit { double o, lo, G; } burst_fit;
+static int fit_bursts(const raw *r, calib_result *out, burst_fit *bf)
+{
+    double words[CALIB_BURST_SIZES], slope[CALIB_BURST_SIZES];
+    stats_line small = {0};
+    int m = 0, s0 = -1;
+    for (int s = 0; s < r->nburst; s++) {
+        stats_line l;
+        if (stats_fit_line(r->burst[s].x, r->burst[s].y, r->burst[s].n, &l) != 0) continue;
+        add_fit(out, "loggp %dB", (int)r->burst_bytes[s], &l);
+        words[m] = r->burst_bytes[s] / 8;
+        slope[m] = l.slope;
+        if (s0 < 0 || r->burst_bytes[s] < r->burst_bytes[s0]) { s0 = s; small = l; }
+        m++;
+    }
+    if (!m) return 0;
+    stats_line gl;
+    bf->G = -1;
+    if (m >= 2 && stats_fit_line(words, slope, m, &gl) == 0) {
+        add_fit(out, "loggp slope/word", 0, &gl);
+        bf->G = gl.slope;
+    }
+    bf->o = small.slope;
+    bf->lo = small.intercept;
+    return m;
+}
+
+/* loggp_o, loggp_L, loggp_G into the profile (ticks), each non-positive value replaced by a
+ * measured fallback (noted): o by a quarter of the single message's time, G by t_w, L by the
+ * single message's time less 2o (half of it when that is not positive). */
+static void fit_loggp(const raw *r, calib_result *out)
+{
+    cost_profile *pr = &out->profile;
+    burst_fit bf;
+    burst_single(r, out);
+    int m = fit_bursts(r, out, &bf);
+    if (!m) { note(out, "no loggp series: loggp prices L = t_s, o = 0, G = t_w"); return; }
+    double o = bf.o, G = bf.G;
+    if (!finite_pos(o)) {
+        o = out->single_seconds / 4;
+        note(out, "loggp o <= 0: o = a quarter of a single message's time");
+    }
+    if (!finite_pos(G)) {
+        G = pr->tw * r->tick;
+        if (m >= 2) note(out, "loggp G <= 0: G = t_w");
+    }
+    double L = bf.lo - o;
+    if (!finite_pos(L)) {
+        L = out->single_seconds - 2 * o > 0 ? out->single_seconds - 2 * o : out->single_seconds / 2;
+        note(out, "loggp L <= 0: L = a single message's time less 2o");
+    }
+    pr->loggp_o = o / r->tick;
+    pr->loggp_L = L / r->tick;
+    pr->loggp_G = G / r->tick;
+}
+
 int calib_fit_raw(const char *file, const char *text, const char *name, calib_result *out,
                   diag_list *d)
 {
@@ -220,7 +310,7 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
      * once); the record and multicast paths test it per element and are priced at 1 whatever the
      * profile says (xf_export_pricing) */
     pr->guard_price = 0;
-    /* loggp: no overhead is measured apart; L and G fall back to ts and tw (cost_loggp_params) */
+    /* loggp: unset (L = ts, o = 0, G = tw: cost_loggp_params) until fit_loggp fits them */
     pr->loggp_L = pr->loggp_o = pr->loggp_G = -1;
 
     /* the constant cost of the exchange: through the origin against P-1 (eq. 4.1) */
@@ -276,6 +366,8 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
         pr->ts = mn / r.tick;
         note(out, "ping-pong intercept <= 0: t_s = the fastest round trip");
     }
+
+    fit_loggp(&r, out);
 
     /* BSP: g from the h-relations */
     double gs = 0;

@@ -31,7 +31,15 @@
  *                  guard_price = 0 (what the exporter's halo path pays: it never tests the
  *                  sends' guards per element; the other paths are priced at 1: cost.h, `guards`)
  *   ts, tw         ping-pong half round trips against message words (8 bytes): intercept, slope
- *   loggp_*        not fitted (unset): loggp prices L = ts, o = 0, G = tw (cost.h)
+ *   loggp_o,       (Alexandrov et al., LogGP, SPAA 1995; cost.h's loggp) from the `loggp K BYTES`
+ *   loggp_L,       series, half a round trip of K-message bursts between two ranks (K Isend, one
+ *   loggp_G        Waitall, answered alike): LogGP puts it at K·o + L + o + G·K·words, the sends'
+ *                  overheads in turn, one latency, the last receive's overhead.  Per size a line
+ *                  in K: slope o + G·words, intercept L + o.  o is the smallest messages' (8
+ *                  bytes) slope and L their intercept less o; G (per 8-byte word) the slope of
+ *                  the sizes' slopes against their words (t_w with one size).  Without the
+ *                  series (older measurements) the keys stay unset: loggp prices L = ts, o = 0,
+ *                  G = tw (cost.h)
  *   g              h-relation time against h (words): slope, mean over P; l(P) its intercept
  *                  (reported; the BSP model charges b(P) for l)
  *
@@ -46,7 +54,7 @@
 #include "diag.h"
 #include "stats.h"
 
-enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10 };
+enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10, CALIB_BURST_SIZES = 8 };
 
 typedef struct calib_fit {
     const char *what;          /* "exchange", "send P=2", ... (static or in `label`) */
@@ -57,7 +65,7 @@ typedef struct calib_fit {
 typedef struct calib_result {
     cost_profile profile;
     int ranks;                 /* the largest P measured */
-    calib_fit fits[3 * CALIB_MAX_P + 8];
+    calib_fit fits[3 * CALIB_MAX_P + CALIB_BURST_SIZES + 9];
     int nfits;
     double l_seconds[CALIB_MAX_P + 1];   /* BSP l(P), index P */
     double barrier_seconds[CALIB_MAX_P + 1]; /* MPI_Barrier, index P */
@@ -66,6 +74,8 @@ typedef struct calib_result {
                                              of its parts */
     double part_seconds[SIM_WORK_CLASSES], part_ticks[SIM_WORK_CLASSES];  /* the class parts'
                                              lines (calib_part_names; 0 when absent) */
+    double single_bytes, single_seconds;  /* the loggp series' single message (K = 1, the
+                                             smallest size; 0 without the series) */
     char note[256];            /* fallbacks taken, "" when none */
 } calib_result;
 

@@ -20,6 +20,13 @@
  *   hrel P H SECONDS                an h-relation: every rank sends H doubles spread over the others
  *                                   and receives as many, plus the superstep's barrier (BSP g, l)
  *   barrier P SECONDS               MPI_Barrier
+ *   loggp K BYTES SECONDS           (P = 2) half a round trip of bursts: rank 0 posts K Isend of
+ *                                   BYTES to rank 1 and waits; rank 1, its K Irecv posted, waits
+ *                                   and answers with K of BYTES; K = 1, 2, 4, 8 at a few sizes.
+ *                                   LogGP (Alexandrov et al.) says K·o + L + o + G·K·words: the
+ *                                   slope in K is o (plus G a message's words), the intercept
+ *                                   L + o; the median of batches (interleaved over K and BYTES,
+ *                                   so that a slow spell is no one point's)
  *
  * Usage: mpirun -np N bench [quick]   (P runs over 2..N on sub-communicators of the first P ranks;
  * `quick` uses fewer repetitions and message counts, for tests).
@@ -204,6 +211,52 @@ static void hrelation(bench *b, int quick)
     free(rb);
 }
 
+enum { BURST_KMAX = 8, BURST_BATCHES = 15, BURST_SIZES = 4, BURST_MAXBYTES = 2048 };
+/* below every transport's eager limit (Open MPI's shared memory: 4 KB; SMPI's detached sends:
+ * 64 KB): a larger message waits for its receiver, a protocol LogGP does not price */
+static const int burst_bytes[BURST_SIZES] = {8, 256, 1024, BURST_MAXBYTES};
+
+/* Mean seconds of half a round trip of k-message bursts between ranks 0 and 1 over `reps`
+ * (rank 0's clock; rank 1's value is not used). */
+static double burst_batch(bench *b, int k, int bytes, int reps, char *sbuf, char *rbuf)
+{
+    MPI_Request req[2 * BURST_KMAX];
+    int peer = 1 - b->rank;
+    MPI_Barrier(b->comm);
+    double t0 = MPI_Wtime();
+    for (int r = 0; r < reps; r++) {
+        for (int m = 0; m < k; m++)
+            MPI_Irecv(rbuf + m * bytes, bytes, MPI_BYTE, peer, m, b->comm, &req[m]);
+        if (b->rank == 1) MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+        for (int m = 0; m < k; m++)
+            MPI_Isend(sbuf + m * bytes, bytes, MPI_BYTE, peer, m, b->comm, &req[k + m]);
+        if (b->rank == 0) MPI_Waitall(2 * k, req, MPI_STATUSES_IGNORE);
+        else MPI_Waitall(k, req + k, MPI_STATUSES_IGNORE);
+    }
+    return (MPI_Wtime() - t0) / reps / 2;
+}
+
+/* The loggp series on ranks 0 and 1 (P = 2): each (K, BYTES) point the median of its batches. */
+static void bursts(bench *b, int quick)
+{
+    enum { NK = 4 };
+    static const int ks[NK] = {1, 2, 4, BURST_KMAX};
+    double t[NK][BURST_SIZES][BURST_BATCHES];
+    int batches = quick ? 5 : BURST_BATCHES, reps = quick ? 20 : 100;
+    char *sbuf = calloc(BURST_KMAX, BURST_MAXBYTES), *rbuf = calloc(BURST_KMAX, BURST_MAXBYTES);
+    for (int i = 0; i < batches; i++)
+        for (int k = 0; k < NK; k++)
+            for (int s = 0; s < BURST_SIZES; s++)
+                t[k][s][i] = burst_batch(b, ks[k], burst_bytes[s], reps, sbuf, rbuf);
+    for (int k = 0; k < NK && b->rank == 0; k++)
+        for (int s = 0; s < BURST_SIZES; s++) {
+            qsort(t[k][s], (size_t)batches, sizeof t[k][s][0], cmp_double);
+            printf("loggp %d %d %.9e\n", ks[k], burst_bytes[s], t[k][s][batches / 2]);
+        }
+    free(sbuf);
+    free(rbuf);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -247,6 +300,7 @@ int main(int argc, char **argv)
             t = (MPI_Wtime() - t0) / (reps * 5);
             if (b.rank == 0) printf("barrier %d %.9e\n", P, t);
             if (P == 2) pingpong(&b, quick);
+            if (P == 2) bursts(&b, quick);
             hrelation(&b, quick);
             fflush(stdout);
             MPI_Comm_free(&b.comm);

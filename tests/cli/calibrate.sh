@@ -5,6 +5,9 @@
 # workspace).  The tick is the exported calibration kernel's seconds over its simulated ticks
 # (issue 16); the kernel is timed in its two parts, and each work class's price is its part's
 # seconds per tick over that tick.  Timing numbers are printed, not asserted.  `--raw` refits saved measurements.
+# LogGP (issue 18): the bursts of K messages give loggp_L, loggp_o, loggp_G, written to the profile,
+# positive, and consistent with the single message measured (L + 2o + G·words, o and L each less
+# than it); the loggp model prices a leaf with them (FD on 2 x 2 processors, by hand).
 source "$(dirname "$0")/../lib.sh"
 cd "$TMP"
 if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then echo "skip calibrate: no MPI"; finish; fi
@@ -20,7 +23,17 @@ for k,v in j['profile'].items(): print('#   %-14s %g' % (k, v))
 for f in j['fits']: print('#   fit %-16s R2 %.4f (%d points)' % (f['series'], f['r2'], f['points']))"
 expect_eq "every fitted parameter positive and finite" "$(printf '%s' "$out" | python3 -c "
 import json,sys,math; j=json.load(sys.stdin)['profile']
-print(all(math.isfinite(j[k]) and j[k] > 0 for k in ('tick_seconds','normsent','normrcvd','barrier_slope','ts','tw','g')))")" True
+print(all(math.isfinite(j[k]) and j[k] > 0 for k in ('tick_seconds','normsent','normrcvd','barrier_slope','ts','tw','g',
+                                                   'loggp_L','loggp_o','loggp_G')))")" True
+expect_eq "loggp: o and L each below the single message's time, L + 2o + G·words within a factor 2 of it" "$(printf '%s' "$out" | python3 -c "
+import json,sys; j=json.load(sys.stdin); p=j['profile']; t=p['tick_seconds']; s=j['loggp_single']
+print(s['bytes'] > 0, p['loggp_o'] * t < s['seconds'] and p['loggp_L'] * t < s['seconds'],
+      s['seconds'] / 2 <= (p['loggp_L'] + 2 * p['loggp_o'] + p['loggp_G'] * s['bytes'] / 8) * t <= 2 * s['seconds'],
+      abs(s['predicted'] - (p['loggp_L'] + 2 * p['loggp_o'] + p['loggp_G'] * s['bytes'] / 8) * t) <= 1e-6 * s['predicted'])")" \
+    "True True True True"
+text=$("$POLYAPM" calibrate --raw "${XDG_CACHE_HOME:-$HOME/.cache}/polyapm/calibrate-local.raw" --no-store)
+expect_match "the text output says loggp's o" "$text" '^  loggp_o +[0-9.e+-]+ +ticks/message'
+expect_match "the text output says the single message against the fit" "$text" '^  loggp: one message of [0-9]+ bytes .* s \(measured [0-9.e+-]+ s\)'
 expect_eq "the tick is the exported kernel's seconds over its ticks (issue 16)" "$(printf '%s' "$out" | python3 -c "
 import json,sys; j=json.load(sys.stdin); k=j['kernel']
 print(k['ticks'] > 1e7 and k['seconds'] > 0 and abs(j['profile']['tick_seconds'] - k['seconds'] / k['ticks']) <= 1e-6 * j['profile']['tick_seconds'] and j['multiply_seconds'] > 0)")" True
@@ -30,10 +43,12 @@ parts=[(k[c]['seconds'], k[c]['ticks'], p[c + '_price']) for c in ('unit', 'stri
 print(all(tk > 1e7 and abs(pr - s / tk / t) <= 1e-6 * pr for s, tk, pr in parts),
       abs(k['seconds'] - parts[0][0] - parts[1][0]) <= 1e-6 * k['seconds'])")" "True True"
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
-    "['exchange', 'hrel', 'pingpong', 'recv', 'send']"
+    "['exchange', 'hrel', 'loggp', 'pingpong', 'recv', 'send']"
 expect_eq "under two minutes" "$([ "$took" -lt 120 ] && echo yes)" yes
 expect_eq "stored in the workspace" "$(sqlite3 lu.pdg/pdg.db "select count(*) from machines where name='local'")" 1
 expect_eq "stored in the user-level file" "$(grep -c '^normsent ' "$XDG_CONFIG_HOME/polyapm/machines/local")" 1
+expect_eq "the loggp keys in the user-level file, positive" \
+    "$(awk '$1 ~ /^loggp_[LoG]$/ && $2 > 0 {n++} END {print n}' "$XDG_CONFIG_HOME/polyapm/machines/local")" 3
 sim=$("$POLYAPM" -w lu.pdg sim ROOT -D n=24 --machine local --json)
 expect_eq "sim --machine local: predicted seconds = ticks x tick" "$(printf '%s' "$sim" | python3 -c "
 import json,sys; j=json.load(sys.stdin); t=$(printf '%s' "$out" | json "j['profile']['tick_seconds']")
@@ -46,6 +61,23 @@ expect_eq "another workspace uses the user-level profile" \
     "$("$POLYAPM" -w fd.pdg sim ROOT -D n=8 -D steps=2 --machine local --json | json "j['machine']")" local
 expect_eq "a program file uses it too" \
     "$("$POLYAPM" sim "$ROOT/examples/findiff.apm" -D n=8 -D steps=2 --machine local --json | json "j['machine']")" local
+# loggp prices a leaf with the fitted keys: FD n = 8, 3 steps, block2d on 2 x 2 processors sends
+# each processor's 2 partners 3 words each in steps 1 and 2 (tests/cli/cost_loggp.sh), so its
+# communication is 2 x (max(2o, o + L) + 2o + 12 G) without the barrier
+F() { "$POLYAPM" -w fd.pdg "$@"; }
+F apply ROOT stm theta=t sigma=x,y >/dev/null && t=$(F apply 2 tile kind=block2d procs=4 -q) && c=$(F apply "$t" commgen -q) &&
+    m=$(F apply "$c" memdist -q) && leaf=$(F apply "$m" relcoord -q) || fail "FD 2x2 chain" "did not apply"
+expect_eq "sim --model loggp --machine local: the leaf's messages priced by the fitted L, o, G" "$(F sim "$leaf" -D n=8 -D steps=3 \
+    --machine local --model loggp --set barrier_slope=0 --json | python3 -c "
+import json,sys; j=json.load(sys.stdin); p=json.loads(sys.argv[1])['profile']; L, o, G = p['loggp_L'], p['loggp_o'], p['loggp_G']
+want = 2 * (max(2 * o, o + L) + 2 * o + 12 * G)
+print(j['machine'], j['model'], all(abs(c - want) <= 1e-6 * want for c in j['comm']))" "$out")" "local loggp True"
+cmp=$(F compare "$leaf" -D n=8 -D steps=3 --machine local --model loggp --json)
+sim=$(F sim "$leaf" -D n=8 -D steps=3 --machine local --model loggp --json)
+expect_eq "compare --model loggp: the leaf's cost as sim prices it, in the fitted profile's seconds" "$(python3 -c "
+import json,sys; c=json.loads(sys.argv[1]); s=json.loads(sys.argv[2]); t=json.loads(sys.argv[3])['profile']['tick_seconds']
+r=c['rows'][0]; print(c['model'], c['machine'], abs(r['cost']['loggp'] - s['cost']) <= 1e-9 * s['cost'],
+      abs(r['predicted_seconds'] - s['cost'] * t) <= 1e-6 * r['predicted_seconds'])" "$cmp" "$sim" "$out")" "loggp local True True"
 # refitting saved measurements; bad input names the line
 raw=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/polyapm/calibrate-local.raw 2>/dev/null | head -1)
 if [ -n "$raw" ]; then

@@ -48,7 +48,18 @@ static void kendall(void)
     T_NEAR("tau.one_item", stats_kendall_tau(a, same, 1), 0, 0);
 }
 
-/* Benchmark output of a machine with known parameters (seconds), P = 2..4. */
+/* LogGP's bursts (bench.c) on a machine with overhead o, latency L and G a word (seconds):
+ * K·o + L + o + G·K·words. */
+static void bursts(FILE *f, double o, double L, double G)
+{
+    static const int ks[] = {1, 2, 4, 8}, bytes[] = {8, 256, 1024, 2048};
+    for (int k = 0; k < 4; k++)
+        for (int b = 0; b < 4; b++)
+            fprintf(f, "loggp %d %d %.12e\n", ks[k], bytes[b], ks[k] * o + L + o + G * ks[k] * bytes[b] / 8);
+}
+
+/* Benchmark output of a machine with known parameters (seconds), P = 2..4; the bursts at o =
+ * 2e-7 s, L = 1e-6 s, G = 1e-9 s. */
 static char *synthetic(double tick, double cslope, double as, double bs, double ar, double br,
                        double ts, double tw, double g, int outliers)
 {
@@ -70,6 +81,7 @@ static char *synthetic(double tick, double cslope, double as, double bs, double 
         fprintf(f, "barrier %d %.12e\n", p, 1e-6 * (p - 1));
     }
     for (int b = 8; b <= 65536; b *= 2) fprintf(f, "pingpong %d %.12e\n", b, ts + tw * b / 8);
+    bursts(f, 2e-7, 1e-6, 1e-9);
     fclose(f);
     return out;
 }
@@ -102,6 +114,14 @@ static void calibration(void)
         }
     T_CHECK("calib.send3.listed", seen, "no fit named send P=3");
     T_EQ_STR("calib.no_note", r.note, "");
+    /* loggp: the smallest (8-byte) bursts' slope in K is o (with its one word's G), their
+     * intercept L + o, the slopes' growth per word G (ticks of 1e-9 s); the single message is
+     * K = 1 at 8 bytes */
+    T_NEAR("calib.loggp_o", r.profile.loggp_o, 200 + 1, 1e-6);
+    T_NEAR("calib.loggp_L", r.profile.loggp_L, 1000 - 1, 1e-6);
+    T_NEAR("calib.loggp_G", r.profile.loggp_G, 1, 1e-6);
+    T_NEAR("calib.loggp.single", r.single_seconds, 2e-7 + 1e-6 + 2e-7 + 1e-9, 1e-18);
+    T_NEAR("calib.loggp.single_bytes", r.single_bytes, 8, 0);
 
     /* the exported kernel's line: the tick is its seconds per tick, every count in ticks follows */
     size_t len = strlen(text);
@@ -149,6 +169,36 @@ static void calibration(void)
     T_CHECK("calib.noisy.positive", r.profile.normsent > 0 && isfinite(r.profile.normsent), "normsent %g",
             r.profile.normsent);
     T_CHECK("calib.noisy.note", strstr(r.note, "send slope") != NULL, "note '%s'", r.note);
+    free(text);
+
+    /* loggp: noise that puts o below 0 falls back to a quarter of the single message, L = the
+     * intercept less it; one size alone takes G = t_w; no bursts leave the keys unset */
+    text = synthetic(tick, 2e-6, 1e-8, 3e-7, 3e-8, 5e-7, 1.5e-6, 2e-9, 4e-9, 0);
+    char *cut = strstr(text, "loggp ");
+    *cut = '\0';
+    size_t n = strlen(text) + 4096;
+    char *more = malloc(n);
+    FILE *f = fmemopen(more, n, "w");
+    fputs(text, f);
+    bursts(f, -1.5e-7, 1e-6, 1e-7);    /* at 8 bytes: slope -5e-8, a single message 8e-7 */
+    fclose(f);
+    T_EQ_INT("calib.loggp.noisy.ok", calib_fit_raw("noisy", more, "local", &r, &d), 0);
+    T_NEAR("calib.loggp.noisy.o", r.profile.loggp_o, 200, 1e-6);
+    T_NEAR("calib.loggp.noisy.L", r.profile.loggp_L, 1000 - 150 - 200, 1e-6);  /* L + o - o' */
+    T_CHECK("calib.loggp.noisy.note", strstr(r.note, "loggp o") != NULL, "note '%s'", r.note);
+    f = fmemopen(more, n, "w");
+    fputs(text, f);
+    fprintf(f, "loggp 1 8 3e-6\nloggp 4 8 4.5e-6\n");
+    fclose(f);
+    T_EQ_INT("calib.loggp.one_size.ok", calib_fit_raw("one", more, "local", &r, &d), 0);
+    T_NEAR("calib.loggp.one_size.o", r.profile.loggp_o, 500, 1e-6);
+    T_NEAR("calib.loggp.one_size.L", r.profile.loggp_L, 2000, 1e-6);
+    T_NEAR("calib.loggp.one_size.G", r.profile.loggp_G, r.profile.tw, 1e-9);
+    T_EQ_INT("calib.loggp.none.ok", calib_fit_raw("old", text, "local", &r, &d), 0);
+    T_CHECK("calib.loggp.none.unset", r.profile.loggp_L < 0 && r.profile.loggp_o < 0 && r.profile.loggp_G < 0,
+            "L %g o %g G %g", r.profile.loggp_L, r.profile.loggp_o, r.profile.loggp_G);
+    T_CHECK("calib.loggp.none.note", strstr(r.note, "no loggp series") != NULL, "note '%s'", r.note);
+    free(more);
     free(text);
 
     /* malformed input names the line; missing series are errors */

@@ -100,7 +100,9 @@ static char *run_bench(const char *bin, int np, int quick)
     char mpirun[1200], qbin[4200], cmd[8192];
     cli_mpirun_command(&session, np, mpirun, sizeof mpirun);
     cli_shell_quote(qbin, sizeof qbin, bin);
-    snprintf(cmd, sizeof cmd, "timeout 600 %s %s%s", mpirun, qbin, quick ? " quick" : "");
+    /* env: the command line starts with the session directory's variable, which timeout
+     * would take for the program to run */
+    snprintf(cmd, sizeof cmd, "timeout 600 env %s %s%s", mpirun, qbin, quick ? " quick" : "");
     fprintf(stderr, "calibrate: %s\n", cmd);
     FILE *p = popen(cmd, "r");
     if (!p) { cli_fail("cannot run mpirun: %s", strerror(errno)); cli_mpirun_close(&session); return NULL; }
@@ -140,6 +142,9 @@ static const param_row param_rows[] = {
     {"ts", "ticks", "hockney startup (ping-pong)"},
     {"tw", "ticks/word", "hockney per 8-byte word (ping-pong)"},
     {"g", "ticks/word", "bsp h-relation per word"},
+    {"loggp_L", "ticks", "loggp latency (8-byte bursts of K messages: intercept less o)"},
+    {"loggp_o", "ticks/message", "loggp overhead (8-byte bursts: slope in K)"},
+    {"loggp_G", "ticks/word", "loggp per 8-byte word (the bursts' slopes against their words)"},
     {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
     {"unit_price", "ticks/tick", "a tick of unit-stride work (the kernel's stencil)"},
     {"strided_price", "ticks/tick", "a tick of strided work (the kernel's column sums)"},
@@ -157,6 +162,9 @@ static double param_value(const cost_profile *p, const char *key)
         {"ts", offsetof(cost_profile, ts)},
         {"tw", offsetof(cost_profile, tw)},
         {"g", offsetof(cost_profile, g)},
+        {"loggp_L", offsetof(cost_profile, loggp_L)},
+        {"loggp_o", offsetof(cost_profile, loggp_o)},
+        {"loggp_G", offsetof(cost_profile, loggp_G)},
         {"guard_price", offsetof(cost_profile, guard_price)},
         {"unit_price", offsetof(cost_profile, unit_price)},
         {"strided_price", offsetof(cost_profile, strided_price)},
@@ -165,6 +173,13 @@ static double param_value(const cost_profile *p, const char *key)
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
         if (!strcmp(offs[i].key, key)) return *(const double *)((const char *)p + offs[i].off);
     return NAN;
+}
+
+/* What the fitted loggp keys say one message of the series' smallest size costs (seconds). */
+static double loggp_single(const calib_result *r)
+{
+    const cost_profile *p = &r->profile;
+    return (p->loggp_L + 2 * p->loggp_o + p->loggp_G * r->single_bytes / 8) * p->tick_seconds;
 }
 
 static void print_text(const calib_result *r, double secs, const char *const *stored, int nstored)
@@ -183,6 +198,9 @@ static void print_text(const calib_result *r, double secs, const char *const *st
     for (int p = 2; p <= r->ranks && p <= CALIB_MAX_P; p++)
         printf("  P=%d: MPI_Barrier %.3g s, BSP l(P) %.3g s, b(P) %.3g s\n", p, r->barrier_seconds[p],
                r->l_seconds[p], cost_barrier(&r->profile, p) * r->profile.tick_seconds);
+    if (r->single_bytes > 0)
+        printf("  loggp: one message of %g bytes L + 2o + G·%g = %.3g s (measured %.3g s)\n", r->single_bytes,
+               r->single_bytes / 8, loggp_single(r), r->single_seconds);
     if (r->kernel_ticks > 0)
         printf("  tick: the exported kernel ran %.4g s for %.4g ticks (one multiply alone: %.4g s)\n",
                r->kernel_seconds, r->kernel_ticks, r->multiply_seconds);
@@ -215,6 +233,9 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     } else {
         printf("null");
     }
+    if (r->single_bytes > 0)
+        printf(",\"loggp_single\":{\"bytes\":%g,\"seconds\":%.10g,\"predicted\":%.10g}", r->single_bytes,
+               r->single_seconds, loggp_single(r));
     printf(",\"fits\":[");
     for (int i = 0; i < r->nfits; i++) {
         const stats_line *l = &r->fits[i].line;
@@ -258,7 +279,7 @@ static const cli_opt calib_opts[] = {
 
 int cmd_calibrate(int argc, char **argv);
 const cli_spec cmd_calibrate_spec = {
-    "calibrate", "", "measure this machine (exported kernel's tick, exchange, send/receive, ping-pong, h-relation); store the profile",
+    "calibrate", "", "measure this machine (exported kernel's tick, exchange, send/receive, ping-pong, LogGP bursts, h-relation); store the profile",
     calib_opts, 1, NULL, NULL, cmd_calibrate};
 
 int cmd_calibrate(int argc, char **argv)
