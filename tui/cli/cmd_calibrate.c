@@ -100,9 +100,7 @@ static char *run_bench(const char *bin, int np, int quick)
     char mpirun[1200], qbin[4200], cmd[8192];
     cli_mpirun_command(&session, np, mpirun, sizeof mpirun);
     cli_shell_quote(qbin, sizeof qbin, bin);
-    /* env: the command line starts with the session directory's variable, which timeout
-     * would take for the program to run */
-    snprintf(cmd, sizeof cmd, "timeout 600 env %s %s%s", mpirun, qbin, quick ? " quick" : "");
+    snprintf(cmd, sizeof cmd, "timeout 600 %s %s%s", mpirun, qbin, quick ? " quick" : "");
     fprintf(stderr, "calibrate: %s\n", cmd);
     FILE *p = popen(cmd, "r");
     if (!p) { cli_fail("cannot run mpirun: %s", strerror(errno)); cli_mpirun_close(&session); return NULL; }
