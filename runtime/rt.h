@@ -282,7 +282,7 @@ void rt_checksum_gather_grid2d(rt_checksum *c, const rt_grid2d *g, const double 
  * index given, the value with the largest stamp (the step that computed it, from 1), of equal
  * stamps the later rank's — the newest value, as the simulator takes it.  Only rank 0's region is
  * read or written (others may pass NULL).  Streamed: a rank holds one chunk of its elements,
- * rank 0 stores its own at once. */
+ * rank 0 stores its own at once; the finish ends with a barrier. */
 typedef struct rt_gather rt_gather;
 
 rt_gather *rt_gather_new(MPI_Comm comm, double *region, int64_t region_size);
