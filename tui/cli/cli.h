@@ -50,7 +50,7 @@ typedef struct cli_mpirun {
 } cli_mpirun;
 /* Creates the session directory: CLI_OK, or CLI_FAIL after saying why. */
 int cli_mpirun_open(cli_mpirun *m);
-/* Writes "OMPI_MCA_orte_tmpdir_base='DIR' mpirun [--allow-run-as-root] --oversubscribe -np NP"
+/* Writes "env OMPI_MCA_orte_tmpdir_base='DIR' mpirun [--allow-run-as-root] --oversubscribe -np NP"
  * into out[size]: the program and its arguments follow. */
 void cli_mpirun_command(const cli_mpirun *m, int np, char *out, size_t size);
 /* Removes the session directory and what a crashed run left in it. */

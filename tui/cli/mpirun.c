@@ -55,7 +55,7 @@ void cli_mpirun_command(const cli_mpirun *m, int np, char *out, size_t size)
 {
     char q[sizeof m->dir + 64];
     cli_shell_quote(q, sizeof q, m->dir);
-    snprintf(out, size, "OMPI_MCA_orte_tmpdir_base=%s mpirun %s--oversubscribe -np %d", q,
+    snprintf(out, size, "env OMPI_MCA_orte_tmpdir_base=%s mpirun %s--oversubscribe -np %d", q,
              geteuid() == 0 ? "--allow-run-as-root " : "", np);
 }
 
