@@ -49,7 +49,7 @@
  *            trace's wclass).
  *            1 (scali2004, and any profile without the keys) leaves the work as it is, bit for
  *            bit; `polyapm calibrate` times each class's part of its kernel apart and writes
- *            their seconds per tick over tick_seconds.  Accumulations (a_it: SIM_WORK_ACCUM)
+ *            their seconds per tick over tick_seconds.  Accumulations (k_it: SIM_WORK_ACCUM)
  *            pay accum_price, or the unit-stride price where the profile has none.
  *   cache    a unit-stride stream runs at the speed of where its data lives: the cache when the
  *            processor's data (the trace's data_bytes, D_i) fits the cache it has (cache_bytes,
