@@ -12,7 +12,7 @@
  *                  beyond the caches) and `kernel_strided` (the column sums: stride m = 2000),
  *                  SECONDS TICKS each; without a `kernel` line the kernel is their sum; and
  *                  `kernel_aliased` (the column sums at m = 1024: a step of 8192 bytes, sim.h's
- *                  aliased walk), `kernel_accum` (the column sums as an accumulation over rows,
+ *                  aliased walk), `kernel_accum` (rows of a matrix product accumulated as 2mm's,
  *                  sim.h's SIM_WORK_ACCUM) and `kernel_cached` (the stencil on arrays that fit
  *                  the cache); `cache_bytes N`: the cache one processor has
  *   unit_price,    each part's seconds per tick over tick_seconds: what a tick of that work class

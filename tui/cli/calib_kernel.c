@@ -62,11 +62,12 @@ static const ck_part ck_parts[] = {
     { CALIB_PART_CACHED, { "rounds=0", "m=8", "n=400", "steps=32" } },     /* the stencil, 2.5 MB */
 };
 
-/* The cache one processor has: the largest cache of cpu0 (sysfs) over the processors that share
- * it; 0 when sysfs does not say. */
-static double ck_cache_bytes(void)
+/* The last-level cache of cpu0 (sysfs: its largest) in *size and the processors that share it in
+ * *sharing; 0 when sysfs does not say. */
+static int ck_llc(double *size, int *sharing)
 {
-    double best = 0;
+    *size = 0;
+    *sharing = 0;
     for (int i = 0; i < 8; i++) {
         char path[96], buf[256];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
@@ -75,24 +76,26 @@ static double ck_cache_bytes(void)
         char *ok = fgets(buf, sizeof buf, f);
         fclose(f);
         char *unit = NULL;
-        double size = ok ? strtod(buf, &unit) : 0;
-        if (unit && (*unit == 'K' || *unit == 'k')) size *= 1024;
-        else if (unit && *unit == 'M') size *= 1024 * 1024;
+        double sz = ok ? strtod(buf, &unit) : 0;
+        if (unit && (*unit == 'K' || *unit == 'k')) sz *= 1024;
+        else if (unit && *unit == 'M') sz *= 1024 * 1024;
+        if (sz <= *size) continue;
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
-        int sharing = 0;
+        int n = 0;
         if ((f = fopen(path, "r"))) {
             /* "0-1,4,6-7": each range counts its processors */
             for (char *p = fgets(buf, sizeof buf, f); p && *p && *p != '\n';) {
                 long a = strtol(p, &p, 10), b = *p == '-' ? strtol(p + 1, &p, 10) : a;
-                sharing += b >= a ? (int)(b - a + 1) : 1;
+                n += b >= a ? (int)(b - a + 1) : 1;
                 if (*p == ',') p++;
                 else break;
             }
             fclose(f);
         }
-        if (sharing > 0 && size / sharing > best) best = size / sharing;
+        *size = sz;
+        *sharing = n > 0 ? n : 1;
     }
-    return best;
+    return *size > 0 ? 0 : -1;
 }
 
 /* The kernel's ticks under the cost rule (one processor: the trace's total work). */
@@ -189,9 +192,17 @@ static int ck_part_measure(const ir_program *p, const ck_part *part, const char 
     return rc;
 }
 
-double calib_kernel_cache_bytes(void) { return ck_cache_bytes(); }
+/* The cache one processor has: the last-level cache over the processors that share it (sysfs);
+ * 0 when unknown. */
+static double ck_cache_share(void)
+{
+    double llc;
+    int sharing;
+    return ck_llc(&llc, &sharing) == 0 ? llc / sharing : 0;
+}
 
-int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS], double ticks[CALIB_PARTS])
+int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS], double ticks[CALIB_PARTS],
+                         double *cache_bytes)
 {
     diag_list d;
     diag_list_init(&d);
@@ -220,6 +231,7 @@ int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS]
         const ck_part *part = &ck_parts[i];
         if (ck_part_measure(p, part, kdir, quick, &seconds[part->cls], &ticks[part->cls]) != 0) goto out;
     }
+    *cache_bytes = ck_cache_share();
     rc = 0;
 out:
     ir_program_free(p);

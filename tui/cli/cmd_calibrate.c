@@ -116,8 +116,8 @@ static char *run_bench(const char *bin, int np, int quick)
  * (malloc'd) or NULL after printing why. */
 static char *add_kernel(char *raw, const char *dir, int quick)
 {
-    double secs[CALIB_PARTS], ticks[CALIB_PARTS];
-    if (calib_kernel_measure(dir, quick, secs, ticks) != 0) { free(raw); return NULL; }
+    double secs[CALIB_PARTS], ticks[CALIB_PARTS], cache = 0;
+    if (calib_kernel_measure(dir, quick, secs, ticks, &cache) != 0) { free(raw); return NULL; }
     size_t n = strlen(raw) + 64 * CALIB_PARTS + 64;
     char *out = malloc(n);
     if (out) {
@@ -125,7 +125,6 @@ static char *add_kernel(char *raw, const char *dir, int quick)
         for (int k = 0; k < CALIB_PARTS; k++)
             if (calib_part_names[k] && ticks[k] > 0)
                 at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g\n", calib_part_names[k], secs[k], ticks[k]);
-        double cache = calib_kernel_cache_bytes();
         if (cache > 0) snprintf(out + at, n - at, "cache_bytes %.17g\n", cache);
     }
     free(raw);
@@ -146,7 +145,7 @@ static const param_row param_rows[] = {
     {"unit_price", "ticks/tick", "a tick of unit-stride work (the kernel's stencil)"},
     {"strided_price", "ticks/tick", "a tick of strided work (the kernel's column sums)"},
     {"aliased_price", "ticks/tick", "a tick of strided work whose step is a multiple of 4 KB"},
-    {"accum_price", "ticks/tick", "a tick of an accumulation over rows (the kernel's sums)"},
+    {"accum_price", "ticks/tick", "a tick of an accumulation (2mm's k loop: the kernel's product)"},
     {"unit_cached_price", "ticks/tick", "a tick of unit-stride work whose data fits the cache"},
     {"cache_bytes", "bytes", "the cache one processor has (-1: unknown)"},
 };
