@@ -55,11 +55,11 @@ static char *ck_capture(const char *cmd)
 enum { CK_MAX_BINDINGS = 4 };
 typedef struct ck_part { int cls; const char *bindings[CK_MAX_BINDINGS]; } ck_part;
 static const ck_part ck_parts[] = {
-    { SIM_WORK_UNIT, { "rounds=0", "n=2000", "steps=2" } },       /* the stencil alone, 64 MB */
+    { SIM_WORK_UNIT, { "rounds=0", "n=2000", "steps=6" } },       /* the stencil alone, 64 MB */
     { SIM_WORK_STRIDED, { "steps=0" } },                          /* the column sums alone */
     { SIM_WORK_ALIASED, { "steps=0", "m=1024", "rounds=16" } },   /* ... down rows of 8192 bytes */
-    { SIM_WORK_ACCUM, { "steps=0", "rounds=0", "m=500", "accums=100" } },  /* accumulated, 2 MB */
-    { CALIB_PART_CACHED, { "rounds=0", "m=8", "n=400", "steps=32" } },     /* the stencil, 2.5 MB */
+    { SIM_WORK_ACCUM, { "steps=0", "rounds=0", "m=500", "accums=300" } },  /* accumulated, 2 MB */
+    { CALIB_PART_CACHED, { "rounds=0", "m=8", "n=400", "steps=128" } },    /* the stencil, 2.5 MB */
 };
 
 /* The last-level cache of cpu0 (sysfs: its largest) in *size and the processors that share it in
@@ -184,7 +184,7 @@ static int ck_part_measure(const ir_program *p, const ck_part *part, const char 
     snprintf(pdir, n, "%s/part%d", kdir, part->cls);
     if (ck_ticks(p, b, nb, ticks) == 0 && (bin = ck_build(p, b, nb, pdir))) {
         fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s)\n", calib_part_names[part->cls], bin);
-        *seconds = ck_time(bin, quick ? 2 : 5);
+        *seconds = ck_time(bin, quick ? 3 : 9);
         rc = *seconds > 0 ? 0 : -1;
     }
     free(pdir);
