@@ -37,7 +37,8 @@ static void series_free(series *s) { free(s->x); free(s->y); }
 typedef struct raw {
     double tick;
     double kernel_seconds, kernel_ticks;     /* the exported kernel's line, 0 when absent */
-    double part_seconds[SIM_WORK_CLASSES], part_ticks[SIM_WORK_CLASSES];  /* its class parts */
+    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS];  /* its parts */
+    double cache_bytes;                      /* the `cache_bytes` line, 0 when absent */
     int ranks;
     double exchange[CALIB_MAX_P + 1];
     series send[CALIB_MAX_P + 1], recv[CALIB_MAX_P + 1], hrel[CALIB_MAX_P + 1];
@@ -69,9 +70,10 @@ static int burst_add(raw *r, double k, double bytes, double secs)
     return series_add(&r->burst[s], k, secs);
 }
 
-const char *const calib_part_names[SIM_WORK_CLASSES] = {
+const char *const calib_part_names[CALIB_PARTS] = {
     [SIM_WORK_UNIT] = "kernel_unit", [SIM_WORK_STRIDED] = "kernel_strided",
-    [SIM_WORK_ALIASED] = "kernel_aliased",
+    [SIM_WORK_ALIASED] = "kernel_aliased", [SIM_WORK_ACCUM] = "kernel_accum",
+    [CALIB_PART_CACHED] = "kernel_cached",
 };
 
 static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
@@ -90,7 +92,8 @@ static int parse_line(raw *r, const char *line)
         r->kernel_ticks = b;
         return 0;
     }
-    for (int k = 0; k < SIM_WORK_CLASSES; k++)
+    if (!strcmp(kind, "cache_bytes") && n == 2 && a > 0) { r->cache_bytes = a; return 0; }
+    for (int k = 0; k < CALIB_PARTS; k++)
         if (calib_part_names[k] && !strcmp(kind, calib_part_names[k]) && n == 3 && a > 0 && b > 0) {
             r->part_seconds[k] = a;
             r->part_ticks[k] = b;
@@ -165,18 +168,18 @@ static int fit_direction(raw *r, series *per_p, const char *name, double const_s
 
 static int finite_pos(double v) { return isfinite(v) && v > 0; }
 
-/* The kernel's class parts into `out`; without a `kernel` line, the kernel is the sum of the
- * unit and strided parts (the aliased part is the strided part at another size: priced, not
- * part of the mean tick). */
+/* The kernel's parts into `out`; without a `kernel` line, the kernel is the sum of the unit and
+ * strided parts (the others are those parts at other sizes or shapes: priced, not part of the
+ * mean tick). */
 static void calib_parts(raw *r, calib_result *out)
 {
     double s = 0, t = 0;
     int all = 1;
-    for (int k = 0; k < SIM_WORK_CLASSES; k++) {
+    for (int k = 0; k < CALIB_PARTS; k++) {
         if (!calib_part_names[k]) continue;
         out->part_seconds[k] = r->part_seconds[k];
         out->part_ticks[k] = r->part_ticks[k];
-        if (k == SIM_WORK_ALIASED) continue;
+        if (k != SIM_WORK_UNIT && k != SIM_WORK_STRIDED) continue;
         s += r->part_seconds[k];
         t += r->part_ticks[k];
         all &= r->part_ticks[k] > 0;
@@ -184,16 +187,23 @@ static void calib_parts(raw *r, calib_result *out)
     if (all && !(r->kernel_ticks > 0)) { r->kernel_seconds = s; r->kernel_ticks = t; }
 }
 
-/* Each class's price: its part's seconds per tick over the profile's tick (1 when its part was
- * not measured: the profile prices it as every tick). */
+/* Each part's price: its seconds per tick over the profile's tick (when its part was not
+ * measured: 1 for unit, strided and aliased work, which the profile then prices as every tick;
+ * unset for accumulations, priced as unit work, and for the cached stencil: no cache term);
+ * cache_bytes from its line (unset without). */
 static void calib_class_prices(const raw *r, calib_result *out)
 {
     cost_profile *pr = &out->profile;
     pr->unit_price = pr->strided_price = pr->aliased_price = 1;
-    double *price[SIM_WORK_CLASSES] = { [SIM_WORK_UNIT] = &pr->unit_price,
-                                        [SIM_WORK_STRIDED] = &pr->strided_price,
-                                        [SIM_WORK_ALIASED] = &pr->aliased_price };
-    for (int k = 0; k < SIM_WORK_CLASSES; k++)
+    pr->accum_price = pr->unit_cached_price = -1;
+    pr->cache_bytes = r->cache_bytes > 0 ? r->cache_bytes : -1;
+    out->cache_bytes = r->cache_bytes;
+    double *price[CALIB_PARTS] = { [SIM_WORK_UNIT] = &pr->unit_price,
+                                   [SIM_WORK_STRIDED] = &pr->strided_price,
+                                   [SIM_WORK_ALIASED] = &pr->aliased_price,
+                                   [SIM_WORK_ACCUM] = &pr->accum_price,
+                                   [CALIB_PART_CACHED] = &pr->unit_cached_price };
+    for (int k = 0; k < CALIB_PARTS; k++)
         if (price[k] && r->part_ticks[k] > 0 && finite_pos(r->part_seconds[k]))
             *price[k] = r->part_seconds[k] / r->part_ticks[k] / pr->tick_seconds;
 }

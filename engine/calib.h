@@ -8,13 +8,19 @@
  *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
  *                  the `tick` line (one floating multiply in a memory-bound loop).  Every
  *                  parameter below counted in ticks is divided by this tick.  The kernel is
- *                  timed in its parts, lines `kernel_unit` (the unit-stride stencil) and
- *                  `kernel_strided` (the column sums: stride m = 2000), SECONDS TICKS each;
- *                  without a `kernel` line the kernel is their sum; and `kernel_aliased` (the
- *                  column sums at m = 1024: a step of 8192 bytes, sim.h's aliased walk)
+ *                  timed in its parts, lines `kernel_unit` (the unit-stride stencil on arrays
+ *                  beyond the caches) and `kernel_strided` (the column sums: stride m = 2000),
+ *                  SECONDS TICKS each; without a `kernel` line the kernel is their sum; and
+ *                  `kernel_aliased` (the column sums at m = 1024: a step of 8192 bytes, sim.h's
+ *                  aliased walk), `kernel_accum` (rows of a matrix product accumulated as 2mm's,
+ *                  sim.h's SIM_WORK_ACCUM) and `kernel_cached` (the stencil on arrays that fit
+ *                  the cache); `cache_bytes N`: the cache one processor has
  *   unit_price,    each part's seconds per tick over tick_seconds: what a tick of that work class
  *   strided_price, (sim.h, SIM_WORK_*) costs against the mean tick; 1 when its line is absent
  *   aliased_price
+ *   accum_price,   the same for kernel_accum and kernel_cached; unset when the line is absent
+ *   unit_cached_price
+ *   cache_bytes    the `cache_bytes` line; unset when absent (cost.h, `cache`)
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
  *                  (the median of batches of steps: robust to a rank descheduled for a while)
@@ -55,6 +61,8 @@
 #include "stats.h"
 
 enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10, CALIB_BURST_SIZES = 8 };
+/* The kernel's parts: one per work class (SIM_WORK_*), then the stencil in the cache. */
+enum { CALIB_PART_CACHED = SIM_WORK_CLASSES, CALIB_PARTS };
 
 typedef struct calib_fit {
     const char *what;          /* "exchange", "send P=2", ... (static or in `label`) */
@@ -72,16 +80,18 @@ typedef struct calib_result {
     double multiply_seconds;   /* the `tick` line: one floating multiply, memory bound */
     double kernel_seconds, kernel_ticks;  /* the `kernel` line (0 when absent), else the sum
                                              of its parts */
-    double part_seconds[SIM_WORK_CLASSES], part_ticks[SIM_WORK_CLASSES];  /* the class parts'
-                                             lines (calib_part_names; 0 when absent) */
+    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS];  /* the parts' lines
+                                             (calib_part_names; 0 when absent) */
+    double cache_bytes;        /* the `cache_bytes` line (0 when absent) */
     double single_bytes, single_seconds;  /* the loggp series' single message (K = 1, the
                                              smallest size; 0 without the series) */
     char note[256];            /* fallbacks taken, "" when none */
 } calib_result;
 
-/* The raw line of each work class's part of the kernel ("kernel_unit", "kernel_strided"; NULL
- * for SIM_WORK_SCALAR, which has no part). */
-extern const char *const calib_part_names[SIM_WORK_CLASSES];
+/* The raw line of each part of the kernel: a work class's ("kernel_unit", "kernel_strided", ..;
+ * NULL for SIM_WORK_SCALAR, which has no part) and, at CALIB_PART_CACHED, "kernel_cached" (the
+ * unit-stride stencil on arrays that fit the cache). */
+extern const char *const calib_part_names[CALIB_PARTS];
 
 /* Parses the benchmark's output and fits the profile (named `name`).  0, or -1 with messages
  * naming `file:line` for malformed lines and saying what is missing. */

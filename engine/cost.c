@@ -52,7 +52,8 @@ static const cost_profile cost_builtins[] = {
       .normsent = 1.2046961, .normrcvd = 3.3831080, .barrier_slope = 298.8954664,
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
       .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1, .unit_price = 1,
-      .strided_price = 1, .aliased_price = 1 },
+      .strided_price = 1, .aliased_price = 1, .accum_price = -1, .unit_cached_price = -1,
+      .cache_bytes = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -87,6 +88,9 @@ static const cost_key cost_keys[] = {
     { "unit_price",    offsetof(cost_profile, unit_price), 3 },
     { "strided_price", offsetof(cost_profile, strided_price), 3 },
     { "aliased_price", offsetof(cost_profile, aliased_price), 3 },
+    { "accum_price",   offsetof(cost_profile, accum_price), 4 },
+    { "unit_cached_price", offsetof(cost_profile, unit_cached_price), 4 },
+    { "cache_bytes",   offsetof(cost_profile, cache_bytes), 4 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -464,9 +468,29 @@ static const struct { int cls; size_t off; } cost_class_prices[] = {
     { SIM_WORK_ALIASED, offsetof(cost_profile, aliased_price) },
 };
 
+/* The price of a tick of unit-stride work on processor i (cost.h, `cache`): unit_price, or
+ * between unit_cached_price and it by the part of the processor's data its cache cannot hold. */
+static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
+{
+    if (p->unit_cached_price < 0 || !(p->cache_bytes > 0) || !t->data_bytes) return p->unit_price;
+    double d = t->data_bytes[i], f = d > p->cache_bytes ? 1 - p->cache_bytes / d : 0;
+    return p->unit_cached_price + f * (p->unit_price - p->unit_cached_price);
+}
+
+/* The price of class `cls` on processor i: its key's, the unit-stride price for unit work and
+ * for accumulations without a price of their own. */
+static double cost_class_price(const sim_trace *t, const cost_profile *p, int cls, int i)
+{
+    if (cls == SIM_WORK_UNIT || (cls == SIM_WORK_ACCUM && p->accum_price < 0)) return cost_unit_price(t, p, i);
+    if (cls == SIM_WORK_ACCUM) return p->accum_price;
+    for (size_t k = 0; k < sizeof cost_class_prices / sizeof cost_class_prices[0]; k++)
+        if (cost_class_prices[k].cls == cls) return *(const double *)((const char *)p + cost_class_prices[k].off);
+    return 1;
+}
+
 /* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price and its
  * classes' ticks by their prices; a price of 1 leaves the work as it is. */
-static double cost_work(const sim_trace *t, const cost_profile *p, size_t at)
+static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, int i)
 {
     double w = t->work ? t->work[at] : 0;
     int priced = 0;
@@ -474,14 +498,27 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at)
         w -= (1 - p->guard_price) * t->guard[at];
         priced = 1;
     }
-    for (size_t k = 0; k < sizeof cost_class_prices / sizeof cost_class_prices[0]; k++) {
-        const double *m = t->wclass[cost_class_prices[k].cls];
-        double price = *(const double *)((const char *)p + cost_class_prices[k].off);
-        if (!m || price == 1) continue;
+    for (int k = SIM_WORK_SCALAR + 1; k < SIM_WORK_CLASSES; k++) {
+        const double *m = t->wclass[k];
+        double price = m ? cost_class_price(t, p, k, i) : 1;
+        if (price == 1) continue;
         w -= (1 - price) * m[at];
         priced = 1;
     }
     return priced && w < 0 ? 0 : w;
+}
+
+/* Adds cell `at` of the trace's work, class by class, to ticks[SIM_WORK_CLASSES] (the send
+ * guards' ticks, cost_summary's guard, not among the scalar ones). */
+static void cost_class_add(const sim_trace *t, size_t at, double ticks[SIM_WORK_CLASSES])
+{
+    double rest = (t->work ? t->work[at] : 0) - (t->guard ? t->guard[at] : 0);
+    for (int k = 0; k < SIM_WORK_CLASSES; k++) {
+        if (k == SIM_WORK_SCALAR || !t->wclass[k]) continue;
+        ticks[k] += t->wclass[k][at];
+        rest -= t->wclass[k][at];
+    }
+    ticks[SIM_WORK_SCALAR] += rest;
 }
 
 /* 1 when step s has no message and no collective. */
@@ -525,8 +562,9 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
         double best = 0, wmax = 0, cmax = 0;
         for (int i = 0; i < np; i++) {
             size_t at = (size_t)s * (size_t)np + (size_t)i;
-            double wi = cost_work(t, prof, at);
+            double wi = cost_work(t, prof, at, i);
             if (t->guard) out->guard += t->guard[at];
+            cost_class_add(t, at, out->class_ticks);
             double ci = m->comm(prof, &cs, i, b);
             double busy = m->busy ? m->busy(prof, &cs, i) : 0;
             double hidden = m->superstep ? 0 : cost_hidden(t, s, i, ci, b + busy);

@@ -49,7 +49,19 @@
  *            trace's wclass).
  *            1 (scali2004, and any profile without the keys) leaves the work as it is, bit for
  *            bit; `polyapm calibrate` times each class's part of its kernel apart and writes
- *            their seconds per tick over tick_seconds.
+ *            their seconds per tick over tick_seconds.  Accumulations (k_it: SIM_WORK_ACCUM)
+ *            pay accum_price, or the unit-stride price where the profile has none.
+ *   cache    a unit-stride stream runs at the speed of where its data lives: the cache when the
+ *            processor's data (the trace's data_bytes, D_i) fits the cache it has (cache_bytes,
+ *            C), memory when not.  With unit_cached_price (u_c) and cache_bytes set, a tick of
+ *            unit-stride work (and of accumulations without accum_price) costs
+ *              u_i = u_c + f_i·(unit_price − u_c),   f_i = max(0, 1 − C / D_i)
+ *            f_i the part of the data the cache cannot hold, which streams from memory on every
+ *            sweep (unit_price: what a stream from memory costs).  Unset (scali2004, and any
+ *            profile without the keys): u_i = unit_price, bit for bit.  `polyapm calibrate`
+ *            times the kernel's stencil at two sizes (its arrays beyond the caches: unit_price;
+ *            in them: unit_cached_price) and writes the last-level cache over the processors
+ *            that share it as cache_bytes.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -111,6 +123,11 @@ typedef struct cost_profile {
                                  1 = the default) */
     double strided_price;     /* ticks paid per tick of strided statements (1 = the default) */
     double aliased_price;     /* ticks paid per tick of aliased statements (1 = the default) */
+    double accum_price;       /* ticks paid per tick of accumulations (SIM_WORK_ACCUM); < 0 =
+                                 unset: priced as unit-stride work */
+    double unit_cached_price; /* ticks paid per tick of unit-stride work whose processor's data
+                                 fits cache_bytes (`cache` above); < 0 = unset: no cache term */
+    double cache_bytes;       /* the cache one processor has (bytes); < 0 = unset */
 } cost_profile;
 
 typedef struct cost_summary {
@@ -119,6 +136,8 @@ typedef struct cost_summary {
     double seconds;           /* total * tick_seconds */
     double aggregate_work;
     double guard;             /* Σ_i,t g_it: the send guards' ticks in the trace (before pricing) */
+    double class_ticks[SIM_WORK_CLASSES];  /* Σ_i,t of the trace's work per work class (before
+                                 pricing; [SIM_WORK_SCALAR] the rest of the work) */
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */

@@ -908,6 +908,7 @@ void sim_result_free(sim_result *r)
     free(t->overlap);
     free(t->guard);
     for (int k = 0; k < SIM_WORK_CLASSES; k++) free(t->wclass[k]);
+    free(t->data_bytes);
     free(t->step_time);
     free(t->step_procs);
     for (int i = 0; i < r->nviolations; i++) free(r->violations[i].text);
@@ -1534,6 +1535,22 @@ static void sim_run_free(sim_ctx *c, sim_run_state *rs)
     sim_pool_free(&c->pool);
 }
 
+/* The trace's data_bytes: each processor's local memories at syndm, else the shared memory's
+ * bytes over the processors (8 bytes an element, the exported arrays' element size). */
+static int sim_trace_data(sim_ctx *c)
+{
+    sim_trace *t = &c->r->trace;
+    int np = t->nprocs > 0 ? t->nprocs : 1;
+    t->data_bytes = calloc((size_t)np, sizeof *t->data_bytes);
+    if (!t->data_bytes) return -1;
+    double shared = 0;
+    for (int a = 0; !c->r->local_elems && c->allmem && a < c->prog->narrays; a++)
+        shared += 8.0 * (double)c->allmem[a].size;
+    for (int q = 0; q < np; q++)
+        t->data_bytes[q] = c->r->local_elems ? 8.0 * (double)c->r->local_elems[q] : shared / np;
+    return 0;
+}
+
 sim_result *sim_run(const ir_program *p, const sim_options *opt)
 {
     sim_result *r = calloc(1, sizeof *r);
@@ -1591,7 +1608,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
         r->cancelled = 1;
         goto done;
     }
-    if (sim_collect_outputs(c, &rs) != 0) goto done;
+    if (sim_collect_outputs(c, &rs) != 0 || sim_trace_data(c) != 0) goto done;
     r->ok = 1;
     sim_progress(c, 1.0);
 

@@ -63,9 +63,12 @@ typedef struct sim_coll_rec {
  *   SIM_WORK_UNIT     some access moves, only in its last subscript (unit stride: contiguous,
  *                     what gcc -O2 vectorises)
  *   SIM_WORK_STRIDED  some access moves in another subscript (a walk down a column, stride n) —
- *                     except an accumulation alone in its loop, its target fixed while the loop
- *                     runs, whose next loop out moves every access in its last subscript only:
- *                     gcc vectorises that outer loop, so it is UNIT
+ *                     except an accumulation (SIM_WORK_ACCUM)
+ *   SIM_WORK_ACCUM    an accumulation alone in its loop, its target fixed while the loop runs,
+ *                     whose next loop out moves every access in its last subscript only (2mm's
+ *                     `for j { for k { tmp[i][j] += A[i][k] * B[k][j] } }`): not a walk, its
+ *                     rows are read a few elements at a time across the outer loop, but not a
+ *                     stream either (each step of k moves to another row): priced apart
  *   SIM_WORK_ALIASED  STRIDED where the walk's step is a multiple of 4096 bytes (a row of 512
  *                     doubles, 1024, ...): every element of the walk maps to the same cache sets
  *                     and the walk thrashes them (LU at n = 1024 runs 5x slower than at 1000);
@@ -73,7 +76,8 @@ typedef struct sim_coll_rec {
  *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
  *                     and every statement under a `cost N` annotation (the user's price)
  * A profile prices each class's ticks apart (cost.h, `classes`). */
-enum { SIM_WORK_SCALAR, SIM_WORK_UNIT, SIM_WORK_STRIDED, SIM_WORK_ALIASED, SIM_WORK_CLASSES };
+enum { SIM_WORK_SCALAR, SIM_WORK_UNIT, SIM_WORK_STRIDED, SIM_WORK_ALIASED, SIM_WORK_ACCUM,
+       SIM_WORK_CLASSES };
 
 /* The trace: dense work per (step, processor), sparse message lists per step. */
 typedef struct sim_trace {
@@ -93,10 +97,14 @@ typedef struct sim_trace {
     double *guard;            /* nsteps * nprocs, like work: the part of work that evaluating the
                                  sends' `when` guards cost (outside `cost N` regions, whose ticks
                                  replace what they hold); NULL when no send has such a guard */
-    double *wclass[SIM_WORK_CLASSES];  /* [SIM_WORK_UNIT], [.._STRIDED], [.._ALIASED]: nsteps * nprocs,
+    double *wclass[SIM_WORK_CLASSES];  /* [SIM_WORK_UNIT], [.._STRIDED], ..: nsteps * nprocs,
                                  like work: the part of work that statements of that class cost
                                  (sim_compile.c, sim_stmt_class); NULL when none ran; the rest
                                  of work is scalar ([SIM_WORK_SCALAR] stays NULL) */
+    double *data_bytes;       /* nprocs: the bytes of array data a processor works on (its local
+                                 memories at syndm; a shared memory's over the processors), what
+                                 decides whether its work runs from the cache (cost.h, `cache`);
+                                 NULL when the run did not finish */
 } sim_trace;
 
 /* One output array, gathered to global coordinates. */

@@ -758,21 +758,21 @@ static sim_stmt *sim_only_stmt(sim_stmt *st)
 }
 
 /* The outer loop of two around one strided accumulation: `for j { for k { x[..][j] = x[..][j] +
- * .. b[k][j] .. } }`, its target fixed while k runs, is vectorised over j (gcc's outer-loop
- * vectorisation: b[k][j .. j+3] are contiguous) when every access moves with j in its last
- * subscript alone: the statement is unit-stride work.  `sum(..)`'s loops are not (the exporter
- * gives them an accumulator and code around them, which leaves the nest imperfect). */
+ * .. b[k][j] .. } }`, its target fixed while k runs, whose every access moves with j in its last
+ * subscript alone: b[k][j .. j+7] share a cache line, read across the j loop: the statement is
+ * an accumulation (SIM_WORK_ACCUM), not a walk.  `sum(..)`'s loops are not (the exporter gives
+ * them an accumulator and code around them, which leaves the nest imperfect). */
 static void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
 {
     sim_stmt *inner = sim_only_stmt(outer->body);
     if (!inner || inner->kind != SS_FOR) return;
     sim_stmt *a = sim_only_stmt(inner->body);
-    if (!a || a->kind != SS_ASSIGN || a->wclass < SIM_WORK_STRIDED) return;
+    if (!a || a->kind != SS_ASSIGN || (a->wclass != SIM_WORK_STRIDED && a->wclass != SIM_WORK_ALIASED)) return;
     if (sim_access_class(c, a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
     int acc = SIM_WORK_SCALAR, red = -1;
     sim_class_walk(c, a->rhs, outer->slot, &acc, &red);
     if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT)
-        a->wclass = SIM_WORK_UNIT;
+        a->wclass = SIM_WORK_ACCUM;
 }
 
 /* ---- statements ----------------------------------------------------------------------------- */

@@ -396,6 +396,17 @@ static void test_class_prices(void)
              r.strided_price == 1.5, 1);
     T_EQ_INT("a profile without the keys prices the classes at 1", cost_profile_parse("r", "normsent 2\n", &r, &d) == 0 &&
              r.unit_price == 1 && r.strided_price == 1 && r.aliased_price == 1, 1);
+    T_EQ_INT("... and has no accum price, cached price or cache", r.accum_price < 0 && r.unit_cached_price < 0 &&
+             r.cache_bytes < 0, 1);
+    T_CHECK("scali2004's text has no accum, cached or cache key", txt && !strstr(txt, "accum_price") &&
+            !strstr(txt, "unit_cached_price") && !strstr(txt, "cache_bytes"), "%s", txt);
+    q.accum_price = 0.5;
+    q.unit_cached_price = 0.125;
+    q.cache_bytes = 1048576;
+    free(qtxt);
+    qtxt = cost_profile_format(&q);
+    T_EQ_INT("accum_price, unit_cached_price and cache_bytes read back", qtxt && cost_profile_parse("q", qtxt, &r, &d) == 0 &&
+             r.accum_price == 0.5 && r.unit_cached_price == 0.125 && r.cache_bytes == 1048576, 1);
     diag_list_free(&d);
     free(txt);
     free(qtxt);

@@ -526,8 +526,12 @@ static void test_classes(void)
     const sim_trace *t = &r->trace;
     T_EQ_INT("classes: verified run, no violation", r->ok && r->nviolations == 0, 1);
     T_NEAR("classes: the work", t->work[0], 297, 0);
-    T_CHECK("classes: unit-stride work U and O", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 160,
+    T_CHECK("classes: unit-stride work U", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 32,
             "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    T_CHECK("classes: accumulation O", t->wclass[SIM_WORK_ACCUM] && t->wclass[SIM_WORK_ACCUM][0] == 128,
+            "%g", t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1);
+    T_CHECK("classes: data bytes, the arrays' (16 + 16 + 4 + 2048 doubles)", t->data_bytes &&
+            t->data_bytes[0] == 8 * (16 + 16 + 4 + 2048), "%g", t->data_bytes ? t->data_bytes[0] : -1);
     T_CHECK("classes: strided work S, R and P", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 112,
             "%g", t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
     T_CHECK("classes: aliased work W", t->wclass[SIM_WORK_ALIASED] && t->wclass[SIM_WORK_ALIASED][0] == 8,
@@ -542,8 +546,33 @@ static void test_classes(void)
         q.strided_price = 2;
         q.aliased_price = 5;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("classes: unit 0.25, strided 2, aliased 5: 297 - 0.75*160 + 1*112 + 4*8", s2.total,
+            T_NEAR("classes: unit 0.25, strided 2, aliased 5: 297 - 0.75*160 + 1*112 + 4*8 (O as unit)", s2.total,
                    297 - 120 + 112 + 32, 1e-9);
+            cost_summary_free(&s2);
+        }
+        q.accum_price = 0.5;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("classes: and accum 0.5: 297 - 0.75*32 + 112 + 32 - 0.5*128", s2.total,
+                   297 - 24 + 112 + 32 - 64, 1e-9);
+            T_CHECK("classes: the summary's ticks per class", s2.class_ticks[SIM_WORK_UNIT] == 32 &&
+                    s2.class_ticks[SIM_WORK_ACCUM] == 128 && s2.class_ticks[SIM_WORK_SCALAR] == 297 - 32 - 128 - 112 - 8,
+                    "%g %g %g", s2.class_ticks[SIM_WORK_UNIT], s2.class_ticks[SIM_WORK_ACCUM], s2.class_ticks[SIM_WORK_SCALAR]);
+            cost_summary_free(&s2);
+        }
+        /* the cache term: the data (16768 bytes) against a cache of 4192 bytes, a quarter of it:
+         * f = 3/4, unit work at 0.1 + 0.75 * (0.25 - 0.1) = 0.2125; accum keeps its price */
+        q.unit_cached_price = 0.1;
+        q.cache_bytes = 8 * (16 + 16 + 4 + 2048) / 4;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("classes: a cache of a quarter of the data: unit 0.2125", s2.total,
+                   297 - (1 - 0.2125) * 32 + 112 + 32 - 64, 1e-9);
+            cost_summary_free(&s2);
+        }
+        q.cache_bytes = 8 * (16 + 16 + 4 + 2048);
+        q.accum_price = -1;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("classes: the data fits: unit and accum (unset) at the cached price 0.1", s2.total,
+                   297 - 0.9 * (32 + 128) + 112 + 32, 1e-9);
             cost_summary_free(&s2);
         }
         cost_summary_free(&s1);

@@ -156,6 +156,16 @@ static void calibration(void)
     T_EQ_INT("calib.aliased.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
     T_NEAR("calib.aliased.price", r.profile.aliased_price, 8, 1e-12);       /* 2e-8 / 2.5e-9 */
     T_NEAR("calib.aliased.not_in_the_kernel", r.kernel_seconds, 0.5, 1e-12);
+    T_CHECK("calib.parts: no accum, cached or cache lines: unset", r.profile.accum_price < 0 &&
+            r.profile.unit_cached_price < 0 && r.profile.cache_bytes < 0, "%g %g %g", r.profile.accum_price,
+            r.profile.unit_cached_price, r.profile.cache_bytes);
+    snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\nkernel_accum 0.05 2e7\n"
+             "kernel_cached 0.02 2e7\ncache_bytes 16777216\n", text);
+    T_EQ_INT("calib.cached.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_NEAR("calib.accum.price", r.profile.accum_price, 1, 1e-12);             /* 2.5e-9 / 2.5e-9 */
+    T_NEAR("calib.cached.price", r.profile.unit_cached_price, 0.4, 1e-12);    /* 1e-9 / 2.5e-9 */
+    T_NEAR("calib.cached.cache_bytes", r.profile.cache_bytes, 16777216, 0);
+    T_NEAR("calib.cached.not_in_the_kernel", r.kernel_seconds, 0.5, 1e-12);
     snprintf(with, len + 128, "%skernel_unit 0.1\n", text);
     T_EQ_INT("calib.parts.malformed", calib_fit_raw("parts", with, "local", &r, &d), -1);
     diag_list_free(&d);

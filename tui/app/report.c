@@ -171,6 +171,22 @@ static void json_number(FILE *out, double v)
     else fputs("null", out);
 }
 
+/* "work_classes": the trace's ticks per work class (engine/sim.h, SIM_WORK_*) and of the send
+ * guards (not among the scalar ones), before pricing. */
+static void json_classes(FILE *out, const cost_summary *c)
+{
+    static const char *const names[SIM_WORK_CLASSES] = {
+        [SIM_WORK_SCALAR] = "scalar", [SIM_WORK_UNIT] = "unit",
+        [SIM_WORK_STRIDED] = "strided", [SIM_WORK_ALIASED] = "aliased", [SIM_WORK_ACCUM] = "accum" };
+    fputs(",\"work_classes\":{\"guard\":", out);
+    json_number(out, c->guard);
+    for (int k = 0; k < SIM_WORK_CLASSES; k++) {
+        fprintf(out, ",\"%s\":", names[k]);
+        json_number(out, c->class_ticks[k]);
+    }
+    fputc('}', out);
+}
+
 void report_sim_json(FILE *out, const report_input *in)
 {
     const sim_result *r = in->res;
@@ -195,6 +211,7 @@ void report_sim_json(FILE *out, const report_input *in)
         fputs(",\"cost\":", out); json_number(out, c->total);
         fputs(",\"seconds\":", out); json_number(out, c->total * in->tick_seconds);
         fputs(",\"aggregate_work\":", out); json_number(out, c->aggregate_work);
+        json_classes(out, c);
         fprintf(out, ",\"nprocs\":%d,\"steps\":%d", c->nprocs, c->nsteps);
         fputs(",\"work\":", out); json_doubles(out, c->work, c->nprocs);
         fputs(",\"send\":", out); json_ints(out, c->sends, c->nprocs);

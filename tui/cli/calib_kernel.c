@@ -4,8 +4,9 @@
  * text) is simulated for its ticks (the cost rule every node is priced by), exported as sequential
  * C the way `polyapm export` writes any source program, built with its Makefile and timed at
  * np = 1 (the best of a few runs of its timed main loop) — once per work class it has a part of
- * (engine/sim.h: the unit-stride stencil, the stride-n column sums), the other part's loop left
- * empty by a -D, so that each class's tick is measured apart.  The ratio prices the loads, stores,
+ * (engine/sim.h: the unit-stride stencil, the stride-n column sums, the accumulation) and once
+ * more for the stencil on arrays that fit the cache, the other parts' loops left empty by -D, so
+ * that each class's tick is measured apart; and it reads the cache one processor has (sysfs).  The ratio prices the loads, stores,
  * loop and index arithmetic of real exported code along with its flops, which the benchmark's
  * multiply alone does not (engine/calib.h uses it as the profile's tick).
  */
@@ -49,15 +50,53 @@ static char *ck_capture(const char *cmd)
     return buf;
 }
 
-/* The kernel's parts: each work class (engine/sim.h) the kernel has a part of, and the -D that
- * leave only that part (the other part's loop empty). */
-enum { CK_MAX_BINDINGS = 3 };
+/* The kernel's parts (engine/calib.h, calib_part_names: a work class's of engine/sim.h, or the
+ * stencil in the cache), and the -D that leave only that part (the other loops empty). */
+enum { CK_MAX_BINDINGS = 4 };
 typedef struct ck_part { int cls; const char *bindings[CK_MAX_BINDINGS]; } ck_part;
 static const ck_part ck_parts[] = {
-    { SIM_WORK_UNIT, { "rounds=0" } },                            /* the stencil sweeps alone */
+    { SIM_WORK_UNIT, { "rounds=0", "n=2000", "steps=6" } },       /* the stencil alone, 64 MB */
     { SIM_WORK_STRIDED, { "steps=0" } },                          /* the column sums alone */
     { SIM_WORK_ALIASED, { "steps=0", "m=1024", "rounds=16" } },   /* ... down rows of 8192 bytes */
+    { SIM_WORK_ACCUM, { "steps=0", "rounds=0", "m=500", "accums=300" } },  /* accumulated, 2 MB */
+    { CALIB_PART_CACHED, { "rounds=0", "m=8", "n=400", "steps=128" } },    /* the stencil, 2.5 MB */
 };
+
+/* The last-level cache of cpu0 (sysfs: its largest) in *size and the processors that share it in
+ * *sharing; 0 when sysfs does not say. */
+static int ck_llc(double *size, int *sharing)
+{
+    *size = 0;
+    *sharing = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], buf[256];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        char *ok = fgets(buf, sizeof buf, f);
+        fclose(f);
+        char *unit = NULL;
+        double sz = ok ? strtod(buf, &unit) : 0;
+        if (unit && (*unit == 'K' || *unit == 'k')) sz *= 1024;
+        else if (unit && *unit == 'M') sz *= 1024 * 1024;
+        if (sz <= *size) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
+        int n = 0;
+        if ((f = fopen(path, "r"))) {
+            /* "0-1,4,6-7": each range counts its processors */
+            for (char *p = fgets(buf, sizeof buf, f); p && *p && *p != '\n';) {
+                long a = strtol(p, &p, 10), b = *p == '-' ? strtol(p + 1, &p, 10) : a;
+                n += b >= a ? (int)(b - a + 1) : 1;
+                if (*p == ',') p++;
+                else break;
+            }
+            fclose(f);
+        }
+        *size = sz;
+        *sharing = n > 0 ? n : 1;
+    }
+    return *size > 0 ? 0 : -1;
+}
 
 /* The kernel's ticks under the cost rule (one processor: the trace's total work). */
 static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ticks)
@@ -145,7 +184,7 @@ static int ck_part_measure(const ir_program *p, const ck_part *part, const char 
     snprintf(pdir, n, "%s/part%d", kdir, part->cls);
     if (ck_ticks(p, b, nb, ticks) == 0 && (bin = ck_build(p, b, nb, pdir))) {
         fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s)\n", calib_part_names[part->cls], bin);
-        *seconds = ck_time(bin, quick ? 2 : 5);
+        *seconds = ck_time(bin, quick ? 3 : 9);
         rc = *seconds > 0 ? 0 : -1;
     }
     free(pdir);
@@ -153,7 +192,17 @@ static int ck_part_measure(const ir_program *p, const ck_part *part, const char 
     return rc;
 }
 
-int calib_kernel_measure(const char *dir, int quick, double seconds[SIM_WORK_CLASSES], double ticks[SIM_WORK_CLASSES])
+/* The cache one processor has: the last-level cache over the processors that share it (sysfs);
+ * 0 when unknown. */
+static double ck_cache_share(void)
+{
+    double llc;
+    int sharing;
+    return ck_llc(&llc, &sharing) == 0 ? llc / sharing : 0;
+}
+
+int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS], double ticks[CALIB_PARTS],
+                         double *cache_bytes)
 {
     diag_list d;
     diag_list_init(&d);
@@ -177,11 +226,12 @@ int calib_kernel_measure(const char *dir, int quick, double seconds[SIM_WORK_CLA
         kdir = NULL;
         goto out;
     }
-    for (int k = 0; k < SIM_WORK_CLASSES; k++) seconds[k] = ticks[k] = 0;
+    for (int k = 0; k < CALIB_PARTS; k++) seconds[k] = ticks[k] = 0;
     for (size_t i = 0; i < sizeof ck_parts / sizeof ck_parts[0]; i++) {
         const ck_part *part = &ck_parts[i];
         if (ck_part_measure(p, part, kdir, quick, &seconds[part->cls], &ticks[part->cls]) != 0) goto out;
     }
+    *cache_bytes = ck_cache_share();
     rc = 0;
 out:
     ir_program_free(p);

@@ -5,14 +5,16 @@
 #ifndef POLYAPM_CALIB_KERNEL_H
 #define POLYAPM_CALIB_KERNEL_H
 
-#include "sim.h"
+#include "calib.h"
 
-/* For each part of the kernel (a work class, SIM_WORK_*: the unit-stride stencil, the stride-n
- * column sums): simulates it for its ticks, exports it as sequential C into a fresh directory
- * under `dir` (removed afterwards), builds it and runs it (2 runs when `quick`, else 5), keeping
- * the fastest main loop.  0 with seconds[k] and ticks[k] of each class k (0 for a class without
- * a part), or -1 after printing why (cli_fail). */
-int calib_kernel_measure(const char *dir, int quick, double seconds[SIM_WORK_CLASSES],
-                         double ticks[SIM_WORK_CLASSES]);
+/* For each part of the kernel (engine/calib.h, calib_part_names: a work class's, SIM_WORK_*, or
+ * the stencil in the cache): simulates it for its ticks, exports it as sequential C into a fresh
+ * directory under `dir` (removed afterwards), builds it and runs it (3 runs when `quick`, else
+ * 9), keeping the fastest main loop; *cache_bytes is the cache one processor has (the
+ * last-level cache over the processors that share it, sysfs; 0 when unknown).  0 with
+ * seconds[k] and ticks[k] of each part k (0 for a class without a part), or -1 after printing
+ * why (cli_fail). */
+int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS],
+                         double ticks[CALIB_PARTS], double *cache_bytes);
 
 #endif

@@ -112,19 +112,20 @@ static char *run_bench(const char *bin, int np, int quick)
 }
 
 /* Appends the exported kernel's lines "kernel_unit SECONDS TICKS", "kernel_strided SECONDS
- * TICKS" and "kernel_aliased SECONDS TICKS" (its parts, calib_part_names) to the raw measurements (`raw` is taken); the new text
+ * TICKS", .. (its parts, calib_part_names) and "cache_bytes N" to the raw measurements (`raw` is taken); the new text
  * (malloc'd) or NULL after printing why. */
 static char *add_kernel(char *raw, const char *dir, int quick)
 {
-    double secs[SIM_WORK_CLASSES], ticks[SIM_WORK_CLASSES];
-    if (calib_kernel_measure(dir, quick, secs, ticks) != 0) { free(raw); return NULL; }
-    size_t n = strlen(raw) + 64 * SIM_WORK_CLASSES + 1;
+    double secs[CALIB_PARTS], ticks[CALIB_PARTS], cache = 0;
+    if (calib_kernel_measure(dir, quick, secs, ticks, &cache) != 0) { free(raw); return NULL; }
+    size_t n = strlen(raw) + 64 * CALIB_PARTS + 64;
     char *out = malloc(n);
     if (out) {
         size_t at = (size_t)snprintf(out, n, "%s", raw);
-        for (int k = 0; k < SIM_WORK_CLASSES; k++)
+        for (int k = 0; k < CALIB_PARTS; k++)
             if (calib_part_names[k] && ticks[k] > 0)
                 at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g\n", calib_part_names[k], secs[k], ticks[k]);
+        if (cache > 0) snprintf(out + at, n - at, "cache_bytes %.17g\n", cache);
     }
     free(raw);
     return out;
@@ -147,6 +148,9 @@ static const param_row param_rows[] = {
     {"unit_price", "ticks/tick", "a tick of unit-stride work (the kernel's stencil)"},
     {"strided_price", "ticks/tick", "a tick of strided work (the kernel's column sums)"},
     {"aliased_price", "ticks/tick", "a tick of strided work whose step is a multiple of 4 KB"},
+    {"accum_price", "ticks/tick", "a tick of an accumulation (2mm's k loop: the kernel's product)"},
+    {"unit_cached_price", "ticks/tick", "a tick of unit-stride work whose data fits the cache"},
+    {"cache_bytes", "bytes", "the cache one processor has (-1: unknown)"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
 
@@ -167,6 +171,9 @@ static double param_value(const cost_profile *p, const char *key)
         {"unit_price", offsetof(cost_profile, unit_price)},
         {"strided_price", offsetof(cost_profile, strided_price)},
         {"aliased_price", offsetof(cost_profile, aliased_price)},
+        {"accum_price", offsetof(cost_profile, accum_price)},
+        {"unit_cached_price", offsetof(cost_profile, unit_cached_price)},
+        {"cache_bytes", offsetof(cost_profile, cache_bytes)},
     };
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
         if (!strcmp(offs[i].key, key)) return *(const double *)((const char *)p + offs[i].off);
@@ -204,7 +211,7 @@ static void print_text(const calib_result *r, double secs, const char *const *st
                r->kernel_seconds, r->kernel_ticks, r->multiply_seconds);
     else
         printf("  tick: one multiply in a memory-bound loop (no exported kernel measured)\n");
-    for (int k = 0; k < SIM_WORK_CLASSES; k++)
+    for (int k = 0; k < CALIB_PARTS; k++)
         if (r->part_ticks[k] > 0)
             printf("  %s: %.4g s for %.4g ticks (%.4g ns a tick)\n", calib_part_names[k], r->part_seconds[k],
                    r->part_ticks[k], 1e9 * r->part_seconds[k] / r->part_ticks[k]);
@@ -223,7 +230,7 @@ static void print_json(const calib_result *r, double secs, const char *const *st
            r->profile.barrier_const, r->profile.coalesce, r->multiply_seconds);
     if (r->kernel_ticks > 0) {
         printf("{\"seconds\":%.10g,\"ticks\":%.17g", r->kernel_seconds, r->kernel_ticks);
-        for (int k = 0; k < SIM_WORK_CLASSES; k++)
+        for (int k = 0; k < CALIB_PARTS; k++)
             if (r->part_ticks[k] > 0)
                 printf(",\"%s\":{\"seconds\":%.10g,\"ticks\":%.17g}", calib_part_names[k] + 7,
                        r->part_seconds[k], r->part_ticks[k]);
