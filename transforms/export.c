@@ -756,13 +756,20 @@ cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, 
                                const cost_profile *prof)
 {
     cost_profile q = *prof;
-    if (q.guard_price == 1 || p->level != IR_SYNDM) return q;
+    int guards = q.guard_price != 1, barrier = q.sync_on_messages && (q.barrier_const || q.barrier_slope);
+    if (p->level != IR_SYNDM || (!guards && !barrier)) return q;
     xf_export_options o = {.bindings = bindings, .nbindings = nbindings, .exchange = XF_EXCHANGE_AUTO};
     diag_list d;
     diag_list_init(&d);
     ex_plan pl;
-    if (ex_plan_make(p, &o, &pl, &d) != XF_OK || (pl.exchange != XF_EXCHANGE_HALO && !ex_guards_hoisted(&pl)))
+    if (ex_plan_make(p, &o, &pl, &d) != XF_OK) {
         q.guard_price = 1;
+    } else {
+        if (pl.exchange != XF_EXCHANGE_HALO && !ex_guards_hoisted(&pl)) q.guard_price = 1;
+        /* the halo path's step posts its partners' messages and waits for them: no collective,
+         * so none of the barrier a calibrated profile measured on the record exchange */
+        if (barrier && pl.exchange == XF_EXCHANGE_HALO) q.barrier_const = q.barrier_slope = 0;
+    }
     ex_plan_free(&pl);
     diag_list_free(&d);
     return q;

@@ -152,8 +152,11 @@ xf_exchange xf_export_exchange(const ir_program *p, const ir_binding *bindings, 
 /* The profile that prices p as its export runs: prof, with guard_price 1 for a syndm program
  * whose export tests some send's guard per element: not the halo path (its pattern is recorded
  * once), and on the record or multicast path a send in an inner loop whose guard changes in it
- * or is versioned on a test that holds often (export_guards.c; cost.h, `guards`).  Other levels keep prof's price: what their syndm descendants may pay at
- * best (explore's bounds stay optimistic). */
+ * or is versioned on a test that holds often (export_guards.c; cost.h, `guards`); and, under a
+ * profile with sync_on_messages (calibrated), no barrier on the halo path, whose steps exchange
+ * with their partners alone (the barrier was measured on the record exchange's collectives).
+ * Other levels keep prof's price: what their syndm descendants may pay at best (explore's
+ * bounds stay optimistic). */
 cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, int nbindings,
                                const cost_profile *prof);
 const char *xf_exchange_name(xf_exchange e);

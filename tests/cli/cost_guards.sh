@@ -5,7 +5,8 @@
 # with 1 (scali2004, the thesis's rule) it is dearer.  scali2004's figures stay as they were
 # (tests/unit/test_sim's thesis figures and tests/cli/thesis_fd.sh).  The price applies where the
 # export takes the halo path (jacobi's): LU's rows leaf goes by multicast records, which test a
-# guard per element, and costs the same under guard_price 0 as under 1.
+# guard per element, and costs the same under guard_price 0 as under 1.  The barrier likewise
+# (at the end).
 source "$(dirname "$0")/../lib.sh"
 cd "$TMP"
 P() { "$POLYAPM" -w "$TMP/j.pdg" "$@"; }
@@ -57,4 +58,15 @@ expect_eq "records, a guard that changes in its loop: guard_price 0 costs what 1
     "$("$POLYAPM" sim "$TMP/jdyn.apm" --set guard_price=0 --json | json "j['cost']")" "$("$POLYAPM" sim "$TMP/jdyn.apm" --json | json "j['cost']")"
 expect_eq "lu rows commgen node (syncomm, before the export's choice): guard_price 0 is cheaper" \
     "$(python3 -c "print($(L sim 4 --set guard_price=0 --json | json "j['cost']") < $(L sim 4 --json | json "j['cost']"))")" True
+# The barrier, priced by the export's path too: a calibrated profile (sync_on_messages 1) measured
+# it on the record exchange's collectives; the halo path's steps exchange with their partners
+# alone, so the jacobi leaf pays none of it, and the records program pays it as before.  Under
+# the thesis's rule (sync_on_messages 0) every step pays it, halo or not.
+B=(--set sync_on_messages=1 --set barrier_slope=50)
+expect_eq "halo path, calibrated profile: no barrier" \
+    "$(P sim 5 "${D[@]}" "${B[@]}" --json | json "j['cost']")" "$(P sim 5 "${D[@]}" --set sync_on_messages=1 --set barrier_slope=0 --json | json "j['cost']")"
+expect_eq "halo path, the thesis's rule: the barrier is paid" \
+    "$(python3 -c "print($(P sim 5 "${D[@]}" --set sync_on_messages=0 --set barrier_slope=50 --json | json "j['cost']") > $(P sim 5 "${D[@]}" --set sync_on_messages=0 --set barrier_slope=0 --json | json "j['cost']"))")" True
+expect_eq "record path, calibrated profile: the barrier is paid" \
+    "$(python3 -c "print($("$POLYAPM" sim "$TMP/jdyn.apm" "${B[@]}" --json | json "j['cost']") > $("$POLYAPM" sim "$TMP/jdyn.apm" --set sync_on_messages=1 --set barrier_slope=0 --json | json "j['cost']"))")" True
 finish
