@@ -493,8 +493,11 @@ static void ex_send(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     xf_buf_printf(b, "if (%s) {   /* send %s */\n", cond.n ? cond.s : "1", text ? text : "");
     free(text);
     ind(b, in + 4);
-    xf_buf_printf(b, "for (int64_t rt_dest = %s, rt_last = %s; rt_dest <= rt_last; rt_dest++)\n", lo.s,
-                  hi.n ? hi.s : lo.s);
+    /* the destinations within the processors: a verified program never sends outside them (the
+     * simulator's "does not exist"), and gcc, which cannot know that, would see a part's
+     * extent read past its table when a send names rp + 1 of a single processor */
+    xf_buf_printf(b, "for (int64_t rt_dest = imax(%s, %" PRId64 "), rt_last = imin(%s, %" PRId64 "); rt_dest <= rt_last; "
+                  "rt_dest++)\n", lo.s, pl->plo, hi.n ? hi.s : lo.s, pl->plo + pl->nprocs - 1);
     ind(b, in + 8);
     if (m->mode == EX_INSPECT)
         xf_buf_printf(b, "if (rt_dest != %s) rt_pattern_add(pattern, (int)(rt_dest - %" PRId64 "), %d, %s, %s);\n",
