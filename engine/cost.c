@@ -121,6 +121,14 @@ int cost_profile_set(cost_profile *p, const char *key, double value)
     return 0;
 }
 
+double cost_profile_get(const cost_profile *p, const char *key)
+{
+    const cost_key *k = key ? cost_key_find(key) : NULL;
+    if (!k) return NAN;
+    if (k->is_int == 1 || k->is_int == 2) return *(const int *)((const char *)p + k->off);
+    return *(const double *)((const char *)p + k->off);
+}
+
 /* The profile name a file gets when it has no `name` line: its base name without extension. */
 static void cost_name_from_file(cost_profile *p, const char *file)
 {
@@ -461,13 +469,6 @@ static double cost_hidden(const sim_trace *t, int s, int i, double ci, double b)
     return ov < msg ? ov : msg;
 }
 
-/* The prices of the trace's work classes (cost.h, `classes`). */
-static const struct { int cls; size_t off; } cost_class_prices[] = {
-    { SIM_WORK_UNIT, offsetof(cost_profile, unit_price) },
-    { SIM_WORK_STRIDED, offsetof(cost_profile, strided_price) },
-    { SIM_WORK_ALIASED, offsetof(cost_profile, aliased_price) },
-};
-
 /* The price of a tick of unit-stride work on processor i (cost.h, `cache`): unit_price, or
  * between unit_cached_price and it by the part of the processor's data its cache cannot hold. */
 static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
@@ -481,11 +482,13 @@ static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
  * for accumulations without a price of their own. */
 static double cost_class_price(const sim_trace *t, const cost_profile *p, int cls, int i)
 {
-    if (cls == SIM_WORK_UNIT || (cls == SIM_WORK_ACCUM && p->accum_price < 0)) return cost_unit_price(t, p, i);
-    if (cls == SIM_WORK_ACCUM) return p->accum_price;
-    for (size_t k = 0; k < sizeof cost_class_prices / sizeof cost_class_prices[0]; k++)
-        if (cost_class_prices[k].cls == cls) return *(const double *)((const char *)p + cost_class_prices[k].off);
-    return 1;
+    switch (cls) {
+    case SIM_WORK_STRIDED: return p->strided_price;
+    case SIM_WORK_ALIASED: return p->aliased_price;
+    case SIM_WORK_ACCUM: if (p->accum_price >= 0) return p->accum_price; /* fall through */
+    case SIM_WORK_UNIT: return cost_unit_price(t, p, i);
+    default: return 1;
+    }
 }
 
 /* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price and its

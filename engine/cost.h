@@ -166,6 +166,8 @@ int cost_profile_parse(const char *file, const char *text, cost_profile *out, di
 /* Sets one parameter by key ("normsent", "ts", ...). 0 = ok, -1 = unknown key, -2 = a value
  * the key refuses (the loggp keys: below 0, or not finite). */
 int cost_profile_set(cost_profile *p, const char *key, double value);
+/* The value of one parameter by key (as cost_profile_set names them), NAN for an unknown key. */
+double cost_profile_get(const cost_profile *p, const char *key);
 /* Writes the profile as text (malloc'd). */
 own_give char *cost_profile_format(const cost_profile *p);
 /* Resolves --machine: a built-in name or a path to a profile file. */

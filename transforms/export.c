@@ -569,8 +569,8 @@ static char *ex_readme(const ex_plan *pl, const xf_export_options *o)
     xf_buf_printf(&b, "\n\n");
     if (pl->mpi) {
         xf_buf_printf(&b, "```sh\nmake                       # mpicc\nmpirun -np %" PRId64 " ./%s\n"
-                          "make smpi                  # SimGrid: smpicc\nsmpirun -np %" PRId64 " -platform cluster.xml --cfg=smpi/alltoallv:ring \\\n"
-                          "    --cfg=surf/precision:1e-7 --cfg=smpi/wtime:1e-7 ./%s.smpi\n```\n\n"
+                          "make smpi                  # SimGrid: smpicc\nsmpirun -np %" PRId64 " -platform cluster.xml \\\n"
+                          "    " XF_SMPIRUN_OPTIONS " ./%s.smpi\n```\n\n"
                           "(The options are `polyapm run --smpi`'s: SimGrid's default Alltoallv and its 1 ns precision\n"
                           "take much longer to simulate at hundreds of ranks.)\n\n",
                       pl->nprocs, pl->progname, pl->nprocs, pl->progname);

@@ -140,6 +140,16 @@ typedef struct xf_export_info {
     char prog[128];                /* the program's executable name in the directory */
 } xf_export_info;
 
+/* The options an exported program runs under smpirun with (`polyapm run --smpi`, and the
+ * README's line for a hand run): SimGrid's default Alltoallv waits with a waitany over all its
+ * requests, quadratic in the ranks (the records exchange at 256 ranks: over 14 min), the ring
+ * algorithm does not; events within 0.1 us of each other are one (surf/precision; smpirun's
+ * default is 1 ns): computation timed as it runs ends at a different instant on every rank, and
+ * each instant re-solved the bandwidth sharing of every message in flight, most of a run at 1024
+ * ranks; MPI_Wtime's pause (smpi/wtime, 10 ns) is then that 0.1 us, as SimGrid would round it,
+ * said so that it does not warn once a rank. */
+#define XF_SMPIRUN_OPTIONS "--cfg=smpi/alltoallv:ring --cfg=surf/precision:1e-7 --cfg=smpi/wtime:1e-7"
+
 /* Writes the checked program `p` as a self-contained directory `dir` (created when missing):
  * PROG.c, the runtime sources it needs, a Makefile and a README.  Returns XF_OK, or XF_EREFUSED
  * (a level or statement the exporter does not handle, a halo that does not apply, ...) or

@@ -154,31 +154,6 @@ static const param_row param_rows[] = {
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
 
-static double param_value(const cost_profile *p, const char *key)
-{
-    static const struct { const char *key; size_t off; } offs[] = {
-        {"tick_seconds", offsetof(cost_profile, tick_seconds)},
-        {"normsent", offsetof(cost_profile, normsent)},
-        {"normrcvd", offsetof(cost_profile, normrcvd)},
-        {"barrier_slope", offsetof(cost_profile, barrier_slope)},
-        {"ts", offsetof(cost_profile, ts)},
-        {"tw", offsetof(cost_profile, tw)},
-        {"g", offsetof(cost_profile, g)},
-        {"loggp_L", offsetof(cost_profile, loggp_L)},
-        {"loggp_o", offsetof(cost_profile, loggp_o)},
-        {"loggp_G", offsetof(cost_profile, loggp_G)},
-        {"guard_price", offsetof(cost_profile, guard_price)},
-        {"unit_price", offsetof(cost_profile, unit_price)},
-        {"strided_price", offsetof(cost_profile, strided_price)},
-        {"aliased_price", offsetof(cost_profile, aliased_price)},
-        {"accum_price", offsetof(cost_profile, accum_price)},
-        {"unit_cached_price", offsetof(cost_profile, unit_cached_price)},
-        {"cache_bytes", offsetof(cost_profile, cache_bytes)},
-    };
-    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
-        if (!strcmp(offs[i].key, key)) return *(const double *)((const char *)p + offs[i].off);
-    return NAN;
-}
 
 /* What the fitted loggp keys say one message of the series' smallest size costs (seconds). */
 static double loggp_single(const calib_result *r)
@@ -191,7 +166,7 @@ static void print_text(const calib_result *r, double secs, const char *const *st
 {
     printf("machine profile %s: %d ranks, measured in %.1f s\n", r->profile.name, r->ranks, secs);
     for (int i = 0; i < NPARAM_ROWS; i++)
-        printf("  %-14s %-14.7g %-14s %s\n", param_rows[i].key, param_value(&r->profile, param_rows[i].key),
+        printf("  %-14s %-14.7g %-14s %s\n", param_rows[i].key, cost_profile_get(&r->profile, param_rows[i].key),
                param_rows[i].unit, param_rows[i].what);
     printf("fits (seconds against x):\n  %-16s %-13s %-13s %-9s %s\n", "series", "slope", "intercept",
            "R2", "points (dropped)");
@@ -225,7 +200,7 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     report_json_string(stdout, r->profile.name);
     printf(",\"ranks\":%d,\"seconds\":%.6g,\"profile\":{", r->ranks, secs);
     for (int i = 0; i < NPARAM_ROWS; i++)
-        printf("%s\"%s\":%.10g", i ? "," : "", param_rows[i].key, param_value(&r->profile, param_rows[i].key));
+        printf("%s\"%s\":%.10g", i ? "," : "", param_rows[i].key, cost_profile_get(&r->profile, param_rows[i].key));
     printf(",\"barrier_const\":%.10g,\"coalesce\":%d},\"multiply_seconds\":%.10g,\"kernel\":",
            r->profile.barrier_const, r->profile.coalesce, r->multiply_seconds);
     if (r->kernel_ticks > 0) {

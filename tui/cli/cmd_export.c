@@ -341,20 +341,14 @@ int cmd_run(int argc, char **argv)
     if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
     for (int k = 0; k < a.repeat; k++) {
         if (a.smpi) {
-            /* SimGrid's default Alltoallv waits with a waitany over all its requests, quadratic in
-             * the ranks (the records exchange at 256 ranks: over 14 min); the ring algorithm does
-             * not.  (MPICH's selector would fix it too, but its first Allreduce starts with a
-             * ring allgather that at 1024 ranks costs 110 s.)  Events within 0.1 us of each other
-             * are one (surf/precision; smpirun's default is 1 ns): computation timed as it runs
-             * here ends at a different instant on every rank, and each instant re-solved the
-             * bandwidth sharing of every message in flight, most of a run at 1024 ranks.
-             * MPI_Wtime's pause (smpi/wtime, 10 ns) is then that 0.1 us, as SimGrid would round
-             * it, said here so that it does not warn once a rank. */
+            /* XF_SMPIRUN_OPTIONS (xf.h) says why each option.  (MPICH's selector would avoid
+             * SimGrid's quadratic Alltoallv too, but its first Allreduce starts with a ring
+             * allgather that at 1024 ranks costs 110 s.) */
             cli_shell_quote(qp, sizeof qp, platform);
             char hs[96] = "";
             if (speed[0]) snprintf(hs, sizeof hs, "--cfg=smpi/host-speed:%s ", speed);
             snprintf(cmd, sizeof cmd, "cd %s && smpirun -np %d -platform %s --cfg=smpi/display-timing:no %s"
-                     "--cfg=smpi/alltoallv:ring --cfg=surf/precision:1e-7 --cfg=smpi/wtime:1e-7 ./%s.smpi 2>&1", q, a.np, qp, hs,
+                     XF_SMPIRUN_OPTIONS " ./%s.smpi 2>&1", q, a.np, qp, hs,
                      info.prog);
         } else if (info.mpi) {
             char mpirun[1200];
