@@ -37,7 +37,7 @@ static void series_free(series *s) { free(s->x); free(s->y); }
 typedef struct raw {
     double tick;
     double kernel_seconds, kernel_ticks;     /* the exported kernel's line, 0 when absent */
-    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS];  /* its parts */
+    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS], part_streams[CALIB_PARTS];  /* its parts */
     double cache_bytes;                      /* the `cache_bytes` line, 0 when absent */
     int ranks;
     double exchange[CALIB_MAX_P + 1];
@@ -73,7 +73,8 @@ static int burst_add(raw *r, double k, double bytes, double secs)
 const char *const calib_part_names[CALIB_PARTS] = {
     [SIM_WORK_UNIT] = "kernel_unit", [SIM_WORK_STRIDED] = "kernel_strided",
     [SIM_WORK_ALIASED] = "kernel_aliased", [SIM_WORK_ACCUM] = "kernel_accum",
-    [CALIB_PART_CACHED] = "kernel_cached",
+    [CALIB_PART_CACHED] = "kernel_cached", [CALIB_PART_UPDATE] = "kernel_update",
+    [CALIB_PART_UPDATE_CACHED] = "kernel_update_cached",
 };
 
 static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
@@ -81,9 +82,9 @@ static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); 
 /* One line of the benchmark's output into `r`.  0, or -1 (malformed). */
 static int parse_line(raw *r, const char *line)
 {
-    char kind[16];
+    char kind[32];
     double a, b, c;
-    int n = sscanf(line, "%15s %lf %lf %lf", kind, &a, &b, &c);
+    int n = sscanf(line, "%31s %lf %lf %lf", kind, &a, &b, &c);
     if (n < 2) return -1;
     if (!strcmp(kind, "ranks") && n == 2 && a >= 2) { r->ranks = (int)a; return 0; }
     if (!strcmp(kind, "tick") && n == 2 && a > 0) { r->tick = a; return 0; }
@@ -94,9 +95,11 @@ static int parse_line(raw *r, const char *line)
     }
     if (!strcmp(kind, "cache_bytes") && n == 2 && a > 0) { r->cache_bytes = a; return 0; }
     for (int k = 0; k < CALIB_PARTS; k++)
-        if (calib_part_names[k] && !strcmp(kind, calib_part_names[k]) && n == 3 && a > 0 && b > 0) {
+        if (calib_part_names[k] && !strcmp(kind, calib_part_names[k]) && (n == 3 || (n == 4 && c >= 0)) &&
+            a > 0 && b > 0) {
             r->part_seconds[k] = a;
             r->part_ticks[k] = b;
+            r->part_streams[k] = n == 4 ? c : 0;
             return 0;
         }
     if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
@@ -179,12 +182,50 @@ static void calib_parts(raw *r, calib_result *out)
         if (!calib_part_names[k]) continue;
         out->part_seconds[k] = r->part_seconds[k];
         out->part_ticks[k] = r->part_ticks[k];
+        out->part_streams[k] = r->part_streams[k];
         if (k != SIM_WORK_UNIT && k != SIM_WORK_STRIDED) continue;
         s += r->part_seconds[k];
         t += r->part_ticks[k];
         all &= r->part_ticks[k] > 0;
     }
     if (all && !(r->kernel_ticks > 0)) { r->kernel_seconds = s; r->kernel_ticks = t; }
+}
+
+/* Parts k and u (the stencil and the update at one size) solved for a tick's and a streamed
+ * element's seconds, s = a·ticks + b·streams: 0 with both positive, else -1. */
+static int solve_streams(const raw *r, int k, int u, double *a, double *b)
+{
+    double t1 = r->part_ticks[k], z1 = r->part_streams[k], s1 = r->part_seconds[k];
+    double t2 = r->part_ticks[u], z2 = r->part_streams[u], s2 = r->part_seconds[u];
+    double det = t1 * z2 - t2 * z1;
+    if (!(t1 > 0 && t2 > 0 && z1 > 0 && z2 > 0) || !(fabs(det) > 1e-9 * t1 * z2)) return -1;
+    *a = (s1 * z2 - s2 * z1) / det;
+    *b = (t1 * s2 - t2 * s1) / det;
+    return finite_pos(*a) && finite_pos(*b) ? 0 : -1;
+}
+
+/* Unit work's operations and streams priced apart (calib.h: stream_price): in the cache when
+ * the cached parts solve (else unset, with a note), and beyond the caches when those parts solve
+ * too; else beyond them the stencil's price per tick, its traffic included (stream_price 0). */
+static void calib_stream_prices(const raw *r, calib_result *out)
+{
+    cost_profile *pr = &out->profile;
+    pr->stream_price = pr->stream_cached_price = -1;
+    if (!(r->part_ticks[CALIB_PART_UPDATE_CACHED] > 0)) return;
+    double a, b;
+    if (solve_streams(r, CALIB_PART_CACHED, CALIB_PART_UPDATE_CACHED, &a, &b) != 0) {
+        note(out, "stencil and update in the cache do not separate ticks from streams: unit work per tick");
+        return;
+    }
+    pr->unit_cached_price = a / pr->tick_seconds;
+    pr->stream_cached_price = b / pr->tick_seconds;
+    if (solve_streams(r, SIM_WORK_UNIT, CALIB_PART_UPDATE, &a, &b) == 0) {
+        pr->unit_price = a / pr->tick_seconds;
+        pr->stream_price = b / pr->tick_seconds;
+    } else {
+        pr->stream_price = 0;
+        note(out, "beyond the caches the stencil and update do not separate ticks from streams: per tick there");
+    }
 }
 
 /* Each part's price: its seconds per tick over the profile's tick (when its part was not
@@ -206,6 +247,7 @@ static void calib_class_prices(const raw *r, calib_result *out)
     for (int k = 0; k < CALIB_PARTS; k++)
         if (price[k] && r->part_ticks[k] > 0 && finite_pos(r->part_seconds[k]))
             *price[k] = r->part_seconds[k] / r->part_ticks[k] / pr->tick_seconds;
+    calib_stream_prices(r, out);
 }
 
 /* The single message the loggp fit is checked against: K = 1 at the smallest size. */

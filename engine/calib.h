@@ -14,13 +14,26 @@
  *                  `kernel_aliased` (the column sums at m = 1024: a step of 8192 bytes, sim.h's
  *                  aliased walk), `kernel_accum` (rows of a matrix product accumulated as 2mm's,
  *                  sim.h's SIM_WORK_ACCUM) and `kernel_cached` (the stencil on arrays that fit
- *                  the cache); `cache_bytes N`: the cache one processor has
+ *                  the cache), and `kernel_update`, `kernel_update_cached` (a row update of
+ *                  LU's shape, few operations to a stream, beyond the caches and in them); a
+ *                  part's line may end with STREAMS, the elements it streams (cost.h, `streams`);
+ *                  `cache_bytes N`: the cache one processor has
  *   unit_price,    each part's seconds per tick over tick_seconds: what a tick of that work class
  *   strided_price, (sim.h, SIM_WORK_*) costs against the mean tick; 1 when its line is absent
  *   aliased_price
  *   accum_price,   the same for kernel_accum and kernel_cached; unset when the line is absent
  *   unit_cached_price
  *   cache_bytes    the `cache_bytes` line; unset when absent (cost.h, `cache`)
+ *   stream_price,  with the update's lines: the stencil and the update solved together for what
+ *   stream_cached_ a tick of operations and an element streamed cost, s = a·ticks + b·streams,
+ *   price          in the caches (unit_cached_price = a, stream_cached_price = b, over
+ *                  tick_seconds) and beyond them (unit_price, stream_price).  A solution that is
+ *                  not positive (the two parts do not tell operations from streams apart: beyond
+ *                  the caches, where a prefetched update runs nearly as fast as in them and the
+ *                  stencil twice as slow, as on the machine this was written on) leaves, in the
+ *                  cache, the keys unset (unit work priced per tick as above), and beyond it
+ *                  stream_price 0 (the stencil's price per tick, its traffic included); a note
+ *                  says which
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
  *                  (the median of batches of steps: robust to a rank descheduled for a while)
@@ -61,8 +74,9 @@
 #include "stats.h"
 
 enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10, CALIB_BURST_SIZES = 8 };
-/* The kernel's parts: one per work class (SIM_WORK_*), then the stencil in the cache. */
-enum { CALIB_PART_CACHED = SIM_WORK_CLASSES, CALIB_PARTS };
+/* The kernel's parts: one per work class (SIM_WORK_*), then the stencil in the cache and the
+ * row update beyond the caches and in them. */
+enum { CALIB_PART_CACHED = SIM_WORK_CLASSES, CALIB_PART_UPDATE, CALIB_PART_UPDATE_CACHED, CALIB_PARTS };
 
 typedef struct calib_fit {
     const char *what;          /* "exchange", "send P=2", ... (static or in `label`) */
@@ -82,6 +96,8 @@ typedef struct calib_result {
                                              of its parts */
     double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS];  /* the parts' lines
                                              (calib_part_names; 0 when absent) */
+    double part_streams[CALIB_PARTS];  /* the elements each part streams (0 when its line
+                                             does not say) */
     double cache_bytes;        /* the `cache_bytes` line (0 when absent) */
     double single_bytes, single_seconds;  /* the loggp series' single message (K = 1, the
                                              smallest size; 0 without the series) */
@@ -90,7 +106,8 @@ typedef struct calib_result {
 
 /* The raw line of each part of the kernel: a work class's ("kernel_unit", "kernel_strided", ..;
  * NULL for SIM_WORK_SCALAR, which has no part) and, at CALIB_PART_CACHED, "kernel_cached" (the
- * unit-stride stencil on arrays that fit the cache). */
+ * unit-stride stencil on arrays that fit the cache), then "kernel_update" and
+ * "kernel_update_cached" (the row update). */
 extern const char *const calib_part_names[CALIB_PARTS];
 
 /* Parses the benchmark's output and fits the profile (named `name`).  0, or -1 with messages

@@ -53,7 +53,7 @@ static const cost_profile cost_builtins[] = {
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
       .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1, .unit_price = 1,
       .strided_price = 1, .aliased_price = 1, .accum_price = -1, .unit_cached_price = -1,
-      .cache_bytes = -1 },
+      .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -91,6 +91,8 @@ static const cost_key cost_keys[] = {
     { "accum_price",   offsetof(cost_profile, accum_price), 4 },
     { "unit_cached_price", offsetof(cost_profile, unit_cached_price), 4 },
     { "cache_bytes",   offsetof(cost_profile, cache_bytes), 4 },
+    { "stream_price",  offsetof(cost_profile, stream_price), 4 },
+    { "stream_cached_price", offsetof(cost_profile, stream_cached_price), 4 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -478,6 +480,16 @@ static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
     return p->unit_cached_price + f * (p->unit_price - p->unit_cached_price);
 }
 
+/* The price of a stream's element on processor i (cost.h, `streams`): stream_price, between
+ * stream_cached_price and it as cost_unit_price's; 0 when unset. */
+static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i)
+{
+    if (p->stream_price < 0) return 0;
+    if (p->stream_cached_price < 0 || !(p->cache_bytes > 0) || !t->data_bytes) return p->stream_price;
+    double d = t->data_bytes[i], f = d > p->cache_bytes ? 1 - p->cache_bytes / d : 0;
+    return p->stream_cached_price + f * (p->stream_price - p->stream_cached_price);
+}
+
 /* The price of class `cls` on processor i: its key's, the unit-stride price for unit work and
  * for accumulations without a price of their own. */
 static double cost_class_price(const sim_trace *t, const cost_profile *p, int cls, int i)
@@ -508,6 +520,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
         w -= (1 - price) * m[at];
         priced = 1;
     }
+    if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     return priced && w < 0 ? 0 : w;
 }
 
@@ -567,6 +580,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             size_t at = (size_t)s * (size_t)np + (size_t)i;
             double wi = cost_work(t, prof, at, i);
             if (t->guard) out->guard += t->guard[at];
+            if (t->streams) out->streams += t->streams[at];
             cost_class_add(t, at, out->class_ticks);
             double ci = m->comm(prof, &cs, i, b);
             double busy = m->busy ? m->busy(prof, &cs, i) : 0;

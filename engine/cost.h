@@ -62,6 +62,16 @@
  *            times the kernel's stencil at two sizes (its arrays beyond the caches: unit_price;
  *            in them: unit_cached_price) and writes the last-level cache over the processors
  *            that share it as cache_bytes.
+ *   streams  what a unit-stride statement costs is its operations and its traffic: the rows of
+ *            elements an instance moves that the caches do not keep (the trace's streams, z_it:
+ *            sim_streams.c; gemm's row of B, LU's row of A read and written back).  With
+ *            stream_price set, w_it += z_i·z_it, z_i = stream_price, or, with stream_cached_price
+ *            and cache_bytes set, z_c + f_i·(stream_price − z_c) as in `cache`; unit_price then
+ *            prices the operations alone.  Unset (scali2004, and any profile without the key):
+ *            no term, bit for bit.  `polyapm calibrate` times a second part beside the stencil
+ *            (a row update, LU's shape: few operations to a stream) at both sizes and solves
+ *            the two for the price of a tick and of a streamed element (calib.h: where they
+ *            do not separate, beyond the caches, stream_price 0 and the stencil's per tick).
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -128,6 +138,10 @@ typedef struct cost_profile {
     double unit_cached_price; /* ticks paid per tick of unit-stride work whose processor's data
                                  fits cache_bytes (`cache` above); < 0 = unset: no cache term */
     double cache_bytes;       /* the cache one processor has (bytes); < 0 = unset */
+    double stream_price;      /* ticks paid per element a unit-stride statement streams
+                                 (`streams` above); < 0 = unset: none */
+    double stream_cached_price;   /* the same where the processor's data fits cache_bytes; < 0 =
+                                 unset: stream_price */
 } cost_profile;
 
 typedef struct cost_summary {
@@ -138,6 +152,7 @@ typedef struct cost_summary {
     double guard;             /* Σ_i,t g_it: the send guards' ticks in the trace (before pricing) */
     double class_ticks[SIM_WORK_CLASSES];  /* Σ_i,t of the trace's work per work class (before
                                  pricing; [SIM_WORK_SCALAR] the rest of the work) */
+    double streams;           /* Σ_i,t of the trace's streams (elements; `streams` above) */
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */

@@ -908,6 +908,7 @@ void sim_result_free(sim_result *r)
     free(t->overlap);
     free(t->guard);
     for (int k = 0; k < SIM_WORK_CLASSES; k++) free(t->wclass[k]);
+    free(t->streams);
     free(t->data_bytes);
     free(t->step_time);
     free(t->step_procs);
@@ -1567,7 +1568,7 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     c->t_last_progress = t0;
     c->progress_span = 1;
     c->nprocs = 1;
-    c->loop_slot = -1;
+    c->loop_slot = c->reuse_slot = -1;
     r->level = p ? p->level : IR_SOURCE;
     c->level = r->level;
     sim_run_state rs;

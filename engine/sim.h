@@ -101,6 +101,9 @@ typedef struct sim_trace {
                                  like work: the part of work that statements of that class cost
                                  (sim_compile.c, sim_stmt_class); NULL when none ran; the rest
                                  of work is scalar ([SIM_WORK_SCALAR] stays NULL) */
+    double *streams;          /* nsteps * nprocs: the rows of elements unit-stride statements
+                                 streamed (sim_streams.c: an instance's accesses whose rows
+                                 the caches do not keep; cost.h, `streams`); NULL when none */
     double *data_bytes;       /* nprocs: the bytes of array data a processor works on (its local
                                  memories at syndm; a shared memory's over the processors), what
                                  decides whether its work runs from the cache (cost.h, `cache`);

@@ -655,7 +655,7 @@ int sim_const_int(sim_ctx *c, const ir_expr *e, int64_t *out)
 
 /* ---- work classes (sim.h, SIM_WORK_*) -------------------------------------------------------- */
 
-static int sim_is_access(sim_op op) { return op == SO_ACCD || op == SO_ACCI || op == SO_ACCD_SR || op == SO_ACCI_SR; }
+int sim_is_access(sim_op op) { return op == SO_ACCD || op == SO_ACCI || op == SO_ACCD_SR || op == SO_ACCI_SR; }
 
 static int64_t sim_aff_coef(const sim_aff *a, int slot)
 {
@@ -832,10 +832,16 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     st->lo = sim_compile_expr(c, v->lo, IR_INT);
     st->hi = sim_compile_expr(c, v->hi, IR_INT);
     st->step = v->step ? sim_compile_expr(c, v->step, IR_INT) : NULL;
-    int outer_slot = c->loop_slot;
+    int outer_slot = c->loop_slot, outer_reuse = c->reuse_slot;
+    /* the loop around this one is where rows are reused (sim_streams.c), except a source
+     * program's top-level loop: its every turn sweeps the arrays */
+    c->reuse_slot = c->level == IR_SOURCE && c->loop_depth == 1 ? -1 : c->loop_slot;
     c->loop_slot = v->slot;
+    c->loop_depth++;
     st->body = sim_compile_for(c, s, from + 1);
+    c->loop_depth--;
     c->loop_slot = outer_slot;
+    c->reuse_slot = outer_reuse;
     if (st->body) sim_class_outer(c, st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;
     return st;
@@ -854,6 +860,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         st->rhs = sim_compile_expr(c, s->u.assign.rhs, dbl ? IR_DOUBLE : IR_INT);
         st->ticks = sim_expr_ticks(s->u.assign.rhs);
         if (st->rhs) st->wclass = sim_stmt_class(c, st);
+        if (st->rhs) sim_stmt_streams(c, st);
         return st->rhs ? st : NULL;
     }
     case IR_S_LET: {
@@ -872,6 +879,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         st->is_double = s->u.let.value && s->u.let.value->type == IR_DOUBLE;
         st->rhs = sim_compile_expr(c, s->u.let.value, st->is_double ? IR_DOUBLE : IR_INT);
         st->ticks = sim_expr_ticks(s->u.let.value);
+        if (st->rhs) sim_let_define(c, st->slot, st->rhs);
         return st->rhs ? st : NULL;
     }
     case IR_S_IF:

@@ -807,6 +807,8 @@ void sim_trace_classes_flush(sim_ctx *c)
         if (c->wclass_ticks[k] != 0) sim_trace_cell_add(c, &c->r->trace.wclass[k], c->wclass_ticks[k]);
         c->wclass_ticks[k] = 0;
     }
+    if (c->streams != 0) sim_trace_cell_add(c, &c->r->trace.streams, c->streams);
+    c->streams = 0;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
@@ -873,7 +875,10 @@ void sim_exec(sim_ctx *c, const sim_stmt *s)
         }
         if (s->has_cost) c->ticks = sv + s->cost;
         else c->ticks += s->ticks;
-        if (s->wclass) c->wclass_ticks[s->wclass] += c->ticks - sv;
+        if (s->wclass) {
+            c->wclass_ticks[s->wclass] += c->ticks - sv;
+            c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
+        }
         return;
     }
     case SS_LET:

@@ -101,6 +101,9 @@ struct sim_stmt {
     int guard_work;               /* send: its guard's ticks count as work (not inside a `cost N`
                                      region): the trace's guard records them */
     int wclass;                   /* assignment: its work class (SIM_WORK_*, sim_stmt_class) */
+    double streams;               /* assignment of unit-stride work: rows it streams an instance
+                                     (sim_streams.c), or, with a reduction, */
+    double stream_ratio;          /* the reduction's per tick */
     sim_stmt **s; int n;          /* block */
     sim_node *lhs, *rhs;          /* assignment (lhs is an access node); let value in rhs */
     int slot, is_double;          /* let / for variable */
@@ -287,6 +290,10 @@ typedef struct sim_ctx {
     double wclass_ticks[SIM_WORK_CLASSES];  /* of `ticks`, what each work class cost (the trace's
                                      wclass; [SIM_WORK_SCALAR] unused) */
     int loop_slot;                /* compiling: the innermost enclosing loop's variable, or -1 */
+    int reuse_slot;               /* compiling: the loop's around it (sim_streams.c), or -1 */
+    int loop_depth;               /* compiling: the loop variables around */
+    sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
+    double streams;               /* of the running processor instance: the trace's streams */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;
@@ -328,6 +335,15 @@ double sim_expr_ticks(const ir_expr *e);
 /* Evaluates a constant (params only) int/real expression; 0 = ok. */
 int sim_const_int(sim_ctx *c, const ir_expr *e, int64_t *out);
 int sim_const_num(sim_ctx *c, const ir_expr *e, double *out);
+
+/* Whether op reads an array element (an access node). */
+int sim_is_access(sim_op op);
+
+/* sim_streams.c */
+/* The streams of assignment st (its wclass decided; c in the state of compiling it). */
+void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
+/* Records that let variable `slot` holds `value` (the streams' analysis follows it). */
+void sim_let_define(sim_ctx *c, int slot, sim_node *value);
 
 /* sim_exec.c */
 int64_t sim_eval_i(sim_ctx *c, const sim_node *n);

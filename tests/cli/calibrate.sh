@@ -39,9 +39,24 @@ import json,sys; j=json.load(sys.stdin); k=j['kernel']
 print(k['ticks'] > 1e7 and k['seconds'] > 0 and abs(j['profile']['tick_seconds'] - k['seconds'] / k['ticks']) <= 1e-6 * j['profile']['tick_seconds'] and j['multiply_seconds'] > 0)")" True
 expect_eq "each work class's price: its part's seconds per tick over the tick" "$(printf '%s' "$out" | python3 -c "
 import json,sys; j=json.load(sys.stdin); k=j['kernel']; p=j['profile']; t=p['tick_seconds']
-parts=[(k[c]['seconds'], k[c]['ticks'], p[c + '_price']) for c in ('unit', 'strided', 'aliased')]
+parts=[(k[c]['seconds'], k[c]['ticks'], p[c + '_price']) for c in ('strided', 'aliased')]
 print(all(tk > 1e7 and abs(pr - s / tk / t) <= 1e-6 * pr for s, tk, pr in parts),
-      abs(k['seconds'] - parts[0][0] - parts[1][0]) <= 1e-6 * k['seconds'])")" "True True"
+      abs(k['seconds'] - k['unit']['seconds'] - parts[0][0]) <= 1e-6 * k['seconds'])")" "True True"
+# unit work: the stencil and the update solved for a tick and a streamed element, both sizes
+# (or, when noise leaves no positive solution, per tick with a note)
+expect_eq "unit work: the stencil's and the update's seconds are their ticks and streams at the fitted prices" \
+    "$(printf '%s' "$out" | python3 -c "
+import json,sys; j=json.load(sys.stdin); k=j['kernel']; p=j['profile']; t=p['tick_seconds']
+def holds(part, unit, stream):
+    q = k[part]; return abs((p[unit] * q['ticks'] + p[stream] * q['streams']) * t - q['seconds']) <= 1e-6 * q['seconds']
+per_tick = abs(p['unit_price'] - k['unit']['seconds'] / k['unit']['ticks'] / t) <= 1e-6 * p['unit_price']
+if p['stream_cached_price'] > 0:
+    memory = all(holds(a, 'unit_price', 'stream_price') for a in ('unit', 'update')) if p['stream_price'] > 0 else \
+             p['stream_price'] == 0 and per_tick and 'beyond the caches' in j['note']
+    print(memory and p['unit_cached_price'] > 0 and
+          all(holds(a, 'unit_cached_price', 'stream_cached_price') for a in ('cached', 'update_cached')))
+else:
+    print('in the cache' in j['note'] and per_tick)")" True
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
     "['exchange', 'hrel', 'loggp', 'pingpong', 'recv', 'send']"
 expect_eq "under two minutes" "$([ "$took" -lt 120 ] && echo yes)" yes
@@ -82,7 +97,13 @@ r=c['rows'][0]; print(c['model'], c['machine'], abs(r['cost']['loggp'] - s['cost
 raw=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/polyapm/calibrate-local.raw 2>/dev/null | head -1)
 if [ -n "$raw" ]; then
     expect_eq "the saved measurements hold the kernel's parts' lines" \
-        "$(grep -c '^kernel_\(unit\|strided\|aliased\) [0-9.e+-]* [0-9.e+-]*$' "$raw")" 3
+        "$(grep -c '^kernel_\(unit\|strided\|aliased\|accum\|cached\|update\|update_cached\) [0-9.e+-]* [0-9.e+-]* [0-9.e+-]*$' "$raw")" 7
+    # the simulator's streams: the stencil 2 an element of 5 ticks, the update 2 of 2, the column sums none
+    expect_eq "the parts' streams: stencil 2/5 a tick, update 1, column sums 0" "$(awk '
+        $1 == "kernel_unit" || $1 == "kernel_cached" { printf "%s %.3f ", $1, $4 / $3 }
+        $1 == "kernel_update" || $1 == "kernel_update_cached" { printf "%s %.3f ", $1, $4 / $3 }
+        $1 == "kernel_strided" { printf "%s %g ", $1, $4 }' "$raw")" \
+        "kernel_unit 0.400 kernel_strided 0 kernel_cached 0.400 kernel_update 1.000 kernel_update_cached 1.000 "
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
 fi
 printf 'tick 1e-9\nsend 2 x 3\n' >bad.raw

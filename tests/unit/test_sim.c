@@ -517,6 +517,39 @@ static void test_guards(void)
     }
 }
 
+/* Streams: the trace's elements streamed by unit-stride work, counted by hand in
+ * tests/sim/streams.apm; stream_price adds its price per element, between stream_cached_price
+ * and it by the part of the data the cache cannot hold; unset, the cost is as it was. */
+static void test_streams(void)
+{
+    sim_result *r = run("tests/sim/streams.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("streams: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("streams: 268 elements (J 16, L 128, G 64, Y 12, Q 32, R 16)", t->streams && t->streams[0] == 268,
+            "%g", t->streams ? t->streams[0] : -1);
+    cost_profile q = *cost_profile_builtin("scali2004");
+    cost_summary s1, s2;
+    if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
+        T_NEAR("streams: the summary's", s1.streams, 268, 0);
+        q.stream_price = 0.5;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("streams: stream_price 0.5 adds 134 ticks", s2.total, s1.total + 134, 1e-9);
+            cost_summary_free(&s2);
+        }
+        /* the data, 108 doubles, against a cache of a quarter of it: f = 3/4 */
+        q.stream_cached_price = 0.25;
+        q.cache_bytes = 8 * 108 / 4;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("streams: a cache of a quarter of the data: 0.25 + 0.75 * 0.25 an element", s2.total,
+                   s1.total + 268 * 0.4375, 1e-9);
+            cost_summary_free(&s2);
+        }
+        cost_summary_free(&s1);
+    }
+    sim_result_free(r);
+}
+
 /* Work classes: each statement's class and the trace's split work, counted by hand in
  * tests/sim/classes.apm; a profile pricing the classes changes the work by (1 − price)·ticks. */
 static void test_classes(void)
@@ -603,6 +636,7 @@ static void test_classes(void)
 int main(void)
 {
     test_classes();
+    test_streams();
     test_costs();
     test_errors();
     test_race();

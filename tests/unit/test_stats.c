@@ -139,7 +139,7 @@ static void calibration(void)
 
     /* the kernel's class parts: each class's seconds per tick over the tick; without a `kernel`
      * line the kernel is their sum (0.5 s for 2e8 ticks: 2.5e-9 s a tick) */
-    with = malloc(len + 128);
+    with = malloc(len + 256);
     snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\n", text);
     T_EQ_INT("calib.parts.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
     T_NEAR("calib.parts.tick", r.profile.tick_seconds, 2.5e-9, 1e-20);
@@ -166,6 +166,35 @@ static void calibration(void)
     T_NEAR("calib.cached.price", r.profile.unit_cached_price, 0.4, 1e-12);    /* 1e-9 / 2.5e-9 */
     T_NEAR("calib.cached.cache_bytes", r.profile.cache_bytes, 16777216, 0);
     T_NEAR("calib.cached.not_in_the_kernel", r.kernel_seconds, 0.5, 1e-12);
+    /* streams: s = a·ticks + b·streams with a = 5e-10, b = 1.25e-9 beyond the caches and
+     * a = 2.5e-10, b = 5e-10 in them (tick 2.5e-9): solved back */
+    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update 0.035 2e7 2e7\n"
+             "kernel_cached 0.009 2e7 8e6\nkernel_update_cached 0.0075 1e7 1e7\ncache_bytes 16777216\n", text);
+    T_EQ_INT("calib.streams.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_NEAR("calib.streams.unit_price", r.profile.unit_price, 0.2, 1e-9);
+    T_NEAR("calib.streams.stream_price", r.profile.stream_price, 0.5, 1e-9);
+    T_NEAR("calib.streams.unit_cached_price", r.profile.unit_cached_price, 0.1, 1e-9);
+    T_NEAR("calib.streams.stream_cached_price", r.profile.stream_cached_price, 0.2, 1e-9);
+    T_NEAR("calib.streams.part", r.part_streams[CALIB_PART_UPDATE], 2e7, 0);
+    /* beyond the caches an update slower than the stencil can explain (a < 0): there the
+     * stencil's price per tick and no stream price, with a note; the cache's solved still */
+    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update 0.2 2e7 2e7\n"
+             "kernel_cached 0.009 2e7 8e6\nkernel_update_cached 0.0075 1e7 1e7\n", text);
+    T_EQ_INT("calib.streams.memory.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_CHECK("calib.streams.memory: per tick there, the cache solved", r.profile.stream_price == 0 &&
+            fabs(r.profile.unit_price - 0.4) < 1e-9 && fabs(r.profile.stream_cached_price - 0.2) < 1e-9 &&
+            fabs(r.profile.unit_cached_price - 0.1) < 1e-9, "%g %g %g %g", r.profile.stream_price,
+            r.profile.unit_price, r.profile.stream_cached_price, r.profile.unit_cached_price);
+    T_CHECK("calib.streams.memory.note", strstr(r.note, "beyond the caches") != NULL, "note '%s'", r.note);
+    /* in the cache too: unset, unit work per tick (the stencil's at both sizes) */
+    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update 0.2 2e7 2e7\n"
+             "kernel_cached 0.009 2e7 8e6\nkernel_update_cached 0.09 1e7 1e7\n", text);
+    T_EQ_INT("calib.streams.noisy.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_CHECK("calib.streams.noisy: unset, per tick", r.profile.stream_price < 0 && r.profile.stream_cached_price < 0 &&
+            fabs(r.profile.unit_price - 0.4) < 1e-9 && fabs(r.profile.unit_cached_price - 0.18) < 1e-9,
+            "%g %g %g %g", r.profile.stream_price, r.profile.stream_cached_price, r.profile.unit_price,
+            r.profile.unit_cached_price);
+    T_CHECK("calib.streams.noisy.note", strstr(r.note, "in the cache") != NULL, "note '%s'", r.note);
     snprintf(with, len + 128, "%skernel_unit 0.1\n", text);
     T_EQ_INT("calib.parts.malformed", calib_fit_raw("parts", with, "local", &r, &d), -1);
     diag_list_free(&d);

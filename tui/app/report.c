@@ -172,7 +172,8 @@ static void json_number(FILE *out, double v)
 }
 
 /* "work_classes": the trace's ticks per work class (engine/sim.h, SIM_WORK_*) and of the send
- * guards (not among the scalar ones), before pricing. */
+ * guards (not among the scalar ones), before pricing; "streams": the elements unit-stride work
+ * streamed (engine/cost.h, `streams`). */
 static void json_classes(FILE *out, const cost_summary *c)
 {
     static const char *const names[SIM_WORK_CLASSES] = {
@@ -184,6 +185,8 @@ static void json_classes(FILE *out, const cost_summary *c)
         fprintf(out, ",\"%s\":", names[k]);
         json_number(out, c->class_ticks[k]);
     }
+    fputs(",\"streams\":", out);
+    json_number(out, c->streams);
     fputc('}', out);
 }
 

@@ -4,8 +4,10 @@
  * text) is simulated for its ticks (the cost rule every node is priced by), exported as sequential
  * C the way `polyapm export` writes any source program, built with its Makefile and timed at
  * np = 1 (the best of a few runs of its timed main loop) — once per work class it has a part of
- * (engine/sim.h: the unit-stride stencil, the stride-n column sums, the accumulation) and once
- * more for the stencil on arrays that fit the cache, the other parts' loops left empty by -D, so
+ * (engine/sim.h: the unit-stride stencil, the stride-n column sums, the accumulation), once
+ * more for the stencil on arrays that fit the cache, and for a row update (LU's shape: two ticks
+ * to an element read and written back) at both sizes, which tells a unit-stride tick's price from
+ * a streamed element's (engine/cost.h, `streams`), the other parts' loops left empty by -D, so
  * that each class's tick is measured apart; and it reads the cache one processor has (sysfs).  The ratio prices the loads, stores,
  * loop and index arithmetic of real exported code along with its flops, which the benchmark's
  * multiply alone does not (engine/calib.h uses it as the profile's tick).
@@ -52,7 +54,7 @@ static char *ck_capture(const char *cmd)
 
 /* The kernel's parts (engine/calib.h, calib_part_names: a work class's of engine/sim.h, or the
  * stencil in the cache), and the -D that leave only that part (the other loops empty). */
-enum { CK_MAX_BINDINGS = 4 };
+enum { CK_MAX_BINDINGS = 6 };
 typedef struct ck_part { int cls; const char *bindings[CK_MAX_BINDINGS]; } ck_part;
 static const ck_part ck_parts[] = {
     { SIM_WORK_UNIT, { "rounds=0", "n=2000", "steps=6" } },       /* the stencil alone, 64 MB */
@@ -60,6 +62,8 @@ static const ck_part ck_parts[] = {
     { SIM_WORK_ALIASED, { "steps=0", "m=1024", "rounds=16" } },   /* ... down rows of 8192 bytes */
     { SIM_WORK_ACCUM, { "steps=0", "rounds=0", "m=500", "accums=300" } },  /* accumulated, 2 MB */
     { CALIB_PART_CACHED, { "rounds=0", "m=8", "n=400", "steps=128" } },    /* the stencil, 2.5 MB */
+    { CALIB_PART_UPDATE, { "steps=0", "rounds=0", "urows=4000", "ulen=2000", "urounds=4" } },  /* 64 MB */
+    { CALIB_PART_UPDATE_CACHED, { "steps=0", "rounds=0", "urows=400", "ulen=800", "urounds=128" } },  /* 2.5 MB */
 };
 
 /* The last-level cache of cpu0 (sysfs: its largest) in *size and the processors that share it in
@@ -98,8 +102,9 @@ static int ck_llc(double *size, int *sharing)
     return *size > 0 ? 0 : -1;
 }
 
-/* The kernel's ticks under the cost rule (one processor: the trace's total work). */
-static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ticks)
+/* The kernel's ticks under the cost rule (one processor: the trace's total work) and the
+ * elements it streams (engine/cost.h, `streams`). */
+static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ticks, double *streams)
 {
     diag_list d;
     diag_list_init(&d);
@@ -115,6 +120,7 @@ static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ti
         cli_fail("calibration kernel: its simulation reports violations");
     } else {
         *ticks = j.cost.total;
+        *streams = j.cost.streams;
         rc = 0;
     }
     simjob_free(&j);
@@ -167,7 +173,7 @@ static double ck_time(const char *bin, int runs)
 
 /* One part: simulated for its ticks, exported into its own directory under kdir, built, timed. */
 static int ck_part_measure(const ir_program *p, const ck_part *part, const char *kdir, int quick,
-                           double *seconds, double *ticks)
+                           double *seconds, double *ticks, double *streams)
 {
     ir_binding b[CK_MAX_BINDINGS];
     char spec[CK_MAX_BINDINGS][32], *pdir = NULL, *bin = NULL;
@@ -182,7 +188,7 @@ static int ck_part_measure(const ir_program *p, const ck_part *part, const char 
     size_t n = strlen(kdir) + 16;
     if (!(pdir = malloc(n))) return -1;
     snprintf(pdir, n, "%s/part%d", kdir, part->cls);
-    if (ck_ticks(p, b, nb, ticks) == 0 && (bin = ck_build(p, b, nb, pdir))) {
+    if (ck_ticks(p, b, nb, ticks, streams) == 0 && (bin = ck_build(p, b, nb, pdir))) {
         fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s)\n", calib_part_names[part->cls], bin);
         *seconds = ck_time(bin, quick ? 3 : 9);
         rc = *seconds > 0 ? 0 : -1;
@@ -202,7 +208,7 @@ static double ck_cache_share(void)
 }
 
 int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS], double ticks[CALIB_PARTS],
-                         double *cache_bytes)
+                         double streams[CALIB_PARTS], double *cache_bytes)
 {
     diag_list d;
     diag_list_init(&d);
@@ -226,10 +232,11 @@ int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS]
         kdir = NULL;
         goto out;
     }
-    for (int k = 0; k < CALIB_PARTS; k++) seconds[k] = ticks[k] = 0;
+    for (int k = 0; k < CALIB_PARTS; k++) seconds[k] = ticks[k] = streams[k] = 0;
     for (size_t i = 0; i < sizeof ck_parts / sizeof ck_parts[0]; i++) {
         const ck_part *part = &ck_parts[i];
-        if (ck_part_measure(p, part, kdir, quick, &seconds[part->cls], &ticks[part->cls]) != 0) goto out;
+        if (ck_part_measure(p, part, kdir, quick, &seconds[part->cls], &ticks[part->cls], &streams[part->cls]) != 0)
+            goto out;
     }
     *cache_bytes = ck_cache_share();
     rc = 0;

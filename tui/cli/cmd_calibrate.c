@@ -111,20 +111,21 @@ static char *run_bench(const char *bin, int np, int quick)
     return out;
 }
 
-/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS", "kernel_strided SECONDS
- * TICKS", .. (its parts, calib_part_names) and "cache_bytes N" to the raw measurements (`raw` is taken); the new text
- * (malloc'd) or NULL after printing why. */
+/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS STREAMS", "kernel_strided
+ * SECONDS TICKS STREAMS", .. (its parts, calib_part_names) and "cache_bytes N" to the raw
+ * measurements (`raw` is taken); the new text (malloc'd) or NULL after printing why. */
 static char *add_kernel(char *raw, const char *dir, int quick)
 {
-    double secs[CALIB_PARTS], ticks[CALIB_PARTS], cache = 0;
-    if (calib_kernel_measure(dir, quick, secs, ticks, &cache) != 0) { free(raw); return NULL; }
-    size_t n = strlen(raw) + 64 * CALIB_PARTS + 64;
+    double secs[CALIB_PARTS], ticks[CALIB_PARTS], streams[CALIB_PARTS], cache = 0;
+    if (calib_kernel_measure(dir, quick, secs, ticks, streams, &cache) != 0) { free(raw); return NULL; }
+    size_t n = strlen(raw) + 96 * CALIB_PARTS + 64;
     char *out = malloc(n);
     if (out) {
         size_t at = (size_t)snprintf(out, n, "%s", raw);
         for (int k = 0; k < CALIB_PARTS; k++)
             if (calib_part_names[k] && ticks[k] > 0)
-                at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g\n", calib_part_names[k], secs[k], ticks[k]);
+                at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g %.17g\n", calib_part_names[k], secs[k],
+                                       ticks[k], streams[k]);
         if (cache > 0) snprintf(out + at, n - at, "cache_bytes %.17g\n", cache);
     }
     free(raw);
@@ -150,6 +151,8 @@ static const param_row param_rows[] = {
     {"aliased_price", "ticks/tick", "a tick of strided work whose step is a multiple of 4 KB"},
     {"accum_price", "ticks/tick", "a tick of an accumulation (2mm's k loop: the kernel's product)"},
     {"unit_cached_price", "ticks/tick", "a tick of unit-stride work whose data fits the cache"},
+    {"stream_price", "ticks/element", "an element unit-stride work streams (stencil and update solved; -1: per tick)"},
+    {"stream_cached_price", "ticks/element", "the same where the data fits the cache"},
     {"cache_bytes", "bytes", "the cache one processor has (-1: unknown)"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
@@ -188,8 +191,8 @@ static void print_text(const calib_result *r, double secs, const char *const *st
         printf("  tick: one multiply in a memory-bound loop (no exported kernel measured)\n");
     for (int k = 0; k < CALIB_PARTS; k++)
         if (r->part_ticks[k] > 0)
-            printf("  %s: %.4g s for %.4g ticks (%.4g ns a tick)\n", calib_part_names[k], r->part_seconds[k],
-                   r->part_ticks[k], 1e9 * r->part_seconds[k] / r->part_ticks[k]);
+            printf("  %s: %.4g s for %.4g ticks (%.4g ns a tick), %.4g elements streamed\n", calib_part_names[k],
+                   r->part_seconds[k], r->part_ticks[k], 1e9 * r->part_seconds[k] / r->part_ticks[k], r->part_streams[k]);
     if (r->note[0]) printf("note: %s\n", r->note);
     for (int i = 0; i < nstored; i++) printf("stored: %s\n", stored[i]);
 }
@@ -207,8 +210,8 @@ static void print_json(const calib_result *r, double secs, const char *const *st
         printf("{\"seconds\":%.10g,\"ticks\":%.17g", r->kernel_seconds, r->kernel_ticks);
         for (int k = 0; k < CALIB_PARTS; k++)
             if (r->part_ticks[k] > 0)
-                printf(",\"%s\":{\"seconds\":%.10g,\"ticks\":%.17g}", calib_part_names[k] + 7,
-                       r->part_seconds[k], r->part_ticks[k]);
+                printf(",\"%s\":{\"seconds\":%.10g,\"ticks\":%.17g,\"streams\":%.17g}", calib_part_names[k] + 7,
+                       r->part_seconds[k], r->part_ticks[k], r->part_streams[k]);
         printf("}");
     } else {
         printf("null");
