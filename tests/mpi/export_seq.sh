@@ -37,6 +37,18 @@ stencil=$(grep '/\* S \*/' "$TMP/findiff-seq/findiff.c")
 expect_eq "findiff source: the stencil calls no index function per element" "$(grep -c 'a_at(' <<<"$stencil")" 0
 expect_match "findiff source: the stencil reads hoisted rows" "$stencil" "a\[rt_row[0-9]+ \+ \(y - 1\)\]"
 expect_match "lu source: the reduction's term reads l's row" "$(grep 'rt_term = ' "$TMP/lu-seq/lu.c")" "l\[rt_row[0-9]+ \+ k\]"
+# exported NAME WHY: $TMP/NAME.apm exported to $TMP/NAME-seq, built with -Werror (WHY: what
+# could warn) and run: the simulation's checksum
+exported() {
+    local want got
+    want=$("$POLYAPM" sim "$TMP/$1.apm" --json | json "j['checksum']")
+    "$POLYAPM" export "$TMP/$1.apm" -o "$TMP/$1-seq" >/dev/null 2>&1 &&
+        make -s -C "$TMP/$1-seq" EXTRA_CFLAGS=-Werror >"$TMP/build" 2>&1
+    expect_eq "$1: builds with -Werror ($2)" "$?" 0
+    got=$("$TMP/$1-seq/$1" | sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) .*/\1/p')
+    expect_eq "$1: the simulation's checksum" "$got" "$want"
+}
+
 # ... and not where a subscript changes in the loop: a let of the body, the loop variable, a
 # reduction variable; folded and 1-dimensional arrays; lower bounds other than 0
 cat >"$TMP/rows.apm" <<'APM'
@@ -66,12 +78,7 @@ for i = 1 .. n {
   }
 }
 APM
-want=$("$POLYAPM" sim "$TMP/rows.apm" --json | json "j['checksum']")
-"$POLYAPM" export "$TMP/rows.apm" -o "$TMP/rows-seq" >/dev/null 2>&1 &&
-    make -s -C "$TMP/rows-seq" EXTRA_CFLAGS=-Werror >"$TMP/build" 2>&1
-expect_eq "rows: builds with -Werror (every hoisted row is used)" "$?" 0
-got=$("$TMP/rows-seq/rows" | sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) .*/\1/p')
-expect_eq "rows: the simulation's checksum" "$got" "$want"
+exported rows "every hoisted row is used"
 rows_c=$(cat "$TMP/rows-seq/rows.c")
 expect_match "rows: a subscript bound by a let of the body is not hoisted" "$rows_c" "b\[b_at\(\(i - 1\), k, \(j - 2\)\)\]"
 expect_match "rows: a subscript of the loop variable is not hoisted" "$rows_c" "a\[a_at\(i, \(i \+ 1\)\)\]"
@@ -112,12 +119,7 @@ for i = 1 .. n - 1 {
   C: c = c + k[i] % 3
 }
 APM
-want=$("$POLYAPM" sim "$TMP/kinds.apm" --json | json "j['checksum']")
-"$POLYAPM" export "$TMP/kinds.apm" -o "$TMP/kinds-seq" >/dev/null 2>&1 &&
-    make -s -C "$TMP/kinds-seq" EXTRA_CFLAGS=-Werror >"$TMP/build" 2>&1
-expect_eq "kinds: builds with -Werror (z, untouched by the computation, is used)" "$?" 0
-got=$("$TMP/kinds-seq/kinds" | sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) .*/\1/p')
-expect_eq "kinds: the simulation's checksum" "$got" "$want"
+exported kinds "z, untouched by the computation, is used"
 expect_match "kinds: double, int and scalar arrays are restrict parameters" "$(cat "$TMP/kinds-seq/kinds.c")" \
     'void compute_K_A_S_C\(double \*restrict a, int64_t \*restrict k, double \*restrict s, int64_t \*restrict c, double \*restrict z\)'
 if gcc --version 2>/dev/null | grep -q 'Free Software'; then
