@@ -1783,31 +1783,11 @@ static void ex_prog_data(ex_prog_out *o)
     ex_emit_ops(pl, &o->b);
 }
 
-/* Sequential C: the computation as one function, the checksum, and main timing it. */
-static void ex_prog_sequential(ex_prog_out *o)
-{
-    const ex_plan *pl = o->pl;
-    xf_buf *b = &o->b;
-    xf_buf_printf(b, "/* The computation: the program's statements in order. */\nstatic void compute%s(void)\n{\n", o->lab);
-    ex_block(&o->m, b, o->p->body, 4);
-    xf_buf_printf(b, "}\n\n");
-    ex_checksum_fn(pl, b, &o->m);
-    xf_buf_printf(b, "static double now(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
-                     "    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;\n}\n\n");
-    xf_buf_printf(b, "int main(void)\n{\n    init_arrays();\n    const double t0 = now();\n    compute%s();\n"
-                     "    const double seconds = now() - t0;\n"
-                     "    printf(RT_RESULT_FORMAT, (unsigned long long)output_checksum(), seconds, 1);\n", o->lab);
-    for (int i = 0; i < o->p->narrays; i++) xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
-    xf_buf_printf(b, "    return 0;\n}\n");
-}
-
-/* syndm: the step function of processor me (and, when every output keeps only its live planes,
- * a second one for the step writing the output plane, the only one that needs to record which
- * elements this processor computed: the other steps run without that). */
-/* The arrays a step function takes as `restrict` parameters (shadowing the globals: each is
- * its own allocation, so gcc may keep values in registers and vectorise; none in programs with
- * collectives, whose runtime calls reach the arrays too): the parameter list
- * (", double *restrict A, .."), the arguments (", A, ..") and the casts that use them ("(void)A;"). */
+/* The arrays a step function or the sequential computation takes as `restrict` parameters
+ * (shadowing the globals: each is its own allocation, so gcc may keep values in registers and
+ * vectorise; none in programs with collectives, whose runtime calls reach the arrays too): the
+ * parameter list (", double *restrict A, .."), the arguments (", A, ..") and the casts that use
+ * them ("(void)A;"). */
 static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_buf *uses)
 {
     if (ex_block_holds(pl->p->body, IR_S_COLL)) return;   /* collectives reach the arrays through the runtime: the globals */
@@ -1820,6 +1800,37 @@ static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_b
         xf_buf_printf(uses, "%s(void)%s;", uses->n ? " " : "    ", a->cname);
     }
     if (uses->n) xf_buf_printf(uses, "\n");
+}
+
+/* Sequential C: the computation as one function, the checksum, and main timing it.  The
+ * computation takes the arrays as restrict parameters (ex_step_arrays; its lists start with
+ * ", ", skipped here), not inlined into main, as a step function does. */
+static void ex_prog_sequential(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
+    xf_buf_printf(b, "/* The computation: the program's statements in order.%s */\nstatic %svoid compute%s(%s)\n{\n%s",
+                  params.n ? "\n * The arrays are restrict parameters (each is its own allocation) and the function is not\n"
+                             " * inlined into main, where they are the globals again: gcc -O2 vectorises its loops without\n"
+                             " * runtime alias checks." : "",
+                  params.n ? "__attribute__((noinline)) " : "", o->lab, params.n ? params.s + 2 : "void",
+                  uses.n ? uses.s : "");
+    ex_block(&o->m, b, o->p->body, 4);
+    xf_buf_printf(b, "}\n\n");
+    ex_checksum_fn(pl, b, &o->m);
+    xf_buf_printf(b, "static double now(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
+                     "    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;\n}\n\n");
+    xf_buf_printf(b, "int main(void)\n{\n    init_arrays();\n    const double t0 = now();\n    compute%s(%s);\n"
+                     "    const double seconds = now() - t0;\n"
+                     "    printf(RT_RESULT_FORMAT, (unsigned long long)output_checksum(), seconds, 1);\n", o->lab,
+                  args.n ? args.s + 2 : "");
+    for (int i = 0; i < o->p->narrays; i++) xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
+    xf_buf_printf(b, "    return 0;\n}\n");
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
 }
 
 /* Whether e reads memory (an array element, a scalar array, a reduction over elements). */
@@ -1901,6 +1912,9 @@ static void ex_marks_plan(ex_prog_out *o)
     o->replay = pl->mpi && pl->nest && ex_replays_marks(o);
 }
 
+/* syndm: the step function of processor me (and, when every output keeps only its live planes,
+ * a second one for the step writing the output plane, the only one that needs to record which
+ * elements this processor computed: the other steps run without that). */
 static void ex_prog_steps(ex_prog_out *o)
 {
     const ex_plan *pl = o->pl;

@@ -3,7 +3,10 @@
 #  - source and syn nodes (findiff, lu, matmul, jacobi1d) export as sequential C that needs no MPI
 #    (cc, rt_checksum.c only), builds with -Werror and prints `polyapm sim`'s checksum;
 #    FD stores two time planes; innermost loops (and reductions' loops) index rows hoisted out of
-#    them where the subscripts but the last do not change in the loop, and only there.
+#    them where the subscripts but the last do not change in the loop, and only there; the
+#    computation takes every array (double, int, scalar) as a restrict parameter of a function
+#    main calls with the globals, which gcc vectorises without versioning loops for aliasing
+#    (jacobi-2d: two arrays).
 #  - refused with the reason: a syncomm node with sends (memory still shared), a node whose simulation is not
 #    verified (a syndm program with a missing message), a file with violations; usage errors exit 2.
 . "$(dirname "$0")/../lib.sh"
@@ -34,6 +37,18 @@ stencil=$(grep '/\* S \*/' "$TMP/findiff-seq/findiff.c")
 expect_eq "findiff source: the stencil calls no index function per element" "$(grep -c 'a_at(' <<<"$stencil")" 0
 expect_match "findiff source: the stencil reads hoisted rows" "$stencil" "a\[rt_row[0-9]+ \+ \(y - 1\)\]"
 expect_match "lu source: the reduction's term reads l's row" "$(grep 'rt_term = ' "$TMP/lu-seq/lu.c")" "l\[rt_row[0-9]+ \+ k\]"
+# exported NAME WHY: $TMP/NAME.apm exported to $TMP/NAME-seq, built with -Werror (WHY: what
+# could warn) and run: the simulation's checksum
+exported() {
+    local want got
+    want=$("$POLYAPM" sim "$TMP/$1.apm" --json | json "j['checksum']")
+    "$POLYAPM" export "$TMP/$1.apm" -o "$TMP/$1-seq" >/dev/null 2>&1 &&
+        make -s -C "$TMP/$1-seq" EXTRA_CFLAGS=-Werror >"$TMP/build" 2>&1
+    expect_eq "$1: builds with -Werror ($2)" "$?" 0
+    got=$("$TMP/$1-seq/$1" | sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) .*/\1/p')
+    expect_eq "$1: the simulation's checksum" "$got" "$want"
+}
+
 # ... and not where a subscript changes in the loop: a let of the body, the loop variable, a
 # reduction variable; folded and 1-dimensional arrays; lower bounds other than 0
 cat >"$TMP/rows.apm" <<'APM'
@@ -63,17 +78,57 @@ for i = 1 .. n {
   }
 }
 APM
-want=$("$POLYAPM" sim "$TMP/rows.apm" --json | json "j['checksum']")
-"$POLYAPM" export "$TMP/rows.apm" -o "$TMP/rows-seq" >/dev/null 2>&1 &&
-    make -s -C "$TMP/rows-seq" EXTRA_CFLAGS=-Werror >"$TMP/build" 2>&1
-expect_eq "rows: builds with -Werror (every hoisted row is used)" "$?" 0
-got=$("$TMP/rows-seq/rows" | sed -n 's/^polyapm-result checksum=\([0-9a-f]*\) .*/\1/p')
-expect_eq "rows: the simulation's checksum" "$got" "$want"
+exported rows "every hoisted row is used"
 rows_c=$(cat "$TMP/rows-seq/rows.c")
 expect_match "rows: a subscript bound by a let of the body is not hoisted" "$rows_c" "b\[b_at\(\(i - 1\), k, \(j - 2\)\)\]"
 expect_match "rows: a subscript of the loop variable is not hoisted" "$rows_c" "a\[a_at\(i, \(i \+ 1\)\)\]"
 expect_match "rows: a subscript of the reduction variable is not hoisted" "$rows_c" "a\[a_at\(q, j\)\]"
 expect_match "rows: an enclosing loop's row serves the reduction" "$rows_c" "a\[rt_row[0-9]+ \+ \(q \+ 1\)\]"
+
+# the computation takes the arrays as restrict parameters of a function main calls with the
+# globals (not inlined), so gcc vectorises the loops without versioning them for aliasing; every
+# kind of array: double and int, scalar, one the computation does not touch (init and output only)
+lu_c=$(cat "$TMP/lu-seq/lu.c")
+expect_match "lu source: compute takes its arrays as restrict parameters, not inlined" "$lu_c" \
+    'static __attribute__\(\(noinline\)\) void compute_L_U\(double \*restrict a, double \*restrict l, double \*restrict u\)'
+expect_match "lu source: main passes the globals" "$lu_c" '^    compute_L_U\(a, l, u\);$'
+cat >"$TMP/kinds.apm" <<'APM'
+program kinds
+level source
+param n = 40
+array a[0 .. n - 1] double
+array k[0 .. n - 1] int
+array s double
+array c int
+array z[0 .. 3] double
+init a[i] = (i * 7) % 5 - 1.5
+init k[i] = (i * 3) % 7
+init z[i] = i + 0.5
+init s = 0.0
+init c = 1
+output a
+output k
+output s
+output c
+output z
+
+for i = 1 .. n - 1 {
+  K: k[i] = k[i - 1] + k[i] * 2 - c
+  A: a[i] = a[i - 1] * 0.5 + a[i] * k[i]
+  S: s = s + a[i]
+  C: c = c + k[i] % 3
+}
+APM
+exported kinds "z, untouched by the computation, is used"
+expect_match "kinds: double, int and scalar arrays are restrict parameters" "$(cat "$TMP/kinds-seq/kinds.c")" \
+    'void compute_K_A_S_C\(double \*restrict a, int64_t \*restrict k, double \*restrict s, int64_t \*restrict c, double \*restrict z\)'
+if gcc --version 2>/dev/null | grep -q 'Free Software'; then
+    # jacobi-2d (A into B, B into A): the export's own Makefile and flags, with gcc's vectoriser report
+    "$POLYAPM" export "$EX/polybench/jacobi-2d.apm" -o "$TMP/jac-seq" >/dev/null 2>&1
+    vec=$(make -s -C "$TMP/jac-seq" CC=gcc EXTRA_CFLAGS=-fopt-info-vec-optimized 2>&1 >/dev/null | grep '^jacobi_2d\.c:')
+    expect_eq "jacobi-2d source: gcc vectorises both stencils" "$(grep -c 'loop vectorized' <<<"$vec")" 2
+    expect_eq "jacobi-2d source: no loop versioned for possible aliasing" "$(grep -c 'because of possible aliasing' <<<"$vec")" 0
+fi
 
 # a syn node in a workspace, through run (sequential: -np 1)
 WS=$TMP/fd.pdg
