@@ -3,7 +3,8 @@
  * a machine profile, the way the thesis calibrated its cluster (Ellmenreich 2004, §4.4):
  *
  *   tick_seconds   what a tick of exported code costs on this machine: the `kernel` line's
- *                  seconds over its ticks (a small kernel exported as C and timed at np = 1, so
+ *                  seconds over its ticks (a small kernel exported as C and timed, one copy
+ *                  per rank at once, sharing the caches and memory as a leaf's ranks do, so
  *                  that loads, stores, loop and index overhead are priced as well as flops: its
  *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
  *                  the `tick` line (one floating multiply in a memory-bound loop).  Every

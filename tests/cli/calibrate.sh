@@ -16,6 +16,10 @@ start=$(date +%s)
 out=$("$POLYAPM" -w lu.pdg calibrate -np 2 --json 2>err); rc=$?
 took=$(( $(date +%s) - start ))
 expect_eq "calibrate -np 2: exit 0" "$rc" 0
+# the kernel's parts run one copy per rank at once, as many as the host has processors
+copies=$(( $(nproc) < 2 ? $(nproc) : 2 ))
+expect_eq "the kernel timed as $copies copies at once" \
+    "$(grep -c "timing the exported kernel's part kernel_[a-z_]* (.*, $copies at once)" err)" 7
 echo "# calibrate -np 2 took ${took}s"
 printf '%s' "$out" | python3 -c "
 import json,sys; j=json.load(sys.stdin)

@@ -2,15 +2,18 @@
  * calib_kernel.c — the exported-code part of `polyapm calibrate`: what one tick of exported code
  * costs on this machine.  The calibration kernel (runtime/calibrate/kernel.apm, embedded here as
  * text) is simulated for its ticks (the cost rule every node is priced by), exported as sequential
- * C the way `polyapm export` writes any source program, built with its Makefile and timed at
- * np = 1 (the best of a few runs of its timed main loop) — once per work class it has a part of
+ * C the way `polyapm export` writes any source program, built with its Makefile and timed as
+ * one copy on each processor the profile is for (as many as run at once here: they share the
+ * caches and the memory as a leaf's processors do; the slowest copy of the fastest of a few
+ * rounds) — once per work class it has a part of
  * (engine/sim.h: the unit-stride stencil, the stride-n column sums, the accumulation), once
  * more for the stencil on arrays that fit the cache, and for a row update (LU's shape: two ticks
  * to an element read and written back) at both sizes, which tells a unit-stride tick's price from
  * a streamed element's (engine/cost.h, `streams`), the other parts' loops left empty by -D, so
- * that each class's tick is measured apart; and it reads the cache one processor has (sysfs).  The ratio prices the loads, stores,
- * loop and index arithmetic of real exported code along with its flops, which the benchmark's
- * multiply alone does not (engine/calib.h uses it as the profile's tick).
+ * that each class's tick is measured apart; and it reads the cache one processor has (sysfs).
+ * The ratio prices the loads, stores, loop and index arithmetic of real exported code along with
+ * its flops, which the benchmark's multiply alone does not (engine/calib.h uses it as the
+ * profile's tick).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,29 +31,6 @@
 static const char kernel_source[] =
 #include "calibrate_kernel.inc"
     ;
-
-/* Runs `cmd` (a shell command) and returns its stdout (malloc'd), or NULL when it failed. */
-static char *ck_capture(const char *cmd)
-{
-    FILE *f = popen(cmd, "r");
-    if (!f) return NULL;
-    size_t n = 0, cap = 4096;
-    char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (cap - n < 1024) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) { free(buf); buf = NULL; }
-            buf = b;
-        }
-    }
-    int st = pclose(f);
-    if (!buf) return NULL;
-    buf[n] = '\0';
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) { free(buf); return NULL; }
-    return buf;
-}
 
 /* The kernel's parts (engine/calib.h, calib_part_names: a work class's of engine/sim.h, or the
  * stencil in the cache), and the -D that leave only that part (the other loops empty). */
@@ -155,24 +135,48 @@ static char *ck_build(const ir_program *p, const ir_binding *b, int nb, const ch
     return bin;
 }
 
-/* Times the exported binary `bin`: the fastest of `runs` runs' main loop, or 0 after saying why. */
-static double ck_time(const char *bin, int runs)
+enum { CK_MAX_COPIES = 64 };
+
+/* The main loop's seconds in one run's output (malloc'd, taken), 0 when it printed none. */
+static double ck_seconds(char *out)
 {
+    char *at = out ? strstr(out, "seconds=") : NULL;
+    double s = at ? strtod(at + 8, NULL) : 0;
+    free(out);
+    return s > 0 ? s : 0;
+}
+
+/* Times the exported binary `bin`: `copies` runs at once (the processors a leaf runs on share
+ * the caches and the memory's bandwidth, so the kernel is timed sharing them as well), the
+ * slowest copy's main loop a round (a step waits for its slowest processor), the fastest of
+ * `runs` rounds; or 0 after saying why. */
+static double ck_time(const char *bin, int runs, int copies)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s'", bin);
     double best = 0;
     for (int r = 0; r < runs; r++) {
-        char cmd[8192];
-        snprintf(cmd, sizeof cmd, "'%s'", bin);
-        char *out = ck_capture(cmd), *at = out ? strstr(out, "seconds=") : NULL;
-        double s = at ? strtod(at + 8, NULL) : 0;
-        free(out);
-        if (!(s > 0)) { cli_fail("calibration kernel: %s printed no seconds", bin); return 0; }
-        if (best == 0 || s < best) best = s;
+        FILE *f[CK_MAX_COPIES];
+        int n = 0;
+        while (n < copies && n < CK_MAX_COPIES && (f[n] = popen(cmd, "r"))) n++;
+        double slowest = n == copies ? 0 : -1;
+        for (int i = 0; i < n; i++) {
+            char buf[4096];
+            size_t got = fread(buf, 1, sizeof buf - 1, f[i]);
+            buf[got] = '\0';
+            int st = pclose(f[i]);
+            double s = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? ck_seconds(strdup(buf)) : 0;
+            if (!(s > 0)) slowest = -1;
+            else if (slowest >= 0 && s > slowest) slowest = s;
+        }
+        if (!(slowest > 0)) { cli_fail("calibration kernel: %s printed no seconds", bin); return 0; }
+        if (best == 0 || slowest < best) best = slowest;
     }
     return best;
 }
 
 /* One part: simulated for its ticks, exported into its own directory under kdir, built, timed. */
-static int ck_part_measure(const ir_program *p, const ck_part *part, const char *kdir, int quick,
+static int ck_part_measure(const ir_program *p, const ck_part *part, const char *kdir, int quick, int copies,
                            double *seconds, double *ticks, double *streams)
 {
     ir_binding b[CK_MAX_BINDINGS];
@@ -189,8 +193,9 @@ static int ck_part_measure(const ir_program *p, const ck_part *part, const char 
     if (!(pdir = malloc(n))) return -1;
     snprintf(pdir, n, "%s/part%d", kdir, part->cls);
     if (ck_ticks(p, b, nb, ticks, streams) == 0 && (bin = ck_build(p, b, nb, pdir))) {
-        fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s)\n", calib_part_names[part->cls], bin);
-        *seconds = ck_time(bin, quick ? 3 : 9);
+        fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s, %d at once)\n", calib_part_names[part->cls],
+                bin, copies);
+        *seconds = ck_time(bin, quick ? 3 : 9, copies);
         rc = *seconds > 0 ? 0 : -1;
     }
     free(pdir);
@@ -207,8 +212,8 @@ static double ck_cache_share(void)
     return ck_llc(&llc, &sharing) == 0 ? llc / sharing : 0;
 }
 
-int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS], double ticks[CALIB_PARTS],
-                         double streams[CALIB_PARTS], double *cache_bytes)
+int calib_kernel_measure(const char *dir, int quick, int copies, double seconds[CALIB_PARTS],
+                         double ticks[CALIB_PARTS], double streams[CALIB_PARTS], double *cache_bytes)
 {
     diag_list d;
     diag_list_init(&d);
@@ -235,7 +240,8 @@ int calib_kernel_measure(const char *dir, int quick, double seconds[CALIB_PARTS]
     for (int k = 0; k < CALIB_PARTS; k++) seconds[k] = ticks[k] = streams[k] = 0;
     for (size_t i = 0; i < sizeof ck_parts / sizeof ck_parts[0]; i++) {
         const ck_part *part = &ck_parts[i];
-        if (ck_part_measure(p, part, kdir, quick, &seconds[part->cls], &ticks[part->cls], &streams[part->cls]) != 0)
+        if (ck_part_measure(p, part, kdir, quick, copies, &seconds[part->cls], &ticks[part->cls],
+                            &streams[part->cls]) != 0)
             goto out;
     }
     *cache_bytes = ck_cache_share();

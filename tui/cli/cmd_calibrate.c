@@ -114,10 +114,12 @@ static char *run_bench(const char *bin, int np, int quick)
 /* Appends the exported kernel's lines "kernel_unit SECONDS TICKS STREAMS", "kernel_strided
  * SECONDS TICKS STREAMS", .. (its parts, calib_part_names) and "cache_bytes N" to the raw
  * measurements (`raw` is taken); the new text (malloc'd) or NULL after printing why. */
-static char *add_kernel(char *raw, const char *dir, int quick)
+static char *add_kernel(char *raw, const char *dir, int np, int quick)
 {
     double secs[CALIB_PARTS], ticks[CALIB_PARTS], streams[CALIB_PARTS], cache = 0;
-    if (calib_kernel_measure(dir, quick, secs, ticks, streams, &cache) != 0) { free(raw); return NULL; }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int copies = cpus > 0 && cpus < np ? (int)cpus : np;   /* the ranks' processors, as run at once here */
+    if (calib_kernel_measure(dir, quick, copies, secs, ticks, streams, &cache) != 0) { free(raw); return NULL; }
     size_t n = strlen(raw) + 96 * CALIB_PARTS + 64;
     char *out = malloc(n);
     if (out) {
@@ -294,7 +296,7 @@ int cmd_calibrate(int argc, char **argv)
         if (!(dir = cache_dir())) return cli_fail("no cache directory for the benchmark");
         if (!(bin = build_bench(dir))) goto out;
         if (!(raw = run_bench(bin, np, quick))) goto out;
-        if (!(raw = add_kernel(raw, dir, quick))) goto out;
+        if (!(raw = add_kernel(raw, dir, np, quick))) goto out;
         /* keep the raw measurements next to the binary */
         char path[8192];
         snprintf(path, sizeof path, "%s/calibrate-%s.raw", dir, name);
