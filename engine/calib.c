@@ -37,7 +37,8 @@ static void series_free(series *s) { free(s->x); free(s->y); }
 typedef struct raw {
     double tick;
     double kernel_seconds, kernel_ticks;     /* the exported kernel's line, 0 when absent */
-    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS], part_streams[CALIB_PARTS];  /* its parts */
+    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS], part_streams[CALIB_PARTS],
+        part_restarts[CALIB_PARTS];  /* its parts */
     double cache_bytes;                      /* the `cache_bytes` line, 0 when absent */
     int ranks;
     double exchange[CALIB_MAX_P + 1];
@@ -74,7 +75,8 @@ const char *const calib_part_names[CALIB_PARTS] = {
     [SIM_WORK_UNIT] = "kernel_unit", [SIM_WORK_STRIDED] = "kernel_strided",
     [SIM_WORK_ALIASED] = "kernel_aliased", [SIM_WORK_ACCUM] = "kernel_accum",
     [CALIB_PART_CACHED] = "kernel_cached", [CALIB_PART_UPDATE] = "kernel_update",
-    [CALIB_PART_UPDATE_CACHED] = "kernel_update_cached",
+    [CALIB_PART_UPDATE_CACHED] = "kernel_update_cached", [CALIB_PART_ROWS] = "kernel_rows",
+    [CALIB_PART_ROWS_LONG] = "kernel_rows_long",
 };
 
 static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
@@ -83,8 +85,8 @@ static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); 
 static int parse_line(raw *r, const char *line)
 {
     char kind[32];
-    double a, b, c;
-    int n = sscanf(line, "%31s %lf %lf %lf", kind, &a, &b, &c);
+    double a, b, c, e;
+    int n = sscanf(line, "%31s %lf %lf %lf %lf", kind, &a, &b, &c, &e);
     if (n < 2) return -1;
     if (!strcmp(kind, "ranks") && n == 2 && a >= 2) { r->ranks = (int)a; return 0; }
     if (!strcmp(kind, "tick") && n == 2 && a > 0) { r->tick = a; return 0; }
@@ -95,11 +97,12 @@ static int parse_line(raw *r, const char *line)
     }
     if (!strcmp(kind, "cache_bytes") && n == 2 && a > 0) { r->cache_bytes = a; return 0; }
     for (int k = 0; k < CALIB_PARTS; k++)
-        if (calib_part_names[k] && !strcmp(kind, calib_part_names[k]) && (n == 3 || (n == 4 && c >= 0)) &&
-            a > 0 && b > 0) {
+        if (calib_part_names[k] && !strcmp(kind, calib_part_names[k]) && n >= 3 && a > 0 && b > 0 &&
+            (n < 4 || c >= 0) && (n < 5 || e >= 0)) {
             r->part_seconds[k] = a;
             r->part_ticks[k] = b;
-            r->part_streams[k] = n == 4 ? c : 0;
+            r->part_streams[k] = n >= 4 ? c : 0;
+            r->part_restarts[k] = n >= 5 ? e : 0;
             return 0;
         }
     if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
@@ -183,6 +186,7 @@ static void calib_parts(raw *r, calib_result *out)
         out->part_seconds[k] = r->part_seconds[k];
         out->part_ticks[k] = r->part_ticks[k];
         out->part_streams[k] = r->part_streams[k];
+        out->part_restarts[k] = r->part_restarts[k];
         if (k != SIM_WORK_UNIT && k != SIM_WORK_STRIDED) continue;
         s += r->part_seconds[k];
         t += r->part_ticks[k];
@@ -228,6 +232,29 @@ static void calib_stream_prices(const raw *r, calib_result *out)
     }
 }
 
+/* A restart's price (calib.h: restart_price): the seconds per tick of the update over whole rows
+ * in the cache and over part of longer rows at two lengths, against their restarts per tick, a
+ * line whose slope is the seconds a restart costs; unset (with a note) when it is not positive. */
+static void calib_restart_price(const raw *r, calib_result *out)
+{
+    cost_profile *pr = &out->profile;
+    pr->restart_price = -1;
+    static const int parts[] = { CALIB_PART_UPDATE_CACHED, CALIB_PART_ROWS, CALIB_PART_ROWS_LONG };
+    double x[3], y[3];
+    for (int i = 0; i < 3; i++) {
+        int k = parts[i];
+        if (!(r->part_ticks[k] > 0)) return;
+        x[i] = r->part_restarts[k] / r->part_ticks[k];
+        y[i] = r->part_seconds[k] / r->part_ticks[k];
+    }
+    stats_line l;
+    if (stats_fit_line(x, y, 3, &l) != 0 || !finite_pos(l.slope)) {
+        note(out, "rows of three lengths do not price a restart: unset");
+        return;
+    }
+    pr->restart_price = l.slope / pr->tick_seconds;
+}
+
 /* Each part's price: its seconds per tick over the profile's tick (when its part was not
  * measured: 1 for unit, strided and aliased work, which the profile then prices as every tick;
  * unset for accumulations, priced as unit work, and for the cached stencil: no cache term);
@@ -248,6 +275,7 @@ static void calib_class_prices(const raw *r, calib_result *out)
         if (price[k] && r->part_ticks[k] > 0 && finite_pos(r->part_seconds[k]))
             *price[k] = r->part_seconds[k] / r->part_ticks[k] / pr->tick_seconds;
     calib_stream_prices(r, out);
+    calib_restart_price(r, out);
 }
 
 /* The single message the loggp fit is checked against: K = 1 at the smallest size. */

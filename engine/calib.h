@@ -16,8 +16,11 @@
  *                  aliased walk), `kernel_accum` (rows of a matrix product accumulated as 2mm's,
  *                  sim.h's SIM_WORK_ACCUM) and `kernel_cached` (the stencil on arrays that fit
  *                  the cache), and `kernel_update`, `kernel_update_cached` (a row update of
- *                  LU's shape, few operations to a stream, beyond the caches and in them); a
- *                  part's line may end with STREAMS, the elements it streams (cost.h, `streams`);
+ *                  LU's shape, few operations to a stream, beyond the caches and in them),
+ *                  `kernel_rows`, `kernel_rows_long` (the update over 170 and 340 elements of
+ *                  rows of 1000: LU's trailing rows); a part's line may end with STREAMS, the
+ *                  elements it streams, and RESTARTS, the streams it starts over (cost.h,
+ *                  `streams`);
  *                  `cache_bytes N`: the cache one processor has
  *   unit_price,    each part's seconds per tick over tick_seconds: what a tick of that work class
  *   strided_price, (sim.h, SIM_WORK_*) costs against the mean tick; 1 when its line is absent
@@ -35,6 +38,10 @@
  *                  cache, the keys unset (unit work priced per tick as above), and beyond it
  *                  stream_price 0 (the stencil's price per tick, its traffic included); a note
  *                  says which
+ *   restart_price  with the rows' lines: the seconds per tick of kernel_update_cached (whole
+ *                  rows), kernel_rows_long and kernel_rows against their restarts per tick, a
+ *                  least-squares line whose slope is a restart's seconds, over tick_seconds;
+ *                  unset, with a note, when it is not positive
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
  *                  (the median of batches of steps: robust to a rank descheduled for a while)
@@ -75,9 +82,10 @@
 #include "stats.h"
 
 enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10, CALIB_BURST_SIZES = 8 };
-/* The kernel's parts: one per work class (SIM_WORK_*), then the stencil in the cache and the
- * row update beyond the caches and in them. */
-enum { CALIB_PART_CACHED = SIM_WORK_CLASSES, CALIB_PART_UPDATE, CALIB_PART_UPDATE_CACHED, CALIB_PARTS };
+/* The kernel's parts: one per work class (SIM_WORK_*), then the stencil in the cache, the row
+ * update beyond the caches and in them, and the update over part of longer rows at two lengths. */
+enum { CALIB_PART_CACHED = SIM_WORK_CLASSES, CALIB_PART_UPDATE, CALIB_PART_UPDATE_CACHED, CALIB_PART_ROWS,
+       CALIB_PART_ROWS_LONG, CALIB_PARTS };
 
 typedef struct calib_fit {
     const char *what;          /* "exchange", "send P=2", ... (static or in `label`) */
@@ -99,6 +107,7 @@ typedef struct calib_result {
                                              (calib_part_names; 0 when absent) */
     double part_streams[CALIB_PARTS];  /* the elements each part streams (0 when its line
                                              does not say) */
+    double part_restarts[CALIB_PARTS]; /* the streams it starts over (0 when it does not say) */
     double cache_bytes;        /* the `cache_bytes` line (0 when absent) */
     double single_bytes, single_seconds;  /* the loggp series' single message (K = 1, the
                                              smallest size; 0 without the series) */
@@ -107,8 +116,9 @@ typedef struct calib_result {
 
 /* The raw line of each part of the kernel: a work class's ("kernel_unit", "kernel_strided", ..;
  * NULL for SIM_WORK_SCALAR, which has no part) and, at CALIB_PART_CACHED, "kernel_cached" (the
- * unit-stride stencil on arrays that fit the cache), then "kernel_update" and
- * "kernel_update_cached" (the row update). */
+ * unit-stride stencil on arrays that fit the cache), then "kernel_update",
+ * "kernel_update_cached" (the row update), "kernel_rows" and "kernel_rows_long" (it over part of
+ * longer rows). */
 extern const char *const calib_part_names[CALIB_PARTS];
 
 /* Parses the benchmark's output and fits the profile (named `name`).  0, or -1 with messages

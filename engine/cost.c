@@ -53,7 +53,7 @@ static const cost_profile cost_builtins[] = {
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
       .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1, .unit_price = 1,
       .strided_price = 1, .aliased_price = 1, .accum_price = -1, .unit_cached_price = -1,
-      .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1 },
+      .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -93,6 +93,7 @@ static const cost_key cost_keys[] = {
     { "cache_bytes",   offsetof(cost_profile, cache_bytes), 4 },
     { "stream_price",  offsetof(cost_profile, stream_price), 4 },
     { "stream_cached_price", offsetof(cost_profile, stream_cached_price), 4 },
+    { "restart_price", offsetof(cost_profile, restart_price), 4 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -521,6 +522,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
         priced = 1;
     }
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
+    if (t->restarts && p->restart_price > 0) w += p->restart_price * t->restarts[at];
     return priced && w < 0 ? 0 : w;
 }
 
@@ -581,6 +583,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             double wi = cost_work(t, prof, at, i);
             if (t->guard) out->guard += t->guard[at];
             if (t->streams) out->streams += t->streams[at];
+            if (t->restarts) out->restarts += t->restarts[at];
             cost_class_add(t, at, out->class_ticks);
             double ci = m->comm(prof, &cs, i, b);
             double busy = m->busy ? m->busy(prof, &cs, i) : 0;

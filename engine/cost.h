@@ -72,6 +72,11 @@
  *            (a row update, LU's shape: few operations to a stream) at both sizes and solves
  *            the two for the price of a tick and of a streamed element (calib.h: where they
  *            do not separate, beyond the caches, stream_price 0 and the stencil's per tick).
+ *            A loop over part of a row starts its streams over on every entry (the trace's
+ *            restarts, r_it; LU's trailing rows: the prefetcher begins again): with
+ *            restart_price set, w_it += restart_price·r_it; `calibrate` times the update over
+ *            whole rows and over part of longer rows at two lengths, and fits its seconds per
+ *            tick against its restarts per tick.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -142,6 +147,8 @@ typedef struct cost_profile {
                                  (`streams` above); < 0 = unset: none */
     double stream_cached_price;   /* the same where the processor's data fits cache_bytes; < 0 =
                                  unset: stream_price */
+    double restart_price;     /* ticks paid per stream started over by a loop over part of a
+                                 row (`streams` above); < 0 = unset: none */
 } cost_profile;
 
 typedef struct cost_summary {
@@ -153,6 +160,7 @@ typedef struct cost_summary {
     double class_ticks[SIM_WORK_CLASSES];  /* Σ_i,t of the trace's work per work class (before
                                  pricing; [SIM_WORK_SCALAR] the rest of the work) */
     double streams;           /* Σ_i,t of the trace's streams (elements; `streams` above) */
+    double restarts;          /* Σ_i,t of the trace's restarts (`streams` above) */
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */

@@ -909,6 +909,7 @@ void sim_result_free(sim_result *r)
     free(t->guard);
     for (int k = 0; k < SIM_WORK_CLASSES; k++) free(t->wclass[k]);
     free(t->streams);
+    free(t->restarts);
     free(t->data_bytes);
     free(t->step_time);
     free(t->step_procs);

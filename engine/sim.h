@@ -104,6 +104,8 @@ typedef struct sim_trace {
     double *streams;          /* nsteps * nprocs: the rows of elements unit-stride statements
                                  streamed (sim_streams.c: an instance's accesses whose rows
                                  the caches do not keep; cost.h, `streams`); NULL when none */
+    double *restarts;         /* nsteps * nprocs: the streams started over by loops over part
+                                 of a row (sim_streams.c; cost.h, `streams`); NULL when none */
     double *data_bytes;       /* nprocs: the bytes of array data a processor works on (its local
                                  memories at syndm; a shared memory's over the processors), what
                                  decides whether its work runs from the cache (cost.h, `cache`);

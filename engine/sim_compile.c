@@ -843,6 +843,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->loop_slot = outer_slot;
     c->reuse_slot = outer_reuse;
     if (st->body) sim_class_outer(c, st);
+    if (st->body) sim_loop_restarts(st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;
     return st;
 }

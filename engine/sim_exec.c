@@ -808,7 +808,8 @@ void sim_trace_classes_flush(sim_ctx *c)
         c->wclass_ticks[k] = 0;
     }
     if (c->streams != 0) sim_trace_cell_add(c, &c->r->trace.streams, c->streams);
-    c->streams = 0;
+    if (c->restarts != 0) sim_trace_cell_add(c, &c->r->trace.restarts, c->restarts);
+    c->streams = c->restarts = 0;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
@@ -828,6 +829,11 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     if (st <= 0) { c->cur = s; sim_runtime(c, "loop step must be positive"); return; }
     if (lo > hi) return;
     uint64_t cnt = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)st + 1;
+    if (s->restart_rows && c->mem) {   /* a partial row: its streams start over (sim_streams.c) */
+        const sim_mem *m = &c->mem[s->stream_array];
+        if (m->ndims > 0 && (double)cnt * (double)st + SIM_LINE_DOUBLES < (double)m->ext[m->ndims - 1])
+            c->restarts += s->restart_rows;
+    }
     int64_t *v = &c->fi[s->slot];
     const sim_stmt *body = s->body;
     if (s->outer) c->outer_n = (int64_t)cnt;

@@ -21,6 +21,7 @@
 #include "sim.h"
 
 #define SIM_MAXDIMS 8
+#define SIM_LINE_DOUBLES 8       /* doubles in a cache line (64 bytes) */
 #define SIM_AFF_MAX 4
 #define SIM_MAX_ELEMS (INT64_C(1) << 31)          /* per array (per processor at syndm) */
 
@@ -104,6 +105,11 @@ struct sim_stmt {
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */
     double stream_ratio;          /* the reduction's per tick */
+    int stream_rows;              /* assignment: the rows its streams run along (sim_streams.c) */
+    int stream_array;             /* assignment: the array of its first stream; for: of its
+                                     statements' (restart_rows > 0) */
+    int restart_rows;             /* for: the streams an entry of the loop starts when the rows
+                                     it runs along are partial (sim_streams.c), 0: none */
     sim_stmt **s; int n;          /* block */
     sim_node *lhs, *rhs;          /* assignment (lhs is an access node); let value in rhs */
     int slot, is_double;          /* let / for variable */
@@ -294,6 +300,7 @@ typedef struct sim_ctx {
     int loop_depth;               /* compiling: the loop variables around */
     sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
     double streams;               /* of the running processor instance: the trace's streams */
+    double restarts;              /* ... and its restarts */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;
@@ -342,6 +349,9 @@ int sim_is_access(sim_op op);
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
+/* The streams an entry of loop `loop` (its body compiled) starts over when its rows are partial:
+ * those of the assignments whose innermost loop it is. */
+void sim_loop_restarts(sim_stmt *loop);
 /* Records that let variable `slot` holds `value` (the streams' analysis follows it). */
 void sim_let_define(sim_ctx *c, int slot, sim_node *value);
 

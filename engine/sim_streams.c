@@ -21,6 +21,13 @@
  * access streams.  The variables of `let`s count as what their values move with.  A reduction's
  * body (`sum(k = ..)`) is counted per term against k and the statement's loop, and priced per
  * tick of the reduction (the statement's ratio).
+ *
+ * Restarts: a stream runs on across rows when its loop covers whole rows (the next row follows
+ * in memory: the hardware prefetcher keeps going); when the loop covers part of a row (LU's
+ * trailing rows, j = k + 1 .. n - 1 of n) each entry starts its streams over.  The loop knows the
+ * streams of the assignments whose innermost loop it is (restart_rows) and one array they run
+ * along; each entry whose trip falls short of that array's rows (in the processor's local
+ * memory) by more than a cache line counts them (the trace's restarts).
  */
 #include <string.h>
 
@@ -155,6 +162,32 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
     sim_stream_add(c, &set, st->lhs, c->loop_slot, c->reuse_slot, 1);
     sim_stream_walk(c, &set, st->rhs, c->loop_slot, c->reuse_slot);
     st->streams = sim_stream_count(&set);
+    st->stream_rows = set.n;
+    st->stream_array = set.n ? set.first[0]->array : -1;
+}
+
+/* Adds the stream rows of the assignments of s not under another loop to loop's. */
+static void sim_restarts_walk(sim_stmt *loop, const sim_stmt *s)
+{
+    if (!s) return;
+    switch (s->kind) {
+    case SS_BLOCK: for (int i = 0; i < s->n; i++) sim_restarts_walk(loop, s->s[i]); return;
+    case SS_IF: sim_restarts_walk(loop, s->then_); sim_restarts_walk(loop, s->else_); return;
+    case SS_ASSIGN:
+        if (s->stream_rows > 0) {
+            if (!loop->restart_rows) loop->stream_array = s->stream_array;
+            loop->restart_rows += s->stream_rows;
+        }
+        return;
+    default: return;
+    }
+}
+
+void sim_loop_restarts(sim_stmt *loop)
+{
+    loop->restart_rows = 0;
+    loop->stream_array = -1;
+    sim_restarts_walk(loop, loop->body);
 }
 
 void sim_let_define(sim_ctx *c, int slot, sim_node *value)

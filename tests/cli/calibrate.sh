@@ -19,7 +19,7 @@ expect_eq "calibrate -np 2: exit 0" "$rc" 0
 # the kernel's parts run one copy per rank at once, as many as the host has processors
 copies=$(( $(nproc) < 2 ? $(nproc) : 2 ))
 expect_eq "the kernel timed as $copies copies at once" \
-    "$(grep -c "timing the exported kernel's part kernel_[a-z_]* (.*, $copies at once)" err)" 7
+    "$(grep -c "timing the exported kernel's part kernel_[a-z_]* (.*, $copies at once)" err)" 9
 echo "# calibrate -np 2 took ${took}s"
 printf '%s' "$out" | python3 -c "
 import json,sys; j=json.load(sys.stdin)
@@ -61,6 +61,9 @@ if p['stream_cached_price'] > 0:
           all(holds(a, 'unit_cached_price', 'stream_cached_price') for a in ('cached', 'update_cached')))
 else:
     print('in the cache' in j['note'] and per_tick)")" True
+expect_eq "a restart's price: positive, or unset with a note" "$(printf '%s' "$out" | python3 -c "
+import json,sys; j=json.load(sys.stdin); p=j['profile']
+print(p['restart_price'] > 0 or (p['restart_price'] < 0 and 'restart' in j['note']))")" True
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
     "['exchange', 'hrel', 'loggp', 'pingpong', 'recv', 'send']"
 expect_eq "under two minutes" "$([ "$took" -lt 120 ] && echo yes)" yes
@@ -101,7 +104,11 @@ r=c['rows'][0]; print(c['model'], c['machine'], abs(r['cost']['loggp'] - s['cost
 raw=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/polyapm/calibrate-local.raw 2>/dev/null | head -1)
 if [ -n "$raw" ]; then
     expect_eq "the saved measurements hold the kernel's parts' lines" \
-        "$(grep -c '^kernel_\(unit\|strided\|aliased\|accum\|cached\|update\|update_cached\) [0-9.e+-]* [0-9.e+-]* [0-9.e+-]*$' "$raw")" 7
+        "$(grep -c '^kernel_\(unit\|strided\|aliased\|accum\|cached\|update\|update_cached\|rows\|rows_long\) [0-9.e+-]* [0-9.e+-]* [0-9.e+-]* [0-9.e+-]*$' "$raw")" 9
+    # restarts: the rows over part of rows of 1000 (1200 rows, 128 and 64 rounds), none elsewhere
+    expect_eq "the parts' restarts: one an entry of a loop over part of a row" "$(awk '
+        NF == 5 && $1 ~ /^kernel_/ { printf "%s %s ", $1, $5 }' "$raw")" \
+        "kernel_unit 0 kernel_strided 0 kernel_aliased 0 kernel_accum 0 kernel_cached 0 kernel_update 0 kernel_update_cached 0 kernel_rows 153600 kernel_rows_long 76800 "
     # the simulator's streams: the stencil 2 an element of 5 ticks, the update 2 of 2, the column sums none
     expect_eq "the parts' streams: stencil 2/5 a tick, update 1, column sums 0" "$(awk '
         $1 == "kernel_unit" || $1 == "kernel_cached" { printf "%s %.3f ", $1, $4 / $3 }

@@ -526,23 +526,31 @@ static void test_streams(void)
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("streams: verified run, no violation", r->ok && r->nviolations == 0, 1);
-    T_CHECK("streams: 268 elements (J 16, L 128, G 64, Y 12, Q 32, R 16)", t->streams && t->streams[0] == 268,
-            "%g", t->streams ? t->streams[0] : -1);
+    T_CHECK("streams: 1036 elements (J 16, L 128, G 64, Y 12, Q 32, R 16, P 256, W 512)", t->streams &&
+            t->streams[0] == 1036, "%g", t->streams ? t->streams[0] : -1);
+    T_CHECK("streams: 4 restarts (P's loop over half of each row, once an entry)", t->restarts && t->restarts[0] == 4,
+            "%g", t->restarts ? t->restarts[0] : -1);
     cost_profile q = *cost_profile_builtin("scali2004");
     cost_summary s1, s2;
     if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
-        T_NEAR("streams: the summary's", s1.streams, 268, 0);
+        T_NEAR("streams: the summary's", s1.streams, 1036, 0);
+        T_NEAR("streams: the summary's restarts", s1.restarts, 4, 0);
         q.stream_price = 0.5;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("streams: stream_price 0.5 adds 134 ticks", s2.total, s1.total + 134, 1e-9);
+            T_NEAR("streams: stream_price 0.5 adds 518 ticks", s2.total, s1.total + 518, 1e-9);
             cost_summary_free(&s2);
         }
-        /* the data, 108 doubles, against a cache of a quarter of it: f = 3/4 */
+        /* the data, 364 doubles, against a cache of a quarter of it: f = 3/4 */
         q.stream_cached_price = 0.25;
-        q.cache_bytes = 8 * 108 / 4;
+        q.cache_bytes = 8 * 364 / 4;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
             T_NEAR("streams: a cache of a quarter of the data: 0.25 + 0.75 * 0.25 an element", s2.total,
-                   s1.total + 268 * 0.4375, 1e-9);
+                   s1.total + 1036 * 0.4375, 1e-9);
+            cost_summary_free(&s2);
+        }
+        q.restart_price = 10;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("streams: restart_price 10 adds 40 ticks", s2.total, s1.total + 1036 * 0.4375 + 40, 1e-9);
             cost_summary_free(&s2);
         }
         cost_summary_free(&s1);

@@ -176,6 +176,19 @@ static void calibration(void)
     T_NEAR("calib.streams.unit_cached_price", r.profile.unit_cached_price, 0.1, 1e-9);
     T_NEAR("calib.streams.stream_cached_price", r.profile.stream_cached_price, 0.2, 1e-9);
     T_NEAR("calib.streams.part", r.part_streams[CALIB_PART_UPDATE], 2e7, 0);
+    T_CHECK("calib.restart: unset without the rows' lines", r.profile.restart_price < 0, "%g", r.profile.restart_price);
+    /* restarts: 7.5e-10 s a tick over whole rows, and 1e-8 s a restart (4 ticks): the rows at 1e5
+     * and 5e4 restarts to 1e7 ticks run 0.0085 and 0.008 s */
+    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update_cached 0.0075 1e7 1e7 0\n"
+             "kernel_rows 0.0085 1e7 1e7 1e5\nkernel_rows_long 0.008 1e7 1e7 5e4\n", text);
+    T_EQ_INT("calib.restart.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_NEAR("calib.restart.price", r.profile.restart_price, 4, 1e-6);
+    T_NEAR("calib.restart.part", r.part_restarts[CALIB_PART_ROWS], 1e5, 0);
+    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update_cached 0.0075 1e7 1e7 0\n"
+             "kernel_rows 0.007 1e7 1e7 1e5\nkernel_rows_long 0.0075 1e7 1e7 5e4\n", text);
+    T_EQ_INT("calib.restart.noisy.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
+    T_CHECK("calib.restart.noisy: unset, with a note", r.profile.restart_price < 0 && strstr(r.note, "restart"),
+            "%g '%s'", r.profile.restart_price, r.note);
     /* beyond the caches an update slower than the stencil can explain (a < 0): there the
      * stencil's price per tick and no stream price, with a note; the cache's solved still */
     snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update 0.2 2e7 2e7\n"

@@ -173,7 +173,8 @@ static void json_number(FILE *out, double v)
 
 /* "work_classes": the trace's ticks per work class (engine/sim.h, SIM_WORK_*) and of the send
  * guards (not among the scalar ones), before pricing; "streams": the elements unit-stride work
- * streamed (engine/cost.h, `streams`). */
+ * streamed, "restarts": the streams loops over part of a row started over (engine/cost.h,
+ * `streams`). */
 static void json_classes(FILE *out, const cost_summary *c)
 {
     static const char *const names[SIM_WORK_CLASSES] = {
@@ -187,6 +188,8 @@ static void json_classes(FILE *out, const cost_summary *c)
     }
     fputs(",\"streams\":", out);
     json_number(out, c->streams);
+    fputs(",\"restarts\":", out);
+    json_number(out, c->restarts);
     fputc('}', out);
 }
 

@@ -9,7 +9,8 @@
  * (engine/sim.h: the unit-stride stencil, the stride-n column sums, the accumulation), once
  * more for the stencil on arrays that fit the cache, and for a row update (LU's shape: two ticks
  * to an element read and written back) at both sizes, which tells a unit-stride tick's price from
- * a streamed element's (engine/cost.h, `streams`), the other parts' loops left empty by -D, so
+ * a streamed element's (engine/cost.h, `streams`), and that update over part of longer rows at
+ * two lengths (a restart's price), the other parts' loops left empty by -D, so
  * that each class's tick is measured apart; and it reads the cache one processor has (sysfs).
  * The ratio prices the loads, stores, loop and index arithmetic of real exported code along with
  * its flops, which the benchmark's multiply alone does not (engine/calib.h uses it as the
@@ -34,7 +35,7 @@ static const char kernel_source[] =
 
 /* The kernel's parts (engine/calib.h, calib_part_names: a work class's of engine/sim.h, or the
  * stencil in the cache), and the -D that leave only that part (the other loops empty). */
-enum { CK_MAX_BINDINGS = 6 };
+enum { CK_MAX_BINDINGS = 8 };
 typedef struct ck_part { int cls; const char *bindings[CK_MAX_BINDINGS]; } ck_part;
 static const ck_part ck_parts[] = {
     { SIM_WORK_UNIT, { "rounds=0", "n=2000", "steps=6" } },       /* the stencil alone, 64 MB */
@@ -44,6 +45,9 @@ static const ck_part ck_parts[] = {
     { CALIB_PART_CACHED, { "rounds=0", "m=8", "n=400", "steps=128" } },    /* the stencil, 2.5 MB */
     { CALIB_PART_UPDATE, { "steps=0", "rounds=0", "urows=4000", "ulen=2000", "urounds=4" } },  /* 64 MB */
     { CALIB_PART_UPDATE_CACHED, { "steps=0", "rounds=0", "urows=400", "ulen=800", "urounds=128" } },  /* 2.5 MB */
+    /* the update over part of rows of 1000 (9.6 MB), at two lengths: like ticks and streams */
+    { CALIB_PART_ROWS, { "steps=0", "rounds=0", "urows=1200", "ulen=170", "gcols=1000", "urounds=128" } },
+    { CALIB_PART_ROWS_LONG, { "steps=0", "rounds=0", "urows=1200", "ulen=340", "gcols=1000", "urounds=64" } },
 };
 
 /* The last-level cache of cpu0 (sysfs: its largest) in *size and the processors that share it in
@@ -82,9 +86,9 @@ static int ck_llc(double *size, int *sharing)
     return *size > 0 ? 0 : -1;
 }
 
-/* The kernel's ticks under the cost rule (one processor: the trace's total work) and the
- * elements it streams (engine/cost.h, `streams`). */
-static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ticks, double *streams)
+/* The kernel's ticks under the cost rule (one processor: the trace's total work), the elements it
+ * streams and the streams it starts over (engine/cost.h, `streams`): out[0 .. 2]. */
+static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double out[3])
 {
     diag_list d;
     diag_list_init(&d);
@@ -99,8 +103,9 @@ static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double *ti
     } else if (j.res->violations_total > 0) {
         cli_fail("calibration kernel: its simulation reports violations");
     } else {
-        *ticks = j.cost.total;
-        *streams = j.cost.streams;
+        out[0] = j.cost.total;
+        out[1] = j.cost.streams;
+        out[2] = j.cost.restarts;
         rc = 0;
     }
     simjob_free(&j);
@@ -177,7 +182,7 @@ static double ck_time(const char *bin, int runs, int copies)
 
 /* One part: simulated for its ticks, exported into its own directory under kdir, built, timed. */
 static int ck_part_measure(const ir_program *p, const ck_part *part, const char *kdir, int quick, int copies,
-                           double *seconds, double *ticks, double *streams)
+                           double *seconds, double counts[3])
 {
     ir_binding b[CK_MAX_BINDINGS];
     char spec[CK_MAX_BINDINGS][32], *pdir = NULL, *bin = NULL;
@@ -192,7 +197,7 @@ static int ck_part_measure(const ir_program *p, const ck_part *part, const char 
     size_t n = strlen(kdir) + 16;
     if (!(pdir = malloc(n))) return -1;
     snprintf(pdir, n, "%s/part%d", kdir, part->cls);
-    if (ck_ticks(p, b, nb, ticks, streams) == 0 && (bin = ck_build(p, b, nb, pdir))) {
+    if (ck_ticks(p, b, nb, counts) == 0 && (bin = ck_build(p, b, nb, pdir))) {
         fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s, %d at once)\n", calib_part_names[part->cls],
                 bin, copies);
         *seconds = ck_time(bin, quick ? 3 : 9, copies);
@@ -213,7 +218,7 @@ static double ck_cache_share(void)
 }
 
 int calib_kernel_measure(const char *dir, int quick, int copies, double seconds[CALIB_PARTS],
-                         double ticks[CALIB_PARTS], double streams[CALIB_PARTS], double *cache_bytes)
+                         double counts[CALIB_PARTS][3], double *cache_bytes)
 {
     diag_list d;
     diag_list_init(&d);
@@ -237,11 +242,11 @@ int calib_kernel_measure(const char *dir, int quick, int copies, double seconds[
         kdir = NULL;
         goto out;
     }
-    for (int k = 0; k < CALIB_PARTS; k++) seconds[k] = ticks[k] = streams[k] = 0;
+    memset(counts, 0, CALIB_PARTS * sizeof *counts);
+    for (int k = 0; k < CALIB_PARTS; k++) seconds[k] = 0;
     for (size_t i = 0; i < sizeof ck_parts / sizeof ck_parts[0]; i++) {
         const ck_part *part = &ck_parts[i];
-        if (ck_part_measure(p, part, kdir, quick, copies, &seconds[part->cls], &ticks[part->cls],
-                            &streams[part->cls]) != 0)
+        if (ck_part_measure(p, part, kdir, quick, copies, &seconds[part->cls], counts[part->cls]) != 0)
             goto out;
     }
     *cache_bytes = ck_cache_share();

@@ -111,23 +111,23 @@ static char *run_bench(const char *bin, int np, int quick)
     return out;
 }
 
-/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS STREAMS", "kernel_strided
- * SECONDS TICKS STREAMS", .. (its parts, calib_part_names) and "cache_bytes N" to the raw
+/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS STREAMS RESTARTS",
+ * "kernel_strided ..", .. (its parts, calib_part_names) and "cache_bytes N" to the raw
  * measurements (`raw` is taken); the new text (malloc'd) or NULL after printing why. */
 static char *add_kernel(char *raw, const char *dir, int np, int quick)
 {
-    double secs[CALIB_PARTS], ticks[CALIB_PARTS], streams[CALIB_PARTS], cache = 0;
+    double secs[CALIB_PARTS], counts[CALIB_PARTS][3], cache = 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int copies = cpus > 0 && cpus < np ? (int)cpus : np;   /* the ranks' processors, as run at once here */
-    if (calib_kernel_measure(dir, quick, copies, secs, ticks, streams, &cache) != 0) { free(raw); return NULL; }
-    size_t n = strlen(raw) + 96 * CALIB_PARTS + 64;
+    if (calib_kernel_measure(dir, quick, copies, secs, counts, &cache) != 0) { free(raw); return NULL; }
+    size_t n = strlen(raw) + 128 * CALIB_PARTS + 64;
     char *out = malloc(n);
     if (out) {
         size_t at = (size_t)snprintf(out, n, "%s", raw);
         for (int k = 0; k < CALIB_PARTS; k++)
-            if (calib_part_names[k] && ticks[k] > 0)
-                at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g %.17g\n", calib_part_names[k], secs[k],
-                                       ticks[k], streams[k]);
+            if (calib_part_names[k] && counts[k][0] > 0)
+                at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g %.17g %.17g\n", calib_part_names[k], secs[k],
+                                       counts[k][0], counts[k][1], counts[k][2]);
         if (cache > 0) snprintf(out + at, n - at, "cache_bytes %.17g\n", cache);
     }
     free(raw);
@@ -155,6 +155,7 @@ static const param_row param_rows[] = {
     {"unit_cached_price", "ticks/tick", "a tick of unit-stride work whose data fits the cache"},
     {"stream_price", "ticks/element", "an element unit-stride work streams (stencil and update solved; -1: per tick)"},
     {"stream_cached_price", "ticks/element", "the same where the data fits the cache"},
+    {"restart_price", "ticks/restart", "a stream started over by a loop over part of a row (-1: none)"},
     {"cache_bytes", "bytes", "the cache one processor has (-1: unknown)"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
@@ -193,8 +194,9 @@ static void print_text(const calib_result *r, double secs, const char *const *st
         printf("  tick: one multiply in a memory-bound loop (no exported kernel measured)\n");
     for (int k = 0; k < CALIB_PARTS; k++)
         if (r->part_ticks[k] > 0)
-            printf("  %s: %.4g s for %.4g ticks (%.4g ns a tick), %.4g elements streamed\n", calib_part_names[k],
-                   r->part_seconds[k], r->part_ticks[k], 1e9 * r->part_seconds[k] / r->part_ticks[k], r->part_streams[k]);
+            printf("  %s: %.4g s for %.4g ticks (%.4g ns a tick), %.4g elements streamed, %.4g restarts\n",
+                   calib_part_names[k], r->part_seconds[k], r->part_ticks[k], 1e9 * r->part_seconds[k] / r->part_ticks[k],
+                   r->part_streams[k], r->part_restarts[k]);
     if (r->note[0]) printf("note: %s\n", r->note);
     for (int i = 0; i < nstored; i++) printf("stored: %s\n", stored[i]);
 }
@@ -212,8 +214,9 @@ static void print_json(const calib_result *r, double secs, const char *const *st
         printf("{\"seconds\":%.10g,\"ticks\":%.17g", r->kernel_seconds, r->kernel_ticks);
         for (int k = 0; k < CALIB_PARTS; k++)
             if (r->part_ticks[k] > 0)
-                printf(",\"%s\":{\"seconds\":%.10g,\"ticks\":%.17g,\"streams\":%.17g}", calib_part_names[k] + 7,
-                       r->part_seconds[k], r->part_ticks[k], r->part_streams[k]);
+                printf(",\"%s\":{\"seconds\":%.10g,\"ticks\":%.17g,\"streams\":%.17g,\"restarts\":%.17g}",
+                       calib_part_names[k] + 7, r->part_seconds[k], r->part_ticks[k], r->part_streams[k],
+                       r->part_restarts[k]);
         printf("}");
     } else {
         printf("null");
