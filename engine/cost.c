@@ -472,23 +472,28 @@ static double cost_hidden(const sim_trace *t, int s, int i, double ci, double b)
     return ov < msg ? ov : msg;
 }
 
-/* The price of a tick of unit-stride work on processor i (cost.h, `cache`): unit_price, or
- * between unit_cached_price and it by the part of the processor's data its cache cannot hold. */
-static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
+/* A price on processor i between `cached` (its data fits the cache: cost.h, `cache`) and
+ * `memory`, by the part of the processor's data its cache cannot hold; `memory` when the profile
+ * has no cache term or `cached` is unset (< 0). */
+static double cost_cache_blend(const sim_trace *t, const cost_profile *p, int i, double cached, double memory)
 {
-    if (p->unit_cached_price < 0 || !(p->cache_bytes > 0) || !t->data_bytes) return p->unit_price;
+    if (cached < 0 || !(p->cache_bytes > 0) || !t->data_bytes) return memory;
     double d = t->data_bytes[i], f = d > p->cache_bytes ? 1 - p->cache_bytes / d : 0;
-    return p->unit_cached_price + f * (p->unit_price - p->unit_cached_price);
+    return cached + f * (memory - cached);
 }
 
-/* The price of a stream's element on processor i (cost.h, `streams`): stream_price, between
- * stream_cached_price and it as cost_unit_price's; 0 when unset. */
+/* The price of a tick of unit-stride work on processor i: unit_price, or between
+ * unit_cached_price and it. */
+static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
+{
+    return cost_cache_blend(t, p, i, p->unit_cached_price, p->unit_price);
+}
+
+/* The price of a stream's element on processor i (cost.h, `streams`): stream_price, or between
+ * stream_cached_price and it; 0 when unset. */
 static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i)
 {
-    if (p->stream_price < 0) return 0;
-    if (p->stream_cached_price < 0 || !(p->cache_bytes > 0) || !t->data_bytes) return p->stream_price;
-    double d = t->data_bytes[i], f = d > p->cache_bytes ? 1 - p->cache_bytes / d : 0;
-    return p->stream_cached_price + f * (p->stream_price - p->stream_cached_price);
+    return p->stream_price < 0 ? 0 : cost_cache_blend(t, p, i, p->stream_cached_price, p->stream_price);
 }
 
 /* The price of class `cls` on processor i: its key's, the unit-stride price for unit work and

@@ -664,20 +664,50 @@ static int64_t sim_aff_coef(const sim_aff *a, int slot)
     return k;
 }
 
-/* Does the value of n change with variable `slot`? */
-static int sim_node_uses(const sim_node *n, int slot)
+static int sim_aff_moves(const sim_ctx *c, const sim_aff *a, int slot, int *lets);
+
+/* Does let variable s's value change with `slot`?  Each let followed spends one of *lets (a let
+ * defined through itself, or chains of lets read many times, end there: not moving). */
+static int sim_let_moves(const sim_ctx *c, int s, int slot, int *lets)
+{
+    if (!lets || *lets <= 0 || !c->let_def || s < 0 || s >= c->prog->nslots || !c->let_def[s]) return 0;
+    --*lets;
+    return sim_node_moves(c, c->let_def[s], slot, lets);
+}
+
+/* Does a's value change with `slot`: its coefficient of it, or (lets) a let term whose value does. */
+static int sim_aff_moves(const sim_ctx *c, const sim_aff *a, int slot, int *lets)
+{
+    if (sim_aff_coef(a, slot)) return 1;
+    for (int i = 0; lets && i < a->n; i++)
+        if (a->coef[i] && a->slot[i] != slot && sim_let_moves(c, a->slot[i], slot, lets)) return 1;
+    return 0;
+}
+
+int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets)
 {
     if (!n) return 0;
-    if ((n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO) && n->slot == slot) return 1;
-    if ((n->op == SO_AFF || n->op == SO_CMPAFF) && sim_aff_coef(&n->aff, slot)) return 1;
+    if (n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO)
+        if (n->slot == slot || sim_let_moves(c, n->slot, slot, lets)) return 1;
+    if ((n->op == SO_AFF || n->op == SO_CMPAFF) && sim_aff_moves(c, &n->aff, slot, lets)) return 1;
     if (sim_is_access(n->op)) {
         for (int d = 0; d < n->n; d++)
-            if (n->sub[d].gen ? sim_node_uses(n->sub[d].gen, slot) : sim_aff_coef(&n->sub[d].aff, slot) != 0) return 1;
+            if (n->sub[d].gen ? sim_node_moves(c, n->sub[d].gen, slot, lets) : sim_aff_moves(c, &n->sub[d].aff, slot, lets))
+                return 1;
         return 0;
     }
-    if (sim_node_uses(n->a, slot) || sim_node_uses(n->b, slot) || sim_node_uses(n->c, slot)) return 1;
-    for (int i = 0; n->args && i < n->n; i++) if (sim_node_uses(n->args[i], slot)) return 1;
+    if (sim_node_moves(c, n->a, slot, lets) || sim_node_moves(c, n->b, slot, lets) || sim_node_moves(c, n->c, slot, lets))
+        return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_node_moves(c, n->args[i], slot, lets)) return 1;
     return 0;
+}
+
+/* (sim_int.h) the let table sim_node_moves follows, allocated at the first let. */
+void sim_let_define(sim_ctx *c, int slot, sim_node *value)
+{
+    if (slot < 0 || slot >= c->prog->nslots) return;
+    if (!c->let_def && !(c->let_def = sim_alloc(c, (size_t)c->prog->nslots * sizeof *c->let_def))) return;
+    c->let_def[slot] = value;   /* sim_alloc's memory starts zeroed: no let yet */
 }
 
 enum { SIM_ALIAS_BYTES = 4096 };
@@ -700,7 +730,7 @@ static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
     int cls = SIM_WORK_SCALAR;
     for (int d = 0; d < n->n; d++) {
         const sim_sub *sb = &n->sub[d];
-        int moves = sb->gen ? sim_node_uses(sb->gen, slot) : sim_aff_coef(&sb->aff, slot) != 0;
+        int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, NULL) : sim_aff_coef(&sb->aff, slot) != 0;
         if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
         if (moves) cls = SIM_WORK_UNIT;
     }

@@ -345,6 +345,11 @@ int sim_const_num(sim_ctx *c, const ir_expr *e, double *out);
 
 /* Whether op reads an array element (an access node). */
 int sim_is_access(sim_op op);
+/* Does the value of n change with loop variable `slot`?  With `lets` (a budget, spent one a let
+ * followed; NULL: none), also through the variables of lets whose values do (c->let_def). */
+int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets);
+/* Records that let variable `slot` holds `value` (sim_node_moves follows it). */
+void sim_let_define(sim_ctx *c, int slot, sim_node *value);
 
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */
@@ -352,8 +357,6 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
 /* The streams an entry of loop `loop` (its body compiled) starts over when its rows are partial:
  * those of the assignments whose innermost loop it is. */
 void sim_loop_restarts(sim_stmt *loop);
-/* Records that let variable `slot` holds `value` (the streams' analysis follows it). */
-void sim_let_define(sim_ctx *c, int slot, sim_node *value);
 
 /* sim_exec.c */
 int64_t sim_eval_i(sim_ctx *c, const sim_node *n);

@@ -29,52 +29,9 @@
  * along; each entry whose trip falls short of that array's rows (in the processor's local
  * memory) by more than a cache line counts them (the trace's restarts).
  */
-#include <string.h>
-
 #include "sim_int.h"
 
-enum { SIM_LET_BUDGET = 64, SIM_MAX_STREAMS = 32 };   /* lets followed a question; streams kept */
-
-static int sim_moves(const sim_ctx *c, const sim_node *n, int slot, int *budget);
-
-/* Does variable s change with loop variable `slot` (itself, or a let whose value does)?  Each
- * let followed spends one of *budget (a let defined through itself, or chains of lets read many
- * times, end there: counted as not moving). */
-static int sim_slot_moves(const sim_ctx *c, int s, int slot, int *budget)
-{
-    if (s == slot) return 1;
-    if (*budget <= 0 || !c->let_def || s < 0 || s >= c->prog->nslots || !c->let_def[s]) return 0;
-    --*budget;
-    return sim_moves(c, c->let_def[s], slot, budget);
-}
-
-static int sim_aff_moves(const sim_ctx *c, const sim_aff *a, int slot, int *budget)
-{
-    for (int i = 0; i < a->n; i++)
-        if (a->coef[i] && sim_slot_moves(c, a->slot[i], slot, budget)) return 1;
-    return 0;
-}
-
-static int sim_sub_moves(const sim_ctx *c, const sim_sub *sb, int slot, int *budget)
-{
-    return sb->gen ? sim_moves(c, sb->gen, slot, budget) : sim_aff_moves(c, &sb->aff, slot, budget);
-}
-
-/* Does the value of n change with `slot`, through lets too? */
-static int sim_moves(const sim_ctx *c, const sim_node *n, int slot, int *budget)
-{
-    if (!n) return 0;
-    if (n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO)
-        if (sim_slot_moves(c, n->slot, slot, budget)) return 1;
-    if ((n->op == SO_AFF || n->op == SO_CMPAFF) && sim_aff_moves(c, &n->aff, slot, budget)) return 1;
-    if (sim_is_access(n->op)) {
-        for (int d = 0; d < n->n; d++) if (sim_sub_moves(c, &n->sub[d], slot, budget)) return 1;
-        return 0;
-    }
-    if (sim_moves(c, n->a, slot, budget) || sim_moves(c, n->b, slot, budget) || sim_moves(c, n->c, slot, budget)) return 1;
-    for (int i = 0; n->args && i < n->n; i++) if (sim_moves(c, n->args[i], slot, budget)) return 1;
-    return 0;
-}
+enum { SIM_LET_BUDGET = 64, SIM_MAX_STREAMS = 32 };   /* lets followed a question (sim_node_moves); streams kept */
 
 /* Do accesses a and b reach the same array with subscripts that differ by constants alone? */
 static int sim_same_stream(const sim_node *a, const sim_node *b)
@@ -101,10 +58,10 @@ typedef struct sim_stream_set {
  * `out` (< 0: none). */
 static void sim_stream_add(const sim_ctx *c, sim_stream_set *set, const sim_node *n, int in, int out, int written)
 {
-    int budget = SIM_LET_BUDGET, moves_in = 0;
-    for (int d = 0; d < n->n; d++) moves_in |= sim_sub_moves(c, &n->sub[d], in, &budget);
-    budget = SIM_LET_BUDGET;
-    if (!moves_in || (out >= 0 && !sim_moves(c, n, out, &budget))) return;
+    int lets = SIM_LET_BUDGET;
+    if (!sim_node_moves(c, n, in, &lets)) return;
+    lets = SIM_LET_BUDGET;
+    if (out >= 0 && !sim_node_moves(c, n, out, &lets)) return;
     int i = 0;
     for (; i < set->n; i++)
         if (sim_same_stream(set->first[i], n)) break;
@@ -188,15 +145,4 @@ void sim_loop_restarts(sim_stmt *loop)
     loop->restart_rows = 0;
     loop->stream_array = -1;
     sim_restarts_walk(loop, loop->body);
-}
-
-void sim_let_define(sim_ctx *c, int slot, sim_node *value)
-{
-    if (slot < 0 || slot >= c->prog->nslots) return;
-    if (!c->let_def) {
-        c->let_def = sim_alloc(c, (size_t)c->prog->nslots * sizeof *c->let_def);
-        if (!c->let_def) return;
-        memset(c->let_def, 0, (size_t)c->prog->nslots * sizeof *c->let_def);
-    }
-    c->let_def[slot] = value;
 }

@@ -142,12 +142,11 @@ static char *ck_build(const ir_program *p, const ir_binding *b, int nb, const ch
 
 enum { CK_MAX_COPIES = 64 };
 
-/* The main loop's seconds in one run's output (malloc'd, taken), 0 when it printed none. */
-static double ck_seconds(char *out)
+/* The main loop's seconds in one run's output, 0 when it printed none. */
+static double ck_seconds(const char *out)
 {
-    char *at = out ? strstr(out, "seconds=") : NULL;
+    const char *at = strstr(out, "seconds=");
     double s = at ? strtod(at + 8, NULL) : 0;
-    free(out);
     return s > 0 ? s : 0;
 }
 
@@ -170,7 +169,7 @@ static double ck_time(const char *bin, int runs, int copies)
             size_t got = fread(buf, 1, sizeof buf - 1, f[i]);
             buf[got] = '\0';
             int st = pclose(f[i]);
-            double s = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? ck_seconds(strdup(buf)) : 0;
+            double s = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? ck_seconds(buf) : 0;
             if (!(s > 0)) slowest = -1;
             else if (slowest >= 0 && s > slowest) slowest = s;
         }
