@@ -8,7 +8,7 @@
 #   make bench       benchmarks, printing ratios measured side by side in one run
 #   make install PREFIX=/usr/local    make clean    make deps
 #
-# Sources are found by wildcard: engine/*.c -> libengine.a, transforms/*.c -> libxf.a,
+# Sources are found by wildcard: engine/*.c -> libengine.a, transforms/*.c and transforms/*/*.c -> libxf.a,
 # store/*.c -> libstore.a, tui/app/*.c -> libapp.a, tui/cli/*.c + tui/*.c -> the polyapm binary;
 # tests/unit/*.c -> one test program each.  Each folder compiles with only the include paths of
 # what it may use (engine <- transforms, store <- app <- cli, tui), so the layering is enforced.
@@ -22,13 +22,24 @@ CFLAGS   += -std=c11 $(OPT) $(SAN) -Wall -Wextra -D_GNU_SOURCE -MMD -MP
 
 # The include paths of each folder: what it may use, nothing above it.
 INC_engine     = -Iengine
-INC_transforms = -Iengine -Itransforms
+# transforms/: its public headers (xf.h, import.h) and the registry at the top, a room per family below,
+# each with a private header that only transforms/ reaches (the paths and POLYAPM_XF_PRIVATE are its own)
+INC_transforms = -Iengine -Itransforms -Itransforms/core -DPOLYAPM_XF_PRIVATE
+XF_ROOMS_core       =
+XF_ROOMS_poly       = poly
+XF_ROOMS_stm        = poly stm
+XF_ROOMS_distribute = poly distribute
+XF_ROOMS_place      = poly place
+XF_ROOMS_fuse       = fuse
+XF_ROOMS_export     = poly export
+XF_ROOMS_import     = import
+xf_rooms = $(foreach r,$(XF_ROOMS_$(1)),-Itransforms/$(r))
 INC_store      = -Iengine -Istore
 INC_app        = -Iengine -Itransforms -Istore -Itui/app
 INC_cli        = $(INC_app) -Itui/cli -I$(BUILD)/gen
 INC_tui        = $(INC_app) -Itui
 INC_tests      = $(INC_app) -Itui/cli
-# libclang (the C importer, transforms/import*.c, and the polyapm binary only): its headers as system
+# libclang (the C importer, transforms/import/, and the polyapm binary and tests that link it): its headers as system
 # headers so that -Wall -Wextra stay about our code
 LLVM_DIR ?= /usr/lib/llvm-14
 CLANG_INC  = -isystem $(LLVM_DIR)/include -DLLVM_CLANG='"$(LLVM_DIR)/bin/clang"'
@@ -58,7 +69,7 @@ define deb_install
 endef
 
 ENGINE_SRC = $(wildcard engine/*.c)
-XF_SRC     = $(wildcard transforms/*.c)
+XF_SRC     = $(wildcard transforms/*.c transforms/*/*.c)
 STORE_SRC  = $(wildcard store/*.c)
 APP_SRC    = $(wildcard tui/app/*.c)
 CLI_SRC    = $(wildcard tui/cli/*.c)
@@ -69,7 +80,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIBS = $(BUILD)/libapp.a $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine.a
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps deps-fuzz run test check-asan fuzz fuzz-derive bench install clean unit cli
+.PHONY: print-inc all deps deps-fuzz run test check-asan fuzz fuzz-derive bench install clean unit cli
 .DELETE_ON_ERROR:
 
 all: deps-check $(BUILD)/polyapm $(UNIT_BIN)
@@ -89,14 +100,16 @@ $(BUILD)/obj/%.o: %.c
 	$(CC) $(CFLAGS) $(INC) -c $< -o $@
 
 $(BUILD)/obj/engine/%.o:     INC = $(INC_engine)
-$(BUILD)/obj/transforms/%.o: INC = $(INC_transforms)
-$(BUILD)/obj/transforms/import.o $(BUILD)/obj/transforms/import_%.o: INC = $(INC_transforms) $(CLANG_INC)
-$(BUILD)/obj/gen/%.o:        INC = $(INC_transforms)
+$(BUILD)/obj/transforms/%.o: INC = $(INC_transforms) $(call xf_rooms,$(word 2,$(subst /, ,$<)))
+$(BUILD)/obj/transforms/import/%.o: INC = $(INC_transforms) $(call xf_rooms,import) $(CLANG_INC)
+$(BUILD)/obj/gen/%.o:        INC = $(INC_transforms) $(call xf_rooms,export)
 $(BUILD)/obj/store/%.o:      INC = $(INC_store)
 $(BUILD)/obj/tui/app/%.o:    INC = $(INC_app)
 $(BUILD)/obj/tui/cli/%.o:    INC = $(INC_cli)
 $(BUILD)/obj/tui/%.o:        INC = $(INC_tui)
 $(BUILD)/obj/tests/%.o:      INC = $(INC_tests)
+# test_xf tests the isl model's internals: the one unit test that sees a family's private header
+$(BUILD)/obj/tests/unit/test_xf.o: INC = $(INC_tests) -Itransforms/core $(call xf_rooms,poly) -DPOLYAPM_XF_PRIVATE
 
 $(BUILD)/libengine.a: $(call obj,$(ENGINE_SRC))
 	@mkdir -p $(BUILD); rm -f $@; ar rcs $@ $^
@@ -117,7 +130,7 @@ $(BUILD)/gen/rt_embed.c: $(RT_EMBED) Makefile
 	  done; echo '    {0, 0}};'; } >$@
 $(BUILD)/obj/gen/rt_embed.o: $(BUILD)/gen/rt_embed.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(INC_transforms) -c $< -o $@
+	$(CC) $(CFLAGS) $(INC_transforms) $(call xf_rooms,export) -c $< -o $@
 $(BUILD)/libstore.a: $(call obj,$(STORE_SRC))
 	@mkdir -p $(BUILD); rm -f $@; ar rcs $@ $^
 $(BUILD)/libapp.a: $(call obj,$(APP_SRC))
@@ -139,7 +152,11 @@ $(BUILD)/polyapm: $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $< $(LIBS) $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $< $(LIBS) $(LDLIBS) $(CLANG_LIBS) -o $@
+
+# The include flags of a folder (make -s print-inc FOLDER=tui): what tests compile probes and drivers with.
+print-inc:
+	@echo $(INC_$(FOLDER))
 
 # The TUI on examples/findiff.apm, in a workspace under the build directory (reopened on later runs).
 run: all

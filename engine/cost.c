@@ -13,7 +13,7 @@
  *   - sends[i]/recvs[i] count, per step, with `coalesce` the messages of the exported exchange:
  *     one per (partner, array) (the plain placement: the elements of one array to one partner,
  *     from any send statements, travel as one message), one per partner when the program says
- *     `messages aggregate` (the aggregation placement, transforms/place_aggregate.c); without
+ *     `messages aggregate` (the aggregation placement, transforms/place/place_aggregate.c); without
  *     `coalesce` every APM message (element) is one;
  *   - comm[i] = Σ_t c_it, the communication + barrier part of the processor's cost.
  *   - hockney: per message (as above) one t_s, plus t_w·words;

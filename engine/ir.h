@@ -180,7 +180,7 @@ typedef struct ir_loopvar {
 
 /* IR_S_RECV (`recv`, syndm, the last statement of the processor loop's body): the step's messages
  * are received here; its sends were posted where they stand, so the work between a processor's
- * last send and its recv overlaps them (the overlap placement, transforms/place_overlap.c).  A
+ * last send and its recv overlaps them (the overlap placement, transforms/place/place_overlap.c).  A
  * step without it posts and receives its messages together at its end.  It has no fields. */
 typedef enum ir_stmt_kind { IR_S_ASSIGN, IR_S_LET, IR_S_IF, IR_S_FOR, IR_S_SEND, IR_S_COLL, IR_S_RECV } ir_stmt_kind;
 

@@ -1,7 +1,7 @@
 /*
  * planes.c — live time planes (see planes.h): the access walker and the analysis that decides
  * which dimension of an array keeps only its live planes, shared by the simulator (sim.c) and
- * the exporter (transforms/export.c).
+ * the exporter (transforms/export/export.c).
  */
 #include <stdint.h>
 #include <stdlib.h>

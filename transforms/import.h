@@ -9,7 +9,7 @@
  * values main passes); its arrays and scalars declarations; the code main runs before the kernel
  * (PolyBench's init_array) `init` declarations; the arrays main prints (print_array) `output`
  * declarations.  What lies outside the supported subset is an error at file:line:col naming the
- * construct and what is supported; nothing is produced then.  Only the files transforms/import*.c
+ * construct and what is supported; nothing is produced then.  Only the files of transforms/import/
  * see libclang.
  */
 #ifndef POLYAPM_IMPORT_H

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/cli/ownership.sh — ownership at the parameter (DESIGN.md, style): every prototype in
-# transforms/*.h (and every function pointer member there) with an isl object pointer among its
+# tests/cli/ownership.sh — ownership at the parameter (engine/own.h, isl's own annotations): every
+# prototype in transforms/'s headers, public and private (and every function pointer member there) with an isl object pointer among its
 # parameters or as its result carries isl's __isl_give / __isl_take / __isl_keep on it; own.h's
 # macros stay empty and are not isl's.  Fails when someone adds an unannotated one.
 #   tests/cli/ownership.sh [FILE..]   checks FILE.. instead of the headers (e.g. transforms/*.c)
@@ -129,7 +129,8 @@ EOF
 if [ $# -gt 0 ]; then
     files=("$@")
 else
-    files=(transforms/*.h)
+    mapfile -t files < <(find transforms -name '*.h' | sort)
+    expect_match "ownership: transforms/ has headers to check" "${#files[@]}" '^[1-9][0-9]*$'
 fi
 out=$(unannotated "${files[@]}")
 if [ -z "$out" ]; then
@@ -151,5 +152,5 @@ expect_match "ownership: callback member found" "$probe" 'probe.h:4: cb: paramet
 expect_eq "ownership: own.h defines own_give/own_take/own_keep empty" \
     "$(grep -cE '^#define own_(give|take|keep)$' engine/own.h)" 3
 expect_eq "ownership: nothing redefines isl's macros" \
-    "$(grep -lE '#define __isl_(give|take|keep)' engine/*.h transforms/*.h transforms/*.c | wc -l | tr -d ' ')" 0
+    "$(grep -lE '#define __isl_(give|take|keep)' $(find engine transforms -name '*.[ch]') | wc -l | tr -d ' ')" 0
 finish

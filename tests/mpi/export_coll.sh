@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mpi/export_coll.sh — syncomm programs whose only communication is collectives, exported as
-# C+MPI (transforms/export_coll.c, runtime/rt_coll.c): polyeval, zran3, zran3-rounds, sorted, scanscan,
+# C+MPI (transforms/export/export_coll.c, runtime/rt_coll.c): polyeval, zran3, zran3-rounds, sorted, scanscan,
 # reductions (user operators: tuples, non-commutative, global view) at 1, 2, 3, 4 and 8 ranks,
 # multicast at 1 and 4 (N = 1, 2) and after the multicast -> scatter & bcast law (groups), the
 # fused polyeval (BS-Comcast: repeat) and zran3 (reduction fusion), reduce_bal (SR; on doubles too,

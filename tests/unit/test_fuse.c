@@ -1,5 +1,5 @@
 /*
- * test_fuse.c — the collective-fusion transforms through the registry (transforms/fuse*.c,
+ * test_fuse.c — the collective-fusion transforms through the registry (transforms/fuse/,
  * distlaw.c): every rule is registered for syncomm/syndm with a prediction; the prediction is
  * Table 1 of Gorlatch et al. under the profile's t_s and t_w (checked against the formulas for
  * every rule, on the small programs of tests/xf/fuse/ with m = 3, p = 4); the fused program has

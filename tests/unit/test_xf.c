@@ -15,7 +15,8 @@
 #include "t.h"
 #include "t_load.h"
 #include "xf.h"
-#include "xf_int.h"
+#include "core_int.h"
+#include "poly_int.h"
 
 #include <isl/options.h>
 #include <isl/set.h>

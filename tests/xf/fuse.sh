@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The collective fusion rules of Gorlatch et al. (transforms/fuse.c) on the small programs of
+# The collective fusion rules of Gorlatch et al. (transforms/fuse/fuse.c) on the small programs of
 # tests/xf/fuse/: each rule is offered where its chain and condition hold, and the fused program
 # computes the same output as the original on random data for p = 1..9 (checksums of two
 # simulations); exact integer operators, and a non-commutative operator (right projection)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stm auto's mappings from multi-dimensional schedules (transforms/stm_isl.c) on every PolyBench
+# stm auto's mappings from multi-dimensional schedules (transforms/stm/stm_isl.c) on every PolyBench
 # kernel of examples/polybench: each gets candidates (a safety net on the time, not a speed target:
 # make bench prints the seconds); no candidate holds a constant of the default sizes (a default
 # parameter value minus one, as the enumeration's θ = -i + 19 for gemm's ni = 20 did); the best

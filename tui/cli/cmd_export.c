@@ -2,7 +2,7 @@
  * cmd_export.c — exporting and running programs for real:
  *
  *   polyapm export NODE|FILE.apm -o DIR [-D name=value]... [--exchange auto|halo|alltoallv]
- *       writes the self-contained C (+MPI) directory of a verified node (transforms/export.c)
+ *       writes the self-contained C (+MPI) directory of a verified node (transforms/export/export.c)
  *   polyapm run NODE|FILE.apm -np P [--smpi PLATFORM.xml] [--repeat K] [-D name=value]...
  *               [--exchange auto|halo|alltoallv] [--json]
  *       exports into a cache directory (NAME.pdg/runs/...), builds with make (mpicc, or smpicc

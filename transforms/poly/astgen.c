@@ -10,7 +10,7 @@
 #include <isl/id.h>
 #include <isl/val.h>
 
-#include "xf_int.h"
+#include "poly_int.h"
 
 static const char *rename_id(const xf_rename *rn, const char *id)
 {

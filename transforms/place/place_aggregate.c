@@ -29,7 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xf_int.h"
+#include "place_int.h"
+#include "entries_int.h"
 
 enum { AG_MAXARR = 64 };
 

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xf_int.h"
+#include "distribute_int.h"
+#include "entries_int.h"
 
 
 

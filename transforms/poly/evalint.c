@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "intsem.h"
-#include "xf_int.h"
+#include "poly_int.h"
 
 
 static int lookup(const xf_env *env, const char *name, int64_t *v)

@@ -28,7 +28,8 @@
 #include <isl/ilp.h>
 #include <isl/val.h>
 
-#include "xf_int.h"
+#include "stm_int.h"
+#include "entries_int.h"
 
 enum { MAXV = 4, CMIN = -2, CMAX = 2, WIDE_OUTER = 4, KMAX = 3, MAXSTMT = 6, KEEP = 400,
        MAXTRIES = 3 };

@@ -20,7 +20,8 @@
 #include <isl/local_space.h>
 #include <isl/val.h>
 
-#include "xf_int.h"
+#include "distribute_int.h"
+#include "entries_int.h"
 
 
 

@@ -1,5 +1,5 @@
 /*
- * import_int.h — what the files of the C importer (transforms/import*.c) share: the importer's
+ * import_int.h — what the files of the C importer (transforms/import/) share: the importer's
  * state, its symbols, the name bindings of the code being read, and the text builder.
  *
  * A symbol is a parameter, or an array (a scalar is an array without dimensions) of the imported
@@ -11,6 +11,10 @@
  */
 #ifndef POLYAPM_IMPORT_INT_H
 #define POLYAPM_IMPORT_INT_H
+
+#ifndef POLYAPM_XF_PRIVATE
+#error "import_int.h is private to transforms/: include xf.h"
+#endif
 
 #include <clang-c/Index.h>
 #include <stdarg.h>

@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xf_int.h"
+#include "place_int.h"
+#include "entries_int.h"
 
 sim_result *xf_placement_sim(const ir_program *q, const xf_args *args)
 {

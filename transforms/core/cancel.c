@@ -10,7 +10,7 @@
  */
 #include <signal.h>
 
-#include "xf_int.h"
+#include "core_int.h"
 
 enum { MAX_LIVE = 16 };
 

@@ -7,12 +7,16 @@
 #ifndef POLYAPM_EXPORT_INT_H
 #define POLYAPM_EXPORT_INT_H
 
+#ifndef POLYAPM_XF_PRIVATE
+#error "export_int.h is private to transforms/: include xf.h"
+#endif
+
 #include <stdint.h>
 
 #include "ir.h"
 #include "planes.h"
 #include "xf.h"
-#include "xf_int.h"
+#include "core_int.h"
 
 /* The runtime sources, embedded at build time from runtime/ (build/gen/rt_embed.c). */
 typedef struct xf_rt_file { const char *name, *text; } xf_rt_file;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xf_int.h"
+#include "poly_int.h"
 
 #define MAXTERMS 32
 

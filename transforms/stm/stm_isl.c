@@ -38,7 +38,7 @@
 #include <isl/schedule.h>
 #include <isl/val.h>
 
-#include "xf_int.h"
+#include "stm_int.h"
 
 enum { MAXDIM = 16, MAXST = 16, COUNT_EXACT_MAX = 200000 };
 

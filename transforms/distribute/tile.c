@@ -19,7 +19,8 @@
 #include <isl/id.h>
 #include <isl/ilp.h>
 
-#include "xf_int.h"
+#include "distribute_int.h"
+#include "entries_int.h"
 
 typedef struct nest {
     ir_stmt *outer;            /* the step nest's for */

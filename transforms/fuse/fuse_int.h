@@ -13,11 +13,15 @@
 #ifndef POLYAPM_FUSE_INT_H
 #define POLYAPM_FUSE_INT_H
 
+#ifndef POLYAPM_XF_PRIVATE
+#error "fuse_int.h is private to transforms/: include xf.h"
+#endif
+
 #include <stdint.h>
 
 #include "cost.h"
 #include "ir.h"
-#include "xf_int.h"
+#include "entries_int.h"
 
 /* The place of a program's collectives. */
 typedef struct fz_site {

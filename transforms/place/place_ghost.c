@@ -44,7 +44,8 @@
 #include <string.h>
 
 #include "planes.h"
-#include "xf_int.h"
+#include "place_int.h"
+#include "entries_int.h"
 
 enum { GZ_MAXD = 3, GZ_MAXA = 8, GZ_MAXDEST = 16, GZ_MAXLETS = 32 };
 

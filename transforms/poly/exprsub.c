@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xf_int.h"
+#include "poly_int.h"
 
 ir_expr *xf_subst(ir_program *p, const ir_expr *e, const char *const *from, ir_expr *const *to, int n)
 {

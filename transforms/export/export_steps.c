@@ -24,6 +24,7 @@
 #include <isl/val.h>
 
 #include "export_int.h"
+#include "poly_int.h"
 
 enum { EX_STEPS_MAX_TEXT = 2000 };   /* a longer condition is not worth its reading: every step */
 

@@ -41,7 +41,8 @@
 #include <isl/ilp.h>
 #include <isl/val.h>
 
-#include "xf_int.h"
+#include "distribute_int.h"
+#include "entries_int.h"
 
 static int is_call(const ir_expr *e, ir_func f) { return e && e->kind == IR_E_CALL && e->u.call.f == f && e->u.call.nargs == 2; }
 static int is_bin(const ir_expr *e, ir_op op) { return e && e->kind == IR_E_BINARY && e->u.op.op == op; }

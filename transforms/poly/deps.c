@@ -21,7 +21,7 @@
 #include <isl/point.h>
 #include <isl/val.h>
 
-#include "xf_int.h"
+#include "poly_int.h"
 
 typedef struct collect { const xf_model *m; xf_rawdep *r; int n, cap; xf_dep_kind kind; int acc; } collect;
 

@@ -34,7 +34,8 @@
 #include <isl/id.h>
 #include <isl/val.h>
 
-#include "xf_int.h"
+#include "stm_int.h"
+#include "entries_int.h"
 
 typedef struct stm_leaf {
     const char *label;         /* as the user writes it */

@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xf_int.h"
+#include "place_int.h"
+#include "entries_int.h"
 
 enum { OV_MAXD = 4, OV_MAXSENDS = 4096 };
 

@@ -1,0 +1,54 @@
+/*
+ * stm_int.h — private to the space-time mapping family (stm.c: one mapping, stm_auto.c: the
+ * candidates and their order, stm_isl.c: mappings from isl's multi-dimensional schedules).
+ */
+#ifndef POLYAPM_STM_INT_H
+#define POLYAPM_STM_INT_H
+
+#ifndef POLYAPM_XF_PRIVATE
+#error "stm_int.h is private to transforms/: include xf.h"
+#endif
+
+#include "poly_int.h"
+
+/* `stm auto [pick=K]`: applies the K-th best candidate (default 1). */
+/* stm on one program with several mappings: the symbolic model and dependences built once
+ * (stm auto checks each of its candidates through it).  NULL after diagnostics. */
+typedef struct xf_stm_session xf_stm_session;
+own_give xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, int nov,
+                                            diag_list *d);
+own_give ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args,
+                                          diag_list *d, int *status);
+void xf_stm_session_free(own_take xf_stm_session *ss);
+/* The session's symbolic model and dependences (borrowed). */
+const xf_model *xf_stm_session_model(const xf_stm_session *ss, const xf_rawdep **dep, int *ndep);
+
+/* The mapping `args` with θ shifted to start at 0 for every parameter value (its parametric
+ * minimum subtracted), as stm's arguments; NULL when that is not one affine function. */
+own_give char *xf_stm_session_rebase(xf_stm_session *ss, const xf_args *args);
+/* The same from isl text per statement (stm_isl.c). */
+own_give char *xf_stm_rebase(const xf_model *m, const char *const *theta, const char *const *sigma, int inner);
+
+/* The size of a mapping at the model's parameter values: time steps, processors, the most
+ * instances of one statement at one (t, p) point (on average over the points it uses), the
+ * (t, p) points per step (on average: the processors a step keeps busy); and
+ * whether it keeps the source's locality (no statement in two or more loops has its innermost
+ * loop variable in θ or σ: that loop stays innermost, in the inner sequential loops). */
+typedef struct xf_stm_size { long long steps, procs, work, width; int local; } xf_stm_size;
+/* The size of the mapping `args` (stm's arguments) on the session's program; -1 if they do not
+ * parse. */
+int xf_stm_session_measure(xf_stm_session *ss, const xf_args *args, xf_stm_size *out);
+/* The size of the mapping st[s] (statement s's S[..] -> [θ, σ..], kept) (stm_isl.c). */
+int xf_stm_measure(const xf_model *m, __isl_keep isl_map *const *st, xf_stm_size *out);
+/* The points of a bounded set, the parameters fixed: counted, or for a large bounding box its
+ * volume (an estimate for ranking). */
+long long xf_count_points(__isl_take isl_set *set);
+/* stm auto's mappings from multi-dimensional schedules (stm_isl.c): stm arguments legal for
+ * every parameter value under the symbolic model m and its dependences, measured at its
+ * parameter values, the best `max` in stm auto's order (xf_stm_cand_cmp); returns their number,
+ * *out (free with xf_stm_cands_free). */
+int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max, own_give xf_stm_cand **out);
+/* stm auto's order of candidates (qsort): see xf_stm_candidates. */
+int xf_stm_cand_cmp(const void *a, const void *b);
+
+#endif
