@@ -8,10 +8,11 @@
 #   make bench       benchmarks, printing ratios measured side by side in one run
 #   make install PREFIX=/usr/local    make clean    make deps
 #
-# Sources are found by wildcard: engine/*.c -> libengine.a, transforms/*.c and transforms/*/*.c -> libxf.a,
-# store/*.c -> libstore.a, tui/app/*.c -> libapp.a, tui/cli/*.c + tui/*.c -> the polyapm binary;
-# tests/unit/*.c -> one test program each.  Each folder compiles with only the include paths of
-# what it may use (engine <- transforms, store <- app <- cli, tui), so the layering is enforced.
+# Sources are found by wildcard: engine/*.c -> libengine.a, transforms/*.c and its rooms'
+# transforms/*/*.c -> libxf.a, store/*.c -> libstore.a, tui/app/*.c -> libapp.a, tui/cli/*.c and
+# tui/*.c -> the polyapm binary; tests/unit/*.c -> one test program each, tests/drivers/*.c -> the
+# suites' driver programs.  Each folder compiles with only the include paths of what it may use
+# (engine <- transforms, store <- app <- cli, tui), so the layering is enforced.
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -75,15 +76,17 @@ APP_SRC    = $(wildcard tui/app/*.c)
 CLI_SRC    = $(wildcard tui/cli/*.c)
 TUI_SRC    = $(wildcard tui/*.c)
 UNIT_SRC   = $(wildcard tests/unit/*.c)
+DRIVER_SRC = $(wildcard tests/drivers/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIBS = $(BUILD)/libapp.a $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine.a
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+DRIVER_BIN = $(patsubst tests/drivers/%.c,$(BUILD)/tests/drivers/%,$(DRIVER_SRC))
 
 .PHONY: print-inc all deps deps-fuzz run test check-asan fuzz fuzz-derive bench install clean unit cli
 .DELETE_ON_ERROR:
 
-all: deps-check $(BUILD)/polyapm $(UNIT_BIN)
+all: deps-check $(BUILD)/polyapm $(UNIT_BIN) $(DRIVER_BIN)
 
 # `deps` installs what is missing (root) or prints the apt-get line (anyone else).
 deps:
@@ -151,6 +154,12 @@ $(BUILD)/polyapm: $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS)
 	$(CC) $(LDFLAGS) $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS) $(LDLIBS) $(CLANG_LIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $< $(LIBS) $(LDLIBS) $(CLANG_LIBS) -o $@
+
+# Test drivers (tests/drivers/*.c: small programs the shell suites run against the libraries),
+# built and linked as the unit tests are, so that no script carries its own compile line.
+$(BUILD)/tests/drivers/%: $(BUILD)/obj/tests/drivers/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $< $(LIBS) $(LDLIBS) $(CLANG_LIBS) -o $@
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench/bench_store.sh — the workspace at 10,000 nodes: build a deep (a chain), a wide (one
 # root, 9,999 children) and a bushy (random parents) workspace through the store API
-# (bench_store.c, compiled here against $BUILD/libstore.a), then time the command line on each:
+# (tests/drivers/bench_store.c, which the Makefile builds), then time the command line on each:
 # `polyapm tree`, `polyapm tree --json`, `polyapm show PREFIX`, and the creation rate of
 # `polyapm add` itself.  Targets (issue 3): >= 500 nodes/s created; tree and a lookup well under
 # 100 ms.  Prints figures; asserts nothing (shared machines are noisy).
@@ -11,8 +11,6 @@ BUILD=${BUILD:-build}
 P=${POLYAPM:-$ROOT/$BUILD/polyapm}
 N=${BENCH_STORE_N:-10000}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-cc -std=c11 -O2 -D_GNU_SOURCE -I"$ROOT/store" -I"$ROOT/engine" "$ROOT/tests/bench/bench_store.c" \
-   "$ROOT/$BUILD/libstore.a" "$ROOT/$BUILD/libengine.a" -lgit2 -lsqlite3 -lm -o "$TMP/bench_store" || exit 1
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
 best() {  # best of 3, in ms
     local b=999999 t
@@ -21,7 +19,7 @@ best() {  # best of 3, in ms
 }
 for shape in deep wide bushy; do
     ws=$TMP/$shape.pdg
-    out=$("$TMP/bench_store" "$ws" "$shape" "$N") || { echo "bench_store $shape failed"; exit 1; }
+    out=$("$ROOT/$BUILD/tests/drivers/bench_store" "$ws" "$shape" "$N") || { echo "bench_store $shape failed"; exit 1; }
     printf '%s\n' "$out" | grep -v '^prefix [0-9a-f]*$' | sed "s/^/store $shape: /"
     pfx=$(printf '%s\n' "$out" | sed -n 's/^prefix \([0-9a-f]*\)$/\1/p')
     lines=$("$P" tree -w "$ws" | wc -l)

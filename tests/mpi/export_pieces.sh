@@ -12,9 +12,8 @@
 . "$(dirname "$0")/mpi.inc"
 PC=$ROOT/tests/mpi/pieces
 LU=$ROOT/tests/xf/pieces/lu-stm1-blocked.apm
-TX=$TMP/t_export
-cc -std=c11 -Wall -Wextra -Werror ${SAN:-} -I"$ROOT/engine" -I"$ROOT/transforms" "$ROOT/tests/mpi/t_export.c" \
-    "$T_BUILD_DIR/libxf.a" "$T_BUILD_DIR/libengine.a" -lisl -lgmp -lm -o "$TX" || { fail "t_export builds" "cc failed"; finish; }
+TX=$T_BUILD_DIR/tests/drivers/t_export
+[ -x "$TX" ] || { fail "t_export built" "$TX missing (make all builds the test drivers)"; finish; }
 
 # pieced NAME FILE NP [name=value]...: export, build with -Werror, run; sets CK (checksum) and
 # MEM (the per-rank elements of the polyapm-memory line) and MEMTOTAL

@@ -120,9 +120,8 @@ expect_eq "istencil --exchange alltoallv -np 3: int records, the simulation's ch
 # are exported with xf_export alone (t_export) and compared with the SOURCE's checksum, which is
 # what their simulation prints once they verify.  The two sweeps send at alternating steps: each
 # is a halo phase with its own static pattern (auto), and the alltoallv records agree.
-TX=$TMP/t_export
-cc -std=c11 -Wall -Wextra -Werror ${SAN:-} -I"$ROOT/engine" -I"$ROOT/transforms" "$ROOT/tests/mpi/t_export.c" \
-    "$T_BUILD_DIR/libxf.a" "$T_BUILD_DIR/libengine.a" -lisl -lgmp -lm -o "$TX" || { fail "t_export builds" "cc failed"; finish; }
+TX=$T_BUILD_DIR/tests/drivers/t_export
+[ -x "$TX" ] || { fail "t_export built" "$TX missing (make all builds the test drivers)"; finish; }
 cat >"$TMP/jacobi_inplace.apm" <<'EOF'
 program jacobi_inplace
 level source

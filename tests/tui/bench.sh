@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/tui/bench.sh — the TUI on 10,000-node workspaces (wide: one root and 9,999 children;
-# bushy: random parents; built through the store API by tests/bench/bench_store.c): the time to
+# bushy: random parents; built through the store API by tests/drivers/bench_store.c): the time to
 # the first full screen and per redraw after a cursor move, as the TUI itself measures them
 # (POLYAPM_TUI_TIMING=FILE).  Targets (issue 7): first screen < 300 ms, redraw < 10 ms.  Prints
 # figures, asserts nothing.  A benchmark, not a test: runs only with POLYAPM_BENCH=1 (make bench
@@ -12,11 +12,9 @@ SOCK=polyapm-bench-$$
 tm() { tmux -L "$SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"; t_cleanup' EXIT
 N=${BENCH_TUI_N:-10000}
-cc -std=c11 -O2 -D_GNU_SOURCE -I"$ROOT/store" -I"$ROOT/engine" "$ROOT/tests/bench/bench_store.c" \
-   "$T_BUILD_DIR/libstore.a" "$T_BUILD_DIR/libengine.a" -lgit2 -lsqlite3 -lm -o "$TMP/bench_store" || exit 1
 for shape in wide bushy; do
     ws=$TMP/$shape.pdg
-    "$TMP/bench_store" "$ws" "$shape" "$N" >/dev/null || { echo "bench_store $shape failed"; exit 1; }
+    "$T_BUILD_DIR/tests/drivers/bench_store" "$ws" "$shape" "$N" >/dev/null || { echo "bench_store $shape failed"; exit 1; }
     tm new-session -d -x 120 -y 40 -s b "POLYAPM_TUI_TIMING='$TMP/t.txt' '$POLYAPM' '$ws'; sleep 30"
     end=$((SECONDS + 20))
     while ! grep -q first_screen "$TMP/t.txt" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.05; done
