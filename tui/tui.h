@@ -213,7 +213,8 @@ int tui_sel_gi(const tui *t);                  /* -1 when empty */
 int64_t tui_sel_node(const tui *t);
 void tui_tree_draw(tui *t, int y, int x, int h, int w);
 void tui_costs_load(tui *t);
-void tui_fmt_cost(double c, char *buf, size_t n);
+void tui_fmt_cost(double c, char *buf, size_t n);     /* at most 7 characters */
+void tui_fmt_speedup(double s, char *buf, size_t n);  /* at most 6: x0.043, x120; "-" unknown */
 int tui_cost_color(const tui *t, double cost);
 const char *tui_level_tag(const char *level);
 void tui_tree_free(tui *t);

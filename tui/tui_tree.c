@@ -2,14 +2,16 @@
  * tui_tree.c — the decision graph as a tree of rows: depth-first from the root, children in edge
  * order; a node reached a second time (the PDG is a DAG) is shown once in full and then as a
  * one-line "^ shared" row.  Each row: fold mark, level tag, label, cost, speedup over the root,
- * verified / violation mark, pruned / favourite / note marks; coloured by cost relative to the
- * best leaf.  Costs are those of stored simulations under the current model, machine profile
- * and -D parameters.
+ * verified / violation mark, pruned / favourite / note marks, the columns after the label in
+ * fixed widths (the label cut with an ellipsis where the pane is narrow); coloured by cost
+ * relative to the best leaf.  Costs are those of stored simulations under the current model,
+ * machine profile and -D parameters.
  */
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "tui.h"
 
@@ -22,13 +24,25 @@ const char *tui_level_tag(const char *level)
     return "???";
 }
 
+/* A cost in at most TUI_COST_W characters: 12345, 1.23M, 0.41G, 12.30T, 1.2e+15. */
 void tui_fmt_cost(double c, char *buf, size_t n)
 {
     if (c < 0) snprintf(buf, n, "-");
-    else if (c < 1e5) snprintf(buf, n, "%.0f", c);
-    else if (c < 1e8) snprintf(buf, n, "%.2fM", c / 1e6);
-    else if (c < 1e11) snprintf(buf, n, "%.2fG", c / 1e9);
-    else snprintf(buf, n, "%.2e", c);
+    else if (c < 99999.5) snprintf(buf, n, "%.0f", c);
+    else if (c < 99.995e6) snprintf(buf, n, "%.2fM", c / 1e6);
+    else if (c < 99.995e9) snprintf(buf, n, "%.2fG", c / 1e9);
+    else if (c < 99.995e12) snprintf(buf, n, "%.2fT", c / 1e12);
+    else snprintf(buf, n, "%.1e", c);
+}
+
+/* A speedup in at most TUI_SPEEDUP_W characters: x0.043, x2, x1.9, x120, x4e-03, x2e+05. */
+void tui_fmt_speedup(double s, char *buf, size_t n)
+{
+    if (s <= 0) snprintf(buf, n, "-");
+    else if (s < 1e-99) snprintf(buf, n, "x0");
+    else if (s < 0.01 || s >= 99999.5) snprintf(buf, n, "x%.0e", s);
+    else if (s < 9.95) snprintf(buf, n, "x%.2g", s);
+    else snprintf(buf, n, "x%.0f", s);
 }
 
 /* The value of `name` in "a=1,b=2" or 0 when absent (1 found). */
@@ -248,44 +262,89 @@ int tui_cost_color(const tui *t, double cost)
     return COLOR_PAIR(3);
 }
 
+/* Copies `s` into `out` (n bytes) as exactly `cols` screen columns: characters as wide as the
+ * locale says (θ and σ are one column, their UTF-8 two bytes), cut with an ellipsis when wider,
+ * padded with blanks when narrower.  Bytes that are no character of the locale count one column. */
+static void fit_columns(const char *s, int cols, char *out, size_t n)
+{
+    const char *ellipsis = MB_CUR_MAX > 1 ? "\u2026" : "~";
+    size_t len = strlen(s), o = 0, cut_o = 0;
+    int used = 0, cut_used = 0;
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    for (size_t i = 0; i < len;) {
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, s + i, len - i, &st);
+        int wd = 1;
+        if (k == (size_t)-1 || k == (size_t)-2 || k == 0) { k = 1; memset(&st, 0, sizeof st); }
+        else if (wcwidth(wc) >= 0) wd = wcwidth(wc);
+        if (used + wd > cols || o + k + 4 > n) {           /* no room: cut at the last fit */
+            o = cut_o;
+            used = cut_used;
+            if (cols > 0 && o + strlen(ellipsis) < n) {
+                strcpy(out + o, ellipsis);
+                o += strlen(ellipsis);
+                used++;
+            }
+            break;
+        }
+        if (used + wd <= cols - 1) { cut_o = o + k; cut_used = used + wd; }  /* "…" fits after */
+        memcpy(out + o, s + i, k);
+        o += k;
+        used += wd;
+        i += k;
+    }
+    while (used < cols && o + 1 < n) { out[o++] = ' '; used++; }
+    out[o] = '\0';
+}
+
+/* The tree's columns, right of the label: cost, speedup, then the marks (verified, pruned,
+ * favourite, note); numbers right-aligned in fixed widths, so that they line up on every row. */
+enum { TUI_COST_W = 7, TUI_SPEEDUP_W = 6, TUI_MARKS_W = 4,
+       TUI_RIGHT_W = 1 + TUI_COST_W + 1 + TUI_SPEEDUP_W + 1 + TUI_MARKS_W };
+
+/* One row of the tree at (y, x), w columns: the label, then the fixed columns. */
+static void draw_row(tui *t, int r, int y, int x, int w)
+{
+    const tui_row *row = &t->rows[r];
+    const store_gnode *n = &t->g.nodes[row->gi];
+    const tui_info *in = &t->info[row->gi];
+    char left[TUI_LINE], label[TUI_LINE], right[64], cost[24], spd[24];
+    int depth = row->depth > 12 ? 12 : row->depth;
+    const char *fold = row->recur ? "^ " : n->nchildren == 0 ? "  "
+                     : t->folded[row->gi] ? "+ " : "- ";
+    snprintf(left, sizeof left, "%*s%s%s %s%s", depth * 2, "", fold, tui_level_tag(n->level),
+             n->label, row->recur ? " (shared)" : "");
+    tui_fmt_cost(in->has ? in->cost : -1, cost, sizeof cost);
+    tui_fmt_speedup(in->speedup, spd, sizeof spd);
+    char mark = !in->has ? ' '
+                : in->violations > 0 || in->verified == 0 ? '!' : in->verified == 1 ? 'V' : '?';
+    snprintf(right, sizeof right, " %*.*s %*.*s %c%c%c%c", TUI_COST_W, TUI_COST_W, cost,
+             TUI_SPEEDUP_W, TUI_SPEEDUP_W, spd, mark, n->pruned ? 'x' : ' ',
+             n->favourite ? '*' : ' ', n->has_note ? 'n' : ' ');
+    int lw = w - TUI_RIGHT_W;
+    if (lw < 4) lw = 4;
+    fit_columns(left, lw, label, sizeof label);
+    int attr = r == t->sel ? A_REVERSE : 0;
+    if (n->pruned) attr |= A_DIM;
+    attron(attr);
+    mvaddstr(y, x, label);
+    if (lw < w) mvaddnstr(y, x + lw, right, w - lw);
+    attroff(attr);
+    int ca = tui_cost_color(t, in->has ? in->cost : -1);
+    if (ca && lw + 1 < w) {                        /* the cost coloured, in its own column */
+        attron(ca | attr);
+        mvaddnstr(y, x + lw + 1, right + 1, w - lw - 1 < TUI_COST_W ? w - lw - 1 : TUI_COST_W);
+        attroff(ca | attr);
+    }
+}
+
 void tui_tree_draw(tui *t, int y, int x, int h, int w)
 {
     if (t->sel < t->top) t->top = t->sel;
     if (t->sel >= t->top + h) t->top = t->sel - h + 1;
     if (t->top < 0) t->top = 0;
-    for (int i = 0; i < h && t->top + i < t->nrows; i++) {
-        int r = t->top + i;
-        const tui_row *row = &t->rows[r];
-        const store_gnode *n = &t->g.nodes[row->gi];
-        const tui_info *in = &t->info[row->gi];
-        char left[TUI_LINE], right[64], cost[24], spd[16];
-        int depth = row->depth > 12 ? 12 : row->depth;
-        const char *fold = row->recur ? "^ " : n->nchildren == 0 ? "  " : t->folded[row->gi] ? "+ " : "- ";
-        snprintf(left, sizeof left, "%*s%s%s %s%s", depth * 2, "", fold, tui_level_tag(n->level),
-                 n->label, row->recur ? " (shared)" : "");
-        tui_fmt_cost(in->has ? in->cost : -1, cost, sizeof cost);
-        if (in->speedup > 0) snprintf(spd, sizeof spd, "x%.2g", in->speedup);
-        else snprintf(spd, sizeof spd, "-");
-        char mark = !in->has ? ' ' : in->violations > 0 || in->verified == 0 ? '!' : in->verified == 1 ? 'V' : '?';
-        snprintf(right, sizeof right, " %7s %6s %c%c%c%c", cost, spd, mark, n->pruned ? 'x' : ' ',
-                 n->favourite ? '*' : ' ', n->has_note ? 'n' : ' ');
-        int rl = (int)strlen(right);
-        int ll = w - rl;
-        if (ll < 4) ll = 4;
-        char line[TUI_LINE];
-        snprintf(line, sizeof line, "%-*.*s%s", ll, ll, left, right);
-        int attr = r == t->sel ? A_REVERSE : 0;
-        if (n->pruned) attr |= A_DIM;
-        attron(attr);
-        mvaddnstr(y + i, x, line, w);
-        attroff(attr);
-        int ca = tui_cost_color(t, in->has ? in->cost : -1);
-        if (ca && ll < w) {
-            attron(ca | attr);
-            mvaddnstr(y + i, x + ll, right, w - ll > 8 ? 8 : w - ll);
-            attroff(ca | attr);
-        }
-    }
+    for (int i = 0; i < h && t->top + i < t->nrows; i++) draw_row(t, t->top + i, y + i, x, w);
     if (t->nrows == 0) mvaddnstr(y, x, "(empty workspace)", w);
 }
 

@@ -54,7 +54,7 @@ render() {
         MANROFFOPT="-rHY=0" MANWIDTH=80 man -l "$1" 2>/dev/null | col -bx
     else cat "$1"; fi | sed 's/\xe2\x80\x90/-/g' | tr -s ' \t\n' '   '
 }
-for page in polyapm.1 polyapm-lang.5 polyapm-transforms.7; do
+for page in polyapm.1 polyapm-lang.5 polyapm-transforms.7 polyapm-guide.7; do
     f="$ROOT/man/$page"
     if command -v man >/dev/null 2>&1; then
         expect_eq "$page: man reports no warnings" "$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)" ""
@@ -69,7 +69,7 @@ for page in polyapm.1 polyapm-lang.5 polyapm-transforms.7; do
     expect_match "$page: cites the reductions paper" "$(cat "$TMP/page")" \
         "Deitz, D\. Callahan, B\. L\. Chamberlain, L\. Snyder, Global-View Abstractions for User-Defined Reductions and Scans, PPoPP 2006"
 done
-for page in polyapm.1 polyapm-transforms.7; do
+for page in polyapm.1 polyapm-transforms.7 polyapm-guide.7; do
     render "$ROOT/man/$page" >"$TMP/page"
     expect_match "$page: cites the distribution calculus" "$(cat "$TMP/page")" \
         "R\. Di Cosmo, S\. Pelagatti, Z\. Li, A Calculus for Parallel Computations over Multidimensional Dense Arrays, 2004"
