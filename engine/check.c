@@ -321,82 +321,146 @@ static ir_type resolve_repeat(checker *C, ir_expr *e, int mode, const char *what
     return op_state_type(C->p, u, 0);
 }
 
-ir_type chk_resolve(checker *C, ir_expr *e, int mode, const char *what)
+/* A name: a parameter, variable, 0-dimensional array or (in an operator clause) a pattern name. */
+static ir_type resolve_name(checker *C, ir_expr *e, int mode, const char *what)
 {
     char b[128];
+    e->type = IR_INT;
+    e->u.name.nk = IR_N_UNRESOLVED;
+    e->u.name.index = -1;
+    sym *s = chk_lookup(C, e->u.name.id);
+    if (!s) {
+        if (later_param(C, e->u.name.id))
+            chk_err(C, e->pos, "parameter '%s' is defined later: a parameter may only use "
+                 "earlier parameters", e->u.name.id);
+        else
+            chk_err(C, e->pos, "unknown name '%s'", e->u.name.id);
+        return IR_INT;
+    }
+    if (mode == M_OP && s->nk != IR_N_OPVAR) {
+        chk_err(C, e->pos, "an operator clause may only use its pattern names, its lets and literals, "
+             "but uses %s '%s'", chk_nk_names[s->nk], e->u.name.id);
+        return IR_INT;
+    }
+    if (s->nk == IR_N_OPVAR && mode != M_OP) {
+        chk_err(C, e->pos, "unknown name '%s'", e->u.name.id);
+        return IR_INT;
+    }
+    if (s->nk == IR_N_ARRAY) {
+        ir_decl *ad = chk_array_decl(C, s);
+        if (ad->u.array.ndims != 0) {
+            chk_err(C, e->pos, "array '%s' has %d dimension%s: expected %d subscript%s",
+                 e->u.name.id, ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s",
+                 ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s");
+        } else if (mode != M_ANY) {
+            snprintf(b, sizeof b, "array '%s'", e->u.name.id);
+            const_violation(C, e, mode, mode_what(mode, what), b);
+        }
+    } else if (mode == M_CONST && s->nk != IR_N_PARAM) {
+        snprintf(b, sizeof b, "%s '%s'", chk_nk_names[s->nk], e->u.name.id);
+        const_violation(C, e, mode, mode_what(mode, what), b);
+    }
+    e->u.name.nk = s->nk;
+    e->u.name.index = s->index;
+    return e->type = s->type;
+}
+
+/* An array element: its array, its subscripts (affine integers). */
+static ir_type resolve_access(checker *C, ir_expr *e, int mode, const char *what)
+{
+    char b[128];
+    e->u.access.array_index = -1;
+    if (mode == M_OP) {
+        chk_err(C, e->pos, "an operator clause may not read arrays (found '%s[..]')", e->u.access.array);
+        return e->type = IR_INT;
+    }
+    sym *s = chk_lookup(C, e->u.access.array);
+    ir_type t = IR_DOUBLE;
+    if (!s) {
+        chk_err(C, e->pos, "unknown array '%s'", e->u.access.array);
+    } else if (s->nk != IR_N_ARRAY) {
+        chk_err(C, e->pos, "'%s' is a %s, not an array", e->u.access.array, chk_nk_names[s->nk]);
+    } else {
+        ir_decl *ad = chk_array_decl(C, s);
+        t = ad->u.array.elem;
+        if (ad->u.array.ndims != e->u.access.nidx)
+            chk_err(C, e->pos, "array '%s' has %d dimension%s, found %d subscript%s",
+                 e->u.access.array, ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s",
+                 e->u.access.nidx, e->u.access.nidx == 1 ? "" : "s");
+        else
+            e->u.access.array_index = s->index;
+        if (mode != M_ANY) {
+            snprintf(b, sizeof b, "array '%s'", e->u.access.array);
+            const_violation(C, e, mode, mode_what(mode, what), b);
+        }
+    }
+    for (int i = 0; i < e->u.access.nidx; i++) check_subscript(C, e->u.access.idx[i], mode, what);
+    return e->type = t;
+}
+
+/* A built-in function's call: its arguments' number and types, its result's type. */
+static ir_type resolve_call(checker *C, ir_expr *e, int mode, const char *what)
+{
+    ir_type all = IR_INT;
+    for (int i = 0; i < e->u.call.nargs; i++)
+        if (chk_resolve(C, e->u.call.args[i], mode, what) == IR_DOUBLE) all = IR_DOUBLE;
+    int n = e->u.call.nargs;
+    const char *fn = ir_func_name(e->u.call.f);
+    switch (e->u.call.f) {
+    case IR_F_MIN: case IR_F_MAX:
+        if (n < 2) chk_err(C, e->pos, "%s takes at least 2 arguments, found %d", fn, n);
+        return e->type = all;
+    case IR_F_SELECT:
+        if (n != 3) {
+            chk_err(C, e->pos, "select takes 3 arguments, found %d", n);
+            return e->type = all;
+        }
+        return e->type = (e->u.call.args[1]->type == IR_DOUBLE || e->u.call.args[2]->type == IR_DOUBLE)
+                       ? IR_DOUBLE : IR_INT;
+    case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR:
+        if (n != 2) chk_err(C, e->pos, "%s takes 2 arguments, found %d", fn, n);
+        else if (all != IR_INT) chk_err(C, e->pos, "%s needs integer arguments", fn);
+        return e->type = IR_INT;
+    case IR_F_SQRT:
+        if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
+        return e->type = IR_DOUBLE;
+    case IR_F_ISQRT:
+        if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
+        else if (all != IR_INT) chk_err(C, e->pos, "isqrt needs an integer argument");
+        return e->type = IR_INT;
+    default:
+        if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
+        return e->type = all;
+    }
+}
+
+/* A reduction: integer bounds, its variable defined over its body. */
+static ir_type resolve_reduce(checker *C, ir_expr *e, int mode, const char *what)
+{
+    if (mode == M_OP) {
+        chk_err(C, e->pos, "an operator clause may not contain a reduction");
+        return e->type = IR_INT;
+    }
+    if (mode == M_CONST) const_violation(C, e, mode, mode_what(mode, what), "a reduction");
+    if (chk_resolve(C, e->u.reduce.lo, mode, what) != IR_INT)
+        chk_err(C, e->u.reduce.lo->pos, "a reduction bound must be an integer expression");
+    if (chk_resolve(C, e->u.reduce.hi, mode, what) != IR_INT)
+        chk_err(C, e->u.reduce.hi->pos, "a reduction bound must be an integer expression");
+    int mark = C->nsyms;
+    e->u.reduce.slot = chk_define(C, e->u.reduce.var, IR_N_REDVAR, 0, e->pos, IR_INT);
+    ir_type t = chk_resolve(C, e->u.reduce.body, mode, what);
+    chk_pop_to(C, mark);
+    return e->type = t;
+}
+
+ir_type chk_resolve(checker *C, ir_expr *e, int mode, const char *what)
+{
     if (!e) return IR_INT;
     switch (e->kind) {
     case IR_E_INT: return e->type = IR_INT;
     case IR_E_REAL: return e->type = IR_DOUBLE;
-    case IR_E_NAME: {
-        e->type = IR_INT;
-        e->u.name.nk = IR_N_UNRESOLVED;
-        e->u.name.index = -1;
-        sym *s = chk_lookup(C, e->u.name.id);
-        if (!s) {
-            if (later_param(C, e->u.name.id))
-                chk_err(C, e->pos, "parameter '%s' is defined later: a parameter may only use "
-                     "earlier parameters", e->u.name.id);
-            else
-                chk_err(C, e->pos, "unknown name '%s'", e->u.name.id);
-            return IR_INT;
-        }
-        if (mode == M_OP && s->nk != IR_N_OPVAR) {
-            chk_err(C, e->pos, "an operator clause may only use its pattern names, its lets and literals, "
-                 "but uses %s '%s'", chk_nk_names[s->nk], e->u.name.id);
-            return IR_INT;
-        }
-        if (s->nk == IR_N_OPVAR && mode != M_OP) {
-            chk_err(C, e->pos, "unknown name '%s'", e->u.name.id);
-            return IR_INT;
-        }
-        if (s->nk == IR_N_ARRAY) {
-            ir_decl *ad = chk_array_decl(C, s);
-            if (ad->u.array.ndims != 0) {
-                chk_err(C, e->pos, "array '%s' has %d dimension%s: expected %d subscript%s",
-                     e->u.name.id, ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s",
-                     ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s");
-            } else if (mode != M_ANY) {
-                snprintf(b, sizeof b, "array '%s'", e->u.name.id);
-                const_violation(C, e, mode, mode_what(mode, what), b);
-            }
-        } else if (mode == M_CONST && s->nk != IR_N_PARAM) {
-            snprintf(b, sizeof b, "%s '%s'", chk_nk_names[s->nk], e->u.name.id);
-            const_violation(C, e, mode, mode_what(mode, what), b);
-        }
-        e->u.name.nk = s->nk;
-        e->u.name.index = s->index;
-        return e->type = s->type;
-    }
-    case IR_E_ACCESS: {
-        e->u.access.array_index = -1;
-        if (mode == M_OP) {
-            chk_err(C, e->pos, "an operator clause may not read arrays (found '%s[..]')", e->u.access.array);
-            return e->type = IR_INT;
-        }
-        sym *s = chk_lookup(C, e->u.access.array);
-        ir_type t = IR_DOUBLE;
-        if (!s) {
-            chk_err(C, e->pos, "unknown array '%s'", e->u.access.array);
-        } else if (s->nk != IR_N_ARRAY) {
-            chk_err(C, e->pos, "'%s' is a %s, not an array", e->u.access.array, chk_nk_names[s->nk]);
-        } else {
-            ir_decl *ad = chk_array_decl(C, s);
-            t = ad->u.array.elem;
-            if (ad->u.array.ndims != e->u.access.nidx)
-                chk_err(C, e->pos, "array '%s' has %d dimension%s, found %d subscript%s",
-                     e->u.access.array, ad->u.array.ndims, ad->u.array.ndims == 1 ? "" : "s",
-                     e->u.access.nidx, e->u.access.nidx == 1 ? "" : "s");
-            else
-                e->u.access.array_index = s->index;
-            if (mode != M_ANY) {
-                snprintf(b, sizeof b, "array '%s'", e->u.access.array);
-                const_violation(C, e, mode, mode_what(mode, what), b);
-            }
-        }
-        for (int i = 0; i < e->u.access.nidx; i++) check_subscript(C, e->u.access.idx[i], mode, what);
-        return e->type = t;
-    }
+    case IR_E_NAME: return resolve_name(C, e, mode, what);
+    case IR_E_ACCESS: return resolve_access(C, e, mode, what);
     case IR_E_UNARY: {
         ir_type t = chk_resolve(C, e->u.op.a, mode, what);
         return e->type = e->u.op.op == IR_OP_NOT ? IR_INT : t;
@@ -414,56 +478,9 @@ ir_type chk_resolve(checker *C, ir_expr *e, int mode, const char *what)
             return e->type = IR_INT;
         }
     }
-    case IR_E_CALL: {
-        ir_type all = IR_INT;
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (chk_resolve(C, e->u.call.args[i], mode, what) == IR_DOUBLE) all = IR_DOUBLE;
-        int n = e->u.call.nargs;
-        const char *fn = ir_func_name(e->u.call.f);
-        switch (e->u.call.f) {
-        case IR_F_MIN: case IR_F_MAX:
-            if (n < 2) chk_err(C, e->pos, "%s takes at least 2 arguments, found %d", fn, n);
-            return e->type = all;
-        case IR_F_SELECT:
-            if (n != 3) {
-                chk_err(C, e->pos, "select takes 3 arguments, found %d", n);
-                return e->type = all;
-            }
-            return e->type = (e->u.call.args[1]->type == IR_DOUBLE || e->u.call.args[2]->type == IR_DOUBLE)
-                           ? IR_DOUBLE : IR_INT;
-        case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR:
-            if (n != 2) chk_err(C, e->pos, "%s takes 2 arguments, found %d", fn, n);
-            else if (all != IR_INT) chk_err(C, e->pos, "%s needs integer arguments", fn);
-            return e->type = IR_INT;
-        case IR_F_SQRT:
-            if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
-            return e->type = IR_DOUBLE;
-        case IR_F_ISQRT:
-            if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
-            else if (all != IR_INT) chk_err(C, e->pos, "isqrt needs an integer argument");
-            return e->type = IR_INT;
-        default:
-            if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
-            return e->type = all;
-        }
-    }
+    case IR_E_CALL: return resolve_call(C, e, mode, what);
     case IR_E_REPEAT: return e->type = resolve_repeat(C, e, mode, what);
-    case IR_E_REDUCE: {
-        if (mode == M_OP) {
-            chk_err(C, e->pos, "an operator clause may not contain a reduction");
-            return e->type = IR_INT;
-        }
-        if (mode == M_CONST) const_violation(C, e, mode, mode_what(mode, what), "a reduction");
-        if (chk_resolve(C, e->u.reduce.lo, mode, what) != IR_INT)
-            chk_err(C, e->u.reduce.lo->pos, "a reduction bound must be an integer expression");
-        if (chk_resolve(C, e->u.reduce.hi, mode, what) != IR_INT)
-            chk_err(C, e->u.reduce.hi->pos, "a reduction bound must be an integer expression");
-        int mark = C->nsyms;
-        e->u.reduce.slot = chk_define(C, e->u.reduce.var, IR_N_REDVAR, 0, e->pos, IR_INT);
-        ir_type t = chk_resolve(C, e->u.reduce.body, mode, what);
-        chk_pop_to(C, mark);
-        return e->type = t;
-    }
+    case IR_E_REDUCE: return resolve_reduce(C, e, mode, what);
     }
     return IR_INT;
 }
