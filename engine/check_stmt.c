@@ -88,6 +88,139 @@ static const ir_decl *check_block_ref(checker *C, ir_expr *e, ir_expr *lo, ir_ex
 
 static const char *type_name(ir_type t) { return t == IR_DOUBLE ? "double" : "int"; }
 
+/* A collective with a built-in operator: one block into one of the same type (integers only
+ * for the integer operators); the balanced collectives need a declared operator. */
+static void check_coll_builtin(checker *C, ir_stmt *s, const ir_decl **sa, const ir_decl **da, int bad)
+{
+    const char *cn = ir_coll_name(s->u.coll.ck);
+    ir_coll_kind ck = s->u.coll.ck;
+    int ns = s->u.coll.nsrc, nd = s->u.coll.ndst;
+    const ir_opref *op = &s->u.coll.op;
+    int bal = ck == IR_C_REDUCE_BAL || ck == IR_C_ALLREDUCE_BAL || ck == IR_C_SCAN_BAL;
+    if (bal) {
+        chk_err(C, op->pos, "'%s' needs an operator with %s clauses; '%s' is built in", cn,
+             ck == IR_C_SCAN_BAL ? "'lower' and 'upper'" : "'combine' and 'one'", op->name);
+        return;
+    }
+    if (ns != 1 || nd != 1 || !s->u.coll.dst[0]) {
+        chk_err(C, s->pos, "'%s(%s)' reads one block and writes one block", cn, op->name);
+        return;
+    }
+    if (bad) return;
+    if (op_builtin_int_only((ir_bop)op->builtin) && sa[0]->u.array.elem == IR_DOUBLE)
+        chk_err(C, op->pos, "operator type mismatch: '%s' takes integers, but '%s' is a double array",
+             op->name, sa[0]->u.array.name);
+    else if (sa[0]->u.array.elem != da[0]->u.array.elem)
+        chk_err(C, op->pos, "operator type mismatch: '%s(%s)' of %s array '%s' into %s array '%s'", cn,
+             op->name, type_name(sa[0]->u.array.elem), sa[0]->u.array.name,
+             type_name(da[0]->u.array.elem), da[0]->u.array.name);
+}
+
+/* A declared operator with an 'in' tuple (the global view): each processor's blocks accumulate
+ * into one destination through its gen (scangen for scans) clause. */
+static void check_coll_accumulate(checker *C, ir_stmt *s, const ir_decl **sa, const ir_decl **da, int bad)
+{
+    const char *cn = ir_coll_name(s->u.coll.ck);
+    ir_coll_kind ck = s->u.coll.ck;
+    int ns = s->u.coll.nsrc, nd = s->u.coll.ndst;
+    const ir_opref *op = &s->u.coll.op;
+    int balanced = ck == IR_C_REDUCE_BAL || ck == IR_C_ALLREDUCE_BAL || ck == IR_C_SCAN_BAL;
+    const ir_decl *od = C->p->ops[op->user];
+    const char *on = od->u.op.name;
+    const ir_opitem *const *cl = od->u.op.clause;
+    int nin = op_in_arity(C->p, op->user);
+    int scan = ck == IR_C_SCAN || ck == IR_C_EXSCAN;
+    if (balanced) {
+        chk_err(C, op->pos, "'%s' takes an elementwise operator; '%s' has an 'in' tuple", cn, on);
+        return;
+    }
+    if (!cl[scan ? IR_K_SCANGEN : IR_K_GEN]) {
+        chk_err(C, op->pos, "'%s' with operator '%s' needs a '%s' clause", cn, on, scan ? "scangen" : "gen");
+        return;
+    }
+    if (ns != nin || nd != 1 || !s->u.coll.dst[0]) {
+        chk_err(C, s->pos, "operator '%s' accumulates a tuple of %d input%s: expected %d source block%s "
+             "and one destination, found %d and %d", on, nin, nin == 1 ? "" : "s", nin,
+             nin == 1 ? "" : "s", ns, nd);
+        return;
+    }
+    if (bad) return;
+    for (int i = 0; i < ns; i++)
+        if (sa[i]->u.array.elem != od->u.op.in->fields[i].type)
+            chk_err(C, s->u.coll.src[i]->pos, "operator type mismatch: input field '%s' of '%s' is %s, "
+                 "array '%s' is %s", od->u.op.in->fields[i].name, on,
+                 type_name(od->u.op.in->fields[i].type), sa[i]->u.array.name,
+                 type_name(sa[i]->u.array.elem));
+    const ir_opitem *g = cl[scan ? IR_K_SCANGEN : IR_K_GEN];
+    for (int i = 0; i < g->nval; i++)
+        if (g->val[i]->type == IR_DOUBLE && da[0]->u.array.elem == IR_INT) {
+            chk_err(C, s->u.coll.dst[0]->pos, "operator type mismatch: '%s' of '%s' gives a double, "
+                 "array '%s' is int", scan ? "scangen" : "gen", on, da[0]->u.array.name);
+            break;
+        }
+}
+
+/* A declared elementwise operator: one source and one destination block per state field, each
+ * of the field's type. */
+static void check_coll_state(checker *C, ir_stmt *s, const ir_decl **sa, const ir_decl **da, int bad)
+{
+    int ns = s->u.coll.nsrc, nd = s->u.coll.ndst;
+    const ir_opref *op = &s->u.coll.op;
+    const ir_decl *od = C->p->ops[op->user];
+    const char *on = od->u.op.name;
+    int nst = op_state_arity(C->p, op->user);
+    if (ns != nst || nd != nst) {
+        chk_err(C, s->pos, "operator '%s' has a state of %d field%s: expected %d source and %d destination "
+             "blocks, found %d and %d", on, nst, nst == 1 ? "" : "s", nst, nst, ns, nd);
+        return;
+    }
+    if (bad) return;
+    for (int i = 0; i < nst; i++) {
+        ir_type ft = od->u.op.state->fields[i].type;
+        if (sa[i]->u.array.elem != ft)
+            chk_err(C, s->u.coll.src[i]->pos, "operator type mismatch: field '%s' of '%s' is %s, array '%s' is %s",
+                 od->u.op.state->fields[i].name, on, type_name(ft), sa[i]->u.array.name,
+                 type_name(sa[i]->u.array.elem));
+        if (da[i] && da[i]->u.array.elem != ft)
+            chk_err(C, s->u.coll.dst[i]->pos, "operator type mismatch: field '%s' of '%s' is %s, array '%s' is %s",
+                 od->u.op.state->fields[i].name, on, type_name(ft), da[i]->u.array.name,
+                 type_name(da[i]->u.array.elem));
+    }
+}
+
+/* A collective with a declared operator: the clauses its kind needs, associativity unless
+ * balanced, then its blocks against the operator's tuples. */
+static void check_coll_user(checker *C, ir_stmt *s, const ir_decl **sa, const ir_decl **da, int bad)
+{
+    const char *cn = ir_coll_name(s->u.coll.ck);
+    ir_coll_kind ck = s->u.coll.ck;
+    const ir_opref *op = &s->u.coll.op;
+    const ir_decl *od = C->p->ops[op->user];
+    const char *on = od->u.op.name;
+    const ir_opitem *const *cl = od->u.op.clause;
+    static const struct { ir_coll_kind ck; ir_clause_kind need[2]; } needs[] = {
+        { IR_C_REDUCE, { IR_K_COMBINE, IR_K_COMBINE } }, { IR_C_ALLREDUCE, { IR_K_COMBINE, IR_K_COMBINE } },
+        { IR_C_SCAN, { IR_K_COMBINE, IR_K_COMBINE } }, { IR_C_EXSCAN, { IR_K_COMBINE, IR_K_IDENT } },
+        { IR_C_REDUCE_BAL, { IR_K_COMBINE, IR_K_ONE } }, { IR_C_ALLREDUCE_BAL, { IR_K_COMBINE, IR_K_ONE } },
+        { IR_C_SCAN_BAL, { IR_K_LOWER, IR_K_UPPER } },
+    };
+    for (unsigned i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        for (int k = 0; k < 2; k++)
+            if (needs[i].ck == ck && !cl[needs[i].need[k]]) {
+                chk_err(C, op->pos, "'%s' needs a '%s' clause, operator '%s' has none", cn,
+                     ir_clause_name(needs[i].need[k]), on);
+                return;
+            }
+    int balanced = ck == IR_C_REDUCE_BAL || ck == IR_C_ALLREDUCE_BAL || ck == IR_C_SCAN_BAL;
+    if (!od->u.op.associative && !balanced) {
+        chk_err(C, op->pos, "operator '%s' is declared nonassociative: only reduce_bal, allreduce_bal and "
+             "scan_bal may use it", on);
+        return;
+    }
+    if (op_in_arity(C->p, op->user) > 0) check_coll_accumulate(C, s, sa, da, bad);
+    else check_coll_state(C, s, sa, da, bad);
+}
+
 static void check_coll(checker *C, ir_stmt *s)
 {
     const char *cn = ir_coll_name(s->u.coll.ck);
@@ -128,99 +261,8 @@ static void check_coll(checker *C, ir_stmt *s)
     }
     ir_opref *op = &s->u.coll.op;
     if (chk_resolve_opref(C, op) != 0) return;
-    if (op->builtin >= 0) {
-        int bal = ck == IR_C_REDUCE_BAL || ck == IR_C_ALLREDUCE_BAL || ck == IR_C_SCAN_BAL;
-        if (bal) {
-            chk_err(C, op->pos, "'%s' needs an operator with %s clauses; '%s' is built in", cn,
-                 ck == IR_C_SCAN_BAL ? "'lower' and 'upper'" : "'combine' and 'one'", op->name);
-            return;
-        }
-        if (ns != 1 || nd != 1 || !s->u.coll.dst[0]) {
-            chk_err(C, s->pos, "'%s(%s)' reads one block and writes one block", cn, op->name);
-            return;
-        }
-        if (bad) return;
-        if (op_builtin_int_only((ir_bop)op->builtin) && sa[0]->u.array.elem == IR_DOUBLE)
-            chk_err(C, op->pos, "operator type mismatch: '%s' takes integers, but '%s' is a double array",
-                 op->name, sa[0]->u.array.name);
-        else if (sa[0]->u.array.elem != da[0]->u.array.elem)
-            chk_err(C, op->pos, "operator type mismatch: '%s(%s)' of %s array '%s' into %s array '%s'", cn,
-                 op->name, type_name(sa[0]->u.array.elem), sa[0]->u.array.name,
-                 type_name(da[0]->u.array.elem), da[0]->u.array.name);
-        return;
-    }
-    const ir_decl *od = C->p->ops[op->user];
-    const char *on = od->u.op.name;
-    const ir_opitem *const *cl = od->u.op.clause;
-    static const struct { ir_coll_kind ck; ir_clause_kind need[2]; } needs[] = {
-        { IR_C_REDUCE, { IR_K_COMBINE, IR_K_COMBINE } }, { IR_C_ALLREDUCE, { IR_K_COMBINE, IR_K_COMBINE } },
-        { IR_C_SCAN, { IR_K_COMBINE, IR_K_COMBINE } }, { IR_C_EXSCAN, { IR_K_COMBINE, IR_K_IDENT } },
-        { IR_C_REDUCE_BAL, { IR_K_COMBINE, IR_K_ONE } }, { IR_C_ALLREDUCE_BAL, { IR_K_COMBINE, IR_K_ONE } },
-        { IR_C_SCAN_BAL, { IR_K_LOWER, IR_K_UPPER } },
-    };
-    for (unsigned i = 0; i < sizeof needs / sizeof needs[0]; i++)
-        for (int k = 0; k < 2; k++)
-            if (needs[i].ck == ck && !cl[needs[i].need[k]]) {
-                chk_err(C, op->pos, "'%s' needs a '%s' clause, operator '%s' has none", cn,
-                     ir_clause_name(needs[i].need[k]), on);
-                return;
-            }
-    int balanced = ck == IR_C_REDUCE_BAL || ck == IR_C_ALLREDUCE_BAL || ck == IR_C_SCAN_BAL;
-    if (!od->u.op.associative && !balanced) {
-        chk_err(C, op->pos, "operator '%s' is declared nonassociative: only reduce_bal, allreduce_bal and "
-             "scan_bal may use it", on);
-        return;
-    }
-    int nst = op_state_arity(C->p, op->user), nin = op_in_arity(C->p, op->user);
-    if (nin > 0) {   /* global view: accumulate each processor's block */
-        int scan = ck == IR_C_SCAN || ck == IR_C_EXSCAN;
-        if (balanced) {
-            chk_err(C, op->pos, "'%s' takes an elementwise operator; '%s' has an 'in' tuple", cn, on);
-            return;
-        }
-        if (!cl[scan ? IR_K_SCANGEN : IR_K_GEN]) {
-            chk_err(C, op->pos, "'%s' with operator '%s' needs a '%s' clause", cn, on, scan ? "scangen" : "gen");
-            return;
-        }
-        if (ns != nin || nd != 1 || !s->u.coll.dst[0]) {
-            chk_err(C, s->pos, "operator '%s' accumulates a tuple of %d input%s: expected %d source block%s "
-                 "and one destination, found %d and %d", on, nin, nin == 1 ? "" : "s", nin,
-                 nin == 1 ? "" : "s", ns, nd);
-            return;
-        }
-        if (bad) return;
-        for (int i = 0; i < ns; i++)
-            if (sa[i]->u.array.elem != od->u.op.in->fields[i].type)
-                chk_err(C, s->u.coll.src[i]->pos, "operator type mismatch: input field '%s' of '%s' is %s, "
-                     "array '%s' is %s", od->u.op.in->fields[i].name, on,
-                     type_name(od->u.op.in->fields[i].type), sa[i]->u.array.name,
-                     type_name(sa[i]->u.array.elem));
-        const ir_opitem *g = cl[scan ? IR_K_SCANGEN : IR_K_GEN];
-        for (int i = 0; i < g->nval; i++)
-            if (g->val[i]->type == IR_DOUBLE && da[0]->u.array.elem == IR_INT) {
-                chk_err(C, s->u.coll.dst[0]->pos, "operator type mismatch: '%s' of '%s' gives a double, "
-                     "array '%s' is int", scan ? "scangen" : "gen", on, da[0]->u.array.name);
-                break;
-            }
-        return;
-    }
-    if (ns != nst || nd != nst) {
-        chk_err(C, s->pos, "operator '%s' has a state of %d field%s: expected %d source and %d destination "
-             "blocks, found %d and %d", on, nst, nst == 1 ? "" : "s", nst, nst, ns, nd);
-        return;
-    }
-    if (bad) return;
-    for (int i = 0; i < nst; i++) {
-        ir_type ft = od->u.op.state->fields[i].type;
-        if (sa[i]->u.array.elem != ft)
-            chk_err(C, s->u.coll.src[i]->pos, "operator type mismatch: field '%s' of '%s' is %s, array '%s' is %s",
-                 od->u.op.state->fields[i].name, on, type_name(ft), sa[i]->u.array.name,
-                 type_name(sa[i]->u.array.elem));
-        if (da[i] && da[i]->u.array.elem != ft)
-            chk_err(C, s->u.coll.dst[i]->pos, "operator type mismatch: field '%s' of '%s' is %s, array '%s' is %s",
-                 od->u.op.state->fields[i].name, on, type_name(ft), da[i]->u.array.name,
-                 type_name(da[i]->u.array.elem));
-    }
+    if (op->builtin >= 0) check_coll_builtin(C, s, sa, da, bad);
+    else check_coll_user(C, s, sa, da, bad);
 }
 
 static void check_stmt(checker *C, ir_stmt *s)
