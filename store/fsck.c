@@ -39,7 +39,7 @@ static void say(store_fsck_report *r, const char *fmt, ...)
     r->lines[r->nlines++] = line;
 }
 
-void store_fsck_report_clear(store_fsck_report *r)
+void store_fsck_report_clear(own_keep store_fsck_report *r)
 {
     for (int i = 0; i < r->nlines; i++) free(r->lines[i]);
     free(r->lines);
@@ -405,7 +405,7 @@ static int check_dangling(store *s, int repair, store_fsck_report *out, diag_lis
     return 0;
 }
 
-int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
+int store_fsck(store *s, int repair, own_give store_fsck_report *out, diag_list *d)
 {
     memset(out, 0, sizeof *out);
     if (!store_git(s, d)) return -1;

@@ -17,14 +17,14 @@ int store_oom(diag_list *d)
     return -1;
 }
 
-void store_node_clear(store_node *n)
+void store_node_clear(own_keep store_node *n)
 {
     free(n->label);
     free(n->note);
     memset(n, 0, sizeof *n);
 }
 
-void store_edges_free(store_edge *e, int n)
+void store_edges_free(own_take store_edge *e, int n)
 {
     for (int i = 0; i < n; i++) {
         free(e[i].transform);
@@ -56,7 +56,7 @@ static int node_exists(store *s, int64_t id, diag_list *d)
     return store_step_int64(s, st, NULL, d, "looking up a node");
 }
 
-int store_node_get(store *s, int64_t id, store_node *out, diag_list *d)
+int store_node_get(store *s, int64_t id, own_give store_node *out, diag_list *d)
 {
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st = store_stmt(s, ST_NODE_GET, d);
@@ -83,7 +83,7 @@ int store_node_get(store *s, int64_t id, store_node *out, diag_list *d)
     return 0;
 }
 
-char *store_node_text(store *s, int64_t id, size_t *len, diag_list *d)
+own_give char *store_node_text(store *s, int64_t id, size_t *len, diag_list *d)
 {
     store_node n;
     if (!store_git(s, d) || store_node_get(s, id, &n, d) != 0) return NULL;
@@ -127,12 +127,12 @@ static int read_edges(store *s, store_stmt_id which, int64_t id, store_edge **ou
     return 0;
 }
 
-int store_parents(store *s, int64_t id, store_edge **out, int *n, diag_list *d)
+int store_parents(store *s, int64_t id, own_give store_edge **out, int *n, diag_list *d)
 {
     return read_edges(s, ST_PARENTS, id, out, n, d);
 }
 
-int store_children(store *s, int64_t id, store_edge **out, int *n, diag_list *d)
+int store_children(store *s, int64_t id, own_give store_edge **out, int *n, diag_list *d)
 {
     return read_edges(s, ST_CHILDREN, id, out, n, d);
 }
@@ -154,7 +154,7 @@ static int first_parent(store *s, int64_t id, int64_t *parent, diag_list *d)
     return store_step_int64(s, st, parent, d, "reading a parent");
 }
 
-int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d)
+int store_lineage(store *s, int64_t id, own_give int64_t **ids, int *n, diag_list *d)
 {
     int cap = 16, k = 0;
     int64_t count = 0;
@@ -191,7 +191,7 @@ int store_lineage(store *s, int64_t id, int64_t **ids, int *n, diag_list *d)
     return 0;
 }
 
-void store_path_free(store_step *steps, int n)
+void store_path_free(own_take store_step *steps, int n)
 {
     for (int i = 0; i < n; i++) {
         store_node_clear(&steps[i].node);
@@ -202,7 +202,7 @@ void store_path_free(store_step *steps, int n)
     free(steps);
 }
 
-int store_path(store *s, int64_t id, store_step **out, int *n, diag_list *d)
+int store_path(store *s, int64_t id, own_give store_step **out, int *n, diag_list *d)
 {
     *out = NULL;
     *n = 0;
@@ -467,7 +467,7 @@ int store_label(store *s, int64_t id, const char *label, diag_list *d)
 
 /* ---- the graph ------------------------------------------------------------------------------ */
 
-void store_graph_free(store_graph *g)
+void store_graph_free(own_keep store_graph *g)
 {
     for (int i = 0; i < g->n; i++) free(g->nodes[i].label);
     free(g->nodes);
@@ -487,7 +487,7 @@ int store_graph_index(const store_graph *g, int64_t id)
     return -1;
 }
 
-int store_graph_load(store *s, store_graph *g, diag_list *d)
+int store_graph_load(store *s, own_give store_graph *g, diag_list *d)
 {
     memset(g, 0, sizeof *g);
     g->root = -1;
@@ -581,7 +581,7 @@ fail:
 
 /* ---- removing ------------------------------------------------------------------------------- */
 
-int store_rm(store *s, int64_t id, int dry_run, int64_t **removed, int *n, diag_list *d)
+int store_rm(store *s, int64_t id, int dry_run, own_give int64_t **removed, int *n, diag_list *d)
 {
     *removed = NULL;
     *n = 0;

@@ -332,7 +332,7 @@ out:
     return rc;
 }
 
-int store_node_add(store *s, const store_add_req *r, int64_t *id, int *created, diag_list *d)
+int store_node_add(store *s, own_keep const store_add_req *r, int64_t *id, int *created, diag_list *d)
 {
     if (!r->text || !r->level || !*r->level || strlen(r->level) >= 16 || r->nparents < 0 || r->nparents > 16) {
         diag_add(d, NULL, 0, 0, "store_node_add: bad request (text, level and at most 16 parents)");

@@ -46,7 +46,7 @@ void store_rollback(store *s);
 /* Steps a statement that returns no row (SQLITE_DONE expected). */
 int store_exec_stmt(store *s, sqlite3_stmt *st, diag_list *d, const char *what);
 /* Column text copied (malloc'd; "" for NULL). */
-char *store_col_dup(sqlite3_stmt *st, int col);
+own_give char *store_col_dup(sqlite3_stmt *st, int col);
 /* Copies a column into a fixed buffer. */
 void store_col_copy(sqlite3_stmt *st, int col, char *buf, size_t n);
 int store_require_write(store *s, diag_list *d);
