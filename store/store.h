@@ -103,7 +103,7 @@ own_give char *store_find(const char *hint, diag_list *d);
 /* 1 if `dir` looks like a workspace (has pdg.db and repo.git). */
 int store_is_workspace(const char *dir);
 
-/* ---- nodes and edges (store/pdg.c) ---------------------------------------------------------- */
+/* ---- nodes and edges (store/pdg.c, store/pdg_add.c) ----------------------------------------- */
 
 typedef struct store_node {
     int64_t id;
