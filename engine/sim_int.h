@@ -1,7 +1,8 @@
 /*
  * sim_int.h — the simulator's internals, shared by sim.c (the driver: levels, steps, the run),
  * sim_memory.c (memories and inits), sim_messages.c, sim_output.c (outputs, checksum,
- * verification), sim_compile.c (AST -> executable tree) and sim_exec.c (the interpreter).
+ * verification), sim_compile.c (AST -> executable tree, with sim_classes.c: work classes) and
+ * sim_exec.c (the interpreter).
  *
  * The AST is compiled once into typed nodes: every node knows whether it yields an int64 or a
  * double, parameter names are folded into constants, variables live in two flat frames indexed
@@ -360,6 +361,7 @@ double sim_expr_ticks(const ir_expr *e);
 int sim_const_int(sim_ctx *c, const ir_expr *e, int64_t *out);
 int sim_const_num(sim_ctx *c, const ir_expr *e, double *out);
 
+/* sim_classes.c */
 /* Whether op reads an array element (an access node). */
 int sim_is_access(sim_op op);
 /* Does the value of n change with loop variable `slot`?  With `lets` (a budget, spent one a let
@@ -367,6 +369,13 @@ int sim_is_access(sim_op op);
 int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets);
 /* Records that let variable `slot` holds `value` (sim_node_moves follows it). */
 void sim_let_define(sim_ctx *c, int slot, sim_node *value);
+/* An assignment's work class: by its reductions' bodies when it has any (their loops are the
+ * innermost), else by how its accesses move with the innermost loop around it (none: SCALAR).
+ * Statements under `cost N` are SCALAR: the annotation is their price. */
+int sim_stmt_class(const sim_ctx *c, const sim_stmt *st);
+/* Classes the one strided accumulation of a two-loop nest around it (loop `outer`, compiled):
+ * SIM_WORK_ACCUM rather than a walk (see sim_classes.c). */
+void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */
