@@ -9,7 +9,9 @@
  *   own_take   on a parameter: the function consumes it (frees it, or links it into what it
  *              returns); the caller must not use or free it afterwards
  *   own_keep   on a parameter: the function only borrows it; the caller still owns it
- *   own_give   on an out-parameter (T **out): what the function stores there is the caller's
+ *   own_give   on an out-parameter (T **out): what the function stores there is the caller's;
+ *              on a struct the function fills (T *out): what the struct then holds is the
+ *              caller's, released by the matching *_clear (store.h)
  *
  * Ownership that depends on the outcome (freed only on failure) stays in the comment.
  * Unannotated pointers are borrowed (own_keep) unless the comment says otherwise.  Nodes of a

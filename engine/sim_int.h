@@ -1,6 +1,8 @@
 /*
- * sim_int.h — the simulator's internals, shared by sim.c (the driver: levels, steps, memories,
- * messages, outputs), sim_compile.c (AST -> executable tree) and sim_exec.c (the interpreter).
+ * sim_int.h — the simulator's internals, shared by sim.c (the driver: levels, steps, the run),
+ * sim_memory.c (memories and inits), sim_messages.c, sim_output.c (outputs, checksum,
+ * verification), sim_compile.c (AST -> executable tree, with sim_classes.c: work classes) and
+ * sim_exec.c (the interpreter).
  *
  * The AST is compiled once into typed nodes: every node knows whether it yields an int64 or a
  * double, parameter names are folded into constants, variables live in two flat frames indexed
@@ -238,7 +240,7 @@ static inline int64_t sim_mem_slot(const sim_mem *m, int d, int64_t x)
 /* The extent of dimension d in indices (the storage's, except for a folded dimension). */
 static inline int64_t sim_mem_span(const sim_mem *m, int d) { return sim_folded(m, d) ? m->fext : m->ext[d]; }
 
-/* Folded memories: makes storage plane k hold index x, clearing the plane (sim.c). */
+/* Folded memories: makes storage plane k hold index x, clearing the plane (sim_memory.c). */
 void sim_plane_take(sim_mem *m, int64_t k, int64_t x);
 
 /* The global index in dimension d of storage index r. */
@@ -261,6 +263,22 @@ typedef struct sim_msg {
     int64_t gsrc;                 /* syndm: the sent element's id (sim_version_goff), or -1 */
     const sim_stmt *st;
 } sim_msg;
+
+/* An init declaration, compiled (sim_memory.c): its array, the indices it fixes and the slots
+ * of the others, and its value. */
+typedef struct sim_init {
+    int array, nidx;
+    int fixed[SIM_MAXDIMS];
+    int64_t fixval[SIM_MAXDIMS];
+    int slot[SIM_MAXDIMS];
+    sim_node *value;
+} sim_init;
+
+/* An output region: its array and the leading indices it fixes. */
+typedef struct sim_out {
+    int array, nfix;
+    int64_t fix[SIM_MAXDIMS];
+} sim_out;
 
 /* A chunk allocator for compiled nodes: everything compiled lives until the run ends. */
 typedef struct sim_pool {
@@ -343,6 +361,7 @@ double sim_expr_ticks(const ir_expr *e);
 int sim_const_int(sim_ctx *c, const ir_expr *e, int64_t *out);
 int sim_const_num(sim_ctx *c, const ir_expr *e, double *out);
 
+/* sim_classes.c */
 /* Whether op reads an array element (an access node). */
 int sim_is_access(sim_op op);
 /* Does the value of n change with loop variable `slot`?  With `lets` (a budget, spent one a let
@@ -350,6 +369,13 @@ int sim_is_access(sim_op op);
 int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets);
 /* Records that let variable `slot` holds `value` (sim_node_moves follows it). */
 void sim_let_define(sim_ctx *c, int slot, sim_node *value);
+/* An assignment's work class: by its reductions' bodies when it has any (their loops are the
+ * innermost), else by how its accesses move with the innermost loop around it (none: SCALAR).
+ * Statements under `cost N` are SCALAR: the annotation is their price. */
+int sim_stmt_class(const sim_ctx *c, const sim_stmt *st);
+/* Classes the one strided accumulation of a two-loop nest around it (loop `outer`, compiled):
+ * SIM_WORK_ACCUM rather than a walk (see sim_classes.c). */
+void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */
@@ -443,6 +469,55 @@ void sim_fmt_elem(const sim_ctx *c, int array, const int64_t *idx, int n, char *
 /* " (statement S at 12:5)" for the running statement. */
 void sim_fmt_where(const sim_ctx *c, char *buf, size_t size);
 int64_t sim_proc_value(const sim_ctx *c, int id);
+void sim_result_violation(sim_result *r, int maxv, sim_violation_kind k, int line, int col,
+                          char *text);
+/* Shortest text that reads back as the same double. */
+void sim_fmt_val(double v, int is_double, char *buf, size_t size);
+/* The same of a value's bits (a double's, or an int64's). */
+void sim_fmt_bits(uint64_t bits, int is_double, char *buf, size_t size);
+/* The bits of -0.0 as those of 0.0 (values compare by their bits). */
+uint64_t sim_norm_bits(uint64_t b);
+
+/* sim_memory.c */
+void sim_mem_free(sim_mem *m);
+/* Lays out and allocates one memory (with `held`: its map of held elements, all 0; with `fold`:
+ * only the live planes of a dimension); `bytes` accumulates the total.  0 = ok. */
+int sim_mem_alloc(sim_ctx *c, sim_mem *m, const ir_decl *arr, const int64_t *lo,
+                  const int64_t *hi, const int64_t *off, const int64_t *lat_s,
+                  const int64_t *lat_b, int race, int held, const ir_planes *fold, int64_t *bytes);
+/* Compiles init declaration d into in.  0 = ok. */
+int sim_compile_init(sim_ctx *c, const ir_decl *d, sim_init *in);
+/* Iterates the box glo..ghi (nd dims, all non-empty); returns 0 when done. */
+int sim_box_next(int nd, const int64_t *glo, const int64_t *ghi, int64_t *g);
+/* The next storage index vector r of m (row-major); 0 after the last. */
+int sim_storage_next(const sim_mem *m, int64_t *r);
+/* Fills memory m (of an array with global bounds ab) with init in's values. */
+void sim_init_fill(sim_ctx *c, const sim_init *in, sim_mem *m, const sim_bounds *ab);
+/* syndm: one memory per processor, laid out by the dist declarations (dists[a] per array),
+ * then filled by the inits.  0 = ok; otherwise diagnostics. */
+int sim_layout_syndm(sim_ctx *c, const ir_decl **dists, const sim_bounds *ab, const ir_planes *folds,
+                     const sim_init *inits, int ninits, int64_t *bytes_io);
+
+/* sim_messages.c */
 void sim_message_add(sim_ctx *c, const sim_msg *m);
+/* Delivers the pending messages due before time `next` (all when `all`), charged to step s. */
+void sim_deliver(sim_ctx *c, int s, int64_t next, int all);
+
+/* sim_output.c */
+/* Allocates output o of array d's region so (from `steal`'s data in place when not NULL).  0 = ok. */
+int sim_output_alloc(sim_ctx *c, sim_output *o, const ir_decl *d, const sim_out *so,
+                     const sim_bounds *ab, sim_mem *steal);
+/* syndm, an array with versions: every element of the output region that was written must have
+ * been taken from a copy of its newest value (sim_gather_mem); one no processor holds is
+ * reported, and left undefined rather than given its init value (seen = -1). */
+void sim_gather_lost(sim_ctx *c, const sim_output *o, const sim_out *so, const sim_shadow *sh,
+                     int32_t *seen);
+/* Copies a memory's elements in the output region (global box) into o; `only_computed` for
+ * syndm (then `seen` flags elements already taken from another processor). */
+void sim_gather_mem(sim_ctx *c, sim_output *o, const sim_out *so, const sim_mem *m,
+                    int only_computed, int32_t *seen, int proc);
+/* Init values of the region in global coordinates (syndm: elements nobody computed). */
+void sim_gather_init(sim_ctx *c, sim_output *o, const sim_out *so, const sim_init *inits,
+                     int ninits, const sim_bounds *ab, const int32_t *seen);
 
 #endif

@@ -7,7 +7,7 @@
  * that tuple (a ragged piece: a triangle, a staircase).  That gives the hull box the memory is
  * laid out as, the element count reported as local memory (an element in two pieces counts
  * twice, as an exported program allocates it twice), and the map of the elements the memory
- * holds (sim_mem.held; overlapping pieces hold one value).  Plain dists are laid out by sim.c.
+ * holds (sim_mem.held; overlapping pieces hold one value).  Plain dists are laid out by sim_memory.c.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * of the newest value of every element, whichever processor wrote it.  A processor's copy
  * whose version is not the shadow's is stale: reading it is a missing message, since the value
  * it should read never arrived.  A message carries its element's value and version; delivery
- * replaces the receiver's copy (sim.c), and the outputs are taken from a copy of the newest
+ * replaces the receiver's copy (sim_messages.c), and the outputs are taken from a copy of the newest
  * version.
  *
  * Arrays that a collective names are left unversioned: they are single assignment over time,

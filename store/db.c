@@ -275,7 +275,7 @@ void store_rollback(store *s)
     diag_list_free(&ignored);
 }
 
-char *store_col_dup(sqlite3_stmt *st, int col)
+own_give char *store_col_dup(sqlite3_stmt *st, int col)
 {
     const unsigned char *t = sqlite3_column_text(st, col);
     return strdup(t ? (const char *)t : "");
@@ -421,7 +421,7 @@ static store *store_alloc(const char *dir)
     return s;
 }
 
-void store_close(store *s)
+void store_close(own_take store *s)
 {
     if (!s) return;
     for (int i = 0; i < ST__COUNT; i++) sqlite3_finalize(s->st[i]);
@@ -465,7 +465,7 @@ static int writable_path(const char *path)
     return access(path, W_OK) == 0;
 }
 
-int store_create(const char *dir, store **out, diag_list *d)
+int store_create(const char *dir, own_give store **out, diag_list *d)
 {
     *out = NULL;
     struct stat st;
@@ -515,7 +515,7 @@ out:
     return 0;
 }
 
-int store_open(const char *dir, int mode, store **out, diag_list *d)
+int store_open(const char *dir, int mode, own_give store **out, diag_list *d)
 {
     *out = NULL;
     struct stat st;
@@ -596,7 +596,7 @@ static int only_workspace_in(const char *dir, char **found)
     return n;
 }
 
-char *store_find(const char *hint, diag_list *d)
+own_give char *store_find(const char *hint, diag_list *d)
 {
     if (hint) {
         if (!store_is_workspace(hint)) {

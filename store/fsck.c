@@ -39,7 +39,7 @@ static void say(store_fsck_report *r, const char *fmt, ...)
     r->lines[r->nlines++] = line;
 }
 
-void store_fsck_report_clear(store_fsck_report *r)
+void store_fsck_report_clear(own_keep store_fsck_report *r)
 {
     for (int i = 0; i < r->nlines; i++) free(r->lines[i]);
     free(r->lines);
@@ -276,51 +276,37 @@ static void check_git_parents(store *s, int repair, store_fsck_report *r, diag_l
     store_graph_free(&g);
 }
 
-int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
+/* SQLite's quick_check of pdg.db.  0 = ok (problems are counted in r); -1 with a message. */
+static int check_integrity(store *s, store_fsck_report *r, diag_list *d)
 {
-    memset(out, 0, sizeof *out);
-    if (!store_git(s, d)) return -1;
-    if (repair) {
-        if (store_begin(s, d) != 0) return -1;
-    } else if (store_snapshot_begin(s, d) != 0) {
-        return -1;
-    }
-    row *rows = NULL;
-    int nrows = 0, nrefs = 0, rc = -1, found;
-    int64_t *ids = NULL;
-    vcs_hex *commits = NULL;
-    diag_list rd;
-    diag_list_init(&rd);
-
     sqlite3_stmt *st = store_stmt(s, ST_FSCK_INTEGRITY, d);
-    if (!st) goto out;
+    if (!st) return -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
         const char *res = (const char *)sqlite3_column_text(st, 0);
-        if (!res || strcmp(res, "ok") != 0) { out->problems++; say(out, "pdg.db: %s", res ? res : "quick_check failed"); }
+        if (!res || strcmp(res, "ok") != 0) { r->problems++; say(r, "pdg.db: %s", res ? res : "quick_check failed"); }
     } else {
-        out->problems++;
-        say(out, "pdg.db: %s", sqlite3_errmsg(s->db));
+        r->problems++;
+        say(r, "pdg.db: %s", sqlite3_errmsg(s->db));
     }
     sqlite3_reset(st);
-    if (load_rows(s, &rows, &nrows, d) != 0) goto out;
-    if (vcs_ref_list(s->git, &ids, &commits, &nrefs, d) != 0) goto out;
-    out->nodes = nrows;
-    out->refs = nrefs;
-    int64_t seq = scalar(s, ST_SEQ, 0, 0, &found, d);
-    if (found < 0) goto out;
+    return 0;
+}
 
-    /* Rows against refs. */
+/* Rows against refs: each row's program, ref and commit (repaired with `repair`). */
+static void check_rows_refs(store *s, int repair, const row *rows, int nrows, store_fsck_report *out,
+                            diag_list *rd)
+{
     for (int i = 0; i < nrows; i++) {
-        row *r = &rows[i];
+        const row *r = &rows[i];
         vcs_hex ref;
-        int has = vcs_ref_get(s->git, r->id, ref, &rd);
+        int has = vcs_ref_get(s->git, r->id, ref, rd);
         const char *problem = NULL;
         if (!vcs_has_object(s->git, r->hash)) problem = "its program is missing from repo.git";
         else if (has == 0) problem = "its ref refs/pdg/%lld is missing";
         else if (has < 0) problem = "its ref refs/pdg/%lld cannot be read";
         else {
             vcs_commit_info ci;
-            if (vcs_commit_read(s->git, ref, &ci, &rd) != 0) {
+            if (vcs_commit_read(s->git, ref, &ci, rd) != 0) {
                 problem = "its ref refs/pdg/%lld names no readable commit";
             } else {
                 if (strcmp(ci.program, r->hash) != 0) problem = "its ref refs/pdg/%lld names a commit of another program";
@@ -331,30 +317,37 @@ int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
         out->problems++;
         char what[160];
         snprintf(what, sizeof what, problem, (long long)r->id);
-        if (repair && repair_ref(s, r, &rd) == 0) {
+        if (repair && repair_ref(s, r, rd) == 0) {
             out->repaired++;
             say(out, "node %lld (%s): %s; repaired", (long long)r->id, r->label, what);
         } else {
             say(out, "node %lld (%s): %s%s", (long long)r->id, r->label, what, repair ? "; cannot repair" : "");
         }
     }
+}
 
-    /* Refs against rows: leftovers of interrupted adds and of rm, or rows removed by hand. */
+/* Refs against rows: leftovers of interrupted adds and of rm (ids past `seq` or removed), or
+ * rows removed by hand (restored from their commits with `repair`).  0 = ok; -1 with a message. */
+static int check_refs_rows(store *s, int repair, const row *rows, int nrows, const int64_t *ids,
+                           const vcs_hex *commits, int nrefs, int64_t seq, store_fsck_report *out,
+                           diag_list *d, diag_list *rd)
+{
+    int found;
     int *restored = calloc((size_t)nrefs + 1, sizeof *restored);
-    if (!restored) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
+    if (!restored) { diag_add(d, NULL, 0, 0, "out of memory"); return -1; }
     for (int i = 0; i < nrefs; i++) {
         if (find_row(rows, nrows, ids[i]) >= 0) continue;
         scalar(s, ST_REMOVED_GET, ids[i], 1, &found, d);
-        if (found < 0) { free(restored); goto out; }
+        if (found < 0) { free(restored); return -1; }
         if (found == 1 || ids[i] > seq) {
             out->leftovers++;
             say(out, "refs/pdg/%lld: left by an interrupted %s (never acknowledged)%s", (long long)ids[i],
                 found == 1 ? "rm" : "add", repair ? "; removed" : "");
-            if (repair) vcs_ref_delete(s->git, ids[i], &rd);
+            if (repair) vcs_ref_delete(s->git, ids[i], rd);
             continue;
         }
         out->problems++;
-        if (repair && restore_row(s, ids[i], commits[i], &rd) == 0) {
+        if (repair && restore_row(s, ids[i], commits[i], rd) == 0) {
             restored[i] = 1;
             out->repaired++;
             say(out, "refs/pdg/%lld: the node's row is missing; restored from commit %.12s", (long long)ids[i], commits[i]);
@@ -364,11 +357,17 @@ int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
         }
     }
     for (int i = 0; i < nrefs; i++)
-        if (restored[i]) restore_edges(s, ids[i], commits[i], &rd);
+        if (restored[i]) restore_edges(s, ids[i], commits[i], rd);
     free(restored);
+    return 0;
+}
 
-    /* Rows that name missing nodes (possible after deleting rows with foreign keys off). */
-    if (!(st = store_stmt(s, ST_FSCK_DANGLING_EDGES, d))) goto out;
+/* Rows that name missing nodes (possible after deleting rows with foreign keys off): edges, then
+ * the other tables' rows (deleted with `repair`).  0 = ok; -1 with a message. */
+static int check_dangling(store *s, int repair, store_fsck_report *out, diag_list *d)
+{
+    sqlite3_stmt *st;
+    if (!(st = store_stmt(s, ST_FSCK_DANGLING_EDGES, d))) return -1;
     int dangling = 0;
     while (sqlite3_step(st) == SQLITE_ROW) dangling++;
     sqlite3_reset(st);
@@ -381,7 +380,7 @@ int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
             say(out, "%d edges name missing nodes", dangling);
         }
     }
-    if (!(st = store_stmt(s, ST_FSCK_DANGLING_ROWS, d))) goto out;
+    if (!(st = store_stmt(s, ST_FSCK_DANGLING_ROWS, d))) return -1;
     int dangling_rows = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         int c = sqlite3_column_int(st, 0 + 1);
@@ -403,6 +402,35 @@ int store_fsck(store *s, int repair, store_fsck_report *out, diag_list *d)
             if (ok) out->repaired++;
         }
     }
+    return 0;
+}
+
+int store_fsck(store *s, int repair, own_give store_fsck_report *out, diag_list *d)
+{
+    memset(out, 0, sizeof *out);
+    if (!store_git(s, d)) return -1;
+    if (repair) {
+        if (store_begin(s, d) != 0) return -1;
+    } else if (store_snapshot_begin(s, d) != 0) {
+        return -1;
+    }
+    row *rows = NULL;
+    int nrows = 0, nrefs = 0, rc = -1, found;
+    int64_t *ids = NULL;
+    vcs_hex *commits = NULL;
+    diag_list rd;
+    diag_list_init(&rd);
+
+    if (check_integrity(s, out, d) != 0) goto out;
+    if (load_rows(s, &rows, &nrows, d) != 0) goto out;
+    if (vcs_ref_list(s->git, &ids, &commits, &nrefs, d) != 0) goto out;
+    out->nodes = nrows;
+    out->refs = nrefs;
+    int64_t seq = scalar(s, ST_SEQ, 0, 0, &found, d);
+    if (found < 0) goto out;
+    check_rows_refs(s, repair, rows, nrows, out, &rd);
+    if (check_refs_rows(s, repair, rows, nrows, ids, commits, nrefs, seq, out, d, &rd) != 0) goto out;
+    if (check_dangling(s, repair, out, d) != 0) goto out;
     check_git_parents(s, repair, out, &rd);
     check_shape(s, out, d);
     rc = 0;

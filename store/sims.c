@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void store_sim_clear(store_sim *s)
+void store_sim_clear(own_keep store_sim *s)
 {
     free(s->owned_);
     memset(s, 0, sizeof *s);
@@ -96,7 +96,7 @@ static int fill_sim(sqlite3_stmt *st, store_sim *out)
     return 0;
 }
 
-int store_sim_find(store *s, const store_sim *key, store_sim *out, diag_list *d)
+int store_sim_find(store *s, own_keep const store_sim *key, own_give store_sim *out, diag_list *d)
 {
     memset(out, 0, sizeof *out);
     if (!key->machine || !key->machine_text || !key->model || !key->params) {
@@ -122,7 +122,7 @@ int store_sim_find(store *s, const store_sim *key, store_sim *out, diag_list *d)
     return found;
 }
 
-int store_sim_put(store *s, const store_sim *sim, int64_t *id, diag_list *d)
+int store_sim_put(store *s, own_keep const store_sim *sim, int64_t *id, diag_list *d)
 {
     if (!sim->machine || !sim->machine_text || !sim->model || !sim->params) {
         diag_add(d, NULL, 0, 0, "store_sim_put: incomplete key");
@@ -172,7 +172,7 @@ fail:
     return -1;
 }
 
-int store_sim_list(store *s, int64_t node, store_sim **out, int *n, diag_list *d)
+int store_sim_list(store *s, int64_t node, own_give store_sim **out, int *n, diag_list *d)
 {
     *out = NULL;
     *n = 0;
@@ -203,7 +203,7 @@ int store_sim_list(store *s, int64_t node, store_sim **out, int *n, diag_list *d
     return 0;
 }
 
-int store_measurement_add(store *s, const store_measurement *m, int64_t *id, diag_list *d)
+int store_measurement_add(store *s, own_keep const store_measurement *m, int64_t *id, diag_list *d)
 {
     if (!m->runner || !m->host) {
         diag_add(d, NULL, 0, 0, "store_measurement_add: runner and host are required");
@@ -226,7 +226,7 @@ int store_measurement_add(store *s, const store_measurement *m, int64_t *id, dia
     return store_commit(s, d);
 }
 
-char *store_machine_get(store *s, const char *name, diag_list *d)
+own_give char *store_machine_get(store *s, const char *name, diag_list *d)
 {
     sqlite3_stmt *st = store_stmt(s, ST_MACHINE_LATEST, d);
     if (!st) return NULL;
@@ -257,7 +257,7 @@ int store_machine_put(store *s, const char *name, const char *text, diag_list *d
     return store_commit(s, d);
 }
 
-int store_measurement_list(store *s, int64_t node, store_measurement **out, int *n, diag_list *d)
+int store_measurement_list(store *s, int64_t node, own_give store_measurement **out, int *n, diag_list *d)
 {
     *out = NULL;
     *n = 0;
@@ -303,7 +303,7 @@ int store_measurement_list(store *s, int64_t node, store_measurement **out, int 
     return 0;
 }
 
-void store_measurements_free(store_measurement *m, int n)
+void store_measurements_free(own_take store_measurement *m, int n)
 {
     for (int i = 0; i < n; i++) free(m[i].owned_);
     free(m);

@@ -1,7 +1,7 @@
 /*
  * store_int.h — private to store/: the open workspace struct, the table of prepared statements
- * and the transaction helpers shared by db.c, pdg.c, sims.c and fsck.c.  Not for other modules
- * (they use store.h).
+ * and the transaction helpers shared by db.c, pdg.c, pdg_add.c, sims.c and fsck.c.  Not for
+ * other modules (they use store.h).
  */
 #ifndef POLYAPM_STORE_INT_H
 #define POLYAPM_STORE_INT_H
@@ -46,15 +46,24 @@ void store_rollback(store *s);
 /* Steps a statement that returns no row (SQLITE_DONE expected). */
 int store_exec_stmt(store *s, sqlite3_stmt *st, diag_list *d, const char *what);
 /* Column text copied (malloc'd; "" for NULL). */
-char *store_col_dup(sqlite3_stmt *st, int col);
+own_give char *store_col_dup(sqlite3_stmt *st, int col);
 /* Copies a column into a fixed buffer. */
 void store_col_copy(sqlite3_stmt *st, int col, char *buf, size_t n);
 int store_require_write(store *s, diag_list *d);
 /* Recommits node `from` and its descendants so that each commit's parents are its parent nodes'
- * commits (pdg.c; inside a write transaction). */
+ * commits (pdg_add.c; inside a write transaction). */
 int store_rewrite_commits(store *s, int64_t from, diag_list *d);
 /* The git repository, opened on first use (NULL with a message when it cannot be). */
 vcs *store_git(store *s, diag_list *d);
+/* pdg.c, shared with pdg_add.c */
+/* Reports "out of memory"; returns -1. */
+int store_oom(diag_list *d);
+/* Reads the first integer column of a one-row statement: 1 found, 0 none, -1 error. */
+int store_step_int64(store *s, sqlite3_stmt *st, int64_t *out, diag_list *d, const char *what);
+/* The node labelled `label` into *id: 1 found, 0 none, -1 error. */
+int store_by_label(store *s, const char *label, int64_t *id, diag_list *d);
+/* A label may not look like an id, contain blanks or ^, or be ROOT: 1 when it may be given. */
+int store_label_ok(const char *l);
 /* The clock, in one place (tests may pin it with POLYAPM_NOW=seconds). */
 int64_t store_now(void);
 

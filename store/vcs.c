@@ -41,7 +41,7 @@ static int vcs_wrap(git_repository *repo, vcs **out, diag_list *d)
     return 0;
 }
 
-int vcs_create(const char *path, vcs **out, diag_list *d)
+int vcs_create(const char *path, own_give vcs **out, diag_list *d)
 {
     git_libgit2_init();
     git_repository *repo = NULL;
@@ -54,7 +54,7 @@ int vcs_create(const char *path, vcs **out, diag_list *d)
     return 0;
 }
 
-int vcs_open(const char *path, vcs **out, diag_list *d)
+int vcs_open(const char *path, own_give vcs **out, diag_list *d)
 {
     git_libgit2_init();
     git_repository *repo = NULL;
@@ -69,7 +69,7 @@ int vcs_open(const char *path, vcs **out, diag_list *d)
     return 0;
 }
 
-void vcs_close(vcs *v)
+void vcs_close(own_take vcs *v)
 {
     if (!v) return;
     git_odb_free(v->odb);
@@ -257,7 +257,7 @@ static int ref_cb(git_reference *ref, void *payload)
     return 0;
 }
 
-int vcs_ref_list(vcs *v, int64_t **ids, vcs_hex **commits, int *n, diag_list *d)
+int vcs_ref_list(vcs *v, own_give int64_t **ids, own_give vcs_hex **commits, int *n, diag_list *d)
 {
     ref_acc a = {0};
     git_reference_iterator *it = NULL;
@@ -287,7 +287,7 @@ int vcs_has_object(vcs *v, const vcs_hex id)
     return git_odb_exists(v->odb, &oid);
 }
 
-char *vcs_blob_read(vcs *v, const vcs_hex blob, size_t *len, diag_list *d)
+own_give char *vcs_blob_read(vcs *v, const vcs_hex blob, size_t *len, diag_list *d)
 {
     git_oid oid;
     git_blob *b = NULL;
@@ -306,7 +306,7 @@ char *vcs_blob_read(vcs *v, const vcs_hex blob, size_t *len, diag_list *d)
     return text;
 }
 
-int vcs_commit_read(vcs *v, const vcs_hex commit, vcs_commit_info *out, diag_list *d)
+int vcs_commit_read(vcs *v, const vcs_hex commit, own_give vcs_commit_info *out, diag_list *d)
 {
     git_oid oid;
     git_commit *c = NULL;
@@ -332,7 +332,7 @@ out:
     return rc;
 }
 
-void vcs_commit_info_clear(vcs_commit_info *c)
+void vcs_commit_info_clear(own_keep vcs_commit_info *c)
 {
     free(c->message);
     memset(c, 0, sizeof *c);
@@ -347,8 +347,8 @@ static void patch_line(const git_diff_line *line, FILE *f)
     fwrite(line->content, 1, line->content_len, f);
 }
 
-char *vcs_diff_text(const char *a, size_t alen, const char *aname,
-                    const char *b, size_t blen, const char *bname, int context, diag_list *d)
+own_give char *vcs_diff_text(const char *a, size_t alen, const char *aname,
+                             const char *b, size_t blen, const char *bname, int context, diag_list *d)
 {
     git_libgit2_init();
     git_patch *patch = NULL;

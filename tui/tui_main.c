@@ -262,31 +262,15 @@ static int tui_fail(const char *fmt, ...)
     return 1;
 }
 
-int tui_main(const char *target, int argc, char **argv)
+/* Finds the workspace of `target` (FILE.apm, a workspace, or NULL: the current directory's) and
+ * opens it (creating it for FILE.apm; read-only when it may not be written).  0 = ok; 1 after
+ * a message. */
+static int open_workspace(tui *t, const char *target, int *created, diag_list *d)
 {
-    tui *t = calloc(1, sizeof *t);
-    if (!t) return 1;
-    int status = 1;
-    diag_list d;
-    diag_list_init(&d);
-    const cost_profile *def = cost_profile_builtin("scali2004");
-    if (def) t->profile = *def;
-    tui_worker_init(&t->w);
-    /* POLYAPM_TUI_TIMING=FILE: the time to the first full screen and of each redraw after a key
-     * go to FILE (the benchmark's hook). */
-    double t0 = now_ms();
-    const char *timing_path = getenv("POLYAPM_TUI_TIMING");
-    FILE *timing = timing_path && *timing_path ? fopen(timing_path, "w") : NULL;
-    if (parse_opts(t, argc, argv) != 0) { status = 2; goto out; }
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {   /* before creating anything */
-        status = tui_fail("the TUI needs a terminal (for scripts see polyapm --help)");
-        goto out;
-    }
-
     const char *apm = NULL;
     if (!target) {
-        t->ws = store_find(NULL, &d);
-        if (!t->ws) { status = tui_fail("%s", d.n ? d.items[d.n - 1].msg : "no workspace here"); goto out; }
+        t->ws = store_find(NULL, d);
+        if (!t->ws) return tui_fail("%s", d->n ? d->items[d->n - 1].msg : "no workspace here");
     } else {
         size_t n = strlen(target);
         if (n > 4 && strcmp(target + n - 4, ".apm") == 0) {
@@ -297,38 +281,46 @@ int tui_main(const char *target, int argc, char **argv)
             while (strlen(t->ws) > 1 && t->ws[strlen(t->ws) - 1] == '/') t->ws[strlen(t->ws) - 1] = '\0';
         }
     }
-    if (!t->ws) goto out;
-    if (!apm && !store_is_workspace(t->ws)) {
-        status = tui_fail("%s: not a workspace (open FILE.apm to create one)", t->ws);
-        goto out;
-    }
-    int created = 0;
-    if (ops_open_or_init(t->ws, apm, &t->s, &created, &d) != 0) {
+    if (!t->ws) return 1;
+    if (!apm && !store_is_workspace(t->ws))
+        return tui_fail("%s: not a workspace (open FILE.apm to create one)", t->ws);
+    if (ops_open_or_init(t->ws, apm, &t->s, created, d) != 0) {
         /* A workspace we may not write: browse it read-only. */
-        int ro = store_is_workspace(t->ws) && d.n && strstr(d.items[d.n - 1].msg, "read-only");
+        int ro = store_is_workspace(t->ws) && d->n && strstr(d->items[d->n - 1].msg, "read-only");
         if (ro) {
-            diag_list_free(&d);
-            diag_list_init(&d);
+            diag_list_free(d);
+            diag_list_init(d);
         }
-        if (!ro || store_open(t->ws, STORE_READ, &t->s, &d) != 0) {
-            diag_print(&d, stderr);
-            goto out;
+        if (!ro || store_open(t->ws, STORE_READ, &t->s, d) != 0) {
+            diag_print(d, stderr);
+            return 1;
         }
         t->readonly = 1;
     }
+    return 0;
+}
+
+/* The graph loaded, the root selected, the opening message, the root's cost queued (for
+ * speedups).  0 = ok. */
+static int first_load(tui *t, int created)
+{
     t->sel_id = -1;
     t->prog_id = t->cost_id = -1;
     t->diff_base = -1;
-    if (tui_reload(t) != 0) goto out;
+    if (tui_reload(t) != 0) return -1;
     if (t->g.root >= 0) t->sel_id = t->g.nodes[t->g.root].id;
     tui_rows_build(t);
     if (created) tui_message(t, 0, "created %s with the root %s; ? for help", t->ws, t->g.n ? t->g.nodes[0].label : "");
     else tui_message(t, 0, "opened %s; ? for help", t->ws);
-    /* The root's cost, for speedups. */
     if (t->g.root >= 0 && !t->info[t->g.root].has) tui_sim_enqueue(t, t->g.nodes[t->g.root].id);
+    return 0;
+}
 
+/* curses on the terminal, and SIGINT/SIGTERM caught.  0 = ok; 1 after a message. */
+static int open_screen(tui *t)
+{
     setlocale(LC_ALL, "");
-    if (!initscr()) { status = tui_fail("cannot initialise the terminal"); goto out; }
+    if (!initscr()) return tui_fail("cannot initialise the terminal");
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
@@ -341,6 +333,14 @@ int tui_main(const char *target, int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    return 0;
+}
+
+/* The event loop: polls the background jobs, redraws, and hands each key to the open view or
+ * the key table, until quit or a signal; then stops the jobs and closes the screen.  With
+ * `timing`: the time to the first full screen (from t0) and of each redraw after a key. */
+static void run_loop(tui *t, FILE *timing, double t0)
+{
     int first = 1, keyed = 0;
     double tk = 0;
     while (!t->quit && !interrupted) {
@@ -371,6 +371,33 @@ int tui_main(const char *target, int argc, char **argv)
     tui_runjob_cancel(t);
     tui_explore_finish(t);
     endwin();
+}
+
+int tui_main(const char *target, int argc, char **argv)
+{
+    tui *t = calloc(1, sizeof *t);
+    if (!t) return 1;
+    int status = 1;
+    diag_list d;
+    diag_list_init(&d);
+    const cost_profile *def = cost_profile_builtin("scali2004");
+    if (def) t->profile = *def;
+    tui_worker_init(&t->w);
+    /* POLYAPM_TUI_TIMING=FILE: the time to the first full screen and of each redraw after a key
+     * go to FILE (the benchmark's hook). */
+    double t0 = now_ms();
+    const char *timing_path = getenv("POLYAPM_TUI_TIMING");
+    FILE *timing = timing_path && *timing_path ? fopen(timing_path, "w") : NULL;
+    if (parse_opts(t, argc, argv) != 0) { status = 2; goto out; }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {   /* before creating anything */
+        status = tui_fail("the TUI needs a terminal (for scripts see polyapm --help)");
+        goto out;
+    }
+    int created = 0;
+    if (open_workspace(t, target, &created, &d) != 0) goto out;
+    if (first_load(t, created) != 0) goto out;
+    if (open_screen(t) != 0) goto out;
+    run_loop(t, timing, t0);
     status = interrupted ? 128 + interrupted : 0;
 out:
     if (timing) fclose(timing);

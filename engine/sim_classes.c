@@ -1,0 +1,162 @@
+/*
+ * sim_classes.c — the work classes of assignments (sim.h, SIM_WORK_*), decided while compiling:
+ * whether an access moves with a loop (following lets), an assignment's class by its reductions'
+ * bodies or by how its accesses move with the innermost loop, and the strided accumulation a
+ * two-loop nest around one statement makes.  Compiling (sim_compile.c) calls it; the trace
+ * counts each class's ticks.
+ */
+#include <stdlib.h>
+
+#include "sim_int.h"
+
+/* ---- work classes (sim.h, SIM_WORK_*) -------------------------------------------------------- */
+
+int sim_is_access(sim_op op) { return op == SO_ACCD || op == SO_ACCI || op == SO_ACCD_SR || op == SO_ACCI_SR; }
+
+static int64_t sim_aff_coef(const sim_aff *a, int slot)
+{
+    int64_t k = 0;
+    for (int i = 0; i < a->n; i++) if (a->slot[i] == slot) k += a->coef[i];
+    return k;
+}
+
+static int sim_aff_moves(const sim_ctx *c, const sim_aff *a, int slot, int *lets);
+
+/* Does let variable s's value change with `slot`?  Each let followed spends one of *lets (a let
+ * defined through itself, or chains of lets read many times, end there: not moving). */
+static int sim_let_moves(const sim_ctx *c, int s, int slot, int *lets)
+{
+    if (!lets || *lets <= 0 || !c->let_def || s < 0 || s >= c->prog->nslots || !c->let_def[s]) return 0;
+    --*lets;
+    return sim_node_moves(c, c->let_def[s], slot, lets);
+}
+
+/* Does a's value change with `slot`: its coefficient of it, or (lets) a let term whose value does. */
+static int sim_aff_moves(const sim_ctx *c, const sim_aff *a, int slot, int *lets)
+{
+    if (sim_aff_coef(a, slot)) return 1;
+    for (int i = 0; lets && i < a->n; i++)
+        if (a->coef[i] && a->slot[i] != slot && sim_let_moves(c, a->slot[i], slot, lets)) return 1;
+    return 0;
+}
+
+int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets)
+{
+    if (!n) return 0;
+    if (n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO)
+        if (n->slot == slot || sim_let_moves(c, n->slot, slot, lets)) return 1;
+    if ((n->op == SO_AFF || n->op == SO_CMPAFF) && sim_aff_moves(c, &n->aff, slot, lets)) return 1;
+    if (sim_is_access(n->op)) {
+        for (int d = 0; d < n->n; d++)
+            if (n->sub[d].gen ? sim_node_moves(c, n->sub[d].gen, slot, lets) : sim_aff_moves(c, &n->sub[d].aff, slot, lets))
+                return 1;
+        return 0;
+    }
+    if (sim_node_moves(c, n->a, slot, lets) || sim_node_moves(c, n->b, slot, lets) || sim_node_moves(c, n->c, slot, lets))
+        return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_node_moves(c, n->args[i], slot, lets)) return 1;
+    return 0;
+}
+
+/* (sim_int.h) the let table sim_node_moves follows, allocated at the first let. */
+void sim_let_define(sim_ctx *c, int slot, sim_node *value)
+{
+    if (slot < 0 || slot >= c->prog->nslots) return;
+    if (!c->let_def && !(c->let_def = sim_alloc(c, (size_t)c->prog->nslots * sizeof *c->let_def))) return;
+    c->let_def[slot] = value;   /* sim_alloc's memory starts zeroed: no let yet */
+}
+
+enum { SIM_ALIAS_BYTES = 4096 };
+
+/* STRIDED, or ALIASED when a step in dimension d of the array is a multiple of SIM_ALIAS_BYTES
+ * (its global rows' lengths, as the exported arrays lay them out; not a pieced dist's, whose
+ * export packs each row at its own length). */
+static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
+{
+    if (!c->ab || (c->dists && c->dists[array] && ir_dist_is_pieced(c->dists[array]))) return SIM_WORK_STRIDED;
+    int64_t step = 8;
+    for (int k = d + 1; k < ndims; k++) step *= c->ab[array].hi[k] - c->ab[array].lo[k] + 1;
+    return step > 0 && step % SIM_ALIAS_BYTES == 0 ? SIM_WORK_ALIASED : SIM_WORK_STRIDED;
+}
+
+/* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
+ * subscript moves, else STRIDED or ALIASED (sim_walk_class). */
+static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
+{
+    int cls = SIM_WORK_SCALAR;
+    for (int d = 0; d < n->n; d++) {
+        const sim_sub *sb = &n->sub[d];
+        int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, NULL) : sim_aff_coef(&sb->aff, slot) != 0;
+        if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
+        if (moves) cls = SIM_WORK_UNIT;
+    }
+    return cls;
+}
+
+/* The classes of n's accesses against `slot` (their largest in *acc) and of the bodies of its
+ * reductions against their own variables (their largest in *red, which stays -1 without one). */
+static void sim_class_walk(const sim_ctx *c, const sim_node *n, int slot, int *acc, int *red)
+{
+    if (!n) return;
+    if (sim_is_access(n->op)) {
+        int k = sim_access_class(c, n, slot);
+        if (k > *acc) *acc = k;
+        return;
+    }
+    if (n->op == SO_REDD || n->op == SO_REDI) {
+        int body = SIM_WORK_SCALAR, inner = -1;
+        sim_class_walk(c, n->c, n->slot, &body, &inner);
+        if (inner > body) body = inner;        /* a nested reduction is the innermost loop */
+        if (body > *red) *red = body;
+        return;
+    }
+    sim_class_walk(c, n->a, slot, acc, red);
+    sim_class_walk(c, n->b, slot, acc, red);
+    sim_class_walk(c, n->c, slot, acc, red);
+    for (int i = 0; n->args && i < n->n; i++) sim_class_walk(c, n->args[i], slot, acc, red);
+}
+
+/* An assignment's work class: by its reductions' bodies when it has any (their loops are the
+ * innermost), else by how its accesses move with the innermost loop around it (none: SCALAR).
+ * Statements under `cost N` are SCALAR: the annotation is their price. */
+int sim_stmt_class(const sim_ctx *c, const sim_stmt *st)
+{
+    if (st->has_cost || c->in_cost) return SIM_WORK_SCALAR;
+    int acc = SIM_WORK_SCALAR, red = -1;
+    sim_class_walk(c, st->rhs, c->loop_slot, &acc, &red);
+    if (red >= 0) return red;
+    if (c->loop_slot < 0) return SIM_WORK_SCALAR;
+    sim_class_walk(c, st->lhs, c->loop_slot, &acc, &red);
+    return acc;
+}
+
+/* The one statement other than `let`s of a loop's body (st itself when it is not a block), or NULL. */
+static sim_stmt *sim_only_stmt(sim_stmt *st)
+{
+    if (!st || st->kind != SS_BLOCK) return st;
+    sim_stmt *one = NULL;
+    for (int i = 0; i < st->n; i++) {
+        if (st->s[i]->kind == SS_LET) continue;
+        if (one) return NULL;
+        one = st->s[i];
+    }
+    return one;
+}
+
+/* The outer loop of two around one strided accumulation: `for j { for k { x[..][j] = x[..][j] +
+ * .. b[k][j] .. } }`, its target fixed while k runs, whose every access moves with j in its last
+ * subscript alone: b[k][j .. j+7] share a cache line, read across the j loop: the statement is
+ * an accumulation (SIM_WORK_ACCUM), not a walk.  `sum(..)`'s loops are not (the exporter gives
+ * them an accumulator and code around them, which leaves the nest imperfect). */
+void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
+{
+    sim_stmt *inner = sim_only_stmt(outer->body);
+    if (!inner || inner->kind != SS_FOR) return;
+    sim_stmt *a = sim_only_stmt(inner->body);
+    if (!a || a->kind != SS_ASSIGN || (a->wclass != SIM_WORK_STRIDED && a->wclass != SIM_WORK_ALIASED)) return;
+    if (sim_access_class(c, a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
+    int acc = SIM_WORK_SCALAR, red = -1;
+    sim_class_walk(c, a->rhs, outer->slot, &acc, &red);
+    if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT)
+        a->wclass = SIM_WORK_ACCUM;
+}
