@@ -14,22 +14,13 @@
  * of the quotient, overflow and division by zero are errors.
  */
 #include "check_int.h"
+#include "mem.h"
 #include "op.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *r = realloc(p, n ? n : 1);
-    if (!r) {
-        fputs("polyapm: out of memory\n", stderr);
-        abort();
-    }
-    return r;
-}
 
 void chk_err(checker *C, ir_pos pos, const char *fmt, ...)
 {

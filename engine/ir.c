@@ -7,6 +7,7 @@
  * there is no sensible way to continue without memory.
  */
 #include "ir.h"
+#include "mem.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -28,16 +29,6 @@ struct ir_arena {
 
 enum { IR_CHUNK_SIZE = 64 * 1024 };
 
-static void *ir_xmalloc(size_t n)
-{
-    void *p = malloc(n);
-    if (!p) {
-        fputs("polyapm: out of memory\n", stderr);
-        abort();
-    }
-    return p;
-}
-
 static void *arena_alloc(ir_arena *a, size_t size)
 {
     size_t align = sizeof(max_align_t);
@@ -46,7 +37,7 @@ static void *arena_alloc(ir_arena *a, size_t size)
     ir_chunk *c = a->head;
     if (!c || c->cap - c->used < size) {
         size_t cap = size > IR_CHUNK_SIZE / 2 ? size : IR_CHUNK_SIZE;
-        c = ir_xmalloc(sizeof(ir_chunk) + cap);
+        c = xmalloc(sizeof(ir_chunk) + cap);
         c->used = 0;
         c->cap = cap;
         if (size > IR_CHUNK_SIZE / 2 && a->head) {   /* big block: keep the current chunk on top */
@@ -65,7 +56,7 @@ static void *arena_alloc(ir_arena *a, size_t size)
 
 ir_program *ir_program_new(const char *file)
 {
-    ir_arena *a = ir_xmalloc(sizeof *a);
+    ir_arena *a = xmalloc(sizeof *a);
     a->head = NULL;
     ir_program *p = arena_alloc(a, sizeof *p);
     p->arena = a;

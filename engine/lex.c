@@ -6,6 +6,7 @@
  * except inside comments, which may hold any well-formed UTF-8 text but control characters.
  */
 #include "lex.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,9 +76,7 @@ typedef struct lexer {
 #define GROW(L, arr, n, cap) do {                                                 \
         if ((n) == (cap)) {                                                        \
             int nc_ = (cap) ? (cap) * 2 : 64;                                      \
-            void *nv_ = realloc((arr), (size_t)nc_ * sizeof *(arr));               \
-            if (!nv_) { fputs("polyapm: out of memory\n", stderr); abort(); }     \
-            (arr) = nv_;                                                           \
+            (arr) = xrealloc((arr), (size_t)nc_ * sizeof *(arr));                  \
             (cap) = nc_;                                                           \
         }                                                                          \
     } while (0)

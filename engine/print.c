@@ -11,6 +11,7 @@
  * reduction that a * / % operator follows is parenthesised.
  */
 #include "ir.h"
+#include "strbuf.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,32 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct buf {
-    char *s;
-    size_t n, cap;
-} buf;
-
-static void bputn(buf *b, const char *s, size_t n)
+static void bindent(strbuf *b, int ind)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) {
-            fputs("polyapm: out of memory\n", stderr);
-            abort();
-        }
-        b->s = ns;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = 0;
-}
-static void bput(buf *b, const char *s) { bputn(b, s, strlen(s)); }
-static void bindent(buf *b, int ind)
-{
-    for (int i = 0; i < ind; i++) bput(b, "  ");
+    for (int i = 0; i < ind; i++) strbuf_puts(b, "  ");
 }
 
 /* ---- expressions ---------------------------------------------------------------------------- */
@@ -87,45 +65,45 @@ static void fmt_real(char *out, size_t n, double v)
 }
 
 /* `tailmul`: the text printed for e will be followed directly by * / or %. */
-static void print_expr(buf *b, const ir_expr *e, int tailmul);
+static void print_expr(strbuf *b, const ir_expr *e, int tailmul);
 
-static void print_paren(buf *b, const ir_expr *e, int paren, int tailmul)
+static void print_paren(strbuf *b, const ir_expr *e, int paren, int tailmul)
 {
-    if (paren) bput(b, "(");
+    if (paren) strbuf_puts(b, "(");
     print_expr(b, e, paren ? 0 : tailmul);
-    if (paren) bput(b, ")");
+    if (paren) strbuf_puts(b, ")");
 }
 
-static void print_expr(buf *b, const ir_expr *e, int tailmul)
+static void print_expr(strbuf *b, const ir_expr *e, int tailmul)
 {
     char tmp[64];
     if (!e) {
-        bput(b, "?");
+        strbuf_puts(b, "?");
         return;
     }
     switch (e->kind) {
     case IR_E_INT:
-        if (e->u.ival == INT64_MIN) bput(b, "(-9223372036854775807 - 1)");
+        if (e->u.ival == INT64_MIN) strbuf_puts(b, "(-9223372036854775807 - 1)");
         else {
             snprintf(tmp, sizeof tmp, "%" PRId64, e->u.ival);
-            bput(b, tmp);
+            strbuf_puts(b, tmp);
         }
         break;
     case IR_E_REAL:
         fmt_real(tmp, sizeof tmp, e->u.rval);
-        bput(b, tmp);
+        strbuf_puts(b, tmp);
         break;
-    case IR_E_NAME: bput(b, e->u.name.id ? e->u.name.id : "?"); break;
+    case IR_E_NAME: strbuf_puts(b, e->u.name.id ? e->u.name.id : "?"); break;
     case IR_E_ACCESS:
-        bput(b, e->u.access.array ? e->u.access.array : "?");
+        strbuf_puts(b, e->u.access.array ? e->u.access.array : "?");
         for (int i = 0; i < e->u.access.nidx; i++) {
-            bput(b, "[");
+            strbuf_puts(b, "[");
             print_expr(b, e->u.access.idx[i], 0);
-            bput(b, "]");
+            strbuf_puts(b, "]");
         }
         break;
     case IR_E_UNARY:
-        bput(b, ir_op_text(e->u.op.op));
+        strbuf_puts(b, ir_op_text(e->u.op.op));
         print_paren(b, e->u.op.a, e->u.op.a && prec_of(e->u.op.a) < PREC_UNARY, tailmul);
         break;
     case IR_E_BINARY: {
@@ -134,120 +112,119 @@ static void print_expr(buf *b, const ir_expr *e, int tailmul)
         int lp = l && (prec_of(l) < p || (p == PREC_CMP && prec_of(l) == PREC_CMP));
         int rp = r && prec_of(r) <= p;
         print_paren(b, l, lp, p == PREC_MUL);
-        bput(b, " ");
-        bput(b, ir_op_text(e->u.op.op));
-        bput(b, " ");
+        strbuf_puts(b, " ");
+        strbuf_puts(b, ir_op_text(e->u.op.op));
+        strbuf_puts(b, " ");
         print_paren(b, r, rp, tailmul);
         break;
     }
     case IR_E_CALL:
-        bput(b, ir_func_name(e->u.call.f));
-        bput(b, "(");
+        strbuf_puts(b, ir_func_name(e->u.call.f));
+        strbuf_puts(b, "(");
         for (int i = 0; i < e->u.call.nargs; i++) {
-            if (i) bput(b, ", ");
+            if (i) strbuf_puts(b, ", ");
             print_expr(b, e->u.call.args[i], 0);
         }
-        bput(b, ")");
+        strbuf_puts(b, ")");
         break;
     case IR_E_REDUCE:
-        if (tailmul) bput(b, "(");
-        bput(b, ir_reduce_name(e->u.reduce.r));
-        bput(b, "(");
-        bput(b, e->u.reduce.var ? e->u.reduce.var : "?");
-        bput(b, " = ");
+        if (tailmul) strbuf_puts(b, "(");
+        strbuf_puts(b, ir_reduce_name(e->u.reduce.r));
+        strbuf_puts(b, "(");
+        strbuf_puts(b, e->u.reduce.var ? e->u.reduce.var : "?");
+        strbuf_puts(b, " = ");
         print_expr(b, e->u.reduce.lo, 0);
-        bput(b, " .. ");
+        strbuf_puts(b, " .. ");
         print_expr(b, e->u.reduce.hi, 0);
-        bput(b, ") ");
+        strbuf_puts(b, ") ");
         print_paren(b, e->u.reduce.body, e->u.reduce.body && prec_of(e->u.reduce.body) < PREC_MUL, 0);
-        if (tailmul) bput(b, ")");
+        if (tailmul) strbuf_puts(b, ")");
         break;
     case IR_E_REPEAT:
-        bput(b, "repeat(");
-        bput(b, e->u.repeat.op.name ? e->u.repeat.op.name : "?");
-        bput(b, ", ");
+        strbuf_puts(b, "repeat(");
+        strbuf_puts(b, e->u.repeat.op.name ? e->u.repeat.op.name : "?");
+        strbuf_puts(b, ", ");
         print_expr(b, e->u.repeat.k, 0);
         for (int i = 0; i < e->u.repeat.nargs; i++) {
-            bput(b, ", ");
+            strbuf_puts(b, ", ");
             print_expr(b, e->u.repeat.args[i], 0);
         }
-        bput(b, ")");
+        strbuf_puts(b, ")");
         break;
     }
 }
 
 /* e | (e1, e2, ..) */
-static void print_tuple(buf *b, ir_expr *const *v, int n)
+static void print_tuple(strbuf *b, ir_expr *const *v, int n)
 {
     if (n == 1) {
         print_expr(b, v[0], 0);
         return;
     }
-    bput(b, "(");
+    strbuf_puts(b, "(");
     for (int i = 0; i < n; i++) {
-        if (i) bput(b, ", ");
+        if (i) strbuf_puts(b, ", ");
         print_expr(b, v[i], 0);
     }
-    bput(b, ")");
+    strbuf_puts(b, ")");
 }
 
 char *ir_print_expr(const ir_expr *e)
 {
-    buf b = { 0 };
-    bput(&b, "");
+    strbuf b = {0};
     print_expr(&b, e, 0);
-    return b.s;
+    return strbuf_take(&b);
 }
 
 /* ---- comments ------------------------------------------------------------------------------- */
 
-static void print_comment_line(buf *b, const char *text, int ind)
+static void print_comment_line(strbuf *b, const char *text, int ind)
 {
     bindent(b, ind);
-    bput(b, "#");
+    strbuf_puts(b, "#");
     if (text && *text) {
-        bput(b, " ");
-        bput(b, text);
+        strbuf_puts(b, " ");
+        strbuf_puts(b, text);
     }
-    bput(b, "\n");
+    strbuf_puts(b, "\n");
 }
 
-static void print_lead(buf *b, const ir_comments *c, int ind)
+static void print_lead(strbuf *b, const ir_comments *c, int ind)
 {
     for (int i = 0; i < c->nlead; i++) print_comment_line(b, c->lead[i], ind);
 }
 
-static void print_trail(buf *b, const ir_comments *c)
+static void print_trail(strbuf *b, const ir_comments *c)
 {
     if (!c->trail) return;
-    bput(b, " #");
+    strbuf_puts(b, " #");
     if (*c->trail) {
-        bput(b, " ");
-        bput(b, c->trail);
+        strbuf_puts(b, " ");
+        strbuf_puts(b, c->trail);
     }
 }
 
 /* ---- statements ----------------------------------------------------------------------------- */
 
-static void print_stmt(buf *b, const ir_stmt *s, int ind);
+static void print_stmt(strbuf *b, const ir_stmt *s, int ind);
 
-static void print_cost(buf *b, const ir_expr *cost)
+static void print_cost(strbuf *b, const ir_expr *cost)
 {
     if (!cost) return;
-    bput(b, " cost ");
+    strbuf_puts(b, " cost ");
     print_expr(b, cost, 0);
 }
 
 /* "{\n" statements "}" — the caller has printed the line up to the '{'. */
-static void print_block_body(buf *b, const ir_block *blk, int ind)
+static void print_block_body(strbuf *b, const ir_block *blk, int ind)
 {
-    bput(b, " {\n");
+    strbuf_puts(b, " {\n");
     if (blk) {
         for (int i = 0; i < blk->n; i++) print_stmt(b, blk->stmts[i], ind + 1);
         print_lead(b, &blk->tail, ind + 1);
     }
     bindent(b, ind);
-    bput(b, "}");
+    strbuf_puts(b, "}");
 }
 
 static int is_else_if(const ir_block *e)
@@ -257,20 +234,20 @@ static int is_else_if(const ir_block *e)
     return s && s->kind == IR_S_IF && !s->comments.nlead && !s->comments.trail && !s->cost;
 }
 
-static void print_if(buf *b, const ir_stmt *s, int ind)
+static void print_if(strbuf *b, const ir_stmt *s, int ind)
 {
-    bput(b, "if ");
+    strbuf_puts(b, "if ");
     print_expr(b, s->u.if_.cond, 0);
     print_cost(b, s->u.if_.then_blk ? s->u.if_.then_blk->cost : NULL);
     print_block_body(b, s->u.if_.then_blk, ind);
     const ir_block *e = s->u.if_.else_blk;
     if (!e) return;
     if (is_else_if(e)) {
-        bput(b, " else ");
+        strbuf_puts(b, " else ");
         print_if(b, e->stmts[0], ind);
         return;
     }
-    bput(b, " else");
+    strbuf_puts(b, " else");
     print_cost(b, e->cost);
     print_block_body(b, e, ind);
 }
@@ -279,64 +256,64 @@ static const char *const loop_kind_text[] = {
     [IR_LOOP_DEFAULT] = "", [IR_LOOP_SEQ] = " seq", [IR_LOOP_PAR] = " par", [IR_LOOP_PROC] = " proc",
 };
 
-static void print_index_list(buf *b, ir_expr *const *idx, int n)
+static void print_index_list(strbuf *b, ir_expr *const *idx, int n)
 {
     for (int i = 0; i < n; i++) {
-        bput(b, "[");
+        strbuf_puts(b, "[");
         print_expr(b, idx[i], 0);
-        bput(b, "]");
+        strbuf_puts(b, "]");
     }
 }
 
 /* A block reference (NULL is `_`) with its range, or a parenthesised list of them when n != 1. */
-static void print_blocks(buf *b, ir_expr *const *v, ir_expr *const *lo, ir_expr *const *hi, int n)
+static void print_blocks(strbuf *b, ir_expr *const *v, ir_expr *const *lo, ir_expr *const *hi, int n)
 {
-    if (n != 1) bput(b, "(");
+    if (n != 1) strbuf_puts(b, "(");
     for (int i = 0; i < n; i++) {
-        if (i) bput(b, ", ");
+        if (i) strbuf_puts(b, ", ");
         if (v[i]) print_expr(b, v[i], 0);
-        else bput(b, "_");
+        else strbuf_puts(b, "_");
         if (v[i] && lo && lo[i]) {
-            bput(b, "[");
+            strbuf_puts(b, "[");
             print_expr(b, lo[i], 0);
-            bput(b, " .. ");
+            strbuf_puts(b, " .. ");
             print_expr(b, hi ? hi[i] : NULL, 0);
-            bput(b, "]");
+            strbuf_puts(b, "]");
         }
     }
-    if (n != 1) bput(b, ")");
+    if (n != 1) strbuf_puts(b, ")");
 }
 
-static void print_coll(buf *b, const ir_stmt *s)
+static void print_coll(strbuf *b, const ir_stmt *s)
 {
     if (s->u.coll.label) {
-        bput(b, s->u.coll.label);
-        bput(b, ": ");
+        strbuf_puts(b, s->u.coll.label);
+        strbuf_puts(b, ": ");
     }
     print_blocks(b, s->u.coll.dst, s->u.coll.dst_lo, s->u.coll.dst_hi, s->u.coll.ndst);
-    bput(b, " = ");
-    bput(b, ir_coll_name(s->u.coll.ck));
+    strbuf_puts(b, " = ");
+    strbuf_puts(b, ir_coll_name(s->u.coll.ck));
     if (s->u.coll.op.name) {
-        bput(b, "(");
-        bput(b, s->u.coll.op.name);
-        bput(b, ")");
+        strbuf_puts(b, "(");
+        strbuf_puts(b, s->u.coll.op.name);
+        strbuf_puts(b, ")");
     }
-    bput(b, " ");
+    strbuf_puts(b, " ");
     print_blocks(b, s->u.coll.src, s->u.coll.src_lo, s->u.coll.src_hi, s->u.coll.nsrc);
     const char *word = ir_coll_root_word(s->u.coll.ck);
     if (word && s->u.coll.root) {
-        bput(b, " ");
-        bput(b, word);
-        bput(b, " ");
+        strbuf_puts(b, " ");
+        strbuf_puts(b, word);
+        strbuf_puts(b, " ");
         print_expr(b, s->u.coll.root, 0);
     }
     if (s->u.coll.by) {
-        bput(b, " by ");
+        strbuf_puts(b, " by ");
         print_expr(b, s->u.coll.by, 0);
     }
 }
 
-static void print_stmt(buf *b, const ir_stmt *s, int ind)
+static void print_stmt(strbuf *b, const ir_stmt *s, int ind)
 {
     if (!s) return;
     print_lead(b, &s->comments, ind);
@@ -344,59 +321,59 @@ static void print_stmt(buf *b, const ir_stmt *s, int ind)
     switch (s->kind) {
     case IR_S_ASSIGN:
         if (s->u.assign.label) {
-            bput(b, s->u.assign.label);
-            bput(b, ": ");
+            strbuf_puts(b, s->u.assign.label);
+            strbuf_puts(b, ": ");
         }
         print_expr(b, s->u.assign.lhs, 0);
-        bput(b, " = ");
+        strbuf_puts(b, " = ");
         print_expr(b, s->u.assign.rhs, 0);
         print_cost(b, s->cost);
         break;
     case IR_S_LET:
-        bput(b, "let ");
-        bput(b, s->u.let.var ? s->u.let.var : "?");
-        bput(b, " = ");
+        strbuf_puts(b, "let ");
+        strbuf_puts(b, s->u.let.var ? s->u.let.var : "?");
+        strbuf_puts(b, " = ");
         print_expr(b, s->u.let.value, 0);
         break;
     case IR_S_IF:
         print_if(b, s, ind);
         break;
     case IR_S_FOR:
-        bput(b, "for ");
+        strbuf_puts(b, "for ");
         for (int i = 0; i < s->u.for_.nvars; i++) {
             const ir_loopvar *v = &s->u.for_.vars[i];
-            if (i) bput(b, ", ");
-            bput(b, v->var ? v->var : "?");
-            bput(b, " = ");
+            if (i) strbuf_puts(b, ", ");
+            strbuf_puts(b, v->var ? v->var : "?");
+            strbuf_puts(b, " = ");
             print_expr(b, v->lo, 0);
-            bput(b, " .. ");
+            strbuf_puts(b, " .. ");
             print_expr(b, v->hi, 0);
             if (v->step) {
-                bput(b, " step ");
+                strbuf_puts(b, " step ");
                 print_expr(b, v->step, 0);
             }
-            if ((unsigned)v->kind < 4) bput(b, loop_kind_text[v->kind]);
+            if ((unsigned)v->kind < 4) strbuf_puts(b, loop_kind_text[v->kind]);
         }
         print_cost(b, s->u.for_.body ? s->u.for_.body->cost : NULL);
         print_block_body(b, s->u.for_.body, ind);
         break;
     case IR_S_SEND:
-        bput(b, "send ");
+        strbuf_puts(b, "send ");
         print_expr(b, s->u.send.what, 0);
-        bput(b, " to ");
+        strbuf_puts(b, " to ");
         print_expr(b, s->u.send.to_lo, 0);
         if (s->u.send.to_hi) {
-            bput(b, " .. ");
+            strbuf_puts(b, " .. ");
             print_expr(b, s->u.send.to_hi, 0);
         }
-        bput(b, " at ");
+        strbuf_puts(b, " at ");
         print_expr(b, s->u.send.at, 0);
         if (s->u.send.when) {
-            bput(b, " when ");
+            strbuf_puts(b, " when ");
             print_expr(b, s->u.send.when, 0);
         }
         if (s->u.send.as_idx && s->u.send.nas > 0) {
-            bput(b, " as ");
+            strbuf_puts(b, " as ");
             print_index_list(b, s->u.send.as_idx, s->u.send.nas);
         }
         print_cost(b, s->cost);
@@ -405,45 +382,45 @@ static void print_stmt(buf *b, const ir_stmt *s, int ind)
         print_coll(b, s);
         break;
     case IR_S_RECV:
-        bput(b, "recv");
+        strbuf_puts(b, "recv");
         break;
     }
     print_trail(b, &s->comments);
-    bput(b, "\n");
+    strbuf_puts(b, "\n");
 }
 
 /* ---- declarations --------------------------------------------------------------------------- */
 
-static void print_ranges(buf *b, ir_expr *const *lo, ir_expr *const *hi, int n)
+static void print_ranges(strbuf *b, ir_expr *const *lo, ir_expr *const *hi, int n)
 {
     for (int i = 0; i < n; i++) {
-        bput(b, "[");
+        strbuf_puts(b, "[");
         print_expr(b, lo ? lo[i] : NULL, 0);
-        bput(b, " .. ");
+        strbuf_puts(b, " .. ");
         print_expr(b, hi ? hi[i] : NULL, 0);
-        bput(b, "]");
+        strbuf_puts(b, "]");
     }
 }
 
-static void print_fields(buf *b, const ir_field *f, int n)
+static void print_fields(strbuf *b, const ir_field *f, int n)
 {
-    bput(b, "(");
+    strbuf_puts(b, "(");
     for (int i = 0; i < n; i++) {
-        if (i) bput(b, ", ");
-        bput(b, f[i].name ? f[i].name : "?");
-        bput(b, f[i].type == IR_INT ? " int" : " double");
+        if (i) strbuf_puts(b, ", ");
+        strbuf_puts(b, f[i].name ? f[i].name : "?");
+        strbuf_puts(b, f[i].type == IR_INT ? " int" : " double");
     }
-    bput(b, ")");
+    strbuf_puts(b, ")");
 }
 
-static void print_pattern(buf *b, const ir_pattern *pt)
+static void print_pattern(strbuf *b, const ir_pattern *pt)
 {
-    if (pt->n != 1) bput(b, "(");
+    if (pt->n != 1) strbuf_puts(b, "(");
     for (int i = 0; i < pt->n; i++) {
-        if (i) bput(b, ", ");
-        bput(b, pt->names[i] ? pt->names[i] : "?");
+        if (i) strbuf_puts(b, ", ");
+        strbuf_puts(b, pt->names[i] ? pt->names[i] : "?");
     }
-    if (pt->n != 1) bput(b, ")");
+    if (pt->n != 1) strbuf_puts(b, ")");
 }
 
 static const char *const opitem_words[] = {
@@ -451,57 +428,57 @@ static const char *const opitem_words[] = {
     [IR_OI_NONASSOCIATIVE] = "nonassociative",
 };
 
-static void print_op(buf *b, const ir_decl *d)
+static void print_op(strbuf *b, const ir_decl *d)
 {
-    bput(b, "op ");
-    bput(b, d->u.op.name ? d->u.op.name : "?");
-    bput(b, " {\n");
+    strbuf_puts(b, "op ");
+    strbuf_puts(b, d->u.op.name ? d->u.op.name : "?");
+    strbuf_puts(b, " {\n");
     for (int i = 0; i < d->u.op.nitems; i++) {
         const ir_opitem *it = &d->u.op.items[i];
         print_lead(b, &it->comments, 1);
         bindent(b, 1);
         switch (it->kind) {
         case IR_OI_STATE: case IR_OI_IN:
-            bput(b, it->kind == IR_OI_STATE ? "state " : "in ");
+            strbuf_puts(b, it->kind == IR_OI_STATE ? "state " : "in ");
             print_fields(b, it->fields, it->nfields);
             break;
         case IR_OI_CLAUSE:
-            bput(b, ir_clause_name(it->clause));
+            strbuf_puts(b, ir_clause_name(it->clause));
             for (int k = 0; k < it->npats; k++) {
-                bput(b, " ");
+                strbuf_puts(b, " ");
                 print_pattern(b, &it->pats[k]);
             }
-            bput(b, " = ");
+            strbuf_puts(b, " = ");
             if (it->nlets > 0) {
-                bput(b, "let ");
+                strbuf_puts(b, "let ");
                 for (int k = 0; k < it->nlets; k++) {
-                    if (k) bput(b, ", ");
-                    bput(b, it->lets[k] ? it->lets[k] : "?");
-                    bput(b, " = ");
+                    if (k) strbuf_puts(b, ", ");
+                    strbuf_puts(b, it->lets[k] ? it->lets[k] : "?");
+                    strbuf_puts(b, " = ");
                     print_expr(b, it->letv[k], 0);
                 }
-                bput(b, " in ");
+                strbuf_puts(b, " in ");
             }
             print_tuple(b, it->val, it->nval);
             break;
         case IR_OI_COMMUTATIVE: case IR_OI_NONCOMMUTATIVE: case IR_OI_NONASSOCIATIVE:
-            bput(b, opitem_words[it->kind]);
+            strbuf_puts(b, opitem_words[it->kind]);
             break;
         case IR_OI_DISTRIBUTES:
-            bput(b, "distributes over ");
-            bput(b, it->over.name ? it->over.name : "?");
+            strbuf_puts(b, "distributes over ");
+            strbuf_puts(b, it->over.name ? it->over.name : "?");
             break;
         }
         print_trail(b, &it->comments);
-        bput(b, "\n");
+        strbuf_puts(b, "\n");
     }
-    bput(b, "}");
+    strbuf_puts(b, "}");
     print_trail(b, &d->comments);
-    bput(b, "\n");
+    strbuf_puts(b, "\n");
 }
 
 /* Prints decls[i] (and, for params, those continuing its line); returns the next index. */
-static int print_decl(buf *b, ir_decl *const *decls, int n, int i)
+static int print_decl(strbuf *b, ir_decl *const *decls, int n, int i)
 {
     const ir_decl *d = decls[i];
     print_lead(b, &d->comments, 0);
@@ -512,81 +489,81 @@ static int print_decl(buf *b, ir_decl *const *decls, int n, int i)
     const char *trail = d->comments.trail;
     switch (d->kind) {
     case IR_D_PARAM:
-        bput(b, "param ");
+        strbuf_puts(b, "param ");
         for (;;) {
-            bput(b, d->u.param.name ? d->u.param.name : "?");
-            bput(b, " = ");
+            strbuf_puts(b, d->u.param.name ? d->u.param.name : "?");
+            strbuf_puts(b, " = ");
             print_expr(b, d->u.param.value, 0);
             if (i + 1 < n && decls[i + 1]->kind == IR_D_PARAM && decls[i + 1]->u.param.cont &&
                 !decls[i + 1]->comments.nlead && !(trail && decls[i + 1]->comments.trail)) {
                 i++;
                 d = decls[i];
                 if (!trail) trail = d->comments.trail;
-                bput(b, ", ");
+                strbuf_puts(b, ", ");
                 continue;
             }
             break;
         }
         break;
     case IR_D_REFERENCE:
-        bput(b, "reference \"");
-        bput(b, d->u.reference.path ? d->u.reference.path : "");
-        bput(b, "\"");
+        strbuf_puts(b, "reference \"");
+        strbuf_puts(b, d->u.reference.path ? d->u.reference.path : "");
+        strbuf_puts(b, "\"");
         break;
     case IR_D_ARRAY:
-        bput(b, "array ");
-        bput(b, d->u.array.name ? d->u.array.name : "?");
+        strbuf_puts(b, "array ");
+        strbuf_puts(b, d->u.array.name ? d->u.array.name : "?");
         print_ranges(b, d->u.array.lo, d->u.array.hi, d->u.array.ndims);
-        bput(b, d->u.array.elem == IR_INT ? " int" : " double");
+        strbuf_puts(b, d->u.array.elem == IR_INT ? " int" : " double");
         break;
     case IR_D_INIT:
-        bput(b, "init ");
-        bput(b, d->u.init.array ? d->u.init.array : "?");
+        strbuf_puts(b, "init ");
+        strbuf_puts(b, d->u.init.array ? d->u.init.array : "?");
         print_index_list(b, d->u.init.idx, d->u.init.nidx);
-        bput(b, " = ");
+        strbuf_puts(b, " = ");
         print_expr(b, d->u.init.value, 0);
         break;
     case IR_D_OUTPUT:
-        bput(b, "output ");
-        bput(b, d->u.output.array ? d->u.output.array : "?");
+        strbuf_puts(b, "output ");
+        strbuf_puts(b, d->u.output.array ? d->u.output.array : "?");
         print_index_list(b, d->u.output.idx, d->u.output.nidx);
         break;
     case IR_D_DIST:
-        bput(b, "dist ");
-        bput(b, d->u.dist.array ? d->u.dist.array : "?");
+        strbuf_puts(b, "dist ");
+        strbuf_puts(b, d->u.dist.array ? d->u.dist.array : "?");
         if (d->u.dist.dk == IR_DIST_REPLICATE) {
-            bput(b, " replicate");
+            strbuf_puts(b, " replicate");
             break;
         }
-        bput(b, "(");
-        bput(b, d->u.dist.procvar ? d->u.dist.procvar : "?");
-        bput(b, ")");
+        strbuf_puts(b, "(");
+        strbuf_puts(b, d->u.dist.procvar ? d->u.dist.procvar : "?");
+        strbuf_puts(b, ")");
         if (d->u.dist.ndims > 0) {
             for (int pi = 0; pi <= d->u.dist.nmore; pi++) {
                 ir_dist_piece pc = ir_dist_get_piece(d, pi);
-                bput(b, pi ? " + " : " ");
+                strbuf_puts(b, pi ? " + " : " ");
                 for (int k = 0; k < d->u.dist.ndims; k++) {
-                    bput(b, "[");
+                    strbuf_puts(b, "[");
                     if (pc.ivar && pc.ivar[k]) {
-                        bput(b, pc.ivar[k]);
-                        bput(b, " = ");
+                        strbuf_puts(b, pc.ivar[k]);
+                        strbuf_puts(b, " = ");
                     }
                     print_expr(b, pc.lo ? pc.lo[k] : NULL, 0);
-                    bput(b, " .. ");
+                    strbuf_puts(b, " .. ");
                     print_expr(b, pc.hi ? pc.hi[k] : NULL, 0);
                     if (pc.step && pc.step[k]) {
-                        bput(b, " step ");
+                        strbuf_puts(b, " step ");
                         print_expr(b, pc.step[k], 0);
                         if (pc.block && pc.block[k]) {
-                            bput(b, " block ");
+                            strbuf_puts(b, " block ");
                             print_expr(b, pc.block[k], 0);
                         }
                     }
-                    bput(b, "]");
+                    strbuf_puts(b, "]");
                 }
             }
             if (d->u.dist.offset) {
-                bput(b, " offset ");
+                strbuf_puts(b, " offset ");
                 print_index_list(b, d->u.dist.offset, d->u.dist.ndims);
             }
         }
@@ -596,27 +573,26 @@ static int print_decl(buf *b, ir_decl *const *decls, int n, int i)
     }
     ir_comments tc = { NULL, 0, trail };
     print_trail(b, &tc);
-    bput(b, "\n");
+    strbuf_puts(b, "\n");
     return i + 1;
 }
 
 char *ir_print(const ir_program *p)
 {
-    buf b = { 0 };
-    bput(&b, "");
+    strbuf b = {0};
     print_lead(&b, &p->comments, 0);
-    bput(&b, "program ");
-    bput(&b, p->name ? p->name : "?");
+    strbuf_puts(&b, "program ");
+    strbuf_puts(&b, p->name ? p->name : "?");
     print_trail(&b, &p->comments);
-    bput(&b, "\nlevel ");
-    bput(&b, ir_level_name(p->level));
-    bput(&b, p->aggregate ? "\nmessages aggregate\n" : "\n");
+    strbuf_puts(&b, "\nlevel ");
+    strbuf_puts(&b, ir_level_name(p->level));
+    strbuf_puts(&b, p->aggregate ? "\nmessages aggregate\n" : "\n");
     for (int i = 0; i < p->ndecls;) i = print_decl(&b, p->decls, p->ndecls, i);
     if (p->body && p->body->n > 0) {
-        bput(&b, "\n");
+        strbuf_puts(&b, "\n");
         for (int i = 0; i < p->body->n; i++) print_stmt(&b, p->body->stmts[i], 0);
     }
     if (p->body) print_lead(&b, &p->body->tail, 0);
     print_lead(&b, &p->tail, 0);
-    return b.s;
+    return strbuf_take(&b);
 }

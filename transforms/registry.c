@@ -176,11 +176,11 @@ ir_program *xf_apply(const ir_program *src, const char *name, int argc, char *co
 /* Why t does not apply at p's level: the levels it applies at (a fresh string). */
 static char *level_why(const xf_transform *t, const ir_program *p)
 {
-    xf_buf b = {0};
-    xf_buf_printf(&b, "applies at");
+    strbuf b = {0};
+    strbuf_printf(&b, "applies at");
     for (int l = 0, k = 0; l < 32; l++)
-        if (t->levels & (1u << l)) xf_buf_printf(&b, "%s %s", k++ ? "," : "", ir_level_name((ir_level)l));
-    xf_buf_printf(&b, "; this program is %s", ir_level_name(p->level));
+        if (t->levels & (1u << l)) strbuf_printf(&b, "%s %s", k++ ? "," : "", ir_level_name((ir_level)l));
+    strbuf_printf(&b, "; this program is %s", ir_level_name(p->level));
     return b.s;
 }
 
@@ -192,10 +192,10 @@ ir_program *xf_apply_with(const ir_program *src, const char *name, int argc, cha
     const xf_transform *t = xf_find(name);
     xf_args a = {.bindings = ov, .nbindings = nov, .report = report};
     if (!t) {
-        xf_buf l = {0};
-        for (int i = 0; i < NXF; i++) xf_buf_printf(&l, "%s%s", i ? ", " : "", registry[i].name);
+        strbuf l = {0};
+        for (int i = 0; i < NXF; i++) strbuf_printf(&l, "%s%s", i ? ", " : "", registry[i].name);
         diag_add(d, NULL, 0, 0, "unknown transform '%s' (known: %s)", name, l.s);
-        xf_buf_free(&l);
+        strbuf_free(&l);
     } else if (xf_args_parse(&a, argc, argv, d) == 0) {
         char *why = NULL;
         if (!(t->levels & LV(src->level))) why = level_why(t, src);

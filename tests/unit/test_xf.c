@@ -572,15 +572,15 @@ static void test_simplify(void)
         {"n * 0 + (1 - n) * (p + 1)", "(1 - n) * (p + 1)"},
     };
     int nc = (int)(sizeof cases / sizeof cases[0]);
-    xf_buf b = {0};
-    xf_buf_printf(&b, "program s\nlevel source\nparam n = 8, procs = 2\narray a[0 .. 1] double\n"
+    strbuf b = {0};
+    strbuf_printf(&b, "program s\nlevel source\nparam n = 8, procs = 2\narray a[0 .. 1] double\n"
                       "for p = 0 .. 1 {\n");
-    for (int i = 0; i < nc; i++) xf_buf_printf(&b, "  let e%d = %s\n", i, cases[i][0]);
-    xf_buf_printf(&b, "  A: a[p] = 1\n}\n");
+    for (int i = 0; i < nc; i++) strbuf_printf(&b, "  let e%d = %s\n", i, cases[i][0]);
+    strbuf_printf(&b, "  A: a[p] = 1\n}\n");
     diag_list d;
     diag_list_init(&d);
     ir_program *p = ir_load_text("simplify.apm", b.s, b.n, &d);
-    xf_buf_free(&b);
+    strbuf_free(&b);
     T_CHECK("simplify: the test program loads", p != NULL, "%s", d.n ? d.items[0].msg : "");
     for (int i = 0; p && i < nc; i++) {
         const ir_stmt *l = p->body->stmts[0]->u.for_.body->stmts[i];
@@ -612,16 +612,16 @@ static void test_isl_text(void)
         "p % 2 != 1 && -n <= -8",
     };
     int ne = (int)(sizeof exprs / sizeof *exprs), nc = (int)(sizeof conds / sizeof *conds);
-    xf_buf b = {0};
-    xf_buf_printf(&b, "program t\nlevel source\nparam n = 8, procs = 2\narray a[0 .. 3] double\n"
+    strbuf b = {0};
+    strbuf_printf(&b, "program t\nlevel source\nparam n = 8, procs = 2\narray a[0 .. 3] double\n"
                       "for p = 0 .. 3 {\n  let c = -3\n");
-    for (int i = 0; i < ne; i++) xf_buf_printf(&b, "  let e%d = %s\n", i, exprs[i]);
-    for (int i = 0; i < nc; i++) xf_buf_printf(&b, "  if %s {\n    B%d: a[p] = 1\n  }\n", conds[i], i);
-    xf_buf_printf(&b, "}\n");
+    for (int i = 0; i < ne; i++) strbuf_printf(&b, "  let e%d = %s\n", i, exprs[i]);
+    for (int i = 0; i < nc; i++) strbuf_printf(&b, "  if %s {\n    B%d: a[p] = 1\n  }\n", conds[i], i);
+    strbuf_printf(&b, "}\n");
     diag_list d;
     diag_list_init(&d);
     ir_program *p = ir_load_text("isltext.apm", b.s, b.n, &d);
-    xf_buf_free(&b);
+    strbuf_free(&b);
     T_CHECK("isl text: the test program loads", p != NULL, "%s", d.n ? d.items[0].msg : "");
     isl_ctx *ctx = isl_ctx_alloc();
     isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
@@ -633,14 +633,14 @@ static void test_isl_text(void)
         const char *src = isexpr ? exprs[i] : conds[i - ne];
         char tn[200];
         for (int64_t pv = 0; pv <= 3; pv++) {
-            xf_buf t = {0};
+            strbuf t = {0};
             int rc = xf_isl_expr(&t, e, &fr, 1);
             xf_env env = {.names = {"n", "procs", "p", "c"}, .vals = {8, 2, pv, -3}, .n = 4};
             int64_t want = 0;
             int ev = xf_eval_int(e, &env, &want);
             /* the value isl gives it at n = 8, p = pv (a condition: whether pv satisfies it) */
-            char *txt = isexpr ? xf_asprintf("[n, p] -> { [x] : x = %s and n = 8 and p = %lld }", t.s ? t.s : "", (long long)pv)
-                               : xf_asprintf("[n, p] -> { [x] : x = 1 and n = 8 and p = %lld and %s }", (long long)pv, t.s ? t.s : "");
+            char *txt = isexpr ? xasprintf("[n, p] -> { [x] : x = %s and n = 8 and p = %lld }", t.s ? t.s : "", (long long)pv)
+                               : xasprintf("[n, p] -> { [x] : x = 1 and n = 8 and p = %lld and %s }", (long long)pv, t.s ? t.s : "");
             isl_set *set = rc == 0 ? isl_set_read_from_str(ctx, txt) : NULL;
             int64_t got = INT64_MIN;
             if (set && isl_set_is_empty(set) == isl_bool_true) got = 0;
@@ -656,7 +656,7 @@ static void test_isl_text(void)
                     rc, set ? "parses" : "cannot parse", (long long)got, (long long)want);
             isl_set_free(set);
             free(txt);
-            xf_buf_free(&t);
+            strbuf_free(&t);
         }
     }
     isl_ctx_free(ctx);
@@ -755,23 +755,23 @@ static void test_floor_bounds(void)
     T_EQ_INT("floor bounds: one basic set", isl_set_n_basic_set(dom), 1);
     T_EQ_INT("floor bounds: no isl divisions", divs, 0);
     /* isl's reading of the bounds as written */
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s -> { S[tt, p, t, q] : ", m->params);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s -> { S[tt, p, t, q] : ", m->params);
     const ir_stmt *l1 = p->body->stmts[0], *l2 = l1->u.for_.body->stmts[0], *l3 = l2->u.for_.body->stmts[0];
     const ir_loopvar *lv[4] = {&l1->u.for_.vars[0], &l1->u.for_.vars[1], &l2->u.for_.vars[0], &l3->u.for_.vars[0]};
     for (int i = 0; i < 4; i++) {
-        xf_buf_printf(&b, "%s", i ? " and " : "");
+        strbuf_printf(&b, "%s", i ? " and " : "");
         xf_isl_expr(&b, lv[i]->lo, NULL, 0);
-        xf_buf_printf(&b, " <= %s <= ", lv[i]->var);
+        strbuf_printf(&b, " <= %s <= ", lv[i]->var);
         xf_isl_expr(&b, lv[i]->hi, NULL, 0);
     }
-    xf_buf_printf(&b, " }");
+    strbuf_printf(&b, " }");
     isl_set *want = isl_set_intersect_params(isl_set_read_from_str(m->ctx, b.s), xf_model_context(m));
     isl_set *got = isl_set_set_tuple_name(isl_set_copy(dom), "S");
     T_CHECK("floor bounds: the same set as isl's reading of the bounds", want && isl_set_is_equal(got, want) == isl_bool_true,
             "%s", b.s);
     T_CHECK("floor bounds: not empty", isl_set_is_empty(got) == isl_bool_false, "empty");
-    xf_buf_free(&b);
+    strbuf_free(&b);
     isl_set_free(want);
     isl_set_free(got);
     isl_set_free(dom);

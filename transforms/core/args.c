@@ -24,14 +24,13 @@ int xf_args_parse(xf_args *out, int argc, char *const *argv, diag_list *d)
                          "(key a name, optionally name.LABEL)", a);
                 return -1;
             }
-        xf_arg *na = realloc(out->items, (size_t)(out->n + 1) * sizeof *out->items);
-        if (!na) abort();
+        xf_arg *na = xrealloc(out->items, (size_t)(out->n + 1) * sizeof *out->items);
         out->items = na;
         xf_arg *x = &out->items[out->n++];
         const char *dot = memchr(a, '.', (size_t)(kend - a));
-        x->key = strndup(a, (size_t)((dot ? dot : kend) - a));
-        x->label = dot ? strndup(dot + 1, (size_t)(kend - dot - 1)) : NULL;
-        x->value = xf_strdup(eq ? eq + 1 : "");
+        x->key = xstrndup(a, (size_t)((dot ? dot : kend) - a));
+        x->label = dot ? xstrndup(dot + 1, (size_t)(kend - dot - 1)) : NULL;
+        x->value = xstrdup(eq ? eq + 1 : "");
         if (dot && !x->label[0]) {
             diag_add(d, NULL, 0, 0, "malformed argument '%s': empty statement label after '.'", a);
             return -1;

@@ -18,17 +18,9 @@
 #include <isl/ctx.h>
 
 #include "ir.h"
+#include "mem.h"
+#include "strbuf.h"
 #include "xf.h"
-
-/* ---- growable strings ------------------------------------------------------------------------ */
-
-typedef struct xf_buf { char *s; size_t n, cap; } xf_buf;
-void xf_buf_printf(xf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void xf_buf_vprintf(xf_buf *b, const char *fmt, va_list ap);
-own_give char *xf_buf_take(xf_buf *b);   /* the string (never NULL); resets b */
-void xf_buf_free(xf_buf *b);
-own_give char *xf_strdup(const char *s);
-own_give char *xf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- finishing a transform ------------------------------------------------------------------- */
 

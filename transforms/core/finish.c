@@ -32,8 +32,8 @@ void xf_rename_for_level(ir_program *p, const ir_program *src, const char *from,
     const char *nm0 = src->name;
     size_t L = strlen(nm0), F = strlen(from);
     char *nm = L > F + 1 && nm0[L - F - 1] == '_' && !strcmp(nm0 + L - F, from)
-                   ? xf_asprintf("%.*s_%s", (int)(L - F - 1), nm0, to)
-                   : xf_asprintf("%s_%s", nm0, to);
+                   ? xasprintf("%.*s_%s", (int)(L - F - 1), nm0, to)
+                   : xasprintf("%s_%s", nm0, to);
     p->name = ir_strdup(p, nm);
     free(nm);
 }

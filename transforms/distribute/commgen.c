@@ -365,7 +365,7 @@ static void neighbour(ir_program *p, const xf_tiling *T, const long long *delta,
 int xf_commgen_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYN) {
-        *why_not = xf_asprintf("commgen turns a syn program into a syncomm one (this one is %s)",
+        *why_not = xasprintf("commgen turns a syn program into a syncomm one (this one is %s)",
                                ir_level_name(p->level));
         return 0;
     }
@@ -373,7 +373,7 @@ int xf_commgen_applicable(const ir_program *p, char **why_not)
     xf_tiling T;
     int ok = xf_tiling_recognise(c, &T) == 0;
     ir_program_free(c);
-    if (!ok) *why_not = xf_asprintf("the step nest is not one stm and tile produce");
+    if (!ok) *why_not = xasprintf("the step nest is not one stm and tile produce");
     return ok;
 }
 
@@ -449,8 +449,7 @@ static int fixed_delta(__isl_keep isl_map *dst, int np, long long *delta)
  * frees with flows_free; *n of them). */
 static cg_flow *flows_collect(const xf_model *m, const xf_rawdep *r, int nr, int np, int *n)
 {
-    cg_flow *f = calloc((size_t)nr + 1, sizeof *f);
-    if (!f) abort();
+    cg_flow *f = xcalloc((size_t)nr + 1, sizeof *f);
     int k = 0;
     for (int i = 0; i < nr; i++) {
         if (r[i].kind != XF_DEP_FLOW) continue;

@@ -99,7 +99,7 @@ static char *split_const(const ir_expr *e, int64_t *c)
         *c = e->u.op.op == IR_OP_ADD ? e->u.op.b->u.ival : -e->u.op.b->u.ival;
         return ir_print_expr(e->u.op.a);
     }
-    if (e->kind == IR_E_INT) { *c = e->u.ival; return xf_strdup(""); }
+    if (e->kind == IR_E_INT) { *c = e->u.ival; return xstrdup(""); }
     return ir_print_expr(e);
 }
 
@@ -267,44 +267,44 @@ static ir_expr *tidy_minmax(ir_program *out, ir_expr *e)
 /* e as isl text when it is affine in `names` (the parameters and rp); a product rp * B with B
  * the blocked tiling's block size (>= 1) becomes an atom _aK >= 0.  0, or -1 when not readable. */
 typedef struct atoms { const ir_expr *e[8]; int n; } atoms;
-static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n, const char *rpv,
+static int isl_text(strbuf *b, const ir_expr *e, const char *const *names, int n, const char *rpv,
                     const char *bname, atoms *at)
 {
     char tmp[80];
     switch (e->kind) {
     case IR_E_INT:
-        xf_buf_printf(b, "%lld", (long long)e->u.ival);
+        strbuf_printf(b, "%lld", (long long)e->u.ival);
         return 0;
     case IR_E_NAME:
         for (int i = 0; i < n; i++)
             if (!strcmp(e->u.name.id, names[i])) {
-                xf_buf_printf(b, "%s", xf_isl_name(names[i], tmp, sizeof tmp));
+                strbuf_printf(b, "%s", xf_isl_name(names[i], tmp, sizeof tmp));
                 return 0;
             }
         return -1;
     case IR_E_UNARY:
         if (e->u.op.op != IR_OP_NEG) return -1;
-        xf_buf_printf(b, "-(");
+        strbuf_printf(b, "-(");
         if (isl_text(b, e->u.op.a, names, n, rpv, bname, at) < 0) return -1;
-        xf_buf_printf(b, ")");
+        strbuf_printf(b, ")");
         return 0;
     case IR_E_BINARY: {
         const ir_expr *x = e->u.op.a, *y = e->u.op.b;
         switch (e->u.op.op) {
         case IR_OP_ADD: case IR_OP_SUB:
-            xf_buf_printf(b, "(");
+            strbuf_printf(b, "(");
             if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
-            xf_buf_printf(b, ") %s (", e->u.op.op == IR_OP_ADD ? "+" : "-");
+            strbuf_printf(b, ") %s (", e->u.op.op == IR_OP_ADD ? "+" : "-");
             if (isl_text(b, y, names, n, rpv, bname, at) < 0) return -1;
-            xf_buf_printf(b, ")");
+            strbuf_printf(b, ")");
             return 0;
         case IR_OP_MUL: {
             int64_t kv;
             int kx = xf_int_const(x, &kv) == 0;
             if (kx || xf_int_const(y, &kv) == 0) {   /* isl: a bare literal at the left, -2*(n) */
-                xf_buf_printf(b, "%lld*(", (long long)kv);
+                strbuf_printf(b, "%lld*(", (long long)kv);
                 if (isl_text(b, kx ? y : x, names, n, rpv, bname, at) < 0) return -1;
-                xf_buf_printf(b, ")");
+                strbuf_printf(b, ")");
                 return 0;
             }
             if (bname && x->kind == IR_E_NAME && y->kind == IR_E_NAME &&
@@ -317,7 +317,7 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
                     if (at->n == 8) return -1;
                     at->e[at->n++] = e;
                 }
-                xf_buf_printf(b, "_a%d", k);
+                strbuf_printf(b, "_a%d", k);
                 return 0;
             }
             return -1;
@@ -325,9 +325,9 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
         case IR_OP_DIV: case IR_OP_MOD: {
             int64_t kv;
             if (xf_int_const(y, &kv) || kv <= 0) return -1;
-            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? "floor((" : "((");
+            strbuf_printf(b, e->u.op.op == IR_OP_DIV ? "floor((" : "((");
             if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
-            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)kv);
+            strbuf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)kv);
             return 0;
         }
         default:
@@ -336,12 +336,12 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
     }
     case IR_E_CALL:
         if (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX) return -1;
-        xf_buf_printf(b, e->u.call.f == IR_F_MIN ? "min(" : "max(");
+        strbuf_printf(b, e->u.call.f == IR_F_MIN ? "min(" : "max(");
         for (int i = 0; i < e->u.call.nargs; i++) {
-            if (i) xf_buf_printf(b, ", ");
+            if (i) strbuf_printf(b, ", ");
             if (isl_text(b, e->u.call.args[i], names, n, rpv, bname, at) < 0) return -1;
         }
-        xf_buf_printf(b, ")");
+        strbuf_printf(b, ")");
         return 0;
     default:
         return -1;
@@ -363,20 +363,20 @@ static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const c
     names[n++] = rpv;
     const char *bname = T->k == TK_BLOCKED && T->b[0]->kind == IR_E_NAME ? T->b[0]->u.name.id : NULL;
     atoms at = {.n = 0};
-    xf_buf t = {0};
-    if (isl_text(&t, e, names, n, rpv, bname, &at) < 0) { xf_buf_free(&t); return e; }
-    char *et = xf_buf_take(&t);
-    xf_buf ps = {0}, cs = {0};
+    strbuf t = {0};
+    if (isl_text(&t, e, names, n, rpv, bname, &at) < 0) { strbuf_free(&t); return e; }
+    char *et = strbuf_take(&t);
+    strbuf ps = {0}, cs = {0};
     char tmp[80];
-    for (int i = 0; i < n; i++) xf_buf_printf(&ps, "%s%s", i ? ", " : "", xf_isl_name(names[i], tmp, sizeof tmp));
-    xf_buf_printf(&cs, "0 <= %s < procs", xf_isl_name(rpv, tmp, sizeof tmp));
+    for (int i = 0; i < n; i++) strbuf_printf(&ps, "%s%s", i ? ", " : "", xf_isl_name(names[i], tmp, sizeof tmp));
+    strbuf_printf(&cs, "0 <= %s < procs", xf_isl_name(rpv, tmp, sizeof tmp));
     for (int k = 0; k < at.n; k++) {
-        xf_buf_printf(&ps, ", _a%d", k);
-        xf_buf_printf(&cs, " and _a%d >= %s", k, xf_isl_name(rpv, tmp, sizeof tmp));   /* rp * B, B >= 1 */
+        strbuf_printf(&ps, ", _a%d", k);
+        strbuf_printf(&cs, " and _a%d >= %s", k, xf_isl_name(rpv, tmp, sizeof tmp));   /* rp * B, B >= 1 */
     }
-    char *pl = xf_buf_take(&ps), *cl = xf_buf_take(&cs);
-    char *pat = xf_asprintf("[%s] -> { [(%s)] }", pl, et);
-    char *cst = xf_asprintf("[%s] -> { : %s }", pl, cl);
+    char *pl = strbuf_take(&ps), *cl = strbuf_take(&cs);
+    char *pat = xasprintf("[%s] -> { [(%s)] }", pl, et);
+    char *cst = xasprintf("[%s] -> { : %s }", pl, cl);
     free(et);
     free(pl);
     free(cl);
@@ -836,20 +836,20 @@ typedef struct md_piece {
 
 static void piece_texts(md_piece *P, int nd)
 {
-    xf_buf o = {0}, l = {0};
+    strbuf o = {0}, l = {0};
     for (int k = 0; k < nd; k++) {
-        xf_buf *b = k < nd - 1 ? &o : &l;
+        strbuf *b = k < nd - 1 ? &o : &l;
         const ir_expr *x[4] = {P->pc.lo[k], P->pc.hi[k], P->pc.step ? P->pc.step[k] : NULL, P->pc.block ? P->pc.block[k] : NULL};
         for (int j = 0; j < 4; j++) {
-            char *t = x[j] ? ir_print_expr(x[j]) : xf_strdup("-");
-            xf_buf_printf(b, "%s;", t);
+            char *t = x[j] ? ir_print_expr(x[j]) : xstrdup("-");
+            strbuf_printf(b, "%s;", t);
             free(t);
         }
     }
     free(P->outer);
     free(P->last);
-    P->outer = o.s ? xf_buf_take(&o) : xf_strdup("");
-    P->last = l.s ? xf_buf_take(&l) : xf_strdup("");
+    P->outer = o.s ? strbuf_take(&o) : xstrdup("");
+    P->last = l.s ? strbuf_take(&l) : xstrdup("");
 }
 
 /* The piece holding the accesses P->sel: the other dimensions as boxes (or lattices), the last
@@ -950,8 +950,8 @@ static int tab_build(md_ctx *X, const ir_dist_piece *pc, int nd, int64_t rp, md_
     t->lst = t->st[nd - 1];
     t->lbl = t->bl[nd - 1];
     t->nrows = rows;
-    t->rlo = malloc((size_t)(rows + 1) * sizeof *t->rlo);
-    t->rhi = malloc((size_t)(rows + 1) * sizeof *t->rhi);
+    t->rlo = xmalloc((size_t)(rows + 1) * sizeof *t->rlo);
+    t->rhi = xmalloc((size_t)(rows + 1) * sizeof *t->rhi);
     if (!t->rlo || !t->rhi) return -1;
     int base = env.n;
     for (int k = 0; k < nd - 1; k++) env.names[base + k] = pc->ivar && pc->ivar[k] ? pc->ivar[k] : "";
@@ -1033,7 +1033,7 @@ static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, __isl_
 {
     int64_t nrp = X->rp_hi - X->rp_lo + 1, total = 0;
     if (nrp < 1 || nrp > 4096 || nd > 8) return -1;
-    md_tab *tabs = calloc((size_t)(nrp * npc), sizeof *tabs);
+    md_tab *tabs = xcalloc((size_t)(nrp * npc), sizeof *tabs);
     int ok = tabs != NULL;
     for (int64_t r = 0; r < nrp && ok; r++)
         for (int p = 0; p < npc && ok; p++) {
@@ -1129,7 +1129,7 @@ static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd
             }
         }
         /* groups */
-        md_piece *g = calloc((size_t)nf, sizeof *g);
+        md_piece *g = xcalloc((size_t)nf, sizeof *g);
         int ng = nf;
         for (int a = 0; a < nf && X->ok; a++) {
             g[a].nsel = 1;
@@ -1184,19 +1184,19 @@ static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd
 int xf_memdist_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYNCOMM) {
-        *why_not = xf_asprintf("memdist distributes the memory of a syncomm program (this one is %s)",
+        *why_not = xasprintf("memdist distributes the memory of a syncomm program (this one is %s)",
                                ir_level_name(p->level));
         return 0;
     }
     if (ir_program_has_collectives(p)) {
-        *why_not = xf_asprintf("memdist does not distribute programs with collectives or repeat");
+        *why_not = xasprintf("memdist does not distribute programs with collectives or repeat");
         return 0;
     }
     ir_program *c = ir_program_clone(p);
     xf_tiling T;
     int ok = xf_tiling_recognise(c, &T) == 0;
     ir_program_free(c);
-    if (!ok) *why_not = xf_asprintf("the step nest is not one stm and tile produce");
+    if (!ok) *why_not = xasprintf("the step nest is not one stm and tile produce");
     return ok;
 }
 
@@ -1283,14 +1283,14 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
             const xf_stmt *st = &m->st[acc->stmt];
             if (st->nvars < 1 + np) continue;
             isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(ctx, acc->rel), xf_model_domain(m, acc->stmt));
-            xf_buf t = {0};
-            xf_buf_printf(&t, "%s -> { %s[", m->params, st->name);
-            for (int k = 0; k < st->nvars; k++) xf_buf_printf(&t, "%sv%d", k ? ", " : "", k);
-            xf_buf_printf(&t, "] -> [");
-            for (int k = 0; k < np; k++) xf_buf_printf(&t, "%sv%d", k ? ", " : "", 1 + k);
-            xf_buf_printf(&t, "] }");
+            strbuf t = {0};
+            strbuf_printf(&t, "%s -> { %s[", m->params, st->name);
+            for (int k = 0; k < st->nvars; k++) strbuf_printf(&t, "%sv%d", k ? ", " : "", k);
+            strbuf_printf(&t, "] -> [");
+            for (int k = 0; k < np; k++) strbuf_printf(&t, "%sv%d", k ? ", " : "", 1 + k);
+            strbuf_printf(&t, "] }");
             isl_map *pm = isl_map_read_from_str(ctx, t.s);
-            xf_buf_free(&t);
+            strbuf_free(&t);
             isl_map *f = isl_map_apply_range(isl_map_reverse(pm), rel);
             f = isl_map_coalesce(isl_map_reset_tuple_id(f, isl_dim_out));
             if (isl_map_is_empty(f) == isl_bool_true) isl_map_free(f);

@@ -219,11 +219,11 @@ static int affine_offset(const ir_expr *e, const char *rp)
 int xf_relcoord_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYNDM) {
-        *why_not = xf_asprintf("relcoord works on a syndm program (this one is %s)", ir_level_name(p->level));
+        *why_not = xasprintf("relcoord works on a syndm program (this one is %s)", ir_level_name(p->level));
         return 0;
     }
     if (ir_program_has_collectives(p)) {
-        *why_not = xf_asprintf("relcoord does not rewrite programs with collectives or repeat");
+        *why_not = xasprintf("relcoord does not rewrite programs with collectives or repeat");
         return 0;
     }
     int any = 0;
@@ -231,13 +231,13 @@ int xf_relcoord_applicable(const ir_program *p, char **why_not)
         const ir_decl *d = p->decls[i];
         if (d->kind == IR_D_DIST && d->u.dist.dk == IR_DIST_LOCAL) {
             if (d->u.dist.offset) {
-                *why_not = xf_asprintf("the distribution of %s is already relative", d->u.dist.array);
+                *why_not = xasprintf("the distribution of %s is already relative", d->u.dist.array);
                 return 0;
             }
             any |= !ir_dist_is_pieced(d);
         }
     }
-    if (!any) *why_not = xf_asprintf("no array has one plain local box (replicated arrays and pieced local "
+    if (!any) *why_not = xasprintf("no array has one plain local box (replicated arrays and pieced local "
                                      "memories stay in absolute coordinates)");
     return any;
 }

@@ -55,7 +55,7 @@ static int find_nest(ir_program *prog, nest *n)
 int xf_tile_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SYN) {
-        *why_not = xf_asprintf("tile maps the virtual processors of a syn program (this one is %s)",
+        *why_not = xasprintf("tile maps the virtual processors of a syn program (this one is %s)",
                                ir_level_name(p->level));
         return 0;
     }
@@ -63,7 +63,7 @@ int xf_tile_applicable(const ir_program *p, char **why_not)
     nest n;
     int ok = find_nest(c, &n) == 0;
     ir_program_free(c);
-    if (!ok) *why_not = xf_asprintf("the program's processor loop is already tiled (proc) or strided");
+    if (!ok) *why_not = xasprintf("the program's processor loop is already tiled (proc) or strided");
     return ok;
 }
 
@@ -120,16 +120,16 @@ static int extent(const ir_program *src, const nest *n, ir_program *out, ir_expr
 {
     xf_model *m = xf_model_build(src, args->bindings, args->nbindings, 0, d);
     if (!m) return -1;
-    xf_buf b = {0}, tl = {0}, th = {0}, pl = {0}, ph = {0};
+    strbuf b = {0}, tl = {0}, th = {0}, pl = {0}, ph = {0};
     int ok = xf_isl_expr(&tl, n->t->lo, NULL, 0) == 0 && xf_isl_expr(&th, n->t->hi, NULL, 0) == 0 &&
              xf_isl_expr(&pl, n->p->lo, NULL, 0) == 0 && xf_isl_expr(&ph, n->p->hi, NULL, 0) == 0;
     char tmp1[80], tmp2[80];
     const char *tv = xf_isl_name(n->t->var, tmp1, sizeof tmp1), *pv = xf_isl_name(n->p->var, tmp2, sizeof tmp2);
-    if (ok) xf_buf_printf(&b, "%s -> { [%s, %s] : %s <= %s <= %s and %s <= %s <= %s }", m->params, tv, pv,
+    if (ok) strbuf_printf(&b, "%s -> { [%s, %s] : %s <= %s <= %s and %s <= %s <= %s }", m->params, tv, pv,
                           tl.s, tv, th.s, pl.s, pv, ph.s);
-    xf_buf_free(&tl); xf_buf_free(&th); xf_buf_free(&pl); xf_buf_free(&ph);
+    strbuf_free(&tl); strbuf_free(&th); strbuf_free(&pl); strbuf_free(&ph);
     isl_set *set = ok ? isl_set_read_from_str(m->ctx, b.s) : NULL;
-    xf_buf_free(&b);
+    strbuf_free(&b);
     if (!set) {
         diag_add(d, src->file, n->p->pos.line, n->p->pos.col,
                  "tile: the bounds of the step nest are not affine: cannot compute the processor range");
@@ -146,13 +146,13 @@ static int extent(const ir_program *src, const nest *n, ir_program *out, ir_expr
     isl_ast_expr_free(e1);
     isl_ast_build_free(build);
     /* the values at the parameters used */
-    char *fx = xf_strdup(m->params);
-    xf_buf c = {0};
-    xf_buf_printf(&c, "%s -> { : ", m->params);
-    for (int i = 0; i < m->npnames; i++) xf_buf_printf(&c, "%s%s = %lld", i ? " and " : "", m->pnames[i], (long long)m->pvalues[i]);
-    xf_buf_printf(&c, " }");
+    char *fx = xstrdup(m->params);
+    strbuf c = {0};
+    strbuf_printf(&c, "%s -> { : ", m->params);
+    for (int i = 0; i < m->npnames; i++) strbuf_printf(&c, "%s%s = %lld", i ? " and " : "", m->pnames[i], (long long)m->pvalues[i]);
+    strbuf_printf(&c, " }");
     isl_set *fixed = isl_set_intersect_params(isl_set_copy(set), isl_set_read_from_str(m->ctx, c.s));
-    xf_buf_free(&c);
+    strbuf_free(&c);
     free(fx);
     isl_val *a = isl_set_dim_min_val(isl_set_copy(fixed), 1), *z = isl_set_dim_max_val(fixed, 1);
     *v0 = a && isl_val_is_int(a) ? isl_val_get_num_si(a) : 0;

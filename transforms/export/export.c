@@ -211,13 +211,13 @@ static void ex_halo_send(ex_halo_scan *h, const ir_stmt *s)
             conds[nc++] = cj[i];
         }
     }
-    xf_buf key = {0};
+    strbuf key = {0};
     for (int i = 0; i < nc; i++) {
         char *t = ir_print_expr(conds[i]);
-        xf_buf_printf(&key, "%s%s", i ? " && " : "", t ? t : "?");
+        strbuf_printf(&key, "%s%s", i ? " && " : "", t ? t : "?");
         free(t);
     }
-    char *text = key.s ? xf_buf_take(&key) : xf_strdup("");
+    char *text = key.s ? strbuf_take(&key) : xstrdup("");
     ex_plan *ph = h->pl;
     int k = 0;
     while (k < ph->nphases && strcmp(h->phase_text[k], text) != 0) k++;
@@ -296,8 +296,8 @@ static int ex_plan_halo(ex_plan *pl, char *why, size_t whysz)
     memset(&h, 0, sizeof h);
     h.pl = pl;
     h.ok = 1;
-    h.tdep = calloc((size_t)(p->nslots + 1), 1);
-    h.send_f = calloc((size_t)(p->narrays + 1), sizeof *h.send_f);
+    h.tdep = xcalloc((size_t)(p->nslots + 1), 1);
+    h.send_f = xcalloc((size_t)(p->narrays + 1), sizeof *h.send_f);
     h.lets = ir_let_values(p);
     if (!h.tdep || !h.send_f || !h.lets) {
         free(h.tdep);
@@ -421,7 +421,7 @@ static void ex_own_block(ex_own_scan *o, const ir_block *b)
 static int ex_check_own_rows(const ex_plan *pl, diag_list *d)
 {
     const ir_program *p = pl->p;
-    ex_own_scan o = {pl, NULL, 0, calloc((size_t)p->narrays + 1, 1), calloc((size_t)p->narrays + 1, 1), NULL};
+    ex_own_scan o = {pl, NULL, 0, xcalloc((size_t)p->narrays + 1, 1), xcalloc((size_t)p->narrays + 1, 1), NULL};
     if (!o.wr || !o.rd) { free(o.wr); free(o.rd); diag_add(d, NULL, 0, 0, "out of memory"); return -1; }
     ex_own_block(&o, p->body);
     for (int i = 0; i < p->narrays; i++) o.wr[i] = o.wr[i] && o.rd[i];   /* written and read: own rows only */
@@ -494,7 +494,7 @@ static void ex_sends(ex_send_scan *c, const ir_block *b)
 
 static int ex_mkdirs(const char *dir, diag_list *d)
 {
-    char *t = xf_strdup(dir);
+    char *t = xstrdup(dir);
     for (char *c = t + 1; *c; c++) {
         if (*c != '/') continue;
         *c = '\0';
@@ -509,7 +509,7 @@ static int ex_mkdirs(const char *dir, diag_list *d)
 
 static int ex_write(const char *dir, const char *name, const char *text, diag_list *d)
 {
-    char *path = xf_asprintf("%s/%s", dir, name);
+    char *path = xasprintf("%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     if (!f) { diag_add(d, NULL, 0, 0, "export: %s: %s", path, strerror(errno)); free(path); return -1; }
     fputs(text, f);
@@ -528,66 +528,66 @@ static int ex_needed(const ex_plan *pl, const char *name)
 
 static char *ex_makefile(const ex_plan *pl)
 {
-    xf_buf b = {0};
-    xf_buf_printf(&b, "# Makefile of %s, exported by polyapm.\n#\n", pl->progname);
+    strbuf b = {0};
+    strbuf_printf(&b, "# Makefile of %s, exported by polyapm.\n#\n", pl->progname);
     if (pl->mpi)
-        xf_buf_printf(&b, "#   make          builds %s with mpicc\n#   make run      runs it: mpirun -np %" PRId64 " ./%s\n"
+        strbuf_printf(&b, "#   make          builds %s with mpicc\n#   make run      runs it: mpirun -np %" PRId64 " ./%s\n"
                           "#   make smpi     builds %s.smpi with SimGrid's smpicc (run it with smpirun -platform P.xml)\n",
                       pl->progname, pl->nprocs, pl->progname, pl->progname);
     else
-        xf_buf_printf(&b, "#   make          builds %s with cc\n#   make run      runs it\n", pl->progname);
-    xf_buf_printf(&b, "#\n# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
+        strbuf_printf(&b, "#   make          builds %s with cc\n#   make run      runs it\n", pl->progname);
+    strbuf_printf(&b, "#\n# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
                       "# simulator's bit for bit.  EXTRA_CFLAGS=-Werror makes warnings errors.\n\n");
-    xf_buf_printf(&b, "CC      = %s\nSMPICC  = smpicc\n", pl->mpi ? "mpicc" : "cc");
-    xf_buf_printf(&b, "# gcc's cheap vectoriser cost model, where the compiler has it: -O2 then vectorises the loops\n"
+    strbuf_printf(&b, "CC      = %s\nSMPICC  = smpicc\n", pl->mpi ? "mpicc" : "cc");
+    strbuf_printf(&b, "# gcc's cheap vectoriser cost model, where the compiler has it: -O2 then vectorises the loops\n"
                       "# that store a value and its \"computed here\" stamp (elements of two sizes); no reordering of\n"
                       "# floating-point operations, so the same values.\n"
                       "VECTORIZE := $(shell $(CC) -Werror -fvect-cost-model=cheap -x c -c /dev/null -o /dev/null 2>/dev/null && echo -fvect-cost-model=cheap)\n");
-    xf_buf_printf(&b, "CFLAGS  = -std=c11 -O2 $(VECTORIZE) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
+    strbuf_printf(&b, "CFLAGS  = -std=c11 -O2 $(VECTORIZE) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
                       "LDLIBS  = -lm\nPROG    = %s\n", pl->progname);
-    xf_buf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
+    strbuf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
                   pl->mpi ? "rt.h rt_checksum.h intsem.h" : "rt_checksum.h intsem.h");
-    xf_buf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
+    strbuf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
     if (pl->mpi) {
-        xf_buf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);
-        xf_buf_printf(&b, "smpi: $(PROG).smpi\n\n$(PROG).smpi: $(SRC) $(HDR)\n\t$(SMPICC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
+        strbuf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);
+        strbuf_printf(&b, "smpi: $(PROG).smpi\n\n$(PROG).smpi: $(SRC) $(HDR)\n\t$(SMPICC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
     } else {
-        xf_buf_printf(&b, "run: $(PROG)\n\t./$(PROG)\n\nsmpi:\n\t@echo \"$(PROG) is sequential: no SMPI build\"\n\n");
+        strbuf_printf(&b, "run: $(PROG)\n\t./$(PROG)\n\nsmpi:\n\t@echo \"$(PROG) is sequential: no SMPI build\"\n\n");
     }
-    xf_buf_printf(&b, "clean:\n\trm -f $(PROG) $(PROG).smpi\n");
-    return xf_buf_take(&b);
+    strbuf_printf(&b, "clean:\n\trm -f $(PROG) $(PROG).smpi\n");
+    return strbuf_take(&b);
 }
 
 static char *ex_readme(const ex_plan *pl, const xf_export_options *o)
 {
     const ir_program *p = pl->p;
-    xf_buf b = {0};
-    xf_buf_printf(&b, "# %s\n\nProgram `%s` (level %s)%s%s, exported by `polyapm export`.\n\n", pl->progname, p->name,
+    strbuf b = {0};
+    strbuf_printf(&b, "# %s\n\nProgram `%s` (level %s)%s%s, exported by `polyapm export`.\n\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
-    xf_buf_printf(&b, "Parameters (baked into the C):");
-    for (int i = 0; i < p->nparams; i++) xf_buf_printf(&b, " %s=%" PRId64, p->params[i]->u.param.name, pl->pv[i]);
-    xf_buf_printf(&b, "\n\n");
+    strbuf_printf(&b, "Parameters (baked into the C):");
+    for (int i = 0; i < p->nparams; i++) strbuf_printf(&b, " %s=%" PRId64, p->params[i]->u.param.name, pl->pv[i]);
+    strbuf_printf(&b, "\n\n");
     if (pl->mpi) {
-        xf_buf_printf(&b, "```sh\nmake                       # mpicc\nmpirun -np %" PRId64 " ./%s\n"
+        strbuf_printf(&b, "```sh\nmake                       # mpicc\nmpirun -np %" PRId64 " ./%s\n"
                           "make smpi                  # SimGrid: smpicc\nsmpirun -np %" PRId64 " -platform cluster.xml \\\n"
                           "    " XF_SMPIRUN_OPTIONS " ./%s.smpi\n```\n\n"
                           "(The options are `polyapm run --smpi`'s: SimGrid's default Alltoallv and its 1 ns precision\n"
                           "take much longer to simulate at hundreds of ranks.)\n\n",
                       pl->nprocs, pl->progname, pl->nprocs, pl->progname);
-        xf_buf_printf(&b, "It needs exactly %" PRId64 " MPI ranks (one per processor of the program); another count is\n"
+        strbuf_printf(&b, "It needs exactly %" PRId64 " MPI ranks (one per processor of the program); another count is\n"
                           "refused with a message and exit status 3.  Messages: %s (`--exchange %s`).\n\n",
                       pl->nprocs,
                       pl->exchange == XF_EXCHANGE_HALO ? "a static halo pattern, recorded once, values only each step"
                       : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "(index, value) records, MPI_Alltoall of counts + MPI_Alltoallv each step"
                       : pl->shared ? "none; collectives only (rt_coll.c)" : "none", xf_exchange_name(o->exchange));
     } else {
-        xf_buf_printf(&b, "```sh\nmake\n./%s\n```\n\nSequential C; it needs no MPI.\n\n", pl->progname);
+        strbuf_printf(&b, "```sh\nmake\n./%s\n```\n\nSequential C; it needs no MPI.\n\n", pl->progname);
     }
-    xf_buf_printf(&b, "It prints one line,\n\n    polyapm-result checksum=<16 hex digits> seconds=<main loop> ranks=<ranks>\n\n"
+    strbuf_printf(&b, "It prints one line,\n\n    polyapm-result checksum=<16 hex digits> seconds=<main loop> ranks=<ranks>\n\n"
                       "where the checksum (FNV-1a over the output arrays) equals the one `polyapm sim` reports for\n"
                       "the same parameters.\n\nFiles: `%s.c` (the program: one function per phase), `rt*.c`, `rt*.h` (the polyapm\n"
                       "runtime, see rt.h or rt_checksum.h), `Makefile`.\n", pl->progname);
-    return xf_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 /* ---- entry ------------------------------------------------------------------------------------ */
@@ -612,8 +612,8 @@ static int ex_plan_make(const ir_program *p, const xf_export_options *o, ex_plan
     if (!p->checked) { diag_add(d, p->file, 0, 0, "export: the program is not checked"); return XF_EUSAGE; }
     pl.mpi = p->level == IR_SYNDM || p->level == IR_SYNCOMM;
     pl.shared = p->level == IR_SYNCOMM;
-    pl.pv = calloc((size_t)(p->nparams + 1), sizeof *pl.pv);
-    pl.arr = calloc((size_t)(p->narrays + 1), sizeof *pl.arr);
+    pl.pv = xcalloc((size_t)(p->nparams + 1), sizeof *pl.pv);
+    pl.arr = xcalloc((size_t)(p->narrays + 1), sizeof *pl.arr);
     if (!pl.pv || !pl.arr) { ex_plan_free(&pl); diag_add(d, NULL, 0, 0, "out of memory"); return XF_EREFUSED; }
     int status = XF_EREFUSED;
     if (ir_params_eval(p, o->bindings, o->nbindings, 1, pl.pv, d) != 0) { status = XF_EUSAGE; goto out; }
@@ -727,7 +727,7 @@ int xf_export(const ir_program *p, const char *dir, const xf_export_options *o, 
     /* write */
     if (ex_mkdirs(dir, d)) goto out;
     char *c = ex_emit_program(&pl);
-    char *cname = xf_asprintf("%s.c", pl.progname);
+    char *cname = xasprintf("%s.c", pl.progname);
     int rc = ex_write(dir, cname, c, d);
     free(cname);
     free(c);

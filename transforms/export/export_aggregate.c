@@ -8,9 +8,9 @@
  */
 #include "export_int.h"
 
-void ex_aggregate_pattern(const ir_program *p, xf_buf *b, int k)
+void ex_aggregate_pattern(const ir_program *p, strbuf *b, int k)
 {
     if (!p->aggregate) return;
-    xf_buf_printf(b, "    /* messages aggregate: one message per partner and step, every array's elements in it */\n"
+    strbuf_printf(b, "    /* messages aggregate: one message per partner and step, every array's elements in it */\n"
                      "    rt_pattern_aggregate(pattern[%d]);\n", k);
 }

@@ -24,7 +24,7 @@
 #include "export_int.h"
 #include "op.h"
 
-static void ind(xf_buf *b, int n) { xf_buf_printf(b, "%*s", n, ""); }
+static void ind(strbuf *b, int n) { strbuf_printf(b, "%*s", n, ""); }
 
 static const char *cn(const char *id, char *tmp)
 {
@@ -78,80 +78,80 @@ static const ir_opitem *ex_pattern_tuple(const ir_decl *od, ir_clause_kind k, in
     }
 }
 
-static void ex_clause_fn(const ex_plan *pl, xf_buf *b, const ir_decl *od, ir_clause_kind k)
+static void ex_clause_fn(const ex_plan *pl, strbuf *b, const ir_decl *od, ir_clause_kind k)
 {
     const ir_opitem *it = od->u.op.clause[k];
     char t[64], on[64];
     cn(od->u.op.name, on);
     int tmp = 0;
     ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL, 0, 0};
-    xf_buf_printf(b, "static inline void op_%s_%s(const rt_val *rt_a, const rt_val *rt_b, rt_val *rt_o)\n{\n"
+    strbuf_printf(b, "static inline void op_%s_%s(const rt_val *rt_a, const rt_val *rt_b, rt_val *rt_o)\n{\n"
                      "    (void)rt_a;\n    (void)rt_b;\n", on, ex_clause_names[k]);
     for (int p = 0; p < it->npats; p++) {
         const ir_opitem *tu = ex_pattern_tuple(od, k, p);
         for (int i = 0; i < it->pats[p].n && tu && i < tu->nfields; i++) {
             int d = tu->fields[i].type == IR_DOUBLE;
             cn(it->pats[p].names[i], t);
-            xf_buf_printf(b, "    const %s %s = rt_%c[%d].%c;\n    (void)%s;\n", d ? "double" : "int64_t", t, p ? 'b' : 'a', i,
+            strbuf_printf(b, "    const %s %s = rt_%c[%d].%c;\n    (void)%s;\n", d ? "double" : "int64_t", t, p ? 'b' : 'a', i,
                           d ? 'd' : 'i', t);
         }
     }
     for (int i = 0; i < it->nlets; i++) {
-        xf_buf v = {0}, pre = {0};
+        strbuf v = {0}, pre = {0};
         ex_expr(&m, &v, &pre, 4, it->letv[i]);
-        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        if (pre.s) strbuf_printf(b, "%s", pre.s);
         cn(it->lets[i], t);
-        xf_buf_printf(b, "    const %s %s = %s;\n    (void)%s;\n", it->letv[i]->type == IR_DOUBLE ? "double" : "int64_t", t,
+        strbuf_printf(b, "    const %s %s = %s;\n    (void)%s;\n", it->letv[i]->type == IR_DOUBLE ? "double" : "int64_t", t,
                       v.s, t);
-        xf_buf_free(&v);
-        xf_buf_free(&pre);
+        strbuf_free(&v);
+        strbuf_free(&pre);
     }
     int stateful = k != IR_K_GEN && k != IR_K_SCANGEN;
     for (int i = 0; i < it->nval; i++) {
         ir_type ty = stateful && od->u.op.state && i < od->u.op.state->nfields ? od->u.op.state->fields[i].type
                                                                                  : it->val[i]->type;
-        xf_buf v = {0}, pre = {0};
+        strbuf v = {0}, pre = {0};
         ex_expr(&m, &v, &pre, 4, it->val[i]);
-        if (pre.s) xf_buf_printf(b, "%s", pre.s);
-        xf_buf_printf(b, "    rt_o[%d].%c = (%s)(%s);\n", i, ty == IR_DOUBLE ? 'd' : 'i', ty == IR_DOUBLE ? "double" : "int64_t",
+        if (pre.s) strbuf_printf(b, "%s", pre.s);
+        strbuf_printf(b, "    rt_o[%d].%c = (%s)(%s);\n", i, ty == IR_DOUBLE ? 'd' : 'i', ty == IR_DOUBLE ? "double" : "int64_t",
                       v.s);
-        xf_buf_free(&v);
-        xf_buf_free(&pre);
+        strbuf_free(&v);
+        strbuf_free(&pre);
     }
-    xf_buf_printf(b, "}\n");
+    strbuf_printf(b, "}\n");
 }
 
-void ex_emit_ops(const ex_plan *pl, xf_buf *b)
+void ex_emit_ops(const ex_plan *pl, strbuf *b)
 {
     const ir_program *p = pl->p;
     if (!pl->mpi) return;
     if (ex_block_holds(p->body, IR_S_COLL)) {
-        xf_buf_printf(b, "/* The built-in operators of collectives, as the simulator applies them (a the lower rank). */\n");
+        strbuf_printf(b, "/* The built-in operators of collectives, as the simulator applies them (a the lower rank). */\n");
         for (int k = 0; k < IR_BOP_COUNT; k++) {
-            xf_buf_printf(b, "static inline void rt_bop_%s_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = %s; }\n",
+            strbuf_printf(b, "static inline void rt_bop_%s_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = %s; }\n",
                           ex_bops[k].name, ex_bops[k].c_i);
-            xf_buf_printf(b, "static inline void rt_bop_%s_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b; "
+            strbuf_printf(b, "static inline void rt_bop_%s_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b; "
                              "o->d = %s; }\n", ex_bops[k].name, ex_bops[k].c_d);
         }
-        xf_buf_printf(b, "\n");
+        strbuf_printf(b, "\n");
     }
     for (int u = 0; u < p->nops; u++) {
         const ir_decl *od = p->ops[u];
         char on[64];
         cn(od->u.op.name, on);
         int ns = od->u.op.state ? od->u.op.state->nfields : 0;
-        xf_buf_printf(b, "/* operator %s (%s, %d state field%s): its clauses */\n", od->u.op.name,
+        strbuf_printf(b, "/* operator %s (%s, %d state field%s): its clauses */\n", od->u.op.name,
                       od->u.op.commutative ? "commutative" : "noncommutative", ns, ns == 1 ? "" : "s");
         for (int k = 0; k < IR_K_COUNT; k++)
             if (od->u.op.clause[k]) ex_clause_fn(pl, b, od, (ir_clause_kind)k);
         if (od->u.op.clause[IR_K_EVEN] && od->u.op.clause[IR_K_ODD])
-            xf_buf_printf(b, "/* repeat(%s, k, ..): even on a 0 bit, odd on a 1 bit of k, lowest bit first */\n"
+            strbuf_printf(b, "/* repeat(%s, k, ..): even on a 0 bit, odd on a 1 bit of k, lowest bit first */\n"
                              "static inline rt_val op_%s_repeat(int64_t k, rt_val *st)\n{\n    rt_val t[%d];\n"
                              "    for (; k > 0; k /= 2) {\n        if (k %% 2 == 0) op_%s_even(st, NULL, t);\n"
                              "        else op_%s_odd(st, NULL, t);\n        memcpy(st, t, sizeof t);\n    }\n    return st[0];\n}\n",
                           od->u.op.name, on, ns, on, on);
         if (ex_op_exact(od) && ex_block_holds(p->body, IR_S_COLL)) {
-            xf_buf_printf(b, "/* MPI applies inoutvec = invec (+) inoutvec, invec from the lower ranks */\n"
+            strbuf_printf(b, "/* MPI applies inoutvec = invec (+) inoutvec, invec from the lower ranks */\n"
                              "static MPI_Op op_%s_mpiop;\nstatic MPI_Datatype op_%s_type;   /* one state: %d int64 fields */\n"
                              "static void op_%s_mpi(void *in, void *inout, int *len, MPI_Datatype *type)\n{\n    (void)type;\n"
                              "    const rt_val *a = in;\n    rt_val *b = inout, o[%d];\n"
@@ -159,11 +159,11 @@ void ex_emit_ops(const ex_plan *pl, xf_buf *b)
                              "        memcpy(b + (size_t)i * %d, o, sizeof o);\n    }\n}\n",
                           on, on, ns, on, ns, on, ns, ns, ns);
         }
-        xf_buf_printf(b, "\n");
+        strbuf_printf(b, "\n");
     }
 }
 
-void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them)
+void ex_emit_ops_setup(const ex_plan *pl, strbuf *b, int free_them)
 {
     const ir_program *p = pl->p;
     if (!pl->mpi || !ex_block_holds(p->body, IR_S_COLL)) return;
@@ -173,9 +173,9 @@ void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them)
         char on[64];
         cn(od->u.op.name, on);
         if (free_them)
-            xf_buf_printf(b, "    rt_op_free(&op_%s_mpiop);\n    RT_CHECK(MPI_Type_free(&op_%s_type));\n", on, on);
+            strbuf_printf(b, "    rt_op_free(&op_%s_mpiop);\n    RT_CHECK(MPI_Type_free(&op_%s_type));\n", on, on);
         else
-            xf_buf_printf(b, "    op_%s_mpiop = rt_op_create(op_%s_mpi, %d);\n"
+            strbuf_printf(b, "    op_%s_mpiop = rt_op_create(op_%s_mpi, %d);\n"
                              "    RT_CHECK(MPI_Type_contiguous(%d * (int)sizeof(rt_val), MPI_BYTE, &op_%s_type));\n"
                              "    RT_CHECK(MPI_Type_commit(&op_%s_type));\n",
                           on, on, od->u.op.commutative ? 1 : 0, od->u.op.state->nfields, on, on);
@@ -186,18 +186,18 @@ void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them)
 
 /* Start (local offset) and tuple count of a block: fixed subscripts, the range on the next
  * dimension, the rest of the dimensions whole; `who` is the processor whose memory holds it. */
-static void ex_blk(const ex_em *m, xf_buf *pre, const ir_expr *e, const ir_expr *lo, const ir_expr *hi, const char *who,
-                   xf_buf *start, xf_buf *count)
+static void ex_blk(const ex_em *m, strbuf *pre, const ir_expr *e, const ir_expr *lo, const ir_expr *hi, const char *who,
+                   strbuf *start, strbuf *count)
 {
     const ex_array *a = &m->pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
     const ir_decl *ad = a->decl;
     int nd = ad->u.array.ndims, nfix = e->kind == IR_E_ACCESS ? e->u.access.nidx : 0;
-    xf_buf_printf(start, "%s_at(%s", a->cname, who);
-    xf_buf_printf(count, "(int64_t)1");
+    strbuf_printf(start, "%s_at(%s", a->cname, who);
+    strbuf_printf(count, "(int64_t)1");
     for (int d = 0; d < nd; d++) {
-        xf_buf_printf(start, ", ");
+        strbuf_printf(start, ", ");
         if (d < nfix) { ex_expr(m, start, pre, 8, e->u.access.idx[d]); continue; }
-        xf_buf l = {0}, h = {0};
+        strbuf l = {0}, h = {0};
         if (d == nfix && lo) {
             ex_expr(m, &l, pre, 8, lo);
             ex_expr(m, &h, pre, 8, hi);
@@ -205,12 +205,12 @@ static void ex_blk(const ex_em *m, xf_buf *pre, const ir_expr *e, const ir_expr 
             ex_expr(m, &l, pre, 8, ad->u.array.lo[d]);
             ex_expr(m, &h, pre, 8, ad->u.array.hi[d]);
         }
-        xf_buf_printf(start, "%s", l.s);
-        xf_buf_printf(count, " * imax(0, %s - %s + 1)", h.s, l.s);
-        xf_buf_free(&l);
-        xf_buf_free(&h);
+        strbuf_printf(start, "%s", l.s);
+        strbuf_printf(count, " * imax(0, %s - %s + 1)", h.s, l.s);
+        strbuf_free(&l);
+        strbuf_free(&h);
     }
-    xf_buf_printf(start, ")");
+    strbuf_printf(start, ")");
 }
 
 static const char *ex_rtkind(ir_coll_kind k)
@@ -242,8 +242,8 @@ typedef struct ex_coll_run {
     char *stext;                     /* the statement as comments and messages name it (owned) */
     int in, I;                       /* indentation of the statement; of the group's block */
     int only_root_reads, only_root_gets;
-    xf_buf pre, body;                /* statements the expressions need first; the statement */
-    xf_buf root;                     /* the root's C expression (empty without a root) */
+    strbuf pre, body;                /* statements the expressions need first; the statement */
+    strbuf root;                     /* the root's C expression (empty without a root) */
 } ex_coll_run;
 
 /* One line of the statement's body, indented `depth` columns beyond the group's block. */
@@ -253,7 +253,7 @@ static void coll_line(ex_coll_run *x, int depth, const char *fmt, ...)
     va_list ap;
     ind(&x->body, x->I + depth);
     va_start(ap, fmt);
-    xf_buf_vprintf(&x->body, fmt, ap);
+    strbuf_vprintf(&x->body, fmt, ap);
     va_end(ap);
 }
 
@@ -264,7 +264,7 @@ static const ex_array *coll_array(const ex_coll_run *x, const ir_expr *e)
 
 /* A source (dst 0) or destination (dst 1) block f as C: its start, its tuple count and the
  * statements they need first (the caller frees the three with coll_block_free). */
-typedef struct ex_blk_text { xf_buf start, count, pre; } ex_blk_text;
+typedef struct ex_blk_text { strbuf start, count, pre; } ex_blk_text;
 
 static void coll_block(const ex_coll_run *x, int dst, int f, const char *who, ex_blk_text *bt)
 {
@@ -277,16 +277,16 @@ static void coll_block(const ex_coll_run *x, int dst, int f, const char *who, ex
 
 static void coll_block_free(ex_blk_text *bt)
 {
-    xf_buf_free(&bt->start);
-    xf_buf_free(&bt->count);
-    xf_buf_free(&bt->pre);
+    strbuf_free(&bt->start);
+    strbuf_free(&bt->count);
+    strbuf_free(&bt->pre);
 }
 
 /* The group and the root's rank in it.  Counterpart: coll_root (and the group of run_group). */
 static void coll_root(ex_coll_run *x)
 {
     const ir_stmt *s = x->s;
-    xf_buf by = {0};
+    strbuf by = {0};
     if (s->u.coll.by) ex_expr(x->m, &by, &x->pre, x->in, s->u.coll.by);
     if (s->u.coll.root) ex_expr(x->m, &x->root, &x->pre, x->in, s->u.coll.root);
     coll_line(x, -4, "MPI_Comm rt_g = rt_coll_group(MPI_COMM_WORLD, %d, %s);\n", by.n ? 1 : 0, by.n ? by.s : "0");
@@ -299,7 +299,7 @@ static void coll_root(ex_coll_run *x)
     coll_line(x, 0, "const int rt_me = rt_rank(rt_g);\n");
     coll_line(x, 0, "(void)rt_root;\n");
     coll_line(x, 0, "(void)rt_me;\n");
-    xf_buf_free(&by);
+    strbuf_free(&by);
 }
 
 /* Source block f read into field f of the tuples rt_in (the first one sizes them). */
@@ -308,7 +308,7 @@ static void coll_source_block(ex_coll_run *x, int f)
     const ex_array *a = coll_array(x, x->s->u.coll.src[f]);
     ex_blk_text bt;
     coll_block(x, 0, f, "me", &bt);
-    if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+    if (bt.pre.s) strbuf_printf(&x->body, "%s", bt.pre.s);
     coll_line(x, 4, "const int64_t rt_s%d = %s, rt_c%d = %s;\n", f, bt.start.s, f, bt.count.s);
     if (f == 0) {
         coll_line(x, 4, "rt_n = rt_c0;\n");
@@ -332,7 +332,7 @@ static void coll_sources(ex_coll_run *x)
     if (x->ck == IR_C_MULTICAST) {
         ex_blk_text bt;
         coll_block(x, 0, 0, x->root.s, &bt);
-        if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+        if (bt.pre.s) strbuf_printf(&x->body, "%s", bt.pre.s);
         coll_line(x, 0, "const int64_t rt_s0 = %s;   /* this processor's block, in the root's memory */\n", bt.start.s);
         coll_line(x, 0, "rt_n = %s;\n", bt.count.s);
         coll_block_free(&bt);
@@ -393,7 +393,7 @@ static void coll_result_buffer(ex_coll_run *x)
         ex_blk_text bt;
         coll_block(x, 1, d0, "me", &bt);
         coll_line(x, 0, "if (%s) {\n", x->only_root_gets ? "rt_me == rt_root" : "1");
-        if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+        if (bt.pre.s) strbuf_printf(&x->body, "%s", bt.pre.s);
         coll_line(x, 4, "rt_m = %s;\n", bt.count.s);
         coll_line(x, 0, "}\n");
         coll_block_free(&bt);
@@ -555,7 +555,7 @@ static void coll_destination_block(ex_coll_run *x, int f)
     const ex_array *a = coll_array(x, x->s->u.coll.dst[f]);
     ex_blk_text bt;
     coll_block(x, 1, f, "me", &bt);
-    if (bt.pre.s) xf_buf_printf(&x->body, "%s", bt.pre.s);
+    if (bt.pre.s) strbuf_printf(&x->body, "%s", bt.pre.s);
     coll_line(x, 4, "{\n");
     coll_line(x, 8, "const int64_t rt_d = %s, rt_dn = %s;\n", bt.start.s, bt.count.s);
     coll_line(x, 8, "if (rt_dn != rt_r) rt_die(\"%s: the destination block of %s has %%lld elements, the result %%lld\", "
@@ -567,8 +567,8 @@ static void coll_destination_block(ex_coll_run *x, int f)
         /* gen's values may differ in type, element by element */
         const ir_opitem *gen = x->od->u.op.clause[IR_K_GEN];
         coll_line(x, 12, "static const unsigned char rt_gd[] = {");
-        for (int j = 0; gen && j < gen->nval; j++) xf_buf_printf(&x->body, "%s%d", j ? ", " : "", gen->val[j]->type == IR_DOUBLE);
-        xf_buf_printf(&x->body, "%s};\n", gen && gen->nval ? "" : "0");
+        for (int j = 0; gen && j < gen->nval; j++) strbuf_printf(&x->body, "%s%d", j ? ", " : "", gen->val[j]->type == IR_DOUBLE);
+        strbuf_printf(&x->body, "%s};\n", gen && gen->nval ? "" : "0");
         coll_line(x, 12, "%s[rt_d + rt_j] = rt_gd[rt_j] ? %srt_out[rt_j].d : %srt_out[rt_j].i;\n", a->cname, ac, ac);
     } else {
         ir_type ot = x->global ? x->od->u.op.clause[IR_K_SCANGEN]->val[0]->type : x->ft[f < x->nf ? f : 0];
@@ -622,14 +622,14 @@ static void ex_coll_run_init(ex_coll_run *x, const ex_em *m, const ir_stmt *s, i
     x->I = in + 8;
     x->only_root_reads = x->ck == IR_C_BCAST || x->ck == IR_C_SCATTER;
     x->only_root_gets = x->ck == IR_C_GATHER || x->ck == IR_C_REDUCE || x->ck == IR_C_REDUCE_BAL;
-    xf_buf st = {0};
-    xf_buf_printf(&st, "%s%s%s%s%s", s->u.coll.label ? s->u.coll.label : "", s->u.coll.label ? ": " : "",
+    strbuf st = {0};
+    strbuf_printf(&st, "%s%s%s%s%s", s->u.coll.label ? s->u.coll.label : "", s->u.coll.label ? ": " : "",
                   ir_coll_name(x->ck), s->u.coll.op.name ? "(" : "", s->u.coll.op.name ? s->u.coll.op.name : "");
-    xf_buf_printf(&st, "%s at %d:%d", s->u.coll.op.name ? ")" : "", s->pos.line, s->pos.col);
-    x->stext = xf_buf_take(&st);
+    strbuf_printf(&st, "%s at %d:%d", s->u.coll.op.name ? ")" : "", s->pos.line, s->pos.col);
+    x->stext = strbuf_take(&st);
 }
 
-void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
+void ex_coll(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
 {
     ex_coll_run x;
     ex_coll_run_init(&x, m, s, in);
@@ -644,15 +644,15 @@ void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in)
     coll_line(&x, -4, "}\n");
 
     ind(b, in);
-    xf_buf_printf(b, "{   /* %s */\n", x.stext);
-    if (x.pre.s) xf_buf_printf(b, "%s", x.pre.s);
-    xf_buf_printf(b, "%s", x.body.s);
+    strbuf_printf(b, "{   /* %s */\n", x.stext);
+    if (x.pre.s) strbuf_printf(b, "%s", x.pre.s);
+    strbuf_printf(b, "%s", x.body.s);
     ind(b, in);
-    xf_buf_printf(b, "}\n");
+    strbuf_printf(b, "}\n");
     free(x.stext);
-    xf_buf_free(&x.pre);
-    xf_buf_free(&x.body);
-    xf_buf_free(&x.root);
+    strbuf_free(&x.pre);
+    strbuf_free(&x.body);
+    strbuf_free(&x.root);
 }
 
 /* ---- one value to many processors: sends to a range as one multicast record ---------------- */
@@ -717,10 +717,10 @@ int ex_mcast_used(const ex_plan *pl)
 /* The multicast object and, per array in one box, X_gidx (the global index of the element a
  * processor names i0 .., its offset added) and X_at_gidx (where a processor stores it): pieced
  * arrays have theirs (export_piece.c). */
-void ex_mcast_decl(const ex_plan *pl, xf_buf *b)
+void ex_mcast_decl(const ex_plan *pl, strbuf *b)
 {
     if (!ex_mcast_used(pl)) return;
-    xf_buf_printf(b, "/* One record to a range of processors (a row or column many need): rt_mcast, broadcast at\n"
+    strbuf_printf(b, "/* One record to a range of processors (a row or column many need): rt_mcast, broadcast at\n"
                      " * the end of the step; the record names the element by its global index. */\n"
                      "static rt_mcast *rt_mc;\n");
     ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0, 0};
@@ -731,73 +731,73 @@ void ex_mcast_decl(const ex_plan *pl, xf_buf *b)
         int nd = a->decl->u.array.ndims;
         if (a->pieced || a->fold >= 0 || nd == 0 || nd > 8) continue;
         const char *X = a->cname;
-        xf_buf glo[8], gext[8];
+        strbuf glo[8], gext[8];
         for (int d = 0; d < nd; d++) {
-            xf_buf pre = {0}, hi = {0};
+            strbuf pre = {0}, hi = {0};
             memset(&glo[d], 0, sizeof glo[d]);
             memset(&gext[d], 0, sizeof gext[d]);
             ex_expr(&m, &glo[d], &pre, 4, a->decl->u.array.lo[d]);
             ex_expr(&m, &hi, &pre, 4, a->decl->u.array.hi[d]);
-            xf_buf_printf(&gext[d], "(%s - %s + 1)", hi.s, glo[d].s);
-            xf_buf_free(&pre);
-            xf_buf_free(&hi);
+            strbuf_printf(&gext[d], "(%s - %s + 1)", hi.s, glo[d].s);
+            strbuf_free(&pre);
+            strbuf_free(&hi);
         }
-        xf_buf_printf(b, "static inline int64_t %s_gidx(int64_t rp", X);
-        for (int d = 0; d < nd; d++) xf_buf_printf(b, ", int64_t i%d", d);
-        xf_buf_printf(b, ")\n{\n    (void)rp;\n    int64_t g = 0;\n");
+        strbuf_printf(b, "static inline int64_t %s_gidx(int64_t rp", X);
+        for (int d = 0; d < nd; d++) strbuf_printf(b, ", int64_t i%d", d);
+        strbuf_printf(b, ")\n{\n    (void)rp;\n    int64_t g = 0;\n");
         for (int d = 0; d < nd; d++)
-            xf_buf_printf(b, "    g = g * %s + (i%d + %s_off%d(rp) - %s);\n", gext[d].s, d, X, d, glo[d].s);
-        xf_buf_printf(b, "    return g;\n}\nstatic inline int64_t %s_at_gidx(int64_t rp, int64_t g)\n{\n    (void)rp;\n", X);
+            strbuf_printf(b, "    g = g * %s + (i%d + %s_off%d(rp) - %s);\n", gext[d].s, d, X, d, glo[d].s);
+        strbuf_printf(b, "    return g;\n}\nstatic inline int64_t %s_at_gidx(int64_t rp, int64_t g)\n{\n    (void)rp;\n", X);
         for (int d = nd - 1; d >= 0; d--)
-            xf_buf_printf(b, "    const int64_t i%d = %s + g %% %s - %s_off%d(rp);\n    g /= %s;\n", d, glo[d].s, gext[d].s, X,
+            strbuf_printf(b, "    const int64_t i%d = %s + g %% %s - %s_off%d(rp);\n    g /= %s;\n", d, glo[d].s, gext[d].s, X,
                           d, gext[d].s);
-        xf_buf_printf(b, "    return %s_at(rp", X);
-        for (int d = 0; d < nd; d++) xf_buf_printf(b, ", i%d", d);
-        xf_buf_printf(b, ");\n}\n");
-        for (int d = 0; d < nd; d++) { xf_buf_free(&glo[d]); xf_buf_free(&gext[d]); }
+        strbuf_printf(b, "    return %s_at(rp", X);
+        for (int d = 0; d < nd; d++) strbuf_printf(b, ", i%d", d);
+        strbuf_printf(b, ");\n}\n");
+        for (int d = 0; d < nd; d++) { strbuf_free(&glo[d]); strbuf_free(&gext[d]); }
     }
-    xf_buf_printf(b, "\n");
+    strbuf_printf(b, "\n");
 }
 
 /* A send to a range as one multicast record (ex_send_mcast says when): cond is its `when` as C,
  * lo and hi the range, what the sender's offset of the element. */
-void ex_send_mcast_emit(const ex_em *m, xf_buf *b, const ir_stmt *s, int in, const char *cond, const char *lo,
+void ex_send_mcast_emit(const ex_em *m, strbuf *b, const ir_stmt *s, int in, const char *cond, const char *lo,
                         const char *hi, const char *what)
 {
     const ex_plan *pl = m->pl;
     ir_expr *const *widx;
     int nidx, arr = ex_sent_array(s->u.send.what, &widx, &nidx);
     const ex_array *a = &pl->arr[arr];
-    xf_buf g = {0}, pre = {0};
+    strbuf g = {0}, pre = {0};
     if (a->pieced) {
         ex_piece_gidx(m, &g, &pre, in, a, widx);
     } else {
-        xf_buf_printf(&g, "%s_gidx(%s", a->cname, m->me);
+        strbuf_printf(&g, "%s_gidx(%s", a->cname, m->me);
         for (int d = 0; d < nidx; d++) {
-            xf_buf_printf(&g, ", ");
+            strbuf_printf(&g, ", ");
             ex_expr(m, &g, &pre, in, widx[d]);
         }
-        xf_buf_printf(&g, ")");
+        strbuf_printf(&g, ")");
     }
-    if (pre.s) xf_buf_printf(b, "%s", pre.s);
+    if (pre.s) strbuf_printf(b, "%s", pre.s);
     char *text = ir_print_expr(s->u.send.what);
     ind(b, in);
-    xf_buf_printf(b, "if (%s)   /* send %s: one record for processors %s .. %s */\n", cond, text ? text : "", lo, hi);
+    strbuf_printf(b, "if (%s)   /* send %s: one record for processors %s .. %s */\n", cond, text ? text : "", lo, hi);
     free(text);
     ind(b, in + 4);
-    xf_buf_printf(b, "rt_mcast_put%s(rt_mc, (int)(%s - %" PRId64 "), (int)(%s - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
+    strbuf_printf(b, "rt_mcast_put%s(rt_mc, (int)(%s - %" PRId64 "), (int)(%s - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
                   a->decl->u.array.elem == IR_DOUBLE ? "" : "_int", lo, pl->plo, hi, pl->plo, g.s, pl->p->narrays, arr,
                   a->cname, what);
-    xf_buf_free(&g);
-    xf_buf_free(&pre);
+    strbuf_free(&g);
+    strbuf_free(&pre);
 }
 
 /* deliver's second half: the multicast records of the step, each stored where this processor
  * keeps its global index. */
-void ex_mcast_deliver(const ex_plan *pl, xf_buf *b)
+void ex_mcast_deliver(const ex_plan *pl, strbuf *b)
 {
     int na = pl->p->narrays;
-    xf_buf_printf(b, "    rt_mcast_run(rt_mc);\n    const size_t rt_nm = rt_mcast_received(rt_mc, &rt_r);\n"
+    strbuf_printf(b, "    rt_mcast_run(rt_mc);\n    const size_t rt_nm = rt_mcast_received(rt_mc, &rt_r);\n"
                      "    for (size_t rt_i = 0; rt_i < rt_nm; rt_i++) {\n"
                      "        const int64_t rt_g = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
                   na, na);
@@ -805,7 +805,7 @@ void ex_mcast_deliver(const ex_plan *pl, xf_buf *b)
         const ex_array *a = &pl->arr[i];
         if (!a->pieced && (a->fold >= 0 || a->decl->u.array.ndims == 0)) continue;
         const char *v = a->decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
-        xf_buf_printf(b, "        case %d: %s[%s_at_gidx(me, rt_g)] = %s; break;\n", i, a->cname, a->cname, v);
+        strbuf_printf(b, "        case %d: %s[%s_at_gidx(me, rt_g)] = %s; break;\n", i, a->cname, a->cname, v);
     }
-    xf_buf_printf(b, "        default: break;\n        }\n    }\n");
+    strbuf_printf(b, "        default: break;\n        }\n    }\n");
 }

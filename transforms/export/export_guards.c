@@ -96,28 +96,28 @@ static int ex_guard_scan_loop(const ex_plan *pl, const ir_loopvar *v, const ir_b
     return g->ok && g->nsends;
 }
 
-int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_buf *cond, xf_buf *pre, int in)
+int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, strbuf *cond, strbuf *pre, int in)
 {
     const ex_plan *pl = m->pl;
     if (m->mode != EX_STEP || m->nosends || pl->exchange == XF_EXCHANGE_HALO) return 0;
     ex_guard_scan g;
     if (!ex_guard_scan_loop(pl, v, body, &g)) return 0;
-    xf_buf seen = {0};   /* the sends' terms as C, each once */
+    strbuf seen = {0};   /* the sends' terms as C, each once */
     for (int s = 0; s < g.nsends; s++) {
-        xf_buf t = {0};
+        strbuf t = {0};
         for (int k = 0; k < g.nterm[s]; k++) {
-            if (k) xf_buf_printf(&t, " && ");
+            if (k) strbuf_printf(&t, " && ");
             ex_expr(m, &t, pre, in, g.term[s][k]);
         }
-        char *key = xf_asprintf("\n%s\n", t.s);
+        char *key = xasprintf("\n%s\n", t.s);
         if (!seen.s || !strstr(seen.s, key)) {
-            xf_buf_printf(&seen, "%s", key);
-            xf_buf_printf(cond, "%s%s%s%s", cond->n ? " || " : "", g.nsends > 1 ? "(" : "", t.s, g.nsends > 1 ? ")" : "");
+            strbuf_printf(&seen, "%s", key);
+            strbuf_printf(cond, "%s%s%s%s", cond->n ? " || " : "", g.nsends > 1 ? "(" : "", t.s, g.nsends > 1 ? ")" : "");
         }
         free(key);
-        xf_buf_free(&t);
+        strbuf_free(&t);
     }
-    xf_buf_free(&seen);
+    strbuf_free(&seen);
     return 1;
 }
 

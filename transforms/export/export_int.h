@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "mem.h"
+#include "strbuf.h"
 #include "planes.h"
 #include "xf.h"
 #include "core_int.h"
@@ -125,7 +127,7 @@ int ex_cannot_fail(const ex_plan *pl, const ir_expr *e);
  * that do not change in it, their disjunction as C into cond (statements it needs first into
  * pre) and 1: the loop is then emitted twice, with its sends where cond holds and without them
  * where it fails.  0 otherwise. */
-int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, xf_buf *cond, xf_buf *pre, int in);
+int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, strbuf *cond, strbuf *pre, int in);
 /* export_guards.c: 1 when no send stands in an innermost loop that tests its condition per
  * element: each is in a loop versioned by it (ex_send_guard), or in no inner loop (the
  * simulator's per-element guard ticks are then not what the export pays: xf_export_pricing). */
@@ -135,15 +137,15 @@ int ex_guards_hoisted(const ex_plan *pl);
 int ex_bound_slots(const ir_block *b, int *slots, int n, int max);
 /* export_emit.c: statement k of blk; the innermost loop over v around body (versioned by its
  * sends' conditions where export_guards.c says so). */
-void ex_emit_stmt(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
-void ex_emit_inner_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in);
+void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in);
+void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in);
 /* export_points.c: the innermost loop over v whose body runs only at a few points (each
  * statement a let or an if that holds at one value of v or under conditions that do not change
  * in the loop), written as the body at those points; 0 when the loop has another shape. */
-int ex_point_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in);
+int ex_point_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in);
 
 /* An expression as C into b; statements it needs first (hoisted reductions) into pre. */
-void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
+void ex_expr(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e);
 
 /* export_rows.c: row bases hoisted out of an innermost loop.  ex_rows_open declares into b,
  * before the loop over `var` (its body: statements from.. of `body`, and/or the expression `e`),
@@ -152,18 +154,18 @@ void ex_expr(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ir_expr *e);
  * another loop or a collective gets no rows.  ex_row_call writes the row of an access from its
  * subscripts as C (sub[0 .. nsub-2]; 0 when the array has no rows: its last dimension is
  * folded); ex_rows_find looks it up: the row's variable, or NULL. */
-void ex_rows_open(const ex_em *m, ex_em *in_loop, xf_buf *b, int in, const char *var, const ir_block *body,
+void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *var, const ir_block *body,
                   int from, const ir_expr *e);
 void ex_rows_close(ex_em *in_loop, const ex_em *m);
-int ex_row_call(const ex_em *m, xf_buf *out, int array, const char *who, char *const *sub, int nsub);
+int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
 const char *ex_rows_find(const ex_em *m, const char *call);
 
 /* export_coll.c: the operators' clauses as C functions (and the built-in combines) before the
  * steps; the MPI operators and datatypes created after rt_init / freed before rt_finalize;
  * one collective statement of the processor body. */
-void ex_emit_ops(const ex_plan *pl, xf_buf *b);
-void ex_emit_ops_setup(const ex_plan *pl, xf_buf *b, int free_them);
-void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in);
+void ex_emit_ops(const ex_plan *pl, strbuf *b);
+void ex_emit_ops_setup(const ex_plan *pl, strbuf *b, int free_them);
+void ex_coll(const ex_em *m, strbuf *b, const ir_stmt *s, int in);
 /* export_coll.c: one value to many processors.  Whether a send goes out as one rt_mcast record
  * for its range; whether the plan has such sends (only such); the rt_mcast object and the global-index
  * functions of arrays in one box (before init_arrays); the send (its `when`, range and the
@@ -171,10 +173,10 @@ void ex_coll(const ex_em *m, xf_buf *b, const ir_stmt *s, int in);
 int ex_send_mcast(const ex_plan *pl, const ir_stmt *s);
 int ex_mcast_used(const ex_plan *pl);
 int ex_mcast_only(const ex_plan *pl);   /* every send is one: no per-receiver exchange at all */
-void ex_mcast_decl(const ex_plan *pl, xf_buf *b);
-void ex_send_mcast_emit(const ex_em *m, xf_buf *b, const ir_stmt *s, int in, const char *cond, const char *lo,
+void ex_mcast_decl(const ex_plan *pl, strbuf *b);
+void ex_send_mcast_emit(const ex_em *m, strbuf *b, const ir_stmt *s, int in, const char *cond, const char *lo,
                         const char *hi, const char *what);
-void ex_mcast_deliver(const ex_plan *pl, xf_buf *b);
+void ex_mcast_deliver(const ex_plan *pl, strbuf *b);
 
 /* export_piece.c: arrays with pieced local memories.  The rt_piece type (once, before the first
  * such array); the array's storage, tables, X_layout (appended to `fills`, the start of
@@ -183,12 +185,12 @@ void ex_mcast_deliver(const ex_plan *pl, xf_buf *b);
  * into lim, clipped to lo .. hi) and the offset of the element names[] of piece rt_pc.  A send's
  * global index of the element idx[]. */
 extern const char *const ex_piece_type;
-void ex_piece_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a);
-void ex_piece_lim(xf_buf *lim, const ex_array *a, int d, const char *lo, const char *hi, char names[][64]);
-void ex_piece_at(xf_buf *b, const ex_array *a, char names[][64]);
+void ex_piece_decl(const ex_plan *pl, strbuf *b, strbuf *fills, const ex_array *a);
+void ex_piece_lim(strbuf *lim, const ex_array *a, int d, const char *lo, const char *hi, char names[][64]);
+void ex_piece_at(strbuf *b, const ex_array *a, char names[][64]);
 /* C condition: piece rt_pc's row of names[] holds last index j (its range, and its lattice). */
-void ex_piece_held(xf_buf *b, const ex_array *a, const char *j, char names[][64]);
-void ex_piece_gidx(const ex_em *m, xf_buf *b, xf_buf *pre, int in, const ex_array *a, ir_expr *const *idx);
+void ex_piece_held(strbuf *b, const ex_array *a, const char *j, char names[][64]);
+void ex_piece_gidx(const ex_em *m, strbuf *b, strbuf *pre, int in, const ex_array *a, ir_expr *const *idx);
 /* Whether a pieced array has one piece whose last range is every index: its rows are linear
  * (X_rowbase(rt_proc, i0 ..) + j, export_rows.c hoists them). */
 int ex_piece_rows_linear(const ex_array *a);
@@ -209,12 +211,12 @@ int ex_overlap_placed(const ex_plan *pl);
 const char *ex_overlap_step_param(const ex_plan *pl);
 const char *ex_overlap_step_arg(const ex_plan *pl);
 const ex_halo_fn *ex_overlap_halo_fns(const ex_plan *pl);
-void ex_overlap_after(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in);
-void ex_overlap_recv(const ex_em *m, xf_buf *b, int in);
+void ex_overlap_after(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in);
+void ex_overlap_recv(const ex_em *m, strbuf *b, int in);
 
 /* export_aggregate.c: for a program that says `messages aggregate`, pattern k's setting to one
  * message per partner (written between its rt_pattern_new and its recording; nothing otherwise). */
-void ex_aggregate_pattern(const ir_program *p, xf_buf *b, int k);
+void ex_aggregate_pattern(const ir_program *p, strbuf *b, int k);
 
 /* Writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);

@@ -57,43 +57,43 @@ const ex_halo_fn *ex_overlap_halo_fns(const ex_plan *pl)
 }
 
 /* `fn(pattern[k], me, t)` for every phase, under the phase's conditions on the step. */
-static void ex_halo_calls(const ex_em *m, xf_buf *b, int in, const char *fn)
+static void ex_halo_calls(const ex_em *m, strbuf *b, int in, const char *fn)
 {
     const ex_plan *pl = m->pl;
     const char *tn = pl->nest->u.for_.vars[0].var;
     for (int k = 0; k < pl->nphases; k++) {
-        xf_buf c = {0}, pre = {0};
+        strbuf c = {0}, pre = {0};
         for (int i = 0; i < pl->phase_nconds[k]; i++) {
-            if (i) xf_buf_printf(&c, " && ");
+            if (i) strbuf_printf(&c, " && ");
             ex_expr(m, &c, &pre, in, pl->phase_cond[k][i]);
         }
-        xf_buf_printf(b, "%*s", in, "");
-        if (c.n) xf_buf_printf(b, "if (%s) ", c.s);
-        xf_buf t = {0};
+        strbuf_printf(b, "%*s", in, "");
+        if (c.n) strbuf_printf(b, "if (%s) ", c.s);
+        strbuf t = {0};
         ir_expr tv = {.kind = IR_E_NAME, .type = IR_INT};
         tv.u.name.id = tn;
         tv.u.name.nk = IR_N_LOOPVAR;
         tv.u.name.index = pl->tslot;
         ex_expr(m, &t, &pre, in, &tv);
-        xf_buf_printf(b, "%s(pattern[%d], me, %s);\n", fn, k, t.s);
-        xf_buf_free(&t);
-        xf_buf_free(&c);
-        xf_buf_free(&pre);
+        strbuf_printf(b, "%s(pattern[%d], me, %s);\n", fn, k, t.s);
+        strbuf_free(&t);
+        strbuf_free(&c);
+        strbuf_free(&pre);
     }
 }
 
-void ex_overlap_after(const ex_em *m, xf_buf *b, const ir_block *blk, int k, int in)
+void ex_overlap_after(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
 {
     if (m->mode != EX_STEP || !ex_overlap_placed(m->pl) || blk != ex_proc_body(m->pl)) return;
     for (int j = k + 1; j < blk->n; j++) if (ir_stmt_has_kind(blk->stmts[j], IR_S_SEND)) return;
     if (!ir_stmt_has_kind(blk->stmts[k], IR_S_SEND)) return;
-    xf_buf_printf(b, "%*s/* the boundary is computed: its messages leave now, the interior overlaps them */\n", in, "");
+    strbuf_printf(b, "%*s/* the boundary is computed: its messages leave now, the interior overlaps them */\n", in, "");
     ex_halo_calls(m, b, in, "post_halo");
 }
 
-void ex_overlap_recv(const ex_em *m, xf_buf *b, int in)
+void ex_overlap_recv(const ex_em *m, strbuf *b, int in)
 {
     if (!ex_overlap_placed(m->pl)) return;
-    xf_buf_printf(b, "%*s/* recv: wait until the step's messages have arrived (the next step reads them) */\n", in, "");
+    strbuf_printf(b, "%*s/* recv: wait until the step's messages have arrived (the next step reads them) */\n", in, "");
     ex_halo_calls(m, b, in, "wait_halo");
 }

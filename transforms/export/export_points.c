@@ -97,7 +97,7 @@ static void ex_points_scan(const ex_plan *pl, ex_points *s, const ir_block *body
     }
 }
 
-int ex_point_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block *body, int in)
+int ex_point_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in)
 {
     const ex_plan *pl = m->pl;
     ex_points s;
@@ -112,53 +112,53 @@ int ex_point_loop(const ex_em *m, xf_buf *b, const ir_loopvar *v, const ir_block
     if (!s.ok || !s.npoints) return 0;
     char t[64];
     ex_cname(t, sizeof t, v->var);
-    xf_buf pre = {0}, lo = {0}, hi = {0}, range = {0}, pts = {0};
+    strbuf pre = {0}, lo = {0}, hi = {0}, range = {0}, pts = {0};
     ex_expr(m, &lo, &pre, in, v->lo);
     ex_expr(m, &hi, &pre, in, v->hi);
-    xf_buf term = {0};   /* an if's invariant conjuncts; the ifs' terms each once */
+    strbuf term = {0};   /* an if's invariant conjuncts; the ifs' terms each once */
     for (int i = 0; i < s.nrange; i++) {
         int first = !i || s.group[i] != s.group[i - 1], last = i == s.nrange - 1 || s.group[i + 1] != s.group[i];
         if (first) term.n = 0;
-        xf_buf_printf(&term, "%s", first ? "" : " && ");
+        strbuf_printf(&term, "%s", first ? "" : " && ");
         ex_expr(m, &term, &pre, in, s.range[i]);
         if (!last) continue;
-        char *key = xf_asprintf("(%s)", term.s);
-        if (!range.s || !strstr(range.s, key)) xf_buf_printf(&range, "%s%s", range.n ? " || " : "", key);
+        char *key = xasprintf("(%s)", term.s);
+        if (!range.s || !strstr(range.s, key)) strbuf_printf(&range, "%s%s", range.n ? " || " : "", key);
         free(key);
     }
-    xf_buf_free(&term);
+    strbuf_free(&term);
     for (int i = 0; i < s.npoints; i++) {
-        xf_buf e = {0}, c = {0};
+        strbuf e = {0}, c = {0};
         ex_expr(m, &e, &pre, in, s.at[i][0]);
         if (s.at[i][1]) {
             ex_expr(m, &c, &pre, in, s.at[i][1]);
-            xf_buf_printf(&pts, "%s%s(%s, %s)", i ? ", " : "", s.sub[i] ? "isub" : "iadd", e.s, c.s);
+            strbuf_printf(&pts, "%s%s(%s, %s)", i ? ", " : "", s.sub[i] ? "isub" : "iadd", e.s, c.s);
         } else {
-            xf_buf_printf(&pts, "%s%s", i ? ", " : "", e.s);
+            strbuf_printf(&pts, "%s%s", i ? ", " : "", e.s);
         }
-        xf_buf_free(&e);
-        xf_buf_free(&c);
+        strbuf_free(&e);
+        strbuf_free(&c);
     }
-    if (pre.s) xf_buf_printf(b, "%s", pre.s);
-    xf_buf_printf(b, "%*s{   /* the loop over %s: its body runs only where a test holds, at %s%s%s */\n", in, "", t, pts.s,
+    if (pre.s) strbuf_printf(b, "%s", pre.s);
+    strbuf_printf(b, "%*s{   /* the loop over %s: its body runs only where a test holds, at %s%s%s */\n", in, "", t, pts.s,
                   s.nrange ? ", and at every value where " : "", s.nrange ? range.s : "");
-    xf_buf_printf(b, "%*sconst int64_t %s_at[%d] = {%s};\n", in + 4, "", t, s.npoints, pts.s);
-    if (s.nrange) xf_buf_printf(b, "%*sconst int %s_all = %s;\n", in + 4, "", t, range.s);
-    char *first = s.nrange ? xf_asprintf("%s_all ? %s : rt_point_from(%s_at, %d, %s)", t, lo.s, t, s.npoints, lo.s)
-                           : xf_asprintf("rt_point_from(%s_at, %d, %s)", t, s.npoints, lo.s);
-    char *next = s.nrange ? xf_asprintf("%s_all ? %s + 1 : rt_point_from(%s_at, %d, %s + 1)", t, t, t, s.npoints, t)
-                          : xf_asprintf("rt_point_from(%s_at, %d, %s + 1)", t, s.npoints, t);
-    xf_buf_printf(b, "%*sfor (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s = %s) {\n", in + 4, "", t, first, t, hi.s, t, t,
+    strbuf_printf(b, "%*sconst int64_t %s_at[%d] = {%s};\n", in + 4, "", t, s.npoints, pts.s);
+    if (s.nrange) strbuf_printf(b, "%*sconst int %s_all = %s;\n", in + 4, "", t, range.s);
+    char *first = s.nrange ? xasprintf("%s_all ? %s : rt_point_from(%s_at, %d, %s)", t, lo.s, t, s.npoints, lo.s)
+                           : xasprintf("rt_point_from(%s_at, %d, %s)", t, s.npoints, lo.s);
+    char *next = s.nrange ? xasprintf("%s_all ? %s + 1 : rt_point_from(%s_at, %d, %s + 1)", t, t, t, s.npoints, t)
+                          : xasprintf("rt_point_from(%s_at, %d, %s + 1)", t, s.npoints, t);
+    strbuf_printf(b, "%*sfor (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s = %s) {\n", in + 4, "", t, first, t, hi.s, t, t,
                   t, next);
     for (int j = 0; j < body->n; j++) ex_emit_stmt(m, b, body, j, in + 8);
-    xf_buf_printf(b, "%*s}\n", in + 4, "");
-    xf_buf_printf(b, "%*s}\n", in, "");
+    strbuf_printf(b, "%*s}\n", in + 4, "");
+    strbuf_printf(b, "%*s}\n", in, "");
     free(first);
     free(next);
-    xf_buf_free(&pre);
-    xf_buf_free(&lo);
-    xf_buf_free(&hi);
-    xf_buf_free(&range);
-    xf_buf_free(&pts);
+    strbuf_free(&pre);
+    strbuf_free(&lo);
+    strbuf_free(&hi);
+    strbuf_free(&range);
+    strbuf_free(&pts);
     return 1;
 }

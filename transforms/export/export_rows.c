@@ -116,22 +116,22 @@ static int ex_rows_linear(const ex_array *a)
     return !(dd && dd->u.dist.dk == IR_DIST_LOCAL && dd->u.dist.step && dd->u.dist.step[nd - 1]);
 }
 
-int ex_row_call(const ex_em *m, xf_buf *out, int array, const char *who, char *const *sub, int nsub)
+int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub)
 {
     const ex_array *a = &m->pl->arr[array];
     int nd = a->decl->u.array.ndims;
     if (nsub != nd || nd < 1 || !ex_rows_linear(a)) return 0;
     if (a->pieced) {   /* this processor's pieces only */
         if (!m->me || !who || strcmp(who, m->me)) return 0;
-        xf_buf_printf(out, "%s_rowbase(%s", a->cname, who);
-        for (int d = 0; d < nd - 1; d++) xf_buf_printf(out, ", %s", sub[d]);
-        xf_buf_printf(out, ")");
+        strbuf_printf(out, "%s_rowbase(%s", a->cname, who);
+        for (int d = 0; d < nd - 1; d++) strbuf_printf(out, ", %s", sub[d]);
+        strbuf_printf(out, ")");
         return 1;
     }
-    xf_buf_printf(out, "%s_at(", a->cname);
-    if (m->pl->mpi) xf_buf_printf(out, "%s, ", who);
-    for (int d = 0; d < nd - 1; d++) xf_buf_printf(out, "%s, ", sub[d]);
-    xf_buf_printf(out, "0)");
+    strbuf_printf(out, "%s_at(", a->cname);
+    if (m->pl->mpi) strbuf_printf(out, "%s, ", who);
+    for (int d = 0; d < nd - 1; d++) strbuf_printf(out, "%s, ", sub[d]);
+    strbuf_printf(out, "0)");
     return 1;
 }
 
@@ -144,49 +144,47 @@ const char *ex_rows_find(const ex_em *m, const char *call)
 }
 
 /* A candidate access: declared as a row when its subscripts but the last are invariant. */
-static void ex_rows_access(ex_em *in_loop, xf_buf *b, int in, const ir_expr *e, const ex_bound *bn)
+static void ex_rows_access(ex_em *in_loop, strbuf *b, int in, const ir_expr *e, const ex_bound *bn)
 {
     const ex_array *a = &in_loop->pl->arr[e->u.access.array_index];
     int nd = a->decl->u.array.ndims;
     if (e->u.access.nidx != nd || nd < 1 || !ex_rows_linear(a)) return;
     for (int d = 0; d < nd - 1; d++)
         if (!ex_invariant(e->u.access.idx[d], bn)) return;
-    char **sub = calloc((size_t)nd, sizeof *sub);
-    if (!sub) abort();
-    xf_buf pre = {0}, call = {0};
+    char **sub = xcalloc((size_t)nd, sizeof *sub);
+    strbuf pre = {0}, call = {0};
     ex_em plain = *in_loop;   /* subscripts are plain C where they are used (ex_expr), so here too */
     plain.checked = 0;
     for (int d = 0; d < nd - 1; d++) {
-        xf_buf s = {0};
+        strbuf s = {0};
         ex_expr(&plain, &s, &pre, in, e->u.access.idx[d]);
-        sub[d] = xf_buf_take(&s);
+        sub[d] = strbuf_take(&s);
     }
     if (ex_row_call(&plain, &call, e->u.access.array_index, in_loop->me, sub, nd) && !pre.s &&
         !ex_rows_find(in_loop, call.s)) {
         ex_rows *t = in_loop->rows;
         if (t->n == t->cap) {
             t->cap = t->cap ? 2 * t->cap : 8;
-            t->r = realloc(t->r, (size_t)t->cap * sizeof *t->r);
-            if (!t->r) abort();
+            t->r = xrealloc(t->r, (size_t)t->cap * sizeof *t->r);
         }
         ex_row *r = &t->r[t->n++];
         snprintf(r->name, sizeof r->name, "rt_row%d", ++*in_loop->tmp);
-        r->call = xf_buf_take(&call);
-        xf_buf_printf(b, "%*sconst int64_t %s = %s;   /* %s", in, "", r->name, r->call, a->decl->u.array.name);
+        r->call = strbuf_take(&call);
+        strbuf_printf(b, "%*sconst int64_t %s = %s;   /* %s", in, "", r->name, r->call, a->decl->u.array.name);
         for (int d = 0; d < nd - 1; d++) {
             char *text = ir_print_expr(e->u.access.idx[d]);
-            xf_buf_printf(b, "[%s]", text ? text : "?");
+            strbuf_printf(b, "[%s]", text ? text : "?");
             free(text);
         }
-        xf_buf_printf(b, "[..] */\n");
+        strbuf_printf(b, "[..] */\n");
     }
     for (int d = 0; d < nd - 1; d++) free(sub[d]);
     free(sub);
-    xf_buf_free(&pre);
-    xf_buf_free(&call);
+    strbuf_free(&pre);
+    strbuf_free(&call);
 }
 
-static void ex_rows_expr(ex_em *in_loop, xf_buf *b, int in, const ir_expr *e, const ex_bound *bn)
+static void ex_rows_expr(ex_em *in_loop, strbuf *b, int in, const ir_expr *e, const ex_bound *bn)
 {
     if (!e) return;
     switch (e->kind) {
@@ -214,7 +212,7 @@ static void ex_rows_expr(ex_em *in_loop, xf_buf *b, int in, const ir_expr *e, co
     }
 }
 
-static void ex_rows_block(ex_em *in_loop, xf_buf *b, int in, const ir_block *blk, int from, const ex_bound *bn)
+static void ex_rows_block(ex_em *in_loop, strbuf *b, int in, const ir_block *blk, int from, const ex_bound *bn)
 {
     for (int i = from; i < blk->n; i++) {
         const ir_stmt *s = blk->stmts[i];
@@ -240,7 +238,7 @@ static void ex_rows_block(ex_em *in_loop, xf_buf *b, int in, const ir_block *blk
     }
 }
 
-void ex_rows_open(const ex_em *m, ex_em *in_loop, xf_buf *b, int in, const char *var, const ir_block *body,
+void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *var, const ir_block *body,
                   int from, const ir_expr *e)
 {
     *in_loop = *m;
@@ -250,8 +248,7 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, xf_buf *b, int in, const char 
     if (body && !ex_bind_block(&bn, body, from)) return;
     ex_bind_expr(&bn, e);
     if (bn.overflow) return;
-    ex_rows *t = calloc(1, sizeof *t);
-    if (!t) abort();
+    ex_rows *t = xcalloc(1, sizeof *t);
     t->outer = m->rows;
     in_loop->rows = t;
     if (body) ex_rows_block(in_loop, b, in, body, from, &bn);

@@ -28,22 +28,22 @@
 
 enum { EX_STEPS_MAX_TEXT = 2000 };   /* a longer condition is not worth its reading: every step */
 
-static int ex_steps_c(xf_buf *b, __isl_keep isl_ast_expr *e, const char *tn);
+static int ex_steps_c(strbuf *b, __isl_keep isl_ast_expr *e, const char *tn);
 
 /* The operands of e joined by `sep`, or through the binary helper `fn`, left to right. */
-static int ex_steps_args(xf_buf *b, __isl_keep isl_ast_expr *e, const char *sep, const char *fn, const char *tn)
+static int ex_steps_args(strbuf *b, __isl_keep isl_ast_expr *e, const char *sep, const char *fn, const char *tn)
 {
     int n = (int)isl_ast_expr_op_get_n_arg(e), r = 0;
-    for (int i = 0; i < n - 1 && fn; i++) xf_buf_printf(b, "%s(", fn);
-    if (!fn) xf_buf_printf(b, "(");
+    for (int i = 0; i < n - 1 && fn; i++) strbuf_printf(b, "%s(", fn);
+    if (!fn) strbuf_printf(b, "(");
     for (int i = 0; i < n && !r; i++) {
         isl_ast_expr *a = isl_ast_expr_op_get_arg(e, i);
-        if (i) xf_buf_printf(b, "%s", fn ? ", " : sep);
+        if (i) strbuf_printf(b, "%s", fn ? ", " : sep);
         r = ex_steps_c(b, a, tn);
-        if (fn && i) xf_buf_printf(b, ")");
+        if (fn && i) strbuf_printf(b, ")");
         isl_ast_expr_free(a);
     }
-    if (!fn) xf_buf_printf(b, ")");
+    if (!fn) strbuf_printf(b, ")");
     return r;
 }
 
@@ -66,7 +66,7 @@ static const ex_steps_op ex_steps_ops[] = {
 };
 
 /* e as C over the time variable (C name tn); -1 for what it cannot say. */
-static int ex_steps_c(xf_buf *b, __isl_keep isl_ast_expr *e, const char *tn)
+static int ex_steps_c(strbuf *b, __isl_keep isl_ast_expr *e, const char *tn)
 {
     switch (isl_ast_expr_get_type(e)) {
     case isl_ast_expr_int: {
@@ -75,7 +75,7 @@ static int ex_steps_c(xf_buf *b, __isl_keep isl_ast_expr *e, const char *tn)
         long long x = ok ? (long long)isl_val_get_num_si(v) : 0;
         isl_val_free(v);
         if (!ok) return -1;
-        xf_buf_printf(b, x < 0 ? "(%lld)" : "%lld", x);
+        strbuf_printf(b, x < 0 ? "(%lld)" : "%lld", x);
         return 0;
     }
     case isl_ast_expr_id: {   /* the only identifier: the parameters are fixed */
@@ -83,7 +83,7 @@ static int ex_steps_c(xf_buf *b, __isl_keep isl_ast_expr *e, const char *tn)
         int ok = id && strcmp(isl_id_get_name(id), "T") == 0;
         isl_id_free(id);
         if (!ok) return -1;
-        xf_buf_printf(b, "%s", tn);
+        strbuf_printf(b, "%s", tn);
         return 0;
     }
     case isl_ast_expr_op: {
@@ -92,9 +92,9 @@ static int ex_steps_c(xf_buf *b, __isl_keep isl_ast_expr *e, const char *tn)
             if (ex_steps_ops[i].t == t) return ex_steps_args(b, e, ex_steps_ops[i].sep, ex_steps_ops[i].fn, tn);
         if (t == isl_ast_expr_op_minus) {
             isl_ast_expr *a = isl_ast_expr_op_get_arg(e, 0);
-            xf_buf_printf(b, "ineg(");
+            strbuf_printf(b, "ineg(");
             int r = ex_steps_c(b, a, tn);
-            xf_buf_printf(b, ")");
+            strbuf_printf(b, ")");
             isl_ast_expr_free(a);
             return r;
         }
@@ -152,7 +152,7 @@ char *ex_msg_steps(const ex_plan *pl, const char *tn)
     int64_t lo, hi;
     const ir_loopvar *tv = &pl->nest->u.for_.vars[0];
     if (!ir_const_int(p, tv->lo, pl->pv, &lo) || !ir_const_int(p, tv->hi, pl->pv, &hi) || hi < lo) return NULL;
-    ir_binding *bind = calloc((size_t)p->nparams + 1, sizeof *bind);
+    ir_binding *bind = xcalloc((size_t)p->nparams + 1, sizeof *bind);
     if (!bind) return NULL;
     for (int i = 0; i < p->nparams; i++) bind[i] = (ir_binding){ p->params[i]->u.param.name, pl->pv[i] };
     diag_list d;
@@ -164,7 +164,7 @@ char *ex_msg_steps(const ex_plan *pl, const char *tn)
     char *text = NULL;
     isl_set *steps = ex_steps_set(m);
     /* the steps the loop runs: lo .. hi, every tstep-th */
-    char *rtext = xf_asprintf("[T] -> { : %" PRId64 " <= T <= %" PRId64 " and (T - %" PRId64 ") mod %" PRId64 " = 0 }",
+    char *rtext = xasprintf("[T] -> { : %" PRId64 " <= T <= %" PRId64 " and (T - %" PRId64 ") mod %" PRId64 " = 0 }",
                               lo, hi, lo, pl->tstep > 0 ? pl->tstep : 1);
     isl_set *range = isl_set_read_from_str(m->ctx, rtext);
     free(rtext);
@@ -173,9 +173,9 @@ char *ex_msg_steps(const ex_plan *pl, const char *tn)
     if (every == isl_bool_false) {
         isl_ast_build *build = isl_ast_build_from_context(isl_set_copy(range));
         isl_ast_expr *e = build ? isl_ast_build_expr_from_set(build, isl_set_copy(steps)) : NULL;
-        xf_buf b = {0};
-        if (e && ex_steps_c(&b, e, tn) == 0 && b.n && b.n <= EX_STEPS_MAX_TEXT) text = ex_steps_unwrap(xf_buf_take(&b));
-        xf_buf_free(&b);
+        strbuf b = {0};
+        if (e && ex_steps_c(&b, e, tn) == 0 && b.n && b.n <= EX_STEPS_MAX_TEXT) text = ex_steps_unwrap(strbuf_take(&b));
+        strbuf_free(&b);
         isl_ast_expr_free(e);
         isl_ast_build_free(build);
     }

@@ -94,14 +94,14 @@ static int match_multicast(dl_law law, const fz_site *s, const ir_stmt *a, dl_ma
                 !mentions_var(lo->u.op.b, rp) && !strcmp(plo, "0");
     free(plo);
     if (!shape) {
-        if (!*why) *why = xf_asprintf("line %d: the multicast's slice is not rp / N * B .. rp / N * B + B - 1 "
+        if (!*why) *why = xasprintf("line %d: the multicast's slice is not rp / N * B .. rp / N * B + B - 1 "
                                       "(groups of N consecutive processors from processor 0)", a->pos.line);
         return 0;
     }
     m->gN = lo->u.op.a->u.op.b;
     m->gB = lo->u.op.b;
     char *lt = ir_print_expr(lo), *bt = ir_print_expr(m->gB), *ht = ir_print_expr(a->u.coll.src_hi[0]);
-    char *want = xf_asprintf("%s + %s - 1", lt, bt);
+    char *want = xasprintf("%s + %s - 1", lt, bt);
     int hi_ok = !strcmp(ht, want);
     free(lt); free(bt); free(ht); free(want);
     int64_t N = eval_const(s, m->gN), B = eval_const(s, m->gB), R = eval_const(s, a->u.coll.root);
@@ -111,7 +111,7 @@ static int match_multicast(dl_law law, const fz_site *s, const ir_stmt *a, dl_ma
                     : R < 0 || R % N ? "the root is not the first processor of a group"
                     : law == DL_MC_SA && B % N ? "the block B does not split over a group of N" : NULL;
     if (bad) {
-        if (!*why) *why = xf_asprintf("line %d: %s", a->pos.line, bad);
+        if (!*why) *why = xasprintf("line %d: %s", a->pos.line, bad);
         return 0;
     }
     m->c[0] = a; m->n = 1; m->m = B; m->group = N;
@@ -125,7 +125,7 @@ static char *operand(const ir_expr *e)
 {
     char *t = ir_print_expr(e);
     if (e->kind == IR_E_NAME || e->kind == IR_E_INT) return t;
-    char *r = xf_asprintf("(%s)", t);
+    char *r = xasprintf("(%s)", t);
     free(t);
     return r;
 }
@@ -153,12 +153,12 @@ static int match_to_multicast(dl_law law, const fz_site *s, const ir_stmt *a, co
     const ir_expr *by = b->u.coll.by;
     if (!(by->kind == IR_E_BINARY && by->u.op.op == IR_OP_DIV && by->u.op.a->kind == IR_E_NAME &&
           !strcmp(by->u.op.a->u.name.id, rp) && !mentions_var(by->u.op.b, rp))) {
-        if (!*why) *why = xf_asprintf("line %d: the groups are not `by rp / N`", b->pos.line);
+        if (!*why) *why = xasprintf("line %d: the groups are not `by rp / N`", b->pos.line);
         return 0;
     }
     m->gN = by->u.op.b;
     char *N = operand(m->gN);
-    char *reps = xf_asprintf("select(%s %% %s == 0, 0, -1)", rp, N), *groot = xf_asprintf("%s / %s * %s", rp, N, N);
+    char *reps = xasprintf("select(%s %% %s == 0, 0, -1)", rp, N), *groot = xasprintf("%s / %s * %s", rp, N, N);
     int ok = law == DL_SA_MC || (text_is(a->u.coll.by, reps) && text_is(b->u.coll.root, groot));
     free(reps);
     free(groot);
@@ -166,7 +166,7 @@ static int match_to_multicast(dl_law law, const fz_site *s, const ir_stmt *a, co
     const ir_stmt *skip[2] = {a, b};
     if (!ok || !part || part->u.array.ndims != 2 || !text_is(part->u.array.lo[1], "0") ||
         fz_array_read_elsewhere(s, part->u.array.name, skip, 2)) {
-        if (!*why) *why = xf_asprintf("line %d: not the scatter to the groups' first processors and the group "
+        if (!*why) *why = xasprintf("line %d: not the scatter to the groups' first processors and the group "
                                       "%s of its pieces (read nowhere else)", a->pos.line,
                                       law == DL_SB_MC ? "bcast" : "allgather");
         free(N);
@@ -174,8 +174,8 @@ static int match_to_multicast(dl_law law, const fz_site *s, const ir_stmt *a, co
     }
     char *hi = ir_print_expr(part->u.array.hi[1]), *piece;
     size_t L = strlen(hi);
-    piece = L > 4 && !strcmp(hi + L - 4, " - 1") ? xf_asprintf("%.*s", (int)(L - 4), hi) : xf_asprintf("%s + 1", hi);
-    m->B = law == DL_SB_MC ? xf_asprintf("(%s)", piece) : xf_asprintf("(%s) * %s", piece, N);
+    piece = L > 4 && !strcmp(hi + L - 4, " - 1") ? xasprintf("%.*s", (int)(L - 4), hi) : xasprintf("%s + 1", hi);
+    m->B = law == DL_SB_MC ? xasprintf("(%s)", piece) : xasprintf("(%s) * %s", piece, N);
     free(hi);
     free(piece);
     free(N);
@@ -200,7 +200,7 @@ static int match_at(dl_law law, const fz_site *s, int i, dl_match *m, char **why
         m->c[0] = a; m->n = 1;
         m->m = fz_block_elems(s, a->u.coll.src[0]);
         if (s->nprocs <= 0 || m->m < 0 || m->m % s->nprocs) {
-            if (!*why) *why = xf_asprintf("line %d: the block of %lld elements does not split evenly over %lld "
+            if (!*why) *why = xasprintf("line %d: the block of %lld elements does not split evenly over %lld "
                                           "processors", a->pos.line, (long long)m->m, (long long)s->nprocs);
             return 0;
         }
@@ -211,7 +211,7 @@ static int match_at(dl_law law, const fz_site *s, int i, dl_match *m, char **why
         const ir_decl *part = fz_block_array(s, a->u.coll.dst[0]);
         const ir_stmt *skip[2] = {a, b};
         if (!part || fz_array_read_elsewhere(s, part->u.array.name, skip, 2)) {
-            if (!*why) *why = xf_asprintf("line %d: the scattered pieces in '%s' are read elsewhere",
+            if (!*why) *why = xasprintf("line %d: the scattered pieces in '%s' are read elsewhere",
                                           a->pos.line, part ? part->u.array.name : "?");
             return 0;
         }
@@ -247,7 +247,7 @@ static int find(dl_law law, const fz_site *s, const char *label, dl_match *m, ch
         free(m->B);
         m->B = NULL;
     }
-    if (!*why) *why = xf_asprintf("no %s here", law == DL_BCAST_SA ? "bcast" : law == DL_SA_BCAST
+    if (!*why) *why = xasprintf("no %s here", law == DL_BCAST_SA ? "bcast" : law == DL_SA_BCAST
                                   ? "scatter followed by an allgather of its pieces" : law == DL_ALLG_GB
                                   ? "allgather" : law == DL_GB_ALLG
                                   ? "gather followed by a bcast of its result from the root"
@@ -258,11 +258,11 @@ static int find(dl_law law, const fz_site *s, const char *label, dl_match *m, ch
 }
 
 /* At syndm: one row of the pieces' array per processor. */
-static void add_dist(const fz_site *s, xf_buf *decls, const char *part, const char *top)
+static void add_dist(const fz_site *s, strbuf *decls, const char *part, const char *top)
 {
     if (s->q->level != IR_SYNDM) return;
     char *v = fz_fresh_name(s, "dlp", NULL);
-    xf_buf_printf(decls, "dist %s(%s) [%s .. %s][0 .. %s]\n", part, v, v, v, top);
+    strbuf_printf(decls, "dist %s(%s) [%s .. %s][0 .. %s]\n", part, v, v, v, top);
     free(v);
 }
 
@@ -288,73 +288,73 @@ static ir_program *apply(dl_law law, const ir_program *src, const xf_args *a, di
         return NULL;
     }
     const ir_stmt *c0 = m.c[0], *cl = m.c[m.n - 1];
-    char *lab = c0->u.coll.label ? xf_asprintf("%s: ", c0->u.coll.label) : xf_strdup("");
+    char *lab = c0->u.coll.label ? xasprintf("%s: ", c0->u.coll.label) : xstrdup("");
     char *x = ir_print_expr(c0->u.coll.src[0]), *y = ir_print_expr(cl->u.coll.dst[0]);
     char *root = c0->u.coll.root ? ir_print_expr(c0->u.coll.root) : ir_print_expr(s.pv->lo);
-    xf_buf repl = {0}, decls = {0};
+    strbuf repl = {0}, decls = {0};
     switch (law) {
     case DL_BCAST_SA: {
         const ir_decl *arr = fz_block_array(&s, c0->u.coll.src[0]);
         char *part = fz_fresh_name(&s, "dl_part", NULL);
         char *lo = ir_print_expr(s.pv->lo), *hi = ir_print_expr(s.pv->hi);
-        xf_buf size = {0};
+        strbuf size = {0};
         int first = c0->u.coll.src[0]->kind == IR_E_ACCESS ? c0->u.coll.src[0]->u.access.nidx : 0;
         for (int k = first; k < arr->u.array.ndims; k++) {
             char *l = ir_print_expr(arr->u.array.lo[k]), *h = ir_print_expr(arr->u.array.hi[k]);
-            xf_buf_printf(&size, "%s(%s - (%s) + 1)", k > first ? " * " : "", h, l);
+            strbuf_printf(&size, "%s(%s - (%s) + 1)", k > first ? " * " : "", h, l);
             free(l); free(h);
         }
-        if (!size.s) xf_buf_printf(&size, "1");
-        char *top = xf_asprintf("%s / (%s - (%s) + 1) - 1", size.s, hi, lo);
-        xf_buf_printf(&decls, "array %s[%s .. %s][0 .. %s] %s\n", part, lo, hi, top, fz_type_name(arr->u.array.elem));
+        if (!size.s) strbuf_printf(&size, "1");
+        char *top = xasprintf("%s / (%s - (%s) + 1) - 1", size.s, hi, lo);
+        strbuf_printf(&decls, "array %s[%s .. %s][0 .. %s] %s\n", part, lo, hi, top, fz_type_name(arr->u.array.elem));
         add_dist(&s, &decls, part, top);
         free(top);
-        xf_buf_printf(&repl, "%s%s[%s] = scatter %s from %s\n%s = allgather %s[%s]", lab, part, s.pv->var, x,
+        strbuf_printf(&repl, "%s%s[%s] = scatter %s from %s\n%s = allgather %s[%s]", lab, part, s.pv->var, x,
                       root, y, part, s.pv->var);
         free(part); free(lo); free(hi);
-        xf_buf_free(&size);
+        strbuf_free(&size);
         break;
     }
     case DL_SA_BCAST:
-        xf_buf_printf(&repl, "%s%s = bcast %s from %s", lab, y, x, root);
+        strbuf_printf(&repl, "%s%s = bcast %s from %s", lab, y, x, root);
         break;
     case DL_ALLG_GB:
-        xf_buf_printf(&repl, "%s%s = gather %s to %s\n%s = bcast %s from %s", lab, y, x, root, y, y, root);
+        strbuf_printf(&repl, "%s%s = gather %s to %s\n%s = bcast %s from %s", lab, y, x, root, y, y, root);
         break;
     case DL_GB_ALLG:
-        xf_buf_printf(&repl, "%s%s = allgather %s", lab, y, x);
+        strbuf_printf(&repl, "%s%s = allgather %s", lab, y, x);
         break;
     case DL_MC_SB: case DL_MC_SA: {
         const ir_decl *arr = fz_block_array(&s, c0->u.coll.src[0]);
         char *N = operand(m.gN), *B = operand(m.gB), *hi = ir_print_expr(s.pv->hi);
         const char *rv = s.pv->var;
         char *part = fz_fresh_name(&s, law == DL_MC_SB ? "dl_rep" : "dl_piece", NULL);
-        char *top = law == DL_MC_SA ? xf_asprintf("(%s) / %s - 1", B, N) : xf_asprintf("%s - 1", B);
-        xf_buf_printf(&decls, "array %s[0 .. %s][0 .. %s] %s\n", part, hi, top, fz_type_name(arr->u.array.elem));
+        char *top = law == DL_MC_SA ? xasprintf("(%s) / %s - 1", B, N) : xasprintf("%s - 1", B);
+        strbuf_printf(&decls, "array %s[0 .. %s][0 .. %s] %s\n", part, hi, top, fz_type_name(arr->u.array.elem));
         add_dist(&s, &decls, part, top);
         free(top);
-        xf_buf_printf(&repl, "%s%s[%s] = scatter %s[0 .. (%s + 1) / (%s) * (%s) - 1] from %s", lab, part, rv, x, hi,
+        strbuf_printf(&repl, "%s%s[%s] = scatter %s[0 .. (%s + 1) / (%s) * (%s) - 1] from %s", lab, part, rv, x, hi,
                       N, B, root);
         if (law == DL_MC_SB)
-            xf_buf_printf(&repl, " by select(%s %% (%s) == 0, 0, -1)\n%s = bcast %s[%s] from %s / (%s) * (%s) by %s / (%s)",
+            strbuf_printf(&repl, " by select(%s %% (%s) == 0, 0, -1)\n%s = bcast %s[%s] from %s / (%s) * (%s) by %s / (%s)",
                           rv, N, y, part, rv, rv, N, N, rv, N);
         else
-            xf_buf_printf(&repl, "\n%s = allgather %s[%s] by %s / (%s)", y, part, rv, rv, N);
+            strbuf_printf(&repl, "\n%s = allgather %s[%s] by %s / (%s)", y, part, rv, rv, N);
         free(N); free(B); free(hi); free(part);
         break;
     }
     case DL_SB_MC: case DL_SA_MC: {
         char *N = operand(m.gN), *ax = ir_print_expr(c0->u.coll.src[0]);
         const char *rv = s.pv->var;
-        xf_buf_printf(&repl, "%s%s = multicast %s[%s / %s * %s .. %s / %s * %s + %s - 1] from %s", lab, y, ax, rv, N,
+        strbuf_printf(&repl, "%s%s = multicast %s[%s / %s * %s .. %s / %s * %s + %s - 1] from %s", lab, y, ax, rv, N,
                       m.B, rv, N, m.B, m.B, root);
         free(N); free(ax);
         break;
     }
     }
     out = fz_finish(&s, nm, c0->pos.line, cl->pos.line, repl.s, decls.s, d);
-    xf_buf_free(&repl);
-    xf_buf_free(&decls);
+    strbuf_free(&repl);
+    strbuf_free(&decls);
     free(lab); free(x); free(y); free(root); free(m.B);
     fz_site_close(&s);
     return out;
@@ -419,7 +419,7 @@ static char *predict(dl_law law, const ir_program *p, const cost_profile *prof)
                      "Di Cosmo et al."};
         double b0 = price("bsp", &before, prof), b1 = price("bsp", &after, prof);
         char *t = fz_gain_text(&g, prof, m.m, s.nprocs);
-        txt = xf_asprintf("%s; bsp (g=%g, l=%g): before %.6g, after %.6g, gain %.6g%s", t, prof->g,
+        txt = xasprintf("%s; bsp (g=%g, l=%g): before %.6g, after %.6g, gain %.6g%s", t, prof->g,
                           cost_barrier(prof, (int)s.nprocs), b0, b1, b0 - b1,
                           b0 < b1 ? "  WARNING: negative gain" : "");
         free(t);

@@ -123,21 +123,21 @@ static int check_chain(const fz_rule *r, const fz_site *s, fz_match *m, char **w
         m->oplus = first_op(m, ops_from);
         for (int k = ops_from; k < r->n; k++)
             if (strcmp(m->c[k]->u.coll.op.name, m->oplus->name)) {
-                *why = xf_asprintf("line %d: %s needs the same operator in its collectives ('%s' and '%s')",
+                *why = xasprintf("line %d: %s needs the same operator in its collectives ('%s' and '%s')",
                                    m->c[k]->pos.line, r->name, m->oplus->name, m->c[k]->u.coll.op.name);
                 return 0;
             }
     }
     if (!fz_op_simple(s, m->oplus, why) || (m->otimes && !fz_op_simple(s, m->otimes, why))) return 0;
     if (r->cond == C_DIST && op_distributes(s->q, m->otimes, m->oplus) != 1) {
-        *why = xf_asprintf("line %d: '%s' does not distribute over '%s' (left distributivity a %s (b %s c) = "
+        *why = xasprintf("line %d: '%s' does not distribute over '%s' (left distributivity a %s (b %s c) = "
                            "(a %s b) %s (a %s c), the operator table of polyapm-lang(5))",
                            m->c[ops_from]->pos.line, m->otimes->name, m->oplus->name, m->otimes->name,
                            m->oplus->name, m->otimes->name, m->oplus->name, m->otimes->name);
         return 0;
     }
     if (r->cond == C_COMM && op_commutative(s->q, m->oplus) != 1) {
-        *why = xf_asprintf("line %d: '%s' is not commutative (%s needs a commutative operator)",
+        *why = xasprintf("line %d: '%s' is not commutative (%s needs a commutative operator)",
                            m->c[ops_from]->pos.line, m->oplus->name, r->name);
         return 0;
     }
@@ -150,7 +150,7 @@ static int check_chain(const fz_rule *r, const fz_site *s, fz_match *m, char **w
         const char *what = m->c[k]->u.coll.ck == IR_C_BCAST ? "the broadcast copies" : "the intermediate";
         if (!strcmp(a, first_src) || !strcmp(a, last_dst) ||
             fz_array_read_elsewhere(s, a, skip, m->n)) {
-            *why = xf_asprintf("line %d: %s drops %s in '%s', which the program reads elsewhere (or keeps)",
+            *why = xasprintf("line %d: %s drops %s in '%s', which the program reads elsewhere (or keeps)",
                                m->c[k]->pos.line, r->name, what, a);
             return 0;
         }
@@ -169,7 +169,7 @@ static int find_chain(const fz_rule *r, const fz_site *s, const char *label, fz_
         if (!first_why) first_why = w; else free(w);
     }
     if (first_why) *why = first_why;
-    else *why = xf_asprintf("no %s chain %s%s(adjacent collectives, each reading the block the previous one wrote)",
+    else *why = xasprintf("no %s chain %s%s(adjacent collectives, each reading the block the previous one wrote)",
                             r->name, label ? "with statement " : "", label ? label : "");
     return 0;
 }
@@ -186,44 +186,44 @@ static char *P(const fz_gen_ctx *g, const char *a, const char *b) { return fz_op
 static char *X(const fz_gen_ctx *g, const char *a, const char *b) { return fz_op_text(g->s, g->X, a, b); }
 
 /* The op declaration of SR2/SS2: (s1, r1) (s2, r2) -> (s1 ⊕ (r1 ⊗ s2), r1 ⊗ r2). */
-static void op_sr2(const fz_gen_ctx *g, xf_buf *b, const char *name, const char *T)
+static void op_sr2(const fz_gen_ctx *g, strbuf *b, const char *name, const char *T)
 {
     char *rs = X(g, "r1", "s2"), *s = P(g, "s1", rs), *r = X(g, "r1", "r2");
-    xf_buf_printf(b, "op %s {\n  state (s %s, r %s)\n  combine (s1, r1) (s2, r2) = (%s, %s)\n  noncommutative\n}\n",
+    strbuf_printf(b, "op %s {\n  state (s %s, r %s)\n  combine (s1, r1) (s2, r2) = (%s, %s)\n  noncommutative\n}\n",
                   name, T, T, s, r);
     free(rs); free(s); free(r);
 }
 
 /* SR-Reduction: (t1⊕t2⊕u1, uu⊕uu), uu = u1⊕u2; one child: (t1, u1⊕u1). */
-static void op_sr(const fz_gen_ctx *g, xf_buf *b, const char *name, const char *T)
+static void op_sr(const fz_gen_ctx *g, strbuf *b, const char *name, const char *T)
 {
     char *tt = P(g, "t1", "t2"), *t = P(g, tt, "u1"), *uu = P(g, "u1", "u2"), *u = P(g, "uu", "uu"),
          *one = P(g, "u1", "u1");
-    xf_buf_printf(b, "op %s {\n  state (t %s, u %s)\n  combine (t1, u1) (t2, u2) = let uu = %s in (%s, %s)\n"
+    strbuf_printf(b, "op %s {\n  state (t %s, u %s)\n  combine (t1, u1) (t2, u2) = let uu = %s in (%s, %s)\n"
                   "  one (t1, u1) = (t1, %s)\n  noncommutative\n  nonassociative\n}\n", name, T, T, uu, t, u, one);
     free(tt); free(t); free(uu); free(u); free(one);
 }
 
 /* SS-Scan's butterfly: lower (s1, ttu, uuuu, vv), upper (s2⊕t1⊕v1, ttu, uuuu, uu⊕vv). */
-static void op_ss(const fz_gen_ctx *g, xf_buf *b, const char *name, const char *T)
+static void op_ss(const fz_gen_ctx *g, strbuf *b, const char *name, const char *T)
 {
     char *tt = P(g, "t1", "t2"), *ttu = P(g, tt, "u1"), *uu = P(g, "u1", "u2"), *uuuu = P(g, "uu", "uu"),
          *vv = P(g, "v1", "v2"), *st = P(g, "s2", "t1"), *stv = P(g, st, "v1"), *uvv = P(g, "uu", "vv");
     const char *pat = "(s1, t1, u1, v1) (s2, t2, u2, v2)";
-    xf_buf_printf(b, "op %s {\n  state (s %s, t %s, u %s, v %s)\n", name, T, T, T, T);
-    xf_buf_printf(b, "  lower %s = let ttu = %s, uu = %s, vv = %s in (s1, ttu, %s, vv)\n", pat, ttu, uu, vv, uuuu);
-    xf_buf_printf(b, "  upper %s = let ttu = %s, uu = %s, vv = %s in (%s, ttu, %s, %s)\n", pat, ttu, uu, vv, stv,
+    strbuf_printf(b, "op %s {\n  state (s %s, t %s, u %s, v %s)\n", name, T, T, T, T);
+    strbuf_printf(b, "  lower %s = let ttu = %s, uu = %s, vv = %s in (s1, ttu, %s, vv)\n", pat, ttu, uu, vv, uuuu);
+    strbuf_printf(b, "  upper %s = let ttu = %s, uu = %s, vv = %s in (%s, ttu, %s, %s)\n", pat, ttu, uu, vv, stv,
                   uuuu, uvv);
-    xf_buf_printf(b, "  nonassociative\n}\n");
+    strbuf_printf(b, "  nonassociative\n}\n");
     free(tt); free(ttu); free(uu); free(uuuu); free(vv); free(st); free(stv); free(uvv);
 }
 
 /* The repeat operators: the k-th element of the Comcast rules' scans of (b, b, ..). */
-static int op_repeat_decl(const fz_gen_ctx *g, fz_state st, xf_buf *b, const char *name, const char *T)
+static int op_repeat_decl(const fz_gen_ctx *g, fz_state st, strbuf *b, const char *name, const char *T)
 {
     if (st == ST_COMP) {   /* e(t,u) = (t, u⊕u), o(t,u) = (t⊕u, u⊕u) */
         char *uu = P(g, "u", "u"), *tu = P(g, "t", "u");
-        xf_buf_printf(b, "op %s {\n  state (t %s, u %s)\n  even (t, u) = (t, %s)\n  odd (t, u) = (%s, %s)\n}\n",
+        strbuf_printf(b, "op %s {\n  state (t %s, u %s)\n  even (t, u) = (t, %s)\n  odd (t, u) = (%s, %s)\n}\n",
                       name, T, T, uu, tu, uu);
         free(uu); free(tu);
         return 2;
@@ -231,7 +231,7 @@ static int op_repeat_decl(const fz_gen_ctx *g, fz_state st, xf_buf *b, const cha
     if (st == ST_BSS2) {   /* sP' = sT⊕(rT⊗sP) on odd, sT' = sT⊕(rT⊗sT), rT' = rT⊗rT */
         char *rsp = X(g, "rt", "sp"), *sp = P(g, "st", rsp), *rst = X(g, "rt", "st"), *s = P(g, "st", rst),
              *rr = X(g, "rt", "rt");
-        xf_buf_printf(b, "op %s {\n  state (sp %s, st %s, rt %s)\n  even (sp, st, rt) = (sp, %s, %s)\n"
+        strbuf_printf(b, "op %s {\n  state (sp %s, st %s, rt %s)\n  even (sp, st, rt) = (sp, %s, %s)\n"
                       "  odd (sp, st, rt) = (%s, %s, %s)\n}\n", name, T, T, T, s, rr, sp, s, rr);
         free(rsp); free(sp); free(rst); free(s); free(rr);
         return 3;
@@ -239,25 +239,25 @@ static int op_repeat_decl(const fz_gen_ctx *g, fz_state st, xf_buf *b, const cha
     /* BSS: o = (s⊕t⊕v, t⊕t⊕u, uu⊕uu, uu⊕(v⊕v)), e = (s, t⊕t⊕u, uu⊕uu, v⊕v), uu = u⊕u */
     char *uu = P(g, "u", "u"), *tt = P(g, "t", "t"), *ttu = P(g, tt, "u"), *u4 = P(g, "uu", "uu"),
          *vv = P(g, "v", "v"), *s_t = P(g, "s", "t"), *stv = P(g, s_t, "v"), *uvv = P(g, "uu", vv);
-    xf_buf_printf(b, "op %s {\n  state (s %s, t %s, u %s, v %s)\n", name, T, T, T, T);
-    xf_buf_printf(b, "  even (s, t, u, v) = let uu = %s in (s, %s, %s, %s)\n", uu, ttu, u4, vv);
-    xf_buf_printf(b, "  odd (s, t, u, v) = let uu = %s in (%s, %s, %s, %s)\n}\n", uu, stv, ttu, u4, uvv);
+    strbuf_printf(b, "op %s {\n  state (s %s, t %s, u %s, v %s)\n", name, T, T, T, T);
+    strbuf_printf(b, "  even (s, t, u, v) = let uu = %s in (s, %s, %s, %s)\n", uu, ttu, u4, vv);
+    strbuf_printf(b, "  odd (s, t, u, v) = let uu = %s in (%s, %s, %s, %s)\n}\n", uu, stv, ttu, u4, uvv);
     free(uu); free(tt); free(ttu); free(u4); free(vv); free(s_t); free(stv); free(uvv);
     return 4;
 }
 
 static char *label_prefix(const ir_stmt *c)
 {
-    return c->u.coll.label ? xf_asprintf("%s: ", c->u.coll.label) : xf_strdup("");
+    return c->u.coll.label ? xasprintf("%s: ", c->u.coll.label) : xstrdup("");
 }
 
 /* Replacement lines and operator declarations for a matched chain. */
-static void generate(const fz_rule *r, const fz_site *s, const fz_match *m, xf_buf *repl, xf_buf *decls)
+static void generate(const fz_rule *r, const fz_site *s, const fz_match *m, strbuf *repl, strbuf *decls)
 {
     fz_gen_ctx g = {s, m, m->oplus, m->otimes};
     const char *T = fz_type_name(m->elem);
     const ir_stmt *last = m->c[r->n - 1];
-    char *base = xf_asprintf("fuse_%.*s", (int)strcspn(r->name, "-"), r->name);
+    char *base = xasprintf("fuse_%.*s", (int)strcspn(r->name, "-"), r->name);
     char *name = fz_fresh_name(s, base, NULL);
     char *lab = label_prefix(last);
     char *src = ir_print_expr(m->c[0]->u.coll.src[0]), *dst = ir_print_expr(last->u.coll.dst[0]);
@@ -266,17 +266,17 @@ static void generate(const fz_rule *r, const fz_site *s, const fz_match *m, xf_b
     switch (r->gen) {
     case G_SR2:
         op_sr2(&g, decls, name, T);
-        xf_buf_printf(repl, "%s(%s, _) = %s(%s) (%s, %s)", lab, dst, kind, name, src, src);
-        if (root) xf_buf_printf(repl, " to %s", root);
+        strbuf_printf(repl, "%s(%s, _) = %s(%s) (%s, %s)", lab, dst, kind, name, src, src);
+        if (root) strbuf_printf(repl, " to %s", root);
         break;
     case G_SR:
         op_sr(&g, decls, name, T);
-        xf_buf_printf(repl, "%s(%s, _) = %s_bal(%s) (%s, %s)", lab, dst, kind, name, src, src);
-        if (root) xf_buf_printf(repl, " to %s", root);
+        strbuf_printf(repl, "%s(%s, _) = %s_bal(%s) (%s, %s)", lab, dst, kind, name, src, src);
+        if (root) strbuf_printf(repl, " to %s", root);
         break;
     case G_SS:
         op_ss(&g, decls, name, T);
-        xf_buf_printf(repl, "%s(%s, _, _, _) = scan_bal(%s) (%s, %s, %s, %s)", lab, dst, name, src, src, src, src);
+        strbuf_printf(repl, "%s(%s, _, _, _) = scan_bal(%s) (%s, %s, %s, %s)", lab, dst, name, src, src, src, src);
         break;
     case G_COMCAST: case G_LOCAL: {
         int nst = op_repeat_decl(&g, r->st, decls, name, T);
@@ -284,45 +284,45 @@ static void generate(const fz_rule *r, const fz_site *s, const fz_match *m, xf_b
         const ir_expr *from = local ? m->c[0]->u.coll.src[0] : m->c[0]->u.coll.dst[0];
         int nd = fz_block_rest_dims(s, from);
         char *vars[8];
-        xf_buf taken = {0};
-        xf_buf_printf(&taken, "%s", "");
+        strbuf taken = {0};
+        strbuf_printf(&taken, "%s", "");
         for (int k = 0; k < nd && k < 8; k++) {
-            char *b0 = xf_asprintf("j%d", k + 1);
+            char *b0 = xasprintf("j%d", k + 1);
             vars[k] = fz_fresh_name(s, b0, taken.s);
-            xf_buf_printf(&taken, " %s", vars[k]);
+            strbuf_printf(&taken, " %s", vars[k]);
             free(b0);
         }
         char *head = fz_block_loop_head(s, from, (const char *const *)vars);
         char *x = fz_block_elem(s, from, (const char *const *)vars);
         char *z = fz_block_elem(s, last->u.coll.dst[0], (const char *const *)vars);
         char *lo = ir_print_expr(s->pv->lo), *hi = ir_print_expr(s->pv->hi);
-        char *k = local ? (!strcmp(lo, "0") ? xf_strdup(hi) : xf_asprintf("%s - (%s)", hi, lo))
-                        : (!strcmp(lo, "0") ? xf_strdup(s->pv->var) : xf_asprintf("%s - (%s)", s->pv->var, lo));
+        char *k = local ? (!strcmp(lo, "0") ? xstrdup(hi) : xasprintf("%s - (%s)", hi, lo))
+                        : (!strcmp(lo, "0") ? xstrdup(s->pv->var) : xasprintf("%s - (%s)", s->pv->var, lo));
         const char *ind = "";
         if (local) {
             char *broot = ir_print_expr(m->c[0]->u.coll.root);
-            xf_buf_printf(repl, "if %s == %s {\n", s->pv->var, broot);
+            strbuf_printf(repl, "if %s == %s {\n", s->pv->var, broot);
             free(broot);
             ind = "  ";
         } else {
             char *bl = label_prefix(m->c[0]), *bs = ir_print_expr(m->c[0]->u.coll.src[0]),
                  *bd = ir_print_expr(m->c[0]->u.coll.dst[0]), *br = ir_print_expr(m->c[0]->u.coll.root);
-            xf_buf_printf(repl, "%s%s = bcast %s from %s\n", bl, bd, bs, br);
+            strbuf_printf(repl, "%s%s = bcast %s from %s\n", bl, bd, bs, br);
             free(bl); free(bs); free(bd); free(br);
         }
-        if (head) xf_buf_printf(repl, "%s%s {\n", ind, head);
-        xf_buf_printf(repl, "%s%s%s%s = repeat(%s, %s", ind, head ? "  " : "", lab, z, name, k);
-        for (int f = 0; f < nst; f++) xf_buf_printf(repl, ", %s", x);
-        xf_buf_printf(repl, ")\n");
-        if (head) xf_buf_printf(repl, "%s}\n", ind);
-        if (local) xf_buf_printf(repl, "}\n");
+        if (head) strbuf_printf(repl, "%s%s {\n", ind, head);
+        strbuf_printf(repl, "%s%s%s%s = repeat(%s, %s", ind, head ? "  " : "", lab, z, name, k);
+        for (int f = 0; f < nst; f++) strbuf_printf(repl, ", %s", x);
+        strbuf_printf(repl, ")\n");
+        if (head) strbuf_printf(repl, "%s}\n", ind);
+        if (local) strbuf_printf(repl, "}\n");
         if (r->allbcast) {
             char *broot = ir_print_expr(m->c[0]->u.coll.root);
-            xf_buf_printf(repl, "%s = bcast %s from %s\n", dst, dst, broot);
+            strbuf_printf(repl, "%s = bcast %s from %s\n", dst, dst, broot);
             free(broot);
         }
         for (int f = 0; f < nd && f < 8; f++) free(vars[f]);
-        xf_buf_free(&taken);
+        strbuf_free(&taken);
         free(head); free(x); free(z); free(lo); free(hi); free(k);
         break;
     }
@@ -355,12 +355,12 @@ static ir_program *rule_apply(const fz_rule *r, const ir_program *src, const xf_
     char *why = NULL;
     ir_program *out = NULL;
     if (fz_site_open(&s, src, &why) == 0 && find_chain(r, &s, xf_args_get(a, "at", NULL), &m, &why)) {
-        xf_buf repl = {0}, decls = {0};
+        strbuf repl = {0}, decls = {0};
         generate(r, &s, &m, &repl, &decls);
         if (repl.n && repl.s[repl.n - 1] == '\n') repl.s[--repl.n] = 0;
         out = fz_finish(&s, r->name, m.c[0]->pos.line, m.c[r->n - 1]->pos.line, repl.s, decls.s, d);
-        xf_buf_free(&repl);
-        xf_buf_free(&decls);
+        strbuf_free(&repl);
+        strbuf_free(&decls);
     } else {
         diag_add(d, src->file, 0, 0, "%s refused: %s", r->name, why ? why : "no chain");
     }

@@ -19,13 +19,13 @@
 static char **split_lines(const char *text, int *n)
 {
     int cap = 16, k = 0;
-    char **v = malloc((size_t)cap * sizeof *v);
+    char **v = xmalloc((size_t)cap * sizeof *v);
     const char *p = text;
     while (*p) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (k == cap) v = realloc(v, (size_t)(cap *= 2) * sizeof *v);
-        v[k++] = xf_asprintf("%.*s", (int)len, p);
+        if (k == cap) v = xrealloc(v, (size_t)(cap *= 2) * sizeof *v);
+        v[k++] = xasprintf("%.*s", (int)len, p);
         p += len + (e ? 1 : 0);
     }
     *n = k;
@@ -37,7 +37,7 @@ int fz_site_open(fz_site *s, const ir_program *src, char **why)
     memset(s, 0, sizeof *s);
     s->nprocs = -1;
     if (src->level != IR_SYNCOMM && src->level != IR_SYNDM) {
-        *why = xf_asprintf("collectives live at syncomm and syndm (this program is %s)",
+        *why = xasprintf("collectives live at syncomm and syndm (this program is %s)",
                            ir_level_name(src->level));
         return -1;
     }
@@ -47,23 +47,23 @@ int fz_site_open(fz_site *s, const ir_program *src, char **why)
     s->q = ir_load_text(src->file, s->text, strlen(s->text), &d);
     diag_list_free(&d);
     if (!s->q) {
-        *why = xf_asprintf("internal error: the program's canonical text does not load");
+        *why = xasprintf("internal error: the program's canonical text does not load");
         return -1;
     }
     s->lines = split_lines(s->text, &s->nlines);
     const ir_step_nest *sn = ir_program_nest(s->q);
     if (!sn) {
-        *why = xf_asprintf("no step nest");
+        *why = xasprintf("no step nest");
         return -1;
     }
     if (sn->pidx != sn->pfor->u.for_.nvars - 1) {
-        *why = xf_asprintf("the processor loop has inner loops in its own for statement");
+        *why = xasprintf("the processor loop has inner loops in its own for statement");
         return -1;
     }
     s->nest = sn->tfor;
     s->pv = &sn->pfor->u.for_.vars[sn->pidx];
     s->body = sn->pfor->u.for_.body;
-    s->params = calloc((size_t)s->q->nparams + 1, sizeof *s->params);
+    s->params = xcalloc((size_t)s->q->nparams + 1, sizeof *s->params);
     diag_list_init(&d);
     if (ir_params_eval(s->q, NULL, 0, 0, s->params, &d) == 0) {
         int64_t lo, hi;
@@ -152,36 +152,36 @@ char *fz_block_loop_head(const fz_site *s, const ir_expr *blk, const char *const
     const ir_decl *a = fz_block_array(s, blk);
     int p = block_prefix(blk);
     if (!a || p >= a->u.array.ndims) return NULL;
-    xf_buf b = {0};
-    xf_buf_printf(&b, "for ");
+    strbuf b = {0};
+    strbuf_printf(&b, "for ");
     for (int k = p; k < a->u.array.ndims; k++) {
         char *lo = ir_print_expr(a->u.array.lo[k]), *hi = ir_print_expr(a->u.array.hi[k]);
-        xf_buf_printf(&b, "%s%s = %s .. %s", k > p ? ", " : "", vars[k - p], lo, hi);
+        strbuf_printf(&b, "%s%s = %s .. %s", k > p ? ", " : "", vars[k - p], lo, hi);
         free(lo);
         free(hi);
     }
-    return xf_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 char *fz_block_elem(const fz_site *s, const ir_expr *blk, const char *const *vars)
 {
     char *t = ir_print_expr(blk);
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s", t);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s", t);
     free(t);
-    for (int k = 0; k < fz_block_rest_dims(s, blk); k++) xf_buf_printf(&b, "[%s]", vars[k]);
-    return xf_buf_take(&b);
+    for (int k = 0; k < fz_block_rest_dims(s, blk); k++) strbuf_printf(&b, "[%s]", vars[k]);
+    return strbuf_take(&b);
 }
 
 char *fz_coll_block_text(const ir_stmt *c, int dst, int k)
 {
     assert((dst == 0 || dst == 1) && k >= 0 && k < (dst ? c->u.coll.ndst : c->u.coll.nsrc));
     const ir_expr *e = dst ? c->u.coll.dst[k] : c->u.coll.src[k];
-    if (!e) return xf_strdup("_");
+    if (!e) return xstrdup("_");
     ir_expr *const *lo = dst ? c->u.coll.dst_lo : c->u.coll.src_lo, *const *hi = dst ? c->u.coll.dst_hi : c->u.coll.src_hi;
     char *t = ir_print_expr(e);
     if (!lo || !lo[k]) return t;
-    char *l = ir_print_expr(lo[k]), *h = ir_print_expr(hi[k]), *r = xf_asprintf("%s[%s .. %s]", t, l, h);
+    char *l = ir_print_expr(lo[k]), *h = ir_print_expr(hi[k]), *r = xasprintf("%s[%s .. %s]", t, l, h);
     free(t); free(l); free(h);
     return r;
 }
@@ -325,10 +325,10 @@ static int name_taken(const fz_site *s, const char *n)
 
 char *fz_fresh_name(const fz_site *s, const char *base, const char *also_taken)
 {
-    char *n = xf_strdup(base);
+    char *n = xstrdup(base);
     for (int k = 2; name_taken(s, n) || (also_taken && strstr(also_taken, n)); k++) {
         free(n);
-        n = xf_asprintf("%s%d", base, k);
+        n = xasprintf("%s%d", base, k);
     }
     return n;
 }
@@ -350,10 +350,10 @@ ir_type fz_op_field_type(const fz_site *s, const ir_opref *op, int k, ir_type el
 int fz_op_simple(const fz_site *s, const ir_opref *op, char **why)
 {
     if (op->builtin >= 0) return 1;
-    if (op->user < 0) { *why = xf_asprintf("unresolved operator"); return 0; }
+    if (op->user < 0) { *why = xasprintf("unresolved operator"); return 0; }
     const ir_decl *od = s->q->ops[op->user];
     if (od->u.op.in || op_state_arity(s->q, op->user) != 1 || !od->u.op.clause[IR_K_COMBINE]) {
-        *why = xf_asprintf("operator '%s' is not elementwise with one state field and a combine clause",
+        *why = xasprintf("operator '%s' is not elementwise with one state field and a combine clause",
                            od->u.op.name);
         return 0;
     }
@@ -396,8 +396,8 @@ static char *subst_print(ir_program *scratch, const ir_expr *e, const fz_subst *
 /* Replaces every whole-word occurrence of the placeholders ph[i] in `t` by "(val[i])". */
 static char *replace_words(const char *t, const char *const *ph, const char *const *val, int n)
 {
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s", "");
+    strbuf b = {0};
+    strbuf_printf(&b, "%s", "");
     for (const char *p = t; *p;) {
         int hit = -1;
         for (int i = 0; i < n && hit < 0; i++) {
@@ -405,13 +405,13 @@ static char *replace_words(const char *t, const char *const *ph, const char *con
             if (!strncmp(p, ph[i], L)) hit = i;
         }
         if (hit >= 0) {
-            xf_buf_printf(&b, "(%s)", val[hit]);
+            strbuf_printf(&b, "(%s)", val[hit]);
             p += strlen(ph[hit]);
         } else {
-            xf_buf_printf(&b, "%c", *p++);
+            strbuf_printf(&b, "%c", *p++);
         }
     }
-    return xf_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 /* The combine clause of user operator u as field texts, with its patterns renamed to left[]
@@ -424,8 +424,8 @@ static int user_combine(const fz_site *s, int u, const char *const *left, const 
     if (!cl || n > max || cl->npats != 2) return -1;
     ir_program *scratch = ir_program_new(NULL);
     int nmap = 0, cap = cl->pats[0].n + cl->pats[1].n + cl->nlets;
-    const char **from = calloc((size_t)cap + 1, sizeof *from), **to = calloc((size_t)cap + 1, sizeof *to);
-    char **letph = calloc((size_t)cl->nlets + 1, sizeof *letph), **letval = calloc((size_t)cl->nlets + 1, sizeof *letval);
+    const char **from = xcalloc((size_t)cap + 1, sizeof *from), **to = xcalloc((size_t)cap + 1, sizeof *to);
+    char **letph = xcalloc((size_t)cl->nlets + 1, sizeof *letph), **letval = xcalloc((size_t)cl->nlets + 1, sizeof *letval);
     for (int k = 0; k < cl->pats[0].n; k++) { from[nmap] = cl->pats[0].names[k]; to[nmap++] = left[k]; }
     for (int k = 0; k < cl->pats[1].n; k++) { from[nmap] = cl->pats[1].names[k]; to[nmap++] = right[k]; }
     for (int k = 0; k < cl->nlets; k++) {
@@ -433,7 +433,7 @@ static int user_combine(const fz_site *s, int u, const char *const *left, const 
         char *raw = subst_print(scratch, cl->letv[k], &m);
         letval[k] = replace_words(raw, (const char *const *)letph, (const char *const *)letval, k);
         free(raw);
-        letph[k] = xf_asprintf("FZLET%dZ", k);
+        letph[k] = xasprintf("FZLET%dZ", k);
         from[nmap] = cl->lets[k];
         to[nmap++] = letph[k];
     }
@@ -453,22 +453,22 @@ static int user_combine(const fz_site *s, int u, const char *const *left, const 
 }
 
 int fz_op_clause_text(const fz_site *s, int u, ir_clause_kind k, const char *const *pat0,
-                      const char *const *pat1, const char *prefix, xf_buf *lets, xf_buf *vals)
+                      const char *const *pat1, const char *prefix, strbuf *lets, strbuf *vals)
 {
     const ir_opitem *cl = s->q->ops[u]->u.op.clause[k];
     if (!cl) return -1;
     ir_program *scratch = ir_program_new(NULL);
     int n0 = cl->npats > 0 ? cl->pats[0].n : 0, n1 = cl->npats > 1 ? cl->pats[1].n : 0, nmap = 0;
-    const char **from = calloc((size_t)(n0 + n1 + cl->nlets) + 1, sizeof *from);
-    const char **to = calloc((size_t)(n0 + n1 + cl->nlets) + 1, sizeof *to);
-    char **letname = calloc((size_t)cl->nlets + 1, sizeof *letname);
+    const char **from = xcalloc((size_t)(n0 + n1 + cl->nlets) + 1, sizeof *from);
+    const char **to = xcalloc((size_t)(n0 + n1 + cl->nlets) + 1, sizeof *to);
+    char **letname = xcalloc((size_t)cl->nlets + 1, sizeof *letname);
     for (int i = 0; i < n0; i++) { from[nmap] = cl->pats[0].names[i]; to[nmap++] = pat0[i]; }
     for (int i = 0; i < n1; i++) { from[nmap] = cl->pats[1].names[i]; to[nmap++] = pat1[i]; }
     for (int i = 0; i < cl->nlets; i++) {
         fz_subst m = {from, to, nmap};
         char *v = subst_print(scratch, cl->letv[i], &m);
-        letname[i] = xf_asprintf("%s%s", prefix, cl->lets[i]);
-        xf_buf_printf(lets, "%s%s = %s", lets->n ? ", " : "", letname[i], v);
+        letname[i] = xasprintf("%s%s", prefix, cl->lets[i]);
+        strbuf_printf(lets, "%s%s = %s", lets->n ? ", " : "", letname[i], v);
         free(v);
         from[nmap] = cl->lets[i];
         to[nmap++] = letname[i];
@@ -476,7 +476,7 @@ int fz_op_clause_text(const fz_site *s, int u, ir_clause_kind k, const char *con
     fz_subst m = {from, to, nmap};
     for (int i = 0; i < cl->nval; i++) {
         char *v = subst_print(scratch, cl->val[i], &m);
-        xf_buf_printf(vals, "%s%s", vals->n ? ", " : "", v);
+        strbuf_printf(vals, "%s%s", vals->n ? ", " : "", v);
         free(v);
     }
     for (int i = 0; i < cl->nlets; i++) free(letname[i]);
@@ -490,11 +490,11 @@ int fz_op_clause_text(const fz_site *s, int u, ir_clause_kind k, const char *con
 static char *builtin_text(ir_bop b, const char *x, const char *y)
 {
     switch (b) {
-    case IR_BOP_ADD: return xf_asprintf("(%s) + (%s)", x, y);
-    case IR_BOP_MUL: return xf_asprintf("(%s) * (%s)", x, y);
-    case IR_BOP_AND: return xf_asprintf("(%s) && (%s)", x, y);
-    case IR_BOP_OR: return xf_asprintf("(%s) || (%s)", x, y);
-    default: return xf_asprintf("%s(%s, %s)", op_builtin_name(b), x, y);
+    case IR_BOP_ADD: return xasprintf("(%s) + (%s)", x, y);
+    case IR_BOP_MUL: return xasprintf("(%s) * (%s)", x, y);
+    case IR_BOP_AND: return xasprintf("(%s) && (%s)", x, y);
+    case IR_BOP_OR: return xasprintf("(%s) || (%s)", x, y);
+    default: return xasprintf("%s(%s, %s)", op_builtin_name(b), x, y);
     }
 }
 
@@ -515,7 +515,7 @@ char *fz_op_text(const fz_site *s, const ir_opref *op, const char *a, const char
     if (op->builtin >= 0) return builtin_text((ir_bop)op->builtin, a, b);
     const char *ph[2] = {"FZLEFTZ", "FZRIGHTZ"}, *val[2] = {a, b};
     char *raw = NULL;
-    if (user_combine(s, op->user, &ph[0], &ph[1], &raw, 1) != 1) return xf_strdup("?");
+    if (user_combine(s, op->user, &ph[0], &ph[1], &raw, 1) != 1) return xstrdup("?");
     char *t = replace_words(raw, ph, val, 2);
     free(raw);
     return t;
@@ -529,21 +529,21 @@ ir_program *fz_finish(const fz_site *s, const char *xf, int first, int last, con
     int at = s->nest->pos.line - s->nest->comments.nlead;
     const char *line = s->lines[first - 1];
     int indent = (int)strspn(line, " ");
-    xf_buf b = {0};
+    strbuf b = {0};
     for (int i = 1; i <= s->nlines; i++) {
-        if (i == at && decls && *decls) xf_buf_printf(&b, "%s", decls);
+        if (i == at && decls && *decls) strbuf_printf(&b, "%s", decls);
         if (i == first) {
             for (const char *p = repl; *p;) {
                 const char *e = strchr(p, '\n');
                 size_t L = e ? (size_t)(e - p) : strlen(p);
-                xf_buf_printf(&b, "%*s%.*s\n", indent, "", (int)L, p);
+                strbuf_printf(&b, "%*s%.*s\n", indent, "", (int)L, p);
                 p += L + (e ? 1 : 0);
             }
         }
         if (i >= first && i <= last) continue;
-        xf_buf_printf(&b, "%s\n", s->lines[i - 1]);
+        strbuf_printf(&b, "%s\n", s->lines[i - 1]);
     }
-    char *text = xf_buf_take(&b);
+    char *text = strbuf_take(&b);
     diag_list cd;
     diag_list_init(&cd);
     ir_program *p = ir_load_text(s->q->file, text, strlen(text), &cd);
@@ -560,7 +560,7 @@ ir_program *fz_finish(const fz_site *s, const char *xf, int first, int last, con
 char *fz_gain_text(const fz_gain *g, const cost_profile *prof, int64_t m, int64_t p)
 {
     double gain = g->before - g->after;
-    return xf_asprintf("predicted (%s; hockney t_s=%g t_w=%g, m=%lld, p=%lld): before %.6g, after %.6g, "
+    return xasprintf("predicted (%s; hockney t_s=%g t_w=%g, m=%lld, p=%lld): before %.6g, after %.6g, "
                        "gain %.6g%s", g->formula, prof->ts, prof->tw, (long long)m, (long long)p,
                        g->before, g->after, gain, gain < 0 ? "  WARNING: negative gain (slower)" : "");
 }

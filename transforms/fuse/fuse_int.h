@@ -21,6 +21,8 @@
 
 #include "cost.h"
 #include "ir.h"
+#include "mem.h"
+#include "strbuf.h"
 #include "entries_int.h"
 
 /* The place of a program's collectives. */
@@ -83,7 +85,7 @@ int fz_op_combine_fields(const fz_site *s, const ir_opref *op, const char *const
  * count stays): appends "name = e" per let to lets and the result's values to vals, each
  * comma-separated.  Returns the number of values, or -1 when u has no such clause. */
 int fz_op_clause_text(const fz_site *s, int u, ir_clause_kind k, const char *const *pat0,
-                      const char *const *pat1, const char *prefix, xf_buf *lets, xf_buf *vals);
+                      const char *const *pat1, const char *prefix, strbuf *lets, strbuf *vals);
 /* The state arity and the type of field k of an elementwise operator on an array of `elem`. */
 int fz_op_arity(const fz_site *s, const ir_opref *op);
 ir_type fz_op_field_type(const fz_site *s, const ir_opref *op, int k, ir_type elem);

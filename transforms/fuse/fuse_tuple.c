@@ -178,7 +178,7 @@ static int find_run(const fz_site *s, const char *label, int *first, int *n, cha
         if (k >= 2 && has_label(s, i, k, label)) { *first = i; *n = k; return 1; }
         if (k > 1) i += k - 1;
     }
-    *why = xf_asprintf("no two adjacent reductions %s%sover the same processors (same kind and root; "
+    *why = xasprintf("no two adjacent reductions %s%sover the same processors (same kind and root; "
                        "elementwise operators on blocks of one size, none reading what another writes, "
                        "or global-view operators with gen and combine reading the same source blocks, "
                        "each writing one destination block or range of gen's size)",
@@ -225,7 +225,7 @@ ir_program *xf_fuse_tuple_apply(const ir_program *src, const xf_args *a, diag_li
 /* Appends n names base1.. (from `from` + 1) to a pattern list and returns them in v (malloc'd). */
 static void names(char **v, int n, const char *base, int from)
 {
-    for (int i = 0; i < n; i++) v[i] = xf_asprintf("%s%d", base, from + i + 1);
+    for (int i = 0; i < n; i++) v[i] = xasprintf("%s%d", base, from + i + 1);
 }
 
 static void free_names(char **v, int n)
@@ -233,20 +233,20 @@ static void free_names(char **v, int n)
     for (int i = 0; i < n; i++) free(v[i]);
 }
 
-static void tuple_text(xf_buf *b, char *const *v, int n)
+static void tuple_text(strbuf *b, char *const *v, int n)
 {
-    xf_buf_printf(b, "(");
-    for (int i = 0; i < n; i++) xf_buf_printf(b, "%s%s", i ? ", " : "", v[i]);
-    xf_buf_printf(b, ")");
+    strbuf_printf(b, "(");
+    for (int i = 0; i < n; i++) strbuf_printf(b, "%s%s", i ? ", " : "", v[i]);
+    strbuf_printf(b, ")");
 }
 
 /* The clause line "  KIND PATS = [let .. in] (vals)" of the fused global-view operator. */
-static void clause_line(xf_buf *b, const char *kind, const char *pats, xf_buf *lets, xf_buf *vals)
+static void clause_line(strbuf *b, const char *kind, const char *pats, strbuf *lets, strbuf *vals)
 {
-    xf_buf_printf(b, "  %s %s= %s%s%s(%s)\n", kind, pats, lets->n ? "let " : "", lets->n ? lets->s : "",
+    strbuf_printf(b, "  %s %s= %s%s%s(%s)\n", kind, pats, lets->n ? "let " : "", lets->n ? lets->s : "",
                   lets->n ? " in " : "", vals->s);
-    xf_buf_free(lets);
-    xf_buf_free(vals);
+    strbuf_free(lets);
+    strbuf_free(vals);
 }
 
 /* The run [first, first + n) of global-view reductions over the same source blocks as one:
@@ -275,25 +275,25 @@ static ir_program *fuse_global(const fz_site *s, int first, int n, diag_list *d)
     char *jv = fz_fresh_name(s, "fr_j", NULL);
     char *F[MAXF], *A[MAXF], *B[MAXF], *X[MAXF];
     names(F, nstate, "f", 0); names(A, nstate, "a", 0); names(B, nstate, "b", 0); names(X, nin, "x", 0);
-    xf_buf st = {0}, in = {0}, pf = {0}, pa = {0}, pb = {0}, px = {0};
+    strbuf st = {0}, in = {0}, pf = {0}, pa = {0}, pb = {0}, px = {0};
     for (int i = 0; i < nin; i++)
-        xf_buf_printf(&in, "%s%s %s", i ? ", " : "", X[i], fz_type_name(o0->u.op.in->fields[i].type));
+        strbuf_printf(&in, "%s%s %s", i ? ", " : "", X[i], fz_type_name(o0->u.op.in->fields[i].type));
     tuple_text(&pf, F, nstate); tuple_text(&pa, A, nstate); tuple_text(&pb, B, nstate); tuple_text(&px, X, nin);
     static const ir_clause_kind kinds[] = {IR_K_IDENT, IR_K_PREACCUM, IR_K_ACCUM, IR_K_POSTACCUM, IR_K_COMBINE, IR_K_GEN};
     enum { NK = sizeof kinds / sizeof kinds[0] };
-    xf_buf lets[NK] = {{0}}, vals[NK] = {{0}}, copies = {0};
+    strbuf lets[NK] = {{0}}, vals[NK] = {{0}}, copies = {0};
     int at = 0, off = 0;
     for (int k = first; k < first + n; k++) {
         const ir_stmt *c = fz_coll(s, k);
         int u = c->u.coll.op.user, ns = op_state_arity(s->q, u);
         for (int f = 0; f < ns; f++)
-            xf_buf_printf(&st, "%s%s %s", at + f ? ", " : "", F[at + f], fz_type_name(op_state_type(s->q, u, f)));
-        char *prefix = xf_asprintf("t%d_", k - first + 1);
+            strbuf_printf(&st, "%s%s %s", at + f ? ", " : "", F[at + f], fz_type_name(op_state_type(s->q, u, f)));
+        char *prefix = xasprintf("t%d_", k - first + 1);
         for (int q = 0; q < NK; q++) {
             const char *const *p0 = (const char *const *)(kinds[q] == IR_K_COMBINE ? &A[at] : &F[at]);
             const char *const *p1 = (const char *const *)(kinds[q] == IR_K_COMBINE ? &B[at] : X);
             if (fz_op_clause_text(s, u, kinds[q], p0, p1, prefix, &lets[q], &vals[q]) < 0)
-                for (int f = 0; f < ns; f++) xf_buf_printf(&vals[q], "%s%s", vals[q].n ? ", " : "", F[at + f]);
+                for (int f = 0; f < ns; f++) strbuf_printf(&vals[q], "%s%s", vals[q].n ? ", " : "", F[at + f]);
         }
         free(prefix);
         /* the copy of this part's piece of the result to its destination */
@@ -301,11 +301,11 @@ static ir_program *fuse_global(const fz_site *s, int first, int n, diag_list *d)
         char *dst = ir_print_expr(c->u.coll.dst[0]);
         const char *pv = s->pv->var;
         if (!c->u.coll.dst_lo || !c->u.coll.dst_lo[0]) {
-            xf_buf_printf(&copies, "%s = %s[%s][%d]\n", dst, res, pv, off);
+            strbuf_printf(&copies, "%s = %s[%s][%d]\n", dst, res, pv, off);
         } else {
             char *lo = ir_print_expr(c->u.coll.dst_lo[0]);
-            if (g == 1) xf_buf_printf(&copies, "%s[%s] = %s[%s][%d]\n", dst, lo, res, pv, off);
-            else xf_buf_printf(&copies, "for %s = 0 .. %d {\n  %s[%s + %s] = %s[%s][%d + %s]\n}\n", jv, g - 1, dst,
+            if (g == 1) strbuf_printf(&copies, "%s[%s] = %s[%s][%d]\n", dst, lo, res, pv, off);
+            else strbuf_printf(&copies, "for %s = 0 .. %d {\n  %s[%s + %s] = %s[%s][%d + %s]\n}\n", jv, g - 1, dst,
                                lo, jv, res, pv, off, jv);
             free(lo);
         }
@@ -314,54 +314,54 @@ static ir_program *fuse_global(const fz_site *s, int first, int n, diag_list *d)
         off += g;
     }
     char *plo = ir_print_expr(s->pv->lo), *phi = ir_print_expr(s->pv->hi);
-    xf_buf decls = {0}, repl = {0}, srcs = {0};
-    xf_buf_printf(&decls, "op %s {\n  state (%s)\n  in (%s)\n", name, st.s, in.s);
+    strbuf decls = {0}, repl = {0}, srcs = {0};
+    strbuf_printf(&decls, "op %s {\n  state (%s)\n  in (%s)\n", name, st.s, in.s);
     static const char *const kname[] = {"ident", "preaccum", "accum", "postaccum", "combine", "gen"};
     for (int q = 0; q < NK; q++) {
         if ((kinds[q] == IR_K_PREACCUM && !pre) || (kinds[q] == IR_K_POSTACCUM && !post)) {
-            xf_buf_free(&lets[q]); xf_buf_free(&vals[q]);
+            strbuf_free(&lets[q]); strbuf_free(&vals[q]);
             continue;
         }
-        xf_buf pats = {0};
-        if (kinds[q] == IR_K_COMBINE) xf_buf_printf(&pats, "%s %s ", pa.s, pb.s);
-        else if (kinds[q] != IR_K_IDENT && kinds[q] != IR_K_GEN) xf_buf_printf(&pats, "%s %s ", pf.s, px.s);
-        else if (kinds[q] == IR_K_GEN) xf_buf_printf(&pats, "%s ", pf.s);
+        strbuf pats = {0};
+        if (kinds[q] == IR_K_COMBINE) strbuf_printf(&pats, "%s %s ", pa.s, pb.s);
+        else if (kinds[q] != IR_K_IDENT && kinds[q] != IR_K_GEN) strbuf_printf(&pats, "%s %s ", pf.s, px.s);
+        else if (kinds[q] == IR_K_GEN) strbuf_printf(&pats, "%s ", pf.s);
         clause_line(&decls, kname[q], pats.n ? pats.s : "", &lets[q], &vals[q]);
-        xf_buf_free(&pats);
+        strbuf_free(&pats);
     }
-    xf_buf_printf(&decls, "  %s\n}\narray %s[%s .. %s][0 .. %d] %s # the fused reduction's result\n", comm ? "commutative" : "noncommutative",
+    strbuf_printf(&decls, "  %s\n}\narray %s[%s .. %s][0 .. %d] %s # the fused reduction's result\n", comm ? "commutative" : "noncommutative",
                   res, plo, phi, nout - 1, fz_type_name(otype));
     if (s->q->level == IR_SYNDM) {   /* one row of the result per processor */
         char *v = fz_fresh_name(s, "frp", NULL);
-        xf_buf_printf(&decls, "dist %s(%s) [%s .. %s][0 .. %d]\n", res, v, v, v, nout - 1);
+        strbuf_printf(&decls, "dist %s(%s) [%s .. %s][0 .. %d]\n", res, v, v, v, nout - 1);
         free(v);
     }
     for (int k = 0; k < c0->u.coll.nsrc; k++) {
         char *t = fz_coll_block_text(c0, 0, k);
-        xf_buf_printf(&srcs, "%s%s", k ? ", " : "", t);
+        strbuf_printf(&srcs, "%s%s", k ? ", " : "", t);
         free(t);
     }
-    if (c0->u.coll.label) xf_buf_printf(&repl, "%s: ", c0->u.coll.label);
-    xf_buf_printf(&repl, "%s[%s] = %s(%s) %s%s%s", res, s->pv->var, ir_coll_name(c0->u.coll.ck), name,
+    if (c0->u.coll.label) strbuf_printf(&repl, "%s: ", c0->u.coll.label);
+    strbuf_printf(&repl, "%s[%s] = %s(%s) %s%s%s", res, s->pv->var, ir_coll_name(c0->u.coll.ck), name,
                   c0->u.coll.nsrc > 1 ? "(" : "", srcs.s, c0->u.coll.nsrc > 1 ? ")" : "");
     if (c0->u.coll.root) {
         char *r = ir_print_expr(c0->u.coll.root);
-        xf_buf_printf(&repl, " to %s\nif %s == %s {\n", r, s->pv->var, r);
+        strbuf_printf(&repl, " to %s\nif %s == %s {\n", r, s->pv->var, r);
         for (const char *p = copies.s; *p;) {
             const char *e = strchr(p, '\n');
-            xf_buf_printf(&repl, "  %.*s\n", (int)(e - p), p);
+            strbuf_printf(&repl, "  %.*s\n", (int)(e - p), p);
             p = e + 1;
         }
-        xf_buf_printf(&repl, "}");
+        strbuf_printf(&repl, "}");
         free(r);
     } else {
         copies.s[copies.n - 1] = 0;
-        xf_buf_printf(&repl, "\n%s", copies.s);
+        strbuf_printf(&repl, "\n%s", copies.s);
     }
     ir_program *out = fz_finish(s, "fuse-reductions", c0->pos.line, cl->pos.line, repl.s, decls.s, d);
     free_names(F, nstate); free_names(A, nstate); free_names(B, nstate); free_names(X, nin);
-    xf_buf_free(&st); xf_buf_free(&in); xf_buf_free(&pf); xf_buf_free(&pa); xf_buf_free(&pb); xf_buf_free(&px);
-    xf_buf_free(&copies); xf_buf_free(&decls); xf_buf_free(&repl); xf_buf_free(&srcs);
+    strbuf_free(&st); strbuf_free(&in); strbuf_free(&pf); strbuf_free(&pa); strbuf_free(&pb); strbuf_free(&px);
+    strbuf_free(&copies); strbuf_free(&decls); strbuf_free(&repl); strbuf_free(&srcs);
     free(plo); free(phi); free(name); free(res); free(jv);
     return out;
 }
@@ -384,7 +384,7 @@ static ir_program *fuse_one(const ir_program *src, const xf_args *a, diag_list *
         return out;
     }
     char *name = fz_fresh_name(&s, "fuse_tuple", NULL);
-    xf_buf st = {0}, lp = {0}, rp = {0}, vals = {0}, dsts = {0}, srcs = {0};
+    strbuf st = {0}, lp = {0}, rp = {0}, vals = {0}, dsts = {0}, srcs = {0};
     int nf = 0, comm = 1;
     for (int k = first; k < first + n; k++) {
         const ir_stmt *c = fz_coll(&s, k);
@@ -394,44 +394,44 @@ static ir_program *fuse_one(const ir_program *src, const xf_args *a, diag_list *
         char *left[MAXF], *right[MAXF], *v[MAXF];
         for (int f = 0; f < ar; f++) {
             ir_type t = fz_op_field_type(&s, op, f, arr ? arr->u.array.elem : IR_INT);
-            left[f] = xf_asprintf("l%d", nf + f + 1);
-            right[f] = xf_asprintf("r%d", nf + f + 1);
-            xf_buf_printf(&st, "%sf%d %s", nf + f ? ", " : "", nf + f + 1, fz_type_name(t));
-            xf_buf_printf(&lp, "%s%s", nf + f ? ", " : "", left[f]);
-            xf_buf_printf(&rp, "%s%s", nf + f ? ", " : "", right[f]);
+            left[f] = xasprintf("l%d", nf + f + 1);
+            right[f] = xasprintf("r%d", nf + f + 1);
+            strbuf_printf(&st, "%sf%d %s", nf + f ? ", " : "", nf + f + 1, fz_type_name(t));
+            strbuf_printf(&lp, "%s%s", nf + f ? ", " : "", left[f]);
+            strbuf_printf(&rp, "%s%s", nf + f ? ", " : "", right[f]);
         }
         fz_op_combine_fields(&s, op, (const char *const *)left, (const char *const *)right, v, MAXF);
         for (int f = 0; f < ar; f++) {
-            xf_buf_printf(&vals, "%s%s", nf + f ? ", " : "", v[f]);
+            strbuf_printf(&vals, "%s%s", nf + f ? ", " : "", v[f]);
             free(v[f]); free(left[f]); free(right[f]);
         }
         for (int f = 0; f < c->u.coll.ndst; f++) {
             char *t = fz_coll_block_text(c, 1, f);
-            xf_buf_printf(&dsts, "%s%s", nf + f ? ", " : "", t);
+            strbuf_printf(&dsts, "%s%s", nf + f ? ", " : "", t);
             free(t);
         }
         for (int f = 0; f < c->u.coll.nsrc; f++) {
             char *t = fz_coll_block_text(c, 0, f);
-            xf_buf_printf(&srcs, "%s%s", nf + f ? ", " : "", t);
+            strbuf_printf(&srcs, "%s%s", nf + f ? ", " : "", t);
             free(t);
         }
         if (op_commutative(s.q, op) != 1) comm = 0;
         nf += ar;
     }
     const ir_stmt *c0 = fz_coll(&s, first), *cl = fz_coll(&s, first + n - 1);
-    xf_buf decls = {0}, repl = {0};
-    xf_buf_printf(&decls, "op %s {\n  state (%s)\n  combine (%s) (%s) = (%s)\n  %s\n}\n", name, st.s, lp.s, rp.s,
+    strbuf decls = {0}, repl = {0};
+    strbuf_printf(&decls, "op %s {\n  state (%s)\n  combine (%s) (%s) = (%s)\n  %s\n}\n", name, st.s, lp.s, rp.s,
                   vals.s, comm ? "commutative" : "noncommutative");
-    if (c0->u.coll.label) xf_buf_printf(&repl, "%s: ", c0->u.coll.label);
-    xf_buf_printf(&repl, "(%s) = %s(%s) (%s)", dsts.s, ir_coll_name(c0->u.coll.ck), name, srcs.s);
+    if (c0->u.coll.label) strbuf_printf(&repl, "%s: ", c0->u.coll.label);
+    strbuf_printf(&repl, "(%s) = %s(%s) (%s)", dsts.s, ir_coll_name(c0->u.coll.ck), name, srcs.s);
     if (c0->u.coll.root) {
         char *r = ir_print_expr(c0->u.coll.root);
-        xf_buf_printf(&repl, " to %s", r);
+        strbuf_printf(&repl, " to %s", r);
         free(r);
     }
     out = fz_finish(&s, "fuse-reductions", c0->pos.line, cl->pos.line, repl.s, decls.s, d);
-    xf_buf_free(&st); xf_buf_free(&lp); xf_buf_free(&rp); xf_buf_free(&vals); xf_buf_free(&dsts);
-    xf_buf_free(&srcs); xf_buf_free(&decls); xf_buf_free(&repl);
+    strbuf_free(&st); strbuf_free(&lp); strbuf_free(&rp); strbuf_free(&vals); strbuf_free(&dsts);
+    strbuf_free(&srcs); strbuf_free(&decls); strbuf_free(&repl);
     free(name);
     fz_site_close(&s);
     return out;

@@ -112,17 +112,16 @@ static char *preprocess(imp *I, size_t *len)
 {
     const xf_import_opts *o = I->o;
     int n = 0;
-    char **argv = calloc((size_t)(o->nincludes + o->ndefines + 6), sizeof *argv);
-    if (!argv) abort();
+    char **argv = xcalloc((size_t)(o->nincludes + o->ndefines + 6), sizeof *argv);
     const char *cpp = cpp_command();
-    argv[n++] = strdup(cpp);
-    argv[n++] = strdup("-E");
-    argv[n++] = strdup("-DPOLYBENCH_USE_C99_PROTO");
+    argv[n++] = xstrdup(cpp);
+    argv[n++] = xstrdup("-E");
+    argv[n++] = xstrdup("-DPOLYBENCH_USE_C99_PROTO");
     for (int i = 0; i < o->nincludes; i++)
         if (asprintf(&argv[n], "-I%s", o->includes[i]) >= 0) n++;
     for (int i = 0; i < o->ndefines; i++)
         if (asprintf(&argv[n], "-D%s", o->defines[i]) >= 0) n++;
-    argv[n++] = strdup(o->file);
+    argv[n++] = xstrdup(o->file);
     int fd[2];
     char *text = NULL;
     if (pipe(fd) == 0) {
@@ -135,11 +134,11 @@ static char *preprocess(imp *I, size_t *len)
             _exit(127);
         }
         close(fd[1]);
-        imp_buf b = {0};
+        strbuf b = {0};
         char chunk[8192];
         ssize_t got;
-        imp_buf_printf(&b, "%s", "");
-        while ((got = read(fd[0], chunk, sizeof chunk)) > 0) imp_buf_printf(&b, "%.*s", (int)got, chunk);
+        strbuf_printf(&b, "%s", "");
+        while ((got = read(fd[0], chunk, sizeof chunk)) > 0) strbuf_printf(&b, "%.*s", (int)got, chunk);
         close(fd[0]);
         int status = 0;
         if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -148,7 +147,7 @@ static char *preprocess(imp *I, size_t *len)
             free(b.s);
         } else {
             text = b.s;
-            *len = b.len;
+            *len = b.n;
         }
     }
     for (int i = 0; i < n; i++) free(argv[i]);
@@ -160,11 +159,11 @@ static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    imp_buf b = {0};
+    strbuf b = {0};
     char chunk[4096];
     size_t n;
-    imp_buf_printf(&b, "%s", "");
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) imp_buf_printf(&b, "%.*s", (int)n, chunk);
+    strbuf_printf(&b, "%s", "");
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) strbuf_printf(&b, "%.*s", (int)n, chunk);
     fclose(f);
     return b.s;
 }
@@ -174,11 +173,10 @@ static void scan_macros(imp *I, CXIndex index)
 {
     const xf_import_opts *o = I->o;
     int n = 0;
-    char **args = calloc((size_t)(o->nincludes + o->ndefines + 4), sizeof *args);
-    if (!args) abort();
-    args[n++] = strdup("-xc");
-    args[n++] = strdup("-std=gnu11");
-    args[n++] = strdup("-DPOLYBENCH_USE_C99_PROTO");
+    char **args = xcalloc((size_t)(o->nincludes + o->ndefines + 4), sizeof *args);
+    args[n++] = xstrdup("-xc");
+    args[n++] = xstrdup("-std=gnu11");
+    args[n++] = xstrdup("-DPOLYBENCH_USE_C99_PROTO");
     for (int i = 0; i < o->nincludes; i++)
         if (asprintf(&args[n], "-I%s", o->includes[i]) >= 0) n++;
     for (int i = 0; i < o->ndefines; i++)
@@ -227,8 +225,7 @@ static int split_body(imp *I, CXCursor *region, int *nregion, CXCursor *pre, int
     for (int k = 0, n = imp_children(I->kernel, kid, 64); k < n && k < 64; k++)
         if (clang_getCursorKind(kid[k]) == CXCursor_CompoundStmt) body = kid[k];
     if (clang_Cursor_isNull(body)) { imp_error(I, I->kernel, "a kernel without a body"); return -1; }
-    CXCursor *all = calloc((size_t)max, sizeof *all);
-    if (!all) abort();
+    CXCursor *all = xcalloc((size_t)max, sizeof *all);
     int n = imp_children(body, all, max);
     if (n > max) { free(all); imp_error(I, body, "a kernel of more than %d statements", max); return -1; }
     *nregion = *npre = 0;
@@ -301,7 +298,7 @@ static int word_in(const char *text, const char *w)
     return 0;
 }
 
-static void emit_init(imp *I, imp_sym *s, imp_buf *out)
+static void emit_init(imp *I, imp_sym *s, strbuf *out)
 {
     static const char *const names[] = {"i", "j", "k", "l", "m", "p", "q", "r", "s", "u", "v", "w", "x", "y", "z"};
     char *idx[IMP_MAXDIM];
@@ -315,31 +312,31 @@ static void emit_init(imp *I, imp_sym *s, imp_buf *out)
             if ((!clash || clash->local) && !word_in(s->val, c)) idx[d] = c;
         }
     }
-    imp_buf_printf(out, "init %s", s->name);
-    for (int d = 0; d < s->ndims; d++) imp_buf_printf(out, "[%s]", idx[d]);
+    strbuf_printf(out, "init %s", s->name);
+    for (int d = 0; d < s->ndims; d++) strbuf_printf(out, "[%s]", idx[d]);
     char *v = imp_subst(I, s->val, idx, s->ndims);
-    imp_buf_printf(out, " = %s\n", v);
+    strbuf_printf(out, " = %s\n", v);
 }
 
-static void emit(imp *I, const char *name, char **outs, int nouts, const char *region, imp_buf *out)
+static void emit(imp *I, const char *name, char **outs, int nouts, const char *region, strbuf *out)
 {
-    imp_buf_printf(out, "# %s, imported by polyapm import (%s of %s)\nprogram %s\nlevel source\n", I->o->file,
+    strbuf_printf(out, "# %s, imported by polyapm import (%s of %s)\nprogram %s\nlevel source\n", I->o->file,
                    I->have_scop ? "the #pragma scop region" : "the body", imp_spelling(I, I->kernel), name);
     for (imp_sym *s = I->syms; s; s = s->next)
-        if (s->kind == SYM_PARAM) imp_buf_printf(out, "param %s = %lld\n", s->name, s->value);
+        if (s->kind == SYM_PARAM) strbuf_printf(out, "param %s = %lld\n", s->name, s->value);
     for (imp_sym *s = I->syms; s; s = s->next) {
         if (s->kind != SYM_ARRAY || s->local) continue;
-        imp_buf_printf(out, "array %s", s->name);
-        for (int d = 0; d < s->ndims; d++) imp_buf_printf(out, "[0 .. (%s) - 1]", s->dims[d]);
-        imp_buf_printf(out, " %s\n", s->is_int ? "int" : "double");
+        strbuf_printf(out, "array %s", s->name);
+        for (int d = 0; d < s->ndims; d++) strbuf_printf(out, "[0 .. (%s) - 1]", s->dims[d]);
+        strbuf_printf(out, " %s\n", s->is_int ? "int" : "double");
     }
     for (imp_sym *s = I->syms; s; s = s->next)
         if (s->kind == SYM_ARRAY && !s->local && s->val) emit_init(I, s, out);
-    for (int i = 0; i < nouts; i++) imp_buf_printf(out, "output %s\n", outs[i]);
-    imp_buf_printf(out, "\n");
+    for (int i = 0; i < nouts; i++) strbuf_printf(out, "output %s\n", outs[i]);
+    strbuf_printf(out, "\n");
     I->region_line = 1;
-    for (size_t i = 0; i < out->len; i++) I->region_line += out->s[i] == '\n';
-    imp_buf_printf(out, "%s", region);
+    for (size_t i = 0; i < out->n; i++) I->region_line += out->s[i] == '\n';
+    strbuf_printf(out, "%s", region);
 }
 
 /* "dir/2mm.c" -> "mm2": letters, digits and '_', not starting with a digit. */
@@ -360,7 +357,7 @@ static char *program_name(imp *I)
 
 /* ---- the whole ---- */
 
-static int run(imp *I, const char *src, imp_buf *out)
+static int run(imp *I, const char *src, strbuf *out)
 {
     I->have_scop = !I->o->function && find_scop(I, src);
     if (!I->o->function && !I->have_scop) {
@@ -390,15 +387,14 @@ static int run(imp *I, const char *src, imp_buf *out)
     main_env = I->env;
     I->decl_local = 0;
     enum { MAXST = 4096 };
-    CXCursor *region = calloc(MAXST, sizeof *region), *pre = calloc(MAXST, sizeof *pre);
-    if (!region || !pre) abort();
+    CXCursor *region = xcalloc(MAXST, sizeof *region), *pre = xcalloc(MAXST, sizeof *pre);
     int nregion, npre, rc = -1;
     I->env = kernel_env;
     if (split_body(I, region, &nregion, pre, &npre, MAXST) != 0) goto done;
     for (int i = 0; i < npre; i++)
         if (imp_init_stmt(I, pre[i]) != 0) goto done;
-    imp_buf body = {0};
-    imp_buf_printf(&body, "%s", "");
+    strbuf body = {0};
+    strbuf_printf(&body, "%s", "");
     imp_mark_assigned(I, region, nregion);
     if (imp_region(I, region, nregion, &body) != 0) { free(body.s); goto done; }
     I->env = clang_equalCursors(I->main_fn, I->kernel) ? I->env : main_env;
@@ -450,7 +446,7 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
     imp I = {.o = o, .d = d, .notes = notes};
     I.tail = &I.syms;
     CXIndex index = clang_createIndex(0, 0);
-    imp_buf out = {0};
+    strbuf out = {0};
     char *result = NULL;
     size_t len = 0;
     char *src = NULL;
@@ -464,7 +460,7 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
     if (src && parse(&I, index, src, len) == 0 && run(&I, src, &out) == 0 && !I.failed) {
         diag_list pd;
         diag_list_init(&pd);
-        ir_program *p = ir_load_text(o->file, out.s, out.len, &pd);
+        ir_program *p = ir_load_text(o->file, out.s, out.n, &pd);
         if (p) {
             result = ir_print(p);
             ir_program_free(p);

@@ -29,8 +29,8 @@ static char *tok(imp *I, toks *k, unsigned i)
 /* The .apm text of tokens [a, b) of a size, its names parameters; NULL if a name is not one. */
 static char *size_text(imp *I, toks *k, unsigned a, unsigned b)
 {
-    imp_buf out = {0};
-    imp_buf_printf(&out, "%s", "");
+    strbuf out = {0};
+    strbuf_printf(&out, "%s", "");
     for (unsigned i = a; i < b; i++) {
         char *s = tok(I, k, i);
         if (clang_getTokenKind(k->t[i]) == CXToken_Identifier) {
@@ -41,12 +41,12 @@ static char *size_text(imp *I, toks *k, unsigned a, unsigned b)
             if (!p) { free(out.s); return NULL; }
             s = p->name;
         }
-        imp_buf_printf(&out, "%s%s", i > a ? " " : "", s);
+        strbuf_printf(&out, "%s%s", i > a ? " " : "", s);
     }
     /* PolyBench's POLYBENCH_PADDING_FACTOR, 0 unless asked for */
-    if (out.len > 4 && strcmp(out.s + out.len - 4, " + 0") == 0) out.s[out.len -= 4] = '\0';
+    if (out.n > 4 && strcmp(out.s + out.n - 4, " + 0") == 0) out.s[out.n -= 4] = '\0';
     /* a bare number (a size macro, expanded): the caller looks for the parameter of that value */
-    char *r = out.len && strspn(out.s, "0123456789") != out.len ? imp_strdup(I, out.s) : NULL;
+    char *r = out.n && strspn(out.s, "0123456789") != out.n ? imp_strdup(I, out.s) : NULL;
     free(out.s);
     return r;
 }
@@ -100,9 +100,9 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
     bracket_dims(I, &k, s, nd, cname);
     clang_disposeTokens(I->tu, k.t, k.n);
     for (int d = 0; d < nd; d++) {
-        if (s->dims[d]) { s->dims[d] = strdup(s->dims[d]); continue; }
+        if (s->dims[d]) { s->dims[d] = xstrdup(s->dims[d]); continue; }
         if (size[d] < 0 && s->local) {   /* a temporary of the init code: its extent is not needed */
-            s->dims[d] = strdup("?");
+            s->dims[d] = xstrdup("?");
             continue;
         }
         if (size[d] < 0) {
@@ -111,12 +111,12 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
             return -1;
         }
         imp_sym *p = imp_macro_param(I, decl, size[d]);   /* A[N]: N's parameter */
-        if (p) { s->dims[d] = strdup(p->name); continue; }
+        if (p) { s->dims[d] = xstrdup(p->name); continue; }
         int np = 0;   /* else the one parameter of this value, if there is one */
         for (imp_sym *q = I->syms; q; q = q->next)
             if (q->kind == SYM_PARAM && q->value == size[d]) { p = q; np++; }
-        if (np == 1) s->dims[d] = strdup(p->name);
-        else if (asprintf(&s->dims[d], "%lld", size[d]) < 0) abort();
+        if (np == 1) s->dims[d] = xstrdup(p->name);
+        else s->dims[d] = xasprintf("%lld", size[d]);
     }
     return 0;
 }
@@ -144,7 +144,7 @@ static int param_value(imp *I, CXCursor arg, imp_sym *p)
     clang_EvalResult_dispose(r);
     const char *m = clang_getCursorKind(imp_unwrap(e)) == CXCursor_IntegerLiteral ?
                     imp_macro_of(I, imp_unwrap(e), p->value) : NULL;
-    if (m) p->macro = strdup(m);
+    if (m) p->macro = xstrdup(m);
     return 0;
 }
 
@@ -187,7 +187,7 @@ int imp_kernel_params(imp *I)
 
 /* ---- local declarations ---- */
 
-static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
+static int one_local(imp *I, CXCursor v, int local, strbuf *region)
 {
     char *cname = imp_spelling(I, v);
     CXType t = clang_getCanonicalType(clang_getCursorType(v));
@@ -231,11 +231,11 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     char *e = imp_expr(I, init);
     if (!e) return -1;
     s->written = 1;
-    imp_buf_printf(region, "S%d: %s = %s\n", ++I->nlabels, s->name, e);
+    strbuf_printf(region, "S%d: %s = %s\n", ++I->nlabels, s->name, e);
     return 0;
 }
 
-int imp_local_decl(imp *I, CXCursor decl, int local, imp_buf *region)
+int imp_local_decl(imp *I, CXCursor decl, int local, strbuf *region)
 {
     CXCursor kid[64];
     int n = imp_children(decl, kid, 64);
@@ -291,8 +291,7 @@ static int add_output(imp *I, char ***names, int *n, imp_sym *s)
 {
     for (int i = 0; i < *n; i++)
         if (strcmp((*names)[i], s->name) == 0) return 0;
-    char **nn = realloc(*names, (size_t)(*n + 1) * sizeof *nn);
-    if (!nn) abort();
+    char **nn = xrealloc(*names, (size_t)(*n + 1) * sizeof *nn);
     *names = nn;
     nn[(*n)++] = imp_strdup(I, s->name);
     return 0;

@@ -126,15 +126,15 @@ imp_sym *imp_argsym(imp *I, CXCursor e)
 
 char *imp_subst(imp *I, const char *val, char **subs, int nsubs)
 {
-    imp_buf b = {0};
-    imp_buf_printf(&b, "%s", "");
+    strbuf b = {0};
+    strbuf_printf(&b, "%s", "");
     for (const char *p = val; *p; p++) {
         if (*p == '@' && p[1] >= '0' && p[1] <= '9') {
             int k = (int)strtol(p + 1, (char **)&p, 10);
             p--;
-            imp_buf_printf(&b, "(%s)", k < nsubs ? subs[k] : "0");
+            strbuf_printf(&b, "(%s)", k < nsubs ? subs[k] : "0");
         } else {
-            imp_buf_printf(&b, "%c", *p);
+            strbuf_printf(&b, "%c", *p);
         }
     }
     char *r = imp_strdup(I, b.s);
@@ -157,9 +157,9 @@ static char *element(imp *I, CXCursor e)
         if (s == I->target) I->target_read = 1;
         return imp_printf(I, "(%s)", imp_subst(I, s->val, t, n));
     }
-    imp_buf b = {0};
-    imp_buf_printf(&b, "%s", s->name);
-    for (int i = 0; i < n; i++) imp_buf_printf(&b, "[%s]", t[i]);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s", s->name);
+    for (int i = 0; i < n; i++) strbuf_printf(&b, "[%s]", t[i]);
     char *r = imp_strdup(I, b.s);
     free(b.s);
     return r;

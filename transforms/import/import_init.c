@@ -31,19 +31,19 @@ static int init_stmt(imp *I, ctx *c, CXCursor s);
 
 static char *subs_text(imp *I, CXCursor *subs, int n)
 {
-    imp_buf b = {0};
-    imp_buf_printf(&b, "%s", "");
+    strbuf b = {0};
+    strbuf_printf(&b, "%s", "");
     for (int k = 0; k < n; k++) {
         CXToken *t = NULL;
         unsigned nt = 0;
         clang_tokenize(I->tu, clang_getCursorExtent(subs[k]), &t, &nt);
-        imp_buf_printf(&b, "[");
+        strbuf_printf(&b, "[");
         for (unsigned i = 0; i < nt; i++) {
             CXString sp = clang_getTokenSpelling(I->tu, t[i]);
-            imp_buf_printf(&b, "%s%s", i ? " " : "", clang_getCString(sp));
+            strbuf_printf(&b, "%s%s", i ? " " : "", clang_getCString(sp));
             clang_disposeString(sp);
         }
-        imp_buf_printf(&b, "]");
+        strbuf_printf(&b, "]");
         clang_disposeTokens(I->tu, t, nt);
     }
     char *r = imp_strdup(I, b.s);
@@ -70,8 +70,7 @@ static enum CXChildVisitResult collect_write(CXCursor c, CXCursor parent, CXClie
     if (s) {
         if (I->nwrites == I->capwrites) {
             I->capwrites = I->capwrites ? 2 * I->capwrites : 16;
-            imp_write *w = realloc(I->writes, (size_t)I->capwrites * sizeof *w);
-            if (!w) abort();
+            imp_write *w = xrealloc(I->writes, (size_t)I->capwrites * sizeof *w);
             I->writes = w;
         }
         I->writes[I->nwrites++] = (imp_write){s, subs_text(I, subs, n)};
@@ -133,9 +132,9 @@ static int in_subscripts(imp *I, CXCursor *subs, int n, const char *var)
 /* The value of one assignment to sym[subs] (op is "=", "+=", ..; rhs NULL for ++/--). */
 static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int n, const char *op, CXCursor *rhs)
 {
-    imp_buf cond = {0}, sums = {0};
-    imp_buf_printf(&cond, "%s", "");
-    imp_buf_printf(&sums, "%s", "");
+    strbuf cond = {0}, sums = {0};
+    strbuf_printf(&cond, "%s", "");
+    strbuf_printf(&sums, "%s", "");
     int bound[IMP_MAXDIM] = {0}, nsums = 0, rc = -1, last = 0;
     for (int j = 0; j < c->nloops; j++) {   /* bind the loop variables, outermost first */
         imp_loop l;
@@ -146,9 +145,9 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
             char *p = imp_printf(I, "@%d", k);
             char *full = imp_printf(I, "%s - 1", k < sym->ndims ? sym->dims[k] : "?");
             if (strcmp(l.lo, "0") != 0 || strcmp(l.hi, full) != 0)   /* not the whole extent */
-                imp_buf_printf(&cond, "%s%s <= %s && %s <= %s", cond.len ? " && " : "", l.lo, p, p, l.hi);
+                strbuf_printf(&cond, "%s%s <= %s && %s <= %s", cond.n ? " && " : "", l.lo, p, p, l.hi);
             if (l.step != 1)
-                imp_buf_printf(&cond, " && ((%s) - (%s)) %% %lld == 0", p, l.down ? l.hi : l.lo, l.step);
+                strbuf_printf(&cond, " && ((%s) - (%s)) %% %lld == 0", p, l.down ? l.hi : l.lo, l.step);
             imp_bind_text(I, l.var, p, l.nonneg);
         } else if (in_subscripts(I, subs, n, l.var)) {
             imp_error(I, at, "a subscript that is an expression of the loop variable '%s' in the code before the "
@@ -156,12 +155,12 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
                       "name the loop's variable", l.var);
             goto out;
         } else if (strcmp(op, "=") == 0) {   /* not a subscript: the last iteration's value */
-            imp_buf_printf(&cond, "%s%s <= %s", cond.len ? " && " : "", l.lo, l.hi);
+            strbuf_printf(&cond, "%s%s <= %s", cond.n ? " && " : "", l.lo, l.hi);
             imp_bind_text(I, l.var, l.down ? l.lo : l.hi, l.nonneg);
             last = 1;
         } else if (strcmp(op, "+=") == 0 && !l.down && l.step == 1) {
             char *v = imp_printf(I, "%s%d", imp_apm_name(I, l.var), ++I->nsum);
-            imp_buf_printf(&sums, "sum(%s = %s .. %s) ", v, l.lo, l.hi);
+            strbuf_printf(&sums, "sum(%s = %s .. %s) ", v, l.lo, l.hi);
             imp_bind_text(I, l.var, v, l.nonneg);
             nsums++;
         } else {
@@ -176,12 +175,12 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
         if (bound[k]) continue;
         char *e = imp_expr(I, subs[k]);
         if (!e) goto out;
-        imp_buf_printf(&cond, "%s%s == %s", cond.len ? " && " : "", ph[k], e);
+        strbuf_printf(&cond, "%s%s == %s", cond.n ? " && " : "", ph[k], e);
     }
     for (int g = 0; g < c->nguards; g++) {
         char *e = imp_expr(I, c->guards[g]);
         if (!e) goto out;
-        imp_buf_printf(&cond, "%s%s(%s)", cond.len ? " && " : "", c->polarity[g] ? "" : "!", e);
+        strbuf_printf(&cond, "%s%s(%s)", cond.n ? " && " : "", c->polarity[g] ? "" : "!", e);
     }
     const char *prev = sym->val ? sym->val : NULL, *val;
     I->target = sym;
@@ -217,7 +216,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     /* elements outside the domain keep their value; those without one are 0 (C would leave them
      * undefined: the kernel must not read them) */
     int zero = strcmp(val, "0") == 0 || strcmp(val, "0.0") == 0;
-    if (cond.len && !(zero && !prev)) val = imp_printf(I, "select(%s, %s, %s)", cond.s, val, prev ? prev : "0");
+    if (cond.n && !(zero && !prev)) val = imp_printf(I, "select(%s, %s, %s)", cond.s, val, prev ? prev : "0");
     sym->val = imp_strdup(I, val);
     rc = 0;
 out:

@@ -21,6 +21,8 @@
 #include <stdio.h>
 
 #include "diag.h"
+#include "mem.h"
+#include "strbuf.h"
 #include "import.h"
 
 enum { IMP_MAXDIM = 8 };
@@ -52,7 +54,6 @@ typedef struct imp_bind {
     struct imp_bind *next;
 } imp_bind;
 
-typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
 
 typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
 typedef struct imp_macro_use imp_macro_use;   /* import_macro.c */
@@ -91,7 +92,6 @@ typedef struct imp {
 } imp;
 
 /* ---- import_util.c: text, memory, locations, cursors ---- */
-void imp_buf_printf(imp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *imp_strdup(imp *I, const char *s);                 /* pooled */
 char *imp_printf(imp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));   /* pooled */
 char *imp_spelling(imp *I, CXCursor c);                  /* pooled */
@@ -148,8 +148,8 @@ int imp_for(imp *I, CXCursor f, imp_loop *l);
 
 /* ---- import_stmt.c: the region ---- */
 /* Records that the next line of `out` comes from the statement `at` (for located errors). */
-void imp_mark_line(imp *I, CXCursor at, const imp_buf *out);
-int imp_region(imp *I, CXCursor *stmts, int n, imp_buf *out);
+void imp_mark_line(imp *I, CXCursor at, const strbuf *out);
+int imp_region(imp *I, CXCursor *stmts, int n, strbuf *out);
 
 /* ---- import_macro.c: size macros ---- */
 /* Records the expansions of integer macros in the file (libclang on the file as written). */
@@ -173,7 +173,7 @@ int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n);
 int imp_init_stmt(imp *I, CXCursor s);
 /* Declares the symbols of a local variable declaration (a scalar or an array) and records its
  * initialiser as a value; 0 or -1. */
-int imp_local_decl(imp *I, CXCursor decl, int local, imp_buf *region);
+int imp_local_decl(imp *I, CXCursor decl, int local, strbuf *region);
 
 /* ---- import_decl.c: parameters, arrays, outputs ---- */
 int imp_kernel_params(imp *I);

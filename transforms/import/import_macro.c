@@ -50,8 +50,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
         return CXChildVisit_Continue;
     if (I->nmacros == I->capmacros) {
         I->capmacros = I->capmacros ? 2 * I->capmacros : 64;
-        imp_macro_use *m = realloc(I->macros, (size_t)I->capmacros * sizeof *m);
-        if (!m) abort();
+        imp_macro_use *m = xrealloc(I->macros, (size_t)I->capmacros * sizeof *m);
         I->macros = m;
     }
     unsigned line;
@@ -120,6 +119,6 @@ imp_sym *imp_macro_param(imp *I, CXCursor at, long long v)
     s = imp_sym_new(I, name, SYM_PARAM);
     s->is_int = 1;
     s->value = v;
-    s->macro = strdup(name);
+    s->macro = xstrdup(name);
     return s;
 }

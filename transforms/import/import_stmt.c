@@ -22,22 +22,21 @@ static const kind_name kind_names[] = {
 static const char STMTS[] = "supported: for loops, if/else, blocks, declarations of int or double scalars, "
                             "and assignments (= += -= *= /= ++ --) to array elements and scalars";
 
-static int stmt(imp *I, CXCursor s, imp_buf *out);
+static int stmt(imp *I, CXCursor s, strbuf *out);
 
-void imp_mark_line(imp *I, CXCursor at, const imp_buf *out)
+void imp_mark_line(imp *I, CXCursor at, const strbuf *out)
 {
     int line = 1;
-    for (size_t i = 0; i < out->len; i++) line += out->s[i] == '\n';
+    for (size_t i = 0; i < out->n; i++) line += out->s[i] == '\n';
     if (I->nmarks == I->capmarks) {
         I->capmarks = I->capmarks ? 2 * I->capmarks : 64;
-        imp_mark *m = realloc(I->marks, (size_t)I->capmarks * sizeof *m);
-        if (!m) abort();
+        imp_mark *m = xrealloc(I->marks, (size_t)I->capmarks * sizeof *m);
         I->marks = m;
     }
     I->marks[I->nmarks++] = (imp_mark){line, at};
 }
 
-static int block(imp *I, CXCursor s, imp_buf *out)
+static int block(imp *I, CXCursor s, strbuf *out)
 {
     CXCursor kid[512];
     int n = imp_children(s, kid, 512);
@@ -47,7 +46,7 @@ static int block(imp *I, CXCursor s, imp_buf *out)
     return 0;
 }
 
-static int loop(imp *I, CXCursor s, imp_buf *out)
+static int loop(imp *I, CXCursor s, strbuf *out)
 {
     imp_loop l;
     if (imp_for(I, s, &l) != 0) return -1;
@@ -55,21 +54,21 @@ static int loop(imp *I, CXCursor s, imp_buf *out)
     char *v = imp_apm_name(I, l.var);
     imp_mark_line(I, s, out);
     if (!l.down) {
-        imp_buf_printf(out, "for %s = %s .. %s", v, l.lo, l.hi);
-        if (l.step != 1) imp_buf_printf(out, " step %lld", l.step);
-        imp_buf_printf(out, " {\n");
+        strbuf_printf(out, "for %s = %s .. %s", v, l.lo, l.hi);
+        if (l.step != 1) strbuf_printf(out, " step %lld", l.step);
+        strbuf_printf(out, " {\n");
     } else {
-        imp_buf_printf(out, "for %s_d = 0 .. ((%s) - (%s)) / %lld {\nlet %s = %s - %lld * %s_d\n", v, l.hi, l.lo,
+        strbuf_printf(out, "for %s_d = 0 .. ((%s) - (%s)) / %lld {\nlet %s = %s - %lld * %s_d\n", v, l.hi, l.lo,
                        l.step, v, l.hi, l.step, v);
     }
     imp_bind_text(I, l.var, v, l.nonneg);
     int rc = stmt(I, l.body, out);
-    imp_buf_printf(out, "}\n");
+    strbuf_printf(out, "}\n");
     I->env = saved;
     return rc;
 }
 
-static int cond(imp *I, CXCursor s, imp_buf *out)
+static int cond(imp *I, CXCursor s, strbuf *out)
 {
     CXCursor kid[4];
     int n = imp_children(s, kid, 4);
@@ -77,13 +76,13 @@ static int cond(imp *I, CXCursor s, imp_buf *out)
     char *c = imp_expr(I, kid[0]);
     if (!c) return -1;
     imp_mark_line(I, s, out);
-    imp_buf_printf(out, "if %s {\n", c);
+    strbuf_printf(out, "if %s {\n", c);
     if (stmt(I, kid[1], out) != 0) return -1;
-    imp_buf_printf(out, "}\n");
+    strbuf_printf(out, "}\n");
     if (n == 3) {
-        imp_buf_printf(out, "else {\n");
+        strbuf_printf(out, "else {\n");
         if (stmt(I, kid[2], out) != 0) return -1;
-        imp_buf_printf(out, "}\n");
+        strbuf_printf(out, "}\n");
     }
     return 0;
 }
@@ -95,12 +94,12 @@ static char *target(imp *I, CXCursor lhs, imp_sym **sym)
     int n;
     imp_sym *s = imp_lvalue(I, lhs, subs, &n);
     if (!s) return NULL;
-    imp_buf b = {0};
-    imp_buf_printf(&b, "%s", s->name);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s", s->name);
     for (int i = 0; i < n; i++) {
         char *t = imp_expr(I, subs[i]);
         if (!t) { free(b.s); return NULL; }
-        imp_buf_printf(&b, "[%s]", t);
+        strbuf_printf(&b, "[%s]", t);
     }
     char *r = imp_strdup(I, b.s);
     free(b.s);
@@ -110,7 +109,7 @@ static char *target(imp *I, CXCursor lhs, imp_sym **sym)
     return r;
 }
 
-static int assign(imp *I, CXCursor s, imp_buf *out)
+static int assign(imp *I, CXCursor s, strbuf *out)
 {
     CXCursor kid[3];
     int post, n = imp_children(s, kid, 3);
@@ -146,11 +145,11 @@ static int assign(imp *I, CXCursor s, imp_buf *out)
         return -1;
     }
     imp_mark_line(I, s, out);
-    imp_buf_printf(out, "S%d: %s = %s\n", ++I->nlabels, lhs, rhs);
+    strbuf_printf(out, "S%d: %s = %s\n", ++I->nlabels, lhs, rhs);
     return 0;
 }
 
-static int stmt(imp *I, CXCursor s, imp_buf *out)
+static int stmt(imp *I, CXCursor s, strbuf *out)
 {
     if (I->failed) return -1;
     s = imp_unwrap(s);
@@ -171,7 +170,7 @@ static int stmt(imp *I, CXCursor s, imp_buf *out)
     return -1;
 }
 
-int imp_region(imp *I, CXCursor *stmts, int n, imp_buf *out)
+int imp_region(imp *I, CXCursor *stmts, int n, strbuf *out)
 {
     for (int i = 0; i < n; i++)
         if (stmt(I, stmts[i], out) != 0) return -1;

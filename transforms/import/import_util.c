@@ -10,37 +10,16 @@
 
 static void *pool_add(imp *I, void *p)
 {
-    if (!p) { fprintf(stderr, "polyapm: out of memory\n"); abort(); }
     if (I->npool == I->cappool) {
         I->cappool = I->cappool ? 2 * I->cappool : 256;
-        void **np = realloc(I->pool, (size_t)I->cappool * sizeof *np);
-        if (!np) { fprintf(stderr, "polyapm: out of memory\n"); abort(); }
+        void **np = xrealloc(I->pool, (size_t)I->cappool * sizeof *np);
         I->pool = np;
     }
     I->pool[I->npool++] = p;
     return p;
 }
 
-void imp_buf_printf(imp_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    if (n < 0) { fprintf(stderr, "polyapm: out of memory\n"); abort(); }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        b->cap = (b->len + (size_t)n + 1) * 2;
-        char *ns = realloc(b->s, b->cap);
-        if (!ns) { fprintf(stderr, "polyapm: out of memory\n"); abort(); }
-        b->s = ns;
-    }
-    memcpy(b->s + b->len, s, (size_t)n + 1);
-    b->len += (size_t)n;
-    free(s);
-}
-
-char *imp_strdup(imp *I, const char *s) { return pool_add(I, strdup(s)); }
+char *imp_strdup(imp *I, const char *s) { return pool_add(I, xstrdup(s)); }
 
 char *imp_printf(imp *I, const char *fmt, ...)
 {
@@ -66,7 +45,7 @@ static void where(CXCursor c, char **file, unsigned *line, unsigned *col)
 {
     CXString s;
     clang_getPresumedLocation(clang_getCursorLocation(c), &s, line, col);
-    *file = strdup(clang_getCString(s) ? clang_getCString(s) : "?");
+    *file = xstrdup(clang_getCString(s) ? clang_getCString(s) : "?");
     clang_disposeString(s);
 }
 
@@ -203,7 +182,7 @@ unsigned imp_offset(CXCursor c, int end)
 
 void imp_bind_sym(imp *I, const char *cname, imp_sym *s)
 {
-    imp_bind *b = pool_add(I, calloc(1, sizeof *b));
+    imp_bind *b = pool_add(I, xcalloc(1, sizeof *b));
     b->cname = imp_strdup(I, cname);
     b->sym = s;
     b->next = I->env;
@@ -212,7 +191,7 @@ void imp_bind_sym(imp *I, const char *cname, imp_sym *s)
 
 void imp_bind_text(imp *I, const char *cname, const char *text, int nonneg)
 {
-    imp_bind *b = pool_add(I, calloc(1, sizeof *b));
+    imp_bind *b = pool_add(I, xcalloc(1, sizeof *b));
     b->cname = imp_strdup(I, cname);
     b->text = imp_strdup(I, text);
     b->nonneg = nonneg;
@@ -251,14 +230,13 @@ imp_sym *imp_sym_find(imp *I, const char *name)
 
 imp_sym *imp_sym_new(imp *I, const char *cname, imp_symkind kind)
 {
-    imp_sym *s = calloc(1, sizeof *s);
-    if (!s) { fprintf(stderr, "polyapm: out of memory\n"); abort(); }
+    imp_sym *s = xcalloc(1, sizeof *s);
     char *base = imp_apm_name(I, cname);
-    s->name = strdup(base);
+    s->name = xstrdup(base);
     /* two C variables of one name (an init temporary and a kernel array): the later gets a number */
     for (int k = 2; imp_sym_find(I, s->name); k++) {
         free(s->name);
-        if (asprintf(&s->name, "%s%d", base, k) < 0) abort();
+        s->name = xasprintf("%s%d", base, k);
     }
     s->kind = kind;
     *I->tail = s;

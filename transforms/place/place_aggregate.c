@@ -59,9 +59,9 @@ int xf_aggregate_applicable(const ir_program *p, char **why_not)
 {
     ag_sent S = {.n = 0};
     ag_walk(&S, p->body);
-    *why_not = p->aggregate ? xf_asprintf("the program already aggregates its messages (`messages aggregate`)")
-             : S.n == 0 ? xf_asprintf("no sends: there are no messages to aggregate")
-             : S.n == 1 ? xf_asprintf("every send carries %s: the plain placement already sends one message per "
+    *why_not = p->aggregate ? xasprintf("the program already aggregates its messages (`messages aggregate`)")
+             : S.n == 0 ? xasprintf("no sends: there are no messages to aggregate")
+             : S.n == 1 ? xasprintf("every send carries %s: the plain placement already sends one message per "
                                       "partner and step (the elements of one array to one partner travel together)",
                                       S.arr[0])
              : NULL;
@@ -156,7 +156,7 @@ char *xf_aggregate_predict(const ir_program *p, const cost_profile *prof)
     int ok = q && xf_placement_price(q, prof, "polyapm", &none, ref, &r, &c[1]) == 0;
     char *out = NULL;
     if (ok)
-        out = xf_asprintf("placements (polyapm model on %s, at the parameters' values; ticks): plain %lld messages a "
+        out = xasprintf("placements (polyapm model on %s, at the parameters' values; ticks): plain %lld messages a "
                           "step CommCost %.6g cost %.6g; aggregate %lld messages a step CommCost %.6g cost %.6g; "
                           "gain %.1f%%", prof->name, (long long)m0, c[0].commcost, c[0].cost,
                           (long long)ag_messages(&r->trace), c[1].commcost, c[1].cost,

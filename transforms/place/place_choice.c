@@ -128,21 +128,21 @@ char *xf_overlap_predict(const ir_program *p, const cost_profile *prof)
     xf_args none = {0};
     int n = xf_placements(p, prof, "polyapm", &none, c, MAXC);
     if (n == 0) return NULL;
-    xf_buf b = {0};
-    xf_buf_printf(&b, "placements (polyapm model on %s, at the parameters' values; ticks; CommCost = the message "
+    strbuf b = {0};
+    strbuf_printf(&b, "placements (polyapm model on %s, at the parameters' values; ticks; CommCost = the message "
                       "time no work hides):", prof->name);
     for (int i = 0; i < n; i++)
-        xf_buf_printf(&b, "%s %s CommCost %.6g cost %.6g", i ? ";" : "", i ? c[i].args : "plain", c[i].commcost,
+        strbuf_printf(&b, "%s %s CommCost %.6g cost %.6g", i ? ";" : "", i ? c[i].args : "plain", c[i].commcost,
                       c[i].cost);
     int best = xf_placement_least(c, n, 0);
-    xf_buf_printf(&b, "; least cost: %s", best ? c[best].args : "plain");
-    return xf_buf_take(&b);
+    strbuf_printf(&b, "; least cost: %s", best ? c[best].args : "plain");
+    return strbuf_take(&b);
 }
 
 int64_t xf_live_send_bytes(const sim_trace *t, int min_arrays, int *proc, int *step)
 {
     int64_t best = 0;
-    double *out = calloc((size_t)(t->nprocs > 0 ? t->nprocs : 1), sizeof *out);
+    double *out = xcalloc((size_t)(t->nprocs > 0 ? t->nprocs : 1), sizeof *out);
     for (int s = 0; out && s < t->nsteps; s++) {
         for (int i = 0; i < t->nprocs; i++) out[i] = 0;
         for (int k = 0; t->msgs && t->msgs[s] && k < t->nmsgs[s]; k++) {
@@ -194,9 +194,9 @@ ir_program *xf_overlap_buffer_safe(const ir_program *src, ir_program *placed, in
 ir_program *xf_placement_fallback(const char *xf, const ir_program *src, int64_t maxbuf, int64_t need, int proc,
                                   int step, const xf_args *args)
 {
-    char *msg[2] = {xf_asprintf("%s maxbuf=%lld: a step's live send buffers reach %lld bytes (processor %d, "
+    char *msg[2] = {xasprintf("%s maxbuf=%lld: a step's live send buffers reach %lld bytes (processor %d, "
                                 "step %d);", xf, (long long)maxbuf, (long long)need, proc, step),
-                    xf_asprintf("re-blocked: the plain placement, the least communication time within the bound")};
+                    xasprintf("re-blocked: the plain placement, the least communication time within the bound")};
     if (args->report) fprintf(args->report, "%s %s\n", msg[0], msg[1]);
     ir_program *q = xf_with_step_comment(src, msg);
     free(msg[0]);

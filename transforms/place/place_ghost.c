@@ -129,7 +129,7 @@ static void gz_written(gz_step *G, const ir_stmt *s)
     if (G->lhs) {
         if (!same_text(l, G->lhs)) {
             char *a = ir_print_expr(l), *b = ir_print_expr(G->lhs);
-            gz_fail(G, xf_asprintf("%s writes %s, another element than %s: ghost zones need one element per point",
+            gz_fail(G, xasprintf("%s writes %s, another element than %s: ghost zones need one element per point",
                                    lab, a, b));
             free(a);
             free(b);
@@ -138,7 +138,7 @@ static void gz_written(gz_step *G, const ir_stmt *s)
     }
     if (l->kind != IR_E_ACCESS || l->u.access.nidx > GZ_MAXA ||
         !ir_time_form(G->p, G->lets, l->u.access.idx[0], G->tfor->u.for_.vars[0].slot, &G->plane) || G->plane.k != 1) {
-        gz_fail(G, xf_asprintf("%s does not write a time plane t + c: not a stencil over time", lab));
+        gz_fail(G, xasprintf("%s does not write a time plane t + c: not a stencil over time", lab));
         return;
     }
     G->lhs = l;
@@ -150,7 +150,7 @@ static void gz_written(gz_step *G, const ir_stmt *s)
         int d;
         int64_t c;
         if (!gz_subscript(G, l->u.access.idx[j], &d, &c, &G->offlet[j]) || c != 0 || (seen & (1 << d))) {
-            gz_fail(G, xf_asprintf("%s writes %s: its subscripts are not the nest's variables, one each", lab,
+            gz_fail(G, xasprintf("%s writes %s: its subscripts are not the nest's variables, one each", lab,
                                    G->p->arrays[G->arr]->u.array.name));
             return;
         }
@@ -158,7 +158,7 @@ static void gz_written(gz_step *G, const ir_stmt *s)
         G->dimvar[j] = d;
     }
     if (seen != (1 << G->nd) - 1)
-        gz_fail(G, xf_asprintf("%s does not use every variable of the element nest as a subscript", lab));
+        gz_fail(G, xasprintf("%s does not use every variable of the element nest as a subscript", lab));
 }
 
 /* Every access in e: of the written array only, at the plane before, at v + c. */
@@ -171,12 +171,12 @@ static void gz_reads(gz_step *G, const ir_expr *e)
         const ir_decl *ad = G->p->arrays[e->u.access.array_index];
         ir_tform f;
         if (e->u.access.array_index != G->arr) {
-            gz_fail(G, xf_asprintf("the step reads %s, of an array it does not write (only the written array's "
+            gz_fail(G, xasprintf("the step reads %s, of an array it does not write (only the written array's "
                                    "halo widens)", t));
         } else if (!ir_time_form(G->p, G->lets, e->u.access.idx[0], G->tfor->u.for_.vars[0].slot, &f) || f.k != 1 ||
                    ir_tform_at(&f, 0) + 1 != ir_tform_at(&G->plane, 0) ||
                    ir_tform_at(&f, 1) + 1 != ir_tform_at(&G->plane, 1)) {
-            gz_fail(G, xf_asprintf("the step reads %s: ghost zones need every read of %s one step back (the "
+            gz_fail(G, xasprintf("the step reads %s: ghost zones need every read of %s one step back (the "
                                    "dependence distance in time is not 1)", t, ad->u.array.name));
         } else {
             for (int j = 1; j < e->u.access.nidx && !G->why; j++) {
@@ -185,7 +185,7 @@ static void gz_reads(gz_step *G, const ir_expr *e)
                 const char *off;
                 if (!gz_subscript(G, e->u.access.idx[j], &d, &c, &off) || d != G->dimvar[j] ||
                     (off != NULL) != (G->offlet[j] != NULL) || (off && strcmp(off, G->offlet[j])))
-                    gz_fail(G, xf_asprintf("the step reads %s: a subscript is not its element's plus a constant "
+                    gz_fail(G, xasprintf("the step reads %s: a subscript is not its element's plus a constant "
                                            "(the dependence distance is not bounded)", t));
                 else if ((c < 0 ? -c : c) > G->r[d][c > 0])
                     G->r[d][c > 0] = c < 0 ? -c : c;
@@ -196,7 +196,7 @@ static void gz_reads(gz_step *G, const ir_expr *e)
         break;
     }
     case IR_E_NAME:
-        if (e->u.name.nk == IR_N_ARRAY) gz_fail(G, xf_asprintf("the step reads the scalar %s", e->u.name.id));
+        if (e->u.name.nk == IR_N_ARRAY) gz_fail(G, xasprintf("the step reads the scalar %s", e->u.name.id));
         break;
     case IR_E_UNARY: case IR_E_BINARY: gz_reads(G, e->u.op.a); gz_reads(G, e->u.op.b); break;
     case IR_E_CALL: for (int k = 0; k < e->u.call.nargs; k++) gz_reads(G, e->u.call.args[k]); break;
@@ -208,14 +208,14 @@ static void gz_reads(gz_step *G, const ir_expr *e)
 static void gz_send(gz_step *G, const ir_stmt *s)
 {
     if (!same_text(s->u.send.what, G->lhs) || s->u.send.to_hi) {
-        gz_fail(G, xf_asprintf("the send at line %d does not send the element of its point to one processor",
+        gz_fail(G, xasprintf("the send at line %d does not send the element of its point to one processor",
                                s->pos.line));
         return;
     }
     ir_tform at;
     if (!ir_time_form(G->p, G->lets, s->u.send.at, G->tfor->u.for_.vars[0].slot, &at) || at.k != 1 ||
         ir_tform_at(&at, 0) != 1) {
-        gz_fail(G, xf_asprintf("the send at line %d does not arrive at the next step", s->pos.line));
+        gz_fail(G, xasprintf("the send at line %d does not arrive at the next step", s->pos.line));
         return;
     }
     G->send = s;
@@ -224,7 +224,7 @@ static void gz_send(gz_step *G, const ir_stmt *s)
         if (!strcmp(G->dest[i], t)) { free(t); return; }
     if (G->ndest == GZ_MAXDEST) {
         free(t);
-        gz_fail(G, xf_asprintf("the step sends to more than %d partners", GZ_MAXDEST));
+        gz_fail(G, xasprintf("the step sends to more than %d partners", GZ_MAXDEST));
         return;
     }
     G->dest[G->ndest] = t;
@@ -275,8 +275,8 @@ static void gz_walk(gz_step *G, const ir_block *b, int pass)
             gz_walk(G, s->u.if_.else_blk, pass);
             break;
         case IR_S_SEND: if (pass) gz_send(G, s); break;
-        case IR_S_FOR: gz_fail(G, xf_asprintf("the element nest's body has loops of its own")); break;
-        default: gz_fail(G, xf_asprintf("the element nest holds a statement ghost zones do not place")); break;
+        case IR_S_FOR: gz_fail(G, xasprintf("the element nest's body has loops of its own")); break;
+        default: gz_fail(G, xasprintf("the element nest holds a statement ghost zones do not place")); break;
         }
     }
 }
@@ -321,42 +321,42 @@ static char *gz_find(const ir_program *p, gz_step *G)
     G->p = p;
     ir_step_nest sn;
     if (ir_step_nest_find(p->body, &sn) != IR_NEST_OK || !sn.pfor || sn.pidx != sn.pfor->u.for_.nvars - 1)
-        return xf_asprintf("the processor loop has inner loops in its header; expected `for t .. seq, rp .. proc`");
-    if (ir_program_has_collectives(p)) return xf_asprintf("the step has collectives");
+        return xasprintf("the processor loop has inner loops in its header; expected `for t .. seq, rp .. proc`");
+    if (ir_program_has_collectives(p)) return xasprintf("the step has collectives");
     G->tfor = sn.tfor;
     G->pfor = sn.pfor;
-    if (sn.tfor->u.for_.vars[0].step) return xf_asprintf("the time loop has a step");
+    if (sn.tfor->u.for_.vars[0].step) return xasprintf("the time loop has a step");
     G->body = sn.pfor->u.for_.body;
     int i = 0;
     while (i < G->body->n && G->body->stmts[i]->kind == IR_S_LET) i++;
     G->nlets = i;
     if (i != G->body->n - 1 || G->body->stmts[i]->kind != IR_S_FOR)
-        return xf_asprintf("the processor's step is not one loop nest over its elements after its lets");
+        return xasprintf("the processor's step is not one loop nest over its elements after its lets");
     G->nest = G->body->stmts[i];
     G->nd = G->nest->u.for_.nvars;
-    if (G->nd > GZ_MAXD) return xf_asprintf("the element nest has more than %d loops", GZ_MAXD);
+    if (G->nd > GZ_MAXD) return xasprintf("the element nest has more than %d loops", GZ_MAXD);
     for (int k = 0; k < G->nd; k++) {
         const ir_loopvar *v = &G->nest->u.for_.vars[k];
-        if (v->step) return xf_asprintf("the element loop over %s has a step (a cyclic distribution): ghost zones "
+        if (v->step) return xasprintf("the element loop over %s has a step (a cyclic distribution): ghost zones "
                                         "widen blocks", v->var);
         for (int j = 0; j < G->nd; j++)
             if (xf_mentions(v->lo, G->nest->u.for_.vars[j].var) || xf_mentions(v->hi, G->nest->u.for_.vars[j].var))
-                return xf_asprintf("the element nest is not rectangular");
+                return xasprintf("the element nest is not rectangular");
     }
-    if (gz_moves(G)) return xf_asprintf("the block changes with %s: ghost zones widen a block that stays",
+    if (gz_moves(G)) return xasprintf("the block changes with %s: ghost zones widen a block that stays",
                                         G->tfor->u.for_.vars[0].var);
-    if (!(G->lets = ir_let_values(p))) return xf_asprintf("out of memory");
+    if (!(G->lets = ir_let_values(p))) return xasprintf("out of memory");
     if (!gz_writes_once(G->nest->u.for_.body))
-        return xf_asprintf("a point of the element nest writes more than once (ghost zones send its one element)");
+        return xasprintf("a point of the element nest writes more than once (ghost zones send its one element)");
     gz_walk(G, G->nest->u.for_.body, 0);
-    if (!G->why && !G->lhs) G->why = xf_asprintf("the element nest writes nothing");
+    if (!G->why && !G->lhs) G->why = xasprintf("the element nest writes nothing");
     if (!G->why) gz_walk(G, G->nest->u.for_.body, 1);
-    if (!G->why && !G->send) G->why = xf_asprintf("no sends in the step: no halo to widen");
+    if (!G->why && !G->send) G->why = xasprintf("no sends in the step: no halo to widen");
     if (!G->why) {
         G->dist = gz_dist_of(p, G->arr);
         const ir_decl *dd = G->dist;
         if (!dd || dd->u.dist.dk != IR_DIST_LOCAL || ir_dist_is_pieced(dd) || dd->u.dist.step)
-            G->why = xf_asprintf("the dist of %s is not one box per processor", p->arrays[G->arr]->u.array.name);
+            G->why = xasprintf("the dist of %s is not one box per processor", p->arrays[G->arr]->u.array.name);
     }
     char *why = G->why;
     G->why = NULL;
@@ -394,7 +394,7 @@ static int gz_block(const gz_step *G, gz_eval *E, int64_t r, int64_t *lo, int64_
 static int gz_eval_init(const gz_step *G, const xf_args *args, gz_eval *E)
 {
     const ir_program *p = G->p;
-    int64_t *pv = calloc((size_t)(p->nparams + 1), sizeof *pv);
+    int64_t *pv = xcalloc((size_t)(p->nparams + 1), sizeof *pv);
     diag_list dd;
     diag_list_init(&dd);
     int rc = -1;
@@ -438,21 +438,21 @@ typedef struct gz_shape {
 static char *gz_face(const gz_step *G, gz_eval *E, int64_t r, int di, gz_shape *S)
 {
     int64_t lo[GZ_MAXD], hi[GZ_MAXD], dlo[GZ_MAXD], dhi[GZ_MAXD], to;
-    if (gz_block(G, E, r, lo, hi)) return xf_asprintf("the blocks do not evaluate");
+    if (gz_block(G, E, r, lo, hi)) return xasprintf("the blocks do not evaluate");
     if (xf_eval_int(G->destx[di], &E->env, &to)) return NULL;   /* it depends on the element: a face or not */
     if (to < E->plo || to > E->phi || to == r) return NULL;
-    if (gz_block(G, E, to, dlo, dhi)) return xf_asprintf("the blocks do not evaluate");
+    if (gz_block(G, E, to, dlo, dhi)) return xasprintf("the blocks do not evaluate");
     int dim = -1, n = 0;
     for (int d = 0; d < G->nd; d++)
         if (dlo[d] != lo[d] || dhi[d] != hi[d]) { dim = d; n++; }
-    if (n == 0) return xf_asprintf("processors %lld and %lld have the same block", (long long)r, (long long)to);
+    if (n == 0) return xasprintf("processors %lld and %lld have the same block", (long long)r, (long long)to);
     if (n > 1) return NULL;   /* a corner, or not r's neighbour: its guard excludes r (rp + 1 at a row's end) */
     int side = dlo[dim] > lo[dim];
     if (side ? dlo[dim] != hi[dim] + 1 : dhi[dim] != lo[dim] - 1)
-        return xf_asprintf("the blocks of processors %lld and %lld along %s do not abut", (long long)r, (long long)to,
+        return xasprintf("the blocks of processors %lld and %lld along %s do not abut", (long long)r, (long long)to,
                            G->nest->u.for_.vars[dim].var);
     if (S->face[dim][side] && !same_text(S->face[dim][side], G->destx[di]))
-        return xf_asprintf("two different neighbours on one side along %s (%s)", G->nest->u.for_.vars[dim].var,
+        return xasprintf("two different neighbours on one side along %s (%s)", G->nest->u.for_.vars[dim].var,
                            G->dest[di]);
     S->face[dim][side] = G->destx[di];
     return NULL;
@@ -478,7 +478,7 @@ static char *gz_union(const gz_step *G, gz_eval *E, int d, int64_t mn, int64_t m
         S->glo[d] = S->ghi[d] = NULL;   /* the bounds at rp = plo, phi (built by the rewriter) */
         return NULL;
     }
-    return xf_asprintf("the blocks along %s do not run from the first processor's to the last one's",
+    return xasprintf("the blocks along %s do not run from the first processor's to the last one's",
                        G->nest->u.for_.vars[d].var);
 }
 
@@ -527,7 +527,7 @@ static char *gz_grid(const gz_step *G, gz_eval *E, const gz_shape *S, int64_t r,
 {
     int64_t lo[GZ_MAXD], hi[GZ_MAXD], tlo[GZ_MAXD], thi[GZ_MAXD];
     int sg[GZ_MAXD];
-    if (gz_block(G, E, r, lo, hi)) return xf_asprintf("the blocks do not evaluate");
+    if (gz_block(G, E, r, lo, hi)) return xasprintf("the blocks do not evaluate");
     for (int d = 0; d < G->nd; d++) sg[d] = -1;
     do {
         int on = gz_sends_to(S, sg, G->nd) && lo[0] <= hi[0];
@@ -536,12 +536,12 @@ static char *gz_grid(const gz_step *G, gz_eval *E, const gz_shape *S, int64_t r,
         int64_t to = r;
         for (int d = 0; d < G->nd && on; d++)
             if (sg[d] && (gz_block(G, E, to, tlo, thi) || gz_face_at(S, E, d, sg[d] > 0, to, &to)))
-                return xf_asprintf("the neighbours do not evaluate");
+                return xasprintf("the neighbours do not evaluate");
         if (on && (to < E->plo || to > E->phi || gz_block(G, E, to, tlo, thi)))
-            return xf_asprintf("the neighbour of processor %lld toward a corner is no processor", (long long)r);
+            return xasprintf("the neighbour of processor %lld toward a corner is no processor", (long long)r);
         for (int d = 0; d < G->nd && on; d++)
             if (sg[d] < 0 ? thi[d] != lo[d] - 1 : sg[d] > 0 ? tlo[d] != hi[d] + 1 : tlo[d] != lo[d] || thi[d] != hi[d])
-                return xf_asprintf("the blocks do not form a grid: processor %lld's neighbour %lld toward a corner is "
+                return xasprintf("the blocks do not form a grid: processor %lld's neighbour %lld toward a corner is "
                                    "not beside it", (long long)r, (long long)to);
     } while (gz_next_sign(sg, G->nd));
     return NULL;
@@ -552,7 +552,7 @@ static char *gz_measure(const gz_step *G, const xf_args *args, int64_t k, gz_sha
     gz_eval E;
     memset(&E, 0, sizeof E);
     memset(S, 0, sizeof *S);
-    if (gz_eval_init(G, args, &E)) return xf_asprintf("the parameters, time or processor bounds do not evaluate");
+    if (gz_eval_init(G, args, &E)) return xasprintf("the parameters, time or processor bounds do not evaluate");
     char *why = NULL;
     int64_t mn[GZ_MAXD], mx[GZ_MAXD], lo[GZ_MAXD], hi[GZ_MAXD];
     for (int d = 0; d < G->nd; d++) {
@@ -564,13 +564,13 @@ static char *gz_measure(const gz_step *G, const xf_args *args, int64_t k, gz_sha
         }
     }
     for (int64_t r = E.plo; r <= E.phi && !why; r++) {
-        if (gz_block(G, &E, r, lo, hi)) { why = xf_asprintf("the blocks do not evaluate"); break; }
+        if (gz_block(G, &E, r, lo, hi)) { why = xasprintf("the blocks do not evaluate"); break; }
         for (int d = 0; d < G->nd && !why; d++) {
             if (lo[d] < mn[d]) mn[d] = lo[d];
             if (hi[d] > mx[d]) mx[d] = hi[d];
             int64_t w = S->w[d][0] > S->w[d][1] ? S->w[d][0] : S->w[d][1];
             if (w && hi[d] - lo[d] + 1 < w)
-                why = xf_asprintf("width %lld is beyond the block: the halo (%lld wide along %s) would reach past the "
+                why = xasprintf("width %lld is beyond the block: the halo (%lld wide along %s) would reach past the "
                                   "neighbour, and processor %lld's block has %lld elements along %s (at the "
                                   "parameters' values)", (long long)k, (long long)w, G->nest->u.for_.vars[d].var,
                                   (long long)r, (long long)(hi[d] - lo[d] + 1 > 0 ? hi[d] - lo[d] + 1 : 0),
@@ -589,7 +589,7 @@ static char *gz_measure(const gz_step *G, const xf_args *args, int64_t k, gz_sha
             }
         for (int side = 0; side < 2 && !why; side++)
             if (several && S->w[d][!side] && !S->face[d][side])
-                why = xf_asprintf("the step sends to no %s neighbour along %s by a destination of the processor "
+                why = xasprintf("the step sends to no %s neighbour along %s by a destination of the processor "
                                   "alone (ghost zones name their neighbours after the step's face sends)",
                                   side ? "upper" : "lower", G->nest->u.for_.vars[d].var);
         if (!several)   /* one block along d: nothing to exchange */
@@ -729,7 +729,7 @@ static void gz_resend(gz_rw *R, ir_block *b, ir_stmt *const *news, int nnew, con
         ir_stmt *s = b->stmts[i];
         if (s->kind == IR_S_SEND) continue;
         if (s->kind == IR_S_ASSIGN && suffix && s->u.assign.label) {
-            char *l = xf_asprintf("%s_%s", s->u.assign.label, suffix);
+            char *l = xasprintf("%s_%s", s->u.assign.label, suffix);
             s->u.assign.label = ir_strdup(R->p, l);
             free(l);
         }
@@ -766,17 +766,17 @@ static char *gz_widen(gz_rw *R, ir_block *pbody)
             dd->u.dist.hi[j] = gz_simpler(R, gz_plus(R, dd->u.dist.hi[j], wh));
         }
         if (!G->offlet[j]) continue;
-        if (!dd->u.dist.offset) return xf_asprintf("subscripts with offsets, but the dist has none");
+        if (!dd->u.dist.offset) return xasprintf("subscripts with offsets, but the dist has none");
         int found = 0;
         for (int i = 0; i < G->nlets; i++) {
             ir_stmt *s = pbody->stmts[i];
             if (strcmp(s->u.let.var, G->offlet[j])) continue;
             if (!same_text(s->u.let.value, old))
-                return xf_asprintf("the offset %s is not the dist's", G->offlet[j]);
+                return xasprintf("the offset %s is not the dist's", G->offlet[j]);
             s->u.let.value = ir_clone_expr(R->p, R->off[j]);
             found = 1;
         }
-        if (!found) return xf_asprintf("the offset %s is not a let of the processor's step", G->offlet[j]);
+        if (!found) return xasprintf("the offset %s is not a let of the processor's step", G->offlet[j]);
     }
     return NULL;
 }
@@ -874,11 +874,11 @@ static void gz_step_body(gz_rw *R, ir_block *pbody, ir_stmt *nest)
     int64_t wmax = 0;
     for (int d = 0; d < G->nd; d++)
         for (int side = 0; side < 2; side++) if (R->S->w[d][side] > wmax) wmax = R->S->w[d][side];
-    gz_lead(R, cond, xf_asprintf("ghost zones of width %lld: the halo (%lld deep) arrives every %lld steps, after "
+    gz_lead(R, cond, xasprintf("ghost zones of width %lld: the halo (%lld deep) arrives every %lld steps, after "
                                  "the exchange step", (long long)R->k, (long long)wmax, (long long)R->k));
-    gz_lead(R, ex, xf_asprintf("the exchange step: the block, and every element within %lld of a face sent to that "
+    gz_lead(R, ex, xasprintf("the exchange step: the block, and every element within %lld of a face sent to that "
                                "neighbour%s", (long long)wmax, ns > 2 ? " (corners too)" : ""));
-    gz_lead(R, le, xf_asprintf("between exchanges: the block widened by %s (%lld just after an exchange), the "
+    gz_lead(R, le, xasprintf("between exchanges: the block widened by %s (%lld just after an exchange), the "
                                "neighbours' elements recomputed here from the halo", e, (long long)R->k - 1));
     ir_block_append(p, nb, cond);
     pbody->stmts = nb->stmts;
@@ -905,7 +905,7 @@ ir_program *xf_ghost_apply(const ir_program *src, const xf_args *args, diag_list
     if (!why) {
         int any = 0;
         for (int i = 0; i < G.nd; i++) any |= S.w[i][0] || S.w[i][1];
-        if (!any) why = xf_asprintf("no processor has a neighbour: one block holds every element");
+        if (!any) why = xasprintf("no processor has a neighbour: one block holds every element");
     }
     if (why) {
         diag_add(d, src->file, 0, 0, "ghost does not apply: %s", why);

@@ -44,8 +44,8 @@ static char *ov_find(const ir_program *p, ov_step *st)
 {
     ir_step_nest sn, *n = &sn;
     if (ir_step_nest_find(p->body, n) != IR_NEST_OK || !n->pfor || n->pidx != n->pfor->u.for_.nvars - 1)
-        return xf_asprintf("the processor loop has inner loops in its header; expected `for t .. seq, rp .. proc`");
-    if (ir_program_has_collectives(p)) return xf_asprintf("the step has collectives (overlap places point-to-point sends)");
+        return xasprintf("the processor loop has inner loops in its header; expected `for t .. seq, rp .. proc`");
+    if (ir_program_has_collectives(p)) return xasprintf("the step has collectives (overlap places point-to-point sends)");
     st->tfor = n->tfor;
     st->pfor = n->pfor;
     st->body = n->pfor->u.for_.body;
@@ -54,19 +54,19 @@ static char *ov_find(const ir_program *p, ov_step *st)
     while (i < b->n && b->stmts[i]->kind == IR_S_LET) i++;
     st->nlets = i;
     if (b->n && b->stmts[b->n - 1]->kind == IR_S_RECV)
-        return xf_asprintf("the step already ends with recv (its messages are placed)");
-    if (!ir_block_has_kind(b, IR_S_SEND)) return xf_asprintf("no sends in the step: there is nothing to overlap");
+        return xasprintf("the step already ends with recv (its messages are placed)");
+    if (!ir_block_has_kind(b, IR_S_SEND)) return xasprintf("no sends in the step: there is nothing to overlap");
     if (i != b->n - 1 || b->stmts[i]->kind != IR_S_FOR)
-        return xf_asprintf("the processor's step is not one loop nest over its elements after its lets");
+        return xasprintf("the processor's step is not one loop nest over its elements after its lets");
     st->nest = b->stmts[i];
     const ir_stmt *f = st->nest;
-    if (f->u.for_.nvars > OV_MAXD) return xf_asprintf("the element nest has more than %d loops", OV_MAXD);
+    if (f->u.for_.nvars > OV_MAXD) return xasprintf("the element nest has more than %d loops", OV_MAXD);
     for (int k = 0; k < f->u.for_.nvars; k++) {
         const ir_loopvar *v = &f->u.for_.vars[k];
-        if (v->step) return xf_asprintf("the element loop over %s has a step", v->var);
+        if (v->step) return xasprintf("the element loop over %s has a step", v->var);
         for (int j = 0; j < f->u.for_.nvars; j++)
             if (xf_mentions(v->lo, f->u.for_.vars[j].var) || xf_mentions(v->hi, f->u.for_.vars[j].var))
-                return xf_asprintf("the element nest is not rectangular (the bounds of %s name %s)", v->var,
+                return xasprintf("the element nest is not rectangular (the bounds of %s name %s)", v->var,
                                    f->u.for_.vars[j].var);
     }
     return NULL;
@@ -137,7 +137,7 @@ static void note_write(ov_planes *P, const ir_stmt *s)
     int64_t c;
     const char *lab = s->u.assign.label ? s->u.assign.label : "an assignment";
     if (l->kind != IR_E_ACCESS || !time_offset(P, l->u.access.idx[0], &c)) {
-        if (!P->why) P->why = xf_asprintf("%s does not write a time plane %s + c (elements of one step may depend "
+        if (!P->why) P->why = xasprintf("%s does not write a time plane %s + c (elements of one step may depend "
                                           "on each other)", lab, P->t);
         return;
     }
@@ -165,7 +165,7 @@ static void check_reads(ov_planes *P, const ir_expr *e, const char *where)
         int64_t c;
         if (i >= 0 && (!time_offset(P, e->u.access.idx[0], &c) || c >= P->wmin[i])) {
             char *r = ir_print_expr(e);
-            P->why = xf_asprintf("%s reads %s, of the plane the step writes and receives: the interior would "
+            P->why = xasprintf("%s reads %s, of the plane the step writes and receives: the interior would "
                                  "depend on the boundary or on what arrives in the same step", where, r);
             free(r);
         }
@@ -174,7 +174,7 @@ static void check_reads(ov_planes *P, const ir_expr *e, const char *where)
     }
     case IR_E_NAME:
         if (written(P, e->u.name.id) >= 0 && !P->why)
-            P->why = xf_asprintf("%s reads the scalar %s that the step writes", where, e->u.name.id);
+            P->why = xasprintf("%s reads the scalar %s that the step writes", where, e->u.name.id);
         break;
     case IR_E_UNARY: case IR_E_BINARY: check_reads(P, e->u.op.a, where); check_reads(P, e->u.op.b, where); break;
     case IR_E_CALL: for (int k = 0; k < e->u.call.nargs; k++) check_reads(P, e->u.call.args[k], where); break;
@@ -209,7 +209,7 @@ static void walk_reads(ov_planes *P, const ir_block *b)
             const ir_expr *w = s->u.send.what;
             if (w->kind != IR_E_ACCESS || written(P, w->u.access.array) < 0 ||
                 !time_offset(P, w->u.access.idx[0], &c))
-                P->why = xf_asprintf("a send at line %d does not send an element of a time plane the step writes",
+                P->why = xasprintf("a send at line %d does not send an element of a time plane the step writes",
                                      s->pos.line);
             check_reads(P, s->u.send.when, "a send's guard");
             break;
@@ -306,14 +306,14 @@ static void eval_box(ov_eval *E, const ir_stmt *nest, const int64_t *lo, const i
  * the last, at the parameters' values; else why. */
 static char *ov_sends_in_boundary(const ir_program *p, const ov_step *st, int64_t w, const xf_args *args)
 {
-    int64_t *pv = calloc((size_t)(p->nparams + 1), sizeof *pv);
+    int64_t *pv = xcalloc((size_t)(p->nparams + 1), sizeof *pv);
     diag_list dd;
     diag_list_init(&dd);
     char *why = NULL;
     ov_eval E = {.fuel = 200000000};
     E.env.fuel = &E.fuel;
     if (!pv || ir_params_eval(p, args->bindings, args->nbindings, 0, pv, &dd) != 0 || p->nparams + 16 > XF_ENV_MAX) {
-        why = xf_asprintf("the parameters do not evaluate");
+        why = xasprintf("the parameters do not evaluate");
         goto out;
     }
     for (int i = 0; i < p->nparams; i++) {
@@ -326,7 +326,7 @@ static char *ov_sends_in_boundary(const ir_program *p, const ov_step *st, int64_
     const ir_loopvar *pvar = &pf->u.for_.vars[pf->u.for_.nvars - 1];
     int64_t tlo, thi;
     if (E.failed || xf_eval_int(tv->lo, &E.env, &tlo) || xf_eval_int(tv->hi, &E.env, &thi)) {
-        why = xf_asprintf("the time loop's bounds do not evaluate");
+        why = xasprintf("the time loop's bounds do not evaluate");
         goto out;
     }
     int64_t ts[3] = {tlo, tlo + 1 <= thi ? tlo + 1 : tlo, thi};
@@ -352,12 +352,12 @@ static char *ov_sends_in_boundary(const ir_program *p, const ov_step *st, int64_
             }
             if (!E.failed) eval_box(&E, st->nest, lo, hi);
             if (E.fired)
-                why = xf_asprintf("the send at line %d fires inside the interior (width %lld) of processor %s = %lld "
+                why = xasprintf("the send at line %d fires inside the interior (width %lld) of processor %s = %lld "
                                   "at %s = %lld: a wider width= takes it into the boundary",
                                   E.fired->pos.line, (long long)w, pvar->var, (long long)r, tv->var, (long long)ts[k]);
         }
     }
-    if (!why && E.failed) why = xf_asprintf("which elements send cannot be decided at the parameters' values "
+    if (!why && E.failed) why = xasprintf("which elements send cannot be decided at the parameters' values "
                                             "(a guard or bound that does not evaluate, or a send in an inner loop)");
 out:
     free(pv);
@@ -383,7 +383,7 @@ static void relabel(ov_rw *R, ir_block *b, const char *suffix, int keep_sends)
         ir_stmt *s = b->stmts[i];
         if (s->kind == IR_S_SEND && !keep_sends) continue;
         if (s->kind == IR_S_ASSIGN && suffix && s->u.assign.label) {
-            char *l = xf_asprintf("%s_%s", s->u.assign.label, suffix);
+            char *l = xasprintf("%s_%s", s->u.assign.label, suffix);
             s->u.assign.label = ir_strdup(R->p, l);
             free(l);
         }
@@ -483,7 +483,7 @@ ir_program *xf_overlap_apply(const ir_program *src, const xf_args *args, diag_li
             snprintf(sfx, sizeof sfx, "%s%d", nest->u.for_.vars[k].var, side);
             ir_stmt *f = slab(&R, nest, L, H, sfx, 1);
             if (k == 0 && side == 0) {
-                char *c = xf_asprintf("boundary (width %lld): the elements other processors need, computed and sent "
+                char *c = xasprintf("boundary (width %lld): the elements other processors need, computed and sent "
                                       "first", (long long)w);
                 lead(&R, f, c);
                 free(c);

@@ -37,8 +37,7 @@ static isl_stat collect_map(__isl_take isl_map *map, void *user)
     }
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 16;
-        c->r = realloc(c->r, (size_t)c->cap * sizeof *c->r);
-        if (!c->r) abort();
+        c->r = xrealloc(c->r, (size_t)c->cap * sizeof *c->r);
     }
     map = isl_map_coalesce(map);
     c->r[c->n++] = (xf_rawdep){c->kind, s, t, c->acc, map};
@@ -94,13 +93,13 @@ int xf_deps_memo_hits(void) { return memo_hits; }
 
 static char *model_key(const xf_model *m)
 {
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s\n%d\n", m->context ? m->context : "", m->nst);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s\n%d\n", m->context ? m->context : "", m->nst);
     for (int i = 0; i < m->nst; i++)
-        xf_buf_printf(&b, "%s\n%s\n%s\n", m->st[i].name, m->st[i].domain, m->st[i].sched);
+        strbuf_printf(&b, "%s\n%s\n%s\n", m->st[i].name, m->st[i].domain, m->st[i].sched);
     for (int i = 0; i < m->nacc; i++)
-        xf_buf_printf(&b, "%d %d %d %s\n", m->acc[i].stmt, m->acc[i].write, m->acc[i].must, m->acc[i].rel);
-    return xf_buf_take(&b);
+        strbuf_printf(&b, "%d %d %d %s\n", m->acc[i].stmt, m->acc[i].write, m->acc[i].must, m->acc[i].rel);
+    return strbuf_take(&b);
 }
 
 static int memo_get(const xf_model *m, const char *key, xf_rawdep **out, int *n)
@@ -108,8 +107,7 @@ static int memo_get(const xf_model *m, const char *key, xf_rawdep **out, int *n)
     for (int e = 0; e < DEPS_MEMO; e++) {
         const memo_entry *me = &memo[e];
         if (!me->key || strcmp(me->key, key) != 0) continue;
-        xf_rawdep *r = calloc(me->n ? (size_t)me->n : 1, sizeof *r);
-        if (!r) abort();
+        xf_rawdep *r = xcalloc(me->n ? (size_t)me->n : 1, sizeof *r);
         for (int i = 0; i < me->n; i++) {
             const memo_dep *md = &me->deps[i];
             r[i] = (xf_rawdep){md->kind, md->src, md->sink, md->acc, isl_map_read_from_str(m->ctx, md->rel)};
@@ -135,11 +133,9 @@ static void memo_put(char *key, const xf_rawdep *r, int n)
     free(me->key);
     me->key = key;
     me->n = n;
-    me->deps = calloc(n ? (size_t)n : 1, sizeof *me->deps);
-    if (!me->deps) abort();
+    me->deps = xcalloc(n ? (size_t)n : 1, sizeof *me->deps);
     for (int i = 0; i < n; i++) {
         me->deps[i] = (memo_dep){r[i].kind, r[i].src, r[i].sink, r[i].acc, isl_map_to_str(r[i].rel)};
-        if (!me->deps[i].rel) abort();
     }
 }
 
@@ -224,30 +220,30 @@ void xf_rawdeps_free(xf_rawdep *r, int n)
 
 /* ---- examples ----------------------------------------------------------------------------- */
 
-static void print_params(xf_buf *b, const xf_model *m, __isl_keep isl_point *pt)
+static void print_params(strbuf *b, const xf_model *m, __isl_keep isl_point *pt)
 {
     isl_space *sp = isl_point_get_space(pt);
     int np = (int)isl_space_dim(sp, isl_dim_param);
     for (int k = 0; k < np; k++) {
         isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_param, k);
         const char *nm = isl_space_get_dim_name(sp, isl_dim_param, (unsigned)k);
-        xf_buf_printf(b, "%s%s = %ld", k ? ", " : " (", nm ? nm : "?", isl_val_get_num_si(v));
+        strbuf_printf(b, "%s%s = %ld", k ? ", " : " (", nm ? nm : "?", isl_val_get_num_si(v));
         isl_val_free(v);
     }
     isl_space_free(sp);
-    if (np) xf_buf_printf(b, ")");
+    if (np) strbuf_printf(b, ")");
     (void)m;
 }
 
-static void print_tuple(xf_buf *b, __isl_keep isl_point *pt, int first, int n, const char *name)
+static void print_tuple(strbuf *b, __isl_keep isl_point *pt, int first, int n, const char *name)
 {
-    xf_buf_printf(b, "%s[", name ? name : "");
+    strbuf_printf(b, "%s[", name ? name : "");
     for (int k = 0; k < n; k++) {
         isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, first + k);
-        xf_buf_printf(b, "%s%ld", k ? ", " : "", isl_val_get_num_si(v));
+        strbuf_printf(b, "%s%ld", k ? ", " : "", isl_val_get_num_si(v));
         isl_val_free(v);
     }
-    xf_buf_printf(b, "]");
+    strbuf_printf(b, "]");
 }
 
 char *xf_example(const xf_model *m, __isl_keep isl_map *rel)
@@ -255,36 +251,36 @@ char *xf_example(const xf_model *m, __isl_keep isl_map *rel)
     isl_basic_map *bm = isl_map_sample(isl_map_copy(rel));
     const char *sn = isl_basic_map_get_tuple_name(bm, isl_dim_in);
     const char *tn = isl_basic_map_get_tuple_name(bm, isl_dim_out);
-    char *sn2 = xf_strdup(sn ? sn : ""), *tn2 = xf_strdup(tn ? tn : "");
+    char *sn2 = xstrdup(sn ? sn : ""), *tn2 = xstrdup(tn ? tn : "");
     int nin = (int)isl_basic_map_dim(bm, isl_dim_in), nout = (int)isl_basic_map_dim(bm, isl_dim_out);
     isl_point *pt = isl_basic_set_sample_point(isl_basic_map_wrap(bm));
-    xf_buf b = {0};
+    strbuf b = {0};
     if (pt && isl_point_is_void(pt) != isl_bool_true) {
         print_tuple(&b, pt, 0, nin, sn2);
-        xf_buf_printf(&b, " -> ");
+        strbuf_printf(&b, " -> ");
         print_tuple(&b, pt, nin, nout, tn2);
         print_params(&b, m, pt);
     }
     isl_point_free(pt);
     free(sn2);
     free(tn2);
-    return xf_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 char *xf_example_set(const xf_model *m, __isl_keep isl_set *set)
 {
     const char *sn = isl_set_get_tuple_name(set);
-    char *sn2 = xf_strdup(sn ? sn : "");
+    char *sn2 = xstrdup(sn ? sn : "");
     int n = (int)isl_set_dim(set, isl_dim_set);
     isl_point *pt = isl_set_sample_point(isl_set_copy(set));
-    xf_buf b = {0};
+    strbuf b = {0};
     if (pt && isl_point_is_void(pt) != isl_bool_true) {
         print_tuple(&b, pt, 0, n, sn2);
         print_params(&b, m, pt);
     }
     isl_point_free(pt);
     free(sn2);
-    return xf_buf_take(&b);
+    return strbuf_take(&b);
 }
 
 /* ---- the report --------------------------------------------------------------------------- */
@@ -332,9 +328,9 @@ xf_deps *xf_deps_compute(const ir_program *p, const ir_binding *ov, int nov, int
     xf_rawdep *r = NULL;
     int n = 0;
     xf_model_deps(m, &r, &n, d);
-    xf_deps *res = calloc(1, sizeof *res);
-    res->items = calloc((size_t)n + 1, sizeof *res->items);
-    res->context = xf_strdup(m->context);
+    xf_deps *res = xcalloc(1, sizeof *res);
+    res->items = xcalloc((size_t)n + 1, sizeof *res->items);
+    res->context = xstrdup(m->context);
     isl_set *ctx = xf_model_context(m);
     for (int i = 0; i < n; i++) {
         xf_dep *dep = &res->items[res->n++];
@@ -343,7 +339,7 @@ xf_deps *xf_deps_compute(const ir_program *p, const ir_binding *ov, int nov, int
         dep->src = ir_strdup((ir_program *)p, m->st[r[i].src].name);
         dep->sink = ir_strdup((ir_program *)p, m->st[r[i].sink].name);
         dep->array = a->expr->kind == IR_E_ACCESS ? a->expr->u.access.array : a->expr->u.name.id;
-        dep->ref = xf_strdup(a->text);
+        dep->ref = xstrdup(a->text);
         isl_map *g = isl_map_gist_params(isl_map_copy(r[i].rel), isl_set_copy(ctx));
         dep->relation = isl_map_to_str(g);
         isl_map_free(g);
@@ -374,15 +370,15 @@ void xf_deps_free(xf_deps *deps)
 static const char *const kind_name[] = {[XF_DEP_FLOW] = "flow", [XF_DEP_ANTI] = "anti",
                                         [XF_DEP_OUTPUT] = "output"};
 
-static void vec(xf_buf *b, const xf_dep *d)
+static void vec(strbuf *b, const xf_dep *d)
 {
-    if (!d->ndist) { xf_buf_printf(b, "-"); return; }
-    xf_buf_printf(b, "(");
+    if (!d->ndist) { strbuf_printf(b, "-"); return; }
+    strbuf_printf(b, "(");
     for (int k = 0; k < d->ndist; k++) {
-        if (d->uniform) xf_buf_printf(b, "%s%lld", k ? ", " : "", d->dist[k]);
-        else xf_buf_printf(b, "%s%s", k ? ", " : "", d->dir[k]);
+        if (d->uniform) strbuf_printf(b, "%s%lld", k ? ", " : "", d->dist[k]);
+        else strbuf_printf(b, "%s%s", k ? ", " : "", d->dir[k]);
     }
-    xf_buf_printf(b, ")");
+    strbuf_printf(b, ")");
 }
 
 void xf_deps_print(FILE *out, const xf_deps *deps, int json)
@@ -414,12 +410,12 @@ void xf_deps_print(FILE *out, const xf_deps *deps, int json)
             "reference", "distance / direction");
     for (int i = 0; i < deps->n; i++) {
         const xf_dep *d = &deps->items[i];
-        xf_buf b = {0};
+        strbuf b = {0};
         vec(&b, d);
         fprintf(out, "%-3d %-6s %-8s %-8s %-6s %-22s %s%s\n", i + 1, kind_name[d->kind], d->src,
                 d->sink, d->array, d->ref, b.s, d->uniform ? "" : "  (direction)");
         fprintf(out, "    %s\n", d->relation);
-        xf_buf_free(&b);
+        strbuf_free(&b);
     }
     fprintf(out, "%d dependence%s; parameters %s\n", deps->n, deps->n == 1 ? "" : "s", deps->context);
 }

@@ -82,7 +82,7 @@ const char *xf_fresh_name(ir_program *p, char **text, const char *base)
     snprintf(nm, sizeof nm, "%s", base);
     for (int i = 1; xf_word_in(*text, nm); i++) snprintf(nm, sizeof nm, "%s%d", base, i);
     size_t L = strlen(*text);
-    char *t = realloc(*text, L + strlen(nm) + 2);   /* taken: later names avoid it too */
+    char *t = xrealloc(*text, L + strlen(nm) + 2);   /* taken: later names avoid it too */
     if (t) { *text = t; snprintf(t + L, strlen(nm) + 2, " %s", nm); }
     return ir_strdup(p, nm);
 }

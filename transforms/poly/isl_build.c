@@ -90,93 +90,93 @@ static int isl_const(const ir_expr *e, const xf_frame *fr, int nfr, int64_t *v)
     return xf_int_const(e, v);
 }
 
-int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *fr, int nfr)
+int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *fr, int nfr)
 {
     char tmp[80];
     int64_t k;
     if (e->kind != IR_E_INT && isl_const(e, fr, nfr, &k) == 0) {   /* -(2), 2 * 3, a let of one */
-        xf_buf_printf(b, "(%lld)", (long long)k);
+        strbuf_printf(b, "(%lld)", (long long)k);
         return 0;
     }
     switch (e->kind) {
     case IR_E_INT:
-        xf_buf_printf(b, "%lld", (long long)e->u.ival);
+        strbuf_printf(b, "%lld", (long long)e->u.ival);
         return 0;
     case IR_E_NAME: {
         ir_name_kind nk = e->u.name.nk;
         if (nk == IR_N_LET) {
             const ir_expr *v = find_let(e->u.name.id, fr, nfr);
             if (!v) return -1;
-            xf_buf_printf(b, "(");
+            strbuf_printf(b, "(");
             int r = xf_isl_expr(b, v, fr, nfr);
-            xf_buf_printf(b, ")");
+            strbuf_printf(b, ")");
             return r;
         }
         if (nk != IR_N_PARAM && nk != IR_N_LOOPVAR && nk != IR_N_REDVAR &&
             nk != IR_N_UNRESOLVED)
             return -1;
-        xf_buf_printf(b, "%s", xf_isl_name(e->u.name.id, tmp, sizeof tmp));
+        strbuf_printf(b, "%s", xf_isl_name(e->u.name.id, tmp, sizeof tmp));
         return 0;
     }
     case IR_E_UNARY:
-        xf_buf_printf(b, e->u.op.op == IR_OP_NEG ? "-(" : "not (");
+        strbuf_printf(b, e->u.op.op == IR_OP_NEG ? "-(" : "not (");
         if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
-        xf_buf_printf(b, ")");
+        strbuf_printf(b, ")");
         return 0;
     case IR_E_BINARY: {
         ir_op op = e->u.op.op;
         if (op == IR_OP_DIV || op == IR_OP_MOD) {
-            xf_buf_printf(b, op == IR_OP_DIV ? "floor((" : "((");
+            strbuf_printf(b, op == IR_OP_DIV ? "floor((" : "((");
             if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
             /* isl wants the divisor bare: `floor((e)/2)`, `(e) mod 2` */
             if (isl_const(e->u.op.b, fr, nfr, &k) || k <= 0) return -1;
-            xf_buf_printf(b, op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)k);
+            strbuf_printf(b, op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)k);
             return 0;
         }
         if ((size_t)op >= sizeof isl_binop / sizeof isl_binop[0] || !isl_binop[op]) return -1;
         int ka = op == IR_OP_MUL && isl_const(e->u.op.a, fr, nfr, &k) == 0;
         if (op == IR_OP_MUL && (ka || isl_const(e->u.op.b, fr, nfr, &k) == 0)) {
             /* isl takes a literal factor bare and at the left: -2*(n) */
-            xf_buf_printf(b, "%lld*(", (long long)k);
+            strbuf_printf(b, "%lld*(", (long long)k);
             if (xf_isl_expr(b, ka ? e->u.op.b : e->u.op.a, fr, nfr) < 0) return -1;
-            xf_buf_printf(b, ")");
+            strbuf_printf(b, ")");
             return 0;
         }
-        xf_buf_printf(b, "(");
+        strbuf_printf(b, "(");
         if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
-        xf_buf_printf(b, ") %s (", isl_binop[op]);
+        strbuf_printf(b, ") %s (", isl_binop[op]);
         if (xf_isl_expr(b, e->u.op.b, fr, nfr) < 0) return -1;
-        xf_buf_printf(b, ")");
+        strbuf_printf(b, ")");
         return 0;
     }
     case IR_E_CALL: {
         ir_func f = e->u.call.f;
         if (f == IR_F_MIN || f == IR_F_MAX) {
-            xf_buf_printf(b, f == IR_F_MIN ? "min(" : "max(");
+            strbuf_printf(b, f == IR_F_MIN ? "min(" : "max(");
             for (int i = 0; i < e->u.call.nargs; i++) {
-                if (i) xf_buf_printf(b, ", ");
+                if (i) strbuf_printf(b, ", ");
                 if (xf_isl_expr(b, e->u.call.args[i], fr, nfr) < 0) return -1;
             }
-            xf_buf_printf(b, ")");
+            strbuf_printf(b, ")");
             return 0;
         }
         if ((f == IR_F_FLOOR || f == IR_F_CEIL) && e->u.call.nargs == 1) {
             const ir_expr *a = e->u.call.args[0];
             if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_DIV) {
                 if (isl_const(a->u.op.b, fr, nfr, &k) || k <= 0) return -1;
-                xf_buf_printf(b, f == IR_F_FLOOR ? "floor((" : "ceil((");
+                strbuf_printf(b, f == IR_F_FLOOR ? "floor((" : "ceil((");
                 if (xf_isl_expr(b, a->u.op.a, fr, nfr) < 0) return -1;
-                xf_buf_printf(b, ")/%lld)", (long long)k);
+                strbuf_printf(b, ")/%lld)", (long long)k);
                 return 0;
             }
             return xf_isl_expr(b, a, fr, nfr);
         }
         if (f == IR_F_ABS && e->u.call.nargs == 1) {
-            xf_buf_printf(b, "max(");
+            strbuf_printf(b, "max(");
             if (xf_isl_expr(b, e->u.call.args[0], fr, nfr) < 0) return -1;
-            xf_buf_printf(b, ", -(");
+            strbuf_printf(b, ", -(");
             if (xf_isl_expr(b, e->u.call.args[0], fr, nfr) < 0) return -1;
-            xf_buf_printf(b, "))");
+            strbuf_printf(b, "))");
             return 0;
         }
         return -1;
@@ -227,11 +227,11 @@ static int bound_div(const ir_expr *e, const xf_frame *fr, int nfr, const ir_exp
 }
 
 /* One side of `lo <= v <= hi` as isl text into b: upper says which. */
-static int bound_text(xf_buf *b, const ir_expr *e, const char *v, int upper, const xf_frame *fr, int nfr)
+static int bound_text(strbuf *b, const ir_expr *e, const char *v, int upper, const xf_frame *fr, int nfr)
 {
     if (e->kind == IR_E_CALL && e->u.call.f == (upper ? IR_F_MIN : IR_F_MAX)) {
         for (int i = 0; i < e->u.call.nargs; i++) {
-            if (i) xf_buf_printf(b, " and ");
+            if (i) strbuf_printf(b, " and ");
             if (bound_text(b, e->u.call.args[i], v, upper, fr, nfr) < 0) return -1;
         }
         return 0;
@@ -249,29 +249,29 @@ static int bound_text(xf_buf *b, const ir_expr *e, const char *v, int upper, con
         div = i, num = nm, k = kk, ceil = c;
     }
     if (div < 0) {   /* affine, or beyond this rewrite */
-        xf_buf_printf(b, upper ? "%s <= " : "", v);
+        strbuf_printf(b, upper ? "%s <= " : "", v);
         if (xf_isl_expr(b, e, fr, nfr) < 0) return -1;
-        xf_buf_printf(b, upper ? "" : " <= %s", v);
+        strbuf_printf(b, upper ? "" : " <= %s", v);
         return 0;
     }
     if (t[div].sign < 0) ceil = !ceil;   /* -floor(E/k) = ceil(-E/k), -ceil(E/k) = floor(-E/k) */
-    xf_buf en = {0}, rest = {0};
+    strbuf en = {0}, rest = {0};
     int r = xf_isl_expr(&en, num, fr, nfr);
-    xf_buf_printf(&rest, "(%s)", v);   /* v - A */
+    strbuf_printf(&rest, "(%s)", v);   /* v - A */
     for (int i = 0; i < n && r == 0; i++) {
         if (i == div) continue;
-        xf_buf_printf(&rest, t[i].sign > 0 ? " - (" : " + (");
+        strbuf_printf(&rest, t[i].sign > 0 ? " - (" : " + (");
         r = xf_isl_expr(&rest, t[i].e, fr, nfr);
-        xf_buf_printf(&rest, ")");
+        strbuf_printf(&rest, ")");
     }
     const char *sg = t[div].sign < 0 ? "-" : "";
     long long kk = (long long)k;
     if (r == 0 && !upper)
-        xf_buf_printf(b, "%s(%s) <= %lld*(%s) + %lld", sg, en.s, kk, rest.s, ceil ? 0 : kk - 1);
+        strbuf_printf(b, "%s(%s) <= %lld*(%s) + %lld", sg, en.s, kk, rest.s, ceil ? 0 : kk - 1);
     else if (r == 0)
-        xf_buf_printf(b, "%lld*(%s) <= %s(%s) + %lld", kk, rest.s, sg, en.s, ceil ? kk - 1 : 0);
-    xf_buf_free(&en);
-    xf_buf_free(&rest);
+        strbuf_printf(b, "%lld*(%s) <= %s(%s) + %lld", kk, rest.s, sg, en.s, ceil ? kk - 1 : 0);
+    strbuf_free(&en);
+    strbuf_free(&rest);
     return r;
 }
 
@@ -296,10 +296,9 @@ static void push_frame(bctx *c, xf_frame_kind k, const ir_stmt *node, int var, c
 {
     if (c->nfr == c->capfr) {
         c->capfr = c->capfr ? 2 * c->capfr : 16;
-        c->fr = realloc(c->fr, (size_t)c->capfr * sizeof *c->fr);
-        if (!c->fr) abort();
+        c->fr = xrealloc(c->fr, (size_t)c->capfr * sizeof *c->fr);
     }
-    c->fr[c->nfr++] = (xf_frame){k, node, var, cons ? cons : xf_strdup(""), exact};
+    c->fr[c->nfr++] = (xf_frame){k, node, var, cons ? cons : xstrdup(""), exact};
 }
 
 static void pop_frames(bctx *c, int to)
@@ -311,8 +310,7 @@ static void push_sched(bctx *c, char *s)
 {
     if (c->nsched == c->capsched) {
         c->capsched = c->capsched ? 2 * c->capsched : 16;
-        c->sched = realloc(c->sched, (size_t)c->capsched * sizeof *c->sched);
-        if (!c->sched) abort();
+        c->sched = xrealloc(c->sched, (size_t)c->capsched * sizeof *c->sched);
     }
     c->sched[c->nsched++] = s;
 }
@@ -322,11 +320,11 @@ static void pop_sched(bctx *c) { free(c->sched[--c->nsched]); }
 static const char *file_of(const bctx *c) { return c->p->file; }
 
 /* Appends "NAME[v1, v2]" for statement s. */
-static void tuple(xf_buf *b, const xf_stmt *s)
+static void tuple(strbuf *b, const xf_stmt *s)
 {
-    xf_buf_printf(b, "%s[", s->name);
-    for (int i = 0; i < s->nvars; i++) xf_buf_printf(b, "%s%s", i ? ", " : "", s->vars[i]);
-    xf_buf_printf(b, "]");
+    strbuf_printf(b, "%s[", s->name);
+    for (int i = 0; i < s->nvars; i++) strbuf_printf(b, "%s%s", i ? ", " : "", s->vars[i]);
+    strbuf_printf(b, "]");
 }
 
 static void add_access(bctx *c, int stmt, int write, const ir_expr *e, red *reds, int nreds)
@@ -335,8 +333,7 @@ static void add_access(bctx *c, int stmt, int write, const ir_expr *e, red *reds
     xf_stmt *s = &m->st[stmt];
     if (m->nacc == c->acccap) {
         c->acccap = c->acccap ? 2 * c->acccap : 32;
-        m->acc = realloc(m->acc, (size_t)c->acccap * sizeof *m->acc);
-        if (!m->acc) abort();
+        m->acc = xrealloc(m->acc, (size_t)c->acccap * sizeof *m->acc);
     }
     xf_access *a = &m->acc[m->nacc++];
     memset(a, 0, sizeof *a);
@@ -347,42 +344,42 @@ static void add_access(bctx *c, int stmt, int write, const ir_expr *e, red *reds
     a->must = s->exact;
     const char *arr = e->kind == IR_E_ACCESS ? e->u.access.array : e->u.name.id;
     int nidx = e->kind == IR_E_ACCESS ? e->u.access.nidx : 0;
-    xf_buf b = {0}, cons = {0};
+    strbuf b = {0}, cons = {0};
     char tmp[80];
-    xf_buf_printf(&b, "%s -> { ", m->params);
+    strbuf_printf(&b, "%s -> { ", m->params);
     tuple(&b, s);
-    xf_buf_printf(&b, " -> %s[", xf_isl_name(arr, tmp, sizeof tmp));
-    for (int i = 0; i < nidx; i++) xf_buf_printf(&b, "%so%d", i ? ", " : "", i);
-    xf_buf_printf(&b, "]");
+    strbuf_printf(&b, " -> %s[", xf_isl_name(arr, tmp, sizeof tmp));
+    for (int i = 0; i < nidx; i++) strbuf_printf(&b, "%so%d", i ? ", " : "", i);
+    strbuf_printf(&b, "]");
     for (int i = 0; i < nidx; i++) {
-        xf_buf x = {0};
+        strbuf x = {0};
         if (xf_isl_expr(&x, e->u.access.idx[i], s->frames, s->nframes) == 0)
-            xf_buf_printf(&cons, "%s o%d = %s", cons.n ? " and" : "", i, x.s);
+            strbuf_printf(&cons, "%s o%d = %s", cons.n ? " and" : "", i, x.s);
         else
             a->must = 0;
-        xf_buf_free(&x);
+        strbuf_free(&x);
     }
     for (int r = 0; r < nreds; r++) {
-        if (reds[r].lo) xf_buf_printf(&cons, "%s %s <= %s", cons.n ? " and" : "", reds[r].lo,
+        if (reds[r].lo) strbuf_printf(&cons, "%s %s <= %s", cons.n ? " and" : "", reds[r].lo,
                                       xf_isl_name(reds[r].var, tmp, sizeof tmp));
-        if (reds[r].hi) xf_buf_printf(&cons, "%s %s <= %s", cons.n ? " and" : "",
+        if (reds[r].hi) strbuf_printf(&cons, "%s %s <= %s", cons.n ? " and" : "",
                                       xf_isl_name(reds[r].var, tmp, sizeof tmp), reds[r].hi);
     }
     if (cons.n) {
-        xf_buf_printf(&b, " : ");
+        strbuf_printf(&b, " : ");
         if (nreds) {
-            xf_buf_printf(&b, "exists (");
+            strbuf_printf(&b, "exists (");
             for (int r = 0; r < nreds; r++)
-                xf_buf_printf(&b, "%s%s", r ? ", " : "", xf_isl_name(reds[r].var, tmp, sizeof tmp));
-            xf_buf_printf(&b, " : %s)", cons.s);
+                strbuf_printf(&b, "%s%s", r ? ", " : "", xf_isl_name(reds[r].var, tmp, sizeof tmp));
+            strbuf_printf(&b, " : %s)", cons.s);
         } else {
-            xf_buf_printf(&b, "%s", cons.s);
+            strbuf_printf(&b, "%s", cons.s);
         }
     }
     if (nreds) a->must = 0;   /* a reduction reads a range: not one element per instance */
-    xf_buf_printf(&b, " }");
-    xf_buf_free(&cons);
-    a->rel = xf_buf_take(&b);
+    strbuf_printf(&b, " }");
+    strbuf_free(&cons);
+    a->rel = strbuf_take(&b);
 }
 
 /* Records every array read in `e` (a right-hand side), with the reductions around it. */
@@ -413,13 +410,13 @@ static void walk_reads(bctx *c, int stmt, const ir_expr *e, red *reds, int nreds
         walk_reads(c, stmt, e->u.reduce.hi, reds, nreds);
         red r2[nreds + 1];
         if (nreds) memcpy(r2, reds, (size_t)nreds * sizeof *reds);
-        xf_buf lo = {0}, hi = {0};
+        strbuf lo = {0}, hi = {0};
         r2[nreds].var = e->u.reduce.var;
         r2[nreds].lo = xf_isl_expr(&lo, e->u.reduce.lo, s->frames, s->nframes) == 0 ? lo.s : NULL;
         r2[nreds].hi = xf_isl_expr(&hi, e->u.reduce.hi, s->frames, s->nframes) == 0 ? hi.s : NULL;
         walk_reads(c, stmt, e->u.reduce.body, r2, nreds + 1);
-        xf_buf_free(&lo);
-        xf_buf_free(&hi);
+        strbuf_free(&lo);
+        strbuf_free(&hi);
         break;
     }
     default:
@@ -436,14 +433,13 @@ static void add_leaf(bctx *c, const ir_stmt *s)
     push_frame(c, XF_FR_LEAF, s, 0, NULL, 1);
     if (m->nst == c->stcap) {
         c->stcap = c->stcap ? 2 * c->stcap : 16;
-        m->st = realloc(m->st, (size_t)c->stcap * sizeof *m->st);
-        if (!m->st) abort();
+        m->st = xrealloc(m->st, (size_t)c->stcap * sizeof *m->st);
     }
     const char *label = s->u.assign.label;
-    char *name = label ? xf_strdup(xf_isl_name(label, tmp, sizeof tmp))
-                       : xf_asprintf("S_%d", s->pos.line);
+    char *name = label ? xstrdup(xf_isl_name(label, tmp, sizeof tmp))
+                       : xasprintf("S_%d", s->pos.line);
     for (int k = 2; xf_model_find(m, name) >= 0; k++) {   /* unique */
-        char *n2 = xf_asprintf("%s_%d", label ? label : "S", k);
+        char *n2 = xasprintf("%s_%d", label ? label : "S", k);
         free(name);
         name = n2;
     }
@@ -454,30 +450,30 @@ static void add_leaf(bctx *c, const ir_stmt *s)
     st->textpos = c->textpos++;
     st->name = name;
     st->nframes = c->nfr;
-    st->frames = malloc((size_t)c->nfr * sizeof *st->frames);
-    st->vars = malloc((size_t)(c->nfr + 1) * sizeof *st->vars);
+    st->frames = xmalloc((size_t)c->nfr * sizeof *st->frames);
+    st->vars = xmalloc((size_t)(c->nfr + 1) * sizeof *st->vars);
     st->exact = 1;
-    xf_buf cons = {0};
+    strbuf cons = {0};
     for (int i = 0; i < c->nfr; i++) {
         st->frames[i] = c->fr[i];
-        st->frames[i].cons = xf_strdup(c->fr[i].cons);
+        st->frames[i].cons = xstrdup(c->fr[i].cons);
         if (!c->fr[i].exact) st->exact = 0;
         if (c->fr[i].kind == XF_FR_FOR)
             st->vars[st->nvars++] =
-                xf_strdup(xf_isl_name(c->fr[i].node->u.for_.vars[c->fr[i].var].var, tmp, sizeof tmp));
-        if (c->fr[i].cons[0]) xf_buf_printf(&cons, "%s%s", cons.n ? " and " : "", c->fr[i].cons);
+                xstrdup(xf_isl_name(c->fr[i].node->u.for_.vars[c->fr[i].var].var, tmp, sizeof tmp));
+        if (c->fr[i].cons[0]) strbuf_printf(&cons, "%s%s", cons.n ? " and " : "", c->fr[i].cons);
     }
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s -> { ", m->params);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s -> { ", m->params);
     tuple(&b, st);
-    if (cons.n) xf_buf_printf(&b, " : %s", cons.s);
-    xf_buf_printf(&b, " }");
-    st->domain = xf_buf_take(&b);
-    xf_buf_free(&cons);
+    if (cons.n) strbuf_printf(&b, " : %s", cons.s);
+    strbuf_printf(&b, " }");
+    st->domain = strbuf_take(&b);
+    strbuf_free(&cons);
     /* the schedule vector; padded later */
-    xf_buf_printf(&b, "%s", "");
-    for (int i = 0; i < c->nsched; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", c->sched[i]);
-    st->sched = xf_buf_take(&b);
+    strbuf_printf(&b, "%s", "");
+    for (int i = 0; i < c->nsched; i++) strbuf_printf(&b, "%s%s", i ? ", " : "", c->sched[i]);
+    st->sched = strbuf_take(&b);
     if (c->nsched > m->sched_len) m->sched_len = c->nsched;
 
     const ir_expr *lhs = s->u.assign.lhs;
@@ -494,8 +490,8 @@ static void add_leaf(bctx *c, const ir_stmt *s)
         else if (f->kind == XF_FR_LET)
             walk_reads(c, idx, f->node->u.let.value, NULL, 0);
         for (int k = before; k < m->nacc; k++) {   /* say where the read is */
-            char *t = f->kind == XF_FR_LET ? xf_asprintf("%s (let %s)", m->acc[k].text, f->node->u.let.var)
-                                          : xf_asprintf("%s (if, line %d)", m->acc[k].text, f->node->pos.line);
+            char *t = f->kind == XF_FR_LET ? xasprintf("%s (let %s)", m->acc[k].text, f->node->u.let.var)
+                                          : xasprintf("%s (if, line %d)", m->acc[k].text, f->node->pos.line);
             free(m->acc[k].text);
             m->acc[k].text = t;
         }
@@ -509,22 +505,21 @@ static void add_send(bctx *c, const ir_stmt *s)
 {
     xf_model *m = c->m;
     char tmp[80];
-    xf_buf vars = {0}, cons = {0}, when = {0}, b = {0};
+    strbuf vars = {0}, cons = {0}, when = {0}, b = {0};
     for (int i = 0; i < c->nfr; i++) {
         const xf_frame *f = &c->fr[i];
         if (f->kind == XF_FR_FOR)
-            xf_buf_printf(&vars, "%s%s", vars.n ? ", " : "", xf_isl_name(f->node->u.for_.vars[f->var].var, tmp, sizeof tmp));
-        if (f->cons[0]) xf_buf_printf(&cons, "%s%s", cons.n ? " and " : "", f->cons);
+            strbuf_printf(&vars, "%s%s", vars.n ? ", " : "", xf_isl_name(f->node->u.for_.vars[f->var].var, tmp, sizeof tmp));
+        if (f->cons[0]) strbuf_printf(&cons, "%s%s", cons.n ? " and " : "", f->cons);
     }
     if (s->u.send.when && xf_isl_expr(&when, s->u.send.when, c->fr, c->nfr) == 0)
-        xf_buf_printf(&cons, "%s(%s)", cons.n ? " and " : "", when.s);
-    xf_buf_printf(&b, "%s -> { SEND[%s]%s%s }", m->params, vars.n ? vars.s : "", cons.n ? " : " : "", cons.n ? cons.s : "");
-    m->sends = realloc(m->sends, (size_t)(m->nsends + 1) * sizeof *m->sends);
-    if (!m->sends) abort();
-    m->sends[m->nsends++] = xf_buf_take(&b);
-    xf_buf_free(&vars);
-    xf_buf_free(&cons);
-    xf_buf_free(&when);
+        strbuf_printf(&cons, "%s(%s)", cons.n ? " and " : "", when.s);
+    strbuf_printf(&b, "%s -> { SEND[%s]%s%s }", m->params, vars.n ? vars.s : "", cons.n ? " : " : "", cons.n ? cons.s : "");
+    m->sends = xrealloc(m->sends, (size_t)(m->nsends + 1) * sizeof *m->sends);
+    m->sends[m->nsends++] = strbuf_take(&b);
+    strbuf_free(&vars);
+    strbuf_free(&cons);
+    strbuf_free(&when);
 }
 
 static void walk_stmt(bctx *c, const ir_stmt *s)
@@ -542,7 +537,7 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
         for (int v = 0; v < s->u.for_.nvars; v++) {
             const ir_loopvar *lv = &s->u.for_.vars[v];
             const char *vn = xf_isl_name(lv->var, tmp, sizeof tmp);
-            xf_buf b = {0}, lo = {0}, hi = {0}, st = {0};
+            strbuf b = {0}, lo = {0}, hi = {0}, st = {0};
             int64_t step = 1;   /* a literal, or a parameter's value under XF_MODEL_VALUES */
             int ok = xf_isl_expr(&lo, lv->lo, c->fr, c->nfr) == 0 &&
                      xf_isl_expr(&hi, lv->hi, c->fr, c->nfr) == 0 &&
@@ -555,19 +550,19 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
                 c->err = 1;
             } else {
                 int exact = bound_text(&b, lv->lo, vn, 0, c->fr, c->nfr) == 0;
-                xf_buf_printf(&b, " and ");
+                strbuf_printf(&b, " and ");
                 if (!exact || bound_text(&b, lv->hi, vn, 1, c->fr, c->nfr) != 0) {
-                    xf_buf_free(&b);
-                    xf_buf_printf(&b, "%s <= %s <= %s", lo.s, vn, hi.s);
+                    strbuf_free(&b);
+                    strbuf_printf(&b, "%s <= %s <= %s", lo.s, vn, hi.s);
                 }
                 if (lv->step)   /* isl wants the modulus bare */
-                    xf_buf_printf(&b, " and (%s - (%s)) mod %lld = 0", vn, lo.s, (long long)step);
+                    strbuf_printf(&b, " and (%s - (%s)) mod %lld = 0", vn, lo.s, (long long)step);
             }
-            xf_buf_free(&lo);
-            xf_buf_free(&hi);
-            xf_buf_free(&st);
-            push_frame(c, XF_FR_FOR, s, v, xf_buf_take(&b), ok);
-            push_sched(c, xf_strdup(vn));
+            strbuf_free(&lo);
+            strbuf_free(&hi);
+            strbuf_free(&st);
+            push_frame(c, XF_FR_FOR, s, v, strbuf_take(&b), ok);
+            push_sched(c, xstrdup(vn));
         }
         walk_block(c, s->u.for_.body);
         while (c->nsched > nsched) pop_sched(c);
@@ -575,15 +570,15 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
         break;
     }
     case IR_S_IF: {
-        xf_buf b = {0};
+        strbuf b = {0};
         int ok = xf_isl_expr(&b, s->u.if_.cond, c->fr, c->nfr) == 0;
-        char *cond = xf_buf_take(&b);
+        char *cond = strbuf_take(&b);
         int base = c->nfr;
-        push_frame(c, XF_FR_THEN, s, 0, ok ? xf_asprintf("(%s)", cond) : NULL, ok);
+        push_frame(c, XF_FR_THEN, s, 0, ok ? xasprintf("(%s)", cond) : NULL, ok);
         walk_block(c, s->u.if_.then_blk);
         pop_frames(c, base);
         if (s->u.if_.else_blk) {
-            push_frame(c, XF_FR_ELSE, s, 0, ok ? xf_asprintf("not (%s)", cond) : NULL, ok);
+            push_frame(c, XF_FR_ELSE, s, 0, ok ? xasprintf("not (%s)", cond) : NULL, ok);
             walk_block(c, s->u.if_.else_blk);
             pop_frames(c, base);
         }
@@ -603,7 +598,7 @@ static void walk_block(bctx *c, const ir_block *b)
     if (!b) return;
     int base = c->nfr;
     for (int k = 0; k < b->n; k++) {
-        push_sched(c, xf_asprintf("%d", k));
+        push_sched(c, xasprintf("%d", k));
         walk_stmt(c, b->stmts[k]);
         pop_sched(c);
     }
@@ -622,13 +617,13 @@ int xf_model_find(const xf_model *m, const char *label)
 static int affine_in_params(__isl_keep isl_ctx *ctx, const ir_program *p, const char *e)
 {
     char tmp[80];
-    xf_buf b = {0};
-    xf_buf_printf(&b, "[");
+    strbuf b = {0};
+    strbuf_printf(&b, "[");
     for (int i = 0; i < p->nparams; i++)
-        xf_buf_printf(&b, "%s%s", i ? ", " : "", xf_isl_name(p->params[i]->u.param.name, tmp, sizeof tmp));
-    xf_buf_printf(&b, "] -> { [%s] }", e);
+        strbuf_printf(&b, "%s%s", i ? ", " : "", xf_isl_name(p->params[i]->u.param.name, tmp, sizeof tmp));
+    strbuf_printf(&b, "] -> { [%s] }", e);
     isl_set *set = isl_set_read_from_str(ctx, b.s);
-    xf_buf_free(&b);
+    strbuf_free(&b);
     int ok = set != NULL;
     isl_set_free(set);
     return ok;
@@ -641,42 +636,42 @@ xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int
         diag_add(d, p->file, 0, 0, "the program must be checked before analysis");
         return NULL;
     }
-    xf_model *m = calloc(1, sizeof *m);
+    xf_model *m = xcalloc(1, sizeof *m);
     m->ctx = isl_ctx_alloc();
     isl_options_set_on_error(m->ctx, ISL_ON_ERROR_CONTINUE);
     xf_cancel_track(m->ctx);
     m->prog = p;
-    m->pvalues = calloc((size_t)p->nparams + 1, sizeof *m->pvalues);
+    m->pvalues = xcalloc((size_t)p->nparams + 1, sizeof *m->pvalues);
     if (ir_params_eval(p, ov, nov, 0, m->pvalues, d) != 0) {
         xf_model_free(m);
         return NULL;
     }
     char tmp[80];
-    xf_buf pb = {0}, cb = {0};
-    m->pnames = calloc((size_t)p->nparams + 1, sizeof *m->pnames);
-    xf_buf_printf(&pb, "[");
+    strbuf pb = {0}, cb = {0};
+    m->pnames = xcalloc((size_t)p->nparams + 1, sizeof *m->pnames);
+    strbuf_printf(&pb, "[");
     for (int i = 0; i < p->nparams; i++) {
         const char *nm = xf_isl_name(p->params[i]->u.param.name, tmp, sizeof tmp);
-        m->pnames[m->npnames++] = xf_strdup(nm);
-        xf_buf_printf(&pb, "%s%s", i ? ", " : "", nm);
+        m->pnames[m->npnames++] = xstrdup(nm);
+        strbuf_printf(&pb, "%s%s", i ? ", " : "", nm);
         long long v = (long long)m->pvalues[i];
         const ir_expr *val = p->params[i]->u.param.value;
-        xf_buf x = {0};
-        if (cb.n) xf_buf_printf(&cb, " and ");
+        strbuf x = {0};
+        if (cb.n) strbuf_printf(&cb, " and ");
         if (fixed)
-            xf_buf_printf(&cb, "%s = %lld", nm, v);
+            strbuf_printf(&cb, "%s = %lld", nm, v);
         else if (val->kind != IR_E_INT && xf_isl_expr(&x, val, NULL, 0) == 0 && affine_in_params(m->ctx, p, x.s))
-            xf_buf_printf(&cb, "%s = %s", nm, x.s);
+            strbuf_printf(&cb, "%s = %s", nm, x.s);
         else if (v >= 1)
-            xf_buf_printf(&cb, "%s >= 1", nm);
+            strbuf_printf(&cb, "%s >= 1", nm);
         else
-            xf_buf_printf(&cb, "%s = %lld", nm, v);
-        xf_buf_free(&x);
+            strbuf_printf(&cb, "%s = %lld", nm, v);
+        strbuf_free(&x);
     }
-    xf_buf_printf(&pb, "]");
-    m->params = xf_buf_take(&pb);
-    m->context = xf_asprintf("%s -> { : %s }", m->params, cb.n ? cb.s : "");
-    xf_buf_free(&cb);
+    strbuf_printf(&pb, "]");
+    m->params = strbuf_take(&pb);
+    m->context = xasprintf("%s -> { : %s }", m->params, cb.n ? cb.s : "");
+    strbuf_free(&cb);
 
     bctx c = {.m = m, .p = p, .d = d};
     isl_param_values = fixed == XF_MODEL_VALUES ? m->pvalues : NULL;
@@ -687,16 +682,16 @@ xf_model *xf_model_build(const ir_program *p, const ir_binding *ov, int nov, int
     /* pad the schedules and turn them into maps */
     for (int i = 0; i < m->nst; i++) {
         xf_stmt *s = &m->st[i];
-        xf_buf b = {0};
-        xf_buf_printf(&b, "%s -> { ", m->params);
+        strbuf b = {0};
+        strbuf_printf(&b, "%s -> { ", m->params);
         tuple(&b, s);
-        xf_buf_printf(&b, " -> [%s", s->sched);
+        strbuf_printf(&b, " -> [%s", s->sched);
         int len = s->sched[0] ? 1 : 0;
         for (const char *q = s->sched; *q; q++) len += *q == ',';
-        for (int k = len; k < m->sched_len; k++) xf_buf_printf(&b, "%s0", k ? ", " : "");
-        xf_buf_printf(&b, "] }");
+        for (int k = len; k < m->sched_len; k++) strbuf_printf(&b, "%s0", k ? ", " : "");
+        strbuf_printf(&b, "] }");
         free(s->sched);
-        s->sched = xf_buf_take(&b);
+        s->sched = strbuf_take(&b);
     }
     /* every text must parse: an isl error here is ours, not the user's */
     for (int i = 0; i < m->nst && !c.err; i++) {

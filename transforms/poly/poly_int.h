@@ -110,7 +110,7 @@ own_give char *xf_example_set(const xf_model *m, __isl_keep isl_set *set);
 
 /* Converts an integer expression (or condition) to isl text.  Names are looked up in the
  * frames (lets are substituted).  Returns 0, or -1 when not affine / not expressible. */
-int xf_isl_expr(xf_buf *b, const ir_expr *e, const xf_frame *frames, int nframes);
+int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *frames, int nframes);
 /* The isl spelling of a name (keywords get a trailing underscore). */
 const char *xf_isl_name(const char *name, char *tmp, size_t tmpsz);
 

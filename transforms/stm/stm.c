@@ -115,11 +115,11 @@ static int refuse(stm *s, char *msg)
 static char *leaf_map(const xf_model *m, const xf_stmt *st, int nvars, const char *name,
                       const char *e1, const char *e2)
 {
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s -> { %s[", m->params, name);
-    for (int i = 0; i < nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
-    xf_buf_printf(&b, "] -> [%s%s%s] }", e1, e2 ? ", " : "", e2 ? e2 : "");
-    return xf_buf_take(&b);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s -> { %s[", m->params, name);
+    for (int i = 0; i < nvars; i++) strbuf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
+    strbuf_printf(&b, "] -> [%s%s%s] }", e1, e2 ? ", " : "", e2 ? e2 : "");
+    return strbuf_take(&b);
 }
 
 /* ---- arguments ------------------------------------------------------------------------------ */
@@ -143,11 +143,11 @@ static int parse_args(stm *s, const xf_args *a)
                     strcmp(m->st[k].assign->u.assign.label, a->items[i].label) == 0)
                     found = 1;
             if (!found) {
-                xf_buf l = {0};
-                for (int k = 0; k < m->nst; k++) xf_buf_printf(&l, "%s%s", k ? ", " : "", m->st[k].name);
+                strbuf l = {0};
+                for (int k = 0; k < m->nst; k++) strbuf_printf(&l, "%s%s", k ? ", " : "", m->st[k].name);
                 usage(s, "stm: unknown statement label '%s' in %s (statements: %s)",
                       a->items[i].label, a->items[i].key, l.s ? l.s : "none");
-                xf_buf_free(&l);
+                strbuf_free(&l);
                 return -1;
             }
         }
@@ -157,7 +157,7 @@ static int parse_args(stm *s, const xf_args *a)
         return usage(s, "stm: inner=%s: expected inner=none or inner=seq%s%s", inner, "", "");
     s->inner_seq = inner && !strcmp(inner, "seq");
 
-    s->lf = calloc((size_t)m->nst + 1, sizeof *s->lf);
+    s->lf = xcalloc((size_t)m->nst + 1, sizeof *s->lf);
     for (int i = 0; i < m->nst; i++) {
         xf_stmt *st = &m->st[i];
         stm_leaf *l = &s->lf[i];
@@ -176,7 +176,7 @@ static int parse_args(stm *s, const xf_args *a)
         for (int k = 0; k < st->nvars; k++) names[nn++] = st->vars[k];
         for (int k = 0; k < m->npnames; k++) names[nn++] = m->pnames[k];
         /* sigma may have two components, "y,x": split at the top-level comma */
-        char *sg1 = xf_strdup(sg), *sg2 = NULL;
+        char *sg1 = xstrdup(sg), *sg2 = NULL;
         for (int depth = 0, k = 0; sg1[k]; k++) {
             depth += sg1[k] == '(' ? 1 : sg1[k] == ')' ? -1 : 0;
             if (sg1[k] == ',' && depth == 0) {
@@ -234,12 +234,12 @@ static int parse_args(stm *s, const xf_args *a)
             res[w] = isl;
         }
         l->theta = res[0];
-        l->sigma = l->nsig == 2 ? xf_asprintf("%s, %s", res[1], res[2]) : xf_strdup(res[1]);
+        l->sigma = l->nsig == 2 ? xasprintf("%s, %s", res[1], res[2]) : xstrdup(res[1]);
         l->sig[0] = res[1];
         l->sig[1] = res[2];
         free(sg1);
-        l->theta_txt = xf_strdup(th);
-        l->sigma_txt = xf_strdup(sg);
+        l->theta_txt = xstrdup(th);
+        l->sigma_txt = xstrdup(sg);
     }
     return 0;
 }
@@ -272,15 +272,15 @@ static int uses_inner(const stm *s, int leaf, int nv)
 static int disjunctive(const stm *s, const xf_stmt *st, int nvars, int r)
 {
     const xf_model *m = s->m;
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s -> { X[", m->params);
-    for (int i = 0; i < nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
-    xf_buf_printf(&b, "] : %s", st->frames[r].cons);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s -> { X[", m->params);
+    for (int i = 0; i < nvars; i++) strbuf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
+    strbuf_printf(&b, "] : %s", st->frames[r].cons);
     for (int f = 0; f < r; f++)
-        if (st->frames[f].kind == XF_FR_FOR && st->frames[f].cons[0]) xf_buf_printf(&b, " and %s", st->frames[f].cons);
-    xf_buf_printf(&b, " }");
+        if (st->frames[f].kind == XF_FR_FOR && st->frames[f].cons[0]) strbuf_printf(&b, " and %s", st->frames[f].cons);
+    strbuf_printf(&b, " }");
     isl_set *set = isl_set_read_from_str(m->ctx, b.s);
-    xf_buf_free(&b);
+    strbuf_free(&b);
     set = isl_set_coalesce(isl_set_intersect_params(set, xf_model_context(m)));
     int n = set ? (int)isl_set_n_basic_set(set) : 0;
     isl_set_free(set);
@@ -290,25 +290,25 @@ static int disjunctive(const stm *s, const xf_stmt *st, int nvars, int r)
 /* The unit's domain constraints: all (cons), and those code generation enumerates (gcons). */
 static void unit_constraints(const stm *s, stm_unit *x, const xf_stmt *st)
 {
-    xf_buf c = {0}, g = {0};
-    x->rtguard = calloc((size_t)x->root + 1, 1);
+    strbuf c = {0}, g = {0};
+    x->rtguard = xcalloc((size_t)x->root + 1, 1);
     for (int r = 0; r < x->root; r++) {
         const xf_frame *fr = &st->frames[r];
         if (!fr->cons[0]) continue;
-        xf_buf_printf(&c, "%s%s", c.n ? " and " : "", fr->cons);
+        strbuf_printf(&c, "%s%s", c.n ? " and " : "", fr->cons);
         if ((fr->kind == XF_FR_THEN || fr->kind == XF_FR_ELSE) && disjunctive(s, st, x->nvars, r))
             x->rtguard[r] = 1;
         else
-            xf_buf_printf(&g, "%s%s", g.n ? " and " : "", fr->cons);
+            strbuf_printf(&g, "%s%s", g.n ? " and " : "", fr->cons);
     }
-    x->cons = xf_buf_take(&c);
-    x->gcons = xf_buf_take(&g);
+    x->cons = strbuf_take(&c);
+    x->gcons = strbuf_take(&g);
 }
 
 static void make_units(stm *s)
 {
     xf_model *m = s->m;
-    s->u = calloc((size_t)m->nst + 1, sizeof *s->u);
+    s->u = xcalloc((size_t)m->nst + 1, sizeof *s->u);
     for (int i = 0; i < m->nst; i++) {
         const xf_stmt *st = &m->st[i];
         int root = st->nframes - 1;
@@ -340,7 +340,7 @@ static void make_units(stm *s)
             x->first = i;
             x->root = root;
             x->nvars = nvars_before(st, root);
-            x->name = xf_strdup(st->name);
+            x->name = xstrdup(st->name);
             unit_constraints(s, x, st);
             x->theta = s->lf[i].theta;
             x->sigma = s->lf[i].sigma;
@@ -354,21 +354,21 @@ static char *unit_set(const stm *s, const stm_unit *u, const char *cons, const c
 {
     const xf_model *m = s->m;
     const xf_stmt *st = &m->st[u->first];
-    xf_buf b = {0};
-    if (xparams) xf_buf_printf(&b, "%.*s, %s] -> { %s[", (int)strlen(m->params) - 1, m->params, xparams, u->name);
-    else xf_buf_printf(&b, "%s -> { %s[", m->params, u->name);
+    strbuf b = {0};
+    if (xparams) strbuf_printf(&b, "%.*s, %s] -> { %s[", (int)strlen(m->params) - 1, m->params, xparams, u->name);
+    else strbuf_printf(&b, "%s -> { %s[", m->params, u->name);
     if (!strcmp(m->params, "[]") && xparams) {   /* no program parameters */
-        xf_buf_free(&b);
-        xf_buf_printf(&b, "[%s] -> { %s[", xparams, u->name);
+        strbuf_free(&b);
+        strbuf_printf(&b, "[%s] -> { %s[", xparams, u->name);
     }
-    for (int i = 0; i < u->nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
-    xf_buf_printf(&b, "]");
+    for (int i = 0; i < u->nvars; i++) strbuf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
+    strbuf_printf(&b, "]");
     if (cons[0] || xcons) {
-        xf_buf_printf(&b, " : %s", cons);
-        if (xcons) xf_buf_printf(&b, "%s%s", cons[0] ? " and " : "", xcons);
+        strbuf_printf(&b, " : %s", cons);
+        if (xcons) strbuf_printf(&b, "%s%s", cons[0] ? " and " : "", xcons);
     }
-    xf_buf_printf(&b, " }");
-    return xf_buf_take(&b);
+    strbuf_printf(&b, " }");
+    return strbuf_take(&b);
 }
 
 static __isl_give isl_map *unit_map(const stm *s, const stm_unit *u)
@@ -453,10 +453,10 @@ static int check_deps(stm *s)
                               : one_point ? " (one processor, where the sink's statement comes first)"
                                           : " (on different processors)";
             const xf_access *acc = &m->acc[r[i].acc];
-            char *th = a == b ? xf_asprintf("theta.%s = %s", s->lf[a].label, s->lf[a].theta_txt)
-                              : xf_asprintf("theta.%s = %s, theta.%s = %s", s->lf[a].label,
+            char *th = a == b ? xasprintf("theta.%s = %s", s->lf[a].label, s->lf[a].theta_txt)
+                              : xasprintf("theta.%s = %s, theta.%s = %s", s->lf[a].label,
                                             s->lf[a].theta_txt, s->lf[b].label, s->lf[b].theta_txt);
-            refuse(s, xf_asprintf(
+            refuse(s, xasprintf(
                 "stm: illegal schedule: dependence %d (%s, %s -> %s through %s) does not go forward "
                 "in time under %s; for example %s: the source runs at t = %lld, the sink at t = %lld%s",
                 i + 1, dep_kind_name[r[i].kind], s->lf[a].label, s->lf[b].label, acc->text, th, ex,
@@ -484,7 +484,7 @@ static int check_injective(stm *s)
         if (bad) {
             char *ex = xf_example(s->m, coll);
             const stm_leaf *l = &s->lf[s->u[k].first];
-            refuse(s, xf_asprintf(
+            refuse(s, xasprintf(
                 "stm: the space-time mapping of %s (theta = %s, sigma = %s) is not injective: two "
                 "instances share one (t, p) point, e.g. %s; choose an allocation that separates "
                 "them, or inner=seq to run them in an inner sequential loop",
@@ -505,12 +505,12 @@ static void names_expr(const ir_expr *e, const char ***v, int *n)
 {
     if (!e) return;
     switch (e->kind) {
-    case IR_E_NAME: *v = realloc(*v, (size_t)(*n + 1) * sizeof **v); (*v)[(*n)++] = e->u.name.id; break;
+    case IR_E_NAME: *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v); (*v)[(*n)++] = e->u.name.id; break;
     case IR_E_ACCESS: for (int i = 0; i < e->u.access.nidx; i++) names_expr(e->u.access.idx[i], v, n); break;
     case IR_E_UNARY: case IR_E_BINARY: names_expr(e->u.op.a, v, n); names_expr(e->u.op.b, v, n); break;
     case IR_E_CALL: for (int i = 0; i < e->u.call.nargs; i++) names_expr(e->u.call.args[i], v, n); break;
     case IR_E_REDUCE:
-        *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
         (*v)[(*n)++] = e->u.reduce.var;
         names_expr(e->u.reduce.lo, v, n); names_expr(e->u.reduce.hi, v, n); names_expr(e->u.reduce.body, v, n);
         break;
@@ -524,14 +524,14 @@ static void names_stmt(const ir_stmt *s, const char ***v, int *n)
     switch (s->kind) {
     case IR_S_ASSIGN: names_expr(s->u.assign.lhs, v, n); names_expr(s->u.assign.rhs, v, n); break;
     case IR_S_LET:
-        *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
         (*v)[(*n)++] = s->u.let.var;
         names_expr(s->u.let.value, v, n);
         break;
     case IR_S_IF: names_expr(s->u.if_.cond, v, n); names_block(s->u.if_.then_blk, v, n); names_block(s->u.if_.else_blk, v, n); break;
     case IR_S_FOR:
         for (int i = 0; i < s->u.for_.nvars; i++) {
-            *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+            *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
             (*v)[(*n)++] = s->u.for_.vars[i].var;
         }
         names_block(s->u.for_.body, v, n);
@@ -694,8 +694,7 @@ static void scope_push(scope *sc, const char *name, const char *to, char *value 
 {
     if (sc->n == sc->cap) {
         sc->cap = sc->cap ? 2 * sc->cap : 16;
-        sc->e = realloc(sc->e, (size_t)sc->cap * sizeof *sc->e);
-        if (!sc->e) abort();
+        sc->e = xrealloc(sc->e, (size_t)sc->cap * sizeof *sc->e);
     }
     sc->e[sc->n++] = (scope_ent){name, to, value};
 }
@@ -724,13 +723,13 @@ static ir_expr *scope_subst(scope *sc, ir_expr *e)
 static const char *fresh_name(scope *sc, const char *name)
 {
     for (int k = 2;; k++) {
-        char *c = xf_asprintf("%s_%d", name, k);
+        char *c = xasprintf("%s_%d", name, k);
         int used = 0;
         for (int i = 0; i < sc->ntaken && !used; i++) used = !strcmp(sc->taken[i], c);
         if (!used) {
             const char *r = ir_strdup(sc->p, c);
             free(c);
-            sc->taken = realloc(sc->taken, (size_t)(sc->ntaken + 1) * sizeof *sc->taken);
+            sc->taken = xrealloc(sc->taken, (size_t)(sc->ntaken + 1) * sizeof *sc->taken);
             sc->taken[sc->ntaken++] = r;
             return r;
         }
@@ -810,7 +809,7 @@ static void unclash_names(stm *s, ir_program *p, ir_block *body)
     names_block(s->src->body, &sc.taken, &sc.ntaken);
     names_block(body, &sc.taken, &sc.ntaken);
     int nfixed = s->src->nparams + s->src->narrays;
-    sc.taken = realloc(sc.taken, (size_t)(sc.ntaken + nfixed + 1) * sizeof *sc.taken);
+    sc.taken = xrealloc(sc.taken, (size_t)(sc.ntaken + nfixed + 1) * sizeof *sc.taken);
     for (int i = 0; i < s->src->nparams; i++) sc.taken[sc.ntaken++] = s->src->params[i]->u.param.name;
     for (int i = 0; i < s->src->narrays; i++) sc.taken[sc.ntaken++] = s->src->arrays[i]->u.array.name;
     scope_push(&sc, s->tname, s->tname, NULL);
@@ -925,7 +924,7 @@ static int codegen(stm *s, ir_program **outp)
         isl_set *im = isl_map_range(unit_map(s, &s->u[u]));
         img = img ? isl_set_union(img, im) : im;
     }
-    if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
+    if (!img) return refuse(s, xstrdup("stm: the program has no statements to map"));
     assert(k == 1 || k == 2);
     isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
     /* the points enumerated: the hull (1-D allocation), or its time range times the box of the
@@ -951,8 +950,8 @@ static int codegen(stm *s, ir_program **outp)
     for (int u0 = 0; u0 < s->nu && s->status == 0; u0++) {
         stm_unit *u = &s->u[u0];
         const stm_leaf *lf = &s->lf[u->first];
-        char *xc = k == 2 ? xf_asprintf("xf_T = %s and xf_P1 = %s and xf_P2 = %s", u->theta, lf->sig[0], lf->sig[1])
-                          : xf_asprintf("xf_T = %s and xf_P = %s", u->theta, u->sigma);
+        char *xc = k == 2 ? xasprintf("xf_T = %s and xf_P1 = %s and xf_P2 = %s", u->theta, lf->sig[0], lf->sig[1])
+                          : xasprintf("xf_T = %s and xf_P = %s", u->theta, u->sigma);
         char *txt = unit_set(s, u, u->gcons, k == 2 ? "xf_T, xf_P1, xf_P2" : "xf_T, xf_P", xc);
         free(xc);
         isl_set *dom = isl_set_read_from_str(ctx, txt);
@@ -961,7 +960,7 @@ static int codegen(stm *s, ir_program **outp)
             isl_set_free(pctx);
             isl_set_free(hull);
             isl_set_free(enumd);
-            return refuse(s, xf_asprintf("stm: internal error building the domain of %s: %s", u->name,
+            return refuse(s, xasprintf("stm: internal error building the domain of %s: %s", u->name,
                                          xf_isl_error(ctx)));
         }
         dom = isl_set_intersect_params(dom, isl_set_copy(pctx));
@@ -988,12 +987,12 @@ static int codegen(stm *s, ir_program **outp)
     if (!s->tname || !s->pname) {
         isl_set_free(hull);
         isl_set_free(enumd);
-        return refuse(s, xf_strdup("stm: no free names for the time and processor variables"));
+        return refuse(s, xstrdup("stm: no free names for the time and processor variables"));
     }
 
     ir_program *p = ir_program_clone(s->src);
     p->level = IR_SYN;
-    char *nm = xf_asprintf("%s_syn", s->src->name);
+    char *nm = xasprintf("%s_syn", s->src->name);
     p->name = ir_strdup(p, nm);
     free(nm);
     ir_stmt *f = ir_new_stmt(p, IR_S_FOR);
@@ -1051,7 +1050,7 @@ static int codegen(stm *s, ir_program **outp)
     isl_set_free(enumd);
     if (!ok) {
         ir_program_free(p);
-        return refuse(s, xf_strdup("stm: isl did not generate one time loop around one processor loop for "
+        return refuse(s, xstrdup("stm: isl did not generate one time loop around one processor loop for "
                                    "this mapping, or used a construct the language cannot express"));
     }
     unclash_names(s, p, f->u.for_.body);
@@ -1070,7 +1069,7 @@ static int codegen(stm *s, ir_program **outp)
 int xf_stm_applicable(const ir_program *p, char **why_not)
 {
     if (p->level != IR_SOURCE) {
-        *why_not = xf_asprintf("stm maps a source program (this one is at level %s)", ir_level_name(p->level));
+        *why_not = xasprintf("stm maps a source program (this one is at level %s)", ir_level_name(p->level));
         return 0;
     }
     return 1;
@@ -1088,8 +1087,7 @@ xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, 
 {
     xf_model *m = xf_model_build(src, ov, nov, 0, d);
     if (!m) return NULL;
-    xf_stm_session *ss = calloc(1, sizeof *ss);
-    if (!ss) abort();
+    xf_stm_session *ss = xcalloc(1, sizeof *ss);
     ss->src = src;
     ss->m = m;
     xf_model_deps(m, &ss->dep, &ss->ndep, d);
@@ -1131,7 +1129,7 @@ int xf_stm_session_measure(xf_stm_session *ss, const xf_args *args, xf_stm_size 
     stm s = {.src = ss->src, .m = ss->m, .dep = ss->dep, .ndep = ss->ndep, .d = &d};
     int r = -1;
     if (parse_args(&s, args) == 0) {
-        isl_map **mp = calloc((size_t)ss->m->nst + 1, sizeof *mp);
+        isl_map **mp = xcalloc((size_t)ss->m->nst + 1, sizeof *mp);
         for (int i = 0; i < ss->m->nst; i++) mp[i] = leaf_st_map(&s, i);
         r = xf_stm_measure(ss->m, mp, out);
         for (int i = 0; i < ss->m->nst; i++) isl_map_free(mp[i]);
@@ -1149,7 +1147,7 @@ char *xf_stm_session_rebase(xf_stm_session *ss, const xf_args *args)
     stm s = {.src = ss->src, .m = ss->m, .dep = ss->dep, .ndep = ss->ndep, .d = &d};
     char *r = NULL;
     if (parse_args(&s, args) == 0 && s.nsig == 1) {
-        const char **th = calloc((size_t)ss->m->nst + 1, sizeof *th), **sg = calloc((size_t)ss->m->nst + 1, sizeof *sg);
+        const char **th = xcalloc((size_t)ss->m->nst + 1, sizeof *th), **sg = xcalloc((size_t)ss->m->nst + 1, sizeof *sg);
         for (int i = 0; i < ss->m->nst; i++) {
             th[i] = s.lf[i].theta;
             sg[i] = s.lf[i].sigma;

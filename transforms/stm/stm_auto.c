@@ -94,17 +94,17 @@ typedef struct search {
 
 static char *lin(const int *c, int nv, const char *pre)
 {
-    xf_buf b = {0};
+    strbuf b = {0};
     for (int i = 0; i < nv; i++)
-        if (c[i]) xf_buf_printf(&b, "%s%d*%s%d", b.n ? " + " : "", c[i], pre, i);
-    if (!b.n) xf_buf_printf(&b, "0");
-    return xf_buf_take(&b);
+        if (c[i]) strbuf_printf(&b, "%s%d*%s%d", b.n ? " + " : "", c[i], pre, i);
+    if (!b.n) strbuf_printf(&b, "0");
+    return strbuf_take(&b);
 }
 
 static __isl_give isl_val *extreme(const xf_model *m, __isl_keep isl_set *set, const char *space,
                                    const char *f, int max)
 {
-    char *t = xf_asprintf("%s -> { %s -> [(%s)] }", m->params, space, f);
+    char *t = xasprintf("%s -> { %s -> [(%s)] }", m->params, space, f);
     isl_aff *aff = isl_aff_read_from_str(m->ctx, t);
     free(t);
     isl_val *v = max ? isl_set_max_val(set, aff) : isl_set_min_val(set, aff);
@@ -122,16 +122,16 @@ static long long val_ll(__isl_take isl_val *v, long long inf)
 /* "S[a0, a1]" */
 static char *tup(const xf_stmt *st, const char *pre)
 {
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s[", st->name);
-    for (int i = 0; i < st->nvars; i++) xf_buf_printf(&b, "%s%s%d", i ? ", " : "", pre, i);
-    xf_buf_printf(&b, "]");
-    return xf_buf_take(&b);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s[", st->name);
+    for (int i = 0; i < st->nvars; i++) strbuf_printf(&b, "%s%s%d", i ? ", " : "", pre, i);
+    strbuf_printf(&b, "]");
+    return strbuf_take(&b);
 }
 
 static void add_vec(vec **v, int *n, const int *c, long long lo, long long hi)
 {
-    *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+    *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
     memset(&(*v)[*n], 0, sizeof **v);
     memcpy((*v)[*n].c, c, MAXV * sizeof *c);
     (*v)[*n].lo = lo;
@@ -165,18 +165,18 @@ static int stop(search *S)
            S->ilps > S->ilp_budget;
 }
 
-static void expr_text(xf_buf *b, const xf_stmt *st, const int *c, long long k)
+static void expr_text(strbuf *b, const xf_stmt *st, const int *c, long long k)
 {
     size_t start = b->n;
     for (int i = 0; i < st->nvars; i++) {
         if (!c[i]) continue;
         int first = b->n == start;
-        if (c[i] < 0) xf_buf_printf(b, first ? "-" : "-");
-        else if (!first) xf_buf_printf(b, "+");
-        if (abs(c[i]) != 1) xf_buf_printf(b, "%d*", abs(c[i]));
-        xf_buf_printf(b, "%s", st->vars[i]);
+        if (c[i] < 0) strbuf_printf(b, first ? "-" : "-");
+        else if (!first) strbuf_printf(b, "+");
+        if (abs(c[i]) != 1) strbuf_printf(b, "%d*", abs(c[i]));
+        strbuf_printf(b, "%s", st->vars[i]);
     }
-    if (k || b->n == start) xf_buf_printf(b, b->n == start ? "%lld" : "%+lld", k);
+    if (k || b->n == start) strbuf_printf(b, b->n == start ? "%lld" : "%+lld", k);
 }
 
 /* Splits "a=b c=d" into words (in place). */
@@ -194,7 +194,7 @@ static int split(char *s, char **w, int max)
 static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
 {
     if (!ss) return 0;
-    char *txt = xf_strdup(c->args);
+    char *txt = xstrdup(c->args);
     char *w[64];
     int nw = split(txt, w, 64);
     diag_list d;
@@ -209,7 +209,7 @@ static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
             free(txt);
             free(c->args);
             c->args = rb;
-            txt = xf_strdup(rb);
+            txt = xstrdup(rb);
             nw = split(txt, w, 64);
         } else {
             free(rb);
@@ -273,7 +273,7 @@ static void statement_vectors(search *S, int s)
     si->nv = nv;
     isl_set *dom = xf_model_domain(m, s);
     char *ta = tup(st, "a"), *tb = tup(st, "b");
-    char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
+    char *wsp = xasprintf("[%s -> %s]", ta, tb);
     int c[MAXV] = {0};
     for (int i = 0; i < nv; i++) c[i] = S->cmin[i];
     do {
@@ -283,7 +283,7 @@ static void statement_vectors(search *S, int s)
         long long dmin = 1;
         if (S->pd[s][s]) {
             char *fb = lin(c, nv, "b");
-            char *f = xf_asprintf("(%s) - (%s)", fb, fa);
+            char *f = xasprintf("(%s) - (%s)", fb, fa);
             dmin = val_ll(extreme(m, S->pd[s][s], wsp, f, 0), -1);
             free(fb);
             free(f);
@@ -299,8 +299,8 @@ static void statement_vectors(search *S, int s)
         int z[MAXV] = {0};
         add_vec(&si->sg, &si->nsg, z, 0, 0);
     }
-    si->keeps = calloc((size_t)si->nth * (size_t)si->nsg + 1, 1);
-    si->work = calloc((size_t)si->nth * (size_t)si->nsg + 1, sizeof *si->work);
+    si->keeps = xcalloc((size_t)si->nth * (size_t)si->nsg + 1, 1);
+    si->work = xcalloc((size_t)si->nth * (size_t)si->nsg + 1, sizeof *si->work);
     isl_set_free(dom);
     free(ta);
     free(tb);
@@ -322,7 +322,7 @@ static int keeps_on_proc(search *S, int s, int ith, int isg)
         char *ta = tup(st, "a"), *tb = tup(st, "b");
         char *fa = lin(si->th[ith].c, nv, "a"), *fb = lin(si->th[ith].c, nv, "b");
         char *ga = lin(si->sg[isg].c, nv, "a"), *gb = lin(si->sg[isg].c, nv, "b");
-        char *t = xf_asprintf("%s -> { [%s -> %s] : (%s) - (%s) = 0 and ((%s) - (%s) >= 1 or (%s) - (%s) <= -1) }",
+        char *t = xasprintf("%s -> { [%s -> %s] : (%s) - (%s) = 0 and ((%s) - (%s) >= 1 or (%s) - (%s) <= -1) }",
                               S->m->params, ta, tb, fb, fa, gb, ga, gb, ga);
         isl_set *bad = isl_set_read_from_str(S->m->ctx, t);
         bad = isl_set_intersect(bad, isl_set_copy(S->pd[s][s]));
@@ -352,7 +352,7 @@ static long long work_per_point(search *S, int s, int ith, int isg)
     if (!si->count) si->count = xf_count_points(xf_model_domain(S->m, s));
     char *ta = tup(st, "a");
     char *fa = lin(si->th[ith].c, si->nv, "a"), *ga = lin(si->sg[isg].c, si->nv, "a");
-    char *t = xf_asprintf("%s -> { %s -> [%s, %s] }", S->m->params, ta, fa, ga);
+    char *t = xasprintf("%s -> { %s -> [%s, %s] }", S->m->params, ta, fa, ga);
     isl_map *mp = isl_map_read_from_str(S->m->ctx, t);
     long long img = xf_count_points(isl_set_apply(xf_model_domain(S->m, s), mp));
     *known = (si->count + img - 1) / img;
@@ -374,15 +374,15 @@ static void pair_minima(search *S)
             q->a = a;
             q->b = b;
             size_t n = (size_t)sa->nth * (size_t)sb->nth + 1;
-            q->m = malloc(n * sizeof *q->m);
+            q->m = xmalloc(n * sizeof *q->m);
             for (size_t i = 0; i < n; i++) q->m[i] = -(1LL << 40);   /* unknown: infeasible */
             char *ta = tup(&S->m->st[a], "a"), *tb = tup(&S->m->st[b], "b");
-            char *wsp = xf_asprintf("[%s -> %s]", ta, tb);
+            char *wsp = xasprintf("[%s -> %s]", ta, tb);
             for (int ia = 0; ia < sa->nth && !stop(S); ia++)
                 for (int ib = 0; ib < sb->nth && S->ilps <= S->ilp_budget; ib++) {
                     S->ilps++;
                     char *fa = lin(sa->th[ia].c, sa->nv, "a"), *fb = lin(sb->th[ib].c, sb->nv, "b");
-                    char *f = xf_asprintf("(%s) - (%s)", fb, fa);
+                    char *f = xasprintf("(%s) - (%s)", fb, fa);
                     q->m[ia * sb->nth + ib] = val_ll(extreme(S->m, S->pd[a][b], wsp, f, 0), -(1LL << 40));
                     free(fa);
                     free(fb);
@@ -427,7 +427,7 @@ static int combinations(search *S, cand **out)
                 }
                 if (nkeep == capkeep) {
                     capkeep = capkeep ? 2 * capkeep : 64;
-                    keep = realloc(keep, (size_t)capkeep * sizeof *keep);
+                    keep = xrealloc(keep, (size_t)capkeep * sizeof *keep);
                 }
                 cand *c = &keep[nkeep++];
                 memset(c, 0, sizeof *c);
@@ -520,7 +520,7 @@ static prop best_allocation(search *S, const cand *c)
                 cost += (v->c[x] < 0 ? 20 : 0) + (v->c[x] ? x : 0);   /* prefer p >= 0, outer loops */
         }
         /* the argument text; one theta=/sigma= when all statements agree */
-        xf_buf tx[MAXSTMT] = {{0}}, sx[MAXSTMT] = {{0}};
+        strbuf tx[MAXSTMT] = {{0}}, sx[MAXSTMT] = {{0}};
         int same = 1;
         for (int s = 0; s < ns; s++) {
             expr_text(&tx[s], &m->st[s], S->si[s].th[c->th[s]].c, c->k[s]);
@@ -529,18 +529,18 @@ static prop best_allocation(search *S, const cand *c)
                       m->st[s].nvars != m->st[0].nvars))
                 same = 0;
         }
-        xf_buf a = {0};
-        if (same) xf_buf_printf(&a, "theta=%s sigma=%s", tx[0].s ? tx[0].s : "", sx[0].s ? sx[0].s : "");
+        strbuf a = {0};
+        if (same) strbuf_printf(&a, "theta=%s sigma=%s", tx[0].s ? tx[0].s : "", sx[0].s ? sx[0].s : "");
         if (same) cost -= 10;   /* one mapping for all: the statements stay together */
         else
             for (int s = 0; s < ns; s++) {
                 const char *lb = m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label
                                                                  : m->st[s].name;
-                xf_buf_printf(&a, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tx[s].s, lb, sx[s].s);
+                strbuf_printf(&a, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tx[s].s, lb, sx[s].s);
             }
-        if (inner) xf_buf_printf(&a, " inner=seq");
-        for (int s = 0; s < ns; s++) { xf_buf_free(&tx[s]); xf_buf_free(&sx[s]); }
-        prop x = {{xf_buf_take(&a), c->steps, hi - lo + 1, cost, work, 0, 0}, c->steps * work};
+        if (inner) strbuf_printf(&a, " inner=seq");
+        for (int s = 0; s < ns; s++) { strbuf_free(&tx[s]); strbuf_free(&sx[s]); }
+        prop x = {{strbuf_take(&a), c->steps, hi - lo + 1, cost, work, 0, 0}, c->steps * work};
         if (!best.c.args || prop_cmp(&x, &best) < 0) {
             free(best.c.args);
             best = x;
@@ -578,12 +578,12 @@ static int run_search(search *S, int max, xf_stm_cand **out)
     for (int ci = 0; ci < nkeep && !xf_cancelled(); ci++) {
         prop best = best_allocation(S, &keep[ci]);
         if (!best.c.args) continue;
-        pr = realloc(pr, (size_t)(nres + 1) * sizeof *pr);
+        pr = xrealloc(pr, (size_t)(nres + 1) * sizeof *pr);
         pr[nres++] = best;   /* one proposal per schedule: its best allocation */
     }
     free(keep);
     if (nres > 0) qsort(pr, (size_t)nres, sizeof *pr, prop_cmp);
-    xf_stm_cand *res = malloc((size_t)nres * sizeof *res + 1);
+    xf_stm_cand *res = xmalloc((size_t)nres * sizeof *res + 1);
     for (int i = 0; i < nres; i++) res[i] = pr[i].c;
     free(pr);
     int n = 0, tries = 0;
@@ -629,10 +629,10 @@ static int enumerate(const ir_program *p, const ir_binding *ov, int nov, xf_stm_
     if (!m) return -1;
     int ns = m->nst;
     if (ns == 0 || ns > MAXSTMT)
-        *why = xf_asprintf("the enumeration handles 1 to %d statements (this program has %d)", MAXSTMT, ns);
+        *why = xasprintf("the enumeration handles 1 to %d statements (this program has %d)", MAXSTMT, ns);
     for (int s = 0; s < ns && !*why; s++)
         if (m->st[s].nvars > MAXV)
-            *why = xf_asprintf("the enumeration handles up to %d loops around a statement", MAXV);
+            *why = xasprintf("the enumeration handles up to %d loops around a statement", MAXV);
     if (*why) {
         xf_model_free(m);
         return 0;
@@ -653,7 +653,7 @@ static int enumerate(const ir_program *p, const ir_binding *ov, int nov, xf_stm_
     int n = 0;
     size_t nstages = strict_only ? 1 : sizeof stages / sizeof *stages;
     for (size_t g = 0; g < nstages && n == 0 && !xf_cancelled(); g++) {
-        search *S = calloc(1, sizeof *S);
+        search *S = xcalloc(1, sizeof *S);
         S->ss = ss;
         S->m = m;
         S->ns = ns;
@@ -722,7 +722,7 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     int nb = xf_cancelled() ? 0 : enumerate(p, ov, nov, ss, max, par >= FALLBACK_BELOW, &b, &why, d);
     xf_stm_session_free(ss);
     if (nb < 0) nb = 0;
-    xf_stm_cand *res = calloc((size_t)(na + nb) + 1, sizeof *res);
+    xf_stm_cand *res = xcalloc((size_t)(na + nb) + 1, sizeof *res);
     if (na) memcpy(res, a, (size_t)na * sizeof *a);
     if (nb) memcpy(res + na, b, (size_t)nb * sizeof *b);
     free(a);
@@ -787,7 +787,7 @@ ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_l
         diag_add(d, NULL, 0, 0, "stm auto: pick=%ld but there are only %d candidates", pick, n);
         *status = XF_EUSAGE;
     } else {
-        char *txt = xf_strdup(c[pick - 1].args);
+        char *txt = xstrdup(c[pick - 1].args);
         char *w[64];
         int nw = split(txt, w, 64);
         xf_args a2 = {0};

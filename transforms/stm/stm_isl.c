@@ -146,14 +146,14 @@ static __isl_give isl_aff *single_aff(__isl_take isl_pw_aff *pa)
     return r;
 }
 
-static void term(xf_buf *b, size_t start, long long c, const char *name)
+static void term(strbuf *b, size_t start, long long c, const char *name)
 {
     if (!c) return;
     int first = b->n == start;
-    if (c < 0) xf_buf_printf(b, "-");
-    else if (!first) xf_buf_printf(b, "+");
-    if (llabs(c) != 1) xf_buf_printf(b, "%lld*", llabs(c));
-    xf_buf_printf(b, "%s", name);
+    if (c < 0) strbuf_printf(b, "-");
+    else if (!first) strbuf_printf(b, "+");
+    if (llabs(c) != 1) strbuf_printf(b, "%lld*", llabs(c));
+    strbuf_printf(b, "%s", name);
 }
 
 static long long coef(__isl_keep isl_aff *a, enum isl_dim_type t, int i)
@@ -172,27 +172,27 @@ static char *aff_text(const xf_model *m, int s, __isl_keep isl_aff *a)
     int ok = den && isl_val_is_one(den) && isl_aff_dim(a, isl_dim_div) == 0;
     isl_val_free(den);
     if (!ok) return NULL;
-    xf_buf b = {0};
+    strbuf b = {0};
     size_t start = 0;
     isl_size nin = isl_aff_dim(a, isl_dim_in), np = isl_aff_dim(a, isl_dim_param);
     for (int i = 0; s >= 0 && i < nin && i < m->st[s].nvars; i++)
         term(&b, start, coef(a, isl_dim_in, i), m->st[s].vars[i]);
     for (int i = 0; i < np; i++) term(&b, start, coef(a, isl_dim_param, i), isl_aff_get_dim_name(a, isl_dim_param, i));
     long long k = coef(a, isl_dim_cst, 0);
-    if (k || b.n == start) xf_buf_printf(&b, b.n == start ? "%lld" : "%+lld", k);
-    return xf_buf_take(&b);
+    if (k || b.n == start) strbuf_printf(&b, b.n == start ? "%lld" : "%+lld", k);
+    return strbuf_take(&b);
 }
 
 /* A function of the parameters (text) as an affine function on statement s's instances. */
 static __isl_give isl_aff *param_aff_on(const xf_model *m, int s, const char *text)
 {
     const xf_stmt *st = &m->st[s];
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s -> { %s[", m->params, st->name);
-    for (int i = 0; i < st->nvars; i++) xf_buf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
-    xf_buf_printf(&b, "] -> [(%s)] }", text);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s -> { %s[", m->params, st->name);
+    for (int i = 0; i < st->nvars; i++) strbuf_printf(&b, "%s%s", i ? ", " : "", st->vars[i]);
+    strbuf_printf(&b, "] -> [(%s)] }", text);
     isl_aff *a = isl_aff_read_from_str(m->ctx, b.s);
-    xf_buf_free(&b);
+    strbuf_free(&b);
     return a;
 }
 
@@ -369,15 +369,15 @@ static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
         if (ok && s && (strcmp(tt[s], tt[0]) || strcmp(ts[s], ts[0]) || m->st[s].nvars != m->st[0].nvars))
             same = 0;
     }
-    xf_buf b = {0};
-    if (ok && same) xf_buf_printf(&b, "theta=%s sigma=%s", tt[0], ts[0]);
+    strbuf b = {0};
+    if (ok && same) strbuf_printf(&b, "theta=%s sigma=%s", tt[0], ts[0]);
     for (int s = 0; ok && !same && s < m->nst; s++) {
         const char *lb = m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label : m->st[s].name;
-        xf_buf_printf(&b, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tt[s], lb, ts[s]);
+        strbuf_printf(&b, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tt[s], lb, ts[s]);
     }
-    if (ok && inner) xf_buf_printf(&b, " inner=seq");
+    if (ok && inner) strbuf_printf(&b, " inner=seq");
     for (int s = 0; s < m->nst; s++) { free(tt[s]); free(ts[s]); }
-    char *r = xf_buf_take(&b);
+    char *r = strbuf_take(&b);
     if (!ok) { free(r); r = NULL; }
     return r;
 }
@@ -401,7 +401,7 @@ static void plist_add(plist *P, isl_aff **th, isl_aff **sg)
     }
     if (P->n == P->cap) {
         P->cap = P->cap ? 2 * P->cap : 16;
-        P->c = realloc(P->c, (size_t)P->cap * sizeof *P->c);
+        P->c = xrealloc(P->c, (size_t)P->cap * sizeof *P->c);
     }
     P->c[P->n++] = (xf_stm_cand){args, sz.steps, sz.procs, (int)strlen(args), sz.work, sz.width, sz.local};
 }
@@ -729,13 +729,13 @@ long long xf_count_points(__isl_take isl_set *set)
 /* The parameters fixed to the model's values. */
 static __isl_give isl_set *fixed_params(const xf_model *m)
 {
-    xf_buf b = {0};
-    xf_buf_printf(&b, "%s -> { : ", m->params);
+    strbuf b = {0};
+    strbuf_printf(&b, "%s -> { : ", m->params);
     for (int i = 0; i < m->npnames; i++)
-        xf_buf_printf(&b, "%s%s = %lld", i ? " and " : "", m->pnames[i], (long long)m->pvalues[i]);
-    xf_buf_printf(&b, " }");
+        strbuf_printf(&b, "%s%s = %lld", i ? " and " : "", m->pnames[i], (long long)m->pvalues[i]);
+    strbuf_printf(&b, " }");
     isl_set *r = isl_set_read_from_str(m->ctx, b.s);
-    xf_buf_free(&b);
+    strbuf_free(&b);
     return r;
 }
 
