@@ -90,6 +90,78 @@ static int parse_rank_at(const char *text, char **buf, ir_binding *out, int max)
     return n;
 }
 
+/* The result as one JSON object. */
+static void print_json(store *s, const cliopts *o, const explore_opts *eo, const explore_result *res, double secs,
+                       int nat, diag_list *d)
+{
+    const explore_stats *st = &res->stats;
+    printf("{\"start\":%lld,\"machine\":", (long long)eo->start);
+    report_json_string(stdout, eo->profile.name);
+    printf(",\"model\":");
+    report_json_string(stdout, eo->model ? eo->model : "polyapm");
+    printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
+           "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"off_procs\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
+           "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
+           st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
+           st->open, st->off_procs, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
+           st->search_cpu, st->worker_cpu);
+    if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
+    else printf("null");
+    printf(",\"rank_at\":");
+    if (nat) report_json_string(stdout, o->rank_at);
+    else printf("null");
+    printf(",\"leaves\":[");
+    for (int i = 0; i < res->nleaves; i++) {
+        store_node n;
+        memset(&n, 0, sizeof n);
+        store_node_get(s, res->leaves[i].node, &n, d);
+        printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res->leaves[i].node);
+        report_json_string(stdout, n.label ? n.label : "");
+        printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
+               res->leaves[i].cost, res->leaves[i].verified, res->leaves[i].nprocs);
+        if (res->leaves[i].rank_verified >= 0)
+            printf("\"rank_cost\":%.10g,\"rank_verified\":%d,", res->leaves[i].rank_cost, res->leaves[i].rank_verified);
+        printf("\"path\":[");
+        print_path(s, res->leaves[i].node, stdout, 1);
+        printf("]}");
+        store_node_clear(&n);
+    }
+    printf("]}\n");
+}
+
+/* The result as text: the search's counts, then the `top` best leaves with their paths. */
+static void print_text(store *s, const cliopts *o, const explore_opts *eo, const explore_result *res, double secs,
+                       int nat, int top, diag_list *d)
+{
+    const explore_stats *st = &res->stats;
+    printf("explore from node %lld: machine %s, model %s\n", (long long)eo->start, eo->profile.name,
+           eo->model ? eo->model : "polyapm");
+    printf("%d nodes evaluated (%d from the store), %d transforms applied, %d refused, %d expanded, "
+           "%d pruned, %d unverified, %d open; %.1f s%s%s\n",
+           st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
+           st->open, secs, st->budget_hit ? "; budget reached" : "", st->interrupted ? "; interrupted" : "");
+    if (nat) printf("ranked at %s: the best leaves re-simulated there come first\n", o->rank_at);
+    printf("%d leaves%s\n", res->nleaves, res->nleaves ? ", best first:" : "");
+    for (int i = 0; i < res->nleaves && i < top; i++) {
+        store_node n;
+        memset(&n, 0, sizeof n);
+        store_node_get(s, res->leaves[i].node, &n, d);
+        printf("  %lld %s  %s  %d procs  cost %.7g  %s", (long long)res->leaves[i].node,
+               n.label ? n.label : "?", n.level, res->leaves[i].nprocs, res->leaves[i].cost,
+               res->leaves[i].verified == 1 ? "verified" : "NOT verified");
+        if (res->leaves[i].rank_verified >= 0)
+            printf("; at %s: cost %.7g  %s", o->rank_at, res->leaves[i].rank_cost,
+                   res->leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
+        printf("\n      ");
+        print_path(s, res->leaves[i].node, stdout, 0);
+        printf("\n");
+        store_node_clear(&n);
+    }
+    if (st->off_procs)
+        printf("%d nodes left out: they run on another number of processors than procs\n", st->off_procs);
+    if (st->interrupted) printf("interrupted: run the same command again to continue\n");
+}
+
 int cmd_explore(int argc, char **argv);
 const cli_spec cmd_explore_spec = {"explore", "NODE",
                                "best-first search of the transforms below NODE; the best leaves with their paths",
@@ -155,68 +227,8 @@ int cmd_explore(int argc, char **argv)
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     const explore_stats *st = &res.stats;
-    int top = o.top >= 0 ? (int)o.top : 5;
-    if (o.json) {
-        printf("{\"start\":%lld,\"machine\":", (long long)eo.start);
-        report_json_string(stdout, eo.profile.name);
-        printf(",\"model\":");
-        report_json_string(stdout, eo.model ? eo.model : "polyapm");
-        printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
-               "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"off_procs\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
-               "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
-               st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
-               st->open, st->off_procs, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
-               st->search_cpu, st->worker_cpu);
-        if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
-        else printf("null");
-        printf(",\"rank_at\":");
-        if (nat) report_json_string(stdout, o.rank_at);
-        else printf("null");
-        printf(",\"leaves\":[");
-        for (int i = 0; i < res.nleaves; i++) {
-            store_node n;
-            memset(&n, 0, sizeof n);
-            store_node_get(s, res.leaves[i].node, &n, &d);
-            printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res.leaves[i].node);
-            report_json_string(stdout, n.label ? n.label : "");
-            printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
-                   res.leaves[i].cost, res.leaves[i].verified, res.leaves[i].nprocs);
-            if (res.leaves[i].rank_verified >= 0)
-                printf("\"rank_cost\":%.10g,\"rank_verified\":%d,", res.leaves[i].rank_cost, res.leaves[i].rank_verified);
-            printf("\"path\":[");
-            print_path(s, res.leaves[i].node, stdout, 1);
-            printf("]}");
-            store_node_clear(&n);
-        }
-        printf("]}\n");
-    } else {
-        printf("explore from node %lld: machine %s, model %s\n", (long long)eo.start, eo.profile.name,
-               eo.model ? eo.model : "polyapm");
-        printf("%d nodes evaluated (%d from the store), %d transforms applied, %d refused, %d expanded, "
-               "%d pruned, %d unverified, %d open; %.1f s%s%s\n",
-               st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
-               st->open, secs, st->budget_hit ? "; budget reached" : "", st->interrupted ? "; interrupted" : "");
-        if (nat) printf("ranked at %s: the best leaves re-simulated there come first\n", o.rank_at);
-        printf("%d leaves%s\n", res.nleaves, res.nleaves ? ", best first:" : "");
-        for (int i = 0; i < res.nleaves && i < top; i++) {
-            store_node n;
-            memset(&n, 0, sizeof n);
-            store_node_get(s, res.leaves[i].node, &n, &d);
-            printf("  %lld %s  %s  %d procs  cost %.7g  %s", (long long)res.leaves[i].node,
-                   n.label ? n.label : "?", n.level, res.leaves[i].nprocs, res.leaves[i].cost,
-                   res.leaves[i].verified == 1 ? "verified" : "NOT verified");
-            if (res.leaves[i].rank_verified >= 0)
-                printf("; at %s: cost %.7g  %s", o.rank_at, res.leaves[i].rank_cost,
-                       res.leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
-            printf("\n      ");
-            print_path(s, res.leaves[i].node, stdout, 0);
-            printf("\n");
-            store_node_clear(&n);
-        }
-        if (st->off_procs)
-            printf("%d nodes left out: they run on another number of processors than procs\n", st->off_procs);
-        if (st->interrupted) printf("interrupted: run the same command again to continue\n");
-    }
+    if (o.json) print_json(s, &o, &eo, &res, secs, nat, &d);
+    else print_text(s, &o, &eo, &res, secs, nat, o.top >= 0 ? (int)o.top : 5, &d);
     status = st->interrupted ? CLI_FAIL : CLI_OK;
     goto out;
 fail:

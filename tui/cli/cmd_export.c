@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,100 +280,169 @@ static char *exp_capture(const char *cmd, int *status)
     return buf;
 }
 
-int cmd_run(int argc, char **argv)
+/* --smpi and --host-speed: the platform's absolute path and the host speed to pass SimGrid.
+ * SimGrid times the computation between MPI calls as its measured time times smpi/host-speed over
+ * the platform's host speed: by default the platform's, so it counts as it runs here.
+ * CLI_OK, or the usage status after reporting. */
+static int run_platform(const exp_args *a, char *platform, size_t plen, char *speed, size_t slen)
 {
-    exp_args a;
-    int rc = exp_parse(argc, argv, 1, &a);
-    if (rc) return rc;
-    char platform[4096] = "";
-    if (a.host_speed && (!a.smpi || !*a.host_speed || strspn(a.host_speed, "0123456789.eE+-kMGTf") != strlen(a.host_speed)))
+    platform[0] = speed[0] = '\0';
+    if (a->host_speed && (!a->smpi || !*a->host_speed ||
+                          strspn(a->host_speed, "0123456789.eE+-kMGTf") != strlen(a->host_speed)))
         return cli_usage("run", "--host-speed: a SimGrid speed such as 1Gf, with --smpi");
-    if (a.smpi) {
-        if (!is_file(a.smpi)) return cli_usage("run", "--smpi: %s: no such platform file", a.smpi);
-        if (!realpath(a.smpi, platform)) return cli_usage("run", "--smpi: %s: %s", a.smpi, strerror(errno));
+    if (a->smpi) {
+        if (!is_file(a->smpi)) return cli_usage("run", "--smpi: %s: no such platform file", a->smpi);
+        char real[PATH_MAX];
+        if (!realpath(a->smpi, real)) return cli_usage("run", "--smpi: %s: %s", a->smpi, strerror(errno));
+        snprintf(platform, plen, "%s", real);
     }
-    /* SimGrid times the computation between MPI calls as its measured time times smpi/host-speed
-     * over the platform's host speed: by default the platform's, so it counts as it runs here */
-    char speed[64] = "";
-    if (a.host_speed) snprintf(speed, sizeof speed, "%s", a.host_speed);
-    else if (a.smpi && !cli_platform_speed(platform, speed, sizeof speed))
+    if (a->host_speed) snprintf(speed, slen, "%s", a->host_speed);
+    else if (a->smpi && !cli_platform_speed(platform, speed, slen))
         fprintf(stderr, "polyapm run: %s names no host speed: SimGrid's default smpi/host-speed "
-                        "(computation nearly free)\n", a.smpi);
-    exp_target t;
-    rc = exp_load(&a, 1, &t);
-    char dir[4096], q[4200], qp[4200], cmd[9000];
-    char *out = NULL;
-    cli_mpirun session = {.dir = ""};
-    if (rc != CLI_OK) goto done;
-    /* the cache directory */
-    if (t.s) {
+                        "(computation nearly free)\n", a->smpi);
+    return CLI_OK;
+}
+
+/* The directory run exports into: the workspace's cache (runs/nodeID-EXCHANGE-PARAMS), or a fresh
+ * one in /tmp for a file.  CLI_OK, or CLI_FAIL after reporting. */
+static int run_dir(const exp_args *a, const exp_target *t, const char *tag, char *dir, size_t len)
+{
+    if (t->s) {
         char params[512];
-        snprintf(params, sizeof params, "%s", t.params);
+        snprintf(params, sizeof params, "%s", t->params);
         for (char *c = params; *c; c++) if (*c == ',' || *c == '=') *c = *c == ',' ? '-' : '_';
-        snprintf(dir, sizeof dir, "%s/runs/node%lld-%s-%s", store_dir(t.s), (long long)t.node,
-                 xf_exchange_name(a.exchange), params);
-    } else {
-        snprintf(dir, sizeof dir, "/tmp/polyapm-run-XXXXXX");
-        if (!mkdtemp(dir)) { rc = cli_fail("cannot create a directory in /tmp: %s", strerror(errno)); goto done; }
+        snprintf(dir, len, "%s/runs/node%lld-%s%s-%s", store_dir(t->s), (long long)t->node, tag,
+                 xf_exchange_name(a->exchange), params);
+        return CLI_OK;
     }
-    xf_export_info info;
-    rc = exp_do_export(&a, &t, dir, &info);
-    if (rc != CLI_OK) goto done;
-    if (!info.mpi && a.np != 1) { rc = cli_fail("%s is sequential C: run it with -np 1", t.label); goto done; }
-    if (info.mpi && info.ranks != a.np) {
-        rc = cli_fail("%s needs %d MPI ranks (its processor loop), not %d%s", t.label, info.ranks, a.np,
-                      has_param(t.prog, "procs") ? "" : " (the program has no parameter procs to set)");
-        goto done;
-    }
-    if (a.smpi && !info.mpi) { rc = cli_fail("%s is sequential C: --smpi needs a syndm or syncomm node", t.label); goto done; }
+    snprintf(dir, len, "/tmp/polyapm-run-XXXXXX");
+    if (!mkdtemp(dir)) return cli_fail("cannot create a directory in /tmp: %s", strerror(errno));
+    return CLI_OK;
+}
+
+/* make in dir (the smpi target with smpi), -Werror.  CLI_OK, or CLI_FAIL with make's output. */
+static int run_build(const char *dir, int smpi)
+{
+    char q[4200], cmd[9000];
     cli_shell_quote(q, sizeof q, dir);
+    snprintf(cmd, sizeof cmd, "make -C %s EXTRA_CFLAGS=-Werror %s 2>&1", q, smpi ? "smpi" : "");
     int st;
-    snprintf(cmd, sizeof cmd, "make -C %s EXTRA_CFLAGS=-Werror %s 2>&1", q, a.smpi ? "smpi" : "");
-    out = exp_capture(cmd, &st);
+    char *out = exp_capture(cmd, &st);
+    int rc = CLI_OK;
     if (st != 0) {
         fprintf(stderr, "%s", out ? out : "");
         rc = cli_fail("building %s failed (%s)", dir, cmd);
-        goto done;
     }
     free(out);
-    out = NULL;
-    double best = -1;
-    uint64_t sum = 0;
-    if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
-    for (int k = 0; k < a.repeat; k++) {
-        if (a.smpi) {
-            /* XF_SMPIRUN_OPTIONS (xf.h) says why each option.  (MPICH's selector would avoid
-             * SimGrid's quadratic Alltoallv too, but its first Allreduce starts with a ring
-             * allgather that at 1024 ranks costs 110 s.) */
-            cli_shell_quote(qp, sizeof qp, platform);
-            char hs[96] = "";
-            if (speed[0]) snprintf(hs, sizeof hs, "--cfg=smpi/host-speed:%s ", speed);
-            snprintf(cmd, sizeof cmd, "cd %s && smpirun -np %d -platform %s --cfg=smpi/display-timing:no %s"
-                     XF_SMPIRUN_OPTIONS " ./%s.smpi 2>&1", q, a.np, qp, hs,
-                     info.prog);
-        } else if (info.mpi) {
-            char mpirun[1200];
-            cli_mpirun_command(&session, a.np, mpirun, sizeof mpirun);
-            snprintf(cmd, sizeof cmd, "cd %s && %s ./%s 2>&1", q, mpirun, info.prog);
-        } else {
-            snprintf(cmd, sizeof cmd, "cd %s && ./%s 2>&1", q, info.prog);
-        }
-        out = exp_capture(cmd, &st);
+    return rc;
+}
+
+/* How to run the built program `prog` in dir once (smpirun, mpirun, or plain). */
+static void run_command(const exp_args *a, const xf_export_info *info, const char *dir, const char *platform,
+                        const char *speed, cli_mpirun *session, char *cmd, size_t len)
+{
+    char q[4200], qp[4200];
+    cli_shell_quote(q, sizeof q, dir);
+    if (a->smpi) {
+        /* XF_SMPIRUN_OPTIONS (xf.h) says why each option.  (MPICH's selector would avoid
+         * SimGrid's quadratic Alltoallv too, but its first Allreduce starts with a ring
+         * allgather that at 1024 ranks costs 110 s.) */
+        cli_shell_quote(qp, sizeof qp, platform);
+        char hs[96] = "";
+        if (speed[0]) snprintf(hs, sizeof hs, "--cfg=smpi/host-speed:%s ", speed);
+        snprintf(cmd, len, "cd %s && smpirun -np %d -platform %s --cfg=smpi/display-timing:no %s"
+                 XF_SMPIRUN_OPTIONS " ./%s.smpi 2>&1", q, a->np, qp, hs, info->prog);
+    } else if (info->mpi) {
+        char mpirun[1200];
+        cli_mpirun_command(session, a->np, mpirun, sizeof mpirun);
+        snprintf(cmd, len, "cd %s && %s ./%s 2>&1", q, mpirun, info->prog);
+    } else {
+        snprintf(cmd, len, "cd %s && ./%s 2>&1", q, info->prog);
+    }
+}
+
+/* Runs it `repeat` times: the last checksum and the best seconds.  Each result line goes to stdout
+ * unless quiet.  CLI_OK, or CLI_FAIL with the program's output. */
+static int run_times(const char *cmd, const char *prog, int repeat, int quiet, uint64_t *sum, double *best)
+{
+    *best = -1;
+    for (int k = 0; k < repeat; k++) {
+        int st;
+        char *out = exp_capture(cmd, &st);
         const char *line = out ? strstr(out, "polyapm-result ") : NULL;
         unsigned long long c;
         double s;
         int ranks;
         if (st != 0 || !line || sscanf(line, "polyapm-result checksum=%llx seconds=%lf ranks=%d", &c, &s, &ranks) != 3) {
             fprintf(stderr, "%s", out ? out : "");
-            rc = cli_fail("running %s failed (exit %d): %s", info.prog, st, cmd);
-            goto done;
+            free(out);
+            return cli_fail("running %s failed (exit %d): %s", prog, st, cmd);
         }
-        if (!a.json) fputs(line, stdout);
-        sum = c;
-        if (best < 0 || s < best) best = s;
+        if (!quiet) fputs(line, stdout);
+        *sum = c;
+        if (*best < 0 || s < *best) *best = s;
         free(out);
-        out = NULL;
     }
+    return CLI_OK;
+}
+
+/* Stores the best seconds as a measurement of the node (a sequential node's run counts as mpirun
+ * with 1 rank). */
+static int run_store(const exp_args *a, const exp_target *t, const char *platform, double best)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    diag_list d;
+    diag_list_init(&d);
+    store_measurement m;
+    memset(&m, 0, sizeof m);
+    m.node = t->node;
+    m.ranks = a->np;
+    m.runner = a->smpi ? "smpirun" : "mpirun";
+    m.platform = a->smpi ? platform : NULL;
+    m.params = t->params;
+    m.seconds = best;
+    m.host = host;
+    int rc = CLI_OK;
+    if (store_measurement_add(t->s, &m, NULL, &d) != 0) rc = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "storing failed");
+    else if (!a->json) printf("stored as a measurement of node %lld\n", (long long)t->node);
+    diag_list_free(&d);
+    return rc;
+}
+
+/* Exports t into dir and checks that it runs on a->np ranks.  CLI_OK, or a status after reporting. */
+static int run_export(const exp_args *a, exp_target *t, const char *dir, xf_export_info *info)
+{
+    int rc = exp_do_export(a, t, dir, info);
+    if (rc != CLI_OK) return rc;
+    if (!info->mpi && a->np != 1) return cli_fail("%s is sequential C: run it with -np 1", t->label);
+    if (info->mpi && info->ranks != a->np)
+        return cli_fail("%s needs %d MPI ranks (its processor loop), not %d%s", t->label, info->ranks, a->np,
+                        has_param(t->prog, "procs") ? "" : " (the program has no parameter procs to set)");
+    if (a->smpi && !info->mpi) return cli_fail("%s is sequential C: --smpi needs a syndm or syncomm node", t->label);
+    return CLI_OK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    exp_args a;
+    int rc = exp_parse(argc, argv, 1, &a);
+    if (rc) return rc;
+    char platform[4096], speed[64];
+    if ((rc = run_platform(&a, platform, sizeof platform, speed, sizeof speed)) != CLI_OK) return rc;
+    exp_target t;
+    rc = exp_load(&a, 1, &t);
+    char dir[4096], cmd[9000];
+    cli_mpirun session = {.dir = ""};
+    xf_export_info info;
+    if (rc != CLI_OK || (rc = run_dir(&a, &t, "", dir, sizeof dir)) != CLI_OK ||
+        (rc = run_export(&a, &t, dir, &info)) != CLI_OK || (rc = run_build(dir, a.smpi != NULL)) != CLI_OK)
+        goto done;
+    if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
+    run_command(&a, &info, dir, platform, speed, &session, cmd, sizeof cmd);
+    double best = -1;
+    uint64_t sum = 0;
+    if ((rc = run_times(cmd, info.prog, a.repeat, a.json, &sum, &best)) != CLI_OK) goto done;
     int match = sum == t.checksum;
     if (a.json) {
         printf("{\"target\":");
@@ -395,28 +465,9 @@ int cmd_run(int argc, char **argv)
     if (!a.json)
         printf("%s: %d rank%s%s%s, checksum %016" PRIx64 " = the simulation's, %.6f s (best of %d)\n", t.label, a.np,
                a.np == 1 ? "" : "s", a.smpi ? " under smpirun -platform " : "", a.smpi ? platform : "", sum, best, a.repeat);
-    if (t.s) {
-        /* measurements are of MPI runs; a sequential node's run counts as mpirun with 1 rank */
-        char host[256] = "";
-        gethostname(host, sizeof host - 1);
-        diag_list d;
-        diag_list_init(&d);
-        store_measurement m;
-        memset(&m, 0, sizeof m);
-        m.node = t.node;
-        m.ranks = a.np;
-        m.runner = a.smpi ? "smpirun" : "mpirun";
-        m.platform = a.smpi ? platform : NULL;
-        m.params = t.params;
-        m.seconds = best;
-        m.host = host;
-        if (store_measurement_add(t.s, &m, NULL, &d) != 0) rc = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "storing failed");
-        else if (!a.json) printf("stored as a measurement of node %lld\n", (long long)t.node);
-        diag_list_free(&d);
-    }
+    if (t.s) rc = run_store(&a, &t, platform, best);
 done:
     cli_mpirun_close(&session);
-    free(out);
     exp_target_free(&t);
     return rc;
 }
