@@ -192,7 +192,7 @@ int cmd_explore(int argc, char **argv)
     explore_result res;
     memset(&res, 0, sizeof res);
     int status = CLI_FAIL;
-    if (cliopts_machine(&o, s, 0, &eo.profile) != 0) goto out;
+    if (cliopts_machine(&o, s, &eo.profile) != 0) goto out;
     if (store_resolve(s, o.pos[0], &eo.start, &d) != 0) goto fail;
     if (nat && explore_rank_check(s, eo.start, at, nat, &d) != 0) goto fail;
     eo.depth = o.depth > 0 ? (int)o.depth : 0;

@@ -25,8 +25,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "cli.h"
 #include "report.h"
 #include "ops.h"
@@ -119,103 +121,210 @@ typedef struct exp_target {
     store *s;                 /* workspace form only */
     int64_t node;
     char label[128];
-    uint64_t checksum;
+    uint64_t checksum;        /* the simulation's (not native) */
     char params[512];         /* final parameter values, "n=16,steps=21" */
+    /* run at a size where simulating would take long: the check is against the reference program
+     * exported as sequential C and run natively */
+    int native;
+    double sim_estimate;      /* the simulation's estimated seconds that made it so */
+    ir_program *ref;          /* owned: the reference (the node's source; a file's `reference`) */
+    int64_t ref_node;         /* its node, or -1 */
 } exp_target;
 
+/* run: a check by simulation estimated to take longer than this many seconds is made against the
+ * reference exported as sequential C and run natively instead (building and running it takes a
+ * few seconds; simulating at a user's size can take minutes). */
+#define RUN_SIM_LIMIT 10.0
+
+/* The simulation's progress, watched: it is cancelled as soon as its estimated time (the elapsed
+ * time over the fraction done, twice when the reference is simulated after it) exceeds the
+ * limit, or its elapsed time does. */
+typedef struct sim_probe {
+    struct timespec t0;
+    double limit, factor, estimate;
+    volatile int cancel;
+} sim_probe;
+
+static void probe_progress(void *ctx, double fraction)
+{
+    sim_probe *p = ctx;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = (double)(now.tv_sec - p->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->t0.tv_nsec);
+    double est = fraction > 0 ? el / fraction * p->factor : el * p->factor;
+    if ((el >= 0.5 && est > p->limit) || el * p->factor > p->limit) {
+        p->estimate = est > el * p->factor ? est : el * p->factor;
+        p->cancel = 1;
+    }
+}
+
+static void probe_start(sim_probe *p, int with_ref)
+{
+    memset(p, 0, sizeof *p);
+    clock_gettime(CLOCK_MONOTONIC, &p->t0);
+    p->limit = RUN_SIM_LIMIT;
+    p->factor = with_ref ? 2 : 1;
+}
+
+/* t->params: the program's final parameter values under the bindings ("" when they do not
+ * evaluate: the simulation said why). */
+static void exp_params(exp_target *t, const ir_binding *b, int nb)
+{
+    diag_list d;
+    diag_list_init(&d);
+    char *key = ops_param_key(t->prog, b, nb, &d);
+    snprintf(t->params, sizeof t->params, "%s", key ? key : "");
+    free(key);
+    diag_list_free(&d);
+}
+
+/* -np P sets procs when the program has that parameter and -D does not. */
+static void exp_bind_procs(exp_args *a, const ir_program *p)
+{
+    if (!a->np || !has_param(p, "procs")) return;
+    int given = 0;
+    for (int i = 0; i < a->nb; i++) given |= !strcmp(a->b[i].name, "procs");
+    if (!given && a->nb < EXP_MAX_BINDINGS) a->b[a->nb++] = (ir_binding){"procs", a->np};
+}
+
+/* The file's `reference` program (NULL with *rc 0 when it names none). */
+static ir_program *exp_file_reference(const exp_args *a, const ir_program *p, int *rc, diag_list *d)
+{
+    *rc = 0;
+    for (int i = 0; i < p->ndecls; i++) {
+        if (p->decls[i]->kind != IR_D_REFERENCE) continue;
+        const char *r = p->decls[i]->u.reference.path, *slash = strrchr(a->target, '/');
+        char path[4096];
+        if (r[0] == '/' || !slash) snprintf(path, sizeof path, "%s", r);
+        else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - a->target), a->target, r);
+        ir_program *ref = ir_load_file(path, d);
+        if (!ref) *rc = -1;
+        return ref;
+    }
+    return NULL;
+}
+
+/* A program file: simulated (with its reference, if it names one) at run's bindings; when that
+ * would take long and there is a reference, at its own values for the verdict, and the check is
+ * native. */
+static int exp_load_file(exp_args *a, int run, exp_target *t, diag_list *d)
+{
+    t->prog = ir_load_file(a->target, d);
+    if (!t->prog) return diag_print(d, stderr), CLI_FAIL;
+    exp_bind_procs(a, t->prog);
+    int rrc;
+    t->ref = exp_file_reference(a, t->prog, &rrc, d);
+    if (rrc) return diag_print(d, stderr), CLI_FAIL;
+    simjob j;
+    memset(&j, 0, sizeof j);
+    j.prog = t->prog;
+    j.ref = t->ref;
+    j.bindings = run ? a->b : NULL;
+    j.nbindings = run ? a->nb : 0;
+    sim_probe pr;
+    probe_start(&pr, t->ref != NULL);
+    if (run && a->nb && t->ref) j.cancel = &pr.cancel, j.progress = probe_progress, j.progress_ctx = &pr;
+    int ok = machine_resolve(NULL, NULL, &j.profile, d) == 0 && simjob_run(&j, d) == 0;
+    if (!ok && pr.cancel) {           /* long: the verdict at its own values, the check native */
+        simjob_free(&j);
+        diag_list_free(d);
+        diag_list_init(d);
+        t->native = 1;
+        t->sim_estimate = pr.estimate;
+        t->ref_node = -1;
+        memset(&j, 0, sizeof j);
+        j.prog = t->prog;
+        j.ref = t->ref;
+        ok = machine_resolve(NULL, NULL, &j.profile, d) == 0 && simjob_run(&j, d) == 0;
+    }
+    if (!ok) {
+        diag_print(d, stderr);
+        simjob_free(&j);
+        return CLI_FAIL;
+    }
+    int bad = j.res->violations_total > 0 || j.verified == 0;
+    t->checksum = j.res->checksum;
+    exp_params(t, run ? a->b : NULL, run ? a->nb : 0);
+    if (bad)
+        cli_fail("%s: not exported: its simulation %s", a->target,
+                 j.verified == 0 ? "is not verified against its reference" : "reports violations");
+    simjob_free(&j);
+    snprintf(t->label, sizeof t->label, "%s", a->target);
+    return bad ? CLI_FAIL : CLI_OK;
+}
+
+/* Simulates node t->node with the bindings (or finds it stored); with a probe, cancelled when it
+ * would take long.  0 done, 1 cancelled by the probe, -1 failed (message in d). */
+static int exp_sim_node(exp_target *t, const ir_binding *b, int nb, sim_probe *pr, ops_sim *j, diag_list *d)
+{
+    memset(j, 0, sizeof *j);
+    j->node = t->node;
+    if (machine_resolve(t->s, NULL, &j->profile, d) != 0) return -1;
+    for (int i = 0; i < nb && i < OPS_MAX_BINDINGS; i++) j->bindings[j->nbindings++] = b[i];
+    int hit = ops_sim_prepare(t->s, j, d);
+    if (hit < 0) return -1;
+    if (hit) return 0;
+    if (ops_sim_run(j, pr ? &pr->cancel : NULL, pr ? probe_progress : NULL, pr, d) != 0)
+        return pr && pr->cancel ? 1 : -1;
+    return ops_sim_store(t->s, j, d) == 0 ? 0 : -1;
+}
+
+/* A workspace node: simulated at run's bindings (export: its own values), or — when that would
+ * take long — at its own values for the verdict, with its source as the native reference. */
+static int exp_load_node(exp_args *a, int run, exp_target *t, diag_list *d)
+{
+    char *dir = store_find(NULL, d);
+    if (!dir) return cli_fail("%s: no such file, and %s", a->target, d->n ? d->items[d->n - 1].msg : "no workspace");
+    int orc = store_open(dir, STORE_WRITE, &t->s, d);
+    free(dir);
+    if (orc != 0 || store_resolve(t->s, a->target, &t->node, d) != 0)
+        return cli_fail("%s", d->n ? d->items[d->n - 1].msg : "cannot open the workspace");
+    t->prog = ops_node_program(t->s, t->node, d);
+    if (!t->prog) return diag_print(d, stderr), CLI_FAIL;
+    exp_bind_procs(a, t->prog);
+    ops_sim j;
+    sim_probe pr;
+    probe_start(&pr, 1);
+    int rc = exp_sim_node(t, a->b, run ? a->nb : 0, run && a->nb ? &pr : NULL, &j, d);
+    if (rc == 1) {
+        ops_sim_free(&j);
+        diag_list_free(d);
+        diag_list_init(d);
+        t->native = 1;
+        t->sim_estimate = pr.estimate;
+        if (store_reference(t->s, t->node, &t->ref_node, d) != 0 ||
+            !(t->ref = ops_node_program(t->s, t->ref_node, d)))
+            rc = -1;
+        else
+            rc = exp_sim_node(t, NULL, 0, NULL, &j, d);
+    }
+    if (rc != 0) {
+        cli_fail("node %s: its simulation failed: %s", a->target, d->n ? d->items[d->n - 1].msg : "?");
+        ops_sim_free(&j);
+        return CLI_FAIL;
+    }
+    snprintf(t->label, sizeof t->label, "node %lld (%s)", (long long)t->node, j.n.label);
+    if (t->native) exp_params(t, a->b, a->nb);
+    else snprintf(t->params, sizeof t->params, "%s", j.params ? j.params : "");
+    t->checksum = j.hit ? j.stored.checksum : j.job.res->checksum;
+    int verified = j.verified;
+    ops_sim_free(&j);
+    if (verified <= 0)
+        return cli_fail("%s: not exported: it is %s against the root (polyapm sim %s shows why)", t->label,
+                        verified == 0 ? "not verified" : "not checked", a->target);
+    return CLI_OK;
+}
+
 /* Loads the target and simulates it (run: with the bindings, for the checksum; export: at its own
- * parameter values, which is what makes a node verified); refuses an unverified program. */
+ * parameter values, which is what makes a node verified); refuses an unverified program.  A run
+ * whose simulation would take longer than RUN_SIM_LIMIT is checked natively (t->native). */
 static int exp_load(exp_args *a, int run, exp_target *t)
 {
     diag_list d;
     diag_list_init(&d);
-    int rc = CLI_FAIL;
     memset(t, 0, sizeof *t);
-    if (is_file(a->target)) {
-        t->prog = ir_load_file(a->target, &d);
-        if (!t->prog) { diag_print(&d, stderr); goto out; }
-        if (a->np && has_param(t->prog, "procs")) {
-            int given = 0;
-            for (int i = 0; i < a->nb; i++) given |= !strcmp(a->b[i].name, "procs");
-            if (!given && a->nb < EXP_MAX_BINDINGS) a->b[a->nb++] = (ir_binding){"procs", a->np};
-        }
-        ir_program *ref = NULL;
-        for (int i = 0; i < t->prog->ndecls; i++) {
-            if (t->prog->decls[i]->kind != IR_D_REFERENCE) continue;
-            const char *r = t->prog->decls[i]->u.reference.path, *slash = strrchr(a->target, '/');
-            char path[4096];
-            if (r[0] == '/' || !slash) snprintf(path, sizeof path, "%s", r);
-            else snprintf(path, sizeof path, "%.*s/%s", (int)(slash - a->target), a->target, r);
-            ref = ir_load_file(path, &d);
-            if (!ref) { diag_print(&d, stderr); goto out; }
-        }
-        simjob j;
-        memset(&j, 0, sizeof j);
-        j.prog = t->prog;
-        j.ref = ref;
-        j.bindings = run ? a->b : NULL;
-        j.nbindings = run ? a->nb : 0;
-        if (cost_profile_resolve("scali2004", &j.profile, &d) != 0 || simjob_run(&j, &d) != 0) {
-            diag_print(&d, stderr);
-            simjob_free(&j);
-            ir_program_free(ref);
-            goto out;
-        }
-        int bad = j.res->violations_total > 0 || j.verified == 0;
-        t->checksum = j.res->checksum;
-        for (int i = 0; i < j.res->nparams; i++)
-            snprintf(t->params + strlen(t->params), sizeof t->params - strlen(t->params), "%s%s=%" PRId64,
-                     i ? "," : "", t->prog->params[i]->u.param.name, j.res->params[i]);
-        if (bad)
-            cli_fail("%s: not exported: its simulation %s", a->target,
-                     j.verified == 0 ? "is not verified against its reference" : "reports violations");
-        simjob_free(&j);
-        ir_program_free(ref);
-        snprintf(t->label, sizeof t->label, "%s", a->target);
-        rc = bad ? CLI_FAIL : CLI_OK;
-        goto out;
-    }
-    char *dir = store_find(NULL, &d);
-    if (!dir) { cli_fail("%s: no such file, and %s", a->target, d.n ? d.items[d.n - 1].msg : "no workspace"); goto out; }
-    int orc = store_open(dir, STORE_WRITE, &t->s, &d);
-    free(dir);
-    if (orc != 0 || store_resolve(t->s, a->target, &t->node, &d) != 0) {
-        cli_fail("%s", d.n ? d.items[d.n - 1].msg : "cannot open the workspace");
-        goto out;
-    }
-    size_t len;
-    char *text = store_node_text(t->s, t->node, &len, &d);
-    if (!text) { cli_fail("%s", d.n ? d.items[d.n - 1].msg : "cannot read the node"); goto out; }
-    t->prog = ir_load_text(a->target, text, len, &d);
-    free(text);
-    if (!t->prog) { diag_print(&d, stderr); goto out; }
-    if (a->np && has_param(t->prog, "procs")) {
-        int given = 0;
-        for (int i = 0; i < a->nb; i++) given |= !strcmp(a->b[i].name, "procs");
-        if (!given && a->nb < EXP_MAX_BINDINGS) a->b[a->nb++] = (ir_binding){"procs", a->np};
-    }
-    ops_sim j;
-    memset(&j, 0, sizeof j);
-    j.node = t->node;
-    if (cost_profile_resolve("scali2004", &j.profile, &d) != 0) { cli_fail("%s", d.items[d.n - 1].msg); goto out; }
-    for (int i = 0; run && i < a->nb && i < OPS_MAX_BINDINGS; i++) j.bindings[j.nbindings++] = a->b[i];
-    if (ops_sim_node(t->s, &j, &d) != 0) {
-        cli_fail("node %s: its simulation failed: %s", a->target, d.n ? d.items[d.n - 1].msg : "?");
-        ops_sim_free(&j);
-        goto out;
-    }
-    snprintf(t->label, sizeof t->label, "node %lld (%s)", (long long)t->node, j.n.label);
-    snprintf(t->params, sizeof t->params, "%s", j.params ? j.params : "");
-    t->checksum = j.hit ? j.stored.checksum : j.job.res->checksum;
-    int verified = j.verified;
-    ops_sim_free(&j);
-    if (verified <= 0) {
-        cli_fail("%s: not exported: it is %s against the root (polyapm sim %s shows why)", t->label,
-                 verified == 0 ? "not verified" : "not checked", a->target);
-        goto out;
-    }
-    rc = CLI_OK;
-out:
+    t->ref_node = -1;
+    int rc = is_file(a->target) ? exp_load_file(a, run, t, &d) : exp_load_node(a, run, t, &d);
     diag_list_free(&d);
     return rc;
 }
@@ -223,6 +332,7 @@ out:
 static void exp_target_free(exp_target *t)
 {
     ir_program_free(t->prog);
+    ir_program_free(t->ref);
     store_close(t->s);
 }
 
@@ -305,14 +415,13 @@ static int run_platform(const exp_args *a, char *platform, size_t plen, char *sp
 
 /* The directory run exports into: the workspace's cache (runs/nodeID-EXCHANGE-PARAMS), or a fresh
  * one in /tmp for a file.  CLI_OK, or CLI_FAIL after reporting. */
-static int run_dir(const exp_args *a, const exp_target *t, const char *tag, char *dir, size_t len)
+static int run_dir(const store *s, int64_t node, const char *tag, const char *pvals, char *dir, size_t len)
 {
-    if (t->s) {
+    if (s) {
         char params[512];
-        snprintf(params, sizeof params, "%s", t->params);
+        snprintf(params, sizeof params, "%s", pvals);
         for (char *c = params; *c; c++) if (*c == ',' || *c == '=') *c = *c == ',' ? '-' : '_';
-        snprintf(dir, len, "%s/runs/node%lld-%s%s-%s", store_dir(t->s), (long long)t->node, tag,
-                 xf_exchange_name(a->exchange), params);
+        snprintf(dir, len, "%s/runs/node%lld-%s-%s", store_dir(s), (long long)node, tag, params);
         return CLI_OK;
     }
     snprintf(dir, len, "/tmp/polyapm-run-XXXXXX");
@@ -410,6 +519,38 @@ static int run_store(const exp_args *a, const exp_target *t, const char *platfor
     return rc;
 }
 
+/* The native check: t's reference exported as sequential C at run's values (those of its
+ * parameters), built and run once; its checksum.  CLI_OK, or a status after reporting. */
+static int run_native_reference(const exp_args *a, const exp_target *t, uint64_t *sum)
+{
+    ir_binding b[EXP_MAX_BINDINGS];
+    int nb = 0;
+    for (int i = 0; i < a->nb; i++)
+        if (has_param(t->ref, a->b[i].name)) b[nb++] = a->b[i];
+    fprintf(stderr, "polyapm run: simulating %s at %s would take about %.0f s or more: its checksum is checked "
+                    "against the sequential C program of its source, run natively\n", t->label, t->params,
+            t->sim_estimate);
+    char dir[4096], label[200], cmd[9000];
+    int rc = run_dir(t->s, t->ref_node, "seq", t->params, dir, sizeof dir);
+    if (rc != CLI_OK) return rc;
+    snprintf(label, sizeof label, "the source of %s", t->label);
+    xf_export_options o = {b, nb, XF_EXCHANGE_AUTO, label};
+    xf_export_info info;
+    diag_list d;
+    diag_list_init(&d);
+    int st = xf_export(t->ref, dir, &o, &info, &d);
+    if (st != XF_OK) diag_print(&d, stderr);
+    diag_list_free(&d);
+    if (st != XF_OK) return cli_fail("%s: exporting it as sequential C failed", label);
+    if (info.mpi) return cli_fail("%s is not a sequential program", label);
+    if ((rc = run_build(dir, 0)) != CLI_OK) return rc;
+    exp_args seq = *a;
+    seq.smpi = NULL;
+    run_command(&seq, &info, dir, "", "", NULL, cmd, sizeof cmd);
+    double secs;
+    return run_times(cmd, info.prog, 1, 1, sum, &secs);
+}
+
 /* Exports t into dir and checks that it runs on a->np ranks.  CLI_OK, or a status after reporting. */
 static int run_export(const exp_args *a, exp_target *t, const char *dir, xf_export_info *info)
 {
@@ -435,7 +576,7 @@ int cmd_run(int argc, char **argv)
     char dir[4096], cmd[9000];
     cli_mpirun session = {.dir = ""};
     xf_export_info info;
-    if (rc != CLI_OK || (rc = run_dir(&a, &t, "", dir, sizeof dir)) != CLI_OK ||
+    if (rc != CLI_OK || (rc = run_dir(t.s, t.node, xf_exchange_name(a.exchange), t.params, dir, sizeof dir)) != CLI_OK ||
         (rc = run_export(&a, &t, dir, &info)) != CLI_OK || (rc = run_build(dir, a.smpi != NULL)) != CLI_OK)
         goto done;
     if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
@@ -443,7 +584,10 @@ int cmd_run(int argc, char **argv)
     double best = -1;
     uint64_t sum = 0;
     if ((rc = run_times(cmd, info.prog, a.repeat, a.json, &sum, &best)) != CLI_OK) goto done;
-    int match = sum == t.checksum;
+    uint64_t want = t.checksum;
+    if (t.native && (rc = run_native_reference(&a, &t, &want)) != CLI_OK) goto done;
+    const char *ref = t.native ? "the sequential C program's" : "the simulation's";
+    int match = sum == want;
     if (a.json) {
         printf("{\"target\":");
         report_json_string(stdout, t.label);
@@ -451,20 +595,24 @@ int cmd_run(int argc, char **argv)
                a.smpi ? "smpirun" : info.mpi ? "mpirun" : "sequential");
         if (a.smpi) report_json_string(stdout, platform);
         else printf("null");
-        printf(",\"exchange\":\"%s\",\"checksum\":\"%016" PRIx64 "\",\"sim_checksum\":\"%016" PRIx64 "\","
-               "\"match\":%s,\"seconds\":%.9g,\"repeat\":%d,\"dir\":",
-               xf_exchange_name(info.exchange), sum, t.checksum, match ? "true" : "false", best, a.repeat);
+        printf(",\"exchange\":\"%s\",\"checksum\":\"%016" PRIx64 "\",\"reference\":\"%s\","
+               "\"reference_checksum\":\"%016" PRIx64 "\",\"sim_checksum\":",
+               xf_exchange_name(info.exchange), sum, t.native ? "sequential C" : "simulation", want);
+        if (t.native) printf("null");
+        else printf("\"%016" PRIx64 "\"", t.checksum);
+        printf(",\"match\":%s,\"seconds\":%.9g,\"repeat\":%d,\"dir\":", match ? "true" : "false", best, a.repeat);
         report_json_string(stdout, dir);
         printf("}\n");
     }
     if (!match) {
-        rc = cli_fail("%s: checksum %016" PRIx64 " differs from the simulation's %016" PRIx64 "; nothing stored", t.label,
-                      sum, t.checksum);
+        rc = cli_fail("%s: checksum %016" PRIx64 " differs from %s %016" PRIx64 "; nothing stored", t.label, sum,
+                      ref, want);
         goto done;
     }
     if (!a.json)
-        printf("%s: %d rank%s%s%s, checksum %016" PRIx64 " = the simulation's, %.6f s (best of %d)\n", t.label, a.np,
-               a.np == 1 ? "" : "s", a.smpi ? " under smpirun -platform " : "", a.smpi ? platform : "", sum, best, a.repeat);
+        printf("%s: %d rank%s%s%s, checksum %016" PRIx64 " = %s, %.6f s (best of %d)\n", t.label, a.np,
+               a.np == 1 ? "" : "s", a.smpi ? " under smpirun -platform " : "", a.smpi ? platform : "", sum, ref, best,
+               a.repeat);
     if (t.s) rc = run_store(&a, &t, platform, best);
 done:
     cli_mpirun_close(&session);
