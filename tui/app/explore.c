@@ -239,7 +239,9 @@ static void finish_node(search *S, int i)
         explore_leaf *l = realloc(r->leaves, (size_t)(r->nleaves + 1) * sizeof *l);
         if (l) {
             r->leaves = l;
-            r->leaves[r->nleaves++] = (explore_leaf){x->id, x->total, x->verified, x->nprocs, -1, -1};
+            r->leaves[r->nleaves++] = (explore_leaf){.node = x->id, .cost = x->total, .verified = x->verified,
+                                                     .nprocs = x->nprocs, .rank_cost = -1, .rank_seconds = -1,
+                                                     .rank_verified = -1};
         }
         if (x->verified == 1 && (r->stats.best < 0 || x->total < r->stats.best)) {
             r->stats.best = x->total;

@@ -17,7 +17,7 @@ enum { CO_MAX_BINDINGS = 32, CO_MAX_POS = 64 };
 
 typedef struct cliopts {
     const char *workspace, *machine, *model, *plot, *runner, *platform, *host;
-    const char *rank_at;                   /* explore --rank-at name=value,... */
+    const char *rank_at;                   /* explore --at (alias --rank-at) name=value,... */
     ir_binding bindings[CO_MAX_BINDINGS];
     int nbindings;
     int json, quiet, progress;

@@ -1,8 +1,9 @@
 /*
  * cmd_explore.c — `polyapm explore NODE [--depth D] [--budget N] [--jobs J] [--machine M]
- * [--model M] [-D name=value]... [--rank-at name=value,... [--rank-top K]]`: the automatic
- * best-first search of tui/app/explore.c from a workspace node, then (--rank-at) its K best
- * leaves re-simulated and ranked at the user's sizes (explore_rank_at).  Prints the best leaves
+ * [--model M] [-D name=value]... [--at name=value,... [--rank-top K]]`: the automatic
+ * best-first search of tui/app/explore.c from a workspace node, then (--at, alias --rank-at) its
+ * K best leaves ranked by their predicted seconds at the user's size, extrapolated from smaller
+ * simulations (explore_rank_at).  Prints the best leaves
  * with their paths of decisions (or --json).  A progress
  * line goes to stderr when it is a terminal (--progress: one line per change, for logs and the
  * TUI).  SIGINT/SIGTERM stop the search cleanly (exit 1, "interrupted"); running the same
@@ -48,6 +49,15 @@ static void show_progress(void *ctx, const explore_stats *st)
     fflush(stderr);
 }
 
+/* Sample m of explore --at's sizes: "n=26,tsteps=10". */
+static void at_sample_text(const explore_at *x, int m, int nat, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int k = 0; k < nat; k++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s=%lld", k ? "," : "", x->b[m][k].name,
+                 (long long)x->b[m][k].value);
+}
+
 static void print_path(store *s, int64_t id, FILE *out, int json)
 {
     store_step *steps = NULL;
@@ -72,7 +82,7 @@ static void print_path(store *s, int64_t id, FILE *out, int json)
     diag_list_free(&d);
 }
 
-/* --rank-at "n=1000,tsteps=100" into bindings naming `buf` (a copy the caller frees).  The count,
+/* --at "n=1000,tsteps=100" into bindings naming `buf` (a copy the caller frees).  The count,
  * or -1 after a usage message. */
 static int parse_rank_at(const char *text, char **buf, ir_binding *out, int max)
 {
@@ -82,9 +92,9 @@ static int parse_rank_at(const char *text, char **buf, ir_binding *out, int max)
     for (char *w = *buf; w; n++) {   /* every field, empty ones too */
         char *comma = strchr(w, ',');
         if (comma) *comma = 0;
-        if (n == max) return cli_usage("explore", "--rank-at takes at most %d values", max), -1;
+        if (n == max) return cli_usage("explore", "--at takes at most %d values", max), -1;
         if (ir_parse_binding(w, &out[n]) != 0)
-            return cli_usage("explore", "--rank-at takes name=integer,..., not '%s'", text), -1;
+            return cli_usage("explore", "--at takes name=integer,..., not '%s'", text), -1;
         w = comma ? comma + 1 : NULL;
     }
     return n;
@@ -107,9 +117,21 @@ static void print_json(store *s, const cliopts *o, const explore_opts *eo, const
            st->search_cpu, st->worker_cpu);
     if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
     else printf("null");
+    printf(",\"at\":");
+    if (nat) report_json_string(stdout, o->rank_at);
+    else printf("null");
     printf(",\"rank_at\":");
     if (nat) report_json_string(stdout, o->rank_at);
     else printf("null");
+    printf(",\"at_samples\":[");
+    for (int m = 0; m < res->at.n; m++) {
+        char b[256];
+        at_sample_text(&res->at, m, nat, b, sizeof b);
+        printf("%s{\"params\":", m ? "," : "");
+        report_json_string(stdout, b);
+        printf(",\"lambda\":%.6g}", res->at.lam[m]);
+    }
+    printf("]");
     printf(",\"leaves\":[");
     for (int i = 0; i < res->nleaves; i++) {
         store_node n;
@@ -120,7 +142,8 @@ static void print_json(store *s, const cliopts *o, const explore_opts *eo, const
         printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
                res->leaves[i].cost, res->leaves[i].verified, res->leaves[i].nprocs);
         if (res->leaves[i].rank_verified >= 0)
-            printf("\"rank_cost\":%.10g,\"rank_verified\":%d,", res->leaves[i].rank_cost, res->leaves[i].rank_verified);
+            printf("\"rank_cost\":%.10g,\"rank_seconds\":%.10g,\"rank_verified\":%d,", res->leaves[i].rank_cost,
+                   res->leaves[i].rank_seconds, res->leaves[i].rank_verified);
         printf("\"path\":[");
         print_path(s, res->leaves[i].node, stdout, 1);
         printf("]}");
@@ -140,7 +163,13 @@ static void print_text(store *s, const cliopts *o, const explore_opts *eo, const
            "%d pruned, %d unverified, %d open; %.1f s%s%s\n",
            st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
            st->open, secs, st->budget_hit ? "; budget reached" : "", st->interrupted ? "; interrupted" : "");
-    if (nat) printf("ranked at %s: the best leaves re-simulated there come first\n", o->rank_at);
+    if (nat && res->at.n) {
+        char lo[256], hi[256];
+        at_sample_text(&res->at, 0, nat, lo, sizeof lo);
+        at_sample_text(&res->at, res->at.n - 1, nat, hi, sizeof hi);
+        printf("ranked at %s: the best leaves first, by their cost there extrapolated from %d sizes (%s .. %s)\n",
+               o->rank_at, res->at.n, lo, hi);
+    }
     printf("%d leaves%s\n", res->nleaves, res->nleaves ? ", best first:" : "");
     for (int i = 0; i < res->nleaves && i < top; i++) {
         store_node n;
@@ -150,8 +179,8 @@ static void print_text(store *s, const cliopts *o, const explore_opts *eo, const
                n.label ? n.label : "?", n.level, res->leaves[i].nprocs, res->leaves[i].cost,
                res->leaves[i].verified == 1 ? "verified" : "NOT verified");
         if (res->leaves[i].rank_verified >= 0)
-            printf("; at %s: cost %.7g  %s", o->rank_at, res->leaves[i].rank_cost,
-                   res->leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
+            printf("; at %s: %.4g s predicted (cost %.7g)  %s", o->rank_at, res->leaves[i].rank_seconds,
+                   res->leaves[i].rank_cost, res->leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
         printf("\n      ");
         print_path(s, res->leaves[i].node, stdout, 0);
         printf("\n");
@@ -178,7 +207,7 @@ int cmd_explore(int argc, char **argv)
     if (o.depth == 0) return cli_usage("explore", "--depth takes a positive number");
     if (o.nbindings > EXPLORE_MAX_BINDINGS) return cli_usage("explore", "too many -D options");
     if (o.rank_top == 0) return cli_usage("explore", "--rank-top takes a positive number");
-    if (o.rank_top > 0 && !o.rank_at) return cli_usage("explore", "--rank-top needs --rank-at");
+    if (o.rank_top > 0 && !o.rank_at) return cli_usage("explore", "--rank-top needs --at");
     ir_binding at[EXPLORE_MAX_BINDINGS];
     char *atbuf = NULL;
     int nat = o.rank_at ? parse_rank_at(o.rank_at, &atbuf, at, EXPLORE_MAX_BINDINGS) : 0;

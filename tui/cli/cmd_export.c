@@ -482,7 +482,8 @@ static int run_times(const char *cmd, const char *prog, int repeat, int quiet, u
         unsigned long long c;
         double s;
         int ranks;
-        if (st != 0 || !line || sscanf(line, "polyapm-result checksum=%llx seconds=%lf ranks=%d", &c, &s, &ranks) != 3) {
+        if (st != 0 || !line ||
+            sscanf(line, "polyapm-result checksum=%llx seconds=%lf ranks=%d", &c, &s, &ranks) != 3) {
             fprintf(stderr, "%s", out ? out : "");
             free(out);
             return cli_fail("running %s failed (exit %d): %s", prog, st, cmd);
@@ -513,7 +514,8 @@ static int run_store(const exp_args *a, const exp_target *t, const char *platfor
     m.seconds = best;
     m.host = host;
     int rc = CLI_OK;
-    if (store_measurement_add(t->s, &m, NULL, &d) != 0) rc = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "storing failed");
+    if (store_measurement_add(t->s, &m, NULL, &d) != 0)
+        rc = cli_fail("%s", d.n ? d.items[d.n - 1].msg : "storing failed");
     else if (!a->json) printf("stored as a measurement of node %lld\n", (long long)t->node);
     diag_list_free(&d);
     return rc;
@@ -576,7 +578,8 @@ int cmd_run(int argc, char **argv)
     char dir[4096], cmd[9000];
     cli_mpirun session = {.dir = ""};
     xf_export_info info;
-    if (rc != CLI_OK || (rc = run_dir(t.s, t.node, xf_exchange_name(a.exchange), t.params, dir, sizeof dir)) != CLI_OK ||
+    if (rc != CLI_OK ||
+        (rc = run_dir(t.s, t.node, xf_exchange_name(a.exchange), t.params, dir, sizeof dir)) != CLI_OK ||
         (rc = run_export(&a, &t, dir, &info)) != CLI_OK || (rc = run_build(dir, a.smpi != NULL)) != CLI_OK)
         goto done;
     if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
