@@ -269,6 +269,38 @@ static int exp_sim_node(exp_target *t, const ir_binding *b, int nb, sim_probe *p
     return ops_sim_store(t->s, j, d) == 0 ? 0 : -1;
 }
 
+/* The seconds the simulation j took (as stored, or as it ran). */
+static double exp_sim_seconds(const ops_sim *j)
+{
+    if (j->hit) return j->stored.sim_seconds;
+    return j->job.res ? j->job.res->seconds + (j->job.ref_res ? j->job.ref_res->seconds : 0) : 0;
+}
+
+/* A first guess of the simulation's seconds at bindings b, before starting it: the seconds at the
+ * program's own values (own) times the growth of the values b sets (procs aside), each at least
+ * 1 — at most the work's growth where those values bound loops (n x n x steps grows as n^2 x
+ * steps, guessed n x steps), so that only runs clearly too long to simulate skip the watched
+ * simulation (its progress decides the others). */
+static double exp_sim_guess(const ir_program *p, const ir_binding *b, int nb, const ops_sim *own)
+{
+    int64_t *mine = calloc((size_t)p->nparams + 1, sizeof *mine);
+    int64_t *theirs = calloc((size_t)p->nparams + 1, sizeof *theirs);
+    diag_list d;
+    diag_list_init(&d);
+    double growth = 1;
+    if (mine && theirs && ir_params_eval(p, NULL, 0, 0, mine, &d) == 0 &&
+        ir_params_eval(p, b, nb, 0, theirs, &d) == 0)
+        for (int i = 0; i < p->nparams; i++)
+            for (int k = 0; k < nb; k++)
+                if (!strcmp(b[k].name, p->params[i]->u.param.name) && strcmp(b[k].name, "procs") && mine[i] > 0 &&
+                    theirs[i] > mine[i])
+                    growth *= (double)theirs[i] / (double)mine[i];
+    diag_list_free(&d);
+    free(mine);
+    free(theirs);
+    return exp_sim_seconds(own) * growth;
+}
+
 /* A workspace node: simulated at run's bindings (export: its own values), or — when that would
  * take long — at its own values for the verdict, with its source as the native reference. */
 static int exp_load_node(exp_args *a, int run, exp_target *t, diag_list *d)
@@ -283,21 +315,28 @@ static int exp_load_node(exp_args *a, int run, exp_target *t, diag_list *d)
     if (!t->prog) return diag_print(d, stderr), CLI_FAIL;
     exp_bind_procs(a, t->prog);
     ops_sim j;
-    sim_probe pr;
-    probe_start(&pr, 1);
-    int rc = exp_sim_node(t, a->b, run ? a->nb : 0, run && a->nb ? &pr : NULL, &j, d);
-    if (rc == 1) {
-        ops_sim_free(&j);
-        diag_list_free(d);
-        diag_list_init(d);
+    int rc = exp_sim_node(t, NULL, 0, NULL, &j, d);   /* at its own values: the verdict */
+    double guess = rc == 0 && run && a->nb ? exp_sim_guess(t->prog, a->b, a->nb, &j) : 0;
+    if (guess > RUN_SIM_LIMIT) {
         t->native = 1;
-        t->sim_estimate = pr.estimate;
-        if (store_reference(t->s, t->node, &t->ref_node, d) != 0 ||
-            !(t->ref = ops_node_program(t->s, t->ref_node, d)))
-            rc = -1;
-        else
+        t->sim_estimate = guess;
+    } else if (rc == 0 && run && a->nb) {                 /* at the run's values, watched */
+        ops_sim_free(&j);
+        sim_probe pr;
+        probe_start(&pr, 1);
+        rc = exp_sim_node(t, a->b, a->nb, &pr, &j, d);
+        if (rc == 1) {
+            ops_sim_free(&j);
+            diag_list_free(d);
+            diag_list_init(d);
+            t->native = 1;
+            t->sim_estimate = pr.estimate;
             rc = exp_sim_node(t, NULL, 0, NULL, &j, d);
+        }
     }
+    if (rc == 0 && t->native &&
+        (store_reference(t->s, t->node, &t->ref_node, d) != 0 || !(t->ref = ops_node_program(t->s, t->ref_node, d))))
+        rc = -1;
     if (rc != 0) {
         cli_fail("node %s: its simulation failed: %s", a->target, d->n ? d->items[d->n - 1].msg : "?");
         ops_sim_free(&j);
