@@ -38,6 +38,10 @@ fi
 # (two suites calibrating at once shared ~/.cache/polyapm/calibrate-local.raw: one read the
 # other's half-written file, "no exchange measurements")
 export XDG_CONFIG_HOME="$TMP/config" XDG_CACHE_HOME="$TMP/cache"
+# every test names its machine profile: the thesis's cluster, so that no command calibrates this
+# machine by accident (the default, polyapm(1) DEFAULT MACHINE); tests/cli/machine_default.sh
+# unsets it to test that calibration
+export POLYAPM_MACHINE=scali2004
 ok()   { echo "ok $1"; }
 fail() { echo "FAIL $1: $2"; T_FAILED=1; }
 # expect_eq NAME GOT WANT

@@ -25,6 +25,8 @@ SUITE_TIMEOUT=${SUITE_TIMEOUT:-1800}
 # every suite's workspaces, for export_all.sh; the build cache of exported programs (tests/lib.sh)
 export POLYAPM_TEST_WORKSPACES=$BUILD_DIR/test-workspaces
 export POLYAPM_EXPORT_CACHE=${POLYAPM_EXPORT_CACHE:-$BUILD_DIR/export-cache}
+# the suites' machine profile, named (tests/lib.sh sets it too): never this machine's calibration
+export POLYAPM_MACHINE=scali2004
 rm -rf "$POLYAPM_TEST_WORKSPACES"
 mkdir -p "$POLYAPM_TEST_WORKSPACES" "$POLYAPM_EXPORT_CACHE"
 # python3 resolved once for every suite (tests/python.inc)

@@ -36,7 +36,7 @@ declare -A OPTS=(
     [measure]="-np --runner --platform --host -D -w --workspace --json"
     [sweep]="--machine --model -D --plot -w --workspace --json"
     [compare]="--machine --model -D --plot -w --workspace --json"
-    [explore]="--depth --budget --jobs -j --machine --model -D --top --rank-at --rank-top --progress -q --quiet -w --workspace --json"
+    [explore]="--depth --budget --jobs -j --machine --model -D --top --at --rank-at --rank-top --progress -q --quiet -w --workspace --json"
 )
 
 "$POLYAPM" --help >"$TMP/help" 2>&1

@@ -8,7 +8,7 @@
  * of strings too; the search stores them.  Every open node keeps a count of its tasks in flight;
  * when it reaches zero the node is finished (explored mark, leaf or not).
  */
-#include "explore.h"
+#include "explore_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,274 +25,8 @@
 #include "ops.h"
 #include "xf.h"
 
-enum { MAX_JOBS = 64, MAX_ARGS = 48, DEFAULT_DEPTH = 8, DEFAULT_BUDGET = 200, DEFAULT_STM = 4,
+enum { MAX_JOBS = 64, DEFAULT_DEPTH = 8, DEFAULT_BUDGET = 200,
        STOP_GRACE_MS = 1000 /* a stopped worker's time to give up its task before it is killed */ };
-
-/* ---- messages: lists of strings ------------------------------------------------------------- */
-
-typedef struct msg {
-    int n, cap;
-    char **s;
-    size_t *len;
-} msg;
-
-static int msg_add(msg *m, const char *s, size_t len)
-{
-    if (m->n == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 8;
-        char **ns = realloc(m->s, (size_t)cap * sizeof *ns);
-        if (!ns) return -1;
-        m->s = ns;
-        size_t *nl = realloc(m->len, (size_t)cap * sizeof *nl);
-        if (!nl) return -1;
-        m->len = nl;
-        m->cap = cap;
-    }
-    char *c = malloc(len + 1);
-    if (!c) return -1;
-    memcpy(c, s ? s : "", len);
-    c[len] = '\0';
-    m->s[m->n] = c;
-    m->len[m->n++] = len;
-    return 0;
-}
-
-static int msg_str(msg *m, const char *s) { return msg_add(m, s ? s : "", s ? strlen(s) : 0); }
-
-static int msg_fmt(msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int msg_fmt(msg *m, const char *fmt, ...)
-{
-    char buf[64];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return msg_str(m, buf);
-}
-
-static void msg_free(msg *m)
-{
-    for (int i = 0; i < m->n; i++) free(m->s[i]);
-    free(m->s);
-    free(m->len);
-    memset(m, 0, sizeof *m);
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
-static int msg_send(int fd, const msg *m)
-{
-    uint32_t n = (uint32_t)m->n;
-    if (write_all(fd, &n, sizeof n) != 0) return -1;
-    for (int i = 0; i < m->n; i++) {
-        uint64_t l = m->len[i];
-        if (write_all(fd, &l, sizeof l) != 0 || write_all(fd, m->s[i], m->len[i]) != 0) return -1;
-    }
-    return 0;
-}
-
-static int msg_recv(int fd, msg *m)
-{
-    memset(m, 0, sizeof *m);
-    uint32_t n;
-    if (read_all(fd, &n, sizeof n) != 0) return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t l;
-        if (read_all(fd, &l, sizeof l) != 0) goto fail;
-        char *buf = malloc(l + 1);
-        if (!buf) goto fail;
-        if (read_all(fd, buf, l) != 0) { free(buf); goto fail; }
-        int rc = msg_add(m, buf, l);
-        free(buf);
-        if (rc != 0) goto fail;
-    }
-    return 0;
-fail:
-    msg_free(m);
-    return -1;
-}
-
-/* ---- the work ------------------------------------------------------------------------------- */
-
-/* What every task needs, set before the workers fork. */
-typedef struct wctx {
-    const explore_opts *o;
-    const ir_program *ref;    /* the start's source (store_reference: the root, or a source a
-                               * replay added), the reference of every simulation */
-    int64_t root;
-    const char *root_label;
-} wctx;
-
-static const char *last_msg(const diag_list *d) { return d->n ? d->items[d->n - 1].msg : "failed"; }
-
-/* Simulates `prog` (owned: freed here) against the source and appends the simulation's fields:
- * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
- * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY  |  cancelled WHY (padded to the
- * same count).  The run honours xf_cancel(). */
-enum { SIM_NFIELDS = 17 };
-static int has_proc_loop(const ir_block *b);
-
-static void sim_fields(const wctx *w, ir_program *prog, msg *r)
-{
-    diag_list d;
-    diag_list_init(&d);
-    ops_sim j;
-    memset(&j, 0, sizeof j);
-    j.node = -1;
-    j.root = w->root;
-    j.model = w->o->model;
-    j.profile = w->o->profile;
-    j.nbindings = w->o->nbindings < OPS_MAX_BINDINGS ? w->o->nbindings : OPS_MAX_BINDINGS;
-    memcpy(j.bindings, w->o->bindings, (size_t)j.nbindings * sizeof j.bindings[0]);
-    j.rootn.label = strdup(w->root_label);
-    j.ref = (ir_program *)w->ref;
-    j.prog = prog;
-    store_sim row;
-    char *owned[4] = {NULL, NULL, NULL, NULL};
-    if (!(j.params = ops_param_key(j.prog, j.bindings, j.nbindings, &d)) ||
-        !(j.mtext = cost_profile_format(&j.profile)) || ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, &d) != 0 ||
-        ops_sim_row(&j, &row, owned, &d) != 0 || xf_cancelled()) {
-        msg_str(r, xf_cancelled() ? "cancelled" : "error");
-        msg_str(r, last_msg(&d));
-        for (int i = 2; i < SIM_NFIELDS; i++) msg_str(r, "");
-    } else {
-        msg_str(r, "ok");
-        msg_str(r, row.params);
-        msg_fmt(r, "%.17g", row.total);
-        msg_fmt(r, "%.17g", row.seconds);
-        msg_fmt(r, "%.17g", row.aggregate_work);
-        msg_fmt(r, "%d", row.verified);
-        msg_fmt(r, "%016llx", (unsigned long long)row.checksum);
-        msg_fmt(r, "%d", row.nprocs);
-        msg_fmt(r, "%d", row.nsteps);
-        msg_fmt(r, "%lld", (long long)row.violations);
-        msg_str(r, row.per_proc);
-        msg_str(r, row.trace);
-        msg_str(r, row.report_text);
-        msg_str(r, row.report_json);
-        msg_fmt(r, "%.17g", row.sim_seconds);
-        msg_fmt(r, "%d", (int)prog->level);
-        msg_fmt(r, "%d", has_proc_loop(prog->body));
-    }
-    for (int i = 0; i < 4; i++) free(owned[i]);
-    j.ref = NULL;             /* shared, not the job's */
-    ops_sim_free(&j);         /* frees prog */
-    free((char *)j.rootn.label);
-    diag_list_free(&d);
-}
-
-/* task: apply PARENT_TEXT XF ARGS...
- * result: ok CHILD_TEXT SIM-FIELDS... | refused WHY | usage WHY | cancelled WHY */
-static void do_apply(const wctx *w, const msg *t, msg *r)
-{
-    diag_list d;
-    diag_list_init(&d);
-    ir_program *p = ir_load_text("parent", t->s[1], t->len[1], &d), *q = NULL;
-    if (!p) { msg_str(r, "usage"); msg_str(r, last_msg(&d)); goto out; }
-    FILE *devnull = fopen("/dev/null", "w");
-    int st = 0;
-    q = xf_apply_with(p, t->s[2], t->n - 3, t->s + 3, w->o->bindings, w->o->nbindings, devnull, &d, &st);
-    if (devnull) fclose(devnull);
-    char *text = q && !xf_cancelled() ? ir_print(q) : NULL;
-    if (xf_cancelled()) {           /* an interrupted transform proves nothing: no child, no refusal */
-        msg_str(r, "cancelled");
-        msg_str(r, "interrupted");
-    } else if (text) {
-        msg_str(r, "ok");
-        msg_str(r, text);
-        sim_fields(w, q, r);
-        q = NULL;
-    } else {
-        msg_str(r, st == XF_EUSAGE ? "usage" : "refused");
-        msg_str(r, last_msg(&d));
-    }
-    free(text);
-out:
-    ir_program_free(q);
-    ir_program_free(p);
-    diag_list_free(&d);
-}
-
-/* task: sim TEXT LABEL   result: SIM-FIELDS... */
-static void do_sim(const wctx *w, const msg *t, msg *r)
-{
-    diag_list d;
-    diag_list_init(&d);
-    ir_program *prog = ir_load_text(t->s[2], t->s[1], t->len[1], &d);
-    if (prog) sim_fields(w, prog, r);
-    else {
-        msg_str(r, "error");
-        msg_str(r, last_msg(&d));
-        for (int i = 2; i < SIM_NFIELDS; i++) msg_str(r, "");
-    }
-    diag_list_free(&d);
-}
-
-static void do_task(const wctx *w, const msg *t, msg *r)
-{
-    memset(r, 0, sizeof *r);
-    if (t->n >= 3 && !strcmp(t->s[0], "apply")) do_apply(w, t, r);
-    else if (t->n == 3 && !strcmp(t->s[0], "sim")) do_sim(w, t, r);
-    else { msg_str(r, "error"); msg_str(r, "malformed task"); }
-}
-
-static void worker_on_signal(int sig)
-{
-    (void)sig;
-    xf_cancel();
-}
-
-/* A worker process: tasks in, results out, until its input closes.  SIGINT/SIGTERM (the search
- * sends SIGTERM when it stops; a terminal's ^C reaches the whole group) cancel the task under
- * way: its result says "cancelled" and the worker waits for its input to close.  The signals
- * arrive blocked (start_workers) until the handler is in place. */
-static void worker_loop(const wctx *w, int in, int out)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = worker_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    for (;;) {
-        msg t, r;
-        if (msg_recv(in, &t) != 0) break;
-        do_task(w, &t, &r);
-        int rc = msg_send(out, &r);
-        msg_free(&t);
-        msg_free(&r);
-        if (rc != 0) break;
-    }
-    _exit(0);
-}
 
 /* ---- the search ----------------------------------------------------------------------------- */
 
@@ -348,20 +82,6 @@ static int find_node(const search *S, int64_t id)
     return -1;
 }
 
-static int has_proc_loop(const ir_block *b)
-{
-    for (int i = 0; b && i < b->n; i++) {
-        const ir_stmt *st = b->stmts[i];
-        if (st->kind == IR_S_FOR) {
-            for (int v = 0; v < st->u.for_.nvars; v++)
-                if (st->u.for_.vars[v].kind == IR_LOOP_PROC) return 1;
-            if (has_proc_loop(st->u.for_.body)) return 1;
-        } else if (st->kind == IR_S_IF) {
-            if (has_proc_loop(st->u.if_.then_blk) || has_proc_loop(st->u.if_.else_blk)) return 1;
-        }
-    }
-    return 0;
-}
 
 static void set_bound(const search *S, xnode *x)
 {
@@ -485,229 +205,6 @@ static int reach(search *S, int64_t id, int depth)
     return i;
 }
 
-/* ---- candidates ----------------------------------------------------------------------------- */
-
-typedef struct cand {
-    const char *xf;
-    char *args[MAX_ARGS];
-    int nargs;
-} cand;
-
-typedef struct cands {
-    cand *c;
-    int n, cap;
-} cands;
-
-static void cands_free(cands *cs)
-{
-    for (int i = 0; i < cs->n; i++)
-        for (int a = 0; a < cs->c[i].nargs; a++) free(cs->c[i].args[a]);
-    free(cs->c);
-    memset(cs, 0, sizeof *cs);
-}
-
-static cand *cand_new(cands *cs, const char *xf)
-{
-    if (cs->n == cs->cap) {
-        int cap = cs->cap ? 2 * cs->cap : 16;
-        cand *c = realloc(cs->c, (size_t)cap * sizeof *c);
-        if (!c) return NULL;
-        cs->c = c;
-        cs->cap = cap;
-    }
-    cand *c = &cs->c[cs->n++];
-    memset(c, 0, sizeof *c);
-    c->xf = xf;
-    return c;
-}
-
-/* Splits "a=b c=d" into a candidate's arguments. */
-static int cand_words(cands *cs, const char *xf, const char *text)
-{
-    cand *c = cand_new(cs, xf);
-    if (!c) return -1;
-    char *copy = strdup(text);
-    if (!copy) return -1;
-    for (char *w = strtok(copy, " "); w && c->nargs < MAX_ARGS; w = strtok(NULL, " "))
-        c->args[c->nargs++] = strdup(w);
-    free(copy);
-    return 0;
-}
-
-static const ir_binding *bound(const explore_opts *o, const char *name)
-{
-    for (int i = 0; i < o->nbindings; i++)
-        if (!strcmp(o->bindings[i].name, name)) return &o->bindings[i];
-    return NULL;
-}
-
-/* The values a parameter takes in the search: -D name=v, else its candidates; NULL when it keeps
- * its default (cost-model settings, parameters without candidates). */
-static int param_values(const explore_opts *o, const xf_param *q, char vals[][24], int max)
-{
-    if (q->model_only || (q->type != XF_P_INT && q->type != XF_P_ENUM)) return 0;
-    const ir_binding *b = bound(o, q->name);
-    if (b) { snprintf(vals[0], 24, "%lld", (long long)b->value); return 1; }
-    if (!q->candidates) return 0;
-    int n = 0;
-    const char *p = q->candidates;
-    while (*p && n < max) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        snprintf(vals[n++], 24, "%.*s", (int)(len < 23 ? len : 23), p);
-        p = bar ? bar + 1 : p + len;
-    }
-    return n;
-}
-
-/* The product of the parameters' values (those with only_with when their condition holds). */
-static int gen_params(const search *S, const xf_transform *t, const ir_program *p, cands *cs)
-{
-    (void)p;
-    enum { MAXP = 8, MAXV = 16 };
-    char vals[MAXP][MAXV][24];
-    int nv[MAXP], np = t->nparams < MAXP ? t->nparams : MAXP;
-    for (int i = 0; i < np; i++) nv[i] = param_values(S->o, &t->params[i], vals[i], MAXV);
-    int idx[MAXP] = {0};
-    for (;;) {
-        /* one combination: skip it when a conditional parameter is set but its condition fails,
-         * or unset (0 values chosen) though it holds — idx[i] == nv[i] means "left out" */
-        int ok = 1;
-        char cond_key[32];
-        for (int i = 0; i < np && ok; i++) {
-            const char *ow = t->params[i].only_with;
-            if (!ow || !nv[i]) continue;
-            const char *eq = strchr(ow, '=');
-            snprintf(cond_key, sizeof cond_key, "%.*s", (int)(eq ? eq - ow : 0), ow);
-            int holds = 0;
-            for (int k = 0; k < np; k++)
-                if (!strcmp(t->params[k].name, cond_key) && nv[k] && idx[k] < nv[k])
-                    holds = !strcmp(vals[k][idx[k]], eq + 1);
-            ok = holds ? idx[i] < nv[i] : idx[i] == nv[i];
-        }
-        if (ok) {
-            cand *c = cand_new(cs, t->name);
-            if (!c) return -1;
-            for (int i = 0; i < np; i++) {
-                if (!nv[i] || idx[i] == nv[i]) continue;
-                char arg[64];
-                snprintf(arg, sizeof arg, "%s=%s", t->params[i].name, vals[i][idx[i]]);
-                c->args[c->nargs++] = strdup(arg);
-            }
-        }
-        /* next: conditional parameters also take the "left out" value */
-        int i = np - 1;
-        for (; i >= 0; i--) {
-            int top = nv[i] ? nv[i] - 1 + (t->params[i].only_with != NULL) : 0;
-            if (idx[i] < top) { idx[i]++; break; }
-            idx[i] = 0;
-        }
-        if (i < 0) break;
-    }
-    return 0;
-}
-
-static int word_in(const char *text, const char *word)
-{
-    size_t wl = strlen(word);
-    for (const char *p = text; *p;) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
-            const char *s = p;
-            while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')) p++;
-            if ((size_t)(p - s) == wl && !strncmp(s, word, wl)) return 1;
-        } else {
-            p++;
-        }
-    }
-    return 0;
-}
-
-/* stm: the `stm auto` candidates, and each uniform one (one theta, one sigma for every statement)
- * widened by a loop variable it does not use: sigma=V,W (no inner loops) — a 2-D processor field. */
-static int gen_stm(const search *S, const xf_transform *t, const ir_program *p, cands *cs)
-{
-    diag_list d;
-    diag_list_init(&d);
-    xf_stm_cand *c = NULL;
-    int n = xf_stm_candidates(p, S->o->bindings, S->o->nbindings, S->o->stm_max > 0 ? S->o->stm_max : DEFAULT_STM,
-                              &c, &d);
-    diag_list_free(&d);
-    if (n <= 0) return 0;
-    /* the loop variables of the outermost loop nest */
-    const ir_stmt *loop = NULL;
-    for (int i = 0; p->body && i < p->body->n && !loop; i++)
-        if (p->body->stmts[i]->kind == IR_S_FOR) loop = p->body->stmts[i];
-    for (int k = 0; k < n; k++) {
-        if (cand_words(cs, t->name, c[k].args) != 0) { xf_stm_cands_free(c, n); return -1; }
-        if (!loop || loop->u.for_.nvars < 3 || strchr(c[k].args, '.')) continue;
-        char theta[256] = "", sigma[256] = "";
-        const char *th = strstr(c[k].args, "theta="), *sg = strstr(c[k].args, "sigma=");
-        if (!th || !sg) continue;
-        sscanf(th + 6, "%255s", theta);
-        sscanf(sg + 6, "%255s", sigma);
-        for (int v = 0; v < loop->u.for_.nvars; v++) {
-            const char *var = loop->u.for_.vars[v].var;
-            if (word_in(theta, var) || word_in(sigma, var)) continue;
-            char args[600];
-            snprintf(args, sizeof args, "theta=%s sigma=%s,%s", theta, sigma, var);
-            if (cand_words(cs, t->name, args) != 0) { xf_stm_cands_free(c, n); return -1; }
-        }
-    }
-    xf_stm_cands_free(c, n);
-    return 0;
-}
-
-/* How each transform's candidates are made: a table; the default is the product of the
- * parameters' candidate values. */
-static const struct { const char *xf; int (*gen)(const search *, const xf_transform *, const ir_program *, cands *); }
-candidate_makers[] = {
-    {"stm", gen_stm},
-};
-
-static int candidates(const search *S, const ir_program *p, cands *cs)
-{
-    for (int i = 0; i < xf_count(); i++) {
-        const xf_transform *t = xf_at(i);
-        if (!(t->levels & (1u << p->level))) continue;
-        char *why = NULL;
-        int ok = t->applicable(p, &why);
-        free(why);
-        if (!ok) continue;
-        int (*gen)(const search *, const xf_transform *, const ir_program *, cands *) = gen_params;
-        for (size_t k = 0; k < sizeof candidate_makers / sizeof candidate_makers[0]; k++)
-            if (!strcmp(candidate_makers[k].xf, t->name)) gen = candidate_makers[k].gen;
-        if (gen(S, t, p, cs) != 0) return -1;
-    }
-    return 0;
-}
-
-static char *join_args(const cand *c)
-{
-    size_t n = 1;
-    for (int a = 0; a < c->nargs; a++) n += strlen(c->args[a]) + 1;
-    char *s = malloc(n);
-    if (!s) return NULL;
-    s[0] = '\0';
-    for (int a = 0; a < c->nargs; a++) {
-        if (a) strcat(s, " ");
-        strcat(s, c->args[a]);
-    }
-    return s;
-}
-
-static int64_t signature_of(const cands *cs)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (int i = 0; i < cs->n; i++) {
-        for (const char *p = cs->c[i].xf; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-        for (int a = 0; a < cs->c[i].nargs; a++)
-            for (const char *p = cs->c[i].args[a]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-        h = (h ^ '\n') * 1099511628211ULL;
-    }
-    int64_t s = (int64_t)(h & 0x7fffffffffffffffULL);
-    return s ? s : 1;
-}
-
 /* ---- expanding and finishing nodes ---------------------------------------------------------- */
 
 /* With -D procs=P only programs that run on P processors are answers: a leaf simulated on
@@ -742,7 +239,9 @@ static void finish_node(search *S, int i)
         explore_leaf *l = realloc(r->leaves, (size_t)(r->nleaves + 1) * sizeof *l);
         if (l) {
             r->leaves = l;
-            r->leaves[r->nleaves++] = (explore_leaf){x->id, x->total, x->verified, x->nprocs, -1, -1};
+            r->leaves[r->nleaves++] = (explore_leaf){.node = x->id, .cost = x->total, .verified = x->verified,
+                                                     .nprocs = x->nprocs, .rank_cost = -1, .rank_seconds = -1,
+                                                     .rank_verified = -1};
         }
         if (x->verified == 1 && (r->stats.best < 0 || x->total < r->stats.best)) {
             r->stats.best = x->total;
@@ -779,7 +278,7 @@ static int expand(search *S, int i)
     int ne = 0, rc = -1;
     S->nodes[i].state = X_EXPANDING;
     observe(S, EXPLORE_EXPANDED, &S->nodes[i]);
-    if (!text || candidates(S, p, &cs) != 0) { diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
+    if (!text || candidates(S->o, p, &cs) != 0) { diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
     if (xf_cancelled()) {          /* the candidates may be cut short: the node stays open */
         S->nodes[i].state = X_OPEN;
         rc = 0;
@@ -1165,7 +664,7 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     S.d = d;
     S.jobs = o.jobs;
     /* P_max: -D procs, else the largest candidate of any transform's procs */
-    const ir_binding *bp = bound(&o, "procs");
+    const ir_binding *bp = explore_opts_binding(&o, "procs");
     S.pmax = bp && bp->value > 0 ? (double)bp->value : 1;
     S.procs = bp && bp->value > 0 ? (int)bp->value : 0;
     for (int i = 0; !bp && i < xf_count(); i++)

@@ -66,7 +66,7 @@ typedef struct explore_stats {
  * bound exceeds the best leaf), closed (depth limit, or off P processors). */
 typedef enum explore_event { EXPLORE_OPENED, EXPLORE_EXPANDED, EXPLORE_PRUNED, EXPLORE_CLOSED } explore_event;
 
-/* explore --rank-at: nodes are pruned only when their bound exceeds the best leaf's cost this
+/* explore --at: nodes are pruned only when their bound exceeds the best leaf's cost this
  * many times (messages weigh more at the search's small sizes than at the user's). */
 #define EXPLORE_RANK_SLACK 2.0
 
@@ -77,7 +77,7 @@ typedef struct explore_opts {
     int jobs;                 /* worker processes (1: in this process) */
     int stm_max;              /* stm auto candidates per source node (default 4) */
     double prune_slack;       /* a node is pruned when its bound exceeds the best leaf's cost times
-                                 this (0 or 1: the best leaf's cost itself; explore --rank-at
+                                 this (0 or 1: the best leaf's cost itself; explore --at
                                  looser, so that leaves dearer at the search's sizes reach the
                                  ranking at the user's) */
     const char *model;        /* NULL = polyapm */
@@ -95,26 +95,43 @@ typedef struct explore_leaf {
     double cost;
     int verified;
     int nprocs;               /* processors of its simulation (the MPI ranks it runs on) */
-    double rank_cost;         /* its cost at explore_rank_at's values, -1 when not simulated there */
-    int rank_verified;        /* verified at those values (1), or not (0; -1: not simulated) */
+    double rank_cost;         /* its cost at explore_rank_at's values, extrapolated; -1 when not ranked */
+    double rank_seconds;      /* the same in predicted seconds (cost x the profile's tick) */
+    int rank_verified;        /* verified at every size it was simulated at (1), or not (0; -1: not ranked) */
 } explore_leaf;
+
+enum { EXPLORE_AT_SAMPLES = 4 };
+
+/* The sizes explore_rank_at simulated at: sample m binds the parameters it scaled (in the order
+ * of `at`) to b[m][..], lam[m] the factor of the user's size they are. */
+typedef struct explore_at {
+    int n;
+    ir_binding b[EXPLORE_AT_SAMPLES][EXPLORE_MAX_BINDINGS];
+    double lam[EXPLORE_AT_SAMPLES];
+} explore_at;
 
 typedef struct explore_result {
     explore_stats stats;
+    explore_at at;            /* explore_rank_at's samples (n = 0 without it) */
     explore_leaf *leaves;     /* every leaf reached, best first */
     int nleaves;
 } explore_result;
 
 /* Runs the search.  0 (also when interrupted: see stats.interrupted), -1 with a message. */
 int explore_run(store *s, const explore_opts *o, explore_result *out, diag_list *d);
-/* Ranking at the user's size: the search simulates at the program's (small) sizes, where messages
- * weigh far more than at the sizes a program runs at.  This re-simulates the `k` best verified
- * leaves of `r` at the parameter values `at` (names of parameters of the start node; the search's
- * -D bindings hold for the others), each stored as `polyapm sim NODE -D ...` stores it (a rerun
- * finds them), and orders them by that cost: leaves verified there first, cheapest first, then
- * those not verified there, then the leaves beyond k as they were.  A simulation's time grows
- * with the statement instances at `at` (some 4 million a second): the caller chooses sizes it
- * can afford.  Interruptible as explore_run (the leaves not simulated keep rank_cost -1).
+/* Ranking at the user's size (explore --at): the search simulates at the program's (small)
+ * sizes, where messages weigh far more than at the sizes a program runs at.  Simulating at the
+ * user's size would take minutes to hours, so each of the `k` best verified leaves of `r` is
+ * simulated at EXPLORE_AT_SAMPLES sizes on the ray towards `at` (names of parameters of the start
+ * node, scaled together; the search's -D bindings hold for the others), the largest about twice
+ * the program's own size, each stored as `polyapm sim NODE -D ...` stores it (a rerun finds
+ * them); its cost at `at` is the cubic through those four costs, evaluated there (exact for costs
+ * that are polynomials of degree three in the sizes: work over a 3-deep nest, messages over a
+ * 2-deep one; what changes with the size otherwise — the caches' share of the data — is not
+ * extrapolated).  When `at` is no larger than twice the program's size, the largest sample is
+ * `at` itself and the cost is its simulation's.  The leaves are ordered by that cost: leaves
+ * verified at every sample first, cheapest first, then the others, then the leaves beyond k as
+ * they were.  Interruptible as explore_run (the leaves not ranked keep rank_cost -1).
  * 0, or -1 with a message (an unknown name, a failed simulation). */
 int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int nat, int k,
                     explore_result *r, diag_list *d);

@@ -1,10 +1,15 @@
 /*
- * explore_rank.c — ranking explore's best leaves at the user's sizes (explore_rank_at, see
- * explore.h): each of the k best verified leaves simulated at other parameter values and stored
- * as `polyapm sim NODE -D ...` stores it, then the leaves ordered by those costs.
+ * explore_rank.c — ranking explore's best leaves at the user's size (explore_rank_at, see
+ * explore.h) without simulating there: each of the k best verified leaves is simulated at four
+ * smaller sizes on the ray from 0 to the user's (every named parameter scaled by the same factor
+ * lambda), each stored as `polyapm sim NODE -D ...` stores it; its cost is a polynomial of degree
+ * three in lambda through those four points, evaluated at lambda = 1; the leaves are ordered by
+ * those predictions.
  */
 #include "explore.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,14 +38,14 @@ int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, d
         int known = 0;
         for (int i = 0; i < p->nparams; i++) known |= !strcmp(p->params[i]->u.param.name, at[k].name);
         if (!known) {
-            diag_add(d, NULL, 0, 0, "--rank-at: '%s' is not a parameter of node %lld", at[k].name, (long long)start);
+            diag_add(d, NULL, 0, 0, "--at: '%s' is not a parameter of node %lld", at[k].name, (long long)start);
             rc = -1;
         }
     }
     int64_t *vals = calloc((size_t)(p->nparams ? p->nparams : 1), sizeof *vals);
     if (rc == 0 && (!vals || ir_params_eval(p, at, nat, 1, vals, d) != 0)) rc = -1;
     if (rc == 0 && nat > OPS_MAX_BINDINGS) {
-        diag_add(d, NULL, 0, 0, "--rank-at: at most %d values", OPS_MAX_BINDINGS);
+        diag_add(d, NULL, 0, 0, "--at: at most %d values", OPS_MAX_BINDINGS);
         rc = -1;
     }
     free(vals);
@@ -48,12 +53,14 @@ int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, d
     return rc;
 }
 
-/* Simulates leaf x at the merged bindings (or finds it stored).  0, or -1 with a message. */
-static int rank_one(store *s, const explore_opts *o, const ir_binding *b, int nb, explore_leaf *x, diag_list *d)
+/* The cost of leaf x at bindings b (simulated and stored, or found stored): 0 with *cost and
+ * *verified, or -1 with a message. */
+static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, int64_t node, double *cost,
+                  int *verified, diag_list *d)
 {
     ops_sim j;
     memset(&j, 0, sizeof j);
-    j.node = x->node;
+    j.node = node;
     j.model = o->model;
     j.profile = o->profile;
     j.nbindings = nb;
@@ -62,11 +69,130 @@ static int rank_one(store *s, const explore_opts *o, const ir_binding *b, int nb
     if (rc == 0)
         rc = ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, d) == 0 && ops_sim_store(s, &j, d) == 0 ? 1 : -1;
     if (rc == 1) {
-        x->rank_cost = j.total;
-        x->rank_verified = j.verified == 1;
+        *cost = j.total;
+        *verified = j.verified == 1;
     }
     ops_sim_free(&j);
     return rc < 0 ? -1 : 0;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* The period the samples keep the user's values' residues modulo: 4 x -D procs (a block-cyclic
+ * tiling's costs repeat with its blocks times the processors, a pipeline's fill and drain with
+ * the processors; sizes of another residue price another remainder and the cubic multiplies that
+ * difference). */
+static int64_t at_period(const explore_opts *o)
+{
+    const ir_binding *p = NULL;
+    for (int i = 0; i < o->nbindings; i++)
+        if (!strcmp(o->bindings[i].name, "procs")) p = &o->bindings[i];
+    return 4 * (p && p->value > 0 ? p->value : 1);
+}
+
+/* Lambda as k/g for the samples: k = g mod Q (+ Q while 0) plus multiples of Q spread up to
+ * lambda_max * g, so that every value v * k / g is an integer congruent to v modulo Q; Q halved
+ * until four distinct samples fit.  1, or 0 when none do (sizes too small to scale exactly). */
+static int at_steps(int64_t g, double lmax, int64_t period, int64_t steps[EXPLORE_AT_SAMPLES])
+{
+    int64_t kmax = llround(lmax * (double)g);
+    for (int64_t q = period; q >= 1; q /= 2) {
+        int64_t r = g % q ? g % q : q;
+        int64_t span = kmax >= r ? (kmax - r) / q : 0;   /* multiples of q above r */
+        if (span < EXPLORE_AT_SAMPLES - 1) continue;
+        for (int m = 0; m < EXPLORE_AT_SAMPLES; m++)
+            steps[m] = r + q * (span >= EXPLORE_AT_SAMPLES ? span * (m + 1) / EXPLORE_AT_SAMPLES
+                                                           : span * m / (EXPLORE_AT_SAMPLES - 1));
+        return 1;
+    }
+    return 0;
+}
+
+/* The sizes the leaves are simulated at: sample m scales every value of `at` by
+ * lambda_max * (m+1) / AT_SAMPLES (at least 1), lambda_max = min(1, 2 x the geometric mean of
+ * default/target over the named parameters): the largest sample twice the program's own size
+ * (the search's), the user's size itself when that is not larger.  Lambda is k/g (at_steps),
+ * every sample exactly on the ray and in the user's values' residues, when four fit; otherwise
+ * each value is rounded and lam[m] is the factor the rounded values make (their geometric mean
+ * over the targets). */
+static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int nat, explore_at *x, diag_list *d)
+{
+    ir_program *p = ops_node_program(s, o->start, d);
+    if (!p) return -1;
+    int64_t *vals = calloc((size_t)(p->nparams ? p->nparams : 1), sizeof *vals);
+    int rc = vals && ir_params_eval(p, o->bindings, o->nbindings, 0, vals, d) == 0 ? 0 : -1;
+    double logsum = 0;
+    for (int k = 0; k < nat && rc == 0; k++)
+        for (int i = 0; i < p->nparams; i++)
+            if (!strcmp(p->params[i]->u.param.name, at[k].name))
+                logsum += log((double)(vals[i] > 0 ? vals[i] : 1) / (double)(at[k].value > 0 ? at[k].value : 1));
+    free(vals);
+    ir_program_free(p);
+    if (rc != 0) return -1;
+    double lmax = fmin(1.0, 2 * exp(logsum / (nat ? nat : 1)));
+    /* lambda a multiple of 1/g (g the values' greatest common divisor) scales every value to an
+     * integer exactly: the samples lie on the ray, not near it */
+    int64_t g = 0;
+    for (int k = 0; k < nat; k++) g = gcd64(g, at[k].value > 0 ? at[k].value : 1);
+    int64_t steps[EXPLORE_AT_SAMPLES];
+    int exact = at_steps(g, lmax, at_period(o), steps);
+    for (int m = 0; m < EXPLORE_AT_SAMPLES; m++) {
+        double lam = exact ? (double)steps[m] / (double)g : lmax * (m + 1) / EXPLORE_AT_SAMPLES, lg = 0;
+        for (int k = 0; k < nat; k++) {
+            x->b[m][k] = at[k];
+            int64_t v = exact ? at[k].value / g * steps[m]
+                      : m == EXPLORE_AT_SAMPLES - 1 && lmax == 1.0 ? at[k].value : llround((double)at[k].value * lam);
+            x->b[m][k].value = v < 1 ? 1 : v;
+            lg += log((double)x->b[m][k].value / (double)(at[k].value > 0 ? at[k].value : 1));
+        }
+        x->lam[m] = exp(lg / (nat ? nat : 1));
+        if (m > 0 && x->lam[m] <= x->lam[m - 1]) {
+            diag_add(d, NULL, 0, 0, "--at: the sizes are too small to extrapolate from (give larger values)");
+            return -1;
+        }
+    }
+    x->n = EXPLORE_AT_SAMPLES;
+    return 0;
+}
+
+/* The polynomial through (lam[m], y[m]) at 1 (Lagrange), never below the largest sample's. */
+static double at_extrapolate(const double *lam, const double *y, int n)
+{
+    double v = 0;
+    for (int j = 0; j < n; j++) {
+        double l = 1;
+        for (int m = 0; m < n; m++)
+            if (m != j) l *= (1 - lam[m]) / (lam[j] - lam[m]);
+        v += y[j] * l;
+    }
+    return v > y[n - 1] ? v : y[n - 1];
+}
+
+/* Leaf x's cost at the user's size, extrapolated from the samples. */
+static int rank_one(store *s, const explore_opts *o, const explore_at *ax, const ir_binding *at, int nat,
+                    explore_leaf *x, diag_list *d)
+{
+    double y[EXPLORE_AT_SAMPLES];
+    int all = 1;
+    for (int m = 0; m < ax->n; m++) {
+        ir_binding b[OPS_MAX_BINDINGS];
+        int nb = merge_bindings(o, ax->b[m], nat, b, OPS_MAX_BINDINGS), ver = 0;
+        if (sim_at(s, o, b, nb, x->node, &y[m], &ver, d) != 0) return -1;
+        all &= ver;
+    }
+    (void)at;
+    x->rank_cost = at_extrapolate(ax->lam, y, ax->n);
+    x->rank_seconds = x->rank_cost * o->profile.tick_seconds;
+    x->rank_verified = all;
+    return 0;
 }
 
 static int rank_cmp(const void *a, const void *b)
@@ -83,15 +209,14 @@ static int rank_cmp(const void *a, const void *b)
 int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int nat, int k,
                     explore_result *r, diag_list *d)
 {
-    for (int i = 0; i < r->nleaves; i++) r->leaves[i].rank_cost = -1, r->leaves[i].rank_verified = -1;
+    for (int i = 0; i < r->nleaves; i++)
+        r->leaves[i].rank_cost = r->leaves[i].rank_seconds = -1, r->leaves[i].rank_verified = -1;
     if (nat <= 0 || k <= 0) return 0;
-    if (explore_rank_check(s, o->start, at, nat, d) != 0) return -1;
-    ir_binding b[OPS_MAX_BINDINGS];
-    int nb = merge_bindings(o, at, nat, b, OPS_MAX_BINDINGS);
+    if (explore_rank_check(s, o->start, at, nat, d) != 0 || at_samples(s, o, at, nat, &r->at, d) != 0) return -1;
     int n = 0;   /* the k best verified leaves come first in r (explore_run's order) */
     while (n < r->nleaves && n < k && r->leaves[n].verified == 1) n++;
     for (int i = 0; i < n && !xf_cancelled(); i++)
-        if (rank_one(s, o, b, nb, &r->leaves[i], d) != 0) {
+        if (rank_one(s, o, &r->at, at, nat, &r->leaves[i], d) != 0) {
             if (xf_cancelled()) break;
             return -1;
         }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine.h"
 #include "ops.h"
 #include "replay.h"
 #include "xf.h"
@@ -118,7 +119,7 @@ static int replay_step(store *s, int64_t parent, const store_edge *e, int64_t *c
     ops_sim j;
     memset(&j, 0, sizeof j);
     j.node = *child;
-    if (cost_profile_resolve("scali2004", &j.profile, d) != 0) rc = -1;
+    if (machine_resolve(s, NULL, &j.profile, d) != 0) rc = -1;
     else if (ops_sim_node(s, &j, d) != 0) diag_add(d, NULL, 0, 0, "its simulation failed");
     else if (j.verified <= 0) diag_add(d, NULL, 0, 0, "it no longer computes what the source computes (NOT verified)");
     else rc = 0;

@@ -27,7 +27,7 @@ typedef struct replay_result {
 
 /* Adds `text` (a program at the level of node's source; `name` names it in labels and messages)
  * as a child of node's source with edge STORE_REPLAY_EDGE, then re-applies the path's steps one
- * by one, simulating each child (scali2004, the program's own parameters).  Stops at the first
+ * by one, simulating each child (the default machine profile, machine.h; the program's own parameters).  Stops at the first
  * step that is not a transform (a hand edit), no longer applies or no longer verifies; a node it
  * created for that step is removed, the steps before it are kept.  0 when every step was
  * replayed, 1 when it stopped (the reason in `d`, *r filled either way), -1 on an error before

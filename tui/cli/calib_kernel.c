@@ -14,7 +14,8 @@
  * that each class's tick is measured apart; and it reads the cache one processor has (sysfs).
  * The ratio prices the loads, stores, loop and index arithmetic of real exported code along with
  * its flops, which the benchmark's multiply alone does not (engine/calib.h uses it as the
- * profile's tick).
+ * profile's tick).  The parts are built in the background while their ticks are simulated, and
+ * timed after, alone.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "calib.h"
 #include "calib_kernel.h"
@@ -113,8 +115,8 @@ static int ck_ticks(const ir_program *p, const ir_binding *b, int nb, double out
     return rc;
 }
 
-/* Exports `p` into `dir` and builds it; the executable's path (malloc'd) or NULL. */
-static char *ck_build(const ir_program *p, const ir_binding *b, int nb, const char *dir)
+/* Exports `p` into `dir`; the executable's path its Makefile builds (malloc'd) or NULL. */
+static char *ck_export(const ir_program *p, const ir_binding *b, int nb, const char *dir)
 {
     diag_list d;
     diag_list_init(&d);
@@ -127,16 +129,8 @@ static char *ck_build(const ir_program *p, const ir_binding *b, int nb, const ch
     }
     diag_list_free(&d);
     size_t n = strlen(dir) + sizeof info.prog + 64;
-    char *cmd = malloc(n + 32), *bin = malloc(n);
-    if (!cmd || !bin) { free(cmd); free(bin); return NULL; }
-    snprintf(cmd, n + 32, "make -s -C '%s' >/dev/null 2>&1", dir);
-    snprintf(bin, n, "%s/%s", dir, info.prog);
-    if (system(cmd) != 0) {
-        cli_fail("calibration kernel: building the exported C in %s failed", dir);
-        free(bin);
-        bin = NULL;
-    }
-    free(cmd);
+    char *bin = malloc(n);
+    if (bin) snprintf(bin, n, "%s/%s", dir, info.prog);
     return bin;
 }
 
@@ -179,31 +173,103 @@ static double ck_time(const char *bin, int runs, int copies)
     return best;
 }
 
-/* One part: simulated for its ticks, exported into its own directory under kdir, built, timed. */
-static int ck_part_measure(const ir_program *p, const ck_part *part, const char *kdir, int quick, int copies,
-                           double *seconds, double counts[3])
+enum { CK_NPARTS = sizeof ck_parts / sizeof ck_parts[0] };
+
+/* A part's -D values (in `spec`, which they name) into b; the count, or -1 after saying why. */
+static int ck_part_bindings(const ck_part *part, char spec[][32], ir_binding *b)
 {
-    ir_binding b[CK_MAX_BINDINGS];
-    char spec[CK_MAX_BINDINGS][32], *pdir = NULL, *bin = NULL;
-    int nb = 0, rc = -1;
+    int nb = 0;
     for (; nb < CK_MAX_BINDINGS && part->bindings[nb]; nb++) {
-        snprintf(spec[nb], sizeof spec[nb], "%s", part->bindings[nb]);
+        snprintf(spec[nb], 32, "%s", part->bindings[nb]);
         if (ir_parse_binding(spec[nb], &b[nb]) != 0) {
             cli_fail("calibration kernel: bad part %s", part->bindings[nb]);
             return -1;
         }
     }
-    size_t n = strlen(kdir) + 16;
-    if (!(pdir = malloc(n))) return -1;
-    snprintf(pdir, n, "%s/part%d", kdir, part->cls);
-    if (ck_ticks(p, b, nb, counts) == 0 && (bin = ck_build(p, b, nb, pdir))) {
-        fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s, %d at once)\n", calib_part_names[part->cls],
-                bin, copies);
-        *seconds = ck_time(bin, quick ? 3 : 9, copies);
-        rc = *seconds > 0 ? 0 : -1;
+    return nb;
+}
+
+/* Every part's ticks (ck_ticks), the odd parts simulated by a child process while this one
+ * simulates the even ones (two of the host's processors, or two shares of a loaded one); the
+ * child sends its counts through a pipe.  0, or -1 after saying why. */
+static int ck_ticks_all(const ir_program *p, ir_binding b[][CK_MAX_BINDINGS], const int *nb,
+                        double counts[CALIB_PARTS][3])
+{
+    int fd[2];
+    pid_t pid = pipe(fd) == 0 ? fork() : -1;
+    if (pid == 0) {
+        close(fd[0]);
+        int ok = 1;
+        for (size_t i = 1; i < CK_NPARTS && ok; i += 2) {
+            double c[3];
+            ok = ck_ticks(p, b[i], nb[i], c) == 0 && write(fd[1], c, sizeof c) == (ssize_t)sizeof c;
+        }
+        _exit(ok ? 0 : 1);
     }
-    free(pdir);
-    free(bin);
+    if (pid > 0) close(fd[1]);
+    int rc = 0;
+    for (size_t i = 0; i < CK_NPARTS && rc == 0; i += pid > 0 ? 2 : 1)   /* no child: all here */
+        rc = ck_ticks(p, b[i], nb[i], counts[ck_parts[i].cls]);
+    if (pid <= 0) return rc;
+    for (size_t i = 1; i < CK_NPARTS; i += 2) {
+        double c[3];
+        size_t got = 0;
+        for (ssize_t r; got < sizeof c && (r = read(fd[0], (char *)c + got, sizeof c - got)) != 0;)
+            if (r > 0) got += (size_t)r;
+            else if (errno != EINTR) break;
+        if (got != sizeof c) { rc = -1; break; }
+        memcpy(counts[ck_parts[i].cls], c, sizeof c);
+    }
+    close(fd[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return rc == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Every part exported into its own directory under kdir (bins[i]: its executable, malloc'd),
+ * then built by one shell in the background while two processes simulate the parts for their
+ * ticks (the two take about as long; on a shared machine side by side they take the longer's
+ * time), then timed one part after another, alone.  0, or -1 after saying why. */
+static int ck_parts_measure(const ir_program *p, const char *kdir, int quick, int copies,
+                            double seconds[CALIB_PARTS], double counts[CALIB_PARTS][3], char *bins[CK_NPARTS])
+{
+    char spec[CK_NPARTS][CK_MAX_BINDINGS][32];
+    ir_binding b[CK_NPARTS][CK_MAX_BINDINGS];
+    int nb[CK_NPARTS];
+    size_t cap = 64;
+    for (size_t i = 0; i < CK_NPARTS; i++) cap += strlen(kdir) + 64;
+    char *cmd = malloc(cap);
+    if (!cmd) return -1;
+    snprintf(cmd, cap, "true");
+    for (size_t i = 0; i < CK_NPARTS; i++) {
+        char pdir[4096];
+        snprintf(pdir, sizeof pdir, "%s/part%d", kdir, ck_parts[i].cls);
+        nb[i] = ck_part_bindings(&ck_parts[i], spec[i], b[i]);
+        if (nb[i] < 0 || !(bins[i] = ck_export(p, b[i], nb[i], pdir))) {
+            free(cmd);
+            return -1;
+        }
+        snprintf(cmd + strlen(cmd), cap - strlen(cmd), " && make -s -C '%s'", pdir);
+    }
+    snprintf(cmd + strlen(cmd), cap - strlen(cmd), " >/dev/null 2>&1");
+    fprintf(stderr, "calibrate: building the exported kernel's %d parts (%s) and simulating them for their ticks\n",
+            (int)CK_NPARTS, kdir);
+    FILE *make = popen(cmd, "r");
+    free(cmd);
+    if (!make) return cli_fail("calibration kernel: cannot start make"), -1;
+    int rc = 0;
+    rc = ck_ticks_all(p, b, nb, counts);
+    int st = pclose(make);
+    if (rc == 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+        cli_fail("calibration kernel: building the exported C in %s failed", kdir);
+        rc = -1;
+    }
+    for (size_t i = 0; i < CK_NPARTS && rc == 0; i++) {
+        fprintf(stderr, "calibrate: timing the exported kernel's part %s (%s, %d at once)\n",
+                calib_part_names[ck_parts[i].cls], bins[i], copies);
+        seconds[ck_parts[i].cls] = ck_time(bins[i], quick ? 3 : 9, copies);
+        if (!(seconds[ck_parts[i].cls] > 0)) rc = -1;
+    }
     return rc;
 }
 
@@ -243,13 +309,10 @@ int calib_kernel_measure(const char *dir, int quick, int copies, double seconds[
     }
     memset(counts, 0, CALIB_PARTS * sizeof *counts);
     for (int k = 0; k < CALIB_PARTS; k++) seconds[k] = 0;
-    for (size_t i = 0; i < sizeof ck_parts / sizeof ck_parts[0]; i++) {
-        const ck_part *part = &ck_parts[i];
-        if (ck_part_measure(p, part, kdir, quick, copies, &seconds[part->cls], counts[part->cls]) != 0)
-            goto out;
-    }
-    *cache_bytes = ck_cache_share();
-    rc = 0;
+    char *bins[CK_NPARTS] = {NULL};
+    rc = ck_parts_measure(p, kdir, quick, copies, seconds, counts, bins);
+    for (size_t i = 0; i < CK_NPARTS; i++) free(bins[i]);
+    if (rc == 0) *cache_bytes = ck_cache_share();
 out:
     ir_program_free(p);
     if (kdir) {

@@ -1,6 +1,7 @@
 /*
  * cliopts.c — the shared option table of measure, compare, sweep and explore (see cliopts.h).
  */
+#include "machine.h"
 #include "cliopts.h"
 
 #include <limits.h>
@@ -31,10 +32,8 @@ const cli_opt cliopts_table[] = {
      .help = "simulate at most N nodes"},
     {.name = "--jobs", .alias = "-j", .value = "J", LONG_OPT(jobs), .cmds = CO_EXPLORE,
      .help = "J simulations at a time (1..64, default 1)"},
-    {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(cliopts, machine), .cmds = CO_COMPARE,
-     .help = "the machine profile (default: local when calibrated, else scali2004)"},
-    {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(cliopts, machine),
-     .cmds = CO_SWEEP | CO_EXPLORE, .help = "the machine profile (default scali2004)"},
+    {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(cliopts, machine), .cmds = PRICED,
+     .help = "the machine profile (default: this machine's, local, calibrated on first use; $POLYAPM_MACHINE)"},
     {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney|loggp", .off = offsetof(cliopts, model),
      .cmds = PRICED, .help = "the cost model (default polyapm)"},
     {.name = "-D", .kind = OPT_BINDING, .value = "name=value", .off = offsetof(cliopts, bindings),
@@ -43,10 +42,11 @@ const cli_opt cliopts_table[] = {
     {.name = "--plot", .kind = OPT_STR, .value = "FILE.svg|png", .off = offsetof(cliopts, plot),
      .cmds = CO_COMPARE | CO_SWEEP, .help = "also draw the figure (gnuplot)"},
     {.name = "--top", .value = "K", LONG_OPT(top), .cmds = CO_EXPLORE, .help = "list the K best leaves"},
-    {.name = "--rank-at", .kind = OPT_STR, .value = "name=value,...", .off = offsetof(cliopts, rank_at),
-     .cmds = CO_EXPLORE, .help = "rank the best leaves by their cost at these parameter values (the user's size)"},
+    {.name = "--at", .alias = "--rank-at", .kind = OPT_STR, .value = "name=value,...",
+     .off = offsetof(cliopts, rank_at), .cmds = CO_EXPLORE, .help = "rank the best leaves by their predicted seconds at the user's size (extrapolated "
+                                 "from simulations at four smaller sizes)"},
     {.name = "--rank-top", .value = "K", LONG_OPT(rank_top), .cmds = CO_EXPLORE,
-     .help = "with --rank-at: simulate the K best leaves there (default 3)"},
+     .help = "with --at: rank the K best leaves there (default 3)"},
     {.name = "--progress", .kind = OPT_FLAG, .off = offsetof(cliopts, progress), .cmds = CO_EXPLORE,
      .help = "report the search's progress on stderr"},
     {.name = "-q", .alias = "--quiet", .kind = OPT_FLAG, .off = offsetof(cliopts, quiet), .cmds = CO_EXPLORE,
@@ -91,21 +91,12 @@ int cliopts_open(const cliopts *o, int mode, store **s)
     return rc;
 }
 
-int cliopts_machine(const cliopts *o, store *s, int prefer_local, cost_profile *out)
+int cliopts_machine(const cliopts *o, store *s, cost_profile *out)
 {
     diag_list d;
     diag_list_init(&d);
-    int rc = 0;
-    if (o->machine) {
-        if (ops_resolve_machine(s, o->machine, out, &d) != 0) {
-            cli_fail("%s", d.n ? d.items[d.n - 1].msg : "unknown machine");
-            rc = -1;
-        }
-    } else if (!prefer_local || ops_resolve_machine(s, "local", out, &d) != 0) {
-        diag_list_free(&d);
-        diag_list_init(&d);
-        rc = ops_resolve_machine(s, "scali2004", out, &d);
-    }
+    int rc = machine_resolve(s, o->machine, out, &d);
+    if (rc != 0) cli_fail("%s", d.n ? d.items[d.n - 1].msg : "unknown machine");
     diag_list_free(&d);
     return rc;
 }

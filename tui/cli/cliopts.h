@@ -17,7 +17,7 @@ enum { CO_MAX_BINDINGS = 32, CO_MAX_POS = 64 };
 
 typedef struct cliopts {
     const char *workspace, *machine, *model, *plot, *runner, *platform, *host;
-    const char *rank_at;                   /* explore --rank-at name=value,... */
+    const char *rank_at;                   /* explore --at (alias --rank-at) name=value,... */
     ir_binding bindings[CO_MAX_BINDINGS];
     int nbindings;
     int json, quiet, progress;
@@ -35,8 +35,8 @@ int cliopts_parse(const cli_spec *spec, int argc, char **argv, cliopts *o);
 /* Opens the workspace (-w, $POLYAPM_WORKSPACE, the current directory).  0, or -1 with a message
  * printed. */
 int cliopts_open(const cliopts *o, int mode, store **s);
-/* The machine profile: --machine, else (with prefer_local) `local` when it resolves, else
- * scali2004 (as `sim`).  0 or -1 with a message printed. */
-int cliopts_machine(const cliopts *o, store *s, int prefer_local, cost_profile *out);
+/* The machine profile: --machine, else the default (machine.h: this machine's, calibrated on
+ * first use, or $POLYAPM_MACHINE).  0 or -1 with a message printed. */
+int cliopts_machine(const cliopts *o, store *s, cost_profile *out);
 
 #endif

@@ -341,7 +341,7 @@ int cmd_compare(int argc, char **argv)
     store *s = NULL;
     if (cliopts_open(&o, STORE_WRITE, &s) != 0) return CLI_FAIL;
     cost_profile prof;
-    if (cliopts_machine(&o, s, 1, &prof) != 0) { store_close(s); return CLI_FAIL; }
+    if (cliopts_machine(&o, s, &prof) != 0) { store_close(s); return CLI_FAIL; }
     diag_list d;
     diag_list_init(&d);
     cmp c = {0};

@@ -1,8 +1,9 @@
 /*
  * cmd_explore.c — `polyapm explore NODE [--depth D] [--budget N] [--jobs J] [--machine M]
- * [--model M] [-D name=value]... [--rank-at name=value,... [--rank-top K]]`: the automatic
- * best-first search of tui/app/explore.c from a workspace node, then (--rank-at) its K best
- * leaves re-simulated and ranked at the user's sizes (explore_rank_at).  Prints the best leaves
+ * [--model M] [-D name=value]... [--at name=value,... [--rank-top K]]`: the automatic
+ * best-first search of tui/app/explore.c from a workspace node, then (--at, alias --rank-at) its
+ * K best leaves ranked by their predicted seconds at the user's size, extrapolated from smaller
+ * simulations (explore_rank_at).  Prints the best leaves
  * with their paths of decisions (or --json).  A progress
  * line goes to stderr when it is a terminal (--progress: one line per change, for logs and the
  * TUI).  SIGINT/SIGTERM stop the search cleanly (exit 1, "interrupted"); running the same
@@ -48,6 +49,15 @@ static void show_progress(void *ctx, const explore_stats *st)
     fflush(stderr);
 }
 
+/* Sample m of explore --at's sizes: "n=26,tsteps=10". */
+static void at_sample_text(const explore_at *x, int m, int nat, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int k = 0; k < nat; k++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s=%lld", k ? "," : "", x->b[m][k].name,
+                 (long long)x->b[m][k].value);
+}
+
 static void print_path(store *s, int64_t id, FILE *out, int json)
 {
     store_step *steps = NULL;
@@ -72,7 +82,7 @@ static void print_path(store *s, int64_t id, FILE *out, int json)
     diag_list_free(&d);
 }
 
-/* --rank-at "n=1000,tsteps=100" into bindings naming `buf` (a copy the caller frees).  The count,
+/* --at "n=1000,tsteps=100" into bindings naming `buf` (a copy the caller frees).  The count,
  * or -1 after a usage message. */
 static int parse_rank_at(const char *text, char **buf, ir_binding *out, int max)
 {
@@ -82,12 +92,103 @@ static int parse_rank_at(const char *text, char **buf, ir_binding *out, int max)
     for (char *w = *buf; w; n++) {   /* every field, empty ones too */
         char *comma = strchr(w, ',');
         if (comma) *comma = 0;
-        if (n == max) return cli_usage("explore", "--rank-at takes at most %d values", max), -1;
+        if (n == max) return cli_usage("explore", "--at takes at most %d values", max), -1;
         if (ir_parse_binding(w, &out[n]) != 0)
-            return cli_usage("explore", "--rank-at takes name=integer,..., not '%s'", text), -1;
+            return cli_usage("explore", "--at takes name=integer,..., not '%s'", text), -1;
         w = comma ? comma + 1 : NULL;
     }
     return n;
+}
+
+/* The result as one JSON object. */
+static void print_json(store *s, const cliopts *o, const explore_opts *eo, const explore_result *res, double secs,
+                       int nat, diag_list *d)
+{
+    const explore_stats *st = &res->stats;
+    printf("{\"start\":%lld,\"machine\":", (long long)eo->start);
+    report_json_string(stdout, eo->profile.name);
+    printf(",\"model\":");
+    report_json_string(stdout, eo->model ? eo->model : "polyapm");
+    printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
+           "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"off_procs\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
+           "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
+           st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
+           st->open, st->off_procs, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
+           st->search_cpu, st->worker_cpu);
+    if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
+    else printf("null");
+    printf(",\"at\":");
+    if (nat) report_json_string(stdout, o->rank_at);
+    else printf("null");
+    printf(",\"rank_at\":");
+    if (nat) report_json_string(stdout, o->rank_at);
+    else printf("null");
+    printf(",\"at_samples\":[");
+    for (int m = 0; m < res->at.n; m++) {
+        char b[256];
+        at_sample_text(&res->at, m, nat, b, sizeof b);
+        printf("%s{\"params\":", m ? "," : "");
+        report_json_string(stdout, b);
+        printf(",\"lambda\":%.6g}", res->at.lam[m]);
+    }
+    printf("]");
+    printf(",\"leaves\":[");
+    for (int i = 0; i < res->nleaves; i++) {
+        store_node n;
+        memset(&n, 0, sizeof n);
+        store_node_get(s, res->leaves[i].node, &n, d);
+        printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res->leaves[i].node);
+        report_json_string(stdout, n.label ? n.label : "");
+        printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
+               res->leaves[i].cost, res->leaves[i].verified, res->leaves[i].nprocs);
+        if (res->leaves[i].rank_verified >= 0)
+            printf("\"rank_cost\":%.10g,\"rank_seconds\":%.10g,\"rank_verified\":%d,", res->leaves[i].rank_cost,
+                   res->leaves[i].rank_seconds, res->leaves[i].rank_verified);
+        printf("\"path\":[");
+        print_path(s, res->leaves[i].node, stdout, 1);
+        printf("]}");
+        store_node_clear(&n);
+    }
+    printf("]}\n");
+}
+
+/* The result as text: the search's counts, then the `top` best leaves with their paths. */
+static void print_text(store *s, const cliopts *o, const explore_opts *eo, const explore_result *res, double secs,
+                       int nat, int top, diag_list *d)
+{
+    const explore_stats *st = &res->stats;
+    printf("explore from node %lld: machine %s, model %s\n", (long long)eo->start, eo->profile.name,
+           eo->model ? eo->model : "polyapm");
+    printf("%d nodes evaluated (%d from the store), %d transforms applied, %d refused, %d expanded, "
+           "%d pruned, %d unverified, %d open; %.1f s%s%s\n",
+           st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
+           st->open, secs, st->budget_hit ? "; budget reached" : "", st->interrupted ? "; interrupted" : "");
+    if (nat && res->at.n) {
+        char lo[256], hi[256];
+        at_sample_text(&res->at, 0, nat, lo, sizeof lo);
+        at_sample_text(&res->at, res->at.n - 1, nat, hi, sizeof hi);
+        printf("ranked at %s: the best leaves first, by their cost there extrapolated from %d sizes (%s .. %s)\n",
+               o->rank_at, res->at.n, lo, hi);
+    }
+    printf("%d leaves%s\n", res->nleaves, res->nleaves ? ", best first:" : "");
+    for (int i = 0; i < res->nleaves && i < top; i++) {
+        store_node n;
+        memset(&n, 0, sizeof n);
+        store_node_get(s, res->leaves[i].node, &n, d);
+        printf("  %lld %s  %s  %d procs  cost %.7g  %s", (long long)res->leaves[i].node,
+               n.label ? n.label : "?", n.level, res->leaves[i].nprocs, res->leaves[i].cost,
+               res->leaves[i].verified == 1 ? "verified" : "NOT verified");
+        if (res->leaves[i].rank_verified >= 0)
+            printf("; at %s: %.4g s predicted (cost %.7g)  %s", o->rank_at, res->leaves[i].rank_seconds,
+                   res->leaves[i].rank_cost, res->leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
+        printf("\n      ");
+        print_path(s, res->leaves[i].node, stdout, 0);
+        printf("\n");
+        store_node_clear(&n);
+    }
+    if (st->off_procs)
+        printf("%d nodes left out: they run on another number of processors than procs\n", st->off_procs);
+    if (st->interrupted) printf("interrupted: run the same command again to continue\n");
 }
 
 int cmd_explore(int argc, char **argv);
@@ -106,7 +207,7 @@ int cmd_explore(int argc, char **argv)
     if (o.depth == 0) return cli_usage("explore", "--depth takes a positive number");
     if (o.nbindings > EXPLORE_MAX_BINDINGS) return cli_usage("explore", "too many -D options");
     if (o.rank_top == 0) return cli_usage("explore", "--rank-top takes a positive number");
-    if (o.rank_top > 0 && !o.rank_at) return cli_usage("explore", "--rank-top needs --rank-at");
+    if (o.rank_top > 0 && !o.rank_at) return cli_usage("explore", "--rank-top needs --at");
     ir_binding at[EXPLORE_MAX_BINDINGS];
     char *atbuf = NULL;
     int nat = o.rank_at ? parse_rank_at(o.rank_at, &atbuf, at, EXPLORE_MAX_BINDINGS) : 0;
@@ -120,7 +221,7 @@ int cmd_explore(int argc, char **argv)
     explore_result res;
     memset(&res, 0, sizeof res);
     int status = CLI_FAIL;
-    if (cliopts_machine(&o, s, 0, &eo.profile) != 0) goto out;
+    if (cliopts_machine(&o, s, &eo.profile) != 0) goto out;
     if (store_resolve(s, o.pos[0], &eo.start, &d) != 0) goto fail;
     if (nat && explore_rank_check(s, eo.start, at, nat, &d) != 0) goto fail;
     eo.depth = o.depth > 0 ? (int)o.depth : 0;
@@ -155,68 +256,8 @@ int cmd_explore(int argc, char **argv)
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     const explore_stats *st = &res.stats;
-    int top = o.top >= 0 ? (int)o.top : 5;
-    if (o.json) {
-        printf("{\"start\":%lld,\"machine\":", (long long)eo.start);
-        report_json_string(stdout, eo.profile.name);
-        printf(",\"model\":");
-        report_json_string(stdout, eo.model ? eo.model : "polyapm");
-        printf(",\"evaluated\":%d,\"from_store\":%d,\"applied\":%d,\"refused\":%d,\"expanded\":%d,"
-               "\"pruned\":%d,\"unverified\":%d,\"open\":%d,\"off_procs\":%d,\"interrupted\":%s,\"budget_hit\":%s,"
-               "\"seconds\":%.3f,\"search_cpu\":%.3f,\"worker_cpu\":%.3f,\"best\":",
-               st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
-               st->open, st->off_procs, st->interrupted ? "true" : "false", st->budget_hit ? "true" : "false", secs,
-               st->search_cpu, st->worker_cpu);
-        if (st->best >= 0) printf("{\"node\":%lld,\"cost\":%.10g}", (long long)st->best_node, st->best);
-        else printf("null");
-        printf(",\"rank_at\":");
-        if (nat) report_json_string(stdout, o.rank_at);
-        else printf("null");
-        printf(",\"leaves\":[");
-        for (int i = 0; i < res.nleaves; i++) {
-            store_node n;
-            memset(&n, 0, sizeof n);
-            store_node_get(s, res.leaves[i].node, &n, &d);
-            printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res.leaves[i].node);
-            report_json_string(stdout, n.label ? n.label : "");
-            printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
-                   res.leaves[i].cost, res.leaves[i].verified, res.leaves[i].nprocs);
-            if (res.leaves[i].rank_verified >= 0)
-                printf("\"rank_cost\":%.10g,\"rank_verified\":%d,", res.leaves[i].rank_cost, res.leaves[i].rank_verified);
-            printf("\"path\":[");
-            print_path(s, res.leaves[i].node, stdout, 1);
-            printf("]}");
-            store_node_clear(&n);
-        }
-        printf("]}\n");
-    } else {
-        printf("explore from node %lld: machine %s, model %s\n", (long long)eo.start, eo.profile.name,
-               eo.model ? eo.model : "polyapm");
-        printf("%d nodes evaluated (%d from the store), %d transforms applied, %d refused, %d expanded, "
-               "%d pruned, %d unverified, %d open; %.1f s%s%s\n",
-               st->evaluated, st->from_store, st->applied, st->refused, st->expanded, st->pruned, st->unverified,
-               st->open, secs, st->budget_hit ? "; budget reached" : "", st->interrupted ? "; interrupted" : "");
-        if (nat) printf("ranked at %s: the best leaves re-simulated there come first\n", o.rank_at);
-        printf("%d leaves%s\n", res.nleaves, res.nleaves ? ", best first:" : "");
-        for (int i = 0; i < res.nleaves && i < top; i++) {
-            store_node n;
-            memset(&n, 0, sizeof n);
-            store_node_get(s, res.leaves[i].node, &n, &d);
-            printf("  %lld %s  %s  %d procs  cost %.7g  %s", (long long)res.leaves[i].node,
-                   n.label ? n.label : "?", n.level, res.leaves[i].nprocs, res.leaves[i].cost,
-                   res.leaves[i].verified == 1 ? "verified" : "NOT verified");
-            if (res.leaves[i].rank_verified >= 0)
-                printf("; at %s: cost %.7g  %s", o.rank_at, res.leaves[i].rank_cost,
-                       res.leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
-            printf("\n      ");
-            print_path(s, res.leaves[i].node, stdout, 0);
-            printf("\n");
-            store_node_clear(&n);
-        }
-        if (st->off_procs)
-            printf("%d nodes left out: they run on another number of processors than procs\n", st->off_procs);
-        if (st->interrupted) printf("interrupted: run the same command again to continue\n");
-    }
+    if (o.json) print_json(s, &o, &eo, &res, secs, nat, &d);
+    else print_text(s, &o, &eo, &res, secs, nat, o.top >= 0 ? (int)o.top : 5, &d);
     status = st->interrupted ? CLI_FAIL : CLI_OK;
     goto out;
 fail:

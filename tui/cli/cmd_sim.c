@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "machine.h"
 #include "cli.h"
 #include "ops.h"
 #include "report.h"
@@ -63,7 +64,7 @@ int cmd_sim(int argc, char **argv)
     char *refpath = NULL;
     int status = CLI_FAIL;
 
-    if (ops_resolve_machine(NULL, a.machine ? a.machine : "scali2004", &job.profile, &d) != 0) goto out;
+    if (machine_resolve(NULL, a.machine, &job.profile, &d) != 0) goto out;
     if ((rc = simargs_apply_sets(&a, &job.profile)) != 0) { status = rc; goto out; }
     prog = ir_load_file(a.target, &d);
     if (!prog) goto out;

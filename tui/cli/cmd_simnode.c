@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "machine.h"
 #include "cli.h"
 #include "report.h"
 #include "simargs.h"
@@ -95,7 +96,7 @@ int cmd_sim_node(int argc, char **argv)
     rc = simargs_check_params(&a, p, what);
     ir_program_free(p);
     if (rc) { status = rc; goto out; }
-    if (ops_resolve_machine(s, a.machine ? a.machine : "scali2004", &j.profile, &d) != 0) goto fail;
+    if (machine_resolve(s, a.machine, &j.profile, &d) != 0) goto fail;
     if ((rc = simargs_apply_sets(&a, &j.profile)) != 0) { status = rc; goto out; }
     j.model = model;
     memcpy(j.bindings, a.bindings, (size_t)a.nbindings * sizeof a.bindings[0]);

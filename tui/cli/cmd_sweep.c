@@ -178,7 +178,7 @@ int cmd_sweep(int argc, char **argv)
     memset(&n, 0, sizeof n);
     int status = CLI_FAIL;
     int64_t node, root;
-    if (!pt || cliopts_machine(&o, s, 0, &prof) != 0) goto out;
+    if (!pt || cliopts_machine(&o, s, &prof) != 0) goto out;
     if (store_resolve(s, o.pos[0], &node, &d) != 0 || store_reference(s, node, &root, &d) != 0 ||
         store_node_get(s, node, &n, &d) != 0 || !(prog = ops_node_program(s, node, &d)))
         goto fail;

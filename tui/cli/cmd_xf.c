@@ -5,7 +5,7 @@
  *       the dependences between statement instances (thesis Fig. 6.2 style)
  *   polyapm transforms FILE.apm|NODE [--machine M] [--json]
  *       the transforms that apply to the program, with their parameters and defaults, and the
- *       predicted gain of the collective fusions under machine profile M (default scali2004)
+ *       predicted gain of the collective fusions under machine profile M (default machine.h's)
  *   polyapm apply FILE.apm NAME [key=value]... [-D name=value]... [-o OUT.apm]
  *       applies a transform; writes the new program's canonical text to OUT.apm or stdout
  *   polyapm apply NODE NAME [key=value]... [-D name=value]... [--why TEXT] [-q]
@@ -22,6 +22,7 @@
 
 #include <sys/stat.h>
 
+#include "machine.h"
 #include "cli.h"
 #include "ops.h"
 #include "xf.h"
@@ -92,7 +93,7 @@ static int apply_node(store *s, int64_t parent, const char *name, int nkv, char 
     }
     if (why && *why && store_note(s, child, why, &d) != 0) goto fail;
     j.node = child;
-    if (cost_profile_resolve("scali2004", &j.profile, &d) != 0) goto fail;
+    if (machine_resolve(s, NULL, &j.profile, &d) != 0) goto fail;
     for (int i = 0; i < nb && i < OPS_MAX_BINDINGS; i++) j.bindings[j.nbindings++] = b[i];
     if (ops_sim_node(s, &j, &d) != 0) {
         printf("%s node %lld under %lld; its simulation failed:\n", created ? "added" : "linked",
@@ -133,7 +134,7 @@ static const cli_opt xf_opts[] = {
     {.name = "--fixed", .kind = OPT_FLAG, .off = offsetof(xfc_args, fixed), .cmds = DEPS,
      .help = "the parameters take their values (default: symbolic, each at least 1)"},
     {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(xfc_args, machine), .cmds = TRANSFORMS,
-     .help = "price the collective fusions on this machine profile (default scali2004)"},
+     .help = "price the collective fusions on this machine profile (default: this machine's, see polyapm(1) ENVIRONMENT)"},
     {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(xfc_args, out), .cmds = APPLY,
      .help = "write the new program here (a file only; default: stdout)"},
     {.name = "--why", .kind = OPT_STR, .value = "TEXT", .off = offsetof(xfc_args, why), .cmds = APPLY,
@@ -159,7 +160,6 @@ const cli_spec cmd_apply_spec = {"apply", "FILE.apm|NODE TRANSFORM [key=value]..
 static int xf_parse(const cli_spec *spec, int argc, char **argv, xfc_args *a, int *npos)
 {
     memset(a, 0, sizeof *a);
-    a->machine = "scali2004";
     int rc = optable_parse(spec, argc, argv, a, npos);
     if (!rc && a->nb) a->fixed = 1;   /* deps: -D fixes the parameters */
     return rc;
@@ -207,7 +207,7 @@ int cmd_transforms(int argc, char **argv)
     cost_profile prof;
     diag_list d;
     diag_list_init(&d);
-    if (cost_profile_resolve(machine, &prof, &d) != 0) {
+    if (machine_resolve(NULL, machine, &prof, &d) != 0) {
         diag_print(&d, stderr);
         diag_list_free(&d);
         return CLI_USAGE;

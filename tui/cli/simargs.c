@@ -30,7 +30,7 @@ static const cli_opt options[] = {
      .off = offsetof(simargs, bindings), .count = offsetof(simargs, nbindings), .hi = SIMARGS_MAX_BINDINGS,
      .help = "set a parameter to an integer (the later ones are recomputed)"},
     {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(simargs, machine),
-     .help = "the machine profile: a built-in, stored or user profile, or a file (default scali2004)"},
+     .help = "the machine profile: a built-in, stored or user profile, or a file (default: this machine's, local, calibrated on first use; $POLYAPM_MACHINE)"},
     {.name = "--model", .kind = OPT_STR, .value = "polyapm|bsp|hockney|loggp", .off = offsetof(simargs, model),
      .help = "the cost model (default polyapm)"},
     {.name = "--against", .kind = OPT_STR, .value = "SRC", .off = offsetof(simargs, against), .cmds = F,

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `polyapm explore --at` at a user's size far beyond the program's own (issue 30 item 2): gemm
+# (ni=20, nj=25, nk=30) ranked at 20 times its sizes completes within a minute of the same search
+# without --at (it never simulates at that size: four samples per leaf, the largest twice the
+# program's size), ranks its leaves by predicted seconds there, and the extrapolation agrees with
+# a real simulation at a moderate size (10 times, where simulating is still affordable) within 2%;
+# so does jacobi-2d's.
+source "$(dirname "$0")/../lib.sh"
+cd "$TMP"
+"$POLYAPM" init "$ROOT/examples/polybench/gemm.apm" -o plain.pdg >/dev/null
+"$POLYAPM" init "$ROOT/examples/polybench/gemm.apm" -o at.pdg >/dev/null
+P() { "$POLYAPM" -w "$TMP/at.pdg" "$@"; }
+t0=$(date +%s.%N)
+"$POLYAPM" -w plain.pdg explore ROOT -D procs=2 --budget 60 -q >/dev/null
+t1=$(date +%s.%N)
+out=$(P explore ROOT -D procs=2 --budget 60 -q --at ni=400,nj=500,nk=600 --json); rc=$?
+t2=$(date +%s.%N)
+printf '%s' "$out" >at.json
+plain=$(python3 -c "print('%.1f' % ($t1 - $t0))"); at=$(python3 -c "print('%.1f' % ($t2 - $t1))")
+echo "# explore: ${plain} s; with --at ni=400,nj=500,nk=600: ${at} s"
+json "'\n'.join('# leaf %d: %s s predicted at 20x' % (l['node'], l.get('rank_seconds')) for l in j['leaves'][:4])" <at.json
+expect_eq "explore --at (20 times the sizes): exit 0" "$rc" 0
+expect_eq "at most 60 s more than the search without --at" "$(python3 -c "print($t2 - $t1 <= $t1 - $t0 + 60)")" True
+expect_eq "the samples: four sizes on the ray, even as the user's, the largest twice the program's" \
+    "$(json "[s['params'] for s in j['at_samples']]" <at.json)" \
+    "['ni=16,nj=20,nk=24', 'ni=24,nj=30,nk=36', 'ni=32,nj=40,nk=48', 'ni=40,nj=50,nk=60']"
+expect_eq "nothing simulated at the user's size" \
+    "$(sqlite3 at.pdg/pdg.db "select count(*) from simulations where params like 'ni=400,%'")" 0
+expect_eq "at least two leaves ranked, verified at every sample, by predicted seconds, first" "$(json "(lambda r:
+    len(r) >= 2 and all(l['rank_verified'] == 1 and l['rank_seconds'] > 0 for l in r) and
+    [l['rank_cost'] for l in r] == sorted(l['rank_cost'] for l in r) and r == j['leaves'][:len(r)])(
+    [l for l in j['leaves'] if 'rank_cost' in l])" <at.json)" True
+tick=$(P sim ROOT --json | json "j['seconds'] / j['cost']")
+expect_eq "predicted seconds = predicted cost x the profile's tick" "$(json "all(abs(l['rank_seconds'] -
+    l['rank_cost'] * $tick) <= 1e-6 * l['rank_seconds'] for l in j['leaves'] if 'rank_cost' in l)" <at.json)" True
+# the work grows as ni*nj*nk: the prediction at 20 times is some 20^3 times the cost at the samples' second
+expect_eq "the prediction grows with the work (over 1000 times the cost at the program's size)" \
+    "$(json "j['leaves'][0]['rank_cost'] > 1000 * j['leaves'][0]['cost']" <at.json)" True
+# accuracy: at 10 times the sizes the extrapolation against the simulation there
+out=$(P explore ROOT -D procs=2 --budget 60 -q --at ni=200,nj=250,nk=300 --json)
+best=$(printf '%s' "$out" | json "j['leaves'][0]['node']")
+pred=$(printf '%s' "$out" | json "j['leaves'][0]['rank_cost']")
+real=$(P sim "$best" -D procs=2 -D ni=200 -D nj=250 -D nk=300 --json | json "j['cost']")
+echo "# leaf $best at ni=200,nj=250,nk=300: predicted $pred, simulated $real"
+expect_eq "extrapolated from sizes up to 2x, the cost at 10x is the simulation's within 2%" \
+    "$(python3 -c "print(abs($pred - $real) <= 0.02 * $real)")" True
+# jacobi-2d (n=30, tsteps=20) at 10 and 5 times: its leaves pipeline the time steps over the
+# processors in blocks, a cost that repeats with the blocks; the samples keep the user's values'
+# residues (n=12..84, tsteps=4..28 for n=300, tsteps=100), and the prediction is the simulation's
+"$POLYAPM" init "$ROOT/examples/polybench/jacobi-2d.apm" -o jac.pdg >/dev/null
+out=$("$POLYAPM" -w jac.pdg explore ROOT -D procs=2 --budget 100 -q --at n=300,tsteps=100 --json); rc=$?
+best=$(printf '%s' "$out" | json "j['leaves'][0]['node']")
+pred=$(printf '%s' "$out" | json "j['leaves'][0]['rank_cost']")
+expect_eq "jacobi-2d --at n=300,tsteps=100: exit 0, samples in the user's residues" \
+    "$rc $(printf '%s' "$out" | json "' '.join(s['params'] for s in j['at_samples'])")" \
+    "0 n=12,tsteps=4 n=36,tsteps=12 n=60,tsteps=20 n=84,tsteps=28"
+real=$("$POLYAPM" -w jac.pdg sim "$best" -D procs=2 -D n=300 -D tsteps=100 --json | json "j['cost']")
+echo "# jacobi-2d leaf $best at n=300,tsteps=100: predicted $pred, simulated $real"
+expect_eq "jacobi-2d: the cost at 10 x 5 times the sizes is the simulation's within 2%" \
+    "$(python3 -c "print(abs($pred - $real) <= 0.02 * $real)")" True
+finish

@@ -1,0 +1,79 @@
+/*
+ * explore_int.h — what the files of explore's search share (explore.c the search, explore_work.c
+ * its tasks and workers, explore_cands.c the candidates tried at a node); private to tui/app.
+ */
+#ifndef POLYAPM_EXPLORE_INT_H
+#define POLYAPM_EXPLORE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "explore.h"
+
+/* ---- messages: lists of strings (explore_work.c) ---- */
+
+typedef struct msg {
+    int n, cap;
+    char **s;       /* owned: n strings, each NUL-terminated (len[i] bytes before the NUL) */
+    size_t *len;
+} msg;
+
+/* Appends a copy of s (NULL: ""); 0 or -1 (out of memory). */
+int msg_str(msg *m, const char *s);
+int msg_fmt(msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void msg_free(msg *m);
+/* Writes m to / reads a message (initialised here, the caller frees it) from a pipe; 0 or -1. */
+int msg_send(int fd, const msg *m);
+int msg_recv(int fd, msg *m);
+
+/* ---- the work (explore_work.c) ---- */
+
+/* What every task needs, set before the workers fork. */
+typedef struct wctx {
+    const explore_opts *o;
+    const ir_program *ref;    /* the start's source (store_reference: the root, or a source a
+                               * replay added), the reference of every simulation */
+    int64_t root;
+    const char *root_label;
+} wctx;
+
+/* The fields of a simulation's result:
+ * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
+ * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY  |  cancelled WHY (padded to the
+ * same count). */
+enum { SIM_NFIELDS = 17 };
+
+/* Does task t (apply PARENT_TEXT XF ARGS... | sim TEXT LABEL) into r (initialised here, the
+ * caller frees it).  Honours xf_cancel(). */
+void do_task(const wctx *w, const msg *t, msg *r);
+/* A worker process's life: tasks from `in`, results to `out`, until `in` closes; never returns. */
+void worker_loop(const wctx *w, int in, int out) __attribute__((noreturn));
+/* Whether the block holds a `proc` loop (the program is tiled). */
+int has_proc_loop(const ir_block *b);
+
+/* ---- candidates (explore_cands.c) ---- */
+
+enum { MAX_ARGS = 48 };
+
+typedef struct cand {
+    const char *xf;           /* the registry's name (not owned) */
+    char *args[MAX_ARGS];     /* owned */
+    int nargs;
+} cand;
+
+typedef struct cands {
+    cand *c;                  /* owned */
+    int n, cap;
+} cands;
+
+void cands_free(cands *cs);
+/* Appends to cs every candidate of every transform that applies to p; 0 or -1 (out of memory). */
+int candidates(const explore_opts *o, const ir_program *p, cands *cs);
+/* A candidate's arguments joined by spaces (malloc'd, the caller frees it), or NULL. */
+char *join_args(const cand *c);
+/* The -D binding of `name` in o, or NULL. */
+const ir_binding *explore_opts_binding(const explore_opts *o, const char *name);
+/* A hash of the candidate list (positive): the explored mark records it. */
+int64_t signature_of(const cands *cs);
+
+#endif
