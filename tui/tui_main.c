@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "tui.h"
 
 /* SIGINT/SIGTERM: leave the loop and restore the terminal (the one flag a handler may set). */
@@ -300,6 +301,17 @@ static int open_workspace(tui *t, const char *target, int *created, diag_list *d
     return 0;
 }
 
+/* The default machine profile (tui/app/machine.h), unless --machine named one: resolved before
+ * the screen starts, so that a first-time calibration prints its progress on the terminal.
+ * 0 = ok. */
+static int default_machine(tui *t, diag_list *d)
+{
+    if (t->profile.name[0]) return 0;
+    if (machine_resolve(t->s, NULL, &t->profile, d) == 0) return 0;
+    diag_print(d, stderr);
+    return 1;
+}
+
 /* The graph loaded, the root selected, the opening message, the root's cost queued (for
  * speedups).  0 = ok. */
 static int first_load(tui *t, int created)
@@ -380,8 +392,6 @@ int tui_main(const char *target, int argc, char **argv)
     int status = 1;
     diag_list d;
     diag_list_init(&d);
-    const cost_profile *def = cost_profile_builtin("scali2004");
-    if (def) t->profile = *def;
     tui_worker_init(&t->w);
     /* POLYAPM_TUI_TIMING=FILE: the time to the first full screen and of each redraw after a key
      * go to FILE (the benchmark's hook). */
@@ -395,6 +405,7 @@ int tui_main(const char *target, int argc, char **argv)
     }
     int created = 0;
     if (open_workspace(t, target, &created, &d) != 0) goto out;
+    if (default_machine(t, &d) != 0) goto out;
     if (first_load(t, created) != 0) goto out;
     if (open_screen(t) != 0) goto out;
     run_loop(t, timing, t0);
