@@ -118,7 +118,7 @@ typedef struct explore_result {
 } explore_result;
 
 /* Runs the search.  0 (also when interrupted: see stats.interrupted), -1 with a message. */
-int explore_run(store *s, const explore_opts *o, explore_result *out, diag_list *d);
+int explore_run(store *s, const explore_opts *o, own_give explore_result *out, diag_list *d);
 /* Ranking at the user's size (explore --at): the search simulates at the program's (small)
  * sizes, where messages weigh far more than at the sizes a program runs at.  Simulating at the
  * user's size would take minutes to hours, so each of the `k` best verified leaves of `r` is
@@ -140,6 +140,6 @@ int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int n
 int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, diag_list *d);
 /* Asks the search under way (or the next one) to stop; async-signal-safe. */
 void explore_interrupt(void);
-void explore_result_free(explore_result *r);
+void explore_result_free(own_keep explore_result *r);   /* its contents; r itself is the caller's */
 
 #endif

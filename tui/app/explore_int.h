@@ -21,10 +21,10 @@ typedef struct msg {
 /* Appends a copy of s (NULL: ""); 0 or -1 (out of memory). */
 int msg_str(msg *m, const char *s);
 int msg_fmt(msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void msg_free(msg *m);
+void msg_free(own_keep msg *m);   /* its strings */
 /* Writes m to / reads a message (initialised here, the caller frees it) from a pipe; 0 or -1. */
 int msg_send(int fd, const msg *m);
-int msg_recv(int fd, msg *m);
+int msg_recv(int fd, own_give msg *m);
 
 /* ---- the work (explore_work.c) ---- */
 
@@ -45,7 +45,7 @@ enum { SIM_NFIELDS = 17 };
 
 /* Does task t (apply PARENT_TEXT XF ARGS... | sim TEXT LABEL) into r (initialised here, the
  * caller frees it).  Honours xf_cancel(). */
-void do_task(const wctx *w, const msg *t, msg *r);
+void do_task(const wctx *w, const msg *t, own_give msg *r);
 /* A worker process's life: tasks from `in`, results to `out`, until `in` closes; never returns. */
 void worker_loop(const wctx *w, int in, int out) __attribute__((noreturn));
 /* Whether the block holds a `proc` loop (the program is tiled). */
@@ -66,11 +66,11 @@ typedef struct cands {
     int n, cap;
 } cands;
 
-void cands_free(cands *cs);
+void cands_free(own_keep cands *cs);   /* its candidates */
 /* Appends to cs every candidate of every transform that applies to p; 0 or -1 (out of memory). */
-int candidates(const explore_opts *o, const ir_program *p, cands *cs);
+int candidates(const explore_opts *o, const ir_program *p, own_give cands *cs);
 /* A candidate's arguments joined by spaces (malloc'd, the caller frees it), or NULL. */
-char *join_args(const cand *c);
+own_give char *join_args(const cand *c);
 /* The -D binding of `name` in o, or NULL. */
 const ir_binding *explore_opts_binding(const explore_opts *o, const char *name);
 /* A hash of the candidate list (positive): the explored mark records it. */

@@ -28,10 +28,10 @@
 #include "store.h"
 
 /* The workspace next to FILE.apm: "dir/FILE.pdg" (malloc'd). */
-char *ops_workspace_for(const char *apm_path);
+own_give char *ops_workspace_for(const char *apm_path);
 /* Opens WS for writing, creating it with FILE.apm as the root when it does not exist
  * (`apm_path` may be NULL when only opening).  *created = 1 when a new workspace was made. */
-int ops_open_or_init(const char *ws, const char *apm_path, store **out, int *created, diag_list *d);
+int ops_open_or_init(const char *ws, const char *apm_path, own_give store **out, int *created, diag_list *d);
 
 /* Applies transform `xf` with `key=value` arguments to node `parent`; on success the child is
  * stored (or the existing node with the same text is linked) and its id returned in *child.
@@ -49,10 +49,10 @@ int ops_add_text(store *s, int64_t parent, const char *text, size_t len, const c
                  const char *params, const char *why, int64_t *child, int *created, diag_list *d);
 
 /* The program of node `id`, loaded and checked (caller frees with ir_program_free). */
-ir_program *ops_node_program(store *s, int64_t id, diag_list *d);
+own_give ir_program *ops_node_program(store *s, int64_t id, diag_list *d);
 /* "n=256,steps=21": the final parameter values of `p` under overrides `b` — the parameter part
  * of a simulation's key (and of a measurement's).  malloc'd, NULL with a message. */
-char *ops_param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d);
+own_give char *ops_param_key(const ir_program *p, const ir_binding *b, int nb, diag_list *d);
 
 enum { OPS_MAX_BINDINGS = 32 };
 
@@ -83,11 +83,11 @@ int ops_sim_run(ops_sim *j, volatile int *cancel, void (*progress)(void *, doubl
 int ops_sim_store(store *s, ops_sim *j, diag_list *d);
 /* The row ops_sim_store would store for a completed run (no store needed: a worker process
  * builds it and the parent stores it).  Its strings are the job's or owned[0..3] (free them). */
-int ops_sim_row(const ops_sim *j, store_sim *row, char *owned[4], diag_list *d);
-void ops_sim_free(ops_sim *j);
+int ops_sim_row(const ops_sim *j, store_sim *row, own_give char *owned[4], diag_list *d);
+void ops_sim_free(own_keep ops_sim *j);   /* what the job holds */
 /* The report of a completed run (text or JSON, with or without the per-step trace), as stored;
  * malloc'd, NULL when the run did not complete. */
-char *ops_sim_report(const ops_sim *j, int json, int trace);
+own_give char *ops_sim_report(const ops_sim *j, int json, int trace);
 /* --machine: a built-in profile or a profile file, else a profile stored in the workspace under
  * that name (e.g. `local`, from calibrate), else the user-level profile of that name
  * (cost_profile_user_path, written by calibrate).  `s` may be NULL. */
@@ -97,6 +97,6 @@ int ops_sim_node(store *s, ops_sim *j, diag_list *d);
 
 /* Reads a JSON array of numbers stored under "key" in `json` (per_proc, trace); returns the
  * count (malloc'd *out) or 0 when absent. */
-int ops_json_numbers(const char *json, const char *key, double **out);
+int ops_json_numbers(const char *json, const char *key, own_give double **out);
 
 #endif

@@ -45,6 +45,6 @@ int replay_script(store *s, int64_t node, const char *ws, FILE *out, diag_list *
  * split back into its key=value arguments: a new argument starts at a space followed by a key
  * and '=' (values may hold spaces).  *argv (malloc'd, one block with the strings) to free;
  * returns the count, -1 when out of memory. */
-int replay_split_params(const char *params, char ***argv);
+int replay_split_params(const char *params, own_give char ***argv);
 
 #endif

@@ -32,6 +32,6 @@ typedef struct simjob {
 /* Runs the job.  Returns 0 when both runs completed (whatever they found), -1 when a run could
  * not start or was cancelled (diagnostics in `d`). */
 int simjob_run(simjob *j, diag_list *d);
-void simjob_free(simjob *j);
+void simjob_free(own_keep simjob *j);   /* its outputs */
 
 #endif
