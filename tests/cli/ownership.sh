@@ -123,6 +123,7 @@ def scan(path):
 
 bad = [b for p in sys.argv[1:] for b in scan(p)]
 print('\n'.join(bad))
+print('checked %d' % len(sys.argv[1:]), file=sys.stderr)
 EOF
 }
 
@@ -132,7 +133,9 @@ else
     mapfile -t files < <(find transforms -name '*.h' | sort)
     expect_match "ownership: transforms/ has headers to check" "${#files[@]}" '^[1-9][0-9]*$'
 fi
-out=$(unannotated "${files[@]}")
+out=$(unannotated "${files[@]}" 2>"$TMP/checked")
+[ $# -gt 0 ] || expect_eq "ownership: every header find counts was checked" "$(cat "$TMP/checked")" \
+    "checked $(find transforms -name '*.h' | wc -l | tr -d ' ')"
 if [ -z "$out" ]; then
     ok "ownership: isl pointers annotated in ${#files[@]} files"
 else
@@ -143,7 +146,7 @@ fi
 printf '%s\n' '#include <isl/set.h>' 'isl_set *f(isl_set *s);' 'int g(__isl_keep isl_set *s);' \
     'typedef struct k { int (*cb)(isl_map *m, void *u); } k;' \
     '__isl_give isl_set *h(__isl_take isl_set *s, isl_map *m);' >"$TMP/probe.h"
-probe=$(unannotated "$TMP/probe.h")
+probe=$(unannotated "$TMP/probe.h" 2>/dev/null)
 expect_eq "ownership: the checker's findings on a probe" "$(printf '%s\n' "$probe" | wc -l | tr -d ' ')" 4
 expect_match "ownership: unannotated result found" "$probe" 'probe.h:2: f: isl result'
 expect_match "ownership: callback member found" "$probe" 'probe.h:4: cb: parameter "isl_map \*m"'
