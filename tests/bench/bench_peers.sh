@@ -38,7 +38,7 @@
 #                                simulating at LARGE takes minutes a kernel)
 #   BENCH_DUMP=0                 no PolyBench dump checksum
 #   BENCH_KEEP=DIR               keep the workspaces, builds and raw results in DIR
-# Ends with "bench_peers: N kernels, N checksums equal, N failed".
+# Ends with "bench_peers: N kernels, N checksums equal, N failed"; exits 1 when a checksum differs.
 set -u
 : "${ROOT:?}" "${POLYAPM:?}"
 . "$ROOT/tests/polybench/kernels.inc"   # pb_dir

@@ -7,7 +7,7 @@ geometric means and Kendall's tau per group.  Reads the files bench_peers.sh wri
   predicted  "K seconds machine", "K n/a" (not asked for) or "K timeout"
   notes      the kernels' lines (leaf and path, sizes, why one failed)
 Prints "FAIL: K ..." where the np = 2 program's checksum is not the sequential export's (or the
-dump's); never judges time.  The last line: "bench_peers: N kernels, N checksums equal, N failed".
+dump's), and then exits 1; never judges time.  The last line: "bench_peers: N kernels, N checksums equal, N failed".
 """
 import math
 import statistics
@@ -166,6 +166,8 @@ def main():
         print("Kernels (explore's leaf and its path; the sizes):")
         print(notes, end="")
     print(f"bench_peers: {total['n']} kernels, {total['same']} checksums equal, {total['failed']} failed")
+    # a checksum that differs is wrong code, not a slow one: the benchmark fails (exit 1)
+    sys.exit(1 if total["same"] < total["n"] - total["failed"] else 0)
 
 
 main()

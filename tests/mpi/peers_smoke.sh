@@ -5,7 +5,7 @@
 # clang-14 has it), explore's leaf is derived, exported and run at np = 2, the source exported
 # and run, each row prints seconds, ratios and memory, and the checksums agree: np = 2 with the
 # sequential export, and that with PolyBench's own dump.  Then the report on a crafted run whose
-# np = 2 checksum differs prints a FAIL line and does not count it equal.  No figure is asserted.
+# np = 2 checksum differs prints a FAIL line, does not count it equal and exits 1.  No figure is asserted.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$ROOT/tests/polybench/kernels.inc"
@@ -31,6 +31,7 @@ expect_eq "no FAIL line" "$(printf '%s\n' "$out" | grep -c '^FAIL')" 0
 # a run whose np = 2 program printed another checksum: a FAIL line, not counted equal
 sed -i '0,/^np2 gemm \([^ ]*\) [0-9a-f]*/s//np2 gemm \1 0123456789abcdef/' "$keep/results"
 bad=$(python3 "$ROOT/tests/bench/peers_report.py" "$keep"/{setup,results,dumps,predicted,notes})
+expect_eq "a differing checksum: the report exits 1" "$?" 1
 expect_match "a differing checksum: a FAIL line" "$bad" "^FAIL: gemm: np2 0123456789abcdef DIFFERS from seq "
 expect_eq "a differing checksum: not counted equal" "$(printf '%s\n' "$bad" | tail -1)" \
     "bench_peers: 3 kernels, 2 checksums equal, 0 failed"
