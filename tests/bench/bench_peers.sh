@@ -42,7 +42,7 @@
 set -u
 : "${ROOT:?}" "${POLYAPM:?}"
 . "$ROOT/tests/polybench/kernels.inc"   # pb_dir
-. "$ROOT/tests/bench/leaf.inc"          # best_leaf
+. "$ROOT/tests/bench/leaf.inc"          # best_leaf, exp_bin
 SIZE=${BENCH_SIZE:-full} RUNS=${RUNS:-5} DUMP=${BENCH_DUMP:-1} NP=2
 KERNELS=${BENCH_KERNELS:-"gemm 2mm 3mm syrk syr2k gemver gesummv atax mvt covariance correlation lu jacobi-2d fdtd-2d heat-3d seidel-2d"}
 OTHERS=${BENCH_OTHERS-"bicg trisolv doitgen symm trmm jacobi-1d"}
@@ -90,7 +90,6 @@ kernel_file() { sed -n "s|^\./\(.*/$1/$1\.c\)$|\1|p" "$PB/utilities/benchmark_li
 # params APM: "name=value,..." of the program's param lines (param a = 1, b = 2)
 params() { sed -n 's/^param //p' "$1" | tr ',' '\n' | sed 's/ //g' | paste -sd, -; }
 dflags() { local kv; for kv in ${1//,/ }; do printf -- '-D %s ' "$kv"; done; }
-exp_bin() { echo "$1/$(basename "$(ls "$1"/*.c | grep -v '/rt_')" .c)"; }
 
 declare -A NODE=() PARAMS=() WS=()
 ready=()

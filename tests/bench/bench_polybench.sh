@@ -83,13 +83,12 @@ else
     MACHINE=$XDG_CONFIG_HOME/polyapm/machines/local
 fi
 
-. "$ROOT/tests/bench/leaf.inc"   # best_leaf
+. "$ROOT/tests/bench/leaf.inc"   # best_leaf, exp_bin
 
 # Per row of the table (a kernel, or one of the four LU leaves): its workspace, leaf, parameters,
 # baseline (the key of its sequential program: SEQ[key] is the binary) and exported binary.
 declare -A WS=() NODE=() PARAMS=() BASE=() SEQ=() EXP=()
 ready=()
-exp_bin() { echo "$1/$(basename "$(ls "$1"/*.c | grep -v '/rt_')" .c)"; }
 # export_leaf ROW WS NODE PARAMS BASE: the leaf exported at PARAMS and built; the row is ready
 export_leaf() {
     local k=$1
