@@ -81,7 +81,7 @@ for i in 0 1 2; do
     fi
 done
 AT=()
-if "$POLYAPM" explore --help 2>&1 | grep -q -- '--at'; then HAS_AT=1; else HAS_AT=0; fi
+if "$POLYAPM" explore --help 2>&1 | grep -qE -- '--at( |=|$)'; then HAS_AT=1; else HAS_AT=0; fi
 ${CC:-gcc} -std=c11 -O2 -I"$ROOT/runtime" -o "$tmp/dumpsum" "$ROOT/tests/polybench/dumpsum.c" \
     "$ROOT/runtime/rt_checksum.c" 2>"$tmp/dumpsum.err" || { echo "bench_peers: dumpsum does not build"; DUMP=0; }
 
