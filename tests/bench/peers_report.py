@@ -145,6 +145,8 @@ def main():
           f" and the source exported as sequential C (seq).")
     print(f"Seconds: the kernel alone, median of {runs} interleaved runs; memory: median peak RSS (np2: both ranks);"
           f" ratios: above 1, polyapm is faster.")
+    print("(PolyBench flushes the caches before its timer starts; the exports' timers start after their init,"
+          " the data warm: an advantage to the exports where the arrays fit in the caches.)")
     if predict == "0":
         print("Predicted: n/a (simulating each leaf at this size takes minutes: BENCH_PREDICT=1 or SECONDS asks for it)")
     else:
