@@ -55,6 +55,9 @@ DEB_PKGS  = build-essential pkg-config libncurses-dev libsqlite3-dev sqlite3 lib
             libgmp-dev openmpi-bin libopenmpi-dev libsimgrid-dev tmux git python3 bc time gnuplot-nox \
             libclang-14-dev clang-14
 DEB_FUZZ_PKGS = clang libclang-rt-14-dev
+# `make bench` also: LLVM's OpenMP runtime, for bench_peers' Polly OpenMP peer (clang-14 -fopenmp);
+# where it cannot be installed that peer is left out
+DEB_BENCH_PKGS = libomp-14-dev
 # $(call deb_missing,PKGS): a shell command printing the packages of PKGS not installed
 deb_missing = dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>&1 | \
             awk '/no packages found matching/ {print $$NF; next} !/install ok installed/ {print $$1}'
@@ -83,7 +86,7 @@ LIBS = $(BUILD)/libapp.a $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DRIVER_BIN = $(patsubst tests/drivers/%.c,$(BUILD)/tests/drivers/%,$(DRIVER_SRC))
 
-.PHONY: print-inc all deps deps-fuzz run test check-asan fuzz fuzz-derive bench install clean unit cli
+.PHONY: print-inc all deps deps-fuzz deps-bench run test check-asan fuzz fuzz-derive bench install clean unit cli
 .DELETE_ON_ERROR:
 
 all: deps-check $(BUILD)/polyapm $(UNIT_BIN) $(DRIVER_BIN)
@@ -93,6 +96,8 @@ deps:
 	$(call deb_install,$(DEB_PKGS))
 deps-fuzz:
 	$(call deb_install,$(DEB_FUZZ_PKGS))
+deps-bench:
+	-$(call deb_install,$(DEB_BENCH_PKGS))
 
 # Cheap check before every build; installs only when something is missing.
 deps-check:
@@ -207,6 +212,7 @@ fuzz-derive: all
 	  --work $(BUILD)/fuzz/derive-work --findings $(BUILD)/fuzz/derive-findings
 
 bench: all
+	@$(MAKE) --no-print-directory deps-bench
 	@BUILD=$(BUILD) tests/bench/run.sh
 
 install: all

@@ -219,6 +219,15 @@ int tui_cost_color(const tui *t, double cost);
 const char *tui_level_tag(const char *level);
 void tui_tree_free(tui *t);
 
+/* tui_text.c */
+/* p's len bytes as the terminal can show them, into out (5 * len + 1 bytes at least): UTF-8 as
+ * itself where the locale is UTF-8, else θ and σ spelled theta and sigma, others '?' */
+void tui_screen_text(const char *p, size_t len, char *out);
+/* s (screen text) in out (n bytes) as exactly cols screen columns (the locale's widths: θ is one
+ * column, two bytes), cut with an ellipsis when wider, padded with blanks when narrower */
+void tui_fit_columns(const char *s, int cols, char *out, size_t n);
+void tui_fit_text(const char *s, int cols, char *out, size_t n);   /* tui_screen_text, then fitted */
+
 /* tui_program.c */
 void tui_program_draw(tui *t, int y, int x, int h, int w);
 void tui_program_free(tui *t);

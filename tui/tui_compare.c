@@ -83,23 +83,26 @@ static void draw(tui *t)
         int i = t->cmp_top + r, gi = t->cmp[i];
         const store_gnode *n = &t->g.nodes[gi];
         const tui_info *in = &t->info[gi];
-        char cost[24], spd[16] = "-", pred[16] = "-", meas[16] = "-", bar[TUI_LINE];
+        char cost[24], spd[16], label[TUI_LINE], pred[16] = "-", meas[16] = "-", bar[TUI_LINE];
         if (in->has) snprintf(pred, sizeof pred, "%.3g", in->cost * t->profile.tick_seconds);
         if (t->cmp_meas[gi] > 0) snprintf(meas, sizeof meas, "%.3g", t->cmp_meas[gi]);
         tui_fmt_cost(in->has ? in->cost : -1, cost, sizeof cost);
-        if (in->speedup > 0) snprintf(spd, sizeof spd, "x%.3g", in->speedup);
+        tui_fmt_speedup(in->speedup, spd, sizeof spd);
         int k = in->has && mx > 0 ? (int)(in->cost / mx * bw + 0.5) : 0;
         if (k > (int)sizeof bar - 1) k = (int)sizeof bar - 1;
         memset(bar, '#', (size_t)k);
         bar[k] = '\0';
-        snprintf(line, sizeof line, " %-4lld %-*.*s %-4s %9s %7s %9s %9s %-*s %c%c%c", (long long)n->id, lw, lw,
-                 n->label, tui_level_tag(n->level), cost, spd, pred, meas, bw, bar,
+        tui_fit_text(n->label, lw, label, sizeof label);      /* by columns: θ is two bytes */
+        snprintf(line, sizeof line, " %-4lld %s %-4s %9s %7s %9s %9s %-*s %c%c%c", (long long)n->id,
+                 label, tui_level_tag(n->level), cost, spd, pred, meas, bw, bar,
                  !in->has ? ' ' : in->violations > 0 || in->verified == 0 ? '!' : in->verified == 1 ? 'V' : '?',
                  n->pruned ? 'x' : ' ', n->favourite ? '*' : ' ');
         int a = (i == t->cmp_sel ? A_REVERSE : 0) | (n->pruned ? A_DIM : 0) |
                 tui_cost_color(t, in->has ? in->cost : -1);
+        char fitted[TUI_LINE * 2];
+        tui_fit_columns(line, w - 2, fitted, sizeof fitted);
         attron(a);
-        mvaddnstr(y + 2 + r, x + 1, line, w - 2);
+        mvaddstr(y + 2 + r, x + 1, fitted);
         attroff(a);
     }
 }

@@ -102,8 +102,8 @@ void tui_cost_draw(tui *t, int y, int x, int h, int w)
     attron(ca | A_BOLD);
     mvaddnstr(y + 1, x + 1, line, w - 1);
     attroff(ca | A_BOLD);
-    char spd[32] = "-";
-    if (in->speedup > 0) snprintf(spd, sizeof spd, "x%.3g", in->speedup);
+    char spd[32];
+    tui_fmt_speedup(in->speedup, spd, sizeof spd);
     snprintf(line, sizeof line, "speedup %s  %s  %s", spd,
              in->violations > 0 ? "VIOLATIONS" : in->verified == 1 ? "verified" :
              in->verified == 0 ? "NOT VERIFIED" : "not checked", t->cost_params);

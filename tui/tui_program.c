@@ -1,7 +1,9 @@
 /*
  * tui_program.c — the program pane: the selected node's program text (keywords bold, comments
  * dim), scrolling, or (key d) the unified diff against its first parent (added lines green,
- * removed red).  The text is loaded from the store when the selection changes.
+ * removed red).  The text is loaded from the store when the selection changes.  Characters beyond
+ * ASCII (stm's θ and σ in labels, the diff's header) show as themselves on a UTF-8 terminal,
+ * spelled (theta, sigma) on another; lines are cut by screen columns, not bytes.
  */
 #include <ctype.h>
 #include <ncurses.h>
@@ -32,14 +34,9 @@ static void split_lines(tui *t, const char *text)
     while (*p) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        char *l = malloc(len + 1);
+        char *l = malloc(5 * len + 1);                 /* "theta" for θ's two bytes at most */
         if (!l) break;
-        /* tabs as spaces, other control bytes as '?' */
-        for (size_t i = 0; i < len; i++) {
-            unsigned char ch = (unsigned char)p[i];
-            l[i] = ch == '\t' ? ' ' : ch < 0x20 || ch >= 0x7f ? '?' : (char)ch;
-        }
-        l[len] = '\0';
+        tui_screen_text(p, len, l);
         t->lines[t->nlines++] = l;
         if (!e) break;
         p = e + 1;
@@ -106,29 +103,33 @@ static int is_keyword(const char *w, size_t n)
     return 0;
 }
 
-static void draw_code_line(tui *t, int y, int x, int w, const char *l)
+/* A line of the program at (y, x), w columns (cut with an ellipsis): keywords bold, comments
+ * dim.  The pieces are written one after the other from the cursor, so that a character of
+ * several bytes takes its one column. */
+static void draw_code_line(tui *t, int y, int x, int w, const char *line)
 {
-    int len = (int)strlen(l);
-    if (len > w) len = w;
-    int col = 0;
+    char l[TUI_LINE];
+    tui_fit_columns(line, w, l, sizeof l);
+    move(y, x);
+    int len = (int)strlen(l), col = 0;
     while (col < len) {
+        int s = col;
         if (l[col] == '#') {
             attron(A_DIM | (t->colors ? COLOR_PAIR(4) : 0));
-            mvaddnstr(y, x + col, l + col, len - col);
+            addnstr(l + col, len - col);
             attroff(A_DIM | (t->colors ? COLOR_PAIR(4) : 0));
             return;
         }
         if (isalpha((unsigned char)l[col]) || l[col] == '_') {
-            int s = col;
             while (col < len && (isalnum((unsigned char)l[col]) || l[col] == '_')) col++;
             int kw = is_keyword(l + s, (size_t)(col - s));
             if (kw) attron(A_BOLD);
-            mvaddnstr(y, x + s, l + s, col - s);
+            addnstr(l + s, col - s);
             if (kw) attroff(A_BOLD);
             continue;
         }
-        mvaddch(y, x + col, (chtype)(unsigned char)l[col]);
-        col++;
+        while (col < len && l[col] != '#' && !isalpha((unsigned char)l[col]) && l[col] != '_') col++;
+        addnstr(l + s, col - s);
     }
 }
 
@@ -147,8 +148,10 @@ void tui_program_draw(tui *t, int y, int x, int h, int w)
     }
     snprintf(title, sizeof title, "%s %lld %s (%s)%s", t->prog_diff ? "diff" : "program", (long long)id,
              t->g.nodes[gi].label, t->g.nodes[gi].level, against);
+    char fitted[TUI_LINE];
+    tui_fit_text(title, w - 1, fitted, sizeof fitted);
     attron(A_BOLD);
-    mvaddnstr(y, x + 1, title, w - 1);
+    mvaddstr(y, x + 1, fitted);
     attroff(A_BOLD);
     int body = h - 1;
     if (t->note[0] && body > 2) {
@@ -167,8 +170,10 @@ void tui_program_draw(tui *t, int y, int x, int h, int w)
             if (l[0] == '+' && strncmp(l, "+++", 3)) a = t->colors ? COLOR_PAIR(1) : A_BOLD;
             else if (l[0] == '-' && strncmp(l, "---", 3)) a = t->colors ? COLOR_PAIR(3) : A_DIM;
             else if (l[0] == '@') a = t->colors ? COLOR_PAIR(4) : A_UNDERLINE;
+            char fitted[TUI_LINE];
+            tui_fit_columns(l, w - 1, fitted, sizeof fitted);
             attron(a);
-            mvaddnstr(y + 1 + i, x + 1, l, w - 1);
+            mvaddstr(y + 1 + i, x + 1, fitted);
             attroff(a);
         } else {
             draw_code_line(t, y + 1 + i, x + 1, w - 1, l);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "tui.h"
 
@@ -262,42 +261,6 @@ int tui_cost_color(const tui *t, double cost)
     return COLOR_PAIR(3);
 }
 
-/* Copies `s` into `out` (n bytes) as exactly `cols` screen columns: characters as wide as the
- * locale says (θ and σ are one column, their UTF-8 two bytes), cut with an ellipsis when wider,
- * padded with blanks when narrower.  Bytes that are no character of the locale count one column. */
-static void fit_columns(const char *s, int cols, char *out, size_t n)
-{
-    const char *ellipsis = MB_CUR_MAX > 1 ? "\u2026" : "~";
-    size_t len = strlen(s), o = 0, cut_o = 0;
-    int used = 0, cut_used = 0;
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    for (size_t i = 0; i < len;) {
-        wchar_t wc;
-        size_t k = mbrtowc(&wc, s + i, len - i, &st);
-        int wd = 1;
-        if (k == (size_t)-1 || k == (size_t)-2 || k == 0) { k = 1; memset(&st, 0, sizeof st); }
-        else if (wcwidth(wc) >= 0) wd = wcwidth(wc);
-        if (used + wd > cols || o + k + 4 > n) {           /* no room: cut at the last fit */
-            o = cut_o;
-            used = cut_used;
-            if (cols > 0 && o + strlen(ellipsis) < n) {
-                strcpy(out + o, ellipsis);
-                o += strlen(ellipsis);
-                used++;
-            }
-            break;
-        }
-        if (used + wd <= cols - 1) { cut_o = o + k; cut_used = used + wd; }  /* "…" fits after */
-        memcpy(out + o, s + i, k);
-        o += k;
-        used += wd;
-        i += k;
-    }
-    while (used < cols && o + 1 < n) { out[o++] = ' '; used++; }
-    out[o] = '\0';
-}
-
 /* The tree's columns, right of the label: cost, speedup, then the marks (verified, pruned,
  * favourite, note); numbers right-aligned in fixed widths, so that they line up on every row. */
 enum { TUI_COST_W = 7, TUI_SPEEDUP_W = 6, TUI_MARKS_W = 4,
@@ -324,7 +287,7 @@ static void draw_row(tui *t, int r, int y, int x, int w)
              n->favourite ? '*' : ' ', n->has_note ? 'n' : ' ');
     int lw = w - TUI_RIGHT_W;
     if (lw < 4) lw = 4;
-    fit_columns(left, lw, label, sizeof label);
+    tui_fit_text(left, lw, label, sizeof label);
     int attr = r == t->sel ? A_REVERSE : 0;
     if (n->pruned) attr |= A_DIM;
     attron(attr);

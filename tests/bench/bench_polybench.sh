@@ -83,24 +83,12 @@ else
     MACHINE=$XDG_CONFIG_HOME/polyapm/machines/local
 fi
 
-# best_leaf WS EXPLORE-JSON: explore's best leaf when it is a verified syndm node, else the
-# cheapest verified syndm node of the workspace (a leaf before its equally cheap parent); else ""
-best_leaf() {
-    "$POLYAPM" -w "$1" tree --json | python3 -c '
-import json, sys
-nodes = json.load(sys.stdin)["nodes"]
-try: best = json.load(open(sys.argv[1]))["best"]["node"]
-except Exception: best = None
-dm = {n["id"]: n for n in nodes if n["level"] == "syndm" and n["verified"] and n["cost"] is not None}
-if best in dm: print(best)
-elif dm: print(min(dm.values(), key=lambda n: (n["cost"], len(n["children"]), -n["id"]))["id"])' "$2"
-}
+. "$ROOT/tests/bench/leaf.inc"   # best_leaf, exp_bin
 
 # Per row of the table (a kernel, or one of the four LU leaves): its workspace, leaf, parameters,
 # baseline (the key of its sequential program: SEQ[key] is the binary) and exported binary.
 declare -A WS=() NODE=() PARAMS=() BASE=() SEQ=() EXP=()
 ready=()
-exp_bin() { echo "$1/$(basename "$(ls "$1"/*.c | grep -v '/rt_')" .c)"; }
 # export_leaf ROW WS NODE PARAMS BASE: the leaf exported at PARAMS and built; the row is ready
 export_leaf() {
     local k=$1
