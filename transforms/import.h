@@ -24,13 +24,19 @@ typedef struct xf_import_opts {
     int nincludes;
     const char *const *defines;       /* -D NAME[=VALUE] */
     int ndefines;
-    const char *function;             /* the kernel function (its body), or NULL: the scop region */
+    const char *function;             /* the kernel function (its region, else its body), or NULL */
+    const char *region;               /* which #pragma scop region: "K" (the K-th of the file, from 1) or
+                                         "line:L" (the one holding line L), or NULL: the only one */
+    const char *const *params;        /* NAME=VALUE: the value of a size variable the program reads
+                                         when it runs (n = atoi(argv[1])), or overriding its constant */
+    int nparams;
     const char *outputs;              /* "A,B": the output arrays, or NULL */
     const char *name;                 /* the program's name, or NULL: from the file name */
 } xf_import_opts;
 
 /* The canonical .apm text of the imported program (the caller frees it), or NULL with the errors
- * in `d`.  Notes that are not errors (float computed as double) are printed to `notes` when it is
+ * in `d`.  Notes that are not errors (the statements set aside as not the kernel's) are printed
+ * to `notes` when it is
  * not NULL. */
 own_give char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes);
 

@@ -2,8 +2,8 @@
 # tests/cli/import_exact.sh — `polyapm import` computes exactly what C computes, on the small
 # kernels of tests/import/ (no PolyBench needed): C's truncating / and % of negative operands,
 # casts, ?:, triangular and guarded init code, accumulations, loop forms counting up and down,
-# compound assignments, size macros of a region in main, float data (computed as double, said on stderr; the reference is the C
-# file built with -Dfloat=double), --function and --output.  Each C file, built with gcc -O0
+# compound assignments, size macros of a region in main, float data (refused; imported with
+# -D float=double against the C file built with -Dfloat=double), --function and --output.  Each C file, built with gcc -O0
 # -ffp-contract=off, dumps its arrays exactly (tests/import/dump.h); tests/polybench/dumpsum.c
 # hashes the dump as `polyapm sim` hashes the imported program's outputs.  Also: the import is in
 # canonical form, `-o` writes it, and `polyapm init FILE.c` makes a workspace of it.
@@ -37,7 +37,7 @@ exact() {
 exact divmod "" --
 exact triangle "" --
 exact loops "" --
-exact floats "-Dfloat=double" --
+exact floats "-Dfloat=double" -- -D float=double
 exact function "" -- --function smooth --output v
 exact macros "" --
 
@@ -65,9 +65,12 @@ expect_match "macros: a region in main takes its size macros as parameters" "$t"
 expect_match "macros: extents and bounds are written with them" "$t" 'array A\[0 \.\. N - 1\]\[0 \.\. M - 1\] double'
 expect_match "macros: a number written as such stays a number (10, N's value)" "$t" 's\[i\] = 10'
 expect_match "macros: the init code's literals from macros too" "$t" 'init A\[i\]\[j\] = 1\.0 \* \(i \* M \+ j\) / N'
-expect_match "floats: float is said to be computed as double" "$(cat "$TMP/floats.err")" \
-    'floats\.c:[0-9]+:[0-9]+: note: float computed as double'
-expect_match "floats: the arrays are double" "$(cat "$TMP/floats.apm")" 'array A\[0 \.\. n - 1\] double'
+"$POLYAPM" import "$SRC/floats.c" -o "$TMP/f32.apm" 2>"$TMP/f32.err"
+expect_eq "floats: float data is refused (never computed as double silently): exit 1" "$?" 1
+expect_match "floats: the refusal is located and says how to take it as double" "$(cat "$TMP/f32.err")" \
+    "floats\.c:[0-9]+:[0-9]+: error: 'A' is float: .*-D float=double"
+[ ! -e "$TMP/f32.apm" ] && ok "floats: nothing written" || fail "floats: nothing written" "f32.apm exists"
+expect_match "floats: with -D float=double, double arrays" "$(cat "$TMP/floats.apm")" 'array A\[0 \.\. n - 1\] double'
 
 # the program to stdout without -o; init FILE.c
 out=$("$POLYAPM" import "$SRC/divmod.c" 2>&1)

@@ -12,7 +12,7 @@
 
 #include "import_int.h"
 
-static const char TYPES[] = "supported: int and double (float computed as double) scalars and arrays";
+static const char TYPES[] = "supported: int and double scalars and arrays";
 
 /* ---- extents ---- */
 
@@ -51,8 +51,9 @@ static char *size_text(imp *I, toks *k, unsigned a, unsigned b)
     return r;
 }
 
-/* A[e1][e2]..: the bracketed sizes after the name, mapped to parameters where they can be. */
-static void bracket_dims(imp *I, toks *k, imp_sym *s, int ndims, const char *cname)
+/* A[e1][e2]..: the bracketed sizes after the name, mapped to parameters where they can be
+ * (pooled texts in txt[]); a size written as one number goes to num[] (else -1). */
+static void bracket_dims(imp *I, toks *k, int ndims, const char *cname, char **txt, long long *num)
 {
     unsigned i = 0;
     while (i < k->n && strcmp(tok(I, k, i), cname) != 0) i++;
@@ -64,7 +65,11 @@ static void bracket_dims(imp *I, toks *k, imp_sym *s, int ndims, const char *cna
             char *t = tok(I, k, i);
             depth += strcmp(t, "[") == 0 ? 1 : strcmp(t, "]") == 0 ? -1 : 0;
         }
-        if (!depth && i - 1 > a && !s->dims[d]) s->dims[d] = size_text(I, k, a, i - 1);
+        if (depth || i - 1 <= a) continue;
+        txt[d] = size_text(I, k, a, i - 1);
+        char *end, *t = tok(I, k, a);
+        long long v = strtoll(t, &end, 0);
+        if (i - 1 == a + 1 && clang_getTokenKind(k->t[a]) == CXToken_Literal && end != t && !*end) num[d] = v;
     }
 }
 
@@ -90,17 +95,21 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
         clang_disposeString(ts);
         return -1;
     }
-    if (t.kind == CXType_Float) imp_note_float(I, decl);
+    if (t.kind == CXType_Float && imp_refuse_float(I, decl, imp_printf(I, "'%s'", s->name))) return -1;
     s->is_int = imp_type_is_int(t);
     s->ndims = nd;
     if (nd == 0) return 0;
     toks k = {NULL, 0};
+    char *txt[IMP_MAXDIM] = {0};
+    long long num[IMP_MAXDIM];
+    for (int d = 0; d < nd; d++) num[d] = -1;
     clang_tokenize(I->tu, clang_getCursorExtent(decl), &k.t, &k.n);
-    char *cname = imp_spelling(I, decl);
-    bracket_dims(I, &k, s, nd, cname);
+    bracket_dims(I, &k, nd, imp_spelling(I, decl), txt, num);
     clang_disposeTokens(I->tu, k.t, k.n);
     for (int d = 0; d < nd; d++) {
-        if (s->dims[d]) { s->dims[d] = strdup(s->dims[d]); continue; }
+        if (s->dims[d]) continue;
+        if (txt[d]) { s->dims[d] = strdup(txt[d]); continue; }
+        if (size[d] < 0 && num[d] >= 0) size[d] = num[d];   /* double u[2][n]: the 2 */
         if (size[d] < 0 && s->local) {   /* a temporary of the init code: its extent is not needed */
             s->dims[d] = strdup("?");
             continue;
@@ -130,6 +139,16 @@ static int param_value(imp *I, CXCursor arg, imp_sym *p)
     CXCursor e = imp_unwrap(arg);
     if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
         CXCursor v = clang_getCursorReferenced(e);
+        int r = clang_getCursorKind(v) == CXCursor_VarDecl ? imp_size_value(I, v, &p->value) : 0;
+        if (r < 0) return -1;
+        if (r > 0 && !imp_decls_has(&I->assigned_anywhere, v)) {
+            CXCursor init = clang_Cursor_getVarDeclInitializer(v);
+            CXCursor lit = clang_Cursor_isNull(init) ? init : imp_unwrap(init);
+            const char *m = !clang_Cursor_isNull(lit) && clang_getCursorKind(lit) == CXCursor_IntegerLiteral ?
+                            imp_macro_of(I, lit, p->value) : NULL;
+            if (m) p->macro = strdup(m);
+            return 0;
+        }
         CXCursor init = clang_Cursor_getVarDeclInitializer(v);
         if (!clang_Cursor_isNull(init)) e = init;
     }
@@ -160,6 +179,7 @@ int imp_kernel_params(imp *I)
                      clang_Cursor_getArgument(I->kernel_call, k) : clang_getNullCursor();
         char *cname = imp_spelling(I, p);
         CXType t = clang_getCanonicalType(clang_getCursorType(p));
+        if (!imp_decls_has(&I->region_reads, p)) continue;   /* main's argc: not the program's */
         if (imp_type_is_int(t)) {
             if (clang_Cursor_isNull(a)) {
                 imp_error(I, p, "no call of the kernel gives parameter '%s' a value; supported: a kernel called "
@@ -196,6 +216,22 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     imp_bind *b = imp_lookup(I, cname);
     imp_sym *s = b && b->sym && b->sym->kind == SYM_ARRAY && region == NULL && local ? b->sym : NULL;
     if (b && b->sym && b->sym->kind == SYM_PARAM && local) return 0;     /* main's int n = N */
+    if (!s && !region && imp_type_is_int(t) && imp_decls_has(&I->region_reads, v) &&
+        !imp_decls_has(&I->assigned_anywhere, v) && !clang_Cursor_isNull(init)) {   /* int n = 100; a size */
+        long long value;
+        int r = imp_size_value(I, v, &value);
+        if (r < 0) return -1;
+        if (r > 0) {
+            imp_sym *p = imp_sym_new(I, cname, SYM_PARAM);
+            p->is_int = 1;
+            p->value = value;
+            CXCursor lit = imp_unwrap(init);
+            const char *m = clang_getCursorKind(lit) == CXCursor_IntegerLiteral ? imp_macro_of(I, lit, value) : NULL;
+            if (m) p->macro = strdup(m);
+            imp_bind_sym(I, cname, p);
+            return 0;
+        }
+    }
     if (!s && imp_type_is_int(t) && !has_init && !region && local) return 0;   /* a loop variable */
     if (!s && imp_type_is_int(t) && !has_init && !region) {   /* the kernel's: a loop variable or a scalar */
         s = imp_sym_new(I, cname, SYM_ARRAY);
@@ -220,7 +256,11 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
         if (imp_dims(I, v, t, s) != 0) return -1;
         imp_bind_sym(I, cname, s);
     }
+    if (!has_init && !region && !s->val && clang_Cursor_getStorageClass(v) == CX_SC_Static)
+        s->val = imp_strdup(I, "0");   /* a static starts at zero */
     if (!has_init) return 0;
+    if (t.kind == CXType_Pointer && clang_getCursorKind(imp_unwrap(init)) != CXCursor_UnaryOperator)
+        return 0;   /* an allocation (malloc, calloc): the elements get their values later */
     if (s->ndims) { imp_error(I, init, "an initialiser of the array '%s'; supported: loops of assignments", cname); return -1; }
     if (!region) {
         char *e = imp_expr(I, init);
@@ -293,9 +333,37 @@ static int add_output(imp *I, char ***names, int *n, imp_sym *s)
         if (strcmp((*names)[i], s->name) == 0) return 0;
     char **nn = realloc(*names, (size_t)(*n + 1) * sizeof *nn);
     if (!nn) abort();
+    s->named = 1;   /* an output is declared */
     *names = nn;
     nn[(*n)++] = imp_strdup(I, s->name);
     return 0;
+}
+
+typedef struct after { imp *I; char ***names; int *n; unsigned from; } after;
+
+static enum CXChildVisitResult read_after_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    after *a = data;
+    if (imp_offset(c, 1) <= a->from) return CXChildVisit_Continue;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CallExpr && strcmp(imp_spelling(a->I, c), "free") == 0) return CXChildVisit_Continue;
+    if (k == CXCursor_DeclRefExpr && imp_offset(c, 0) >= a->from) {
+        imp_bind *b = imp_lookup(a->I, imp_spelling(a->I, c));
+        if (b && b->sym && b->sym->kind == SYM_ARRAY && b->sym->written && !b->sym->local)
+            add_output(a->I, a->names, a->n, b->sym);
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* The arrays the region writes that the code after it reads (prints, checks), in that order. */
+static void read_after(imp *I, char ***names, int *n)
+{
+    int in_main = clang_equalCursors(I->main_fn, I->kernel);
+    if (!in_main && clang_Cursor_isNull(I->kernel_call)) return;
+    after a = {I, names, n, in_main ? I->scop_hi : imp_offset(I->kernel_call, 1)};
+    if (in_main && !I->have_scop) return;
+    clang_visitChildren(I->main_fn, read_after_visit, &a);
 }
 
 /* The output arrays' names (pooled strings in a malloc'd vector); `main_env` names main's
@@ -336,6 +404,7 @@ int imp_outputs(imp *I, char ***names, int *n)
         if (!arg[best]->local) add_output(I, names, n, arg[best]);
         arg[best] = NULL;
     }
+    if (!f.ok) read_after(I, names, n);
     for (imp_sym *s = I->syms; !*n && s; s = s->next)   /* nothing printed: what the region writes */
         if (s->kind == SYM_ARRAY && s->written && !s->local) add_output(I, names, n, s);
     for (imp_sym *s = I->syms; *n == 0 && s; s = s->next)

@@ -45,7 +45,6 @@ static char *real_literal(imp *I, CXCursor e)
     if (!r) return imp_error(I, e, "a floating literal libclang cannot evaluate; %s", SUPPORTED);
     double v = clang_EvalResult_getAsDouble(r);
     clang_EvalResult_dispose(r);
-    if (clang_getCanonicalType(clang_getCursorType(e)).kind == CXType_Float) imp_note_float(I, e);
     return real_text(I, v);
 }
 
@@ -259,7 +258,7 @@ static char *cast(imp *I, CXCursor e)
     CXType to = clang_getCursorType(e), from = clang_getCursorType(imp_unwrap(x));
     char *a = expr_any(I, x);
     if (!a) return NULL;
-    if (clang_getCanonicalType(to).kind == CXType_Float) imp_note_float(I, e);
+    if (clang_getCanonicalType(to).kind == CXType_Float && imp_refuse_float(I, e, "a cast")) return NULL;
     if (imp_type_is_float(to) && imp_type_is_int(from)) return imp_printf(I, "(1.0 * %s)", a);
     if ((imp_type_is_float(to) && imp_type_is_float(from)) || (imp_type_is_int(to) && imp_type_is_int(from)))
         return a;
@@ -268,7 +267,7 @@ static char *cast(imp *I, CXCursor e)
 }
 
 static const binop_row calls[] = {
-    {"sqrt", "sqrt"}, {"sqrtf", "sqrt"}, {"fabs", "abs"}, {"fabsf", "abs"}, {NULL, NULL},
+    {"sqrt", "sqrt"}, {"fabs", "abs"}, {NULL, NULL},
 };
 
 static char *call(imp *I, CXCursor e)

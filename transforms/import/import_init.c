@@ -289,7 +289,10 @@ static int guarded(imp *I, ctx *c, CXCursor s)
 static int call(imp *I, ctx *c, CXCursor s)
 {
     CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(s));
-    if (clang_Cursor_isNull(def) || !imp_in_file(I, def)) return 0;   /* free(), polybench's timers */
+    if (clang_Cursor_isNull(def) || !imp_in_file(I, def)) {   /* printf, free, timers */
+        if (!I->call_depth) imp_set_aside(I, s, imp_printf(I, "a call of '%s'", imp_spelling(I, s)));
+        return 0;
+    }
     if (I->call_depth >= 16) {
         imp_error(I, s, "calls nested more than 16 deep in the code before the kernel (recursion?); supported: "
                   "calls of functions of the file that do not recurse");

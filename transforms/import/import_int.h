@@ -39,6 +39,8 @@ typedef struct imp_sym {
     int local;                  /* a temporary of the init code: not declared */
     int lazy;                   /* an int the kernel declares without a value: declared if the region
                                    assigns it (else it is a loop variable) */
+    int named;                  /* the region names it (else it is not declared) */
+    int global;                 /* a variable of the file's scope (declared once the region names it) */
     int written;                /* the region assigns it */
     int assigned;               /* the region assigns it somewhere (known before it is read) */
     struct imp_sym *next;       /* declaration order */
@@ -51,6 +53,8 @@ typedef struct imp_bind {
     int nonneg;                 /* a loop variable known to be >= 0 */
     struct imp_bind *next;
 } imp_bind;
+
+typedef struct imp_decls { CXCursor *at; int n, cap; } imp_decls;   /* a set of declarations */
 
 typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
 
@@ -65,7 +69,6 @@ typedef struct imp {
     diag_list *d;
     FILE *notes;
     int failed;                 /* an error was reported */
-    int warned_float;
     imp_sym *syms, **tail;
     imp_bind *env;              /* the bindings in force */
     void **pool; int npool, cappool;   /* strings and bindings freed at the end */
@@ -88,6 +91,14 @@ typedef struct imp {
     int nmacros, capmacros;
     int macro_params;           /* a macro of no parameter becomes one (after the kernel's arguments) */
     const char *src_text;       /* the file as written */
+    const char *pp_text;        /* the preprocessed text libclang parses */
+    imp_decls globals;          /* the file-scope variables */
+    imp_decls assigned_anywhere;   /* the variables a function of the file assigns (or passes to one) */
+    imp_decls region_reads;     /* the variables the region names, and what main passes the kernel */
+    imp_bind *genv;             /* the bindings of the globals used so far */
+    int making_global;          /* globals being bound (their extents may name others) */
+    int in_region;              /* reading the region */
+    int nset_aside;             /* statements set aside so far */
 } imp;
 
 /* ---- import_util.c: text, memory, locations, cursors ---- */
@@ -97,7 +108,8 @@ char *imp_printf(imp *I, const char *fmt, ...) __attribute__((format(printf, 2, 
 char *imp_spelling(imp *I, CXCursor c);                  /* pooled */
 /* Reports "construct ... supported: ..." at the cursor; returns NULL for the callers' use. */
 void *imp_error(imp *I, CXCursor at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void imp_note_float(imp *I, CXCursor at);
+/* Reports that `what` at `at` is float (the language has no single precision); returns 1. */
+int imp_refuse_float(imp *I, CXCursor at, const char *what);
 /* The children of a cursor (at most `max`); their number. */
 int imp_children(CXCursor c, CXCursor *out, int max);
 /* The expression under implicit casts and parentheses' wrappers libclang does not expose. */
@@ -165,6 +177,21 @@ imp_sym *imp_macro_param(imp *I, CXCursor at, long long v);
 int imp_const(imp *I, CXCursor e, double *v);
 /* Marks the scalars the region's statements assign (imp_sym.assigned). */
 void imp_mark_assigned(imp *I, CXCursor *stmts, int n);
+
+/* ---- import_scope.c: the file's variables, sizes, what is set aside ---- */
+void imp_scope_scan(imp *I, CXCursor *region, int nregion);
+int imp_decls_has(const imp_decls *set, CXCursor c);
+void imp_decls_free(imp_decls *set);
+/* The binding of a file-scope variable of that name (made on first use), or NULL. */
+imp_bind *imp_global(imp *I, const char *cname);
+/* The value of an int variable that is a size: --param NAME=V, a constant initialiser, or the
+ * default of `argc > k ? atoi(argv[k]) : V`; 1 with *v, 0 if it is none, -1 after an error
+ * (read at run time without a value). */
+int imp_size_value(imp *I, CXCursor var, long long *v);
+/* Does a statement assign (or pass to a function of the file) a variable the region reads? */
+int imp_matters(imp *I, CXCursor stmt);
+/* Says on the notes that the statement at `at` is not part of the kernel. */
+void imp_set_aside(imp *I, CXCursor at, const char *what);
 
 /* ---- import_init.c: the code before the kernel ---- */
 /* May the init code read s[subs] here?  Inside a loop nest that assigns s, only the element it

@@ -1,0 +1,265 @@
+/*
+ * import_scope.c — what the importer knows about the file's names beyond the kernel's own: the
+ * file-scope variables (globals and statics, bound on first use: their arrays and scalars, and
+ * an int never assigned whose value is a constant a parameter), which declarations the region
+ * reads, which the file ever assigns, sizes the program sets as variables (`int n = 100;`) or
+ * reads at run time (`atoi(argv[1])`: its value from --param, or the default of
+ * `argc > 1 ? atoi(argv[1]) : 100`), and the statements around the region that are set aside.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "import_int.h"
+
+/* ---- sets of declarations ---- */
+
+static void set_add(imp_decls *set, CXCursor c)
+{
+    for (int i = 0; i < set->n; i++)
+        if (clang_equalCursors(set->at[i], c)) return;
+    if (set->n == set->cap) {
+        set->cap = set->cap ? 2 * set->cap : 64;
+        CXCursor *at = realloc(set->at, (size_t)set->cap * sizeof *at);
+        if (!at) abort();
+        set->at = at;
+    }
+    set->at[set->n++] = c;
+}
+
+int imp_decls_has(const imp_decls *set, CXCursor c)
+{
+    for (int i = 0; i < set->n; i++)
+        if (clang_equalCursors(set->at[i], c)) return 1;
+    return 0;
+}
+
+/* The variable an lvalue or argument names (A[i][j], *p, &x, (T)x): its declaration, or null. */
+static CXCursor base_decl(imp *I, CXCursor e)
+{
+    for (int guard = 0; guard < 64; guard++) {
+        e = imp_unwrap(e);
+        enum CXCursorKind k = clang_getCursorKind(e);
+        CXCursor kid[3];
+        int n = imp_children(e, kid, 3);
+        if (k == CXCursor_DeclRefExpr) return clang_getCursorReferenced(e);
+        if (k == CXCursor_ArraySubscriptExpr && n == 2) { e = kid[0]; continue; }
+        if ((k == CXCursor_ParenExpr || k == CXCursor_UnaryOperator || k == CXCursor_CStyleCastExpr) && n >= 1) {
+            e = kid[n - 1];
+            continue;
+        }
+        break;
+    }
+    (void)I;
+    return clang_getNullCursor();
+}
+
+typedef struct scan { imp *I; imp_decls *set; int writes; } scan;
+
+/* Every declaration named (writes == 0) or assigned (writes == 1, with what a call of the file's
+ * own functions is passed; 2: and those declared) under a cursor. */
+static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    scan *sc = data;
+    imp *I = sc->I;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (!sc->writes) {
+        if (k == CXCursor_DeclRefExpr) set_add(sc->set, clang_getCursorReferenced(c));
+        return CXChildVisit_Recurse;
+    }
+    CXCursor kid[2];
+    if (k == CXCursor_VarDecl && sc->writes == 2) set_add(sc->set, c);
+    if (imp_is_write(I, c) && imp_children(c, kid, 2) >= 1) {
+        CXCursor d = base_decl(I, kid[0]);
+        if (!clang_Cursor_isNull(d)) set_add(sc->set, d);
+    }
+    if (k == CXCursor_CallExpr) {
+        CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
+        for (int a = 0, n = clang_Cursor_getNumArguments(c); a < n && !clang_Cursor_isNull(def); a++) {
+            CXCursor d = base_decl(I, clang_Cursor_getArgument(c, a));
+            if (!clang_Cursor_isNull(d)) set_add(sc->set, d);
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static void scan_into(imp *I, CXCursor c, imp_decls *set, int writes)
+{
+    scan sc = {I, set, writes};
+    collect(c, clang_getNullCursor(), &sc);
+    clang_visitChildren(c, collect, &sc);
+}
+
+static enum CXChildVisitResult file_scope(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    imp *I = data;
+    if (!imp_in_file(I, c)) return CXChildVisit_Continue;
+    if (clang_getCursorKind(c) == CXCursor_VarDecl) set_add(&I->globals, c);
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl && clang_isCursorDefinition(c)) {
+        scan sc = {I, &I->assigned_anywhere, 1};
+        clang_visitChildren(c, collect, &sc);
+    }
+    return CXChildVisit_Continue;
+}
+
+void imp_scope_scan(imp *I, CXCursor *region, int nregion)
+{
+    clang_visitChildren(clang_getTranslationUnitCursor(I->tu), file_scope, I);
+    for (int i = 0; i < nregion; i++) scan_into(I, region[i], &I->region_reads, 0);
+    if (!clang_Cursor_isNull(I->kernel_call))   /* what main passes to the kernel feeds the region */
+        for (int a = 0, n = clang_Cursor_getNumArguments(I->kernel_call); a < n; a++) {
+            CXCursor d = base_decl(I, clang_Cursor_getArgument(I->kernel_call, a));
+            if (!clang_Cursor_isNull(d)) set_add(&I->region_reads, d);
+        }
+}
+
+void imp_decls_free(imp_decls *set) { free(set->at); }
+
+/* ---- sizes ---- */
+
+static const char *const runtime_reads[] = {"atoi", "atol", "atoll", "strtol", "strtoll", "strtoul", NULL};
+
+/* Is e a call reading a number at run time (atoi(argv[1]))? */
+static int runtime_read(imp *I, CXCursor e)
+{
+    e = imp_unwrap(e);
+    while (clang_getCursorKind(e) == CXCursor_ParenExpr || clang_getCursorKind(e) == CXCursor_CStyleCastExpr) {
+        CXCursor kid[3];
+        int n = imp_children(e, kid, 3);
+        if (n < 1) return 0;
+        e = imp_unwrap(kid[n - 1]);
+    }
+    if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
+    char *name = imp_spelling(I, e);
+    for (int i = 0; runtime_reads[i]; i++)
+        if (strcmp(runtime_reads[i], name) == 0) return 1;
+    return 0;
+}
+
+static int const_int(CXCursor e, long long *v)
+{
+    CXEvalResult r = clang_Cursor_Evaluate(e);
+    int ok = r && clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok) *v = clang_EvalResult_getAsLongLong(r);
+    if (r) clang_EvalResult_dispose(r);
+    return ok;
+}
+
+/* The value --param NAME=V gives, if it does. */
+static int given(imp *I, const char *name, long long *v)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < I->o->nparams; i++) {
+        const char *p = I->o->params[i];
+        if (strncmp(p, name, n) == 0 && p[n] == '=') {
+            char *end;
+            *v = strtoll(p + n + 1, &end, 0);
+            return end != p + n + 1 && !*end;
+        }
+    }
+    return 0;
+}
+
+int imp_size_value(imp *I, CXCursor var, long long *v)
+{
+    char *name = imp_spelling(I, var);
+    if (given(I, name, v)) return 1;
+    CXCursor init = clang_Cursor_getVarDeclInitializer(var);
+    if (clang_Cursor_isNull(init)) return 0;
+    if (const_int(init, v)) return 1;
+    CXCursor e = imp_unwrap(init), kid[3];
+    while (clang_getCursorKind(e) == CXCursor_ParenExpr && imp_children(e, kid, 3) == 1) e = imp_unwrap(kid[0]);
+    if (clang_getCursorKind(e) == CXCursor_ConditionalOperator && imp_children(e, kid, 3) == 3) {
+        if (runtime_read(I, kid[1]) && const_int(kid[2], v)) return 1;   /* argc > 1 ? atoi(argv[1]) : 100 */
+        if (runtime_read(I, kid[2]) && const_int(kid[1], v)) return 1;
+    }
+    if (runtime_read(I, e)) {
+        imp_error(I, init, "'%s' is read when the program runs (%s); give its value: --param %s=VALUE", name,
+                  imp_spelling(I, imp_unwrap(e)), name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- globals ---- */
+
+static imp_bind *make_global(imp *I, CXCursor v, const char *cname)
+{
+    CXType t = clang_getCanonicalType(clang_getCursorType(v));
+    CXCursor init = clang_Cursor_getVarDeclInitializer(v);
+    long long value;
+    imp_bind *saved = I->env;
+    I->env = I->genv;
+    if (imp_type_is_int(t) && !imp_decls_has(&I->assigned_anywhere, v)) {
+        int r = imp_size_value(I, v, &value);
+        if (r < 0) { I->env = saved; return NULL; }
+        if (r == 1) {   /* int n = 100; never assigned: a parameter */
+            imp_sym *s = imp_sym_new(I, cname, SYM_PARAM);
+            s->is_int = 1;
+            s->value = value;
+            imp_bind_sym(I, cname, s);
+            I->genv = I->env;
+            I->env = saved;
+            return I->genv;
+        }
+    }
+    imp_sym *s = imp_sym_new(I, cname, SYM_ARRAY);
+    s->local = s->global = 1;   /* declared once the region names it */
+    if (imp_dims(I, v, t, s) != 0) { I->env = saved; return NULL; }
+    if (clang_Cursor_isNull(init)) {
+        s->val = imp_strdup(I, "0");   /* C's globals start at zero */
+    } else if (!s->ndims) {
+        int was = I->in_init;
+        I->in_init = 1;
+        s->val = imp_expr(I, init);
+        I->in_init = was;
+        if (!s->val) { I->env = saved; return NULL; }
+    }
+    imp_bind_sym(I, cname, s);
+    I->genv = I->env;
+    I->env = saved;
+    return I->genv;
+}
+
+imp_bind *imp_global(imp *I, const char *cname)
+{
+    for (imp_bind *b = I->genv; b; b = b->next)
+        if (strcmp(b->cname, cname) == 0) return b;
+    if (I->making_global > 8) return NULL;
+    for (int i = 0; i < I->globals.n; i++) {
+        CXString s = clang_getCursorSpelling(I->globals.at[i]);
+        int hit = strcmp(clang_getCString(s), cname) == 0;
+        clang_disposeString(s);
+        if (!hit) continue;
+        I->making_global++;
+        imp_bind *b = make_global(I, I->globals.at[i], cname);
+        I->making_global--;
+        return b;
+    }
+    return NULL;
+}
+
+/* ---- what is set aside ---- */
+
+int imp_matters(imp *I, CXCursor stmt)
+{
+    imp_decls w = {0};
+    scan_into(I, stmt, &w, 2);
+    int hit = 0;
+    for (int i = 0; i < w.n && !hit; i++) hit = imp_decls_has(&I->region_reads, w.at[i]);
+    imp_decls_free(&w);
+    return hit;
+}
+
+void imp_set_aside(imp *I, CXCursor at, const char *what)
+{
+    if (!I->notes) return;
+    if (++I->nset_aside > 20) return;
+    CXString f;
+    unsigned line, col;
+    clang_getPresumedLocation(clang_getCursorLocation(at), &f, &line, &col);
+    fprintf(I->notes, "%s:%u:%u: note: set aside (not part of the kernel): %s\n", clang_getCString(f), line, col,
+            what);
+    clang_disposeString(f);
+}
