@@ -270,16 +270,96 @@ static const binop_row calls[] = {
     {"sqrt", "sqrt"}, {"fabs", "abs"}, {NULL, NULL},
 };
 
+/* The value a formula function returns, as text: declarations of scalars with their values, then
+ * `return e;` (NULL after an error). */
+static char *formula_body(imp *I, CXCursor def, CXCursor at, const char *name)
+{
+    CXCursor kid[64], body = clang_getNullCursor(), st[64];
+    for (int k = 0, n = imp_children(def, kid, 64); k < n && k < 64; k++)
+        if (clang_getCursorKind(kid[k]) == CXCursor_CompoundStmt) body = kid[k];
+    int n = clang_Cursor_isNull(body) ? 0 : imp_children(body, st, 64);
+    for (int i = 0; i < n && i < 64; i++) {
+        enum CXCursorKind k = clang_getCursorKind(st[i]);
+        CXCursor v[8];
+        if (k == CXCursor_ReturnStmt && i == n - 1 && imp_children(st[i], v, 2) == 1) {
+            char *r = expr_any(I, v[0]);
+            CXType rt = clang_getCursorResultType(def), et = clang_getCursorType(imp_unwrap(v[0]));
+            if (r && imp_type_is_int(rt) && imp_type_is_float(et))
+                return imp_error(I, v[0], "'%s' returns a floating value as an integer (C truncates); supported: "
+                                 "formula functions returning their expression's type", name);
+            return r && imp_type_is_float(rt) && imp_type_is_int(et) ? imp_printf(I, "(1.0 * %s)", r) : r;
+        }
+        int nv = k == CXCursor_DeclStmt ? imp_children(st[i], v, 8) : 0;
+        for (int j = 0; j < nv && j < 8; j++) {
+            CXCursor init = clang_Cursor_getVarDeclInitializer(v[j]);
+            CXType vt = clang_getCanonicalType(clang_getCursorType(v[j]));
+            if (clang_getCursorKind(v[j]) != CXCursor_VarDecl || clang_Cursor_isNull(init) ||
+                (!imp_type_is_float(vt) && !imp_type_is_int(vt)))
+                return imp_error(I, v[j], "a declaration without a value in '%s'; supported in a function called in "
+                                 "an expression: scalars declared with their values, then return e;", name);
+            char *t = expr_any(I, init);
+            if (!t) return NULL;
+            if (imp_type_is_float(vt) && imp_type_is_int(clang_getCursorType(imp_unwrap(init))))
+                t = imp_printf(I, "(1.0 * %s)", t);
+            imp_bind_text(I, imp_spelling(I, v[j]), t, 0);
+        }
+        if (nv == 0)
+            return imp_error(I, st[i], "a statement of another kind in '%s', called at line %u; supported in a "
+                             "function called in an expression: declarations of scalars with their values, then "
+                             "return e;", name, imp_line(at));
+    }
+    return imp_error(I, def, "'%s' has no final return; supported in a function called in an expression: "
+                     "declarations of scalars with their values, then return e;", name);
+}
+
+/* A call of a function of the file in an expression: its formula with the parameters bound to
+ * the arguments (C's conversions at the call kept). */
+static char *inline_call(imp *I, CXCursor e, CXCursor def, const char *name)
+{
+    if (I->call_depth >= 16)
+        return imp_error(I, e, "calls of '%s' nested more than 16 deep (recursion?); supported: formula functions "
+                         "that do not recurse", name);
+    int n = clang_Cursor_getNumArguments(e);
+    if (n != clang_Cursor_getNumArguments(def))
+        return imp_error(I, e, "a call of '%s' with %d arguments for its %d parameters", name, n,
+                         clang_Cursor_getNumArguments(def));
+    char *text[16];
+    if (n > 16) return imp_error(I, e, "a call of '%s' with more than 16 arguments", name);
+    for (int k = 0; k < n; k++) {
+        CXCursor a = clang_Cursor_getArgument(e, k), p = clang_Cursor_getArgument(def, k);
+        CXType pt = clang_getCursorType(p), at = clang_getCursorType(imp_unwrap(a));
+        if (!imp_type_is_int(pt) && !imp_type_is_float(pt))
+            return imp_error(I, a, "an argument of '%s' that is not a number; supported in a function called in "
+                             "an expression: int and double parameters", name);
+        if (imp_type_is_int(pt) && imp_type_is_float(at))
+            return imp_error(I, a, "a floating argument for the integer parameter of '%s' (C truncates)", name);
+        if (!(text[k] = expr_any(I, a))) return NULL;
+        if (imp_type_is_float(pt) && imp_type_is_int(at)) text[k] = imp_printf(I, "(1.0 * %s)", text[k]);
+    }
+    imp_bind *saved = I->env;
+    for (int k = 0; k < n; k++)
+        imp_bind_text(I, imp_spelling(I, clang_Cursor_getArgument(def, k)), text[k],
+                      imp_nonneg(I, clang_Cursor_getArgument(e, k)));
+    I->call_depth++;
+    char *r = formula_body(I, def, e, name);
+    I->call_depth--;
+    I->env = saved;
+    return r ? imp_printf(I, "(%s)", r) : NULL;
+}
+
 static char *call(imp *I, CXCursor e)
 {
     char *name = imp_spelling(I, e);
     const binop_row *row = calls;
     while (row->c && strcmp(row->c, name) != 0) row++;
+    CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(e));
+    if (!row->c && !clang_Cursor_isNull(def) && imp_in_file(I, def)) return inline_call(I, e, def, name);
     double v;
     if (!row->c && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
     if (!row->c)
-        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, and exp, pow, log, sin, cos of "
-                         "constants (computed at import: the .apm language has no other math function)", name);
+        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, exp, pow, log, sin, cos of constants "
+                         "(computed at import: the .apm language has no other math function), and the file's own "
+                         "formula functions", name);
     int nargs = clang_Cursor_getNumArguments(e);
     if (nargs != 1) return imp_error(I, e, "'%s' with %d arguments; supported: one", name, nargs);
     char *a = expr_any(I, clang_Cursor_getArgument(e, 0));

@@ -125,6 +125,7 @@ int imp_type_is_int(CXType t);
 int imp_type_is_float(CXType t);
 int imp_in_file(imp *I, CXCursor c);      /* in the imported file (not a header) */
 unsigned imp_offset(CXCursor c, int end);  /* the file offset of its start or end */
+unsigned imp_line(CXCursor c);             /* its line in the file the preprocessor read */
 
 /* ---- bindings and symbols ---- */
 void imp_bind_sym(imp *I, const char *cname, imp_sym *s);

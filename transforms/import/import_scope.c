@@ -76,8 +76,9 @@ static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData
     if (k == CXCursor_CallExpr) {
         CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));
         for (int a = 0, n = clang_Cursor_getNumArguments(c); a < n && !clang_Cursor_isNull(def); a++) {
-            CXCursor d = base_decl(I, clang_Cursor_getArgument(c, a));
-            if (!clang_Cursor_isNull(d)) set_add(sc->set, d);
+            CXCursor arg = clang_Cursor_getArgument(c, a), d = base_decl(I, arg);
+            CXType t = clang_getCursorType(imp_unwrap(arg));
+            if (!clang_Cursor_isNull(d) && !imp_type_is_int(t) && !imp_type_is_float(t)) set_add(sc->set, d);
         }
     }
     return CXChildVisit_Recurse;

@@ -187,6 +187,15 @@ int imp_in_file(imp *I, CXCursor c)
     return in;
 }
 
+unsigned imp_line(CXCursor c)
+{
+    CXString f;
+    unsigned line = 0, col;
+    clang_getPresumedLocation(clang_getCursorLocation(c), &f, &line, &col);
+    clang_disposeString(f);
+    return line;
+}
+
 unsigned imp_offset(CXCursor c, int end)
 {
     CXSourceRange r = clang_getCursorExtent(c);
