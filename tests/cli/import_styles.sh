@@ -5,7 +5,7 @@
 # functions, several regions, ...) imports, and `polyapm sim` of the import gives the checksum
 # of the same C program built with gcc -O0 -ffp-contract=off and run (its outputs dumped exactly:
 # tests/import/dump.h, hashed by tests/polybench/dumpsum.c).  A file says how it is taken in
-# comment lines: `// import: ARGS` (import's options), `// run: ARGS` (the program's command
+# comment lines: `// import: ARGS` (import's options), `// cc: FLAGS` (gcc's), `// run: ARGS` (the program's command
 # line), `// size2: NAME=V` (a size macro: also at that size, gcc -DNAME=V against sim -D NAME=V;
 # `// size2: -DNAME=V -- -D p=V` when the macro's parameter has another name).
 . "$(dirname "$0")/../lib.sh"
@@ -47,7 +47,7 @@ for f in "$SRC"/*.c; do
     fi
     "$POLYAPM" fmt "$apm" 2>&1 | cmp -s - "$apm" && ok "$k: imported in canonical form" ||
         fail "$k: imported in canonical form" "polyapm fmt would change it"
-    same "$k" "$apm" "" ""
+    same "$k" "$apm" "$(meta "$f" cc)" ""
     s2=$(meta "$f" size2)
     case $s2 in
     "") ;;

@@ -384,6 +384,31 @@ static void bind_main(imp *I, imp_bind *kernel_env)
     }
 }
 
+/* The kernel's scalar arguments main passes as values (kernel(.., 0.5, ..), alpha * 2): their
+ * values, in main's names after its code before the call. */
+static int scalar_args(imp *I, imp_bind *kernel_env)
+{
+    int n = clang_Cursor_getNumArguments(I->kernel_call);
+    for (int k = 0; k < n && k < clang_Cursor_getNumArguments(I->kernel); k++) {
+        CXCursor a = clang_Cursor_getArgument(I->kernel_call, k), p = clang_Cursor_getArgument(I->kernel, k);
+        CXType t = clang_getCanonicalType(clang_getCursorType(p));
+        if (!imp_type_is_float(t) || !imp_decls_has(&I->region_reads, p)) continue;
+        imp_bind *saved = I->env;
+        I->env = kernel_env;
+        imp_bind *b = imp_lookup(I, imp_spelling(I, p));
+        I->env = saved;
+        if (!b || !b->sym || b->sym->val) continue;
+        int was = I->in_init;
+        I->in_init = 1;
+        char *v = imp_expr(I, a);
+        I->in_init = was;
+        if (!v) return -1;
+        if (imp_type_is_int(clang_getCursorType(imp_unwrap(a)))) v = imp_printf(I, "1.0 * %s", v);
+        b->sym->val = v;
+    }
+    return 0;
+}
+
 /* A statement before the region as init code; one that fails and assigns nothing the region
  * reads (a timer, a print, an allocation) is set aside, and said so. */
 static int init_or_aside(imp *I, CXCursor s)
@@ -520,7 +545,8 @@ static int run(imp *I, const char *src, imp_buf *out)
     imp_bind *kernel_env = I->env;
     I->env = NULL;
     if (!clang_Cursor_isNull(I->kernel_call)) bind_main(I, kernel_env);
-    if (!clang_Cursor_isNull(I->kernel_call) && main_init(I) != 0) goto done;
+    I->main_env = I->env;
+    if (!clang_Cursor_isNull(I->kernel_call) && (main_init(I) != 0 || scalar_args(I, kernel_env) != 0)) goto done;
     imp_bind *main_env = I->env;
     I->decl_local = 0;
     I->env = kernel_env;

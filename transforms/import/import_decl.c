@@ -173,6 +173,7 @@ int imp_kernel_params(imp *I)
 {
     int n = clang_Cursor_getNumArguments(I->kernel);
     int called = !clang_Cursor_isNull(I->kernel_call);
+    for (int pass = 0; pass < 2; pass++)   /* the integers first: a size macro is one of them, if it is */
     for (int k = 0; k < n; k++) {
         CXCursor p = clang_Cursor_getArgument(I->kernel, k);
         CXCursor a = called && k < clang_Cursor_getNumArguments(I->kernel_call) ?
@@ -180,6 +181,8 @@ int imp_kernel_params(imp *I)
         char *cname = imp_spelling(I, p);
         CXType t = clang_getCanonicalType(clang_getCursorType(p));
         if (!imp_decls_has(&I->region_reads, p)) continue;   /* main's argc: not the program's */
+        if (imp_type_is_int(t) != (pass == 0)) continue;
+        I->macro_params = pass;
         if (imp_type_is_int(t)) {
             if (clang_Cursor_isNull(a)) {
                 imp_error(I, p, "no call of the kernel gives parameter '%s' a value; supported: a kernel called "
@@ -193,6 +196,21 @@ int imp_kernel_params(imp *I)
             continue;
         }
         enum CXTypeKind pk = clang_getCanonicalType(clang_getPointeeType(t)).kind;
+        if (imp_is_numbers_pointer(t) && called) {   /* double *A: linearised */
+            CXCursor arg = imp_unwrap(a);
+            while (clang_getCursorKind(arg) == CXCursor_CStyleCastExpr || clang_getCursorKind(arg) == CXCursor_ParenExpr) {
+                CXCursor kid[2];
+                int m = imp_children(arg, kid, 2);
+                if (m < 1) break;
+                arg = imp_unwrap(kid[m - 1]);
+            }
+            CXCursor from = clang_getCursorKind(arg) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(arg)
+                                                                                : clang_getNullCursor();
+            imp_sym *s = imp_linear_sym(I, cname, p, from);
+            if (!s) return -1;
+            imp_bind_sym(I, cname, s);
+            continue;
+        }
         if (t.kind == CXType_Pointer && pk != CXType_ConstantArray && pk != CXType_VariableArray) {
             imp_error(I, p, "'%s' is a pointer; supported: arrays with their extents (double A[N][M], "
                       "PolyBench's POLYBENCH_2D(A,N,M,n,m)) and int or double scalars", cname);
@@ -246,6 +264,11 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     enum CXTypeKind pk = clang_getCanonicalType(clang_getPointeeType(t)).kind;
     if (!s && local && t.kind == CXType_Pointer && pk != CXType_ConstantArray && pk != CXType_VariableArray)
         return 0;                                                       /* char **argv and the like */
+    if (!s && !local && !region && imp_is_numbers_pointer(t)) {   /* double *A = malloc(..): linearised */
+        if (!(s = imp_linear_sym(I, cname, v, v))) return -1;
+        imp_bind_sym(I, cname, s);
+        return 0;
+    }
     if (!s && !local && t.kind == CXType_Pointer) {
         imp_error(I, v, "'%s' is a pointer; supported: int and double scalars and arrays", cname);
         return -1;

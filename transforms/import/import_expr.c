@@ -98,6 +98,11 @@ imp_sym *imp_lvalue(imp *I, CXCursor e, CXCursor *subs, int *nsubs)
     imp_bind *b = imp_lookup(I, name);
     if (!b || !b->sym || b->sym->kind != SYM_ARRAY)
         return imp_error(I, e, "'%s' is not an array or scalar of the kernel", name);
+    if (b->sym->linear) {
+        if (n != 1 && !(b->sym->ndims == n && n > 1))
+            return imp_error(I, e, "'%s' (a pointer) used with %d subscripts; supported: one, A[i * n + j]", name, n);
+        if (n == 1) return imp_linear_subs(I, b->sym, e, tmp[0], subs, nsubs) == 0 ? b->sym : NULL;
+    }
     if (n != b->sym->ndims)
         return imp_error(I, e, "'%s' has %d dimension%s, used with %d subscript%s; supported: one subscript per "
                          "dimension", name, b->sym->ndims, b->sym->ndims == 1 ? "" : "s", n, n == 1 ? "" : "s");
@@ -394,6 +399,11 @@ static char *expr_any(imp *I, CXCursor e)
 {
     e = imp_unwrap(e);
     enum CXCursorKind k = clang_getCursorKind(e);
+    if ((k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator || k == CXCursor_CallExpr ||
+         k == CXCursor_ConditionalOperator) && clang_getCanonicalType(clang_getCursorType(e)).kind == CXType_Float) {
+        imp_refuse_float(I, e, "an operation whose C type");   /* i / 3.0f: C computes it in float */
+        return NULL;
+    }
     for (const expr_row *r = exprs; r->fn; r++)
         if (r->kind == k) return r->fn(I, e);
     CXString s = clang_getCursorKindSpelling(k);

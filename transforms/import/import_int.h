@@ -39,6 +39,8 @@ typedef struct imp_sym {
     int local;                  /* a temporary of the init code: not declared */
     int lazy;                   /* an int the kernel declares without a value: declared if the region
                                    assigns it (else it is a loop variable) */
+    int linear;                 /* a pointer indexed A[i * n + j]: its dimensions come from its accesses */
+    CXCursor lin_decl;          /* linear: the variable whose allocation gives its size */
     int named;                  /* the region names it (else it is not declared) */
     int global;                 /* a variable of the file's scope (declared once the region names it) */
     int written;                /* the region assigns it */
@@ -96,6 +98,7 @@ typedef struct imp {
     imp_decls assigned_anywhere;   /* the variables a function of the file assigns (or passes to one) */
     imp_decls region_reads;     /* the variables the region names, and what main passes the kernel */
     imp_bind *genv;             /* the bindings of the globals used so far */
+    imp_bind *main_env;         /* main's names (after what it passes the kernel is bound) */
     int making_global;          /* globals being bound (their extents may name others) */
     int in_region;              /* reading the region */
     int nset_aside;             /* statements set aside so far */
@@ -178,6 +181,15 @@ imp_sym *imp_macro_param(imp *I, CXCursor at, long long v);
 int imp_const(imp *I, CXCursor e, double *v);
 /* Marks the scalars the region's statements assign (imp_sym.assigned). */
 void imp_mark_assigned(imp *I, CXCursor *stmts, int n);
+
+/* ---- import_linear.c: linearised arrays ---- */
+/* Is t a pointer to int or floating numbers? */
+int imp_is_numbers_pointer(CXType t);
+/* A linearised array's symbol for `decl` (its allocation that of `alloc_decl`); NULL after an error. */
+imp_sym *imp_linear_sym(imp *I, const char *cname, CXCursor decl, CXCursor alloc_decl);
+/* The subscripts of the access A[sub] of a linearised array (its dimensions fixed by the first
+ * access); 0, or -1 after an error naming it. */
+int imp_linear_subs(imp *I, imp_sym *s, CXCursor access, CXCursor sub, CXCursor *subs, int *nsubs);
 
 /* ---- import_scope.c: the file's variables, sizes, what is set aside ---- */
 void imp_scope_scan(imp *I, CXCursor *region, int nregion);

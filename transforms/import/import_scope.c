@@ -205,10 +205,12 @@ static imp_bind *make_global(imp *I, CXCursor v, const char *cname)
             return I->genv;
         }
     }
-    imp_sym *s = imp_sym_new(I, cname, SYM_ARRAY);
+    imp_sym *s = imp_is_numbers_pointer(t) ? imp_linear_sym(I, cname, v, v) : imp_sym_new(I, cname, SYM_ARRAY);
+    if (!s) { I->env = saved; return NULL; }
     s->local = s->global = 1;   /* declared once the region names it */
-    if (imp_dims(I, v, t, s) != 0) { I->env = saved; return NULL; }
-    if (clang_Cursor_isNull(init)) {
+    if (!s->linear && imp_dims(I, v, t, s) != 0) { I->env = saved; return NULL; }
+    if (s->linear) {
+    } else if (clang_Cursor_isNull(init)) {
         s->val = imp_strdup(I, "0");   /* C's globals start at zero */
     } else if (!s->ndims) {
         int was = I->in_init;
