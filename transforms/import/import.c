@@ -133,7 +133,7 @@ static int pick_scop(imp *I, const scop *cand, int n)
     }
     for (int i = 0; i < n; i++)
         if (line ? cand[i].line_lo <= v && v <= cand[i].line_hi : i + 1 == v) return i;
-    diag_add(I->d, I->o->file, line ? (int)v : 0, 0, "--region %s: %s (the file has %d region%s%s)", r,
+    diag_add(I->d, I->o->file, line ? (int)v : 0, line ? 1 : 0, "--region %s: %s (the file has %d region%s%s)", r,
              line ? "no #pragma scop region holds that line" : "no such region", n, n == 1 ? "" : "s",
              I->o->function ? " in that function" : "");
     return -1;

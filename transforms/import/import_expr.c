@@ -361,6 +361,12 @@ static char *call(imp *I, CXCursor e)
     if (!row->c && !clang_Cursor_isNull(def) && imp_in_file(I, def)) return inline_call(I, e, def, name);
     double v;
     if (!row->c && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
+    static const char *const random_fns[] = {"rand", "random", "drand48", "erand48", "lrand48", "rand_r", NULL};
+    for (int i = 0; !row->c && random_fns[i]; i++)
+        if (strcmp(random_fns[i], name) == 0)
+            return imp_error(I, e, "a call of '%s': the C library's random numbers are not reproduced by the importer; "
+                             "supported: initial values that are formulas of the indices (or of the file's own "
+                             "formula functions)", name);
     if (!row->c)
         return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, exp, pow, log, sin, cos of constants "
                          "(computed at import: the .apm language has no other math function), and the file's own "
