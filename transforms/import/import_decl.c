@@ -269,7 +269,7 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
         imp_bind_sym(I, cname, s);
         return 0;
     }
-    if (!s && !local && t.kind == CXType_Pointer) {
+    if (!s && !local && t.kind == CXType_Pointer && pk != CXType_ConstantArray && pk != CXType_VariableArray) {
         imp_error(I, v, "'%s' is a pointer; supported: int and double scalars and arrays", cname);
         return -1;
     }
