@@ -35,6 +35,9 @@ int cli_cimport_param(void *args, char *v);   /* --param NAME=VALUE */
 /* Imports FILE.c: its canonical .apm text (the caller frees it), or NULL after printing the
  * errors to stderr. */
 char *cli_cimport_text(const char *file, const cli_cimport *c);
+/* `polyapm FILE.c [OPTIONS]`: the TUI on FILE.pdg (made by init FILE.c with import's OPTIONS
+ * when it does not exist; --machine and --model go to the TUI); the exit status. */
+int cli_open_c(const char *file, int argc, char **argv);
 
 /* The host speed of a SimGrid platform file (cmd_platform.c): the first speed="..." of its
  * hosts or clusters (its first power state), written to out; 1 if found and in SimGrid's units

@@ -13,6 +13,8 @@
 
 #include "cli.h"
 #include "import.h"
+#include "store.h"
+#include "../tui_entry.h"
 
 int cli_cimport_include(void *args, char *v)
 {
@@ -113,4 +115,34 @@ int cmd_import(int argc, char **argv)
     else if (write_file(a.out, text) != 0) rc = cli_fail("%s: cannot write", a.out);
     free(text);
     return rc ? rc : CLI_OK;
+}
+
+/* `polyapm FILE.c [import's options] [--machine M] [--model M]`: the TUI on FILE.pdg next to the
+ * C file, created first by `polyapm init FILE.c` with import's options (reopened if it exists). */
+int cli_open_c(const char *file, int argc, char **argv)
+{
+    extern const cli_spec cmd_init_spec;
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return cli_fail("the TUI needs a terminal (for scripts: polyapm init %s or polyapm import %s)", file, file);
+    char **init = calloc((size_t)argc + 5, sizeof *init), **tui = calloc((size_t)argc + 1, sizeof *tui);
+    char *ws = NULL;
+    size_t n = strlen(file);
+    if (!init || !tui || asprintf(&ws, "%.*s.pdg", (int)(n - 2), file) < 0) abort();
+    int ni = 0, nt = 0, rc = CLI_OK;
+    init[ni++] = "init";
+    init[ni++] = (char *)file;
+    for (int i = 0; i < argc; i++) {
+        int tui_opt = (strcmp(argv[i], "--machine") == 0 || strcmp(argv[i], "--model") == 0) && i + 1 < argc;
+        if (tui_opt) { tui[nt++] = argv[i++]; tui[nt++] = argv[i]; }
+        else init[ni++] = argv[i];
+    }
+    init[ni++] = "-o";
+    init[ni++] = ws;
+    if (!store_is_workspace(ws)) rc = cmd_init_spec.run(ni, init);
+    else if (ni > 4) fprintf(stderr, "polyapm: %s exists: opened as it is (import's options are for a new one)\n", ws);
+    if (rc == CLI_OK) rc = tui_main(ws, nt, tui);
+    free(ws);
+    free(init);
+    free(tui);
+    return rc;
 }
