@@ -81,8 +81,10 @@ region "a cast of a double to int" "a cast from a floating to an integer type" '
 region "an undeclared name" "undeclared identifier 'gg'" 'for (i = 0; i < n; i++) x[i] = gg;'
 region "a struct the region reads" "struct pt; supported: int and double" 'for (i = 0; i < n; i++) x[i] = p.x;' 'struct pt p;' ''
 region "a pointer in the region" "'p' is a pointer; supported" 'for (i = 0; i < n; i++) { double *p = x; x[i] = 1; }'
-region "an array initialiser" "an initialiser of the array 'z'" 'for (i = 0; i < n; i++) x[i] = z[i % 3];' \
-    'double z[3] = {1, 2, 3};'
+region "an array initialiser in the region" "an initialiser of the array 'z' in the region" \
+    'for (i = 0; i < n; i++) { double z[3] = {1, 2, 3}; x[i] = z[i % 3]; }'
+region "a table with an element that is not a constant" "an element of the table of 'z' that is not a constant" \
+    'for (i = 0; i < n; i++) x[i] = z[i % 3];' 'double z[3] = {1, x[0], 3};'
 region "too few subscripts" "'A' has 2 dimensions, used with 1 subscript" 'for (i = 0; i < n; i++) x[i] = A[i] == B[i];'
 f=$TMP/nested.c
 printf 'static void k(int n, double x[8]) {\n  for (int j = 0; j < 1; j++) {\n#pragma scop\n    x[j] = 1;\n#pragma endscop\n  }\n}\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"

@@ -139,9 +139,9 @@ static int param_value(imp *I, CXCursor arg, imp_sym *p)
     CXCursor e = imp_unwrap(arg);
     if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
         CXCursor v = clang_getCursorReferenced(e);
-        int r = clang_getCursorKind(v) == CXCursor_VarDecl ? imp_size_value(I, v, &p->value) : 0;
+        int r = clang_getCursorKind(v) == CXCursor_VarDecl ? imp_fixed_size(I, v, &p->value) : 0;
         if (r < 0) return -1;
-        if (r > 0 && !imp_decls_has(&I->assigned_anywhere, v)) {
+        if (r > 0) {
             CXCursor init = clang_Cursor_getVarDeclInitializer(v);
             CXCursor lit = clang_Cursor_isNull(init) ? init : imp_unwrap(init);
             const char *m = !clang_Cursor_isNull(lit) && clang_getCursorKind(lit) == CXCursor_IntegerLiteral ?
@@ -234,17 +234,17 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     imp_bind *b = imp_lookup(I, cname);
     imp_sym *s = b && b->sym && b->sym->kind == SYM_ARRAY && region == NULL && local ? b->sym : NULL;
     if (b && b->sym && b->sym->kind == SYM_PARAM && local) return 0;     /* main's int n = N */
-    if (!s && !region && imp_type_is_int(t) && imp_decls_has(&I->region_reads, v) &&
-        !imp_decls_has(&I->assigned_anywhere, v) && !clang_Cursor_isNull(init)) {   /* int n = 100; a size */
+    if (!s && !region && imp_type_is_int(t) && imp_decls_has(&I->region_reads, v)) {   /* int n = 100; a size */
         long long value;
-        int r = imp_size_value(I, v, &value);
+        int r = imp_fixed_size(I, v, &value);
         if (r < 0) return -1;
         if (r > 0) {
             imp_sym *p = imp_sym_new(I, cname, SYM_PARAM);
             p->is_int = 1;
             p->value = value;
-            CXCursor lit = imp_unwrap(init);
-            const char *m = clang_getCursorKind(lit) == CXCursor_IntegerLiteral ? imp_macro_of(I, lit, value) : NULL;
+            CXCursor lit = has_init ? imp_unwrap(init) : init;
+            const char *m = has_init && clang_getCursorKind(lit) == CXCursor_IntegerLiteral ? imp_macro_of(I, lit, value)
+                                                                                           : NULL;
             if (m) p->macro = strdup(m);
             imp_bind_sym(I, cname, p);
             return 0;
@@ -284,7 +284,11 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     if (!has_init) return 0;
     if (t.kind == CXType_Pointer && clang_getCursorKind(imp_unwrap(init)) != CXCursor_UnaryOperator)
         return 0;   /* an allocation (malloc, calloc): the elements get their values later */
-    if (s->ndims) { imp_error(I, init, "an initialiser of the array '%s'; supported: loops of assignments", cname); return -1; }
+    if (s->ndims && region) {
+        imp_error(I, init, "an initialiser of the array '%s' in the region; supported: loops of assignments", cname);
+        return -1;
+    }
+    if (s->ndims) return (s->val = imp_table(I, s, init, t)) ? 0 : -1;   /* a table of constants */
     if (!region) {
         char *e = imp_expr(I, init);
         if (!e) return -1;

@@ -232,6 +232,10 @@ static int assignment(imp *I, ctx *c, CXCursor s, const char *op)
     int n = imp_children(s, kid, 3), nsubs;
     CXType lt = clang_getCursorType(imp_unwrap(kid[0]));
     if (clang_getCanonicalType(lt).kind == CXType_Pointer) return 0;   /* an allocation: B = malloc(..) */
+    CXCursor t0 = imp_unwrap(kid[0]);
+    imp_bind *pb = clang_getCursorKind(t0) == CXCursor_DeclRefExpr ? imp_lookup(I, imp_spelling(I, t0)) : NULL;
+    if (pb && pb->sym && pb->sym->kind == SYM_PARAM && strcmp(op, "=") == 0 && n == 2)
+        return 0;   /* n = 100: the size it sets is the parameter's value (imp_fixed_size) */
     imp_sym *sym = imp_lvalue(I, kid[0], subs, &nsubs);
     if (!sym) return -1;
     CXCursor rhs = n == 2 ? imp_unwrap(kid[1]) : kid[0];

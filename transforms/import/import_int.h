@@ -201,8 +201,14 @@ imp_bind *imp_global(imp *I, const char *cname);
  * default of `argc > k ? atoi(argv[k]) : V`; 1 with *v, 0 if it is none, -1 after an error
  * (read at run time without a value). */
 int imp_size_value(imp *I, CXCursor var, long long *v);
+/* The value of an int variable that is a fixed size: one imp_size_value gives that the file never
+ * assigns, or one without a value assigned a constant once (int n; .. n = 100;); 1, 0, -1. */
+int imp_fixed_size(imp *I, CXCursor v, long long *value);
 /* Does a statement assign (or pass to a function of the file) a variable the region reads? */
 int imp_matters(imp *I, CXCursor stmt);
+/* The value (placeholders @k) of an array initialised with a table of constants {..}; NULL after
+ * an error. */
+char *imp_table(imp *I, imp_sym *s, CXCursor init, CXType t);
 /* Says on the notes that the statement at `at` is not part of the kernel. */
 void imp_set_aside(imp *I, CXCursor at, const char *what);
 

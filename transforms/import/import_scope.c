@@ -183,6 +183,44 @@ int imp_size_value(imp *I, CXCursor var, long long *v)
     return 0;
 }
 
+typedef struct writes { imp *I; CXCursor var, rhs; int n; } writes;
+
+static enum CXChildVisitResult count_writes(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    writes *w = data;
+    CXCursor kid[2];
+    int post;
+    if (imp_is_write(w->I, c) && imp_children(c, kid, 2) >= 1 &&
+        clang_equalCursors(base_decl(w->I, kid[0]), w->var)) {
+        w->n++;
+        const char *op = imp_operator(w->I, c, &post);
+        CXCursor t = imp_unwrap(kid[0]);
+        w->rhs = op && strcmp(op, "=") == 0 && clang_getCursorKind(t) == CXCursor_DeclRefExpr ? kid[1]
+                                                                                              : clang_getNullCursor();
+    } else if (clang_getCursorKind(c) == CXCursor_CallExpr) {   /* scanf("%d", &n) and the like */
+        for (int a = 0, n = clang_Cursor_getNumArguments(c); a < n; a++) {
+            CXCursor arg = imp_unwrap(clang_Cursor_getArgument(c, a));
+            if (clang_getCursorKind(arg) == CXCursor_UnaryOperator && clang_equalCursors(base_decl(w->I, arg), w->var)) {
+                w->n += 2;
+                w->rhs = clang_getNullCursor();
+            }
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+int imp_fixed_size(imp *I, CXCursor v, long long *value)
+{
+    if (!imp_decls_has(&I->assigned_anywhere, v)) return imp_size_value(I, v, value);
+    if (!clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(v))) return 0;
+    writes w = {I, v, clang_getNullCursor(), 0};
+    clang_visitChildren(clang_getTranslationUnitCursor(I->tu), count_writes, &w);
+    if (w.n != 1 || clang_Cursor_isNull(w.rhs)) return 0;
+    if (given(I, imp_spelling(I, v), value)) return 1;
+    return const_int(w.rhs, value);   /* int n; .. n = 100; */
+}
+
 /* ---- globals ---- */
 
 static imp_bind *make_global(imp *I, CXCursor v, const char *cname)
@@ -192,8 +230,8 @@ static imp_bind *make_global(imp *I, CXCursor v, const char *cname)
     long long value;
     imp_bind *saved = I->env;
     I->env = I->genv;
-    if (imp_type_is_int(t) && !imp_decls_has(&I->assigned_anywhere, v)) {
-        int r = imp_size_value(I, v, &value);
+    if (imp_type_is_int(t) && clang_getCanonicalType(t).kind != CXType_Pointer) {
+        int r = imp_fixed_size(I, v, &value);
         if (r < 0) { I->env = saved; return NULL; }
         if (r == 1) {   /* int n = 100; never assigned: a parameter */
             imp_sym *s = imp_sym_new(I, cname, SYM_PARAM);
@@ -212,6 +250,8 @@ static imp_bind *make_global(imp *I, CXCursor v, const char *cname)
     if (s->linear) {
     } else if (clang_Cursor_isNull(init)) {
         s->val = imp_strdup(I, "0");   /* C's globals start at zero */
+    } else if (s->ndims) {
+        if (!(s->val = imp_table(I, s, init, t))) { I->env = saved; return NULL; }
     } else if (!s->ndims) {
         int was = I->in_init;
         I->in_init = 1;
@@ -265,4 +305,80 @@ void imp_set_aside(imp *I, CXCursor at, const char *what)
     fprintf(I->notes, "%s:%u:%u: note: set aside (not part of the kernel): %s\n", clang_getCString(f), line, col,
             what);
     clang_disposeString(f);
+}
+
+/* ---- constant tables ---- */
+
+typedef struct table { imp *I; imp_buf *out; int n, bad, is_int; CXCursor at; } table;
+
+static void table_elems(table *t, CXCursor list, int depth, int ndims, long long flat, const long long *stride)
+{
+    CXCursor kid[256];
+    int n = imp_children(list, kid, 256);
+    if (n > 256) { t->bad = 1; t->at = list; return; }
+    for (int k = 0; k < n && !t->bad; k++) {
+        CXCursor e = imp_unwrap(kid[k]);
+        long long at = flat + k * stride[depth];
+        if (depth + 1 < ndims) {
+            if (clang_getCursorKind(e) != CXCursor_InitListExpr) { t->bad = 1; t->at = e; return; }
+            table_elems(t, e, depth + 1, ndims, at, stride);
+            continue;
+        }
+        CXEvalResult r = clang_Cursor_Evaluate(e);
+        if (!r || (clang_EvalResult_getKind(r) != CXEval_Int && clang_EvalResult_getKind(r) != CXEval_Float)) {
+            if (r) clang_EvalResult_dispose(r);
+            t->bad = 1;
+            t->at = e;
+            return;
+        }
+        char num[64];
+        if (clang_EvalResult_getKind(r) == CXEval_Int) snprintf(num, sizeof num, "%lld", clang_EvalResult_getAsLongLong(r));
+        else snprintf(num, sizeof num, "%.17g", clang_EvalResult_getAsDouble(r));
+        clang_EvalResult_dispose(r);
+        if (!strpbrk(num, ".en") && !t->is_int) strcat(num, ".0");   /* C converts to the element type */
+        imp_buf_printf(t->out, "select(%s == %lld, %s, ", "@flat", at, num);
+        t->n++;
+    }
+}
+
+char *imp_table(imp *I, imp_sym *s, CXCursor init, CXType t)
+{
+    long long size[IMP_MAXDIM], stride[IMP_MAXDIM];
+    int nd = 0;
+    t = clang_getCanonicalType(t);
+    while (t.kind == CXType_ConstantArray && nd < IMP_MAXDIM) {
+        size[nd++] = clang_getArraySize(t);
+        t = clang_getCanonicalType(clang_getArrayElementType(t));
+    }
+    init = imp_unwrap(init);
+    if (nd != s->ndims || clang_getCursorKind(init) != CXCursor_InitListExpr)
+        return imp_error(I, init, "an initialiser of the array '%s' of another form; supported: a table of constants "
+                         "{..} of a fixed-size array, or loops of assignments", s->name);
+    stride[nd - 1] = 1;
+    for (int d = nd - 2; d >= 0; d--) stride[d] = stride[d + 1] * size[d + 1];
+    imp_buf body = {0};
+    imp_buf_printf(&body, "%s", "");
+    table tb = {I, &body, 0, 0, s->is_int, init};
+    table_elems(&tb, init, 0, nd, 0, stride);
+    if (tb.bad || tb.n > 4096) {
+        free(body.s);
+        return imp_error(I, tb.at, "an element of the table of '%s' that is not a constant (or a table of more than "
+                         "4096); supported: a table of constants {..}, or loops of assignments", s->name);
+    }
+    imp_buf flat = {0};   /* @flat: the element's index in C's row-major order */
+    imp_buf_printf(&flat, "%s", "");
+    for (int d = 0; d < nd; d++) imp_buf_printf(&flat, "%s@%d * %lld", d ? " + " : "", d, stride[d]);
+    imp_buf out = {0};
+    imp_buf_printf(&out, "%s", "");
+    for (const char *p = body.s; *p; p++) {   /* the elements not written are 0, as in C */
+        if (strncmp(p, "@flat", 5) == 0) { imp_buf_printf(&out, "(%s)", flat.s); p += 4; }
+        else imp_buf_printf(&out, "%c", *p);
+    }
+    imp_buf_printf(&out, "0");
+    for (int k = 0; k < tb.n; k++) imp_buf_printf(&out, ")");
+    char *r = imp_strdup(I, out.s);
+    free(body.s);
+    free(flat.s);
+    free(out.s);
+    return r;
 }
