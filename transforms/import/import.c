@@ -1,10 +1,12 @@
 /*
  * import.c — the C importer's driver (see import.h): preprocesses the file (clang -E), parses the
- * result with libclang (and the file as written, for its size macros: import_macro.c), finds the
- * kernel (the function holding `#pragma scop`, or --function F) and the call that gives its
- * arguments values, reads the code before the kernel as init values (import_init.c), the region
- * as statements (import_stmt.c), and assembles the program's text, which the engine then parses
- * and checks and prints in canonical form.
+ * result with libclang (and the file as written, for its size macros: import_macro.c), chooses the
+ * region and its kernel (the function holding it, or --function F) and the call that gives its
+ * arguments values, learns what the region reads and the file assigns (import_scope.c), reads the
+ * code before the kernel as init values (import_init.c; a statement it cannot read that assigns
+ * nothing the region reads is set aside), the region as statements (import_stmt.c), and
+ * assembles the program's text, which the engine then parses and checks and prints in canonical
+ * form.
  */
 #include <ctype.h>
 #include <stdlib.h>
