@@ -72,6 +72,16 @@ expect_match "floats: the refusal is located and says how to take it as double" 
 [ ! -e "$TMP/f32.apm" ] && ok "floats: nothing written" || fail "floats: nothing written" "f32.apm exists"
 expect_match "floats: with -D float=double, double arrays" "$(cat "$TMP/floats.apm")" 'array A\[0 \.\. n - 1\] double'
 
+# a region chosen by its function is the one chosen by its index; the notes of what is set aside
+expect_eq "--function F takes F's #pragma scop region (= --region 2)" \
+    "$("$POLYAPM" import "$SRC/regions.c" --function second 2>&1)" "$("$POLYAPM" import "$SRC/regions.c" --region 2 2>&1)"
+"$POLYAPM" import "$SRC/timing.c" >/dev/null 2>"$TMP/timing.err"
+expect_match "what is set aside is said, located (a timer)" "$(cat "$TMP/timing.err")" \
+    "timing\.c:30:5: note: set aside \(not part of the kernel\): 't_start = rtclock\(\);'"
+expect_match "what is set aside is said, located (a print)" "$(cat "$TMP/timing.err")" \
+    "timing\.c:31:5: note: set aside \(not part of the kernel\): a call of 'printf'"
+expect_eq "timing: the timers' variables are not the program's" "$("$POLYAPM" import "$SRC/timing.c" 2>/dev/null | grep -c 't_start\|c0\|scratch')" 0
+
 # the program to stdout without -o; init FILE.c
 out=$("$POLYAPM" import "$SRC/divmod.c" 2>&1)
 expect_eq "import without -o prints the program" "$out" "$(cat "$TMP/divmod.apm")"
