@@ -36,6 +36,9 @@ typedef struct xf_import_opts {
     const char *const *params;        /* NAME=VALUE: the value of a size variable the program reads
                                          when it runs (n = atoi(argv[1])), or overriding its constant */
     int nparams;
+    const char *const *inits;         /* "A[i][j] = e": the initial values of an array, in the
+                                         language's terms, instead of what the C code computes */
+    int ninits;
     const char *outputs;              /* "A,B": the output arrays, or NULL */
     const char *name;                 /* the program's name, or NULL: from the file name */
 } xf_import_opts;

@@ -235,5 +235,23 @@ bad "a recursive formula function" "recur\\.c:1:[0-9]+: error: calls of 'f' nest
 region "rand() in the init of an array the region reads" "a call of 'rand': the C library's random numbers are not reproduced" \
     'for (i = 0; i < n; i++) x[i] = x[i] + 1;' '' 'for (int i = 0; i < N; i++) x[i] = rand() % 10;'
 
+f=$(cfile rnd <<'EOC'
+#include <stdlib.h>
+#define N 10
+static double x[N], y[N];
+int main(void) {
+  srand(42);
+  for (int i = 0; i < N; i++) { y[i] = i * 0.5; x[i] = rand() % 100 / 10.0; }
+#pragma scop
+  for (int i = 0; i < N; i++) y[i] = y[i] + x[i];
+#pragma endscop
+  return 0;
+}
+EOC
+)
+bad "rand() in main's init loop: where, and the option" "rnd\\.c:6:57: error: a call of 'rand': .*--init 'A\\[i\\] = formula'" -- "$f"
+bad "an --init that is not an expression" "rnd\\.c: error: --init 'x\\[i\\] = i \\+': expected an expression" -- "$f" --init 'x[i] = i +'
+bad "an --init naming what the program has not" "rnd\\.c: error: --init 'x\\[i\\] = zz': unknown name 'zz'" -- "$f" --init 'x[i] = zz'
+
 [ "$n" -ge 40 ] && ok "$n malformed or out-of-subset inputs checked" || fail "at least 40 inputs" "only $n"
 finish

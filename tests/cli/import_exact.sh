@@ -82,6 +82,23 @@ expect_match "what is set aside is said, located (a print)" "$(cat "$TMP/timing.
     "timing\.c:31:5: note: set aside \(not part of the kernel\): a call of 'printf'"
 expect_eq "timing: the timers' variables are not the program's" "$("$POLYAPM" import "$SRC/timing.c" 2>/dev/null | grep -c 't_start\|c0\|scratch')" 0
 
+# --init: an array's values given in the language's terms instead of the C code's (rand())
+printf '#include <stdlib.h>\n#define N 10\nstatic double x[N], y[N];\nint main(void) {\n  srand(42);\n  for (int i = 0; i < N; i++) { y[i] = i * 0.5; x[i] = rand() %% 100 / 10.0; }\n#pragma scop\n  for (int i = 0; i < N; i++) y[i] = y[i] + x[i];\n#pragma endscop\n  return 0;\n}\n' >"$TMP/rnd.c"
+t=$("$POLYAPM" import "$TMP/rnd.c" --init 'x[i] = i % 7' 2>"$TMP/rnd.err") || fail "--init imports" "$(cat "$TMP/rnd.err")"
+expect_match "--init gives the array's values; C's assignments to it are ignored" "$t" 'init x\[i\] = i % 7'
+expect_match "--init: the other arrays' values are still C's" "$t" 'init y\[i\] = i \* 0\.5'
+# the same program with x[i] = i % 7 in C, its y dumped: the import with --init simulates to it
+printf '%s\n' "$t" >"$TMP/rnd.apm"
+sed -e 's|rand() % 100 / 10.0|(i % 7)|' -e 's|  return 0;|  DUMP_BEGIN("y"); for (int i = 0; i < N; i++) DUMP_VALUE(y[i]); DUMP_END("y");\n  return 0;|' \
+    -e 's|#include <stdlib.h>|#include <stdlib.h>\n#include "dump.h"|' "$TMP/rnd.c" >"$TMP/rnd7.c"
+if $CC -std=c11 -O0 -ffp-contract=off -I"$SRC" -o "$TMP/rnd7" "$TMP/rnd7.c" 2>"$TMP/cc.err"; then
+    want=$(pb_checksum "$("$TMP/rnd7" 2>&1 >/dev/null | "$TMP/dumpsum" y 2>&1)")
+    expect_eq "--init: the import simulates to the C program computing x[i] = i % 7" \
+        "$(pb_checksum "$("$POLYAPM" sim "$TMP/rnd.apm" 2>&1)")" "$want"
+else
+    fail "rnd7.c builds" "$(head -3 "$TMP/cc.err")"
+fi
+
 # the program to stdout without -o; init FILE.c
 out=$("$POLYAPM" import "$SRC/divmod.c" 2>&1)
 expect_eq "import without -o prints the program" "$out" "$(cat "$TMP/divmod.apm")"

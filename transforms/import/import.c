@@ -499,7 +499,11 @@ static void emit(imp *I, const char *name, char **outs, int nouts, const char *r
         imp_buf_printf(out, " %s\n", s->is_int ? "int" : "double");
     }
     for (imp_sym *s = I->syms; s; s = s->next)
-        if (s->kind == SYM_ARRAY && !s->local && s->named && s->val) emit_init(I, s, out);
+        if (s->kind == SYM_ARRAY && !s->local && s->named) {
+            const char *given = imp_given_init(I, s->name);
+            if (given) imp_buf_printf(out, "init %s\n", given);
+            else if (s->val) emit_init(I, s, out);
+        }
     for (int i = 0; i < nouts; i++) imp_buf_printf(out, "output %s\n", outs[i]);
     imp_buf_printf(out, "\n");
     I->region_line = 1;
@@ -574,9 +578,22 @@ done:
 
 /* The engine's errors about the assembled program, located at the C statements they come from
  * (the kernel, for a declaration). */
-static void unchecked(imp *I, const diag_list *pd)
+static void unchecked(imp *I, const diag_list *pd, const char *text)
 {
     for (int i = 0; i < pd->n; i++) {
+        int mine = 0;   /* an init line of --init (or the line after it, where its end was looked for) */
+        for (int back = 0; back < 2 && !mine; back++) {
+            const char *p = text;
+            for (int l = 1; p && l < pd->items[i].line - back; l++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+            for (int g = 0; p && g < I->o->ninits && !mine; g++) {
+                const char *given = I->o->inits[g] + strspn(I->o->inits[g], " ");
+                if (strncmp(p, "init ", 5) == 0 && strncmp(p + 5, given, strlen(given)) == 0) {
+                    diag_add(I->d, I->o->file, 0, 0, "--init '%s': %s", I->o->inits[g], pd->items[i].msg);
+                    I->failed = mine = 1;
+                }
+            }
+        }
+        if (mine) continue;
         int line = pd->items[i].line - I->region_line + 1, k = -1;
         for (int m = 0; m < I->nmarks; m++)
             if (I->marks[m].line <= line) k = m;
@@ -629,7 +646,7 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
             result = ir_print(p);
             ir_program_free(p);
         } else {
-            unchecked(&I, &pd);
+            unchecked(&I, &pd, out.s);
         }
         diag_list_free(&pd);
     }

@@ -366,7 +366,7 @@ static char *call(imp *I, CXCursor e)
         if (strcmp(random_fns[i], name) == 0)
             return imp_error(I, e, "a call of '%s': the C library's random numbers are not reproduced by the importer; "
                              "supported: initial values that are formulas of the indices (or of the file's own "
-                             "formula functions)", name);
+                             "formula functions), or give them: --init 'A[i] = formula'", name);
     if (!row->c)
         return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, exp, pow, log, sin, cos of constants "
                          "(computed at import: the .apm language has no other math function), and the file's own "

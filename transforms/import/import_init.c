@@ -238,6 +238,7 @@ static int assignment(imp *I, ctx *c, CXCursor s, const char *op)
         return 0;   /* n = 100: the size it sets is the parameter's value (imp_fixed_size) */
     imp_sym *sym = imp_lvalue(I, kid[0], subs, &nsubs);
     if (!sym) return -1;
+    if (imp_given_init(I, sym->name)) return 0;   /* --init gives its values instead */
     CXCursor rhs = n == 2 ? imp_unwrap(kid[1]) : kid[0];
     int post;
     const char *inner = clang_getCursorKind(rhs) == CXCursor_BinaryOperator ? imp_operator(I, rhs, &post) : NULL;

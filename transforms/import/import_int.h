@@ -204,7 +204,10 @@ int imp_size_value(imp *I, CXCursor var, long long *v);
 /* The value of an int variable that is a fixed size: one imp_size_value gives that the file never
  * assigns, or one without a value assigned a constant once (int n; .. n = 100;); 1, 0, -1. */
 int imp_fixed_size(imp *I, CXCursor v, long long *value);
-/* Does a statement assign (or pass to a function of the file) a variable the region reads? */
+/* The --init text that gives the array `name` its values, or NULL. */
+const char *imp_given_init(imp *I, const char *name);
+/* Does a statement assign (or pass to a function of the file) a variable the region reads (and
+ * --init does not give)? */
 int imp_matters(imp *I, CXCursor stmt);
 /* The value (placeholders @k) of an array initialised with a table of constants {..}; NULL after
  * an error. */

@@ -285,12 +285,28 @@ imp_bind *imp_global(imp *I, const char *cname)
 
 /* ---- what is set aside ---- */
 
+const char *imp_given_init(imp *I, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < I->o->ninits; i++) {
+        const char *g = I->o->inits[i];
+        g += strspn(g, " ");
+        if (strncmp(g, name, n) == 0 && strchr("[ =", g[n]) && g[n]) return g;
+    }
+    return NULL;
+}
+
 int imp_matters(imp *I, CXCursor stmt)
 {
     imp_decls w = {0};
     scan_into(I, stmt, &w, 2);
     int hit = 0;
-    for (int i = 0; i < w.n && !hit; i++) hit = imp_decls_has(&I->region_reads, w.at[i]);
+    for (int i = 0; i < w.n && !hit; i++) {
+        if (!imp_decls_has(&I->region_reads, w.at[i])) continue;
+        char *name = imp_spelling(I, w.at[i]);
+        imp_bind *b = imp_lookup(I, name);
+        hit = !imp_given_init(I, name) && !(b && b->sym && imp_given_init(I, b->sym->name));   /* --init gives it */
+    }
     imp_decls_free(&w);
     return hit;
 }

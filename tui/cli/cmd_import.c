@@ -1,8 +1,8 @@
 /*
  * cmd_import.c — `polyapm import FILE.c [-I DIR]... [-D NAME[=VALUE]]... [--function F]
- * [--region K|line:L] [--param NAME=VALUE]... [--output A,B] [-o OUT.apm]`: a C kernel as a
- * source-level .apm program (transforms/import.h), printed or written to OUT.apm (only when the
- * import succeeds, atomically).  The C options are
+ * [--region K|line:L] [--param NAME=VALUE]... [--init 'A[i] = e']... [--output A,B] [-o OUT.apm]`:
+ * a C kernel as a source-level .apm program (transforms/import.h), printed or written to OUT.apm
+ * (only when the import succeeds, atomically).  The C options are
  * shared with `polyapm init FILE.c` (cli_cimport in cli.h).
  */
 #include <stddef.h>
@@ -41,11 +41,20 @@ int cli_cimport_param(void *args, char *v)
     return 0;
 }
 
+int cli_cimport_init(void *args, char *v)
+{
+    cli_cimport *c = args;
+    if (!strchr(v, '=') || c->nini >= CLI_CIMPORT_MAX) return -1;
+    c->ini[c->nini++] = v;
+    return 0;
+}
+
 char *cli_cimport_text(const char *file, const cli_cimport *c)
 {
     xf_import_opts o = {.file = file, .includes = c->inc, .nincludes = c->ninc, .defines = c->def,
                         .ndefines = c->ndef, .function = c->function, .outputs = c->outputs,
-                        .region = c->region, .params = c->par, .nparams = c->npar};
+                        .region = c->region, .params = c->par, .nparams = c->npar, .inits = c->ini,
+                        .ninits = c->nini};
     diag_list d;
     diag_list_init(&d);
     char *text = xf_import_c(&o, &d, stderr);
@@ -73,6 +82,8 @@ static const cli_opt import_opts[] = {
      .help = "of several #pragma scop regions, the K-th (from 1) or the one holding line L"},
     {.name = "--param", .kind = OPT_FN, .value = "NAME=VALUE", .set = cli_cimport_param, .flags = OPT_REPEAT,
      .help = "the value of a size the C program reads when it runs (n = atoi(argv[1])), or sets"},
+    {.name = "--init", .kind = OPT_FN, .value = "'A[i] = e'", .set = cli_cimport_init, .flags = OPT_REPEAT,
+     .help = "the initial values of array A as the language writes them, instead of the C code's (rand())"},
     {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(import_args, c.outputs),
      .help = "the output arrays (default: what main prints, else what the region writes)"},
     {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(import_args, out),
