@@ -99,6 +99,10 @@ else
     fail "rnd7.c builds" "$(head -3 "$TMP/cc.err")"
 fi
 
+# a kernel nobody calls: --param gives its integer arguments
+printf 'void k(int n, double x[n]) {\n#pragma scop\n  for (int i = 0; i < n; i++) x[i] = i;\n#pragma endscop\n}\n' >"$TMP/uncalled.c"
+expect_match "--param gives an uncalled kernel's size" "$("$POLYAPM" import "$TMP/uncalled.c" --param n=6 2>&1)" 'param n = 6'
+
 # the program to stdout without -o; init FILE.c
 out=$("$POLYAPM" import "$SRC/divmod.c" 2>&1)
 expect_eq "import without -o prints the program" "$out" "$(cat "$TMP/divmod.apm")"

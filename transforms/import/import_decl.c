@@ -184,9 +184,18 @@ int imp_kernel_params(imp *I)
         if (imp_type_is_int(t) != (pass == 0)) continue;
         I->macro_params = pass;
         if (imp_type_is_int(t)) {
+            long long given;
+            if (clang_Cursor_isNull(a) && imp_size_value(I, p, &given) == 1) {   /* --param NAME=V */
+                imp_sym *s = imp_sym_new(I, cname, SYM_PARAM);
+                s->is_int = 1;
+                s->value = given;
+                imp_bind_sym(I, cname, s);
+                continue;
+            }
             if (clang_Cursor_isNull(a)) {
                 imp_error(I, p, "no call of the kernel gives parameter '%s' a value; supported: a kernel called "
-                          "in the file with constants or variables initialised with constants", cname);
+                          "in the file with constants or variables initialised with constants, or --param %s=VALUE",
+                          cname, cname);
                 return -1;
             }
             imp_sym *s = imp_sym_new(I, cname, SYM_PARAM);
