@@ -190,7 +190,8 @@ fuzz: deps-check deps-fuzz
 	$(MAKE) --no-print-directory fuzz-import
 	$(MAKE) --no-print-directory fuzz-derive
 
-# The C importer's fuzzer (tests/fuzz/fuzz_import.c): mutations of tests/import/*.c, FUZZ_SECONDS.
+# The C importer's fuzzer (tests/fuzz/fuzz_import.c): mutations of tests/import/*.c with C's tokens
+# (tests/fuzz/import.dict), FUZZ_SECONDS.
 fuzz-import: deps-check deps-fuzz
 	@mkdir -p $(BUILD)/fuzz/corpus-import $(BUILD)/fuzz/import-work
 	clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iengine -Itransforms \
@@ -199,7 +200,7 @@ fuzz-import: deps-check deps-fuzz
 	  -o $(BUILD)/fuzz/fuzz_import
 	FUZZ_IMPORT_DIR=$(abspath $(BUILD))/fuzz/import-work $(BUILD)/fuzz/fuzz_import \
 	  -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
-	  -artifact_prefix=$(BUILD)/fuzz/import- $(BUILD)/fuzz/corpus-import tests/import
+	  -dict=tests/fuzz/import.dict -artifact_prefix=$(BUILD)/fuzz/import- $(BUILD)/fuzz/corpus-import tests/import
 
 # The derive-and-export fuzzer (tests/fuzz/derive): random small programs, random derivation chains,
 # every verified syndm node exported and run under mpirun at its procs (FUZZ_SECONDS, FUZZ_JOBS,
