@@ -1,11 +1,14 @@
 /*
  * import_decl.c — the declarations of the imported program: parameters (the kernel's integer
- * arguments, valued by what main passes), arrays and scalars (the kernel's other arguments and
- * its local variables, with the extents written in the declaration: A[n][m] with parameters
- * gives n and m — PolyBench's POLYBENCH_2D(A,N,M,n,m) reads so with POLYBENCH_USE_C99_PROTO,
- * which the importer defines; a constant extent that is the value of exactly one parameter is
- * that parameter, as is one written with a size macro, import_macro.c), and the outputs (--output, else the arrays main passes to print_array, else
- * every array the region writes).
+ * arguments the region reads, valued by what main passes or --param; int variables that are
+ * sizes, import_scope.c), arrays and scalars (the kernel's other arguments and its local
+ * variables, with the extents written in the declaration: A[n][m] with parameters gives n and m
+ * — PolyBench's POLYBENCH_2D(A,N,M,n,m) reads so with POLYBENCH_USE_C99_PROTO, which the
+ * importer defines; a constant extent that is the value of exactly one parameter is that
+ * parameter, as is one written with a size macro, import_macro.c; pointers to numbers are
+ * linearised arrays, import_linear.c), and the outputs (--output, else the arrays main passes to
+ * print_array, else the arrays the region writes that the code after it reads, else every array
+ * the region writes).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,9 +2,10 @@
  * import_expr.c — C expressions to .apm expression text, exactly: C's truncating integer / and %
  * become the language's floor division and remainder corrected by select (plain / and % when
  * both operands are known non-negative), casts of integers to double become 1.0 * (e), ?: becomes
- * select, sqrt and fabs become sqrt and abs.  In the region a name is the symbol's name; in the
- * init code an array's element is its value so far (import_init.c).  Anything else is a located
- * error saying what is supported.
+ * select, sqrt and fabs become sqrt and abs, a call of the file's own formula function is its
+ * formula.  In the region a name is the symbol's name; in the init code an array's element is
+ * its value so far (import_init.c).  Anything else is a located error saying what is supported
+ * (an operation C computes in float, rand() and its kin included).
  */
 #include <stdlib.h>
 #include <string.h>
