@@ -79,12 +79,14 @@ static void bracket_dims(imp *I, toks *k, int ndims, const char *cname, char **t
 int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
 {
     long long size[IMP_MAXDIM];
-    int nd = 0;
+    int nd = 0, rows = 0;
     t = clang_getCanonicalType(t);
     if (t.kind == CXType_Pointer) {
         /* an array parameter: its first extent is only in the text; a local pointer to an array
-         * (PolyBench's heap arrays, used as (*B)[i][j]): the array it points to */
+         * (PolyBench's heap arrays, used as (*B)[i][j]): the array it points to; one used as
+         * A[i][j] points to rows: its first extent is the allocation's */
         if (clang_getCursorKind(decl) == CXCursor_ParmDecl) size[nd++] = -1;
+        else if (imp_row_pointer(I, decl)) { size[nd++] = -1; rows = 1; }
         t = clang_getCanonicalType(clang_getPointeeType(t));
     }
     while ((t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray || t.kind == CXType_VariableArray) &&
@@ -107,8 +109,13 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
     long long num[IMP_MAXDIM];
     for (int d = 0; d < nd; d++) num[d] = -1;
     clang_tokenize(I->tu, clang_getCursorExtent(decl), &k.t, &k.n);
-    bracket_dims(I, &k, nd, imp_spelling(I, decl), txt, num);
+    bracket_dims(I, &k, nd - rows, imp_spelling(I, decl), txt + rows, num + rows);
     clang_disposeTokens(I->tu, k.t, k.n);
+    if (rows && !s->local) {
+        char *first = imp_alloc_extent(I, s, decl);
+        if (!first) return -1;
+        s->dims[0] = strdup(first);
+    }
     for (int d = 0; d < nd; d++) {
         if (s->dims[d]) continue;
         if (txt[d]) { s->dims[d] = strdup(txt[d]); continue; }
@@ -294,8 +301,18 @@ static int one_local(imp *I, CXCursor v, int local, imp_buf *region)
     if (!has_init && !region && !s->val && clang_Cursor_getStorageClass(v) == CX_SC_Static)
         s->val = imp_strdup(I, "0");   /* a static starts at zero */
     if (!has_init) return 0;
-    if (t.kind == CXType_Pointer && clang_getCursorKind(imp_unwrap(init)) != CXCursor_UnaryOperator)
-        return 0;   /* an allocation (malloc, calloc): the elements get their values later */
+    if (t.kind == CXType_Pointer && clang_getCursorKind(imp_unwrap(init)) != CXCursor_UnaryOperator) {
+        CXCursor call = imp_unwrap(init);   /* an allocation: the elements get their values later */
+        while (clang_getCursorKind(call) == CXCursor_CStyleCastExpr || clang_getCursorKind(call) == CXCursor_ParenExpr) {
+            CXCursor kid[2];
+            int m = imp_children(call, kid, 2);
+            if (m < 1) break;
+            call = imp_unwrap(kid[m - 1]);
+        }
+        if (clang_getCursorKind(call) == CXCursor_CallExpr && strcmp(imp_spelling(I, call), "calloc") == 0 && !s->val)
+            s->val = imp_strdup(I, "0");   /* calloc's are zero */
+        return 0;
+    }
     if (s->ndims && region) {
         imp_error(I, init, "an initialiser of the array '%s' in the region; supported: loops of assignments", cname);
         return -1;

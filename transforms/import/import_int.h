@@ -191,6 +191,12 @@ imp_sym *imp_linear_sym(imp *I, const char *cname, CXCursor decl, CXCursor alloc
  * access); 0, or -1 after an error naming it. */
 int imp_linear_subs(imp *I, imp_sym *s, CXCursor access, CXCursor sub, CXCursor *subs, int *nsubs);
 
+/* Is a local pointer to arrays used as A[i][j] (a pointer to rows), not as (*A)[i][j]? */
+int imp_row_pointer(imp *I, CXCursor decl);
+/* The first extent of the array a pointer `decl` points into, from its allocation (malloc(n *
+ * sizeof *A)); NULL after an error. */
+char *imp_alloc_extent(imp *I, imp_sym *s, CXCursor decl);
+
 /* ---- import_scope.c: the file's variables, sizes, what is set aside ---- */
 void imp_scope_scan(imp *I, CXCursor *region, int nregion);
 int imp_decls_has(const imp_decls *set, CXCursor c);

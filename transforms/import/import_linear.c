@@ -156,6 +156,9 @@ static char *first_extent(imp *I, imp_sym *s, CXCursor at, char **strides, int n
     CXCursor f[16];
     int nf = 0;
     for (int k = 0, n = clang_Cursor_getNumArguments(call); k < n; k++) factors(I, clang_Cursor_getArgument(call, k), f, &nf);
+    if (nf == 0)
+        return imp_error(I, call, "the allocation of '%s' does not say its extents (only sizeof); supported: "
+                         "malloc(n * m * sizeof *A), malloc(n * sizeof *A) for double (*A)[m]", s->name);
     int fn = clang_Cursor_isNull(decl) ? 0 : clang_equalCursors(clang_getCursorSemanticParent(decl), I->kernel);
     imp_bind *saved = I->env;
     if (!fn && I->main_env) I->env = I->main_env;
@@ -233,4 +236,39 @@ imp_sym *imp_linear_sym(imp *I, const char *cname, CXCursor decl, CXCursor alloc
     s->linear = 1;
     s->lin_decl = alloc_decl;
     return s;
+}
+
+/* ---- pointers to rows: double (*A)[m] = malloc(n * sizeof *A), used as A[i][j] ---- */
+
+typedef struct row_use { imp *I; CXCursor decl; int rows; } row_use;
+
+static enum CXChildVisitResult find_row_use(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    row_use *u = data;
+    CXCursor kid[2];
+    if (clang_getCursorKind(c) == CXCursor_ArraySubscriptExpr && imp_children(c, kid, 2) == 2) {
+        CXCursor b = strip(u->I, kid[0]);
+        if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(b), u->decl)) {
+            u->rows = 1;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+int imp_row_pointer(imp *I, CXCursor decl)
+{
+    row_use u = {I, decl, 0};
+    clang_visitChildren(clang_getCursorSemanticParent(decl), find_row_use, &u);
+    return u.rows;
+}
+
+char *imp_alloc_extent(imp *I, imp_sym *s, CXCursor decl)
+{
+    CXCursor was = s->lin_decl;
+    s->lin_decl = decl;
+    char *r = first_extent(I, s, decl, NULL, 0);
+    s->lin_decl = was;
+    return r;
 }
