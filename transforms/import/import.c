@@ -653,6 +653,8 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
     free(out.s);
     free(src);
     free(orig);
+    if (notes && I.nset_aside > 20)
+        fprintf(notes, "%s: note: %d more statements set aside (not part of the kernel)\n", o->file, I.nset_aside - 20);
     cleanup(&I);
     if (I.tu) clang_disposeTranslationUnit(I.tu);
     clang_disposeIndex(index);
