@@ -3,8 +3,9 @@
 #   make run         install missing Debian packages (as root), build, open the TUI on an example
 #   make test        build and run every test (unit, command line, TUI, MPI)
 #   make check-asan  the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make fuzz        bounded libFuzzer runs of the parser and the simulator, then the derive-and-export
-#                    fuzzer (FUZZ_SECONDS each, default 60; `make fuzz-derive` runs only the last)
+#   make fuzz        bounded libFuzzer runs of the parser, the simulator and the C importer, then the
+#                    derive-and-export fuzzer (FUZZ_SECONDS each, default 60; `make fuzz-import`,
+#                    `make fuzz-derive` run only those)
 #   make bench       benchmarks, printing ratios measured side by side in one run
 #   make install PREFIX=/usr/local    make clean    make deps
 #
@@ -86,7 +87,7 @@ LIBS = $(BUILD)/libapp.a $(BUILD)/libstore.a $(BUILD)/libxf.a $(BUILD)/libengine
 UNIT_BIN = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 DRIVER_BIN = $(patsubst tests/drivers/%.c,$(BUILD)/tests/drivers/%,$(DRIVER_SRC))
 
-.PHONY: print-inc all deps deps-fuzz deps-bench run test check-asan fuzz fuzz-derive bench install clean unit cli
+.PHONY: print-inc all deps deps-fuzz run test check-asan fuzz fuzz-import fuzz-derive bench install clean unit cli
 .DELETE_ON_ERROR:
 
 all: deps-check $(BUILD)/polyapm $(UNIT_BIN) $(DRIVER_BIN)
@@ -200,7 +201,20 @@ fuzz: deps-check deps-fuzz
 	  -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus tests/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_sim -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
 	  -artifact_prefix=$(BUILD)/fuzz/sim- $(BUILD)/fuzz/corpus-sim tests/fuzz/corpus-sim
+	$(MAKE) --no-print-directory fuzz-import
 	$(MAKE) --no-print-directory fuzz-derive
+
+# The C importer's fuzzer (tests/fuzz/fuzz_import.c): mutations of tests/import/*.c with C's tokens
+# (tests/fuzz/import.dict), FUZZ_SECONDS.
+fuzz-import: deps-check deps-fuzz
+	@mkdir -p $(BUILD)/fuzz/corpus-import $(BUILD)/fuzz/import-work
+	clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -Iengine -Itransforms \
+	  -Itransforms/import -DPOLYAPM_XF_PRIVATE $(CLANG_INC) -DIMPORT_TESTS_DIR='"$(CURDIR)/tests/import"' \
+	  tests/fuzz/fuzz_import.c $(wildcard transforms/import/*.c) $(ENGINE_SRC) $(CLANG_LIBS) -lm \
+	  -o $(BUILD)/fuzz/fuzz_import
+	FUZZ_IMPORT_DIR=$(abspath $(BUILD))/fuzz/import-work $(BUILD)/fuzz/fuzz_import \
+	  -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+	  -dict=tests/fuzz/import.dict -artifact_prefix=$(BUILD)/fuzz/import- $(BUILD)/fuzz/corpus-import tests/import
 
 # The derive-and-export fuzzer (tests/fuzz/derive): random small programs, random derivation chains,
 # every verified syndm node exported and run under mpirun at its procs (FUZZ_SECONDS, FUZZ_JOBS,

@@ -1,4 +1,5 @@
-/* floats.c — float data: the importer computes it as double and says so on stderr; the C
+/* floats.c — float data: the importer refuses it (the language has no single precision); with
+ * -D float=double it is imported as the C program built with -Dfloat=double computes it; the C
  * reference is this file built with -Dfloat=double (import_exact.sh). */
 #include "dump.h"
 #define N 11

@@ -1,10 +1,12 @@
 /*
  * import.c — the C importer's driver (see import.h): preprocesses the file (clang -E), parses the
- * result with libclang (and the file as written, for its size macros: import_macro.c), finds the
- * kernel (the function holding `#pragma scop`, or --function F) and the call that gives its
- * arguments values, reads the code before the kernel as init values (import_init.c), the region
- * as statements (import_stmt.c), and assembles the program's text, which the engine then parses
- * and checks and prints in canonical form.
+ * result with libclang (and the file as written, for its size macros: import_macro.c), chooses the
+ * region and its kernel (the function holding it, or --function F) and the call that gives its
+ * arguments values, learns what the region reads and the file assigns (import_scope.c), reads the
+ * code before the kernel as init values (import_init.c; a statement it cannot read that assigns
+ * nothing the region reads is set aside), the region as statements (import_stmt.c), and
+ * assembles the program's text, which the engine then parses and checks and prints in canonical
+ * form.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -65,26 +67,40 @@ static enum CXChildVisitResult find_call(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
-/* The offsets of the `#pragma scop` and `#pragma endscop` lines; 0 if there is none. */
-static int find_scop(imp *I, const char *text)
+/* A `#pragma scop` .. `#pragma endscop` region: the offsets of its two lines, their lines in the file. */
+typedef struct scop { unsigned lo, hi; int line_lo, line_hi; } scop;
+enum { MAXSCOPS = 64 };
+
+static int file_line(imp *I, unsigned off)
 {
-    const char *p = text;
-    int state = 0;
-    while (*p) {
-        const char *q = p;
-        while (*q == ' ' || *q == '\t') q++;
+    CXFile f = clang_getFile(I->tu, I->o->file);
+    CXString name;
+    unsigned line = 0, col;
+    clang_getPresumedLocation(clang_getLocationForOffset(I->tu, f, off), &name, &line, &col);
+    int mine = clang_getCString(name) && strcmp(clang_getCString(name), I->o->file) == 0;
+    clang_disposeString(name);
+    return mine ? (int)line : -1;
+}
+
+/* The regions of the file (at most `max`; of the file itself, not of its headers): their number. */
+static int find_scops(imp *I, const char *text, scop *out, int max)
+{
+    int n = 0, open = 0;
+    for (const char *p = text; *p && n < max;) {
+        const char *q = p + strspn(p, " \t");
         if (*q == '#') {
-            q++;
-            while (*q == ' ' || *q == '\t') q++;
+            q += 1 + strspn(q + 1, " \t");
             if (strncmp(q, "pragma", 6) == 0) {
-                q += 6;
-                while (*q == ' ' || *q == '\t') q++;
-                if (state == 0 && strncmp(q, "scop", 4) == 0 && !isalnum((unsigned char)q[4])) {
-                    I->scop_lo = (unsigned)(p - text);
-                    state = 1;
-                } else if (state == 1 && strncmp(q, "endscop", 7) == 0) {
-                    I->scop_hi = (unsigned)(p - text);
-                    return 1;
+                q += 6 + strspn(q + 6, " \t");
+                if (!open && strncmp(q, "scop", 4) == 0 && !isalnum((unsigned char)q[4])) {
+                    out[n].lo = (unsigned)(p - text);
+                    open = 1;
+                } else if (open && strncmp(q, "endscop", 7) == 0) {
+                    out[n].hi = (unsigned)(p - text);
+                    out[n].line_lo = file_line(I, out[n].lo);
+                    out[n].line_hi = file_line(I, out[n].hi);
+                    open = 0;
+                    if (out[n].line_lo > 0) n++;
                 }
             }
         }
@@ -92,6 +108,76 @@ static int find_scop(imp *I, const char *text)
         if (!nl) break;
         p = nl + 1;
     }
+    return n;
+}
+
+/* The region --region names among the candidates (or the only one); -1 after an error, -2 if
+ * there is none to choose from. */
+static int pick_scop(imp *I, const scop *cand, int n)
+{
+    const char *r = I->o->region;
+    if (!r) {
+        if (n == 0) return -2;
+        if (n == 1) return 0;
+        imp_buf lines = {0};
+        for (int i = 0; i < n; i++) imp_buf_printf(&lines, "%s%d", i ? ", " : "", cand[i].line_lo);
+        diag_add(I->d, I->o->file, cand[1].line_lo, 1, "%d #pragma scop regions (lines %s); choose one with "
+                 "--region K (the K-th), --region line:L (the one holding line L) or --function F", n, lines.s);
+        free(lines.s);
+        return -1;
+    }
+    char *end;
+    int line = strncmp(r, "line:", 5) == 0;
+    long v = strtol(line ? r + 5 : r, &end, 10);
+    if (end == (line ? r + 5 : r) || *end || v < 1) {
+        diag_add(I->d, I->o->file, 0, 0, "--region %s: expected K (a number from 1) or line:L", r);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (line ? cand[i].line_lo <= v && v <= cand[i].line_hi : i + 1 == v) return i;
+    diag_add(I->d, I->o->file, line ? (int)v : 0, line ? 1 : 0, "--region %s: %s (the file has %d region%s%s)", r,
+             line ? "no #pragma scop region holds that line" : "no such region", n, n == 1 ? "" : "s",
+             I->o->function ? " in that function" : "");
+    return -1;
+}
+
+/* The kernel (the function holding the chosen region, or --function F) and its region. */
+static int choose_region(imp *I, const char *src)
+{
+    scop all[MAXSCOPS], cand[MAXSCOPS];
+    int n = find_scops(I, src, all, MAXSCOPS), nc = 0;
+    finder f = {I, I->o->function, clang_getNullCursor(), clang_getNullCursor(), clang_getNullCursor(), 0};
+    CXCursor root = clang_getTranslationUnitCursor(I->tu);
+    if (I->o->function) {
+        clang_visitChildren(root, find_kernel, &f);
+        if (clang_Cursor_isNull(f.fn)) {
+            diag_add(I->d, I->o->file, 1, 1, "no function '%s' defined in the file", I->o->function);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (imp_offset(f.fn, 0) <= all[i].lo && all[i].hi <= imp_offset(f.fn, 1)) cand[nc++] = all[i];
+    } else {
+        memcpy(cand, all, sizeof all);
+        nc = n;
+    }
+    int k = pick_scop(I, cand, nc);
+    if (k == -1) return -1;
+    if (k == -2 && !I->o->function) {
+        diag_add(I->d, I->o->file, 1, 1, "no #pragma scop .. #pragma endscop region; supported: such a region in a "
+                 "function, or --function F");
+        return -1;
+    }
+    I->have_scop = k >= 0;
+    if (k >= 0) { I->scop_lo = cand[k].lo; I->scop_hi = cand[k].hi; }
+    if (!I->o->function) {
+        f.at = I->scop_lo;
+        clang_visitChildren(root, find_kernel, &f);
+        if (clang_Cursor_isNull(f.fn)) {
+            diag_add(I->d, I->o->file, cand[k].line_lo, 1, "the #pragma scop region is not inside a function");
+            return -1;
+        }
+    }
+    I->kernel = f.fn;
     return 0;
 }
 
@@ -104,6 +190,30 @@ static const char *cpp_command(void)
     const char *env = getenv("POLYAPM_CPP");
     if (env && *env) return env;
     return access(LLVM_CLANG, X_OK) == 0 ? LLVM_CLANG : "cc";
+}
+
+/* The preprocessor's first error ("FILE:LINE:COL: fatal error: MSG") as a located diagnostic;
+ * 0 if its messages hold none. */
+static int cpp_diagnostic(imp *I, FILE *errs)
+{
+    char line[2048];
+    rewind(errs);
+    while (fgets(line, sizeof line, errs)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *e = strstr(line, ": error: "), *f = strstr(line, ": fatal error: ");
+        char *at = f && (!e || f < e) ? f : e;
+        if (!at) continue;
+        const char *msg = at + (at == f ? 15 : 9);
+        *at = '\0';
+        int ln = 0, col = 0;
+        char *c2 = strrchr(line, ':');
+        if (c2) { col = atoi(c2 + 1); *c2 = '\0'; }
+        char *c1 = strrchr(line, ':');
+        if (c1) { ln = atoi(c1 + 1); *c1 = '\0'; }
+        diag_add(I->d, line, ln, col, "the C preprocessor: %s", msg);
+        return 1;
+    }
+    return 0;
 }
 
 /* `clang -E` of the file with the user's -I and -D (and POLYBENCH_USE_C99_PROTO, so that
@@ -124,10 +234,12 @@ static char *preprocess(imp *I, size_t *len)
     argv[n++] = xstrdup(o->file);
     int fd[2];
     char *text = NULL;
-    if (pipe(fd) == 0) {
+    FILE *errs = tmpfile();
+    if (errs && pipe(fd) == 0) {
         pid_t pid = fork();
         if (pid == 0) {
             dup2(fd[1], 1);
+            dup2(fileno(errs), 2);
             close(fd[0]);
             close(fd[1]);
             execvp(cpp, argv);
@@ -142,14 +254,16 @@ static char *preprocess(imp *I, size_t *len)
         close(fd[0]);
         int status = 0;
         if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            diag_add(I->d, o->file, 0, 0, "the C preprocessor (%s -E) failed%s", cpp,
-                     pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": not found" : "");
+            int missing = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127;
+            if (missing || !cpp_diagnostic(I, errs))
+                diag_add(I->d, o->file, 0, 0, "the C preprocessor (%s -E) failed%s", cpp, missing ? ": not found" : "");
             free(b.s);
         } else {
             text = b.s;
             *len = b.n;
         }
     }
+    if (errs) fclose(errs);
     for (int i = 0; i < n; i++) free(argv[i]);
     free(argv);
     return text;
@@ -269,6 +383,57 @@ static void bind_main(imp *I, imp_bind *kernel_env)
     }
 }
 
+/* The kernel's scalar arguments main passes as values (kernel(.., 0.5, ..), alpha * 2): their
+ * values, in main's names after its code before the call. */
+static int scalar_args(imp *I, imp_bind *kernel_env)
+{
+    int n = clang_Cursor_getNumArguments(I->kernel_call);
+    for (int k = 0; k < n && k < clang_Cursor_getNumArguments(I->kernel); k++) {
+        CXCursor a = clang_Cursor_getArgument(I->kernel_call, k), p = clang_Cursor_getArgument(I->kernel, k);
+        CXType t = clang_getCanonicalType(clang_getCursorType(p));
+        if (!imp_type_is_float(t) || !imp_decls_has(&I->region_reads, p)) continue;
+        imp_bind *saved = I->env;
+        I->env = kernel_env;
+        imp_bind *b = imp_lookup(I, imp_spelling(I, p));
+        I->env = saved;
+        if (!b || !b->sym || b->sym->val) continue;
+        int was = I->in_init;
+        I->in_init = 1;
+        char *v = imp_expr(I, a);
+        I->in_init = was;
+        if (!v) return -1;
+        if (imp_type_is_int(clang_getCursorType(imp_unwrap(a)))) v = imp_printf(I, "1.0 * %s", v);
+        b->sym->val = v;
+    }
+    return 0;
+}
+
+/* A statement before the region as init code; one that fails and assigns nothing the region
+ * reads (a timer, a print, an allocation) is set aside, and said so. */
+static int init_or_aside(imp *I, CXCursor s)
+{
+    int before = I->d->n;
+    if (imp_init_stmt(I, s) == 0) return 0;
+    if (imp_matters(I, s)) return -1;
+    while (I->d->n > before) {
+        diag *g = &I->d->items[--I->d->n];
+        free(g->file);
+        free(g->msg);
+    }
+    I->failed = 0;
+    CXString f;
+    unsigned line = 0, col;
+    clang_getPresumedLocation(clang_getCursorLocation(s), &f, &line, &col);
+    clang_disposeString(f);
+    const char *p = I->src_text;   /* the statement's line as written */
+    for (unsigned l = 1; p && l < line; l++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+    if (!p) p = "";
+    p += strspn(p, " \t");
+    int len = (int)strcspn(p, "\n");
+    imp_set_aside(I, s, imp_printf(I, "'%.*s%s'", len > 60 ? 60 : len, p, len > 60 ? " .." : ""));
+    return 0;
+}
+
 /* Main's statements before the kernel's call, as init code. */
 static int main_init(imp *I)
 {
@@ -281,7 +446,7 @@ static int main_init(imp *I)
     int n = imp_children(body, st, 1024);
     for (int i = 0; i < n && i < 1024; i++) {
         if (imp_offset(st[i], 1) > at) break;
-        if (imp_init_stmt(I, st[i]) != 0) return -1;
+        if (init_or_aside(I, st[i]) != 0) return -1;
     }
     return 0;
 }
@@ -325,15 +490,19 @@ static void emit(imp *I, const char *name, char **outs, int nouts, const char *r
     for (imp_sym *s = I->syms; s; s = s->next)
         if (s->kind == SYM_PARAM) strbuf_printf(out, "param %s = %lld\n", s->name, s->value);
     for (imp_sym *s = I->syms; s; s = s->next) {
-        if (s->kind != SYM_ARRAY || s->local) continue;
-        strbuf_printf(out, "array %s", s->name);
-        for (int d = 0; d < s->ndims; d++) strbuf_printf(out, "[0 .. (%s) - 1]", s->dims[d]);
-        strbuf_printf(out, " %s\n", s->is_int ? "int" : "double");
+        if (s->kind != SYM_ARRAY || s->local || !s->named) continue;
+        imp_buf_printf(out, "array %s", s->name);
+        for (int d = 0; d < s->ndims; d++) imp_buf_printf(out, "[0 .. (%s) - 1]", s->dims[d]);
+        imp_buf_printf(out, " %s\n", s->is_int ? "int" : "double");
     }
     for (imp_sym *s = I->syms; s; s = s->next)
-        if (s->kind == SYM_ARRAY && !s->local && s->val) emit_init(I, s, out);
-    for (int i = 0; i < nouts; i++) strbuf_printf(out, "output %s\n", outs[i]);
-    strbuf_printf(out, "\n");
+        if (s->kind == SYM_ARRAY && !s->local && s->named) {
+            const char *given = imp_given_init(I, s->name);
+            if (given) imp_buf_printf(out, "init %s\n", given);
+            else if (s->val) emit_init(I, s, out);
+        }
+    for (int i = 0; i < nouts; i++) imp_buf_printf(out, "output %s\n", outs[i]);
+    imp_buf_printf(out, "\n");
     I->region_line = 1;
     for (size_t i = 0; i < out->n; i++) I->region_line += out->s[i] == '\n';
     strbuf_printf(out, "%s", region);
@@ -359,53 +528,45 @@ static char *program_name(imp *I)
 
 static int run(imp *I, const char *src, strbuf *out)
 {
-    I->have_scop = !I->o->function && find_scop(I, src);
-    if (!I->o->function && !I->have_scop) {
-        diag_add(I->d, I->o->file, 1, 1, "no #pragma scop .. #pragma endscop region; supported: such a region in a "
-                 "function, or --function F");
-        return -1;
-    }
-    finder f = {I, I->o->function, clang_getNullCursor(), clang_getNullCursor(), clang_getNullCursor(), I->scop_lo};
+    I->pp_text = src;
+    if (choose_region(I, src) != 0) return -1;
+    finder f = {I, NULL, I->kernel, clang_getNullCursor(), clang_getNullCursor(), 0};
     CXCursor root = clang_getTranslationUnitCursor(I->tu);
-    clang_visitChildren(root, find_kernel, &f);
-    if (clang_Cursor_isNull(f.fn)) {
-        diag_add(I->d, I->o->file, 1, 1, I->o->function ? "no function '%s' defined in the file"
-                 : "%sthe #pragma scop region is not inside a function", I->o->function ? I->o->function : "");
-        return -1;
-    }
-    I->kernel = f.fn;
     clang_visitChildren(root, find_call, &f);
     I->kernel_call = f.call;
     I->main_fn = clang_Cursor_isNull(f.caller) ? f.fn : f.caller;
-    if (imp_kernel_params(I) != 0) return -1;
+    enum { MAXST = 4096 };
+    CXCursor *region = xcalloc(MAXST, sizeof *region), *pre = xcalloc(MAXST, sizeof *pre);
+    int nregion, npre, rc = -1;
+    imp_buf body = {0};
+    imp_buf_printf(&body, "%s", "");
+    if (split_body(I, region, &nregion, pre, &npre, MAXST) != 0) goto done;
+    imp_scope_scan(I, region, nregion);
+    if (imp_kernel_params(I) != 0) goto done;
     I->macro_params = 1;
     imp_bind *kernel_env = I->env;
     I->env = NULL;
     if (!clang_Cursor_isNull(I->kernel_call)) bind_main(I, kernel_env);
+    I->main_env = I->env;
+    if (!clang_Cursor_isNull(I->kernel_call) && (main_init(I) != 0 || scalar_args(I, kernel_env) != 0)) goto done;
     imp_bind *main_env = I->env;
-    if (!clang_Cursor_isNull(I->kernel_call) && main_init(I) != 0) return -1;
-    main_env = I->env;
     I->decl_local = 0;
-    enum { MAXST = 4096 };
-    CXCursor *region = xcalloc(MAXST, sizeof *region), *pre = xcalloc(MAXST, sizeof *pre);
-    int nregion, npre, rc = -1;
     I->env = kernel_env;
-    if (split_body(I, region, &nregion, pre, &npre, MAXST) != 0) goto done;
     for (int i = 0; i < npre; i++)
-        if (imp_init_stmt(I, pre[i]) != 0) goto done;
-    strbuf body = {0};
-    strbuf_printf(&body, "%s", "");
+        if (init_or_aside(I, pre[i]) != 0) goto done;
     imp_mark_assigned(I, region, nregion);
-    if (imp_region(I, region, nregion, &body) != 0) { free(body.s); goto done; }
+    I->in_region = 1;
+    if (imp_region(I, region, nregion, &body) != 0) goto done;
+    I->in_region = 0;
     I->env = clang_equalCursors(I->main_fn, I->kernel) ? I->env : main_env;
     char **outs;
     int nouts;
-    if (imp_outputs(I, &outs, &nouts) != 0) { free(body.s); goto done; }
+    if (imp_outputs(I, &outs, &nouts) != 0) goto done;
     emit(I, program_name(I), outs, nouts, body.s, out);
     free(outs);
-    free(body.s);
     rc = 0;
 done:
+    free(body.s);
     free(region);
     free(pre);
     return rc;
@@ -413,9 +574,22 @@ done:
 
 /* The engine's errors about the assembled program, located at the C statements they come from
  * (the kernel, for a declaration). */
-static void unchecked(imp *I, const diag_list *pd)
+static void unchecked(imp *I, const diag_list *pd, const char *text)
 {
     for (int i = 0; i < pd->n; i++) {
+        int mine = 0;   /* an init line of --init (or the line after it, where its end was looked for) */
+        for (int back = 0; back < 2 && !mine; back++) {
+            const char *p = text;
+            for (int l = 1; p && l < pd->items[i].line - back; l++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+            for (int g = 0; p && g < I->o->ninits && !mine; g++) {
+                const char *given = I->o->inits[g] + strspn(I->o->inits[g], " ");
+                if (strncmp(p, "init ", 5) == 0 && strncmp(p + 5, given, strlen(given)) == 0) {
+                    diag_add(I->d, I->o->file, 0, 0, "--init '%s': %s", I->o->inits[g], pd->items[i].msg);
+                    I->failed = mine = 1;
+                }
+            }
+        }
+        if (mine) continue;
         int line = pd->items[i].line - I->region_line + 1, k = -1;
         for (int m = 0; m < I->nmarks; m++)
             if (I->marks[m].line <= line) k = m;
@@ -430,6 +604,9 @@ static void cleanup(imp *I)
     free(I->marks);
     free(I->macros);
     free(I->writes);
+    imp_decls_free(&I->globals);
+    imp_decls_free(&I->assigned_anywhere);
+    imp_decls_free(&I->region_reads);
     for (imp_sym *s = I->syms, *next; s; s = next) {
         next = s->next;
         free(s->name);
@@ -465,13 +642,15 @@ char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
             result = ir_print(p);
             ir_program_free(p);
         } else {
-            unchecked(&I, &pd);
+            unchecked(&I, &pd, out.s);
         }
         diag_list_free(&pd);
     }
     free(out.s);
     free(src);
     free(orig);
+    if (notes && I.nset_aside > 20)
+        fprintf(notes, "%s: note: %d more statements set aside (not part of the kernel)\n", o->file, I.nset_aside - 20);
     cleanup(&I);
     if (I.tu) clang_disposeTranslationUnit(I.tu);
     clang_disposeIndex(index);

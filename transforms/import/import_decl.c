@@ -1,18 +1,21 @@
 /*
  * import_decl.c — the declarations of the imported program: parameters (the kernel's integer
- * arguments, valued by what main passes), arrays and scalars (the kernel's other arguments and
- * its local variables, with the extents written in the declaration: A[n][m] with parameters
- * gives n and m — PolyBench's POLYBENCH_2D(A,N,M,n,m) reads so with POLYBENCH_USE_C99_PROTO,
- * which the importer defines; a constant extent that is the value of exactly one parameter is
- * that parameter, as is one written with a size macro, import_macro.c), and the outputs (--output, else the arrays main passes to print_array, else
- * every array the region writes).
+ * arguments the region reads, valued by what main passes or --param; int variables that are
+ * sizes, import_scope.c), arrays and scalars (the kernel's other arguments and its local
+ * variables, with the extents written in the declaration: A[n][m] with parameters gives n and m
+ * — PolyBench's POLYBENCH_2D(A,N,M,n,m) reads so with POLYBENCH_USE_C99_PROTO, which the
+ * importer defines; a constant extent that is the value of exactly one parameter is that
+ * parameter, as is one written with a size macro, import_macro.c; pointers to numbers are
+ * linearised arrays, import_linear.c), and the outputs (--output, else the arrays main passes to
+ * print_array, else the arrays the region writes that the code after it reads, else every array
+ * the region writes).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "import_int.h"
 
-static const char TYPES[] = "supported: int and double (float computed as double) scalars and arrays";
+static const char TYPES[] = "supported: int and double scalars and arrays";
 
 /* ---- extents ---- */
 
@@ -51,8 +54,9 @@ static char *size_text(imp *I, toks *k, unsigned a, unsigned b)
     return r;
 }
 
-/* A[e1][e2]..: the bracketed sizes after the name, mapped to parameters where they can be. */
-static void bracket_dims(imp *I, toks *k, imp_sym *s, int ndims, const char *cname)
+/* A[e1][e2]..: the bracketed sizes after the name, mapped to parameters where they can be
+ * (pooled texts in txt[]); a size written as one number goes to num[] (else -1). */
+static void bracket_dims(imp *I, toks *k, int ndims, const char *cname, char **txt, long long *num)
 {
     unsigned i = 0;
     while (i < k->n && strcmp(tok(I, k, i), cname) != 0) i++;
@@ -64,19 +68,25 @@ static void bracket_dims(imp *I, toks *k, imp_sym *s, int ndims, const char *cna
             char *t = tok(I, k, i);
             depth += strcmp(t, "[") == 0 ? 1 : strcmp(t, "]") == 0 ? -1 : 0;
         }
-        if (!depth && i - 1 > a && !s->dims[d]) s->dims[d] = size_text(I, k, a, i - 1);
+        if (depth || i - 1 <= a) continue;
+        txt[d] = size_text(I, k, a, i - 1);
+        char *end, *t = tok(I, k, a);
+        long long v = strtoll(t, &end, 0);
+        if (i - 1 == a + 1 && clang_getTokenKind(k->t[a]) == CXToken_Literal && end != t && !*end) num[d] = v;
     }
 }
 
 int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
 {
     long long size[IMP_MAXDIM];
-    int nd = 0;
+    int nd = 0, rows = 0;
     t = clang_getCanonicalType(t);
     if (t.kind == CXType_Pointer) {
         /* an array parameter: its first extent is only in the text; a local pointer to an array
-         * (PolyBench's heap arrays, used as (*B)[i][j]): the array it points to */
+         * (PolyBench's heap arrays, used as (*B)[i][j]): the array it points to; one used as
+         * A[i][j] points to rows: its first extent is the allocation's */
         if (clang_getCursorKind(decl) == CXCursor_ParmDecl) size[nd++] = -1;
+        else if (imp_row_pointer(I, decl)) { size[nd++] = -1; rows = 1; }
         t = clang_getCanonicalType(clang_getPointeeType(t));
     }
     while ((t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray || t.kind == CXType_VariableArray) &&
@@ -90,17 +100,26 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
         clang_disposeString(ts);
         return -1;
     }
-    if (t.kind == CXType_Float) imp_note_float(I, decl);
+    if (t.kind == CXType_Float && imp_refuse_float(I, decl, imp_printf(I, "'%s'", s->name))) return -1;
     s->is_int = imp_type_is_int(t);
     s->ndims = nd;
     if (nd == 0) return 0;
     toks k = {NULL, 0};
+    char *txt[IMP_MAXDIM] = {0};
+    long long num[IMP_MAXDIM];
+    for (int d = 0; d < nd; d++) num[d] = -1;
     clang_tokenize(I->tu, clang_getCursorExtent(decl), &k.t, &k.n);
-    char *cname = imp_spelling(I, decl);
-    bracket_dims(I, &k, s, nd, cname);
+    bracket_dims(I, &k, nd - rows, imp_spelling(I, decl), txt + rows, num + rows);
     clang_disposeTokens(I->tu, k.t, k.n);
+    if (rows && !s->local) {
+        char *first = imp_alloc_extent(I, s, decl);
+        if (!first) return -1;
+        s->dims[0] = strdup(first);
+    }
     for (int d = 0; d < nd; d++) {
-        if (s->dims[d]) { s->dims[d] = xstrdup(s->dims[d]); continue; }
+        if (s->dims[d]) continue;
+        if (txt[d]) { s->dims[d] = strdup(txt[d]); continue; }
+        if (size[d] < 0 && num[d] >= 0) size[d] = num[d];   /* double u[2][n]: the 2 */
         if (size[d] < 0 && s->local) {   /* a temporary of the init code: its extent is not needed */
             s->dims[d] = xstrdup("?");
             continue;
@@ -130,6 +149,16 @@ static int param_value(imp *I, CXCursor arg, imp_sym *p)
     CXCursor e = imp_unwrap(arg);
     if (clang_getCursorKind(e) == CXCursor_DeclRefExpr) {
         CXCursor v = clang_getCursorReferenced(e);
+        int r = clang_getCursorKind(v) == CXCursor_VarDecl ? imp_fixed_size(I, v, &p->value) : 0;
+        if (r < 0) return -1;
+        if (r > 0) {
+            CXCursor init = clang_Cursor_getVarDeclInitializer(v);
+            CXCursor lit = clang_Cursor_isNull(init) ? init : imp_unwrap(init);
+            const char *m = !clang_Cursor_isNull(lit) && clang_getCursorKind(lit) == CXCursor_IntegerLiteral ?
+                            imp_macro_of(I, lit, p->value) : NULL;
+            if (m) p->macro = strdup(m);
+            return 0;
+        }
         CXCursor init = clang_Cursor_getVarDeclInitializer(v);
         if (!clang_Cursor_isNull(init)) e = init;
     }
@@ -154,16 +183,29 @@ int imp_kernel_params(imp *I)
 {
     int n = clang_Cursor_getNumArguments(I->kernel);
     int called = !clang_Cursor_isNull(I->kernel_call);
+    for (int pass = 0; pass < 2; pass++)   /* the integers first: a size macro is one of them, if it is */
     for (int k = 0; k < n; k++) {
         CXCursor p = clang_Cursor_getArgument(I->kernel, k);
         CXCursor a = called && k < clang_Cursor_getNumArguments(I->kernel_call) ?
                      clang_Cursor_getArgument(I->kernel_call, k) : clang_getNullCursor();
         char *cname = imp_spelling(I, p);
         CXType t = clang_getCanonicalType(clang_getCursorType(p));
+        if (!imp_decls_has(&I->region_reads, p)) continue;   /* main's argc: not the program's */
+        if (imp_type_is_int(t) != (pass == 0)) continue;
+        I->macro_params = pass;
         if (imp_type_is_int(t)) {
+            long long given;
+            if (clang_Cursor_isNull(a) && imp_size_value(I, p, &given) == 1) {   /* --param NAME=V */
+                imp_sym *s = imp_sym_new(I, cname, SYM_PARAM);
+                s->is_int = 1;
+                s->value = given;
+                imp_bind_sym(I, cname, s);
+                continue;
+            }
             if (clang_Cursor_isNull(a)) {
                 imp_error(I, p, "no call of the kernel gives parameter '%s' a value; supported: a kernel called "
-                          "in the file with constants or variables initialised with constants", cname);
+                          "in the file with constants or variables initialised with constants, or --param %s=VALUE",
+                          cname, cname);
                 return -1;
             }
             imp_sym *s = imp_sym_new(I, cname, SYM_PARAM);
@@ -173,6 +215,21 @@ int imp_kernel_params(imp *I)
             continue;
         }
         enum CXTypeKind pk = clang_getCanonicalType(clang_getPointeeType(t)).kind;
+        if (imp_is_numbers_pointer(t) && called) {   /* double *A: linearised */
+            CXCursor arg = imp_unwrap(a);
+            while (clang_getCursorKind(arg) == CXCursor_CStyleCastExpr || clang_getCursorKind(arg) == CXCursor_ParenExpr) {
+                CXCursor kid[2];
+                int m = imp_children(arg, kid, 2);
+                if (m < 1) break;
+                arg = imp_unwrap(kid[m - 1]);
+            }
+            CXCursor from = clang_getCursorKind(arg) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(arg)
+                                                                                : clang_getNullCursor();
+            imp_sym *s = imp_linear_sym(I, cname, p, from);
+            if (!s) return -1;
+            imp_bind_sym(I, cname, s);
+            continue;
+        }
         if (t.kind == CXType_Pointer && pk != CXType_ConstantArray && pk != CXType_VariableArray) {
             imp_error(I, p, "'%s' is a pointer; supported: arrays with their extents (double A[N][M], "
                       "PolyBench's POLYBENCH_2D(A,N,M,n,m)) and int or double scalars", cname);
@@ -196,6 +253,22 @@ static int one_local(imp *I, CXCursor v, int local, strbuf *region)
     imp_bind *b = imp_lookup(I, cname);
     imp_sym *s = b && b->sym && b->sym->kind == SYM_ARRAY && region == NULL && local ? b->sym : NULL;
     if (b && b->sym && b->sym->kind == SYM_PARAM && local) return 0;     /* main's int n = N */
+    if (!s && !region && imp_type_is_int(t) && imp_decls_has(&I->region_reads, v)) {   /* int n = 100; a size */
+        long long value;
+        int r = imp_fixed_size(I, v, &value);
+        if (r < 0) return -1;
+        if (r > 0) {
+            imp_sym *p = imp_sym_new(I, cname, SYM_PARAM);
+            p->is_int = 1;
+            p->value = value;
+            CXCursor lit = has_init ? imp_unwrap(init) : init;
+            const char *m = has_init && clang_getCursorKind(lit) == CXCursor_IntegerLiteral ? imp_macro_of(I, lit, value)
+                                                                                           : NULL;
+            if (m) p->macro = strdup(m);
+            imp_bind_sym(I, cname, p);
+            return 0;
+        }
+    }
     if (!s && imp_type_is_int(t) && !has_init && !region && local) return 0;   /* a loop variable */
     if (!s && imp_type_is_int(t) && !has_init && !region) {   /* the kernel's: a loop variable or a scalar */
         s = imp_sym_new(I, cname, SYM_ARRAY);
@@ -210,7 +283,12 @@ static int one_local(imp *I, CXCursor v, int local, strbuf *region)
     enum CXTypeKind pk = clang_getCanonicalType(clang_getPointeeType(t)).kind;
     if (!s && local && t.kind == CXType_Pointer && pk != CXType_ConstantArray && pk != CXType_VariableArray)
         return 0;                                                       /* char **argv and the like */
-    if (!s && !local && t.kind == CXType_Pointer) {
+    if (!s && !local && !region && imp_is_numbers_pointer(t)) {   /* double *A = malloc(..): linearised */
+        if (!(s = imp_linear_sym(I, cname, v, v))) return -1;
+        imp_bind_sym(I, cname, s);
+        return 0;
+    }
+    if (!s && !local && t.kind == CXType_Pointer && pk != CXType_ConstantArray && pk != CXType_VariableArray) {
         imp_error(I, v, "'%s' is a pointer; supported: int and double scalars and arrays", cname);
         return -1;
     }
@@ -220,8 +298,26 @@ static int one_local(imp *I, CXCursor v, int local, strbuf *region)
         if (imp_dims(I, v, t, s) != 0) return -1;
         imp_bind_sym(I, cname, s);
     }
+    if (!has_init && !region && !s->val && clang_Cursor_getStorageClass(v) == CX_SC_Static)
+        s->val = imp_strdup(I, "0");   /* a static starts at zero */
     if (!has_init) return 0;
-    if (s->ndims) { imp_error(I, init, "an initialiser of the array '%s'; supported: loops of assignments", cname); return -1; }
+    if (t.kind == CXType_Pointer && clang_getCursorKind(imp_unwrap(init)) != CXCursor_UnaryOperator) {
+        CXCursor call = imp_unwrap(init);   /* an allocation: the elements get their values later */
+        while (clang_getCursorKind(call) == CXCursor_CStyleCastExpr || clang_getCursorKind(call) == CXCursor_ParenExpr) {
+            CXCursor kid[2];
+            int m = imp_children(call, kid, 2);
+            if (m < 1) break;
+            call = imp_unwrap(kid[m - 1]);
+        }
+        if (clang_getCursorKind(call) == CXCursor_CallExpr && strcmp(imp_spelling(I, call), "calloc") == 0 && !s->val)
+            s->val = imp_strdup(I, "0");   /* calloc's are zero */
+        return 0;
+    }
+    if (s->ndims && region) {
+        imp_error(I, init, "an initialiser of the array '%s' in the region; supported: loops of assignments", cname);
+        return -1;
+    }
+    if (s->ndims) return (s->val = imp_table(I, s, init, t)) ? 0 : -1;   /* a table of constants */
     if (!region) {
         char *e = imp_expr(I, init);
         if (!e) return -1;
@@ -291,10 +387,39 @@ static int add_output(imp *I, char ***names, int *n, imp_sym *s)
 {
     for (int i = 0; i < *n; i++)
         if (strcmp((*names)[i], s->name) == 0) return 0;
-    char **nn = xrealloc(*names, (size_t)(*n + 1) * sizeof *nn);
+    char **nn = realloc(*names, (size_t)(*n + 1) * sizeof *nn);
+    if (!nn) abort();
+    s->named = 1;   /* an output is declared */
     *names = nn;
     nn[(*n)++] = imp_strdup(I, s->name);
     return 0;
+}
+
+typedef struct after { imp *I; char ***names; int *n; unsigned from; } after;
+
+static enum CXChildVisitResult read_after_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    after *a = data;
+    if (imp_offset(c, 1) <= a->from) return CXChildVisit_Continue;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CallExpr && strcmp(imp_spelling(a->I, c), "free") == 0) return CXChildVisit_Continue;
+    if (k == CXCursor_DeclRefExpr && imp_offset(c, 0) >= a->from) {
+        imp_bind *b = imp_lookup(a->I, imp_spelling(a->I, c));
+        if (b && b->sym && b->sym->kind == SYM_ARRAY && b->sym->written && !b->sym->local)
+            add_output(a->I, a->names, a->n, b->sym);
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* The arrays the region writes that the code after it reads (prints, checks), in that order. */
+static void read_after(imp *I, char ***names, int *n)
+{
+    int in_main = clang_equalCursors(I->main_fn, I->kernel);
+    if (!in_main && clang_Cursor_isNull(I->kernel_call)) return;
+    after a = {I, names, n, in_main ? I->scop_hi : imp_offset(I->kernel_call, 1)};
+    if (in_main && !I->have_scop) return;
+    clang_visitChildren(I->main_fn, read_after_visit, &a);
 }
 
 /* The output arrays' names (pooled strings in a malloc'd vector); `main_env` names main's
@@ -335,6 +460,7 @@ int imp_outputs(imp *I, char ***names, int *n)
         if (!arg[best]->local) add_output(I, names, n, arg[best]);
         arg[best] = NULL;
     }
+    if (!f.ok) read_after(I, names, n);
     for (imp_sym *s = I->syms; !*n && s; s = s->next)   /* nothing printed: what the region writes */
         if (s->kind == SYM_ARRAY && s->written && !s->local) add_output(I, names, n, s);
     for (imp_sym *s = I->syms; *n == 0 && s; s = s->next)

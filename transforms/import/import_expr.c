@@ -2,9 +2,10 @@
  * import_expr.c — C expressions to .apm expression text, exactly: C's truncating integer / and %
  * become the language's floor division and remainder corrected by select (plain / and % when
  * both operands are known non-negative), casts of integers to double become 1.0 * (e), ?: becomes
- * select, sqrt and fabs become sqrt and abs.  In the region a name is the symbol's name; in the
- * init code an array's element is its value so far (import_init.c).  Anything else is a located
- * error saying what is supported.
+ * select, sqrt and fabs become sqrt and abs, a call of the file's own formula function is its
+ * formula.  In the region a name is the symbol's name; in the init code an array's element is
+ * its value so far (import_init.c).  Anything else is a located error saying what is supported
+ * (an operation C computes in float, rand() and its kin included).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,6 @@ static char *real_literal(imp *I, CXCursor e)
     if (!r) return imp_error(I, e, "a floating literal libclang cannot evaluate; %s", SUPPORTED);
     double v = clang_EvalResult_getAsDouble(r);
     clang_EvalResult_dispose(r);
-    if (clang_getCanonicalType(clang_getCursorType(e)).kind == CXType_Float) imp_note_float(I, e);
     return real_text(I, v);
 }
 
@@ -99,6 +99,11 @@ imp_sym *imp_lvalue(imp *I, CXCursor e, CXCursor *subs, int *nsubs)
     imp_bind *b = imp_lookup(I, name);
     if (!b || !b->sym || b->sym->kind != SYM_ARRAY)
         return imp_error(I, e, "'%s' is not an array or scalar of the kernel", name);
+    if (b->sym->linear) {
+        if (n != 1 && !(b->sym->ndims == n && n > 1))
+            return imp_error(I, e, "'%s' (a pointer) used with %d subscripts; supported: one, A[i * n + j]", name, n);
+        if (n == 1) return imp_linear_subs(I, b->sym, e, tmp[0], subs, nsubs) == 0 ? b->sym : NULL;
+    }
     if (n != b->sym->ndims)
         return imp_error(I, e, "'%s' has %d dimension%s, used with %d subscript%s; supported: one subscript per "
                          "dimension", name, b->sym->ndims, b->sym->ndims == 1 ? "" : "s", n, n == 1 ? "" : "s");
@@ -259,7 +264,7 @@ static char *cast(imp *I, CXCursor e)
     CXType to = clang_getCursorType(e), from = clang_getCursorType(imp_unwrap(x));
     char *a = expr_any(I, x);
     if (!a) return NULL;
-    if (clang_getCanonicalType(to).kind == CXType_Float) imp_note_float(I, e);
+    if (clang_getCanonicalType(to).kind == CXType_Float && imp_refuse_float(I, e, "a cast")) return NULL;
     if (imp_type_is_float(to) && imp_type_is_int(from)) return imp_printf(I, "(1.0 * %s)", a);
     if ((imp_type_is_float(to) && imp_type_is_float(from)) || (imp_type_is_int(to) && imp_type_is_int(from)))
         return a;
@@ -268,19 +273,105 @@ static char *cast(imp *I, CXCursor e)
 }
 
 static const binop_row calls[] = {
-    {"sqrt", "sqrt"}, {"sqrtf", "sqrt"}, {"fabs", "abs"}, {"fabsf", "abs"}, {NULL, NULL},
+    {"sqrt", "sqrt"}, {"fabs", "abs"}, {NULL, NULL},
 };
+
+/* The value a formula function returns, as text: declarations of scalars with their values, then
+ * `return e;` (NULL after an error). */
+static char *formula_body(imp *I, CXCursor def, CXCursor at, const char *name)
+{
+    CXCursor kid[64], body = clang_getNullCursor(), st[64];
+    for (int k = 0, n = imp_children(def, kid, 64); k < n && k < 64; k++)
+        if (clang_getCursorKind(kid[k]) == CXCursor_CompoundStmt) body = kid[k];
+    int n = clang_Cursor_isNull(body) ? 0 : imp_children(body, st, 64);
+    for (int i = 0; i < n && i < 64; i++) {
+        enum CXCursorKind k = clang_getCursorKind(st[i]);
+        CXCursor v[8];
+        if (k == CXCursor_ReturnStmt && i == n - 1 && imp_children(st[i], v, 2) == 1) {
+            char *r = expr_any(I, v[0]);
+            CXType rt = clang_getCursorResultType(def), et = clang_getCursorType(imp_unwrap(v[0]));
+            if (r && imp_type_is_int(rt) && imp_type_is_float(et))
+                return imp_error(I, v[0], "'%s' returns a floating value as an integer (C truncates); supported: "
+                                 "formula functions returning their expression's type", name);
+            return r && imp_type_is_float(rt) && imp_type_is_int(et) ? imp_printf(I, "(1.0 * %s)", r) : r;
+        }
+        int nv = k == CXCursor_DeclStmt ? imp_children(st[i], v, 8) : 0;
+        for (int j = 0; j < nv && j < 8; j++) {
+            CXCursor init = clang_Cursor_getVarDeclInitializer(v[j]);
+            CXType vt = clang_getCanonicalType(clang_getCursorType(v[j]));
+            if (clang_getCursorKind(v[j]) != CXCursor_VarDecl || clang_Cursor_isNull(init) ||
+                (!imp_type_is_float(vt) && !imp_type_is_int(vt)))
+                return imp_error(I, v[j], "a declaration without a value in '%s'; supported in a function called in "
+                                 "an expression: scalars declared with their values, then return e;", name);
+            char *t = expr_any(I, init);
+            if (!t) return NULL;
+            if (imp_type_is_float(vt) && imp_type_is_int(clang_getCursorType(imp_unwrap(init))))
+                t = imp_printf(I, "(1.0 * %s)", t);
+            imp_bind_text(I, imp_spelling(I, v[j]), t, 0);
+        }
+        if (nv == 0)
+            return imp_error(I, st[i], "a statement of another kind in '%s', called at line %u; supported in a "
+                             "function called in an expression: declarations of scalars with their values, then "
+                             "return e;", name, imp_line(at));
+    }
+    return imp_error(I, def, "'%s' has no final return; supported in a function called in an expression: "
+                     "declarations of scalars with their values, then return e;", name);
+}
+
+/* A call of a function of the file in an expression: its formula with the parameters bound to
+ * the arguments (C's conversions at the call kept). */
+static char *inline_call(imp *I, CXCursor e, CXCursor def, const char *name)
+{
+    if (I->call_depth >= 16)
+        return imp_error(I, e, "calls of '%s' nested more than 16 deep (recursion?); supported: formula functions "
+                         "that do not recurse", name);
+    int n = clang_Cursor_getNumArguments(e);
+    if (n != clang_Cursor_getNumArguments(def))
+        return imp_error(I, e, "a call of '%s' with %d arguments for its %d parameters", name, n,
+                         clang_Cursor_getNumArguments(def));
+    char *text[16];
+    if (n > 16) return imp_error(I, e, "a call of '%s' with more than 16 arguments", name);
+    for (int k = 0; k < n; k++) {
+        CXCursor a = clang_Cursor_getArgument(e, k), p = clang_Cursor_getArgument(def, k);
+        CXType pt = clang_getCursorType(p), at = clang_getCursorType(imp_unwrap(a));
+        if (!imp_type_is_int(pt) && !imp_type_is_float(pt))
+            return imp_error(I, a, "an argument of '%s' that is not a number; supported in a function called in "
+                             "an expression: int and double parameters", name);
+        if (imp_type_is_int(pt) && imp_type_is_float(at))
+            return imp_error(I, a, "a floating argument for the integer parameter of '%s' (C truncates)", name);
+        if (!(text[k] = expr_any(I, a))) return NULL;
+        if (imp_type_is_float(pt) && imp_type_is_int(at)) text[k] = imp_printf(I, "(1.0 * %s)", text[k]);
+    }
+    imp_bind *saved = I->env;
+    for (int k = 0; k < n; k++)
+        imp_bind_text(I, imp_spelling(I, clang_Cursor_getArgument(def, k)), text[k],
+                      imp_nonneg(I, clang_Cursor_getArgument(e, k)));
+    I->call_depth++;
+    char *r = formula_body(I, def, e, name);
+    I->call_depth--;
+    I->env = saved;
+    return r ? imp_printf(I, "(%s)", r) : NULL;
+}
 
 static char *call(imp *I, CXCursor e)
 {
     char *name = imp_spelling(I, e);
     const binop_row *row = calls;
     while (row->c && strcmp(row->c, name) != 0) row++;
+    CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(e));
+    if (!row->c && !clang_Cursor_isNull(def) && imp_in_file(I, def)) return inline_call(I, e, def, name);
     double v;
     if (!row->c && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
+    static const char *const random_fns[] = {"rand", "random", "drand48", "erand48", "lrand48", "rand_r", NULL};
+    for (int i = 0; !row->c && random_fns[i]; i++)
+        if (strcmp(random_fns[i], name) == 0)
+            return imp_error(I, e, "a call of '%s': the C library's random numbers are not reproduced by the importer; "
+                             "supported: initial values that are formulas of the indices (or of the file's own "
+                             "formula functions), or give them: --init 'A[i] = formula'", name);
     if (!row->c)
-        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, and exp, pow, log, sin, cos of "
-                         "constants (computed at import: the .apm language has no other math function)", name);
+        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, exp, pow, log, sin, cos of constants "
+                         "(computed at import: the .apm language has no other math function), and the file's own "
+                         "formula functions", name);
     int nargs = clang_Cursor_getNumArguments(e);
     if (nargs != 1) return imp_error(I, e, "'%s' with %d arguments; supported: one", name, nargs);
     char *a = expr_any(I, clang_Cursor_getArgument(e, 0));
@@ -315,6 +406,11 @@ static char *expr_any(imp *I, CXCursor e)
 {
     e = imp_unwrap(e);
     enum CXCursorKind k = clang_getCursorKind(e);
+    if ((k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator || k == CXCursor_CallExpr ||
+         k == CXCursor_ConditionalOperator) && clang_getCanonicalType(clang_getCursorType(e)).kind == CXType_Float) {
+        imp_refuse_float(I, e, "an operation whose C type");   /* i / 3.0f: C computes it in float */
+        return NULL;
+    }
     for (const expr_row *r = exprs; r->fn; r++)
         if (r->kind == k) return r->fn(I, e);
     CXString s = clang_getCursorKindSpelling(k);

@@ -231,8 +231,13 @@ static int assignment(imp *I, ctx *c, CXCursor s, const char *op)
     int n = imp_children(s, kid, 3), nsubs;
     CXType lt = clang_getCursorType(imp_unwrap(kid[0]));
     if (clang_getCanonicalType(lt).kind == CXType_Pointer) return 0;   /* an allocation: B = malloc(..) */
+    CXCursor t0 = imp_unwrap(kid[0]);
+    imp_bind *pb = clang_getCursorKind(t0) == CXCursor_DeclRefExpr ? imp_lookup(I, imp_spelling(I, t0)) : NULL;
+    if (pb && pb->sym && pb->sym->kind == SYM_PARAM && strcmp(op, "=") == 0 && n == 2)
+        return 0;   /* n = 100: the size it sets is the parameter's value (imp_fixed_size) */
     imp_sym *sym = imp_lvalue(I, kid[0], subs, &nsubs);
     if (!sym) return -1;
+    if (imp_given_init(I, sym->name)) return 0;   /* --init gives its values instead */
     CXCursor rhs = n == 2 ? imp_unwrap(kid[1]) : kid[0];
     int post;
     const char *inner = clang_getCursorKind(rhs) == CXCursor_BinaryOperator ? imp_operator(I, rhs, &post) : NULL;
@@ -288,7 +293,10 @@ static int guarded(imp *I, ctx *c, CXCursor s)
 static int call(imp *I, ctx *c, CXCursor s)
 {
     CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(s));
-    if (clang_Cursor_isNull(def) || !imp_in_file(I, def)) return 0;   /* free(), polybench's timers */
+    if (clang_Cursor_isNull(def) || !imp_in_file(I, def)) {   /* printf, free, timers */
+        if (!I->call_depth) imp_set_aside(I, s, imp_printf(I, "a call of '%s'", imp_spelling(I, s)));
+        return 0;
+    }
     if (I->call_depth >= 16) {
         imp_error(I, s, "calls nested more than 16 deep in the code before the kernel (recursion?); supported: "
                   "calls of functions of the file that do not recurse");

@@ -41,6 +41,10 @@ typedef struct imp_sym {
     int local;                  /* a temporary of the init code: not declared */
     int lazy;                   /* an int the kernel declares without a value: declared if the region
                                    assigns it (else it is a loop variable) */
+    int linear;                 /* a pointer indexed A[i * n + j]: its dimensions come from its accesses */
+    CXCursor lin_decl;          /* linear: the variable whose allocation gives its size */
+    int named;                  /* the region names it (else it is not declared) */
+    int global;                 /* a variable of the file's scope (declared once the region names it) */
     int written;                /* the region assigns it */
     int assigned;               /* the region assigns it somewhere (known before it is read) */
     struct imp_sym *next;       /* declaration order */
@@ -54,6 +58,9 @@ typedef struct imp_bind {
     struct imp_bind *next;
 } imp_bind;
 
+typedef struct imp_decls { CXCursor *at; int n, cap; } imp_decls;   /* a set of declarations */
+
+typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
 
 typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
 typedef struct imp_macro_use imp_macro_use;   /* import_macro.c */
@@ -66,7 +73,6 @@ typedef struct imp {
     diag_list *d;
     FILE *notes;
     int failed;                 /* an error was reported */
-    int warned_float;
     imp_sym *syms, **tail;
     imp_bind *env;              /* the bindings in force */
     void **pool; int npool, cappool;   /* strings and bindings freed at the end */
@@ -89,6 +95,15 @@ typedef struct imp {
     int nmacros, capmacros;
     int macro_params;           /* a macro of no parameter becomes one (after the kernel's arguments) */
     const char *src_text;       /* the file as written */
+    const char *pp_text;        /* the preprocessed text libclang parses */
+    imp_decls globals;          /* the file-scope variables */
+    imp_decls assigned_anywhere;   /* the variables a function of the file assigns (or passes to one) */
+    imp_decls region_reads;     /* the variables the region names, and what main passes the kernel */
+    imp_bind *genv;             /* the bindings of the globals used so far */
+    imp_bind *main_env;         /* main's names (after what it passes the kernel is bound) */
+    int making_global;          /* globals being bound (their extents may name others) */
+    int in_region;              /* reading the region */
+    int nset_aside;             /* statements set aside so far */
 } imp;
 
 /* ---- import_util.c: text, memory, locations, cursors ---- */
@@ -97,7 +112,8 @@ char *imp_printf(imp *I, const char *fmt, ...) __attribute__((format(printf, 2, 
 char *imp_spelling(imp *I, CXCursor c);                  /* pooled */
 /* Reports "construct ... supported: ..." at the cursor; returns NULL for the callers' use. */
 void *imp_error(imp *I, CXCursor at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void imp_note_float(imp *I, CXCursor at);
+/* Reports that `what` at `at` is float (the language has no single precision); returns 1. */
+int imp_refuse_float(imp *I, CXCursor at, const char *what);
 /* The children of a cursor (at most `max`); their number. */
 int imp_children(CXCursor c, CXCursor *out, int max);
 /* The expression under implicit casts and parentheses' wrappers libclang does not expose. */
@@ -113,6 +129,7 @@ int imp_type_is_int(CXType t);
 int imp_type_is_float(CXType t);
 int imp_in_file(imp *I, CXCursor c);      /* in the imported file (not a header) */
 unsigned imp_offset(CXCursor c, int end);  /* the file offset of its start or end */
+unsigned imp_line(CXCursor c);             /* its line in the file the preprocessor read */
 
 /* ---- bindings and symbols ---- */
 void imp_bind_sym(imp *I, const char *cname, imp_sym *s);
@@ -165,6 +182,45 @@ imp_sym *imp_macro_param(imp *I, CXCursor at, long long v);
 int imp_const(imp *I, CXCursor e, double *v);
 /* Marks the scalars the region's statements assign (imp_sym.assigned). */
 void imp_mark_assigned(imp *I, CXCursor *stmts, int n);
+
+/* ---- import_linear.c: linearised arrays ---- */
+/* Is t a pointer to int or floating numbers? */
+int imp_is_numbers_pointer(CXType t);
+/* A linearised array's symbol for `decl` (its allocation that of `alloc_decl`); NULL after an error. */
+imp_sym *imp_linear_sym(imp *I, const char *cname, CXCursor decl, CXCursor alloc_decl);
+/* The subscripts of the access A[sub] of a linearised array (its dimensions fixed by the first
+ * access); 0, or -1 after an error naming it. */
+int imp_linear_subs(imp *I, imp_sym *s, CXCursor access, CXCursor sub, CXCursor *subs, int *nsubs);
+
+/* Is a local pointer to arrays used as A[i][j] (a pointer to rows), not as (*A)[i][j]? */
+int imp_row_pointer(imp *I, CXCursor decl);
+/* The first extent of the array a pointer `decl` points into, from its allocation (malloc(n *
+ * sizeof *A)); NULL after an error. */
+char *imp_alloc_extent(imp *I, imp_sym *s, CXCursor decl);
+
+/* ---- import_scope.c: the file's variables, sizes, what is set aside ---- */
+void imp_scope_scan(imp *I, CXCursor *region, int nregion);
+int imp_decls_has(const imp_decls *set, CXCursor c);
+void imp_decls_free(imp_decls *set);
+/* The binding of a file-scope variable of that name (made on first use), or NULL. */
+imp_bind *imp_global(imp *I, const char *cname);
+/* The value of an int variable that is a size: --param NAME=V, a constant initialiser, or the
+ * default of `argc > k ? atoi(argv[k]) : V`; 1 with *v, 0 if it is none, -1 after an error
+ * (read at run time without a value). */
+int imp_size_value(imp *I, CXCursor var, long long *v);
+/* The value of an int variable that is a fixed size: one imp_size_value gives that the file never
+ * assigns, or one without a value assigned a constant once (int n; .. n = 100;); 1, 0, -1. */
+int imp_fixed_size(imp *I, CXCursor v, long long *value);
+/* The --init text that gives the array `name` its values, or NULL. */
+const char *imp_given_init(imp *I, const char *name);
+/* Does a statement assign (or pass to a function of the file) a variable the region reads (and
+ * --init does not give)? */
+int imp_matters(imp *I, CXCursor stmt);
+/* The value (placeholders @k) of an array initialised with a table of constants {..}; NULL after
+ * an error. */
+char *imp_table(imp *I, imp_sym *s, CXCursor init, CXType t);
+/* Says on the notes that the statement at `at` is not part of the kernel. */
+void imp_set_aside(imp *I, CXCursor at, const char *what);
 
 /* ---- import_init.c: the code before the kernel ---- */
 /* May the init code read s[subs] here?  Inside a loop nest that assigns s, only the element it

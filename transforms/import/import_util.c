@@ -66,16 +66,12 @@ void *imp_error(imp *I, CXCursor at, const char *fmt, ...)
     return NULL;
 }
 
-void imp_note_float(imp *I, CXCursor at)
+int imp_refuse_float(imp *I, CXCursor at, const char *what)
 {
-    if (I->warned_float || !I->notes) return;
-    I->warned_float = 1;
-    char *file;
-    unsigned line, col;
-    where(at, &file, &line, &col);
-    fprintf(I->notes, "%s:%u:%u: note: float computed as double (the .apm language has one floating type)\n",
-            file, line, col);
-    free(file);
+    imp_error(I, at, "%s is float: the .apm language computes in double only, so C's single-precision values "
+              "cannot be had; supported: double data (import with -D float=double to take the program as the C "
+              "program built with -Dfloat=double computes it)", what);
+    return 1;
 }
 
 typedef struct kids { CXCursor *out; int n, max; } kids;
@@ -170,6 +166,15 @@ int imp_in_file(imp *I, CXCursor c)
     return in;
 }
 
+unsigned imp_line(CXCursor c)
+{
+    CXString f;
+    unsigned line = 0, col;
+    clang_getPresumedLocation(clang_getCursorLocation(c), &f, &line, &col);
+    clang_disposeString(f);
+    return line;
+}
+
 unsigned imp_offset(CXCursor c, int end)
 {
     CXSourceRange r = clang_getCursorExtent(c);
@@ -202,8 +207,14 @@ void imp_bind_text(imp *I, const char *cname, const char *text, int nonneg)
 imp_bind *imp_lookup(imp *I, const char *cname)
 {
     for (imp_bind *b = I->env; b; b = b->next)
-        if (strcmp(b->cname, cname) == 0) return b;
-    return NULL;
+        if (strcmp(b->cname, cname) == 0) {
+            if (b->sym && I->in_region) b->sym->named = 1;
+            return b;
+        }
+    imp_bind *g = imp_global(I, cname);
+    if (g && g->sym && I->in_region) g->sym->named = 1;
+    if (g && g->sym && I->in_region) g->sym->local = 0;   /* the region names it: declared */
+    return g;
 }
 
 static const char *const reserved[] = {

@@ -22,18 +22,23 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The C options of `import` and `init FILE.c` (cmd_import.c).  An argument struct that starts
- * with a cli_cimport can use the setters in OPT_FN rows (-I, -D). */
+ * with a cli_cimport can use the setters in OPT_FN rows (-I, -D, --param, --init). */
 enum { CLI_CIMPORT_MAX = 64 };
 typedef struct cli_cimport {
-    const char *inc[CLI_CIMPORT_MAX], *def[CLI_CIMPORT_MAX];
-    int ninc, ndef;
-    const char *function, *outputs;
+    const char *inc[CLI_CIMPORT_MAX], *def[CLI_CIMPORT_MAX], *par[CLI_CIMPORT_MAX], *ini[CLI_CIMPORT_MAX];
+    int ninc, ndef, npar, nini;
+    const char *function, *outputs, *region;
 } cli_cimport;
 int cli_cimport_include(void *args, char *v);
 int cli_cimport_define(void *args, char *v);
+int cli_cimport_param(void *args, char *v);   /* --param NAME=VALUE */
+int cli_cimport_init(void *args, char *v);    /* --init 'A[i] = e' */
 /* Imports FILE.c: its canonical .apm text (the caller frees it), or NULL after printing the
  * errors to stderr. */
 char *cli_cimport_text(const char *file, const cli_cimport *c);
+/* `polyapm FILE.c [OPTIONS]`: the TUI on FILE.pdg (made by init FILE.c with import's OPTIONS
+ * when it does not exist; --machine and --model go to the TUI); the exit status. */
+int cli_open_c(const char *file, int argc, char **argv);
 
 /* The host speed of a SimGrid platform file (cmd_platform.c): the first speed="..." of its
  * hosts or clusters (its first power state), written to out; 1 if found and in SimGrid's units

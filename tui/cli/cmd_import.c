@@ -1,7 +1,8 @@
 /*
  * cmd_import.c — `polyapm import FILE.c [-I DIR]... [-D NAME[=VALUE]]... [--function F]
- * [--output A,B] [-o OUT.apm]`: a C kernel as a source-level .apm program (transforms/import.h),
- * printed or written to OUT.apm (only when the import succeeds, atomically).  The C options are
+ * [--region K|line:L] [--param NAME=VALUE]... [--init 'A[i] = e']... [--output A,B] [-o OUT.apm]`:
+ * a C kernel as a source-level .apm program (transforms/import.h), printed or written to OUT.apm
+ * (only when the import succeeds, atomically).  The C options are
  * shared with `polyapm init FILE.c` (cli_cimport in cli.h).
  */
 #include <stddef.h>
@@ -12,6 +13,8 @@
 
 #include "cli.h"
 #include "import.h"
+#include "store.h"
+#include "../tui_entry.h"
 
 int cli_cimport_include(void *args, char *v)
 {
@@ -29,10 +32,29 @@ int cli_cimport_define(void *args, char *v)
     return 0;
 }
 
+int cli_cimport_param(void *args, char *v)
+{
+    cli_cimport *c = args;
+    char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1] || c->npar >= CLI_CIMPORT_MAX) return -1;
+    c->par[c->npar++] = v;
+    return 0;
+}
+
+int cli_cimport_init(void *args, char *v)
+{
+    cli_cimport *c = args;
+    if (!strchr(v, '=') || c->nini >= CLI_CIMPORT_MAX) return -1;
+    c->ini[c->nini++] = v;
+    return 0;
+}
+
 char *cli_cimport_text(const char *file, const cli_cimport *c)
 {
     xf_import_opts o = {.file = file, .includes = c->inc, .nincludes = c->ninc, .defines = c->def,
-                        .ndefines = c->ndef, .function = c->function, .outputs = c->outputs};
+                        .ndefines = c->ndef, .function = c->function, .outputs = c->outputs,
+                        .region = c->region, .params = c->par, .nparams = c->npar, .inits = c->ini,
+                        .ninits = c->nini};
     diag_list d;
     diag_list_init(&d);
     char *text = xf_import_c(&o, &d, stderr);
@@ -55,7 +77,13 @@ static const cli_opt import_opts[] = {
     {.name = "-D", .kind = OPT_FN, .value = "NAME[=VALUE]", .set = cli_cimport_define, .flags = OPT_REPEAT,
      .help = "define a macro, as for cc (PolyBench: -D MINI_DATASET -D DATA_TYPE_IS_DOUBLE)"},
     {.name = "--function", .kind = OPT_STR, .value = "F", .off = offsetof(import_args, c.function),
-     .help = "import F's body (default: the #pragma scop region)"},
+     .help = "import F's #pragma scop region, else its body (default: the file's region)"},
+    {.name = "--region", .kind = OPT_STR, .value = "K|line:L", .off = offsetof(import_args, c.region),
+     .help = "of several #pragma scop regions, the K-th (from 1) or the one holding line L"},
+    {.name = "--param", .kind = OPT_FN, .value = "NAME=VALUE", .set = cli_cimport_param, .flags = OPT_REPEAT,
+     .help = "the value of a size the C program reads when it runs (n = atoi(argv[1])), or sets"},
+    {.name = "--init", .kind = OPT_FN, .value = "'A[i] = e'", .set = cli_cimport_init, .flags = OPT_REPEAT,
+     .help = "the initial values of array A as the language writes them, instead of the C code's (rand())"},
     {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(import_args, c.outputs),
      .help = "the output arrays (default: what main prints, else what the region writes)"},
     {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(import_args, out),
@@ -98,4 +126,34 @@ int cmd_import(int argc, char **argv)
     else if (write_file(a.out, text) != 0) rc = cli_fail("%s: cannot write", a.out);
     free(text);
     return rc ? rc : CLI_OK;
+}
+
+/* `polyapm FILE.c [import's options] [--machine M] [--model M]`: the TUI on FILE.pdg next to the
+ * C file, created first by `polyapm init FILE.c` with import's options (reopened if it exists). */
+int cli_open_c(const char *file, int argc, char **argv)
+{
+    extern const cli_spec cmd_init_spec;
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return cli_fail("the TUI needs a terminal (for scripts: polyapm init %s or polyapm import %s)", file, file);
+    char **init = calloc((size_t)argc + 5, sizeof *init), **tui = calloc((size_t)argc + 1, sizeof *tui);
+    char *ws = NULL;
+    size_t n = strlen(file);
+    if (!init || !tui || asprintf(&ws, "%.*s.pdg", (int)(n - 2), file) < 0) abort();
+    int ni = 0, nt = 0, rc = CLI_OK;
+    init[ni++] = "init";
+    init[ni++] = (char *)file;
+    for (int i = 0; i < argc; i++) {
+        int tui_opt = (strcmp(argv[i], "--machine") == 0 || strcmp(argv[i], "--model") == 0) && i + 1 < argc;
+        if (tui_opt) { tui[nt++] = argv[i++]; tui[nt++] = argv[i]; }
+        else init[ni++] = argv[i];
+    }
+    init[ni++] = "-o";
+    init[ni++] = ws;
+    if (!store_is_workspace(ws)) rc = cmd_init_spec.run(ni, init);
+    else if (ni > 4) fprintf(stderr, "polyapm: %s exists: opened as it is (import's options are for a new one)\n", ws);
+    if (rc == CLI_OK) rc = tui_main(ws, nt, tui);
+    free(ws);
+    free(init);
+    free(tui);
+    return rc;
 }

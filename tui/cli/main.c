@@ -51,11 +51,13 @@ static void print_help(FILE *out)
 {
     fprintf(out, "usage: polyapm [-w NAME.pdg] COMMAND [ARGS...]\n"
                  "       polyapm [FILE.apm | NAME.pdg] [-D name=value]... [--machine M] [--model M]\n"
+                 "       polyapm FILE.c [import's options] [--machine M] [--model M]\n"
                  "       polyapm --help | --version\n"
                  "       polyapm COMMAND --help    (or polyapm help COMMAND: its options)\n\n"
                  "A workbench for deriving parallel programs on Abstract Parallel Machines.\n\n"
-                 "Without a command it opens the TUI: on FILE.apm (its workspace FILE.pdg next to it\n"
-                 "is created or reopened), on a workspace, or on the workspace of the current directory.\n"
+                 "Without a command it opens the TUI: on FILE.apm or FILE.c (its workspace FILE.pdg next\n"
+                 "to it is created, a C file imported as by import, or reopened), on a workspace, or on\n"
+                 "the workspace of the current directory.\n"
                  "-w NAME.pdg names the workspace of the commands that use one (default: the\n"
                  "$POLYAPM_WORKSPACE variable, then the current directory or the one above it).\n\n"
                  "commands:\n");
@@ -143,11 +145,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "polyapm: %s: not a workspace (polyapm FILE.apm creates one)\n", name);
         return CLI_FAIL;
     }
-    if (nl > 2 && strcmp(name + nl - 2, ".c") == 0) {
-        fprintf(stderr, "polyapm: %s: a C file: polyapm init %s [-I DIR]... [-D NAME[=VALUE]]... makes its "
-                "workspace (polyapm import prints the program)\n", name, name);
-        return CLI_USAGE;
-    }
+    if (nl > 2 && strcmp(name + nl - 2, ".c") == 0) return cli_open_c(name, argc - 2, argv + 2);
     fprintf(stderr, "polyapm: unknown command '%s' (see polyapm --help)\n", name);
     return CLI_USAGE;
 }
