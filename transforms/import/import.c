@@ -119,8 +119,8 @@ static int pick_scop(imp *I, const scop *cand, int n)
     if (!r) {
         if (n == 0) return -2;
         if (n == 1) return 0;
-        imp_buf lines = {0};
-        for (int i = 0; i < n; i++) imp_buf_printf(&lines, "%s%d", i ? ", " : "", cand[i].line_lo);
+        strbuf lines = {0};
+        for (int i = 0; i < n; i++) strbuf_printf(&lines, "%s%d", i ? ", " : "", cand[i].line_lo);
         diag_add(I->d, I->o->file, cand[1].line_lo, 1, "%d #pragma scop regions (lines %s); choose one with "
                  "--region K (the K-th), --region line:L (the one holding line L) or --function F", n, lines.s);
         free(lines.s);
@@ -491,18 +491,18 @@ static void emit(imp *I, const char *name, char **outs, int nouts, const char *r
         if (s->kind == SYM_PARAM) strbuf_printf(out, "param %s = %lld\n", s->name, s->value);
     for (imp_sym *s = I->syms; s; s = s->next) {
         if (s->kind != SYM_ARRAY || s->local || !s->named) continue;
-        imp_buf_printf(out, "array %s", s->name);
-        for (int d = 0; d < s->ndims; d++) imp_buf_printf(out, "[0 .. (%s) - 1]", s->dims[d]);
-        imp_buf_printf(out, " %s\n", s->is_int ? "int" : "double");
+        strbuf_printf(out, "array %s", s->name);
+        for (int d = 0; d < s->ndims; d++) strbuf_printf(out, "[0 .. (%s) - 1]", s->dims[d]);
+        strbuf_printf(out, " %s\n", s->is_int ? "int" : "double");
     }
     for (imp_sym *s = I->syms; s; s = s->next)
         if (s->kind == SYM_ARRAY && !s->local && s->named) {
             const char *given = imp_given_init(I, s->name);
-            if (given) imp_buf_printf(out, "init %s\n", given);
+            if (given) strbuf_printf(out, "init %s\n", given);
             else if (s->val) emit_init(I, s, out);
         }
-    for (int i = 0; i < nouts; i++) imp_buf_printf(out, "output %s\n", outs[i]);
-    imp_buf_printf(out, "\n");
+    for (int i = 0; i < nouts; i++) strbuf_printf(out, "output %s\n", outs[i]);
+    strbuf_printf(out, "\n");
     I->region_line = 1;
     for (size_t i = 0; i < out->n; i++) I->region_line += out->s[i] == '\n';
     strbuf_printf(out, "%s", region);
@@ -538,8 +538,8 @@ static int run(imp *I, const char *src, strbuf *out)
     enum { MAXST = 4096 };
     CXCursor *region = xcalloc(MAXST, sizeof *region), *pre = xcalloc(MAXST, sizeof *pre);
     int nregion, npre, rc = -1;
-    imp_buf body = {0};
-    imp_buf_printf(&body, "%s", "");
+    strbuf body = {0};
+    strbuf_printf(&body, "%s", "");
     if (split_body(I, region, &nregion, pre, &npre, MAXST) != 0) goto done;
     imp_scope_scan(I, region, nregion);
     if (imp_kernel_params(I) != 0) goto done;

@@ -114,11 +114,11 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
     if (rows && !s->local) {
         char *first = imp_alloc_extent(I, s, decl);
         if (!first) return -1;
-        s->dims[0] = strdup(first);
+        s->dims[0] = xstrdup(first);
     }
     for (int d = 0; d < nd; d++) {
         if (s->dims[d]) continue;
-        if (txt[d]) { s->dims[d] = strdup(txt[d]); continue; }
+        if (txt[d]) { s->dims[d] = xstrdup(txt[d]); continue; }
         if (size[d] < 0 && num[d] >= 0) size[d] = num[d];   /* double u[2][n]: the 2 */
         if (size[d] < 0 && s->local) {   /* a temporary of the init code: its extent is not needed */
             s->dims[d] = xstrdup("?");
@@ -156,7 +156,7 @@ static int param_value(imp *I, CXCursor arg, imp_sym *p)
             CXCursor lit = clang_Cursor_isNull(init) ? init : imp_unwrap(init);
             const char *m = !clang_Cursor_isNull(lit) && clang_getCursorKind(lit) == CXCursor_IntegerLiteral ?
                             imp_macro_of(I, lit, p->value) : NULL;
-            if (m) p->macro = strdup(m);
+            if (m) p->macro = xstrdup(m);
             return 0;
         }
         CXCursor init = clang_Cursor_getVarDeclInitializer(v);
@@ -264,7 +264,7 @@ static int one_local(imp *I, CXCursor v, int local, strbuf *region)
             CXCursor lit = has_init ? imp_unwrap(init) : init;
             const char *m = has_init && clang_getCursorKind(lit) == CXCursor_IntegerLiteral ? imp_macro_of(I, lit, value)
                                                                                            : NULL;
-            if (m) p->macro = strdup(m);
+            if (m) p->macro = xstrdup(m);
             imp_bind_sym(I, cname, p);
             return 0;
         }
@@ -387,8 +387,7 @@ static int add_output(imp *I, char ***names, int *n, imp_sym *s)
 {
     for (int i = 0; i < *n; i++)
         if (strcmp((*names)[i], s->name) == 0) return 0;
-    char **nn = realloc(*names, (size_t)(*n + 1) * sizeof *nn);
-    if (!nn) abort();
+    char **nn = xrealloc(*names, (size_t)(*n + 1) * sizeof *nn);
     s->named = 1;   /* an output is declared */
     *names = nn;
     nn[(*n)++] = imp_strdup(I, s->name);

@@ -60,7 +60,6 @@ typedef struct imp_bind {
 
 typedef struct imp_decls { CXCursor *at; int n, cap; } imp_decls;   /* a set of declarations */
 
-typedef struct imp_buf { char *s; size_t len, cap; } imp_buf;
 
 typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
 typedef struct imp_macro_use imp_macro_use;   /* import_macro.c */

@@ -177,11 +177,11 @@ static char *first_extent(imp *I, imp_sym *s, CXCursor at, char **strides, int n
                              strides[d], LINEAR);
         used[k] = 1;
     }
-    imp_buf b = {0};
-    imp_buf_printf(&b, "%s", "");
+    strbuf b = {0};
+    strbuf_printf(&b, "%s", "");
     for (int k = 0; k < nf; k++)
-        if (!used[k]) imp_buf_printf(&b, "%s%s", b.len ? " * " : "", text[k]);
-    char *r = imp_strdup(I, b.len ? b.s : "1");
+        if (!used[k]) strbuf_printf(&b, "%s%s", b.n ? " * " : "", text[k]);
+    char *r = imp_strdup(I, b.n ? b.s : "1");
     free(b.s);
     return r;
 }
@@ -207,8 +207,8 @@ int imp_linear_subs(imp *I, imp_sym *s, CXCursor access, CXCursor sub, CXCursor 
         for (int d = 0; d < n; d++) rev[d] = stride[n - 1 - d];
         char *d0 = first_extent(I, s, access, stride, n);
         if (!d0) return -1;
-        s->dims[0] = strdup(d0);
-        for (int d = 0; d < n; d++) s->dims[d + 1] = strdup(rev[d]);
+        s->dims[0] = xstrdup(d0);
+        for (int d = 0; d < n; d++) s->dims[d + 1] = xstrdup(rev[d]);
         s->ndims = n + 1;
     }
     subs[0] = e;

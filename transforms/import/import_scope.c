@@ -19,8 +19,7 @@ static void set_add(imp_decls *set, CXCursor c)
         if (clang_equalCursors(set->at[i], c)) return;
     if (set->n == set->cap) {
         set->cap = set->cap ? 2 * set->cap : 64;
-        CXCursor *at = realloc(set->at, (size_t)set->cap * sizeof *at);
-        if (!at) abort();
+        CXCursor *at = xrealloc(set->at, (size_t)set->cap * sizeof *at);
         set->at = at;
     }
     set->at[set->n++] = c;
@@ -325,7 +324,7 @@ void imp_set_aside(imp *I, CXCursor at, const char *what)
 
 /* ---- constant tables ---- */
 
-typedef struct table { imp *I; imp_buf *out; int n, bad, is_int; CXCursor at; } table;
+typedef struct table { imp *I; strbuf *out; int n, bad, is_int; CXCursor at; } table;
 
 static void table_elems(table *t, CXCursor list, int depth, int ndims, long long flat, const long long *stride)
 {
@@ -352,7 +351,7 @@ static void table_elems(table *t, CXCursor list, int depth, int ndims, long long
         else snprintf(num, sizeof num, "%.17g", clang_EvalResult_getAsDouble(r));
         clang_EvalResult_dispose(r);
         if (!strpbrk(num, ".en") && !t->is_int) strcat(num, ".0");   /* C converts to the element type */
-        imp_buf_printf(t->out, "select(%s == %lld, %s, ", "@flat", at, num);
+        strbuf_printf(t->out, "select(%s == %lld, %s, ", "@flat", at, num);
         t->n++;
     }
 }
@@ -372,8 +371,8 @@ char *imp_table(imp *I, imp_sym *s, CXCursor init, CXType t)
                          "{..} of a fixed-size array, or loops of assignments", s->name);
     stride[nd - 1] = 1;
     for (int d = nd - 2; d >= 0; d--) stride[d] = stride[d + 1] * size[d + 1];
-    imp_buf body = {0};
-    imp_buf_printf(&body, "%s", "");
+    strbuf body = {0};
+    strbuf_printf(&body, "%s", "");
     table tb = {I, &body, 0, 0, s->is_int, init};
     table_elems(&tb, init, 0, nd, 0, stride);
     if (tb.bad || tb.n > 4096) {
@@ -381,17 +380,17 @@ char *imp_table(imp *I, imp_sym *s, CXCursor init, CXType t)
         return imp_error(I, tb.at, "an element of the table of '%s' that is not a constant (or a table of more than "
                          "4096); supported: a table of constants {..}, or loops of assignments", s->name);
     }
-    imp_buf flat = {0};   /* @flat: the element's index in C's row-major order */
-    imp_buf_printf(&flat, "%s", "");
-    for (int d = 0; d < nd; d++) imp_buf_printf(&flat, "%s@%d * %lld", d ? " + " : "", d, stride[d]);
-    imp_buf out = {0};
-    imp_buf_printf(&out, "%s", "");
+    strbuf flat = {0};   /* @flat: the element's index in C's row-major order */
+    strbuf_printf(&flat, "%s", "");
+    for (int d = 0; d < nd; d++) strbuf_printf(&flat, "%s@%d * %lld", d ? " + " : "", d, stride[d]);
+    strbuf out = {0};
+    strbuf_printf(&out, "%s", "");
     for (const char *p = body.s; *p; p++) {   /* the elements not written are 0, as in C */
-        if (strncmp(p, "@flat", 5) == 0) { imp_buf_printf(&out, "(%s)", flat.s); p += 4; }
-        else imp_buf_printf(&out, "%c", *p);
+        if (strncmp(p, "@flat", 5) == 0) { strbuf_printf(&out, "(%s)", flat.s); p += 4; }
+        else strbuf_printf(&out, "%c", *p);
     }
-    imp_buf_printf(&out, "0");
-    for (int k = 0; k < tb.n; k++) imp_buf_printf(&out, ")");
+    strbuf_printf(&out, "0");
+    for (int k = 0; k < tb.n; k++) strbuf_printf(&out, ")");
     char *r = imp_strdup(I, out.s);
     free(body.s);
     free(flat.s);
