@@ -1,15 +1,16 @@
 /*
  * mem.h — the one out-of-memory policy of polyapm.
  *
- * Two kinds of allocation, two rules:
- *   - bookkeeping (strings, program nodes, lists, tables, buffers of text): its size follows the
- *     program's text, not its data, and failing it leaves nothing sensible to do.  It goes through
- *     xmalloc/xcalloc/xrealloc/xstrdup/xasprintf, which on failure print "polyapm: out of memory"
- *     and abort; no caller checks for NULL.
- *   - data (arrays, traces, message queues, planes: sizes the user's parameters decide, such as
- *     `-D n=100000`): allocated with malloc/calloc and checked, the failure reported as an error
- *     value (a diagnostic or a violation naming what did not fit), so that a too-large size is
- *     an error of the run, never a crash.
+ * The rule, one for the whole program:
+ *   - a function with an error path (it returns a status with a diag_list, or answers the user:
+ *     the store, the application services, the commands, the TUI, the simulator's data — arrays,
+ *     traces, messages sized by the user's parameters such as `-D n=100000`) reports a failed
+ *     allocation through it, as "out of memory" naming what did not fit: the caller recovers, a
+ *     workspace stays intact, the TUI keeps running;
+ *   - code without one (the IR's arena and printer, the lexer, the checker, the transforms' isl
+ *     and text bookkeeping, the importer, the exporter) allocates with xmalloc & co. below, which
+ *     report "polyapm: out of memory" and abort: there is no partial state to protect.
+ * Never `if (!p) abort();` at a call site: abort happens in one place, xoom.
  * The runtime of exported programs (runtime/) has its own rule: rt_abort with the rank.
  */
 #ifndef POLYAPM_MEM_H
