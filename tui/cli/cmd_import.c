@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "import.h"
+#include "mem.h"
 #include "store.h"
 #include "../tui_entry.h"
 
@@ -135,10 +136,9 @@ int cli_open_c(const char *file, int argc, char **argv)
     extern const cli_spec cmd_init_spec;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return cli_fail("the TUI needs a terminal (for scripts: polyapm init %s or polyapm import %s)", file, file);
-    char **init = calloc((size_t)argc + 5, sizeof *init), **tui = calloc((size_t)argc + 1, sizeof *tui);
-    char *ws = NULL;
     size_t n = strlen(file);
-    if (!init || !tui || asprintf(&ws, "%.*s.pdg", (int)(n - 2), file) < 0) abort();
+    char **init = xcalloc((size_t)argc + 5, sizeof *init), **tui = xcalloc((size_t)argc + 1, sizeof *tui);
+    char *ws = xasprintf("%.*s.pdg", (int)(n - 2), file);
     int ni = 0, nt = 0, rc = CLI_OK;
     init[ni++] = "init";
     init[ni++] = (char *)file;
