@@ -2,12 +2,16 @@
 # tests/cli/import_tui.sh — C is a way in (issue 29): `polyapm FILE.c` with import's options opens
 # the TUI (through tmux) on FILE.pdg next to the C file, created with the imported program as its
 # root; opened again it reopens the workspace; a C file that does not import exits 1 with the
-# located error and creates nothing; without a terminal it says so and creates nothing.
+# located error and creates nothing; without a terminal it says so and creates nothing.  The
+# program pane shows the C line each statement came from.
 . "$(dirname "$0")/../tui/tmux-lib.bash"
 cp "$ROOT/tests/import/regions.c" "$ROOT/tests/import/dump.h" "$TMP/"
 tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM' regions.c --region 2; echo \$? >'$TMP/exit'; sleep 60"
 check open 'src regions'
 check created 'regions\.pdg +1 nodes'
+# each statement says the C line it came from (region 2's assignment), on the screen too
+line=$(awk '/^#pragma scop/ {r++} r == 2 && /=/ && !/for|pragma/ {print NR; exit}' "$TMP/regions.c")
+check "the statement's C line" "# regions\.c:$line"
 keys q
 end=$((SECONDS + 10)); while [ ! -s "$TMP/exit" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
 expect_eq "q exits 0" "$(cat "$TMP/exit" 2>/dev/null)" 0

@@ -145,7 +145,10 @@ static int assign(imp *I, CXCursor s, strbuf *out)
         return -1;
     }
     imp_mark_line(I, s, out);
-    strbuf_printf(out, "S%d: %s = %s\n", ++I->nlabels, lhs, rhs);
+    /* the C line it came from, as a trailing comment: the TUI and every later node show it */
+    const char *base = strrchr(I->o->file, '/');
+    strbuf_printf(out, "S%d: %s = %s   # %s:%u\n", ++I->nlabels, lhs, rhs, base ? base + 1 : I->o->file,
+                  imp_line(s));
     return 0;
 }
 
