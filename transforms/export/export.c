@@ -1,7 +1,7 @@
 /*
  * export.c — the C+MPI exporter, the last transformation: plans how a checked program becomes C
  * and writes the self-contained directory (the program, the runtime sources it needs, a Makefile
- * and a README).  export_emit.c writes the C itself.
+ * and a README).  export_program.c writes the C itself.
  *
  * The plan:
  *  - level: source and syn become sequential C (no MPI needed: the checksum part of the runtime

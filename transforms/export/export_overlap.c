@@ -67,7 +67,7 @@ static void ex_halo_calls(const ex_em *m, xf_buf *b, int in, const char *fn)
             if (i) xf_buf_printf(&c, " && ");
             ex_expr(m, &c, &pre, in, pl->phase_cond[k][i]);
         }
-        xf_buf_printf(b, "%*s", in, "");
+        ex_indent(b, in);
         if (c.n) xf_buf_printf(b, "if (%s) ", c.s);
         xf_buf t = {0};
         ir_expr tv = {.kind = IR_E_NAME, .type = IR_INT};

@@ -1,0 +1,692 @@
+/*
+ * export_program.c — the exported program as a whole, phase by phase: the comment saying what it
+ * is, the includes, the integer helpers and the parameters; the arrays and init_arrays; then
+ * sequentially the computation as one function and main timing it, or at syndm the step function
+ * of processor me (and the replay of the outputs' stamps), the halo pattern or the Alltoallv
+ * delivery, the checksum and main: MPI set up, the timed loop over the steps, the result line.
+ *
+ * Step functions as a careful human writes them: the arrays passed as restrict parameters to a
+ * function that is not inlined (so gcc vectorises the loops), and with the halo no send in them
+ * (the pattern, recorded once, packs the boundary after the step).
+ *
+ * Semantics kept bit for bit with the simulator: integer arithmetic is engine/intsem.h, copied
+ * next to the program (/ and % floor division and its remainder, ceil(a / b) exact, an assigned
+ * value's overflow an error naming the statement), reductions start from their first term (sums
+ * and products from the identity, which is the same: -0.0 for double sums), double min/max keep
+ * the first of equal values, expressions are fully parenthesised so that C evaluates them in the
+ * program's order (and the Makefile forbids FMA contraction).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export_int.h"
+
+static const char *ex_helpers =
+    "/* Integer semantics of the APM language: intsem.h, the same source as the simulator's.  An\n"
+    " * integer overflow, a division by zero or isqrt of a negative number stops the program with a\n"
+    " * message naming the statement (int_where). */\n"
+    "#include \"intsem.h\"\n"
+    "static const char *int_where = \"an index computation\";\n"
+    "static void int_fail(int st)\n"
+    "{\n"
+    "    fprintf(stderr, \"runtime error: %s (%s)\\n\", intsem_message(st), int_where);\n"
+    "    exit(1);\n"
+    "}\n"
+    "#define INT_CHECKED2(name, fn) \\\n"
+    "    static inline int64_t name(int64_t a, int64_t b) { int64_t r; int st = fn(a, b, &r); if (INTSEM_UNLIKELY(st)) int_fail(st); return r; }\n"
+    "#define INT_CHECKED1(name, fn) \\\n"
+    "    static inline int64_t name(int64_t a) { int64_t r; int st = fn(a, &r); if (INTSEM_UNLIKELY(st)) int_fail(st); return r; }\n"
+    "INT_CHECKED2(iadd, intsem_add) INT_CHECKED2(isub, intsem_sub) INT_CHECKED2(imul, intsem_mul)\n"
+    "INT_CHECKED2(ifloordiv, intsem_floordiv) INT_CHECKED2(iceildiv, intsem_ceildiv) INT_CHECKED2(imod, intsem_floormod)\n"
+    "INT_CHECKED1(ineg, intsem_neg) INT_CHECKED1(iabs, intsem_abs) INT_CHECKED1(isqrt_, intsem_isqrt)\n"
+    "static inline int64_t imin(int64_t a, int64_t b) { return intsem_min(a, b); }\n"
+    "static inline int64_t imax(int64_t a, int64_t b) { return intsem_max(a, b); }\n"
+    "static inline double dmin(double a, double b) { return b < a ? b : a; }\n"
+    "static inline double dmax(double a, double b) { return b > a ? b : a; }\n"
+    "/* The least of at[0 .. n-1] at or above from, INT64_MAX when none: the next value of a loop\n"
+    " * whose body runs only at a few points. */\n"
+    "static inline int64_t rt_point_from(const int64_t *at, int n, int64_t from)\n"
+    "{\n"
+    "    int64_t r = INT64_MAX;\n"
+    "    for (int k = 0; k < n; k++) if (at[k] >= from && at[k] < r) r = at[k];\n"
+    "    return r;\n"
+    "}\n\n";
+
+/* ---- phases ----------------------------------------------------------------------------------- */
+
+/* The labels of the assignments in a block, joined with '_' (for function names). */
+static void ex_labels(xf_buf *b, const ir_block *blk)
+{
+    for (int i = 0; i < blk->n; i++) {
+        const ir_stmt *s = blk->stmts[i];
+        if (s->kind == IR_S_ASSIGN) {
+            char t[64];
+            if (b->n > 40) continue;
+            if (!s->u.assign.label) continue;
+            xf_buf_printf(b, "_%s", ex_nm(s->u.assign.label, t));
+        } else if (s->kind == IR_S_IF) {
+            ex_labels(b, s->u.if_.then_blk);
+            if (s->u.if_.else_blk) ex_labels(b, s->u.if_.else_blk);
+        } else if (s->kind == IR_S_FOR) {
+            ex_labels(b, s->u.for_.body);
+        }
+    }
+}
+
+/* The nest's processor loop body with the loops inside it, for processor `me`. */
+static void ex_step_body(const ex_em *m, xf_buf *b, int in)
+{
+    const ex_plan *pl = m->pl;
+    const ir_stmt *nest = pl->nest;
+    char t[64];
+    const ir_loopvar *vars;
+    int nvars, from;
+    const ir_block *body;
+    if (pl->pdepth == 1) {
+        vars = nest->u.for_.vars; nvars = nest->u.for_.nvars; from = 2; body = nest->u.for_.body;
+    } else {
+        const ir_stmt *inner = nest->u.for_.body->stmts[0];
+        vars = inner->u.for_.vars; nvars = inner->u.for_.nvars; from = 1; body = inner->u.for_.body;
+    }
+    const char *pv = ex_nm(vars[from - 1].var, t);
+    ex_indent(b, in);
+    xf_buf_printf(b, "const int64_t %s = me;   /* this processor */\n", pv);
+    ex_indent(b, in);
+    xf_buf_printf(b, "(void)%s;\n", pv);
+    ex_emit_loops(m, b, vars, nvars, from, body, in);
+}
+
+/* The program being written, between the phases of ex_emit_program. */
+typedef struct ex_prog_out {
+    const ex_plan *pl;
+    const ir_program *p;
+    xf_buf b;                    /* the program's text */
+    ex_em m;                     /* the emitter of the statements (its tmp is &tmp) */
+    int tmp;
+    xf_buf labels;               /* "_L1_L2..": the statements' labels, the steps' suffix */
+    const char *lab;             /* labels, or "_program" */
+    int pieced;                  /* arrays with pieced local memories (export_piece.c) */
+    /* syndm */
+    const ir_loopvar *tv;        /* the time loop's variable */
+    char tn[64];                 /* its C name */
+    int two;                     /* a second step function records the output plane's marks */
+    int replay;                  /* the marks recorded after the timed loop (mark<labels>) */
+    int64_t mark_step;           /* the step writing the output plane (two) */
+} ex_prog_out;
+
+/* The comment saying what the program is, the includes, the helpers and the parameters. */
+/* The bits of a stamp (rt_mark): 8 or 16 when the time loop's steps, at the exported parameter
+ * values, fit, else 32. */
+static int ex_mark_bits(const ex_plan *pl)
+{
+    if (!pl->nest) return 32;
+    const ir_loopvar *v = &pl->nest->u.for_.vars[0];
+    int64_t lo, hi, st = 1;
+    double r;
+    int real = 0, bad;
+    diag_list dd;
+    diag_list_init(&dd);
+    bad = ir_const_eval(pl->p, v->lo, pl->pv, &lo, &r, &real, &dd) || real ||
+          ir_const_eval(pl->p, v->hi, pl->pv, &hi, &r, &real, &dd) || real ||
+          (v->step && (ir_const_eval(pl->p, v->step, pl->pv, &st, &r, &real, &dd) || real));
+    diag_list_free(&dd);
+    if (bad || st < 1) return 32;
+    int64_t steps = hi < lo ? 0 : (hi - lo) / st + 1;
+    return steps < UINT8_MAX ? 8 : steps < UINT16_MAX ? 16 : 32;
+}
+
+/* Whether some output array records what each processor computes (its X_mine stamps). */
+static int ex_any_mark(const ex_plan *pl)
+{
+    for (int i = 0; i < pl->p->narrays; i++)
+        if (pl->arr[i].mark) return 1;
+    return 0;
+}
+
+static void ex_prog_head(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    xf_buf *b = &o->b;
+    char t[64];
+    xf_buf_printf(b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
+                  ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
+    if (pl->shared)
+        xf_buf_printf(b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks).  The program is at\n"
+                         " * level syncomm and communicates by collectives alone: each rank holds the whole arrays,\n"
+                         " * applies the inits, and runs the processor body for its own processor, reading only its own\n"
+                         " * rows of what the body writes; the collectives call runtime/rt_coll.c.\n", pl->nprocs);
+    else if (pl->mpi)
+        xf_buf_printf(b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks); each rank holds\n"
+                         " * its part of the arrays (the dist declarations) and runs the time steps; messages travel %s.\n",
+                      pl->nprocs,
+                      pl->exchange == XF_EXCHANGE_HALO ? "as a static halo pattern (rt_pattern: values only, rows and "
+                                                          "columns in place) after each step"
+                      : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "as (index, value) records, one MPI_Alltoallv per step "
+                                                                 "(rt_exchange, the thesis's mpi_apm style)"
+                      : "nowhere (the program sends nothing)");
+    else
+        xf_buf_printf(b, " *\n * Sequential C: the program's loops as written (at syn, the processors of a step one after\n"
+                         " * another, which a verified program allows).\n");
+    if (pl->mpi && ex_mcast_used(pl))
+        xf_buf_printf(b, " * A value sent to a range of processors (a row or column many need) is one record, broadcast\n"
+                         " * to that range at the end of the step (rt_mcast: MPI_Bcast, on a sub-communicator where the\n"
+                         " * range is not every rank).\n");
+    xf_buf_printf(b, " * Parameters are the values the program was exported with; the result line is\n"
+                     " *   polyapm-result checksum=%%016llx seconds=%%.9f ranks=%%d\n"
+                     " * with the checksum of the output arrays, identical to `polyapm sim`'s, and the seconds of\n"
+                     " * the main loop.\n */\n");
+    if (!pl->mpi) xf_buf_printf(b, "#define _POSIX_C_SOURCE 200809L   /* clock_gettime */\n");
+    xf_buf_printf(b, "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
+    if (!pl->mpi) xf_buf_printf(b, "#include <time.h>\n");
+    xf_buf_printf(b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
+    xf_buf_printf(b, "%s", ex_helpers);
+    if (pl->mpi && ex_any_mark(pl)) {
+        int bits = ex_mark_bits(pl);
+        xf_buf_printf(b, "/* The step being run, counted from 1.  An output element this processor computes is stamped\n"
+                         " * with it; the gather takes every element from the processor that computed it last, as the\n"
+                         " * simulator takes an in-place array's newest value.  A stamp is an rt_mark, as narrow as the\n"
+                         " * number of steps allows. */\nstatic uint32_t rt_stamp;\n"
+                         "typedef uint%d_t rt_mark;\n#define RT_MARK_MAX %s\n\n", bits,
+                      bits == 8 ? "UINT8_MAX" : bits == 16 ? "UINT16_MAX" : "UINT32_MAX");
+    }
+    if (!pl->mpi)
+        xf_buf_printf(b, "static void *ex_calloc(size_t n, size_t size)\n{\n    void *p = calloc(n, size);\n"
+                         "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n");
+    xf_buf_printf(b, "/* parameters */\n");
+    for (int i = 0; i < p->nparams; i++)
+        xf_buf_printf(b, "static const int64_t %s __attribute__((unused)) = %" PRId64 ";\n",
+                      ex_nm(p->params[i]->u.param.name, t), pl->pv[i]);
+    xf_buf_printf(b, "\n");
+}
+
+/* The top-level lets before the nest (syndm: variables shared by the phases, set in main), the
+ * arrays with their init function, and the operators of the collectives. */
+static void ex_prog_data(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    char t[64];
+    if (pl->mpi) {
+        int nlets = 0;
+        for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
+            const ir_stmt *s = p->body->stmts[i];
+            xf_buf_printf(&o->b, "static %s %s;\n", s->u.let.value->type == IR_DOUBLE ? "double" : "int64_t",
+                          ex_nm(s->u.let.var, t));
+            nlets++;
+        }
+        if (nlets) xf_buf_printf(&o->b, "\n");
+    }
+    xf_buf fills = {0};
+    for (int i = 0; i < p->narrays; i++) o->pieced += pl->arr[i].pieced;
+    if (o->pieced) xf_buf_printf(&o->b, "%s", ex_piece_type);
+    for (int i = 0; i < p->narrays; i++) ex_array_decl(pl, &o->b, &fills, &pl->arr[i]);
+    ex_mcast_decl(pl, &o->b);
+    ex_init_fn(pl, &o->b, &o->m, fills.s, o->replay);
+    xf_buf_free(&fills);
+    ex_emit_ops(pl, &o->b);
+}
+
+/* The arrays a step function or the sequential computation takes as `restrict` parameters
+ * (shadowing the globals: each is its own allocation, so gcc may keep values in registers and
+ * vectorise; none in programs with collectives, whose runtime calls reach the arrays too): the
+ * parameter list (", double *restrict A, .."), the arguments (", A, ..") and the casts that use
+ * them ("(void)A;"). */
+static void ex_step_arrays(const ex_plan *pl, xf_buf *params, xf_buf *args, xf_buf *uses)
+{
+    if (ex_block_holds(pl->p->body, IR_S_COLL)) return;   /* collectives reach the arrays through the runtime: the globals */
+    if (ex_overlap_placed(pl)) return;      /* so do the messages in flight during the step */
+    for (int i = 0; i < pl->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (a->pieced) continue;   /* export_piece.c's storage */
+        xf_buf_printf(params, ", %s *restrict %s", a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t", a->cname);
+        xf_buf_printf(args, ", %s", a->cname);
+        xf_buf_printf(uses, "%s(void)%s;", uses->n ? " " : "    ", a->cname);
+    }
+    if (uses->n) xf_buf_printf(uses, "\n");
+}
+
+/* Sequential C: the computation as one function, the checksum, and main timing it.  The
+ * computation takes the arrays as restrict parameters (ex_step_arrays; its lists start with
+ * ", ", skipped here), not inlined into main, as a step function does. */
+static void ex_prog_sequential(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
+    xf_buf_printf(b, "/* The computation: the program's statements in order.%s */\nstatic %svoid compute%s(%s)\n{\n%s",
+                  params.n ? "\n * The arrays are restrict parameters (each is its own allocation) and the function is not\n"
+                             " * inlined into main, where they are the globals again: gcc -O2 vectorises its loops without\n"
+                             " * runtime alias checks." : "",
+                  params.n ? "__attribute__((noinline)) " : "", o->lab, params.n ? params.s + 2 : "void",
+                  uses.n ? uses.s : "");
+    ex_emit_block(&o->m, b, o->p->body, 4);
+    xf_buf_printf(b, "}\n\n");
+    ex_checksum_fn(pl, b, &o->m);
+    xf_buf_printf(b, "static double now(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
+                     "    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;\n}\n\n");
+    xf_buf_printf(b, "int main(void)\n{\n    init_arrays();\n    const double t0 = now();\n    compute%s(%s);\n"
+                     "    const double seconds = now() - t0;\n"
+                     "    printf(RT_RESULT_FORMAT, (unsigned long long)output_checksum(), seconds, 1);\n", o->lab,
+                  args.n ? args.s + 2 : "");
+    for (int i = 0; i < o->p->narrays; i++) xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
+    xf_buf_printf(b, "    return 0;\n}\n");
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
+}
+
+/* Whether e reads memory (an array element, a scalar array, a reduction over elements). */
+static int ex_reads_memory(const ir_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_ACCESS: case IR_E_REDUCE: return 1;
+    case IR_E_NAME: return e->u.name.nk == IR_N_ARRAY;
+    case IR_E_UNARY: case IR_E_BINARY: return ex_reads_memory(e->u.op.a) || ex_reads_memory(e->u.op.b);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_reads_memory(e->u.call.args[i])) return 1;
+        return 0;
+    case IR_E_REPEAT:
+        for (int i = 0; i < e->u.repeat.nargs; i++) if (ex_reads_memory(e->u.repeat.args[i])) return 1;
+        return ex_reads_memory(e->u.repeat.k);
+    default: return 0;
+    }
+}
+
+/* Whether which elements a block writes, and when, follows from the indices alone: no
+ * collective, and no bound, condition, let or target subscript reads memory.  Then the step
+ * can be replayed for its writes alone (EX_MARK). */
+static int ex_block_replayable(const ir_block *blk)
+{
+    for (int i = 0; i < blk->n; i++) {
+        const ir_stmt *s = blk->stmts[i];
+        switch (s->kind) {
+        case IR_S_ASSIGN:
+            if (s->u.assign.lhs->kind == IR_E_ACCESS)
+                for (int k = 0; k < s->u.assign.lhs->u.access.nidx; k++)
+                    if (ex_reads_memory(s->u.assign.lhs->u.access.idx[k])) return 0;
+            break;
+        case IR_S_LET: if (ex_reads_memory(s->u.let.value)) return 0; break;
+        case IR_S_IF:
+            if (ex_reads_memory(s->u.if_.cond) || !ex_block_replayable(s->u.if_.then_blk) ||
+                (s->u.if_.else_blk && !ex_block_replayable(s->u.if_.else_blk))) return 0;
+            break;
+        case IR_S_FOR:
+            for (int k = 0; k < s->u.for_.nvars; k++)
+                if (ex_reads_memory(s->u.for_.vars[k].lo) || ex_reads_memory(s->u.for_.vars[k].hi) ||
+                    ex_reads_memory(s->u.for_.vars[k].step)) return 0;
+            if (!ex_block_replayable(s->u.for_.body)) return 0;
+            break;
+        case IR_S_COLL: return 0;
+        case IR_S_SEND: case IR_S_RECV: break;
+        }
+    }
+    return 1;
+}
+
+/* The stamps of a syndm program's outputs are recorded by replaying the steps after the timed
+ * loop, so that its inner loops store values alone: when some output is marked (not through a
+ * second step function) and the writes follow from the indices. */
+static int ex_replays_marks(const ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    if (!pl->mpi || pl->shared || o->two || !ex_any_mark(pl)) return 0;
+    const ir_stmt *nest = pl->nest;
+    for (int k = 0; k < nest->u.for_.nvars; k++)
+        if (ex_reads_memory(nest->u.for_.vars[k].lo) || ex_reads_memory(nest->u.for_.vars[k].hi)) return 0;
+    return ex_block_replayable(nest->u.for_.body);
+}
+
+/* How the outputs' stamps are recorded: by a second step function for the step writing a folded
+ * output's plane (two), by replaying the steps after the timed loop (replay), or in the step. */
+static void ex_marks_plan(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    int marked = 0, unfolded = 0;
+    for (int i = 0; i < o->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (!a->mark) continue;
+        if (a->fold < 0 || a->mark_step == INT64_MIN || (marked && a->mark_step != o->mark_step)) { unfolded = 1; continue; }
+        o->mark_step = a->mark_step;
+        marked = 1;
+    }
+    o->two = marked && !unfolded;
+    o->replay = pl->mpi && pl->nest && ex_replays_marks(o);
+}
+
+/* syndm: the step function of processor me (and, when every output keeps only its live planes,
+ * a second one for the step writing the output plane, the only one that needs to record which
+ * elements this processor computed: the other steps run without that). */
+static void ex_prog_steps(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    const char *tn = o->tn;
+    char stmts[128];
+    snprintf(stmts, sizeof stmts, "%s", o->labels.s ? o->labels.s + 1 : "");
+    for (char *c = stmts; *c; c++) if (*c == '_' && c[-1] != '_' && c[1] && c[1] != '_') *c = ' ';
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
+    /* not inlined into main, where the arrays are the globals again: the loops keep their
+     * restrict arrays, which gcc -O2 vectorises without runtime alias checks */
+    const char *noinline = params.n ? "__attribute__((noinline)) " : "";
+    xf_buf_printf(b, "/* One time step of processor me: statements %s, in the program's order%s%s. */\n"
+                     "static %svoid step%s(int64_t %s, int64_t me, rt_exchange *rt_x%s%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
+                  stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
+                  params.n ? " (the arrays as restrict parameters: each is its own allocation)" : "", noinline,
+                  o->lab, tn, params.n ? params.s : "", ex_overlap_step_param(pl), tn, uses.n ? uses.s : "");
+    o->m.marks = !o->two && !o->replay;
+    ex_step_body(&o->m, b, 4);
+    xf_buf_printf(b, "}\n\n");
+    if (o->replay) {
+        ex_em mk = o->m;
+        mk.mode = EX_MARK;
+        xf_buf_printf(b, "/* Step %s replayed for its writes of the outputs alone: each element this processor\n"
+                         " * computes is stamped with the step (rt_stamp), for the gather.  Run after the timed loop\n"
+                         " * (which elements a step writes follows from the indices alone). */\n"
+                         "static void mark%s(int64_t %s, int64_t me)\n{\n    (void)%s;\n"
+                         "    const rt_mark rt_now = (rt_mark)rt_stamp;   /* a local: the stores cannot change it */\n"
+                         "    (void)rt_now;\n", tn, o->lab, tn, tn);
+        ex_step_body(&mk, b, 4);
+        xf_buf_printf(b, "}\n\n");
+    }
+    if (o->two) {
+        xf_buf_printf(b, "/* The same step, recording which output elements this processor computes (the step that\n"
+                         " * writes the output plane). */\n"
+                         "static %svoid step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x%s%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
+                      noinline, o->lab, tn, params.n ? params.s : "", ex_overlap_step_param(pl), tn, uses.n ? uses.s : "");
+        o->m.marks = 1;
+        ex_step_body(&o->m, b, 4);
+        xf_buf_printf(b, "}\n\n");
+    }
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
+}
+
+/* One halo function of the program (ex_overlap_halo_fns): every array's plane of step t, to the
+ * pattern's runtime call. */
+static void ex_prog_halo_fn(ex_prog_out *o, const ex_halo_fn *fn)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    const char *tn = o->tn;
+    xf_buf_printf(b, "/* %s %s: every array's plane of that step. */\n"
+                     "static void %s(rt_pattern *pattern, int64_t me, int64_t %s)\n{\n    double *planes[%d] = {",
+                  fn->what, tn, fn->name, tn, o->p->narrays ? o->p->narrays : 1);
+    for (int i = 0; i < o->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        /* int64_t arrays too: the pattern moves 8-byte words bit for bit (RT_WORD) */
+        const char *cast = a->decl->u.array.elem == IR_DOUBLE ? "" : "(double *)";
+        if (a->fold < 0) {
+            xf_buf_printf(b, "%s%s%s", i ? ", " : "", cast, a->cname);
+            continue;
+        }
+        int nd = a->decl->u.array.ndims;
+        xf_buf_printf(b, "%s%s(%s + (%s_at(me", i ? ", " : "", cast, a->cname, a->cname);
+        for (int d = 0; d < nd; d++) {
+            if (d == a->fold && a->send_f.k > 1)
+                xf_buf_printf(b, ", ifloordiv(%s + %" PRId64 ", %" PRId64 ") + (%" PRId64 ")", tn, a->send_f.a, a->send_f.k,
+                              a->send_f.c);
+            else if (d == a->fold)
+                xf_buf_printf(b, ", %s + (%" PRId64 ")", tn, a->send_f.c);
+            else xf_buf_printf(b, ", %s_lo%d(me)", a->cname, d);
+        }
+        xf_buf_printf(b, ") - %s_at(me", a->cname);
+        for (int d = 0; d < nd; d++) {
+            if (d == a->fold) xf_buf_printf(b, ", 0");
+            else xf_buf_printf(b, ", %s_lo%d(me)", a->cname, d);
+        }
+        xf_buf_printf(b, ")))");
+    }
+    xf_buf_printf(b, "};\n    (void)me;\n    (void)%s;   /* arrays without time planes: their whole memory */\n"
+                     "    %s(pattern, planes);\n}\n\n", tn, fn->call);
+}
+
+/* syndm, halo exchange: each phase's pattern recorded once (record_halo<k>), and the exchange
+ * of every array's plane after a step (exchange_halo; with overlap its halves, post_halo and
+ * wait_halo, which the step calls). */
+static void ex_prog_halo(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    const char *tn = o->tn;
+    ex_em mi = o->m;
+    mi.mode = EX_INSPECT;
+    for (int k = 0; k < pl->nphases; k++) {
+        mi.phase = k;
+        xf_buf_printf(b, "/* The halo pattern of phase %d: its sends (the same at every step of the phase), recorded\n"
+                         " * once.  Offsets are within the time plane of the step (plane 0 here). */\n"
+                         "static void record_halo%d(rt_pattern *pattern, int64_t me)\n{\n    const int64_t %s = %" PRId64 ";\n    (void)%s;\n",
+                      k, k, tn, o->tv->lo->kind == IR_E_INT ? o->tv->lo->u.ival : 0, tn);
+        ex_step_body(&mi, b, 4);
+        xf_buf_printf(b, "}\n\n");
+    }
+    for (const ex_halo_fn *fn = ex_overlap_halo_fns(pl); fn->name; fn++) ex_prog_halo_fn(o, fn);
+}
+
+/* syndm, Alltoallv exchange: the end of a step, every record stored where its sender said. */
+static void ex_prog_deliver(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    int na = o->p->narrays;
+    if (ex_mcast_only(pl)) {   /* no per-receiver records: the multicast alone */
+        xf_buf_printf(b, "/* The end of a step: every rank's multicast records, stored where this processor keeps them. */\n"
+                         "static void deliver(rt_exchange *rt_x, int64_t me)\n{\n    (void)rt_x;\n    const rt_record *rt_r;\n");
+        ex_mcast_deliver(pl, b);
+        xf_buf_printf(b, "}\n\n");
+        return;
+    }
+    xf_buf_printf(b, "/* The end of a step: every rank's records at once, stored where the sender said. */\n"
+                     "static void deliver(rt_exchange *rt_x%s)\n{\n    rt_exchange_run(rt_x);\n    const rt_record *rt_r;\n"
+                     "    const size_t rt_n = rt_exchange_received(rt_x, &rt_r);\n    for (size_t rt_i = 0; rt_i < rt_n; rt_i++) {\n"
+                     "        const int64_t rt_off = rt_r[rt_i].index / %d;\n        switch ((int)(rt_r[rt_i].index %% %d)) {\n",
+                  o->pieced || ex_mcast_used(pl) ? ", int64_t me" : "", na, na);
+    for (int i = 0; i < na; i++) {   /* a delivery overwrites the receiver's copy */
+        const char *v = pl->arr[i].decl->u.array.elem == IR_DOUBLE ? "rt_r[rt_i].value" : "rt_record_int(&rt_r[rt_i])";
+        if (pl->arr[i].pieced)
+            xf_buf_printf(b, "        case %d: %s[%s_at_gidx(me, rt_off)] = %s; break;\n", i, pl->arr[i].cname,
+                          pl->arr[i].cname, v);
+        else
+            xf_buf_printf(b, "        case %d: %s[rt_off] = %s; break;\n", i, pl->arr[i].cname, v);
+    }
+    xf_buf_printf(b, "        default: break;\n        }\n    }\n");
+    if (ex_mcast_used(pl)) ex_mcast_deliver(pl, b);
+    xf_buf_printf(b, "}\n\n");
+}
+
+/* The exporter's part of the aggregation placement (place_aggregate.c): a program that says
+ * `messages aggregate`, exported with the halo pattern, sets pattern k to one message per partner
+ * (rt_pattern_aggregate, runtime/rt_pattern.c) before recording it: a partner's message carries
+ * every array's elements of the step, packed into one buffer when it holds several arrays, in
+ * place (a row, or a column as an MPI vector type) when it holds one.  The Alltoallv records need
+ * nothing: they already travel as one message per partner. */
+static void ex_aggregate_pattern(const ir_program *p, xf_buf *b, int k)
+{
+    if (!p->aggregate) return;
+    xf_buf_printf(b, "    /* messages aggregate: one message per partner and step, every array's elements in it */\n"
+                     "    rt_pattern_aggregate(pattern[%d]);\n", k);
+}
+
+/* syndm main: MPI and the operators set up, this rank's processor, the lets, the arrays
+ * initialised, the exchange (or the halo patterns) created. */
+static void ex_prog_main_setup(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    xf_buf *b = &o->b;
+    char t[64];
+    xf_buf_printf(b, "int main(int argc, char **argv)\n{\n    rt_init(&argc, &argv);\n");
+    xf_buf_printf(b, "    rt_require_ranks(%" PRId64 ", \"%s was derived for %" PRId64 " processors\");\n", pl->nprocs,
+                  pl->progname, pl->nprocs);
+    ex_emit_ops_setup(pl, b, 0);
+    xf_buf_printf(b, "    const int64_t me = %" PRId64 " + rt_rank(MPI_COMM_WORLD);   /* this rank's processor */\n", pl->plo);
+    for (int i = 0; i < p->body->n && p->body->stmts[i]->kind == IR_S_LET; i++) {
+        const ir_stmt *s = p->body->stmts[i];
+        xf_buf v = {0}, pre = {0};
+        ex_em m0 = o->m;
+        ex_expr(&m0, &v, &pre, 4, s->u.let.value);
+        if (pre.s) xf_buf_printf(b, "%s", pre.s);
+        xf_buf_printf(b, "    %s = %s;\n", ex_nm(s->u.let.var, t), v.s);
+        xf_buf_free(&v);
+        xf_buf_free(&pre);
+    }
+    xf_buf_printf(b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
+                  pl->exchange == XF_EXCHANGE_ALLTOALLV && !ex_mcast_only(pl) ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
+    if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mc = rt_mcast_new(MPI_COMM_WORLD);\n");
+    if (pl->exchange == XF_EXCHANGE_HALO) {
+        xf_buf_printf(b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
+        for (int k = 0; k < pl->nphases; k++) {
+            xf_buf_printf(b, "    pattern[%d] = rt_pattern_new(MPI_COMM_WORLD, %d);\n", k, p->narrays);
+            ex_aggregate_pattern(p, b, k);
+            xf_buf_printf(b, "    record_halo%d(pattern[%d], me);\n    rt_pattern_commit(pattern[%d]);\n", k, k, k);
+        }
+    }
+}
+
+/* After the timed loop, before the stamps are replayed: the arrays that are no output freed
+ * (their memory goes before the stamps come), the stamps allocated. */
+static void ex_prog_late_marks(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    xf_buf *b = &o->b;
+    int inits_read = 0;   /* an init reading memory keeps every array (the gather evaluates inits) */
+    for (int k = 0; k < o->p->ndecls; k++)
+        if (o->p->decls[k]->kind == IR_D_INIT && ex_reads_memory(o->p->decls[k]->u.init.value)) inits_read = 1;
+    for (int i = 0; i < o->p->narrays && !inits_read; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (!a->output && !a->pieced) xf_buf_printf(b, "    free(%s);   /* no output */\n    %s = NULL;\n", a->cname, a->cname);
+    }
+    for (int i = 0; i < o->p->narrays; i++) {
+        const ex_array *a = &pl->arr[i];
+        if (a->mark)
+            xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(me) ? (size_t)%s_size(me) : 1, sizeof *%s_mine);\n", a->cname,
+                          a->cname, a->cname, a->cname);
+    }
+}
+
+/* syndm main: the timed loop over the steps, each followed by its delivery or halo exchange
+ * (a phase's exchange under the phase's conditions). */
+static void ex_prog_main_loop(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_loopvar *tv = o->tv;
+    const char *tn = o->tn;
+    xf_buf *b = &o->b;
+    xf_buf lo = {0}, hi = {0}, st = {0}, pre = {0}, hc = {0};
+    ex_expr(&o->m, &lo, &pre, 4, tv->lo);
+    ex_expr(&o->m, &hi, &pre, 4, tv->hi);
+    if (tv->step) ex_expr(&o->m, &st, &pre, 4, tv->step);
+    xf_buf_printf(b, "    const double t0 = rt_time_start(MPI_COMM_WORLD);\n");
+    xf_buf_printf(b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {\n", tn, lo.s, tn, hi.s, tn, tn, tn,
+                  st.n ? st.s : "1");
+    if (ex_any_mark(pl) && !o->replay)
+        xf_buf_printf(b, "        if (++rt_stamp > RT_MARK_MAX) rt_die(\"more steps than an rt_mark holds\");\n");
+    xf_buf params = {0}, args = {0}, uses = {0};
+    ex_step_arrays(pl, &params, &args, &uses);
+    xf_buf_printf(&args, "%s", ex_overlap_step_arg(pl));
+    const char *as = args.n ? args.s : "";
+    if (o->two)
+        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x%s);   /* writes the output plane */\n"
+                         "        else step%s(%s, me, rt_x%s);\n", tn, o->mark_step, o->lab, tn, as, o->lab, tn, as);
+    else
+        xf_buf_printf(b, "        step%s(%s, me, rt_x%s);\n", o->lab, tn, as);
+    xf_buf_free(&params);
+    xf_buf_free(&args);
+    xf_buf_free(&uses);
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) {
+        char *when = ex_msg_steps(pl, tn);   /* the steps with messages; NULL: every step */
+        if (when) xf_buf_printf(b, "        if (%s)   /* the steps at which some processor sends */\n    ", when);
+        xf_buf_printf(b, "        deliver(rt_x%s);\n", o->pieced || ex_mcast_used(pl) ? ", me" : "");
+        free(when);
+    }
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && !ex_overlap_placed(pl) && k < pl->nphases; k++) {
+        hc.n = 0;
+        if (hc.s) hc.s[0] = '\0';
+        for (int i = 0; i < pl->phase_nconds[k]; i++) {
+            if (i) xf_buf_printf(&hc, " && ");
+            ex_expr(&o->m, &hc, &pre, 4, pl->phase_cond[k][i]);
+        }
+        if (hc.n) xf_buf_printf(b, "        if (%s)\n    ", hc.s);
+        xf_buf_printf(b, "        exchange_halo(pattern[%d], me, %s);\n", k, tn);
+    }
+    xf_buf_printf(b, "    }\n    const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);\n");
+    if (o->replay) ex_prog_late_marks(o);
+    if (o->replay)
+        xf_buf_printf(b, "    for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s += %s) {   /* the outputs' stamps */\n"
+                         "        if (++rt_stamp > RT_MARK_MAX) rt_die(\"more steps than an rt_mark holds\");\n        mark%s(%s, me);\n    }\n",
+                      tn, lo.s, tn, hi.s, tn, tn, tn, st.n ? st.s : "1", o->lab, tn);
+    xf_buf_free(&lo);
+    xf_buf_free(&hi);
+    xf_buf_free(&st);
+    xf_buf_free(&pre);
+    xf_buf_free(&hc);
+}
+
+/* syndm main: the checksum, the memory the pieces saved, the result line, everything freed. */
+static void ex_prog_main_end(ex_prog_out *o)
+{
+    const ex_plan *pl = o->pl;
+    const ir_program *p = o->p;
+    xf_buf *b = &o->b;
+    xf_buf_printf(b, "    const uint64_t sum = output_checksum(me);\n");
+    if (!pl->shared) {   /* the elements each rank allocated (what the dist and the pieces keep), before the result line */
+        xf_buf_printf(b, "    {   /* polyapm-memory elements=[per rank] total=N: the elements of all arrays each rank allocated */\n"
+                         "        int64_t rt_mem = 0, rt_all[%" PRId64 "], rt_total = 0;\n", pl->nprocs);
+        for (int i = 0; i < p->narrays; i++) xf_buf_printf(b, "        rt_mem += %s_size(me);\n", pl->arr[i].cname);
+        xf_buf_printf(b, "        RT_CHECK(MPI_Gather(&rt_mem, 1, MPI_INT64_T, rt_all, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));\n"
+                         "        if (me == %" PRId64 ") {\n            printf(\"polyapm-memory elements=[\");\n"
+                         "            for (int rt_k = 0; rt_k < %" PRId64 "; rt_k++) { printf(\"%%s%%lld\", rt_k ? \",\" : \"\", (long long)rt_all[rt_k]); rt_total += rt_all[rt_k]; }\n"
+                         "            printf(\"] total=%%lld\\n\", (long long)rt_total);\n        }\n    }\n", pl->plo, pl->nprocs);
+    }
+    xf_buf_printf(b, "    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
+    for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++)
+        xf_buf_printf(b, "    rt_pattern_free(pattern[%d]);\n", k);
+    xf_buf_printf(b, "    if (rt_x) rt_exchange_free(rt_x);\n");
+    if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mcast_free(rt_mc);\n");
+    for (int i = 0; i < p->narrays; i++) {
+        xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
+        if (pl->arr[i].mark) xf_buf_printf(b, "    free(%s_mine);\n", pl->arr[i].cname);
+        if (pl->arr[i].pieced) xf_buf_printf(b, "    %s_free_pieces();\n", pl->arr[i].cname);
+    }
+    ex_emit_ops_setup(pl, b, 1);
+    xf_buf_printf(b, "    rt_finalize();\n    return 0;\n}\n");
+}
+
+char *ex_emit_program(const ex_plan *pl)
+{
+    ex_prog_out o;
+    memset(&o, 0, sizeof o);
+    o.pl = pl;
+    o.p = pl->p;
+    o.m = (ex_em){.pl = pl, .mode = pl->mpi ? EX_STEP : EX_SEQ, .me = pl->mpi ? "me" : NULL, .tmp = &o.tmp,
+                  .marks = 1};
+    if (pl->mpi && pl->nest) ex_marks_plan(&o);
+    ex_prog_head(&o);
+    ex_prog_data(&o);
+    ex_labels(&o.labels, o.p->body);
+    o.lab = o.labels.s ? o.labels.s : "_program";
+    if (!pl->mpi) {
+        ex_prog_sequential(&o);
+    } else {   /* syndm (and syncomm with collectives) */
+        char t[64];
+        o.tv = &pl->nest->u.for_.vars[0];
+        snprintf(o.tn, sizeof o.tn, "%s", ex_nm(o.tv->var, t));
+        if (ex_overlap_placed(pl)) ex_prog_halo(&o);   /* the steps call its halves */
+        ex_prog_steps(&o);
+        if (pl->exchange == XF_EXCHANGE_HALO && !ex_overlap_placed(pl)) ex_prog_halo(&o);
+        if (pl->exchange == XF_EXCHANGE_ALLTOALLV) ex_prog_deliver(&o);
+        ex_checksum_fn(pl, &o.b, &o.m);
+        ex_prog_main_setup(&o);
+        ex_prog_main_loop(&o);
+        ex_prog_main_end(&o);
+    }
+    xf_buf_free(&o.labels);
+    return xf_buf_take(&o.b);
+}
