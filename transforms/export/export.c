@@ -521,7 +521,7 @@ static int ex_write(const char *dir, const char *name, const char *text, diag_li
 
 static int ex_needed(const ex_plan *pl, const char *name)
 {
-    if (strcmp(name, "intsem.h") == 0) return 1;   /* the integer semantics every program uses */
+    if (strcmp(name, "intsem.h") == 0 || strcmp(name, "rt_int.h") == 0) return 1;   /* the integer semantics */
     if (pl->mpi) return strncmp(name, "rt", 2) == 0;
     return strcmp(name, "rt_checksum.c") == 0 || strcmp(name, "rt_checksum.h") == 0;
 }
@@ -546,7 +546,7 @@ static char *ex_makefile(const ex_plan *pl)
     xf_buf_printf(&b, "CFLAGS  = -std=c11 -O2 $(VECTORIZE) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
                       "LDLIBS  = -lm\nPROG    = %s\n", pl->progname);
     xf_buf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
-                  pl->mpi ? "rt.h rt_checksum.h intsem.h" : "rt_checksum.h intsem.h");
+                  pl->mpi ? "rt.h rt_checksum.h rt_int.h intsem.h" : "rt_checksum.h rt_int.h intsem.h");
     xf_buf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
     if (pl->mpi) {
         xf_buf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);

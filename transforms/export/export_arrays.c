@@ -5,6 +5,7 @@
  * through (strided dists: the lattice and compressed mappings; folded time planes: index modulo
  * the live planes).  The simulator's sim_mem_slot / sim_mem_global compute the same.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,26 +142,178 @@ static void ex_ext_table(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_a
                          "%s_ext_tab[p][d] = %s_ext_formula(p + %" PRId64 ", d);\n", pl->nprocs, nd, X, X, pl->plo);
 }
 
-void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
+/* ---- the common case: every dimension plain, its bounds one expression ------------------- */
+
+/* C text s as an operand (parenthesised unless it is one). */
+static void ex_operand(xf_buf *b, const char *s)
 {
-    if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
-    char pv[64] = "rp";
-    if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
-    int tmp = 0;
-    ex_em m = {.pl = pl, .mode = EX_SEQ, .tmp = &tmp};
+    xf_buf_printf(b, ex_is_operand(s) ? "%s" : "(%s)", s);
+}
+
+/* A bound or offset of a's dimension d as C (e NULL: 0), simplified; *fixed: it names parameters
+ * alone (the same on every processor), *value its value at the exported parameters.  The
+ * parameters stay names, so that the program stays right where a reader changes one.  0 when it
+ * needs statements first (a reduction). */
+static int ex_dim_text(const ex_plan *pl, const ex_em *m, const ir_expr *e, xf_buf *out, int *fixed, int64_t *value)
+{
+    *fixed = 1;
+    *value = 0;
+    if (!e) { xf_buf_printf(out, "0"); return 1; }
+    double r;
+    int real = 0;
+    diag_list dd;
+    diag_list_init(&dd);
+    *fixed = !ir_const_eval(pl->p, e, pl->pv, value, &r, &real, &dd) && !real;
+    diag_list_free(&dd);
+    xf_buf pre = {0};
+    ex_expr(m, out, &pre, 4, e);
+    int ok = !pre.s;
+    xf_buf_free(&pre);
+    ex_simplify_buf(out);
+    return ok;
+}
+
+/* Whether every dimension of a maps plainly (no lattice, not pieced) with bounds of one
+ * expression: its accessors are then one expression each, inlined where they are called. */
+static int ex_array_compact(const ex_plan *pl, const ex_array *a, const ex_em *m)
+{
+    if (a->pieced) return 0;
+    for (int d = 0; d < a->decl->u.array.ndims; d++) {
+        if (d == a->fold) continue;
+        if (ex_dim_kind(a, d) != EX_MAP_PLAIN) return 0;
+        xf_buf t = {0};
+        int f;
+        int64_t v;
+        int ok = ex_dim_text(pl, m, ex_bound_expr(a, d, 0), &t, &f, &v) &&
+                 ex_dim_text(pl, m, ex_bound_expr(a, d, 1), &t, &f, &v);
+        xf_buf_free(&t);
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* The accessors of a compact array (ex_array_compact), each `//@inline` for export_tidy.c but
+ * X_store<d> (a function): X_lo<d>, X_hi<d>, X_off<d>, X_ext<d>, X_size, X_at, X_glob<d>,
+ * X_stored.  Extents that differ between processors come from a table init_arrays fills. */
+static void ex_array_accessors(const ex_plan *pl, const ex_em *m, xf_buf *b, xf_buf *fills, const ex_array *a,
+                               const char *pv)
+{
+    const char *X = a->cname;
+    int nd = a->decl->u.array.ndims, mpi = pl->mpi, ntab = 0;
+    const char *w = mpi ? pv : "";
+    xf_buf lo[8] = {{0}}, hi[8] = {{0}}, off[8] = {{0}}, ext[8] = {{0}};
+    for (int d = 0; d < nd && d < 8; d++) {
+        if (d == a->fold) {
+            xf_buf_printf(&lo[d], "0");
+            xf_buf_printf(&hi[d], "%" PRId64, a->fold_w - 1);
+            xf_buf_printf(&off[d], "0");
+            xf_buf_printf(&ext[d], "%" PRId64, a->fold_w);
+            continue;
+        }
+        int lfix, hfix, ofix;
+        int64_t l, h, ov;
+        ex_dim_text(pl, m, ex_bound_expr(a, d, 0), &lo[d], &lfix, &l);
+        ex_dim_text(pl, m, ex_bound_expr(a, d, 1), &hi[d], &hfix, &h);
+        const ir_expr *o = a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL && a->dist->u.dist.offset
+                         ? a->dist->u.dist.offset[d] : NULL;
+        ex_dim_text(pl, m, o, &off[d], &ofix, &ov);
+        if (lfix && hfix) {   /* the same on every processor: hi - lo + 1 of the parameters */
+            xf_buf e = {0};
+            xf_buf_printf(&e, "%s - (%s) + 1", hi[d].s, lo[d].s);
+            ex_simplify_buf(&e);
+            if (h >= l) xf_buf_printf(&ext[d], "%s", e.s);
+            else xf_buf_printf(&ext[d], "imax(%s, 0)", e.s);
+            xf_buf_free(&e);
+        } else if (mpi) {   /* per processor: a table, filled once */
+            xf_buf_printf(&ext[d], "%s_ext_tab[%s - %" PRId64 "][%d]", X, pv, pl->plo, d);
+            xf_buf_printf(fills, "    for (int64_t p = %" PRId64 "; p < %" PRId64 "; p++)\n"
+                                 "        %s_ext_tab[p - %" PRId64 "][%d] = imax(%s_hi%d(p) - %s_lo%d(p) + 1, 0);\n",
+                          pl->plo, pl->plo + pl->nprocs, X, pl->plo, d, X, d, X, d);
+            ntab++;
+        } else {
+            xf_buf_printf(&ext[d], "imax(%s - %s + 1, 0)", hi[d].s, lo[d].s);
+        }
+    }
+    if (ntab)
+        xf_buf_printf(b, "//@def %s_ext_tab\nstatic int64_t %s_ext_tab[%" PRId64 "][%d];   /* extents per processor */\n"
+                         "//@end\n", X, X, pl->nprocs, nd);
+    for (int d = 0; d < nd; d++) {
+        xf_buf_printf(b, "//@inline %s_lo%d(%s) %s\n//@inline %s_hi%d(%s) %s\n", X, d, w, lo[d].s, X, d, w, hi[d].s);
+        if (mpi) xf_buf_printf(b, "//@inline %s_off%d(%s) %s\n", X, d, w, off[d].s);
+        xf_buf_printf(b, "//@inline %s_ext%d(%s) %s\n", X, d, w, ext[d].s);
+    }
+    /* size: the product of the extents */
+    xf_buf size = {0};
+    for (int d = 0; d < nd; d++) {
+        if (d) xf_buf_printf(&size, " * ");
+        ex_operand(&size, ext[d].s);
+    }
+    ex_simplify_buf(&size);
+    xf_buf_printf(b, "//@inline %s_size(%s) %s\n", X, w, nd ? size.s : "1");
+    /* the index function: row-major over the slots */
+    xf_buf at = {0}, stored = {0}, par = {0}, spar = {0};
+    for (int d = 0; d < nd; d++) {
+        xf_buf slot = {0};
+        if (d == a->fold) xf_buf_printf(&slot, "imod(i%d, %" PRId64 ")", d, a->fold_w);
+        else if (!strcmp(lo[d].s, "0")) xf_buf_printf(&slot, "i%d", d);
+        else { xf_buf_printf(&slot, "i%d - ", d); ex_operand(&slot, lo[d].s); }
+        if (d) {
+            char *o = xf_buf_take(&at), *so = xf_buf_take(&stored);
+            ex_operand(&at, o);
+            xf_buf_printf(&at, " * ");
+            ex_operand(&at, ext[d].s);
+            xf_buf_printf(&at, " + %s", slot.s);
+            ex_operand(&stored, so);
+            xf_buf_printf(&stored, " * ");
+            ex_operand(&stored, ext[d].s);
+            xf_buf_printf(&stored, " + r%d", d);
+            free(o);
+            free(so);
+        } else {
+            xf_buf_printf(&at, "%s", slot.s);
+            xf_buf_printf(&stored, "r0");
+        }
+        xf_buf_printf(&par, "%si%d", d || mpi ? ", " : "", d);
+        xf_buf_printf(&spar, ", r%d", d);
+        xf_buf_free(&slot);
+    }
+    xf_buf_printf(b, "//@inline %s_at(%s%s) %s\n", X, w, par.s ? par.s : "", nd ? at.s : "0");
+    if (mpi) {
+        xf_buf_printf(b, "//@inline %s_stored(%s%s) %s\n", X, pv, spar.s ? spar.s : "", nd ? stored.s : "0");
+        for (int d = 0; d < nd; d++) {
+            if (d == a->fold) continue;
+            xf_buf glob = {0};
+            if (strcmp(lo[d].s, "0")) { ex_operand(&glob, lo[d].s); xf_buf_printf(&glob, " + "); }
+            xf_buf_printf(&glob, "r");
+            if (strcmp(off[d].s, "0")) { xf_buf_printf(&glob, " + "); ex_operand(&glob, off[d].s); }
+            xf_buf_printf(b, "//@inline %s_glob%d(%s, r) %s\n", X, d, pv, glob.s);
+            xf_buf_free(&glob);
+            xf_buf_printf(b, "//@def %s_store%d\nstatic inline int64_t %s_store%d(int64_t %s, int64_t g)\n{\n"
+                             "    (void)%s;\n    const int64_t r = g - %s_glob%d(%s, 0);\n"
+                             "    return r >= 0 && r < %s_ext%d(%s) ? r : -1;\n}\n//@end\n", X, d, X, d, pv, pv, X, d,
+                          pv, X, d, pv);
+        }
+    }
+    for (int d = 0; d < nd && d < 8; d++) {
+        xf_buf_free(&lo[d]);
+        xf_buf_free(&hi[d]);
+        xf_buf_free(&off[d]);
+        xf_buf_free(&ext[d]);
+    }
+    xf_buf_free(&size);
+    xf_buf_free(&at);
+    xf_buf_free(&stored);
+    xf_buf_free(&par);
+    xf_buf_free(&spar);
+}
+
+/* The bounds (X_lo<d>, X_hi<d>; a bound with a reduction from a table init_arrays fills), and
+ * at syndm the offsets and strides of each dimension, as functions of processor pv. */
+static void ex_array_bounds(const ex_plan *pl, const ex_em *mm, xf_buf *b, xf_buf *fills, const ex_array *a,
+                            const char *pv)
+{
+    ex_em m = *mm;
     int nd = a->decl->u.array.ndims;
-    const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
-    xf_buf_printf(b, "/* %s: ", a->decl->u.array.name);
-    if (!pl->mpi) xf_buf_printf(b, "the whole array");
-    else if (!a->dist) xf_buf_printf(b, "the whole array on every processor (syncomm: each writes its own rows)");
-    else if (a->dist->u.dist.dk == IR_DIST_REPLICATE) xf_buf_printf(b, "replicated, every processor holds all of it");
-    else xf_buf_printf(b, "the part of processor %s (its dist declaration)", pv);
-    if (a->fold >= 0)
-        xf_buf_printf(b, "; only the %" PRId64 " live planes of dimension %d (index modulo %" PRId64 ")", a->fold_w,
-                      a->fold, a->fold_w);
-    xf_buf_printf(b, " */\nstatic %s *%s;\n", ty, a->cname);
-    if (a->mark) xf_buf_printf(b, "static rt_mark *%s_mine;   /* the step that computed it here, 0: none */\n", a->cname);
-    /* bounds */
     xf_buf tabs = {0};
     size_t mark = b->n;
     const char *args = pl->mpi ? "int64_t " : "void";
@@ -208,6 +361,36 @@ void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
         free(rest);
     }
     xf_buf_free(&tabs);
+}
+
+void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *a)
+{
+    if (a->pieced) { ex_piece_decl(pl, b, fills, a); return; }
+    char pv[64] = "rp";
+    if (a->dist && a->dist->u.dist.dk == IR_DIST_LOCAL) ex_cname(pv, sizeof pv, a->dist->u.dist.procvar);
+    int tmp = 0;
+    ex_em m = {.pl = pl, .mode = EX_SEQ, .tmp = &tmp};
+    int nd = a->decl->u.array.ndims;
+    const char *ty = a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t";
+    xf_buf_printf(b, "/* %s: ", a->decl->u.array.name);
+    if (!pl->mpi) xf_buf_printf(b, "the whole array");
+    else if (!a->dist) xf_buf_printf(b, "the whole array on every processor (syncomm: each writes its own rows)");
+    else if (a->dist->u.dist.dk == IR_DIST_REPLICATE) xf_buf_printf(b, "replicated, every processor holds all of it");
+    else xf_buf_printf(b, "the part of processor %s (its dist declaration)", pv);
+    if (a->fold >= 0)
+        xf_buf_printf(b, "; only the %" PRId64 " live planes of dimension %d (index modulo %" PRId64 ")", a->fold_w,
+                      a->fold, a->fold_w);
+    xf_buf_printf(b, " */\nstatic %s *%s;\n", ty, a->cname);
+    if (a->mark) xf_buf_printf(b, "static rt_mark *%s_mine;   /* the step that computed it here, 0: none */\n", a->cname);
+    if (ex_array_compact(pl, a, &m)) {
+        ex_array_accessors(pl, &m, b, fills, a, pv);
+        xf_buf_printf(b, "\n");
+        return;
+    }
+    for (int d = 0; d < nd; d++)   /* the extent of one dimension, as the compact arrays name it */
+        xf_buf_printf(b, "//@inline %s_ext%d(%s) %s_ext(%s%s%d)\n", a->cname, d, pl->mpi ? pv : "", a->cname,
+                      pl->mpi ? pv : "", pl->mpi ? ", " : "", d);
+    ex_array_bounds(pl, &m, b, fills, a, pv);
     /* extent of a dimension and the index function */
     const char *w = pl->mpi ? pv : "";
     const char *wc = pl->mpi ? ", " : "";

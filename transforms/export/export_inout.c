@@ -41,6 +41,7 @@ static void ex_box_dim_local(const ex_em *m, xf_buf *b, const ex_array *a, int d
     if (!named) {
         xf_buf v = {0}, pre = {0};
         ex_expr(m, &v, &pre, in, x);
+        ex_simplify_buf(&v);   /* as the bounds are: the same text when it is the same index */
         if (d == a->fold) {
             xf_buf_printf(b, "{   /* the fixed time plane */\n");
             snprintf(st[d], 96, "imod(%s, %" PRId64 ")", g, a->fold_w);
@@ -66,12 +67,12 @@ static void ex_box_dim_local(const ex_em *m, xf_buf *b, const ex_array *a, int d
         xf_buf_printf(b, "for (int64_t %s = %s, %s_end = %s; %s <= %s_end; %s++) {\n", g, lo, g, hi, g, g, g);
         snprintf(st[d], 96, "imod(%s, %" PRId64 ")", g, a->fold_w);
     } else if (ex_dim_kind(a, d) == EX_MAP_PLAIN) {
-        xf_buf_printf(b, "for (int64_t %s = imax(%s, %s_glob%d(%s, 0)), %s_end = imin(%s, %s_glob%d(%s, %s_ext(%s, %d) - 1)); "
-                         "%s <= %s_end; %s++) {\n", g, lo, X, d, me, g, hi, X, d, me, X, me, d, g, g, g);
+        xf_buf_printf(b, "for (int64_t %s = imax(%s, %s_glob%d(%s, 0)), %s_end = imin(%s, %s_glob%d(%s, %s_ext%d(%s) - 1)); "
+                         "%s <= %s_end; %s++) {\n", g, lo, X, d, me, g, hi, X, d, me, X, d, me, g, g, g);
         snprintf(st[d], 96, "%s - %s_glob%d(%s, 0)", g, X, d, me);
     } else {   /* strided: the storage indices, each one's global index */
-        xf_buf_printf(b, "for (int64_t rt_r%d = 0, rt_r%d_end = %s_ext(%s, %d); rt_r%d < rt_r%d_end; rt_r%d++) {\n", d, d, X,
-                      me, d, d, d, d);
+        xf_buf_printf(b, "for (int64_t rt_r%d = 0, rt_r%d_end = %s_ext%d(%s); rt_r%d < rt_r%d_end; rt_r%d++) {\n", d, d, X,
+                      d, me, d, d, d);
         ex_indent(b, in + 4);
         xf_buf_printf(b, "const int64_t %s = %s_glob%d(%s, rt_r%d);\n", g, X, d, me, d);
         ex_indent(b, in + 4);
@@ -102,6 +103,8 @@ static void ex_box_bounds(const ex_em *m, const ex_array *a, int d, const ex_cli
     }
     xf_buf_free(&l);
     xf_buf_free(&h);
+    ex_simplify_buf(lo);
+    ex_simplify_buf(hi);
 }
 
 static int ex_box_open_clip(const ex_em *m, xf_buf *b, const ex_array *a, ir_expr *const *idx, int nidx,
@@ -215,20 +218,21 @@ static void ex_local_at(const ex_em *m, xf_buf *b, const ex_array *a, char names
 void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char *fills, int late_marks)
 {
     const ir_program *p = pl->p;
-    xf_buf_printf(b, "/* Allocates the arrays (elements without value hold rt_novalue()) and applies the inits%s. */\n"
+    xf_buf_printf(b, "/* The arrays allocated (an element without value holds rt_novalue()), the inits applied%s. */\n"
                      "static void init_arrays(%s)\n{\n",
-                  pl->mpi ? " to this processor's part" : "", pl->mpi ? "int64_t me" : "void");
+                  pl->mpi ? " here" : "", pl->mpi ? "int64_t me" : "void");
+    if (pl->mpi) xf_buf_printf(b, "    (void)me;\n");   /* export_tidy.c drops it where me is used */
     if (fills) xf_buf_printf(b, "%s", fills);
     for (int i = 0; i < p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         const char *w = pl->mpi ? "me" : "";
         int dbl = a->decl->u.array.elem == IR_DOUBLE;
-        xf_buf_printf(b, "    %s = %s(%s_size(%s) ? (size_t)%s_size(%s) : 1, sizeof *%s);\n", a->cname,
-                      pl->mpi ? "rt_calloc" : "ex_calloc", a->cname, w, a->cname, w, a->cname);
-        if (dbl) xf_buf_printf(b, "    rt_fill_novalue(%s, (size_t)%s_size(%s));\n", a->cname, a->cname, w);
+        if (dbl) xf_buf_printf(b, "    %s = rt_alloc_novalue((size_t)%s_size(%s));\n", a->cname, a->cname, w);
+        else xf_buf_printf(b, "    %s = %s((size_t)%s_size(%s), sizeof *%s);\n", a->cname, pl->mpi ? "rt_calloc" : "ex_calloc",
+                           a->cname, w, a->cname);
         if (a->mark && !late_marks)
-            xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(%s) ? (size_t)%s_size(%s) : 1, sizeof *%s_mine);\n", a->cname,
-                          a->cname, w, a->cname, w, a->cname);
+            xf_buf_printf(b, "    %s_mine = rt_calloc((size_t)%s_size(%s), sizeof *%s_mine);\n", a->cname, a->cname, w,
+                          a->cname);
     }
     for (int k = 0; k < p->ndecls; k++) {
         const ir_decl *d = p->decls[k];
@@ -236,16 +240,15 @@ void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char *fills,
         const ex_array *a = &pl->arr[d->u.init.array_index];
         char names[8][64], st[8][96];
         xf_buf pre = {0}, v = {0};
-        xf_buf_printf(b, "    {   /* init %s */\n", a->decl->u.array.name);
-        int opened = ex_box_open(m, b, a, d->u.init.idx, d->u.init.nidx, 8, pl->mpi, names, st);
-        ex_expr(m, &v, &pre, 8 + 4 * opened, d->u.init.value);
+        xf_buf_printf(b, "    /* init %s */\n", a->decl->u.array.name);   /* its loops' blocks scope its names */
+        int opened = ex_box_open(m, b, a, d->u.init.idx, d->u.init.nidx, 4, pl->mpi, names, st);
+        ex_expr(m, &v, &pre, 4 + 4 * opened, d->u.init.value);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
-        ex_indent(b, 8 + 4 * opened);
+        ex_indent(b, 4 + 4 * opened);
         xf_buf_printf(b, "%s[", a->cname);
         ex_local_at(m, b, a, names, st);
         xf_buf_printf(b, "] = %s;\n", v.s);
-        ex_box_close(b, opened, 8);
-        xf_buf_printf(b, "    }\n");
+        ex_box_close(b, opened, 4);
         xf_buf_free(&pre);
         xf_buf_free(&v);
     }
@@ -270,6 +273,10 @@ static void ex_region(const ex_em *m, xf_buf *size, xf_buf *index, const ex_arra
         xf_buf_free(&hi);
         xf_buf_free(&pre);
     }
+    ex_simplify_buf(index);
+    char *sz = ex_simplify_index(size->s + strlen("(int64_t)1 * "));   /* int64_t already, or a number */
+    if (sz && nfix < nd) { size->n = 0; xf_buf_printf(size, "%s", sz); }
+    free(sz);
 }
 
 /* Rank plo's fill of an output's slab with the inits of the elements nobody computed (later
@@ -285,22 +292,28 @@ static void ex_checksum_inits(const ex_plan *pl, xf_buf *b, const ex_em *m, cons
         if (in->kind != IR_D_INIT || in->u.init.array_index != d->u.output.array_index) continue;
         char inames[8][64], st[8][96];
         xf_buf pre = {0}, v = {0}, isz = {0}, iidx = {0}, cond = {0};
-        xf_buf_printf(b, "                {   /* init %s where nobody computed */\n", a->decl->u.array.name);
-        int op2 = ex_box_open_clip(&m0, b, a, in->u.init.idx, in->u.init.nidx, 20, 0, inames, st, clip);
+        int scalar = !a->decl->u.array.ndims;   /* else the loops' blocks scope its names */
+        xf_buf_printf(b, "                %s/* init %s where nobody computed */\n", scalar ? "{   " : "",
+                      a->decl->u.array.name);
+        int at = scalar ? 20 : 16;
+        int op2 = ex_box_open_clip(&m0, b, a, in->u.init.idx, in->u.init.nidx, at, 0, inames, st, clip);
         for (int i = 0; i < nfix; i++) {   /* within the output's fixed prefix */
             xf_buf fx = {0};
-            ex_expr(&m0, &fx, &pre, 20, d->u.output.idx[i]);
+            ex_expr(&m0, &fx, &pre, at, d->u.output.idx[i]);
             xf_buf_printf(&cond, "%s%s == %s", cond.n ? " && " : "", inames[i], fx.s);
             xf_buf_free(&fx);
         }
         ex_region(&m0, &isz, &iidx, a, nfix, inames);
-        ex_expr(&m0, &v, &pre, 20 + 4 * op2, in->u.init.value);
+        ex_expr(&m0, &v, &pre, at + 4 * op2, in->u.init.value);
         if (pre.s) xf_buf_printf(b, "%s", pre.s);
-        ex_indent(b, 20 + 4 * op2);
-        xf_buf_printf(b, "if (%s) { const int64_t rt_k = %s - rt_base; if (!computed[rt_k]) region[rt_k] = %s; }\n",
-                      cond.n ? cond.s : "1", iidx.s, v.s);
-        ex_box_close(b, op2, 20);
-        xf_buf_printf(b, "                }\n");
+        ex_indent(b, at + 4 * op2);
+        int in2 = at + 4 * op2 + (cond.n ? 4 : 0);
+        if (cond.n) xf_buf_printf(b, "if (%s) {\n%*s", cond.s, in2, "");
+        xf_buf_printf(b, "const int64_t rt_k = %s - rt_base;\n%*sif (!computed[rt_k]) region[rt_k] = %s;\n", iidx.s, in2, "",
+                      v.s);
+        if (cond.n) xf_buf_printf(b, "%*s}\n", at + 4 * op2, "");
+        ex_box_close(b, op2, at);
+        if (scalar) xf_buf_printf(b, "                }\n");
         xf_buf_free(&pre);
         xf_buf_free(&v);
         xf_buf_free(&isz);
@@ -329,7 +342,7 @@ static void ex_checksum_gather(const ex_plan *pl, xf_buf *b, const ex_em *m, con
         xf_buf_printf(&lo, "0");
         xf_buf_printf(&hi, "0");
     }
-    xf_buf_printf(b, "        const int64_t rt_row = %s, rt_rows = rt_row < %d ? %d / rt_row : 1;   /* a slab's rows */\n",
+    xf_buf_printf(b, "        const int64_t rt_row = %s, rt_rows = rt_row < %d ? %d / rt_row : 1;\n",
                   row.s, EX_SLAB, EX_SLAB);
     xf_buf_printf(b, "        double *region = NULL;\n        unsigned char *computed = NULL;\n");
     xf_buf_printf(b, "        if (me == %" PRId64 ") {\n", pl->plo);
@@ -354,7 +367,8 @@ static void ex_checksum_gather(const ex_plan *pl, xf_buf *b, const ex_em *m, con
     ex_box_close(b, opened, 12);
     xf_buf_printf(b, "            rt_gather_finish(rt_g);\n");
     xf_buf_printf(b, "            if (me == %" PRId64 ") {\n", pl->plo);
-    xf_buf_printf(b, "                for (int64_t rt_k = 0; rt_k < region_size; rt_k++) computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
+    xf_buf_printf(b, "                for (int64_t rt_k = 0; rt_k < region_size; rt_k++)\n"
+                     "                    computed[rt_k] = !rt_is_novalue(region[rt_k]);\n");
     ex_checksum_inits(pl, b, m, d, a, nfix, cl);
     xf_buf_printf(b, "                rt_checksum_doubles(&hash, region, (size_t)region_size);\n            }\n        }\n");
     xf_buf_printf(b, "        free(computed);\n        free(region);\n    }\n");

@@ -14,6 +14,8 @@
 #endif
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ir.h"
 #include "planes.h"
@@ -86,6 +88,24 @@ static inline const char *ex_nm(const char *id, char *tmp)
 {
     ex_cname(tmp, 64, id);
     return tmp;
+}
+/* The first n bytes of s, NUL-terminated (allocation failure aborts, as xf_strdup). */
+static inline own_give char *ex_strndup(const char *s, size_t n)
+{
+    char *r = malloc(n + 1);
+    if (!r) abort();
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+/* The characters of C identifiers. */
+static inline int ex_ident_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static inline int ex_ident_char(int c)
+{
+    return ex_ident_start(c) || (c >= '0' && c <= '9');
 }
 /* n spaces of indentation. */
 static inline void ex_indent(xf_buf *b, int n)
@@ -251,6 +271,18 @@ void ex_array_decl(const ex_plan *pl, xf_buf *b, xf_buf *fills, const ex_array *
 /* export_inout.c: init_arrays (fills: what it computes first, the tables); output_checksum. */
 void ex_init_fn(const ex_plan *pl, xf_buf *b, const ex_em *m, const char *fills, int late_marks);
 void ex_checksum_fn(const ex_plan *pl, xf_buf *b, const ex_em *m);
+
+/* export_tidy.c: the program's text as a careful person leaves it: `//@inline NAME(p, ..) EXPR`
+ * lines inlined at each call, `//@def NAME` .. `//@end` definitions nothing uses left out,
+ * `(void)x;` of what is used dropped, lines wrapped at 100 columns. */
+own_give char *ex_tidy(own_take char *text);
+/* export_simplify.c: an integer index expression (names, literals, + - *, parentheses, calls)
+ * with its constants folded, zero terms and unit factors dropped; NULL when the text holds
+ * anything else.  ex_simplify_buf: b's text so simplified, when it can be.  Whether C text is
+ * one operand (a name, a number, a call or a parenthesised whole). */
+own_give char *ex_simplify_index(const char *text);
+void ex_simplify_buf(xf_buf *b);
+int ex_is_operand(const char *s);
 
 /* export_program.c: writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);

@@ -24,37 +24,6 @@
 
 #include "export_int.h"
 
-static const char *ex_helpers =
-    "/* Integer semantics of the APM language: intsem.h, the same source as the simulator's.  An\n"
-    " * integer overflow, a division by zero or isqrt of a negative number stops the program with a\n"
-    " * message naming the statement (int_where). */\n"
-    "#include \"intsem.h\"\n"
-    "static const char *int_where = \"an index computation\";\n"
-    "static void int_fail(int st)\n"
-    "{\n"
-    "    fprintf(stderr, \"runtime error: %s (%s)\\n\", intsem_message(st), int_where);\n"
-    "    exit(1);\n"
-    "}\n"
-    "#define INT_CHECKED2(name, fn) \\\n"
-    "    static inline int64_t name(int64_t a, int64_t b) { int64_t r; int st = fn(a, b, &r); if (INTSEM_UNLIKELY(st)) int_fail(st); return r; }\n"
-    "#define INT_CHECKED1(name, fn) \\\n"
-    "    static inline int64_t name(int64_t a) { int64_t r; int st = fn(a, &r); if (INTSEM_UNLIKELY(st)) int_fail(st); return r; }\n"
-    "INT_CHECKED2(iadd, intsem_add) INT_CHECKED2(isub, intsem_sub) INT_CHECKED2(imul, intsem_mul)\n"
-    "INT_CHECKED2(ifloordiv, intsem_floordiv) INT_CHECKED2(iceildiv, intsem_ceildiv) INT_CHECKED2(imod, intsem_floormod)\n"
-    "INT_CHECKED1(ineg, intsem_neg) INT_CHECKED1(iabs, intsem_abs) INT_CHECKED1(isqrt_, intsem_isqrt)\n"
-    "static inline int64_t imin(int64_t a, int64_t b) { return intsem_min(a, b); }\n"
-    "static inline int64_t imax(int64_t a, int64_t b) { return intsem_max(a, b); }\n"
-    "static inline double dmin(double a, double b) { return b < a ? b : a; }\n"
-    "static inline double dmax(double a, double b) { return b > a ? b : a; }\n"
-    "/* The least of at[0 .. n-1] at or above from, INT64_MAX when none: the next value of a loop\n"
-    " * whose body runs only at a few points. */\n"
-    "static inline int64_t rt_point_from(const int64_t *at, int n, int64_t from)\n"
-    "{\n"
-    "    int64_t r = INT64_MAX;\n"
-    "    for (int k = 0; k < n; k++) if (at[k] >= from && at[k] < r) r = at[k];\n"
-    "    return r;\n"
-    "}\n\n";
-
 /* ---- phases ----------------------------------------------------------------------------------- */
 
 /* The labels of the assignments in a block, joined with '_' (for function names). */
@@ -155,51 +124,46 @@ static void ex_prog_head(ex_prog_out *o)
     xf_buf_printf(b, "/*\n * %s.c — program %s (level %s), exported by polyapm%s%s.\n", pl->progname, p->name,
                   ir_level_name(p->level), pl->origin ? " from " : "", pl->origin ? pl->origin : "");
     if (pl->shared)
-        xf_buf_printf(b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks).  The program is at\n"
-                         " * level syncomm and communicates by collectives alone: each rank holds the whole arrays,\n"
-                         " * applies the inits, and runs the processor body for its own processor, reading only its own\n"
-                         " * rows of what the body writes; the collectives call runtime/rt_coll.c.\n", pl->nprocs);
+        xf_buf_printf(b, " * C+MPI, %" PRId64 " ranks (one per processor of the processor loop), each holding the whole\n"
+                         " * arrays and running its own processor; they communicate by collectives alone (rt_coll.c).\n",
+                      pl->nprocs);
     else if (pl->mpi)
-        xf_buf_printf(b, " *\n * C+MPI: one MPI rank per processor of the processor loop (%" PRId64 " ranks); each rank holds\n"
-                         " * its part of the arrays (the dist declarations) and runs the time steps; messages travel %s.\n",
-                      pl->nprocs,
-                      pl->exchange == XF_EXCHANGE_HALO ? "as a static halo pattern (rt_pattern: values only, rows and "
-                                                          "columns in place) after each step"
-                      : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "as (index, value) records, one MPI_Alltoallv per step "
-                                                                 "(rt_exchange, the thesis's mpi_apm style)"
-                      : "nowhere (the program sends nothing)");
+        xf_buf_printf(b, " * C+MPI, %" PRId64 " ranks (one per processor of the processor loop), each holding its part of\n"
+                         " * the arrays (the dist declarations); %s.\n", pl->nprocs,
+                      pl->exchange == XF_EXCHANGE_HALO ? "messages travel as a static halo pattern after each step "
+                                                          "(rt_pattern)"
+                      : pl->exchange == XF_EXCHANGE_ALLTOALLV ? "messages travel as (index, value) records, one "
+                                                                 "MPI_Alltoallv per step (rt_exchange)"
+                      : "it sends no messages");
     else
-        xf_buf_printf(b, " *\n * Sequential C: the program's loops as written (at syn, the processors of a step one after\n"
+        xf_buf_printf(b, " * Sequential C: the program's loops as written (at syn, the processors of a step one after\n"
                          " * another, which a verified program allows).\n");
     if (pl->mpi && ex_mcast_used(pl))
-        xf_buf_printf(b, " * A value sent to a range of processors (a row or column many need) is one record, broadcast\n"
-                         " * to that range at the end of the step (rt_mcast: MPI_Bcast, on a sub-communicator where the\n"
-                         " * range is not every rank).\n");
-    xf_buf_printf(b, " * Parameters are the values the program was exported with; the result line is\n"
-                     " *   polyapm-result checksum=%%016llx seconds=%%.9f ranks=%%d\n"
-                     " * with the checksum of the output arrays, identical to `polyapm sim`'s, and the seconds of\n"
-                     " * the main loop.\n */\n");
+        xf_buf_printf(b, " * A value sent to a range of processors is one record, broadcast to that range at the end of\n"
+                         " * the step (rt_mcast).\n");
+    xf_buf_printf(b, " * Prints `polyapm-result checksum=.. seconds=.. ranks=..`: the outputs' checksum, identical to\n"
+                     " * `polyapm sim`'s, and the seconds of the main loop.\n */\n");
     if (!pl->mpi) xf_buf_printf(b, "#define _POSIX_C_SOURCE 200809L   /* clock_gettime */\n");
     xf_buf_printf(b, "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
     if (!pl->mpi) xf_buf_printf(b, "#include <time.h>\n");
-    xf_buf_printf(b, "\n#include \"%s\"\n\n", pl->mpi ? "rt.h" : "rt_checksum.h");
-    xf_buf_printf(b, "%s", ex_helpers);
+    xf_buf_printf(b, "\n#include \"%s\"\n#include \"rt_int.h\"   /* the integer semantics: intsem.h */\n\n",
+                  pl->mpi ? "rt.h" : "rt_checksum.h");
     if (pl->mpi && ex_any_mark(pl)) {
         int bits = ex_mark_bits(pl);
-        xf_buf_printf(b, "/* The step being run, counted from 1.  An output element this processor computes is stamped\n"
-                         " * with it; the gather takes every element from the processor that computed it last, as the\n"
-                         " * simulator takes an in-place array's newest value.  A stamp is an rt_mark, as narrow as the\n"
-                         " * number of steps allows. */\nstatic uint32_t rt_stamp;\n"
+        xf_buf_printf(b, "/* The step being run, counted from 1: an output element is stamped with the step that\n"
+                         " * computed it, and the gather takes each from the processor that computed it last. */\n"
+                         "static uint32_t rt_stamp;\n"
                          "typedef uint%d_t rt_mark;\n#define RT_MARK_MAX %s\n\n", bits,
                       bits == 8 ? "UINT8_MAX" : bits == 16 ? "UINT16_MAX" : "UINT32_MAX");
     }
     if (!pl->mpi)
-        xf_buf_printf(b, "static void *ex_calloc(size_t n, size_t size)\n{\n    void *p = calloc(n, size);\n"
-                         "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n");
+        xf_buf_printf(b, "//@def ex_calloc\nstatic void *ex_calloc(size_t n, size_t size)\n{\n"
+                         "    void *p = calloc(n ? n : 1, size);\n"
+                         "    if (!p) { fprintf(stderr, \"out of memory\\n\"); exit(2); }\n    return p;\n}\n\n//@end\n");
     xf_buf_printf(b, "/* parameters */\n");
     for (int i = 0; i < p->nparams; i++)
-        xf_buf_printf(b, "static const int64_t %s __attribute__((unused)) = %" PRId64 ";\n",
-                      ex_nm(p->params[i]->u.param.name, t), pl->pv[i]);
+        xf_buf_printf(b, "//@def %s\nstatic const int64_t %s = %" PRId64 ";\n//@end\n", ex_nm(p->params[i]->u.param.name, t),
+                      t, pl->pv[i]);   /* left out when unused (export_tidy.c) */
     xf_buf_printf(b, "\n");
 }
 
@@ -260,7 +224,7 @@ static void ex_prog_sequential(ex_prog_out *o)
     ex_step_arrays(pl, &params, &args, &uses);
     xf_buf_printf(b, "/* The computation: the program's statements in order.%s */\nstatic %svoid compute%s(%s)\n{\n%s",
                   params.n ? "\n * The arrays are restrict parameters (each is its own allocation) and the function is not\n"
-                             " * inlined into main, where they are the globals again: gcc -O2 vectorises its loops without\n"
+                             " * inlined into main, where they are the globals again: gcc vectorises its loops without\n"
                              " * runtime alias checks." : "",
                   params.n ? "__attribute__((noinline)) " : "", o->lab, params.n ? params.s + 2 : "void",
                   uses.n ? uses.s : "");
@@ -359,6 +323,18 @@ static void ex_marks_plan(ex_prog_out *o)
     o->replay = pl->mpi && pl->nest && ex_replays_marks(o);
 }
 
+/* The step functions' exchange (the Alltoallv records' rt_x) as a parameter and an argument;
+ * none when the program exchanges otherwise (the halo pattern) or not at all. */
+static const char *ex_x_param(const ex_plan *pl)
+{
+    return pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", rt_exchange *rt_x" : "";
+}
+
+static const char *ex_x_arg(const ex_plan *pl)
+{
+    return pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", rt_x" : "";
+}
+
 /* syndm: the step function of processor me (and, when every output keeps only its live planes,
  * a second one for the step writing the output plane, the only one that needs to record which
  * elements this processor computed: the other steps run without that). */
@@ -373,22 +349,22 @@ static void ex_prog_steps(ex_prog_out *o)
     xf_buf params = {0}, args = {0}, uses = {0};
     ex_step_arrays(pl, &params, &args, &uses);
     /* not inlined into main, where the arrays are the globals again: the loops keep their
-     * restrict arrays, which gcc -O2 vectorises without runtime alias checks */
+     * restrict arrays, which gcc vectorises without runtime alias checks */
     const char *noinline = params.n ? "__attribute__((noinline)) " : "";
-    xf_buf_printf(b, "/* One time step of processor me: statements %s, in the program's order%s%s. */\n"
-                     "static %svoid step%s(int64_t %s, int64_t me, rt_exchange *rt_x%s%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
+    xf_buf_printf(b, "/* One step of processor me: statements %s in order%s%s. */\n"
+                     "static %svoid step%s(int64_t %s, int64_t me%s%s%s)\n{\n    (void)%s;\n%s%s",
                   stmts, pl->exchange == XF_EXCHANGE_ALLTOALLV ? ", the sends put into the exchange" : "",
-                  params.n ? " (the arrays as restrict parameters: each is its own allocation)" : "", noinline,
-                  o->lab, tn, params.n ? params.s : "", ex_overlap_step_param(pl), tn, uses.n ? uses.s : "");
+                  params.n ? "; the arrays restrict (each its own allocation)" : "", noinline,
+                  o->lab, tn, ex_x_param(pl), params.n ? params.s : "", ex_overlap_step_param(pl), tn,
+                  pl->exchange == XF_EXCHANGE_ALLTOALLV ? "    (void)rt_x;\n" : "", uses.n ? uses.s : "");
     o->m.marks = !o->two && !o->replay;
     ex_step_body(&o->m, b, 4);
     xf_buf_printf(b, "}\n\n");
     if (o->replay) {
         ex_em mk = o->m;
         mk.mode = EX_MARK;
-        xf_buf_printf(b, "/* Step %s replayed for its writes of the outputs alone: each element this processor\n"
-                         " * computes is stamped with the step (rt_stamp), for the gather.  Run after the timed loop\n"
-                         " * (which elements a step writes follows from the indices alone). */\n"
+        xf_buf_printf(b, "/* Step %s replayed after the timed loop for its writes of the outputs alone (they follow\n"
+                         " * from the indices): each element this processor computes is stamped, for the gather. */\n"
                          "static void mark%s(int64_t %s, int64_t me)\n{\n    (void)%s;\n"
                          "    const rt_mark rt_now = (rt_mark)rt_stamp;   /* a local: the stores cannot change it */\n"
                          "    (void)rt_now;\n", tn, o->lab, tn, tn);
@@ -398,8 +374,9 @@ static void ex_prog_steps(ex_prog_out *o)
     if (o->two) {
         xf_buf_printf(b, "/* The same step, recording which output elements this processor computes (the step that\n"
                          " * writes the output plane). */\n"
-                         "static %svoid step%s_output(int64_t %s, int64_t me, rt_exchange *rt_x%s%s)\n{\n    (void)%s;\n    (void)rt_x;\n%s",
-                      noinline, o->lab, tn, params.n ? params.s : "", ex_overlap_step_param(pl), tn, uses.n ? uses.s : "");
+                         "static %svoid step%s_output(int64_t %s, int64_t me%s%s%s)\n{\n    (void)%s;\n%s%s",
+                      noinline, o->lab, tn, ex_x_param(pl), params.n ? params.s : "", ex_overlap_step_param(pl), tn,
+                  pl->exchange == XF_EXCHANGE_ALLTOALLV ? "    (void)rt_x;\n" : "", uses.n ? uses.s : "");
         o->m.marks = 1;
         ex_step_body(&o->m, b, 4);
         xf_buf_printf(b, "}\n\n");
@@ -537,8 +514,9 @@ static void ex_prog_main_setup(ex_prog_out *o)
         xf_buf_free(&v);
         xf_buf_free(&pre);
     }
-    xf_buf_printf(b, "    init_arrays(me);\n    rt_exchange *rt_x = %s;\n",
-                  pl->exchange == XF_EXCHANGE_ALLTOALLV && !ex_mcast_only(pl) ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
+    xf_buf_printf(b, "    init_arrays(me);\n");
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV)
+        xf_buf_printf(b, "    rt_exchange *rt_x = %s;\n", !ex_mcast_only(pl) ? "rt_exchange_new(MPI_COMM_WORLD)" : "NULL");
     if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mc = rt_mcast_new(MPI_COMM_WORLD);\n");
     if (pl->exchange == XF_EXCHANGE_HALO) {
         xf_buf_printf(b, "    rt_pattern *pattern[%d];   /* one per phase */\n", pl->nphases);
@@ -566,8 +544,8 @@ static void ex_prog_late_marks(ex_prog_out *o)
     for (int i = 0; i < o->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         if (a->mark)
-            xf_buf_printf(b, "    %s_mine = rt_calloc(%s_size(me) ? (size_t)%s_size(me) : 1, sizeof *%s_mine);\n", a->cname,
-                          a->cname, a->cname, a->cname);
+            xf_buf_printf(b, "    %s_mine = rt_calloc((size_t)%s_size(me), sizeof *%s_mine);\n", a->cname, a->cname,
+                          a->cname);
     }
 }
 
@@ -593,10 +571,11 @@ static void ex_prog_main_loop(ex_prog_out *o)
     xf_buf_printf(&args, "%s", ex_overlap_step_arg(pl));
     const char *as = args.n ? args.s : "";
     if (o->two)
-        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me, rt_x%s);   /* writes the output plane */\n"
-                         "        else step%s(%s, me, rt_x%s);\n", tn, o->mark_step, o->lab, tn, as, o->lab, tn, as);
+        xf_buf_printf(b, "        if (%s == %" PRId64 ") step%s_output(%s, me%s%s);   /* writes the output plane */\n"
+                         "        else step%s(%s, me%s%s);\n", tn, o->mark_step, o->lab, tn, ex_x_arg(pl), as, o->lab, tn,
+                      ex_x_arg(pl), as);
     else
-        xf_buf_printf(b, "        step%s(%s, me, rt_x%s);\n", o->lab, tn, as);
+        xf_buf_printf(b, "        step%s(%s, me%s%s);\n", o->lab, tn, ex_x_arg(pl), as);
     xf_buf_free(&params);
     xf_buf_free(&args);
     xf_buf_free(&uses);
@@ -637,18 +616,14 @@ static void ex_prog_main_end(ex_prog_out *o)
     xf_buf *b = &o->b;
     xf_buf_printf(b, "    const uint64_t sum = output_checksum(me);\n");
     if (!pl->shared) {   /* the elements each rank allocated (what the dist and the pieces keep), before the result line */
-        xf_buf_printf(b, "    {   /* polyapm-memory elements=[per rank] total=N: the elements of all arrays each rank allocated */\n"
-                         "        int64_t rt_mem = 0, rt_all[%" PRId64 "], rt_total = 0;\n", pl->nprocs);
-        for (int i = 0; i < p->narrays; i++) xf_buf_printf(b, "        rt_mem += %s_size(me);\n", pl->arr[i].cname);
-        xf_buf_printf(b, "        RT_CHECK(MPI_Gather(&rt_mem, 1, MPI_INT64_T, rt_all, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));\n"
-                         "        if (me == %" PRId64 ") {\n            printf(\"polyapm-memory elements=[\");\n"
-                         "            for (int rt_k = 0; rt_k < %" PRId64 "; rt_k++) { printf(\"%%s%%lld\", rt_k ? \",\" : \"\", (long long)rt_all[rt_k]); rt_total += rt_all[rt_k]; }\n"
-                         "            printf(\"] total=%%lld\\n\", (long long)rt_total);\n        }\n    }\n", pl->plo, pl->nprocs);
+        xf_buf_printf(b, "    rt_report_memory(MPI_COMM_WORLD, ");   /* polyapm-memory elements=[..] total=N */
+        for (int i = 0; i < p->narrays; i++) xf_buf_printf(b, "%s%s_size(me)", i ? " + " : "", pl->arr[i].cname);
+        xf_buf_printf(b, "%s);\n", p->narrays ? "" : "0");
     }
     xf_buf_printf(b, "    rt_report(MPI_COMM_WORLD, sum, seconds);\n");
     for (int k = 0; pl->exchange == XF_EXCHANGE_HALO && k < pl->nphases; k++)
         xf_buf_printf(b, "    rt_pattern_free(pattern[%d]);\n", k);
-    xf_buf_printf(b, "    if (rt_x) rt_exchange_free(rt_x);\n");
+    if (pl->exchange == XF_EXCHANGE_ALLTOALLV) xf_buf_printf(b, "    if (rt_x) rt_exchange_free(rt_x);\n");
     if (ex_mcast_used(pl)) xf_buf_printf(b, "    rt_mcast_free(rt_mc);\n");
     for (int i = 0; i < p->narrays; i++) {
         xf_buf_printf(b, "    free(%s);\n", pl->arr[i].cname);
@@ -688,5 +663,5 @@ char *ex_emit_program(const ex_plan *pl)
         ex_prog_main_end(&o);
     }
     xf_buf_free(&o.labels);
-    return xf_buf_take(&o.b);
+    return ex_tidy(xf_buf_take(&o.b));
 }
