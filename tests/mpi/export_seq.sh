@@ -129,7 +129,12 @@ if gcc --version 2>/dev/null | grep -q 'Free Software'; then
     # jacobi-2d (A into B, B into A): the export's own Makefile and flags, with gcc's vectoriser report
     "$POLYAPM" export "$EX/polybench/jacobi-2d.apm" -o "$TMP/jac-seq" >/dev/null 2>&1
     vec=$(make -s -C "$TMP/jac-seq" CC=gcc EXTRA_CFLAGS=-fopt-info-vec-optimized 2>&1 >/dev/null | grep '^jacobi_2d\.c:')
-    expect_eq "jacobi-2d source: gcc vectorises both stencils" "$(grep -c 'loop vectorized' <<<"$vec")" 2
+    # (the loops of compute, each reported once per vector width: -O3 vectorises its epilogue too;
+    # init_arrays' and the checksum's loops are vectorised as well, and not counted)
+    range=$(awk '/void compute_/ { s = NR } s && /^}/ && !e { e = NR } END { print s, e }' "$TMP/jac-seq/jacobi_2d.c")
+    expect_eq "jacobi-2d source: gcc vectorises both stencils" \
+        "$(grep 'loop vectorized' <<<"$vec" | cut -d: -f2 | sort -u |
+           awk -v s="${range% *}" -v e="${range#* }" '$1 > s && $1 < e' | wc -l)" 2
     expect_eq "jacobi-2d source: no loop versioned for possible aliasing" "$(grep -c 'because of possible aliasing' <<<"$vec")" 0
 fi
 

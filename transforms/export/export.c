@@ -536,14 +536,13 @@ static char *ex_makefile(const ex_plan *pl)
                       pl->progname, pl->nprocs, pl->progname, pl->progname);
     else
         xf_buf_printf(&b, "#   make          builds %s with cc\n#   make run      runs it\n", pl->progname);
-    xf_buf_printf(&b, "#\n# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
+    xf_buf_printf(&b, "#\n# Built for this host's processor (-O3 -march=native); `make PORTABLE=1` leaves\n"
+                      "# -march=native out, for a cluster of other processors.  CC=... names another compiler.\n"
+                      "# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
                       "# simulator's bit for bit.  EXTRA_CFLAGS=-Werror makes warnings errors.\n\n");
-    xf_buf_printf(&b, "CC      = %s\nSMPICC  = smpicc\n", pl->mpi ? "mpicc" : "cc");
-    xf_buf_printf(&b, "# gcc's cheap vectoriser cost model, where the compiler has it: -O2 then vectorises the loops\n"
-                      "# that store a value and its \"computed here\" stamp (elements of two sizes); no reordering of\n"
-                      "# floating-point operations, so the same values.\n"
-                      "VECTORIZE := $(shell $(CC) -Werror -fvect-cost-model=cheap -x c -c /dev/null -o /dev/null 2>/dev/null && echo -fvect-cost-model=cheap)\n");
-    xf_buf_printf(&b, "CFLAGS  = -std=c11 -O2 $(VECTORIZE) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
+    xf_buf_printf(&b, "ifeq ($(origin CC),default)\nCC      = %s\nendif\nSMPICC ?= smpicc\n", pl->mpi ? "mpicc" : "cc");
+    xf_buf_printf(&b, "ARCH    = $(if $(PORTABLE),,-march=native)\n");
+    xf_buf_printf(&b, "CFLAGS  = -std=c11 -O3 $(ARCH) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
                       "LDLIBS  = -lm\nPROG    = %s\n", pl->progname);
     xf_buf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
                   pl->mpi ? "rt.h rt_checksum.h rt_int.h intsem.h" : "rt_checksum.h rt_int.h intsem.h");
