@@ -274,8 +274,9 @@ static void ex_region(const ex_em *m, xf_buf *size, xf_buf *index, const ex_arra
         xf_buf_free(&pre);
     }
     ex_simplify_buf(index);
+    if (nfix >= nd) return;   /* one element: (int64_t)1 */
     char *sz = ex_simplify_index(size->s + strlen("(int64_t)1 * "));   /* int64_t already, or a number */
-    if (sz && nfix < nd) { size->n = 0; xf_buf_printf(size, "%s", sz); }
+    if (sz) { size->n = 0; xf_buf_printf(size, "%s", sz); }
     free(sz);
 }
 
