@@ -105,7 +105,11 @@ static char *parse_factor(const char **p, long long *lit, int *is_lit, int *bad)
         for (;;) {
             ex_sum a;
             parse_sum(p, &a);
-            if (a.bad) { *bad = 1; break; }
+            if (a.bad) {
+                for (int i = 0; i < a.nterm; i++) free(a.term[i]);
+                *bad = 1;
+                break;
+            }
             if (!a.nterm && nargs < 8) v[nlit++] = a.c;
             char *t = print_sum(&a);
             for (int i = 0; i < a.nterm; i++) free(a.term[i]);
