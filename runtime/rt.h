@@ -300,5 +300,8 @@ double rt_time_stop(MPI_Comm comm, double t0);
  *     polyapm-result checksum=%016llx seconds=%.9f ranks=%d
  * RT_RESULT_FORMAT is that format, for programs (and tests) that print it themselves. */
 void rt_report(MPI_Comm comm, uint64_t checksum, double seconds);
+/* The line `polyapm-memory elements=[e0,e1,..] total=N` on rank 0: the elements each rank
+ * allocated (every rank passes its own count).  Collective over comm. */
+void rt_report_memory(MPI_Comm comm, int64_t elements);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "rt_checksum.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,17 @@ void rt_fill_novalue(double *a, size_t n)
     double v = rt_novalue();
     for (size_t i = 0; i < n; i++)
         a[i] = v;
+}
+
+double *rt_alloc_novalue(size_t n)
+{
+    double *a = malloc((n ? n : 1) * sizeof *a);
+    if (!a) {
+        fprintf(stderr, "polyapm-rt: out of memory (%zu doubles)\n", n);
+        exit(2);
+    }
+    rt_fill_novalue(a, n);
+    return a;
 }
 
 void rt_checksum_double(rt_checksum *c, double v)

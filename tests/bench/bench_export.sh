@@ -15,7 +15,7 @@ if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
 fi
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)   # before the builds: figures mean little under load
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-B="$ROOT/tests/bench" FLAGS=(-std=c11 -O2 -Wall -Wextra -Werror -ffp-contract=off)
+B="$ROOT/tests/bench" FLAGS=(-std=c11 -O3 -march=native -Wall -Wextra -Werror -ffp-contract=off)   # the exported Makefile's flags
 cc "${FLAGS[@]}" "$B/fd_seq_hand.c" -o "$tmp/fd_seq_hand" || exit 1
 mpicc "${FLAGS[@]}" "$B/fd_mpi_hand.c" -o "$tmp/fd_mpi_hand" || exit 1
 cc "${FLAGS[@]}" -I"$ROOT/runtime" "$B/lu_seq_hand.c" "$ROOT/runtime/rt_checksum.c" -o "$tmp/lu_seq_hand" || exit 1

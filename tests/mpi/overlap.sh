@@ -44,7 +44,7 @@ c=$(cat "$TMP/ov/findiff_syndm.c")
 expect_match "the program defines post_halo (rt_pattern_post)" "$c" "static void post_halo.*"
 expect_match "the program defines wait_halo (rt_pattern_wait)" "$c" "static void wait_halo.*"
 steporder=$(printf '%s\n' "$c" | awk '/^static .*void step/ && !f {f = 1} f && /post_halo\(pattern/ && !p {p = NR}
-    p && !l && /for \(int64_t x = \(xlo \+ 1\)/ {l = NR} f && /wait_halo\(pattern/ && !w {w = NR}
+    p && !l && /for \(int64_t x = \(?xlo \+ 1/ {l = NR} f && /wait_halo\(pattern/ && !w {w = NR}
     END {print (p && w && p < w && l > p && l < w) ? "ordered" : "p=" p " l=" l " w=" w}')
 expect_eq "the step posts, computes the interior, then waits" "$steporder" ordered
 expect_eq "the main loop exchanges nothing after the step" \

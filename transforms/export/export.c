@@ -1,7 +1,7 @@
 /*
  * export.c — the C+MPI exporter, the last transformation: plans how a checked program becomes C
  * and writes the self-contained directory (the program, the runtime sources it needs, a Makefile
- * and a README).  export_emit.c writes the C itself.
+ * and a README).  export_program.c writes the C itself.
  *
  * The plan:
  *  - level: source and syn become sequential C (no MPI needed: the checksum part of the runtime
@@ -521,7 +521,7 @@ static int ex_write(const char *dir, const char *name, const char *text, diag_li
 
 static int ex_needed(const ex_plan *pl, const char *name)
 {
-    if (strcmp(name, "intsem.h") == 0) return 1;   /* the integer semantics every program uses */
+    if (strcmp(name, "intsem.h") == 0 || strcmp(name, "rt_int.h") == 0) return 1;   /* the integer semantics */
     if (pl->mpi) return strncmp(name, "rt", 2) == 0;
     return strcmp(name, "rt_checksum.c") == 0 || strcmp(name, "rt_checksum.h") == 0;
 }
@@ -536,17 +536,16 @@ static char *ex_makefile(const ex_plan *pl)
                       pl->progname, pl->nprocs, pl->progname, pl->progname);
     else
         strbuf_printf(&b, "#   make          builds %s with cc\n#   make run      runs it\n", pl->progname);
-    strbuf_printf(&b, "#\n# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
+    strbuf_printf(&b, "#\n# Built for this host's processor (-O3 -march=native); `make PORTABLE=1` leaves\n"
+                      "# -march=native out, for a cluster of other processors.  CC=... names another compiler.\n"
+                      "# -ffp-contract=off: no fused multiply-add, so that every value (and the checksum) is the\n"
                       "# simulator's bit for bit.  EXTRA_CFLAGS=-Werror makes warnings errors.\n\n");
-    strbuf_printf(&b, "CC      = %s\nSMPICC  = smpicc\n", pl->mpi ? "mpicc" : "cc");
-    strbuf_printf(&b, "# gcc's cheap vectoriser cost model, where the compiler has it: -O2 then vectorises the loops\n"
-                      "# that store a value and its \"computed here\" stamp (elements of two sizes); no reordering of\n"
-                      "# floating-point operations, so the same values.\n"
-                      "VECTORIZE := $(shell $(CC) -Werror -fvect-cost-model=cheap -x c -c /dev/null -o /dev/null 2>/dev/null && echo -fvect-cost-model=cheap)\n");
-    strbuf_printf(&b, "CFLAGS  = -std=c11 -O2 $(VECTORIZE) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
+    strbuf_printf(&b, "ifeq ($(origin CC),default)\nCC      = %s\nendif\nSMPICC ?= smpicc\n", pl->mpi ? "mpicc" : "cc");
+    strbuf_printf(&b, "ARCH    = $(if $(PORTABLE),,-march=native)\n");
+    strbuf_printf(&b, "CFLAGS  = -std=c11 -O3 $(ARCH) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
                       "LDLIBS  = -lm\nPROG    = %s\n", pl->progname);
     strbuf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
-                  pl->mpi ? "rt.h rt_checksum.h intsem.h" : "rt_checksum.h intsem.h");
+                  pl->mpi ? "rt.h rt_checksum.h rt_int.h intsem.h" : "rt_checksum.h rt_int.h intsem.h");
     strbuf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
     if (pl->mpi) {
         strbuf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);

@@ -24,7 +24,6 @@
 #include "export_int.h"
 #include "op.h"
 
-static void ind(strbuf *b, int n) { strbuf_printf(b, "%*s", n, ""); }
 
 static const char *cn(const char *id, char *tmp)
 {
@@ -84,7 +83,7 @@ static void ex_clause_fn(const ex_plan *pl, strbuf *b, const ir_decl *od, ir_cla
     char t[64], on[64];
     cn(od->u.op.name, on);
     int tmp = 0;
-    ex_em m = {pl, EX_SEQ, 0, NULL, &tmp, 0, NULL, 0, 0};
+    ex_em m = {.pl = pl, .mode = EX_SEQ, .tmp = &tmp};
     strbuf_printf(b, "static inline void op_%s_%s(const rt_val *rt_a, const rt_val *rt_b, rt_val *rt_o)\n{\n"
                      "    (void)rt_a;\n    (void)rt_b;\n", on, ex_clause_names[k]);
     for (int p = 0; p < it->npats; p++) {
@@ -251,7 +250,7 @@ static void coll_line(ex_coll_run *x, int depth, const char *fmt, ...) __attribu
 static void coll_line(ex_coll_run *x, int depth, const char *fmt, ...)
 {
     va_list ap;
-    ind(&x->body, x->I + depth);
+    ex_indent(&x->body, x->I + depth);
     va_start(ap, fmt);
     strbuf_vprintf(&x->body, fmt, ap);
     va_end(ap);
@@ -643,11 +642,11 @@ void ex_coll(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     coll_line(&x, 0, "rt_coll_group_free(&rt_g, MPI_COMM_WORLD);\n");
     coll_line(&x, -4, "}\n");
 
-    ind(b, in);
+    ex_indent(b, in);
     strbuf_printf(b, "{   /* %s */\n", x.stext);
     if (x.pre.s) strbuf_printf(b, "%s", x.pre.s);
     strbuf_printf(b, "%s", x.body.s);
-    ind(b, in);
+    ex_indent(b, in);
     strbuf_printf(b, "}\n");
     free(x.stext);
     strbuf_free(&x.pre);
@@ -723,9 +722,8 @@ void ex_mcast_decl(const ex_plan *pl, strbuf *b)
     strbuf_printf(b, "/* One record to a range of processors (a row or column many need): rt_mcast, broadcast at\n"
                      " * the end of the step; the record names the element by its global index. */\n"
                      "static rt_mcast *rt_mc;\n");
-    ex_em m = {pl, EX_SEQ, 0, NULL, NULL, 0, NULL, 0, 0};
     int tmp = 0;
-    m.tmp = &tmp;
+    ex_em m = {.pl = pl, .mode = EX_SEQ, .tmp = &tmp};
     for (int i = 0; i < pl->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
         int nd = a->decl->u.array.ndims;
@@ -781,10 +779,10 @@ void ex_send_mcast_emit(const ex_em *m, strbuf *b, const ir_stmt *s, int in, con
     }
     if (pre.s) strbuf_printf(b, "%s", pre.s);
     char *text = ir_print_expr(s->u.send.what);
-    ind(b, in);
+    ex_indent(b, in);
     strbuf_printf(b, "if (%s)   /* send %s: one record for processors %s .. %s */\n", cond, text ? text : "", lo, hi);
     free(text);
-    ind(b, in + 4);
+    ex_indent(b, in + 4);
     strbuf_printf(b, "rt_mcast_put%s(rt_mc, (int)(%s - %" PRId64 "), (int)(%s - %" PRId64 "), %s * %d + %d, %s[%s]);\n",
                   a->decl->u.array.elem == IR_DOUBLE ? "" : "_int", lo, pl->plo, hi, pl->plo, g.s, pl->p->narrays, arr,
                   a->cname, what);

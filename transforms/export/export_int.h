@@ -1,7 +1,9 @@
 /*
- * export_int.h — what the files of the exporter share (export.c plans and writes the directory,
- * export_emit.c writes the C, export_coll.c its collectives, export_piece.c the storage of
- * pieced local memories, the generated rt_embed.c holds the runtime sources).  Not for
+ * export_int.h — what the files of the exporter share (export.c plans and writes the directory;
+ * the C is written by export_program.c, phase by phase, from export_arrays.c's declarations,
+ * export_inout.c's inits and checksum, export_stmt.c's statements, export_loops.c's loops and
+ * export_expr.c's expressions; export_coll.c its collectives, export_piece.c the storage of
+ * pieced local memories; the generated rt_embed.c holds the runtime sources).  Not for
  * other modules: they use xf_export in xf.h.
  */
 #ifndef POLYAPM_EXPORT_INT_H
@@ -12,6 +14,8 @@
 #endif
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ir.h"
 #include "mem.h"
@@ -79,10 +83,38 @@ static inline int ex_sent_array(const ir_expr *what, ir_expr *const **idx, int *
     return scalar ? what->u.name.index : what->u.access.array_index;
 }
 
-/* C names: the program's name made safe (not a C keyword, libc or runtime name). */
+/* C names: the program's name made safe (not a C keyword, libc or runtime name); ex_nm the same
+ * into tmp (64 bytes), returned. */
 void ex_cname(char *out, size_t size, const char *name);
+static inline const char *ex_nm(const char *id, char *tmp)
+{
+    ex_cname(tmp, 64, id);
+    return tmp;
+}
+/* The first n bytes of s, NUL-terminated (allocation failure aborts, as xstrdup). */
+static inline own_give char *ex_strndup(const char *s, size_t n)
+{
+    char *r = xmalloc(n + 1);
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+/* The characters of C identifiers. */
+static inline int ex_ident_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static inline int ex_ident_char(int c)
+{
+    return ex_ident_start(c) || (c >= '0' && c <= '9');
+}
+/* n spaces of indentation. */
+static inline void ex_indent(strbuf *b, int n)
+{
+    strbuf_printf(b, "%*s", n, "");
+}
 
-/* The emitter's state (export_emit.c, export_coll.c). */
+/* The emitter's state. */
 /* EX_MARK: the step replayed after the timed loop for its writes of marked outputs alone (their
  * X_mine stamps), no values, no messages. */
 enum { EX_SEQ, EX_STEP, EX_INSPECT, EX_MARK };
@@ -135,17 +167,27 @@ int ex_guards_hoisted(const ex_plan *pl);
 /* export_guards.c: the slots of the variables block b binds (lets, loops, at any depth) appended
  * to slots[n ..]; the new count, or -1 when they pass max. */
 int ex_bound_slots(const ir_block *b, int *slots, int n, int max);
-/* export_emit.c: statement k of blk; the innermost loop over v around body (versioned by its
- * sends' conditions where export_guards.c says so). */
+/* export_stmt.c: statement k of blk; every statement of blk. */
 void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in);
+void ex_emit_block(const ex_em *m, strbuf *b, const ir_block *blk, int in);
+/* export_loops.c: the loops vars[from .. nvars-1] around body (the innermost split at its
+ * border test, run at its points, or versioned by its sends' conditions where it has that
+ * shape); the innermost loop over v around body (versioned where export_guards.c says so). */
+void ex_emit_loops(const ex_em *m, strbuf *b, const ir_loopvar *vars, int nvars, int from, const ir_block *body,
+                   int in);
 void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in);
 /* export_points.c: the innermost loop over v whose body runs only at a few points (each
  * statement a let or an if that holds at one value of v or under conditions that do not change
  * in the loop), written as the body at those points; 0 when the loop has another shape. */
 int ex_point_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in);
 
-/* An expression as C into b; statements it needs first (hoisted reductions) into pre. */
+/* export_expr.c: an expression as C into b; statements it needs first (hoisted reductions)
+ * into pre.  The offset of an access to `array` (subscripts idx[0 .. nidx-1]) in its storage,
+ * on processor `who`; zero_fold: the fold subscript is 0 (offsets within a plane, for the
+ * pattern inspector). */
 void ex_expr(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e);
+void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_expr *const *idx, int nidx,
+               const char *who, int zero_fold);
 
 /* export_rows.c: row bases hoisted out of an innermost loop.  ex_rows_open declares into b,
  * before the loop over `var` (its body: statements from.. of `body`, and/or the expression `e`),
@@ -195,7 +237,7 @@ void ex_piece_gidx(const ex_em *m, strbuf *b, strbuf *pre, int in, const ex_arra
  * (X_rowbase(rt_proc, i0 ..) + j, export_rows.c hoists them). */
 int ex_piece_rows_linear(const ex_array *a);
 
-/* export_emit.c: the conjuncts of a condition (a && b && c) into out[n ..] (at most max in all;
+/* export_stmt.c: the conjuncts of a condition (a && b && c) into out[n ..] (at most max in all;
  * the count, which may exceed max when some were left out); whether e names only the time
  * variable (slot tslot) and parameters: a condition on the step alone. */
 int ex_conjuncts(const ir_expr *e, const ir_expr **out, int n, int max);
@@ -214,11 +256,36 @@ const ex_halo_fn *ex_overlap_halo_fns(const ex_plan *pl);
 void ex_overlap_after(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in);
 void ex_overlap_recv(const ex_em *m, strbuf *b, int in);
 
-/* export_aggregate.c: for a program that says `messages aggregate`, pattern k's setting to one
- * message per partner (written between its rt_pattern_new and its recording; nothing otherwise). */
-void ex_aggregate_pattern(const ir_program *p, strbuf *b, int k);
+/* How dimension d of an array's local memory maps its indices (man/polyapm-lang.5, dist): */
+typedef enum ex_dim_map {
+    EX_MAP_PLAIN,      /* every index of lo .. hi; global = access index + offset */
+    EX_MAP_LATTICE,    /* `step s block b`, absolute: accesses name global indices, only the
+                          lattice lo + k*s + r (0 <= r < b) is held, stored without gaps */
+    EX_MAP_COMPRESSED, /* `step s block b` with offset: access indices are consecutive local
+                          ones l, global = offset + floor(l / b) * s + l mod b */
+} ex_dim_map;
 
-/* Writes the C program of the plan (malloc'd text). */
+ex_dim_map ex_dim_kind(const ex_array *a, int d);
+/* export_arrays.c: array a's storage, bounds, extents and index function (X_at; at syndm
+ * X_slot, X_glob, X_store, X_stored), the tables init_arrays fills appended to `fills`. */
+void ex_array_decl(const ex_plan *pl, strbuf *b, strbuf *fills, const ex_array *a);
+/* export_inout.c: init_arrays (fills: what it computes first, the tables); output_checksum. */
+void ex_init_fn(const ex_plan *pl, strbuf *b, const ex_em *m, const char *fills, int late_marks);
+void ex_checksum_fn(const ex_plan *pl, strbuf *b, const ex_em *m);
+
+/* export_tidy.c: the program's text as a careful person leaves it: `//@inline NAME(p, ..) EXPR`
+ * lines inlined at each call, `//@def NAME` .. `//@end` definitions nothing uses left out,
+ * `(void)x;` of what is used dropped, lines wrapped at 100 columns. */
+own_give char *ex_tidy(own_take char *text);
+/* export_simplify.c: an integer index expression (names, literals, + - *, parentheses, calls)
+ * with its constants folded, zero terms and unit factors dropped; NULL when the text holds
+ * anything else.  ex_simplify_buf: b's text so simplified, when it can be.  Whether C text is
+ * one operand (a name, a number, a call or a parenthesised whole). */
+own_give char *ex_simplify_index(const char *text);
+void ex_simplify_buf(strbuf *b);
+int ex_is_operand(const char *s);
+
+/* export_program.c: writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);
 
 #endif

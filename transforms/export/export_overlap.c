@@ -67,7 +67,7 @@ static void ex_halo_calls(const ex_em *m, strbuf *b, int in, const char *fn)
             if (i) strbuf_printf(&c, " && ");
             ex_expr(m, &c, &pre, in, pl->phase_cond[k][i]);
         }
-        strbuf_printf(b, "%*s", in, "");
+        ex_indent(b, in);
         if (c.n) strbuf_printf(b, "if (%s) ", c.s);
         strbuf t = {0};
         ir_expr tv = {.kind = IR_E_NAME, .type = IR_INT};

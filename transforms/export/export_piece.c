@@ -32,11 +32,6 @@ const char *const ex_piece_type =
     "    const int64_t q = j - pc->rlo[r];\n"
     "    return pc->base[r] + (pc->st ? q / pc->st * pc->bl + q % pc->st : q);\n}\n\n";
 
-static void ind_(strbuf *b, int n)
-{
-    strbuf_printf(b, "%*s", n, "");
-}
-
 /* The row index of outer indices names[0 .. nd-2] in piece `k` (a C expression). */
 static void ex_piece_row(strbuf *b, const ex_array *a, const char *k, char names[][64])
 {
@@ -116,7 +111,7 @@ static void piece_layout_rows(ex_piece_out *o, int k, const ir_dist_piece *pc, c
     int nd = o->nd, in = 8;
     char t[64];
     for (int d = 0; d < nd - 1; d++) {
-        ind_(b, in);
+        ex_indent(b, in);
         strbuf_printf(b, "for (int64_t %s = rt_p->lo[%d]; %s <= rt_p->hi[%d]; %s++) {\n", names[d], d, names[d], d, names[d]);
         in += 4;
     }
@@ -134,15 +129,15 @@ static void piece_layout_rows(ex_piece_out *o, int k, const ir_dist_piece *pc, c
         strbuf_free(&bl);
     }
     if (pre.s) strbuf_printf(b, "%s", pre.s);
-    ind_(b, in);
+    ex_indent(b, in);
     strbuf_printf(b, "const int64_t rt_r = ");
     snprintf(t, sizeof t, "%d", k);
     ex_piece_row(b, o->a, t, names);
     strbuf_printf(b, ";\n");
-    ind_(b, in);
+    ex_indent(b, in);
     strbuf_printf(b, "int64_t rt_l = %s, rt_h = %s;\n", lo.s, hi.s);
     if (held.n) {
-        ind_(b, in);
+        ex_indent(b, in);
         strbuf_printf(b, "if (!(%s)) rt_h = rt_l - 1;   /* off the lattice of a strided dimension */\n", held.s);
     }
     static const char *const rows[] = {
@@ -151,10 +146,10 @@ static void piece_layout_rows(ex_piece_out *o, int k, const ir_dist_piece *pc, c
         "else if (rt_h >= rt_l) rt_n += (rt_h - rt_l) / rt_p->st * rt_p->bl + imin((rt_h - rt_l) % rt_p->st + 1, rt_p->bl);\n",
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        ind_(b, in);
+        ex_indent(b, in);
         strbuf_printf(b, "%s", rows[i]);
     }
-    for (int d = nd - 2; d >= 0; d--) { in -= 4; ind_(b, in); strbuf_printf(b, "}\n"); }
+    for (int d = nd - 2; d >= 0; d--) { in -= 4; ex_indent(b, in); strbuf_printf(b, "}\n"); }
     strbuf_free(&pre);
     strbuf_free(&lo);
     strbuf_free(&hi);
@@ -281,7 +276,7 @@ void ex_piece_decl(const ex_plan *pl, strbuf *b, strbuf *fills, const ex_array *
     memset(&o, 0, sizeof o);
     o.a = a;
     o.b = b;
-    o.m = (ex_em){pl, EX_SEQ, 0, NULL, &o.tmp, 0, NULL, 0, 0};
+    o.m = (ex_em){.pl = pl, .mode = EX_SEQ, .tmp = &o.tmp};
     o.nd = a->decl->u.array.ndims;
     o.np = 1 + a->dist->u.dist.nmore;
     o.X = a->cname;

@@ -7,7 +7,8 @@
  * y, is written  a[rt_row3 + y]  with  rt_row3 = a_at((t - 1), (x + 1), 0)  computed once before
  * the loop: the loop body is then the plain stencil a careful programmer writes (no fold modulo,
  * extents or processor bounds per element), and the values are the same, so checksums do not
- * change.  Used for the innermost FOR loops and the loops of reductions (export_emit.c).
+ * change.  Used for the innermost FOR loops and the loops of reductions (export_loops.c,
+ * export_expr.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  *
  * that a step's messages to one partner travel as one, every array's elements in it: the models
  * charge one startup per partner, and the exporter packs a partner's arrays into one buffer
- * (export_aggregate.c, rt_pattern_aggregate).  Values are the same either way (messages are
+ * (export_program.c, rt_pattern_aggregate).  Values are the same either way (messages are
  * delivered at the end of the step), so the program verifies as its parent does.
  *
  * It applies to a syndm program that does not say it already, whose sends carry two arrays or
