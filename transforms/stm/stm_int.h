@@ -1,6 +1,7 @@
 /*
- * stm_int.h — private to the space-time mapping family (stm.c: one mapping, stm_auto.c: the
- * candidates and their order, stm_isl.c: mappings from isl's multi-dimensional schedules).
+ * stm_int.h — private to the space-time mapping family (stm.c: one mapping, stm_names.c: the
+ * names of its step body, stm_nest.c: its time and processor loops, stm_auto.c: the candidates
+ * and their order, stm_isl.c: mappings from isl's multi-dimensional schedules).
  */
 #ifndef POLYAPM_STM_INT_H
 #define POLYAPM_STM_INT_H
@@ -48,6 +49,22 @@ long long xf_count_points(__isl_take isl_set *set);
  * parameter values, the best `max` in stm auto's order (xf_stm_cand_cmp); returns their number,
  * *out (free with xf_stm_cands_free). */
 int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max, own_give xf_stm_cand **out);
+/* Every identifier the block uses (loop variables, lets, reduction variables, names), appended
+ * to *v (its strings borrowed from the program; the array grown with realloc) (stm_names.c). */
+void xf_stm_names(const ir_block *b, const char ***v, int *n);
+/* Makes the step body `body` of p define each name once per scope: a second binding of a name
+ * with the same value is dropped, with another value renamed (i_2) in the rest of its scope;
+ * tname and pname are bound around it, src's names are taken (stm_names.c). */
+void xf_stm_unclash(ir_program *p, const ir_program *src, const char *tname, const char *pname,
+                    ir_block *body);
+/* The step nest's loops (lv[0] time, lv[1] processors) over the points `enumd` (kept) of a mapping
+ * whose image has the hull `hull` (kept), under m's parameters: for a 1-D allocation (nsig 1) the
+ * hull's two loops; for a 2-D one the hull's time range and pname = 0 .. W1 * W2 - 1 with
+ * s1 = lo1 + pname / W2, s2 = lo2 + pname % W2 (to_expr[1], to_expr[2], which rn then uses).
+ * 1, or 0 when isl's loops are not two loop variables of the language (stm_nest.c). */
+int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program *p,
+                     __isl_keep isl_set *hull, __isl_keep isl_set *enumd, xf_rename *rn,
+                     const ir_expr **to_expr, ir_loopvar *lv);
 /* stm auto's order of candidates (qsort): see xf_stm_candidates. */
 int xf_stm_cand_cmp(const void *a, const void *b);
 
