@@ -71,6 +71,8 @@ typedef struct stm {
     int inner_seq;
     int nsig;
     const char *tname, *pname;
+    const char **priv;         /* the scalars and arrays private to each processor (stm_private.c; borrowed) */
+    int npriv;
     int status;
 } stm;
 
@@ -94,6 +96,7 @@ static void stm_free(stm *s)
         isl_ast_node_free(s->u[i].ast);
     }
     free(s->u);
+    free(s->priv);
 }
 
 static int usage(stm *s, const char *fmt, const char *a, const char *b, const char *c)
@@ -418,6 +421,44 @@ static __isl_give isl_map *leaf_st_map(const stm *s, int leaf)
 
 static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 
+/* Is dependence d, which does not go forward in time on the pairs `bad` (kept), the reuse of a
+ * scratch scalar by different processors only (stm_private.c)?  Then the scalar is noted private. */
+static int private_use(stm *s, const xf_rawdep *d, __isl_keep isl_map *bad)
+{
+    const char *x = s->nsig == 1 ? xf_stm_private_candidate(s->m, d) : NULL;
+    if (!x) return 0;
+    isl_map *pa = isl_map_project_out(leaf_st_map(s, d->src), isl_dim_out, 0, 1);
+    isl_map *pb = isl_map_project_out(leaf_st_map(s, d->sink), isl_dim_out, 0, 1);
+    isl_map *same = isl_map_intersect(isl_map_copy(bad), isl_map_apply_range(pa, isl_map_reverse(pb)));
+    int apart = isl_map_is_empty(same) == isl_bool_true;
+    isl_map_free(same);
+    if (!apart) return 0;
+    for (int k = 0; k < s->npriv; k++)
+        if (!strcmp(s->priv[k], x)) return 1;
+    s->priv = realloc(s->priv, (size_t)(s->npriv + 1) * sizeof *s->priv);
+    s->priv[s->npriv++] = x;
+    return 1;
+}
+
+/* A private scalar's values must be read where they are computed: every flow dependence through
+ * it joins two instances at one (t, p) point.  0, or -1 with the refusal. */
+static int check_private_flows(stm *s)
+{
+    isl_map *st[s->m->nst + 1];
+    for (int k = 0; k < s->m->nst; k++) st[k] = leaf_st_map(s, k);
+    int bad = -1;
+    int ok = xf_stm_private_flows(s->m, s->dep, s->ndep, s->priv, s->npriv, st, &bad);
+    for (int k = 0; k < s->m->nst; k++) isl_map_free(st[k]);
+    if (ok) return 0;
+    const xf_rawdep *d = &s->dep[bad];
+    refuse(s, xf_asprintf("stm: illegal mapping: %s is reused on different processors, and dependence %d "
+                          "(flow, %s -> %s through %s) carries its value from one (t, p) point to another, "
+                          "so it cannot be private to each processor",
+                          s->m->acc[d->acc].text, bad + 1, s->lf[d->src].label, s->lf[d->sink].label,
+                          s->m->acc[d->acc].text));
+    return -1;
+}
+
 static int check_deps(stm *s)
 {
     xf_model *m = s->m;
@@ -437,6 +478,10 @@ static int check_deps(stm *s)
              * unit comes first or is the sink's */
             isl_map *ma = leaf_st_map(s, a), *mb = leaf_st_map(s, b);
             bad = isl_map_subtract(bad, isl_map_apply_range(ma, isl_map_reverse(mb)));
+        }
+        if (isl_map_is_empty(bad) == isl_bool_false && private_use(s, &r[i], bad)) {
+            isl_map_free(bad);
+            continue;
         }
         if (isl_map_is_empty(bad) == isl_bool_false) {
             isl_map *pt = isl_map_from_basic_map(isl_map_sample(isl_map_copy(bad)));
@@ -469,6 +514,7 @@ static int check_deps(stm *s)
         }
         isl_map_free(bad);
     }
+    if (!bad_any && s->npriv) bad_any = check_private_flows(s);
     return bad_any ? -1 : 0;
 }
 
@@ -625,10 +671,31 @@ static int place_unit(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, i
     return 0;
 }
 
+/* The polyhedral hull of the units' image `img` (taken).  A parameter the image does not involve
+ * beyond the context (3mm's nk, nl, nm: its phases' images use ni and nj) is left out while the
+ * hull is computed and the context put back after it: isl's hull of a union grows quickly with
+ * its dimensions (with all five parameters, 3mm's three phases exceed stm auto's quota). */
+static __isl_give isl_set *image_hull(const xf_model *m, __isl_take isl_set *img)
+{
+    isl_set *g = isl_set_gist_params(isl_set_copy(img), xf_model_context(m));
+    int dropped = 0;
+    for (int i = (int)isl_set_dim(img, isl_dim_param) - 1; i >= 0; i--)
+        if (isl_set_involves_dims(g, isl_dim_param, (unsigned)i, 1) == isl_bool_false) {
+            img = isl_set_project_out(img, isl_dim_param, (unsigned)i, 1);
+            dropped++;
+        }
+    isl_set_free(g);
+    isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
+    if (!dropped) return hull;
+    isl_set *ctx = xf_model_context(m);
+    hull = isl_set_align_params(hull, isl_set_get_space(ctx));
+    return isl_set_intersect_params(hull, ctx);
+}
+
 /* The points the step nest enumerates: the polyhedral hull of the image of all units (1-D
  * allocation), or its time range times the box of the two allocation dimensions (2-D,
- * linearised); *hull the hull itself.  -1 when there is nothing to map. */
-static int step_points(stm *s, isl_set **hull, isl_set **enumd)
+ * linearised); *hull the hull itself, *image the image.  -1 when there is nothing to map. */
+static int step_points(stm *s, isl_set **hull, isl_set **enumd, isl_set **image)
 {
     isl_set *img = NULL;
     for (int u = 0; u < s->nu; u++) {
@@ -637,7 +704,8 @@ static int step_points(stm *s, isl_set **hull, isl_set **enumd)
     }
     if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
     assert(s->nsig == 1 || s->nsig == 2);
-    *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
+    *image = isl_set_copy(img);
+    *hull = image_hull(s->m, img);
     *enumd = isl_set_copy(*hull);
     if (s->nsig == 2) {
         isl_set *T = isl_set_project_out(isl_set_copy(*hull), isl_dim_set, 1, 2);
@@ -704,18 +772,73 @@ static int step_names(stm *s)
     return 0;
 }
 
+/* The least (e = 0) or greatest p of the units' images: min or max of each unit's (the distinct
+ * ones), or NULL when one is not an expression of the parameters. */
+static ir_expr *units_extreme(stm *s, ir_program *p, int e)
+{
+    ir_expr *x[s->nu + 1];
+    int n = 0;
+    for (int u = 0; u < s->nu; u++) {
+        isl_set *im = isl_map_range(unit_map(s, &s->u[u]));
+        isl_pw_aff *a = e ? isl_set_dim_max(im, 1) : isl_set_dim_min(im, 1);
+        ir_expr *v = xf_stm_pw_expr(p, xf_model_context(s->m), isl_pw_aff_gist(a, xf_model_context(s->m)));
+        if (!v) return NULL;
+        char *tv = ir_print_expr(v);
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++) {
+            char *tk = ir_print_expr(x[k]);
+            dup = !strcmp(tk, tv);
+            free(tk);
+        }
+        free(tv);
+        if (!dup) x[n++] = v;
+    }
+    return n == 1 ? x[0] : n ? ir_new_call(p, e ? IR_F_MAX : IR_F_MIN, x, n) : NULL;
+}
+
+/* The processor loop lv[1] over the image's least to greatest p where the hull's bounds are looser
+ * and independent of t (phases whose processors' ranges differ: 3mm's ni rows, then its nl
+ * columns, whose hull runs p up to ni + nl - 2 and would give the last rank almost nothing). */
+static void exact_procs(stm *s, ir_program *p, __isl_keep isl_set *img, __isl_keep isl_set *hull, ir_loopvar *lv)
+{
+    if (xf_mentions(lv[1].lo, lv[0].var) || xf_mentions(lv[1].hi, lv[0].var)) return;
+    for (int e = 0; e < 2; e++) {
+        isl_pw_aff *a = e ? isl_set_dim_max(isl_set_copy(img), 1) : isl_set_dim_min(isl_set_copy(img), 1);
+        isl_pw_aff *h = e ? isl_set_dim_max(isl_set_copy(hull), 1) : isl_set_dim_min(isl_set_copy(hull), 1);
+        a = isl_pw_aff_gist(a, xf_model_context(s->m));
+        h = isl_pw_aff_gist(h, xf_model_context(s->m));
+        int same = isl_pw_aff_is_equal(a, h) == isl_bool_true;
+        isl_pw_aff_free(h);
+        isl_pw_aff_free(a);
+        ir_expr *x = same ? NULL : units_extreme(s, p, e);
+        if (x && e) lv[1].hi = x;
+        else if (x) lv[1].lo = x;
+    }
+}
+
+/* Each private scalar an array over the processors of the image `img` (its least to its
+ * greatest p). */
+static int private_copies(stm *s, ir_program *p, __isl_keep isl_set *img, ir_block *body)
+{
+    ir_expr *lo = xf_stm_pw_expr(p, xf_model_context(s->m), isl_set_dim_min(isl_set_copy(img), 1));
+    ir_expr *hi = xf_stm_pw_expr(p, xf_model_context(s->m), isl_set_dim_max(isl_set_copy(img), 1));
+    if (!lo || !hi) return -1;
+    return xf_stm_expand(p, s->priv, s->npriv, s->pname, lo, hi, body);
+}
+
 /* The syn program: one time loop around one processor loop over the units' image, each unit's
  * code at a point inside. */
 static int codegen(stm *s, ir_program **outp)
 {
     int k = s->nsig;   /* 1 or 2 allocation dimensions */
-    isl_set *hull, *enumd;
-    if (step_points(s, &hull, &enumd) != 0) return -1;
+    isl_set *hull, *enumd, *img;
+    if (step_points(s, &hull, &enumd, &img) != 0) return -1;
     /* per-unit code at a point: t and the allocation become parameters */
     const char *pn[3] = {"xf_T", k == 2 ? "xf_P1" : "xf_P", "xf_P2"};
     if (unit_asts(s, enumd, pn) != 0 || step_names(s) != 0) {
         isl_set_free(hull);
         isl_set_free(enumd);
+        isl_set_free(img);
         return -1;
     }
 
@@ -733,6 +856,7 @@ static int codegen(stm *s, ir_program **outp)
     const ir_expr *to_expr[3] = {NULL, NULL, NULL};
     xf_rename rn = {from, to, 1 + k, NULL};
     int ok = xf_stm_step_nest(s->m, k, s->pname, p, hull, enumd, &rn, to_expr, f->u.for_.vars);
+    if (ok && k == 1) exact_procs(s, p, img, hull, f->u.for_.vars);
     f->u.for_.vars[0].kind = IR_LOOP_SEQ;
     f->u.for_.vars[1].kind = IR_LOOP_PAR;
     for (int u = 0; u < s->nu && ok; u++) {
@@ -740,12 +864,20 @@ static int codegen(stm *s, ir_program **outp)
         xf_astgen g = {&rn, place_unit, &uc};
         ok = xf_ast_node(p, s->u[u].ast, f->u.for_.body, &g) == 0;
     }
-    isl_set_free(hull);
     isl_set_free(enumd);
     if (!ok) {
+        isl_set_free(hull);
+        isl_set_free(img);
         ir_program_free(p);
         return refuse(s, xf_strdup("stm: isl did not generate one time loop around one processor loop for "
                                    "this mapping, or used a construct the language cannot express"));
+    }
+    isl_set_free(hull);
+    int copies = s->npriv ? private_copies(s, p, img, f->u.for_.body) : 0;
+    isl_set_free(img);
+    if (copies != 0) {
+        ir_program_free(p);
+        return refuse(s, xf_strdup("stm: the processors' range is not expressible for their private scalars"));
     }
     xf_stm_unclash(p, s->src, s->tname, s->pname, f->u.for_.body);
     p->body = ir_new_block(p);

@@ -1,6 +1,7 @@
 /*
  * stm_int.h — private to the space-time mapping family (stm.c: one mapping, stm_names.c: the
- * names of its step body, stm_nest.c: its time and processor loops, stm_auto.c: the candidates
+ * names of its step body, stm_nest.c: its time and processor loops,
+ * stm_private.c: scratch scalars private to each processor, stm_auto.c: the candidates
  * and their order, stm_isl.c: mappings from isl's multi-dimensional schedules).
  */
 #ifndef POLYAPM_STM_INT_H
@@ -65,6 +66,23 @@ void xf_stm_unclash(ir_program *p, const ir_program *src, const char *tname, con
 int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program *p,
                      __isl_keep isl_set *hull, __isl_keep isl_set *enumd, xf_rename *rn,
                      const ir_expr **to_expr, ir_loopvar *lv);
+/* An isl pw_aff of the parameters as an IR expression of p, or NULL (stm_nest.c). */
+ir_expr *xf_stm_pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take isl_pw_aff *pa);
+
+/* Scratch scalars and arrays private to each processor (stm_private.c).  The array an anti or
+ * output dependence goes through when it may be private (not an output; NULL otherwise;
+ * borrowed). */
+const char *xf_stm_private_candidate(const xf_model *m, const xf_rawdep *d);
+/* Does every flow dependence through the scalars names[0..n-1] join two instances at one (t, p)
+ * point under the maps st[s] (S[..] -> [t, p], kept)?  1, or 0 with *bad (when not NULL) the
+ * index of the first dependence that does not. */
+int xf_stm_private_flows(const xf_model *m, const xf_rawdep *r, int nr, const char *const *names, int n,
+                         __isl_keep isl_map *const *st, int *bad);
+/* The arrays names[0..n-1] of p with a first dimension [lo .. hi] indexed by the processor
+ * variable pname in the step body `body` (their inits alike: every copy starts as the array
+ * did).  0. */
+int xf_stm_expand(ir_program *p, const char *const *names, int n, const char *pname, const ir_expr *lo,
+                  const ir_expr *hi, ir_block *body);
 /* stm auto's order of candidates (qsort): see xf_stm_candidates. */
 int xf_stm_cand_cmp(const void *a, const void *b);
 

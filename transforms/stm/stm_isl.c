@@ -331,14 +331,33 @@ static int legal(const xf_model *m, const xf_rawdep *r, int nr, isl_aff **th, is
     isl_map *fwd = isl_map_read_from_str(m->ctx, "{ [ta, sa] -> [tb, sb] : tb > ta }");
     isl_map *same = isl_map_union(isl_map_copy(fwd),
                                   isl_map_read_from_str(m->ctx, "{ [ta, sa] -> [ta, sa] }"));
-    int ok = 1;
+    isl_map *apart = isl_map_read_from_str(m->ctx, "{ [ta, sa] -> [tb, sb] : sb != sa }");
+    const char *priv[MAXST];
+    int ok = 1, npriv = 0;
     for (int i = 0; i < nr && ok && !xf_cancelled(); i++) {
         int a = r[i].src, b = r[i].sink;
         isl_map *pairs = isl_map_apply_range(isl_map_apply_domain(isl_map_copy(r[i].rel), st_map(th[a], sg[a])),
                                              st_map(th[b], sg[b]));
-        ok = isl_map_is_subset(pairs, a <= b ? same : fwd) == isl_bool_true;
+        pairs = isl_map_subtract(pairs, isl_map_copy(a <= b ? same : fwd));
+        ok = isl_map_is_empty(pairs) == isl_bool_true;
+        /* a scratch scalar reused by different processors only: private to each (stm_private.c) */
+        const char *x = ok ? NULL : xf_stm_private_candidate(m, &r[i]);
+        if (x && isl_map_is_subset(pairs, apart) == isl_bool_true) {
+            ok = 1;
+            int k = 0;
+            while (k < npriv && strcmp(priv[k], x)) k++;
+            if (k == npriv && npriv < MAXST) priv[npriv++] = x;
+            else ok = k < npriv;
+        }
         isl_map_free(pairs);
     }
+    if (ok && npriv) {
+        isl_map *st[MAXST];
+        for (int s = 0; s < m->nst; s++) st[s] = st_map(th[s], sg[s]);
+        ok = xf_stm_private_flows(m, r, nr, priv, npriv, st, NULL);
+        for (int s = 0; s < m->nst; s++) isl_map_free(st[s]);
+    }
+    isl_map_free(apart);
     isl_map_free(fwd);
     isl_map_free(same);
     return ok && !xf_cancelled();

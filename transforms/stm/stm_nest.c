@@ -94,8 +94,7 @@ static int step_loops(ir_program *p, __isl_take isl_ast_node *n, const xf_rename
     return ok ? 0 : -1;
 }
 
-/* An isl pw_aff of the parameters as an IR expression. */
-static ir_expr *pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take isl_pw_aff *pa)
+ir_expr *xf_stm_pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take isl_pw_aff *pa)
 {
     isl_ast_build *b = isl_ast_build_from_context(ctxset);
     isl_ast_expr *e = isl_ast_build_expr_from_pw_aff(b, pa);
@@ -124,8 +123,8 @@ int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program 
         isl_pw_aff *mn = isl_set_dim_min(isl_set_copy(enumd), 1 + d);
         isl_pw_aff *mx = isl_set_dim_max(isl_set_copy(enumd), 1 + d);
         isl_pw_aff *wd = isl_pw_aff_add_constant_val(isl_pw_aff_sub(mx, isl_pw_aff_copy(mn)), isl_val_one(ctx));
-        lo[d] = pw_expr(p, xf_model_context(m), mn);
-        w[d] = pw_expr(p, xf_model_context(m), wd);
+        lo[d] = xf_stm_pw_expr(p, xf_model_context(m), mn);
+        w[d] = xf_stm_pw_expr(p, xf_model_context(m), wd);
         ok = lo[d] && w[d];
     }
     if (!ok) return 0;
