@@ -671,27 +671,6 @@ static int place_unit(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, i
     return 0;
 }
 
-/* The polyhedral hull of the units' image `img` (taken).  A parameter the image does not involve
- * beyond the context (3mm's nk, nl, nm: its phases' images use ni and nj) is left out while the
- * hull is computed and the context put back after it: isl's hull of a union grows quickly with
- * its dimensions (with all five parameters, 3mm's three phases exceed stm auto's quota). */
-static __isl_give isl_set *image_hull(const xf_model *m, __isl_take isl_set *img)
-{
-    isl_set *g = isl_set_gist_params(isl_set_copy(img), xf_model_context(m));
-    int dropped = 0;
-    for (int i = (int)isl_set_dim(img, isl_dim_param) - 1; i >= 0; i--)
-        if (isl_set_involves_dims(g, isl_dim_param, (unsigned)i, 1) == isl_bool_false) {
-            img = isl_set_project_out(img, isl_dim_param, (unsigned)i, 1);
-            dropped++;
-        }
-    isl_set_free(g);
-    isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
-    if (!dropped) return hull;
-    isl_set *ctx = xf_model_context(m);
-    hull = isl_set_align_params(hull, isl_set_get_space(ctx));
-    return isl_set_intersect_params(hull, ctx);
-}
-
 /* The points the step nest enumerates: the polyhedral hull of the image of all units (1-D
  * allocation), or its time range times the box of the two allocation dimensions (2-D,
  * linearised); *hull the hull itself, *image the image.  -1 when there is nothing to map. */
@@ -705,7 +684,7 @@ static int step_points(stm *s, isl_set **hull, isl_set **enumd, isl_set **image)
     if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
     assert(s->nsig == 1 || s->nsig == 2);
     *image = isl_set_copy(img);
-    *hull = image_hull(s->m, img);
+    *hull = xf_stm_image_hull(s->m, img);
     *enumd = isl_set_copy(*hull);
     if (s->nsig == 2) {
         isl_set *T = isl_set_project_out(isl_set_copy(*hull), isl_dim_set, 1, 2);

@@ -66,6 +66,8 @@ void xf_stm_unclash(ir_program *p, const ir_program *src, const char *tname, con
 int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program *p,
                      __isl_keep isl_set *hull, __isl_keep isl_set *enumd, xf_rename *rn,
                      const ir_expr **to_expr, ir_loopvar *lv);
+/* The polyhedral hull of a mapping's image `img` (taken) under m's context (stm_nest.c). */
+__isl_give isl_set *xf_stm_image_hull(const xf_model *m, __isl_take isl_set *img);
 /* An isl pw_aff of the parameters as an IR expression of p, or NULL (stm_nest.c). */
 ir_expr *xf_stm_pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take isl_pw_aff *pa);
 

@@ -1,7 +1,8 @@
 /*
  * stm_nest.c — the step nest stm generates: the time loop and the processor loop over the points
- * of a mapping's image (isl's AST of the points turned into the language's two loop variables; a
- * dimension with one value becomes a one-iteration loop; a 2-D allocation linearised into p).
+ * of a mapping's image (its polyhedral hull; isl's AST of the points turned into the language's
+ * two loop variables; a dimension with one value becomes a one-iteration loop; a 2-D allocation
+ * linearised into p).
  */
 #include <string.h>
 
@@ -139,4 +140,24 @@ int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program 
     to_expr[2] = z1 ? r : ir_new_binary(p, IR_OP_ADD, lo[1], r);
     rn->to_expr = to_expr;
     return 1;
+}
+
+/* The hull of an image: a parameter the image does not involve beyond the context (3mm's nk,
+ * nl, nm: its phases' images use ni and nj) is left out while the hull is computed and the context put back after it: isl's hull of a union grows quickly with
+ * its dimensions (with all five parameters, 3mm's three phases exceed stm auto's quota). */
+__isl_give isl_set *xf_stm_image_hull(const xf_model *m, __isl_take isl_set *img)
+{
+    isl_set *g = isl_set_gist_params(isl_set_copy(img), xf_model_context(m));
+    int dropped = 0;
+    for (int i = (int)isl_set_dim(img, isl_dim_param) - 1; i >= 0; i--)
+        if (isl_set_involves_dims(g, isl_dim_param, (unsigned)i, 1) == isl_bool_false) {
+            img = isl_set_project_out(img, isl_dim_param, (unsigned)i, 1);
+            dropped++;
+        }
+    isl_set_free(g);
+    isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
+    if (!dropped) return hull;
+    isl_set *ctx = xf_model_context(m);
+    hull = isl_set_align_params(hull, isl_set_get_space(ctx));
+    return isl_set_intersect_params(hull, ctx);
 }
