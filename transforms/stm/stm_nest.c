@@ -143,8 +143,9 @@ int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program 
 }
 
 /* The hull of an image: a parameter the image does not involve beyond the context (3mm's nk,
- * nl, nm: its phases' images use ni and nj) is left out while the hull is computed and the context put back after it: isl's hull of a union grows quickly with
- * its dimensions (with all five parameters, 3mm's three phases exceed stm auto's quota). */
+ * nl, nm: its phases' images use ni and nj) is left out while the hull is computed and the
+ * context put back after it: isl's hull of a union grows quickly with its dimensions (with all
+ * five parameters, 3mm's three phases exceed stm auto's quota). */
 __isl_give isl_set *xf_stm_image_hull(const xf_model *m, __isl_take isl_set *img)
 {
     isl_set *g = isl_set_gist_params(isl_set_copy(img), xf_model_context(m));
