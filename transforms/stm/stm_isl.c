@@ -22,7 +22,10 @@
  * hoisted (the statements that can run at step 0 moved there: atax's row products).
  * A pair (θ, σ) is kept when every dependence goes forward in θ or joins two instances at one
  * (t, p) point in their original order (inner=seq runs what shares a point in inner sequential
- * loops); stm auto then has stm check each one, as it checks its enumeration's.
+ * loops), or goes through a scratch array private to each processor (stm_private.c); stm auto
+ * then has stm check each one, as it checks its enumeration's.  When none keeps several
+ * processors busy, a sequence of top-level loop nests is also mapped phase by phase: each nest's
+ * best mapping from its own model, the nests one after another (propose_phases).
  *
  * Arrays of functions (isl_aff **th, **sg: one per statement) are borrowed by the functions
  * that take them, except where a comment says a function fills them (the caller then frees).
@@ -40,7 +43,7 @@
 
 #include "stm_int.h"
 
-enum { MAXDIM = 16, MAXST = 16, COUNT_EXACT_MAX = 200000 };
+enum { MAXDIM = 16, MAXST = 48, COUNT_EXACT_MAX = 200000 };
 
 /* A flattened schedule: per statement nd affine dimensions over its instance space. */
 typedef struct flat {
