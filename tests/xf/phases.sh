@@ -5,7 +5,10 @@
 #   3mm   three products one after another: each phase a time step, its rows the processors
 #         (the step nest's hull computed without the parameters its image does not involve);
 #   symm  its parallel loop j inside i, through the scratch scalar temp2 that every (i, j) sets,
-#         accumulates and reads: private to each processor (temp2[p]).
+#         accumulates and reads: private to each processor (temp2[p]);
+#   doitgen  its scratch row sum_ private (sum_[p][..]), one (r, q) plane per processor and step;
+#   ludcmp   phases mapped one by one: the factorisation on a wavefront with w private, then the
+#         two substitutions one row per step.
 # Each: `explore ROOT -D procs=2 --budget 100` reaches a verified syndm leaf on which each rank
 # does at least a quarter of the work, and `run LEAF -np 2` prints the simulation's checksum,
 # which is PolyBench's own dump (tests/polybench/kernels.inc's pb_dump_build, dumpsum).  Then
@@ -58,6 +61,8 @@ else
         "$ROOT/runtime/rt_checksum.c" 2>"$TMP/cc.err" || fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"
     phase_kernel linear-algebra/kernels/3mm
     phase_kernel linear-algebra/blas/symm
+    phase_kernel linear-algebra/kernels/doitgen
+    phase_kernel linear-algebra/solvers/ludcmp
 fi
 
 # A scratch scalar private to each processor: the syn program holds one copy per processor.
