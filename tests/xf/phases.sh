@@ -94,8 +94,9 @@ expect_match "scratch scalar: each processor uses its own" "$syn" 'S2: s\[p\] = 
 expect_eq "scratch scalar: the syn program simulates to the source's checksum" \
     "$(pb_checksum "$("$POLYAPM" sim "$TMP/scratch-syn.apm" 2>&1)")" "$(pb_checksum "$("$POLYAPM" sim "$TMP/scratch.apm" 2>&1)")"
 
-# Not private: a scalar whose value goes from one (t, p) point to another: every S1 sets s at
-# t = 0, each S2 reads it at t = 1 (in shared memory the last processor's value).
+# Not private: a scalar whose value goes from one processor to another: every S1 sets s at t = 0
+# on processor i, each S2 reads it at t = 1 on processor i + n (in shared memory the last
+# processor's value).  On one processor, a step later, it is private.
 cat >"$TMP/carried.apm" <<'EOF'
 program carried
 level source
@@ -112,12 +113,16 @@ for i = 0 .. n - 1 {
   S2: b[i] = s + 1
 }
 EOF
-out=$("$POLYAPM" apply "$TMP/carried.apm" stm theta.S1=0 sigma.S1=i theta.S2=1 sigma.S2=i -o "$TMP/carried-syn.apm" 2>&1)
+out=$("$POLYAPM" apply "$TMP/carried.apm" stm theta.S1=0 sigma.S1=i theta.S2=1 sigma.S2=i+n -o "$TMP/carried-syn.apm" 2>&1)
 expect_eq "carried scalar: refused (exit 1)" "$?" 1
 expect_match "carried scalar: the refusal names the scalar and the dependence" "$out" \
     's is reused on different processors, and dependence [0-9]+ \(flow, S1 -> S2 through s\) carries its value'
 "$POLYAPM" apply "$TMP/carried.apm" stm theta=0 sigma=i -o "$TMP/carried-syn.apm" >/dev/null 2>&1
 expect_eq "carried scalar: theta=0 sigma=i (one point per i) is legal with s private (exit 0)" "$?" 0
+"$POLYAPM" apply "$TMP/carried.apm" stm theta.S1=0 sigma.S1=i theta.S2=1 sigma.S2=i -o "$TMP/carried-syn2.apm" >/dev/null 2>&1
+expect_eq "carried scalar: read a step later on its processor, legal with s private (exit 0)" "$?" 0
+expect_eq "carried scalar: that program simulates to the source's checksum" \
+    "$(pb_checksum "$("$POLYAPM" sim "$TMP/carried-syn2.apm" 2>&1)")" "$(pb_checksum "$("$POLYAPM" sim "$TMP/carried.apm" 2>&1)")"
 
 # Not private: an output scalar.
 sed -e 's/^output b$/output b\noutput s/' "$TMP/scratch.apm" >"$TMP/outscalar.apm"

@@ -440,8 +440,8 @@ static int private_use(stm *s, const xf_rawdep *d, __isl_keep isl_map *bad)
     return 1;
 }
 
-/* A private scalar's values must be read where they are computed: every flow dependence through
- * it joins two instances at one (t, p) point.  0, or -1 with the refusal. */
+/* A private array's values must be read where they are computed: every flow dependence through
+ * it joins two instances on one processor.  0, or -1 with the refusal. */
 static int check_private_flows(stm *s)
 {
     isl_map *st[s->m->nst + 1];
@@ -452,7 +452,7 @@ static int check_private_flows(stm *s)
     if (ok) return 0;
     const xf_rawdep *d = &s->dep[bad];
     refuse(s, xf_asprintf("stm: illegal mapping: %s is reused on different processors, and dependence %d "
-                          "(flow, %s -> %s through %s) carries its value from one (t, p) point to another, "
+                          "(flow, %s -> %s through %s) carries its value from one processor to another, "
                           "so it cannot be private to each processor",
                           s->m->acc[d->acc].text, bad + 1, s->lf[d->src].label, s->lf[d->sink].label,
                           s->m->acc[d->acc].text));

@@ -75,8 +75,8 @@ ir_expr *xf_stm_pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take is
  * output dependence goes through when it may be private (not an output; NULL otherwise;
  * borrowed). */
 const char *xf_stm_private_candidate(const xf_model *m, const xf_rawdep *d);
-/* Does every flow dependence through the scalars names[0..n-1] join two instances at one (t, p)
- * point under the maps st[s] (S[..] -> [t, p], kept)?  1, or 0 with *bad (when not NULL) the
+/* Does every flow dependence through the arrays names[0..n-1] join two instances on one
+ * processor under the maps st[s] (S[..] -> [t, p], kept)?  1, or 0 with *bad (when not NULL) the
  * index of the first dependence that does not. */
 int xf_stm_private_flows(const xf_model *m, const xf_rawdep *r, int nr, const char *const *names, int n,
                          __isl_keep isl_map *const *st, int *bad);

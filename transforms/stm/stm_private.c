@@ -7,8 +7,9 @@
  *   - it is not an output of the program,
  *   - every anti or output dependence through it that does not go forward in time joins two
  *     different processors (on one processor the order of its uses stays the source's), and
- *   - every flow dependence through it joins two instances at one (t, p) point (a value is
- *     read where it was computed, in the same step);
+ *   - every flow dependence through it joins two instances on one processor (a value is read
+ *     where it was computed: at the same point or a later step; deriche's ym1, carried along a
+ *     row one step after another on the row's processor);
  * stm then gives each processor its own copy: the scalar becomes an array over the processors,
  * indexed by p (`temp2` -> `temp2[p]`, `sum_[q]` -> `sum_[p][q]`, its init the scalar's), which
  * memdist distributes like any array.  This is scalar expansion (Feautrier, "Array expansion", ICS 1988) restricted to
@@ -45,13 +46,15 @@ int xf_stm_private_flows(const xf_model *m, const xf_rawdep *r, int nr, const ch
         int mine = 0;
         for (int k = 0; x && k < n && !mine; k++) mine = !strcmp(names[k], x);
         if (!mine) continue;
-        isl_map *pairs = isl_map_apply_range(isl_map_apply_domain(isl_map_copy(r[i].rel), isl_map_copy(st[r[i].src])),
-                                             isl_map_copy(st[r[i].sink]));
+        /* the processors (σ) of the source and the sink: the same one */
+        isl_map *sa = isl_map_project_out(isl_map_copy(st[r[i].src]), isl_dim_out, 0, 1);
+        isl_map *sb = isl_map_project_out(isl_map_copy(st[r[i].sink]), isl_dim_out, 0, 1);
+        isl_map *pairs = isl_map_apply_range(isl_map_apply_domain(isl_map_copy(r[i].rel), sa), sb);
         isl_map *id = isl_map_identity(isl_space_map_from_set(isl_space_range(isl_map_get_space(pairs))));
-        int one_point = isl_map_is_subset(pairs, id) == isl_bool_true;
+        int one_proc = isl_map_is_subset(pairs, id) == isl_bool_true;
         isl_map_free(id);
         isl_map_free(pairs);
-        if (!one_point) {
+        if (!one_proc) {
             if (bad) *bad = i;
             return 0;
         }
