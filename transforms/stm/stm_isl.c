@@ -43,7 +43,7 @@
 
 #include "stm_int.h"
 
-enum { MAXDIM = 16, MAXST = 48, COUNT_EXACT_MAX = 200000 };
+enum { MAXDIM = 16, MAXST = 48, COUNT_EXACT_MAX = 200000, SHORT_ARGS = 16 };
 
 /* A flattened schedule: per statement nd affine dimensions over its instance space. */
 typedef struct flat {
@@ -378,8 +378,8 @@ static int shares_points(const xf_model *m, isl_aff **th, isl_aff **sg)
     return shared;
 }
 
-/* stm's arguments for (θ, σ): one theta=/sigma= when all statements agree. NULL when a function
- * has no text. */
+/* stm's arguments for (θ, σ): one theta=/sigma= when all statements agree, else one per label
+ * (for a long program, the most common pair unlabelled). NULL when a function has no text. */
 static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
 {
     char *tt[MAXST] = {0}, *ts[MAXST] = {0};
@@ -393,9 +393,20 @@ static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
     }
     xf_buf b = {0};
     if (ok && same) xf_buf_printf(&b, "theta=%s sigma=%s", tt[0], ts[0]);
-    for (int s = 0; ok && !same && s < m->nst; s++) {
+    /* a long program (more than SHORT_ARGS statements): the pair most statements share as
+     * theta=, sigma=, the others by label (adi's prologue of constants at theta=0 sigma=0) */
+    int dflt = -1, most = 1;
+    for (int s = 0; ok && !same && m->nst > SHORT_ARGS && s < m->nst; s++) {
+        int k = 0;
+        for (int u = 0; u < m->nst; u++) k += !strcmp(tt[u], tt[s]) && !strcmp(ts[u], ts[s]);
+        if (k > most) { most = k; dflt = s; }
+    }
+    if (dflt >= 0) xf_buf_printf(&b, "theta=%s sigma=%s", tt[dflt], ts[dflt]);
+    for (int s = 0, first = dflt < 0; ok && !same && s < m->nst; s++) {
+        if (dflt >= 0 && !strcmp(tt[s], tt[dflt]) && !strcmp(ts[s], ts[dflt])) continue;
         const char *lb = m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label : m->st[s].name;
-        xf_buf_printf(&b, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tt[s], lb, ts[s]);
+        xf_buf_printf(&b, "%stheta.%s=%s sigma.%s=%s", first ? "" : " ", lb, tt[s], lb, ts[s]);
+        first = 0;
     }
     if (ok && inner) xf_buf_printf(&b, " inner=seq");
     for (int s = 0; s < m->nst; s++) { free(tt[s]); free(ts[s]); }
