@@ -748,6 +748,7 @@ static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist 
         xf_stm_cand *c = NULL;
         int nc = pm ? xf_stm_isl_proposals(pm, pr, npr, 1, &c) : 0;
         ok = nc > 0 && read_args(m, c[0].args, in, th, sg) == 0;
+        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "phase %d: %s\n", g, nc > 0 ? c[0].args : "no mapping");
         for (int i = 0; i < nc; i++) free(c[i].args);
         free(c);
         if (pm) {
@@ -768,7 +769,9 @@ static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist 
         for (int s = 0; s < m->nst; s++) all[s] = 1;
         ok = shift_by(m, th, all, isl_pw_aff_neg(extreme_over(m, th, all, 0))) == 0;
     }
-    if (ok && legal(m, r, nr, th, sg)) {
+    int lg = ok && legal(m, r, nr, th, sg);
+    if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "phases: %s\n", lg ? "legal" : ok ? "illegal" : "not composed");
+    if (lg) {
         positive(m, sg);
         plist_add(P, th, sg);
     }
