@@ -8,7 +8,9 @@
 #         accumulates and reads: private to each processor (temp2[p]);
 #   doitgen  its scratch row sum_ private (sum_[p][..]), one (r, q) plane per processor and step;
 #   ludcmp   phases mapped one by one: the factorisation on a wavefront with w private, then the
-#         two substitutions one row per step.
+#         two substitutions one row per step;
+#   adi   27 statements (a prologue of constants, then per time step a column sweep and a row
+#         sweep, each with sigma=i: what the row sweep reads of the columns travels as messages).
 # Each: `explore ROOT -D procs=2 --budget 100` reaches a verified syndm leaf on which each rank
 # does at least a quarter of the work, and `run LEAF -np 2` prints the simulation's checksum,
 # which is PolyBench's own dump (tests/polybench/kernels.inc's pb_dump_build, dumpsum).  Then
@@ -63,6 +65,7 @@ else
     phase_kernel linear-algebra/blas/symm
     phase_kernel linear-algebra/kernels/doitgen
     phase_kernel linear-algebra/solvers/ludcmp
+    phase_kernel stencils/adi
 fi
 
 # A scratch scalar private to each processor: the syn program holds one copy per processor.
