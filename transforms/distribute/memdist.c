@@ -27,387 +27,12 @@
 
 static ir_expr *bin(ir_program *p, ir_op op, ir_expr *a, ir_expr *b) { return ir_new_binary(p, op, a, b); }
 
-/* Is f (a pw_aff of the processor dimensions) monotone non-decreasing (+1) or non-increasing
- * (-1) in dimension d over `dom`, or neither (0)? */
-static int monotone(__isl_keep isl_pw_aff *f, __isl_keep isl_set *dom, int d)
-{
-    int np = (int)isl_set_dim(dom, isl_dim_set);
-    /* pairs (x, x + e_d) both in dom */
-    isl_map *step = isl_map_identity(isl_space_map_from_set(isl_set_get_space(dom)));
-    step = isl_map_intersect_domain(step, isl_set_copy(dom));
-    isl_multi_aff *sh = isl_multi_aff_identity(isl_space_map_from_set(isl_set_get_space(dom)));
-    isl_aff *a = isl_multi_aff_get_aff(sh, d);
-    a = isl_aff_add_constant_si(a, 1);
-    sh = isl_multi_aff_set_aff(sh, d, a);
-    isl_map *next = isl_map_intersect_range(isl_map_from_multi_aff(sh), isl_set_copy(dom));
-    next = isl_map_intersect_domain(next, isl_set_copy(dom));
-    isl_map_free(step);
-    (void)np;
-    /* f(next(x)) - f(x) */
-    isl_pw_aff *fx = isl_pw_aff_copy(f);
-    isl_map *fm = isl_map_from_pw_aff(isl_pw_aff_copy(f));
-    isl_map *fn = isl_map_apply_range(isl_map_copy(next), isl_map_copy(fm));   /* x -> f(x+e) */
-    isl_map *fxm = isl_map_intersect_domain(isl_map_from_pw_aff(fx), isl_map_domain(next));
-    isl_map *pair = isl_map_range_product(fn, fxm);                             /* x -> [f(x+e), f(x)] */
-    isl_set *diff = isl_map_range(pair);
-    isl_map_free(fm);
-    isl_set *dec = isl_set_copy(diff), *inc = diff;
-    /* in [u, v]: u < v somewhere? u > v somewhere? */
-    isl_constraint *c1 = isl_constraint_alloc_inequality(isl_local_space_from_space(isl_set_get_space(dec)));
-    c1 = isl_constraint_set_coefficient_si(c1, isl_dim_set, 0, -1);
-    c1 = isl_constraint_set_coefficient_si(c1, isl_dim_set, 1, 1);
-    c1 = isl_constraint_set_constant_si(c1, -1);   /* v - u - 1 >= 0: decreasing step */
-    dec = isl_set_add_constraint(dec, c1);
-    isl_constraint *c2 = isl_constraint_alloc_inequality(isl_local_space_from_space(isl_set_get_space(inc)));
-    c2 = isl_constraint_set_coefficient_si(c2, isl_dim_set, 0, 1);
-    c2 = isl_constraint_set_coefficient_si(c2, isl_dim_set, 1, -1);
-    c2 = isl_constraint_set_constant_si(c2, -1);   /* u - v - 1 >= 0: increasing step */
-    inc = isl_set_add_constraint(inc, c2);
-    int hasdec = isl_set_is_empty(dec) == isl_bool_false, hasinc = isl_set_is_empty(inc) == isl_bool_false;
-    isl_set_free(dec);
-    isl_set_free(inc);
-    return hasdec && hasinc ? 0 : hasdec ? -1 : 1;
-}
-
+/* The affine piece of a one-piece pw_aff (isl_pw_aff_foreach_piece). */
 static isl_stat take_aff(__isl_take isl_set *set, __isl_take isl_aff *aff, void *user)
 {
     isl_set_free(set);
     *(isl_aff **)user = aff;
     return isl_stat_ok;
-}
-
-/* e - c - c'  ->  e - (c + c'): fold integer literals at the right of a sum. */
-static ir_expr *fold(ir_program *p, ir_expr *e)
-{
-    if (!e || e->kind != IR_E_BINARY || (e->u.op.op != IR_OP_ADD && e->u.op.op != IR_OP_SUB)) return e;
-    e->u.op.a = fold(p, e->u.op.a);
-    ir_expr *a = e->u.op.a, *b = e->u.op.b;
-    if (b->kind != IR_E_INT || a->kind != IR_E_BINARY || (a->u.op.op != IR_OP_ADD && a->u.op.op != IR_OP_SUB) ||
-        a->u.op.b->kind != IR_E_INT)
-        return e;
-    int64_t v = (a->u.op.op == IR_OP_ADD ? a->u.op.b->u.ival : -a->u.op.b->u.ival) +
-                (e->u.op.op == IR_OP_ADD ? b->u.ival : -b->u.ival);
-    if (v == 0) return a->u.op.a;
-    return ir_new_binary(p, v > 0 ? IR_OP_ADD : IR_OP_SUB, a->u.op.a, ir_new_int(p, v > 0 ? v : -v));
-}
-
-/* e as base + c: the base's text (malloc'd) and c. */
-static char *split_const(const ir_expr *e, int64_t *c)
-{
-    *c = 0;
-    if (e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB) && e->u.op.b->kind == IR_E_INT) {
-        *c = e->u.op.op == IR_OP_ADD ? e->u.op.b->u.ival : -e->u.op.b->u.ival;
-        return ir_print_expr(e->u.op.a);
-    }
-    if (e->kind == IR_E_INT) { *c = e->u.ival; return xstrdup(""); }
-    return ir_print_expr(e);
-}
-
-/* A pw_aff of the processor dimensions with them as parameters named after their variables. */
-static __isl_give isl_pw_aff *pv_params(__isl_take isl_pw_aff *pa, unsigned npar, const xf_tiling *T,
-                                        __isl_keep isl_ctx *ctx)
-{
-    pa = isl_pw_aff_move_dims(pa, isl_dim_param, npar, isl_dim_in, 0, (unsigned)T->np);
-    for (int q = 0; q < T->np; q++)
-        pa = isl_pw_aff_set_dim_id(pa, isl_dim_param, npar + (unsigned)q, isl_id_alloc(ctx, T->pv[q], NULL));
-    return isl_pw_aff_project_domain_on_params(pa);
-}
-
-/* The bound over real processor rp's virtual processors of x (an expression of them): the value
- * at the first or last one when x is monotone (mono[q] = +1/-1), otherwise a reduction. */
-static ir_expr *real_bound(ir_program *out, const xf_tiling *T, const char *rpv, ir_expr *x, const int *mono,
-                           int e, const ir_expr *P1, int *ok)
-{
-    int np = T->np, dep = 0;
-    for (int q = 0; q < np; q++) dep |= xf_mentions(x, T->pv[q]);
-    if (!dep || T->k == TK_NONE) return x;
-    static const char *const kn[] = {"k1", "k2"};
-    if (T->k == TK_BLOCKCYCLIC) {
-        /* rp's virtual processors: P0 + (rp + k1 * procs) * bs + k2 (at most P1), for
-         * k1 = 0 .. KL with KL = ((P1 - P0) / bs - rp) / procs (its last block) and k2 = 0 .. bs - 1 */
-        if (!P1) { *ok = 0; return x; }
-        ir_expr *p0 = T->p0[0] ? ir_clone_expr(out, T->p0[0]) : ir_new_int(out, 0);
-        ir_expr *KL = bin(out, IR_OP_DIV,
-                          bin(out, IR_OP_SUB, bin(out, IR_OP_DIV, bin(out, IR_OP_SUB, ir_clone_expr(out, P1), ir_clone_expr(out, p0)),
-                                                  ir_clone_expr(out, T->b[0])),
-                              ir_new_name(out, rpv)),
-                          ir_new_name(out, "procs"));
-        if (mono[0]) {
-            ir_expr *at[1];
-            if ((mono[0] > 0) == (e == 0)) {   /* the first one: P0 + rp * bs */
-                at[0] = bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, ir_new_name(out, rpv), ir_clone_expr(out, T->b[0])));
-            } else {                           /* the last one: min(P1, P0 + (rp + KL * procs) * bs + bs - 1) */
-                ir_expr *blk = bin(out, IR_OP_ADD, ir_new_name(out, rpv), bin(out, IR_OP_MUL, KL, ir_new_name(out, "procs")));
-                ir_expr *end = bin(out, IR_OP_SUB, bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, blk, ir_clone_expr(out, T->b[0]))),
-                                                       ir_clone_expr(out, T->b[0])), ir_new_int(out, 1));
-                ir_expr *args[2] = {ir_clone_expr(out, P1), fold(out, end)};
-                at[0] = ir_new_call(out, IR_F_MIN, args, 2);
-            }
-            return fold(out, xf_subst(out, x, T->pv, at, 1));
-        }
-        ir_expr *blk = bin(out, IR_OP_ADD, ir_new_name(out, rpv), bin(out, IR_OP_MUL, ir_new_name(out, kn[0]), ir_new_name(out, "procs")));
-        ir_expr *args[2] = {ir_clone_expr(out, P1),
-                            bin(out, IR_OP_ADD, bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, blk, ir_clone_expr(out, T->b[0]))),
-                                ir_new_name(out, kn[1]))};
-        ir_expr *at[1] = {ir_new_call(out, IR_F_MIN, args, 2)};
-        ir_expr *body = xf_subst(out, x, T->pv, at, 1);
-        for (int q = 1; q >= 0; q--) {
-            ir_expr *r = ir_alloc(out, sizeof *r);
-            r->kind = IR_E_REDUCE;
-            r->u.reduce.r = e == 0 ? IR_R_MIN : IR_R_MAX;
-            r->u.reduce.var = ir_strdup(out, kn[q]);
-            r->u.reduce.lo = ir_new_int(out, 0);
-            r->u.reduce.hi = q ? bin(out, IR_OP_SUB, ir_clone_expr(out, T->b[0]), ir_new_int(out, 1)) : KL;
-            r->u.reduce.body = body;
-            body = r;
-        }
-        return body;
-    }
-    ir_expr *first[2], *last[2];
-    for (int q = 0; q < np; q++) {
-        ir_expr *p0 = T->p0[q] ? ir_clone_expr(out, T->p0[q]) : NULL;
-        ir_expr *base;
-        if (T->k == TK_BLOCKED) {
-            base = bin(out, IR_OP_MUL, ir_new_name(out, rpv), ir_clone_expr(out, T->b[0]));
-        } else if (T->k == TK_BLOCK2D) {
-            ir_expr *blk = bin(out, q ? IR_OP_MOD : IR_OP_DIV, ir_new_name(out, rpv), ir_new_name(out, T->q));
-            base = bin(out, IR_OP_MUL, blk, ir_clone_expr(out, T->b[q]));
-        } else {
-            base = ir_new_name(out, rpv);
-        }
-        first[q] = p0 ? bin(out, IR_OP_ADD, p0, base) : base;
-        last[q] = T->k == TK_CYCLIC ? NULL
-                  : bin(out, IR_OP_SUB, bin(out, IR_OP_ADD, ir_clone_expr(out, first[q]),
-                                            ir_clone_expr(out, T->b[T->k == TK_BLOCK2D ? q : 0])), ir_new_int(out, 1));
-    }
-    int simple = T->k != TK_CYCLIC;
-    for (int q = 0; q < np; q++) simple &= mono[q] != 0;
-    if (simple) {
-        ir_expr *at[2];
-        for (int q = 0; q < np; q++) at[q] = (mono[q] > 0) == (e == 0) ? first[q] : last[q];
-        return fold(out, xf_subst(out, x, T->pv, at, np));
-    }
-    if (T->k == TK_CYCLIC) {
-        if (!P1) { *ok = 0; return x; }
-        ir_expr *pk = bin(out, IR_OP_ADD, first[0], bin(out, IR_OP_MUL, ir_new_name(out, kn[0]), ir_new_name(out, "procs")));
-        ir_expr *at[1] = {pk};
-        ir_expr *r = ir_alloc(out, sizeof *r);
-        r->kind = IR_E_REDUCE;
-        r->u.reduce.r = e == 0 ? IR_R_MIN : IR_R_MAX;
-        r->u.reduce.var = ir_strdup(out, kn[0]);
-        r->u.reduce.lo = ir_new_int(out, 0);
-        r->u.reduce.hi = bin(out, IR_OP_DIV, bin(out, IR_OP_SUB, ir_clone_expr(out, P1), ir_clone_expr(out, first[0])),
-                             ir_new_name(out, "procs"));
-        r->u.reduce.body = xf_subst(out, x, T->pv, at, 1);
-        return r;
-    }
-    ir_expr *at[2];
-    for (int q = 0; q < np; q++) at[q] = ir_new_name(out, kn[q]);
-    ir_expr *body = xf_subst(out, x, T->pv, at, np);
-    for (int q = np - 1; q >= 0; q--) {
-        ir_expr *r = ir_alloc(out, sizeof *r);
-        r->kind = IR_E_REDUCE;
-        r->u.reduce.r = e == 0 ? IR_R_MIN : IR_R_MAX;
-        r->u.reduce.var = ir_strdup(out, kn[q]);
-        r->u.reduce.lo = first[q];
-        r->u.reduce.hi = last[q];
-        r->u.reduce.body = body;
-        body = r;
-    }
-    return body;
-}
-
-static int same_expr(const ir_expr *a, const ir_expr *b)
-{
-    char *x = ir_print_expr(a), *y = ir_print_expr(b);
-    int r = !strcmp(x, y);
-    free(x);
-    free(y);
-    return r;
-}
-
-/* min/max cleanups isl cannot do on non-affine bounds: nested calls of the same kind flattened,
- * repeated arguments dropped, and absorption (max(min(a, X), a) = a, min(max(a, X), a) = a). */
-static ir_expr *tidy_minmax(ir_program *out, ir_expr *e)
-{
-    if (!e || e->kind != IR_E_CALL || (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX)) return e;
-    ir_func f = e->u.call.f, g = f == IR_F_MIN ? IR_F_MAX : IR_F_MIN;
-    int cap = 0;
-    for (int i = 0; i < e->u.call.nargs; i++) {
-        ir_expr *a = tidy_minmax(out, e->u.call.args[i]);
-        e->u.call.args[i] = a;
-        cap += a->kind == IR_E_CALL && a->u.call.f == f ? a->u.call.nargs : 1;
-    }
-    ir_expr *args[cap + 1];
-    int n = 0;
-    for (int i = 0; i < e->u.call.nargs; i++) {
-        ir_expr *a = e->u.call.args[i];
-        int na = a->kind == IR_E_CALL && a->u.call.f == f ? a->u.call.nargs : 1;
-        for (int j = 0; j < na; j++) {
-            ir_expr *x = na > 1 || (a->kind == IR_E_CALL && a->u.call.f == f) ? a->u.call.args[j] : a;
-            int dup = 0;
-            for (int k = 0; k < n && !dup; k++) dup = same_expr(args[k], x);
-            if (!dup) args[n++] = x;
-        }
-    }
-    /* absorption: an argument g(.., y, ..) with y another argument is redundant */
-    int kept = 0;
-    for (int i = 0; i < n; i++) {
-        int absorbed = 0;
-        if (args[i]->kind == IR_E_CALL && args[i]->u.call.f == g)
-            for (int j = 0; j < n && !absorbed; j++)
-                for (int k = 0; j != i && k < args[i]->u.call.nargs && !absorbed; k++)
-                    absorbed = same_expr(args[i]->u.call.args[k], args[j]);
-        if (!absorbed) args[kept++] = args[i];
-    }
-    n = kept;
-    return n == 1 ? args[0] : ir_new_call(out, f, args, n);
-}
-
-/* e as isl text when it is affine in `names` (the parameters and rp); a product rp * B with B
- * the blocked tiling's block size (>= 1) becomes an atom _aK >= 0.  0, or -1 when not readable. */
-typedef struct atoms { const ir_expr *e[8]; int n; } atoms;
-static int isl_text(strbuf *b, const ir_expr *e, const char *const *names, int n, const char *rpv,
-                    const char *bname, atoms *at)
-{
-    char tmp[80];
-    switch (e->kind) {
-    case IR_E_INT:
-        strbuf_printf(b, "%lld", (long long)e->u.ival);
-        return 0;
-    case IR_E_NAME:
-        for (int i = 0; i < n; i++)
-            if (!strcmp(e->u.name.id, names[i])) {
-                strbuf_printf(b, "%s", xf_isl_name(names[i], tmp, sizeof tmp));
-                return 0;
-            }
-        return -1;
-    case IR_E_UNARY:
-        if (e->u.op.op != IR_OP_NEG) return -1;
-        strbuf_printf(b, "-(");
-        if (isl_text(b, e->u.op.a, names, n, rpv, bname, at) < 0) return -1;
-        strbuf_printf(b, ")");
-        return 0;
-    case IR_E_BINARY: {
-        const ir_expr *x = e->u.op.a, *y = e->u.op.b;
-        switch (e->u.op.op) {
-        case IR_OP_ADD: case IR_OP_SUB:
-            strbuf_printf(b, "(");
-            if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
-            strbuf_printf(b, ") %s (", e->u.op.op == IR_OP_ADD ? "+" : "-");
-            if (isl_text(b, y, names, n, rpv, bname, at) < 0) return -1;
-            strbuf_printf(b, ")");
-            return 0;
-        case IR_OP_MUL: {
-            int64_t kv;
-            int kx = xf_int_const(x, &kv) == 0;
-            if (kx || xf_int_const(y, &kv) == 0) {   /* isl: a bare literal at the left, -2*(n) */
-                strbuf_printf(b, "%lld*(", (long long)kv);
-                if (isl_text(b, kx ? y : x, names, n, rpv, bname, at) < 0) return -1;
-                strbuf_printf(b, ")");
-                return 0;
-            }
-            if (bname && x->kind == IR_E_NAME && y->kind == IR_E_NAME &&
-                ((!strcmp(x->u.name.id, rpv) && !strcmp(y->u.name.id, bname)) ||
-                 (!strcmp(y->u.name.id, rpv) && !strcmp(x->u.name.id, bname)))) {
-                int k = 0;
-                while (k < at->n && !(at->e[k]->u.op.a->kind == x->kind && !strcmp(at->e[k]->u.op.a->u.name.id, x->u.name.id)))
-                    k++;
-                if (k == at->n) {
-                    if (at->n == 8) return -1;
-                    at->e[at->n++] = e;
-                }
-                strbuf_printf(b, "_a%d", k);
-                return 0;
-            }
-            return -1;
-        }
-        case IR_OP_DIV: case IR_OP_MOD: {
-            int64_t kv;
-            if (xf_int_const(y, &kv) || kv <= 0) return -1;
-            strbuf_printf(b, e->u.op.op == IR_OP_DIV ? "floor((" : "((");
-            if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
-            strbuf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)kv);
-            return 0;
-        }
-        default:
-            return -1;
-        }
-    }
-    case IR_E_CALL:
-        if (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX) return -1;
-        strbuf_printf(b, e->u.call.f == IR_F_MIN ? "min(" : "max(");
-        for (int i = 0; i < e->u.call.nargs; i++) {
-            if (i) strbuf_printf(b, ", ");
-            if (isl_text(b, e->u.call.args[i], names, n, rpv, bname, at) < 0) return -1;
-        }
-        strbuf_printf(b, ")");
-        return 0;
-    default:
-        return -1;
-    }
-}
-
-/* A bound simplified by isl against the processor range 0 <= rp < procs and the parameters'
- * context (min(1, 1 + rp * 2) -> 1): the simpler text, or e itself when isl cannot read it or
- * does not shorten it. */
-static ir_expr *simplify(ir_program *out, ir_expr *e, const xf_model *m, const char *rpv, const xf_tiling *T)
-{
-    const char *names[m->npnames + 2];
-    int n = 0, hasprocs = 0;
-    for (int i = 0; i < m->npnames; i++) {
-        names[n++] = m->pnames[i];
-        hasprocs |= !strcmp(m->pnames[i], "procs");
-    }
-    if (!hasprocs) return e;
-    names[n++] = rpv;
-    const char *bname = T->k == TK_BLOCKED && T->b[0]->kind == IR_E_NAME ? T->b[0]->u.name.id : NULL;
-    atoms at = {.n = 0};
-    strbuf t = {0};
-    if (isl_text(&t, e, names, n, rpv, bname, &at) < 0) { strbuf_free(&t); return e; }
-    char *et = strbuf_take(&t);
-    strbuf ps = {0}, cs = {0};
-    char tmp[80];
-    for (int i = 0; i < n; i++) strbuf_printf(&ps, "%s%s", i ? ", " : "", xf_isl_name(names[i], tmp, sizeof tmp));
-    strbuf_printf(&cs, "0 <= %s < procs", xf_isl_name(rpv, tmp, sizeof tmp));
-    for (int k = 0; k < at.n; k++) {
-        strbuf_printf(&ps, ", _a%d", k);
-        strbuf_printf(&cs, " and _a%d >= %s", k, xf_isl_name(rpv, tmp, sizeof tmp));   /* rp * B, B >= 1 */
-    }
-    char *pl = strbuf_take(&ps), *cl = strbuf_take(&cs);
-    char *pat = xasprintf("[%s] -> { [(%s)] }", pl, et);
-    char *cst = xasprintf("[%s] -> { : %s }", pl, cl);
-    free(et);
-    free(pl);
-    free(cl);
-    isl_pw_aff *pa = isl_pw_aff_read_from_str(m->ctx, pat);
-    isl_set *cx = isl_set_read_from_str(m->ctx, cst);
-    free(pat);
-    free(cst);
-    ir_expr *r = e;
-    if (pa && cx) {
-        isl_set *ctx = isl_set_align_params(xf_model_context(m), isl_set_get_space(cx));
-        ctx = isl_set_intersect(ctx, isl_set_align_params(isl_set_copy(cx), isl_set_get_space(ctx)));
-        pa = isl_pw_aff_coalesce(isl_pw_aff_gist(pa, isl_set_copy(ctx)));
-        isl_ast_build *b = isl_ast_build_from_context(ctx);
-        isl_ast_expr *ae = isl_ast_build_expr_from_pw_aff(b, isl_pw_aff_copy(pa));
-        const char *from[8];
-        char fb[8][16];
-        for (int k = 0; k < at.n; k++) { snprintf(fb[k], sizeof fb[k], "_a%d", k); from[k] = fb[k]; }
-        xf_rename rn = {.from = from, .to = from, .n = at.n, .to_expr = at.e};
-        ir_expr *x = ae ? xf_ast_expr(out, ae, &rn) : NULL;
-        isl_ast_expr_free(ae);
-        isl_ast_build_free(b);
-        if (x) {
-            char *a = ir_print_expr(e), *c = ir_print_expr(x);
-            if (strlen(c) < strlen(a)) r = x;
-            free(a);
-            free(c);
-        }
-    }
-    isl_pw_aff_free(pa);
-    isl_set_free(cx);
-    return r;
 }
 
 /* Dimension k of the access F (virtual processors -> elements): processors -> index. */
@@ -568,6 +193,114 @@ static int subsumed(__isl_keep isl_map *const *F, int nf, int a, const int *drop
     return in;
 }
 
+/* Bound e (0: the least, 1: the greatest) of dimension k over every real processor of each access
+ * F[a] not dropped, appended to terms: its fixed index, a shift p_q + c of its processor, or the
+ * footprint's lexmin/lexmax (affine: combined with the other affine ones that differ by a
+ * constant; piecewise: a reduction over the processor's range).  The number of terms; X->ok = 0
+ * when one cannot be written. */
+static int access_terms(md_ctx *X, __isl_keep isl_map *const *F, int nf, ir_expr *const *fixed,
+                        const int *dropped, int k, int nd_, int e, ir_expr **terms)
+{
+    ir_program *out = X->out;
+    const xf_tiling *T = X->T;
+    int np = T->np, ok = 1;
+    isl_aff *affs[nf + 1];
+    int naff = 0, nterms = 0;
+    for (int a = 0; a < nf && ok; a++) {
+        if (dropped[a]) continue;
+        /* an access at a fixed distance c from its processor p_q: p_q + c, whatever
+         * its domain (a boundary statement's {0, n - 1} is no range to span) */
+        if (fixed[a]) { terms[nterms++] = e ? ir_clone_expr(out, fixed[a]) : fixed[a]; continue; }
+        int64_t c = 0;
+        int q = 0;
+        while (q < np && !access_shift(F[a], k, nd_, np, q, &c)) q++;
+        if (q < np) {
+            isl_space *sp = isl_space_domain(isl_map_get_space(F[a]));
+            isl_aff *one = isl_aff_var_on_domain(isl_local_space_from_space(sp), isl_dim_set, (unsigned)q);
+            one = isl_aff_add_constant_si(one, (int)c);
+            naff = add_bound(affs, naff, one, e);
+            continue;
+        }
+        isl_map *Rk = dim_footprint(F[a], k, nd_);
+        isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(Rk) : isl_map_lexmin_pw_multi_aff(Rk);
+        isl_pw_aff *pa = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
+        isl_pw_multi_aff_free(mm);
+        if (isl_pw_aff_n_piece(pa) == 1) {
+            isl_aff *one = NULL;
+            isl_pw_aff_foreach_piece(pa, take_aff, &one);
+            isl_pw_aff_free(pa);
+            naff = add_bound(affs, naff, one, e);
+        } else {
+            /* piecewise: the exact bound, as a reduction over the processor's range */
+            int mono[2] = {0, 0};
+            isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+            for (int q = 0; q < np; q++) mono[q] = xf_md_monotone(pa, dom, q);
+            isl_set_free(dom);
+            ir_expr *x = xf_expr_of_pa(out, X->bp, xf_md_pv_params(pa, X->npar, T, X->ctx));
+            if (!x) ok = 0;
+            else terms[nterms++] = xf_md_real_bound(out, T, X->rpv, x, mono, e, X->P1, &ok);
+        }
+    }
+    for (int j = 0; j < naff; j++) {
+        int mono[2] = {0, 0};
+        for (int q = 0; q < np; q++) {
+            isl_val *c = isl_aff_get_coefficient_val(affs[j], isl_dim_in, q);
+            mono[q] = isl_val_is_neg(c) == isl_bool_true ? -1 : 1;
+            isl_val_free(c);
+        }
+        ir_expr *x = xf_expr_of_pa(out, X->bp, xf_md_pv_params(isl_pw_aff_from_aff(affs[j]), X->npar, T, X->ctx));
+        if (!x) { ok = 0; continue; }
+        terms[nterms++] = xf_md_real_bound(out, T, X->rpv, x, mono, e, X->P1, &ok);
+    }
+    if (!ok) X->ok = 0;
+    return nterms;
+}
+
+/* Terms equal up to a constant: only the extreme one kept (the greatest when e).  The new count. */
+static int keep_extremes(ir_expr **terms, int nterms, int e)
+{
+    int kept = 0;
+    for (int j = 0; j < nterms; j++) {
+        int64_t cj;
+        char *bj = xf_md_split_const(terms[j], &cj);
+        int dup = 0;
+        for (int i = 0; i < kept && !dup; i++) {
+            int64_t ci;
+            char *bi = xf_md_split_const(terms[i], &ci);
+            if (!strcmp(bi, bj)) {
+                dup = 1;
+                if (e ? cj > ci : cj < ci) terms[i] = terms[j];
+            }
+            free(bi);
+        }
+        free(bj);
+        if (!dup) terms[kept++] = terms[j];
+    }
+    return kept;
+}
+
+/* A block-cyclic bound taken outside the domain of an access's piece (the first block's p - 1
+ * at p = P0) may leave the array: the terms clamped to the array's bound e of dimension k (one
+ * term then), unless one of them is that bound.  The new count. */
+static int clamp_to_array(md_ctx *X, ir_expr **terms, int nterms, int e, int k)
+{
+    ir_program *out = X->out;
+    const ir_expr *ab = (e ? X->ad->u.array.hi : X->ad->u.array.lo)[k];
+    char *abt = ir_print_expr(ab);
+    int same = 0;
+    for (int j = 0; j < nterms && !same; j++) {
+        char *tj = ir_print_expr(terms[j]);
+        same = !strcmp(tj, abt);
+        free(tj);
+    }
+    free(abt);
+    if (same) return nterms;
+    ir_expr *x1 = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
+    ir_expr *cl[2] = {ir_clone_expr(out, ab), x1};
+    terms[0] = ir_new_call(out, e ? IR_F_MIN : IR_F_MAX, cl, 2);
+    return 1;
+}
+
 /* Bounds lo .. hi (or a lattice) of dimension k of a piece holding the footprints F[sel[0..nf-1]]
  * of every real processor: per access the least and greatest index, combined. */
 static void dim_bounds(md_ctx *X, __isl_keep isl_map *const *Fall, const int *sel, int nf, int k, int nd_,
@@ -575,124 +308,32 @@ static void dim_bounds(md_ctx *X, __isl_keep isl_map *const *Fall, const int *se
 {
     ir_program *out = X->out;
     const xf_tiling *T = X->T;
-    const char *rpv = X->rpv;
-    const ir_expr *P1 = X->P1;
-    const ir_decl *ad = X->ad;
-    const xf_model *m = X->m;
-    isl_ctx *ctx = X->ctx;
-    unsigned npar = X->npar;
-    isl_ast_build *bp = X->bp;
-    int np = T->np, ok = 1;
     isl_map *F[nf + 1];
     for (int i = 0; i < nf; i++) F[i] = Fall[sel[i]];
-        ir_expr *fixed[nf + 1];
-        int nfixed = 0, dropped[nf + 1];
-        memset(dropped, 0, sizeof dropped);
-        for (int a = 0; a < nf; a++) {
-            fixed[a] = fixed_index(X, F[a], k, nd_);
-            /* a fixed index counts for every processor: only where no other access covers it */
-            dropped[a] = fixed[a] && subsumed(F, nf, a, dropped, k, nd_);
-            nfixed += fixed[a] && !dropped[a];
-        }
-        int64_t cmin = 0, cmax = 0;
-        if ((T->k == TK_CYCLIC || T->k == TK_BLOCKCYCLIC) && P1 && !nfixed && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
-            lattice_dim(out, T, rpv, P1, cmin, cmax, pc, nd_, k);
-            return;
-        }
-        for (int e = 0; e < 2 && ok; e++) {
-            /* one bound per access; affine ones that differ by a constant keep the extreme */
-            isl_aff *affs[nf + 1];
-            ir_expr *terms[nf + 1];
-            int naff = 0, nterms = 0;
-            for (int a = 0; a < nf && ok; a++) {
-                if (dropped[a]) continue;
-                /* an access at a fixed distance c from its processor p_q: p_q + c, whatever
-                 * its domain (a boundary statement's {0, n - 1} is no range to span) */
-                if (fixed[a]) { terms[nterms++] = e ? ir_clone_expr(out, fixed[a]) : fixed[a]; continue; }
-                int64_t c = 0;
-                int q = 0;
-                while (q < np && !access_shift(F[a], k, nd_, np, q, &c)) q++;
-                if (q < np) {
-                    isl_space *sp = isl_space_domain(isl_map_get_space(F[a]));
-                    isl_aff *one = isl_aff_var_on_domain(isl_local_space_from_space(sp), isl_dim_set, (unsigned)q);
-                    one = isl_aff_add_constant_si(one, (int)c);
-                    naff = add_bound(affs, naff, one, e);
-                    continue;
-                }
-                isl_map *Rk = dim_footprint(F[a], k, nd_);
-                isl_pw_multi_aff *mm = e ? isl_map_lexmax_pw_multi_aff(Rk) : isl_map_lexmin_pw_multi_aff(Rk);
-                isl_pw_aff *pa = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(mm, 0));
-                isl_pw_multi_aff_free(mm);
-                if (isl_pw_aff_n_piece(pa) == 1) {
-                    isl_aff *one = NULL;
-                    isl_pw_aff_foreach_piece(pa, take_aff, &one);
-                    isl_pw_aff_free(pa);
-                    naff = add_bound(affs, naff, one, e);
-                } else {
-                    /* piecewise: the exact bound, as a reduction over the processor's range */
-                    int mono[2] = {0, 0};
-                    isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
-                    for (int q = 0; q < np; q++) mono[q] = monotone(pa, dom, q);
-                    isl_set_free(dom);
-                    ir_expr *x = xf_expr_of_pa(out, bp, pv_params(pa, npar, T, ctx));
-                    if (!x) ok = 0;
-                    else terms[nterms++] = real_bound(out, T, rpv, x, mono, e, P1, &ok);
-                }
-            }
-            for (int j = 0; j < naff; j++) {
-                int mono[2] = {0, 0};
-                for (int q = 0; q < np; q++) {
-                    isl_val *c = isl_aff_get_coefficient_val(affs[j], isl_dim_in, q);
-                    mono[q] = isl_val_is_neg(c) == isl_bool_true ? -1 : 1;
-                    isl_val_free(c);
-                }
-                ir_expr *x = xf_expr_of_pa(out, bp, pv_params(isl_pw_aff_from_aff(affs[j]), npar, T, ctx));
-                if (!x) { ok = 0; continue; }
-                terms[nterms++] = real_bound(out, T, rpv, x, mono, e, P1, &ok);
-            }
-            /* terms equal up to a constant: keep the extreme one */
-            int kept = 0;
-            for (int j = 0; j < nterms; j++) {
-                int64_t cj;
-                char *bj = split_const(terms[j], &cj);
-                int dup = 0;
-                for (int i = 0; i < kept && !dup; i++) {
-                    int64_t ci;
-                    char *bi = split_const(terms[i], &ci);
-                    if (!strcmp(bi, bj)) {
-                        dup = 1;
-                        if (e ? cj > ci : cj < ci) terms[i] = terms[j];
-                    }
-                    free(bi);
-                }
-                free(bj);
-                if (!dup) terms[kept++] = terms[j];
-            }
-            nterms = kept;
-            if (T->k == TK_BLOCKCYCLIC) {
-                /* a block's bound taken outside the domain of an access's piece (the first
-                 * block's p - 1 at p = P0) may leave the array: clamp it to the array */
-                const ir_expr *ab = (e ? ad->u.array.hi : ad->u.array.lo)[k];
-                char *abt = ir_print_expr(ab);
-                int same = 0;
-                for (int j = 0; j < nterms && !same; j++) {
-                    char *tj = ir_print_expr(terms[j]);
-                    same = !strcmp(tj, abt);
-                    free(tj);
-                }
-                free(abt);
-                if (!same) {
-                    ir_expr *x1 = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
-                    ir_expr *cl[2] = {ir_clone_expr(out, ab), x1};
-                    terms[0] = ir_new_call(out, e ? IR_F_MIN : IR_F_MAX, cl, 2);
-                    nterms = 1;
-                }
-            }
-            ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
-            if (T->k != TK_NONE) x = simplify(out, tidy_minmax(out, xf_simplify_int(out, x)), m, rpv, T);
-            (e == 0 ? pc->lo : pc->hi)[k] = x;
-        }
-    if (!ok) X->ok = 0;
+    ir_expr *fixed[nf + 1];
+    int nfixed = 0, dropped[nf + 1];
+    memset(dropped, 0, sizeof dropped);
+    for (int a = 0; a < nf; a++) {
+        fixed[a] = fixed_index(X, F[a], k, nd_);
+        /* a fixed index counts for every processor: only where no other access covers it */
+        dropped[a] = fixed[a] && subsumed(F, nf, a, dropped, k, nd_);
+        nfixed += fixed[a] && !dropped[a];
+    }
+    int64_t cmin = 0, cmax = 0;
+    if ((T->k == TK_CYCLIC || T->k == TK_BLOCKCYCLIC) && X->P1 && !nfixed && lattice_shift(F, nf, k, nd_, &cmin, &cmax)) {
+        lattice_dim(out, T, X->rpv, X->P1, cmin, cmax, pc, nd_, k);
+        return;
+    }
+    for (int e = 0; e < 2 && X->ok; e++) {
+        /* one bound per access; affine ones that differ by a constant keep the extreme */
+        ir_expr *terms[nf + 1];
+        int nterms = access_terms(X, F, nf, fixed, dropped, k, nd_, e, terms);
+        nterms = keep_extremes(terms, nterms, e);
+        if (T->k == TK_BLOCKCYCLIC) nterms = clamp_to_array(X, terms, nterms, e, k);
+        ir_expr *x = nterms == 1 ? terms[0] : ir_new_call(out, e ? IR_F_MAX : IR_F_MIN, terms, nterms);
+        if (T->k != TK_NONE) x = xf_md_simplify(out, xf_md_tidy_minmax(out, xf_simplify_int(out, x)), X->m, X->rpv, T);
+        (e == 0 ? pc->lo : pc->hi)[k] = x;
+    }
 }
 
 
@@ -737,7 +378,7 @@ static ir_expr *clamp_to_rows(md_ctx *X, __isl_keep isl_set *dom, int nd, const 
     if (T->k == TK_BLOCKED || T->k == TK_BLOCKCYCLIC) {   /* first: P0 + rp * b; last: as real_bound */
         int one[2] = {1, 0}, ok = 1;
         end = small ? bin(out, IR_OP_ADD, p0, bin(out, IR_OP_MUL, ir_new_name(out, X->rpv), ir_clone_expr(out, T->b[0])))
-                    : real_bound(out, T, X->rpv, ir_new_name(out, T->pv[0]), one, 1, X->P1, &ok);
+                    : xf_md_real_bound(out, T, X->rpv, ir_new_name(out, T->pv[0]), one, 1, X->P1, &ok);
         if (!ok) return NULL;
     } else if (T->k == TK_CYCLIC && X->P1) {   /* P0 + rp .. P0 + rp + (P1 - P0 - rp) / procs * procs */
         end = bin(out, IR_OP_ADD, p0, ir_new_name(out, X->rpv));
@@ -761,7 +402,7 @@ static ir_expr *clamp_to_rows(md_ctx *X, __isl_keep isl_set *dom, int nd, const 
     ir_expr *gx = xf_expr_of_pa(out, b, g);
     isl_ast_build_free(b);
     if (!gx) return NULL;
-    ir_expr *args[2] = {fold(out, xf_simplify_int(out, end)), gx};
+    ir_expr *args[2] = {xf_md_fold(out, xf_simplify_int(out, end)), gx};
     ir_expr *at = ir_new_call(out, small ? IR_F_MAX : IR_F_MIN, args, 2);
     return xf_subst(out, x, T->pv, &at, 1);
 }
@@ -795,7 +436,7 @@ static int ragged_last(md_ctx *X, __isl_keep isl_map *const *Fall, const int *se
         isl_pw_multi_aff_free(mm);
         isl_set *dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
         int mono[2] = {0, 0};
-        for (int q = 0; q < np; q++) mono[q] = monotone(pa, dom, q);
+        for (int q = 0; q < np; q++) mono[q] = xf_md_monotone(pa, dom, q);
         unsigned nin = (unsigned)(np + nd - 1);
         pa = isl_pw_aff_move_dims(pa, isl_dim_param, X->npar, isl_dim_in, 0, nin);
         for (unsigned q = 0; q < nin; q++)
@@ -814,8 +455,8 @@ static int ragged_last(md_ctx *X, __isl_keep isl_map *const *Fall, const int *se
                                ? clamp_to_rows(X, dom, nd, ivar, x, (e == 0) == (mono[0] > 0)) : NULL;
         isl_set_free(dom);
         if (clamped) x = clamped;
-        else if (np) x = real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
-        r[e] = tidy_minmax(X->out, xf_simplify_int(X->out, x));
+        else if (np) x = xf_md_real_bound(X->out, T, X->rpv, x, mono, e, X->P1, &ok);
+        r[e] = xf_md_tidy_minmax(X->out, xf_simplify_int(X->out, x));
         for (int k = 0; k < nd - 1; k++) dep |= xf_mentions(r[e], ivar[k]);
     }
     isl_map_free(U);
@@ -1200,6 +841,60 @@ int xf_memdist_applicable(const ir_program *p, char **why_not)
     return ok;
 }
 
+/* The loop variable of the real processors in memdist's input `out` (the step nest's second
+ * variable, or the loop inside the time loop): its range is the real processors. */
+static const ir_loopvar *real_procs(const ir_program *out)
+{
+    ir_stmt *outer = NULL;
+    for (int i = 0; i < out->body->n; i++) if (out->body->stmts[i]->kind == IR_S_FOR) outer = out->body->stmts[i];
+    return outer->u.for_.nvars == 2 ? &outer->u.for_.vars[1] : &outer->u.for_.body->stmts[0]->u.for_.vars[0];
+}
+
+/* All virtual processors of the untiled model m (np dimensions), for the cyclic range's end;
+ * NULL when no statement runs on them. */
+static __isl_give isl_set *virtual_procs(const xf_model *m, int np)
+{
+    isl_set *pvs = NULL;
+    for (int s = 0; s < m->nst; s++) {
+        if (m->st[s].nvars < 1 + np) continue;
+        isl_set *dom = xf_model_domain(m, s);
+        dom = isl_set_project_out(dom, isl_dim_set, (unsigned)(1 + np), (unsigned)(m->st[s].nvars - 1 - np));
+        dom = isl_set_project_out(dom, isl_dim_set, 0, 1);
+        dom = isl_set_reset_tuple_id(dom);
+        pvs = pvs ? isl_set_union(pvs, dom) : dom;
+    }
+    return pvs;
+}
+
+/* The footprint of array `an` in F, one relation per access of a statement on the processors
+ * (processor dimensions -> elements, the empty ones left out; F's, freed by the caller).  Their
+ * number. */
+static int footprint(const xf_model *m, int np, const char *an, isl_map **F)
+{
+    int nf = 0;
+    for (int a = 0; a < m->nacc; a++) {
+        const xf_access *acc = &m->acc[a];
+        const char *arr = acc->expr->kind == IR_E_ACCESS ? acc->expr->u.access.array : acc->expr->u.name.id;
+        if (strcmp(arr, an)) continue;
+        const xf_stmt *st = &m->st[acc->stmt];
+        if (st->nvars < 1 + np) continue;
+        isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(m->ctx, acc->rel), xf_model_domain(m, acc->stmt));
+        xf_buf t = {0};
+        xf_buf_printf(&t, "%s -> { %s[", m->params, st->name);
+        for (int k = 0; k < st->nvars; k++) xf_buf_printf(&t, "%sv%d", k ? ", " : "", k);
+        xf_buf_printf(&t, "] -> [");
+        for (int k = 0; k < np; k++) xf_buf_printf(&t, "%sv%d", k ? ", " : "", 1 + k);
+        xf_buf_printf(&t, "] }");
+        isl_map *pm = isl_map_read_from_str(m->ctx, t.s);
+        xf_buf_free(&t);
+        isl_map *f = isl_map_apply_range(isl_map_reverse(pm), rel);
+        f = isl_map_coalesce(isl_map_reset_tuple_id(f, isl_dim_out));
+        if (isl_map_is_empty(f) == isl_bool_true) isl_map_free(f);
+        else F[nf++] = f;
+    }
+    return nf;
+}
+
 ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
     *status = XF_EUSAGE;
@@ -1220,25 +915,9 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     unsigned npar = (unsigned)m->npnames;
     int np = T.np, ok = 1;
     /* the real processor variable and the range of each real processor's virtual ones */
-    const char *rpv = NULL;
-    const ir_loopvar *rlv = NULL;
-    {
-        ir_stmt *outer = NULL;
-        for (int i = 0; i < out->body->n; i++) if (out->body->stmts[i]->kind == IR_S_FOR) outer = out->body->stmts[i];
-        rpv = T.k == TK_NONE ? T.pv[0] : outer->u.for_.nvars == 2 ? outer->u.for_.vars[1].var
-                                                                  : outer->u.for_.body->stmts[0]->u.for_.vars[0].var;
-        rlv = outer->u.for_.nvars == 2 ? &outer->u.for_.vars[1] : &outer->u.for_.body->stmts[0]->u.for_.vars[0];
-    }
-    /* all virtual processors (for the cyclic range's end) */
-    isl_set *pvs = NULL;
-    for (int s = 0; s < m->nst; s++) {
-        if (m->st[s].nvars < 1 + np) continue;
-        isl_set *dom = xf_model_domain(m, s);
-        dom = isl_set_project_out(dom, isl_dim_set, (unsigned)(1 + np), (unsigned)(m->st[s].nvars - 1 - np));
-        dom = isl_set_project_out(dom, isl_dim_set, 0, 1);
-        dom = isl_set_reset_tuple_id(dom);
-        pvs = pvs ? isl_set_union(pvs, dom) : dom;
-    }
+    const ir_loopvar *rlv = real_procs(out);
+    const char *rpv = T.k == TK_NONE ? T.pv[0] : rlv->var;
+    isl_set *pvs = virtual_procs(m, np);
     if (!pvs) {
         diag_add(d, src->file, 0, 0, "memdist: no statement runs on the processors");
         xf_model_free(m); ir_program_free(u); ir_program_free(out);
@@ -1275,27 +954,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         int nd_ = ad->u.array.ndims;
         /* the footprint, one relation per access: processor dimensions -> elements */
         isl_map *F[m->nacc + 1];
-        int nf = 0;
-        for (int a = 0; a < m->nacc; a++) {
-            const xf_access *acc = &m->acc[a];
-            const char *arr = acc->expr->kind == IR_E_ACCESS ? acc->expr->u.access.array : acc->expr->u.name.id;
-            if (strcmp(arr, an)) continue;
-            const xf_stmt *st = &m->st[acc->stmt];
-            if (st->nvars < 1 + np) continue;
-            isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(ctx, acc->rel), xf_model_domain(m, acc->stmt));
-            strbuf t = {0};
-            strbuf_printf(&t, "%s -> { %s[", m->params, st->name);
-            for (int k = 0; k < st->nvars; k++) strbuf_printf(&t, "%sv%d", k ? ", " : "", k);
-            strbuf_printf(&t, "] -> [");
-            for (int k = 0; k < np; k++) strbuf_printf(&t, "%sv%d", k ? ", " : "", 1 + k);
-            strbuf_printf(&t, "] }");
-            isl_map *pm = isl_map_read_from_str(ctx, t.s);
-            strbuf_free(&t);
-            isl_map *f = isl_map_apply_range(isl_map_reverse(pm), rel);
-            f = isl_map_coalesce(isl_map_reset_tuple_id(f, isl_dim_out));
-            if (isl_map_is_empty(f) == isl_bool_true) isl_map_free(f);
-            else F[nf++] = f;
-        }
+        int nf = footprint(m, np, an, F);
         ir_decl *dd = ir_new_decl(out, IR_D_DIST);
         dd->u.dist.array = ir_strdup(out, an);
         dd->u.dist.procvar = ir_strdup(out, rpv);

@@ -71,6 +71,8 @@ typedef struct stm {
     int inner_seq;
     int nsig;
     const char *tname, *pname;
+    const char **priv;         /* the scalars and arrays private to each processor (stm_private.c; borrowed) */
+    int npriv;
     int status;
 } stm;
 
@@ -94,6 +96,7 @@ static void stm_free(stm *s)
         isl_ast_node_free(s->u[i].ast);
     }
     free(s->u);
+    free(s->priv);
 }
 
 static int usage(stm *s, const char *fmt, const char *a, const char *b, const char *c)
@@ -418,6 +421,44 @@ static __isl_give isl_map *leaf_st_map(const stm *s, int leaf)
 
 static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 
+/* Is dependence d, which does not go forward in time on the pairs `bad` (kept), the reuse of a
+ * scratch scalar by different processors only (stm_private.c)?  Then the scalar is noted private. */
+static int private_use(stm *s, const xf_rawdep *d, __isl_keep isl_map *bad)
+{
+    const char *x = s->nsig == 1 ? xf_stm_private_candidate(s->m, d) : NULL;
+    if (!x) return 0;
+    isl_map *pa = isl_map_project_out(leaf_st_map(s, d->src), isl_dim_out, 0, 1);
+    isl_map *pb = isl_map_project_out(leaf_st_map(s, d->sink), isl_dim_out, 0, 1);
+    isl_map *same = isl_map_intersect(isl_map_copy(bad), isl_map_apply_range(pa, isl_map_reverse(pb)));
+    int apart = isl_map_is_empty(same) == isl_bool_true;
+    isl_map_free(same);
+    if (!apart) return 0;
+    for (int k = 0; k < s->npriv; k++)
+        if (!strcmp(s->priv[k], x)) return 1;
+    s->priv = realloc(s->priv, (size_t)(s->npriv + 1) * sizeof *s->priv);
+    s->priv[s->npriv++] = x;
+    return 1;
+}
+
+/* A private array's values must be read where they are computed: every flow dependence through
+ * it joins two instances on one processor.  0, or -1 with the refusal. */
+static int check_private_flows(stm *s)
+{
+    isl_map *st[s->m->nst + 1];
+    for (int k = 0; k < s->m->nst; k++) st[k] = leaf_st_map(s, k);
+    int bad = -1;
+    int ok = xf_stm_private_flows(s->m, s->dep, s->ndep, s->priv, s->npriv, st, &bad);
+    for (int k = 0; k < s->m->nst; k++) isl_map_free(st[k]);
+    if (ok) return 0;
+    const xf_rawdep *d = &s->dep[bad];
+    refuse(s, xf_asprintf("stm: illegal mapping: %s is reused on different processors, and dependence %d "
+                          "(flow, %s -> %s through %s) carries its value from one processor to another, "
+                          "so it cannot be private to each processor",
+                          s->m->acc[d->acc].text, bad + 1, s->lf[d->src].label, s->lf[d->sink].label,
+                          s->m->acc[d->acc].text));
+    return -1;
+}
+
 static int check_deps(stm *s)
 {
     xf_model *m = s->m;
@@ -437,6 +478,10 @@ static int check_deps(stm *s)
              * unit comes first or is the sink's */
             isl_map *ma = leaf_st_map(s, a), *mb = leaf_st_map(s, b);
             bad = isl_map_subtract(bad, isl_map_apply_range(ma, isl_map_reverse(mb)));
+        }
+        if (isl_map_is_empty(bad) == isl_bool_false && private_use(s, &r[i], bad)) {
+            isl_map_free(bad);
+            continue;
         }
         if (isl_map_is_empty(bad) == isl_bool_false) {
             isl_map *pt = isl_map_from_basic_map(isl_map_sample(isl_map_copy(bad)));
@@ -469,6 +514,7 @@ static int check_deps(stm *s)
         }
         isl_map_free(bad);
     }
+    if (!bad_any && s->npriv) bad_any = check_private_flows(s);
     return bad_any ? -1 : 0;
 }
 
@@ -500,49 +546,6 @@ static int check_injective(stm *s)
 
 /* ---- code ----------------------------------------------------------------------------------- */
 
-/* Every identifier the source uses (to pick fresh names for t and p). */
-static void names_expr(const ir_expr *e, const char ***v, int *n)
-{
-    if (!e) return;
-    switch (e->kind) {
-    case IR_E_NAME: *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v); (*v)[(*n)++] = e->u.name.id; break;
-    case IR_E_ACCESS: for (int i = 0; i < e->u.access.nidx; i++) names_expr(e->u.access.idx[i], v, n); break;
-    case IR_E_UNARY: case IR_E_BINARY: names_expr(e->u.op.a, v, n); names_expr(e->u.op.b, v, n); break;
-    case IR_E_CALL: for (int i = 0; i < e->u.call.nargs; i++) names_expr(e->u.call.args[i], v, n); break;
-    case IR_E_REDUCE:
-        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
-        (*v)[(*n)++] = e->u.reduce.var;
-        names_expr(e->u.reduce.lo, v, n); names_expr(e->u.reduce.hi, v, n); names_expr(e->u.reduce.body, v, n);
-        break;
-    default: break;
-    }
-}
-
-static void names_block(const ir_block *b, const char ***v, int *n);
-static void names_stmt(const ir_stmt *s, const char ***v, int *n)
-{
-    switch (s->kind) {
-    case IR_S_ASSIGN: names_expr(s->u.assign.lhs, v, n); names_expr(s->u.assign.rhs, v, n); break;
-    case IR_S_LET:
-        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
-        (*v)[(*n)++] = s->u.let.var;
-        names_expr(s->u.let.value, v, n);
-        break;
-    case IR_S_IF: names_expr(s->u.if_.cond, v, n); names_block(s->u.if_.then_blk, v, n); names_block(s->u.if_.else_blk, v, n); break;
-    case IR_S_FOR:
-        for (int i = 0; i < s->u.for_.nvars; i++) {
-            *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
-            (*v)[(*n)++] = s->u.for_.vars[i].var;
-        }
-        names_block(s->u.for_.body, v, n);
-        break;
-    default: break;
-    }
-}
-static void names_block(const ir_block *b, const char ***v, int *n)
-{
-    for (int i = 0; b && i < b->n; i++) names_stmt(b->stmts[i], v, n);
-}
 
 typedef struct uctx { stm *s; int unit; const xf_rename *rn; } uctx;
 
@@ -668,280 +671,38 @@ static int place_unit(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, i
     return 0;
 }
 
-/* ---- names in the step body: each unit binds its variables (lets, inner loops) at its own
- * points; two units in one scope may bind the same name.  The language defines a name once
- * per scope, so a second binding with the same value is dropped and one with another value is
- * renamed (i_2) in the rest of its scope. */
-
-typedef struct scope_ent { const char *name, *to; char *value; } scope_ent;   /* value: a let's, or NULL */
-
-typedef struct scope {
-    ir_program *p;
-    scope_ent *e;
-    int n, cap;
-    const char **taken;        /* every name of the program, and the fresh ones (borrowed) */
-    int ntaken;
-} scope;
-
-static const scope_ent *scope_find(const scope *sc, const char *name)
+/* The points the step nest enumerates: the polyhedral hull of the image of all units (1-D
+ * allocation), or its time range times the box of the two allocation dimensions (2-D,
+ * linearised); *hull the hull itself, *image the image.  -1 when there is nothing to map. */
+static int step_points(stm *s, isl_set **hull, isl_set **enumd, isl_set **image)
 {
-    for (int i = sc->n - 1; i >= 0; i--)
-        if (!strcmp(sc->e[i].name, name)) return &sc->e[i];
-    return NULL;
-}
-
-static void scope_push(scope *sc, const char *name, const char *to, char *value /* taken */)
-{
-    if (sc->n == sc->cap) {
-        sc->cap = sc->cap ? 2 * sc->cap : 16;
-        sc->e = xrealloc(sc->e, (size_t)sc->cap * sizeof *sc->e);
-    }
-    sc->e[sc->n++] = (scope_ent){name, to, value};
-}
-
-static void scope_pop(scope *sc, int to)
-{
-    while (sc->n > to) free(sc->e[--sc->n].value);
-}
-
-/* The expression with the renamed names of the scope (innermost first). */
-static ir_expr *scope_subst(scope *sc, ir_expr *e)
-{
-    if (!e) return NULL;
-    const char *from[sc->n + 1];
-    ir_expr *to[sc->n + 1];
-    int n = 0;
-    for (int i = sc->n - 1; i >= 0; i--)
-        if (strcmp(sc->e[i].name, sc->e[i].to)) {
-            from[n] = sc->e[i].name;
-            to[n++] = ir_new_name(sc->p, sc->e[i].to);
-        }
-    return n ? xf_subst(sc->p, e, from, to, n) : e;
-}
-
-/* A name for a second binding of `name` that the program does not use. */
-static const char *fresh_name(scope *sc, const char *name)
-{
-    for (int k = 2;; k++) {
-        char *c = xasprintf("%s_%d", name, k);
-        int used = 0;
-        for (int i = 0; i < sc->ntaken && !used; i++) used = !strcmp(sc->taken[i], c);
-        if (!used) {
-            const char *r = ir_strdup(sc->p, c);
-            free(c);
-            sc->taken = xrealloc(sc->taken, (size_t)(sc->ntaken + 1) * sizeof *sc->taken);
-            sc->taken[sc->ntaken++] = r;
-            return r;
-        }
-        free(c);
-    }
-}
-
-/* Binds `*name` in the scope, renaming it when it is already bound. */
-static void scope_bind(scope *sc, const char **name, char *value /* taken */)
-{
-    const char *nm = *name;
-    if (scope_find(sc, nm)) *name = fresh_name(sc, nm);
-    scope_push(sc, nm, *name, value);
-}
-
-static void unclash_block(scope *sc, ir_block *b);
-
-static void unclash_stmt(scope *sc, ir_stmt *st)
-{
-    switch (st->kind) {
-    case IR_S_ASSIGN:
-        st->u.assign.lhs = scope_subst(sc, st->u.assign.lhs);
-        st->u.assign.rhs = scope_subst(sc, st->u.assign.rhs);
-        break;
-    case IR_S_LET: {
-        st->u.let.value = scope_subst(sc, st->u.let.value);
-        scope_bind(sc, &st->u.let.var, ir_print_expr(st->u.let.value));
-        break;
-    }
-    case IR_S_IF:
-        st->u.if_.cond = scope_subst(sc, st->u.if_.cond);
-        unclash_block(sc, st->u.if_.then_blk);
-        if (st->u.if_.else_blk) unclash_block(sc, st->u.if_.else_blk);
-        break;
-    case IR_S_FOR: {
-        int mark = sc->n;
-        for (int v = 0; v < st->u.for_.nvars; v++) {
-            ir_loopvar *lv = &st->u.for_.vars[v];
-            lv->lo = scope_subst(sc, lv->lo);
-            lv->hi = scope_subst(sc, lv->hi);
-            lv->step = scope_subst(sc, lv->step);
-            scope_bind(sc, &lv->var, NULL);
-        }
-        unclash_block(sc, st->u.for_.body);
-        scope_pop(sc, mark);
-        break;
-    }
-    default:
-        break;
-    }
-}
-
-static void unclash_block(scope *sc, ir_block *b)
-{
-    int mark = sc->n, k = 0;
-    for (int i = 0; i < b->n; i++) {
-        ir_stmt *st = b->stmts[i];
-        if (st->kind == IR_S_LET) {
-            /* the same name bound to the same value in this scope: the binding is already there */
-            const scope_ent *e = scope_find(sc, st->u.let.var);
-            char *v = ir_print_expr(scope_subst(sc, st->u.let.value));
-            int same = e && e->value && !strcmp(e->name, e->to) && !strcmp(e->value, v);
-            free(v);
-            if (same) continue;
-        }
-        unclash_stmt(sc, st);
-        b->stmts[k++] = st;
-    }
-    b->n = k;
-    scope_pop(sc, mark);
-}
-
-/* Makes the step body define each name once per scope (see above); t and p are bound. */
-static void unclash_names(stm *s, ir_program *p, ir_block *body)
-{
-    scope sc = {.p = p};
-    names_block(s->src->body, &sc.taken, &sc.ntaken);
-    names_block(body, &sc.taken, &sc.ntaken);
-    int nfixed = s->src->nparams + s->src->narrays;
-    sc.taken = xrealloc(sc.taken, (size_t)(sc.ntaken + nfixed + 1) * sizeof *sc.taken);
-    for (int i = 0; i < s->src->nparams; i++) sc.taken[sc.ntaken++] = s->src->params[i]->u.param.name;
-    for (int i = 0; i < s->src->narrays; i++) sc.taken[sc.ntaken++] = s->src->arrays[i]->u.array.name;
-    scope_push(&sc, s->tname, s->tname, NULL);
-    scope_push(&sc, s->pname, s->pname, NULL);
-    unclash_block(&sc, body);
-    scope_pop(&sc, 0);
-    free(sc.e);
-    free(sc.taken);
-}
-
-/* Unwraps parameter guards and one-child blocks around an isl AST node. */
-static __isl_give isl_ast_node *unwrap(__isl_take isl_ast_node *n)
-{
-    for (;;) {
-        if (n && isl_ast_node_get_type(n) == isl_ast_node_if && isl_ast_node_if_has_else_node(n) != isl_bool_true) {
-            isl_ast_node *c = isl_ast_node_if_get_then_node(n);
-            isl_ast_node_free(n);
-            n = c;
-        } else if (n && isl_ast_node_get_type(n) == isl_ast_node_block) {
-            isl_ast_node_list *l = isl_ast_node_block_get_children(n);
-            int one = isl_ast_node_list_n_ast_node(l) == 1;
-            isl_ast_node *c = one ? isl_ast_node_list_get_ast_node(l, 0) : NULL;
-            isl_ast_node_list_free(l);
-            if (!one) return n;
-            isl_ast_node_free(n);
-            n = c;
-        } else {
-            return n;
-        }
-    }
-}
-
-/* Loops enumerating `set` (its dimensions named by `its`), unwrapped. */
-static __isl_give isl_ast_node *loops(__isl_keep isl_ctx *ctx, __isl_take isl_set *ctxset,
-                                      __isl_take isl_set *set, const char *const *its, int nits)
-{
-    isl_ast_build *b = isl_ast_build_from_context(ctxset);
-    isl_id_list *l = isl_id_list_alloc(ctx, nits);
-    for (int i = 0; i < nits; i++) l = isl_id_list_add(l, isl_id_alloc(ctx, its[i], NULL));
-    b = isl_ast_build_set_iterators(b, l);
-    isl_ast_node *n = isl_ast_build_node_from_schedule_map(b, isl_union_map_from_map(isl_set_identity(set)));
-    isl_ast_build_free(b);
-    return unwrap(n);
-}
-
-/* The loops of the step nest (time, then processors; nd of them) from isl's AST `n` of the
- * hull's points.  isl turns a dimension with one value (a constant θ, one processor) into
- * no loop at all, its value an argument of the user node; that dimension becomes a
- * one-iteration loop `for t = v .. v`. */
-static int step_loops(ir_program *p, __isl_take isl_ast_node *n, const xf_rename *rn,
-                      const char *const *its, int nd, ir_loopvar *lv)
-{
-    int have[2] = {0, 0}, ok = 1;
-    for (int d = 0; d < nd && ok; d++) {
-        n = unwrap(n);
-        if (!n || isl_ast_node_get_type(n) != isl_ast_node_for) continue;
-        isl_ast_expr *it = isl_ast_node_for_get_iterator(n);
-        isl_id *id = isl_ast_expr_get_id(it);
-        int mine = id && !strcmp(isl_id_get_name(id), its[d]);
-        isl_id_free(id);
-        isl_ast_expr_free(it);
-        if (!mine) continue;
-        ok = xf_ast_for(p, n, rn, &lv[d]) == 0;
-        have[d] = 1;
-        isl_ast_node *body = isl_ast_node_for_get_body(n);
-        isl_ast_node_free(n);
-        n = body;
-    }
-    n = unwrap(n);
-    for (int d = 0; d < nd && ok; d++) {
-        if (have[d]) continue;
-        ok = n && isl_ast_node_get_type(n) == isl_ast_node_user;
-        if (!ok) break;
-        isl_ast_expr *call = isl_ast_node_user_get_expr(n);
-        isl_ast_expr *a = isl_ast_expr_get_op_arg(call, d + 1);
-        ir_expr *v = a ? xf_ast_expr(p, a, rn) : NULL;
-        isl_ast_expr_free(a);
-        isl_ast_expr_free(call);
-        ok = v != NULL;
-        if (!ok) break;
-        memset(&lv[d], 0, sizeof lv[d]);
-        const char *to = its[d];
-        for (int i = 0; i < rn->n; i++)
-            if (!strcmp(rn->from[i], its[d])) to = rn->to[i];
-        lv[d].var = ir_strdup(p, to);
-        lv[d].lo = v;
-        lv[d].hi = ir_clone_expr(p, v);
-    }
-    isl_ast_node_free(n);
-    return ok ? 0 : -1;
-}
-
-/* An isl pw_aff of the parameters as an IR expression. */
-static ir_expr *pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take isl_pw_aff *pa)
-{
-    isl_ast_build *b = isl_ast_build_from_context(ctxset);
-    isl_ast_expr *e = isl_ast_build_expr_from_pw_aff(b, pa);
-    ir_expr *r = e ? xf_ast_expr(p, e, NULL) : NULL;
-    isl_ast_expr_free(e);
-    isl_ast_build_free(b);
-    return r;
-}
-
-static int codegen(stm *s, ir_program **outp)
-{
-    xf_model *m = s->m;
-    isl_ctx *ctx = m->ctx;
-    int k = s->nsig;   /* 1 or 2 allocation dimensions */
-    /* the image of all units and its hull */
     isl_set *img = NULL;
     for (int u = 0; u < s->nu; u++) {
         isl_set *im = isl_map_range(unit_map(s, &s->u[u]));
         img = img ? isl_set_union(img, im) : im;
     }
-    if (!img) return refuse(s, xstrdup("stm: the program has no statements to map"));
-    assert(k == 1 || k == 2);
-    isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
-    /* the points enumerated: the hull (1-D allocation), or its time range times the box of the
-     * two allocation dimensions (2-D, linearised) */
-    isl_set *enumd = isl_set_copy(hull);
-    if (k == 2) {
-        isl_set *T = isl_set_project_out(isl_set_copy(hull), isl_dim_set, 1, 2);
-        isl_set *S1 = isl_set_project_out(isl_set_project_out(isl_set_copy(hull), isl_dim_set, 2, 1), isl_dim_set, 0, 1);
-        isl_set *S2 = isl_set_project_out(isl_set_copy(hull), isl_dim_set, 0, 2);
-        isl_set_free(enumd);
-        enumd = isl_set_flat_product(isl_set_flat_product(T, S1), S2);
+    if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
+    assert(s->nsig == 1 || s->nsig == 2);
+    *image = isl_set_copy(img);
+    *hull = xf_stm_image_hull(s->m, img);
+    *enumd = isl_set_copy(*hull);
+    if (s->nsig == 2) {
+        isl_set *T = isl_set_project_out(isl_set_copy(*hull), isl_dim_set, 1, 2);
+        isl_set *S1 = isl_set_project_out(isl_set_project_out(isl_set_copy(*hull), isl_dim_set, 2, 1), isl_dim_set, 0, 1);
+        isl_set *S2 = isl_set_project_out(isl_set_copy(*hull), isl_dim_set, 0, 2);
+        isl_set_free(*enumd);
+        *enumd = isl_set_flat_product(isl_set_flat_product(T, S1), S2);
     }
+    return 0;
+}
 
-    /* per-unit code at a point: t and the allocation become parameters */
-    static const char *const pnames[] = {"xf_T", "xf_P", "xf_P2"};
-    const char *pn[3] = {"xf_T", k == 2 ? "xf_P1" : "xf_P", "xf_P2"};
-    (void)pnames;
+/* Each unit's code at a point (u->ast): isl's AST of the unit's domain with t and the allocation
+ * (named pn) as parameters, in the context of the points `enumd` (kept). */
+static int unit_asts(stm *s, __isl_keep isl_set *enumd, const char *const *pn)
+{
+    xf_model *m = s->m;
+    isl_ctx *ctx = m->ctx;
+    int k = s->nsig;
     isl_set *hp = isl_set_copy(enumd);
     unsigned np = (unsigned)m->npnames;
     hp = isl_set_move_dims(hp, isl_dim_param, np, isl_dim_set, 0, (unsigned)(1 + k));
@@ -958,9 +719,7 @@ static int codegen(stm *s, ir_program **outp)
         free(txt);
         if (!dom) {
             isl_set_free(pctx);
-            isl_set_free(hull);
-            isl_set_free(enumd);
-            return refuse(s, xasprintf("stm: internal error building the domain of %s: %s", u->name,
+            return refuse(s, xf_asprintf("stm: internal error building the domain of %s: %s", u->name,
                                          xf_isl_error(ctx)));
         }
         dom = isl_set_intersect_params(dom, isl_set_copy(pctx));
@@ -974,20 +733,92 @@ static int codegen(stm *s, ir_program **outp)
         isl_ast_build_free(b);
     }
     isl_set_free(pctx);
+    return 0;
+}
 
-    /* names for t and p */
+/* Names for t and p that the program leaves free (s->tname, s->pname). */
+static int step_names(stm *s)
+{
     const char **used = NULL;
     int nused = 0;
-    names_block(s->src->body, &used, &nused);
+    xf_stm_names(s->src->body, &used, &nused);
     static const char *const tc[] = {"t", "tt", "t_", "t2", "t3", "time", NULL};
     static const char *const pc[] = {"p", "pp", "p_", "p2", "p3", "proc", NULL};
     s->tname = pick_name(s, tc, "xf_T", used, nused, NULL);
     s->pname = pick_name(s, pc, "xf_P", used, nused, s->tname);
     free(used);
-    if (!s->tname || !s->pname) {
+    if (!s->tname || !s->pname) return refuse(s, xf_strdup("stm: no free names for the time and processor variables"));
+    return 0;
+}
+
+/* The least (e = 0) or greatest p of the units' images: min or max of each unit's (the distinct
+ * ones), or NULL when one is not an expression of the parameters. */
+static ir_expr *units_extreme(stm *s, ir_program *p, int e)
+{
+    ir_expr *x[s->nu + 1];
+    int n = 0;
+    for (int u = 0; u < s->nu; u++) {
+        isl_set *im = isl_map_range(unit_map(s, &s->u[u]));
+        isl_pw_aff *a = e ? isl_set_dim_max(im, 1) : isl_set_dim_min(im, 1);
+        ir_expr *v = xf_stm_pw_expr(p, xf_model_context(s->m), isl_pw_aff_gist(a, xf_model_context(s->m)));
+        if (!v) return NULL;
+        char *tv = ir_print_expr(v);
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++) {
+            char *tk = ir_print_expr(x[k]);
+            dup = !strcmp(tk, tv);
+            free(tk);
+        }
+        free(tv);
+        if (!dup) x[n++] = v;
+    }
+    return n == 1 ? x[0] : n ? ir_new_call(p, e ? IR_F_MAX : IR_F_MIN, x, n) : NULL;
+}
+
+/* The processor loop lv[1] over the image's least to greatest p where the hull's bounds are looser
+ * and independent of t (phases whose processors' ranges differ: 3mm's ni rows, then its nl
+ * columns, whose hull runs p up to ni + nl - 2 and would give the last rank almost nothing). */
+static void exact_procs(stm *s, ir_program *p, __isl_keep isl_set *img, __isl_keep isl_set *hull, ir_loopvar *lv)
+{
+    if (xf_mentions(lv[1].lo, lv[0].var) || xf_mentions(lv[1].hi, lv[0].var)) return;
+    for (int e = 0; e < 2; e++) {
+        isl_pw_aff *a = e ? isl_set_dim_max(isl_set_copy(img), 1) : isl_set_dim_min(isl_set_copy(img), 1);
+        isl_pw_aff *h = e ? isl_set_dim_max(isl_set_copy(hull), 1) : isl_set_dim_min(isl_set_copy(hull), 1);
+        a = isl_pw_aff_gist(a, xf_model_context(s->m));
+        h = isl_pw_aff_gist(h, xf_model_context(s->m));
+        int same = isl_pw_aff_is_equal(a, h) == isl_bool_true;
+        isl_pw_aff_free(h);
+        isl_pw_aff_free(a);
+        ir_expr *x = same ? NULL : units_extreme(s, p, e);
+        if (x && e) lv[1].hi = x;
+        else if (x) lv[1].lo = x;
+    }
+}
+
+/* Each private scalar an array over the processors of the image `img` (its least to its
+ * greatest p). */
+static int private_copies(stm *s, ir_program *p, __isl_keep isl_set *img, ir_block *body)
+{
+    ir_expr *lo = xf_stm_pw_expr(p, xf_model_context(s->m), isl_set_dim_min(isl_set_copy(img), 1));
+    ir_expr *hi = xf_stm_pw_expr(p, xf_model_context(s->m), isl_set_dim_max(isl_set_copy(img), 1));
+    if (!lo || !hi) return -1;
+    return xf_stm_expand(p, s->priv, s->npriv, s->pname, lo, hi, body);
+}
+
+/* The syn program: one time loop around one processor loop over the units' image, each unit's
+ * code at a point inside. */
+static int codegen(stm *s, ir_program **outp)
+{
+    int k = s->nsig;   /* 1 or 2 allocation dimensions */
+    isl_set *hull, *enumd, *img;
+    if (step_points(s, &hull, &enumd, &img) != 0) return -1;
+    /* per-unit code at a point: t and the allocation become parameters */
+    const char *pn[3] = {"xf_T", k == 2 ? "xf_P1" : "xf_P", "xf_P2"};
+    if (unit_asts(s, enumd, pn) != 0 || step_names(s) != 0) {
         isl_set_free(hull);
         isl_set_free(enumd);
-        return refuse(s, xstrdup("stm: no free names for the time and processor variables"));
+        isl_set_free(img);
+        return -1;
     }
 
     ir_program *p = ir_program_clone(s->src);
@@ -1003,42 +834,8 @@ static int codegen(stm *s, ir_program **outp)
     const char *to[3] = {s->tname, s->pname, s->pname};
     const ir_expr *to_expr[3] = {NULL, NULL, NULL};
     xf_rename rn = {from, to, 1 + k, NULL};
-    int ok = 1;
-    if (k == 1) {
-        /* the step nest: the hull's two loops */
-        const char *its[2] = {"xf_T", "xf_P"};
-        isl_ast_node *n = loops(ctx, xf_model_context(m), isl_set_copy(hull), its, 2);
-        ok = step_loops(p, n, &rn, its, 2, f->u.for_.vars) == 0;
-    } else {
-        /* time: the hull's time range; processors: p = 0 .. W1 * W2 - 1 with
-         * s1 = lo1 + p / W2, s2 = lo2 + p % W2 */
-        const char *its[1] = {"xf_T"};
-        isl_ast_node *n = loops(ctx, xf_model_context(m),
-                                isl_set_project_out(isl_set_copy(hull), isl_dim_set, 1, 2), its, 1);
-        ok = step_loops(p, n, &rn, its, 1, f->u.for_.vars) == 0;
-        ir_expr *lo[2], *w[2];
-        for (int d = 0; d < 2 && ok; d++) {
-            isl_pw_aff *mn = isl_set_dim_min(isl_set_copy(enumd), 1 + d);
-            isl_pw_aff *mx = isl_set_dim_max(isl_set_copy(enumd), 1 + d);
-            isl_pw_aff *wd = isl_pw_aff_add_constant_val(isl_pw_aff_sub(mx, isl_pw_aff_copy(mn)), isl_val_one(ctx));
-            lo[d] = pw_expr(p, xf_model_context(m), mn);
-            w[d] = pw_expr(p, xf_model_context(m), wd);
-            ok = lo[d] && w[d];
-        }
-        if (ok) {
-            ir_loopvar *pv = &f->u.for_.vars[1];
-            pv->var = ir_strdup(p, s->pname);
-            pv->lo = ir_new_int(p, 0);
-            pv->hi = ir_new_binary(p, IR_OP_SUB, ir_new_binary(p, IR_OP_MUL, w[0], ir_clone_expr(p, w[1])),
-                                   ir_new_int(p, 1));
-            ir_expr *q = ir_new_binary(p, IR_OP_DIV, ir_new_name(p, s->pname), ir_clone_expr(p, w[1]));
-            ir_expr *r = ir_new_binary(p, IR_OP_MOD, ir_new_name(p, s->pname), ir_clone_expr(p, w[1]));
-            int z0 = lo[0]->kind == IR_E_INT && lo[0]->u.ival == 0, z1 = lo[1]->kind == IR_E_INT && lo[1]->u.ival == 0;
-            to_expr[1] = z0 ? q : ir_new_binary(p, IR_OP_ADD, lo[0], q);
-            to_expr[2] = z1 ? r : ir_new_binary(p, IR_OP_ADD, lo[1], r);
-            rn.to_expr = to_expr;
-        }
-    }
+    int ok = xf_stm_step_nest(s->m, k, s->pname, p, hull, enumd, &rn, to_expr, f->u.for_.vars);
+    if (ok && k == 1) exact_procs(s, p, img, hull, f->u.for_.vars);
     f->u.for_.vars[0].kind = IR_LOOP_SEQ;
     f->u.for_.vars[1].kind = IR_LOOP_PAR;
     for (int u = 0; u < s->nu && ok; u++) {
@@ -1046,14 +843,22 @@ static int codegen(stm *s, ir_program **outp)
         xf_astgen g = {&rn, place_unit, &uc};
         ok = xf_ast_node(p, s->u[u].ast, f->u.for_.body, &g) == 0;
     }
-    isl_set_free(hull);
     isl_set_free(enumd);
     if (!ok) {
+        isl_set_free(hull);
+        isl_set_free(img);
         ir_program_free(p);
         return refuse(s, xstrdup("stm: isl did not generate one time loop around one processor loop for "
                                    "this mapping, or used a construct the language cannot express"));
     }
-    unclash_names(s, p, f->u.for_.body);
+    isl_set_free(hull);
+    int copies = s->npriv ? private_copies(s, p, img, f->u.for_.body) : 0;
+    isl_set_free(img);
+    if (copies != 0) {
+        ir_program_free(p);
+        return refuse(s, xf_strdup("stm: the processors' range is not expressible for their private scalars"));
+    }
+    xf_stm_unclash(p, s->src, s->tname, s->pname, f->u.for_.body);
     p->body = ir_new_block(p);
     ir_block_append(p, p->body, f);
     if (xf_check_generated("stm", p, s->d) != 0) {

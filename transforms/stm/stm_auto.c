@@ -179,6 +179,10 @@ static void expr_text(strbuf *b, const xf_stmt *st, const int *c, long long k)
     if (k || b->n == start) strbuf_printf(b, b->n == start ? "%lld" : "%+lld", k);
 }
 
+/* The most words of a candidate's arguments: theta.L= and sigma.L= for each of stm_isl.c's 48
+ * statements, theta=, sigma= and inner= (deriche's 47 statements took more than 64). */
+enum { MAXWORDS = 2 * 48 + 8 };
+
 /* Splits "a=b c=d" into words (in place). */
 static int split(char *s, char **w, int max)
 {
@@ -194,9 +198,9 @@ static int split(char *s, char **w, int max)
 static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
 {
     if (!ss) return 0;
-    char *txt = xstrdup(c->args);
-    char *w[64];
-    int nw = split(txt, w, 64);
+    char *txt = xf_strdup(c->args);
+    char *w[MAXWORDS];
+    int nw = split(txt, w, MAXWORDS);
     diag_list d;
     diag_list_init(&d);
     xf_args a = {0};
@@ -209,8 +213,8 @@ static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
             free(txt);
             free(c->args);
             c->args = rb;
-            txt = xstrdup(rb);
-            nw = split(txt, w, 64);
+            txt = xf_strdup(rb);
+            nw = split(txt, w, MAXWORDS);
         } else {
             free(rb);
         }
@@ -219,9 +223,12 @@ static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
     memset(&a, 0, sizeof a);
     const xf_rawdep *r;
     int nr;
-    isl_ctx *ctx = xf_stm_session_model(ss, &r, &nr)->ctx;
+    const xf_model *m = xf_stm_session_model(ss, &r, &nr);
+    isl_ctx *ctx = m->ctx;
+    /* a long program's check grows with its statements: more than 16 (deriche's 47), a share each */
+    unsigned long ops = m->nst > 16 ? STM_MAX_OPERATIONS / 8 * (unsigned long)m->nst : STM_MAX_OPERATIONS;
     isl_ctx_reset_operations(ctx);
-    isl_ctx_set_max_operations(ctx, getenv("STM_OPS") ? strtoul(getenv("STM_OPS"), 0, 10) : STM_MAX_OPERATIONS);
+    isl_ctx_set_max_operations(ctx, getenv("STM_OPS") ? strtoul(getenv("STM_OPS"), 0, 10) : ops);
     if (xf_args_parse(&a, nw, w, &d) == 0) {
         ir_program *out = xf_stm_session_apply(ss, &a, &d, &status);
         ir_program_free(out);
@@ -787,9 +794,9 @@ ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_l
         diag_add(d, NULL, 0, 0, "stm auto: pick=%ld but there are only %d candidates", pick, n);
         *status = XF_EUSAGE;
     } else {
-        char *txt = xstrdup(c[pick - 1].args);
-        char *w[64];
-        int nw = split(txt, w, 64);
+        char *txt = xf_strdup(c[pick - 1].args);
+        char *w[MAXWORDS];
+        int nw = split(txt, w, MAXWORDS);
         xf_args a2 = {0};
         if (xf_args_parse(&a2, nw, w, d) == 0) {
             a2.bindings = args->bindings;

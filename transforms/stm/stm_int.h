@@ -1,6 +1,8 @@
 /*
- * stm_int.h — private to the space-time mapping family (stm.c: one mapping, stm_auto.c: the
- * candidates and their order, stm_isl.c: mappings from isl's multi-dimensional schedules).
+ * stm_int.h — private to the space-time mapping family (stm.c: one mapping, stm_names.c: the
+ * names of its step body, stm_nest.c: its time and processor loops,
+ * stm_private.c: scratch scalars private to each processor, stm_auto.c: the candidates
+ * and their order, stm_isl.c: mappings from isl's multi-dimensional schedules).
  */
 #ifndef POLYAPM_STM_INT_H
 #define POLYAPM_STM_INT_H
@@ -48,6 +50,41 @@ long long xf_count_points(__isl_take isl_set *set);
  * parameter values, the best `max` in stm auto's order (xf_stm_cand_cmp); returns their number,
  * *out (free with xf_stm_cands_free). */
 int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max, own_give xf_stm_cand **out);
+/* Every identifier the block uses (loop variables, lets, reduction variables, names), appended
+ * to *v (its strings borrowed from the program; the array grown with realloc) (stm_names.c). */
+void xf_stm_names(const ir_block *b, const char ***v, int *n);
+/* Makes the step body `body` of p define each name once per scope: a second binding of a name
+ * with the same value is dropped, with another value renamed (i_2) in the rest of its scope;
+ * tname and pname are bound around it, src's names are taken (stm_names.c). */
+void xf_stm_unclash(ir_program *p, const ir_program *src, const char *tname, const char *pname,
+                    ir_block *body);
+/* The step nest's loops (lv[0] time, lv[1] processors) over the points `enumd` (kept) of a mapping
+ * whose image has the hull `hull` (kept), under m's parameters: for a 1-D allocation (nsig 1) the
+ * hull's two loops; for a 2-D one the hull's time range and pname = 0 .. W1 * W2 - 1 with
+ * s1 = lo1 + pname / W2, s2 = lo2 + pname % W2 (to_expr[1], to_expr[2], which rn then uses).
+ * 1, or 0 when isl's loops are not two loop variables of the language (stm_nest.c). */
+int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program *p,
+                     __isl_keep isl_set *hull, __isl_keep isl_set *enumd, xf_rename *rn,
+                     const ir_expr **to_expr, ir_loopvar *lv);
+/* The polyhedral hull of a mapping's image `img` (taken) under m's context (stm_nest.c). */
+__isl_give isl_set *xf_stm_image_hull(const xf_model *m, __isl_take isl_set *img);
+/* An isl pw_aff of the parameters as an IR expression of p, or NULL (stm_nest.c). */
+ir_expr *xf_stm_pw_expr(ir_program *p, __isl_take isl_set *ctxset, __isl_take isl_pw_aff *pa);
+
+/* Scratch scalars and arrays private to each processor (stm_private.c).  The array an anti or
+ * output dependence goes through when it may be private (not an output; NULL otherwise;
+ * borrowed). */
+const char *xf_stm_private_candidate(const xf_model *m, const xf_rawdep *d);
+/* Does every flow dependence through the arrays names[0..n-1] join two instances on one
+ * processor under the maps st[s] (S[..] -> [t, p], kept)?  1, or 0 with *bad (when not NULL) the
+ * index of the first dependence that does not. */
+int xf_stm_private_flows(const xf_model *m, const xf_rawdep *r, int nr, const char *const *names, int n,
+                         __isl_keep isl_map *const *st, int *bad);
+/* The arrays names[0..n-1] of p with a first dimension [lo .. hi] indexed by the processor
+ * variable pname in the step body `body` (their inits alike: every copy starts as the array
+ * did).  0. */
+int xf_stm_expand(ir_program *p, const char *const *names, int n, const char *pname, const ir_expr *lo,
+                  const ir_expr *hi, ir_block *body);
 /* stm auto's order of candidates (qsort): see xf_stm_candidates. */
 int xf_stm_cand_cmp(const void *a, const void *b);
 

@@ -22,7 +22,10 @@
  * hoisted (the statements that can run at step 0 moved there: atax's row products).
  * A pair (θ, σ) is kept when every dependence goes forward in θ or joins two instances at one
  * (t, p) point in their original order (inner=seq runs what shares a point in inner sequential
- * loops); stm auto then has stm check each one, as it checks its enumeration's.
+ * loops), or goes through a scratch array private to each processor (stm_private.c); stm auto
+ * then has stm check each one, as it checks its enumeration's.  When none keeps several
+ * processors busy, a sequence of top-level loop nests is also mapped phase by phase: each nest's
+ * best mapping from its own model, the nests one after another (propose_phases).
  *
  * Arrays of functions (isl_aff **th, **sg: one per statement) are borrowed by the functions
  * that take them, except where a comment says a function fills them (the caller then frees).
@@ -40,7 +43,7 @@
 
 #include "stm_int.h"
 
-enum { MAXDIM = 16, MAXST = 16, COUNT_EXACT_MAX = 200000 };
+enum { MAXDIM = 16, MAXST = 48, COUNT_EXACT_MAX = 200000, SHORT_ARGS = 16 };
 
 /* A flattened schedule: per statement nd affine dimensions over its instance space. */
 typedef struct flat {
@@ -331,14 +334,33 @@ static int legal(const xf_model *m, const xf_rawdep *r, int nr, isl_aff **th, is
     isl_map *fwd = isl_map_read_from_str(m->ctx, "{ [ta, sa] -> [tb, sb] : tb > ta }");
     isl_map *same = isl_map_union(isl_map_copy(fwd),
                                   isl_map_read_from_str(m->ctx, "{ [ta, sa] -> [ta, sa] }"));
-    int ok = 1;
+    isl_map *apart = isl_map_read_from_str(m->ctx, "{ [ta, sa] -> [tb, sb] : sb != sa }");
+    const char *priv[MAXST];
+    int ok = 1, npriv = 0;
     for (int i = 0; i < nr && ok && !xf_cancelled(); i++) {
         int a = r[i].src, b = r[i].sink;
         isl_map *pairs = isl_map_apply_range(isl_map_apply_domain(isl_map_copy(r[i].rel), st_map(th[a], sg[a])),
                                              st_map(th[b], sg[b]));
-        ok = isl_map_is_subset(pairs, a <= b ? same : fwd) == isl_bool_true;
+        pairs = isl_map_subtract(pairs, isl_map_copy(a <= b ? same : fwd));
+        ok = isl_map_is_empty(pairs) == isl_bool_true;
+        /* a scratch scalar reused by different processors only: private to each (stm_private.c) */
+        const char *x = ok ? NULL : xf_stm_private_candidate(m, &r[i]);
+        if (x && isl_map_is_subset(pairs, apart) == isl_bool_true) {
+            ok = 1;
+            int k = 0;
+            while (k < npriv && strcmp(priv[k], x)) k++;
+            if (k == npriv && npriv < MAXST) priv[npriv++] = x;
+            else ok = k < npriv;
+        }
         isl_map_free(pairs);
     }
+    if (ok && npriv) {
+        isl_map *st[MAXST];
+        for (int s = 0; s < m->nst; s++) st[s] = st_map(th[s], sg[s]);
+        ok = xf_stm_private_flows(m, r, nr, priv, npriv, st, NULL);
+        for (int s = 0; s < m->nst; s++) isl_map_free(st[s]);
+    }
+    isl_map_free(apart);
     isl_map_free(fwd);
     isl_map_free(same);
     return ok && !xf_cancelled();
@@ -356,8 +378,8 @@ static int shares_points(const xf_model *m, isl_aff **th, isl_aff **sg)
     return shared;
 }
 
-/* stm's arguments for (θ, σ): one theta=/sigma= when all statements agree. NULL when a function
- * has no text. */
+/* stm's arguments for (θ, σ): one theta=/sigma= when all statements agree, else one per label
+ * (for a long program, the most common pair unlabelled). NULL when a function has no text. */
 static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
 {
     char *tt[MAXST] = {0}, *ts[MAXST] = {0};
@@ -369,11 +391,22 @@ static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
         if (ok && s && (strcmp(tt[s], tt[0]) || strcmp(ts[s], ts[0]) || m->st[s].nvars != m->st[0].nvars))
             same = 0;
     }
-    strbuf b = {0};
-    if (ok && same) strbuf_printf(&b, "theta=%s sigma=%s", tt[0], ts[0]);
-    for (int s = 0; ok && !same && s < m->nst; s++) {
+    xf_buf b = {0};
+    if (ok && same) xf_buf_printf(&b, "theta=%s sigma=%s", tt[0], ts[0]);
+    /* a long program (more than SHORT_ARGS statements): the pair most statements share as
+     * theta=, sigma=, the others by label (adi's prologue of constants at theta=0 sigma=0) */
+    int dflt = -1, most = 1;
+    for (int s = 0; ok && !same && m->nst > SHORT_ARGS && s < m->nst; s++) {
+        int k = 0;
+        for (int u = 0; u < m->nst; u++) k += !strcmp(tt[u], tt[s]) && !strcmp(ts[u], ts[s]);
+        if (k > most) { most = k; dflt = s; }
+    }
+    if (dflt >= 0) xf_buf_printf(&b, "theta=%s sigma=%s", tt[dflt], ts[dflt]);
+    for (int s = 0, first = dflt < 0; ok && !same && s < m->nst; s++) {
+        if (dflt >= 0 && !strcmp(tt[s], tt[dflt]) && !strcmp(ts[s], ts[dflt])) continue;
         const char *lb = m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label : m->st[s].name;
-        strbuf_printf(&b, "%stheta.%s=%s sigma.%s=%s", s ? " " : "", lb, tt[s], lb, ts[s]);
+        xf_buf_printf(&b, "%stheta.%s=%s sigma.%s=%s", first ? "" : " ", lb, tt[s], lb, ts[s]);
+        first = 0;
     }
     if (ok && inner) strbuf_printf(&b, " inner=seq");
     for (int s = 0; s < m->nst; s++) { free(tt[s]); free(ts[s]); }
@@ -638,6 +671,113 @@ static __isl_give isl_union_map *computed_schedule(const xf_model *m, const xf_r
     return um;
 }
 
+/* ---- phases: each top-level loop nest mapped on its own, the nests one after another ---------- */
+
+/* The model of the source's top-level statement g alone (its statements keep their labels), with
+ * its dependences; NULL when it cannot be built. */
+static xf_model *phase_model(const xf_model *m, int g, xf_rawdep **r, int *nr)
+{
+    ir_program *sub = ir_program_clone(m->prog);
+    sub->body->stmts[0] = sub->body->stmts[g];
+    sub->body->n = 1;
+    diag_list d = {0};
+    xf_model *pm = NULL;
+    if (ir_check(sub, &d) == 0) pm = xf_model_build(sub, NULL, 0, 0, &d);
+    if (pm && xf_model_deps(pm, r, nr, &d) != 0) {
+        xf_model_free(pm);
+        pm = NULL;
+    }
+    diag_list_free(&d);
+    if (!pm) ir_program_free(sub);
+    return pm;
+}
+
+/* Statement s's label, as stm's arguments name it. */
+static const char *label_of(const xf_model *m, int s)
+{
+    return m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label : m->st[s].name;
+}
+
+/* Reads stm arguments (theta=, sigma=, theta.L=, sigma.L=) for the statements of m with in[s]
+ * into th[s], sg[s] (affine functions on m's statements); -1 when one is missing or not affine. */
+static int read_args(const xf_model *m, const char *args, const int *in, isl_aff **th, isl_aff **sg)
+{
+    char *w = xf_strdup(args), *save = NULL;
+    for (char *tok = strtok_r(w, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        int sig = !strncmp(tok, "sigma", 5);
+        if (!sig && strncmp(tok, "theta", 5)) continue;
+        char *eq = strchr(tok, '=');
+        if (!eq) continue;
+        *eq = '\0';
+        const char *lab = tok[5] == '.' ? tok + 6 : NULL;
+        for (int s = 0; s < m->nst; s++) {
+            if (!in[s] || (lab && strcmp(lab, label_of(m, s)))) continue;
+            isl_aff **slot = sig ? &sg[s] : &th[s];
+            isl_aff_free(*slot);
+            *slot = param_aff_on(m, s, eq + 1);
+        }
+    }
+    free(w);
+    int ok = 1;
+    for (int s = 0; s < m->nst; s++) ok &= !in[s] || (th[s] && sg[s]);
+    return ok ? 0 : -1;
+}
+
+/* Phases: a program that is a sequence of loop nests whose best mappings differ (ludcmp's
+ * factorisation on a wavefront over its columns, then its two substitutions one row per step):
+ * each nest's best mapping from its own schedules (its own model: the statements of the other
+ * nests out of sight), the nests placed one after another in time as in prefix_theta, the whole
+ * checked as one mapping (the data the next phase reads elsewhere travels as messages). */
+static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist *P)
+{
+    int G = m->prog->body->n;
+    if (G < 2 || G > MAXST) return;
+    isl_aff *th[MAXST] = {0}, *sg[MAXST] = {0};
+    int ok = 1, grp[MAXST];
+    for (int s = 0; s < m->nst; s++) {
+        grp[s] = -1;
+        for (int g = 0; g < G; g++)
+            if (m->st[s].frames[0].node == m->prog->body->stmts[g]) grp[s] = g;
+        ok &= grp[s] >= 0;
+    }
+    for (int g = 0; g < G && ok && !xf_cancelled(); g++) {
+        xf_rawdep *pr = NULL;
+        int npr = 0, in[MAXST];
+        for (int s = 0; s < m->nst; s++) in[s] = grp[s] == g;
+        xf_model *pm = phase_model(m, g, &pr, &npr);
+        xf_stm_cand *c = NULL;
+        int nc = pm ? xf_stm_isl_proposals(pm, pr, npr, 1, &c) : 0;
+        ok = nc > 0 && read_args(m, c[0].args, in, th, sg) == 0;
+        if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "phase %d: %s\n", g, nc > 0 ? c[0].args : "no mapping");
+        for (int i = 0; i < nc; i++) free(c[i].args);
+        free(c);
+        if (pm) {
+            const ir_program *sub = pm->prog;
+            xf_rawdeps_free(pr, npr);
+            xf_model_free(pm);
+            ir_program_free((ir_program *)sub);
+        }
+        if (ok && g > 0) {   /* nest g after nest g-1 */
+            int prev[MAXST];
+            for (int s = 0; s < m->nst; s++) prev[s] = grp[s] == g - 1;
+            isl_pw_aff *hi = extreme_over(m, th, prev, 1), *lo = extreme_over(m, th, in, 0);
+            ok = shift_by(m, th, in, isl_pw_aff_add_constant_val(isl_pw_aff_sub(hi, lo), isl_val_one(m->ctx))) == 0;
+        }
+    }
+    if (ok) {
+        int all[MAXST];
+        for (int s = 0; s < m->nst; s++) all[s] = 1;
+        ok = shift_by(m, th, all, isl_pw_aff_neg(extreme_over(m, th, all, 0))) == 0;
+    }
+    int lg = ok && legal(m, r, nr, th, sg);
+    if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "phases: %s\n", lg ? "legal" : ok ? "illegal" : "not composed");
+    if (lg) {
+        positive(m, sg);
+        plist_add(P, th, sg);
+    }
+    for (int s = 0; s < m->nst; s++) { isl_aff_free(th[s]); isl_aff_free(sg[s]); }
+}
+
 int xf_stm_cand_cmp(const void *x, const void *y)
 {
     const xf_stm_cand *a = x, *b = y;
@@ -658,6 +798,9 @@ int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max,
         propose_from(m, r, nr, xf_model_schedule(m), &P);
         if (!xf_cancelled()) propose_from(m, r, nr, computed_schedule(m, r, nr), &P);
     }
+    int busy = 0;   /* a mapping that keeps several processors busy */
+    for (int i = 0; i < P.n; i++) busy |= P.c[i].width > 1;
+    if (!busy && m->nst <= MAXST && !xf_cancelled()) propose_phases(m, r, nr, &P);
     if (P.n) qsort(P.c, (size_t)P.n, sizeof *P.c, xf_stm_cand_cmp);
     /* one busy processor per step (σ a function of θ, or 0) only when nothing better exists */
     if (P.n && P.c[0].width > 1 && max > 0)

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# tests/xf/phases.sh — stm auto on programs that are sequences of loop nests (phases) or whose
+# parallel loop is not the outermost, imported from PolyBench/C 4.2.1 as a user would
+# (`init FILE.c -I utilities -D MINI_DATASET -D DATA_TYPE_IS_DOUBLE`):
+#   3mm   three products one after another: each phase a time step, its rows the processors
+#         (the step nest's hull computed without the parameters its image does not involve);
+#   symm  its parallel loop j inside i, through the scratch scalar temp2 that every (i, j) sets,
+#         accumulates and reads: private to each processor (temp2[p]);
+#   doitgen  its scratch row sum_ private (sum_[p][..]), one (r, q) plane per processor and step;
+#   ludcmp   phases mapped one by one: the factorisation on a wavefront with w private, then the
+#         two substitutions one row per step;
+#   adi   27 statements (a prologue of constants, then per time step a column sweep and a row
+#         sweep, each with sigma=i: what the row sweep reads of the columns travels as messages).
+# Each: `explore ROOT -D procs=2 --budget 100` reaches a verified syndm leaf on which each rank
+# does at least a quarter of the work, and `run LEAF -np 2` prints the simulation's checksum,
+# which is PolyBench's own dump (tests/polybench/kernels.inc's pb_dump_build, dumpsum).  Then
+# the rule's limits on small programs of the language: a scalar carried from one processor's
+# point to another's is not made private (the refusal names the dependence), nor is an output.
+# Skips the PolyBench part where PolyBench is absent (POLYBENCH_DIR).
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/polybench/kernels.inc"
+PB=$(pb_dir)
+
+# best_syndm WS: "ID" of the cheapest verified syndm node, else nothing
+best_syndm() {
+    "$POLYAPM" -w "$1" tree --json | python3 -c '
+import json, sys
+nodes = json.load(sys.stdin)["nodes"]
+ok = sorted((n for n in nodes if n["level"] == "syndm" and n["verified"] and n["cost"] is not None),
+            key=lambda n: n["cost"])
+print(ok[0]["id"] if ok else "")'
+}
+
+# phase_kernel PBDIR: the whole check of one PolyBench kernel (see the header)
+phase_kernel() {
+    local pbdir=$1 k ws leaf sim run dump want
+    k=$(basename "$pbdir"); ws=$TMP/$k.pdg
+    "$POLYAPM" init "$PB/$pbdir/$k.c" -I "$PB/utilities" -D MINI_DATASET -D DATA_TYPE_IS_DOUBLE -o "$ws" \
+        >/dev/null 2>"$TMP/$k.err" || { fail "$k imports" "$(head -3 "$TMP/$k.err")"; return; }
+    timeout 900 "$POLYAPM" -w "$ws" explore ROOT -D procs=2 --budget 100 -q >"$TMP/$k.explore" 2>&1
+    leaf=$(best_syndm "$ws")
+    [ -n "$leaf" ] || { fail "$k: a verified syndm leaf" "none: $(tail -2 "$TMP/$k.explore")"; return; }
+    ok "$k: explore reaches verified syndm node $leaf"
+    sim=$("$POLYAPM" -w "$ws" sim "$leaf" --json 2>&1)
+    expect_eq "$k: node $leaf: each of 2 ranks does at least a quarter of the work" \
+        "$(printf '%s' "$sim" | json "len(j['work']) == 2 and min(j['work']) * 4 >= sum(j['work'])")" True
+    run=$("$POLYAPM" -w "$ws" run "$leaf" -np 2 --json 2>&1) || { fail "$k: run -np 2" "$(tail -3 <<<"$run")"; return; }
+    expect_eq "$k: run -np 2 prints the simulation's checksum" "$(printf '%s' "$run" | json "j['checksum']")" \
+        "$(printf '%s' "$sim" | json "j['checksum']")"
+    pb_dump_build "$PB" "$pbdir" "$TMP/$k.pb" -DDATA_TYPE_IS_DOUBLE ||
+        { fail "$k: PolyBench builds" "$(head -3 "$TMP/$k.pb/cc.err")"; return; }
+    # shellcheck disable=SC2046
+    dump=$("$TMP/$k.pb/kernel" 2>&1 >/dev/null | "$TMP/dumpsum" $("$POLYAPM" -w "$ws" show ROOT |
+        awk '$1 == "output" { sub(/_$/, "", $2); print $2 }') 2>&1) || { fail "$k: PolyBench dump" "$dump"; return; }
+    want=$(pb_checksum "$dump")
+    expect_eq "$k: the run's checksum is PolyBench's dump" "$(printf '%s' "$run" | json "j['checksum']")" "$want"
+}
+
+if [ -z "$PB" ]; then
+    echo "skip phases (PolyBench): PolyBench/C 4.2.1 not found (set POLYBENCH_DIR)"
+else
+    ${CC:-gcc} -std=c11 -O0 -Wall -Wextra -I"$ROOT/runtime" -o "$TMP/dumpsum" "$ROOT/tests/polybench/dumpsum.c" \
+        "$ROOT/runtime/rt_checksum.c" 2>"$TMP/cc.err" || fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"
+    phase_kernel linear-algebra/kernels/3mm
+    phase_kernel linear-algebra/blas/symm
+    phase_kernel linear-algebra/kernels/doitgen
+    phase_kernel linear-algebra/solvers/ludcmp
+    phase_kernel stencils/adi
+fi
+
+# A scratch scalar private to each processor: the syn program holds one copy per processor.
+cat >"$TMP/scratch.apm" <<'EOF'
+program scratch
+level source
+param n = 6, m = 5
+array a[0 .. n - 1][0 .. m - 1] double
+array b[0 .. n - 1] double
+array s double
+init a[i][j] = (i * 7 + j * 3) % 5 - 2
+init s = 1
+output b
+
+for i = 0 .. n - 1 {
+  S1: s = 0
+  for j = 0 .. m - 1 {
+    S2: s = s + a[i][j]
+  }
+  S3: b[i] = s * s
+}
+EOF
+out=$("$POLYAPM" apply "$TMP/scratch.apm" stm theta=0 sigma=i inner=seq -o "$TMP/scratch-syn.apm" 2>&1)
+expect_eq "scratch scalar: theta=0 sigma=i is legal with s private (exit 0)" "$?" 0
+syn=$(cat "$TMP/scratch-syn.apm" 2>/dev/null)
+expect_match "scratch scalar: one copy per processor" "$syn" '^array s\[0 \.\. n - 1\] double$'
+expect_match "scratch scalar: every copy starts as the scalar did" "$syn" '^init s\[copy_\] = 1$'
+expect_match "scratch scalar: each processor uses its own" "$syn" 'S2: s\[p\] = s\[p\] \+ a\[i\]\[j\]'
+expect_eq "scratch scalar: the syn program simulates to the source's checksum" \
+    "$(pb_checksum "$("$POLYAPM" sim "$TMP/scratch-syn.apm" 2>&1)")" "$(pb_checksum "$("$POLYAPM" sim "$TMP/scratch.apm" 2>&1)")"
+
+# Not private: a scalar whose value goes from one processor to another: every S1 sets s at t = 0
+# on processor i, each S2 reads it at t = 1 on processor i + n (in shared memory the last
+# processor's value).  On one processor, a step later, it is private.
+cat >"$TMP/carried.apm" <<'EOF'
+program carried
+level source
+param n = 6
+array a[0 .. n - 1] double
+array b[0 .. n - 1] double
+array s double
+init a[i] = (i * 7) % 5 - 2
+init s = 0
+output b
+
+for i = 0 .. n - 1 {
+  S1: s = a[i] * 2
+  S2: b[i] = s + 1
+}
+EOF
+out=$("$POLYAPM" apply "$TMP/carried.apm" stm theta.S1=0 sigma.S1=i theta.S2=1 sigma.S2=i+n -o "$TMP/carried-syn.apm" 2>&1)
+expect_eq "carried scalar: refused (exit 1)" "$?" 1
+expect_match "carried scalar: the refusal names the scalar and the dependence" "$out" \
+    's is reused on different processors, and dependence [0-9]+ \(flow, S1 -> S2 through s\) carries its value'
+"$POLYAPM" apply "$TMP/carried.apm" stm theta=0 sigma=i -o "$TMP/carried-syn.apm" >/dev/null 2>&1
+expect_eq "carried scalar: theta=0 sigma=i (one point per i) is legal with s private (exit 0)" "$?" 0
+"$POLYAPM" apply "$TMP/carried.apm" stm theta.S1=0 sigma.S1=i theta.S2=1 sigma.S2=i -o "$TMP/carried-syn2.apm" >/dev/null 2>&1
+expect_eq "carried scalar: read a step later on its processor, legal with s private (exit 0)" "$?" 0
+expect_eq "carried scalar: that program simulates to the source's checksum" \
+    "$(pb_checksum "$("$POLYAPM" sim "$TMP/carried-syn2.apm" 2>&1)")" "$(pb_checksum "$("$POLYAPM" sim "$TMP/carried.apm" 2>&1)")"
+
+# Not private: an output scalar.
+sed -e 's/^output b$/output b\noutput s/' "$TMP/scratch.apm" >"$TMP/outscalar.apm"
+out=$("$POLYAPM" apply "$TMP/outscalar.apm" stm theta=0 sigma=i inner=seq -o "$TMP/outscalar-syn.apm" 2>&1)
+expect_eq "output scalar: not private, theta=0 sigma=i refused (exit 1)" "$?" 1
+finish
