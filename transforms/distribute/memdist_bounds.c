@@ -83,7 +83,7 @@ char *xf_md_split_const(const ir_expr *e, int64_t *c)
         *c = e->u.op.op == IR_OP_ADD ? e->u.op.b->u.ival : -e->u.op.b->u.ival;
         return ir_print_expr(e->u.op.a);
     }
-    if (e->kind == IR_E_INT) { *c = e->u.ival; return xf_strdup(""); }
+    if (e->kind == IR_E_INT) { *c = e->u.ival; return xstrdup(""); }
     return ir_print_expr(e);
 }
 
@@ -251,44 +251,44 @@ ir_expr *xf_md_tidy_minmax(ir_program *out, ir_expr *e)
 /* e as isl text when it is affine in `names` (the parameters and rp); a product rp * B with B
  * the blocked tiling's block size (>= 1) becomes an atom _aK >= 0.  0, or -1 when not readable. */
 typedef struct atoms { const ir_expr *e[8]; int n; } atoms;
-static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n, const char *rpv,
+static int isl_text(strbuf *b, const ir_expr *e, const char *const *names, int n, const char *rpv,
                     const char *bname, atoms *at)
 {
     char tmp[80];
     switch (e->kind) {
     case IR_E_INT:
-        xf_buf_printf(b, "%lld", (long long)e->u.ival);
+        strbuf_printf(b, "%lld", (long long)e->u.ival);
         return 0;
     case IR_E_NAME:
         for (int i = 0; i < n; i++)
             if (!strcmp(e->u.name.id, names[i])) {
-                xf_buf_printf(b, "%s", xf_isl_name(names[i], tmp, sizeof tmp));
+                strbuf_printf(b, "%s", xf_isl_name(names[i], tmp, sizeof tmp));
                 return 0;
             }
         return -1;
     case IR_E_UNARY:
         if (e->u.op.op != IR_OP_NEG) return -1;
-        xf_buf_printf(b, "-(");
+        strbuf_printf(b, "-(");
         if (isl_text(b, e->u.op.a, names, n, rpv, bname, at) < 0) return -1;
-        xf_buf_printf(b, ")");
+        strbuf_printf(b, ")");
         return 0;
     case IR_E_BINARY: {
         const ir_expr *x = e->u.op.a, *y = e->u.op.b;
         switch (e->u.op.op) {
         case IR_OP_ADD: case IR_OP_SUB:
-            xf_buf_printf(b, "(");
+            strbuf_printf(b, "(");
             if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
-            xf_buf_printf(b, ") %s (", e->u.op.op == IR_OP_ADD ? "+" : "-");
+            strbuf_printf(b, ") %s (", e->u.op.op == IR_OP_ADD ? "+" : "-");
             if (isl_text(b, y, names, n, rpv, bname, at) < 0) return -1;
-            xf_buf_printf(b, ")");
+            strbuf_printf(b, ")");
             return 0;
         case IR_OP_MUL: {
             int64_t kv;
             int kx = xf_int_const(x, &kv) == 0;
             if (kx || xf_int_const(y, &kv) == 0) {   /* isl: a bare literal at the left, -2*(n) */
-                xf_buf_printf(b, "%lld*(", (long long)kv);
+                strbuf_printf(b, "%lld*(", (long long)kv);
                 if (isl_text(b, kx ? y : x, names, n, rpv, bname, at) < 0) return -1;
-                xf_buf_printf(b, ")");
+                strbuf_printf(b, ")");
                 return 0;
             }
             if (bname && x->kind == IR_E_NAME && y->kind == IR_E_NAME &&
@@ -301,7 +301,7 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
                     if (at->n == 8) return -1;
                     at->e[at->n++] = e;
                 }
-                xf_buf_printf(b, "_a%d", k);
+                strbuf_printf(b, "_a%d", k);
                 return 0;
             }
             return -1;
@@ -309,9 +309,9 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
         case IR_OP_DIV: case IR_OP_MOD: {
             int64_t kv;
             if (xf_int_const(y, &kv) || kv <= 0) return -1;
-            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? "floor((" : "((");
+            strbuf_printf(b, e->u.op.op == IR_OP_DIV ? "floor((" : "((");
             if (isl_text(b, x, names, n, rpv, bname, at) < 0) return -1;
-            xf_buf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)kv);
+            strbuf_printf(b, e->u.op.op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)kv);
             return 0;
         }
         default:
@@ -320,12 +320,12 @@ static int isl_text(xf_buf *b, const ir_expr *e, const char *const *names, int n
     }
     case IR_E_CALL:
         if (e->u.call.f != IR_F_MIN && e->u.call.f != IR_F_MAX) return -1;
-        xf_buf_printf(b, e->u.call.f == IR_F_MIN ? "min(" : "max(");
+        strbuf_printf(b, e->u.call.f == IR_F_MIN ? "min(" : "max(");
         for (int i = 0; i < e->u.call.nargs; i++) {
-            if (i) xf_buf_printf(b, ", ");
+            if (i) strbuf_printf(b, ", ");
             if (isl_text(b, e->u.call.args[i], names, n, rpv, bname, at) < 0) return -1;
         }
-        xf_buf_printf(b, ")");
+        strbuf_printf(b, ")");
         return 0;
     default:
         return -1;
@@ -347,20 +347,20 @@ ir_expr *xf_md_simplify(ir_program *out, ir_expr *e, const xf_model *m, const ch
     names[n++] = rpv;
     const char *bname = T->k == TK_BLOCKED && T->b[0]->kind == IR_E_NAME ? T->b[0]->u.name.id : NULL;
     atoms at = {.n = 0};
-    xf_buf t = {0};
-    if (isl_text(&t, e, names, n, rpv, bname, &at) < 0) { xf_buf_free(&t); return e; }
-    char *et = xf_buf_take(&t);
-    xf_buf ps = {0}, cs = {0};
+    strbuf t = {0};
+    if (isl_text(&t, e, names, n, rpv, bname, &at) < 0) { strbuf_free(&t); return e; }
+    char *et = strbuf_take(&t);
+    strbuf ps = {0}, cs = {0};
     char tmp[80];
-    for (int i = 0; i < n; i++) xf_buf_printf(&ps, "%s%s", i ? ", " : "", xf_isl_name(names[i], tmp, sizeof tmp));
-    xf_buf_printf(&cs, "0 <= %s < procs", xf_isl_name(rpv, tmp, sizeof tmp));
+    for (int i = 0; i < n; i++) strbuf_printf(&ps, "%s%s", i ? ", " : "", xf_isl_name(names[i], tmp, sizeof tmp));
+    strbuf_printf(&cs, "0 <= %s < procs", xf_isl_name(rpv, tmp, sizeof tmp));
     for (int k = 0; k < at.n; k++) {
-        xf_buf_printf(&ps, ", _a%d", k);
-        xf_buf_printf(&cs, " and _a%d >= %s", k, xf_isl_name(rpv, tmp, sizeof tmp));   /* rp * B, B >= 1 */
+        strbuf_printf(&ps, ", _a%d", k);
+        strbuf_printf(&cs, " and _a%d >= %s", k, xf_isl_name(rpv, tmp, sizeof tmp));   /* rp * B, B >= 1 */
     }
-    char *pl = xf_buf_take(&ps), *cl = xf_buf_take(&cs);
-    char *pat = xf_asprintf("[%s] -> { [(%s)] }", pl, et);
-    char *cst = xf_asprintf("[%s] -> { : %s }", pl, cl);
+    char *pl = strbuf_take(&ps), *cl = strbuf_take(&cs);
+    char *pat = xasprintf("[%s] -> { [(%s)] }", pl, et);
+    char *cst = xasprintf("[%s] -> { : %s }", pl, cl);
     free(et);
     free(pl);
     free(cl);

@@ -435,7 +435,7 @@ static int private_use(stm *s, const xf_rawdep *d, __isl_keep isl_map *bad)
     if (!apart) return 0;
     for (int k = 0; k < s->npriv; k++)
         if (!strcmp(s->priv[k], x)) return 1;
-    s->priv = realloc(s->priv, (size_t)(s->npriv + 1) * sizeof *s->priv);
+    s->priv = xrealloc(s->priv, (size_t)(s->npriv + 1) * sizeof *s->priv);
     s->priv[s->npriv++] = x;
     return 1;
 }
@@ -451,7 +451,7 @@ static int check_private_flows(stm *s)
     for (int k = 0; k < s->m->nst; k++) isl_map_free(st[k]);
     if (ok) return 0;
     const xf_rawdep *d = &s->dep[bad];
-    refuse(s, xf_asprintf("stm: illegal mapping: %s is reused on different processors, and dependence %d "
+    refuse(s, xasprintf("stm: illegal mapping: %s is reused on different processors, and dependence %d "
                           "(flow, %s -> %s through %s) carries its value from one processor to another, "
                           "so it cannot be private to each processor",
                           s->m->acc[d->acc].text, bad + 1, s->lf[d->src].label, s->lf[d->sink].label,
@@ -681,7 +681,7 @@ static int step_points(stm *s, isl_set **hull, isl_set **enumd, isl_set **image)
         isl_set *im = isl_map_range(unit_map(s, &s->u[u]));
         img = img ? isl_set_union(img, im) : im;
     }
-    if (!img) return refuse(s, xf_strdup("stm: the program has no statements to map"));
+    if (!img) return refuse(s, xstrdup("stm: the program has no statements to map"));
     assert(s->nsig == 1 || s->nsig == 2);
     *image = isl_set_copy(img);
     *hull = xf_stm_image_hull(s->m, img);
@@ -719,7 +719,7 @@ static int unit_asts(stm *s, __isl_keep isl_set *enumd, const char *const *pn)
         free(txt);
         if (!dom) {
             isl_set_free(pctx);
-            return refuse(s, xf_asprintf("stm: internal error building the domain of %s: %s", u->name,
+            return refuse(s, xasprintf("stm: internal error building the domain of %s: %s", u->name,
                                          xf_isl_error(ctx)));
         }
         dom = isl_set_intersect_params(dom, isl_set_copy(pctx));
@@ -747,7 +747,7 @@ static int step_names(stm *s)
     s->tname = pick_name(s, tc, "xf_T", used, nused, NULL);
     s->pname = pick_name(s, pc, "xf_P", used, nused, s->tname);
     free(used);
-    if (!s->tname || !s->pname) return refuse(s, xf_strdup("stm: no free names for the time and processor variables"));
+    if (!s->tname || !s->pname) return refuse(s, xstrdup("stm: no free names for the time and processor variables"));
     return 0;
 }
 
@@ -856,7 +856,7 @@ static int codegen(stm *s, ir_program **outp)
     isl_set_free(img);
     if (copies != 0) {
         ir_program_free(p);
-        return refuse(s, xf_strdup("stm: the processors' range is not expressible for their private scalars"));
+        return refuse(s, xstrdup("stm: the processors' range is not expressible for their private scalars"));
     }
     xf_stm_unclash(p, s->src, s->tname, s->pname, f->u.for_.body);
     p->body = ir_new_block(p);

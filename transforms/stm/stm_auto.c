@@ -198,7 +198,7 @@ static int split(char *s, char **w, int max)
 static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
 {
     if (!ss) return 0;
-    char *txt = xf_strdup(c->args);
+    char *txt = xstrdup(c->args);
     char *w[MAXWORDS];
     int nw = split(txt, w, MAXWORDS);
     diag_list d;
@@ -213,7 +213,7 @@ static int accept_measure(xf_stm_session *ss, xf_stm_cand *c)
             free(txt);
             free(c->args);
             c->args = rb;
-            txt = xf_strdup(rb);
+            txt = xstrdup(rb);
             nw = split(txt, w, MAXWORDS);
         } else {
             free(rb);
@@ -794,7 +794,7 @@ ir_program *xf_stm_auto_apply(const ir_program *src, const xf_args *args, diag_l
         diag_add(d, NULL, 0, 0, "stm auto: pick=%ld but there are only %d candidates", pick, n);
         *status = XF_EUSAGE;
     } else {
-        char *txt = xf_strdup(c[pick - 1].args);
+        char *txt = xstrdup(c[pick - 1].args);
         char *w[MAXWORDS];
         int nw = split(txt, w, MAXWORDS);
         xf_args a2 = {0};

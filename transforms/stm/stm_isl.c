@@ -391,8 +391,8 @@ static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
         if (ok && s && (strcmp(tt[s], tt[0]) || strcmp(ts[s], ts[0]) || m->st[s].nvars != m->st[0].nvars))
             same = 0;
     }
-    xf_buf b = {0};
-    if (ok && same) xf_buf_printf(&b, "theta=%s sigma=%s", tt[0], ts[0]);
+    strbuf b = {0};
+    if (ok && same) strbuf_printf(&b, "theta=%s sigma=%s", tt[0], ts[0]);
     /* a long program (more than SHORT_ARGS statements): the pair most statements share as
      * theta=, sigma=, the others by label (adi's prologue of constants at theta=0 sigma=0) */
     int dflt = -1, most = 1;
@@ -401,11 +401,11 @@ static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
         for (int u = 0; u < m->nst; u++) k += !strcmp(tt[u], tt[s]) && !strcmp(ts[u], ts[s]);
         if (k > most) { most = k; dflt = s; }
     }
-    if (dflt >= 0) xf_buf_printf(&b, "theta=%s sigma=%s", tt[dflt], ts[dflt]);
+    if (dflt >= 0) strbuf_printf(&b, "theta=%s sigma=%s", tt[dflt], ts[dflt]);
     for (int s = 0, first = dflt < 0; ok && !same && s < m->nst; s++) {
         if (dflt >= 0 && !strcmp(tt[s], tt[dflt]) && !strcmp(ts[s], ts[dflt])) continue;
         const char *lb = m->st[s].assign->u.assign.label ? m->st[s].assign->u.assign.label : m->st[s].name;
-        xf_buf_printf(&b, "%stheta.%s=%s sigma.%s=%s", first ? "" : " ", lb, tt[s], lb, ts[s]);
+        strbuf_printf(&b, "%stheta.%s=%s sigma.%s=%s", first ? "" : " ", lb, tt[s], lb, ts[s]);
         first = 0;
     }
     if (ok && inner) strbuf_printf(&b, " inner=seq");
@@ -702,7 +702,7 @@ static const char *label_of(const xf_model *m, int s)
  * into th[s], sg[s] (affine functions on m's statements); -1 when one is missing or not affine. */
 static int read_args(const xf_model *m, const char *args, const int *in, isl_aff **th, isl_aff **sg)
 {
-    char *w = xf_strdup(args), *save = NULL;
+    char *w = xstrdup(args), *save = NULL;
     for (char *tok = strtok_r(w, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         int sig = !strncmp(tok, "sigma", 5);
         if (!sig && strncmp(tok, "theta", 5)) continue;

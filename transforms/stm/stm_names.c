@@ -14,12 +14,12 @@ static void names_expr(const ir_expr *e, const char ***v, int *n)
 {
     if (!e) return;
     switch (e->kind) {
-    case IR_E_NAME: *v = realloc(*v, (size_t)(*n + 1) * sizeof **v); (*v)[(*n)++] = e->u.name.id; break;
+    case IR_E_NAME: *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v); (*v)[(*n)++] = e->u.name.id; break;
     case IR_E_ACCESS: for (int i = 0; i < e->u.access.nidx; i++) names_expr(e->u.access.idx[i], v, n); break;
     case IR_E_UNARY: case IR_E_BINARY: names_expr(e->u.op.a, v, n); names_expr(e->u.op.b, v, n); break;
     case IR_E_CALL: for (int i = 0; i < e->u.call.nargs; i++) names_expr(e->u.call.args[i], v, n); break;
     case IR_E_REDUCE:
-        *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
         (*v)[(*n)++] = e->u.reduce.var;
         names_expr(e->u.reduce.lo, v, n); names_expr(e->u.reduce.hi, v, n); names_expr(e->u.reduce.body, v, n);
         break;
@@ -32,14 +32,14 @@ static void names_stmt(const ir_stmt *s, const char ***v, int *n)
     switch (s->kind) {
     case IR_S_ASSIGN: names_expr(s->u.assign.lhs, v, n); names_expr(s->u.assign.rhs, v, n); break;
     case IR_S_LET:
-        *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
         (*v)[(*n)++] = s->u.let.var;
         names_expr(s->u.let.value, v, n);
         break;
     case IR_S_IF: names_expr(s->u.if_.cond, v, n); xf_stm_names(s->u.if_.then_blk, v, n); xf_stm_names(s->u.if_.else_blk, v, n); break;
     case IR_S_FOR:
         for (int i = 0; i < s->u.for_.nvars; i++) {
-            *v = realloc(*v, (size_t)(*n + 1) * sizeof **v);
+            *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
             (*v)[(*n)++] = s->u.for_.vars[i].var;
         }
         xf_stm_names(s->u.for_.body, v, n);
@@ -78,8 +78,7 @@ static void scope_push(scope *sc, const char *name, const char *to, char *value 
 {
     if (sc->n == sc->cap) {
         sc->cap = sc->cap ? 2 * sc->cap : 16;
-        sc->e = realloc(sc->e, (size_t)sc->cap * sizeof *sc->e);
-        if (!sc->e) abort();
+        sc->e = xrealloc(sc->e, (size_t)sc->cap * sizeof *sc->e);
     }
     sc->e[sc->n++] = (scope_ent){name, to, value};
 }
@@ -108,13 +107,13 @@ static ir_expr *scope_subst(scope *sc, ir_expr *e)
 static const char *fresh_name(scope *sc, const char *name)
 {
     for (int k = 2;; k++) {
-        char *c = xf_asprintf("%s_%d", name, k);
+        char *c = xasprintf("%s_%d", name, k);
         int used = 0;
         for (int i = 0; i < sc->ntaken && !used; i++) used = !strcmp(sc->taken[i], c);
         if (!used) {
             const char *r = ir_strdup(sc->p, c);
             free(c);
-            sc->taken = realloc(sc->taken, (size_t)(sc->ntaken + 1) * sizeof *sc->taken);
+            sc->taken = xrealloc(sc->taken, (size_t)(sc->ntaken + 1) * sizeof *sc->taken);
             sc->taken[sc->ntaken++] = r;
             return r;
         }
@@ -194,7 +193,7 @@ void xf_stm_unclash(ir_program *p, const ir_program *src, const char *tname, con
     xf_stm_names(src->body, &sc.taken, &sc.ntaken);
     xf_stm_names(body, &sc.taken, &sc.ntaken);
     int nfixed = src->nparams + src->narrays;
-    sc.taken = realloc(sc.taken, (size_t)(sc.ntaken + nfixed + 1) * sizeof *sc.taken);
+    sc.taken = xrealloc(sc.taken, (size_t)(sc.ntaken + nfixed + 1) * sizeof *sc.taken);
     for (int i = 0; i < src->nparams; i++) sc.taken[sc.ntaken++] = src->params[i]->u.param.name;
     for (int i = 0; i < src->narrays; i++) sc.taken[sc.ntaken++] = src->arrays[i]->u.array.name;
     scope_push(&sc, tname, tname, NULL);

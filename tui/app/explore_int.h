@@ -53,7 +53,7 @@ int has_proc_loop(const ir_block *b);
 
 /* ---- candidates (explore_cands.c) ---- */
 
-enum { MAX_ARGS = 48 };
+enum { MAX_ARGS = 128 };   /* stm auto's longest candidates (deriche: 70 words) */
 
 typedef struct cand {
     const char *xf;           /* the registry's name (not owned) */
