@@ -23,11 +23,27 @@ static const struct { const char *key, *shown; } label_keys[] = {
     {"theta", "\u03b8"}, {"sigma", "\u03c3"},
 };
 
+/* Cuts s before a last character that a byte-wise truncation left incomplete (a label cut in the
+ * middle of θ must stay UTF-8: `tree --json` and the TUI read it as text). */
+static void utf8_trim_partial(char *s)
+{
+    size_t n = strlen(s), i = n;
+    if (n == 0) return;
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) i--;   /* continuation bytes */
+    if (i == 0) { s[0] = '\0'; return; }
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t want = lead < 0x80 ? 1 : (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : 4;
+    if (n - (i - 1) < want) s[i - 1] = '\0';
+}
+
 static void label_append(char *buf, size_t size, const char *sep, const char *text)
 {
     size_t n = strlen(buf);
     if (n + 1 >= size) return;
-    if (snprintf(buf + n, size - n, "%s%s", n ? sep : "", text) >= (int)(size - n)) buf[size - 1] = '\0';   /* cut */
+    if (snprintf(buf + n, size - n, "%s%s", n ? sep : "", text) >= (int)(size - n)) {   /* cut */
+        buf[size - 1] = '\0';
+        utf8_trim_partial(buf);
+    }
 }
 
 /* The decision of an edge in a few characters: "kind=K procs=P" becomes "K/P", theta and sigma
@@ -61,6 +77,7 @@ static void decision_label(const char *transform, const char *params, char *out,
             if (!strncmp(w, label_keys[k].key, kl) && (w[kl] == '=' || w[kl] == '.'))
                 snprintf(word, sizeof word, "%s%s", label_keys[k].shown, w + kl);
         }
+        utf8_trim_partial(word);
         label_append(out, size, ":", word);
     }
     free(copy);
@@ -90,10 +107,12 @@ static char *derive_label(store *s, const store_add_req *r, int64_t id, diag_lis
         snprintf(base, sizeof base, "%s", r->label_hint);
     else
         decision_label(r->transform ? r->transform : "add", r->params, base, sizeof base);
+    utf8_trim_partial(base);   /* a hint or word cut by snprintf */
     for (char *c = base; *c; c++)
         if (isspace((unsigned char)*c) || *c == '^' || iscntrl((unsigned char)*c)) *c = '-';
     if (!store_label_ok(base)) snprintf(base, sizeof base, "node");
     parent_context(s, r, context, sizeof context, d);
+    utf8_trim_partial(context);
     char *label = NULL;
     for (int attempt = 0; attempt < 100; attempt++) {
         free(label);

@@ -36,7 +36,7 @@ PARAM_CAP = {"n": 24, "m": 24, "steps": 6}  # run larger sizes at these (-D), wh
 def polyapm(exe, ws, *args, timeout=60):
     """Runs polyapm on workspace ws; returns (exit status, stdout+stderr)."""
     try:
-        p = subprocess.run([exe, "-w", ws, *args], capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run([exe, "-w", ws, *args], capture_output=True, text=True, errors="replace", timeout=timeout)
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return 124, "timed out after %d s" % timeout

@@ -71,6 +71,19 @@ static int sql_int(const char *db, const char *sql)
     return v;
 }
 
+/* 1 when s is well-formed UTF-8 (no sequence cut short). */
+static int utf8_ok(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+        if (!n) return 0;
+        for (int k = 1; k < n; k++)
+            if ((p[k] & 0xC0) != 0x80) return 0;
+        p += n;
+    }
+    return 1;
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
@@ -398,6 +411,36 @@ int main(void)
         T_EQ_INT("migrate.tables", sql_int(olddb, "select count(*) from sqlite_master where type = 'table'"
                                                   " and name in ('nodes','edges','simulations','machines',"
                                                   "'measurements','marks','removed','meta')"), 8);
+        diag_list_free(&d);
+    }
+
+    {   /* a long decision cut to the label's size never splits θ or σ (tree --json reads it as
+         * text): every byte offset of the cut, by a longer first value; a workspace of its own */
+        char lws[300];
+        snprintf(lws, sizeof lws, "%s/labels.pdg", tmpdir);
+        store *ls = NULL;
+        int bad = 0;
+        char *lroot = prog("cut", 99);
+        int64_t lr = -1;
+        store_add_req r0 = {.text = lroot, .len = strlen(lroot), .level = "source", .label = "root", .why = "root"};
+        if (store_create(lws, &ls, &d) != 0 || store_node_add(ls, &r0, &lr, NULL, &d) != 0) bad = 100;
+        for (int pad = 0; pad < 24 && !bad; pad++) {
+            char params[1024], *tx = prog("cut", 100 + pad);
+            int o = snprintf(params, sizeof params, "theta=%.*s0", pad, "xxxxxxxxxxxxxxxxxxxxxxxx");
+            for (int k = 1; k <= 20; k++) o += snprintf(params + o, sizeof params - (size_t)o, " theta.S%d=0 sigma.S%d=t", k, k);
+            store_add_req r = {.text = tx, .len = strlen(tx), .level = "syn", .parents = &lr, .nparents = 1,
+                               .transform = "stm", .params = params, .why = "a long mapping"};
+            int64_t id = -1;
+            store_node cn;
+            memset(&cn, 0, sizeof cn);
+            if (store_node_add(ls, &r, &id, NULL, &d) != 0 || store_node_get(ls, id, &cn, &d) != 0) bad++;
+            else if (!utf8_ok(cn.label) || !strstr(cn.label, "\u03c3")) bad++;
+            store_node_clear(&cn);
+            free(tx);
+        }
+        T_EQ_INT("label.cut_is_utf8", bad, 0);
+        if (ls) store_close(ls);
+        free(lroot);
         diag_list_free(&d);
     }
 
