@@ -18,18 +18,16 @@ expect_eq "q exits 0" "$(cat "$TMP/exit" 2>/dev/null)" 0
 expect_eq "the workspace's root is the import of region 2" \
     "$("$POLYAPM" -w "$TMP/regions.pdg" show ROOT --program 2>&1)" \
     "$(cd "$TMP" && "$POLYAPM" import regions.c --region 2 2>/dev/null)"
-tm kill-session -t t
 rm -f "$TMP/exit"
-tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM' regions.c; echo \$? >'$TMP/exit'; sleep 60"
+relaunch 100 30 "cd '$TMP' && '$POLYAPM' regions.c; echo \$? >'$TMP/exit'; sleep 60"
 check reopened 'regions\.pdg +1 nodes'
 keys q
 end=$((SECONDS + 10)); while [ ! -s "$TMP/exit" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
 expect_eq "reopened: q exits 0" "$(cat "$TMP/exit" 2>/dev/null)" 0
-tm kill-session -t t
 
 printf 'static void k(int n, double x[8]) {\n#pragma scop\n  while (n) n--;\n#pragma endscop\n}\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$TMP/bad.c"
 rm -f "$TMP/exit"
-tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM' bad.c 2>'$TMP/bad.out'; echo \$? >'$TMP/exit'; sleep 60"
+relaunch 100 30 "cd '$TMP' && '$POLYAPM' bad.c 2>'$TMP/bad.out'; echo \$? >'$TMP/exit'; sleep 60"
 end=$((SECONDS + 20)); while [ ! -s "$TMP/exit" ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
 expect_eq "a C file that does not import: exit 1" "$(cat "$TMP/exit" 2>/dev/null)" 1
 expect_match "... with its located error" "$(cat "$TMP/bad.out")" 'bad\.c:3:3: error: a while loop'

@@ -49,9 +49,7 @@ want=$("$POLYAPM" -w "$W" transforms "$leaf" | grep -A1 '^overlap ' | tail -1 | 
 expect_match "transforms predicts the placements" "$want" "^placements \\(polyapm model"
 # the new session before the old one goes: killing a server's last session stops the server,
 # and a session started while it stops is lost with it
-tm rename-session -t t old 2>/dev/null
-tm new-session -d -x 120 -y 40 -s t "cd '$TMP' && '$POLYAPM' fd32.pdg; sleep 60"
-tm kill-session -t old 2>/dev/null
+relaunch 120 40 "cd '$TMP' && '$POLYAPM' fd32.pdg; sleep 60"
 check "the FD workspace opens" "src findiff"
 keys b
 check "the leaf selected" "relcoord"

@@ -85,8 +85,7 @@ expect_eq fsck-clean "$?" 0
 
 # `polyapm` alone in a directory with one workspace opens it
 rm -f "$TMP/exit"
-tm kill-session -t t
-tm new-session -d -x 100 -y 30 -s t "cd '$TMP' && '$POLYAPM'; echo \$? >'$TMP/exit'; sleep 60"
+relaunch 100 30 "cd '$TMP' && '$POLYAPM'; echo \$? >'$TMP/exit'; sleep 60"
 check no-args-open 'fd\.pdg +7 nodes'
 keys q
 expect_eq no-args-quit "$(wait_exit)" 0

@@ -6,6 +6,14 @@ command -v tmux >/dev/null || { echo "skip $(basename "$0" .sh): no tmux"; exit 
 SOCK=polyapm-test-$$
 tm() { tmux -L "$SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null; t_cleanup' EXIT
+# relaunch WIDTH HEIGHT COMMAND: replaces session t with a new one running COMMAND.  The new
+# session starts before the old one is killed: killing the server's last session makes it exit,
+# and a new-session racing that exit finds "no server running".
+relaunch() {
+    tm rename-session -t t old 2>/dev/null
+    tm new-session -d -x "$1" -y "$2" -s t "$3"
+    tm kill-session -t old 2>/dev/null
+}
 screen() { tm capture-pane -p -t t; }
 keys() { tm send-keys -t t "$@"; }
 # wait_for REGEX [SECONDS]: polls the screen until REGEX matches
