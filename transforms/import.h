@@ -41,6 +41,9 @@ typedef struct xf_import_opts {
     int ninits;
     const char *outputs;              /* "A,B": the output arrays, or NULL */
     const char *name;                 /* the program's name, or NULL: from the file name */
+    const char *command;              /* the command that imports the file again (with other -D:
+                                         explore --at LARGE_DATASET), written in the program's
+                                         header as `# imported with: COMMAND`, or NULL */
 } xf_import_opts;
 
 /* The canonical .apm text of the imported program (the caller frees it), or NULL with the errors

@@ -485,8 +485,10 @@ static void emit_init(imp *I, imp_sym *s, strbuf *out)
 
 static void emit(imp *I, const char *name, char **outs, int nouts, const char *region, strbuf *out)
 {
-    strbuf_printf(out, "# %s, imported by polyapm import (%s of %s)\nprogram %s\nlevel source\n", I->o->file,
-                   I->have_scop ? "the #pragma scop region" : "the body", imp_spelling(I, I->kernel), name);
+    strbuf_printf(out, "# %s, imported by polyapm import (%s of %s)\n", I->o->file,
+                   I->have_scop ? "the #pragma scop region" : "the body", imp_spelling(I, I->kernel));
+    if (I->o->command) strbuf_printf(out, "# imported with: %s\n", I->o->command);
+    strbuf_printf(out, "program %s\nlevel source\n", name);
     for (imp_sym *s = I->syms; s; s = s->next)
         if (s->kind == SYM_PARAM) strbuf_printf(out, "param %s = %lld\n", s->name, s->value);
     for (imp_sym *s = I->syms; s; s = s->next) {
