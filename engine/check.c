@@ -504,6 +504,7 @@ int ir_check(ir_program *p, diag_list *d)
     memset(&p->nest, 0, sizeof p->nest);
     if (p->level != IR_SOURCE) check_structure(&C);
     check_block(&C, p->body);
+    check_assumption_labels(&C);
     p->nslots = C.nslots;
     if (C.nerr == 0)
         for (int i = 0; i < p->nops; i++) C.nerr += op_check_samples(p, i, d);

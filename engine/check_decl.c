@@ -325,6 +325,7 @@ void check_decls(checker *C)
         ir_decl *d = p->decls[i];
         switch (d->kind) {
         case IR_D_PARAM: case IR_D_ARRAY: case IR_D_OP: break;
+        case IR_D_ASSUME: d->u.assume.stmt = NULL; break;   /* checked with its statement */
         case IR_D_REFERENCE:
             if (reference)
                 chk_err(C, d->pos, "'reference' is already given at %d:%d", reference->pos.line,

@@ -86,6 +86,7 @@ int chk_resolve_opref(checker *C, ir_opref *op);
 void check_const(checker *C, ir_expr *e, const char *what, int need_int);
 /* An integer expression. */
 void check_int(checker *C, ir_expr *e, const char *what);
+void check_assumption_labels(checker *C);   /* check_stmt.c: every assume names an assignment */
 
 /* check_stmt.c */
 /* "'what' is not available at level L (needs `needs`)". */

@@ -420,6 +420,11 @@ static ir_decl *clone_decl(ir_program *dst, const ir_decl *d)
         c->u.init.idx = clone_exprs(dst, d->u.init.idx, d->u.init.nidx);
         c->u.init.value = ir_clone_expr(dst, d->u.init.value);
         break;
+    case IR_D_ASSUME:
+        c->u.assume.label = ir_strdup(dst, d->u.assume.label);
+        c->u.assume.cond = ir_clone_expr(dst, d->u.assume.cond);
+        c->u.assume.stmt = NULL;
+        break;
     case IR_D_OUTPUT:
         c->u.output.array = ir_strdup(dst, d->u.output.array);
         c->u.output.idx = clone_exprs(dst, d->u.output.idx, d->u.output.nidx);

@@ -251,7 +251,7 @@ struct ir_stmt {
 /* ---- declarations --------------------------------------------------------------------------- */
 
 typedef enum ir_decl_kind {
-    IR_D_PARAM, IR_D_REFERENCE, IR_D_ARRAY, IR_D_INIT, IR_D_OUTPUT, IR_D_DIST, IR_D_OP
+    IR_D_PARAM, IR_D_REFERENCE, IR_D_ARRAY, IR_D_INIT, IR_D_OUTPUT, IR_D_DIST, IR_D_OP, IR_D_ASSUME
 } ir_decl_kind;
 
 /* ---- user-defined operators (`op NAME { .. }`, OPERATORS in polyapm-lang(5)) ---------------- */
@@ -362,6 +362,15 @@ typedef struct ir_decl {
             ir_dist_piece *more;
             int nmore;
         } dist;
+        struct {                  /* assume LABEL unchanged when COND: the instances of statement
+                                     LABEL where COND holds write the value their element has (a
+                                     write that changes nothing; dependence analysis leaves it
+                                     out, the simulator checks it).  COND is read in the
+                                     statement's scope (its loop variables, lets, parameters). */
+            const char *label;
+            ir_expr *cond;
+            const ir_stmt *stmt;  /* checker: the statement labelled LABEL */
+        } assume;
         struct {                  /* op NAME { items } */
             const char *name;
             ir_opitem *items;

@@ -120,6 +120,8 @@ struct sim_stmt {
     sim_node *lo, *hi, *step;     /* for */
     sim_stmt *body;
     int outer;                    /* for: the outermost loop (progress at source level) */
+    sim_node *unchanged;          /* assignment: its `assume .. unchanged when` condition, or NULL */
+    int assume_line, assume_col;  /*   where the assumption is written */
     sim_node *what, *to_lo, *to_hi, *at, *when;   /* send */
     sim_node **as; int nas;
 };

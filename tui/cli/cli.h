@@ -27,13 +27,15 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 enum { CLI_CIMPORT_MAX = 64 };
 typedef struct cli_cimport {
     const char *inc[CLI_CIMPORT_MAX], *def[CLI_CIMPORT_MAX], *par[CLI_CIMPORT_MAX], *ini[CLI_CIMPORT_MAX];
-    int ninc, ndef, npar, nini;
+    const char *assume[CLI_CIMPORT_MAX];   /* --assume */
+    int ninc, ndef, npar, nini, nassume;
     const char *function, *outputs, *region;
 } cli_cimport;
 int cli_cimport_include(void *args, char *v);
 int cli_cimport_define(void *args, char *v);
 int cli_cimport_param(void *args, char *v);   /* --param NAME=VALUE */
 int cli_cimport_init(void *args, char *v);    /* --init 'A[i] = e' */
+int cli_cimport_assume(void *args, char *v);  /* --assume 'S1 unchanged when i == k' */
 /* Imports FILE.c: its canonical .apm text (the caller frees it), or NULL after printing the
  * errors to stderr. */
 char *cli_cimport_text(const char *file, const cli_cimport *c);

@@ -82,8 +82,17 @@ static char *reimport_command(const char *file, const cli_cimport *c)
     if (c->region) command_arg(&b, "--region", c->region, 0);
     for (int i = 0; i < c->npar; i++) command_arg(&b, "--param", c->par[i], 0);
     for (int i = 0; i < c->nini; i++) command_arg(&b, "--init", c->ini[i], 0);
+    for (int i = 0; i < c->nassume; i++) command_arg(&b, "--assume", c->assume[i], 0);
     if (c->outputs) command_arg(&b, "--output", c->outputs, 0);
     return strbuf_take(&b);
+}
+
+int cli_cimport_assume(void *args, char *v)
+{
+    cli_cimport *c = args;
+    if (!strstr(v, " unchanged when ") || c->nassume >= CLI_CIMPORT_MAX) return -1;
+    c->assume[c->nassume++] = v;
+    return 0;
 }
 
 char *cli_cimport_text(const char *file, const cli_cimport *c)
@@ -92,7 +101,7 @@ char *cli_cimport_text(const char *file, const cli_cimport *c)
     xf_import_opts o = {.file = file, .command = command, .includes = c->inc, .nincludes = c->ninc, .defines = c->def,
                         .ndefines = c->ndef, .function = c->function, .outputs = c->outputs,
                         .region = c->region, .params = c->par, .nparams = c->npar, .inits = c->ini,
-                        .ninits = c->nini};
+                        .ninits = c->nini, .assumes = c->assume, .nassumes = c->nassume};
     diag_list d;
     diag_list_init(&d);
     char *text = xf_import_c(&o, &d, stderr);
@@ -123,6 +132,9 @@ static const cli_opt import_opts[] = {
      .help = "the value of a size the C program reads when it runs (n = atoi(argv[1])), or sets"},
     {.name = "--init", .kind = OPT_FN, .value = "'A[i] = e'", .set = cli_cimport_init, .flags = OPT_REPEAT,
      .help = "the initial values of array A as the language writes them, instead of the C code's (rand())"},
+    {.name = "--assume", .kind = OPT_FN, .value = "'S1 unchanged when COND'", .set = cli_cimport_assume,
+     .flags = OPT_REPEAT, .help = "what you know of statement S1: where COND holds it writes the value its element "
+     "has (floyd-warshall: 'S1 unchanged when i == k || j == k'); checked by every simulation"},
     {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(import_args, c.outputs),
      .help = "the output arrays (default: what main prints, else what the region writes)"},
     {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(import_args, out),
