@@ -3,13 +3,17 @@
  * machine's C library itself: rand() and random() after srand/srandom for seeds around the
  * edges (0, 1, 2^31 - 1, 2^31, 2^32 - 1, negative ints), many calls, asked in and out of order
  * and for several seeds through one cache; drand48() and lrand48() (one shared state) after
- * srand48 and before any srand48, by jumping ahead.
+ * srand48 and before any srand48, by jumping ahead.  Then the language's crand, clrand48 and
+ * cdrand48: parsed and printed in canonical form, refused outside an init's value or with wrong
+ * arguments, and simulated to the C library's values (a negative call number a runtime error).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "crand.h"
+#include "ir.h"
+#include "sim.h"
 #include "t.h"
 
 enum { CALLS = 200000 };
@@ -108,10 +112,83 @@ static void check_drand48(void)
     T_EQ_INT("drand48: a negative call number is an error", crand_drand48(x, -1, &d), CRAND_NEGATIVE);
 }
 
+/* ---- the language ---- */
+
+static ir_program *load(const char *text, diag_list *d)
+{
+    diag_list_init(d);
+    return ir_load_text("t.apm", text, strlen(text), d);
+}
+
+/* Whether loading `text` fails with a message containing `want`. */
+static void expect_refused(const char *name, const char *text, const char *want)
+{
+    diag_list d;
+    ir_program *p = load(text, &d);
+    int hit = 0;
+    for (int i = 0; i < d.n; i++) hit |= strstr(d.items[i].msg, want) != NULL;
+    T_CHECK(name, !p && hit, "%s; first message: %s", p ? "loaded" : "refused otherwise", d.n ? d.items[0].msg : "none");
+    if (p) ir_program_free(p);
+    diag_list_free(&d);
+}
+
+static void check_language(void)
+{
+    static const char text[] =
+        "program r\nlevel source\nparam n = 30, s = 42\narray a[0 .. n - 1][0 .. n - 1] int\n"
+        "array x[0 .. n - 1] double\narray l[0 .. n - 1] int\narray u[0 .. n - 1] double\n"
+        "init a[i][j] = crand(s, i * n + j)\ninit x[i] = cdrand48(7, 2 * i)\ninit l[i] = clrand48(7, 2 * i + 1)\n"
+        "init u[i] = cdrand48(i)\noutput a\noutput x\noutput l\noutput u\n";
+    diag_list d;
+    ir_program *p = load(text, &d);
+    T_CHECK("a program whose inits call crand, cdrand48, clrand48 loads", p != NULL, "%s", d.n ? d.items[0].msg : "?");
+    diag_list_free(&d);
+    if (!p) return;
+    char *canon = ir_print(p);
+    T_CHECK("its canonical text keeps the calls", strstr(canon, "init a[i][j] = crand(s, i * n + j)") &&
+            strstr(canon, "init u[i] = cdrand48(i)"), "%s", canon);
+    free(canon);
+    sim_result *r = sim_run(p, NULL);
+    T_CHECK("it simulates", r && r->ok && r->noutputs == 4, "no result");
+    if (r && r->ok && r->noutputs == 4) {
+        int bad = 0;
+        srand(42);
+        for (int k = 0; k < 900; k++) bad += r->outputs[0].values[k] != (double)rand();
+        srand48(7);
+        for (int i = 0; i < 30; i++) {
+            bad += r->outputs[1].values[i] != drand48();
+            bad += r->outputs[2].values[i] != (double)lrand48();
+        }
+        T_CHECK("the simulated values are the C library's (srand(42): 900 calls; srand48(7): 60 calls)", !bad,
+                "%d differ", bad);
+    }
+    sim_result_free(r);
+    ir_program_free(p);
+    static const char negative[] = "program r\nlevel source\narray a[0 .. 3] int\ninit a[i] = crand(1, i - 2)\n"
+                                   "output a\n";
+    p = load(negative, &d);
+    diag_list_free(&d);
+    r = p ? sim_run(p, NULL) : NULL;
+    int hit = 0;
+    for (int i = 0; r && i < r->nviolations; i++) hit |= strstr(r->violations[i].text, "call number is negative") != NULL;
+    T_CHECK("a negative call number is a runtime error of the simulation", hit, "no such violation");
+    sim_result_free(r);
+    if (p) ir_program_free(p);
+    expect_refused("crand in a statement is refused", "program r\nlevel source\narray a[0 .. 3] int\noutput a\n"
+                   "for i = 0 .. 3 {\n  S: a[i] = crand(1, i)\n}\n", "allowed only in an init's value");
+    expect_refused("crand's arguments are integers", "program r\nlevel source\narray a[0 .. 3] int\n"
+                   "init a[i] = crand(1, i / 2.0)\noutput a\n", "needs integer arguments");
+    expect_refused("crand takes a seed and a call number", "program r\nlevel source\narray a[0 .. 3] int\n"
+                   "init a[i] = crand(i)\noutput a\n", "crand takes 2 arguments");
+    expect_refused("cdrand48 takes one or two arguments", "program r\nlevel source\narray a[0 .. 3] double\n"
+                   "init a[i] = cdrand48(1, 2, i)\noutput a\n", "cdrand48 takes 1 or 2 arguments");
+}
+
 int main(void)
 {
     check_unseeded48();
     check_rand();
     check_drand48();
+    check_language();
     return t_done();
 }
