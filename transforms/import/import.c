@@ -413,6 +413,8 @@ static int scalar_args(imp *I, imp_bind *kernel_env)
 static int init_or_aside(imp *I, CXCursor s)
 {
     int before = I->d->n;
+    imp_rng_save rng;
+    imp_rand_save(I, &rng);
     if (imp_init_stmt(I, s) == 0) return 0;
     if (imp_matters(I, s)) return -1;
     while (I->d->n > before) {
@@ -421,6 +423,7 @@ static int init_or_aside(imp *I, CXCursor s)
         free(g->msg);
     }
     I->failed = 0;
+    if (imp_rand_set_aside(I, s, &rng) != 0) return -1;   /* its calls of rand() still count */
     CXString f;
     unsigned line = 0, col;
     clang_getPresumedLocation(clang_getCursorLocation(s), &f, &line, &col);
@@ -465,6 +468,12 @@ static int word_in(const char *text, const char *w)
 
 static void emit_init(imp *I, imp_sym *s, strbuf *out)
 {
+    if (strchr(s->val, '$')) {   /* a loop's variable outside the loop (import_rand.c's markers) */
+        imp_error(I, I->kernel, "the value of '%s' names a loop's variable outside its loop (a declaration in a loop "
+                  "of the code before the kernel); supported: declarations whose values the loop's assignments read",
+                  s->name);
+        return;
+    }
     static const char *const names[] = {"i", "j", "k", "l", "m", "p", "q", "r", "s", "u", "v", "w", "x", "y", "z"};
     char *idx[IMP_MAXDIM];
     int used = 0;

@@ -3,9 +3,10 @@
  * become the language's floor division and remainder corrected by select (plain / and % when
  * both operands are known non-negative), casts of integers to double become 1.0 * (e), ?: becomes
  * select, sqrt and fabs become sqrt and abs, a call of the file's own formula function is its
- * formula.  In the region a name is the symbol's name; in the init code an array's element is
- * its value so far (import_init.c).  Anything else is a located error saying what is supported
- * (an operation C computes in float, rand() and its kin included).
+ * formula, rand() and its kin in the init code the value of their call's number (import_rand.c).
+ * In the region a name is the symbol's name; in the init code an array's element is its value so
+ * far (import_init.c).  Anything else is a located error saying what is supported (an operation C
+ * computes in float included).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,7 @@ int imp_nonneg(imp *I, CXCursor e)
         return v >= 0;
     }
     case CXCursor_ParenExpr: return n == 1 && imp_nonneg(I, kid[0]);
+    case CXCursor_CallExpr: return imp_rand_is_int_call(I, e);   /* rand(), random(), lrand48() */
     case CXCursor_CStyleCastExpr: return n >= 1 && imp_type_is_int(clang_getCursorType(kid[n - 1])) &&
                                          imp_nonneg(I, kid[n - 1]);
     case CXCursor_DeclRefExpr: {
@@ -362,12 +364,7 @@ static char *call(imp *I, CXCursor e)
     if (!row->c && !clang_Cursor_isNull(def) && imp_in_file(I, def)) return inline_call(I, e, def, name);
     double v;
     if (!row->c && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
-    static const char *const random_fns[] = {"rand", "random", "drand48", "erand48", "lrand48", "rand_r", NULL};
-    for (int i = 0; !row->c && random_fns[i]; i++)
-        if (strcmp(random_fns[i], name) == 0)
-            return imp_error(I, e, "a call of '%s': the C library's random numbers are not reproduced by the importer; "
-                             "supported: initial values that are formulas of the indices (or of the file's own "
-                             "formula functions), or give them: --init 'A[i] = formula'", name);
+    if (!row->c && imp_rand_is_call(I, e)) return imp_rand_value(I, e);   /* rand(): crand(seed, k) */
     if (!row->c)
         return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, exp, pow, log, sin, cos of constants "
                          "(computed at import: the .apm language has no other math function), and the file's own "
