@@ -413,17 +413,14 @@ static int scalar_args(imp *I, imp_bind *kernel_env)
 static int init_or_aside(imp *I, CXCursor s)
 {
     int before = I->d->n;
-    imp_rng_save rng;
-    imp_rand_save(I, &rng);
     if (imp_init_stmt(I, s) == 0) return 0;
-    if (imp_matters(I, s)) return -1;
+    if (imp_matters(I, s) || imp_rand_mentions(I, s)) return -1;   /* rand(): the calls after it count it */
     while (I->d->n > before) {
         diag *g = &I->d->items[--I->d->n];
         free(g->file);
         free(g->msg);
     }
     I->failed = 0;
-    if (imp_rand_set_aside(I, s, &rng) != 0) return -1;   /* its calls of rand() still count */
     CXString f;
     unsigned line = 0, col;
     clang_getPresumedLocation(clang_getCursorLocation(s), &f, &line, &col);

@@ -67,6 +67,7 @@ static char *name_ref(imp *I, CXCursor e)
     if (s->ndims > 0) return imp_error(I, e, "'%s': a whole array in an expression; supported: its elements", name);
     if (!I->in_init) return s->name;
     if (!s->val) return imp_error(I, e, "'%s' is read before the code before the kernel gives it a value", name);
+    if (!imp_init_iter_read_ok(I, e, s)) return NULL;
     return imp_printf(I, "(%s)", s->val);
 }
 
@@ -159,7 +160,7 @@ static char *element(imp *I, CXCursor e)
         if (!(t[i] = expr_any(I, subs[i]))) return NULL;
     if (I->in_init) {
         if (!s->val) return imp_error(I, e, "'%s' is read before the code before the kernel gives it a value", s->name);
-        if (!imp_init_read_ok(I, e, s, subs, n)) return NULL;
+        if (!imp_init_read_ok(I, e, s, subs, n) || !imp_init_iter_read_ok(I, e, s)) return NULL;
         if (s == I->target) I->target_read = 1;
         return imp_printf(I, "(%s)", imp_subst(I, s->val, t, n));
     }

@@ -94,6 +94,20 @@ int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n)
     return 1;
 }
 
+int imp_init_iter_read_ok(imp *I, CXCursor at, imp_sym *s)
+{
+    if (!s->iter_dep) return 1;
+    for (int i = 0; i < I->nwrites; i++)
+        if (I->writes[i].sym == s) {
+            imp_error(I, at, "'%s' is read in a loop nest of the code before the kernel that assigns it a value "
+                      "changing with each iteration of a loop it is not indexed by; supported there: reading a "
+                      "variable declared in the loop's body when the loop calls rand() (double r = rand(); A[i] = r;), "
+                      "or an element per iteration (r[i] = ..; A[i] = r[i];)", s->name);
+            return 0;
+        }
+    return 1;
+}
+
 static int subscript_of(imp *I, CXCursor *subs, int n, const char *var)
 {
     for (int k = 0; k < n; k++) {
@@ -135,7 +149,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     strbuf cond = {0}, sums = {0};
     strbuf_printf(&cond, "%s", "");
     strbuf_printf(&sums, "%s", "");
-    int bound[IMP_MAXDIM] = {0}, nsums = 0, rc = -1, last = 0;
+    int bound[IMP_MAXDIM] = {0}, nsums = 0, rc = -1, last = 0, dep = 0;
     char *iter[MAXNEST] = {NULL};   /* what each loop's variable stands for (random numbers' call numbers) */
     for (int j = 0; j < c->nloops; j++) {   /* bind the loop variables, outermost first */
         imp_loop l;
@@ -159,6 +173,10 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
             strbuf_printf(&cond, "%s%s <= %s", cond.n ? " && " : "", l.lo, l.hi);
             imp_bind_text(I, l.var, iter[j] = l.down ? l.lo : l.hi, l.nonneg);
             last = 1;
+            mention m = {I, l.var, 0};   /* its value changes with this loop's iterations */
+            if (rhs) clang_visitChildren(*rhs, find_var, &m);
+            dep |= m.found || (rhs && clang_getCursorKind(imp_unwrap(*rhs)) == CXCursor_DeclRefExpr &&
+                               strcmp(imp_spelling(I, imp_unwrap(*rhs)), l.var) == 0);
         } else if (strcmp(op, "+=") == 0 && !l.down && l.step == 1) {
             char *v = imp_printf(I, "%s%d", imp_apm_name(I, l.var), ++I->nsum);
             strbuf_printf(&sums, "sum(%s = %s .. %s) ", v, l.lo, l.hi);
@@ -224,6 +242,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     int zero = strcmp(val, "0") == 0 || strcmp(val, "0.0") == 0;
     if (cond.n && !(zero && !prev)) val = imp_printf(I, "select(%s, %s, %s)", cond.s, val, prev ? prev : "0");
     sym->val = imp_rand_subst(I, val, iter, c->nloops);
+    sym->iter_dep = nsums > 0 || (last && (dep || (rhs && imp_rand_mentions(I, *rhs))));
     rc = 0;
 out:
     free(cond.s);

@@ -47,6 +47,9 @@ typedef struct imp_sym {
     int global;                 /* a variable of the file's scope (declared once the region names it) */
     int written;                /* the region assigns it */
     int assigned;               /* the region assigns it somewhere (known before it is read) */
+    int iter_dep;               /* the init code's loop nest being read assigns it a value that changes
+                                   with the iteration of a loop it is not indexed by (its val is the
+                                   last iteration's: not what a read in that nest sees) */
     struct imp_sym *next;       /* declaration order */
 } imp_sym;
 
@@ -259,8 +262,6 @@ int imp_rand_is_int_call(imp *I, CXCursor e);
 /* The value of a call of a generator in an expression of the statement being read (crand(42, k)
  * with k its call number, a text of the loops' variables); NULL after a located error. */
 char *imp_rand_value(imp *I, CXCursor call);
-/* The generators' state now, into sv (to restore it: imp_rand_set_aside). */
-void imp_rand_save(imp *I, imp_rng_save *sv);
 /* Around the reading of a loop at `depth` (loops: those around it): its iterations are numbered
  * if its body calls a generator; 0, or -1 after a located error. */
 int imp_rand_loop_enter(imp *I, const CXCursor *loops, int depth, CXCursor loop, imp_rng_save *sv);
@@ -273,9 +274,6 @@ void imp_rand_if_leave(imp *I, imp_rng_save *sv);
  * nothing else to read); 0, or -1 after a located error. */
 int imp_rand_stmt_enter(imp *I, CXCursor s, int depth, int nguards, imp_rng_save *sv, int *handled);
 void imp_rand_stmt_leave(imp *I, imp_rng_save *sv);
-/* A statement set aside after it failed: the generator state as before it, advanced by its calls
- * (counted); 0, or -1 after a located error (its calls cannot be counted). */
-int imp_rand_set_aside(imp *I, CXCursor s, const imp_rng_save *before);
 /* The value text with the loop variables' markers of the generators' call numbers replaced by
  * the texts the loops at each depth stand for (iter[d]); pooled. */
 char *imp_rand_subst(imp *I, const char *val, char *const *iter, int n);
@@ -288,6 +286,9 @@ int imp_call_bind(imp *I, CXCursor s, CXCursor def);
 /* May the init code read s[subs] here?  Inside a loop nest that assigns s, only the element it
  * assigns (its values are per element: a recurrence is out of reach).  0 after an error. */
 int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n);
+/* May the init code read the scalar or element of s here?  Not inside a loop nest that assigns it
+ * a value changing with an iteration it is not indexed by (s->iter_dep).  0 after an error. */
+int imp_init_iter_read_ok(imp *I, CXCursor at, imp_sym *s);
 int imp_init_stmt(imp *I, CXCursor s);
 /* Declares the symbols of a local variable declaration (a scalar or an array) and records its
  * initialiser as a value; 0 or -1. */

@@ -48,6 +48,10 @@ static const char SUPPORTED[] = "supported: rand(), random(), drand48() and lran
                                 "bounds are constants and sizes, after srand(s), srandom(s) or srand48(s) with a "
                                 "constant seed or none; or give the values: --init 'A[i][j] = formula'";
 
+static const char SEED_PLACE[] = "%s inside a loop, under a condition or in an expression: where the generator "
+                                 "starts again would depend on it; supported: %s(constant) as a statement of its own, "
+                                 "outside loops and conditions";
+
 /* The C library's generator function a call calls (NULL: another function, or the file's own). */
 static const rng_fn *rng_of(imp *I, CXCursor call)
 {
@@ -372,17 +376,21 @@ static int count_stmt(imp *I, CXCursor s, imp_count *out)
         break;
     }
     if (clang_isExpression(k)) return count_expr(I, s, out);
+    static const struct { enum CXCursorKind k; const char *what; } kinds[] = {
+        {CXCursor_WhileStmt, "while loop"}, {CXCursor_DoStmt, "do loop"}, {CXCursor_SwitchStmt, "switch"},
+        {CXCursor_LabelStmt, "labelled statement"}, {CXCursor_FirstInvalid, "statement of another kind"},
+    };
+    int w = 0;
+    while (kinds[w].k != CXCursor_FirstInvalid && kinds[w].k != k) w++;
     CXCursor at = first_call(I, s);
-    CXString ks = clang_getCursorKindSpelling(k);
     imp_error(I, at, "a call of '%s' in a %s: the number of its calls cannot be counted; %s", imp_spelling(I, at),
-              clang_getCString(ks), SUPPORTED);
-    clang_disposeString(ks);
+              kinds[w].what, SUPPORTED);
     return -1;
 }
 
 /* ---- numbering the calls while the code is read ---- */
 
-void imp_rand_save(imp *I, imp_rng_save *sv)
+static void imp_rand_save(imp *I, imp_rng_save *sv)
 {
     memcpy(sv->rng, I->rng, sizeof sv->rng);
     sv->active = 0;
@@ -471,9 +479,7 @@ static const char *seed_text(imp *I, CXCursor a)
 static int seed(imp *I, CXCursor call, const rng_fn *f, int depth, int nguards)
 {
     const char *name = f->name;
-    if (depth || nguards)
-        return imp_error(I, call, "%s inside a loop or under a condition: where the generator starts again would "
-                         "depend on it; supported: %s(constant) outside loops and conditions", name, name), -1;
+    if (depth || nguards) return imp_error(I, call, SEED_PLACE, name, name), -1;
     if (clang_Cursor_getNumArguments(call) != 1) return imp_error(I, call, "%s without its one argument", name), -1;
     CXCursor a = clang_Cursor_getArgument(call, 0);
     const char *text = seed_text(I, a);
@@ -521,17 +527,6 @@ void imp_rand_stmt_leave(imp *I, imp_rng_save *sv)
     for (int g = 0; g < IMP_NRNG; g++) I->rng[g].at = cnt_add(I, sv->rng[g].at, sv->count[g]);
 }
 
-int imp_rand_set_aside(imp *I, CXCursor s, const imp_rng_save *before)
-{
-    memcpy(I->rng, before->rng, sizeof I->rng);
-    I->rng_live = 0;
-    if (!imp_rand_mentions(I, s)) return 0;
-    imp_count n[IMP_NRNG] = {{0, NULL}};
-    if (count_stmt(I, s, n) != 0) return -1;
-    for (int g = 0; g < IMP_NRNG; g++) I->rng[g].at = cnt_add(I, I->rng[g].at, n[g]);
-    return 0;
-}
-
 /* The iteration number of the loop at depth d, of its marker: 0, 1, .. */
 static const char *iteration(imp *I, int d)
 {
@@ -548,9 +543,7 @@ char *imp_rand_value(imp *I, CXCursor call)
     const rng_fn *f = rng_of(I, call);
     char *name = imp_spelling(I, call);
     if (!f) return imp_error(I, call, "a call of '%s'", name);
-    if (f->role == ROLE_SEED)
-        return imp_error(I, call, "%s inside an expression or a loop; supported: %s(constant) as a statement of its "
-                         "own, outside loops and conditions", name, name);
+    if (f->role == ROLE_SEED) return imp_error(I, call, SEED_PLACE, name, name);
     if (f->role == ROLE_OTHER)
         return imp_error(I, call, "a call of '%s': of the C library's random numbers the importer reproduces rand(), "
                          "random(), drand48() and lrand48(); %s", name, SUPPORTED);
