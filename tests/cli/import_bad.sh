@@ -302,6 +302,23 @@ rnd subscript 8:5 "rand() chooses the element" "a subscript drawn from the C lib
     '  srand(1);
   for (int i = 0; i < N; i++) { y[i] = 0; x[i] = 0; }
   x[rand() % N] = 1;'
+f=$(cfile rowexpr <<'EOC'
+#include <stdlib.h>
+#define N 10
+static double x[N], A[N][N];
+static void row(int r) { for (int j = 0; j < N; j++) A[r][j] = rand() % 10; }
+int main(void) {
+  for (int i = 0; i < N - 1; i++) row(i + 1);
+  for (int i = 0; i < N; i++) x[i] = 1;
+#pragma scop
+  for (int i = 0; i < N; i++) x[i] = x[i] + A[i][i];
+#pragma endscop
+  return 0;
+}
+EOC
+)
+bad "a row function called with an expression of the loop's variable" \
+    "rowexpr\\.c:4:57: error: a subscript that is an expression of a loop's variable passed to a function of the file" -- "$f"
 
 f=$(cfile rnd <<'EOC'
 #include <stdlib.h>

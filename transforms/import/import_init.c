@@ -108,11 +108,19 @@ int imp_init_iter_read_ok(imp *I, CXCursor at, imp_sym *s)
     return 1;
 }
 
-static int subscript_of(imp *I, CXCursor *subs, int n, const char *var)
+/* The subscript that is the loop variable `var` of the loop at `depth`: the variable itself, or a
+ * name standing for it (a function's parameter bound to the loop's marker, import_rand.c). */
+static int subscript_of(imp *I, CXCursor *subs, int n, const char *var, int depth)
 {
+    char marker[32];
+    snprintf(marker, sizeof marker, "$%d", depth);
     for (int k = 0; k < n; k++) {
         CXCursor e = imp_unwrap(subs[k]);
-        if (clang_getCursorKind(e) == CXCursor_DeclRefExpr && strcmp(imp_spelling(I, e), var) == 0) return k;
+        if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) continue;
+        const char *name = imp_spelling(I, e);
+        if (strcmp(name, var) == 0) return k;
+        imp_bind *b = imp_lookup(I, name);
+        if (b && !b->sym && b->text && strcmp(b->text, marker) == 0) return k;
     }
     return -1;
 }
@@ -154,7 +162,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     for (int j = 0; j < c->nloops; j++) {   /* bind the loop variables, outermost first */
         imp_loop l;
         if (imp_for(I, c->loops[j], &l) != 0) goto out;
-        int k = subscript_of(I, subs, n, l.var);
+        int k = subscript_of(I, subs, n, l.var, j);
         if (k >= 0 && !bound[k]) {
             bound[k] = 1;
             char *p = iter[j] = imp_printf(I, "@%d", k);
@@ -197,6 +205,12 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
         if (imp_rand_in(e)) {
             imp_error(I, subs[k], "a subscript drawn from the C library's random numbers: which element the code "
                       "writes would depend on the values; supported: random numbers in the values assigned");
+            goto out;
+        }
+        if (strchr(e, '$')) {   /* a loop's marker: a function's parameter that is an expression of it */
+            imp_error(I, subs[k], "a subscript that is an expression of a loop's variable passed to a function of the "
+                      "file; supported there: subscripts that are the loop's variable (or the parameter it is passed "
+                      "as) or do not depend on the loop");
             goto out;
         }
         strbuf_printf(&cond, "%s%s == %s", cond.n ? " && " : "", ph[k], e);
