@@ -85,8 +85,8 @@ static enum CXChildVisitResult find_rng(CXCursor c, CXCursor parent, CXClientDat
         f->first = c;
         return CXChildVisit_Break;
     }
-    CXCursor def = file_fn(f->I, c);
-    if (!clang_Cursor_isNull(def) && f->depth < 16) {   /* the file's function it calls, once (recursion) */
+    CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));   /* the file's or a header's */
+    if (!clang_Cursor_isNull(def) && f->depth < 16) {   /* the function it calls, once (recursion) */
         f->depth++;
         clang_visitChildren(def, find_rng, f);
         f->depth--;
@@ -273,7 +273,13 @@ static int count_expr(imp *I, CXCursor e, imp_count *out)
         if (f) return imp_rand_value(I, e) ? 0 : -1;   /* says why it is refused */
         if (count_operands(I, kid, n, out) != 0) return -1;
         CXCursor def = file_fn(I, e);
-        return clang_Cursor_isNull(def) ? 0 : count_call_body(I, e, def, out);
+        if (!clang_Cursor_isNull(def)) return count_call_body(I, e, def, out);
+        def = clang_getCursorDefinition(clang_getCursorReferenced(e));
+        if (!clang_Cursor_isNull(def) && imp_rand_mentions(I, def))
+            return imp_error(I, e, "a call of '%s', a function of a header that calls the C library's random "
+                             "numbers: the importer reads only the file's functions, so the calls after it cannot be "
+                             "numbered; %s", imp_spelling(I, e), SUPPORTED), -1;
+        return 0;
     }
     const char *op = k == CXCursor_BinaryOperator ? imp_operator(I, e, &post) : NULL;
     if (k == CXCursor_ConditionalOperator && n == 3) {
