@@ -14,21 +14,7 @@
 . "$ROOT/tests/polybench/kernels.inc"
 SRC=$ROOT/tests/import
 CC=${CC:-gcc}
-$CC -std=c11 -O0 -Wall -Wextra -I"$ROOT/runtime" -o "$TMP/dumpsum" "$ROOT/tests/polybench/dumpsum.c" \
-    "$ROOT/runtime/rt_checksum.c" 2>"$TMP/cc.err" || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
-
-# meta FILE KEY: the rest of the line `// KEY: ...` in FILE
-meta() { sed -n "s|^// $2: ||p" "$1" | head -1; }
-
-# best_syndm WS: the id of the cheapest verified syndm node, else nothing
-best_syndm() {
-    "$POLYAPM" -w "$1" tree --json | python3 -c '
-import json, sys
-nodes = json.load(sys.stdin)["nodes"]
-ok = sorted((n for n in nodes if n["level"] == "syndm" and n["verified"] and n["cost"] is not None),
-            key=lambda n: n["cost"])
-print(ok[0]["id"] if ok else "")'
-}
+pb_dumpsum_build || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
 
 # derived NAME: the whole check of tests/import/NAME.c (see the header)
 derived() {
@@ -37,16 +23,16 @@ derived() {
     $CC -std=gnu11 -O0 -ffp-contract=off -Wall -Wextra -o "$TMP/$k.bin" "$SRC/$k.c" -lm 2>"$TMP/cc.err" ||
         { fail "$k: C builds" "$(head -3 "$TMP/cc.err")"; return; }
     # shellcheck disable=SC2046
-    eval "\"\$POLYAPM\" init \"\$SRC/\$k.c\" $(meta "$SRC/$k.c" import) -o \"\$ws\"" >/dev/null 2>"$TMP/$k.err" ||
+    eval "\"\$POLYAPM\" init \"\$SRC/\$k.c\" $(c_meta "$SRC/$k.c" import) -o \"\$ws\"" >/dev/null 2>"$TMP/$k.err" ||
         { fail "$k imports" "$(head -3 "$TMP/$k.err")"; return; }
     # shellcheck disable=SC2046
-    dump=$("$TMP/$k.bin" $(meta "$SRC/$k.c" run) 2>&1 >/dev/null | "$TMP/dumpsum" $("$POLYAPM" -w "$ws" show ROOT |
+    dump=$("$TMP/$k.bin" $(c_meta "$SRC/$k.c" run) 2>&1 >/dev/null | "$TMP/dumpsum" $("$POLYAPM" -w "$ws" show ROOT |
         awk '$1 == "output" { sub(/_$/, "", $2); print $2 }') 2>&1) || { fail "$k: C dump" "$dump"; return; }
     want=$(pb_checksum "$dump")
     run=$("$POLYAPM" -w "$ws" run ROOT -np 1 --json 2>&1) || { fail "$k: run ROOT -np 1" "$(tail -3 <<<"$run")"; return; }
     expect_eq "$k: the sequential export prints the C program's checksum" "$(printf '%s' "$run" | json "j['checksum']")" "$want"
     timeout 600 "$POLYAPM" -w "$ws" explore ROOT -D procs=2 --budget 40 -q >"$TMP/$k.explore" 2>&1
-    leaf=$(best_syndm "$ws")
+    leaf=$(pb_best_syndm "$ws")
     [ -n "$leaf" ] || { fail "$k: a verified syndm leaf" "none: $(tail -2 "$TMP/$k.explore")"; return; }
     run=$("$POLYAPM" -w "$ws" run "$leaf" -np 2 --json 2>&1) || { fail "$k: run $leaf -np 2" "$(tail -3 <<<"$run")"; return; }
     expect_eq "$k: syndm node $leaf, run -np 2, prints the C program's checksum" \
