@@ -226,6 +226,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     char *e = rhs ? imp_expr(I, *rhs) : imp_strdup(I, "1");
     I->target = NULL;
     if (!e) goto out;
+    dep |= strchr(e, '$') != NULL;   /* a value drawn in this iteration (a loop's marker, import_rand.c) */
     if (last && I->target_read) {
         imp_error(I, at, "'%s' is assigned from itself in a loop whose variable is not a subscript (each iteration "
                   "updates it); supported in the code before the kernel: such loops only around plain values",
