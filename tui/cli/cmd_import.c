@@ -84,7 +84,8 @@ static const cli_opt import_opts[] = {
     {.name = "--param", .kind = OPT_FN, .value = "NAME=VALUE", .set = cli_cimport_param, .flags = OPT_REPEAT,
      .help = "the value of a size the C program reads when it runs (n = atoi(argv[1])), or sets"},
     {.name = "--init", .kind = OPT_FN, .value = "'A[i] = e'", .set = cli_cimport_init, .flags = OPT_REPEAT,
-     .help = "the initial values of array A as the language writes them, instead of the C code's (rand())"},
+     .help = "the initial values of array A as the language writes them, instead of the C code's (values it "
+             "cannot reproduce: srand(time(NULL)))"},
     {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(import_args, c.outputs),
      .help = "the output arrays (default: what main prints, else what the region writes)"},
     {.name = "-o", .kind = OPT_STR, .value = "OUT.apm", .off = offsetof(import_args, out),
