@@ -609,6 +609,7 @@ static void cleanup(imp *I)
 {
     free(I->marks);
     free(I->macros);
+    free(I->rng_fns);
     free(I->writes);
     imp_decls_free(&I->globals);
     imp_decls_free(&I->assigned_anywhere);

@@ -131,6 +131,9 @@ typedef struct imp {
     imp_rng_loop rng_loop[IMP_MAXNEST];
     int rng_live;               /* reading a statement whose generator calls are numbered */
     int rng_used[IMP_NRNG];     /* ... and the calls numbered in it so far */
+    struct imp_fn_mark { void *file; unsigned off; int calls; } *rng_fns;   /* functions known to call a
+                                   generator (calls 1) or not (0), by where they are defined (owned) */
+    int nrng_fns, caprng_fns;
 } imp;
 
 /* ---- import_util.c: text, memory, locations, cursors ---- */

@@ -73,27 +73,41 @@ static CXCursor file_fn(imp *I, CXCursor call)
 
 /* ---- finding calls ---- */
 
-typedef struct finder { imp *I; CXCursor first; int found, depth; } finder;
+typedef struct finder { imp *I; CXCursor first; int found; } finder;
+
+static enum CXChildVisitResult find_rng(CXCursor c, CXCursor parent, CXClientData data);
+
+/* Does the function defined at def call a generator (itself, or through the functions it calls)?
+ * Each function is read once (a recursive one's inner calls count as none). */
+static int fn_calls_rng(imp *I, CXCursor def)
+{
+    CXFile file;
+    unsigned off;
+    clang_getExpansionLocation(clang_getCursorLocation(def), &file, NULL, NULL, &off);
+    for (int i = 0; i < I->nrng_fns; i++)
+        if (I->rng_fns[i].file == file && I->rng_fns[i].off == off) return I->rng_fns[i].calls;
+    if (I->nrng_fns == I->caprng_fns) {
+        I->caprng_fns = I->caprng_fns ? 2 * I->caprng_fns : 16;
+        I->rng_fns = xrealloc(I->rng_fns, (size_t)I->caprng_fns * sizeof *I->rng_fns);
+    }
+    int at = I->nrng_fns++;
+    I->rng_fns[at] = (struct imp_fn_mark){file, off, 0};
+    finder f = {I, clang_getNullCursor(), 0};
+    clang_visitChildren(def, find_rng, &f);
+    I->rng_fns[at].calls = f.found;
+    return f.found;
+}
 
 static enum CXChildVisitResult find_rng(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
     finder *f = data;
     if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
-    if (rng_of(f->I, c)) {
-        f->found = 1;
-        f->first = c;
-        return CXChildVisit_Break;
-    }
     CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(c));   /* the file's or a header's */
-    if (!clang_Cursor_isNull(def) && f->depth < 16) {   /* the function it calls, once (recursion) */
-        f->depth++;
-        clang_visitChildren(def, find_rng, f);
-        f->depth--;
-        if (f->found) {
-            f->first = c;   /* located at the call in the code read */
-            return CXChildVisit_Break;
-        }
+    if (rng_of(f->I, c) || (!clang_Cursor_isNull(def) && fn_calls_rng(f->I, def))) {
+        f->found = 1;
+        f->first = c;   /* located at the call in the code read */
+        return CXChildVisit_Break;
     }
     return CXChildVisit_Recurse;
 }
@@ -101,7 +115,7 @@ static enum CXChildVisitResult find_rng(CXCursor c, CXCursor parent, CXClientDat
 /* The first call of a generator (or of a file's function that calls one) in s, or a null cursor. */
 static CXCursor first_call(imp *I, CXCursor s)
 {
-    finder f = {I, clang_getNullCursor(), 0, 0};
+    finder f = {I, clang_getNullCursor(), 0};
     if (find_rng(s, s, &f) == CXChildVisit_Recurse && !f.found) clang_visitChildren(s, find_rng, &f);
     return f.found ? f.first : clang_getNullCursor();
 }
