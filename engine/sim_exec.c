@@ -569,6 +569,19 @@ SIM_NOINLINE static int64_t sim_eval_redi(sim_ctx *c, const sim_node *n)
     return acc;
 }
 
+/* crand, clrand48, cdrand48 (crand.h): n->a the seed (NULL: none), n->b the call number; an
+ * error (a negative call number, one too far for rand's cache) stops the run. */
+SIM_NOINLINE static op_value sim_random(sim_ctx *c, const sim_node *n)
+{
+    op_value v = { .i = 0 };
+    int64_t seed = n->a ? sim_eval_i(c, n->a) : 1, k = sim_eval_i(c, n->b);
+    uint64_t x0 = n->a ? crand48_seed(seed) : CRAND48_UNSEEDED;
+    int st = n->op == SO_CRAND ? crand_rand(&c->crand, seed, k, &v.i)
+           : n->op == SO_CLRAND48 ? crand_lrand48(x0, k, &v.i) : crand_drand48(x0, k, &v.d);
+    if (SIM_UNLIKELY(st)) sim_runtime(c, crand_message(st));
+    return v;
+}
+
 int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
 {
     switch (n->op) {
@@ -639,6 +652,7 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
     case SO_BORI: { int64_t a = sim_eval_i(c, n->a); return a | sim_eval_i(c, n->b); }
     case SO_BXORI: { int64_t a = sim_eval_i(c, n->a); return a ^ sim_eval_i(c, n->b); }
     case SO_REPEATI: return sim_repeat(c, n).i;
+    case SO_CRAND: case SO_CLRAND48: return sim_random(c, n).i;
     default:
         return sim_d2i(c, sim_eval_d(c, n));
     }
@@ -700,6 +714,7 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
     case SO_REDD: return sim_eval_redd(c, n);
     case SO_SELD: return sim_eval_i(c, n->a) ? sim_eval_d(c, n->b) : sim_eval_d(c, n->c);
     case SO_REPEATD: return sim_repeat(c, n).d;
+    case SO_CDRAND48: return sim_random(c, n).d;
     default:
         return (double)sim_eval_i(c, n);
     }

@@ -11,8 +11,7 @@
 . "$ROOT/tests/polybench/kernels.inc"
 SRC=$ROOT/tests/import
 CC=${CC:-gcc}
-$CC -std=c11 -O0 -Wall -Wextra -I"$ROOT/runtime" -o "$TMP/dumpsum" "$ROOT/tests/polybench/dumpsum.c" \
-    "$ROOT/runtime/rt_checksum.c" 2>"$TMP/cc.err" || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
+pb_dumpsum_build || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
 
 # exact NAME CFLAGS -- IMPORT_OPTIONS: the C kernel's dump checksum = polyapm sim's of its import
 exact() {

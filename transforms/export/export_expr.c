@@ -33,12 +33,15 @@ static const char *const ex_reserved[] = {
     /* the generated code's own locals */
     "me", "idx", "val", "ncomputed", "region_size", "region", "computed", "seconds", "sum", "hash",
     "pattern", "planes", "off", "t0", "step", "exchange_halo",
+    /* rt_crand.h */
+    "crand", "clrand48", "cdrand48", "clrand48_unseeded", "cdrand48_unseeded",
 };
 
 void ex_cname(char *out, size_t size, const char *name)
 {
     int clash = strncmp(name, "rt_", 3) == 0 || strncmp(name, "RT_", 3) == 0 ||
                 strncmp(name, "intsem_", 7) == 0 || strncmp(name, "INTSEM_", 7) == 0 ||
+                strncmp(name, "crand", 5) == 0 || strncmp(name, "CRAND", 5) == 0 ||
                 strncmp(name, "MPI_", 4) == 0 || strncmp(name, "__", 2) == 0;
     for (size_t i = 0; !clash && i < sizeof ex_reserved / sizeof ex_reserved[0]; i++)
         if (strcmp(name, ex_reserved[i]) == 0) clash = 1;
@@ -236,6 +239,16 @@ static void ex_call(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_exp
         ex_expr(m, b, pre, in, e->u.call.args[0]);
         strbuf_printf(b, " %s ", f == IR_F_BAND ? "&" : f == IR_F_BOR ? "|" : "^");
         ex_expr(m, b, pre, in, e->u.call.args[1]);
+        strbuf_printf(b, ")");
+        return;
+    }
+    if (f == IR_F_CRAND || f == IR_F_CLRAND48 || f == IR_F_CDRAND48) {   /* rt_crand.h */
+        int seeded = e->u.call.nargs == 2;
+        strbuf_printf(b, "%s%s(", ir_func_name(f), seeded || f == IR_F_CRAND ? "" : "_unseeded");
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            if (i) strbuf_printf(b, ", ");
+            ex_expr(m, b, pre, in, e->u.call.args[i]);
+        }
         strbuf_printf(b, ")");
         return;
     }

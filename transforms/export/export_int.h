@@ -70,6 +70,7 @@ typedef struct ex_plan {
     int phase_of[EX_PHASE_SENDS];
     int nphase_sends;
     const char *origin;
+    int crand;                    /* an init calls the C library's random numbers (rt_crand.h) */
     char progname[64];
 } ex_plan;
 

@@ -414,7 +414,7 @@ static int init_or_aside(imp *I, CXCursor s)
 {
     int before = I->d->n;
     if (imp_init_stmt(I, s) == 0) return 0;
-    if (imp_matters(I, s)) return -1;
+    if (imp_matters(I, s) || imp_rand_mentions(I, s)) return -1;   /* rand(): the calls after it count it */
     while (I->d->n > before) {
         diag *g = &I->d->items[--I->d->n];
         free(g->file);
@@ -465,6 +465,12 @@ static int word_in(const char *text, const char *w)
 
 static void emit_init(imp *I, imp_sym *s, strbuf *out)
 {
+    if (strchr(s->val, '$')) {   /* a loop's variable outside the loop (import_rand.c's markers) */
+        imp_error(I, I->kernel, "the value of '%s' names a loop's variable outside its loop (a declaration in a loop "
+                  "of the code before the kernel); supported: declarations whose values the loop's assignments read",
+                  s->name);
+        return;
+    }
     static const char *const names[] = {"i", "j", "k", "l", "m", "p", "q", "r", "s", "u", "v", "w", "x", "y", "z"};
     char *idx[IMP_MAXDIM];
     int used = 0;
@@ -620,6 +626,7 @@ static void cleanup(imp *I)
 {
     free(I->marks);
     free(I->macros);
+    free(I->rng_fns);
     free(I->writes);
     imp_decls_free(&I->globals);
     imp_decls_free(&I->assigned_anywhere);

@@ -131,7 +131,8 @@ static const cli_opt import_opts[] = {
     {.name = "--param", .kind = OPT_FN, .value = "NAME=VALUE", .set = cli_cimport_param, .flags = OPT_REPEAT,
      .help = "the value of a size the C program reads when it runs (n = atoi(argv[1])), or sets"},
     {.name = "--init", .kind = OPT_FN, .value = "'A[i] = e'", .set = cli_cimport_init, .flags = OPT_REPEAT,
-     .help = "the initial values of array A as the language writes them, instead of the C code's (rand())"},
+     .help = "the initial values of array A as the language writes them, instead of the C code's (values it "
+             "cannot reproduce: srand(time(NULL)))"},
     {.name = "--assume", .kind = OPT_FN, .value = "'S1 unchanged when COND'", .set = cli_cimport_assume,
      .flags = OPT_REPEAT, .help = "what you know of statement S1: where COND holds it writes the value its element "
      "has (floyd-warshall: 'S1 unchanged when i == k || j == k'); checked by every simulation"},
