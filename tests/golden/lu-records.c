@@ -102,16 +102,22 @@ static _Noreturn void l_outside(int64_t i0, int64_t i1)
 {
     rt_die("l[%lld][%lld] lies outside this processor's pieces", (long long)i0, (long long)i1);
 }
-static inline int64_t l_at(int64_t rt_proc, int64_t i0, int64_t i1)
+static inline int64_t l_find(int64_t i0, int64_t i1)
 {
-    (void)rt_proc;   /* this rank's processor: l_layout set its pieces up */
     for (int k = 0; k < 1; k++) {
         const rt_piece *pc = &l_pc[k];
         if (i0 < pc->lo[0] || i0 > pc->hi[0]) continue;
         const int64_t r = l_row(k, i0);
         if (rt_piece_held(pc, r, i1)) return rt_piece_idx(pc, r, i1);
     }
-    l_outside(i0, i1);
+    return -1;
+}
+static inline int64_t l_at(int64_t rt_proc, int64_t i0, int64_t i1)
+{
+    (void)rt_proc;   /* this rank's processor: l_layout set its pieces up */
+    const int64_t o = l_find(i0, i1);
+    if (o < 0) l_outside(i0, i1);
+    return o;
 }
 static inline int64_t l_rowbase(int64_t rt_proc, int64_t i0)
 {
@@ -191,16 +197,22 @@ static _Noreturn void u_outside(int64_t i0, int64_t i1)
 {
     rt_die("u[%lld][%lld] lies outside this processor's pieces", (long long)i0, (long long)i1);
 }
-static inline int64_t u_at(int64_t rt_proc, int64_t i0, int64_t i1)
+static inline int64_t u_find(int64_t i0, int64_t i1)
 {
-    (void)rt_proc;   /* this rank's processor: u_layout set its pieces up */
     for (int k = 0; k < 1; k++) {
         const rt_piece *pc = &u_pc[k];
         if (i0 < pc->lo[0] || i0 > pc->hi[0]) continue;
         const int64_t r = u_row(k, i0);
         if (rt_piece_held(pc, r, i1)) return rt_piece_idx(pc, r, i1);
     }
-    u_outside(i0, i1);
+    return -1;
+}
+static inline int64_t u_at(int64_t rt_proc, int64_t i0, int64_t i1)
+{
+    (void)rt_proc;   /* this rank's processor: u_layout set its pieces up */
+    const int64_t o = u_find(i0, i1);
+    if (o < 0) u_outside(i0, i1);
+    return o;
 }
 static inline int64_t u_rowbase(int64_t rt_proc, int64_t i0)
 {
@@ -271,7 +283,8 @@ static void init_arrays(int64_t me)
 /* One step of processor me: statements L U in order, the sends put into the exchange; the arrays
  * restrict (each its own allocation). */
 static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchange *rt_x,
-                                               double *restrict a)
+                                               double *restrict a, double *restrict l,
+        double *restrict u)
 {
     (void)rt_x;
     const int64_t rp = me;   /* this processor */
@@ -435,7 +448,7 @@ int main(int argc, char **argv)
     rt_mc = rt_mcast_new(MPI_COMM_WORLD);
     const double t0 = rt_time_start(MPI_COMM_WORLD);
     for (int64_t t = 0, t_end = ((2 * n) - 2); t <= t_end; t += 1) {
-        step_L_U(t, me, rt_x, a);
+        step_L_U(t, me, rt_x, a, l, u);
         if ((t >= 1) && (t <= 21))   /* the steps at which some processor sends */
             deliver(rt_x, me);
     }

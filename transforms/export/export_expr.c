@@ -49,8 +49,8 @@ void ex_cname(char *out, size_t size, const char *name)
 
 
 /* The offset of an access in its array's storage: the index function, or the row hoisted out of
- * the loop plus the last subscript (export_rows.c).  zero_fold: the fold subscript is 0 (offsets
- * within a plane, for the pattern inspector). */
+ * the loop plus the last subscript, or the cell hoisted out of it (export_rows.c).  zero_fold: the
+ * fold subscript is 0 (offsets within a plane, for the pattern inspector). */
 void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_expr *const *idx,
                       int nidx, const char *who, int zero_fold)
 {
@@ -63,11 +63,16 @@ void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_exp
         sub[i] = strbuf_take(&e);
     }
     strbuf row = {0};
-    const char *r = NULL;
+    const char *r = NULL, *cell = NULL;
     int same = who == m->me || (who && m->me && strcmp(who, m->me) == 0);
-    if (m->rows && !zero_fold && same && ex_row_call(m, &row, array, who, sub, nidx)) r = ex_rows_find(m, row.s);
+    if (m->rows && !zero_fold && same) {
+        if (ex_row_call(m, &row, array, who, sub, nidx)) r = ex_rows_find(m, row.s);
+        else if (ex_cell_call(m, &row, array, who, sub, nidx)) cell = ex_rows_find(m, row.s);
+    }
     if (r) {
         strbuf_printf(b, "%s + %s", r, sub[nidx - 1]);
+    } else if (cell) {
+        strbuf_printf(b, "%s", cell);
     } else {
         strbuf_printf(b, "%s_at(", a->cname);
         int first = 1;

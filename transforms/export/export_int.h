@@ -189,7 +189,7 @@ void ex_expr(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e);
 void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_expr *const *idx, int nidx,
                const char *who, int zero_fold);
 
-/* export_rows.c: row bases hoisted out of an innermost loop.  ex_rows_open declares into b,
+/* export_rows.c: row bases (and cells: whole offsets) hoisted out of an innermost loop.  ex_rows_open declares into b,
  * before the loop over `var` (its body: statements from.. of `body`, and/or the expression `e`),
  * the row bases of the accesses whose subscripts but the last do not change in it, and makes
  * *in_loop the emitter of the loop (m with those rows); ex_rows_close frees them.  A loop holding
@@ -200,6 +200,9 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char 
                   int from, const ir_expr *e);
 void ex_rows_close(ex_em *in_loop, const ex_em *m);
 int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
+/* The key of a cell: the index function's call X_at(who, sub[0 .. nsub-1]) as ex_offset writes it;
+ * 0 when the array has rows instead (or is pieced and who is another processor). */
+int ex_cell_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
 const char *ex_rows_find(const ex_em *m, const char *call);
 
 /* export_coll.c: the operators' clauses as C functions (and the built-in combines) before the
