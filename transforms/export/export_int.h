@@ -155,6 +155,9 @@ int ex_invariant_in(const ex_plan *pl, const ir_expr *e, const int *bound, int n
  * constant (or a parameter, at its exported value) other than 0 and -1, no isqrt (intsem's
  * failures). */
 int ex_cannot_fail(const ex_plan *pl, const ir_expr *e);
+/* Whether integer division or remainder by d cannot fail: d is a constant (parameters at their
+ * exported values) other than 0 and -1. */
+int ex_safe_divisor(const ex_plan *pl, const ir_expr *d);
 /* export_guards.c: when every send in the innermost loop over v (around body) has conditions
  * that do not change in it, their disjunction as C into cond (statements it needs first into
  * pre) and 1: the loop is then emitted twice, with its sends where cond holds and without them

@@ -69,19 +69,21 @@ int ex_reads(const ir_expr *e, int slot)
     }
 }
 
+int ex_safe_divisor(const ex_plan *pl, const ir_expr *d)
+{
+    int64_t v;
+    return ir_const_int(pl->p, d, pl->pv, &v) && v != 0 && v != -1;
+}
+
 int ex_cannot_fail(const ex_plan *pl, const ir_expr *e)
 {
     if (!e) return 1;
     switch (e->kind) {
     case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 1;
     case IR_E_UNARY: case IR_E_BINARY:
-        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT) {
-            const ir_expr *d = e->u.op.b;
-            int64_t v = d->kind == IR_E_INT ? d->u.ival
-                      : d->kind == IR_E_NAME && d->u.name.nk == IR_N_PARAM && d->u.name.index >= 0 ? pl->pv[d->u.name.index]
-                      : 0;
-            if (v == 0 || v == -1) return 0;
-        }
+        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT &&
+            !ex_safe_divisor(pl, e->u.op.b))
+            return 0;
         return ex_cannot_fail(pl, e->u.op.a) && ex_cannot_fail(pl, e->u.op.b);
     case IR_E_CALL:
         if (e->u.call.f == IR_F_ISQRT) return 0;

@@ -1,9 +1,9 @@
 /*
- * export_stmt.c — the exporter's statements as C: assignments (the checked integer helpers'
- * statement named in int_where when they are called; at syndm the "computed here" stamps of the
- * outputs), sends (a record into the exchange, a multicast, or in the pattern inspector an entry
- * of the halo pattern), lets, ifs (the inspector's phase conditions), loops (export_loops.c),
- * collectives (export_coll.c) and the overlap's receive (export_overlap.c).
+ * export_stmt.c — the exporter's statements as C: assignments (the statement named in int_where
+ * when its C can stop the program; at syndm the "computed here" stamps of the outputs), sends (a
+ * record into the exchange, a multicast, or in the pattern inspector an entry of the halo
+ * pattern), lets, ifs (the inspector's phase conditions), loops (export_loops.c), collectives
+ * (export_coll.c) and the overlap's receive (export_overlap.c).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -13,19 +13,38 @@
 
 #include "export_int.h"
 
-/* The checked integer helpers of ex_helpers: a statement whose C calls one sets int_where. */
-static const char *const ex_checked[] = {
-    "iadd(", "isub(", "imul(", "ifloordiv(", "iceildiv(", "imod(", "ineg(", "iabs(", "isqrt_(",
-};
-
-static int ex_calls_checked(const char *text)
+/* Whether e's C can stop the program (intsem's failures): an integer division or remainder by
+ * what may be 0 or -1 (ex_safe_divisor), isqrt, the repeat of a user operator; and in the
+ * assigned value (value: not in a subscript or a reduction's bounds, which are plain C) integer
+ * + - * negation, abs, sum and product, checked for overflow. */
+static int ex_can_stop(const ex_plan *pl, const ir_expr *e, int value)
 {
-    for (size_t i = 0; text && i < sizeof ex_checked / sizeof ex_checked[0]; i++)
-        for (const char *p = strstr(text, ex_checked[i]); p; p = strstr(p + 1, ex_checked[i]))
-            if (p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')
-                               || (p[-1] >= '0' && p[-1] <= '9')))
-                return 1;
-    return 0;
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (ex_can_stop(pl, e->u.access.idx[i], 0)) return 1;
+        return 0;
+    case IR_E_UNARY:
+        if (value && e->u.op.op != IR_OP_NOT && e->type == IR_INT) return 1;
+        return ex_can_stop(pl, e->u.op.a, value);
+    case IR_E_BINARY: {
+        ir_op op = e->u.op.op;
+        int ints = e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT;
+        if (ints && (op == IR_OP_DIV || op == IR_OP_MOD) && !ex_safe_divisor(pl, e->u.op.b)) return 1;
+        if (ints && value && (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL)) return 1;
+        return ex_can_stop(pl, e->u.op.a, value) || ex_can_stop(pl, e->u.op.b, value);
+    }
+    case IR_E_CALL:
+        if (e->u.call.f == IR_F_ISQRT || (e->u.call.f == IR_F_ABS && e->u.call.args[0]->type == IR_INT)) return 1;
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_can_stop(pl, e->u.call.args[i], value)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        if (value && e->type == IR_INT && (e->u.reduce.r == IR_R_SUM || e->u.reduce.r == IR_R_PROD)) return 1;
+        return ex_can_stop(pl, e->u.reduce.lo, 0) || ex_can_stop(pl, e->u.reduce.hi, 0) ||
+               ex_can_stop(pl, e->u.reduce.body, value);
+    default: return 1;   /* a repeat: the operator's own clauses */
+    }
 }
 
 /* ---- statements ------------------------------------------------------------------------------- */
@@ -236,7 +255,7 @@ static void ex_assign(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     ex_expr(&value, &rhs, &pre, in, s->u.assign.rhs);
     if (l->kind == IR_E_ACCESS) ex_offset(m, &off, &pre, in, arr, l->u.access.idx, l->u.access.nidx, m->me, 0);
     else strbuf_printf(&off, "0");
-    if (ex_calls_checked(pre.s) || ex_calls_checked(rhs.s) || ex_calls_checked(off.s)) {
+    if (ex_can_stop(m->pl, l, 0) || ex_can_stop(m->pl, s->u.assign.rhs, 1)) {
         ex_indent(b, in);
         strbuf_printf(b, "int_where = \"statement %s at %d:%d\";\n", s->u.assign.label ? s->u.assign.label : "(unlabelled)",
                       s->pos.line, s->pos.col);
