@@ -179,6 +179,14 @@ void ex_emit_block(const ex_em *m, strbuf *b, const ir_block *blk, int in);
 void ex_emit_loops(const ex_em *m, strbuf *b, const ir_loopvar *vars, int nvars, int from, const ir_block *body,
                    int in);
 void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in);
+/* export_loops.c: how many leading lets of the body of the loop over v do not change in it (they
+ * read neither v nor an array) and cannot fail: computed once before the loop. */
+int ex_invariant_lets(const ex_plan *pl, const ir_loopvar *v, const ir_block *body);
+/* export_runs.c: whether the sends of the innermost loop over v (its body from statement
+ * `from`) go out after it as runs of records (each element sent final when the loop ends);
+ * those sends, after the loop. */
+int ex_send_runs(const ex_em *m, const ir_loopvar *v, const ir_block *body, int from);
+void ex_send_runs_emit(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int from, int in);
 /* export_points.c: the innermost loop over v whose body runs only at a few points (each
  * statement a let or an if that holds at one value of v or under conditions that do not change
  * in the loop), written as the body at those points; 0 when the loop has another shape. */
@@ -203,6 +211,8 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char 
                   int from, const ir_expr *e);
 void ex_rows_close(ex_em *in_loop, const ex_em *m);
 int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
+/* Whether a's index function is linear in its last index (X_at(.., j) = X_at(.., 0) + j). */
+int ex_rows_linear(const ex_array *a);
 /* The key of a cell: the index function's call X_at(who, sub[0 .. nsub-1]) as ex_offset writes it;
  * 0 when the array has rows instead (or is pieced and who is another processor). */
 int ex_cell_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);

@@ -93,9 +93,7 @@ int ex_cannot_fail(const ex_plan *pl, const ir_expr *e)
     }
 }
 
-/* The leading lets of the body of the loop over v that do not change in it (they read neither
- * v nor an array) and cannot fail: computed once before the loop. */
-static int ex_invariant_lets(const ex_plan *pl, const ir_loopvar *v, const ir_block *body)
+int ex_invariant_lets(const ex_plan *pl, const ir_loopvar *v, const ir_block *body)
 {
     int n = 0;
     while (n < body->n && body->stmts[n]->kind == IR_S_LET && !ex_reads(body->stmts[n]->u.let.value, v->slot) &&
@@ -207,30 +205,34 @@ static int ex_split_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const i
     return 1;
 }
 
-/* The innermost loop over v around body, its invariant lets before it. */
+/* The innermost loop over v around body, its invariant lets before it (and its sends as runs
+ * after it where export_runs.c says so). */
 static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int k)
 {
-    ex_em in_loop;
-    int nlet = ex_invariant_lets(m->pl, v, body);
+    ex_em in_loop, quiet = *m;
+    int nlet = ex_invariant_lets(m->pl, v, body), runs = ex_send_runs(m, v, body, nlet);
+    quiet.nosends = quiet.nosends || runs;
     /* the loop's invariant lets first, in a block of their own (a sibling loop may declare the
      * same names: 2mm's i = p before each of its j loops) */
     if (nlet) { ex_indent(b, k); strbuf_printf(b, "{\n"); k += 4; }
     for (int j = 0; j < nlet; j++) ex_emit_stmt(m, b, body, j, k);
-    ex_rows_open(m, &in_loop, b, k, v->var, body, nlet, NULL);
+    ex_rows_open(&quiet, &in_loop, b, k, v->var, body, nlet, NULL);
     ex_for_open(&in_loop, b, v, k);
     for (int j = nlet; j < body->n; j++) ex_emit_stmt(&in_loop, b, body, j, k + 4);
     ex_indent(b, k);
     strbuf_printf(b, "}\n");
-    ex_rows_close(&in_loop, m);
+    ex_rows_close(&in_loop, &quiet);
+    if (runs) ex_send_runs_emit(m, b, v, body, nlet, k);
     if (nlet) { ex_indent(b, k - 4); strbuf_printf(b, "}\n"); }
 }
 
 /* The innermost loop, twice when its sends' conditions do not change in it (export_guards.c):
- * with the sends where they hold, without them where they fail. */
+ * with the sends where they hold, without them where they fail; once when its sends go out as
+ * runs after it (export_runs.c). */
 void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int k)
 {
     strbuf c = {0}, pre = {0};
-    if (!ex_send_guard(m, v, body, &c, &pre, k)) {
+    if (ex_send_runs(m, v, body, ex_invariant_lets(m->pl, v, body)) || !ex_send_guard(m, v, body, &c, &pre, k)) {
         strbuf_free(&c);
         strbuf_free(&pre);
         ex_inner_loop(m, b, v, body, k);

@@ -113,7 +113,7 @@ static int ex_invariant(const ir_expr *e, const ex_bound *bn)
 
 /* Is a's index function linear in its last index (not a folded time plane, not strided, not a
  * pieced memory of several pieces: one piece's rows start where X_rowbase says)? */
-static int ex_rows_linear(const ex_array *a)
+int ex_rows_linear(const ex_array *a)
 {
     int nd = a->decl->u.array.ndims;
     const ir_decl *dd = a->dist;
