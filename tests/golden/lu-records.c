@@ -296,27 +296,27 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
             const int64_t rt_row2 = l_rowbase(me, i);   /* l[i][..] */
             double rt_red1 = 1 <= (j - 1) ? -0.0 : 0.0;   /* sum(k = ..) */
             for (int64_t k = 1, k_end = (j - 1); k <= k_end; k++) {
-                const double rt_term = (l[rt_row2 + k] * u[u_at(me, k, j)]);
+                const double rt_term = (l[rt_row2 + k] * u[u_rowbase(me, k) + j]);
                 rt_red1 = rt_red1 + rt_term;
             }
             /* L */
-            l[l_at(me, i, j)] =
+            l[l_rowbase(me, i) + j] =
                     (a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red1);
         } else {
             const int64_t rt_row4 = l_rowbase(me, i);   /* l[i][..] */
             double rt_red3 = 1 <= (i - 1) ? -0.0 : 0.0;   /* sum(k = ..) */
             for (int64_t k = 1, k_end = (i - 1); k <= k_end; k++) {
-                const double rt_term = (l[rt_row4 + k] * u[u_at(me, k, j)]);
+                const double rt_term = (l[rt_row4 + k] * u[u_rowbase(me, k) + j]);
                 rt_red3 = rt_red3 + rt_term;
             }
             /* U */
-            u[u_at(me, i, j)] =
+            u[u_rowbase(me, i) + j] =
                     ((a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red3)
-                     / l[l_at(me, i, i)]);
+                     / l[l_rowbase(me, i) + i]);
             /* send u[i][j]: one record for processors ifloordiv(p, b) .. ifloordiv((n - 1), b) */
             if (1)
                 rt_mcast_put(rt_mc, (int)(ifloordiv(p, b) - 0), (int)(ifloordiv((n - 1), b) - 0),
-                             u_gidx(i, j) * 3 + 2, u[u_at(me, i, j)]);
+                             u_gidx(i, j) * 3 + 2, u[u_rowbase(me, i) + j]);
         }
     }
 }
@@ -332,9 +332,9 @@ static void mark_L_U(int64_t t, int64_t me)
         const int64_t i = p;
         const int64_t j = t - p + 2;
         if ((j <= i)) {
-            l_mine[l_at(me, i, j)] = rt_now;   /* L */
+            l_mine[l_rowbase(me, i) + j] = rt_now;   /* L */
         } else {
-            u_mine[u_at(me, i, j)] = rt_now;   /* U */
+            u_mine[u_rowbase(me, i) + j] = rt_now;   /* U */
         }
     }
 }
