@@ -170,6 +170,8 @@ int ex_guards_hoisted(const ex_plan *pl);
 /* export_guards.c: the slots of the variables block b binds (lets, loops, at any depth) appended
  * to slots[n ..]; the new count, or -1 when they pass max. */
 int ex_bound_slots(const ir_block *b, int *slots, int n, int max);
+/* export_stmt.c: the loop over a send's destinations lo .. hi (C), clipped to the processors. */
+void ex_send_dests(const ex_plan *pl, strbuf *b, const char *lo, const char *hi, int in);
 /* export_stmt.c: statement k of blk; every statement of blk. */
 void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in);
 void ex_emit_block(const ex_em *m, strbuf *b, const ir_block *blk, int in);

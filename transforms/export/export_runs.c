@@ -121,9 +121,7 @@ static void ex_run_emit(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     strbuf_printf(b, "if (rt_n > 0%s%s%s%s) {   /* send %s */\n", cond.n ? " && " : "", paren ? "(" : "",
                   cond.n ? cond.s : "", paren ? ")" : "", text ? text : "");
     free(text);
-    ex_indent(b, in + 4);
-    strbuf_printf(b, "for (int64_t rt_dest = imax(%s, %" PRId64 "), rt_last = imin(%s, %" PRId64 "); rt_dest <= rt_last; "
-                  "rt_dest++)\n", lo.s, pl->plo, hi.n ? hi.s : lo.s, pl->plo + pl->nprocs - 1);
+    ex_send_dests(pl, b, lo.s, hi.n ? hi.s : lo.s, in + 4);
     ex_indent(b, in + 8);
     strbuf_printf(b, "if (rt_dest != %s) rt_exchange_put_run(rt_x, (int)(rt_dest - %" PRId64 "), %s * %d + %d, %d, "
                   "&%s[%s], rt_n);\n", m->me, pl->plo, at.s, pl->p->narrays, arr, pl->p->narrays, a->cname, what.s);

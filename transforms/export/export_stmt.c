@@ -156,6 +156,16 @@ int ex_time_only(const ir_expr *e, int tslot)
 }
 
 
+/* The loop over a send's destinations lo .. hi, within the processors: a verified program never
+ * sends outside them (the simulator's "does not exist"), and gcc, which cannot know that, would
+ * see a part's extent read past its table when a send names rp + 1 of a single processor. */
+void ex_send_dests(const ex_plan *pl, strbuf *b, const char *lo, const char *hi, int in)
+{
+    ex_indent(b, in);
+    strbuf_printf(b, "for (int64_t rt_dest = imax(%s, %" PRId64 "), rt_last = imin(%s, %" PRId64 "); rt_dest <= rt_last; "
+                  "rt_dest++)\n", lo, pl->plo, hi, pl->plo + pl->nprocs - 1);
+}
+
 static void ex_send(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
@@ -198,12 +208,7 @@ static void ex_send(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     char *text = ir_print_expr(w);
     strbuf_printf(b, "if (%s) {   /* send %s */\n", cond.n ? cond.s : "1", text ? text : "");
     free(text);
-    ex_indent(b, in + 4);
-    /* the destinations within the processors: a verified program never sends outside them (the
-     * simulator's "does not exist"), and gcc, which cannot know that, would see a part's
-     * extent read past its table when a send names rp + 1 of a single processor */
-    strbuf_printf(b, "for (int64_t rt_dest = imax(%s, %" PRId64 "), rt_last = imin(%s, %" PRId64 "); rt_dest <= rt_last; "
-                  "rt_dest++)\n", lo.s, pl->plo, hi.n ? hi.s : lo.s, pl->plo + pl->nprocs - 1);
+    ex_send_dests(pl, b, lo.s, hi.n ? hi.s : lo.s, in + 4);
     ex_indent(b, in + 8);
     if (m->mode == EX_INSPECT)
         strbuf_printf(b, "if (rt_dest != %s) rt_pattern_add(pattern, (int)(rt_dest - %" PRId64 "), %d, %s, %s);\n",
