@@ -7,7 +7,7 @@
  * y, is written  a[rt_row3 + y]  with  rt_row3 = a_at((t - 1), (x + 1), 0)  computed once before
  * the loop: the loop body is then the plain stencil a careful programmer writes (no fold modulo,
  * extents or processor bounds per element), and the values are the same, so checksums do not
- * change.  An access to an array without such rows (several pieces, a folded or strided last
+ * change.  (A vector has no row to hoist: y[j] stays y[j].)  An access to an array without such rows (several pieces, a folded or strided last
  * dimension) whose subscripts all do not change in the loop, e.g. cov[i][j] in covariance's loop
  * over k, is a cell: its whole offset computed once before the loop, rt_cell1 = cov_at(me, i, j)
  * (a pieced array's X_cell, which gives 0 rather than an error where the loop would not have
@@ -191,7 +191,7 @@ static void ex_rows_access(ex_em *in_loop, strbuf *b, int in, const ir_expr *e, 
 {
     const ex_array *a = &in_loop->pl->arr[e->u.access.array_index];
     int nd = a->decl->u.array.ndims, linear = ex_rows_linear(a);
-    if (e->u.access.nidx != nd || nd < 1) return;
+    if (e->u.access.nidx != nd || nd < 1 || (linear && nd == 1)) return;   /* a vector is its own row */
     for (int d = 0; d < nd - 1; d++)
         if (!ex_invariant(e->u.access.idx[d], bn)) return;
     if (!linear && !ex_invariant(e->u.access.idx[nd - 1], bn)) return;
