@@ -330,13 +330,15 @@ void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
     case IR_S_ASSIGN: ex_assign(m, b, s, in); return;
     case IR_S_SEND: ex_send(m, b, s, in); return;
     case IR_S_LET: {
+        int used = ex_block_uses(m, blk, k + 1, s->u.let.var);
+        if (!used && ex_cannot_fail(m->pl, s->u.let.value)) return;   /* nothing reads it (t = p where only i, j are used) */
         strbuf pre = {0}, v = {0};
         ex_expr(m, &v, &pre, in, s->u.let.value);
         if (pre.s) strbuf_printf(b, "%s", pre.s);
         const char *x = ex_nm(s->u.let.var, t);
         ex_indent(b, in);
         strbuf_printf(b, "const %s %s = %s;\n", s->u.let.value->type == IR_DOUBLE ? "double" : "int64_t", x, v.s);
-        if (!ex_block_uses(m, blk, k + 1, s->u.let.var)) { ex_indent(b, in); strbuf_printf(b, "(void)%s;\n", x); }
+        if (!used) { ex_indent(b, in); strbuf_printf(b, "(void)%s;\n", x); }
         strbuf_free(&pre);
         strbuf_free(&v);
         return;
