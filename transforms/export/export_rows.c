@@ -74,18 +74,19 @@ static void ex_bind_expr(ex_bound *bn, const ir_expr *e)
 }
 
 /* Binds the names of statements from..; 0 when the block holds what has no rows here (a nested
- * loop, a collective). */
-static int ex_bind_block(ex_bound *bn, const ir_block *b, int from)
+ * loop, a collective; not a loop of sends this mode leaves out). */
+static int ex_bind_block(const ex_em *m, ex_bound *bn, const ir_block *b, int from)
 {
     for (int i = from; i < b->n; i++) {
         const ir_stmt *s = b->stmts[i];
+        if ((s->kind == IR_S_FOR || s->kind == IR_S_IF) && ex_silent(m, s)) continue;   /* not emitted */
         switch (s->kind) {
         case IR_S_ASSIGN: ex_bind_expr(bn, s->u.assign.lhs); ex_bind_expr(bn, s->u.assign.rhs); break;
         case IR_S_LET: ex_bind(bn, s->u.let.var); ex_bind_expr(bn, s->u.let.value); break;
         case IR_S_IF:
             ex_bind_expr(bn, s->u.if_.cond);
-            if (!ex_bind_block(bn, s->u.if_.then_blk, 0)) return 0;
-            if (s->u.if_.else_blk && !ex_bind_block(bn, s->u.if_.else_blk, 0)) return 0;
+            if (!ex_bind_block(m, bn, s->u.if_.then_blk, 0)) return 0;
+            if (s->u.if_.else_blk && !ex_bind_block(m, bn, s->u.if_.else_blk, 0)) return 0;
             break;
         case IR_S_SEND: break;   /* its element is not looked for rows (halo steps omit sends) */
         case IR_S_FOR: case IR_S_COLL: case IR_S_RECV: return 0;
@@ -283,7 +284,7 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char 
     if (m->mode == EX_INSPECT || !m->tmp) return;
     ex_bound bn = {.n = 0};
     ex_bind(&bn, var);
-    if (body && !ex_bind_block(&bn, body, from)) return;
+    if (body && !ex_bind_block(m, &bn, body, from)) return;
     ex_bind_expr(&bn, e);
     if (bn.overflow) return;
     ex_rows *t = xcalloc(1, sizeof *t);

@@ -156,6 +156,13 @@ int ex_time_only(const ir_expr *e, int tslot)
 }
 
 
+/* Whether a send is left out in this mode: the stamps' replay, a halo step (the pattern sends),
+ * a loop's version without sends. */
+static int ex_send_left_out(const ex_em *m)
+{
+    return m->mode == EX_MARK || (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) || m->nosends;
+}
+
 /* The loop over a send's destinations lo .. hi, within the processors: a verified program never
  * sends outside them (the simulator's "does not exist"), and gcc, which cannot know that, would
  * see a part's extent read past its table when a send names rp + 1 of a single processor. */
@@ -169,8 +176,7 @@ void ex_send_dests(const ex_plan *pl, strbuf *b, const char *lo, const char *hi,
 static void ex_send(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
-    if (m->mode == EX_MARK || (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO)) return;   /* the pattern sends it */
-    if (m->nosends) return;   /* the loop's version where no send runs (export_guards.c) */
+    if (ex_send_left_out(m)) return;   /* the pattern sends it; the replay or the loop's version without sends */
     if (m->mode == EX_INSPECT && ex_phase_of(pl, s) != m->phase) return;   /* another phase's pattern */
     strbuf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
     const ir_expr *w = s->u.send.what;
@@ -322,10 +328,37 @@ static int ex_phase_if(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     return nt > 0;
 }
 
+static int ex_block_silent(const ex_em *m, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++)
+        if (!ex_silent(m, b->stmts[i])) return 0;
+    return 1;
+}
+
+int ex_silent(const ex_em *m, const ir_stmt *s)
+{
+    if (m->mode == EX_INSPECT) return 0;   /* the inspector records the sends */
+    switch (s->kind) {
+    case IR_S_SEND: return ex_send_left_out(m);
+    case IR_S_LET: return ex_cannot_fail(m->pl, s->u.let.value);
+    case IR_S_IF:
+        return ex_cannot_fail(m->pl, s->u.if_.cond) && ex_block_silent(m, s->u.if_.then_blk) &&
+               ex_block_silent(m, s->u.if_.else_blk);
+    case IR_S_FOR:
+        for (int i = 0; i < s->u.for_.nvars; i++)
+            if (!ex_cannot_fail(m->pl, s->u.for_.vars[i].lo) || !ex_cannot_fail(m->pl, s->u.for_.vars[i].hi) ||
+                !ex_cannot_fail(m->pl, s->u.for_.vars[i].step))
+                return 0;
+        return ex_block_silent(m, s->u.for_.body);
+    default: return 0;
+    }
+}
+
 void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
 {
     const ir_stmt *s = blk->stmts[k];
     char t[64];
+    if ((s->kind == IR_S_FOR || s->kind == IR_S_IF) && ex_silent(m, s)) return;   /* only sends left out */
     switch (s->kind) {
     case IR_S_ASSIGN: ex_assign(m, b, s, in); return;
     case IR_S_SEND: ex_send(m, b, s, in); return;
