@@ -7,12 +7,12 @@
  * y, is written  a[rt_row3 + y]  with  rt_row3 = a_at((t - 1), (x + 1), 0)  computed once before
  * the loop: the loop body is then the plain stencil a careful programmer writes (no fold modulo,
  * extents or processor bounds per element), and the values are the same, so checksums do not
- * change.  (A vector has no row to hoist: y[j] stays y[j].)  An access to an array without such rows (several pieces, a folded or strided last
- * dimension) whose subscripts all do not change in the loop, e.g. cov[i][j] in covariance's loop
- * over k, is a cell: its whole offset computed once before the loop, rt_cell1 = cov_at(me, i, j)
- * (a pieced array's X_cell, which gives 0 rather than an error where the loop would not have
- * touched it).  Used for the innermost FOR loops and the loops of reductions (export_loops.c,
- * export_expr.c).
+ * change.  (A vector has no row to hoist: y[j] stays y[j].)  An access to an array without such
+ * rows (several pieces, a folded or strided last dimension) whose subscripts all do not change in
+ * the loop, e.g. cov[i][j] in covariance's loop over k, is a cell: its whole offset computed once
+ * before the loop, rt_cell1 = cov_at(me, i, j) (a pieced array's X_cell, which gives 0 rather than
+ * an error where the loop would not have touched it).  Used for the innermost FOR loops and the
+ * loops of reductions (export_loops.c, export_expr.c).
  */
 #include <stdlib.h>
 #include <string.h>
