@@ -206,7 +206,6 @@ static void ex_step_arrays(const ex_plan *pl, strbuf *params, strbuf *args, strb
     if (ex_overlap_placed(pl)) return;      /* so do the messages in flight during the step */
     for (int i = 0; i < pl->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
-        if (a->pieced) continue;   /* export_piece.c's storage */
         strbuf_printf(params, ", %s *restrict %s", a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t", a->cname);
         strbuf_printf(args, ", %s", a->cname);
         strbuf_printf(uses, "%s(void)%s;", uses->n ? " " : "    ", a->cname);
