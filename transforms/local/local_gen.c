@@ -1,0 +1,337 @@
+/*
+ * local_gen.c — a nest's new schedule checked and turned into code, for `local`.
+ *
+ * Legality: every dependence between two instances of the nest (flow, anti and output: one
+ * processor, one step) must still go from the earlier to the later under the new schedule; then
+ * every element sees the same writes in the same order and every value, floating-point rounding
+ * included, is the one the nest computed before.  A refusal names the first dependence the
+ * schedule would turn around, with an instance pair.
+ *
+ * Code: isl's AST builder enumerates the statements' domains in the schedule's order (loops of a
+ * band's tiles with their stride, point loops bounded by min/max); the loops come back as `for`s
+ * named after what they run (the statement's variable, or the band's tile loop), each statement
+ * as its lets and assignment copied from the original nest.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/id.h>
+
+#include "local_int.h"
+
+static const char *const dep_kind_name[] = {"flow", "anti", "output"};
+
+/* Every statement's schedule: its isl maps (sched[s]) and roles (role[s][d]), len dimensions. */
+typedef struct scheds {
+    isl_map **map;
+    const char ***role;
+    int n, len;
+} scheds;
+
+static void scheds_free(scheds *x)
+{
+    for (int s = 0; s < x->n; s++) {
+        isl_map_free(x->map[s]);
+        free(x->role[s]);
+    }
+    free(x->map);
+    free(x->role);
+}
+
+static int scheds_make(const lx_nest *n, const lx_node *root, scheds *x)
+{
+    const xf_model *m = n->m;
+    x->n = m->nst;
+    x->len = 1;
+    for (int s = 0; s < m->nst; s++) {
+        int l = lx_schedule(n, root, s, 0, NULL, NULL);
+        if (l > x->len) x->len = l;
+    }
+    x->map = xcalloc((size_t)m->nst, sizeof *x->map);
+    x->role = xcalloc((size_t)m->nst, sizeof *x->role);
+    int ok = 1;
+    for (int s = 0; s < m->nst; s++) {
+        char *dims[x->len];
+        x->role[s] = xcalloc((size_t)x->len, sizeof *x->role[s]);
+        lx_schedule(n, root, s, x->len, dims, x->role[s]);
+        strbuf b = {0};
+        strbuf_printf(&b, "%s -> { %s[", m->params, m->st[s].name);
+        for (int i = 0; i < m->st[s].nvars; i++) strbuf_printf(&b, "%s%s", i ? ", " : "", m->st[s].vars[i]);
+        strbuf_printf(&b, "] -> [");
+        for (int d = 0; d < x->len; d++) {
+            strbuf_printf(&b, "%s%s", d ? ", " : "", dims[d]);
+            free(dims[d]);
+        }
+        strbuf_printf(&b, "] }");
+        x->map[s] = isl_map_read_from_str(m->ctx, b.s);
+        strbuf_free(&b);
+        if (!x->map[s]) ok = 0;
+    }
+    return ok ? 0 : -1;
+}
+
+int lx_check(const lx_nest *n, const lx_node *root, const char *what, char **why)
+{
+    const xf_model *m = n->m;
+    scheds x = {0};
+    *why = NULL;
+    if (scheds_make(n, root, &x) != 0) {
+        *why = xasprintf("internal error: a schedule isl cannot read (%s)", xf_isl_error(m->ctx));
+        scheds_free(&x);
+        return -1;
+    }
+    for (int i = 0; i < n->ndep && !*why; i++) {
+        const xf_rawdep *r = &n->dep[i];
+        isl_map *ge = isl_map_lex_ge(isl_space_set_alloc(m->ctx, 0, (unsigned)x.len));
+        isl_map *c = isl_map_apply_range(isl_map_apply_range(isl_map_copy(x.map[r->src]), ge),
+                                         isl_map_reverse(isl_map_copy(x.map[r->sink])));
+        isl_map *bad = isl_map_intersect(isl_map_copy(r->rel), c);
+        if (isl_map_is_empty(bad) == isl_bool_false) {
+            char *ex = xf_example(m, bad);
+            *why = xasprintf("%s would break dependence %d (%s, %s -> %s through %s): for example %s, "
+                             "the sink would run before its source (or with it)",
+                             what, i + 1, dep_kind_name[r->kind], m->st[r->src].name, m->st[r->sink].name,
+                             m->acc[r->acc].text, ex);
+            free(ex);
+        }
+        isl_map_free(bad);
+    }
+    scheds_free(&x);
+    return *why ? -1 : 0;
+}
+
+/* ---- code ------------------------------------------------------------------------------------- */
+
+typedef struct gen {
+    lx_nest *n;
+    scheds x;
+    const char **cname;        /* the generated loops' names, one per dimension */
+    xf_rename base;            /* the parameters' isl names and the parameters that stand for expressions */
+    const char **from, **to;
+    const ir_expr **to_expr;
+    int nbase;
+    ir_stmt **placed;          /* the assignments placed, and their statements */
+    int *placed_stmt;
+    int nplaced;
+    int *times;                /* per statement: how often it was placed */
+} gen;
+
+/* The renaming for statement s: the base's, and each loop dimension to what it runs for s. */
+static void stmt_rename(const gen *g, int s, xf_rename *rn, const char **from, const char **to, const ir_expr **tx)
+{
+    int k = 0;
+    for (int i = 0; i < g->nbase; i++, k++) {
+        from[k] = g->from[i];
+        to[k] = g->to[i];
+        tx[k] = g->to_expr[i];
+    }
+    for (int d = 0; d < g->x.len; d++)
+        if (g->x.role[s][d]) {
+            from[k] = g->cname[d];
+            to[k] = g->x.role[s][d];
+            tx[k++] = NULL;
+        }
+    *rn = (xf_rename){from, to, k, tx};
+}
+
+static int place(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, ir_block *out)
+{
+    gen *g = ctx;
+    const xf_model *m = g->n->m;
+    isl_ast_expr *call = isl_ast_node_user_get_expr(user);
+    isl_ast_expr *fn = isl_ast_expr_get_op_arg(call, 0);
+    isl_id *id = isl_ast_expr_get_id(fn);
+    int s = id ? xf_model_find(m, isl_id_get_name(id)) : -1;
+    isl_id_free(id);
+    isl_ast_expr_free(fn);
+    if (s < 0 || g->times[s]++) {   /* isl split a statement: its label would repeat */
+        isl_ast_expr_free(call);
+        return -1;
+    }
+    const xf_stmt *st = &m->st[s];
+    int cap = g->nbase + g->x.len + 1;
+    const char *from[cap], *to[cap];
+    const ir_expr *tx[cap];
+    xf_rename rn;
+    stmt_rename(g, s, &rn, from, to, tx);
+    int ok = 1, v = 0;
+    for (int f = 0; f < st->nframes && ok; f++) {
+        const xf_frame *fr = &st->frames[f];
+        if (fr->kind != XF_FR_FOR) continue;
+        const char *var = fr->node->u.for_.vars[fr->var].var;
+        isl_ast_expr *a = isl_ast_expr_get_op_arg(call, ++v);
+        ir_expr *e = a ? xf_ast_expr(p, a, &rn) : NULL;
+        isl_ast_expr_free(a);
+        ok = e != NULL;
+        if (!ok || (e->kind == IR_E_NAME && !strcmp(e->u.name.id, var))) continue;
+        ir_stmt *let = ir_new_stmt(p, IR_S_LET);
+        let->u.let.var = ir_strdup(p, var);
+        let->u.let.value = e;
+        ir_block_append(p, out, let);
+    }
+    isl_ast_expr_free(call);
+    for (int f = 0; f < st->nframes && ok; f++)
+        if (st->frames[f].kind == XF_FR_LET)
+            ir_block_append(p, out, ir_clone_stmt(p, lx_nest_orig(g->n, st->frames[f].node)));
+    const ir_stmt *orig = lx_nest_orig(g->n, st->assign);
+    if (!ok || !orig) return -1;
+    ir_stmt *a = ir_clone_stmt(p, orig);
+    ir_block_append(p, out, a);
+    g->placed = xrealloc(g->placed, (size_t)(g->nplaced + 1) * sizeof *g->placed);
+    g->placed_stmt = xrealloc(g->placed_stmt, (size_t)(g->nplaced + 1) * sizeof *g->placed_stmt);
+    g->placed[g->nplaced] = a;
+    g->placed_stmt[g->nplaced++] = s;
+    return 0;
+}
+
+/* The statement placed in b (or below), or -1. */
+static int placed_in(const gen *g, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        for (int k = 0; k < g->nplaced; k++)
+            if (g->placed[k] == s) return g->placed_stmt[k];
+        int r = s->kind == IR_S_FOR ? placed_in(g, s->u.for_.body)
+              : s->kind == IR_S_IF ? (placed_in(g, s->u.if_.then_blk) >= 0 ? placed_in(g, s->u.if_.then_blk)
+                                                                          : placed_in(g, s->u.if_.else_blk))
+              : -1;
+        if (r >= 0) return r;
+    }
+    return -1;
+}
+
+/* Renames, in place, the names from[i] of a generated expression to to[i]. */
+static void rename_expr(ir_expr *e, const char *const *from, const char *const *to, int n)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case IR_E_NAME:
+        for (int i = 0; i < n; i++)
+            if (!strcmp(e->u.name.id, from[i])) e->u.name.id = to[i];
+        return;
+    case IR_E_UNARY: case IR_E_BINARY: rename_expr(e->u.op.a, from, to, n); rename_expr(e->u.op.b, from, to, n); return;
+    case IR_E_CALL: for (int i = 0; i < e->u.call.nargs; i++) rename_expr(e->u.call.args[i], from, to, n); return;
+    default: return;
+    }
+}
+
+/* Each generated loop named after what it runs (its dimension's role for the statements in it),
+ * and the names in the bounds and guards below it with it. */
+static void name_loops(const gen *g, ir_block *b, const char **from, const char **to, int n)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF) {
+            rename_expr(s->u.if_.cond, from, to, n);
+            name_loops(g, s->u.if_.then_blk, from, to, n);
+            name_loops(g, s->u.if_.else_blk, from, to, n);
+        }
+        if (s->kind != IR_S_FOR) continue;
+        ir_loopvar *lv = &s->u.for_.vars[0];
+        rename_expr(lv->lo, from, to, n);
+        rename_expr(lv->hi, from, to, n);
+        int st = placed_in(g, s->u.for_.body), k = n;
+        for (int d = 0; d < g->x.len && st >= 0; d++)
+            if (!strcmp(lv->var, g->cname[d]) && g->x.role[st][d]) {
+                from[k] = g->cname[d];
+                to[k++] = g->x.role[st][d];
+                lv->var = g->x.role[st][d];
+            }
+        name_loops(g, s->u.for_.body, from, to, k);
+    }
+}
+
+/* The parameters' isl spellings that differ from their names, and the stand-ins for expressions. */
+static void base_rename(gen *g)
+{
+    const xf_model *m = g->n->m;
+    const ir_program *sp = g->n->scratch;
+    int cap = sp->nparams + 1;
+    g->from = xcalloc((size_t)cap, sizeof *g->from);
+    g->to = xcalloc((size_t)cap, sizeof *g->to);
+    g->to_expr = xcalloc((size_t)cap, sizeof *g->to_expr);
+    for (int i = 0; i < sp->nparams && i < m->npnames; i++) {
+        const char *nm = sp->params[i]->u.param.name;
+        const ir_expr *q = NULL;
+        for (int k = 0; k < g->n->nq; k++)
+            if (!strcmp(g->n->qname[k], nm)) q = g->n->qexpr[k];
+        if (!q && !strcmp(nm, m->pnames[i])) continue;
+        g->from[g->nbase] = m->pnames[i];
+        g->to[g->nbase] = nm;
+        g->to_expr[g->nbase++] = q;
+    }
+    g->base = (xf_rename){g->from, g->to, g->nbase, g->to_expr};
+}
+
+/* The AST of the statements of root under their schedules. */
+static isl_ast_node *ast_of(gen *g, const lx_node *root)
+{
+    const xf_model *m = g->n->m;
+    int leaves[m->nst + 1];
+    int nl = lx_leaves(root, leaves, m->nst);
+    isl_union_map *um = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
+    for (int i = 0; i < nl; i++) {
+        int s = leaves[i];
+        isl_map *sm = isl_map_intersect_domain(isl_map_copy(g->x.map[s]), xf_model_domain(m, s));
+        um = isl_union_map_add_map(um, sm);
+    }
+    isl_ast_build *b = isl_ast_build_from_context(xf_model_context(m));
+    isl_id_list *l = isl_id_list_alloc(m->ctx, g->x.len);
+    for (int d = 0; d < g->x.len; d++) l = isl_id_list_add(l, isl_id_alloc(m->ctx, g->cname[d], NULL));
+    b = isl_ast_build_set_iterators(b, l);
+    isl_ast_node *n = isl_ast_build_node_from_schedule_map(b, um);
+    isl_ast_build_free(b);
+    return n;
+}
+
+/* Replaces the statement at blk[idx] by the statements of `with`. */
+static void replace_in(ir_program *p, ir_block *blk, int idx, const ir_block *with)
+{
+    int n = blk->n - 1 + with->n;
+    ir_stmt **s = ir_alloc(p, (size_t)(n > 0 ? n : 1) * sizeof *s);
+    memcpy(s, blk->stmts, (size_t)idx * sizeof *s);
+    memcpy(s + idx, with->stmts, (size_t)with->n * sizeof *s);
+    memcpy(s + idx + with->n, blk->stmts + idx + 1, (size_t)(blk->n - idx - 1) * sizeof *s);
+    blk->stmts = s;
+    blk->n = n;
+}
+
+int lx_generate(lx_nest *n, const lx_node *root, ir_block *blk, int idx, char **why)
+{
+    gen g = {.n = n};
+    *why = NULL;
+    if (scheds_make(n, root, &g.x) != 0) {
+        scheds_free(&g.x);
+        *why = xasprintf("internal error: a schedule isl cannot read (%s)", xf_isl_error(n->m->ctx));
+        return -1;
+    }
+    char *text = ir_print(n->out);
+    g.cname = xcalloc((size_t)g.x.len, sizeof *g.cname);
+    for (int d = 0; d < g.x.len; d++) g.cname[d] = xf_fresh_name(n->out, &text, "c");
+    free(text);
+    base_rename(&g);
+    g.times = xcalloc((size_t)n->m->nst + 1, sizeof *g.times);
+    isl_ast_node *ast = ast_of(&g, root);
+    ir_block *code = ir_new_block(n->out);
+    xf_astgen ag = {&g.base, place, &g};
+    int rc = ast ? xf_ast_node(n->out, ast, code, &ag) : -1;
+    isl_ast_node_free(ast);
+    if (rc == 0) {
+        int cap = g.x.len + 1;
+        const char *from[cap], *to[cap];
+        name_loops(&g, code, from, to, 0);
+        replace_in(n->out, blk, idx, code);
+    } else {
+        *why = xasprintf("internal error: isl's code for the nest cannot be written back (%s)",
+                         ast ? "a statement split in two, or an expression the language lacks" : xf_isl_error(n->m->ctx));
+    }
+    scheds_free(&g.x);
+    free(g.cname);
+    free(g.from);
+    free(g.to);
+    free(g.to_expr);
+    free(g.placed);
+    free(g.placed_stmt);
+    free(g.times);
+    return rc;
+}
