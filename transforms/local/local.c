@@ -100,38 +100,62 @@ static int tiles_of(const lx_opts *o, int n, int *out)
 
 /* ---- the nests of the processor body --------------------------------------------------------- */
 
-typedef struct site { ir_block *blk; int idx; } site;
+enum { MAX_OUTER = 32 };
 
-static int collect_sites(ir_block *b, site *out, int n)
+/* A nest of the processor body: where it stands, and what stands around it. */
+typedef struct site { ir_block *blk; int idx; lx_outer outer[MAX_OUTER]; int nouter; } site;
+
+typedef struct sites { site s[MAX_SITES]; int n; lx_outer outer[MAX_OUTER]; int nouter; } sites;
+
+static void push_outer(sites *x, lx_outer_kind k, const ir_stmt *s, int var)
 {
-    for (int i = 0; b && i < b->n && n < MAX_SITES; i++) {
-        ir_stmt *s = b->stmts[i];
-        if (s->kind == IR_S_FOR) out[n++] = (site){b, i};
-        else if (s->kind == IR_S_IF) {
-            n = collect_sites(s->u.if_.then_blk, out, n);
-            n = collect_sites(s->u.if_.else_blk, out, n);
-        }
-    }
-    return n;
+    if (x->nouter < MAX_OUTER) x->outer[x->nouter++] = (lx_outer){k, s, var};
 }
 
-/* The body of p's processor loop (nested loops of its header are left as they are). */
-static ir_block *proc_body(ir_program *p)
+static void collect_sites(sites *x, ir_block *b)
+{
+    int base = x->nouter;
+    for (int i = 0; b && i < b->n && x->n < MAX_SITES; i++) {
+        ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_FOR) {
+            site *t = &x->s[x->n++];
+            *t = (site){.blk = b, .idx = i, .nouter = x->nouter};
+            memcpy(t->outer, x->outer, (size_t)x->nouter * sizeof *x->outer);
+        } else if (s->kind == IR_S_LET) {
+            push_outer(x, LX_O_LET, s, 0);
+        } else if (s->kind == IR_S_IF) {
+            int k = x->nouter;
+            push_outer(x, LX_O_THEN, s, 0);
+            collect_sites(x, s->u.if_.then_blk);
+            x->nouter = k;
+            push_outer(x, LX_O_ELSE, s, 0);
+            collect_sites(x, s->u.if_.else_blk);
+            x->nouter = k;
+        }
+    }
+    x->nouter = base;
+}
+
+/* The nests of p's processor body (nested loops of the processor loop's header are left as they
+ * are: outer), with the step's loops and lets around them.  Their number (0: no step nest). */
+static int find_sites(ir_program *p, sites *x)
 {
     ir_step_nest sn;
-    if (ir_step_nest_find(p->body, &sn) != IR_NEST_OK || !sn.pfor) return NULL;
-    return sn.pfor->u.for_.body;
+    x->n = x->nouter = 0;
+    if (ir_step_nest_find(p->body, &sn) != IR_NEST_OK || !sn.pfor) return 0;
+    for (int i = 0; i < sn.nlets; i++) push_outer(x, LX_O_LET, p->body->stmts[i], 0);
+    for (int v = 0; v < sn.tfor->u.for_.nvars; v++) push_outer(x, LX_O_LOOP, sn.tfor, v);
+    for (int v = 0; sn.pfor != sn.tfor && v < sn.pfor->u.for_.nvars; v++) push_outer(x, LX_O_LOOP, sn.pfor, v);
+    collect_sites(x, sn.pfor->u.for_.body);
+    return x->n;
 }
 
 int xf_local_applicable(const ir_program *p, char **why_not)
 {
-    site s[MAX_SITES];
-    ir_block *b = proc_body((ir_program *)p);
-    if (!b) {
-        *why_not = xstrdup("no step nest with a processor loop");
-        return 0;
-    }
-    if (!collect_sites(b, s, 0)) {
+    sites *x = xmalloc(sizeof *x);
+    int n = find_sites((ir_program *)p, x);
+    free(x);
+    if (!n) {
         *why_not = xstrdup("a processor's step holds no loop");
         return 0;
     }
@@ -418,16 +442,17 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
     }
     *status = XF_EREFUSED;
     ir_program *out = ir_program_clone(src);
-    site sites[MAX_SITES];
-    int ns = collect_sites(proc_body(out), sites, 0), changed = 0;
+    sites *x = xmalloc(sizeof *x);
+    int ns = find_sites(out, x), changed = 0;
     char *text = ir_print(out);
     strbuf left = {0};
     char *refusal = NULL, *first_why = NULL;
     for (int k = ns - 1; k >= 0 && !refusal; k--) {   /* last first: the sites before stay where they are */
         lx_nest n;
         char *why = NULL;
-        ir_stmt *orig = sites[k].blk->stmts[sites[k].idx];
-        if (lx_nest_model(&n, out, orig, &why) != 0) {
+        site *st = &x->s[k];
+        ir_stmt *orig = st->blk->stmts[st->idx];
+        if (lx_nest_model(&n, out, orig, st->outer, st->nouter, &why) != 0) {
             strbuf_printf(&left, "%sthe nest at line %d is left as it is: %s", left.n ? "; " : "", orig->pos.line, why);
             free(why);
             lx_nest_free(&n);
@@ -437,7 +462,7 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
         pl.root = lx_tree_build(&pl.pool, &n);
         int r = plan_nest(&pl);
         if (r < 0) refusal = xasprintf("%s", pl.why);
-        else if (r > 0 && lx_generate(&n, pl.root, sites[k].blk, sites[k].idx, &why) != 0) refusal = why;
+        else if (r > 0 && lx_generate(&n, pl.root, st->blk, st->idx, &why) != 0) refusal = why;
         else if (r > 0) changed++;
         if (r == 0 && pl.why && !first_why) first_why = pl.why, pl.why = NULL;
         free(pl.why);
@@ -445,6 +470,7 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
         lx_nest_free(&n);
     }
     free(text);
+    free(x);
     free(o.order_buf);
     if (!refusal && !changed)
         refusal = first_why ? xasprintf("nothing to change: %s%s%s", first_why, left.n ? "; " : "", left.n ? left.s : "")

@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include <isl/id.h>
 
@@ -119,6 +120,7 @@ typedef struct gen {
 /* The renaming for statement s: the base's, and each loop dimension to what it runs for s. */
 static void stmt_rename(const gen *g, int s, xf_rename *rn, const char **from, const char **to, const ir_expr **tx)
 {
+    ir_program *p = g->n->out;
     int k = 0;
     for (int i = 0; i < g->nbase; i++, k++) {
         from[k] = g->from[i];
@@ -128,7 +130,7 @@ static void stmt_rename(const gen *g, int s, xf_rename *rn, const char **from, c
     for (int d = 0; d < g->x.len; d++)
         if (g->x.role[s][d]) {
             from[k] = g->cname[d];
-            to[k] = g->x.role[s][d];
+            to[k] = ir_strdup(p, g->x.role[s][d]);
             tx[k++] = NULL;
         }
     *rn = (xf_rename){from, to, k, tx};
@@ -216,9 +218,10 @@ static void rename_expr(ir_expr *e, const char *const *from, const char *const *
 }
 
 /* Each generated loop named after what it runs (its dimension's role for the statements in it),
- * and the names in the bounds and guards below it with it. */
+ * and the names in the bounds and guards below it with it (names in out's arena). */
 static void name_loops(const gen *g, ir_block *b, const char **from, const char **to, int n)
 {
+    ir_program *p = g->n->out;
     for (int i = 0; b && i < b->n; i++) {
         ir_stmt *s = b->stmts[i];
         if (s->kind == IR_S_IF) {
@@ -234,11 +237,39 @@ static void name_loops(const gen *g, ir_block *b, const char **from, const char 
         for (int d = 0; d < g->x.len && st >= 0; d++)
             if (!strcmp(lv->var, g->cname[d]) && g->x.role[st][d]) {
                 from[k] = g->cname[d];
-                to[k++] = g->x.role[st][d];
-                lv->var = g->x.role[st][d];
+                to[k++] = lv->var = ir_strdup(p, g->x.role[st][d]);
             }
         name_loops(g, s->u.for_.body, from, to, k);
     }
+}
+
+/* Drops a `let` that repeats one earlier in the same block (two statements placed one after
+ * the other each bring the lets they stood under). */
+static void dedupe_lets(ir_block *b)
+{
+    int k = 0;
+    for (int i = 0; b && i < b->n; i++) {
+        ir_stmt *s = b->stmts[i];
+        int dup = 0;
+        if (s->kind == IR_S_LET) {
+            char *v = ir_print_expr(s->u.let.value);
+            for (int j = k - 1; j >= 0 && !dup; j--) {
+                const ir_stmt *e = b->stmts[j];
+                if (e->kind != IR_S_LET || strcmp(e->u.let.var, s->u.let.var)) continue;
+                char *w = ir_print_expr(e->u.let.value);
+                dup = !strcmp(v, w) ? 1 : -1;
+                free(w);
+            }
+            free(v);
+        }
+        if (s->kind == IR_S_FOR) dedupe_lets(s->u.for_.body);
+        if (s->kind == IR_S_IF) {
+            dedupe_lets(s->u.if_.then_blk);
+            dedupe_lets(s->u.if_.else_blk);
+        }
+        if (dup != 1) b->stmts[k++] = s;
+    }
+    if (b) b->n = k;
 }
 
 /* The parameters' isl spellings that differ from their names, and the stand-ins for expressions. */
@@ -279,6 +310,7 @@ static isl_ast_node *ast_of(gen *g, const lx_node *root)
     isl_id_list *l = isl_id_list_alloc(m->ctx, g->x.len);
     for (int d = 0; d < g->x.len; d++) l = isl_id_list_add(l, isl_id_alloc(m->ctx, g->cname[d], NULL));
     b = isl_ast_build_set_iterators(b, l);
+    if (getenv("LX_DEBUG")) { char *t = isl_union_map_to_str(um); fprintf(stderr, "schedule: %s\n", t); free(t); }
     isl_ast_node *n = isl_ast_build_node_from_schedule_map(b, um);
     isl_ast_build_free(b);
     return n;
@@ -320,6 +352,7 @@ int lx_generate(lx_nest *n, const lx_node *root, ir_block *blk, int idx, char **
         int cap = g.x.len + 1;
         const char *from[cap], *to[cap];
         name_loops(&g, code, from, to, 0);
+        dedupe_lets(code);
         replace_in(n->out, blk, idx, code);
     } else {
         *why = xasprintf("internal error: isl's code for the nest cannot be written back (%s)",

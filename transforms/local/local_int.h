@@ -34,9 +34,16 @@ typedef struct lx_nest {
     int nq;
 } lx_nest;
 
-/* Models the nest `orig` of `out`.  0, or -1 with the reason in *why (malloc'd): a send or a
- * collective inside, an annotated block, a data-dependent condition, non-affine loops. */
-int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, own_give char **why);
+/* What stands around a nest, outer first: the step's loops (one variable each), its lets and the
+ * conditions the nest stands under (the then or else branch). */
+typedef enum lx_outer_kind { LX_O_LOOP, LX_O_LET, LX_O_THEN, LX_O_ELSE } lx_outer_kind;
+typedef struct lx_outer { lx_outer_kind kind; const ir_stmt *s; int var; } lx_outer;
+
+/* Models the nest `orig` of `out`, under `outer` (what the model's context knows of the names
+ * bound there, where affine).  0, or -1 with the reason in *why (malloc'd): a collective inside,
+ * an annotated block, a data-dependent condition, non-affine loops. */
+int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, const lx_outer *outer, int nouter,
+                  own_give char **why);
 void lx_nest_free(lx_nest *n);
 /* The original of a statement of the copy (NULL when it is none of the nest's). */
 const ir_stmt *lx_nest_orig(const lx_nest *n, const ir_stmt *copy);

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "local_int.h"
 
@@ -23,7 +24,6 @@ static char *unmovable_block(const ir_block *b);
 static char *unmovable(const ir_stmt *s)
 {
     switch (s->kind) {
-    case IR_S_SEND: return xasprintf("it sends messages (line %d)", s->pos.line);
     case IR_S_COLL: return xasprintf("it holds a collective (line %d)", s->pos.line);
     case IR_S_RECV: return xasprintf("it receives messages (line %d)", s->pos.line);
     case IR_S_FOR: return unmovable_block(s->u.for_.body);
@@ -182,6 +182,24 @@ static int isl_readable(const ir_expr *e)
     }
 }
 
+/* Does isl read e's operator when it reads its operands (so that only an operand need stand for
+ * itself: max(t / 2 + 1, rp * b) keeps its max and its t)? */
+static int op_readable(const ir_expr *e)
+{
+    int64_t k;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_NAME: case IR_E_UNARY: return 1;
+    case IR_E_BINARY:
+        if (e->u.op.op == IR_OP_MUL) return xf_int_const(e->u.op.a, &k) == 0 || xf_int_const(e->u.op.b, &k) == 0;
+        if (e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) return xf_int_const(e->u.op.b, &k) == 0 && k > 0;
+        return 1;
+    case IR_E_CALL:
+        return e->u.call.f == IR_F_MIN || e->u.call.f == IR_F_MAX || e->u.call.f == IR_F_FLOOR ||
+               e->u.call.f == IR_F_CEIL || e->u.call.f == IR_F_ABS;
+    default: return 0;
+    }
+}
+
 /* Integer names and literals alone (no access, reduction, real), none of them bound in the nest. */
 static int outer_only(const ir_expr *e, const names *bound)
 {
@@ -211,7 +229,7 @@ static void abstract(abstr *a, ir_expr **slot, const ir_expr *orig)
     if (!e || !orig) return;
     int outer_name = e->kind == IR_E_NAME && e->u.name.nk != IR_N_ARRAY && !names_has(a->bound, e->u.name.id) &&
                      !is_param_or_array(a->n->out, e->u.name.id);
-    if (outer_name || (outer_only(e, a->bound) && !isl_readable(e))) {
+    if (outer_name || (outer_only(e, a->bound) && !isl_readable(e) && !op_readable(e))) {
         lx_nest *n = a->n;
         char *txt = ir_print_expr(e);
         int q = 0;
@@ -277,6 +295,7 @@ static void abstract_stmt(abstr *a, ir_stmt *c, const ir_stmt *f)
         abstract(a, &c->u.assign.lhs, f->u.assign.lhs);
         abstract(a, &c->u.assign.rhs, f->u.assign.rhs);
         return;
+    case IR_S_SEND: abstract(a, &c->u.send.what, f->u.send.what); return;
     default: return;
     }
 }
@@ -284,6 +303,120 @@ static void abstract_stmt(abstr *a, ir_stmt *c, const ir_stmt *f)
 static void abstract_block(abstr *a, ir_block *c, const ir_block *f)
 {
     for (int i = 0; c && i < c->n; i++) abstract_stmt(a, c->stmts[i], f->stmts[i]);
+}
+
+/* ---- sends, as statements that read what they send ------------------------------------------- */
+
+/* A send reads its element where it stands: in the copy it becomes `LXS: lx_s[v..] = what`, v the
+ * loops around it (a fresh array, one element per instance: no dependence between the sends),
+ * under no condition (its `when` may not be affine: the model then has more instances that read,
+ * which only constrains more).  A loop or condition holding sends alone (`for dest = .. { send
+ * .. }`) is one such statement that reads what they send.  Its original is the send (or loop),
+ * placed where the statement goes. */
+typedef struct sends { lx_nest *n; char **text; const char *vars[64]; int nv; char *why; } sends;
+
+/* Is s a send, or a loop or condition of sends and lets alone? */
+static int send_only(const ir_stmt *s);
+
+static int send_only_block(const ir_block *b)
+{
+    int any = 0;
+    for (int i = 0; b && i < b->n; i++) {
+        if (b->stmts[i]->kind == IR_S_LET) continue;
+        if (!send_only(b->stmts[i])) return 0;
+        any = 1;
+    }
+    return any;
+}
+
+static int send_only(const ir_stmt *s)
+{
+    if (s->kind == IR_S_SEND) return 1;
+    if (s->kind == IR_S_FOR) return send_only_block(s->u.for_.body);
+    if (s->kind == IR_S_IF)
+        return send_only_block(s->u.if_.then_blk) && (!s->u.if_.else_blk || send_only_block(s->u.if_.else_blk));
+    return 0;
+}
+
+/* The elements the sends of s read, summed into *rhs; -1 when one of them depends on a name s
+ * binds (its loop's variable, its lets). */
+static int send_reads(sends *x, const ir_stmt *s, ir_expr **rhs, names *inner)
+{
+    if (s->kind == IR_S_SEND) {
+        ir_expr *w = s->u.send.what;
+        for (int i = 0; i < inner->n; i++)
+            if (xf_mentions(w, inner->v[i])) return -1;
+        *rhs = *rhs ? ir_new_binary(x->n->scratch, IR_OP_ADD, *rhs, w) : w;
+        return 0;
+    }
+    const ir_block *bs[2] = {NULL, NULL};
+    if (s->kind == IR_S_FOR) {
+        bs[0] = s->u.for_.body;
+        for (int v = 0; v < s->u.for_.nvars; v++) names_add(inner, s->u.for_.vars[v].var);
+    } else if (s->kind == IR_S_IF) {
+        bs[0] = s->u.if_.then_blk;
+        bs[1] = s->u.if_.else_blk;
+    }
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; bs[k] && i < bs[k]->n; i++) {
+            const ir_stmt *t = bs[k]->stmts[i];
+            if (t->kind == IR_S_LET) names_add(inner, t->u.let.var);
+            else if (send_reads(x, t, rhs, inner) != 0) return -1;
+        }
+    return 0;
+}
+
+static ir_stmt *send_stmt(sends *x, const ir_stmt *snd)
+{
+    ir_program *sp = x->n->scratch;
+    ir_expr *rhs = NULL;
+    names inner = {0};
+    int ok = send_reads(x, snd, &rhs, &inner) == 0;
+    free(inner.v);
+    if (!ok) {
+        if (!x->why) x->why = xasprintf("the element a send sends depends on its loop (line %d)", snd->pos.line);
+        return NULL;
+    }
+    ir_decl *d = ir_new_decl(sp, IR_D_ARRAY);
+    d->u.array.name = xf_fresh_name(sp, x->text, "lx_s");
+    d->u.array.elem = rhs->type;
+    d->u.array.index = -1;
+    d->u.array.ndims = x->nv;
+    d->u.array.lo = ir_alloc(sp, (size_t)(x->nv + 1) * sizeof *d->u.array.lo);
+    d->u.array.hi = ir_alloc(sp, (size_t)(x->nv + 1) * sizeof *d->u.array.hi);
+    ir_expr *idx[64];
+    for (int i = 0; i < x->nv; i++) {
+        d->u.array.lo[i] = ir_new_int(sp, 0);
+        d->u.array.hi[i] = ir_new_int(sp, 0);
+        idx[i] = ir_new_name(sp, x->vars[i]);
+    }
+    ir_program_append_decl(sp, d);
+    ir_stmt *a = ir_new_stmt(sp, IR_S_ASSIGN);
+    a->pos = snd->pos;
+    a->u.assign.label = xf_fresh_name(sp, x->text, "lx_send");
+    a->u.assign.lhs = ir_new_access(sp, d->u.array.name, idx, x->nv);
+    a->u.assign.rhs = rhs;
+    pair_add(x->n, a, lx_nest_orig(x->n, snd));
+    return a;
+}
+
+static void sends_block(sends *x, ir_block *b)
+{
+    for (int i = 0; b && i < b->n && !x->why; i++) {
+        ir_stmt *s = b->stmts[i];
+        if (x->nv > 0 && send_only(s)) {
+            ir_stmt *a = send_stmt(x, s);
+            if (a) b->stmts[i] = a;
+        } else if (s->kind == IR_S_IF) {
+            sends_block(x, s->u.if_.then_blk);
+            sends_block(x, s->u.if_.else_blk);
+        } else if (s->kind == IR_S_FOR) {
+            int nv = x->nv;
+            for (int v = 0; v < s->u.for_.nvars && x->nv < 64; v++) x->vars[x->nv++] = s->u.for_.vars[v].var;
+            sends_block(x, s->u.for_.body);
+            x->nv = nv;
+        }
+    }
 }
 
 static void add_param(ir_program *p, const char *name)
@@ -314,14 +447,62 @@ static ir_program *scratch_of(const ir_program *out, const ir_stmt *orig, ir_stm
     return s;
 }
 
-/* The model's context without constraints on the added parameters (those after the first
- * `nkeep`): legality then holds whatever their values. */
-static int free_added(xf_model *m, int nkeep)
+/* ---- what the context knows of the outer names --------------------------------------------- */
+
+/* The parameter standing for `e` (an expression of out, outer names only) as isl text into b:
+ * 0, or -1 when isl cannot read it even so. */
+static int outer_text(abstr *a, strbuf *b, const ir_expr *e)
+{
+    ir_expr *c = ir_clone_expr(a->n->scratch, e);
+    abstract(a, &c, e);
+    return isl_readable(c) ? xf_isl_expr(b, c, NULL, 0) : -1;
+}
+
+/* Constraints (isl text) on the parameters from what stands around the nest: each loop's range,
+ * each let's value, each condition, where isl reads them; a malloc'd string, "" when none. */
+static char *outer_constraints(abstr *a, const lx_outer *o, int n)
+{
+    strbuf all = {0};
+    for (int i = 0; i < n; i++) {
+        strbuf b = {0};
+        int ok = 0;
+        if (o[i].kind == LX_O_LOOP) {
+            const ir_loopvar *lv = &o[i].s->u.for_.vars[o[i].var];
+            ir_expr *v = ir_new_name(a->n->out, lv->var);
+            ok = outer_text(a, &b, lv->lo) == 0;
+            strbuf_printf(&b, " <= ");
+            ok = ok && outer_text(a, &b, v) == 0;
+            strbuf_printf(&b, " <= ");
+            ok = ok && outer_text(a, &b, lv->hi) == 0;
+        } else if (o[i].kind == LX_O_LET && o[i].s->u.let.value->type == IR_INT) {
+            ok = outer_text(a, &b, ir_new_name(a->n->out, o[i].s->u.let.var)) == 0;
+            strbuf_printf(&b, " = ");
+            ok = ok && outer_text(a, &b, o[i].s->u.let.value) == 0;
+        } else if (o[i].kind == LX_O_THEN || o[i].kind == LX_O_ELSE) {
+            strbuf_printf(&b, o[i].kind == LX_O_THEN ? "(" : "not (");
+            ok = outer_text(a, &b, o[i].s->u.if_.cond) == 0;
+            strbuf_printf(&b, ")");
+        }
+        if (ok) strbuf_printf(&all, "%s%s", all.n ? " and " : "", b.s);
+        strbuf_free(&b);
+    }
+    return all.s ? strbuf_take(&all) : xstrdup("");
+}
+
+/* The model's context: its constraints on out's parameters (the first `nkeep`), none on the added
+ * ones but those of `cons` (what stands around the nest).  0, or -1. */
+static int outer_context(xf_model *m, int nkeep, const char *cons)
 {
     isl_set *c = isl_set_read_from_str(m->ctx, m->context);
     if (!c) return -1;
     int np = (int)isl_set_dim(c, isl_dim_param);
     if (np > nkeep) c = isl_set_drop_constraints_involving_dims(c, isl_dim_param, (unsigned)nkeep, (unsigned)(np - nkeep));
+    if (cons[0]) {
+        char *t = xasprintf("%s -> { : %s }", m->params, cons);
+        isl_set *oc = isl_set_read_from_str(m->ctx, t);
+        free(t);
+        if (oc) c = isl_set_intersect(c, oc);   /* unreadable: the context without them (more general) */
+    }
     char *t = isl_set_to_str(c);
     isl_set_free(c);
     if (!t) return -1;
@@ -330,7 +511,7 @@ static int free_added(xf_model *m, int nkeep)
     return 0;
 }
 
-int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, char **why)
+int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, const lx_outer *outer, int nouter, char **why)
 {
     memset(n, 0, sizeof *n);
     n->out = out;
@@ -345,7 +526,16 @@ int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, char **why)
     char *text = ir_print(out);
     abstr a = {n, &bound, &text};
     abstract_stmt(&a, copy, orig);
+    char *cons = outer_constraints(&a, outer, nouter);
+    sends x = {.n = n, .text = &text};
+    sends_block(&x, n->scratch->body);
     free(text);
+    if (x.why) {
+        *why = x.why;
+        free(cons);
+        free(bound.v);
+        return -1;
+    }
     int nkeep = count_params(out);
     for (int i = 0; i < n->nq; i++) add_param(n->scratch, n->qname[i]);
     free(bound.v);
@@ -355,15 +545,24 @@ int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, char **why)
     if (!n->m) {
         *why = xasprintf("it cannot be modelled (%s)", d.n ? d.items[0].msg : "isl");
         diag_list_free(&d);
+        free(cons);
         return -1;
     }
     diag_list_free(&d);
     for (int s = 0; s < n->m->nst; s++)
         if (!n->m->st[s].exact) {
             *why = xasprintf("statement %s stands under a condition that reads arrays", n->m->st[s].name);
+            free(cons);
             return -1;
         }
-    if (free_added(n->m, nkeep) != 0 || xf_model_deps(n->m, &n->dep, &n->ndep, NULL) != 0) {
+    int ctx = outer_context(n->m, nkeep, cons);
+    if (getenv("LX_DEBUG")) {
+        fprintf(stderr, "context: %s\ncons: %s\n", n->m->context, cons);
+        for (int i = 0; i < n->nq; i++) { char *t = ir_print_expr(n->qexpr[i]); fprintf(stderr, "%s = %s\n", n->qname[i], t); free(t); }
+        for (int i = 0; i < n->m->nst; i++) fprintf(stderr, "%s\n", n->m->st[i].domain);
+    }
+    free(cons);
+    if (ctx != 0 || xf_model_deps(n->m, &n->dep, &n->ndep, NULL) != 0) {
         *why = xasprintf("its dependences cannot be computed (isl: %s)", xf_isl_error(n->m->ctx));
         return -1;
     }

@@ -172,11 +172,24 @@ static int gen_stm(const explore_opts *o, const xf_transform *t, const ir_progra
     return 0;
 }
 
+/* local: at syndm alone (the per-rank code a leaf exports; at syn and syncomm the later steps would
+ * multiply its children), the interchange to unit stride alone and with tiles of 32 and of 64. */
+static int gen_local(const explore_opts *o, const xf_transform *t, const ir_program *p, cands *cs)
+{
+    (void)o;
+    static const char *const args[] = {"", "tile=32", "tile=64"};
+    if (p->level != IR_SYNDM) return 0;
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+        if (cand_words(cs, t->name, args[i]) != 0) return -1;
+    return 0;
+}
+
 /* How each transform's candidates are made: a table; the default is the product of the
  * parameters' candidate values. */
 static const struct { const char *xf; int (*gen)(const explore_opts *, const xf_transform *, const ir_program *, cands *); }
 candidate_makers[] = {
     {"stm", gen_stm},
+    {"local", gen_local},
 };
 
 int candidates(const explore_opts *o, const ir_program *p, cands *cs)
