@@ -21,7 +21,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "entries_int.h"
 #include "local_int.h"
@@ -291,7 +290,6 @@ static int plan_interchange(plan *pl)
                 int sc = unit_score(pl->n, inner, c->loop[j]->var);
                 if (sc > bs) best = j, bs = sc;
             }
-            if (getenv("LX_DEBUG")) for (int j = 0; j < c->n; j++) fprintf(stderr, "chain %d var %s score %d\n", ci, c->loop[j]->var, unit_score(pl->n, inner, c->loop[j]->var));
             if (best == c->n - 1) continue;
             /* the loops from `best` down: the others in their order, then best */
             lx_chain sub = {.n = 0};
@@ -381,7 +379,9 @@ static int plan_tiles(plan *pl)
             for (int drop = 0; cs[ci].n - drop >= 2 && !again; drop++) {
                 lx_chain c = {.n = 0};
                 for (int j = drop; j < cs[ci].n; j++) c.loop[c.n++] = cs[ci].loop[j];
-                if (!holds_at(pl, c.loop[c.n - 1]) || !reuses(pl->n, &c)) break;
+                int tiled = 0;
+                for (int j = 0; j < c.n; j++) tiled |= c.loop[j]->tiled;
+                if (tiled || !holds_at(pl, c.loop[c.n - 1]) || !reuses(pl->n, &c)) break;
                 const char *order[LX_MAX_BAND];
                 int tile[LX_MAX_BAND];
                 for (int j = 0; j < c.n; j++) order[j] = c.loop[j]->var;

@@ -14,7 +14,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include <isl/id.h>
 
@@ -233,6 +232,8 @@ static void name_loops(const gen *g, ir_block *b, const char **from, const char 
         ir_loopvar *lv = &s->u.for_.vars[0];
         rename_expr(lv->lo, from, to, n);
         rename_expr(lv->hi, from, to, n);
+        lv->lo = xf_simplify_int(p, lv->lo);   /* max(max(0, rp * b), pt): one max */
+        lv->hi = xf_simplify_int(p, lv->hi);
         int st = placed_in(g, s->u.for_.body), k = n;
         for (int d = 0; d < g->x.len && st >= 0; d++)
             if (!strcmp(lv->var, g->cname[d]) && g->x.role[st][d]) {
@@ -310,7 +311,6 @@ static isl_ast_node *ast_of(gen *g, const lx_node *root)
     isl_id_list *l = isl_id_list_alloc(m->ctx, g->x.len);
     for (int d = 0; d < g->x.len; d++) l = isl_id_list_add(l, isl_id_alloc(m->ctx, g->cname[d], NULL));
     b = isl_ast_build_set_iterators(b, l);
-    if (getenv("LX_DEBUG")) { char *t = isl_union_map_to_str(um); fprintf(stderr, "schedule: %s\n", t); free(t); }
     isl_ast_node *n = isl_ast_build_node_from_schedule_map(b, um);
     isl_ast_build_free(b);
     return n;

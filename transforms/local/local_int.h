@@ -64,6 +64,7 @@ struct lx_node {
     lx_kind kind;
     int stmt;                  /* LX_LEAF: the model's statement */
     const char *var;           /* LX_LOOP: its variable (IR name) */
+    int tiled;                 /* LX_LOOP: a tile's loop (a step) or point loop (j = jt .. jt + 31) */
     /* LX_BAND: a perfect nest of loops run in a new order, tiled: vars outer to inner, and per
      * variable its tile size (0: not tiled) and the name of its tile loop */
     const char *bvar[LX_MAX_BAND];
@@ -80,6 +81,8 @@ typedef struct lx_pool { lx_node **all; int n, cap; } lx_pool;
 /* The tree of the nest's copy: a LX_SEQ root with the nest's loops; lets and ifs are not nodes
  * (their conditions are in the domains, lets are each statement's). */
 lx_node *lx_tree_build(lx_pool *pool, const lx_nest *n);
+/* The loop whose tile lv is a point loop of (`j = max(.., jt) .. min(.., jt + 31)`: jt), or NULL. */
+const char *lx_point_of(const ir_loopvar *lv);
 lx_node *lx_tree_copy(lx_pool *pool, const lx_node *t);
 void lx_pool_free(lx_pool *pool);
 

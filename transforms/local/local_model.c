@@ -12,7 +12,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "local_int.h"
 
@@ -33,6 +32,29 @@ static char *unmovable(const ir_stmt *s)
     }
     default: return NULL;
     }
+}
+
+/* A point loop of a tile inside its tile's loop (`for jt = .. step 32 { .. for j = jt .. min(..,
+ * jt + 31)`): the nest was tiled already.  `steps` are the loops with a step around. */
+static int tiled_block(const ir_block *b, const char **steps, int n)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF && (tiled_block(s->u.if_.then_blk, steps, n) || tiled_block(s->u.if_.else_blk, steps, n)))
+            return 1;
+        if (s->kind != IR_S_FOR) continue;
+        int k = n;
+        const char *st[n + s->u.for_.nvars + 1];
+        if (n) memcpy(st, steps, (size_t)n * sizeof *st);
+        for (int v = 0; v < s->u.for_.nvars; v++) {
+            const char *of = lx_point_of(&s->u.for_.vars[v]);
+            for (int j = 0; of && j < k; j++)
+                if (!strcmp(st[j], of)) return 1;
+            if (s->u.for_.vars[v].step) st[k++] = s->u.for_.vars[v].var;
+        }
+        if (tiled_block(s->u.for_.body, st, k)) return 1;
+    }
+    return 0;
 }
 
 static char *unmovable_block(const ir_block *b)
@@ -517,6 +539,11 @@ int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, const lx_outer *ou
     n->out = out;
     n->orig = orig;
     if ((*why = unmovable(orig))) return -1;
+    ir_block one0 = {.stmts = &orig, .n = 1};
+    if (tiled_block(&one0, NULL, 0)) {
+        *why = xstrdup("it is tiled already");
+        return -1;
+    }
     ir_stmt *copy;
     n->scratch = scratch_of(out, orig, &copy);
     pair_stmt(n, copy, orig);
@@ -556,11 +583,6 @@ int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, const lx_outer *ou
             return -1;
         }
     int ctx = outer_context(n->m, nkeep, cons);
-    if (getenv("LX_DEBUG")) {
-        fprintf(stderr, "context: %s\ncons: %s\n", n->m->context, cons);
-        for (int i = 0; i < n->nq; i++) { char *t = ir_print_expr(n->qexpr[i]); fprintf(stderr, "%s = %s\n", n->qname[i], t); free(t); }
-        for (int i = 0; i < n->m->nst; i++) fprintf(stderr, "%s\n", n->m->st[i].domain);
-    }
     free(cons);
     if (ctx != 0 || xf_model_deps(n->m, &n->dep, &n->ndep, NULL) != 0) {
         *why = xasprintf("its dependences cannot be computed (isl: %s)", xf_isl_error(n->m->ctx));

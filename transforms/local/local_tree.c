@@ -54,6 +54,32 @@ static int has_leaf(const lx_node *t)
 
 static void build_block(lx_pool *pool, const lx_nest *n, lx_node *parent, const ir_block *b);
 
+/* Does e name `var` (alone, or as an argument of a max)? */
+static int names_var(const ir_expr *e, const char *var)
+{
+    if (e->kind == IR_E_NAME) return !strcmp(e->u.name.id, var);
+    if (e->kind != IR_E_CALL || e->u.call.f != IR_F_MAX) return 0;
+    for (int i = 0; i < e->u.call.nargs; i++)
+        if (names_var(e->u.call.args[i], var)) return 1;
+    return 0;
+}
+
+const char *lx_point_of(const ir_loopvar *lv)
+{
+    const ir_expr *hi = lv->hi;
+    int n = hi->kind == IR_E_CALL && hi->u.call.f == IR_F_MIN ? hi->u.call.nargs : 1;
+    for (int i = 0; i < n && !lv->step; i++) {
+        const ir_expr *a = n > 1 ? hi->u.call.args[i] : hi;
+        if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_ADD && a->u.op.b->kind == IR_E_INT &&
+            a->u.op.a->kind == IR_E_NAME && names_var(lv->lo, a->u.op.a->u.name.id))
+            return a->u.op.a->u.name.id;
+    }
+    return NULL;
+}
+
+/* Is lv a tile's loop (a step) or a point loop of one? */
+static int tile_loop(const ir_loopvar *lv) { return lv->step || lx_point_of(lv); }
+
 static void build_stmt(lx_pool *pool, const lx_nest *n, lx_node *parent, const ir_stmt *s)
 {
     switch (s->kind) {
@@ -62,6 +88,7 @@ static void build_stmt(lx_pool *pool, const lx_nest *n, lx_node *parent, const i
         for (int v = 0; v < s->u.for_.nvars; v++) {
             lx_node *l = node_new(pool, LX_LOOP);
             l->var = s->u.for_.vars[v].var;
+            l->tiled = tile_loop(&s->u.for_.vars[v]);
             if (!top) top = l;
             else kid_add(at, l);
             at = l;
@@ -197,6 +224,7 @@ static int distribute(lx_pool *pool, lx_node *root, lx_node *l, const lx_node *x
     if (xi > 0) {
         lx_node *b = node_new(pool, LX_LOOP);
         b->var = l->var;
+        b->tiled = l->tiled;
         for (int i = 0; i < xi; i++) kid_add(b, l->kids[i]);
         r[nr++] = b;
     }
@@ -204,6 +232,7 @@ static int distribute(lx_pool *pool, lx_node *root, lx_node *l, const lx_node *x
     if (xi + 1 < l->nkids) {
         lx_node *a = node_new(pool, LX_LOOP);
         a->var = l->var;
+        a->tiled = l->tiled;
         for (int i = xi + 1; i < l->nkids; i++) kid_add(a, l->kids[i]);
         r[nr++] = a;
     }
@@ -234,7 +263,14 @@ int lx_make_band(lx_pool *pool, lx_node *root, const lx_chain *c, const char *co
     int tiled = 0;
     for (int i = 0; tile && i < c->n; i++) tiled |= tile[i] > 1;
     if (!tiled) {   /* a perfect nest in a new order: its loops relabelled, still a chain */
-        for (int i = 0; i < c->n; i++) L[i]->var = order[i];
+        int was[LX_MAX_BAND];
+        for (int i = 0; i < c->n; i++)
+            for (int k = 0; k < c->n; k++)
+                if (!strcmp(order[i], L[k]->var)) was[i] = L[k]->tiled;
+        for (int i = 0; i < c->n; i++) {
+            L[i]->var = order[i];
+            L[i]->tiled = was[i];
+        }
         return 0;
     }
     int at;
