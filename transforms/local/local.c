@@ -335,7 +335,7 @@ static int plan_order(plan *pl)
     strbuf w = {0};
     strbuf_printf(&w, "order=");
     for (int j = 0; j < o->norder; j++) strbuf_printf(&w, "%s%s", j ? "," : "", o->order[j]);
-    if (o->ntile) strbuf_printf(&w, " tile");
+    for (int j = 0; j < o->ntile; j++) strbuf_printf(&w, "%s%d", j ? "," : " tile=", o->tile[j]);
     for (int ci = 0; ci < nc; ci++)
         for (int st = 0; st + o->norder <= cs[ci].n; st++) {
             lx_chain sub = {.n = 0};

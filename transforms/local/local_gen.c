@@ -12,6 +12,7 @@
  * named after what they run (the statement's variable, or the band's tile loop), each statement
  * as its lets and assignment copied from the original nest.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,42 @@ static int scheds_make(const lx_nest *n, const lx_node *root, scheds *x)
     return ok ? 0 : -1;
 }
 
+/* An instance pair as xf_example prints it, the parameters that stand for outer names or
+ * expressions written as those (`lx_q1 = 3` as `rp = 3`); malloc'd. */
+static char *example_of(const lx_nest *n, __isl_keep isl_map *rel)
+{
+    char *ex = xf_example(n->m, rel);
+    strbuf b = {0};
+    for (const char *s = ex; *s;) {
+        if (!(isalpha((unsigned char)*s) || *s == '_')) {
+            strbuf_printf(&b, "%c", *s++);
+            continue;
+        }
+        const char *e = s;
+        while (isalnum((unsigned char)*e) || *e == '_') e++;
+        int q = 0;
+        while (q < n->nq && (strlen(n->qname[q]) != (size_t)(e - s) || strncmp(n->qname[q], s, (size_t)(e - s)))) q++;
+        if (q < n->nq) {
+            char *t = ir_print_expr(n->qexpr[q]);
+            strbuf_printf(&b, "%s", t);
+            free(t);
+        } else {
+            strbuf_printf(&b, "%.*s", (int)(e - s), s);
+        }
+        s = e;
+    }
+    free(ex);
+    return b.s ? strbuf_take(&b) : xstrdup("");
+}
+
+/* Statement s as a message names it: its label, or the send (loop) it stands for. */
+static char *stmt_name(const lx_nest *n, int s)
+{
+    const ir_stmt *o = lx_nest_orig(n, n->m->st[s].assign);
+    if (o && o->kind != IR_S_ASSIGN) return xasprintf("the send at line %d", o->pos.line);
+    return xstrdup(n->m->st[s].name);
+}
+
 int lx_check(const lx_nest *n, const lx_node *root, const char *what, char **why)
 {
     const xf_model *m = n->m;
@@ -87,12 +124,13 @@ int lx_check(const lx_nest *n, const lx_node *root, const char *what, char **why
                                          isl_map_reverse(isl_map_copy(x.map[r->sink])));
         isl_map *bad = isl_map_intersect(isl_map_copy(r->rel), c);
         if (isl_map_is_empty(bad) == isl_bool_false) {
-            char *ex = xf_example(m, bad);
+            char *ex = example_of(n, bad), *a = stmt_name(n, r->src), *b = stmt_name(n, r->sink);
             *why = xasprintf("%s would break dependence %d (%s, %s -> %s through %s): for example %s, "
                              "the sink would run before its source (or with it)",
-                             what, i + 1, dep_kind_name[r->kind], m->st[r->src].name, m->st[r->sink].name,
-                             m->acc[r->acc].text, ex);
+                             what, i + 1, dep_kind_name[r->kind], a, b, m->acc[r->acc].text, ex);
             free(ex);
+            free(a);
+            free(b);
         }
         isl_map_free(bad);
     }
