@@ -424,6 +424,27 @@ static int plan_nest(plan *pl)
 
 /* ---- apply ------------------------------------------------------------------------------------ */
 
+/* The first statement of a rewritten nest keeps the nest's comments and says what rewrote it
+ * (`# local tile=32`: explore does not offer local again on its result). */
+static void note_nest(ir_program *out, ir_stmt *first, const ir_stmt *orig, const lx_opts *o)
+{
+    strbuf b = {0};
+    strbuf_printf(&b, "local");
+    if (o->norder) {
+        strbuf_printf(&b, " order=");
+        for (int j = 0; j < o->norder; j++) strbuf_printf(&b, "%s%s", j ? "," : "", o->order[j]);
+    }
+    for (int j = 0; j < o->ntile; j++) strbuf_printf(&b, "%s%d", j ? "," : " tile=", o->tile[j]);
+    if (o->at) strbuf_printf(&b, " at=%s", o->at);
+    int n = orig->comments.nlead;
+    const char **lead = ir_alloc(out, (size_t)(n + 1) * sizeof *lead);
+    for (int k = 0; k < n; k++) lead[k] = orig->comments.lead[k];
+    lead[n] = ir_strdup(out, b.s);
+    first->comments.lead = lead;
+    first->comments.nlead = n + 1;
+    strbuf_free(&b);
+}
+
 static ir_program *refuse(ir_program *out, diag_list *d, const ir_program *src, char *msg)
 {
     diag_add(d, src->file, 0, 0, "local: %s", msg);
@@ -463,7 +484,10 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
         int r = plan_nest(&pl);
         if (r < 0) refusal = xasprintf("%s", pl.why);
         else if (r > 0 && lx_generate(&n, pl.root, st->blk, st->idx, &why) != 0) refusal = why;
-        else if (r > 0) changed++;
+        else if (r > 0) {
+            note_nest(out, st->blk->stmts[st->idx], orig, &o);
+            changed++;
+        }
         if (r == 0 && pl.why && !first_why) first_why = pl.why, pl.why = NULL;
         free(pl.why);
         lx_pool_free(&pl.pool);

@@ -172,13 +172,36 @@ static int gen_stm(const explore_opts *o, const xf_transform *t, const ir_progra
     return 0;
 }
 
-/* local: at syndm alone (the per-rank code a leaf exports; at syn and syncomm the later steps would
- * multiply its children), the interchange to unit stride alone and with tiles of 32 and of 64. */
+/* Does a statement of b (or below) carry the comment `local` leaves on a nest it rewrote? */
+static int rewritten_by_local(const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        for (int k = 0; k < s->comments.nlead; k++)
+            if (!strncmp(s->comments.lead[k], "local", 5) && (!s->comments.lead[k][5] || s->comments.lead[k][5] == ' '))
+                return 1;
+        if ((s->kind == IR_S_FOR && rewritten_by_local(s->u.for_.body)) ||
+            (s->kind == IR_S_IF && (rewritten_by_local(s->u.if_.then_blk) || rewritten_by_local(s->u.if_.else_blk))))
+            return 1;
+    }
+    return 0;
+}
+
+int cand_keeps_leaf(const char *xf) { return !strcmp(xf, "local"); }
+
+/* local (explore's second pass, on its best leaves): at syndm, once relcoord no longer applies,
+ * and not again on its own result: the interchange to unit stride alone and with tiles of 32
+ * and of 64. */
 static int gen_local(const explore_opts *o, const xf_transform *t, const ir_program *p, cands *cs)
 {
     (void)o;
     static const char *const args[] = {"", "tile=32", "tile=64"};
-    if (p->level != IR_SYNDM) return 0;
+    if (p->level != IR_SYNDM || rewritten_by_local(p->body)) return 0;
+    const xf_transform *rc = xf_find("relcoord");
+    char *why = NULL;
+    int before = rc && rc->applicable(p, &why);
+    free(why);
+    if (before) return 0;
     for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
         if (cand_words(cs, t->name, args[i]) != 0) return -1;
     return 0;
@@ -192,11 +215,11 @@ candidate_makers[] = {
     {"local", gen_local},
 };
 
-int candidates(const explore_opts *o, const ir_program *p, cands *cs)
+int candidates(const explore_opts *o, const ir_program *p, int local_pass, cands *cs)
 {
     for (int i = 0; i < xf_count(); i++) {
         const xf_transform *t = xf_at(i);
-        if (!(t->levels & (1u << p->level))) continue;
+        if (!(t->levels & (1u << p->level)) || cand_keeps_leaf(t->name) != !!local_pass) continue;
         char *why = NULL;
         int ok = t->applicable(p, &why);
         free(why);
