@@ -16,8 +16,10 @@
  *                     reuse data across its outer loops (an access one of them does not move);
  *                     one size per loop, outer first (the last repeats; 0 or 1: not tiled);
  *   at=LABEL          only the nests that hold statement LABEL.
- * A nest that sends, holds a collective, an annotated block or a condition that reads arrays is
- * left as it is.  Nothing to change is a refusal, so that `local` on its own result stops.
+ * A nest that holds a collective, an annotated block, a condition that reads arrays, a loop whose
+ * step is not a literal, or that is tiled already is left as it is (local_model.c); its sends stay
+ * with the values they send.  A rewritten nest says so in a comment (`# local tile=32`), and
+ * nothing to change is a refusal: `local` on its own result stops.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +53,8 @@ static int parse_opts(const xf_args *a, lx_opts *o, diag_list *d)
             free(o->order_buf);
             o->order_buf = xstrdup(v);
             o->norder = 0;
-            for (char *w = strtok(o->order_buf, ","); w; w = strtok(NULL, ",")) {
+            char *save = NULL;
+            for (char *w = strtok_r(o->order_buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
                 if (o->norder == LX_MAX_BAND) {
                     diag_add(d, NULL, 0, 0, "local: order=%s: at most %d loops", v, LX_MAX_BAND);
                     return -1;
@@ -221,9 +224,13 @@ static int var_index(const lx_nest *n, int s, const char *var)
 }
 
 /* How access acc moves with its statement's variable v: 0 not at all, 1 in its last subscript
- * alone (unit stride), 2 in another subscript (a walk across rows), -1 not known. */
+ * alone (unit stride), 2 in another subscript (a walk across rows), -1 not known or not an access
+ * of the program (what a send's statement writes in the model). */
 static int moves(const lx_nest *n, int acc, int v)
 {
+    const xf_access *a = &n->m->acc[acc];
+    const ir_stmt *o = lx_nest_orig(n, n->m->st[a->stmt].assign);
+    if (v < 0 || (a->write && (!o || o->kind != IR_S_ASSIGN))) return -1;
     int nd = lx_access_dims(n, acc), r = 0;
     for (int d = 0; d < nd; d++) {
         int mv = lx_access_moves(n, acc, d, v);
@@ -262,7 +269,7 @@ static int reuses(const lx_nest *n, const lx_chain *c)
             int still = 0, any = 0;
             for (int j = 0; j < c->n; j++) {
                 int mv = moves(n, a, var_index(n, l[i], c->loop[j]->var));
-                any |= mv != 0;
+                any |= mv > 0;
                 still |= mv == 0 && j < c->n - 1;
             }
             if (any && still) return 1;
@@ -381,7 +388,8 @@ static int plan_tiles(plan *pl)
                 for (int j = drop; j < cs[ci].n; j++) c.loop[c.n++] = cs[ci].loop[j];
                 int tiled = 0;
                 for (int j = 0; j < c.n; j++) tiled |= c.loop[j]->tiled;
-                if (tiled || !holds_at(pl, c.loop[c.n - 1]) || !reuses(pl->n, &c)) break;
+                if (tiled) continue;   /* a loop with a step: without it, perhaps */
+                if (!holds_at(pl, c.loop[c.n - 1]) || !reuses(pl->n, &c)) break;
                 const char *order[LX_MAX_BAND];
                 int tile[LX_MAX_BAND];
                 for (int j = 0; j < c.n; j++) order[j] = c.loop[j]->var;

@@ -173,6 +173,73 @@ static void stmt_rename(const gen *g, int s, xf_rename *rn, const char **from, c
     *rn = (xf_rename){from, to, k, tx};
 }
 
+/* Does statement s (or a statement in it) mention name nm? */
+static int stmt_mentions(const ir_stmt *s, const char *nm);
+
+static int block_mentions(const ir_block *b, const char *nm)
+{
+    for (int i = 0; b && i < b->n; i++)
+        if (stmt_mentions(b->stmts[i], nm)) return 1;
+    return 0;
+}
+
+static int stmt_mentions(const ir_stmt *s, const char *nm)
+{
+    switch (s->kind) {
+    case IR_S_ASSIGN: return xf_mentions(s->u.assign.lhs, nm) || xf_mentions(s->u.assign.rhs, nm);
+    case IR_S_LET: return xf_mentions(s->u.let.value, nm);
+    case IR_S_IF:
+        return xf_mentions(s->u.if_.cond, nm) || block_mentions(s->u.if_.then_blk, nm) ||
+               block_mentions(s->u.if_.else_blk, nm);
+    case IR_S_FOR:
+        for (int v = 0; v < s->u.for_.nvars; v++)
+            if (xf_mentions(s->u.for_.vars[v].lo, nm) || xf_mentions(s->u.for_.vars[v].hi, nm) ||
+                xf_mentions(s->u.for_.vars[v].step, nm))
+                return 1;
+        return block_mentions(s->u.for_.body, nm);
+    case IR_S_SEND:
+        if (xf_mentions(s->u.send.what, nm) || xf_mentions(s->u.send.to_lo, nm) || xf_mentions(s->u.send.to_hi, nm) ||
+            xf_mentions(s->u.send.at, nm) || xf_mentions(s->u.send.when, nm))
+            return 1;
+        for (int i = 0; i < s->u.send.nas; i++)
+            if (xf_mentions(s->u.send.as_idx[i], nm)) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+/* A let a placed statement may need: of a loop variable (its value in the new loops) or one of
+ * the nest's (its original). */
+typedef struct plet { const char *var; ir_expr *value; const ir_stmt *orig; int keep; } plet;
+
+/* The lets of statement s at user node `call`: each loop variable whose loop is not its own (its
+ * value in the new loops), then the nest's lets it stood under.  Their number, or -1. */
+static int stmt_lets(gen *g, ir_program *p, int s, __isl_keep isl_ast_expr *call, plet *out)
+{
+    const xf_stmt *st = &g->n->m->st[s];
+    int cap = g->nbase + g->x.len + 1, n = 0, v = 0;
+    const char *from[cap], *to[cap];
+    const ir_expr *tx[cap];
+    xf_rename rn;
+    stmt_rename(g, s, &rn, from, to, tx);
+    for (int f = 0; f < st->nframes; f++) {
+        const xf_frame *fr = &st->frames[f];
+        if (fr->kind != XF_FR_FOR) continue;
+        const char *var = fr->node->u.for_.vars[fr->var].var;
+        isl_ast_expr *a = isl_ast_expr_get_op_arg(call, ++v);
+        ir_expr *e = a ? xf_ast_expr(p, a, &rn) : NULL;
+        isl_ast_expr_free(a);
+        if (!e) return -1;
+        if (e->kind != IR_E_NAME || strcmp(e->u.name.id, var)) out[n++] = (plet){var, e, NULL, 0};
+    }
+    for (int f = 0; f < st->nframes; f++)
+        if (st->frames[f].kind == XF_FR_LET) {
+            const ir_stmt *o = lx_nest_orig(g->n, st->frames[f].node);
+            out[n++] = (plet){o->u.let.var, o->u.let.value, o, 0};
+        }
+    return n;
+}
+
 static int place(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, ir_block *out)
 {
     gen *g = ctx;
@@ -183,37 +250,32 @@ static int place(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, ir_blo
     int s = id ? xf_model_find(m, isl_id_get_name(id)) : -1;
     isl_id_free(id);
     isl_ast_expr_free(fn);
-    if (s < 0 || g->times[s]++) {   /* isl split a statement: its label would repeat */
+    const ir_stmt *orig = s >= 0 ? lx_nest_orig(g->n, m->st[s].assign) : NULL;
+    if (!orig || g->times[s]++) {   /* isl split a statement: its label would repeat */
         isl_ast_expr_free(call);
         return -1;
     }
-    const xf_stmt *st = &m->st[s];
-    int cap = g->nbase + g->x.len + 1;
-    const char *from[cap], *to[cap];
-    const ir_expr *tx[cap];
-    xf_rename rn;
-    stmt_rename(g, s, &rn, from, to, tx);
-    int ok = 1, v = 0;
-    for (int f = 0; f < st->nframes && ok; f++) {
-        const xf_frame *fr = &st->frames[f];
-        if (fr->kind != XF_FR_FOR) continue;
-        const char *var = fr->node->u.for_.vars[fr->var].var;
-        isl_ast_expr *a = isl_ast_expr_get_op_arg(call, ++v);
-        ir_expr *e = a ? xf_ast_expr(p, a, &rn) : NULL;
-        isl_ast_expr_free(a);
-        ok = e != NULL;
-        if (!ok || (e->kind == IR_E_NAME && !strcmp(e->u.name.id, var))) continue;
+    plet lets[m->st[s].nframes + 1];
+    int nl = stmt_lets(g, p, s, call, lets);
+    isl_ast_expr_free(call);
+    if (nl < 0) return -1;
+    /* only the lets the statement needs, directly or through a later let (no unused variable in
+     * the exported C) */
+    for (int k = nl - 1; k >= 0; k--) {
+        lets[k].keep = stmt_mentions(orig, lets[k].var);
+        for (int j = k + 1; j < nl && !lets[k].keep; j++) lets[k].keep = lets[j].keep && xf_mentions(lets[j].value, lets[k].var);
+    }
+    for (int k = 0; k < nl; k++) {
+        if (!lets[k].keep) continue;
+        if (lets[k].orig) {
+            ir_block_append(p, out, ir_clone_stmt(p, lets[k].orig));
+            continue;
+        }
         ir_stmt *let = ir_new_stmt(p, IR_S_LET);
-        let->u.let.var = ir_strdup(p, var);
-        let->u.let.value = e;
+        let->u.let.var = ir_strdup(p, lets[k].var);
+        let->u.let.value = lets[k].value;
         ir_block_append(p, out, let);
     }
-    isl_ast_expr_free(call);
-    for (int f = 0; f < st->nframes && ok; f++)
-        if (st->frames[f].kind == XF_FR_LET)
-            ir_block_append(p, out, ir_clone_stmt(p, lx_nest_orig(g->n, st->frames[f].node)));
-    const ir_stmt *orig = lx_nest_orig(g->n, st->assign);
-    if (!ok || !orig) return -1;
     ir_stmt *a = ir_clone_stmt(p, orig);
     ir_block_append(p, out, a);
     g->placed = xrealloc(g->placed, (size_t)(g->nplaced + 1) * sizeof *g->placed);
