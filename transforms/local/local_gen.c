@@ -208,6 +208,42 @@ static int stmt_mentions(const ir_stmt *s, const char *nm)
     }
 }
 
+/* Replaces, in s (a copy in p), the names from[i] by copies of to[i] (n of them). */
+static void subst_stmt(ir_program *p, ir_stmt *s, const char *const *from, ir_expr *const *to, int n);
+
+static void subst_block(ir_program *p, ir_block *b, const char *const *from, ir_expr *const *to, int n)
+{
+    for (int i = 0; b && i < b->n; i++) subst_stmt(p, b->stmts[i], from, to, n);
+}
+
+static void subst_stmt(ir_program *p, ir_stmt *s, const char *const *from, ir_expr *const *to, int n)
+{
+#define SUB(e) ((e) = xf_subst(p, (e), from, to, n))
+    switch (s->kind) {
+    case IR_S_ASSIGN: SUB(s->u.assign.lhs); SUB(s->u.assign.rhs); return;
+    case IR_S_LET: SUB(s->u.let.value); return;
+    case IR_S_IF: SUB(s->u.if_.cond); subst_block(p, s->u.if_.then_blk, from, to, n); subst_block(p, s->u.if_.else_blk, from, to, n); return;
+    case IR_S_FOR:
+        for (int v = 0; v < s->u.for_.nvars; v++) {
+            SUB(s->u.for_.vars[v].lo);
+            SUB(s->u.for_.vars[v].hi);
+            SUB(s->u.for_.vars[v].step);
+        }
+        subst_block(p, s->u.for_.body, from, to, n);
+        return;
+    case IR_S_SEND:
+        SUB(s->u.send.what);
+        SUB(s->u.send.to_lo);
+        SUB(s->u.send.to_hi);
+        SUB(s->u.send.at);
+        SUB(s->u.send.when);
+        for (int i = 0; i < s->u.send.nas; i++) SUB(s->u.send.as_idx[i]);
+        return;
+    default: return;
+    }
+#undef SUB
+}
+
 /* A let a placed statement may need: of a loop variable (its value in the new loops) or one of
  * the nest's (its original). */
 typedef struct plet { const char *var; ir_expr *value; const ir_stmt *orig; int keep; } plet;
@@ -265,18 +301,25 @@ static int place(void *ctx, ir_program *p, __isl_keep isl_ast_node *user, ir_blo
         lets[k].keep = stmt_mentions(orig, lets[k].var);
         for (int j = k + 1; j < nl && !lets[k].keep; j++) lets[k].keep = lets[j].keep && xf_mentions(lets[j].value, lets[k].var);
     }
-    for (int k = 0; k < nl; k++) {
-        if (!lets[k].keep) continue;
-        if (lets[k].orig) {
-            ir_block_append(p, out, ir_clone_stmt(p, lets[k].orig));
-            continue;
+    /* a loop variable whose loop isl left out (one value) is written as its value in the lets and
+     * the statement, not as a let (the exporter would leave it unused where it versions a loop
+     * without its sends) */
+    const char *from[nl + 1];
+    ir_expr *to[nl + 1];
+    int nv = 0;
+    for (int k = 0; k < nl; k++)
+        if (lets[k].keep && !lets[k].orig) {
+            from[nv] = lets[k].var;
+            to[nv++] = lets[k].value;
         }
-        ir_stmt *let = ir_new_stmt(p, IR_S_LET);
-        let->u.let.var = ir_strdup(p, lets[k].var);
-        let->u.let.value = lets[k].value;
+    for (int k = 0; k < nl; k++) {
+        if (!lets[k].keep || !lets[k].orig) continue;
+        ir_stmt *let = ir_clone_stmt(p, lets[k].orig);
+        subst_stmt(p, let, from, to, nv);
         ir_block_append(p, out, let);
     }
     ir_stmt *a = ir_clone_stmt(p, orig);
+    subst_stmt(p, a, from, to, nv);
     ir_block_append(p, out, a);
     g->placed = xrealloc(g->placed, (size_t)(g->nplaced + 1) * sizeof *g->placed);
     g->placed_stmt = xrealloc(g->placed_stmt, (size_t)(g->nplaced + 1) * sizeof *g->placed_stmt);
