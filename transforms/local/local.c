@@ -491,8 +491,10 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
         pl.root = lx_tree_build(&pl.pool, &n);
         int r = plan_nest(&pl);
         if (r < 0) refusal = xasprintf("%s", pl.why);
-        else if (r > 0 && lx_generate(&n, pl.root, st->blk, st->idx, &why) != 0) refusal = why;
-        else if (r > 0) {
+        else if (r > 0 && lx_generate(&n, pl.root, st->blk, st->idx, &why) != 0) {
+            strbuf_printf(&left, "%sthe nest at line %d is left as it is: %s", left.n ? "; " : "", orig->pos.line, why);
+            free(why);
+        } else if (r > 0) {
             note_nest(out, st->blk->stmts[st->idx], orig, &o);
             changed++;
         }

@@ -498,8 +498,9 @@ int lx_generate(lx_nest *n, const lx_node *root, ir_block *blk, int idx, char **
         dedupe_lets(code);
         replace_in(n->out, blk, idx, code);
     } else {
-        *why = xasprintf("internal error: isl's code for the nest cannot be written back (%s)",
-                         ast ? "a statement split in two, or an expression the language lacks" : xf_isl_error(n->m->ctx));
+        *why = ast ? xstrdup("isl's code for it runs a statement in two places, or writes an expression the "
+                             "language lacks")
+                   : xasprintf("isl cannot write its code (%s)", xf_isl_error(n->m->ctx));
     }
     scheds_free(&g.x);
     free(g.cname);
