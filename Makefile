@@ -35,6 +35,7 @@ XF_ROOMS_place      = poly place
 XF_ROOMS_fuse       = fuse
 XF_ROOMS_export     = poly export
 XF_ROOMS_import     = import
+XF_ROOMS_local      = poly local
 xf_rooms = $(foreach r,$(XF_ROOMS_$(1)),-Itransforms/$(r))
 INC_store      = -Iengine -Istore
 INC_app        = -Iengine -Itransforms -Istore -Itui/app

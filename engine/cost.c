@@ -503,7 +503,14 @@ static double cost_class_price(const sim_trace *t, const cost_profile *p, int cl
     switch (cls) {
     case SIM_WORK_STRIDED: return p->strided_price;
     case SIM_WORK_ALIASED: return p->aliased_price;
-    case SIM_WORK_ACCUM: if (p->accum_price >= 0) return p->accum_price; /* fall through */
+    case SIM_WORK_ACCUM:
+        /* measured in the cache (calib.h): beyond it, dearer as unit work is */
+        if (p->accum_price >= 0 && p->unit_cached_price > 0 && p->cache_bytes > 0 && t->data_bytes)
+            return p->accum_price * cost_unit_price(t, p, i) / p->unit_cached_price;
+        if (p->accum_price >= 0) return p->accum_price;
+        return cost_unit_price(t, p, i);
+    case SIM_WORK_BLOCKED: return p->unit_cached_price >= 0 && p->cache_bytes > 0 ? p->unit_cached_price
+                                                                                  : cost_unit_price(t, p, i);
     case SIM_WORK_UNIT: return cost_unit_price(t, p, i);
     default: return 1;
     }

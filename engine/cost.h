@@ -50,7 +50,12 @@
  *            1 (scali2004, and any profile without the keys) leaves the work as it is, bit for
  *            bit; `polyapm calibrate` times each class's part of its kernel apart and writes
  *            their seconds per tick over tick_seconds.  Accumulations (k_it: SIM_WORK_ACCUM)
- *            pay accum_price, or the unit-stride price where the profile has none.
+ *            pay accum_price, or the unit-stride price where the profile has none; with the
+ *            `cache` term below, accum_price (measured in the cache) times u_i / u_c: dearer
+ *            beyond the cache as unit work is.  Unit-stride work in a tile's point loops whose
+ *            rows the tile reads again (SIM_WORK_BLOCKED, sim.h) pays unit_cached_price with
+ *            the `cache` term (its rows stay in the cache whatever the processor's data), the
+ *            unit-stride price without.
  *   cache    a unit-stride stream runs at the speed of where its data lives: the cache when the
  *            processor's data (the trace's data_bytes, D_i) fits the cache it has (cache_bytes,
  *            C), memory when not.  With unit_cached_price (u_c) and cache_bytes set, a tick of

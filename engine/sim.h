@@ -73,11 +73,19 @@ typedef struct sim_coll_rec {
  *                     doubles, 1024, ...): every element of the walk maps to the same cache sets
  *                     and the walk thrashes them (LU at n = 1024 runs 5x slower than at 1000);
  *                     not in a pieced dist, whose export packs each row at its own length
+ *   SIM_WORK_BLOCKED  UNIT inside the point loops of a tile (a loop `j = jt .. min(.., jt + 31)`
+ *                     of a loop `jt .. step 32`, as `local tile=` writes them): its innermost
+ *                     loop and the loop around it run over at most SIM_TILE_BYTES of each
+ *                     stream, and the next loop out does not move one of them (gemm tiled in
+ *                     i, k, j: the tile of B is read again for every i of the tile): its rows
+ *                     are read from the cache, whatever the processor's data (sim_streams.c)
  *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
  *                     and every statement under a `cost N` annotation (the user's price)
  * A profile prices each class's ticks apart (cost.h, `classes`). */
 enum { SIM_WORK_SCALAR, SIM_WORK_UNIT, SIM_WORK_STRIDED, SIM_WORK_ALIASED, SIM_WORK_ACCUM,
-       SIM_WORK_CLASSES };
+       SIM_WORK_BLOCKED, SIM_WORK_CLASSES };
+/* The bytes of a stream a tile's two inner loops may cover for its rows to stay in the cache. */
+enum { SIM_TILE_BYTES = 256 * 1024 };
 
 /* The trace: dense work per (step, processor), sparse message lists per step. */
 typedef struct sim_trace {

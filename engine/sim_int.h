@@ -319,6 +319,9 @@ typedef struct sim_ctx {
                                      wclass; [SIM_WORK_SCALAR] unused) */
     int loop_slot;                /* compiling: the innermost enclosing loop's variable, or -1 */
     int reuse_slot;               /* compiling: the loop's around it (sim_streams.c), or -1 */
+    int outer_slot;               /* compiling: the loop's around the reuse loop, or -1 */
+    int64_t loop_trip, reuse_trip;   /* compiling: at most so many turns when the loop (the reuse
+                                     loop) is a tile's point loop (sim_streams.c), else 0 */
     int loop_depth;               /* compiling: the loop variables around */
     sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
     double streams;               /* of the running processor instance: the trace's streams */
@@ -385,6 +388,9 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
+/* At most how many turns loop v runs when it is the point loop of a tile (v = max(.., V) ..
+ * min(.., V + k) with V an enclosing loop's variable: k + 1), else 0. */
+int64_t sim_tile_trip(const ir_loopvar *v);
 /* The streams an entry of loop `loop` (its body compiled) starts over when its rows are partial:
  * those of the assignments whose innermost loop it is. */
 void sim_loop_restarts(sim_stmt *loop);

@@ -28,7 +28,15 @@
  * streams of the assignments whose innermost loop it is (restart_rows) and one array they run
  * along; each entry whose trip falls short of that array's rows (in the processor's local
  * memory) by more than a cache line counts them (the trace's restarts).
+ *
+ * Tiles: when the innermost loop and the reuse loop are the point loops of a tile (`j = max(..,
+ * jt) .. min(.., jt + 31)`: at most 32 turns, sim_tile_trip) and cover at most SIM_TILE_BYTES of
+ * a stream, a stream the loop around them (the next point loop: gemm tiled in i, k, j) does not
+ * move is that tile's rows read again on its every turn, from the cache: the statement is
+ * SIM_WORK_BLOCKED, and such streams neither count nor start over.
  */
+#include <string.h>
+
 #include "sim_int.h"
 
 enum { SIM_LET_BUDGET = 64, SIM_MAX_STREAMS = 32 };   /* lets followed a question (sim_node_moves); streams kept */
@@ -107,6 +115,65 @@ static void sim_stream_terms(const sim_ctx *c, const sim_node *n, int out, doubl
     for (int i = 0; n->args && i < n->n; i++) sim_stream_terms(c, n->args[i], out, streams, ticks);
 }
 
+/* V + k, k + V or V (k = 0) with V a loop variable: 1 with its name and k, else 0. */
+static int sim_var_plus(const ir_expr *e, const char **var, int64_t *k)
+{
+    const ir_expr *a = e, *b = NULL;
+    if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_ADD) {
+        a = e->u.op.a->kind == IR_E_NAME ? e->u.op.a : e->u.op.b;
+        b = a == e->u.op.a ? e->u.op.b : e->u.op.a;
+    }
+    if (a->kind != IR_E_NAME || a->u.name.nk != IR_N_LOOPVAR || (b && b->kind != IR_E_INT)) return 0;
+    *var = a->u.name.id;
+    *k = b ? b->u.ival : 0;
+    return 1;
+}
+
+/* Is the name var the loop's lower bound, or one argument of its max? */
+static int sim_lower_is(const ir_expr *lo, const char *var)
+{
+    if (lo->kind == IR_E_NAME) return !strcmp(lo->u.name.id, var);
+    if (lo->kind != IR_E_CALL || lo->u.call.f != IR_F_MAX) return 0;
+    for (int i = 0; i < lo->u.call.nargs; i++)
+        if (sim_lower_is(lo->u.call.args[i], var)) return 1;
+    return 0;
+}
+
+int64_t sim_tile_trip(const ir_loopvar *v)
+{
+    const ir_expr *hi = v->hi;
+    int n = hi->kind == IR_E_CALL && hi->u.call.f == IR_F_MIN ? hi->u.call.nargs : 1;
+    int64_t trip = 0;
+    for (int i = 0; i < n && !v->step; i++) {
+        const char *var;
+        int64_t k;
+        if (sim_var_plus(n > 1 ? hi->u.call.args[i] : hi, &var, &k) && k >= 0 && sim_lower_is(v->lo, var) &&
+            (!trip || k + 1 < trip))
+            trip = k + 1;
+    }
+    return trip;
+}
+
+/* A statement in a tile's point loops: the streams the loop around them does not move are the
+ * tile's rows read again from the cache; they leave the set, and the statement is blocked. */
+static void sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *set)
+{
+    if (!c->loop_trip || !c->reuse_trip || c->outer_slot < 0 ||
+        (double)c->loop_trip * (double)c->reuse_trip * 8 > SIM_TILE_BYTES)
+        return;
+    int k = 0;
+    for (int i = 0; i < set->n; i++) {
+        int lets = SIM_LET_BUDGET;
+        if (sim_node_moves(c, set->first[i], c->outer_slot, &lets)) {
+            set->first[k] = set->first[i];
+            set->read[k] = set->read[i];
+            set->written[k++] = set->written[i];
+        }
+    }
+    if (k < set->n) st->wclass = SIM_WORK_BLOCKED;
+    set->n = k;
+}
+
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
 {
     st->streams = st->stream_ratio = 0;
@@ -118,6 +185,7 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
     sim_stream_set set = {0};
     sim_stream_add(c, &set, st->lhs, c->loop_slot, c->reuse_slot, 1);
     sim_stream_walk(c, &set, st->rhs, c->loop_slot, c->reuse_slot);
+    sim_stream_tiles(c, st, &set);
     st->streams = sim_stream_count(&set);
     st->stream_rows = set.n;
     st->stream_array = set.n ? set.first[0]->array : -1;

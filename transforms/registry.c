@@ -71,6 +71,18 @@ static const xf_param ghost_params[] = {
      "between each processor recomputes the part of its neighbours' blocks the next steps read", 0, NULL},
 };
 
+static const xf_param local_params[] = {
+    {"order", XF_P_STRING, "auto", NULL, 0,
+     "auto: each innermost nest in the order that walks the most accesses at unit stride innermost, "
+     "where the dependences allow; V1,V2,..: every nest of exactly these loops in this order, outer "
+     "first (statements in the way distributed into loops of their own)", 0, NULL},
+    {"tile", XF_P_STRING, NULL, NULL, 0,
+     "tile sizes, one per loop outer first (the last repeats; 0: not tiled): with order=V.. those "
+     "loops; with auto each chain of loops from a nest's top to an innermost loop that reuses data "
+     "across its outer loops", 0, NULL},
+    {"at", XF_P_STRING, NULL, NULL, 0, "only the nests holding the statement with this label", 0, NULL},
+};
+
 static const xf_param fuse_params[] = {
     {"at", XF_P_STRING, NULL, NULL, 0,
      "the label of a statement of the chain to fuse (default: the first chain that qualifies)", 0, NULL},
@@ -107,6 +119,10 @@ static const xf_transform registry[] = {
      "relative coordinates: local memories indexed from 0, messages carry the receiver's index "
      "(syndm -> syndm)",
      xf_relcoord_applicable, xf_relcoord_apply, NULL},
+    {"local", LV(IR_SYN) | LV(IR_SYNCOMM) | LV(IR_SYNDM), local_params, sizeof local_params / sizeof local_params[0],
+     "locality in a processor's step: loops interchanged to unit stride, distributed, tiled, where "
+     "every dependence allows (bit for bit the same values) (same level)",
+     xf_local_applicable, xf_local_apply, NULL},
     {"overlap", LV(IR_SYNDM), overlap_params, sizeof overlap_params / sizeof overlap_params[0],
      "communication placement: the boundary computed and sent first, the interior while the messages "
      "travel, then recv (Fahringer & Mehofer 1999) (syndm -> syndm)",

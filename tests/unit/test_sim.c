@@ -601,12 +601,13 @@ static void test_classes(void)
             cost_summary_free(&s2);
         }
         /* the cache term: the data (16768 bytes) against a cache of 4192 bytes, a quarter of it:
-         * f = 3/4, unit work at 0.1 + 0.75 * (0.25 - 0.1) = 0.2125; accum keeps its price */
+         * f = 3/4, unit work at 0.1 + 0.75 * (0.25 - 0.1) = 0.2125; accum, measured in the
+         * cache, dearer as unit work is: 0.5 * 0.2125 / 0.1 = 1.0625 */
         q.unit_cached_price = 0.1;
         q.cache_bytes = 8 * (16 + 16 + 4 + 2048) / 4;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("classes: a cache of a quarter of the data: unit 0.2125", s2.total,
-                   297 - (1 - 0.2125) * 32 + 112 + 32 - 64, 1e-9);
+            T_NEAR("classes: a cache of a quarter of the data: unit 0.2125, accum 1.0625", s2.total,
+                   297 - (1 - 0.2125) * 32 + 112 + 32 + 0.0625 * 128, 1e-9);
             cost_summary_free(&s2);
         }
         q.cache_bytes = 8 * (16 + 16 + 4 + 2048);
@@ -641,8 +642,45 @@ static void test_classes(void)
     }
 }
 
+/* Tiles: a matrix product in a tile's point loops is blocked (its tile of b read again from the
+ * cache), the same product untiled unit-stride with a stream (tests/sim/tiles.apm); with the cache
+ * term, blocked work pays the cached price whatever the data, unit work the blend. */
+static void test_tiles(void)
+{
+    sim_result *r = run("tests/sim/tiles.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("tiles: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("tiles: T blocked, 1024 ticks", t->wclass[SIM_WORK_BLOCKED] && t->wclass[SIM_WORK_BLOCKED][0] == 1024,
+            "%g", t->wclass[SIM_WORK_BLOCKED] ? t->wclass[SIM_WORK_BLOCKED][0] : -1);
+    T_CHECK("tiles: G unit, 1024 ticks", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 1024,
+            "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    T_CHECK("tiles: G's stream of b alone (512), none of T's", t->streams && t->streams[0] == 512,
+            "%g", t->streams ? t->streams[0] : -1);
+    T_CHECK("tiles: no restart (T's loops are a tile's, G's rows whole)", !t->restarts || t->restarts[0] == 0,
+            "%g", t->restarts ? t->restarts[0] : -1);
+    cost_profile q = *cost_profile_builtin("scali2004");
+    cost_summary s;
+    /* data 4 x 64 doubles (2048 bytes) against a cache of a quarter: f = 3/4, unit at
+     * 0.1 + 0.75 * (0.5 - 0.1) = 0.4, blocked at 0.1 */
+    q.unit_price = 0.5;
+    q.unit_cached_price = 0.1;
+    q.cache_bytes = 2048 / 4;
+    if (cost_evaluate("polyapm", t, &q, &s) == 0) {
+        T_NEAR("tiles: blocked at the cached price, unit at the blend", s.total, 1024 * 0.1 + 1024 * 0.4, 1e-9);
+        cost_summary_free(&s);
+    }
+    q.unit_cached_price = -1;
+    if (cost_evaluate("polyapm", t, &q, &s) == 0) {
+        T_NEAR("tiles: without the cache term blocked is unit work", s.total, 2048 * 0.5, 1e-9);
+        cost_summary_free(&s);
+    }
+    sim_result_free(r);
+}
+
 int main(void)
 {
+    test_tiles();
     test_classes();
     test_streams();
     test_costs();

@@ -34,6 +34,10 @@ int xf_relcoord_applicable(const ir_program *p, own_give char **why_not);
 own_give ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args,
                                        diag_list *d, int *status);
 
+/* Locality inside a processor's step (local/): interchange, distribution, tiling. */
+int xf_local_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status);
+
 /* Communication placement (place_*.c): overlap (boundary, sends, interior, recv); aggregation
  * (one message per partner and step: `messages aggregate`). */
 int xf_overlap_applicable(const ir_program *p, own_give char **why_not);

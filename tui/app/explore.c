@@ -39,9 +39,11 @@ typedef struct xnode {
     int verified;
     enum xstate state;
     int inflight;             /* tasks of its expansion not yet back */
-    int children;             /* candidates that made a child */
+    int children;             /* candidates that made a child (but local's: cand_keeps_leaf) */
     int complete;             /* every candidate was tried (not cut by the budget or a stop) */
     int64_t signature;
+    int local;                /* 1: a node of the second pass (local on the best leaves), 2: a leaf
+                                 it expands again (listed already, its explored mark kept) */
 } xnode;
 
 enum tkind { T_APPLY, T_SIM };
@@ -72,6 +74,8 @@ typedef struct search {
     int signalled;            /* the workers were told to stop (SIGTERM) */
     struct timespec deadline; /* when stopping: workers still busy then are killed */
     int prospective;          /* apply tasks queued or running (each may make a node) */
+    int local_pass;           /* the second pass: local on the best leaves (explore.h) */
+    int extra;                /* its evaluations beyond the budget */
     diag_list *d;
 } search;
 
@@ -153,6 +157,7 @@ static int reach(search *S, int64_t id, int depth)
     x->id = id;
     x->depth = depth;
     x->state = X_EVAL;
+    x->local = S->local_pass;
     ops_sim j;
     memset(&j, 0, sizeof j);
     j.node = id;
@@ -225,6 +230,10 @@ static void finish_node(search *S, int i)
 {
     xnode *x = &S->nodes[i];
     x->state = X_DONE;
+    if (x->local == 2) {          /* a leaf of the search, expanded again by the second pass */
+        progress(S);
+        return;
+    }
     S->res->stats.expanded++;
     if (x->complete && x->signature) {
         diag_list d;
@@ -254,7 +263,7 @@ static void finish_node(search *S, int i)
 static int any_open(const search *S)
 {
     for (int i = 0; i < S->n; i++)
-        if (S->nodes[i].state == X_OPEN) return 1;
+        if (S->nodes[i].state == X_OPEN && (!S->local_pass || S->nodes[i].local)) return 1;
     return 0;
 }
 
@@ -262,7 +271,7 @@ static int budget_left(const search *S)
 {
     int evaluating = 0;
     for (int i = 0; i < S->n; i++) evaluating += S->nodes[i].state == X_EVAL;
-    return S->o->budget - S->res->stats.evaluated - evaluating - S->prospective;
+    return S->o->budget + S->extra - S->res->stats.evaluated - evaluating - S->prospective;
 }
 
 /* Queues the candidates of node i: a stored edge with the same transform and arguments gives the
@@ -278,7 +287,7 @@ static int expand(search *S, int i)
     int ne = 0, rc = -1;
     S->nodes[i].state = X_EXPANDING;
     observe(S, EXPLORE_EXPANDED, &S->nodes[i]);
-    if (!text || candidates(S->o, p, &cs) != 0) { diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
+    if (!text || candidates(S->o, p, S->local_pass, &cs) != 0) { diag_add(S->d, NULL, 0, 0, "out of memory"); goto out; }
     if (xf_cancelled()) {          /* the candidates may be cut short: the node stays open */
         S->nodes[i].state = X_OPEN;
         rc = 0;
@@ -286,8 +295,8 @@ static int expand(search *S, int i)
     }
     if (store_children(S->s, S->nodes[i].id, &edges, &ne, S->d) != 0) goto out;
     int64_t sig = signature_of(&cs);
-    int known_refusals = S->nodes[i].signature == sig;
-    S->nodes[i].signature = sig;
+    int known_refusals = S->nodes[i].signature == sig && S->nodes[i].local != 2;
+    if (S->nodes[i].local != 2) S->nodes[i].signature = sig;
     S->nodes[i].complete = 1;
     for (int k = 0; k < cs.n; k++) {
         char *params = join_args(&cs.c[k]);
@@ -297,7 +306,7 @@ static int expand(search *S, int i)
             if (!strcmp(edges[e].transform, cs.c[k].xf) && !strcmp(edges[e].params, params)) child = edges[e].child;
         if (child) {
             free(params);
-            S->nodes[i].children++;
+            S->nodes[i].children += !cand_keeps_leaf(cs.c[k].xf);
             if (find_node(S, child) >= 0) continue;
             if (budget_left(S) <= 0) { S->nodes[i].complete = 0; S->res->stats.budget_hit = 1; continue; }
             if (reach(S, child, S->nodes[i].depth + 1) < 0) goto out;
@@ -330,7 +339,7 @@ static int pick(search *S)
     int best = -1;
     for (int i = 0; i < S->n; i++) {
         xnode *x = &S->nodes[i];
-        if (x->state != X_OPEN) continue;
+        if (x->state != X_OPEN || (S->local_pass && !x->local)) continue;
         double slack = S->o->prune_slack > 1 ? S->o->prune_slack : 1;
         if (S->res->stats.best >= 0 && x->bound > S->res->stats.best * slack * (1 + 1e-12)) {
             x->state = X_DONE;
@@ -339,7 +348,7 @@ static int pick(search *S)
             continue;
         }
         int dead_end = off_procs_dead_end(S, x);
-        if (x->depth >= S->o->depth || dead_end) {
+        if ((x->depth >= S->o->depth && !x->local) || dead_end) {
             x->state = X_DONE;
             S->res->stats.off_procs += dead_end;
             observe(S, EXPLORE_CLOSED, x);
@@ -414,6 +423,7 @@ static int arrive(search *S, int64_t id, int depth, char **f)
     S->nodes[i].id = id;
     S->nodes[i].depth = depth;
     S->nodes[i].state = X_EVAL;
+    S->nodes[i].local = S->local_pass;
     store_node n;
     memset(&n, 0, sizeof n);
     if (store_node_get(S->s, id, &n, S->d) != 0) return -1;
@@ -461,7 +471,7 @@ static int on_result(search *S, task *t, msg *r)
                               &created, S->d);
             if (rc == 0) {
                 S->res->stats.applied++;
-                S->nodes[t->node].children++;
+                S->nodes[t->node].children += !cand_keeps_leaf(t->xf);
                 rc = arrive(S, child, S->nodes[t->node].depth + 1, r->s + 2);
             }
         } else {
@@ -646,6 +656,60 @@ static double cpu_seconds(int who)
            1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
+/* Expands the open nodes best first (of the second pass's alone in it) until none is left, the
+ * budget is spent or a stop is asked for.  0, or -1 on an error. */
+static int search_loop(search *S)
+{
+    for (;;) {
+        int stopping = xf_cancelled();
+        if (stopping) S->res->stats.interrupted = 1;
+        /* open more nodes while workers would otherwise idle */
+        while (!stopping && S->headq == S->nq && nbusy(S) < S->jobs) {
+            if (budget_left(S) <= 0) {
+                S->res->stats.budget_hit |= !S->local_pass && any_open(S);
+                break;
+            }
+            int i = pick(S);
+            if (i < 0) break;
+            if (expand(S, i) != 0) return -1;
+            stopping = xf_cancelled();
+        }
+        if (dispatch(S, stopping) != 0) return -1;
+        if (S->jobs > 1 && nbusy(S)) {
+            if (collect(S, stopping || xf_cancelled()) != 0) return -1;
+        } else if (S->headq == S->nq && (stopping || budget_left(S) <= 0 || !any_open(S))) {
+            return 0;
+        }
+    }
+}
+
+enum { LOCAL_LEAVES = 3, LOCAL_CANDS = 3 };
+
+/* The second pass (explore.h): the per-rank code of the LOCAL_LEAVES best verified leaves,
+ * local's candidates (cand_keeps_leaf) tried on each, LOCAL_CANDS evaluations each beyond the
+ * budget; their children are leaves beside them.  0, or -1 on an error. */
+static int second_pass(search *S)
+{
+    explore_result *r = S->res;
+    if (!r->nleaves) return 0;
+    explore_leaf *l = malloc((size_t)r->nleaves * sizeof *l);
+    if (!l) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
+    memcpy(l, r->leaves, (size_t)r->nleaves * sizeof *l);
+    qsort(l, (size_t)r->nleaves, sizeof *l, leaf_cmp);
+    S->local_pass = 1;
+    int rc = 0;
+    for (int j = 0, k = 0; j < r->nleaves && k < LOCAL_LEAVES && rc == 0; j++) {
+        int i = l[j].verified == 1 ? find_node(S, l[j].node) : -1;
+        if (i < 0 || S->nodes[i].level != IR_SYNDM) continue;
+        S->nodes[i].local = 2;
+        S->extra += LOCAL_CANDS;
+        rc = expand(S, i);
+        k++;
+    }
+    free(l);
+    return rc == 0 ? search_loop(S) : -1;
+}
+
 int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_list *d)
 {
     memset(out, 0, sizeof *out);
@@ -690,29 +754,8 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     S.w.root_label = rootn.label;
     if (start_workers(&S) != 0) { diag_add(d, NULL, 0, 0, "cannot start workers: %s", strerror(errno)); goto out; }
     if (reach(&S, o.start, 0) < 0) goto out;
-    int failed = 0;
-    for (;;) {
-        int stopping = xf_cancelled();
-        if (stopping) out->stats.interrupted = 1;
-        /* open more nodes while workers would otherwise idle */
-        while (!stopping && S.headq == S.nq && nbusy(&S) < S.jobs) {
-            if (budget_left(&S) <= 0) {
-                out->stats.budget_hit |= any_open(&S);
-                break;
-            }
-            int i = pick(&S);
-            if (i < 0) break;
-            if (expand(&S, i) != 0) { failed = 1; break; }
-            stopping = xf_cancelled();
-        }
-        if (failed) break;
-        if (dispatch(&S, stopping) != 0) { failed = 1; break; }
-        if (S.jobs > 1 && nbusy(&S)) {
-            if (collect(&S, stopping || xf_cancelled()) != 0) { failed = 1; break; }
-        } else if (S.headq == S.nq && (stopping || budget_left(&S) <= 0 || !any_open(&S))) {
-            break;
-        }
-    }
+    int failed = search_loop(&S) != 0;
+    if (!failed && !xf_cancelled()) failed = second_pass(&S) != 0;
     /* what is in flight when an error ends the search: told to stop, then killed */
     if (failed && S.jobs > 1) {
         xf_cancel();

@@ -172,18 +172,55 @@ static int gen_stm(const explore_opts *o, const xf_transform *t, const ir_progra
     return 0;
 }
 
+/* Does a statement of b (or below) carry the comment `local` leaves on a nest it rewrote? */
+static int rewritten_by_local(const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        for (int k = 0; k < s->comments.nlead; k++)
+            if (!strncmp(s->comments.lead[k], "local", 5) && (!s->comments.lead[k][5] || s->comments.lead[k][5] == ' '))
+                return 1;
+        if ((s->kind == IR_S_FOR && rewritten_by_local(s->u.for_.body)) ||
+            (s->kind == IR_S_IF && (rewritten_by_local(s->u.if_.then_blk) || rewritten_by_local(s->u.if_.else_blk))))
+            return 1;
+    }
+    return 0;
+}
+
+int cand_keeps_leaf(const char *xf) { return !strcmp(xf, "local"); }
+
+/* local (explore's second pass, on its best leaves): at syndm, once relcoord no longer applies,
+ * and not again on its own result: the interchange to unit stride alone, with tiles of 64, and
+ * with tiles of 32 and an innermost one of 256 (a long vectorised loop; polyapm-transforms(7) has
+ * the measurements). */
+static int gen_local(const explore_opts *o, const xf_transform *t, const ir_program *p, cands *cs)
+{
+    (void)o;
+    static const char *const args[] = {"", "tile=64", "tile=32,32,256"};
+    if (p->level != IR_SYNDM || rewritten_by_local(p->body)) return 0;
+    const xf_transform *rc = xf_find("relcoord");
+    char *why = NULL;
+    int before = rc && rc->applicable(p, &why);
+    free(why);
+    if (before) return 0;
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++)
+        if (cand_words(cs, t->name, args[i]) != 0) return -1;
+    return 0;
+}
+
 /* How each transform's candidates are made: a table; the default is the product of the
  * parameters' candidate values. */
 static const struct { const char *xf; int (*gen)(const explore_opts *, const xf_transform *, const ir_program *, cands *); }
 candidate_makers[] = {
     {"stm", gen_stm},
+    {"local", gen_local},
 };
 
-int candidates(const explore_opts *o, const ir_program *p, cands *cs)
+int candidates(const explore_opts *o, const ir_program *p, int local_pass, cands *cs)
 {
     for (int i = 0; i < xf_count(); i++) {
         const xf_transform *t = xf_at(i);
-        if (!(t->levels & (1u << p->level))) continue;
+        if (!(t->levels & (1u << p->level)) || cand_keeps_leaf(t->name) != !!local_pass) continue;
         char *why = NULL;
         int ok = t->applicable(p, &why);
         free(why);

@@ -67,12 +67,18 @@ typedef struct cands {
 } cands;
 
 void cands_free(own_keep cands *cs);   /* its candidates */
-/* Appends to cs every candidate of every transform that applies to p; 0 or -1 (out of memory). */
-int candidates(const explore_opts *o, const ir_program *p, own_give cands *cs);
+/* Appends to cs every candidate of every transform that applies to p, those whose children keep
+ * their parent a leaf (cand_keeps_leaf: local) alone in the second pass (local_pass = 1), the
+ * others alone in the search; 0 or -1 (out of memory). */
+int candidates(const explore_opts *o, const ir_program *p, int local_pass, own_give cands *cs);
 /* A candidate's arguments joined by spaces (malloc'd, the caller frees it), or NULL. */
 own_give char *join_args(const cand *c);
 /* The -D binding of `name` in o, or NULL. */
 const ir_binding *explore_opts_binding(const explore_opts *o, const char *name);
+/* 1 when transform xf is tried in explore's second pass, on the best leaves, its children leaving
+ * their parent a leaf (local: it rewrites the loops of a leaf's processor step; the leaf stays an
+ * answer to compare it with). */
+int cand_keeps_leaf(const char *xf);
 /* A hash of the candidate list (positive): the explored mark records it. */
 int64_t signature_of(const cands *cs);
 

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# tests/xf/local.sh — `local` (transforms/local/): the loops inside one processor's step
+# interchanged to unit stride, distributed and tiled where every dependence between the instances
+# of the step allows.  On syndm leaves (stm, tile blocked procs=2, commgen, memdist, relcoord) of
+# 2mm, gemm and lu (examples/polybench) and of covariance (PolyBench/C's file, when present) the
+# result simulates verified against the source (every value bit for bit), exports, and runs under
+# mpirun -np 2 with the simulation's checksum; an order the dependences forbid (seidel-2d's sweep in
+# place) is refused with the dependence and an instance pair named; explore offers it at syndm and
+# picks it where the profile prices it cheaper; `local` on its own result has nothing to change.
+source "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/polybench/kernels.inc"
+EX=$ROOT/examples/polybench
+P() { "$POLYAPM" -w "$WS" "$@"; }
+
+# leaf NAME SRC STM-ARGS...: workspace $TMP/NAME.pdg whose node 6 is the syndm leaf
+leaf() {
+    local name=$1 src=$2
+    shift 2
+    WS=$TMP/$name.pdg
+    "$POLYAPM" init "$src" -o "$WS" >/dev/null && P apply ROOT stm "$@" >/dev/null &&
+        P apply 2 tile kind=blocked procs=2 >/dev/null && P apply 3 commgen >/dev/null &&
+        P apply 4 memdist >/dev/null && P apply 5 relcoord >/dev/null
+}
+# verified NAME NODE: the node simulates verified, without a violation
+verified() {
+    expect_eq "$1: verified against the source, no violation" \
+        "$(P sim "$2" --json | json "j['verified'] and j['violations_total'] == 0 and j['level'] == 'syndm'")" True
+}
+# runs NAME NODE: exported, built with -Werror, run with 2 ranks: the simulation's checksum
+runs() {
+    local out
+    out=$(P run "$2" -np 2 --json 2>&1)
+    expect_eq "$1: mpirun -np 2 prints the simulation's checksum" \
+        "$(printf '%s' "$out" | tail -1 | json "j['match'] and j['ranks'] == 2" 2>/dev/null || printf '%s' "$out" | tail -3)" True
+}
+# a profile that prices the work classes as `polyapm calibrate` measured them on a machine of
+# today, with a cache of 256 KB so that 2mm's data outgrows it at a size quick to simulate (tests
+# name their profile: never this machine's calibration)
+mkdir -p "$XDG_CONFIG_HOME/polyapm/machines"
+cat >"$XDG_CONFIG_HOME/polyapm/machines/lx" <<'EOF'
+name lx
+tick_seconds 5.2e-10
+unit_price 0.88
+strided_price 1.45
+aliased_price 1.81
+accum_price 0.254
+unit_cached_price 0.243
+cache_bytes 262144
+restart_price 8.44
+EOF
+
+# ---- 2mm: j, k interchanged to k, j (B[k][j] at unit stride), then tiled ----------------------
+leaf 2mm "$EX/2mm.apm" theta=0 sigma=i inner=seq || fail "2mm leaf" "the chain did not apply"
+i=$(P apply 6 local -q)
+expect_match "2mm local: S2's nest runs k, then j innermost" "$(P show "$i" --program)" \
+    'for k = 0 \.\. nk - 1 \{ *$'
+expect_eq "2mm local: no j loop around a k loop is left" \
+    "$(P show "$i" --program | grep -A1 'for j = ' | grep -c 'for k = ')" 0
+verified "2mm local" "$i"
+c6=$(P sim 6 --machine lx --json | json "j['cost']")
+ci=$(P sim "$i" --machine lx --json | json "j['cost']")
+expect_eq "2mm local: the interchange to unit stride is priced cheaper ($ci < $c6)" \
+    "$(python3 -c "print($ci < $c6)")" True
+t=$(P apply 6 local tile=32 -q)
+prog=$(P show "$t" --program)
+expect_match "2mm local tile=32: tile loops with a step" "$prog" 'for kt = 0 \.\. nk - 1 step 32 \{'
+expect_match "2mm local tile=32: point loops bounded by min" "$prog" 'for j = jt \.\. min\(nj - 1, jt \+ 31\) \{'
+verified "2mm local tile=32" "$t"
+runs "2mm local" "$i"
+runs "2mm local tile=32" "$t"
+# tiled at a size beyond the cache: the product's tiles priced from the cache (blocked work)
+big="-D ni=160 -D nj=180 -D nk=220 -D nl=240"
+# shellcheck disable=SC2086
+expect_eq "2mm at 160x180x220: the tiled leaf is priced below the interchanged one, below the leaf" \
+    "$(python3 -c "print($(P sim "$t" --machine lx $big --json | json "j['cost']") < $(P sim "$i" --machine lx $big --json | json "j['cost']") < $(P sim 6 --machine lx $big --json | json "j['cost']"))")" True
+out=$(P apply "$i" local 2>&1); rc=$?
+expect_eq "2mm: local on its own result refuses (exit 1)" "$rc" 1
+expect_match "2mm: ... with nothing to change" "$out" 'local: nothing to change'
+out=$(P apply "$t" local tile=64 2>&1)
+expect_match "2mm: a nest tiled already is left as it is" "$out" 'tiled already'
+# explore from the leaf under that profile: its local children are offered, the best is one
+best=$(P explore 6 --machine lx --budget 12 -D procs=2 --json 2>/dev/null | json "j['leaves'][0]['path'][-1]['transform']")
+expect_eq "2mm: explore from the leaf picks a local child" "$best" local
+
+# ---- gemm: i, k, j is unit stride already; the band tiled, a bad order legal but dearer --------
+leaf gemm "$EX/gemm.apm" theta=0 sigma=i inner=seq || fail "gemm leaf" "the chain did not apply"
+out=$(P apply 6 local 2>&1); rc=$?
+expect_eq "gemm: local (interchange) refuses" "$rc" 1
+expect_match "gemm: ... every innermost loop at unit stride already" "$out" 'unit stride where it can'
+t=$(P apply 6 local tile=8,8,16 -q)
+expect_match "gemm local tile=8,8,16: j's tile of 16" "$(P show "$t" --program)" 'for jt = 0 \.\. nj - 1 step 16 \{'
+verified "gemm local tile=8,8,16" "$t"
+runs "gemm local tile=8,8,16" "$t"
+o=$(P apply 6 local order=j,k -q)
+verified "gemm local order=j,k" "$o"
+expect_eq "gemm local order=j,k: B's column walk priced dearer than the leaf" \
+    "$(python3 -c "print($(P sim "$o" --machine lx --json | json "j['cost']") > $(P sim 6 --machine lx --json | json "j['cost']"))")" True
+out=$(P apply 6 local order=j,q 2>&1); rc=$?
+expect_eq "gemm: order= of loops no nest has refuses (exit 1)" "$rc" 1
+for bad in "tile=x" "tile=32,-1" "order=k" "order=k,k" "bogus=1"; do
+    P apply 6 local "$bad" >/dev/null 2>&1
+    expect_eq "gemm: local $bad is a usage error (exit 2)" "$?" 2
+done
+tr=$(P transforms 6)
+expect_match "transforms: local is listed at syndm" "$tr" '^local +locality in a processor.s step'
+expect_match "transforms: ... with its parameters" "$tr" '^ +order=string \(default auto\)'
+
+# ---- lu: sends inside the nest; tiled, and its p and j interchanged ---------------------------
+leaf lu "$EX/lu.apm" 'theta.S1=2*k+1' sigma.S1=i theta.S2=2*j sigma.S2=i 'theta.S3=2*k+1' sigma.S3=i inner=seq ||
+    fail "lu leaf" "the chain did not apply"
+t=$(P apply 6 local tile=16 -q)
+prog=$(P show "$t" --program)
+expect_match "lu local tile=16: tiled" "$prog" 'step 16'
+expect_match "lu local tile=16: the send stays after the statement whose value it sends" "$prog" \
+    'S3: A\[i\]\[j\] = .*'$'\n'' *send A\[i\]\[j\]'
+verified "lu local tile=16" "$t"
+runs "lu local tile=16" "$t"
+o=$(P apply 6 local order=j,p -q)
+verified "lu local order=j,p" "$o"
+runs "lu local order=j,p" "$o"
+
+# ---- seidel-2d in place: a sweep's order is fixed by its dependences -----------------------------
+"$POLYAPM" apply "$EX/seidel-2d.apm" stm theta=t sigma=0 inner=seq -o "$TMP/seidel.apm"
+out=$("$POLYAPM" apply "$TMP/seidel.apm" local order=j,i 2>&1); rc=$?
+expect_eq "seidel-2d: local order=j,i refuses (exit 1)" "$rc" 1
+expect_match "seidel-2d: ... naming the flow dependence through a neighbour and an instance pair" "$out" \
+    'order=j,i would break dependence [0-9]+ \(flow, S1 -> S1 through A\[i - 1\]\[j \+ 1\]\): for example S1\[[0-9]+, [0-9]+\] -> S1\[[0-9]+, [0-9]+\] \(.*t = [0-9]+'
+out=$("$POLYAPM" apply "$TMP/seidel.apm" local order=i,j tile=8 2>&1); rc=$?
+expect_eq "seidel-2d: tiling the sweep refuses too (exit 1)" "$rc" 1
+expect_match "seidel-2d: ... naming the dependence" "$out" 'tile=8 would break dependence [0-9]+ \(flow, S1 -> S1'
+
+# ---- covariance from PolyBench/C: the column sums and the products turned to unit stride --------
+PB=$(pb_dir)
+if [ -z "$PB" ]; then
+    echo "skip covariance: PolyBench/C 4.2.1 not found (set POLYBENCH_DIR)"
+else
+    "$POLYAPM" import "$PB/datamining/covariance/covariance.c" -I "$PB/utilities" -D MINI_DATASET \
+        -D DATA_TYPE_IS_DOUBLE -o "$TMP/covariance.apm" 2>"$TMP/import.err" || fail "covariance imports" "$(head -3 "$TMP/import.err")"
+    m=""
+    for s in 1 2 3 4; do m="$m theta.S$s=0 sigma.S$s=j"; done
+    for s in 5 6 7 8; do m="$m theta.S$s=1 sigma.S$s=i"; done
+    # shellcheck disable=SC2086
+    leaf covariance "$TMP/covariance.apm" $m inner=seq || fail "covariance leaf" "the chain did not apply"
+    i=$(P apply 6 local -q)
+    prog=$(P show "$i" --program)
+    expect_match "covariance local: the products run k, then j innermost" "$prog" \
+        'for k = 0 \.\. n - 1 \{'$'\n'' *for j = p \.\. m - 1 \{'
+    expect_match "covariance local: the column sums run i, then p innermost" "$prog" \
+        'for i = 0 \.\. n - 1 \{'$'\n'' *for p = '
+    verified "covariance local" "$i"
+    runs "covariance local" "$i"
+    t=$(P apply 6 local tile=8 -q)
+    verified "covariance local tile=8" "$t"
+    runs "covariance local tile=8" "$t"
+fi
+finish

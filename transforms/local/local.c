@@ -1,0 +1,524 @@
+/*
+ * local.c — `local`: the loops inside one processor's step rewritten for locality, as the best
+ * sequential compilers rewrite a loop nest (Polly's schedule trees, Pluto's tiling): interchange
+ * so that the innermost loop walks memory at unit stride, distribution where a loop's other
+ * statements stand in the way, and tiling of a band of loops for the caches.  The program keeps
+ * its level; only the order of the instances one processor runs in one step changes, and only as
+ * far as every dependence between them allows (local_gen.c), so every value stays bit for bit.
+ *
+ * Arguments:
+ *   order=auto        (the default) each innermost nest in the order that puts the loop most
+ *                     accesses walk at unit stride innermost, where that is legal;
+ *   order=V1,V2,..    every perfect or distributable nest of exactly these loops runs them in
+ *                     this order (outer first);
+ *   tile=S | S1,S2,.. tiles: with order=V.., those nests' loops; with order=auto each chain of
+ *                     two or more loops from a nest's top to an innermost loop whose statements
+ *                     reuse data across its outer loops (an access one of them does not move);
+ *                     one size per loop, outer first (the last repeats; 0 or 1: not tiled);
+ *   at=LABEL          only the nests that hold statement LABEL.
+ * A nest that holds a collective, an annotated block, a condition that reads arrays, a loop whose
+ * step is not a literal, or that is tiled already is left as it is (local_model.c); its sends stay
+ * with the values they send.  A rewritten nest says so in a comment (`# local tile=32`), and
+ * nothing to change is a refusal: `local` on its own result stops.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "entries_int.h"
+#include "local_int.h"
+
+enum { MAX_CHAINS = 64, MAX_SITES = 64 };
+
+typedef struct lx_opts {
+    char *order_buf;                  /* owned: the order's words, split in place */
+    const char *order[LX_MAX_BAND];   /* empty: auto */
+    int norder;
+    int tile[LX_MAX_BAND];            /* per loop, the last repeating */
+    int ntile;
+    const char *at;
+} lx_opts;
+
+/* Reads the arguments.  0, or -1 with a message. */
+static int parse_opts(const xf_args *a, lx_opts *o, diag_list *d)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < a->n; i++) {
+        const char *k = a->items[i].key, *v = a->items[i].value;
+        if (a->items[i].label || (strcmp(k, "order") && strcmp(k, "tile") && strcmp(k, "at"))) {
+            diag_add(d, NULL, 0, 0, "local: unknown parameter '%s' (it has order=, tile= and at=)", k);
+            return -1;
+        }
+        if (!strcmp(k, "at")) o->at = v;
+        if (!strcmp(k, "order") && strcmp(v, "auto")) {
+            free(o->order_buf);
+            o->order_buf = xstrdup(v);
+            o->norder = 0;
+            char *save = NULL;
+            for (char *w = strtok_r(o->order_buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                if (o->norder == LX_MAX_BAND) {
+                    diag_add(d, NULL, 0, 0, "local: order=%s: at most %d loops", v, LX_MAX_BAND);
+                    return -1;
+                }
+                for (int j = 0; j < o->norder; j++)
+                    if (!strcmp(o->order[j], w)) {
+                        diag_add(d, NULL, 0, 0, "local: order=%s names loop %s twice", v, w);
+                        return -1;
+                    }
+                o->order[o->norder++] = w;
+            }
+            if (o->norder < 2) {
+                diag_add(d, NULL, 0, 0, "local: order=%s: expected auto or two loops or more, outer first (order=k,j)", v);
+                return -1;
+            }
+        }
+        if (!strcmp(k, "tile")) {
+            o->ntile = 0;
+            for (const char *c = v; *c;) {
+                char *end;
+                long t = strtol(c, &end, 10);
+                if (end == c || t < 0 || t > 4096 || (*end && *end != ',') || o->ntile == LX_MAX_BAND) {
+                    diag_add(d, NULL, 0, 0, "local: tile=%s: expected sizes from 0 to 4096, one per loop "
+                             "(outer first), separated by commas", v);
+                    return -1;
+                }
+                o->tile[o->ntile++] = (int)t;
+                c = *end ? end + 1 : end;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The tile sizes of a band of n loops (the last given repeats), and whether any tiles. */
+static int tiles_of(const lx_opts *o, int n, int *out)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        out[i] = o->ntile ? o->tile[i < o->ntile ? i : o->ntile - 1] : 0;
+        any |= out[i] > 1;
+    }
+    return any;
+}
+
+/* ---- the nests of the processor body --------------------------------------------------------- */
+
+enum { MAX_OUTER = 32 };
+
+/* A nest of the processor body: where it stands, and what stands around it. */
+typedef struct site { ir_block *blk; int idx; lx_outer outer[MAX_OUTER]; int nouter; } site;
+
+typedef struct sites { site s[MAX_SITES]; int n; lx_outer outer[MAX_OUTER]; int nouter; } sites;
+
+static void push_outer(sites *x, lx_outer_kind k, const ir_stmt *s, int var)
+{
+    if (x->nouter < MAX_OUTER) x->outer[x->nouter++] = (lx_outer){k, s, var};
+}
+
+static void collect_sites(sites *x, ir_block *b)
+{
+    int base = x->nouter;
+    for (int i = 0; b && i < b->n && x->n < MAX_SITES; i++) {
+        ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_FOR) {
+            site *t = &x->s[x->n++];
+            *t = (site){.blk = b, .idx = i, .nouter = x->nouter};
+            memcpy(t->outer, x->outer, (size_t)x->nouter * sizeof *x->outer);
+        } else if (s->kind == IR_S_LET) {
+            push_outer(x, LX_O_LET, s, 0);
+        } else if (s->kind == IR_S_IF) {
+            int k = x->nouter;
+            push_outer(x, LX_O_THEN, s, 0);
+            collect_sites(x, s->u.if_.then_blk);
+            x->nouter = k;
+            push_outer(x, LX_O_ELSE, s, 0);
+            collect_sites(x, s->u.if_.else_blk);
+            x->nouter = k;
+        }
+    }
+    x->nouter = base;
+}
+
+/* The nests of p's processor body (nested loops of the processor loop's header are left as they
+ * are: outer), with the step's loops and lets around them.  Their number (0: no step nest). */
+static int find_sites(ir_program *p, sites *x)
+{
+    ir_step_nest sn;
+    x->n = x->nouter = 0;
+    if (ir_step_nest_find(p->body, &sn) != IR_NEST_OK || !sn.pfor) return 0;
+    for (int i = 0; i < sn.nlets; i++) push_outer(x, LX_O_LET, p->body->stmts[i], 0);
+    for (int v = 0; v < sn.tfor->u.for_.nvars; v++) push_outer(x, LX_O_LOOP, sn.tfor, v);
+    for (int v = 0; sn.pfor != sn.tfor && v < sn.pfor->u.for_.nvars; v++) push_outer(x, LX_O_LOOP, sn.pfor, v);
+    collect_sites(x, sn.pfor->u.for_.body);
+    return x->n;
+}
+
+int xf_local_applicable(const ir_program *p, char **why_not)
+{
+    sites *x = xmalloc(sizeof *x);
+    int n = find_sites((ir_program *)p, x);
+    free(x);
+    if (!n) {
+        *why_not = xstrdup("a processor's step holds no loop");
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- the plan for one nest -------------------------------------------------------------------- */
+
+typedef struct plan {
+    lx_nest *n;
+    lx_pool pool;
+    lx_node *root;
+    const lx_opts *o;
+    char **text;               /* out's text with the names taken (tile loops) */
+    const char *tn[32][2];     /* tile loop names given so far: variable, name */
+    int ntn;
+    char *why;                 /* the first refusal met (malloc'd) */
+} plan;
+
+static const char *tile_name(plan *pl, const char *var)
+{
+    for (int i = 0; i < pl->ntn; i++)
+        if (!strcmp(pl->tn[i][0], var)) return pl->tn[i][1];
+    char base[64];
+    snprintf(base, sizeof base, "%st", var);
+    const char *nm = xf_fresh_name(pl->n->out, pl->text, base);
+    if (pl->ntn < 32) {
+        pl->tn[pl->ntn][0] = var;
+        pl->tn[pl->ntn++][1] = nm;
+    }
+    return nm;
+}
+
+static void note_why(plan *pl, char *why)
+{
+    if (!pl->why) pl->why = why;
+    else free(why);
+}
+
+/* Does the chain's innermost loop hold statement `at` (or is there no `at`)? */
+static int holds_at(const plan *pl, const lx_node *inner)
+{
+    if (!pl->o->at) return 1;
+    int l[pl->n->m->nst + 1];
+    int k = lx_leaves(inner, l, pl->n->m->nst);
+    for (int i = 0; i < k; i++) {
+        const char *lab = pl->n->m->st[l[i]].assign->u.assign.label;
+        if (lab && !strcmp(lab, pl->o->at)) return 1;
+    }
+    return 0;
+}
+
+/* Statement s's model index of its variable `var`, or -1. */
+static int var_index(const lx_nest *n, int s, const char *var)
+{
+    const xf_stmt *st = &n->m->st[s];
+    int k = 0;
+    for (int f = 0; f < st->nframes; f++) {
+        if (st->frames[f].kind != XF_FR_FOR) continue;
+        if (!strcmp(st->frames[f].node->u.for_.vars[st->frames[f].var].var, var)) return k;
+        k++;
+    }
+    return -1;
+}
+
+/* How access acc moves with its statement's variable v: 0 not at all, 1 in its last subscript
+ * alone (unit stride), 2 in another subscript (a walk across rows), -1 not known or not an access
+ * of the program (what a send's statement writes in the model). */
+static int moves(const lx_nest *n, int acc, int v)
+{
+    const xf_access *a = &n->m->acc[acc];
+    const ir_stmt *o = lx_nest_orig(n, n->m->st[a->stmt].assign);
+    if (v < 0 || (a->write && (!o || o->kind != IR_S_ASSIGN))) return -1;
+    int nd = lx_access_dims(n, acc), r = 0;
+    for (int d = 0; d < nd; d++) {
+        int mv = lx_access_moves(n, acc, d, v);
+        if (mv < 0) return -1;
+        if (mv) r = d == nd - 1 ? (r ? r : 1) : 2;
+    }
+    return r;
+}
+
+/* The unit-stride score of loop `var` innermost for the statements under `inner`: +1 per access
+ * it walks at unit stride, -1 per access it walks across rows. */
+static int unit_score(const lx_nest *n, const lx_node *inner, const char *var)
+{
+    int l[n->m->nst + 1], score = 0;
+    int k = lx_leaves(inner, l, n->m->nst);
+    for (int i = 0; i < k; i++) {
+        int v = var_index(n, l[i], var);
+        for (int a = 0; v >= 0 && a < n->m->nacc; a++) {
+            if (n->m->acc[a].stmt != l[i]) continue;
+            int mv = moves(n, a, v);
+            score += mv == 1 ? 1 : mv == 2 ? -1 : 0;
+        }
+    }
+    return score;
+}
+
+/* Does some statement under the chain read or write an element again across the chain's outer
+ * loops (an access that moves, but not with one of them)? */
+static int reuses(const lx_nest *n, const lx_chain *c)
+{
+    int l[n->m->nst + 1];
+    int k = lx_leaves(c->loop[c->n - 1], l, n->m->nst);
+    for (int i = 0; i < k; i++)
+        for (int a = 0; a < n->m->nacc; a++) {
+            if (n->m->acc[a].stmt != l[i]) continue;
+            int still = 0, any = 0;
+            for (int j = 0; j < c->n; j++) {
+                int mv = moves(n, a, var_index(n, l[i], c->loop[j]->var));
+                any |= mv > 0;
+                still |= mv == 0 && j < c->n - 1;
+            }
+            if (any && still) return 1;
+        }
+    return 0;
+}
+
+/* order=auto: each innermost chain's best unit-stride loop moved innermost.  Changes made. */
+static int plan_interchange(plan *pl)
+{
+    int changed = 0, done[pl->n->m->nst + 1];
+    memset(done, 0, sizeof done);
+    for (int again = 1; again;) {
+        again = 0;
+        lx_chain cs[MAX_CHAINS];
+        int nc = lx_chains(pl->root, cs, MAX_CHAINS);
+        for (int ci = 0; ci < nc && !again; ci++) {
+            lx_chain *c = &cs[ci];
+            const lx_node *inner = c->loop[c->n - 1];
+            int l[1];
+            if (!lx_leaves(inner, l, 1) || done[l[0]] || !holds_at(pl, inner)) continue;
+            done[l[0]] = 1;
+            int best = c->n - 1, bs = unit_score(pl->n, inner, c->loop[c->n - 1]->var);
+            for (int j = 0; j < c->n - 1; j++) {
+                int sc = unit_score(pl->n, inner, c->loop[j]->var);
+                if (sc > bs) best = j, bs = sc;
+            }
+            if (best == c->n - 1) continue;
+            /* the loops from `best` down: the others in their order, then best */
+            lx_chain sub = {.n = 0};
+            const char *order[LX_MAX_BAND];
+            for (int j = best; j < c->n; j++) sub.loop[sub.n++] = c->loop[j];
+            for (int j = best + 1, k = 0; j < c->n; j++) order[k++] = c->loop[j]->var;
+            order[sub.n - 1] = c->loop[best]->var;
+            strbuf w = {0};
+            strbuf_printf(&w, "order=");
+            for (int j = 0; j < sub.n; j++) strbuf_printf(&w, "%s%s", j ? "," : "", order[j]);
+            /* the sub-chain in a copy of the tree: the copy's chain ci is this one's */
+            lx_chain cs2[MAX_CHAINS];
+            lx_node *copy = lx_tree_copy(&pl->pool, pl->root);
+            int nc2 = lx_chains(copy, cs2, MAX_CHAINS);
+            char *why = NULL;
+            if (ci < nc2) {
+                lx_chain s2 = {.n = 0};
+                for (int j = best; j < cs2[ci].n; j++) s2.loop[s2.n++] = cs2[ci].loop[j];
+                if (lx_make_band(&pl->pool, copy, &s2, order, NULL, NULL) == 0 &&
+                    lx_check(pl->n, copy, w.s, &why) == 0) {
+                    pl->root = copy;
+                    changed = again = 1;
+                } else if (why) {
+                    note_why(pl, why);
+                }
+            }
+            strbuf_free(&w);
+        }
+    }
+    return changed;
+}
+
+/* order=V1,..: every chain part of exactly these loops, in this order, tiled.  Changes made, or
+ * -1 when such a part does not exist or the order is illegal (pl->why). */
+static int plan_order(plan *pl)
+{
+    const lx_opts *o = pl->o;
+    int tile[LX_MAX_BAND], tiled = tiles_of(o, o->norder, tile), changed = 0;
+    lx_chain cs[MAX_CHAINS];
+    int nc = lx_chains(pl->root, cs, MAX_CHAINS);
+    const lx_node *seen[MAX_CHAINS];
+    int nseen = 0;
+    strbuf w = {0};
+    strbuf_printf(&w, "order=");
+    for (int j = 0; j < o->norder; j++) strbuf_printf(&w, "%s%s", j ? "," : "", o->order[j]);
+    for (int j = 0; j < o->ntile; j++) strbuf_printf(&w, "%s%d", j ? "," : " tile=", o->tile[j]);
+    for (int ci = 0; ci < nc; ci++)
+        for (int st = 0; st + o->norder <= cs[ci].n; st++) {
+            lx_chain sub = {.n = 0};
+            int match = 1, same = 1;
+            for (int j = 0; j < o->norder; j++) {
+                sub.loop[sub.n++] = cs[ci].loop[st + j];
+                int in = 0;
+                for (int k = 0; k < o->norder; k++) in |= !strcmp(o->order[k], cs[ci].loop[st + j]->var);
+                match &= in;
+                same &= !strcmp(o->order[j], cs[ci].loop[st + j]->var);
+            }
+            const lx_node *last = sub.loop[sub.n - 1];
+            int dup = 0;
+            for (int k = 0; k < nseen; k++) dup |= seen[k] == last;
+            if (!match || dup || !holds_at(pl, last) || (same && !tiled)) continue;
+            if (nseen < MAX_CHAINS) seen[nseen++] = last;
+            const char *tn[LX_MAX_BAND];
+            for (int j = 0; j < sub.n; j++) tn[j] = tiled && tile[j] > 1 ? tile_name(pl, o->order[j]) : NULL;
+            if (lx_make_band(&pl->pool, pl->root, &sub, o->order, tile, tn) == 0) changed = 1;
+        }
+    char *why = NULL;
+    if (changed && lx_check(pl->n, pl->root, w.s, &why) != 0) {
+        note_why(pl, why);
+        changed = -1;
+    }
+    strbuf_free(&w);
+    return changed;
+}
+
+/* order=auto with tile=: each chain from a nest's top to an innermost loop, two loops or more,
+ * that reuses data across its outer loops, tiled (when illegal, without its outermost loops).
+ * Changes made. */
+static int plan_tiles(plan *pl)
+{
+    int changed = 0;
+    for (int again = 1; again;) {
+        again = 0;
+        lx_chain cs[MAX_CHAINS];
+        int nc = lx_chains(pl->root, cs, MAX_CHAINS);
+        for (int ci = 0; ci < nc && !again; ci++) {
+            for (int drop = 0; cs[ci].n - drop >= 2 && !again; drop++) {
+                lx_chain c = {.n = 0};
+                for (int j = drop; j < cs[ci].n; j++) c.loop[c.n++] = cs[ci].loop[j];
+                int tiled = 0;
+                for (int j = 0; j < c.n; j++) tiled |= c.loop[j]->tiled;
+                if (tiled) continue;   /* a loop with a step: without it, perhaps */
+                if (!holds_at(pl, c.loop[c.n - 1]) || !reuses(pl->n, &c)) break;
+                const char *order[LX_MAX_BAND];
+                int tile[LX_MAX_BAND];
+                for (int j = 0; j < c.n; j++) order[j] = c.loop[j]->var;
+                tiles_of(pl->o, c.n, tile);
+                strbuf w = {0};
+                strbuf_printf(&w, "tiling loops");
+                for (int j = 0; j < c.n; j++) strbuf_printf(&w, "%s%s", j ? "," : " ", order[j]);
+                /* the copy's chain ci, without its `drop` outermost loops */
+                lx_node *copy = lx_tree_copy(&pl->pool, pl->root);
+                lx_chain cs2[MAX_CHAINS];
+                int nc2 = lx_chains(copy, cs2, MAX_CHAINS);
+                lx_chain c2 = {.n = 0};
+                for (int j = drop; ci < nc2 && j < cs2[ci].n; j++) c2.loop[c2.n++] = cs2[ci].loop[j];
+                const char *tn[LX_MAX_BAND];
+                for (int j = 0; j < c.n; j++) tn[j] = tile[j] > 1 ? tile_name(pl, order[j]) : NULL;
+                char *why = NULL;
+                if (c2.n == c.n && lx_make_band(&pl->pool, copy, &c2, order, tile, tn) == 0) {
+                    if (lx_check(pl->n, copy, w.s, &why) == 0) {
+                        pl->root = copy;
+                        changed = again = 1;
+                    } else {
+                        note_why(pl, why);
+                    }
+                }
+                strbuf_free(&w);
+            }
+        }
+    }
+    return changed;
+}
+
+/* 1 when the nest changes (pl->root the new tree), 0 when it stays, -1 refused (pl->why). */
+static int plan_nest(plan *pl)
+{
+    if (pl->o->norder) return plan_order(pl);
+    int changed = plan_interchange(pl);
+    if (pl->o->ntile) changed |= plan_tiles(pl);
+    return changed;
+}
+
+/* ---- apply ------------------------------------------------------------------------------------ */
+
+/* The first statement of a rewritten nest keeps the nest's comments and says what rewrote it
+ * (`# local tile=32`: explore does not offer local again on its result). */
+static void note_nest(ir_program *out, ir_stmt *first, const ir_stmt *orig, const lx_opts *o)
+{
+    strbuf b = {0};
+    strbuf_printf(&b, "local");
+    if (o->norder) {
+        strbuf_printf(&b, " order=");
+        for (int j = 0; j < o->norder; j++) strbuf_printf(&b, "%s%s", j ? "," : "", o->order[j]);
+    }
+    for (int j = 0; j < o->ntile; j++) strbuf_printf(&b, "%s%d", j ? "," : " tile=", o->tile[j]);
+    if (o->at) strbuf_printf(&b, " at=%s", o->at);
+    int n = orig->comments.nlead;
+    const char **lead = ir_alloc(out, (size_t)(n + 1) * sizeof *lead);
+    for (int k = 0; k < n; k++) lead[k] = orig->comments.lead[k];
+    lead[n] = ir_strdup(out, b.s);
+    first->comments.lead = lead;
+    first->comments.nlead = n + 1;
+    strbuf_free(&b);
+}
+
+static ir_program *refuse(ir_program *out, diag_list *d, const ir_program *src, char *msg)
+{
+    diag_add(d, src->file, 0, 0, "local: %s", msg);
+    free(msg);
+    ir_program_free(out);
+    return NULL;
+}
+
+ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
+{
+    lx_opts o;
+    *status = XF_EUSAGE;
+    if (parse_opts(args, &o, d) != 0) {
+        free(o.order_buf);
+        return NULL;
+    }
+    *status = XF_EREFUSED;
+    ir_program *out = ir_program_clone(src);
+    sites *x = xmalloc(sizeof *x);
+    int ns = find_sites(out, x), changed = 0;
+    char *text = ir_print(out);
+    strbuf left = {0};
+    char *refusal = NULL, *first_why = NULL;
+    for (int k = ns - 1; k >= 0 && !refusal; k--) {   /* last first: the sites before stay where they are */
+        lx_nest n;
+        char *why = NULL;
+        site *st = &x->s[k];
+        ir_stmt *orig = st->blk->stmts[st->idx];
+        if (lx_nest_model(&n, out, orig, st->outer, st->nouter, &why) != 0) {
+            strbuf_printf(&left, "%sthe nest at line %d is left as it is: %s", left.n ? "; " : "", orig->pos.line, why);
+            free(why);
+            lx_nest_free(&n);
+            continue;
+        }
+        plan pl = {.n = &n, .o = &o, .text = &text};
+        pl.root = lx_tree_build(&pl.pool, &n);
+        int r = plan_nest(&pl);
+        if (r < 0) refusal = xasprintf("%s", pl.why);
+        else if (r > 0 && lx_generate(&n, pl.root, st->blk, st->idx, &why) != 0) {
+            strbuf_printf(&left, "%sthe nest at line %d is left as it is: %s", left.n ? "; " : "", orig->pos.line, why);
+            free(why);
+        } else if (r > 0) {
+            note_nest(out, st->blk->stmts[st->idx], orig, &o);
+            changed++;
+        }
+        if (r == 0 && pl.why && !first_why) first_why = pl.why, pl.why = NULL;
+        free(pl.why);
+        lx_pool_free(&pl.pool);
+        lx_nest_free(&n);
+    }
+    free(text);
+    free(x);
+    free(o.order_buf);
+    if (!refusal && !changed)
+        refusal = first_why ? xasprintf("nothing to change: %s%s%s", first_why, left.n ? "; " : "", left.n ? left.s : "")
+                : xasprintf("nothing to change: %s%s%s",
+                            o.norder ? "no nest runs these loops in another order"
+                            : o.ntile ? "every innermost loop walks at unit stride where it can, and no "
+                                        "chain of loops reuses data to tile"
+                                      : "every innermost loop walks at unit stride where it can",
+                            left.n ? "; " : "", left.n ? left.s : "");
+    free(first_why);
+    strbuf_free(&left);
+    if (refusal) return refuse(out, d, src, refusal);
+    xf_simplify_program(out);
+    if (xf_check_generated("local", out, d) != 0) return NULL;
+    *status = XF_OK;
+    return out;
+}
