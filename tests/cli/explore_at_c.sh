@@ -45,8 +45,8 @@ expect_match "... saying the sizes did not change" "$(cat at.err)" \
     "--at LARGE: the C file imported again with it has the program's own sizes \(n=20,steps=3\)"
 "$POLYAPM" init "$ROOT/examples/polybench/gemm.apm" -o apm.pdg >/dev/null
 at apm.pdg LARGE >/dev/null; rc=$?
-expect_eq "--at LARGE on a program written in the language: exit 1" "$rc" 1
-expect_match "... naming its parameters" "$(cat at.err)" "give name=integer of node 1's parameters \(ni, nj, nk\)"
+expect_eq "--at LARGE on a program written in the language: a usage error (exit 2)" "$rc" 2
+expect_match "... saying what it takes" "$(cat at.err)" "--at takes name=integer"
 rm "dir with space/it's.c"
 at c.pdg SIZE=40 >/dev/null; rc=$?
 expect_eq "the C file gone: exit 1" "$rc" 1

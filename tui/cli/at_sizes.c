@@ -96,16 +96,8 @@ char *cli_at_sizes(store *s, int64_t node, const char *text, diag_list *d)
     }
     size_t tlen = 0;
     char *ptext = store_node_text(s, node, &tlen, d), *command = ptext ? recorded_command(ptext) : NULL;
-    if (!command) {
-        if (ptext) {
-            strbuf names = {0};
-            for (int i = 0; i < p->nparams; i++)
-                strbuf_printf(&names, "%s%s", i ? ", " : "", p->params[i]->u.param.name);
-            diag_add(d, NULL, 0, 0, "--at %s: give name=integer of node %lld's parameters (%s); a dataset or "
-                     "macro of a C file needs a program imported from C", text, (long long)node,
-                     names.s ? names.s : "none");
-            strbuf_free(&names);
-        }
+    if (!command) {   /* not imported from C: the text as given (explore says what is wrong with it) */
+        if (ptext) result = xstrdup(text);
         free(ptext);
         goto out;
     }
