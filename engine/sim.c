@@ -79,7 +79,7 @@ void sim_fmt_where(const sim_ctx *c, char *buf, size_t size)
 {
     const sim_stmt *s = c->cur;
     if (!s) { buf[0] = 0; return; }
-    if (s->kind == SS_ASSIGN)
+    if (sim_is_assign(s))
         snprintf(buf, size, " (statement %s at %d:%d)", s->label, s->line, s->col);
     else
         snprintf(buf, size, " (%s at %d:%d)", s->label, s->line, s->col);

@@ -153,7 +153,7 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     sim_stmt *inner = sim_only_stmt(outer->body);
     if (!inner || inner->kind != SS_FOR) return;
     sim_stmt *a = sim_only_stmt(inner->body);
-    if (!a || a->kind != SS_ASSIGN || (a->wclass != SIM_WORK_STRIDED && a->wclass != SIM_WORK_ALIASED)) return;
+    if (!a || !sim_is_assign(a) || (a->wclass != SIM_WORK_STRIDED && a->wclass != SIM_WORK_ALIASED)) return;
     if (sim_access_class(c, a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
     int acc = SIM_WORK_SCALAR, red = -1;
     sim_class_walk(c, a->rhs, outer->slot, &acc, &red);

@@ -761,6 +761,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
             const ir_decl *d = c->prog->decls[i];
             if (d->kind != IR_D_ASSUME || d->u.assume.stmt != s) continue;
             if (!(st->unchanged = sim_compile_truth(c, d->u.assume.cond))) return NULL;
+            st->kind = SS_ASSUMED;
             st->assume_line = d->pos.line;
             st->assume_col = d->pos.col;
         }

@@ -864,17 +864,33 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     }
 }
 
-/* An assignment's instance its assumption says changes nothing (`assume S unchanged when ..`):
+/* What an assignment's instance costs, from the ticks before it (sv). */
+static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
+{
+    if (s->has_cost) c->ticks = sv + s->cost;
+    else c->ticks += s->ticks;
+    if (s->wclass) {
+        c->wclass_ticks[s->wclass] += c->ticks - sv;
+        c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
+    }
+}
+
+/* An instance of an SS_ASSUMED assignment its assumption covers (`assume S unchanged when ..`):
  * the value computed must be the element's, bit for bit; then nothing is written (no new
  * version: the copies elsewhere stay current).  Otherwise the run stops: the assumption is
  * false, an error at the assumption. */
-static void sim_exec_unchanged(sim_ctx *c, const sim_stmt *s, int64_t iv, double dv)
+static void sim_exec_unchanged(sim_ctx *c, const sim_stmt *s)
 {
+    c->cur = s;
     const sim_node *l = s->lhs;
+    double sv = c->ticks;
+    int dbl = l->op == SO_ACCD;
+    double dv = dbl ? sim_eval_d(c, s->rhs) : 0;
+    int64_t iv = dbl ? 0 : sim_eval_i(c, s->rhs);
+    sim_assign_ticks(c, s, sv);
     int64_t off = sim_acc_read(c, l);
     if (off < 0) return;
     const sim_mem *m = &c->mem[l->array];
-    int dbl = l->op == SO_ACCD;
     double old_d = dbl ? ((const double *)m->data)[off] : 0;
     int64_t old_i = dbl ? 0 : ((const int64_t *)m->data)[off];
     if (dbl ? memcmp(&old_d, &dv, sizeof dv) == 0 : old_i == iv) return;
@@ -887,7 +903,8 @@ static void sim_exec_unchanged(sim_ctx *c, const sim_stmt *s, int64_t iv, double
     else { snprintf(was, sizeof was, "%lld", (long long)old_i); snprintf(now, sizeof now, "%lld", (long long)iv); }
     sim_violation_add(c, SIM_V_RUNTIME, s->assume_line, s->assume_col,
                       "the assumption at %d:%d does not hold: %s changes %s from %s to %s (processor %lld, "
-                      "t=%lld)%s", s->assume_line, s->assume_col, s->label, el, was, now, (long long)sim_proc_value(c, c->proc), (long long)c->tval, wh);
+                      "t=%lld)%s", s->assume_line, s->assume_col, s->label, el, was, now,
+                      (long long)sim_proc_value(c, c->proc), (long long)c->tval, wh);
     c->stop = 1;
 }
 
@@ -900,15 +917,17 @@ void sim_exec(sim_ctx *c, const sim_stmt *s)
         if (s->has_cost) c->ticks = sv + s->cost;
         return;
     }
+    case SS_ASSUMED:
+        if (sim_truth(c, s->unchanged)) {
+            sim_exec_unchanged(c, s);
+            return;
+        }
+        __attribute__((fallthrough));   /* an instance the assumption does not cover */
     case SS_ASSIGN: {
         c->cur = s;
         const sim_node *l = s->lhs;
         double sv = c->ticks;
-        if (SIM_UNLIKELY(s->unchanged != NULL) && sim_truth(c, s->unchanged)) {
-            int dbl = l->op == SO_ACCD;
-            double dv = dbl ? sim_eval_d(c, s->rhs) : 0;
-            sim_exec_unchanged(c, s, dbl ? 0 : sim_eval_i(c, s->rhs), dv);
-        } else if (l->op == SO_ACCD) {
+        if (l->op == SO_ACCD) {
             double v = sim_eval_d(c, s->rhs);
             int64_t off = sim_acc_write(c, l);
             if (off >= 0) {
@@ -925,12 +944,7 @@ void sim_exec(sim_ctx *c, const sim_stmt *s)
                 m->state[off] = SIM_COMPUTED;
             }
         }
-        if (s->has_cost) c->ticks = sv + s->cost;
-        else c->ticks += s->ticks;
-        if (s->wclass) {
-            c->wclass_ticks[s->wclass] += c->ticks - sv;
-            c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
-        }
+        sim_assign_ticks(c, s, sv);
         return;
     }
     case SS_LET:

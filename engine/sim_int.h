@@ -93,7 +93,9 @@ struct sim_node {
     const ir_expr *e;
 };
 
-typedef enum sim_stmt_kind { SS_BLOCK, SS_ASSIGN, SS_LET, SS_IF, SS_FOR, SS_SEND, SS_RECV } sim_stmt_kind;
+/* SS_ASSUMED: an assignment with an `assume .. unchanged when` condition (its own kind, so that
+ * the plain assignment's path tests nothing more); sim_is_assign says either. */
+typedef enum sim_stmt_kind { SS_BLOCK, SS_ASSIGN, SS_ASSUMED, SS_LET, SS_IF, SS_FOR, SS_SEND, SS_RECV } sim_stmt_kind;
 
 typedef struct sim_stmt sim_stmt;
 struct sim_stmt {
@@ -122,11 +124,13 @@ struct sim_stmt {
     sim_node *lo, *hi, *step;     /* for */
     sim_stmt *body;
     int outer;                    /* for: the outermost loop (progress at source level) */
-    sim_node *unchanged;          /* assignment: its `assume .. unchanged when` condition, or NULL */
+    sim_node *unchanged;          /* SS_ASSUMED: its `assume .. unchanged when` condition */
     int assume_line, assume_col;  /*   where the assumption is written */
     sim_node *what, *to_lo, *to_hi, *at, *when;   /* send */
     sim_node **as; int nas;
 };
+
+static inline int sim_is_assign(const sim_stmt *s) { return s->kind == SS_ASSIGN || s->kind == SS_ASSUMED; }
 
 /* Global bounds of an array. */
 typedef struct sim_bounds { int64_t lo[SIM_MAXDIMS], hi[SIM_MAXDIMS]; } sim_bounds;

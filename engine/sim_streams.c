@@ -198,7 +198,7 @@ static void sim_restarts_walk(sim_stmt *loop, const sim_stmt *s)
     switch (s->kind) {
     case SS_BLOCK: for (int i = 0; i < s->n; i++) sim_restarts_walk(loop, s->s[i]); return;
     case SS_IF: sim_restarts_walk(loop, s->then_); sim_restarts_walk(loop, s->else_); return;
-    case SS_ASSIGN:
+    case SS_ASSIGN: case SS_ASSUMED:
         if (s->stream_rows > 0) {
             if (!loop->restart_rows) loop->stream_array = s->stream_array;
             loop->restart_rows += s->stream_rows;
