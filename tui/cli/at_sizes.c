@@ -123,7 +123,7 @@ char *cli_at_sizes(store *s, int64_t node, const char *text, diag_list *d)
         if (size.n && all.n) strbuf_printf(&all, ",");
         strbuf_printf(&all, "%s", size.n ? size.s : "");
         result = strbuf_take(&all);
-        if (ndefs && !size.n && same_sizes(p, result)) {
+        if (!size.n && same_sizes(p, result)) {
             diag_add(d, NULL, 0, 0, "--at %s: the C file imported again with it has the program's own sizes "
                      "(%s): is it a dataset or macro of the file?", text, result);
             free(result);
