@@ -241,7 +241,7 @@ void check_subscript(checker *C, ir_expr *ix, int mode, const char *what)
 
 static void const_violation(checker *C, const ir_expr *e, int mode, const char *what, const char *uses)
 {
-    if (mode == M_NOARRAY)
+    if (mode == M_NOARRAY || mode == M_INIT)
         chk_err(C, e->pos, "%s may not read arrays, but uses %s", what, uses);
     else
         chk_err(C, e->pos, "%s must be a constant expression (parameters and literals), but uses %s",
@@ -419,6 +419,14 @@ static ir_type resolve_call(checker *C, ir_expr *e, int mode, const char *what)
         if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
         else if (all != IR_INT) chk_err(C, e->pos, "isqrt needs an integer argument");
         return e->type = IR_INT;
+    case IR_F_CRAND: case IR_F_CLRAND48: case IR_F_CDRAND48:
+        if (mode != M_INIT)
+            chk_err(C, e->pos, "%s (the C library's random numbers) is allowed only in an init's value", fn);
+        else if (n < (e->u.call.f == IR_F_CRAND ? 2 : 1) || n > 2)
+            chk_err(C, e->pos, "%s takes %s arguments, found %d", fn, e->u.call.f == IR_F_CRAND ? "2" : "1 or 2", n);
+        else if (all != IR_INT)
+            chk_err(C, e->pos, "%s needs integer arguments (a seed and a call number)", fn);
+        return e->type = e->u.call.f == IR_F_CDRAND48 ? IR_DOUBLE : IR_INT;
     default:
         if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
         return e->type = all;
@@ -504,6 +512,7 @@ int ir_check(ir_program *p, diag_list *d)
     memset(&p->nest, 0, sizeof p->nest);
     if (p->level != IR_SOURCE) check_structure(&C);
     check_block(&C, p->body);
+    check_assumption_labels(&C);
     p->nslots = C.nslots;
     if (C.nerr == 0)
         for (int i = 0; i < p->nops; i++) C.nerr += op_check_samples(p, i, d);

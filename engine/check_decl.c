@@ -218,7 +218,7 @@ static void check_init_decl(checker *C, ir_decl *d)
             check_const(C, ix, "an init index (a fresh name or a constant)", 1);
         }
     }
-    ir_type t = chk_resolve(C, d->u.init.value, M_NOARRAY, "an init value");
+    ir_type t = chk_resolve(C, d->u.init.value, M_INIT, "an init value");
     if (elem == IR_INT && t == IR_DOUBLE)
         chk_err(C, d->u.init.value->pos, "cannot initialise int array '%s' with a double value",
              d->u.init.array);
@@ -325,6 +325,7 @@ void check_decls(checker *C)
         ir_decl *d = p->decls[i];
         switch (d->kind) {
         case IR_D_PARAM: case IR_D_ARRAY: case IR_D_OP: break;
+        case IR_D_ASSUME: d->u.assume.stmt = NULL; break;   /* checked with its statement */
         case IR_D_REFERENCE:
             if (reference)
                 chk_err(C, d->pos, "'reference' is already given at %d:%d", reference->pos.line,

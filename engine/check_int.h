@@ -10,8 +10,10 @@
 #include "ir.h"
 
 enum { AFF_CONST = 0, AFF_AFFINE = 1, AFF_NON = 2 };
-enum { M_ANY, M_CONST, M_NOARRAY, M_OP };   /* what an expression may use (M_OP: an operator
-                                                clause: its own names and literals only) */
+enum { M_ANY, M_CONST, M_NOARRAY, M_OP, M_INIT };   /* what an expression may use (M_OP: an
+                                                        operator clause: its own names and literals
+                                                        only; M_INIT: an init value, M_NOARRAY and the
+                                                        random numbers crand, clrand48, cdrand48) */
 
 typedef struct sym {
     const char *name;
@@ -86,6 +88,7 @@ int chk_resolve_opref(checker *C, ir_opref *op);
 void check_const(checker *C, ir_expr *e, const char *what, int need_int);
 /* An integer expression. */
 void check_int(checker *C, ir_expr *e, const char *what);
+void check_assumption_labels(checker *C);   /* check_stmt.c: every assume names an assignment */
 
 /* check_stmt.c */
 /* "'what' is not available at level L (needs `needs`)". */

@@ -52,6 +52,28 @@ static void define_label(checker *C, const char *l, ir_pos pos)
     }
 }
 
+/* The assumptions about assignment s (`assume LABEL unchanged when COND`): COND is an integer
+ * condition read in s's scope. */
+static void check_assumptions(checker *C, const ir_stmt *s)
+{
+    for (int i = 0; s->u.assign.label && i < C->p->ndecls; i++) {
+        ir_decl *d = C->p->decls[i];
+        if (d->kind != IR_D_ASSUME || !d->u.assume.label || strcmp(d->u.assume.label, s->u.assign.label)) continue;
+        d->u.assume.stmt = s;
+        check_int(C, d->u.assume.cond, "an assumption's condition");
+    }
+}
+
+/* After the statements: an assumption names an assignment's label. */
+void check_assumption_labels(checker *C)
+{
+    for (int i = 0; i < C->p->ndecls; i++) {
+        const ir_decl *d = C->p->decls[i];
+        if (d->kind == IR_D_ASSUME && !d->u.assume.stmt)
+            chk_err(C, d->pos, "assume names '%s', which labels no assignment", d->u.assume.label);
+    }
+}
+
 /* A collective's block: an array name with a prefix of its subscripts and an optional range on
  * the next dimension.  Returns the array's declaration, or NULL after an error. */
 static const ir_decl *check_block_ref(checker *C, ir_expr *e, ir_expr *lo, ir_expr *hi)
@@ -281,6 +303,7 @@ static void check_stmt(checker *C, ir_stmt *s)
         break;
     case IR_S_ASSIGN: {
         define_label(C, s->u.assign.label, s->pos);
+        check_assumptions(C, s);
         ir_type rt = chk_resolve(C, s->u.assign.rhs, M_ANY, NULL);
         check_lhs(C, s->u.assign.lhs, "assign to");
         const ir_expr *lhs = s->u.assign.lhs;

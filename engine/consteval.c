@@ -7,6 +7,7 @@
  * Integer semantics are intsem.h's (shared with the simulator): / is floor division, % the
  * matching remainder, overflow and division by zero are errors.
  */
+#include "crand.h"
 #include "intsem.h"
 #include "ir.h"
 
@@ -99,6 +100,31 @@ static cval ev_binary(evaluator *E, const ir_expr *e)
     return v;
 }
 
+/* crand, clrand48, cdrand48 of constants (crand.h; a cache of its own, freed here). */
+static cval ev_random(evaluator *E, const ir_expr *e)
+{
+    cval v = { 0, 0, 0 }, a[2];
+    int n = e->u.call.nargs, st;
+    for (int i = 0; i < n && i < 2; i++) {
+        a[i] = ev(E, e->u.call.args[i]);
+        if (a[i].real) { everr(E, e, "a random number's seed and call number are integers"); return v; }
+    }
+    int64_t k = a[n - 1].i;
+    uint64_t x0 = n == 2 ? crand48_seed(a[0].i) : CRAND48_UNSEEDED;
+    if (e->u.call.f == IR_F_CRAND) {
+        crand_cache c = { 0 };
+        st = n == 2 ? crand_rand(&c, a[0].i, k, &v.i) : CRAND_NEGATIVE;
+        crand_cache_free(&c);
+    } else if (e->u.call.f == IR_F_CLRAND48) {
+        st = crand_lrand48(x0, k, &v.i);
+    } else {
+        v.real = 1;
+        st = crand_drand48(x0, k, &v.r);
+    }
+    if (st) everr(E, e, crand_message(st));
+    return v;
+}
+
 /* A call of a built-in function. */
 static cval ev_call(evaluator *E, const ir_expr *e)
 {
@@ -167,6 +193,8 @@ static cval ev_call(evaluator *E, const ir_expr *e)
         v.i = ichk(E, e, intsem_isqrt(x.i, &v.i), &v.i);
         return v;
     }
+    case IR_F_CRAND: case IR_F_CLRAND48: case IR_F_CDRAND48:
+        return ev_random(E, e);
     }
     return v;
 }

@@ -420,6 +420,11 @@ static ir_decl *clone_decl(ir_program *dst, const ir_decl *d)
         c->u.init.idx = clone_exprs(dst, d->u.init.idx, d->u.init.nidx);
         c->u.init.value = ir_clone_expr(dst, d->u.init.value);
         break;
+    case IR_D_ASSUME:
+        c->u.assume.label = ir_strdup(dst, d->u.assume.label);
+        c->u.assume.cond = ir_clone_expr(dst, d->u.assume.cond);
+        c->u.assume.stmt = NULL;
+        break;
     case IR_D_OUTPUT:
         c->u.output.array = ir_strdup(dst, d->u.output.array);
         c->u.output.idx = clone_exprs(dst, d->u.output.idx, d->u.output.nidx);
@@ -512,7 +517,8 @@ static const char *const op_texts[] = {
 static const char *const func_names[] = {
     [IR_F_MIN] = "min", [IR_F_MAX] = "max", [IR_F_FLOOR] = "floor", [IR_F_CEIL] = "ceil",
     [IR_F_ABS] = "abs", [IR_F_SQRT] = "sqrt", [IR_F_ISQRT] = "isqrt", [IR_F_SELECT] = "select",
-    [IR_F_BAND] = "band", [IR_F_BOR] = "bor", [IR_F_BXOR] = "bxor"
+    [IR_F_BAND] = "band", [IR_F_BOR] = "bor", [IR_F_BXOR] = "bxor", [IR_F_CRAND] = "crand",
+    [IR_F_CLRAND48] = "clrand48", [IR_F_CDRAND48] = "cdrand48"
 };
 static const char *const reduce_names[] = {
     [IR_R_SUM] = "sum", [IR_R_PROD] = "prod", [IR_R_MAX] = "max", [IR_R_MIN] = "min"

@@ -20,7 +20,8 @@
  *    0 <= slot < prog->nslots.  A frame of nslots values is enough for any execution.
  *  - every IR_E_ACCESS has `array_index`; its number of subscripts equals the array's ndims.
  *  - every expression has `type`: int op int -> int, any double operand -> double,
- *    comparisons / && / || / ! -> int, sqrt -> double, isqrt -> int, floor/ceil/abs -> the
+ *    comparisons / && / || / ! -> int, sqrt -> double, isqrt -> int, crand and clrand48 -> int,
+ *    cdrand48 -> double, floor/ceil/abs -> the
  *    argument's type, min/max -> int when all arguments are int, a reduction -> its body's type,
  *    a let name -> its value's type, a 0-d array name or access -> the element type.
  *  - integer semantics: / is floor division, % the matching remainder (a - b * floor(a / b),
@@ -89,7 +90,10 @@ typedef enum ir_op {
 typedef enum ir_func {
     IR_F_MIN, IR_F_MAX, IR_F_FLOOR, IR_F_CEIL, IR_F_ABS, IR_F_SQRT, IR_F_ISQRT,
     IR_F_SELECT,                     /* select(c, a, b): a when c != 0, else b (only the one taken is evaluated) */
-    IR_F_BAND, IR_F_BOR, IR_F_BXOR   /* bitwise and, or, xor of two integers */
+    IR_F_BAND, IR_F_BOR, IR_F_BXOR,  /* bitwise and, or, xor of two integers */
+    /* the C library's random numbers by call number (engine/crand.h), in init values only:
+     * crand(seed, k) -> int, clrand48([seed,] k) -> int, cdrand48([seed,] k) -> double */
+    IR_F_CRAND, IR_F_CLRAND48, IR_F_CDRAND48
 } ir_func;
 typedef enum ir_reduce_op { IR_R_SUM, IR_R_PROD, IR_R_MAX, IR_R_MIN } ir_reduce_op;
 
@@ -251,7 +255,7 @@ struct ir_stmt {
 /* ---- declarations --------------------------------------------------------------------------- */
 
 typedef enum ir_decl_kind {
-    IR_D_PARAM, IR_D_REFERENCE, IR_D_ARRAY, IR_D_INIT, IR_D_OUTPUT, IR_D_DIST, IR_D_OP
+    IR_D_PARAM, IR_D_REFERENCE, IR_D_ARRAY, IR_D_INIT, IR_D_OUTPUT, IR_D_DIST, IR_D_OP, IR_D_ASSUME
 } ir_decl_kind;
 
 /* ---- user-defined operators (`op NAME { .. }`, OPERATORS in polyapm-lang(5)) ---------------- */
@@ -362,6 +366,15 @@ typedef struct ir_decl {
             ir_dist_piece *more;
             int nmore;
         } dist;
+        struct {                  /* assume LABEL unchanged when COND: the instances of statement
+                                     LABEL where COND holds write the value their element has (a
+                                     write that changes nothing; dependence analysis leaves it
+                                     out, the simulator checks it).  COND is read in the
+                                     statement's scope (its loop variables, lets, parameters). */
+            const char *label;
+            ir_expr *cond;
+            const ir_stmt *stmt;  /* checker: the statement labelled LABEL */
+        } assume;
         struct {                  /* op NAME { items } */
             const char *name;
             ir_opitem *items;

@@ -383,6 +383,9 @@ static int64_t ev_i(op_env *E, const ir_expr *e)
         case IR_F_BOR: return n == 2 ? ev_i(E, v[0]) | ev_i(E, v[1]) : 0;
         case IR_F_BXOR: return n == 2 ? ev_i(E, v[0]) ^ ev_i(E, v[1]) : 0;
         case IR_F_SQRT: return (int64_t)ev_d(E, e);
+        case IR_F_CRAND: case IR_F_CLRAND48: case IR_F_CDRAND48:
+            everr(E, e, "random numbers are not allowed in an operator clause");
+            return 0;
         }
         return 0;
     }

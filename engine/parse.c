@@ -153,7 +153,7 @@ void ps_sync(parser *P)
     while (kind(P) != IR_T_EOF) {
         ir_tok_kind k = kind(P);
         if (k == IR_T_SEMI) { ps_advance(P); break; }
-        if (k == IR_T_RBRACE || is_decl_start(k) || is_stmt_start(P) || is_op_start(P)) break;
+        if (k == IR_T_RBRACE || is_decl_start(k) || is_stmt_start(P) || is_word_decl_start(P)) break;
         if (k == IR_T_LBRACE) {
             int depth = 0;
             do {
@@ -238,7 +238,7 @@ static void parse_program(parser *P)
     /* declarations */
     for (;;) {
         while (ps_accept(P, IR_T_SEMI)) {}
-        if ((!is_decl_start(kind(P)) && !is_op_start(P)) || P->fatal) break;
+        if ((!is_decl_start(kind(P)) && !is_word_decl_start(P)) || P->fatal) break;
         ir_comments lead = ps_take_lead(P, tok(P)->pos);
         int start = P->cur;
         ir_decl *d = parse_decls_one(P);

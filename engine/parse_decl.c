@@ -154,7 +154,7 @@ static ir_decl *parse_op(parser *P)
     while (kind(P) != IR_T_RBRACE && kind(P) != IR_T_EOF && !P->fatal) {
         while (ps_accept(P, IR_T_SEMI)) {}
         if (kind(P) == IR_T_RBRACE) break;
-        if (is_decl_start(kind(P)) || is_op_start(P) || kind(P) == IR_T_FOR) break;   /* a missing '}' */
+        if (is_decl_start(kind(P)) || is_word_decl_start(P) || kind(P) == IR_T_FOR) break;   /* a missing '}' */
         ir_opitem it;
         memset(&it, 0, sizeof it);
         it.pos = tok(P)->pos;
@@ -274,6 +274,15 @@ static int parse_dist_ranges(parser *P, ir_decl *d)
 /* Parses one declaration (a `param` line may give several) and appends it; returns the first. */
 ir_decl *parse_decls_one(parser *P)
 {
+    if (is_assume_start(P)) {
+        ir_decl *d = new_decl(P, IR_D_ASSUME, tok(P)->pos);
+        ps_advance(P);
+        d->u.assume.label = ps_expect_ident(P, "a statement label", NULL);
+        ps_advance(P);   /* unchanged */
+        d->u.assume.cond = ps_expect(P, IR_T_WHEN) ? parse_expr(P) : ps_dummy(P, d->pos);
+        ir_program_append_decl(P->p, d);
+        return d;
+    }
     if (is_op_start(P)) {
         ir_decl *d = parse_op(P);
         ir_program_append_decl(P->p, d);

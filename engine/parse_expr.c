@@ -26,7 +26,8 @@ static const struct { const char *name; ir_func f; int minargs, maxargs; } funcs
     { "min", IR_F_MIN, 2, 1 << 20 }, { "max", IR_F_MAX, 2, 1 << 20 }, { "floor", IR_F_FLOOR, 1, 1 },
     { "ceil", IR_F_CEIL, 1, 1 }, { "abs", IR_F_ABS, 1, 1 }, { "sqrt", IR_F_SQRT, 1, 1 },
     { "isqrt", IR_F_ISQRT, 1, 1 }, { "select", IR_F_SELECT, 3, 3 }, { "band", IR_F_BAND, 2, 2 },
-    { "bor", IR_F_BOR, 2, 2 }, { "bxor", IR_F_BXOR, 2, 2 },
+    { "bor", IR_F_BOR, 2, 2 }, { "bxor", IR_F_BXOR, 2, 2 }, { "crand", IR_F_CRAND, 2, 2 },
+    { "clrand48", IR_F_CLRAND48, 1, 2 }, { "cdrand48", IR_F_CDRAND48, 1, 2 },
 };
 static const struct { const char *name; ir_reduce_op r; } reductions[] = {
     { "sum", IR_R_SUM }, { "prod", IR_R_PROD }, { "max", IR_R_MAX }, { "min", IR_R_MIN },
@@ -133,6 +134,8 @@ static ir_expr *parse_call(parser *P, ir_pos pos, unsigned fi)
         if (funcs[fi].minargs == funcs[fi].maxargs)
             ps_err(P, pos, "%s takes %d argument%s, found %d", id, funcs[fi].minargs,
                  funcs[fi].minargs == 1 ? "" : "s", n);
+        else if (funcs[fi].maxargs == funcs[fi].minargs + 1)
+            ps_err(P, pos, "%s takes %d or %d arguments, found %d", id, funcs[fi].minargs, funcs[fi].maxargs, n);
         else
             ps_err(P, pos, "%s takes at least %d arguments, found %d", id, funcs[fi].minargs, n);
     }
@@ -156,7 +159,8 @@ static ir_expr *parse_applied(parser *P, ir_pos pos, const char *id)
     for (unsigned i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
         if (strcmp(id, funcs[i].name) == 0) return parse_call(P, pos, i);
     ps_err(P, pos, "unknown function '%s' (expected min, max, floor, ceil, abs, sqrt, isqrt, "
-         "select, band, bor, bxor, repeat, or a reduction sum/prod/max/min(k = lo .. hi))", id);
+         "select, band, bor, bxor, crand, clrand48, cdrand48, repeat, or a reduction "
+         "sum/prod/max/min(k = lo .. hi))", id);
     ps_advance(P);
     return ps_dummy(P, pos);
 }

@@ -71,6 +71,15 @@ static inline int is_op_start(const parser *P)
     return is_word(P, 0, "op") && peek(P, 1) == IR_T_IDENT && peek(P, 2) == IR_T_LBRACE;
 }
 
+/* `assume LABEL unchanged` starts an assumption (`assume` and `unchanged` are not reserved). */
+static inline int is_assume_start(const parser *P)
+{
+    return is_word(P, 0, "assume") && peek(P, 1) == IR_T_IDENT && is_word(P, 2, "unchanged");
+}
+
+/* A declaration that starts with a word rather than a keyword: `op`, `assume`. */
+static inline int is_word_decl_start(const parser *P) { return is_op_start(P) || is_assume_start(P); }
+
 /* `recv` alone (a word, not a keyword: a name `recv` followed by ':', '[' or '=' stays one). */
 static inline int is_recv(const parser *P)
 {

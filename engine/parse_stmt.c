@@ -357,9 +357,9 @@ void parse_stmts(parser *P, ir_block *b, int top)
         if (k == IR_T_EOF || (k == IR_T_RBRACE && !top) || P->fatal) break;
         ir_comments lead = ps_take_lead(P, tok(P)->pos);
         int start = P->cur;
-        if (is_decl_start(k) || is_op_start(P)) {
+        if (is_decl_start(k) || is_word_decl_start(P)) {
             ps_err(P, tok(P)->pos, "expected a statement, found %s (declarations come before "
-                 "statements)", is_op_start(P) ? "'op'" : ir_tok_name(k));
+                 "statements)", is_op_start(P) ? "'op'" : is_assume_start(P) ? "'assume'" : ir_tok_name(k));
             int keep = P->panic;
             P->panic = 0;
             parse_decls_one(P);

@@ -523,6 +523,12 @@ static int print_decl(strbuf *b, ir_decl *const *decls, int n, int i)
         strbuf_puts(b, " = ");
         print_expr(b, d->u.init.value, 0);
         break;
+    case IR_D_ASSUME:
+        strbuf_puts(b, "assume ");
+        strbuf_puts(b, d->u.assume.label ? d->u.assume.label : "?");
+        strbuf_puts(b, " unchanged when ");
+        print_expr(b, d->u.assume.cond, 0);
+        break;
     case IR_D_OUTPUT:
         strbuf_puts(b, "output ");
         strbuf_puts(b, d->u.output.array ? d->u.output.array : "?");

@@ -631,6 +631,7 @@ static void sim_run_free(sim_ctx *c, sim_run_state *rs)
     free(c->pfi);
     free(c->pfd);
     op_env_free(c->openv);
+    crand_cache_free(&c->crand);
     free(c->pend);
     free(c->fi);
     free(c->fd);

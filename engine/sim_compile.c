@@ -353,6 +353,15 @@ static sim_node *sim_compile_call(sim_ctx *c, const ir_expr *e)
         n->c = sim_compile_expr(c, args[2], dbl ? IR_DOUBLE : IR_INT);
         return n->a && n->b && n->c ? n : NULL;
     }
+    case IR_F_CRAND: case IR_F_CLRAND48: case IR_F_CDRAND48: {
+        if (na < 1 || na > 2) return sim_cerr(c, e, "a random number takes a seed and a call number");
+        ir_func f = e->u.call.f;
+        sim_node *n = sim_new(c, f == IR_F_CRAND ? SO_CRAND : f == IR_F_CLRAND48 ? SO_CLRAND48 : SO_CDRAND48, e);
+        if (!n) return NULL;
+        n->a = na == 2 ? sim_compile_expr(c, args[0], IR_INT) : NULL;
+        n->b = sim_compile_expr(c, args[na - 1], IR_INT);
+        return (na == 1 || n->a) && n->b ? n : NULL;
+    }
     case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR: {
         if (na != 2) return sim_cerr(c, e, "a bitwise function takes 2 arguments");
         sim_node *n = sim_new(c, e->u.call.f == IR_F_BAND ? SO_BANDI : e->u.call.f == IR_F_BOR ? SO_BORI : SO_BXORI, e);
@@ -748,6 +757,13 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         st->ticks = sim_expr_ticks(s->u.assign.rhs);
         if (st->rhs) st->wclass = sim_stmt_class(c, st);
         if (st->rhs) sim_stmt_streams(c, st);
+        for (int i = 0; st->rhs && i < c->prog->ndecls; i++) {   /* `assume LABEL unchanged when COND` */
+            const ir_decl *d = c->prog->decls[i];
+            if (d->kind != IR_D_ASSUME || d->u.assume.stmt != s) continue;
+            if (!(st->unchanged = sim_compile_truth(c, d->u.assume.cond))) return NULL;
+            st->assume_line = d->pos.line;
+            st->assume_col = d->pos.col;
+        }
         return st->rhs ? st : NULL;
     }
     case IR_S_LET: {

@@ -569,6 +569,19 @@ SIM_NOINLINE static int64_t sim_eval_redi(sim_ctx *c, const sim_node *n)
     return acc;
 }
 
+/* crand, clrand48, cdrand48 (crand.h): n->a the seed (NULL: none), n->b the call number; an
+ * error (a negative call number, one too far for rand's cache) stops the run. */
+SIM_NOINLINE static op_value sim_random(sim_ctx *c, const sim_node *n)
+{
+    op_value v = { .i = 0 };
+    int64_t seed = n->a ? sim_eval_i(c, n->a) : 1, k = sim_eval_i(c, n->b);
+    uint64_t x0 = n->a ? crand48_seed(seed) : CRAND48_UNSEEDED;
+    int st = n->op == SO_CRAND ? crand_rand(&c->crand, seed, k, &v.i)
+           : n->op == SO_CLRAND48 ? crand_lrand48(x0, k, &v.i) : crand_drand48(x0, k, &v.d);
+    if (SIM_UNLIKELY(st)) sim_runtime(c, crand_message(st));
+    return v;
+}
+
 int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
 {
     switch (n->op) {
@@ -639,6 +652,7 @@ int64_t sim_eval_i(sim_ctx *c, const sim_node *n)
     case SO_BORI: { int64_t a = sim_eval_i(c, n->a); return a | sim_eval_i(c, n->b); }
     case SO_BXORI: { int64_t a = sim_eval_i(c, n->a); return a ^ sim_eval_i(c, n->b); }
     case SO_REPEATI: return sim_repeat(c, n).i;
+    case SO_CRAND: case SO_CLRAND48: return sim_random(c, n).i;
     default:
         return sim_d2i(c, sim_eval_d(c, n));
     }
@@ -700,6 +714,7 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
     case SO_REDD: return sim_eval_redd(c, n);
     case SO_SELD: return sim_eval_i(c, n->a) ? sim_eval_d(c, n->b) : sim_eval_d(c, n->c);
     case SO_REPEATD: return sim_repeat(c, n).d;
+    case SO_CDRAND48: return sim_random(c, n).d;
     default:
         return (double)sim_eval_i(c, n);
     }
@@ -849,6 +864,33 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     }
 }
 
+/* An assignment's instance its assumption says changes nothing (`assume S unchanged when ..`):
+ * the value computed must be the element's, bit for bit; then nothing is written (no new
+ * version: the copies elsewhere stay current).  Otherwise the run stops: the assumption is
+ * false, an error at the assumption. */
+static void sim_exec_unchanged(sim_ctx *c, const sim_stmt *s, int64_t iv, double dv)
+{
+    const sim_node *l = s->lhs;
+    int64_t off = sim_acc_read(c, l);
+    if (off < 0) return;
+    const sim_mem *m = &c->mem[l->array];
+    int dbl = l->op == SO_ACCD;
+    double old_d = dbl ? ((const double *)m->data)[off] : 0;
+    int64_t old_i = dbl ? 0 : ((const int64_t *)m->data)[off];
+    if (dbl ? memcmp(&old_d, &dv, sizeof dv) == 0 : old_i == iv) return;
+    int64_t idx[SIM_MAXDIMS];
+    char el[300], wh[160], was[64], now[64];
+    sim_acc_indices(c, l, idx);
+    sim_fmt_local(c, l->array, m, idx, l->n, el, sizeof el);
+    sim_fmt_where(c, wh, sizeof wh);
+    if (dbl) { snprintf(was, sizeof was, "%.17g", old_d); snprintf(now, sizeof now, "%.17g", dv); }
+    else { snprintf(was, sizeof was, "%lld", (long long)old_i); snprintf(now, sizeof now, "%lld", (long long)iv); }
+    sim_violation_add(c, SIM_V_RUNTIME, s->assume_line, s->assume_col,
+                      "the assumption at %d:%d does not hold: %s changes %s from %s to %s (processor %lld, "
+                      "t=%lld)%s", s->assume_line, s->assume_col, s->label, el, was, now, (long long)sim_proc_value(c, c->proc), (long long)c->tval, wh);
+    c->stop = 1;
+}
+
 void sim_exec(sim_ctx *c, const sim_stmt *s)
 {
     switch (s->kind) {
@@ -862,7 +904,11 @@ void sim_exec(sim_ctx *c, const sim_stmt *s)
         c->cur = s;
         const sim_node *l = s->lhs;
         double sv = c->ticks;
-        if (l->op == SO_ACCD) {
+        if (SIM_UNLIKELY(s->unchanged != NULL) && sim_truth(c, s->unchanged)) {
+            int dbl = l->op == SO_ACCD;
+            double dv = dbl ? sim_eval_d(c, s->rhs) : 0;
+            sim_exec_unchanged(c, s, dbl ? 0 : sim_eval_i(c, s->rhs), dv);
+        } else if (l->op == SO_ACCD) {
             double v = sim_eval_d(c, s->rhs);
             int64_t off = sim_acc_write(c, l);
             if (off >= 0) {

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "crand.h"
 #include "ir.h"
 #include "op.h"
 #include "planes.h"
@@ -40,10 +41,11 @@ typedef enum sim_op {
     SO_MINI, SO_MAXI, SO_ABSI, SO_ISQRT, SO_CEILDIV, SO_D2I, SO_FLOORD2I, SO_CEILD2I,
     SO_ACCI, SO_REDI, SO_ACCI_SR, SO_MEMO, SO_CMPAFF,
     SO_SELI, SO_BANDI, SO_BORI, SO_BXORI, SO_REPEATI,
+    SO_CRAND, SO_CLRAND48,        /* a = seed (NULL: drand48's state without srand48), b = call number */
     /* double-valued */
     SO_CD, SO_LD, SO_ADDD, SO_SUBD, SO_MULD, SO_DIVD, SO_MODD, SO_NEGD,
     SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD,
-    SO_ACCD_SR, SO_SELD, SO_REPEATD
+    SO_ACCD_SR, SO_SELD, SO_REPEATD, SO_CDRAND48
 } sim_op;
 
 /* Strength reduction: a reduction's body is compiled a second time with its affine accesses as
@@ -120,6 +122,8 @@ struct sim_stmt {
     sim_node *lo, *hi, *step;     /* for */
     sim_stmt *body;
     int outer;                    /* for: the outermost loop (progress at source level) */
+    sim_node *unchanged;          /* assignment: its `assume .. unchanged when` condition, or NULL */
+    int assume_line, assume_col;  /*   where the assumption is written */
     sim_node *what, *to_lo, *to_hi, *at, *when;   /* send */
     sim_node **as; int nas;
 };
@@ -330,6 +334,7 @@ typedef struct sim_ctx {
     const sim_bounds *ab;         /* global bounds of every array */
     const ir_decl **dists;        /* syndm: each array's dist declaration (narrays), else NULL */
     op_env *openv;                /* evaluation of user operators (NULL when the program has none) */
+    crand_cache crand;            /* rand()'s values by seed, for crand (crand.h) */
     int64_t *pfi;                 /* saved frames of each processor of the step (supersteps) */
     double *pfd;
     int64_t tval;                 /* its time value */

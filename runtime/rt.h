@@ -113,6 +113,10 @@ void rt_exchange_free(rt_exchange *x);
 void rt_exchange_put(rt_exchange *x, int dest, int64_t index, double value);
 /* The same for an element of an int64_t array: its 8 bytes travel unchanged. */
 void rt_exchange_put_int(rt_exchange *x, int dest, int64_t index, int64_t value);
+/* n records at once, the same as n rt_exchange_put(_int) calls in order: indices index,
+ * index + step, .., values the n 8-byte elements at `values` (a run of a double or int64_t
+ * array, read in place; not kept). */
+void rt_exchange_put_run(rt_exchange *x, int dest, int64_t index, int64_t step, const void *values, int64_t n);
 /* The int64_t value of a record put with rt_exchange_put_int. */
 int64_t rt_record_int(const rt_record *r);
 void rt_exchange_run(rt_exchange *x);                  /* collective over the communicator */

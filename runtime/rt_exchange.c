@@ -99,6 +99,23 @@ void rt_exchange_put(rt_exchange *x, int dest, int64_t index, double value)
     r->value = value;
 }
 
+void rt_exchange_put_run(rt_exchange *x, int dest, int64_t index, int64_t step, const void *values, int64_t n)
+{
+    if (dest < 0 || dest >= x->size)
+        rt_die("rt_exchange_put_run: destination rank %d outside 0..%d", dest, x->size - 1);
+    if (n <= 0)
+        return;
+    while ((size_t)x->scount[dest] + (size_t)n > x->cap)
+        rt_exchange_grow(x);
+    rt_record *r = x->send + (size_t)dest * x->cap + x->scount[dest];
+    const unsigned char *v = values;
+    for (int64_t k = 0; k < n; k++) {
+        r[k].index = index + k * step;
+        memcpy(&r[k].value, v + 8 * k, 8);   /* a double, or an int64_t's bits */
+    }
+    x->scount[dest] += (int)n;
+}
+
 void rt_exchange_put_int(rt_exchange *x, int dest, int64_t index, int64_t value)
 {
     double bits;

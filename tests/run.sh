@@ -39,7 +39,7 @@ TIMES=$BUILD_DIR/test-times.txt
 # Seconds per suite, measured once one at a time on the shared 2-core machine (loaded: the ratios
 # matter, not the values); $TIMES, written by every run, wins.  Suites not listed count as 10 s.
 DEFAULT_TIMES="
-polybench/derive.1 200 polybench/derive.2 190 xf/phases.1 120 xf/phases.2 150 xf/phases.3 100 xf/stm_isl 150 xf/workspace 127 mpi/export_coll 110
+polybench/derive.1 200 polybench/derive.2 190 polybench/c_all.1 200 polybench/c_all.2 200 polybench/c_all.3 200 xf/phases.1 120 xf/phases.2 150 xf/phases.3 100 xf/stm_isl 150 xf/workspace 127 mpi/export_coll 110
 mpi/export_regress 100 mpi/compare_run 100 xf/stm_regress 94 cli/planes 87 mpi/export_leaves 80
 xf/derive_findings 75 xf/explore 72 mpi/export_pieces 60 store/crash 59 mpi/fd 54 cli/options 52
 xf/regress_memdist 49 polybench/source 46 mpi/export_fd 43 xf/stm_auto 41 cli/bad 40 xf/fuse 36
@@ -67,9 +67,10 @@ for t in "$BUILD_DIR"/tests/*; do
     [ -f "$t" ] && [ -x "$t" ] && CMD[unit/$(basename "$t")]=$t
 done
 # A suite listed in SPLIT runs as that many jobs, each with SUITE_PART=K/N in its environment
-# (the suite takes every N-th of its cases from the K-th): polybench/derive's kernels, xf/phases'.
-declare -A SPLIT=([polybench/derive]=2 [xf/phases]=3) PART=()
-for s in "$ROOT"/tests/{cli,store,xf,tui,mpi}/*.sh "$ROOT"/tests/polybench/{source,derive}.sh; do
+# (the suite takes every N-th of its cases from the K-th): polybench/derive's and c_all's kernels,
+# xf/phases'.
+declare -A SPLIT=([polybench/derive]=2 [xf/phases]=3 [polybench/c_all]=3) PART=()
+for s in "$ROOT"/tests/{cli,store,xf,tui,mpi}/*.sh "$ROOT"/tests/polybench/{source,derive,c_all}.sh; do
     [ -f "$s" ] || continue
     name=$(basename "$(dirname "$s")")/$(basename "$s" .sh)
     [ "$name" = mpi/export_all ] && continue           # last, on the others' workspaces

@@ -39,8 +39,15 @@ typedef struct xf_import_opts {
     const char *const *inits;         /* "A[i][j] = e": the initial values of an array, in the
                                          language's terms, instead of what the C code computes */
     int ninits;
+    const char *const *assumes;       /* "S1 unchanged when i == k": assumptions about the region's
+                                         statements (S1, S2, .. in the order written), in the
+                                         language's terms (assume declarations) */
+    int nassumes;
     const char *outputs;              /* "A,B": the output arrays, or NULL */
     const char *name;                 /* the program's name, or NULL: from the file name */
+    const char *command;              /* the command that imports the file again (with other -D:
+                                         explore --at LARGE_DATASET), written in the program's
+                                         header as `# imported with: COMMAND`, or NULL */
 } xf_import_opts;
 
 /* The canonical .apm text of the imported program (the caller frees it), or NULL with the errors

@@ -232,8 +232,93 @@ int main(void) { static int x[8]; k(8, x); return 0; }
 EOC
 )
 bad "a recursive formula function" "recur\\.c:1:[0-9]+: error: calls of 'f' nested more than 16 deep" -- "$f"
-region "rand() in the init of an array the region reads" "a call of 'rand': the C library's random numbers are not reproduced" \
-    'for (i = 0; i < n; i++) x[i] = x[i] + 1;' '' 'for (int i = 0; i < N; i++) x[i] = rand() % 10;'
+region "erand48 (not reproduced)" "a call of 'erand48': of the C library's random numbers the importer reproduces rand\(\), random\(\), drand48\(\) and lrand48\(\)" \
+    'for (i = 0; i < n; i++) x[i] = x[i] + 1;' '' 'unsigned short st[3] = {1, 2, 3}; for (int i = 0; i < N; i++) x[i] = erand48(st);'
+region "rand() in the region" "a call of 'rand' in the region \(the kernel's values must be the same in every run\)" \
+    'for (i = 0; i < n; i++) x[i] = rand() % 10;'
+
+# rnd NAME LINE:COL REGEX INIT: main's init code INIT (lines 5-8) before a region reading x and y
+rnd() {
+    local f
+    f=$(cfile "$1" <<EOC
+#include <stdlib.h>
+#include <time.h>
+#define N 10
+static double x[N], y[N], A[N][N];
+int main(void) {
+$5
+#pragma scop
+  for (int i = 0; i < N; i++) y[i] = y[i] + x[i] + A[i][i];
+#pragma endscop
+  return 0;
+}
+EOC
+)
+    bad "$3" "$1\\.c:$2: error: $4" -- "$f"
+}
+rnd seedtime 6:9 "srand(time(NULL)): located, cannot be reproduced, --init suggested" \
+    "srand's seed calls 'time': a value the program computes when it runs, so its random numbers cannot be reproduced; .*--init" \
+    '  srand(time(NULL));
+  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = rand() % 100 / 10.0; }'
+rnd seedvar 7:9 "srand of a variable the program reads" "srand's seed is a variable: .*cannot be reproduced" \
+    '  unsigned s = (unsigned)clock();
+  srand(s);
+  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = rand(); }'
+rnd triangle 9:44 "rand() in a triangular loop" \
+    "a call of 'rand' in a loop whose bounds depend on an enclosing loop's variable \(the loop of 'j' at line 9\)" \
+    '  srand(1);
+  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = 0; }
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j <= i; j++) A[i][j] = rand() / (double)RAND_MAX;'
+rnd twice 7:65 "two rand() calls in one expression" \
+    "a second call of a generator in one expression \(the first, 'rand', at line 7\): C leaves the order of the two unspecified" \
+    '  srand(1);
+  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = rand() % 10 - rand() % 10; }'
+rnd datadep 9:26 "rand() under a data-dependent if" \
+    "a call of 'rand' under the condition at line 9, whose branches call the generator a different number of times" \
+    '  srand(1);
+  for (int i = 0; i < N; i++) { y[i] = i * 0.5; x[i] = 0; }
+  for (int i = 0; i < N; i++)
+    if (y[i] > 2) x[i] = rand() % 10 + y[i];'
+rnd ternary 7:59 "rand() in a branch of ?:" "a call of 'rand' in a branch of \?:, which C evaluates only on a condition" \
+    '  srand(1);
+  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = i % 2 ? rand() : 0; }'
+rnd seedloop 8:5 "srand inside a loop" "srand inside a loop, under a condition or in an expression" \
+    '  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = 0; }
+  for (int i = 0; i < N; i++) {
+    srand(i);
+    x[i] = rand();
+  }'
+rnd whileloop 8:27 "rand() in a while loop" "a call of 'rand' in a while loop: the number of its calls cannot be counted" \
+    '  int k = 0;
+  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = 0; }
+  while (k < N) x[k++] = rand();'
+rnd scalarloop 8:69 "a variable set from rand() in a loop and read there" \
+    "'r' is read in a loop nest of the code before the kernel that assigns it a value changing with each iteration" \
+    '  double r;
+  srand(1);
+  for (int i = 0; i < N; i++) { y[i] = 0; r = rand() / 2.0; x[i] = r; }'
+rnd subscript 8:5 "rand() chooses the element" "a subscript drawn from the C library's random numbers" \
+    '  srand(1);
+  for (int i = 0; i < N; i++) { y[i] = 0; x[i] = 0; }
+  x[rand() % N] = 1;'
+f=$(cfile rowexpr <<'EOC'
+#include <stdlib.h>
+#define N 10
+static double x[N], A[N][N];
+static void row(int r) { for (int j = 0; j < N; j++) A[r][j] = rand() % 10; }
+int main(void) {
+  for (int i = 0; i < N - 1; i++) row(i + 1);
+  for (int i = 0; i < N; i++) x[i] = 1;
+#pragma scop
+  for (int i = 0; i < N; i++) x[i] = x[i] + A[i][i];
+#pragma endscop
+  return 0;
+}
+EOC
+)
+bad "a row function called with an expression of the loop's variable" \
+    "rowexpr\\.c:4:57: error: a subscript that is an expression of a loop's variable passed to a function of the file" -- "$f"
 
 f=$(cfile rnd <<'EOC'
 #include <stdlib.h>
@@ -249,7 +334,6 @@ int main(void) {
 }
 EOC
 )
-bad "rand() in main's init loop: where, and the option" "rnd\\.c:6:57: error: a call of 'rand': .*--init 'A\\[i\\] = formula'" -- "$f"
 bad "an --init that is not an expression" "rnd\\.c: error: --init 'x\\[i\\] = i \\+': expected an expression" -- "$f" --init 'x[i] = i +'
 bad "an --init naming what the program has not" "rnd\\.c: error: --init 'x\\[i\\] = zz': unknown name 'zz'" -- "$f" --init 'x[i] = zz'
 

@@ -10,8 +10,7 @@
 PB=$(pb_dir)
 if [ -z "$PB" ]; then echo "skip import_restyle: PolyBench/C 4.2.1 not found (set POLYBENCH_DIR)"; finish; fi
 CC=${CC:-gcc}
-$CC -std=c11 -O0 -Wall -Wextra -I"$ROOT/runtime" -o "$TMP/dumpsum" "$ROOT/tests/polybench/dumpsum.c" \
-    "$ROOT/runtime/rt_checksum.c" 2>"$TMP/cc.err" || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
+pb_dumpsum_build || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
 
 # check KERNEL_PATH: one kernel in both styles (run in the background; its lines go to its log)
 check() {

@@ -12,16 +12,12 @@
 . "$ROOT/tests/polybench/kernels.inc"
 SRC=$ROOT/tests/import
 CC=${CC:-gcc}
-$CC -std=c11 -O0 -Wall -Wextra -I"$ROOT/runtime" -o "$TMP/dumpsum" "$ROOT/tests/polybench/dumpsum.c" \
-    "$ROOT/runtime/rt_checksum.c" 2>"$TMP/cc.err" || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
-
-# meta FILE KEY: the rest of the line `// KEY: ...` in FILE
-meta() { sed -n "s|^// $2: ||p" "$1" | head -1; }
+pb_dumpsum_build || { fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"; finish; }
 
 # same NAME APM CFLAGS SIMARGS: the C program's dump checksum (built with CFLAGS) = polyapm sim's
 same() {
     local k=$1 apm=$2 cflags=$3 simargs=$4 run want got dump
-    run=$(meta "$SRC/$k.c" run)
+    run=$(c_meta "$SRC/$k.c" run)
     # shellcheck disable=SC2086
     $CC -std=gnu11 -O0 -ffp-contract=off -Wall -Wextra $cflags -o "$TMP/$k.bin" "$SRC/$k.c" -lm 2>"$TMP/cc.err" ||
         { fail "$k: C builds ($cflags)" "$(head -3 "$TMP/cc.err")"; return; }
@@ -42,13 +38,13 @@ for f in "$SRC"/*.c; do
     files=$((files + 1))
     apm=$TMP/$k.apm
     # shellcheck disable=SC2046
-    if ! eval "\"\$POLYAPM\" import \"\$f\" $(meta "$f" import) -o \"\$apm\"" 2>"$TMP/$k.err"; then
+    if ! eval "\"\$POLYAPM\" import \"\$f\" $(c_meta "$f" import) -o \"\$apm\"" 2>"$TMP/$k.err"; then
         fail "$k imports" "$(head -3 "$TMP/$k.err")"; continue
     fi
     "$POLYAPM" fmt "$apm" 2>&1 | cmp -s - "$apm" && ok "$k: imported in canonical form" ||
         fail "$k: imported in canonical form" "polyapm fmt would change it"
-    same "$k" "$apm" "$(meta "$f" cc)" ""
-    s2=$(meta "$f" size2)
+    same "$k" "$apm" "$(c_meta "$f" cc)" ""
+    s2=$(c_meta "$f" size2)
     case $s2 in
     "") ;;
     *" -- "*) same "$k" "$apm" "${s2%% -- *}" "${s2#* -- }" ;;

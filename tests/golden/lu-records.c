@@ -102,16 +102,22 @@ static _Noreturn void l_outside(int64_t i0, int64_t i1)
 {
     rt_die("l[%lld][%lld] lies outside this processor's pieces", (long long)i0, (long long)i1);
 }
-static inline int64_t l_at(int64_t rt_proc, int64_t i0, int64_t i1)
+static inline int64_t l_find(int64_t i0, int64_t i1)
 {
-    (void)rt_proc;   /* this rank's processor: l_layout set its pieces up */
     for (int k = 0; k < 1; k++) {
         const rt_piece *pc = &l_pc[k];
         if (i0 < pc->lo[0] || i0 > pc->hi[0]) continue;
         const int64_t r = l_row(k, i0);
         if (rt_piece_held(pc, r, i1)) return rt_piece_idx(pc, r, i1);
     }
-    l_outside(i0, i1);
+    return -1;
+}
+static inline int64_t l_at(int64_t rt_proc, int64_t i0, int64_t i1)
+{
+    (void)rt_proc;   /* this rank's processor: l_layout set its pieces up */
+    const int64_t o = l_find(i0, i1);
+    if (o < 0) l_outside(i0, i1);
+    return o;
 }
 static inline int64_t l_rowbase(int64_t rt_proc, int64_t i0)
 {
@@ -191,16 +197,22 @@ static _Noreturn void u_outside(int64_t i0, int64_t i1)
 {
     rt_die("u[%lld][%lld] lies outside this processor's pieces", (long long)i0, (long long)i1);
 }
-static inline int64_t u_at(int64_t rt_proc, int64_t i0, int64_t i1)
+static inline int64_t u_find(int64_t i0, int64_t i1)
 {
-    (void)rt_proc;   /* this rank's processor: u_layout set its pieces up */
     for (int k = 0; k < 1; k++) {
         const rt_piece *pc = &u_pc[k];
         if (i0 < pc->lo[0] || i0 > pc->hi[0]) continue;
         const int64_t r = u_row(k, i0);
         if (rt_piece_held(pc, r, i1)) return rt_piece_idx(pc, r, i1);
     }
-    u_outside(i0, i1);
+    return -1;
+}
+static inline int64_t u_at(int64_t rt_proc, int64_t i0, int64_t i1)
+{
+    (void)rt_proc;   /* this rank's processor: u_layout set its pieces up */
+    const int64_t o = u_find(i0, i1);
+    if (o < 0) u_outside(i0, i1);
+    return o;
 }
 static inline int64_t u_rowbase(int64_t rt_proc, int64_t i0)
 {
@@ -271,7 +283,8 @@ static void init_arrays(int64_t me)
 /* One step of processor me: statements L U in order, the sends put into the exchange; the arrays
  * restrict (each its own allocation). */
 static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchange *rt_x,
-                                               double *restrict a)
+                                               double *restrict a, double *restrict l,
+        double *restrict u)
 {
     (void)rt_x;
     const int64_t rp = me;   /* this processor */
@@ -283,27 +296,27 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
             const int64_t rt_row2 = l_rowbase(me, i);   /* l[i][..] */
             double rt_red1 = 1 <= (j - 1) ? -0.0 : 0.0;   /* sum(k = ..) */
             for (int64_t k = 1, k_end = (j - 1); k <= k_end; k++) {
-                const double rt_term = (l[rt_row2 + k] * u[u_at(me, k, j)]);
+                const double rt_term = (l[rt_row2 + k] * u[u_rowbase(me, k) + j]);
                 rt_red1 = rt_red1 + rt_term;
             }
             /* L */
-            l[l_at(me, i, j)] =
+            l[l_rowbase(me, i) + j] =
                     (a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red1);
         } else {
             const int64_t rt_row4 = l_rowbase(me, i);   /* l[i][..] */
             double rt_red3 = 1 <= (i - 1) ? -0.0 : 0.0;   /* sum(k = ..) */
             for (int64_t k = 1, k_end = (i - 1); k <= k_end; k++) {
-                const double rt_term = (l[rt_row4 + k] * u[u_at(me, k, j)]);
+                const double rt_term = (l[rt_row4 + k] * u[u_rowbase(me, k) + j]);
                 rt_red3 = rt_red3 + rt_term;
             }
             /* U */
-            u[u_at(me, i, j)] =
+            u[u_rowbase(me, i) + j] =
                     ((a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red3)
-                     / l[l_at(me, i, i)]);
+                     / l[l_rowbase(me, i) + i]);
             /* send u[i][j]: one record for processors ifloordiv(p, b) .. ifloordiv((n - 1), b) */
             if (1)
                 rt_mcast_put(rt_mc, (int)(ifloordiv(p, b) - 0), (int)(ifloordiv((n - 1), b) - 0),
-                             u_gidx(i, j) * 3 + 2, u[u_at(me, i, j)]);
+                             u_gidx(i, j) * 3 + 2, u[u_rowbase(me, i) + j]);
         }
     }
 }
@@ -319,9 +332,9 @@ static void mark_L_U(int64_t t, int64_t me)
         const int64_t i = p;
         const int64_t j = t - p + 2;
         if ((j <= i)) {
-            l_mine[l_at(me, i, j)] = rt_now;   /* L */
+            l_mine[l_rowbase(me, i) + j] = rt_now;   /* L */
         } else {
-            u_mine[u_at(me, i, j)] = rt_now;   /* U */
+            u_mine[u_rowbase(me, i) + j] = rt_now;   /* U */
         }
     }
 }
@@ -435,7 +448,7 @@ int main(int argc, char **argv)
     rt_mc = rt_mcast_new(MPI_COMM_WORLD);
     const double t0 = rt_time_start(MPI_COMM_WORLD);
     for (int64_t t = 0, t_end = ((2 * n) - 2); t <= t_end; t += 1) {
-        step_L_U(t, me, rt_x, a);
+        step_L_U(t, me, rt_x, a, l, u);
         if ((t >= 1) && (t <= 21))   /* the steps at which some processor sends */
             deliver(rt_x, me);
     }

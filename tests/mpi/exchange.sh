@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/mpi/exchange.sh — the coalesced all-to-all exchange (rt_exchange) delivers exactly the
 # records sent, in order, over several steps of a random pattern (empty and growing buffers, self
-# messages) on 1, 2, 3, 4 and 8 ranks; rt_exscan gives rank 0 the identity.
+# messages, the last steps' records put as runs by rt_exchange_put_run) on 1, 2, 3, 4 and 8 ranks;
+# rt_exscan gives rank 0 the identity.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 rt_build "$TMP/t_exchange" "$ROOT/tests/mpi/t_exchange.c" || { fail "exchange build" "mpicc failed"; finish; }

@@ -5,9 +5,10 @@
 #   - the delivery, a collective of every rank, runs only at the steps where some processor
 #     sends (export_steps.c: the sends' domains projected on t, the parameters at their values):
 #     atax sends once, at t = b, where the last row of processor 0 is done;
-#   - the send's condition, which does not change in the loop over j, is tested once before it:
-#     the loop is versioned (export_guards.c), and gcc vectorises the version without sends, as
-#     it does the sequential kernel's loop;
+#   - the loop over j computes y's row without its send, and the row goes out after it as one
+#     run of records (export_runs.c: each element sent is final when the loop ends; the send's
+#     condition, which does not change in the loop, tested once): gcc vectorises the loop, as it
+#     does the sequential kernel's;
 #   - the loop over p whose statements hold at p = 0, at p = t - 1, or at step 0 for every p
 #     runs only at those points (export_points.c), not over the whole block at every step;
 # and the runs print the simulation's checksum at every rank count it verifies and at other
@@ -27,10 +28,10 @@ if chain "$ROOT/examples/polybench/atax.apm" "$STM_ATAX" "kind=blocked procs=2" 
     expect_match "atax: the delivery runs at t = b alone (m = 38: 19)" "$c" \
         '^ +if \(t == 19\)   /\* the steps at which some processor sends \*/$'
     expect_match "atax: at m = 41, t = 21" "$(cat "$TMP"/ax41/*_syndm.c)" '^ +if \(t == 21\)   /\* the steps at which some'
-    expect_match "atax: the loop over j is versioned by the send's condition" "$cs" \
-        '/\* the sends. conditions do not change in the loop over j \*/ if \(\(m >= \(t \+ 1\)\) && \(imod\(\(p \+ 1\), b\) == 0\)\) \{'
-    expect_match "atax: its other version runs no send" "$c" '\} else \{   /\* no send of the loop runs \*/'
-    expect_eq "atax: one put in the step (the version with sends)" "$(grep -c 'rt_exchange_put(' <<<"$c")" 1
+    expect_match "atax: the loop over j's send goes out after it as a run, its condition tested once" "$cs" \
+        '/\* the loop.s sends, a run of records each: its elements are final now \*/ const int64_t j = 0; /\* the run.s first element \*/ const int64_t rt_n = n - j; /\* send y\[j\] \*/ if \(rt_n > 0 && \(\(m >= \(t \+ 1\)\) && \(imod\(\(p \+ 1\), b\) == 0\)\)\) \{'
+    expect_eq "atax: no put per element in the step, one run" \
+        "$(grep -c 'rt_exchange_put(' <<<"$c") $(grep -c 'rt_exchange_put_run(' <<<"$c")" "0 1"
     expect_match "atax: the loop over p runs at its points" "$c" \
         '/\* the loop over p: its body runs only where a test holds, at 0, isub\(t, 1\), and at every value'
     expect_match "atax: ... and over the whole block at step 0" "$c" 'const int p_all = \(\(t == 0\)\);'
@@ -40,7 +41,7 @@ if chain "$ROOT/examples/polybench/atax.apm" "$STM_ATAX" "kind=blocked procs=2" 
     # vectorises the sequential kernel's
     s4=$(awk '/^static .*void step_/ { s = 1 } /^static .*void mark_/ { s = 0 }
               s && /for \(int64_t j = / { j = NR } s && /S4 \*\// { print j }' "$TMP"/ax/*_syndm.c | sort -u)
-    expect_eq "atax: two S4 loops (with and without the send)" "$(wc -l <<<"$s4")" 2
+    expect_eq "atax: one S4 loop (its send after it)" "$(wc -l <<<"$s4")" 1
     seqvec=$(gcc -std=c11 -O2 -ffp-contract=off -I"$ROOT/runtime" -fopt-info-vec-optimized -c "$ROOT/tests/bench/pb_atax.c" \
              -o /dev/null 2>&1 | grep -c 'optimized: loop vectorized')
     if [ "$seqvec" = 0 ]; then
@@ -48,7 +49,7 @@ if chain "$ROOT/examples/polybench/atax.apm" "$STM_ATAX" "kind=blocked procs=2" 
     else
         expvec=$(make -C "$TMP/ax" EXTRA_CFLAGS=-fopt-info-vec-optimized 2>&1 >/dev/null |
                  sed -n 's/^[^:]*_syndm\.c:\([0-9]*\):[0-9]*: optimized: loop vectorized.*/\1/p' | sort -u)
-        expect_eq "atax: the compiler vectorises the S4 loop without sends (the export's Makefile flags)" \
+        expect_eq "atax: the compiler vectorises the S4 loop (the export's Makefile flags)" \
             "$(comm -12 <(echo "$s4") <(echo "$expvec") | wc -l)" 1
     fi
     every_rank_count "atax rows" 6

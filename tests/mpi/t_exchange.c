@@ -3,7 +3,9 @@
  * rank puts a pseudo-random number of records (0 to a few thousand, so the buffers must grow, and
  * often none) to every rank including itself; after each rt_exchange_run every rank regenerates
  * what each source must have sent it and checks counts, order, indices and values, the grouping of
- * rt_exchange_received and rt_exchange_apply.  Also checks rt_exscan (rank 0 gets the identity)
+ * rt_exchange_received and rt_exchange_apply.  The last steps put their records as runs
+ * (rt_exchange_put_run: indices start, start + 3, .., values from an array, in chunks of random
+ * lengths, one of them growing the buffers in its middle), which must arrive as the same puts.  Also checks rt_exscan (rank 0 gets the identity)
  * with a user-defined operator on the thesis-reference input.  Rank 0 prints one summary line:
  *     exchange ranks=P steps=S records=N errors=E
  *     exscan errors=E
@@ -27,17 +29,21 @@ static uint64_t seed(int step, int src, int dst)
     return mix(((uint64_t)step << 40) ^ ((uint64_t)src << 20) ^ (uint64_t)dst);
 }
 
-/* how many records src sends dst at step: none a quarter of the time, a burst at step 3 */
+enum { STEPS = 8, RUN_STEPS = 6 };   /* steps RUN_STEPS.. put runs */
+
+/* how many records src sends dst at step: none a quarter of the time, a burst at steps 3 and 7 */
 static int count_of(int step, int src, int dst)
 {
     uint64_t s = seed(step, src, dst);
     if (s % 4 == 0)
         return 0;
-    return (int)((s >> 8) % (step == 3 ? 5000u : 40u));
+    return (int)((s >> 8) % (step == 3 || step == 7 ? 5000u : 40u));
 }
 
 static int64_t index_of(int step, int src, int dst, int k)
 {
+    if (step >= RUN_STEPS)   /* a run: start, start + 3, .. */
+        return (int64_t)(seed(step, src, dst) % 500000u) + 3 * (int64_t)k;
     return (int64_t)(mix(seed(step, src, dst) + (uint64_t)k + 1) % 1000000u);
 }
 
@@ -57,16 +63,32 @@ int main(int argc, char **argv)
 {
     rt_init(&argc, &argv);
     MPI_Comm w = MPI_COMM_WORLD;
-    int rank = rt_rank(w), size = rt_size(w), steps = 6;
+    int rank = rt_rank(w), size = rt_size(w), steps = STEPS;
     long long errors = 0, records = 0;
     rt_exchange *x = rt_exchange_new(w);
     double *base = rt_calloc(1000000, sizeof(double));
     unsigned char *seen = rt_calloc(1000000, 1);
 
     for (int step = 0; step < steps; step++) {
-        for (int d = 0; d < size; d++)
-            for (int k = 0, n = count_of(step, rank, d); k < n; k++)
-                rt_exchange_put(x, d, index_of(step, rank, d, k), value_of(step, rank, d, k));
+        for (int d = 0; d < size; d++) {
+            int n = count_of(step, rank, d);
+            if (step < RUN_STEPS) {
+                for (int k = 0; k < n; k++)
+                    rt_exchange_put(x, d, index_of(step, rank, d, k), value_of(step, rank, d, k));
+                continue;
+            }
+            double *vals = rt_malloc(((size_t)n + 1) * sizeof *vals);
+            for (int k = 0; k < n; k++)
+                vals[k] = value_of(step, rank, d, k);
+            for (int k = 0; k < n;) {   /* chunks of 0 .. 2999 records (an empty run puts none) */
+                int len = (int)(mix(seed(step, rank, d) ^ (uint64_t)k) % 3000u);
+                if (len > n - k)
+                    len = n - k;
+                rt_exchange_put_run(x, d, index_of(step, rank, d, k), 3, vals + k, len);
+                k += len;
+            }
+            free(vals);
+        }
         rt_exchange_run(x);
         const rt_record *all, *from;
         size_t nall = rt_exchange_received(x, &all), expect_all = 0;

@@ -68,6 +68,7 @@ except Exception as e: print("sim failed")')"
     for np in 3 4; do   # the leaf re-simulated and run at procs = np
         run=$("$POLYAPM" -w "$ws" run "$node" -np $np -D procs=$np --json 2>&1)
         got=$(printf '%s' "$run" | json "j['checksum']" 2>/dev/null)
+        [ -n "$got" ] || got="none; run printed: $(tail -3 <<<"$run")"
         expect_eq "$k: node $node at np=$np, the source's checksum" "$got" "$src"
     done
 }

@@ -21,16 +21,6 @@
 . "$ROOT/tests/polybench/kernels.inc"
 PB=$(pb_dir)
 
-# best_syndm WS: "ID" of the cheapest verified syndm node, else nothing
-best_syndm() {
-    "$POLYAPM" -w "$1" tree --json | python3 -c '
-import json, sys
-nodes = json.load(sys.stdin)["nodes"]
-ok = sorted((n for n in nodes if n["level"] == "syndm" and n["verified"] and n["cost"] is not None),
-            key=lambda n: n["cost"])
-print(ok[0]["id"] if ok else "")'
-}
-
 # phase_kernel PBDIR: the whole check of one PolyBench kernel (see the header)
 phase_kernel() {
     local pbdir=$1 k ws leaf sim run dump want
@@ -38,7 +28,7 @@ phase_kernel() {
     "$POLYAPM" init "$PB/$pbdir/$k.c" -I "$PB/utilities" -D MINI_DATASET -D DATA_TYPE_IS_DOUBLE -o "$ws" \
         >/dev/null 2>"$TMP/$k.err" || { fail "$k imports" "$(head -3 "$TMP/$k.err")"; return; }
     timeout 900 "$POLYAPM" -w "$ws" explore ROOT -D procs=2 --budget 100 -q >"$TMP/$k.explore" 2>&1
-    leaf=$(best_syndm "$ws")
+    leaf=$(pb_best_syndm "$ws")
     [ -n "$leaf" ] || { fail "$k: a verified syndm leaf" "none: $(tail -2 "$TMP/$k.explore")"; return; }
     ok "$k: explore reaches verified syndm node $leaf"
     sim=$("$POLYAPM" -w "$ws" sim "$leaf" --json 2>&1)
@@ -59,8 +49,7 @@ phase_kernel() {
 if [ -z "$PB" ]; then
     echo "skip phases (PolyBench): PolyBench/C 4.2.1 not found (set POLYBENCH_DIR)"
 else
-    ${CC:-gcc} -std=c11 -O0 -Wall -Wextra -I"$ROOT/runtime" -o "$TMP/dumpsum" "$ROOT/tests/polybench/dumpsum.c" \
-        "$ROOT/runtime/rt_checksum.c" 2>"$TMP/cc.err" || fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"
+    pb_dumpsum_build || fail "dumpsum builds" "$(head -5 "$TMP/cc.err")"
     # SUITE_PART=K/N (tests/run.sh splits this suite): every N-th kernel from the K-th, the
     # longest first; the small programs below run in the last part
     kernels=(stencils/adi linear-algebra/kernels/3mm linear-algebra/blas/symm linear-algebra/kernels/doitgen

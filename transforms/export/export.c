@@ -137,6 +137,22 @@ typedef struct ex_halo_scan {
     const ir_expr **lets;     /* the lets' values (time planes subscripted through a let) */
 } ex_halo_scan;
 
+/* Whether e calls crand, clrand48 or cdrand48 (the program then includes rt_crand.h). */
+static int ex_calls_random(const ir_expr *e)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_UNARY: case IR_E_BINARY: return ex_calls_random(e->u.op.a) || ex_calls_random(e->u.op.b);
+    case IR_E_CALL:
+        if (e->u.call.f == IR_F_CRAND || e->u.call.f == IR_F_CLRAND48 || e->u.call.f == IR_F_CDRAND48) return 1;
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_calls_random(e->u.call.args[i])) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return ex_calls_random(e->u.reduce.lo) || ex_calls_random(e->u.reduce.hi) || ex_calls_random(e->u.reduce.body);
+    default: return 0;
+    }
+}
+
 static int ex_dep(const ex_halo_scan *h, const ir_expr *e)
 {
     if (!e) return 0;
@@ -522,6 +538,7 @@ static int ex_write(const char *dir, const char *name, const char *text, diag_li
 static int ex_needed(const ex_plan *pl, const char *name)
 {
     if (strcmp(name, "intsem.h") == 0 || strcmp(name, "rt_int.h") == 0) return 1;   /* the integer semantics */
+    if (strcmp(name, "crand.h") == 0 || strcmp(name, "rt_crand.h") == 0) return pl->crand;
     if (pl->mpi) return strncmp(name, "rt", 2) == 0;
     return strcmp(name, "rt_checksum.c") == 0 || strcmp(name, "rt_checksum.h") == 0;
 }
@@ -544,8 +561,9 @@ static char *ex_makefile(const ex_plan *pl)
     strbuf_printf(&b, "ARCH    = $(if $(PORTABLE),,-march=native)\n");
     strbuf_printf(&b, "CFLAGS  = -std=c11 -O3 $(ARCH) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
                       "LDLIBS  = -lm\nPROG    = %s\n", pl->progname);
-    strbuf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
-                  pl->mpi ? "rt.h rt_checksum.h rt_int.h intsem.h" : "rt_checksum.h rt_int.h intsem.h");
+    strbuf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s%s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
+                  pl->mpi ? "rt.h rt_checksum.h rt_int.h intsem.h" : "rt_checksum.h rt_int.h intsem.h",
+                  pl->crand ? " rt_crand.h crand.h" : "");
     strbuf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
     if (pl->mpi) {
         strbuf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);
@@ -611,6 +629,8 @@ static int ex_plan_make(const ir_program *p, const xf_export_options *o, ex_plan
     if (!p->checked) { diag_add(d, p->file, 0, 0, "export: the program is not checked"); return XF_EUSAGE; }
     pl.mpi = p->level == IR_SYNDM || p->level == IR_SYNCOMM;
     pl.shared = p->level == IR_SYNCOMM;
+    for (int k = 0; k < p->ndecls && !pl.crand; k++)
+        pl.crand = p->decls[k]->kind == IR_D_INIT && ex_calls_random(p->decls[k]->u.init.value);
     pl.pv = xcalloc((size_t)(p->nparams + 1), sizeof *pl.pv);
     pl.arr = xcalloc((size_t)(p->narrays + 1), sizeof *pl.arr);
     if (!pl.pv || !pl.arr) { ex_plan_free(&pl); diag_add(d, NULL, 0, 0, "out of memory"); return XF_EREFUSED; }

@@ -33,12 +33,15 @@ static const char *const ex_reserved[] = {
     /* the generated code's own locals */
     "me", "idx", "val", "ncomputed", "region_size", "region", "computed", "seconds", "sum", "hash",
     "pattern", "planes", "off", "t0", "step", "exchange_halo",
+    /* rt_crand.h */
+    "crand", "clrand48", "cdrand48", "clrand48_unseeded", "cdrand48_unseeded",
 };
 
 void ex_cname(char *out, size_t size, const char *name)
 {
     int clash = strncmp(name, "rt_", 3) == 0 || strncmp(name, "RT_", 3) == 0 ||
                 strncmp(name, "intsem_", 7) == 0 || strncmp(name, "INTSEM_", 7) == 0 ||
+                strncmp(name, "crand", 5) == 0 || strncmp(name, "CRAND", 5) == 0 ||
                 strncmp(name, "MPI_", 4) == 0 || strncmp(name, "__", 2) == 0;
     for (size_t i = 0; !clash && i < sizeof ex_reserved / sizeof ex_reserved[0]; i++)
         if (strcmp(name, ex_reserved[i]) == 0) clash = 1;
@@ -48,9 +51,11 @@ void ex_cname(char *out, size_t size, const char *name)
 /* ---- the emitter ------------------------------------------------------------------------------ */
 
 
-/* The offset of an access in its array's storage: the index function, or the row hoisted out of
- * the loop plus the last subscript (export_rows.c).  zero_fold: the fold subscript is 0 (offsets
- * within a plane, for the pattern inspector). */
+/* The offset of an access in its array's storage: the index function, or in an innermost loop
+ * the row hoisted out of it plus the last subscript, or the cell hoisted out of it
+ * (export_rows.c), or for a pieced array whose piece has rows its row there plus the last
+ * subscript (X_rowbase, as hoisted rows: not X_at's search of the pieces per element).
+ * zero_fold: the fold subscript is 0 (offsets within a plane, for the pattern inspector). */
 void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_expr *const *idx,
                       int nidx, const char *who, int zero_fold)
 {
@@ -62,12 +67,19 @@ void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_exp
         else ex_expr(m, &e, pre, in, idx[i]);
         sub[i] = strbuf_take(&e);
     }
-    strbuf row = {0};
-    const char *r = NULL;
-    int same = who == m->me || (who && m->me && strcmp(who, m->me) == 0);
-    if (m->rows && !zero_fold && same && ex_row_call(m, &row, array, who, sub, nidx)) r = ex_rows_find(m, row.s);
+    strbuf row = {0}, key = {0};
+    const char *r = NULL, *cell = NULL;
+    int same = who == m->me || (who && m->me && strcmp(who, m->me) == 0), rows = 0;
+    if (m->rows && !zero_fold && same) {
+        if ((rows = ex_row_call(m, &row, array, who, sub, nidx))) r = ex_rows_find(m, row.s);
+        else if (ex_cell_call(m, &key, array, who, sub, nidx)) cell = ex_rows_find(m, key.s);
+    }
     if (r) {
         strbuf_printf(b, "%s + %s", r, sub[nidx - 1]);
+    } else if (rows && a->pieced) {   /* in an inner loop, a row of this processor's piece: X_rowbase + j */
+        strbuf_printf(b, "%s + %s", row.s, sub[nidx - 1]);
+    } else if (cell) {
+        strbuf_printf(b, "%s", cell);
     } else {
         strbuf_printf(b, "%s_at(", a->cname);
         int first = 1;
@@ -81,6 +93,7 @@ void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_exp
     for (int i = 0; i < nidx; i++) free(sub[i]);
     free(sub);
     strbuf_free(&row);
+    strbuf_free(&key);
 }
 
 static void ex_real(strbuf *b, double v)
@@ -236,6 +249,16 @@ static void ex_call(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_exp
         ex_expr(m, b, pre, in, e->u.call.args[0]);
         strbuf_printf(b, " %s ", f == IR_F_BAND ? "&" : f == IR_F_BOR ? "|" : "^");
         ex_expr(m, b, pre, in, e->u.call.args[1]);
+        strbuf_printf(b, ")");
+        return;
+    }
+    if (f == IR_F_CRAND || f == IR_F_CLRAND48 || f == IR_F_CDRAND48) {   /* rt_crand.h */
+        int seeded = e->u.call.nargs == 2;
+        strbuf_printf(b, "%s%s(", ir_func_name(f), seeded || f == IR_F_CRAND ? "" : "_unseeded");
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            if (i) strbuf_printf(b, ", ");
+            ex_expr(m, b, pre, in, e->u.call.args[i]);
+        }
         strbuf_printf(b, ")");
         return;
     }

@@ -141,7 +141,8 @@ static int ex_guards_rare(const ex_guard_scan *g, const int *outer, int nouter)
 }
 
 /* Whether a send of block b stands in an innermost loop (at any depth) where the export tests
- * its condition per element: a loop not versioned, or versioned on conditions that hold often.
+ * its condition per element: a loop not versioned, or versioned on conditions that hold often
+ * (a loop whose sends go out as runs after it tests them once, export_runs.c).
  * outer[0 .. nouter-1]: the slots of the loops around b inside the step's body. */
 static int ex_guards_per_element(const ex_plan *pl, const ir_block *b, int *outer, int nouter)
 {
@@ -158,9 +159,11 @@ static int ex_guards_per_element(const ex_plan *pl, const ir_block *b, int *oute
                 int n = nouter;
                 for (int k = 0; k < s->u.for_.nvars && n < EX_GUARD_SLOTS; k++) outer[n++] = s->u.for_.vars[k].slot;
                 if (ex_guards_per_element(pl, body, outer, n)) return 1;
-            } else if (ex_block_holds(body, IR_S_SEND) && (!ex_guard_scan_loop(pl, &s->u.for_.vars[s->u.for_.nvars - 1], body, &g) ||
-                                             !ex_guards_rare(&g, outer, nouter))) {
-                return 1;
+            } else if (ex_block_holds(body, IR_S_SEND)) {
+                const ir_loopvar *v = &s->u.for_.vars[s->u.for_.nvars - 1];
+                ex_em step = {.pl = pl, .mode = EX_STEP};   /* the sends as runs after it: tested once */
+                if (ex_send_runs(&step, v, body, ex_invariant_lets(pl, v, body))) continue;
+                if (!ex_guard_scan_loop(pl, v, body, &g) || !ex_guards_rare(&g, outer, nouter)) return 1;
             }
         }
     }

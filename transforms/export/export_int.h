@@ -70,6 +70,7 @@ typedef struct ex_plan {
     int phase_of[EX_PHASE_SENDS];
     int nphase_sends;
     const char *origin;
+    int crand;                    /* an init calls the C library's random numbers (rt_crand.h) */
     char progname[64];
 } ex_plan;
 
@@ -155,6 +156,9 @@ int ex_invariant_in(const ex_plan *pl, const ir_expr *e, const int *bound, int n
  * constant (or a parameter, at its exported value) other than 0 and -1, no isqrt (intsem's
  * failures). */
 int ex_cannot_fail(const ex_plan *pl, const ir_expr *e);
+/* Whether integer division or remainder by d cannot fail: d is a constant (parameters at their
+ * exported values) other than 0 and -1. */
+int ex_safe_divisor(const ex_plan *pl, const ir_expr *d);
 /* export_guards.c: when every send in the innermost loop over v (around body) has conditions
  * that do not change in it, their disjunction as C into cond (statements it needs first into
  * pre) and 1: the loop is then emitted twice, with its sends where cond holds and without them
@@ -167,6 +171,12 @@ int ex_guards_hoisted(const ex_plan *pl);
 /* export_guards.c: the slots of the variables block b binds (lets, loops, at any depth) appended
  * to slots[n ..]; the new count, or -1 when they pass max. */
 int ex_bound_slots(const ir_block *b, int *slots, int n, int max);
+/* export_stmt.c: the loop over a send's destinations lo .. hi (C), clipped to the processors. */
+void ex_send_dests(const ex_plan *pl, strbuf *b, const char *lo, const char *hi, int in);
+/* export_stmt.c: whether statement s writes nothing in this mode: a send left out (the halo
+ * step's, the replay's, a version without sends), or a loop or if of such sends alone (and lets),
+ * whose bounds and conditions cannot fail: it is left out too. */
+int ex_silent(const ex_em *m, const ir_stmt *s);
 /* export_stmt.c: statement k of blk; every statement of blk. */
 void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in);
 void ex_emit_block(const ex_em *m, strbuf *b, const ir_block *blk, int in);
@@ -176,6 +186,14 @@ void ex_emit_block(const ex_em *m, strbuf *b, const ir_block *blk, int in);
 void ex_emit_loops(const ex_em *m, strbuf *b, const ir_loopvar *vars, int nvars, int from, const ir_block *body,
                    int in);
 void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in);
+/* export_loops.c: how many leading lets of the body of the loop over v do not change in it (they
+ * read neither v nor an array) and cannot fail: computed once before the loop. */
+int ex_invariant_lets(const ex_plan *pl, const ir_loopvar *v, const ir_block *body);
+/* export_runs.c: whether the sends of the innermost loop over v (its body from statement
+ * `from`) go out after it as runs of records (each element sent final when the loop ends);
+ * those sends, after the loop. */
+int ex_send_runs(const ex_em *m, const ir_loopvar *v, const ir_block *body, int from);
+void ex_send_runs_emit(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int from, int in);
 /* export_points.c: the innermost loop over v whose body runs only at a few points (each
  * statement a let or an if that holds at one value of v or under conditions that do not change
  * in the loop), written as the body at those points; 0 when the loop has another shape. */
@@ -189,7 +207,7 @@ void ex_expr(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e);
 void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_expr *const *idx, int nidx,
                const char *who, int zero_fold);
 
-/* export_rows.c: row bases hoisted out of an innermost loop.  ex_rows_open declares into b,
+/* export_rows.c: row bases (and cells: whole offsets) hoisted out of an innermost loop.  ex_rows_open declares into b,
  * before the loop over `var` (its body: statements from.. of `body`, and/or the expression `e`),
  * the row bases of the accesses whose subscripts but the last do not change in it, and makes
  * *in_loop the emitter of the loop (m with those rows); ex_rows_close frees them.  A loop holding
@@ -200,6 +218,11 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char 
                   int from, const ir_expr *e);
 void ex_rows_close(ex_em *in_loop, const ex_em *m);
 int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
+/* Whether a's index function is linear in its last index (X_at(.., j) = X_at(.., 0) + j). */
+int ex_rows_linear(const ex_array *a);
+/* The key of a cell: the index function's call X_at(who, sub[0 .. nsub-1]) as ex_offset writes it;
+ * 0 when the array has rows instead (or is pieced and who is another processor). */
+int ex_cell_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
 const char *ex_rows_find(const ex_em *m, const char *call);
 
 /* export_coll.c: the operators' clauses as C functions (and the built-in combines) before the

@@ -69,19 +69,21 @@ int ex_reads(const ir_expr *e, int slot)
     }
 }
 
+int ex_safe_divisor(const ex_plan *pl, const ir_expr *d)
+{
+    int64_t v;
+    return ir_const_int(pl->p, d, pl->pv, &v) && v != 0 && v != -1;
+}
+
 int ex_cannot_fail(const ex_plan *pl, const ir_expr *e)
 {
     if (!e) return 1;
     switch (e->kind) {
     case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 1;
     case IR_E_UNARY: case IR_E_BINARY:
-        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT) {
-            const ir_expr *d = e->u.op.b;
-            int64_t v = d->kind == IR_E_INT ? d->u.ival
-                      : d->kind == IR_E_NAME && d->u.name.nk == IR_N_PARAM && d->u.name.index >= 0 ? pl->pv[d->u.name.index]
-                      : 0;
-            if (v == 0 || v == -1) return 0;
-        }
+        if ((e->u.op.op == IR_OP_DIV || e->u.op.op == IR_OP_MOD) && e->type == IR_INT &&
+            !ex_safe_divisor(pl, e->u.op.b))
+            return 0;
         return ex_cannot_fail(pl, e->u.op.a) && ex_cannot_fail(pl, e->u.op.b);
     case IR_E_CALL:
         if (e->u.call.f == IR_F_ISQRT) return 0;
@@ -91,9 +93,7 @@ int ex_cannot_fail(const ex_plan *pl, const ir_expr *e)
     }
 }
 
-/* The leading lets of the body of the loop over v that do not change in it (they read neither
- * v nor an array) and cannot fail: computed once before the loop. */
-static int ex_invariant_lets(const ex_plan *pl, const ir_loopvar *v, const ir_block *body)
+int ex_invariant_lets(const ex_plan *pl, const ir_loopvar *v, const ir_block *body)
 {
     int n = 0;
     while (n < body->n && body->stmts[n]->kind == IR_S_LET && !ex_reads(body->stmts[n]->u.let.value, v->slot) &&
@@ -205,30 +205,34 @@ static int ex_split_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const i
     return 1;
 }
 
-/* The innermost loop over v around body, its invariant lets before it. */
+/* The innermost loop over v around body, its invariant lets before it (and its sends as runs
+ * after it where export_runs.c says so). */
 static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int k)
 {
-    ex_em in_loop;
-    int nlet = ex_invariant_lets(m->pl, v, body);
+    ex_em in_loop, quiet = *m;
+    int nlet = ex_invariant_lets(m->pl, v, body), runs = ex_send_runs(m, v, body, nlet);
+    quiet.nosends = quiet.nosends || runs;
     /* the loop's invariant lets first, in a block of their own (a sibling loop may declare the
      * same names: 2mm's i = p before each of its j loops) */
     if (nlet) { ex_indent(b, k); strbuf_printf(b, "{\n"); k += 4; }
     for (int j = 0; j < nlet; j++) ex_emit_stmt(m, b, body, j, k);
-    ex_rows_open(m, &in_loop, b, k, v->var, body, nlet, NULL);
+    ex_rows_open(&quiet, &in_loop, b, k, v->var, body, nlet, NULL);
     ex_for_open(&in_loop, b, v, k);
     for (int j = nlet; j < body->n; j++) ex_emit_stmt(&in_loop, b, body, j, k + 4);
     ex_indent(b, k);
     strbuf_printf(b, "}\n");
-    ex_rows_close(&in_loop, m);
+    ex_rows_close(&in_loop, &quiet);
+    if (runs) ex_send_runs_emit(m, b, v, body, nlet, k);
     if (nlet) { ex_indent(b, k - 4); strbuf_printf(b, "}\n"); }
 }
 
 /* The innermost loop, twice when its sends' conditions do not change in it (export_guards.c):
- * with the sends where they hold, without them where they fail. */
+ * with the sends where they hold, without them where they fail; once when its sends go out as
+ * runs after it (export_runs.c). */
 void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int k)
 {
     strbuf c = {0}, pre = {0};
-    if (!ex_send_guard(m, v, body, &c, &pre, k)) {
+    if (ex_send_runs(m, v, body, ex_invariant_lets(m->pl, v, body)) || !ex_send_guard(m, v, body, &c, &pre, k)) {
         strbuf_free(&c);
         strbuf_free(&pre);
         ex_inner_loop(m, b, v, body, k);

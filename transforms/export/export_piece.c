@@ -179,24 +179,27 @@ static void piece_layout(ex_piece_out *o)
                   X, o->np, X, X, X);
 }
 
-/* X_outside (a verified program never gets there) and the index function X_at: the first piece
- * that holds the element. */
+/* X_outside (a verified program never gets there); X_find, the element's index in the first piece
+ * that holds it (-1: none); the index function X_at, which stops the program where X_find finds
+ * none; and X_cell, X_at computed before a loop that may not run (an element whose subscripts do
+ * not change in the loop, export_rows.c): 0 where no piece holds it, no error, as X_rowbase. */
 static void piece_index(ex_piece_out *o)
 {
     strbuf *b = o->b;
     const char *X = o->X;
     int nd = o->nd;
-    strbuf_printf(b, "static _Noreturn void %s_outside(", X);
-    for (int d = 0; d < nd; d++) strbuf_printf(b, "%sint64_t i%d", d ? ", " : "", d);
-    strbuf_printf(b, ")\n{\n    rt_die(\"%s", o->a->decl->u.array.name);
+    strbuf args = {0}, decls = {0};
+    for (int d = 0; d < nd; d++) {
+        strbuf_printf(&args, "%si%d", d ? ", " : "", d);
+        strbuf_printf(&decls, ", int64_t i%d", d);
+    }
+    strbuf_printf(b, "static _Noreturn void %s_outside(%s)\n{\n    rt_die(\"%s", X, decls.s + 2, o->a->decl->u.array.name);
     for (int d = 0; d < nd; d++) strbuf_printf(b, "[%%lld]");
     strbuf_printf(b, " lies outside this processor's pieces\"");
     for (int d = 0; d < nd; d++) strbuf_printf(b, ", (long long)i%d", d);
     strbuf_printf(b, ");\n}\n");
-    strbuf_printf(b, "static inline int64_t %s_at(int64_t rt_proc", X);
-    for (int d = 0; d < nd; d++) strbuf_printf(b, ", int64_t i%d", d);
-    strbuf_printf(b, ")\n{\n    (void)rt_proc;   /* this rank's processor: %s_layout set its pieces up */\n"
-                     "    for (int k = 0; k < %d; k++) {\n        const rt_piece *pc = &%s_pc[k];\n", X, o->np, X);
+    strbuf_printf(b, "static inline int64_t %s_find(%s)\n{\n"
+                     "    for (int k = 0; k < %d; k++) {\n        const rt_piece *pc = &%s_pc[k];\n", X, decls.s + 2, o->np, X);
     if (nd > 1) {
         strbuf_printf(b, "        if (");
         for (int d = 0; d < nd - 1; d++)
@@ -206,9 +209,15 @@ static void piece_index(ex_piece_out *o)
     strbuf_printf(b, "        const int64_t r = %s_row(k", X);
     for (int d = 0; d < nd - 1; d++) strbuf_printf(b, ", i%d", d);
     strbuf_printf(b, ");\n        if (rt_piece_held(pc, r, i%d)) return rt_piece_idx(pc, r, i%d);\n    }\n"
-                     "    %s_outside(", nd - 1, nd - 1, X);
-    for (int d = 0; d < nd; d++) strbuf_printf(b, "%si%d", d ? ", " : "", d);
-    strbuf_printf(b, ");\n}\n");
+                     "    return -1;\n}\n", nd - 1, nd - 1);
+    strbuf_printf(b, "static inline int64_t %s_at(int64_t rt_proc%s)\n{\n"
+                     "    (void)rt_proc;   /* this rank's processor: %s_layout set its pieces up */\n"
+                     "    const int64_t o = %s_find(%s);\n    if (o < 0) %s_outside(%s);\n    return o;\n}\n",
+                  X, decls.s, X, X, args.s, X, args.s);
+    strbuf_printf(b, "//@def %s_cell\nstatic inline int64_t %s_cell(int64_t rt_proc%s)\n{\n"
+                     "    (void)rt_proc;\n    return imax(%s_find(%s), 0);\n}\n//@end\n", X, X, decls.s, X, args.s);
+    strbuf_free(&args);
+    strbuf_free(&decls);
 }
 
 int ex_piece_rows_linear(const ex_array *a)

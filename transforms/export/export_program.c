@@ -146,8 +146,9 @@ static void ex_prog_head(ex_prog_out *o)
     if (!pl->mpi) strbuf_printf(b, "#define _POSIX_C_SOURCE 200809L   /* clock_gettime */\n");
     strbuf_printf(b, "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
     if (!pl->mpi) strbuf_printf(b, "#include <time.h>\n");
-    strbuf_printf(b, "\n#include \"%s\"\n#include \"rt_int.h\"   /* the integer semantics: intsem.h */\n\n",
-                  pl->mpi ? "rt.h" : "rt_checksum.h");
+    strbuf_printf(b, "\n#include \"%s\"\n#include \"rt_int.h\"   /* the integer semantics: intsem.h */\n%s\n",
+                  pl->mpi ? "rt.h" : "rt_checksum.h",
+                  pl->crand ? "#include \"rt_crand.h\" /* the C library's rand() and drand48() by call number: crand.h */\n" : "");
     if (pl->mpi && ex_any_mark(pl)) {
         int bits = ex_mark_bits(pl);
         strbuf_printf(b, "/* The step being run, counted from 1: an output element is stamped with the step that\n"
@@ -205,7 +206,6 @@ static void ex_step_arrays(const ex_plan *pl, strbuf *params, strbuf *args, strb
     if (ex_overlap_placed(pl)) return;      /* so do the messages in flight during the step */
     for (int i = 0; i < pl->p->narrays; i++) {
         const ex_array *a = &pl->arr[i];
-        if (a->pieced) continue;   /* export_piece.c's storage */
         strbuf_printf(params, ", %s *restrict %s", a->decl->u.array.elem == IR_DOUBLE ? "double" : "int64_t", a->cname);
         strbuf_printf(args, ", %s", a->cname);
         strbuf_printf(uses, "%s(void)%s;", uses->n ? " " : "    ", a->cname);
@@ -238,6 +238,7 @@ static void ex_prog_sequential(ex_prog_out *o)
                      "    printf(RT_RESULT_FORMAT, (unsigned long long)output_checksum(), seconds, 1);\n", o->lab,
                   args.n ? args.s + 2 : "");
     for (int i = 0; i < o->p->narrays; i++) strbuf_printf(b, "    free(%s);\n", pl->arr[i].cname);
+    if (pl->crand) strbuf_printf(b, "    rt_crand_free();\n");
     strbuf_printf(b, "    return 0;\n}\n");
     strbuf_free(&params);
     strbuf_free(&args);
@@ -631,6 +632,7 @@ static void ex_prog_main_end(ex_prog_out *o)
         if (pl->arr[i].pieced) strbuf_printf(b, "    %s_free_pieces();\n", pl->arr[i].cname);
     }
     ex_emit_ops_setup(pl, b, 1);
+    if (pl->crand) strbuf_printf(b, "    rt_crand_free();\n");
     strbuf_printf(b, "    rt_finalize();\n    return 0;\n}\n");
 }
 

@@ -1,5 +1,5 @@
 /*
- * export_rows.c — row bases hoisted out of the innermost loops of an exported program.
+ * export_rows.c — row bases and cells hoisted out of the innermost loops of an exported program.
  *
  * The index function of an array is linear in its last dimension when that dimension is not
  * stored modulo (time planes fold another one):  a_at(i0, .., ik) = a_at(i0, .., 0) + ik.  So an
@@ -7,8 +7,12 @@
  * y, is written  a[rt_row3 + y]  with  rt_row3 = a_at((t - 1), (x + 1), 0)  computed once before
  * the loop: the loop body is then the plain stencil a careful programmer writes (no fold modulo,
  * extents or processor bounds per element), and the values are the same, so checksums do not
- * change.  Used for the innermost FOR loops and the loops of reductions (export_loops.c,
- * export_expr.c).
+ * change.  (A vector has no row to hoist: y[j] stays y[j].)  An access to an array without such
+ * rows (several pieces, a folded or strided last dimension) whose subscripts all do not change in
+ * the loop, e.g. cov[i][j] in covariance's loop over k, is a cell: its whole offset computed once
+ * before the loop, rt_cell1 = cov_at(me, i, j) (a pieced array's X_cell, which gives 0 rather than
+ * an error where the loop would not have touched it).  Used for the innermost FOR loops and the
+ * loops of reductions (export_loops.c, export_expr.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +20,9 @@
 #include "export_int.h"
 
 typedef struct ex_row {
-    char *call;                  /* a_at(.., 0): the text that identifies the row */
-    char name[32];               /* its C variable, rt_rowN */
+    char *call;                  /* a_at(.., 0): the text that identifies the row; a cell's
+                                    a_at(.., j), its whole offset */
+    char name[32];               /* its C variable, rt_rowN or rt_cellN */
 } ex_row;
 
 struct ex_rows {
@@ -69,18 +74,19 @@ static void ex_bind_expr(ex_bound *bn, const ir_expr *e)
 }
 
 /* Binds the names of statements from..; 0 when the block holds what has no rows here (a nested
- * loop, a collective). */
-static int ex_bind_block(ex_bound *bn, const ir_block *b, int from)
+ * loop, a collective; not a loop of sends this mode leaves out). */
+static int ex_bind_block(const ex_em *m, ex_bound *bn, const ir_block *b, int from)
 {
     for (int i = from; i < b->n; i++) {
         const ir_stmt *s = b->stmts[i];
+        if ((s->kind == IR_S_FOR || s->kind == IR_S_IF) && ex_silent(m, s)) continue;   /* not emitted */
         switch (s->kind) {
         case IR_S_ASSIGN: ex_bind_expr(bn, s->u.assign.lhs); ex_bind_expr(bn, s->u.assign.rhs); break;
         case IR_S_LET: ex_bind(bn, s->u.let.var); ex_bind_expr(bn, s->u.let.value); break;
         case IR_S_IF:
             ex_bind_expr(bn, s->u.if_.cond);
-            if (!ex_bind_block(bn, s->u.if_.then_blk, 0)) return 0;
-            if (s->u.if_.else_blk && !ex_bind_block(bn, s->u.if_.else_blk, 0)) return 0;
+            if (!ex_bind_block(m, bn, s->u.if_.then_blk, 0)) return 0;
+            if (s->u.if_.else_blk && !ex_bind_block(m, bn, s->u.if_.else_blk, 0)) return 0;
             break;
         case IR_S_SEND: break;   /* its element is not looked for rows (halo steps omit sends) */
         case IR_S_FOR: case IR_S_COLL: case IR_S_RECV: return 0;
@@ -108,7 +114,7 @@ static int ex_invariant(const ir_expr *e, const ex_bound *bn)
 
 /* Is a's index function linear in its last index (not a folded time plane, not strided, not a
  * pieced memory of several pieces: one piece's rows start where X_rowbase says)? */
-static int ex_rows_linear(const ex_array *a)
+int ex_rows_linear(const ex_array *a)
 {
     int nd = a->decl->u.array.ndims;
     const ir_decl *dd = a->dist;
@@ -136,6 +142,19 @@ int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *c
     return 1;
 }
 
+int ex_cell_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub)
+{
+    const ex_array *a = &m->pl->arr[array];
+    int nd = a->decl->u.array.ndims;
+    if (nsub != nd || nd < 1 || ex_rows_linear(a)) return 0;
+    if (a->pieced && (!m->me || !who || strcmp(who, m->me))) return 0;   /* this processor's pieces only */
+    strbuf_printf(out, "%s_at(", a->cname);
+    if (m->pl->mpi) strbuf_printf(out, "%s, ", who);
+    for (int d = 0; d < nd; d++) strbuf_printf(out, "%s%s", d ? ", " : "", sub[d]);
+    strbuf_printf(out, ")");
+    return 1;
+}
+
 const char *ex_rows_find(const ex_em *m, const char *call)
 {
     for (const ex_rows *t = m->rows; t; t = t->outer)
@@ -144,45 +163,64 @@ const char *ex_rows_find(const ex_em *m, const char *call)
     return NULL;
 }
 
-/* A candidate access: declared as a row when its subscripts but the last are invariant. */
+/* Declares a row or cell named prefixN, identified by `call`, computed as `init`; the comment
+ * names the access (its subscripts but the last for a row). */
+static void ex_rows_declare(ex_em *in_loop, strbuf *b, int in, const char *prefix, strbuf *call, const char *init,
+                            const ir_expr *e, int nshown)
+{
+    ex_rows *t = in_loop->rows;
+    const ex_array *a = &in_loop->pl->arr[e->u.access.array_index];
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 8;
+        t->r = xrealloc(t->r, (size_t)t->cap * sizeof *t->r);
+    }
+    ex_row *r = &t->r[t->n++];
+    snprintf(r->name, sizeof r->name, "%s%d", prefix, ++*in_loop->tmp);
+    r->call = strbuf_take(call);
+    strbuf_printf(b, "%*sconst int64_t %s = %s;   /* %s", in, "", r->name, init ? init : r->call, a->decl->u.array.name);
+    for (int d = 0; d < nshown; d++) {
+        char *text = ir_print_expr(e->u.access.idx[d]);
+        strbuf_printf(b, "[%s]", text ? text : "?");
+        free(text);
+    }
+    strbuf_printf(b, "%s */\n", nshown < e->u.access.nidx ? "[..]" : "");
+}
+
+/* A candidate access: declared as a row when its subscripts but the last are invariant, as a
+ * cell when its array has no rows and every subscript is invariant. */
 static void ex_rows_access(ex_em *in_loop, strbuf *b, int in, const ir_expr *e, const ex_bound *bn)
 {
     const ex_array *a = &in_loop->pl->arr[e->u.access.array_index];
-    int nd = a->decl->u.array.ndims;
-    if (e->u.access.nidx != nd || nd < 1 || !ex_rows_linear(a)) return;
+    int nd = a->decl->u.array.ndims, linear = ex_rows_linear(a);
+    if (e->u.access.nidx != nd || nd < 1 || (linear && nd == 1)) return;   /* a vector is its own row */
     for (int d = 0; d < nd - 1; d++)
         if (!ex_invariant(e->u.access.idx[d], bn)) return;
+    if (!linear && !ex_invariant(e->u.access.idx[nd - 1], bn)) return;
+    int nsub = linear ? nd - 1 : nd;
     char **sub = xcalloc((size_t)nd, sizeof *sub);
-    strbuf pre = {0}, call = {0};
+    strbuf pre = {0}, call = {0}, init = {0};
     ex_em plain = *in_loop;   /* subscripts are plain C where they are used (ex_expr), so here too */
     plain.checked = 0;
-    for (int d = 0; d < nd - 1; d++) {
+    for (int d = 0; d < nsub; d++) {
         strbuf s = {0};
         ex_expr(&plain, &s, &pre, in, e->u.access.idx[d]);
         sub[d] = strbuf_take(&s);
     }
-    if (ex_row_call(&plain, &call, e->u.access.array_index, in_loop->me, sub, nd) && !pre.s &&
-        !ex_rows_find(in_loop, call.s)) {
-        ex_rows *t = in_loop->rows;
-        if (t->n == t->cap) {
-            t->cap = t->cap ? 2 * t->cap : 8;
-            t->r = xrealloc(t->r, (size_t)t->cap * sizeof *t->r);
+    int ok = linear ? ex_row_call(&plain, &call, e->u.access.array_index, in_loop->me, sub, nd)
+                    : ex_cell_call(&plain, &call, e->u.access.array_index, in_loop->me, sub, nd);
+    if (ok && !pre.s && !ex_rows_find(in_loop, call.s)) {
+        if (!linear && a->pieced) {   /* X_cell: no error where the loop would not touch it */
+            strbuf_printf(&init, "%s_cell(%s", a->cname, in_loop->me);
+            for (int d = 0; d < nd; d++) strbuf_printf(&init, ", %s", sub[d]);
+            strbuf_printf(&init, ")");
         }
-        ex_row *r = &t->r[t->n++];
-        snprintf(r->name, sizeof r->name, "rt_row%d", ++*in_loop->tmp);
-        r->call = strbuf_take(&call);
-        strbuf_printf(b, "%*sconst int64_t %s = %s;   /* %s", in, "", r->name, r->call, a->decl->u.array.name);
-        for (int d = 0; d < nd - 1; d++) {
-            char *text = ir_print_expr(e->u.access.idx[d]);
-            strbuf_printf(b, "[%s]", text ? text : "?");
-            free(text);
-        }
-        strbuf_printf(b, "[..] */\n");
+        ex_rows_declare(in_loop, b, in, linear ? "rt_row" : "rt_cell", &call, init.s, e, nsub);
     }
-    for (int d = 0; d < nd - 1; d++) free(sub[d]);
+    for (int d = 0; d < nd; d++) free(sub[d]);
     free(sub);
     strbuf_free(&pre);
     strbuf_free(&call);
+    strbuf_free(&init);
 }
 
 static void ex_rows_expr(ex_em *in_loop, strbuf *b, int in, const ir_expr *e, const ex_bound *bn)
@@ -246,7 +284,7 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char 
     if (m->mode == EX_INSPECT || !m->tmp) return;
     ex_bound bn = {.n = 0};
     ex_bind(&bn, var);
-    if (body && !ex_bind_block(&bn, body, from)) return;
+    if (body && !ex_bind_block(m, &bn, body, from)) return;
     ex_bind_expr(&bn, e);
     if (bn.overflow) return;
     ex_rows *t = xcalloc(1, sizeof *t);

@@ -1,9 +1,9 @@
 /*
- * export_stmt.c — the exporter's statements as C: assignments (the checked integer helpers'
- * statement named in int_where when they are called; at syndm the "computed here" stamps of the
- * outputs), sends (a record into the exchange, a multicast, or in the pattern inspector an entry
- * of the halo pattern), lets, ifs (the inspector's phase conditions), loops (export_loops.c),
- * collectives (export_coll.c) and the overlap's receive (export_overlap.c).
+ * export_stmt.c — the exporter's statements as C: assignments (the statement named in int_where
+ * when its C can stop the program; at syndm the "computed here" stamps of the outputs), sends (a
+ * record into the exchange, a multicast, or in the pattern inspector an entry of the halo
+ * pattern), lets, ifs (the inspector's phase conditions), loops (export_loops.c), collectives
+ * (export_coll.c) and the overlap's receive (export_overlap.c).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -13,19 +13,38 @@
 
 #include "export_int.h"
 
-/* The checked integer helpers of ex_helpers: a statement whose C calls one sets int_where. */
-static const char *const ex_checked[] = {
-    "iadd(", "isub(", "imul(", "ifloordiv(", "iceildiv(", "imod(", "ineg(", "iabs(", "isqrt_(",
-};
-
-static int ex_calls_checked(const char *text)
+/* Whether e's C can stop the program (intsem's failures): an integer division or remainder by
+ * what may be 0 or -1 (ex_safe_divisor), isqrt, the repeat of a user operator; and in the
+ * assigned value (value: not in a subscript or a reduction's bounds, which are plain C) integer
+ * + - * negation, abs, sum and product, checked for overflow. */
+static int ex_can_stop(const ex_plan *pl, const ir_expr *e, int value)
 {
-    for (size_t i = 0; text && i < sizeof ex_checked / sizeof ex_checked[0]; i++)
-        for (const char *p = strstr(text, ex_checked[i]); p; p = strstr(p + 1, ex_checked[i]))
-            if (p == text || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')
-                               || (p[-1] >= '0' && p[-1] <= '9')))
-                return 1;
-    return 0;
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_INT: case IR_E_REAL: case IR_E_NAME: return 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) if (ex_can_stop(pl, e->u.access.idx[i], 0)) return 1;
+        return 0;
+    case IR_E_UNARY:
+        if (value && e->u.op.op != IR_OP_NOT && e->type == IR_INT) return 1;
+        return ex_can_stop(pl, e->u.op.a, value);
+    case IR_E_BINARY: {
+        ir_op op = e->u.op.op;
+        int ints = e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT;
+        if (ints && (op == IR_OP_DIV || op == IR_OP_MOD) && !ex_safe_divisor(pl, e->u.op.b)) return 1;
+        if (ints && value && (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL)) return 1;
+        return ex_can_stop(pl, e->u.op.a, value) || ex_can_stop(pl, e->u.op.b, value);
+    }
+    case IR_E_CALL:
+        if (e->u.call.f == IR_F_ISQRT || (e->u.call.f == IR_F_ABS && e->u.call.args[0]->type == IR_INT)) return 1;
+        for (int i = 0; i < e->u.call.nargs; i++) if (ex_can_stop(pl, e->u.call.args[i], value)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        if (value && e->type == IR_INT && (e->u.reduce.r == IR_R_SUM || e->u.reduce.r == IR_R_PROD)) return 1;
+        return ex_can_stop(pl, e->u.reduce.lo, 0) || ex_can_stop(pl, e->u.reduce.hi, 0) ||
+               ex_can_stop(pl, e->u.reduce.body, value);
+    default: return 1;   /* a repeat: the operator's own clauses */
+    }
 }
 
 /* ---- statements ------------------------------------------------------------------------------- */
@@ -137,11 +156,27 @@ int ex_time_only(const ir_expr *e, int tslot)
 }
 
 
+/* Whether a send is left out in this mode: the stamps' replay, a halo step (the pattern sends),
+ * a loop's version without sends. */
+static int ex_send_left_out(const ex_em *m)
+{
+    return m->mode == EX_MARK || (m->mode == EX_STEP && m->pl->exchange == XF_EXCHANGE_HALO) || m->nosends;
+}
+
+/* The loop over a send's destinations lo .. hi, within the processors: a verified program never
+ * sends outside them (the simulator's "does not exist"), and gcc, which cannot know that, would
+ * see a part's extent read past its table when a send names rp + 1 of a single processor. */
+void ex_send_dests(const ex_plan *pl, strbuf *b, const char *lo, const char *hi, int in)
+{
+    ex_indent(b, in);
+    strbuf_printf(b, "for (int64_t rt_dest = imax(%s, %" PRId64 "), rt_last = imin(%s, %" PRId64 "); rt_dest <= rt_last; "
+                  "rt_dest++)\n", lo, pl->plo, hi, pl->plo + pl->nprocs - 1);
+}
+
 static void ex_send(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
 {
     const ex_plan *pl = m->pl;
-    if (m->mode == EX_MARK || (m->mode == EX_STEP && pl->exchange == XF_EXCHANGE_HALO)) return;   /* the pattern sends it */
-    if (m->nosends) return;   /* the loop's version where no send runs (export_guards.c) */
+    if (ex_send_left_out(m)) return;   /* the pattern sends it; the replay or the loop's version without sends */
     if (m->mode == EX_INSPECT && ex_phase_of(pl, s) != m->phase) return;   /* another phase's pattern */
     strbuf pre = {0}, cond = {0}, lo = {0}, hi = {0}, what = {0}, at = {0};
     const ir_expr *w = s->u.send.what;
@@ -179,12 +214,7 @@ static void ex_send(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     char *text = ir_print_expr(w);
     strbuf_printf(b, "if (%s) {   /* send %s */\n", cond.n ? cond.s : "1", text ? text : "");
     free(text);
-    ex_indent(b, in + 4);
-    /* the destinations within the processors: a verified program never sends outside them (the
-     * simulator's "does not exist"), and gcc, which cannot know that, would see a part's
-     * extent read past its table when a send names rp + 1 of a single processor */
-    strbuf_printf(b, "for (int64_t rt_dest = imax(%s, %" PRId64 "), rt_last = imin(%s, %" PRId64 "); rt_dest <= rt_last; "
-                  "rt_dest++)\n", lo.s, pl->plo, hi.n ? hi.s : lo.s, pl->plo + pl->nprocs - 1);
+    ex_send_dests(pl, b, lo.s, hi.n ? hi.s : lo.s, in + 4);
     ex_indent(b, in + 8);
     if (m->mode == EX_INSPECT)
         strbuf_printf(b, "if (rt_dest != %s) rt_pattern_add(pattern, (int)(rt_dest - %" PRId64 "), %d, %s, %s);\n",
@@ -236,7 +266,7 @@ static void ex_assign(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     ex_expr(&value, &rhs, &pre, in, s->u.assign.rhs);
     if (l->kind == IR_E_ACCESS) ex_offset(m, &off, &pre, in, arr, l->u.access.idx, l->u.access.nidx, m->me, 0);
     else strbuf_printf(&off, "0");
-    if (ex_calls_checked(pre.s) || ex_calls_checked(rhs.s) || ex_calls_checked(off.s)) {
+    if (ex_can_stop(m->pl, l, 0) || ex_can_stop(m->pl, s->u.assign.rhs, 1)) {
         ex_indent(b, in);
         strbuf_printf(b, "int_where = \"statement %s at %d:%d\";\n", s->u.assign.label ? s->u.assign.label : "(unlabelled)",
                       s->pos.line, s->pos.col);
@@ -298,21 +328,50 @@ static int ex_phase_if(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     return nt > 0;
 }
 
+static int ex_block_silent(const ex_em *m, const ir_block *b)
+{
+    for (int i = 0; b && i < b->n; i++)
+        if (!ex_silent(m, b->stmts[i])) return 0;
+    return 1;
+}
+
+int ex_silent(const ex_em *m, const ir_stmt *s)
+{
+    if (m->mode == EX_INSPECT) return 0;   /* the inspector records the sends */
+    switch (s->kind) {
+    case IR_S_SEND: return ex_send_left_out(m);
+    case IR_S_LET: return ex_cannot_fail(m->pl, s->u.let.value);
+    case IR_S_IF:
+        return ex_cannot_fail(m->pl, s->u.if_.cond) && ex_block_silent(m, s->u.if_.then_blk) &&
+               ex_block_silent(m, s->u.if_.else_blk);
+    case IR_S_FOR:
+        for (int i = 0; i < s->u.for_.nvars; i++)
+            if (!ex_cannot_fail(m->pl, s->u.for_.vars[i].lo) || !ex_cannot_fail(m->pl, s->u.for_.vars[i].hi) ||
+                !ex_cannot_fail(m->pl, s->u.for_.vars[i].step))
+                return 0;
+        return ex_block_silent(m, s->u.for_.body);
+    default: return 0;
+    }
+}
+
 void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
 {
     const ir_stmt *s = blk->stmts[k];
     char t[64];
+    if ((s->kind == IR_S_FOR || s->kind == IR_S_IF) && ex_silent(m, s)) return;   /* only sends left out */
     switch (s->kind) {
     case IR_S_ASSIGN: ex_assign(m, b, s, in); return;
     case IR_S_SEND: ex_send(m, b, s, in); return;
     case IR_S_LET: {
+        int used = ex_block_uses(m, blk, k + 1, s->u.let.var);
+        if (!used && ex_cannot_fail(m->pl, s->u.let.value)) return;   /* nothing reads it (t = p where only i, j are used) */
         strbuf pre = {0}, v = {0};
         ex_expr(m, &v, &pre, in, s->u.let.value);
         if (pre.s) strbuf_printf(b, "%s", pre.s);
         const char *x = ex_nm(s->u.let.var, t);
         ex_indent(b, in);
         strbuf_printf(b, "const %s %s = %s;\n", s->u.let.value->type == IR_DOUBLE ? "double" : "int64_t", x, v.s);
-        if (!ex_block_uses(m, blk, k + 1, s->u.let.var)) { ex_indent(b, in); strbuf_printf(b, "(void)%s;\n", x); }
+        if (!used) { ex_indent(b, in); strbuf_printf(b, "(void)%s;\n", x); }
         strbuf_free(&pre);
         strbuf_free(&v);
         return;

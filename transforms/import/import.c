@@ -414,7 +414,7 @@ static int init_or_aside(imp *I, CXCursor s)
 {
     int before = I->d->n;
     if (imp_init_stmt(I, s) == 0) return 0;
-    if (imp_matters(I, s)) return -1;
+    if (imp_matters(I, s) || imp_rand_mentions(I, s)) return -1;   /* rand(): the calls after it count it */
     while (I->d->n > before) {
         diag *g = &I->d->items[--I->d->n];
         free(g->file);
@@ -465,6 +465,12 @@ static int word_in(const char *text, const char *w)
 
 static void emit_init(imp *I, imp_sym *s, strbuf *out)
 {
+    if (strchr(s->val, '$')) {   /* a loop's variable outside the loop (import_rand.c's markers) */
+        imp_error(I, I->kernel, "the value of '%s' names a loop's variable outside its loop (a declaration in a loop "
+                  "of the code before the kernel); supported: declarations whose values the loop's assignments read",
+                  s->name);
+        return;
+    }
     static const char *const names[] = {"i", "j", "k", "l", "m", "p", "q", "r", "s", "u", "v", "w", "x", "y", "z"};
     char *idx[IMP_MAXDIM];
     int used = 0;
@@ -485,8 +491,10 @@ static void emit_init(imp *I, imp_sym *s, strbuf *out)
 
 static void emit(imp *I, const char *name, char **outs, int nouts, const char *region, strbuf *out)
 {
-    strbuf_printf(out, "# %s, imported by polyapm import (%s of %s)\nprogram %s\nlevel source\n", I->o->file,
-                   I->have_scop ? "the #pragma scop region" : "the body", imp_spelling(I, I->kernel), name);
+    strbuf_printf(out, "# %s, imported by polyapm import (%s of %s)\n", I->o->file,
+                   I->have_scop ? "the #pragma scop region" : "the body", imp_spelling(I, I->kernel));
+    if (I->o->command) strbuf_printf(out, "# imported with: %s\n", I->o->command);
+    strbuf_printf(out, "program %s\nlevel source\n", name);
     for (imp_sym *s = I->syms; s; s = s->next)
         if (s->kind == SYM_PARAM) strbuf_printf(out, "param %s = %lld\n", s->name, s->value);
     for (imp_sym *s = I->syms; s; s = s->next) {
@@ -502,6 +510,7 @@ static void emit(imp *I, const char *name, char **outs, int nouts, const char *r
             else if (s->val) emit_init(I, s, out);
         }
     for (int i = 0; i < nouts; i++) strbuf_printf(out, "output %s\n", outs[i]);
+    for (int i = 0; i < I->o->nassumes; i++) strbuf_printf(out, "assume %s\n", I->o->assumes[i]);
     strbuf_printf(out, "\n");
     I->region_line = 1;
     for (size_t i = 0; i < out->n; i++) I->region_line += out->s[i] == '\n';
@@ -572,22 +581,36 @@ done:
     return rc;
 }
 
+/* Is `line` (of the assembled text) the declaration an option gave: "KEYWORD GIVEN.."?  Then the
+ * error `msg` is said about the option. */
+static int given_decl(imp *I, const char *line, const char *option, const char *keyword,
+                      const char *const *given, int ngiven, const char *msg)
+{
+    size_t k = strlen(keyword);
+    for (int g = 0; g < ngiven; g++) {
+        const char *text = given[g] + strspn(given[g], " ");
+        if (strncmp(line, keyword, k) == 0 && strncmp(line + k, text, strlen(text)) == 0) {
+            diag_add(I->d, I->o->file, 0, 0, "%s '%s': %s", option, given[g], msg);
+            I->failed = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The engine's errors about the assembled program, located at the C statements they come from
  * (the kernel, for a declaration). */
 static void unchecked(imp *I, const diag_list *pd, const char *text)
 {
     for (int i = 0; i < pd->n; i++) {
-        int mine = 0;   /* an init line of --init (or the line after it, where its end was looked for) */
+        int mine = 0;   /* a line of --init or --assume (or the line after it, where its end was looked for) */
         for (int back = 0; back < 2 && !mine; back++) {
             const char *p = text;
             for (int l = 1; p && l < pd->items[i].line - back; l++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
-            for (int g = 0; p && g < I->o->ninits && !mine; g++) {
-                const char *given = I->o->inits[g] + strspn(I->o->inits[g], " ");
-                if (strncmp(p, "init ", 5) == 0 && strncmp(p + 5, given, strlen(given)) == 0) {
-                    diag_add(I->d, I->o->file, 0, 0, "--init '%s': %s", I->o->inits[g], pd->items[i].msg);
-                    I->failed = mine = 1;
-                }
-            }
+            if (!p) continue;
+            const char *msg = pd->items[i].msg;
+            mine = given_decl(I, p, "--init", "init ", I->o->inits, I->o->ninits, msg) ||
+                   given_decl(I, p, "--assume", "assume ", I->o->assumes, I->o->nassumes, msg);
         }
         if (mine) continue;
         int line = pd->items[i].line - I->region_line + 1, k = -1;
@@ -603,6 +626,7 @@ static void cleanup(imp *I)
 {
     free(I->marks);
     free(I->macros);
+    free(I->rng_fns);
     free(I->writes);
     imp_decls_free(&I->globals);
     imp_decls_free(&I->assigned_anywhere);

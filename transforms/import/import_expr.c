@@ -3,9 +3,10 @@
  * become the language's floor division and remainder corrected by select (plain / and % when
  * both operands are known non-negative), casts of integers to double become 1.0 * (e), ?: becomes
  * select, sqrt and fabs become sqrt and abs, a call of the file's own formula function is its
- * formula.  In the region a name is the symbol's name; in the init code an array's element is
- * its value so far (import_init.c).  Anything else is a located error saying what is supported
- * (an operation C computes in float, rand() and its kin included).
+ * formula, rand() and its kin in the init code the value of their call's number (import_rand.c).
+ * In the region a name is the symbol's name; in the init code an array's element is its value so
+ * far (import_init.c).  Anything else is a located error saying what is supported (an operation C
+ * computes in float included).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ static char *name_ref(imp *I, CXCursor e)
     if (s->ndims > 0) return imp_error(I, e, "'%s': a whole array in an expression; supported: its elements", name);
     if (!I->in_init) return s->name;
     if (!s->val) return imp_error(I, e, "'%s' is read before the code before the kernel gives it a value", name);
+    if (!imp_init_iter_read_ok(I, e, s)) return NULL;
     return imp_printf(I, "(%s)", s->val);
 }
 
@@ -158,7 +160,7 @@ static char *element(imp *I, CXCursor e)
         if (!(t[i] = expr_any(I, subs[i]))) return NULL;
     if (I->in_init) {
         if (!s->val) return imp_error(I, e, "'%s' is read before the code before the kernel gives it a value", s->name);
-        if (!imp_init_read_ok(I, e, s, subs, n)) return NULL;
+        if (!imp_init_read_ok(I, e, s, subs, n) || !imp_init_iter_read_ok(I, e, s)) return NULL;
         if (s == I->target) I->target_read = 1;
         return imp_printf(I, "(%s)", imp_subst(I, s->val, t, n));
     }
@@ -187,6 +189,7 @@ int imp_nonneg(imp *I, CXCursor e)
         return v >= 0;
     }
     case CXCursor_ParenExpr: return n == 1 && imp_nonneg(I, kid[0]);
+    case CXCursor_CallExpr: return imp_rand_is_int_call(I, e);   /* rand(), random(), lrand48() */
     case CXCursor_CStyleCastExpr: return n >= 1 && imp_type_is_int(clang_getCursorType(kid[n - 1])) &&
                                          imp_nonneg(I, kid[n - 1]);
     case CXCursor_DeclRefExpr: {
@@ -362,12 +365,7 @@ static char *call(imp *I, CXCursor e)
     if (!row->c && !clang_Cursor_isNull(def) && imp_in_file(I, def)) return inline_call(I, e, def, name);
     double v;
     if (!row->c && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
-    static const char *const random_fns[] = {"rand", "random", "drand48", "erand48", "lrand48", "rand_r", NULL};
-    for (int i = 0; !row->c && random_fns[i]; i++)
-        if (strcmp(random_fns[i], name) == 0)
-            return imp_error(I, e, "a call of '%s': the C library's random numbers are not reproduced by the importer; "
-                             "supported: initial values that are formulas of the indices (or of the file's own "
-                             "formula functions), or give them: --init 'A[i] = formula'", name);
+    if (!row->c && imp_rand_is_call(I, e)) return imp_rand_value(I, e);   /* rand(): crand(seed, k) */
     if (!row->c)
         return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, exp, pow, log, sin, cos of constants "
                          "(computed at import: the .apm language has no other math function), and the file's own "

@@ -15,7 +15,7 @@
 
 #include "import_int.h"
 
-enum { MAXNEST = 16 };
+enum { MAXNEST = IMP_MAXNEST };
 
 typedef struct ctx {
     CXCursor loops[MAXNEST];    /* the enclosing for statements, outermost first */
@@ -94,11 +94,33 @@ int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n)
     return 1;
 }
 
-static int subscript_of(imp *I, CXCursor *subs, int n, const char *var)
+int imp_init_iter_read_ok(imp *I, CXCursor at, imp_sym *s)
 {
+    if (!s->iter_dep) return 1;
+    for (int i = 0; i < I->nwrites; i++)
+        if (I->writes[i].sym == s) {
+            imp_error(I, at, "'%s' is read in a loop nest of the code before the kernel that assigns it a value "
+                      "changing with each iteration of a loop it is not indexed by; supported there: reading a "
+                      "variable declared in the loop's body when the loop calls rand() (double r = rand(); A[i] = r;), "
+                      "or an element per iteration (r[i] = ..; A[i] = r[i];)", s->name);
+            return 0;
+        }
+    return 1;
+}
+
+/* The subscript that is the loop variable `var` of the loop at `depth`: the variable itself, or a
+ * name standing for it (a function's parameter bound to the loop's marker, import_rand.c). */
+static int subscript_of(imp *I, CXCursor *subs, int n, const char *var, int depth)
+{
+    char marker[32];
+    snprintf(marker, sizeof marker, "$%d", depth);
     for (int k = 0; k < n; k++) {
         CXCursor e = imp_unwrap(subs[k]);
-        if (clang_getCursorKind(e) == CXCursor_DeclRefExpr && strcmp(imp_spelling(I, e), var) == 0) return k;
+        if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) continue;
+        const char *name = imp_spelling(I, e);
+        if (strcmp(name, var) == 0) return k;
+        imp_bind *b = imp_lookup(I, name);
+        if (b && !b->sym && b->text && strcmp(b->text, marker) == 0) return k;
     }
     return -1;
 }
@@ -135,14 +157,15 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     strbuf cond = {0}, sums = {0};
     strbuf_printf(&cond, "%s", "");
     strbuf_printf(&sums, "%s", "");
-    int bound[IMP_MAXDIM] = {0}, nsums = 0, rc = -1, last = 0;
+    int bound[IMP_MAXDIM] = {0}, nsums = 0, rc = -1, last = 0, dep = 0;
+    char *iter[MAXNEST] = {NULL};   /* what each loop's variable stands for (random numbers' call numbers) */
     for (int j = 0; j < c->nloops; j++) {   /* bind the loop variables, outermost first */
         imp_loop l;
         if (imp_for(I, c->loops[j], &l) != 0) goto out;
-        int k = subscript_of(I, subs, n, l.var);
+        int k = subscript_of(I, subs, n, l.var, j);
         if (k >= 0 && !bound[k]) {
             bound[k] = 1;
-            char *p = imp_printf(I, "@%d", k);
+            char *p = iter[j] = imp_printf(I, "@%d", k);
             char *full = imp_printf(I, "%s - 1", k < sym->ndims ? sym->dims[k] : "?");
             if (strcmp(l.lo, "0") != 0 || strcmp(l.hi, full) != 0)   /* not the whole extent */
                 strbuf_printf(&cond, "%s%s <= %s && %s <= %s", cond.n ? " && " : "", l.lo, p, p, l.hi);
@@ -156,12 +179,16 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
             goto out;
         } else if (strcmp(op, "=") == 0) {   /* not a subscript: the last iteration's value */
             strbuf_printf(&cond, "%s%s <= %s", cond.n ? " && " : "", l.lo, l.hi);
-            imp_bind_text(I, l.var, l.down ? l.lo : l.hi, l.nonneg);
+            imp_bind_text(I, l.var, iter[j] = l.down ? l.lo : l.hi, l.nonneg);
             last = 1;
+            mention m = {I, l.var, 0};   /* its value changes with this loop's iterations */
+            if (rhs) clang_visitChildren(*rhs, find_var, &m);
+            dep |= m.found || (rhs && clang_getCursorKind(imp_unwrap(*rhs)) == CXCursor_DeclRefExpr &&
+                               strcmp(imp_spelling(I, imp_unwrap(*rhs)), l.var) == 0);
         } else if (strcmp(op, "+=") == 0 && !l.down && l.step == 1) {
             char *v = imp_printf(I, "%s%d", imp_apm_name(I, l.var), ++I->nsum);
             strbuf_printf(&sums, "sum(%s = %s .. %s) ", v, l.lo, l.hi);
-            imp_bind_text(I, l.var, v, l.nonneg);
+            imp_bind_text(I, l.var, iter[j] = v, l.nonneg);
             nsums++;
         } else {
             imp_error(I, at, "'%s' accumulates over the loop of '%s' that is not a subscript; supported in the code "
@@ -175,6 +202,17 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
         if (bound[k]) continue;
         char *e = imp_expr(I, subs[k]);
         if (!e) goto out;
+        if (imp_rand_in(e)) {
+            imp_error(I, subs[k], "a subscript drawn from the C library's random numbers: which element the code "
+                      "writes would depend on the values; supported: random numbers in the values assigned");
+            goto out;
+        }
+        if (strchr(e, '$')) {   /* a loop's marker: a function's parameter that is an expression of it */
+            imp_error(I, subs[k], "a subscript that is an expression of a loop's variable passed to a function of the "
+                      "file; supported there: subscripts that are the loop's variable (or the parameter it is passed "
+                      "as) or do not depend on the loop");
+            goto out;
+        }
         strbuf_printf(&cond, "%s%s == %s", cond.n ? " && " : "", ph[k], e);
     }
     for (int g = 0; g < c->nguards; g++) {
@@ -188,6 +226,7 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
     char *e = rhs ? imp_expr(I, *rhs) : imp_strdup(I, "1");
     I->target = NULL;
     if (!e) goto out;
+    dep |= strchr(e, '$') != NULL;   /* a value drawn in this iteration (a loop's marker, import_rand.c) */
     if (last && I->target_read) {
         imp_error(I, at, "'%s' is assigned from itself in a loop whose variable is not a subscript (each iteration "
                   "updates it); supported in the code before the kernel: such loops only around plain values",
@@ -217,7 +256,8 @@ static int record(imp *I, ctx *c, CXCursor at, imp_sym *sym, CXCursor *subs, int
      * undefined: the kernel must not read them) */
     int zero = strcmp(val, "0") == 0 || strcmp(val, "0.0") == 0;
     if (cond.n && !(zero && !prev)) val = imp_printf(I, "select(%s, %s, %s)", cond.s, val, prev ? prev : "0");
-    sym->val = imp_strdup(I, val);
+    sym->val = imp_rand_subst(I, val, iter, c->nloops);
+    sym->iter_dep = nsums > 0 || (last && (dep || (rhs && imp_rand_mentions(I, *rhs))));
     rc = 0;
 out:
     free(cond.s);
@@ -265,9 +305,12 @@ static int nest(imp *I, ctx *c, CXCursor s)
         I->nwrites = 0;
         clang_visitChildren(s, collect_write, I);
     }
+    imp_rng_save sv;
+    if (imp_rand_loop_enter(I, c->loops, c->nloops, s, &sv) != 0) { I->env = saved; return -1; }
     c->loops[c->nloops++] = s;
     int rc = init_stmt(I, c, kid[3]);
     c->nloops--;
+    imp_rand_loop_leave(I, &sv);
     if (outermost) I->nwrites = 0;
     I->env = saved;
     return rc;
@@ -278,32 +321,25 @@ static int guarded(imp *I, ctx *c, CXCursor s)
     CXCursor kid[4];
     int n = imp_children(s, kid, 4), rc = 0;
     if (n < 2 || c->nguards == MAXNEST) { imp_error(I, s, "an if of another form"); return -1; }
+    imp_rng_save sv;
+    if (imp_rand_if_enter(I, s, &sv) != 0) return -1;
     c->guards[c->nguards] = kid[0];
     c->polarity[c->nguards++] = 1;
     rc = init_stmt(I, c, kid[1]);
     if (!rc && n == 3) {
+        imp_rand_if_else(I, &sv);
         c->polarity[c->nguards - 1] = 0;
         rc = init_stmt(I, c, kid[2]);
     }
     c->nguards--;
+    imp_rand_if_leave(I, &sv);
     return rc;
 }
 
-/* A call of a function of the file: its body with its parameters bound to the arguments. */
-static int call(imp *I, ctx *c, CXCursor s)
+int imp_call_bind(imp *I, CXCursor s, CXCursor def)
 {
-    CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(s));
-    if (clang_Cursor_isNull(def) || !imp_in_file(I, def)) {   /* printf, free, timers */
-        if (!I->call_depth) imp_set_aside(I, s, imp_printf(I, "a call of '%s'", imp_spelling(I, s)));
-        return 0;
-    }
-    if (I->call_depth >= 16) {
-        imp_error(I, s, "calls nested more than 16 deep in the code before the kernel (recursion?); supported: "
-                  "calls of functions of the file that do not recurse");
-        return -1;
-    }
     int n = clang_Cursor_getNumArguments(s);
-    imp_bind *saved = I->env, *outer = I->env;
+    imp_bind *outer = I->env;
     for (int k = 0; k < n && k < clang_Cursor_getNumArguments(def); k++) {
         CXCursor a = clang_Cursor_getArgument(s, k), p = clang_Cursor_getArgument(def, k);
         char *pname = imp_spelling(I, p);
@@ -323,6 +359,26 @@ static int call(imp *I, ctx *c, CXCursor s)
         if (!t) return -1;
         imp_bind_text(I, pname, t, imp_nonneg(I, a));
     }
+    return 0;
+}
+
+/* The file's function a call calls (its definition), or a null cursor: printf, free, timers. */
+static CXCursor file_function(imp *I, CXCursor s)
+{
+    CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(s));
+    return !clang_Cursor_isNull(def) && imp_in_file(I, def) ? def : clang_getNullCursor();
+}
+
+/* A call of a function of the file: its body with its parameters bound to the arguments. */
+static int call(imp *I, ctx *c, CXCursor s, CXCursor def)
+{
+    if (I->call_depth >= 16) {
+        imp_error(I, s, "calls nested more than 16 deep in the code before the kernel (recursion?); supported: "
+                  "calls of functions of the file that do not recurse");
+        return -1;
+    }
+    imp_bind *saved = I->env;
+    if (imp_call_bind(I, s, def) != 0) { I->env = saved; return -1; }
     CXCursor kid[64];
     int rc = 0, was = I->decl_local;
     I->decl_local = 1;
@@ -335,26 +391,19 @@ static int call(imp *I, ctx *c, CXCursor s)
     return rc;
 }
 
-static int init_stmt(imp *I, ctx *c, CXCursor s)
+/* A statement of one expression or declaration (no statements inside). */
+static int simple(imp *I, ctx *c, CXCursor s)
 {
-    if (I->failed) return -1;
-    s = imp_unwrap(s);
-    CXCursor kid[512];
     int post;
     enum CXCursorKind k = clang_getCursorKind(s);
     const char *op = k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator ||
                      k == CXCursor_CompoundAssignOperator ? imp_operator(I, s, &post) : NULL;
     switch (k) {
-    case CXCursor_CompoundStmt: {
-        int n = imp_children(s, kid, 512);
-        for (int i = 0; i < n && i < 512; i++)
-            if (init_stmt(I, c, kid[i]) != 0) return -1;
-        return 0;
-    }
-    case CXCursor_ForStmt: return nest(I, c, s);
-    case CXCursor_IfStmt: return guarded(I, c, s);
     case CXCursor_DeclStmt: return imp_local_decl(I, s, I->decl_local, NULL);
-    case CXCursor_CallExpr: return call(I, c, s);
+    case CXCursor_CallExpr:   /* printf, free, timers; rand() whose value is not used (numbered) */
+        if (!I->call_depth && !imp_rand_is_call(I, s))
+            imp_set_aside(I, s, imp_printf(I, "a call of '%s'", imp_spelling(I, s)));
+        return 0;
     case CXCursor_NullStmt: return 0;
     default: break;
     }
@@ -367,6 +416,35 @@ static int init_stmt(imp *I, ctx *c, CXCursor s)
               "functions of the file, and assignments (= += -= *= /= ++ --)", clang_getCString(ks));
     clang_disposeString(ks);
     return -1;
+}
+
+static int init_stmt(imp *I, ctx *c, CXCursor s)
+{
+    if (I->failed) return -1;
+    s = imp_unwrap(s);
+    CXCursor kid[512];
+    switch (clang_getCursorKind(s)) {
+    case CXCursor_CompoundStmt: {
+        int n = imp_children(s, kid, 512);
+        for (int i = 0; i < n && i < 512; i++)
+            if (init_stmt(I, c, kid[i]) != 0) return -1;
+        return 0;
+    }
+    case CXCursor_ForStmt: return nest(I, c, s);
+    case CXCursor_IfStmt: return guarded(I, c, s);
+    case CXCursor_CallExpr: {
+        CXCursor def = file_function(I, s);
+        if (!clang_Cursor_isNull(def)) return call(I, c, s, def);
+        break;
+    }
+    default: break;
+    }
+    imp_rng_save sv;   /* its calls of rand() and kin numbered; srand(s) read */
+    int handled;
+    if (imp_rand_stmt_enter(I, s, c->nloops, c->nguards, &sv, &handled) != 0) return -1;
+    int rc = handled ? 0 : simple(I, c, s);
+    imp_rand_stmt_leave(I, &sv);
+    return rc;
 }
 
 int imp_init_stmt(imp *I, CXCursor s)

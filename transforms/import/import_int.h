@@ -25,7 +25,7 @@
 #include "strbuf.h"
 #include "import.h"
 
-enum { IMP_MAXDIM = 8 };
+enum { IMP_MAXDIM = 8, IMP_MAXNEST = 16 };   /* subscripts; loops around a statement of the init code */
 
 typedef enum imp_symkind { SYM_PARAM, SYM_ARRAY } imp_symkind;
 
@@ -47,6 +47,9 @@ typedef struct imp_sym {
     int global;                 /* a variable of the file's scope (declared once the region names it) */
     int written;                /* the region assigns it */
     int assigned;               /* the region assigns it somewhere (known before it is read) */
+    int iter_dep;               /* the init code's loop nest being read assigns it a value that changes
+                                   with the iteration of a loop it is not indexed by (its val is the
+                                   last iteration's: not what a read in that nest sees) */
     struct imp_sym *next;       /* declaration order */
 } imp_sym;
 
@@ -62,6 +65,27 @@ typedef struct imp_decls { CXCursor *at; int n, cap; } imp_decls;   /* a set of 
 
 
 typedef struct imp_mark { int line; CXCursor at; } imp_mark;   /* a region line's C statement */
+
+/* ---- the C library's random numbers (import_rand.c) ---- */
+/* A number of calls: c + the text t (an .apm expression of parameters; NULL: none). */
+typedef struct imp_count { long long c; const char *t; } imp_count;
+/* The generators: rand() and random() (one sequence, seeded by srand and srandom), drand48() and
+ * lrand48() (one state, seeded by srand48). */
+enum { IMP_RNG_RAND, IMP_RNG_48, IMP_NRNG };
+typedef struct imp_rng {
+    const char *seed;           /* the seed's text, or NULL: none given (rand: 1; drand48: glibc's state) */
+    imp_count at;               /* the calls before the statement being read, but for the loops' */
+    imp_count per[IMP_MAXNEST]; /* the calls of one iteration of the loop at each depth (0: none) */
+} imp_rng;
+/* A loop whose body calls a generator: where its iterations are counted from. */
+typedef struct imp_rng_loop { const char *lo, *hi; long long step; int down; } imp_rng_loop;
+/* What the reading of a statement changes, restored or advanced after it. */
+typedef struct imp_rng_save {
+    int active;                 /* the statement calls a generator */
+    imp_rng rng[IMP_NRNG];      /* as before it */
+    imp_count count[IMP_NRNG];  /* the calls it makes */
+    int depth;
+} imp_rng_save;
 typedef struct imp_macro_use imp_macro_use;   /* import_macro.c */
 /* An element a loop nest of the init code assigns: its array and its subscripts as text. */
 typedef struct imp_write { imp_sym *sym; char *subs; } imp_write;
@@ -103,6 +127,13 @@ typedef struct imp {
     int making_global;          /* globals being bound (their extents may name others) */
     int in_region;              /* reading the region */
     int nset_aside;             /* statements set aside so far */
+    imp_rng rng[IMP_NRNG];      /* the generators' seeds and call counts (import_rand.c) */
+    imp_rng_loop rng_loop[IMP_MAXNEST];
+    int rng_live;               /* reading a statement whose generator calls are numbered */
+    int rng_used[IMP_NRNG];     /* ... and the calls numbered in it so far */
+    struct imp_fn_mark { void *file; unsigned off; int calls; } *rng_fns;   /* functions known to call a
+                                   generator (calls 1) or not (0), by where they are defined (owned) */
+    int nrng_fns, caprng_fns;
 } imp;
 
 /* ---- import_util.c: text, memory, locations, cursors ---- */
@@ -161,6 +192,8 @@ typedef struct imp_loop {
 } imp_loop;
 /* Reads `for (init; cond; inc) body` into a loop; 0, or -1 after an error. */
 int imp_for(imp *I, CXCursor f, imp_loop *l);
+/* The variable a for loop sets (v = a, int v = a), or NULL; reports nothing. */
+const char *imp_for_var(imp *I, CXCursor f);
 
 /* ---- import_stmt.c: the region ---- */
 /* Records that the next line of `out` comes from the statement `at` (for located errors). */
@@ -221,10 +254,44 @@ char *imp_table(imp *I, imp_sym *s, CXCursor init, CXType t);
 /* Says on the notes that the statement at `at` is not part of the kernel. */
 void imp_set_aside(imp *I, CXCursor at, const char *what);
 
+/* ---- import_rand.c: the C library's random numbers in the code before the kernel ---- */
+/* Does the statement or expression call rand(), srand() or their kin (the file's functions it calls
+ * included)? */
+int imp_rand_mentions(imp *I, CXCursor s);
+/* Is e a call of one of the C library's random number functions (rand, srand, erand48, ..)? */
+int imp_rand_is_call(imp *I, CXCursor e);
+/* Is e a call of rand(), random() or lrand48() (a non-negative int)? */
+int imp_rand_is_int_call(imp *I, CXCursor e);
+/* The value of a call of a generator in an expression of the statement being read (crand(42, k)
+ * with k its call number, a text of the loops' variables); NULL after a located error. */
+char *imp_rand_value(imp *I, CXCursor call);
+/* Around the reading of a loop at `depth` (loops: those around it): its iterations are numbered
+ * if its body calls a generator; 0, or -1 after a located error. */
+int imp_rand_loop_enter(imp *I, const CXCursor *loops, int depth, CXCursor loop, imp_rng_save *sv);
+void imp_rand_loop_leave(imp *I, imp_rng_save *sv);
+/* Around the reading of an if: both branches start from the calls before it, and make as many. */
+int imp_rand_if_enter(imp *I, CXCursor s, imp_rng_save *sv);
+void imp_rand_if_else(imp *I, imp_rng_save *sv);
+void imp_rand_if_leave(imp *I, imp_rng_save *sv);
+/* Around the reading of any other statement: its calls are numbered, srand(s) seeds (*handled:
+ * nothing else to read); 0, or -1 after a located error. */
+int imp_rand_stmt_enter(imp *I, CXCursor s, int depth, int nguards, imp_rng_save *sv, int *handled);
+void imp_rand_stmt_leave(imp *I, imp_rng_save *sv);
+/* The value text with the loop variables' markers of the generators' call numbers replaced by
+ * the texts the loops at each depth stand for (iter[d]); pooled. */
+char *imp_rand_subst(imp *I, const char *val, char *const *iter, int n);
+/* Does a text call a generator (crand, cdrand48, clrand48)? */
+int imp_rand_in(const char *text);
+
 /* ---- import_init.c: the code before the kernel ---- */
+/* Binds the parameters of the file's function `def` to the arguments of the call s; 0 or -1. */
+int imp_call_bind(imp *I, CXCursor s, CXCursor def);
 /* May the init code read s[subs] here?  Inside a loop nest that assigns s, only the element it
  * assigns (its values are per element: a recurrence is out of reach).  0 after an error. */
 int imp_init_read_ok(imp *I, CXCursor at, imp_sym *s, CXCursor *subs, int n);
+/* May the init code read the scalar or element of s here?  Not inside a loop nest that assigns it
+ * a value changing with an iteration it is not indexed by (s->iter_dep).  0 after an error. */
+int imp_init_iter_read_ok(imp *I, CXCursor at, imp_sym *s);
 int imp_init_stmt(imp *I, CXCursor s);
 /* Declares the symbols of a local variable declaration (a scalar or an array) and records its
  * initialiser as a value; 0 or -1. */

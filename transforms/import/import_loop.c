@@ -75,6 +75,21 @@ static long long loop_step(imp *I, CXCursor inc, const char *var)
     return 0;
 }
 
+const char *imp_for_var(imp *I, CXCursor f)
+{
+    CXCursor kid[5], init, k2[3];
+    int post;
+    if (imp_children(f, kid, 5) != 4) return NULL;
+    init = imp_unwrap(kid[0]);
+    if (clang_getCursorKind(init) == CXCursor_DeclStmt)
+        return imp_children(init, k2, 3) == 1 && clang_getCursorKind(k2[0]) == CXCursor_VarDecl ? imp_spelling(I, k2[0])
+                                                                                                 : NULL;
+    const char *op = clang_getCursorKind(init) == CXCursor_BinaryOperator ? imp_operator(I, init, &post) : NULL;
+    if (!op || strcmp(op, "=") != 0 || imp_children(init, k2, 3) != 2) return NULL;
+    CXCursor v = imp_unwrap(k2[0]);
+    return clang_getCursorKind(v) == CXCursor_DeclRefExpr ? imp_spelling(I, v) : NULL;
+}
+
 int imp_for(imp *I, CXCursor f, imp_loop *l)
 {
     CXCursor kid[5], lo_c;

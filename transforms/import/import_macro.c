@@ -4,7 +4,8 @@
  * libclang's preprocessing record, which lists where each object-like macro whose body is one
  * integer was expanded.  An integer literal on a line where exactly one such macro of its value
  * was expanded, and where no number of that value is written, is that macro: the parameter main
- * initialised from it (PolyBench's `int n = N;`), else a parameter of the macro's name.
+ * initialised from it (PolyBench's `int n = N;`), else a parameter of the macro's name.  A macro
+ * of a system header (RAND_MAX, INT_MAX) is a constant, not a size.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     CXCursor def = clang_getCursorReferenced(c);
     long long v;
     if (clang_Cursor_isNull(def) || clang_Cursor_isMacroFunctionLike(def) || clang_Cursor_isMacroBuiltin(def) ||
-        !int_body(I, sc->tu, def, &v))
+        clang_Location_isInSystemHeader(clang_getCursorLocation(def)) || !int_body(I, sc->tu, def, &v))
         return CXChildVisit_Continue;
     if (I->nmacros == I->capmacros) {
         I->capmacros = I->capmacros ? 2 * I->capmacros : 64;

@@ -55,6 +55,9 @@ static __isl_give isl_union_map *accesses(const xf_model *m, int write, int must
         isl_map *r = isl_map_read_from_str(m->ctx, a->rel);
         if (!r) continue;
         r = isl_map_intersect_domain(r, xf_model_domain(m, a->stmt));
+        const char *unchanged = m->st[a->stmt].unchanged;
+        isl_set *same = a->write && unchanged ? isl_set_read_from_str(m->ctx, unchanged) : NULL;
+        if (same) r = isl_map_subtract_domain(r, same);   /* a write that changes nothing */
         u = isl_union_map_union(u, isl_union_map_from_map(r));
     }
     return u;
@@ -96,7 +99,8 @@ static char *model_key(const xf_model *m)
     strbuf b = {0};
     strbuf_printf(&b, "%s\n%d\n", m->context ? m->context : "", m->nst);
     for (int i = 0; i < m->nst; i++)
-        strbuf_printf(&b, "%s\n%s\n%s\n", m->st[i].name, m->st[i].domain, m->st[i].sched);
+        strbuf_printf(&b, "%s\n%s\n%s\n%s\n", m->st[i].name, m->st[i].domain, m->st[i].sched,
+                      m->st[i].unchanged ? m->st[i].unchanged : "");
     for (int i = 0; i < m->nacc; i++)
         strbuf_printf(&b, "%d %d %d %s\n", m->acc[i].stmt, m->acc[i].write, m->acc[i].must, m->acc[i].rel);
     return strbuf_take(&b);

@@ -292,6 +292,32 @@ typedef struct bctx {
     int err;
 } bctx;
 
+static void tuple(strbuf *b, const xf_stmt *s);
+
+/* The isl set of statement st's instances that its assumption (`assume LABEL unchanged when
+ * COND`) says write the value their element has, or NULL (none, or COND not quasi-affine: then
+ * the analysis keeps every write, which is always safe). */
+static char *unchanged_text(const bctx *c, const xf_stmt *st, const char *label)
+{
+    const ir_program *p = c->m->prog;
+    for (int i = 0; label && i < p->ndecls; i++) {
+        const ir_decl *d = p->decls[i];
+        if (d->kind != IR_D_ASSUME || !d->u.assume.label || strcmp(d->u.assume.label, label)) continue;
+        strbuf cond = {0};
+        if (xf_isl_expr(&cond, d->u.assume.cond, c->fr, c->nfr) != 0) {
+            strbuf_free(&cond);
+            return NULL;
+        }
+        strbuf b = {0};
+        strbuf_printf(&b, "%s -> { ", c->m->params);
+        tuple(&b, st);
+        strbuf_printf(&b, " : %s }", cond.s);
+        strbuf_free(&cond);
+        return strbuf_take(&b);
+    }
+    return NULL;
+}
+
 static void push_frame(bctx *c, xf_frame_kind k, const ir_stmt *node, int var, char *cons, int exact)
 {
     if (c->nfr == c->capfr) {
@@ -470,6 +496,7 @@ static void add_leaf(bctx *c, const ir_stmt *s)
     strbuf_printf(&b, " }");
     st->domain = strbuf_take(&b);
     strbuf_free(&cons);
+    st->unchanged = unchanged_text(c, st, label);
     /* the schedule vector; padded later */
     strbuf_printf(&b, "%s", "");
     for (int i = 0; i < c->nsched; i++) strbuf_printf(&b, "%s%s", i ? ", " : "", c->sched[i]);
@@ -734,6 +761,7 @@ void xf_model_free(xf_model *m)
         free(s->vars);
         free(s->name);
         free(s->domain);
+        free(s->unchanged);
         free(s->sched);
     }
     free(m->st);

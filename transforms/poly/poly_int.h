@@ -47,6 +47,9 @@ typedef struct xf_stmt {
     int nvars;
     char *domain;              /* isl text of its iteration domain, with parameters */
     char *sched;               /* isl text of its sequential schedule  { S[..] -> [..] } */
+    char *unchanged;           /* isl text of the instances whose write changes nothing
+                                  (`assume S unchanged when ..`), or NULL: the dependence
+                                  analysis leaves their write out */
     int exact;                 /* 0 if some enclosing condition is data-dependent */
     int textpos;               /* textual order */
 } xf_stmt;

@@ -13,6 +13,7 @@
 
 #include "ir.h"
 #include "optable.h"
+#include "store.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -26,16 +27,28 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 enum { CLI_CIMPORT_MAX = 64 };
 typedef struct cli_cimport {
     const char *inc[CLI_CIMPORT_MAX], *def[CLI_CIMPORT_MAX], *par[CLI_CIMPORT_MAX], *ini[CLI_CIMPORT_MAX];
-    int ninc, ndef, npar, nini;
+    const char *assume[CLI_CIMPORT_MAX];   /* --assume */
+    int ninc, ndef, npar, nini, nassume;
     const char *function, *outputs, *region;
 } cli_cimport;
 int cli_cimport_include(void *args, char *v);
 int cli_cimport_define(void *args, char *v);
 int cli_cimport_param(void *args, char *v);   /* --param NAME=VALUE */
 int cli_cimport_init(void *args, char *v);    /* --init 'A[i] = e' */
+int cli_cimport_assume(void *args, char *v);  /* --assume 'S1 unchanged when i == k' */
 /* Imports FILE.c: its canonical .apm text (the caller frees it), or NULL after printing the
  * errors to stderr. */
 char *cli_cimport_text(const char *file, const cli_cimport *c);
+/* Runs a recorded `polyapm import ...` command (a program header's `# imported with:`) again,
+ * with the definitions defs[ndefs] (NAME or NAME=VALUE) added, each replacing one of the same
+ * macro (a NAME_DATASET every other dataset): the program's text (the caller frees it), or NULL
+ * after printing why to stderr. */
+char *cli_cimport_again(const char *command, const char *const *defs, int ndefs);
+/* explore --at TEXT for node's program (at_sizes.c): "name=integer,..." of its parameters at the
+ * user's size (the caller frees it) — TEXT itself when it names parameters alone; else, for a
+ * program imported from C, the C file imported again with TEXT's datasets (LARGE or
+ * LARGE_DATASET) and macros (N=2000) defined; NULL with the errors in d. */
+char *cli_at_sizes(store *s, int64_t node, const char *text, diag_list *d);
 /* `polyapm FILE.c [OPTIONS]`: the TUI on FILE.pdg (made by init FILE.c with import's OPTIONS
  * when it does not exist; --machine and --model go to the TUI); the exit status. */
 int cli_open_c(const char *file, int argc, char **argv);

@@ -209,11 +209,10 @@ int cmd_explore(int argc, char **argv)
     if (o.rank_top == 0) return cli_usage("explore", "--rank-top takes a positive number");
     if (o.rank_top > 0 && !o.rank_at) return cli_usage("explore", "--rank-top needs --at");
     ir_binding at[EXPLORE_MAX_BINDINGS];
-    char *atbuf = NULL;
-    int nat = o.rank_at ? parse_rank_at(o.rank_at, &atbuf, at, EXPLORE_MAX_BINDINGS) : 0;
-    if (nat < 0) { free(atbuf); return CLI_USAGE; }
+    char *atbuf = NULL, *attext = NULL;
+    int nat = 0;
     store *s = NULL;
-    if (cliopts_open(&o, STORE_WRITE, &s) != 0) { free(atbuf); return CLI_FAIL; }
+    if (cliopts_open(&o, STORE_WRITE, &s) != 0) return CLI_FAIL;
     explore_opts eo;
     memset(&eo, 0, sizeof eo);
     diag_list d;
@@ -223,6 +222,11 @@ int cmd_explore(int argc, char **argv)
     int status = CLI_FAIL;
     if (cliopts_machine(&o, s, &eo.profile) != 0) goto out;
     if (store_resolve(s, o.pos[0], &eo.start, &d) != 0) goto fail;
+    if (o.rank_at) {   /* the user's size: the node's parameters, or the C file's words for them */
+        if (!(attext = cli_at_sizes(s, eo.start, o.rank_at, &d))) goto fail;
+        if ((nat = parse_rank_at(attext, &atbuf, at, EXPLORE_MAX_BINDINGS)) < 0) { status = CLI_USAGE; goto out; }
+        o.rank_at = attext;
+    }
     if (nat && explore_rank_check(s, eo.start, at, nat, &d) != 0) goto fail;
     eo.depth = o.depth > 0 ? (int)o.depth : 0;
     eo.budget = o.budget > 0 ? (int)o.budget : 0;
@@ -267,5 +271,6 @@ out:
     store_close(s);
     diag_list_free(&d);
     free(atbuf);
+    free(attext);
     return status;
 }

@@ -52,6 +52,8 @@ static const cli_opt ws_opts[] = {
      .cmds = C_INIT, .help = "FILE.c: a size the C program reads when it runs (as polyapm import)"},
     {.name = "--init", .kind = OPT_FN, .value = "'A[i] = e'", .set = cli_cimport_init, .flags = OPT_REPEAT,
      .cmds = C_INIT, .help = "FILE.c: an array's initial values instead of the C code's (as polyapm import)"},
+    {.name = "--assume", .kind = OPT_FN, .value = "'S1 unchanged when COND'", .set = cli_cimport_assume,
+     .flags = OPT_REPEAT, .cmds = C_INIT, .help = "FILE.c: what you know of a statement (as polyapm import)"},
     {.name = "--output", .kind = OPT_STR, .value = "A,B", .off = offsetof(ws_args, c.outputs), .cmds = C_INIT,
      .help = "FILE.c: the output arrays (default: what main prints)"},
     {.name = "--label", .kind = OPT_STR, .value = "L", .off = offsetof(ws_args, label), .cmds = C_INIT | C_ADD,
