@@ -46,7 +46,7 @@ xf/regress_memdist 49 polybench/source 46 mpi/export_fd 43 xf/stm_auto 41 cli/ba
 xf/memdist 33 mpi/halo 33 xf/fuse_costs 30 xf/commgen_inplace 27 xf/commgen 24 cli/collectives 21
 mpi/bench_smoke 35 mpi/export_stencil 35 cli/import_polybench 15 cli/thesis_fd 20 xf/stm 20 cli/fmt 20 cli/inplace 19
 mpi/ranks 19 mpi/checksum 17 store/workspace 15
-xf/blockcyclic 15 mpi/exchange 14 mpi/export_seq 14 unit/test_explore 12 tui/basic 12 mpi/pattern 12
+xf/local 75 xf/blockcyclic 15 mpi/exchange 14 mpi/export_seq 14 unit/test_explore 12 tui/basic 12 mpi/pattern 12
 store/concurrency 11 xf/pieces 10 unit/test_xf 9 xf/tile 8 cli/calibrate 8 cli/compare 8 store/bad 8
 mpi/placement 8 cli/standalone 8 tui/more 8 tui/export 8 cli/sweep 5 cli/import_bad 6 cli/import_exact 4 mpi/dist 5 tui/memory 5 cli/sim 4
 tui/cancel 4 cli/replay 8 tui/replay 8 unit/test_replay 1 unit/test_textfile 1 mpi/platform 6

@@ -6,7 +6,8 @@
 # result simulates verified against the source (every value bit for bit), exports, and runs under
 # mpirun -np 2 with the simulation's checksum; an order the dependences forbid (seidel-2d's sweep in
 # place) is refused with the dependence and an instance pair named; explore offers it at syndm and
-# picks it where the profile prices it cheaper; `local` on its own result has nothing to change.
+# picks it where the profile prices it cheaper; `local` on its own result has nothing to change;
+# the exported tiles step by their size and gcc -O3 vectorises their innermost loop.
 source "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/polybench/kernels.inc"
 EX=$ROOT/examples/polybench
@@ -68,6 +69,18 @@ expect_match "2mm local tile=32: point loops bounded by min" "$prog" 'for j = jt
 verified "2mm local tile=32" "$t"
 runs "2mm local" "$i"
 runs "2mm local tile=32" "$t"
+# the exported tiles: strided tile loops, S2's innermost loop over a tile's j, vectorised by gcc
+P export "$t" -o "$TMP/2mm-tiles" >/dev/null
+c=$TMP/2mm-tiles/mm2_syndm.c
+expect_match "2mm local tile=32 exported: tile loops step by 32" "$(cat "$c")" 'jt \+= 32'
+s2=$(grep -n '/\* S2 \*/' "$c" | head -1 | cut -d: -f1)
+forl=$(awk -v s="${s2:-0}" 'NR < s && /for \(/ { l = NR } END { print l + 0 }' "$c")
+expect_match "2mm local tile=32 exported: S2's innermost loop runs j over the tile" "$(sed -n "${forl}p" "$c")" \
+    'for \(int64_t j = jt'
+vec=$(cd "$TMP/2mm-tiles" && mpicc -std=c11 -O3 -march=native -ffp-contract=off -fopt-info-vec-optimized -c \
+    mm2_syndm.c -o /dev/null 2>&1)
+expect_match "2mm local tile=32 exported: gcc -O3 vectorises S2's loop (line $forl)" "$vec" \
+    "mm2_syndm\.c:$forl:[0-9]+: optimized: loop vectorized"
 # tiled at a size beyond the cache: the product's tiles priced from the cache (blocked work)
 big="-D ni=160 -D nj=180 -D nk=220 -D nl=240"
 # shellcheck disable=SC2086

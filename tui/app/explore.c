@@ -657,7 +657,9 @@ static double cpu_seconds(int who)
 }
 
 /* Expands the open nodes best first (of the second pass's alone in it) until none is left, the
- * budget is spent or a stop is asked for.  0, or -1 on an error. */
+ * budget is spent (in the second pass its nodes are still expanded: they are leaves when nothing
+ * applies to them, and expand queues nothing beyond the budget) or a stop is asked for.  0, or -1
+ * on an error. */
 static int search_loop(search *S)
 {
     for (;;) {
@@ -665,8 +667,8 @@ static int search_loop(search *S)
         if (stopping) S->res->stats.interrupted = 1;
         /* open more nodes while workers would otherwise idle */
         while (!stopping && S->headq == S->nq && nbusy(S) < S->jobs) {
-            if (budget_left(S) <= 0) {
-                S->res->stats.budget_hit |= !S->local_pass && any_open(S);
+            if (budget_left(S) <= 0 && !S->local_pass) {
+                S->res->stats.budget_hit |= any_open(S);
                 break;
             }
             int i = pick(S);
@@ -677,7 +679,7 @@ static int search_loop(search *S)
         if (dispatch(S, stopping) != 0) return -1;
         if (S->jobs > 1 && nbusy(S)) {
             if (collect(S, stopping || xf_cancelled()) != 0) return -1;
-        } else if (S->headq == S->nq && (stopping || budget_left(S) <= 0 || !any_open(S))) {
+        } else if (S->headq == S->nq && (stopping || (budget_left(S) <= 0 && !S->local_pass) || !any_open(S))) {
             return 0;
         }
     }

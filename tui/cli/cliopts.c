@@ -29,7 +29,7 @@ const cli_opt cliopts_table[] = {
     {.name = "--depth", .value = "D", LONG_OPT(depth), .cmds = CO_EXPLORE,
      .help = "at most D transforms below NODE"},
     {.name = "--budget", .value = "N", LONG_OPT(budget), .cmds = CO_EXPLORE,
-     .help = "simulate at most N nodes"},
+     .help = "simulate at most N nodes (and up to nine more: local on the best three leaves)"},
     {.name = "--jobs", .alias = "-j", .value = "J", LONG_OPT(jobs), .cmds = CO_EXPLORE,
      .help = "J simulations at a time (1..64, default 1)"},
     {.name = "--machine", .kind = OPT_STR, .value = "M", .off = offsetof(cliopts, machine), .cmds = PRICED,
