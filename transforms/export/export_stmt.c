@@ -121,9 +121,21 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
     return 0;
 }
 
+/* Whether the let at b->stmts[k] is emitted: something after it reads it, or its value can stop the program. */
+static int ex_let_kept(const ex_em *m, const ir_block *b, int k)
+{
+    const ir_stmt *s = b->stmts[k];
+    return !ex_cannot_fail(m->pl, s->u.let.value) || ex_block_uses(m, b, k + 1, s->u.let.var);
+}
+
+/* A let reads `id` only when it is itself emitted (i_d in i = n - i_d - 1, where nothing reads i). */
 static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id)
 {
-    for (int i = from; i < b->n; i++) if (ex_stmt_uses(m, b->stmts[i], id)) return 1;
+    for (int i = from; i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_LET ? ex_expr_uses(s->u.let.value, id) && ex_let_kept(m, b, i) : ex_stmt_uses(m, s, id))
+            return 1;
+    }
     return 0;
 }
 
@@ -341,6 +353,11 @@ int ex_silent(const ex_em *m, const ir_stmt *s)
     switch (s->kind) {
     case IR_S_SEND: return ex_send_left_out(m);
     case IR_S_LET: return ex_cannot_fail(m->pl, s->u.let.value);
+    case IR_S_ASSIGN: {   /* the mark pass stamps marked outputs alone */
+        const ir_expr *l = s->u.assign.lhs;
+        int arr = l->kind == IR_E_ACCESS ? l->u.access.array_index : l->u.name.index;
+        return m->mode == EX_MARK && !m->pl->arr[arr].mark;
+    }
     case IR_S_IF:
         return ex_cannot_fail(m->pl, s->u.if_.cond) && ex_block_silent(m, s->u.if_.then_blk) &&
                ex_block_silent(m, s->u.if_.else_blk);
@@ -363,8 +380,8 @@ void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
     case IR_S_ASSIGN: ex_assign(m, b, s, in); return;
     case IR_S_SEND: ex_send(m, b, s, in); return;
     case IR_S_LET: {
+        if (!ex_let_kept(m, blk, k)) return;   /* nothing reads it (t = p where only i, j are used) */
         int used = ex_block_uses(m, blk, k + 1, s->u.let.var);
-        if (!used && ex_cannot_fail(m->pl, s->u.let.value)) return;   /* nothing reads it (t = p where only i, j are used) */
         strbuf pre = {0}, v = {0};
         ex_expr(m, &v, &pre, in, s->u.let.value);
         if (pre.s) strbuf_printf(b, "%s", pre.s);
