@@ -133,10 +133,7 @@ static void step_M(int64_t t, int64_t me)
                 rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * 1 * sizeof *rt_in);
                 for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j].d = x[rt_s0 + rt_j];
             }
-            int64_t rt_m = 0;
-            if (1) {
-                rt_m = (int64_t)1 * imax(0, m);
-            }
+            const int64_t rt_m = (int64_t)1 * imax(0, m);
             rt_val *rt_out =
                     rt_malloc((size_t)((rt_m > rt_n ? rt_m : rt_n) + 1) * 1 * sizeof *rt_out);
             if (rt_me == rt_root) {
@@ -146,14 +143,12 @@ static void step_M(int64_t t, int64_t me)
             }
             rt_coll_bcast(rt_out, rt_m, 1, rt_root, rt_g);
             const int64_t rt_r = rt_m;   /* result tuples */
-            if (1) {
-                {
-                    const int64_t rt_d = rp * m, rt_dn = (int64_t)1 * imax(0, m);
-                    if (rt_dn != rt_r) rt_die("B: bcast at 19:3: the destination block of xs has "
-                            "%lld elements, the result %lld", (long long)rt_dn, (long long)rt_r);
-                    for (int64_t rt_j = 0; rt_j < rt_dn; rt_j++) {
-                        xs[rt_d + rt_j] = rt_out[rt_j].d;
-                    }
+            {
+                const int64_t rt_d = rp * m, rt_dn = (int64_t)1 * imax(0, m);
+                if (rt_dn != rt_r) rt_die("B: bcast at 19:3: the destination block of xs has %lld "
+                        "elements, the result %lld", (long long)rt_dn, (long long)rt_r);
+                for (int64_t rt_j = 0; rt_j < rt_dn; rt_j++) {
+                    xs[rt_d + rt_j] = rt_out[rt_j].d;
                 }
             }
             free(rt_in);
@@ -169,32 +164,25 @@ static void step_M(int64_t t, int64_t me)
             (void)rt_me;
             int64_t rt_n = 0;
             rt_val *rt_in = NULL;
-            if (1) {
-                const int64_t rt_s0 = rp * m, rt_c0 = (int64_t)1 * imax(0, m);
-                rt_n = rt_c0;
-                rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * 1 * sizeof *rt_in);
-                for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j].d = xs[rt_s0 + rt_j];
-            }
+            const int64_t rt_s0 = rp * m, rt_c0 = (int64_t)1 * imax(0, m);
+            rt_n = rt_c0;
+            rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * 1 * sizeof *rt_in);
+            for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j].d = xs[rt_s0 + rt_j];
             rt_val rt_id[1];
             rt_id[0].d = 1.0;
             const rt_opdesc rt_op =
                     {1, rt_bop_mul_d, NULL, NULL, NULL, rt_id, MPI_OP_NULL, MPI_DOUBLE};
-            int64_t rt_m = 0;
-            if (1) {
-                rt_m = (int64_t)1 * imax(0, m);
-            }
+            const int64_t rt_m = (int64_t)1 * imax(0, m);
             rt_val *rt_out =
                     rt_malloc((size_t)((rt_m > rt_n ? rt_m : rt_n) + 1) * 1 * sizeof *rt_out);
             rt_coll_reduce(RT_SCAN, rt_in, rt_out, rt_n, &rt_op, rt_root, rt_g);
             const int64_t rt_r = rt_n;   /* result tuples */
-            if (1) {
-                {
-                    const int64_t rt_d = rp * m, rt_dn = (int64_t)1 * imax(0, m);
-                    if (rt_dn != rt_r) rt_die("S: scan(*) at 20:3: the destination block of pw has "
-                            "%lld elements, the result %lld", (long long)rt_dn, (long long)rt_r);
-                    for (int64_t rt_j = 0; rt_j < rt_dn; rt_j++) {
-                        pw[rt_d + rt_j] = rt_out[rt_j].d;
-                    }
+            {
+                const int64_t rt_d = rp * m, rt_dn = (int64_t)1 * imax(0, m);
+                if (rt_dn != rt_r) rt_die("S: scan(*) at 20:3: the destination block of pw has "
+                        "%lld elements, the result %lld", (long long)rt_dn, (long long)rt_r);
+                for (int64_t rt_j = 0; rt_j < rt_dn; rt_j++) {
+                    pw[rt_d + rt_j] = rt_out[rt_j].d;
                 }
             }
             free(rt_in);
@@ -214,12 +202,10 @@ static void step_M(int64_t t, int64_t me)
             const int rt_me = rt_rank(rt_g);
             int64_t rt_n = 0;
             rt_val *rt_in = NULL;
-            if (1) {
-                const int64_t rt_s0 = rp * m, rt_c0 = (int64_t)1 * imax(0, m);
-                rt_n = rt_c0;
-                rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * 1 * sizeof *rt_in);
-                for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j].d = y[rt_s0 + rt_j];
-            }
+            const int64_t rt_s0 = rp * m, rt_c0 = (int64_t)1 * imax(0, m);
+            rt_n = rt_c0;
+            rt_in = rt_malloc((size_t)(rt_n ? rt_n : 1) * 1 * sizeof *rt_in);
+            for (int64_t rt_j = 0; rt_j < rt_n; rt_j++) rt_in[rt_j].d = y[rt_s0 + rt_j];
             rt_val rt_id[1];
             rt_id[0].d = 0.0;
             const rt_opdesc rt_op =

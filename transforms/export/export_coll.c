@@ -256,6 +256,20 @@ static void coll_line(ex_coll_run *x, int depth, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A block that only the root runs ("if (rt_me == rt_root) {"), or, for every rank, its body one
+ * level out with no braces around it.  Counterpart: coll_root_close. */
+static void coll_root_open(ex_coll_run *x, int only_root)
+{
+    if (only_root) coll_line(x, 0, "if (rt_me == rt_root) {\n");
+    else x->I -= 4;
+}
+
+static void coll_root_close(ex_coll_run *x, int only_root)
+{
+    if (only_root) coll_line(x, 0, "}\n");
+    else x->I += 4;
+}
+
 static const ex_array *coll_array(const ex_coll_run *x, const ir_expr *e)
 {
     return &x->pl->arr[e->kind == IR_E_ACCESS ? e->u.access.array_index : e->u.name.index];
@@ -337,9 +351,9 @@ static void coll_sources(ex_coll_run *x)
         coll_block_free(&bt);
         return;
     }
-    coll_line(x, 0, "if (%s) {\n", x->only_root_reads ? "rt_me == rt_root" : "1");
+    coll_root_open(x, x->only_root_reads);
     for (int f = 0; f < x->s->u.coll.nsrc; f++) coll_source_block(x, f);
-    coll_line(x, 0, "}\n");
+    coll_root_close(x, x->only_root_reads);
 }
 
 /* The operator as an rt_opdesc rt_op with its identity rt_id.  Counterpart: the combiner that
@@ -385,16 +399,16 @@ static void coll_operator(ex_coll_run *x)
 static void coll_result_buffer(ex_coll_run *x)
 {
     const ir_stmt *s = x->s;
-    coll_line(x, 0, "int64_t rt_m = 0;\n");
     int d0 = -1;
     for (int f = 0; f < s->u.coll.ndst && d0 < 0; f++) if (s->u.coll.dst[f]) d0 = f;
+    if (d0 < 0 || x->only_root_gets) coll_line(x, 0, "int64_t rt_m = 0;\n");
     if (d0 >= 0) {
         ex_blk_text bt;
         coll_block(x, 1, d0, "me", &bt);
-        coll_line(x, 0, "if (%s) {\n", x->only_root_gets ? "rt_me == rt_root" : "1");
+        coll_root_open(x, x->only_root_gets);
         if (bt.pre.s) strbuf_printf(&x->body, "%s", bt.pre.s);
-        coll_line(x, 4, "rt_m = %s;\n", bt.count.s);
-        coll_line(x, 0, "}\n");
+        coll_line(x, 4, "%srt_m = %s;\n", x->only_root_gets ? "" : "const int64_t ", bt.count.s);
+        coll_root_close(x, x->only_root_gets);
         coll_block_free(&bt);
     }
     coll_line(x, 0, "rt_val *rt_out = rt_malloc((size_t)((rt_m > rt_n ? rt_m : rt_n) + 1) * %d * sizeof *rt_out);\n",
@@ -427,7 +441,7 @@ static void coll_combine_global_reduce(ex_coll_run *x)
     coll_line(x, 0, "rt_val rt_tot[%d];\n", x->ns);
     coll_line(x, 0, "rt_coll_reduce(%s, rt_st, rt_tot, 1, &rt_op, rt_root, rt_g);\n",
               x->ck == IR_C_REDUCE ? "RT_REDUCE" : "RT_ALLREDUCE");
-    coll_line(x, 0, "if (%s) op_%s_gen(rt_tot, NULL, rt_out);\n", x->only_root_gets ? "rt_me == rt_root" : "1", x->on);
+    coll_line(x, 0, "%sop_%s_gen(rt_tot, NULL, rt_out);\n", x->only_root_gets ? "if (rt_me == rt_root) " : "", x->on);
     coll_line(x, 0, "const int64_t rt_r = %d;   /* gen's values */\n", gen ? gen->nval : 0);
 }
 
@@ -587,11 +601,11 @@ static void coll_destination_block(ex_coll_run *x, int f)
 /* Every receiver's result written into its destination blocks.  Counterpart: coll_destinations. */
 static void coll_destinations(ex_coll_run *x)
 {
-    coll_line(x, 0, "if (%s) {\n", x->only_root_gets ? "rt_me == rt_root" : "1");
+    coll_root_open(x, x->only_root_gets);
     if (x->ck == IR_C_MULTICAST) coll_line(x, 4, "const int64_t rt_r = rt_m;\n");
     for (int f = 0; f < x->s->u.coll.ndst; f++)
         if (x->s->u.coll.dst[f]) coll_destination_block(x, f);
-    coll_line(x, 0, "}\n");
+    coll_root_close(x, x->only_root_gets);
 }
 
 /* The statement's operator, field types and names.  Counterpart: sim_compile_coll. */
