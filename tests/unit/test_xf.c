@@ -594,6 +594,42 @@ static void test_simplify(void)
     diag_list_free(&d);
 }
 
+/* simplify.c's xf_pins_last (commgen_hoist.c moves a send whose guard holds at a loop's last
+ * iteration alone after the loop): each condition in `for k = 0 .. p - 1`, pinning k to p - 1
+ * or not. */
+static void test_pins_last(void)
+{
+    static const struct { const char *cond; int pins; } cases[] = {
+        {"k + 1 == p", 1}, {"p == k + 1", 1}, {"2 * k + 2 == 2 * p", 1}, {"k >= p - 1", 1},
+        {"p - 1 <= k", 1}, {"p - k <= 1", 1}, {"k + 1 > p - 1", 1}, {"p < k + 2", 1},
+        {"k <= p - 1", 0},         /* every iteration */
+        {"k == p", 0},             /* none */
+        {"k == 0", 0},             /* the first */
+        {"k + 1 != p", 0}, {"k > p - 1", 0}, {"k + 1 < p", 0}, {"k * k == p", 0}, {"(k + 1) / 2 == p", 0},
+        {"n >= p + 2", 0},         /* free of k */
+    };
+    int nc = (int)(sizeof cases / sizeof cases[0]);
+    strbuf b = {0};
+    strbuf_printf(&b, "program s\nlevel source\nparam n = 8\narray a[0 .. 9] double\n"
+                      "for p = 1 .. 3 {\n  for k = 0 .. p - 1 {\n");
+    for (int i = 0; i < nc; i++) strbuf_printf(&b, "    if %s {\n      A%d: a[p] = 1\n    }\n", cases[i].cond, i);
+    strbuf_printf(&b, "  }\n}\n");
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("pins.apm", b.s, b.n, &d);
+    strbuf_free(&b);
+    T_CHECK("pins_last: the test program loads", p != NULL, "%s", d.n ? d.items[0].msg : "");
+    const ir_stmt *f = p ? p->body->stmts[0]->u.for_.body->stmts[0] : NULL;
+    for (int i = 0; f && i < nc; i++) {
+        char tn[160];
+        snprintf(tn, sizeof tn, "pins_last: %s %s k at p - 1", cases[i].cond, cases[i].pins ? "pins" : "does not pin");
+        int got = xf_pins_last(p, f->u.for_.body->stmts[i]->u.if_.cond, "k", f->u.for_.vars[0].hi);
+        T_CHECK(tn, got == cases[i].pins, "got %d", got);
+    }
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
 /* Every integer expression and condition form a program can hold prints (xf_isl_expr) to text
  * isl parses, with the value the language gives it: negated literals and constant factors
  * (-2 * n, n * -2, -(2) * p, a let bound to -3) included, which isl reads only as a bare literal
@@ -785,6 +821,7 @@ int main(void)
     test_floor_bounds();
     test_deps_memo();
     test_simplify();
+    test_pins_last();
     test_isl_text();
     test_registry();
     test_fd_deps();
