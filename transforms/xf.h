@@ -240,5 +240,38 @@ own_give xf_deps *xf_deps_compute(const ir_program *p, const ir_binding *ov, int
 void xf_deps_free(own_take xf_deps *deps);
 /* Fig. 6.2 style table, or a JSON array. */
 void xf_deps_print(FILE *out, const xf_deps *deps, int json);
+/* "flow", "anti", "output". */
+const char *xf_dep_kind_name(xf_dep_kind k);
+
+/* ---- loops that carry dependences (carried.c) ---------------------------------------------------- */
+
+/* A loop around a statement and a dependence it carries: two instances of statements inside it
+ * that the loops outside it keep together, and that it orders (the sink at a later value of its
+ * variable).  Such a loop cannot run its iterations on different processors in one step. */
+typedef struct xf_carry {
+    char *var;                 /* the loop's variable */
+    int dep;                   /* the dependence's number, from 1 (as `polyapm deps` and stm count) */
+    xf_dep_kind kind;
+    char *src, *sink;          /* statement labels */
+    char *ref;                 /* the access it goes through, as text: path[k][j] */
+    char *example;             /* a pair of instances the loop orders: "S1[0, 0, 1] -> S1[0, 1, 1] (n = 2)" */
+} xf_carry;
+
+/* A statement every loop of which carries a dependence: no allocation along its loops spreads
+ * its instances over processors (a skewed one, a wavefront, still may). */
+typedef struct xf_serial {
+    char *stmt;                /* its label */
+    int nloops;
+    xf_carry *loops;           /* outer to inner: per loop the first flow dependence it carries,
+                                  else the first anti or output one */
+} xf_serial;
+
+/* The statements of a checked source-level program whose every loop carries a dependence (the
+ * dependences of xf_deps_compute, parameters symbolic; statements outside every loop are not
+ * listed), in textual order: 0 with *out (free with xf_serial_free) and *n, or -1 with
+ * diagnostics (a program the analysis cannot model). */
+int xf_serial_statements(const ir_program *p, const ir_binding *ov, int nov, own_give xf_serial **out, int *n,
+                         diag_list *d);
+void xf_serial_free(own_take xf_serial *s, int n);
 
 #endif

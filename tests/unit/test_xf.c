@@ -594,6 +594,117 @@ static void test_simplify(void)
     diag_list_free(&d);
 }
 
+/* simplify.c's xf_pins_last (commgen_hoist.c moves a send whose guard holds at a loop's last
+ * iteration alone after the loop): each condition in `for k = 0 .. p - 1`, pinning k to p - 1
+ * or not. */
+static void test_pins_last(void)
+{
+    static const struct { const char *cond; int pins; } cases[] = {
+        {"k + 1 == p", 1}, {"p == k + 1", 1}, {"2 * k + 2 == 2 * p", 1}, {"k >= p - 1", 1},
+        {"p - 1 <= k", 1}, {"p - k <= 1", 1}, {"k + 1 > p - 1", 1}, {"p < k + 2", 1},
+        {"k <= p - 1", 0},         /* every iteration */
+        {"k == p", 0},             /* none */
+        {"k == 0", 0},             /* the first */
+        {"k + 1 != p", 0}, {"k > p - 1", 0}, {"k + 1 < p", 0}, {"k * k == p", 0}, {"(k + 1) / 2 == p", 0},
+        {"n >= p + 2", 0},         /* free of k */
+    };
+    int nc = (int)(sizeof cases / sizeof cases[0]);
+    strbuf b = {0};
+    strbuf_printf(&b, "program s\nlevel source\nparam n = 8\narray a[0 .. 9] double\n"
+                      "for p = 1 .. 3 {\n  for k = 0 .. p - 1 {\n");
+    for (int i = 0; i < nc; i++) strbuf_printf(&b, "    if %s {\n      A%d: a[p] = 1\n    }\n", cases[i].cond, i);
+    strbuf_printf(&b, "  }\n}\n");
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("pins.apm", b.s, b.n, &d);
+    strbuf_free(&b);
+    T_CHECK("pins_last: the test program loads", p != NULL, "%s", d.n ? d.items[0].msg : "");
+    const ir_stmt *f = p ? p->body->stmts[0]->u.for_.body->stmts[0] : NULL;
+    for (int i = 0; f && i < nc; i++) {
+        char tn[160];
+        snprintf(tn, sizeof tn, "pins_last: %s %s k at p - 1", cases[i].cond, cases[i].pins ? "pins" : "does not pin");
+        int got = xf_pins_last(p, f->u.for_.body->stmts[i]->u.if_.cond, "k", f->u.for_.vars[0].hi);
+        T_CHECK(tn, got == cases[i].pins, "got %d", got);
+    }
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
+/* carried.c: floyd-warshall's S1 has no loop free of a dependence (k carries the previous
+ * sweep's distances, i row k's through path[k][j], j column k's through path[i][k]), each named
+ * as xf_deps_compute numbers it; with "row and column k do not change in sweep k" it has
+ * (none listed); gemm's i and j carry nothing; seidel-2d's every loop carries one (its
+ * parallelism is a wavefront's, which this does not look for). */
+static void test_serial(void)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *fw = load("examples/polybench/floyd-warshall.apm");
+    xf_serial *sr = NULL;
+    int n = -1;
+    int rc = fw ? xf_serial_statements(fw, NULL, 0, &sr, &n, &d) : -1;
+    T_CHECK("serial: floyd-warshall: S1 alone, its three loops", rc == 0 && n == 1 && !strcmp(sr[0].stmt, "S1") &&
+            sr[0].nloops == 3 && !strcmp(sr[0].loops[0].var, "k") && !strcmp(sr[0].loops[1].var, "i") &&
+            !strcmp(sr[0].loops[2].var, "j"), "rc %d, %d statements", rc, n);
+    xf_deps *ds = fw ? xf_deps_compute(fw, NULL, 0, 0, &d) : NULL;
+    static const char *const via[] = {NULL, "path[k][j]", "path[i][k]"};   /* k: any of the three */
+    for (int l = 0; rc == 0 && n == 1 && sr[0].nloops == 3 && ds && l < 3; l++) {
+        const xf_carry *c = &sr[0].loops[l];
+        const xf_dep *dep = c->dep >= 1 && c->dep <= ds->n ? &ds->items[c->dep - 1] : NULL;
+        char tn[120];
+        snprintf(tn, sizeof tn, "serial: floyd-warshall's loop %s: a flow dependence of S1 through %s, numbered as deps numbers it",
+                 c->var, via[l] ? via[l] : "path");
+        T_CHECK(tn, c->kind == XF_DEP_FLOW && !strcmp(c->src, "S1") && !strcmp(c->sink, "S1") && dep &&
+                dep->kind == XF_DEP_FLOW && !strcmp(dep->ref, c->ref) && (!via[l] || !strcmp(c->ref, via[l])) &&
+                c->example && strstr(c->example, "S1[") == c->example,
+                "dependence %d (%s) through %s, e.g. %s", c->dep, xf_dep_kind_name(c->kind), c->ref,
+                c->example ? c->example : "-");
+    }
+    xf_deps_free(ds);
+    xf_serial_free(sr, n > 0 ? n : 0);
+    if (fw) {   /* the assumption: the writes of row and column k change nothing */
+        char *text = ir_print(fw), *at = text ? strstr(text, "output path\n") : NULL;
+        strbuf b = {0};
+        if (at) strbuf_printf(&b, "%.*sassume S1 unchanged when i == k || j == k\n%s", (int)(at + 12 - text), text, at + 12);
+        ir_program *fa = at ? ir_load_text("fw-assume.apm", b.s, b.n, &d) : NULL;
+        sr = NULL;
+        n = -1;
+        rc = fa ? xf_serial_statements(fa, NULL, 0, &sr, &n, &d) : -1;
+        T_CHECK("serial: floyd-warshall with its assumption: none (its loops over i and j carry nothing)",
+                rc == 0 && n == 0, "rc %d, %d statements: %s", rc, n, d.n ? d.items[d.n - 1].msg : "");
+        xf_serial_free(sr, n > 0 ? n : 0);
+        ir_program_free(fa);
+        strbuf_free(&b);
+        free(text);
+    }
+    ir_program_free(fw);
+    static const struct { const char *file; int n; } other[] = {
+        {"examples/polybench/gemm.apm", 0}, {"examples/polybench/seidel-2d.apm", 1},
+    };
+    for (int i = 0; i < 2; i++) {
+        ir_program *p = load(other[i].file);
+        sr = NULL;
+        n = -1;
+        rc = p ? xf_serial_statements(p, NULL, 0, &sr, &n, &d) : -1;
+        char tn[120];
+        snprintf(tn, sizeof tn, "serial: %s: %d statement(s) whose every loop carries a dependence", other[i].file,
+                 other[i].n);
+        T_CHECK(tn, rc == 0 && n == other[i].n, "rc %d, %d", rc, n);
+        xf_serial_free(sr, n > 0 ? n : 0);
+        ir_program_free(p);
+    }
+    ir_program *src = load("examples/polybench/gemm.apm");
+    ir_program *syn = src ? ir_program_clone(src) : NULL;
+    if (syn) syn->level = IR_SYN;
+    sr = NULL;
+    rc = syn ? xf_serial_statements(syn, NULL, 0, &sr, &n, &d) : 0;
+    T_CHECK("serial: a program past the source level is refused (the analysis is the source's)", rc == -1 && !sr,
+            "rc %d", rc);
+    ir_program_free(syn);
+    ir_program_free(src);
+    diag_list_free(&d);
+}
+
 /* Every integer expression and condition form a program can hold prints (xf_isl_expr) to text
  * isl parses, with the value the language gives it: negated literals and constant factors
  * (-2 * n, n * -2, -(2) * p, a let bound to -3) included, which isl reads only as a bare literal
@@ -785,6 +896,8 @@ int main(void)
     test_floor_bounds();
     test_deps_memo();
     test_simplify();
+    test_pins_last();
+    test_serial();
     test_isl_text();
     test_registry();
     test_fd_deps();

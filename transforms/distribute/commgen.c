@@ -24,6 +24,9 @@
  * strictly forward in time (flow: the value arrives before the read; anti: the next value after
  * the read; output: newer values later, since a delivery overwrites the receiver's copy);
  * check_timing refuses a program where one does not.
+ * A send whose guard holds at the last iteration of the loop around it alone (an element a loop
+ * accumulates into) moves after that loop (commgen_hoist.c): its guard is tested once, not on
+ * every iteration.
  * `gencost=N` adds the message-generation cost N to every cost annotation of the step nest's
  * body (the thesis: 8 ticks per element for FD) or, without annotations, to each send.
  * `lastsend=1` keeps the sends of the last time step, whose values nobody reads, as the thesis's
@@ -790,6 +793,7 @@ ir_program *xf_commgen_apply(const ir_program *src, const xf_args *args, diag_li
         if (!found) send_cost(out, c.T.body, gencost);   /* no annotations: the sends carry it */
     }
     out->level = IR_SYNCOMM;
+    xf_commgen_hoist(out, c.T.body);
     xf_simplify_program(out);
     xf_rename_for_level(out, src, "syn", "syncomm");
     if (xf_check_generated("commgen", out, d) != 0) return NULL;

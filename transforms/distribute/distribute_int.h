@@ -67,6 +67,12 @@ __isl_give isl_pw_aff *xf_pa_vars_as_params(__isl_take isl_pw_aff *pa, unsigned 
 ir_expr *xf_expr_of_pa(ir_program *p, __isl_keep isl_ast_build *b, __isl_take isl_pw_aff *pa);
 ir_expr *xf_expr_of_set(ir_program *p, __isl_keep isl_ast_build *b, __isl_take isl_set *s);
 
+/* ---- sends after the loop that finishes their value (commgen_hoist.c) ------------------------ */
+
+/* Moves each send that ends a loop's body and whose guard holds at the loop's last iteration
+ * alone after the loop (the loop variable at its last value), in b and the blocks below it. */
+void xf_commgen_hoist(ir_program *p, ir_block *b);
+
 /* ---- memdist's bound expressions (memdist_bounds.c) ------------------------------------------ */
 
 /* Is f (a pw_aff of the processor dimensions) monotone non-decreasing (+1) or non-increasing

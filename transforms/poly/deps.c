@@ -374,6 +374,11 @@ void xf_deps_free(xf_deps *deps)
 static const char *const kind_name[] = {[XF_DEP_FLOW] = "flow", [XF_DEP_ANTI] = "anti",
                                         [XF_DEP_OUTPUT] = "output"};
 
+const char *xf_dep_kind_name(xf_dep_kind k)
+{
+    return k >= XF_DEP_FLOW && k <= XF_DEP_OUTPUT ? kind_name[k] : "?";
+}
+
 static void vec(strbuf *b, const xf_dep *d)
 {
     if (!d->ndist) { strbuf_printf(b, "-"); return; }

@@ -163,6 +163,12 @@ ir_expr *xf_simplify_int(ir_program *p, own_take ir_expr *e);
  * bounds); costs are unchanged. */
 void xf_simplify_program(ir_program *p);
 
+/* Whether condition c, in a loop over v whose last value is hi, holds at v = hi alone: an integer
+ * comparison (==, or an inequality facing the bound) of two sides that differ by a nonzero
+ * multiple of v plus terms free of v, and that is tight at v = hi (k + 1 == p, p - 1 <= k,
+ * k > p - 2 for hi = p - 1). */
+int xf_pins_last(ir_program *p, const ir_expr *c, const char *v, const ir_expr *hi);
+
 /* ---- isl AST to IR --------------------------------------------------------------------------- */
 
 /* Renaming of isl identifiers (parameters, iterators) on the way back. */

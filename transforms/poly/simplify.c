@@ -296,6 +296,45 @@ ir_expr *xf_simplify_int(ir_program *p, ir_expr *e)
     return too_deep(e, SIMP_MAX_DEPTH) ? e : simp_d(p, 0, e);
 }
 
+/* The linear form of a - b (copies: simp reuses the nodes it is given); l.over on failure. */
+static void lin_diff(ir_program *p, lin *l, const ir_expr *a, const ir_expr *b)
+{
+    memset(l, 0, sizeof *l);
+    if (too_deep(a, SIMP_MAX_DEPTH) || too_deep(b, SIMP_MAX_DEPTH)) { l->over = 1; return; }
+    collect_d(p, 1, l, ir_clone_expr(p, a), 1);
+    collect_d(p, 1, l, ir_clone_expr(p, b), -1);
+}
+
+int xf_pins_last(ir_program *p, const ir_expr *c, const char *v, const ir_expr *hi)
+{
+    if (!c || c->kind != IR_E_BINARY) return 0;
+    /* as f == 0, f >= 0 or f <= 0 with f = a - b (+ 1 or - 1: integers, a > b is a - b - 1 >= 0) */
+    ir_op op = c->u.op.op;
+    int64_t off = op == IR_OP_GT ? -1 : op == IR_OP_LT ? 1 : 0;
+    if (op == IR_OP_GT) op = IR_OP_GE;
+    if (op == IR_OP_LT) op = IR_OP_LE;
+    if (op != IR_OP_EQ && op != IR_OP_GE && op != IR_OP_LE) return 0;
+    lin l;
+    lin_diff(p, &l, c->u.op.a, c->u.op.b);
+    int64_t kv = 0;
+    int ok = !l.over;
+    for (int i = 0; ok && i < l.n; i++) {   /* k * v plus terms free of v */
+        if (l.atom[i]->kind == IR_E_NAME && !strcmp(l.atom[i]->u.name.id, v)) kv += l.k[i];
+        else if (l.k[i] && xf_mentions(l.atom[i], v)) ok = 0;
+    }
+    lin_free(&l);
+    /* f = k·(v − hi) when f is 0 at v = hi: == pins v; >= 0 with k > 0 (<= 0 with k < 0) is
+     * v >= hi, the loop's last value alone */
+    if (!ok || !kv || (op == IR_OP_GE && kv < 0) || (op == IR_OP_LE && kv > 0)) return 0;
+    ir_expr *at[2];
+    for (int s = 0; s < 2; s++) at[s] = xf_subst1(p, s ? c->u.op.b : c->u.op.a, v, hi);
+    lin_diff(p, &l, at[0], at[1]);
+    ok = !l.over && l.c + off == 0;
+    for (int i = 0; ok && i < l.n; i++) ok = l.k[i] == 0;
+    lin_free(&l);
+    return ok;
+}
+
 /* e simplified when that shortens it, else e as written (x == n - 1 stays). */
 static ir_expr *shorter(ir_program *p, ir_expr *e)
 {

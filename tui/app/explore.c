@@ -35,6 +35,7 @@ enum xstate { X_EVAL, X_OPEN, X_EXPANDING, X_DONE };
 typedef struct xnode {
     int64_t id;
     int depth, level, tiled, nprocs;
+    int busy;                 /* processors with work in its simulation */
     double total, agg, bound;
     int verified;
     enum xstate state;
@@ -173,6 +174,7 @@ static int reach(search *S, int64_t id, int depth)
     x->signature = j.n.explored;
     if (hit == 1) {
         x->nprocs = j.stored.nprocs;
+        x->busy = explore_busy(j.stored.per_proc);
         x->total = j.stored.total;
         x->agg = j.stored.aggregate_work;
         x->verified = j.stored.verified;
@@ -189,6 +191,7 @@ static int reach(search *S, int64_t id, int depth)
         }
         if (rc != 0) { ops_sim_free(&j); return -1; }
         x->nprocs = j.job.cost.nprocs;
+        for (int k = 0; k < j.job.cost.nprocs; k++) x->busy += j.job.cost.work[k] > 0;
         x->total = j.job.cost.total;
         x->agg = j.job.res->aggregate_work;
         x->verified = j.job.verified;
@@ -249,8 +252,8 @@ static void finish_node(search *S, int i)
         if (l) {
             r->leaves = l;
             r->leaves[r->nleaves++] = (explore_leaf){.node = x->id, .cost = x->total, .verified = x->verified,
-                                                     .nprocs = x->nprocs, .rank_cost = -1, .rank_seconds = -1,
-                                                     .rank_verified = -1};
+                                                     .nprocs = x->nprocs, .busy = x->busy, .rank_cost = -1,
+                                                     .rank_seconds = -1, .rank_verified = -1};
         }
         if (x->verified == 1 && (r->stats.best < 0 || x->total < r->stats.best)) {
             r->stats.best = x->total;
@@ -400,6 +403,7 @@ static int take_sim(search *S, int i, char **f)
     x->level = atoi(f[15]);
     x->tiled = atoi(f[16]);
     x->nprocs = atoi(f[7]);
+    x->busy = explore_busy(f[10]);
     x->total = row.total;
     x->agg = row.aggregate_work;
     x->verified = row.verified;
@@ -790,5 +794,6 @@ void explore_interrupt(void)
 void explore_result_free(explore_result *r)
 {
     free(r->leaves);
+    xf_serial_free(r->serial, r->nserial);
     memset(r, 0, sizeof *r);
 }

@@ -51,6 +51,7 @@
 #include "cost.h"
 #include "ir.h"
 #include "store.h"
+#include "xf.h"
 
 enum { EXPLORE_MAX_BINDINGS = 32 };
 
@@ -101,6 +102,7 @@ typedef struct explore_leaf {
     double cost;
     int verified;
     int nprocs;               /* processors of its simulation (the MPI ranks it runs on) */
+    int busy;                 /* of which those with work */
     double rank_cost;         /* its cost at explore_rank_at's values, extrapolated; -1 when not ranked */
     double rank_seconds;      /* the same in predicted seconds (cost x the profile's tick) */
     int rank_verified;        /* verified at every size it was simulated at (1), or not (0; -1: not ranked) */
@@ -121,6 +123,15 @@ typedef struct explore_result {
     explore_at at;            /* explore_rank_at's samples (n = 0 without it) */
     explore_leaf *leaves;     /* every leaf reached, best first */
     int nleaves;
+    /* explore_explain: whether the best leaf spreads its work over its processors (1), keeps it
+     * on one (0), or has none to spread it over (-1: no verified leaf, or one processor); when
+     * 0, the cheapest verified leaf that spreads it (0: none does) and the source's statements
+     * whose every loop carries a dependence (none: some mapping would spread the work, the
+     * search found none cheaper). */
+    int spread;
+    int64_t spread_node;
+    xf_serial *serial;        /* owned */
+    int nserial;
 } explore_result;
 
 /* Runs the search.  0 (also when interrupted: see stats.interrupted), -1 with a message. */
@@ -144,6 +155,10 @@ int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int n
 /* Whether `at` names parameters of node `start` whose values evaluate: 0, or -1 with a message
  * (explore_rank_at checks it too; a caller checks before a search). */
 int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, diag_list *d);
+/* Why the best leaf of r (its first) keeps its work on one processor when it runs on several:
+ * sets r->spread, r->spread_node and r->serial (explore_result).  0, or -1 with a message (the
+ * source cannot be analysed; r->spread is set). */
+int explore_explain(store *s, const explore_opts *o, explore_result *r, diag_list *d);
 /* Asks the search under way (or the next one) to stop; async-signal-safe. */
 void explore_interrupt(void);
 void explore_result_free(own_keep explore_result *r);   /* its contents; r itself is the caller's */

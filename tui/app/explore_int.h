@@ -1,6 +1,7 @@
 /*
  * explore_int.h — what the files of explore's search share (explore.c the search, explore_work.c
- * its tasks and workers, explore_cands.c the candidates tried at a node); private to tui/app.
+ * its tasks and workers, explore_cands.c the candidates tried at a node, explore_why.c what a
+ * leaf's processors do); private to tui/app.
  */
 #ifndef POLYAPM_EXPLORE_INT_H
 #define POLYAPM_EXPLORE_INT_H
@@ -50,6 +51,11 @@ void do_task(const wctx *w, const msg *t, own_give msg *r);
 void worker_loop(const wctx *w, int in, int out) __attribute__((noreturn));
 /* Whether the block holds a `proc` loop (the program is tiled). */
 int has_proc_loop(const ir_block *b);
+
+/* ---- leaves (explore_why.c) ---- */
+
+/* The processors with work in a stored simulation's per-processor totals (store_sim.per_proc). */
+int explore_busy(const char *per_proc);
 
 /* ---- candidates (explore_cands.c) ---- */
 

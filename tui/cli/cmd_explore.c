@@ -100,6 +100,62 @@ static int parse_rank_at(const char *text, char **buf, ir_binding *out, int max)
     return n;
 }
 
+/* Why the best leaf keeps its work on one processor (explore_explain), as text. */
+static void print_why(const explore_result *res)
+{
+    if (res->spread != 0) return;
+    if (res->spread_node)
+        printf("the best leaf keeps the work on one processor (node %lld spreads it, at a higher cost)", (long long)res->spread_node);
+    else
+        printf("no leaf spreads the work: each keeps it on one processor");
+    if (!res->nserial) {
+        printf("; every statement has a loop that carries no dependence (polyapm deps)\n");
+        return;
+    }
+    printf("\n");
+    for (int i = 0; i < res->nserial; i++) {
+        const xf_serial *q = &res->serial[i];
+        printf("  no loop of %s can run in parallel: each carries a dependence\n", q->stmt);
+        for (int l = 0; l < q->nloops; l++) {
+            const xf_carry *c = &q->loops[l];
+            printf("    %s: dependence %d (%s, %s -> %s through %s), e.g. %s\n", c->var, c->dep, xf_dep_kind_name(c->kind),
+                   c->src, c->sink, c->ref, c->example ? c->example : "");
+        }
+    }
+    printf("  an `assume` (polyapm-lang(5)) can state what you know and the analysis cannot see: "
+           "`assume %s unchanged when COND` for instances that leave their element as it was\n", res->serial[0].stmt);
+}
+
+static void json_why(const explore_result *res)
+{
+    printf(",\"spread\":%s,\"spread_node\":", res->spread < 0 ? "null" : res->spread ? "true" : "false");
+    if (res->spread_node) printf("%lld", (long long)res->spread_node);
+    else printf("null");
+    printf(",\"serial\":[");
+    for (int i = 0; i < res->nserial; i++) {
+        const xf_serial *q = &res->serial[i];
+        printf("%s{\"statement\":", i ? "," : "");
+        report_json_string(stdout, q->stmt);
+        printf(",\"loops\":[");
+        for (int l = 0; l < q->nloops; l++) {
+            const xf_carry *c = &q->loops[l];
+            printf("%s{\"var\":", l ? "," : "");
+            report_json_string(stdout, c->var);
+            printf(",\"dependence\":%d,\"kind\":\"%s\",\"source\":", c->dep, xf_dep_kind_name(c->kind));
+            report_json_string(stdout, c->src);
+            printf(",\"sink\":");
+            report_json_string(stdout, c->sink);
+            printf(",\"through\":");
+            report_json_string(stdout, c->ref);
+            printf(",\"example\":");
+            report_json_string(stdout, c->example ? c->example : "");
+            printf("}");
+        }
+        printf("]}");
+    }
+    printf("]");
+}
+
 /* The result as one JSON object. */
 static void print_json(store *s, const cliopts *o, const explore_opts *eo, const explore_result *res, double secs,
                        int nat, diag_list *d)
@@ -149,7 +205,9 @@ static void print_json(store *s, const cliopts *o, const explore_opts *eo, const
         printf("]}");
         store_node_clear(&n);
     }
-    printf("]}\n");
+    printf("]");
+    json_why(res);
+    printf("}\n");
 }
 
 /* The result as text: the search's counts, then the `top` best leaves with their paths. */
@@ -186,6 +244,7 @@ static void print_text(store *s, const cliopts *o, const explore_opts *eo, const
         printf("\n");
         store_node_clear(&n);
     }
+    print_why(res);
     if (st->off_procs)
         printf("%d nodes left out: they run on another number of processors than procs\n", st->off_procs);
     if (st->interrupted) printf("interrupted: run the same command again to continue\n");
@@ -253,6 +312,12 @@ int cmd_explore(int argc, char **argv)
     signal(SIGTERM, SIG_DFL);
     if (pc.tty && !pc.lines) fprintf(stderr, "\n");
     if (rc != 0) goto fail;
+    if (!res.stats.interrupted) {   /* a source the analysis cannot model: no reasons given */
+        diag_list wd;
+        diag_list_init(&wd);
+        explore_explain(s, &eo, &res, &wd);
+        diag_list_free(&wd);
+    }
     const explore_leaf *first = res.nleaves ? &res.leaves[0] : NULL;
     if (nat && first && first->rank_verified == 1) {   /* the best is the best at the user's size */
         res.stats.best = first->cost;
