@@ -82,9 +82,21 @@ static void dctx_free(dctx *x)
     isl_map_free(x->order);
 }
 
+/* Do the two access relations access the same array (isl's own test for a source to match a
+ * sink)? */
+static int same_array(__isl_keep isl_map *a, __isl_keep isl_map *b)
+{
+    isl_space *sa = isl_map_get_space(a), *sb = isl_map_get_space(b);
+    int eq = isl_space_tuple_is_equal(sa, isl_dim_out, sb, isl_dim_out) == isl_bool_true;
+    isl_space_free(sa);
+    isl_space_free(sb);
+    return eq;
+}
+
 /* The access relations selected: access `only` (>= 0), or every write (write = 1) / read
- * (write = 0), with must = 1 / 0 only the exact / inexact ones (-1: both). */
-static __isl_give isl_union_map *accesses(const dctx *x, int write, int must, int only)
+ * (write = 0), with must = 1 / 0 only the exact / inexact ones (-1: both), and with like >= 0
+ * only those of access like's array. */
+static __isl_give isl_union_map *accesses(const dctx *x, int write, int must, int only, int like)
 {
     const xf_model *m = x->m;
     isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
@@ -92,7 +104,9 @@ static __isl_give isl_union_map *accesses(const dctx *x, int write, int must, in
         const xf_access *a = &m->acc[i];
         if (only >= 0 && i != only) continue;
         if (only < 0 && (a->write != write || (must >= 0 && a->must != must))) continue;
-        if (x->acc[i]) u = isl_union_map_add_map(u, isl_map_copy(x->acc[i]));
+        if (!x->acc[i]) continue;
+        if (like >= 0 && (!x->acc[like] || !same_array(x->acc[i], x->acc[like]))) continue;
+        u = isl_union_map_add_map(u, isl_map_copy(x->acc[i]));
     }
     return u;
 }
@@ -221,7 +235,7 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         if (m->acc[i].write) continue;
         c.kind = XF_DEP_FLOW;
         c.acc = i;
-        flow(&x, &c, accesses(&x, 0, -1, i), accesses(&x, 1, 1, -1), accesses(&x, 1, 0, -1), NULL);
+        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), NULL);
     }
     /* anti: per read reference, to the next writes of the element (an intervening exact
      * write kills the pair: its own output dependence orders it) */
@@ -230,11 +244,14 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         c.kind = XF_DEP_ANTI;
         c.acc = i;
         /* quick test first: is any element this reference reads written later at all? */
-        if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 0, -1, i),
-                                                       isl_union_map_reverse(accesses(&x, 1, -1, -1))), 1))
+        if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 0, -1, i, -1),
+                                                       isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 1))
             continue;
-        flow(&x, &c, accesses(&x, 1, -1, -1), isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)),
-             accesses(&x, 0, -1, i), accesses(&x, 1, 1, -1));
+        /* the sinks: the writes of the read's array only (isl matches sources to sinks by
+         * array, and it treats the kills as sources: with every write as a sink it would
+         * compute every array's output dependences for each read, and drop them) */
+        flow(&x, &c, accesses(&x, 1, -1, -1, i), isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)),
+             accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, i));
     }
     /* output: write after write */
     c.kind = XF_DEP_OUTPUT;
@@ -242,10 +259,10 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         if (!m->acc[i].write) continue;
         c.acc = i;
         /* quick test: was any element this write writes written before? */
-        if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 1, -1, i),
-                                                       isl_union_map_reverse(accesses(&x, 1, -1, -1))), 0))
+        if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 1, -1, i, -1),
+                                                       isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 0))
             continue;
-        flow(&x, &c, accesses(&x, 1, -1, i), accesses(&x, 1, 1, -1), accesses(&x, 1, 0, -1), NULL);
+        flow(&x, &c, accesses(&x, 1, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), NULL);
     }
     dctx_free(&x);
     /* drop empty ones (from the filtering above) */
