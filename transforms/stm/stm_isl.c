@@ -483,6 +483,16 @@ static int sigma_is_subscript(const xf_model *m, __isl_keep isl_aff *sg, const x
     return eq;
 }
 
+/* sigma_is_subscript for access a, dimension d, under the current σ of a's statement,
+ * remembered in known[a * nd + d] (-1: not asked yet); align_owners asks the same question for
+ * each write of an array, and forgets a statement's answers when it changes its σ. */
+static int subscript_known(const xf_model *m, isl_aff **sg, signed char *known, int nd, int a, int d)
+{
+    signed char *k = &known[a * nd + d];
+    if (*k < 0) *k = (signed char)sigma_is_subscript(m, sg[m->acc[a].stmt], &m->acc[a], d);
+    return *k;
+}
+
 /* Owner alignment: a statement whose written array the other statements distribute along one
  * of its dimensions (their σ is that subscript of their access) runs where its element lies
  * there too.  fdtd-2d under σ = i: S1 (ey[0][j] = fict[t], no loop over i) gets σ = 0, the
@@ -490,7 +500,12 @@ static int sigma_is_subscript(const xf_model *m, __isl_keep isl_aff *sg, const x
  * returns how many it changed. */
 static int align_owners(const xf_model *m, isl_aff **sg)
 {
-    int changed = 0;
+    int changed = 0, maxd = 1;
+    for (int a = 0; a < m->nacc; a++)
+        if (m->acc[a].expr->kind == IR_E_ACCESS && m->acc[a].expr->u.access.nidx > maxd)
+            maxd = m->acc[a].expr->u.access.nidx;
+    signed char *known = xmalloc((size_t)(m->nacc ? m->nacc : 1) * (size_t)maxd);
+    memset(known, -1, (size_t)(m->nacc ? m->nacc : 1) * (size_t)maxd);
     for (int w = 0; w < m->nacc; w++) {
         const xf_access *aw = &m->acc[w];
         int s = aw->stmt, nd = aw->expr->kind == IR_E_ACCESS ? aw->expr->u.access.nidx : 0;
@@ -502,10 +517,10 @@ static int align_owners(const xf_model *m, isl_aff **sg)
             for (int a = 0; a < m->nacc && !used; a++) {
                 const xf_access *o = &m->acc[a];
                 used = o->stmt != s && o->expr->kind == IR_E_ACCESS && !strcmp(o->expr->u.access.array, arr) &&
-                       sigma_is_subscript(m, sg[o->stmt], o, d);
+                       subscript_known(m, sg, known, maxd, a, d);
             }
             if (!used) continue;
-            aligned = sigma_is_subscript(m, sg[s], aw, d);
+            aligned = subscript_known(m, sg, known, maxd, w, d);
             if (along < 0) along = d;
         }
         if (aligned || along < 0) continue;
@@ -520,8 +535,11 @@ static int align_owners(const xf_model *m, isl_aff **sg)
         if (!a) continue;
         isl_aff_free(sg[s]);
         sg[s] = a;
+        for (int o = 0; o < m->nacc; o++)   /* s's answers were for its old σ */
+            if (m->acc[o].stmt == s) memset(&known[o * maxd], -1, (size_t)maxd);
         changed++;
     }
+    free(known);
     return changed;
 }
 
