@@ -14,12 +14,10 @@
  * dimensions when source and sink have the same depth), otherwise a direction per dimension and
  * the instance relation in isl notation.
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <isl/flow.h>
-#include <isl/id.h>
 #include <isl/point.h>
 #include <isl/val.h>
 
@@ -227,118 +225,6 @@ int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d)
     return 0;
 }
 
-/* ---- anti dependences, an array at a time ----------------------------------------------------
- *
- * A read's anti dependences go to the next writes of its element; an intervening exact write
- * kills the pair (its own output dependence orders it).  isl treats the kills as sources, so
- * for each write the analysis finds the last exact write before it, whichever read asks: the
- * reads of one array are therefore analysed together, each tagged with its access ([S[..] ->
- * acc[]], as PPCG tags references), and the answers sorted back to their reads. */
-
-/* { S[..] -> acc_k[] } on access k's instances, the tag's id carrying k. */
-static __isl_give isl_map *tag_of(const dctx *x, int k)
-{
-    isl_set *dom = isl_map_domain(isl_map_copy(x->acc[k]));
-    isl_id *id = isl_id_alloc(x->m->ctx, "acc", (void *)(intptr_t)(k + 1));
-    isl_set *t = isl_set_universe(isl_space_set_tuple_id(isl_space_set_alloc(x->m->ctx, 0, 0), isl_dim_set, id));
-    t = isl_set_align_params(t, isl_set_get_space(dom));
-    return isl_map_from_domain_and_range(dom, t);
-}
-
-/* Access k tagged, { [S[..] -> acc_k[]] -> A[..] }, into *acc; its schedule into *sched. */
-static void add_tagged(const dctx *x, int k, isl_union_map **acc, isl_union_map **sched)
-{
-    isl_map *dm = isl_map_domain_map(tag_of(x, k));
-    *acc = isl_union_map_add_map(*acc, isl_map_apply_range(isl_map_copy(dm), isl_map_copy(x->acc[k])));
-    *sched = isl_union_map_union(*sched, isl_union_map_apply_range(isl_union_map_from_map(dm),
-                                                                   isl_union_map_copy(x->sched)));
-}
-
-typedef struct untag { isl_union_map **per; } untag;
-
-/* One tagged dependence [S[..] -> acc_r[]] -> [T[..] -> acc_w[]] into per[r], untagged. */
-static isl_stat untag_map(__isl_take isl_map *map, void *user)
-{
-    untag *u = user;
-    isl_space *sp = isl_space_unwrap(isl_space_domain(isl_map_get_space(map)));
-    isl_id *id = isl_space_get_tuple_id(sp, isl_dim_out);
-    int r = id ? (int)(intptr_t)isl_id_get_user(id) - 1 : -1;
-    isl_id_free(id);
-    isl_space_free(sp);
-    map = isl_map_range_factor_domain(isl_map_domain_factor_domain(map));
-    if (r < 0 || !u->per[r]) {
-        isl_map_free(map);
-        return isl_stat_ok;
-    }
-    u->per[r] = isl_union_map_add_map(u->per[r], map);
-    return isl_stat_ok;
-}
-
-/* The anti dependences of the reads of access i's array that some write of it follows (per[k]
- * for each such read k, NULL for the others; seen[k] set for every read of the array). */
-static void array_anti(const dctx *x, int i, isl_union_map **per, char *seen)
-{
-    const xf_model *m = x->m;
-    isl_ctx *ctx = m->ctx;
-    isl_union_map *reads = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
-    isl_union_map *sched = isl_union_map_copy(reads), *sinks = isl_union_map_copy(reads);
-    isl_union_map *kills = isl_union_map_copy(reads);
-    int any = 0;
-    for (int k = i; k < m->nacc; k++) {
-        if (m->acc[k].write || !x->acc[k] || !same_array(x->acc[k], x->acc[i])) continue;
-        seen[k] = 1;
-        /* quick test first: is any element this reference reads written later at all? */
-        if (!any_ordered(x, isl_union_map_apply_range(accesses(x, 0, -1, k, -1),
-                                                      isl_union_map_reverse(accesses(x, 1, -1, -1, k))), 1))
-            continue;
-        per[k] = isl_union_map_empty(isl_space_params_alloc(ctx, 0));
-        add_tagged(x, k, &reads, &sched);
-        any = 1;
-    }
-    for (int k = 0; k < m->nacc && any; k++) {
-        if (!m->acc[k].write || !x->acc[k] || !same_array(x->acc[k], x->acc[i])) continue;
-        add_tagged(x, k, &sinks, &sched);
-        if (m->acc[k].must) add_tagged(x, k, &kills, &sched);
-    }
-    if (!any) {
-        isl_union_map_free(reads);
-        isl_union_map_free(sched);
-        isl_union_map_free(sinks);
-        isl_union_map_free(kills);
-        return;
-    }
-    isl_union_access_info *ai = isl_union_access_info_from_sink(sinks);
-    ai = isl_union_access_info_set_must_source(ai, isl_union_map_empty(isl_space_params_alloc(ctx, 0)));
-    ai = isl_union_access_info_set_may_source(ai, reads);
-    ai = isl_union_access_info_set_kill(ai, kills);
-    ai = isl_union_access_info_set_schedule_map(ai, sched);
-    isl_union_flow *f = isl_union_access_info_compute_flow(ai);
-    isl_union_map *dep = isl_union_flow_get_may_dependence(f);
-    isl_union_flow_free(f);
-    untag u = {per};
-    isl_union_map_foreach_map(dep, untag_map, &u);
-    isl_union_map_free(dep);
-}
-
-/* The anti dependences, read by read in the accesses' order. */
-static void anti_deps(const dctx *x, collect *c)
-{
-    const xf_model *m = x->m;
-    isl_union_map **per = xcalloc((size_t)m->nacc + 1, sizeof *per);
-    char *seen = xcalloc((size_t)m->nacc + 1, 1);
-    for (int i = 0; i < m->nacc; i++)
-        if (!m->acc[i].write && x->acc[i] && !seen[i]) array_anti(x, i, per, seen);
-    c->kind = XF_DEP_ANTI;
-    for (int i = 0; i < m->nacc; i++) {
-        if (!per[i]) continue;
-        c->acc = i;
-        isl_union_map_foreach_map(per[i], collect_map, c);
-        isl_union_map_free(per[i]);
-    }
-    free(per);
-    free(seen);
-}
-
 static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
 {
     collect c = {.m = m};
@@ -351,7 +237,22 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         c.acc = i;
         flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), NULL);
     }
-    anti_deps(&x, &c);
+    /* anti: per read reference, to the next writes of the element (an intervening exact
+     * write kills the pair: its own output dependence orders it) */
+    for (int i = 0; i < m->nacc; i++) {
+        if (m->acc[i].write) continue;
+        c.kind = XF_DEP_ANTI;
+        c.acc = i;
+        /* quick test first: is any element this reference reads written later at all? */
+        if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 0, -1, i, -1),
+                                                       isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 1))
+            continue;
+        /* the sinks: the writes of the read's array only (isl matches sources to sinks by
+         * array, and it treats the kills as sources: with every write as a sink it would
+         * compute every array's output dependences for each read, and drop them) */
+        flow(&x, &c, accesses(&x, 1, -1, -1, i), isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)),
+             accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, i));
+    }
     /* output: write after write */
     c.kind = XF_DEP_OUTPUT;
     for (int i = 0; i < m->nacc; i++) {
