@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <isl/aff.h>
 #include <isl/flow.h>
 #include <isl/point.h>
 #include <isl/val.h>
@@ -52,6 +53,7 @@ typedef struct dctx {
     isl_map **acc;             /* owned, per access (NULL where the text does not parse) */
     isl_union_map *sched;      /* owned */
     isl_map *order;            /* owned: the schedule vectors' order  { [..] -> [..] : before } */
+    isl_union_map *rsched;     /* owned: the schedule backwards (each vector negated), or NULL */
 } dctx;
 
 static void dctx_init(dctx *x, const xf_model *m)
@@ -70,7 +72,15 @@ static void dctx_init(dctx *x, const xf_model *m)
     }
     x->sched = xf_model_schedule(m);
     isl_map *s0 = m->nst ? isl_map_read_from_str(m->ctx, m->st[0].sched) : NULL;
-    x->order = s0 ? isl_map_lex_lt(isl_space_range(isl_map_get_space(s0))) : NULL;
+    x->order = NULL;
+    x->rsched = NULL;
+    if (s0) {
+        isl_space *vs = isl_space_range(isl_map_get_space(s0));
+        x->order = isl_map_lex_lt(isl_space_copy(vs));
+        isl_multi_aff *neg = isl_multi_aff_neg(isl_multi_aff_identity(isl_space_map_from_set(vs)));
+        x->rsched = isl_union_map_apply_range(isl_union_map_copy(x->sched),
+                                              isl_union_map_from_map(isl_map_from_multi_aff(neg)));
+    }
     isl_map_free(s0);
 }
 
@@ -80,6 +90,7 @@ static void dctx_free(dctx *x)
     free(x->acc);
     isl_union_map_free(x->sched);
     isl_map_free(x->order);
+    isl_union_map_free(x->rsched);
 }
 
 /* Do the two access relations access the same array (isl's own test for a source to match a
@@ -128,20 +139,43 @@ static int any_ordered(const dctx *x, __isl_take isl_union_map *pairs, int befor
     return any;
 }
 
+static int by_sink(const void *a, const void *b)
+{
+    const xf_rawdep *x = a, *y = b;
+    return (x->sink > y->sink) - (x->sink < y->sink);
+}
+
+static isl_stat add_reversed(__isl_take isl_map *map, void *user)
+{
+    isl_union_map **u = user;
+    *u = isl_union_map_add_map(*u, isl_map_reverse(map));
+    return isl_stat_ok;
+}
+
+/* isl's dataflow analysis: for each instance of the sinks, the sources that last accessed its
+ * element before it (the must sources killing earlier ones) — or, backwards, the first ones
+ * after it, each pair then turned round (source instance first) and the pairs in the order of
+ * their sinks' statements. */
 static void flow(const dctx *x, collect *c, __isl_take isl_union_map *sink,
-                 __isl_take isl_union_map *must, __isl_take isl_union_map *may,
-                 __isl_take isl_union_map *kill)
+                 __isl_take isl_union_map *must, __isl_take isl_union_map *may, int backwards)
 {
     isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
     ai = isl_union_access_info_set_must_source(ai, must);
     ai = isl_union_access_info_set_may_source(ai, may);
-    if (kill) ai = isl_union_access_info_set_kill(ai, kill);
-    ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(x->sched));
+    ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(backwards ? x->rsched : x->sched));
     isl_union_flow *f = isl_union_access_info_compute_flow(ai);
     isl_union_map *dep = isl_union_flow_get_may_dependence(f);
     isl_union_flow_free(f);
+    if (backwards) {
+        isl_union_map *fwd = isl_union_map_empty(isl_union_map_get_space(dep));
+        isl_union_map_foreach_map(dep, add_reversed, &fwd);
+        isl_union_map_free(dep);
+        dep = fwd;
+    }
+    int first = c->n;
     isl_union_map_foreach_map(dep, collect_map, c);
     isl_union_map_free(dep);
+    if (backwards && c->n - first > 1) qsort(c->r + first, (size_t)(c->n - first), sizeof *c->r, by_sink);
 }
 
 /* ---- memo: the dependences of a model seen before ---------------------------------------------
@@ -235,7 +269,7 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         if (m->acc[i].write) continue;
         c.kind = XF_DEP_FLOW;
         c.acc = i;
-        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), NULL);
+        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), 0);
     }
     /* anti: per read reference, to the next writes of the element (an intervening exact
      * write kills the pair: its own output dependence orders it) */
@@ -247,11 +281,12 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 0, -1, i, -1),
                                                        isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 1))
             continue;
-        /* the sinks: the writes of the read's array only (isl matches sources to sinks by
-         * array, and it treats the kills as sources: with every write as a sink it would
-         * compute every array's output dependences for each read, and drop them) */
-        flow(&x, &c, accesses(&x, 1, -1, -1, i), isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)),
-             accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, i));
+        /* the first writes after each element read, backwards: the read is the sink of a
+         * dataflow analysis on the reversed schedule, the exact writes its must sources (the
+         * first one after the read hides the later ones), the others may sources.  The same
+         * pairs as the writes' analysis with the read as may source and the exact writes as
+         * kills, but that one finds every write's last exact write again for each read. */
+        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, i), accesses(&x, 1, 0, -1, i), 1);
     }
     /* output: write after write */
     c.kind = XF_DEP_OUTPUT;
@@ -262,7 +297,7 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 1, -1, i, -1),
                                                        isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 0))
             continue;
-        flow(&x, &c, accesses(&x, 1, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), NULL);
+        flow(&x, &c, accesses(&x, 1, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), 0);
     }
     dctx_free(&x);
     /* drop empty ones (from the filtering above) */
