@@ -7,7 +7,8 @@
  * isl_union_access_info_compute_flow finds, for every element read, the last write before it in
  * the sequential schedule.  Anti dependences (a read before a later write of the same element)
  * and output dependences (two writes) exist only where the program reuses memory; they are
- * computed the same way and reported when non-empty.
+ * computed the same way (anti ones backwards: for every element read, the first writes after it,
+ * on the reversed schedule) and reported when non-empty.
  *
  * For each dependence the report gives source and sink statement, array, the reference, and the
  * distance vector when it is uniform (the same for every pair; computed over the common loop
