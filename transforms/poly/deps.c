@@ -265,12 +265,12 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
     collect c = {.m = m};
     dctx x;
     dctx_init(&x, m);
-    /* flow: per read reference */
+    /* flow: per read reference (the sources: the writes of its array; isl would match them so) */
     for (int i = 0; i < m->nacc; i++) {
         if (m->acc[i].write) continue;
         c.kind = XF_DEP_FLOW;
         c.acc = i;
-        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), 0);
+        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, i), accesses(&x, 1, 0, -1, i), 0);
     }
     /* anti: per read reference, to the next writes of the element (an intervening exact
      * write kills the pair: its own output dependence orders it) */
@@ -298,7 +298,7 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 1, -1, i, -1),
                                                        isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 0))
             continue;
-        flow(&x, &c, accesses(&x, 1, -1, i, -1), accesses(&x, 1, 1, -1, -1), accesses(&x, 1, 0, -1, -1), 0);
+        flow(&x, &c, accesses(&x, 1, -1, i, -1), accesses(&x, 1, 1, -1, i), accesses(&x, 1, 0, -1, i), 0);
     }
     dctx_free(&x);
     /* drop empty ones (from the filtering above) */
