@@ -474,7 +474,8 @@ static __isl_give isl_map *subscript_of(__isl_take isl_map *rel, int d)
 /* Dimension d of access a's subscripts: { S[..] -> [y_d] } on its statement's instances. */
 static __isl_give isl_map *subscript_map(const xf_model *m, const xf_access *a, int d)
 {
-    return subscript_of(isl_map_intersect_domain(isl_map_read_from_str(m->ctx, a->rel), xf_model_domain(m, a->stmt)), d);
+    isl_map *rel = isl_map_read_from_str(m->ctx, a->rel);
+    return subscript_of(isl_map_intersect_domain(rel, xf_model_domain(m, a->stmt)), d);
 }
 
 /* What owner alignment asks of the model, read once per alignment: the statements' domains and
@@ -519,7 +520,8 @@ static int align_owners(const xf_model *m, isl_aff **sg)
         if (m->acc[a].expr->kind == IR_E_ACCESS && m->acc[a].expr->u.access.nidx > maxd)
             maxd = m->acc[a].expr->u.access.nidx;
     size_t na = m->nacc ? (size_t)m->nacc : 1;
-    owners o = {m, xcalloc((size_t)m->nst + 1, sizeof *o.dom), xcalloc(na, sizeof *o.rel), xmalloc(na * (size_t)maxd), maxd};
+    owners o = {m, xcalloc((size_t)m->nst + 1, sizeof *o.dom), xcalloc(na, sizeof *o.rel),
+                xmalloc(na * (size_t)maxd), maxd};
     memset(o.known, -1, na * (size_t)maxd);
     for (int w = 0; w < m->nacc; w++) {
         const xf_access *aw = &m->acc[w];
