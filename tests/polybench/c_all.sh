@@ -11,10 +11,9 @@
 # floyd-warshall is imported with what a user knows of it, --assume 'S1 unchanged when i == k
 # || j == k' (row and column k do not change in sweep k; tests/xf/assume.sh); without it the
 # search's leaves keep every sweep on one processor.
-# One line per kernel, with explore's seconds.  The kernels whose search takes minutes (SLOW
-# below: correlation's alone takes 105 s of CPU) run only with POLYAPM_TEST_SLOW=1; a kernel
-# in GAP is skipped with the reason; xf/phases runs 3mm, symm, doitgen and ludcmp (and adi
-# when slow ones run).  SUITE_PART=K/N (tests/run.sh): every N-th kernel from the K-th.
+# One line per kernel, with explore's seconds.  A kernel in GAP is skipped with the reason;
+# xf/phases runs 3mm, symm, doitgen, ludcmp and adi.  SUITE_PART=K/N (tests/run.sh): every N-th
+# kernel from the K-th.
 # Usage: bash tests/polybench/c_all.sh [KERNEL...]   (default: all thirty but the above)
 # Its workspaces stay private (not under POLYAPM_TEST_WORKSPACES): export_all running every
 # syndm node of thirty kernels' searches would double the suite's time; each kernel's chosen
@@ -26,7 +25,6 @@ PB=$(pb_dir)
 [ -n "$PB" ] || { echo "skip polybench c_all: PolyBench/C 4.2.1 not found (set POLYBENCH_DIR)"; finish; }
 command -v mpirun >/dev/null || { echo "skip polybench c_all: no mpirun"; finish; }
 LIMIT=${DERIVE_SECONDS:-300}
-SLOW=" adi deriche correlation "
 # GAP: kernels whose search reaches no leaf with work on both ranks (none now: nussinov's cyclic
 # tilings, which balance its triangle, cost less than the blocked ones since commgen sends the
 # value S5 accumulates after its loop over k, not from inside it)
@@ -85,7 +83,6 @@ else
     for k in $(sed -n 's|^\./.*/\([^/]*\)/[^/]*\.c$|\1|p' "$PB/utilities/benchmark_list"); do
         case $PHASES in *" $k "*) continue ;; esac
         case $GAP in *" $k "*) echo "skip $k: no leaf with work on both ranks yet (see GAP above)"; continue ;; esac
-        case $SLOW in *" $k "*) [ -n "${POLYAPM_TEST_SLOW:-}" ] || { echo "skip $k: its search takes minutes (POLYAPM_TEST_SLOW=1 runs it)"; continue; } ;; esac
         kernels+=("$k")
     done
 fi

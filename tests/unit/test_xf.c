@@ -18,6 +18,7 @@
 #include "core_int.h"
 #include "poly_int.h"
 
+#include <isl/flow.h>
 #include <isl/options.h>
 #include <isl/set.h>
 #include <isl/val.h>
@@ -833,6 +834,71 @@ static void test_deps_memo(void)
     diag_list_free(&d);
 }
 
+/* Anti dependences are computed an array at a time, each read tagged with its access (deps.c):
+ * each read's must be the ones isl finds for that read alone (sinks: every write; sources: the
+ * read; kills: the exact writes), here on reads of two arrays, two of one array in one
+ * statement, in two statements. */
+static __isl_give isl_union_map *model_access(const xf_model *m, int k)
+{
+    isl_map *r = isl_map_read_from_str(m->ctx, m->acc[k].rel);
+    return isl_union_map_from_map(isl_map_intersect_domain(r, xf_model_domain(m, m->acc[k].stmt)));
+}
+
+static void test_deps_anti(void)
+{
+    static const char *const text =
+        "program anti\nlevel source\nparam n = 8\narray a[0 .. n - 1] double\narray b[0 .. n - 1] double\n"
+        "init a[i] = i\ninit b[i] = 1\noutput a\noutput b\n"
+        "for t = 1 .. 3 {\n  for i = 1 .. n - 2 {\n    S: a[i] = a[i - 1] + a[i + 1] + b[i]\n  }\n"
+        "  for i = 0 .. n - 1 {\n    T: b[i] = a[i] * b[i]\n  }\n}\n";
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("anti.apm", text, strlen(text), &d);
+    xf_model *m = p ? xf_model_build(p, NULL, 0, 0, &d) : NULL;
+    T_CHECK("deps anti: the model builds", m != NULL, "%s", d.n ? d.items[0].msg : "");
+    if (!m) { ir_program_free(p); diag_list_free(&d); return; }
+    xf_rawdep *r = NULL;
+    int n = 0, reads = 0, with = 0, same = 1;
+    xf_model_deps(m, &r, &n, &d);
+    for (int i = 0; i < m->nacc; i++) {
+        if (m->acc[i].write) continue;
+        reads++;
+        isl_union_map *sinks = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
+        isl_union_map *kills = isl_union_map_copy(sinks), *got = isl_union_map_copy(sinks);
+        for (int k = 0; k < m->nacc; k++)
+            if (m->acc[k].write) {
+                sinks = isl_union_map_union(sinks, model_access(m, k));
+                if (m->acc[k].must) kills = isl_union_map_union(kills, model_access(m, k));
+            }
+        isl_union_access_info *ai = isl_union_access_info_from_sink(sinks);
+        ai = isl_union_access_info_set_must_source(ai, isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)));
+        ai = isl_union_access_info_set_may_source(ai, model_access(m, i));
+        ai = isl_union_access_info_set_kill(ai, kills);
+        ai = isl_union_access_info_set_schedule_map(ai, xf_model_schedule(m));
+        isl_union_flow *f = isl_union_access_info_compute_flow(ai);
+        isl_union_map *want = isl_union_flow_get_may_dependence(f);
+        isl_union_flow_free(f);
+        for (int k = 0; k < n; k++)
+            if (r[k].kind == XF_DEP_ANTI && r[k].acc == i)
+                got = isl_union_map_union(got, isl_union_map_from_map(isl_map_copy(r[k].rel)));
+        with += isl_union_map_is_empty(want) == isl_bool_false;
+        if (isl_union_map_is_equal(got, want) != isl_bool_true) {
+            same = 0;
+            fprintf(stderr, "# read %s: got %s\n#   want %s\n", m->acc[i].text, isl_union_map_to_str(got),
+                    isl_union_map_to_str(want));
+        }
+        isl_union_map_free(got);
+        isl_union_map_free(want);
+    }
+    T_EQ_INT("deps anti: five reads", reads, 5);
+    T_CHECK("deps anti: several reads have anti dependences", with >= 3, "%d", with);
+    T_CHECK("deps anti: each read's are the ones isl finds for it alone", same, "see above");
+    xf_rawdeps_free(r, n);
+    xf_model_free(m);
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
 /* Loop bounds with one floor or ceiling per max/min argument (stm's and tile's output) are modelled
  * as affine constraints without isl divisions, and the set is exactly the one the bounds describe
  * (compared with isl's own reading of `lo <= v <= hi`).  With divisions, seidel-2d's wavefront
@@ -895,6 +961,7 @@ int main(void)
 {
     test_floor_bounds();
     test_deps_memo();
+    test_deps_anti();
     test_simplify();
     test_pins_last();
     test_serial();

@@ -56,11 +56,6 @@ else
              linear-algebra/solvers/ludcmp)
     part=${SUITE_PART:-1/1}
     for ((i = ${part%/*} - 1; i < ${#kernels[@]}; i += ${part#*/})); do
-        # adi's explore (27 statements) takes 450 s on a loaded machine and more than the 900 s
-        # allowed when the suite shares the cores: in make test only on request
-        if [ "${kernels[$i]}" = stencils/adi ] && [ -z "${POLYAPM_TEST_SLOW:-}" ]; then
-            echo "skip adi: its explore takes minutes (POLYAPM_TEST_SLOW=1 runs it)"; continue
-        fi
         phase_kernel "${kernels[$i]}"
     done
 fi

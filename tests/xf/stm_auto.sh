@@ -6,6 +6,8 @@
 # self-dependences have distance 0 on one processor (inner=seq); seidel-2d needs a wavefront
 # with a coefficient beyond -2..2 (theta=4*t+2*i+j).  A candidate must also hold at other
 # sizes than the ones it was found at (no constant taken from the default parameter values).
+# The program stm auto hands out is the one it generated when it checked the candidate (kept,
+# transforms/stm/stm_memo.c): it must be what `stm ARGS` generates afresh in another process.
 source "$(dirname "$0")/../lib.sh"
 PB="$ROOT/examples/polybench"
 LIMIT=${STM_AUTO_LIMIT:-120}   # a safety net per stm auto run, not a speed target
@@ -20,6 +22,11 @@ for k in ${STM_AUTO_KERNELS:-seidel-2d atax cholesky floyd-warshall 2mm trisolv 
         continue
     fi
     ok "$k: stm auto=1 within ${LIMIT}s"
+    args=$(sed -n 's/^  1  .* stm //p' "$TMP/$k.out")
+    # shellcheck disable=SC2086
+    "$POLYAPM" apply "$src" stm $args -o "$TMP/$k-fresh.apm" >/dev/null 2>&1
+    expect_eq "$k: the program kept from stm auto's check is stm's afresh ($args)" \
+        "$(cat "$TMP/$k-syn.apm")" "$(cat "$TMP/$k-fresh.apm" 2>/dev/null)"
     expect_eq "$k: syn verified" "$(verified "$TMP/$k-syn.apm" "$src")" True
     if timeout "$STEP" "$POLYAPM" apply "$TMP/$k-syn.apm" tile kind=blocked procs=2 -o "$TMP/$k-t.apm" >"$TMP/$k.out" 2>&1 &&
         timeout "$STEP" "$POLYAPM" apply "$TMP/$k-t.apm" commgen -o "$TMP/$k-c.apm" >>"$TMP/$k.out" 2>&1 &&

@@ -7,7 +7,8 @@
  * isl_union_access_info_compute_flow finds, for every element read, the last write before it in
  * the sequential schedule.  Anti dependences (a read before a later write of the same element)
  * and output dependences (two writes) exist only where the program reuses memory; they are
- * computed the same way and reported when non-empty.
+ * computed the same way (anti ones backwards: for every element read, the first writes after it,
+ * on the reversed schedule) and reported when non-empty.
  *
  * For each dependence the report gives source and sink statement, array, the reference, and the
  * distance vector when it is uniform (the same for every pair; computed over the common loop
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <isl/aff.h>
 #include <isl/flow.h>
 #include <isl/point.h>
 #include <isl/val.h>
@@ -44,39 +46,137 @@ static isl_stat collect_map(__isl_take isl_map *map, void *user)
     return isl_stat_ok;
 }
 
-/* Access relations restricted to their statement's domain. */
-static __isl_give isl_union_map *accesses(const xf_model *m, int write, int must, int only)
+/* The model's access relations parsed once per analysis, each restricted to its statement's
+ * domain (a write that changes nothing left out), and its schedule: the analysis combines them
+ * many times, and reading isl text anew each time was a good part of its cost. */
+typedef struct dctx {
+    const xf_model *m;
+    isl_map **acc;             /* owned, per access (NULL where the text does not parse) */
+    isl_union_map *sched;      /* owned */
+    isl_map *order;            /* owned: the schedule vectors' order  { [..] -> [..] : before } */
+    isl_union_map *rsched;     /* owned: the schedule backwards (each vector negated), or NULL */
+} dctx;
+
+static void dctx_init(dctx *x, const xf_model *m)
 {
-    isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
+    x->m = m;
+    x->acc = xcalloc(m->nacc ? (size_t)m->nacc : 1, sizeof *x->acc);
     for (int i = 0; i < m->nacc; i++) {
         const xf_access *a = &m->acc[i];
-        if (only >= 0 && i != only) continue;
-        if (only < 0 && (a->write != write || (must >= 0 && a->must != must))) continue;
         isl_map *r = isl_map_read_from_str(m->ctx, a->rel);
         if (!r) continue;
         r = isl_map_intersect_domain(r, xf_model_domain(m, a->stmt));
         const char *unchanged = m->st[a->stmt].unchanged;
         isl_set *same = a->write && unchanged ? isl_set_read_from_str(m->ctx, unchanged) : NULL;
         if (same) r = isl_map_subtract_domain(r, same);   /* a write that changes nothing */
-        u = isl_union_map_union(u, isl_union_map_from_map(r));
+        x->acc[i] = r;
+    }
+    x->sched = xf_model_schedule(m);
+    isl_map *s0 = m->nst ? isl_map_read_from_str(m->ctx, m->st[0].sched) : NULL;
+    x->order = NULL;
+    x->rsched = NULL;
+    if (s0) {
+        isl_space *vs = isl_space_range(isl_map_get_space(s0));
+        x->order = isl_map_lex_lt(isl_space_copy(vs));
+        isl_multi_aff *neg = isl_multi_aff_neg(isl_multi_aff_identity(isl_space_map_from_set(vs)));
+        x->rsched = isl_union_map_apply_range(isl_union_map_copy(x->sched),
+                                              isl_union_map_from_map(isl_map_from_multi_aff(neg)));
+    }
+    isl_map_free(s0);
+}
+
+static void dctx_free(dctx *x)
+{
+    for (int i = 0; i < x->m->nacc; i++) isl_map_free(x->acc[i]);
+    free(x->acc);
+    isl_union_map_free(x->sched);
+    isl_map_free(x->order);
+    isl_union_map_free(x->rsched);
+}
+
+/* Do the two access relations access the same array (isl's own test for a source to match a
+ * sink)? */
+static int same_array(__isl_keep isl_map *a, __isl_keep isl_map *b)
+{
+    isl_space *sa = isl_map_get_space(a), *sb = isl_map_get_space(b);
+    int eq = isl_space_tuple_is_equal(sa, isl_dim_out, sb, isl_dim_out) == isl_bool_true;
+    isl_space_free(sa);
+    isl_space_free(sb);
+    return eq;
+}
+
+/* The access relations selected: access `only` (>= 0), or every write (write = 1) / read
+ * (write = 0), with must = 1 / 0 only the exact / inexact ones (-1: both), and with like >= 0
+ * only those of access like's array. */
+static __isl_give isl_union_map *accesses(const dctx *x, int write, int must, int only, int like)
+{
+    const xf_model *m = x->m;
+    isl_union_map *u = isl_union_map_empty(isl_space_params_alloc(m->ctx, 0));
+    for (int i = 0; i < m->nacc; i++) {
+        const xf_access *a = &m->acc[i];
+        if (only >= 0 && i != only) continue;
+        if (only < 0 && (a->write != write || (must >= 0 && a->must != must))) continue;
+        if (!x->acc[i]) continue;
+        if (like >= 0 && (!x->acc[like] || !same_array(x->acc[i], x->acc[like]))) continue;
+        u = isl_union_map_add_map(u, isl_map_copy(x->acc[i]));
     }
     return u;
 }
 
-static void flow(const xf_model *m, collect *c, __isl_take isl_union_map *sink,
-                 __isl_take isl_union_map *must, __isl_take isl_union_map *may,
-                 __isl_take isl_union_map *kill)
+/* Do some of the instance pairs (A -> B, owned) run A before B (before = 1) or after it
+ * (before = 0) in the sequential schedule?  Compared as schedule vectors (every statement's has
+ * the same length): the pairs' image under the schedule against the lexicographic order of that
+ * one space, rather than the order of every pair of statements. */
+static int any_ordered(const dctx *x, __isl_take isl_union_map *pairs, int before)
+{
+    isl_union_map *t = isl_union_map_apply_domain(
+        isl_union_map_apply_range(pairs, isl_union_map_copy(x->sched)), isl_union_map_copy(x->sched));
+    if (!x->order) { isl_union_map_free(t); return 0; }   /* no statements */
+    isl_map *order = isl_map_copy(x->order);
+    if (!before) order = isl_map_reverse(order);
+    t = isl_union_map_intersect(t, isl_union_map_from_map(order));
+    int any = isl_union_map_is_empty(t) == isl_bool_false;
+    isl_union_map_free(t);
+    return any;
+}
+
+static int by_sink(const void *a, const void *b)
+{
+    const xf_rawdep *x = a, *y = b;
+    return (x->sink > y->sink) - (x->sink < y->sink);
+}
+
+static isl_stat add_reversed(__isl_take isl_map *map, void *user)
+{
+    isl_union_map **u = user;
+    *u = isl_union_map_add_map(*u, isl_map_reverse(map));
+    return isl_stat_ok;
+}
+
+/* isl's dataflow analysis: for each instance of the sinks, the sources that last accessed its
+ * element before it (the must sources killing earlier ones) — or, backwards, the first ones
+ * after it, each pair then turned round (source instance first) and the pairs in the order of
+ * their sinks' statements. */
+static void flow(const dctx *x, collect *c, __isl_take isl_union_map *sink,
+                 __isl_take isl_union_map *must, __isl_take isl_union_map *may, int backwards)
 {
     isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
     ai = isl_union_access_info_set_must_source(ai, must);
     ai = isl_union_access_info_set_may_source(ai, may);
-    if (kill) ai = isl_union_access_info_set_kill(ai, kill);
-    ai = isl_union_access_info_set_schedule_map(ai, xf_model_schedule(m));
+    ai = isl_union_access_info_set_schedule_map(ai, isl_union_map_copy(backwards ? x->rsched : x->sched));
     isl_union_flow *f = isl_union_access_info_compute_flow(ai);
     isl_union_map *dep = isl_union_flow_get_may_dependence(f);
     isl_union_flow_free(f);
+    if (backwards) {
+        isl_union_map *fwd = isl_union_map_empty(isl_union_map_get_space(dep));
+        isl_union_map_foreach_map(dep, add_reversed, &fwd);
+        isl_union_map_free(dep);
+        dep = fwd;
+    }
+    int first = c->n;
     isl_union_map_foreach_map(dep, collect_map, c);
     isl_union_map_free(dep);
+    if (backwards && c->n - first > 1) qsort(c->r + first, (size_t)(c->n - first), sizeof *c->r, by_sink);
 }
 
 /* ---- memo: the dependences of a model seen before ---------------------------------------------
@@ -163,12 +263,14 @@ int xf_model_deps(const xf_model *m, xf_rawdep **out, int *n, diag_list *d)
 static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
 {
     collect c = {.m = m};
-    /* flow: per read reference */
+    dctx x;
+    dctx_init(&x, m);
+    /* flow: per read reference (the sources: the writes of its array; isl would match them so) */
     for (int i = 0; i < m->nacc; i++) {
         if (m->acc[i].write) continue;
         c.kind = XF_DEP_FLOW;
         c.acc = i;
-        flow(m, &c, accesses(m, 0, -1, i), accesses(m, 1, 1, -1), accesses(m, 1, 0, -1), NULL);
+        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, i), accesses(&x, 1, 0, -1, i), 0);
     }
     /* anti: per read reference, to the next writes of the element (an intervening exact
      * write kills the pair: its own output dependence orders it) */
@@ -177,33 +279,28 @@ static int model_deps(const xf_model *m, xf_rawdep **out, int *n)
         c.kind = XF_DEP_ANTI;
         c.acc = i;
         /* quick test first: is any element this reference reads written later at all? */
-        isl_union_map *sch = xf_model_schedule(m);
-        isl_union_map *later = isl_union_map_lex_lt_union_map(isl_union_map_copy(sch), sch);
-        isl_union_map *pairs = isl_union_map_apply_range(accesses(m, 0, -1, i),
-                                                         isl_union_map_reverse(accesses(m, 1, -1, -1)));
-        pairs = isl_union_map_intersect(pairs, later);
-        int none = isl_union_map_is_empty(pairs) == isl_bool_true;
-        isl_union_map_free(pairs);
-        if (none) continue;
-        flow(m, &c, accesses(m, 1, -1, -1), isl_union_map_empty(isl_space_params_alloc(m->ctx, 0)),
-             accesses(m, 0, -1, i), accesses(m, 1, 1, -1));
+        if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 0, -1, i, -1),
+                                                       isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 1))
+            continue;
+        /* the first writes after each element read, backwards: the read is the sink of a
+         * dataflow analysis on the reversed schedule, the exact writes its must sources (the
+         * first one after the read hides the later ones), the others may sources.  The same
+         * pairs as the writes' analysis with the read as may source and the exact writes as
+         * kills, but that one finds every write's last exact write again for each read. */
+        flow(&x, &c, accesses(&x, 0, -1, i, -1), accesses(&x, 1, 1, -1, i), accesses(&x, 1, 0, -1, i), 1);
     }
     /* output: write after write */
     c.kind = XF_DEP_OUTPUT;
     for (int i = 0; i < m->nacc; i++) {
         if (!m->acc[i].write) continue;
         c.acc = i;
-        /* quick test: is any element this write writes written again later? */
-        isl_union_map *sch = xf_model_schedule(m);
-        isl_union_map *later = isl_union_map_lex_gt_union_map(isl_union_map_copy(sch), sch);
-        isl_union_map *pairs = isl_union_map_apply_range(accesses(m, 1, -1, i),
-                                                         isl_union_map_reverse(accesses(m, 1, -1, -1)));
-        pairs = isl_union_map_intersect(pairs, later);
-        int none = isl_union_map_is_empty(pairs) == isl_bool_true;
-        isl_union_map_free(pairs);
-        if (none) continue;
-        flow(m, &c, accesses(m, 1, -1, i), accesses(m, 1, 1, -1), accesses(m, 1, 0, -1), NULL);
+        /* quick test: was any element this write writes written before? */
+        if (!any_ordered(&x, isl_union_map_apply_range(accesses(&x, 1, -1, i, -1),
+                                                       isl_union_map_reverse(accesses(&x, 1, -1, -1, i))), 0))
+            continue;
+        flow(&x, &c, accesses(&x, 1, -1, i, -1), accesses(&x, 1, 1, -1, i), accesses(&x, 1, 0, -1, i), 0);
     }
+    dctx_free(&x);
     /* drop empty ones (from the filtering above) */
     int k = 0;
     for (int i = 0; i < c.n; i++) {

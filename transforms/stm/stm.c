@@ -883,6 +883,7 @@ int xf_stm_applicable(const ir_program *p, char **why_not)
 /* The program's symbolic model and dependences, shared by the mappings tried on it. */
 struct xf_stm_session {
     const ir_program *src;
+    char *source;              /* what the program memo knows it by (stm_memo.c) */
     xf_model *m;
     xf_rawdep *dep;
     int ndep;
@@ -894,6 +895,7 @@ xf_stm_session *xf_stm_session_new(const ir_program *src, const ir_binding *ov, 
     if (!m) return NULL;
     xf_stm_session *ss = xcalloc(1, sizeof *ss);
     ss->src = src;
+    ss->source = xf_stm_memo_source(src, ov, nov);
     ss->m = m;
     xf_model_deps(m, &ss->dep, &ss->ndep, d);
     return ss;
@@ -904,18 +906,26 @@ void xf_stm_session_free(xf_stm_session *ss)
     if (!ss) return;
     xf_rawdeps_free(ss->dep, ss->ndep);
     xf_model_free(ss->m);
+    free(ss->source);
     free(ss);
 }
 
 ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *args, diag_list *d, int *status)
 {
+    /* under an operation quota (stm auto's check) the work is the measure: always done */
+    int bounded = isl_ctx_get_max_operations(ss->m->ctx) != 0;
+    ir_program *out = bounded ? NULL : xf_stm_memo_get(ss->source, args, ss->src, d);
+    if (out) {
+        *status = XF_OK;
+        return out;
+    }
     stm s = {.src = ss->src, .m = ss->m, .dep = ss->dep, .ndep = ss->ndep, .d = d};
-    ir_program *out = NULL;
     if (parse_args(&s, args) == 0) {
         make_units(&s);
         if (check_deps(&s) == 0 && check_injective(&s) == 0) codegen(&s, &out);
     }
     *status = out ? XF_OK : s.status ? s.status : XF_EREFUSED;
+    if (out && !xf_cancelled()) xf_stm_memo_put(ss->source, args, out);
     stm_free(&s);
     return out;
 }

@@ -2,7 +2,8 @@
  * stm_int.h — private to the space-time mapping family (stm.c: one mapping, stm_names.c: the
  * names of its step body, stm_nest.c: its time and processor loops,
  * stm_private.c: scratch scalars private to each processor, stm_auto.c: the candidates
- * and their order, stm_isl.c: mappings from isl's multi-dimensional schedules).
+ * and their order, stm_isl.c: mappings from isl's multi-dimensional schedules, stm_memo.c: the
+ * programs of the mappings generated lately).
  */
 #ifndef POLYAPM_STM_INT_H
 #define POLYAPM_STM_INT_H
@@ -24,6 +25,14 @@ own_give ir_program *xf_stm_session_apply(xf_stm_session *ss, const xf_args *arg
 void xf_stm_session_free(own_take xf_stm_session *ss);
 /* The session's symbolic model and dependences (borrowed). */
 const xf_model *xf_stm_session_model(const xf_stm_session *ss, const xf_rawdep **dep, int *ndep);
+
+/* The programs of the mappings generated lately (stm_memo.c), by their source (the key
+ * xf_stm_memo_source makes of the program and its parameter overrides: a fresh string) and
+ * arguments: a checked copy (the file name src's) or NULL; put keeps a copy of `out`. */
+own_give char *xf_stm_memo_source(const ir_program *src, const ir_binding *ov, int nov);
+own_give ir_program *xf_stm_memo_get(const char *source, const xf_args *args, const ir_program *src,
+                                     diag_list *d);
+void xf_stm_memo_put(const char *source, const xf_args *args, const ir_program *out);
 
 /* The mapping `args` with θ shifted to start at 0 for every parameter value (its parametric
  * minimum subtracted), as stm's arguments; NULL when that is not one affine function. */

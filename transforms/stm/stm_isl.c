@@ -463,24 +463,49 @@ static void positive(const xf_model *m, isl_aff **sg)
         }
 }
 
-/* Dimension d of access a's subscripts: { S[..] -> [y_d] } on its statement's instances. */
-static __isl_give isl_map *subscript_map(const xf_model *m, const xf_access *a, int d)
+/* Dimension d of an access relation (taken): { S[..] -> [y_d] }. */
+static __isl_give isl_map *subscript_of(__isl_take isl_map *rel, int d)
 {
-    isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(m->ctx, a->rel), xf_model_domain(m, a->stmt));
     isl_size n = isl_map_dim(rel, isl_dim_out);
     rel = isl_map_project_out(rel, isl_dim_out, (unsigned)d + 1, (unsigned)(n - d - 1));
     return isl_map_reset_tuple_id(isl_map_project_out(rel, isl_dim_out, 0, (unsigned)d), isl_dim_out);
 }
 
-/* Does σ_s (on statement s's instances) equal dimension d of access a's subscripts? */
-static int sigma_is_subscript(const xf_model *m, __isl_keep isl_aff *sg, const xf_access *a, int d)
+/* Dimension d of access a's subscripts: { S[..] -> [y_d] } on its statement's instances. */
+static __isl_give isl_map *subscript_map(const xf_model *m, const xf_access *a, int d)
 {
-    isl_map *f = isl_map_intersect_domain(isl_map_from_aff(isl_aff_copy(sg)), xf_model_domain(m, a->stmt));
-    isl_map *y = subscript_map(m, a, d);
-    int eq = isl_map_is_equal(f, y) == isl_bool_true;
+    isl_map *rel = isl_map_read_from_str(m->ctx, a->rel);
+    return subscript_of(isl_map_intersect_domain(rel, xf_model_domain(m, a->stmt)), d);
+}
+
+/* What owner alignment asks of the model, read once per alignment: the statements' domains and
+ * the accesses on them (NULL until asked), and the answers to "is σ of access a's statement its
+ * subscript d?" in known[a * maxd + d] (-1: not asked yet, or asked under a σ since changed). */
+typedef struct owners {
+    const xf_model *m;
+    isl_set **dom;
+    isl_map **rel;
+    signed char *known;
+    int maxd;
+} owners;
+
+static int subscript_known(owners *o, isl_aff **sg, int a, int d)
+{
+    signed char *k = &o->known[a * o->maxd + d];
+    if (*k >= 0) return *k;
+    const xf_model *m = o->m;
+    const xf_access *acc = &m->acc[a];
+    if (!o->dom[acc->stmt]) o->dom[acc->stmt] = xf_model_domain(m, acc->stmt);
+    if (!o->rel[a])
+        o->rel[a] = isl_map_intersect_domain(isl_map_read_from_str(m->ctx, acc->rel), isl_set_copy(o->dom[acc->stmt]));
+    /* σ_s on the statement's instances against the subscript there */
+    isl_map *f = isl_map_intersect_domain(isl_map_from_aff(isl_aff_copy(sg[acc->stmt])),
+                                          isl_set_copy(o->dom[acc->stmt]));
+    isl_map *y = subscript_of(isl_map_copy(o->rel[a]), d);
+    *k = isl_map_is_equal(f, y) == isl_bool_true;
     isl_map_free(f);
     isl_map_free(y);
-    return eq;
+    return *k;
 }
 
 /* Owner alignment: a statement whose written array the other statements distribute along one
@@ -490,7 +515,14 @@ static int sigma_is_subscript(const xf_model *m, __isl_keep isl_aff *sg, const x
  * returns how many it changed. */
 static int align_owners(const xf_model *m, isl_aff **sg)
 {
-    int changed = 0;
+    int changed = 0, maxd = 1;
+    for (int a = 0; a < m->nacc; a++)
+        if (m->acc[a].expr->kind == IR_E_ACCESS && m->acc[a].expr->u.access.nidx > maxd)
+            maxd = m->acc[a].expr->u.access.nidx;
+    size_t na = m->nacc ? (size_t)m->nacc : 1;
+    owners o = {m, xcalloc((size_t)m->nst + 1, sizeof *o.dom), xcalloc(na, sizeof *o.rel),
+                xmalloc(na * (size_t)maxd), maxd};
+    memset(o.known, -1, na * (size_t)maxd);
     for (int w = 0; w < m->nacc; w++) {
         const xf_access *aw = &m->acc[w];
         int s = aw->stmt, nd = aw->expr->kind == IR_E_ACCESS ? aw->expr->u.access.nidx : 0;
@@ -500,12 +532,12 @@ static int align_owners(const xf_model *m, isl_aff **sg)
         for (int d = 0; d < nd && !aligned; d++) {
             int used = 0;
             for (int a = 0; a < m->nacc && !used; a++) {
-                const xf_access *o = &m->acc[a];
-                used = o->stmt != s && o->expr->kind == IR_E_ACCESS && !strcmp(o->expr->u.access.array, arr) &&
-                       sigma_is_subscript(m, sg[o->stmt], o, d);
+                const xf_access *oa = &m->acc[a];
+                used = oa->stmt != s && oa->expr->kind == IR_E_ACCESS && !strcmp(oa->expr->u.access.array, arr) &&
+                       subscript_known(&o, sg, a, d);
             }
             if (!used) continue;
-            aligned = sigma_is_subscript(m, sg[s], aw, d);
+            aligned = subscript_known(&o, sg, w, d);
             if (along < 0) along = d;
         }
         if (aligned || along < 0) continue;
@@ -520,8 +552,15 @@ static int align_owners(const xf_model *m, isl_aff **sg)
         if (!a) continue;
         isl_aff_free(sg[s]);
         sg[s] = a;
+        for (int a2 = 0; a2 < m->nacc; a2++)   /* s's answers were for its old σ */
+            if (m->acc[a2].stmt == s) memset(&o.known[a2 * maxd], -1, (size_t)maxd);
         changed++;
     }
+    for (int a = 0; a < m->nacc; a++) isl_map_free(o.rel[a]);
+    for (int i = 0; i < m->nst; i++) isl_set_free(o.dom[i]);
+    free(o.rel);
+    free(o.dom);
+    free(o.known);
     return changed;
 }
 
