@@ -481,8 +481,6 @@ static void flows_free(cg_flow *f, int n)
     free(f);
 }
 
-static const char *const dep_kind_word[] = {[XF_DEP_FLOW] = "flow", [XF_DEP_ANTI] = "anti",
-                                            [XF_DEP_OUTPUT] = "output"};
 static const char *const dep_timing_why[] = {
     [XF_DEP_FLOW] = "the value is read before its message can arrive (a message arrives for the "
                     "step after its write)",
@@ -513,7 +511,7 @@ static int check_timing(const cg *c, const xf_rawdep *r, int nr)
             diag_add(c->d, c->src->file, b->assign->pos.line, 0,
                      "commgen: dependence %d (%s, %s -> %s through %s) cannot be served by messages: "
                      "%s; for example %s (the first dimension is the step)",
-                     i + 1, dep_kind_word[r[i].kind], a->name, b->name, c->m->acc[r[i].acc].text,
+                     i + 1, xf_dep_kind_name(r[i].kind), a->name, b->name, c->m->acc[r[i].acc].text,
                      dep_timing_why[r[i].kind], ex);
             free(ex);
         }

@@ -20,7 +20,6 @@
 
 #include "local_int.h"
 
-static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 
 /* Every statement's schedule: its isl maps (sched[s]) and roles (role[s][d]), len dimensions. */
 typedef struct scheds {
@@ -127,7 +126,7 @@ int lx_check(const lx_nest *n, const lx_node *root, const char *what, char **why
             char *ex = example_of(n, bad), *a = stmt_name(n, r->src), *b = stmt_name(n, r->sink);
             *why = xasprintf("%s would break dependence %d (%s, %s -> %s through %s): for example %s, "
                              "the sink would run before its source (or with it)",
-                             what, i + 1, dep_kind_name[r->kind], a, b, m->acc[r->acc].text, ex);
+                             what, i + 1, xf_dep_kind_name(r->kind), a, b, m->acc[r->acc].text, ex);
             free(ex);
             free(a);
             free(b);

@@ -419,7 +419,6 @@ static __isl_give isl_map *leaf_st_map(const stm *s, int leaf)
     return map;
 }
 
-static const char *const dep_kind_name[] = {"flow", "anti", "output"};
 
 /* Is dependence d, which does not go forward in time on the pairs `bad` (kept), the reuse of a
  * scratch scalar by different processors only (stm_private.c)?  Then the scalar is noted private. */
@@ -504,7 +503,7 @@ static int check_deps(stm *s)
             refuse(s, xasprintf(
                 "stm: illegal schedule: dependence %d (%s, %s -> %s through %s) does not go forward "
                 "in time under %s; for example %s: the source runs at t = %lld, the sink at t = %lld%s",
-                i + 1, dep_kind_name[r[i].kind], s->lf[a].label, s->lf[b].label, acc->text, th, ex,
+                i + 1, xf_dep_kind_name(r[i].kind), s->lf[a].label, s->lf[b].label, acc->text, th, ex,
                 va, vb, why));
             free(th);
             diag_add(s->d, s->src->file, m->st[b].assign->pos.line, m->st[b].assign->pos.col,
