@@ -7,30 +7,6 @@
 
 #ifndef POLYAPM_XF_PRIVATE
 #error "distribute_int.h is private to transforms/: include xf.h"
-/* ---- memdist's bound expressions (memdist_bounds.c) ------------------------------------------ */
-
-/* Is f (a pw_aff of the processor dimensions) monotone non-decreasing (+1) or non-increasing
- * (-1) in dimension d over `dom`, or neither (0)? */
-int xf_md_monotone(__isl_keep isl_pw_aff *f, __isl_keep isl_set *dom, int d);
-/* e - c - c'  ->  e - (c + c'): integer literals at the right of a sum folded (e rewritten in p). */
-ir_expr *xf_md_fold(ir_program *p, ir_expr *e);
-/* e as base + c: the base's text and *c. */
-own_give char *xf_md_split_const(const ir_expr *e, int64_t *c);
-/* A pw_aff of the processor dimensions with them as parameters named after their variables. */
-__isl_give isl_pw_aff *xf_md_pv_params(__isl_take isl_pw_aff *pa, unsigned npar, const xf_tiling *T,
-                                       __isl_keep isl_ctx *ctx);
-/* The bound (the least when e is 0, else the greatest) over real processor rpv's virtual
- * processors of x (an expression of them): the value at the first or last one when x is monotone
- * (mono[q] = +1/-1), otherwise a reduction; *ok = 0 when it cannot be written. */
-ir_expr *xf_md_real_bound(ir_program *out, const xf_tiling *T, const char *rpv, ir_expr *x, const int *mono,
-                          int e, const ir_expr *P1, int *ok);
-/* min/max cleanups isl cannot do on non-affine bounds (nested calls flattened, repeated
- * arguments dropped, absorption). */
-ir_expr *xf_md_tidy_minmax(ir_program *out, ir_expr *e);
-/* A bound simplified by isl against 0 <= rpv < procs and the parameters' context: the simpler
- * text, or e itself. */
-ir_expr *xf_md_simplify(ir_program *out, ir_expr *e, const xf_model *m, const char *rpv, const xf_tiling *T);
-
 #endif
 
 #include "poly_int.h"
