@@ -380,8 +380,8 @@ void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
     case IR_S_ASSIGN: ex_assign(m, b, s, in); return;
     case IR_S_SEND: ex_send(m, b, s, in); return;
     case IR_S_LET: {
-        if (!ex_let_kept(m, blk, k)) return;   /* nothing reads it (t = p where only i, j are used) */
         int used = ex_block_uses(m, blk, k + 1, s->u.let.var);
+        if (!used && ex_cannot_fail(m->pl, s->u.let.value)) return;   /* not kept (ex_let_kept): nothing reads it */
         strbuf pre = {0}, v = {0};
         ex_expr(m, &v, &pre, in, s->u.let.value);
         if (pre.s) strbuf_printf(b, "%s", pre.s);
