@@ -154,6 +154,27 @@ P export 4 -o "$TMP/no" >/dev/null 2>"$TMP/err"
 expect_eq "syncomm node: refused, exit 1" "$?" 1
 expect_match "syncomm node with sends: the reason names the level and the sends" "$(cat "$TMP/err")" "level syncomm and sends messages"
 expect_eq "syncomm node: nothing written" "$([ -e "$TMP/no" ] && echo yes || echo no)" no
+# The wrapped text: an init of nested selects (PolyBench lu's, as the importer writes it) is broken
+# over lines, none of them blank or ending in spaces (a break never falls inside the indentation).
+cat >"$TMP/luinit.apm" <<'APM'
+program luinit
+level source
+param n = 6
+array A[0 .. n - 1][0 .. n - 1] double
+init A[i][j] = sum(t1 = 0 .. n - 1) select(t1 == i, 1, select(i + 1 <= t1 && t1 <= n - 1, 0, select(0 <= t1 && t1 <= i, 1.0 * select(-t1 % n != 0 && -t1 < 0, -t1 % n - n, -t1 % n) / n + 1, 0))) * select(t1 == j, 1, select(j + 1 <= t1 && t1 <= n - 1, 0, select(0 <= t1 && t1 <= j, 1.0 * select(-t1 % n != 0 && -t1 < 0, -t1 % n - n, -t1 % n) / n + 1, 0)))
+output A
+
+for i = 0 .. n - 1 {
+  S: A[i][i] = A[i][i] * 2
+}
+APM
+rm -rf "$TMP/luinit-seq"
+"$POLYAPM" export "$TMP/luinit.apm" -o "$TMP/luinit-seq" >/dev/null 2>&1
+expect_match "nested selects: the init is wrapped over lines" "$(grep -c '? (double)' "$TMP/luinit-seq/luinit.c")" '^[1-9]'
+for prog in findiff lu matmul jacobi1d luinit; do
+    expect_eq "$prog source: no line of the exported C is blank but for spaces, or ends in a space" \
+        "$(grep -n ' $' "$TMP/$prog-seq/$prog.c" | head -3)" ""
+done
 sed "s/^param n = 256, steps = 21/param n = 16, steps = 21/" "$EX/findiff.apm" >"$TMP/fd16.apm"
 WS=$TMP/fd16.pdg
 "$POLYAPM" init "$TMP/fd16.apm" -o "$WS" >/dev/null

@@ -476,7 +476,8 @@ static void wrap_code(strbuf *b, const char *line, size_t n, int indent)
     for (int guard = 0; n > EX_COLUMNS && guard < 32; guard++) {
         /* in order of preference at one depth: a comma, then the loosest operator */
         static const char *const ops[] = {" = ", " || ", " && ", " ? ", " : ", " + ", " - ", " * ", " / "};
-        size_t best = 0, skip = 0;
+        size_t best = 0, skip = 0, lead = 0;
+        while (lead < n && line[lead] == ' ') lead++;   /* never a break inside the indentation */
         int best_depth = 1 << 20, best_rank = 1 << 20, depth = 0, open[64] = {0}, best_open = -1;
         for (size_t i = 0; i < n && i <= EX_COLUMNS; i++) {
             size_t k = skip_lexical(line + i);
@@ -495,7 +496,7 @@ static void wrap_code(strbuf *b, const char *line, size_t n, int indent)
                         sk = 1;
                         break;
                     }
-            if (!at || at > EX_COLUMNS || at <= (size_t)indent + 8) continue;
+            if (!at || at > EX_COLUMNS || at <= (size_t)indent + 8 || at <= lead) continue;
             if (depth < best_depth || (depth == best_depth && (rank < best_rank || (rank == best_rank && at > best)))) {
                 best = at;
                 best_depth = depth;
