@@ -44,7 +44,7 @@ static void init_arrays(int64_t me)
             for (int64_t y = imax(0, imod(me, q) * b - 1), y_end = imin(n - 1, b + imod(me, q) * b);
                  y <= y_end; y++) {
                 a[(imod(g0, 2) * (b + 2) + x - (ifloordiv(me, q) * b - 1)) * (b + 2)
-                  + y - (imod(me, q) * b - 1)] = imod(((x * 31) + (y * 17)), 13);
+                  + y - (imod(me, q) * b - 1)] = imod((x * 31 + y * 17), 13);
             }
         }
     }
@@ -68,7 +68,7 @@ static __attribute__((noinline)) void step_B_S(int64_t t, int64_t me, double *re
         const int64_t rt_row4 = (imod(t - 1, 2) * (b + 2) + x - o1 + 1) * (b + 2);
         /* x == 0 || y == 0 || x == n - 1 || y == n - 1: the loop over y split at the points where
          * the test holds */
-        if ((x == 0) || (x == (n - 1))) {
+        if ((x == 0) || (x == n - 1)) {
             for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1);
                  y <= y_end; y++) {
                 a[rt_row1 + y - o2] = a[rt_row2 + y - o2];   /* B */
@@ -83,9 +83,8 @@ static __attribute__((noinline)) void step_B_S(int64_t t, int64_t me, double *re
                 for (; y < y_stop; y++) {
                     /* S */
                     a[rt_row1 + y - o2] =
-                            (((((a[rt_row3 + y - o2] + a[rt_row4 + y - o2])
-                                + (4 * a[rt_row2 + y - o2])) + a[rt_row2 + y - o2 - 1])
-                            + a[rt_row2 + y - o2 + 1]) / 8);
+                            ((a[rt_row3 + y - o2] + a[rt_row4 + y - o2] + 4 * a[rt_row2 + y - o2]
+                              + a[rt_row2 + y - o2 - 1] + a[rt_row2 + y - o2 + 1]) / 8);
                 }
                 if (y <= y_end) {
                     a[rt_row1 + y - o2] = a[rt_row2 + y - o2];   /* B */
@@ -114,7 +113,7 @@ static __attribute__((noinline)) void step_B_S_output(int64_t t, int64_t me, dou
         const int64_t rt_row8 = (imod(t - 1, 2) * (b + 2) + x - o1 + 1) * (b + 2);
         /* x == 0 || y == 0 || x == n - 1 || y == n - 1: the loop over y split at the points where
          * the test holds */
-        if ((x == 0) || (x == (n - 1))) {
+        if ((x == 0) || (x == n - 1)) {
             for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1);
                  y <= y_end; y++) {
                 {   /* B */
@@ -134,8 +133,8 @@ static __attribute__((noinline)) void step_B_S_output(int64_t t, int64_t me, dou
                     {   /* S */
                         const int64_t rt_o = rt_row5 + y - o2;
                         a[rt_o] =
-                                (((((a[rt_row7 + y - o2] + a[rt_row8 + y - o2])
-                                    + (4 * a[rt_row6 + y - o2])) + a[rt_row6 + y - o2 - 1])
+                                ((a[rt_row7 + y - o2] + a[rt_row8 + y - o2]
+                                  + 4 * a[rt_row6 + y - o2] + a[rt_row6 + y - o2 - 1]
                                 + a[rt_row6 + y - o2 + 1]) / 8);
                         if (t == 6) a_mine[rt_o] = rt_stamp;   /* computed here: gathered */
                     }
@@ -166,29 +165,29 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
          x <= x_end; x += 1) {
         for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1); y <= y_end;
              y += 1) {
-            if (((((x == 0) || (y == 0)) || (x == (n - 1))) || (y == (n - 1)))) {
+            if (x == 0 || y == 0 || x == n - 1 || y == n - 1) {
                 /* send a[t][x - o1][y - o2] */
-                if ((n >= (x + 2)) && (x >= 1) && ((y + 1) == n) && (imod(y, b) == 0)) {
+                if ((n >= x + 2) && (x >= 1) && (y + 1 == n) && (imod(y, b) == 0)) {
                     for (int64_t rt_dest = imax(rp - 1, 0), rt_last = imin(rp - 1, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
                                                           ((imod(0, 2) * (b + 2) + x - o1) * (b + 2)
                                                            + y - o2),
-                                ((imod(0, 2) * (b + 2) + x - (ifloordiv(rp - 1, q) * b) + 1)
-                                 * (b + 2) + y - (imod(rp - 1, q) * b) + 1));
+                                ((imod(0, 2) * (b + 2) + x - ifloordiv(rp - 1, q) * b + 1) * (b + 2)
+                                 + y - imod(rp - 1, q) * b + 1));
                 }
                 /* send a[t][x - o1][y - o2] */
-                if ((n >= (x + 2)) && (x >= 1) && (y == 0) && (imod((y + 1), b) == 0)) {
+                if ((n >= x + 2) && (x >= 1) && (y == 0) && (imod((y + 1), b) == 0)) {
                     for (int64_t rt_dest = imax(rp + 1, 0), rt_last = imin(rp + 1, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
                                                           ((imod(0, 2) * (b + 2) + x - o1) * (b + 2)
                                                            + y - o2),
-                                ((imod(0, 2) * (b + 2) + x - (ifloordiv(rp + 1, q) * b) + 1)
-                                 * (b + 2) + y - (imod(rp + 1, q) * b) + 1));
+                                ((imod(0, 2) * (b + 2) + x - ifloordiv(rp + 1, q) * b + 1) * (b + 2)
+                                 + y - imod(rp + 1, q) * b + 1));
                 }
                 /* send a[t][x - o1][y - o2] */
-                if (((x + 1) == n) && (n >= (y + 2)) && (y >= 1) && (imod(x, b) == 0)) {
+                if ((x + 1 == n) && (n >= y + 2) && (y >= 1) && (imod(x, b) == 0)) {
                     for (int64_t rt_dest = imax(rp - q, 0), rt_last = imin(rp - q, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
@@ -197,7 +196,7 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
                                 ((imod(0, 2) * (b + 2) + x + b - o1) * (b + 2) + y - o2));
                 }
                 /* send a[t][x - o1][y - o2] */
-                if ((x == 0) && (n >= (y + 2)) && (y >= 1) && (imod((x + 1), b) == 0)) {
+                if ((x == 0) && (n >= y + 2) && (y >= 1) && (imod((x + 1), b) == 0)) {
                     for (int64_t rt_dest = imax(rp + q, 0), rt_last = imin(rp + q, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
@@ -212,17 +211,17 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
                                                           ((imod(0, 2) * (b + 2) + x - o1) * (b + 2)
                                                            + y - o2),
-                                ((imod(0, 2) * (b + 2) + x - (ifloordiv(rp - 1, q) * b) + 1)
-                                 * (b + 2) + y - (imod(rp - 1, q) * b) + 1));
+                                ((imod(0, 2) * (b + 2) + x - ifloordiv(rp - 1, q) * b + 1) * (b + 2)
+                                 + y - imod(rp - 1, q) * b + 1));
                 }
-                if ((n >= (y + 3)) && (imod((y + 1), b) == 0)) {   /* send a[t][x - o1][y - o2] */
+                if ((n >= y + 3) && (imod((y + 1), b) == 0)) {   /* send a[t][x - o1][y - o2] */
                     for (int64_t rt_dest = imax(rp + 1, 0), rt_last = imin(rp + 1, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
                                                           ((imod(0, 2) * (b + 2) + x - o1) * (b + 2)
                                                            + y - o2),
-                                ((imod(0, 2) * (b + 2) + x - (ifloordiv(rp + 1, q) * b) + 1)
-                                 * (b + 2) + y - (imod(rp + 1, q) * b) + 1));
+                                ((imod(0, 2) * (b + 2) + x - ifloordiv(rp + 1, q) * b + 1) * (b + 2)
+                                 + y - imod(rp + 1, q) * b + 1));
                 }
                 if ((x >= 2) && (imod(x, b) == 0)) {   /* send a[t][x - o1][y - o2] */
                     for (int64_t rt_dest = imax(rp - q, 0), rt_last = imin(rp - q, 3);
@@ -232,7 +231,7 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
                                                            + y - o2),
                                 ((imod(0, 2) * (b + 2) + x + b - o1) * (b + 2) + y - o2));
                 }
-                if ((n >= (x + 3)) && (imod((x + 1), b) == 0)) {   /* send a[t][x - o1][y - o2] */
+                if ((n >= x + 3) && (imod((x + 1), b) == 0)) {   /* send a[t][x - o1][y - o2] */
                     for (int64_t rt_dest = imax(rp + q, 0), rt_last = imin(rp + q, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
@@ -300,7 +299,7 @@ static uint64_t output_checksum(int64_t me)
                         for (int64_t y = 0, y_end = n - 1; y <= y_end; y++) {
                             if (g0 == steps) {
                                 const int64_t rt_k = x * n + y - rt_base;
-                                if (!computed[rt_k]) region[rt_k] = imod(((x * 31) + (y * 17)), 13);
+                                if (!computed[rt_k]) region[rt_k] = imod((x * 31 + y * 17), 13);
                             }
                         }
                     }
@@ -329,7 +328,7 @@ int main(int argc, char **argv)
         if (++rt_stamp > RT_MARK_MAX) rt_die("more steps than an rt_mark holds");
         if (t == 6) step_B_S_output(t, me, a);   /* writes the output plane */
         else step_B_S(t, me, a);
-        if ((steps >= (t + 1)))
+        if (steps >= t + 1)
             exchange_halo(pattern[0], me, t);
     }
     const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);

@@ -30,7 +30,7 @@ static void init_arrays(void)
         const int64_t g0 = 0;
         for (int64_t x = 0, x_end = n - 1; x <= x_end; x++) {
             for (int64_t y = 0, y_end = n - 1; y <= y_end; y++) {
-                a[(imod(g0, 2) * n + x) * n + y] = imod(((x * 31) + (y * 17)), 13);
+                a[(imod(g0, 2) * n + x) * n + y] = imod((x * 31 + y * 17), 13);
             }
         }
     }
@@ -50,7 +50,7 @@ static __attribute__((noinline)) void compute_B_S(double *restrict a)
             const int64_t rt_row4 = (imod(t - 1, 2) * n + x + 1) * n;   /* a[t - 1][x + 1][..] */
             /* x == 0 || y == 0 || x == n - 1 || y == n - 1: the loop over y split at the points
              * where the test holds */
-            if ((x == 0) || (x == (n - 1))) {
+            if ((x == 0) || (x == n - 1)) {
                 for (int64_t y = 0, y_end = (n - 1); y <= y_end; y++) {
                     a[rt_row1 + y] = a[rt_row2 + y];   /* B */
                 }
@@ -63,8 +63,8 @@ static __attribute__((noinline)) void compute_B_S(double *restrict a)
                     for (; y < y_stop; y++) {
                         /* S */
                         a[rt_row1 + y] =
-                                (((((a[rt_row3 + y] + a[rt_row4 + y]) + (4 * a[rt_row2 + y]))
-                                   + a[rt_row2 + y - 1]) + a[rt_row2 + y + 1]) / 8);
+                                ((a[rt_row3 + y] + a[rt_row4 + y] + 4 * a[rt_row2 + y]
+                                  + a[rt_row2 + y - 1] + a[rt_row2 + y + 1]) / 8);
                     }
                     if (y <= y_end) {
                         a[rt_row1 + y] = a[rt_row2 + y];   /* B */

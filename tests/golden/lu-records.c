@@ -66,8 +66,8 @@ static void l_layout(int64_t rp)
     {   /* piece 0 */
         rt_piece *rt_p = &l_pc[0];
         int64_t rt_rows = 1;
-        rt_p->lo[0] = ((rp * b) + 1);
-        rt_p->hi[0] = ((rp * b) + b);
+        rt_p->lo[0] = (rp * b + 1);
+        rt_p->hi[0] = (rp * b + b);
         rt_p->ext[0] = imax(0, rt_p->hi[0] - rt_p->lo[0] + 1);
         rt_rows *= rt_p->ext[0];
         rt_p->st = 0;
@@ -162,7 +162,7 @@ static void u_layout(int64_t rp)
         rt_piece *rt_p = &u_pc[0];
         int64_t rt_rows = 1;
         rt_p->lo[0] = 1;
-        rt_p->hi[0] = ((rp * b) + b);
+        rt_p->hi[0] = (rp * b + b);
         rt_p->ext[0] = imax(0, rt_p->hi[0] - rt_p->lo[0] + 1);
         rt_rows *= rt_p->ext[0];
         rt_p->st = 0;
@@ -275,7 +275,7 @@ static void init_arrays(int64_t me)
          i_end = imin(n, ((me * b + 1) + ((a_ext_tab[me][0]) - 1))); i <= i_end; i++) {
         for (int64_t j = 1, j_end = imin(n, (1 + ((a_ext_tab[me][1]) - 1))); j <= j_end; j++) {
             a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + (j - 1))] =
-                    (imod(((i * 7) + (j * 13)), 17) + (((i == j) * 4) * n));
+                    (imod((i * 7 + j * 13), 17) + (i == j) * 4 * n);
         }
     }
 }
@@ -292,7 +292,7 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
          p_end = imin(imin(n, t + 1), rp * b + b); p <= p_end; p += 1) {
         const int64_t i = p;
         const int64_t j = t - p + 2;
-        if ((j <= i)) {
+        if (j <= i) {
             const int64_t rt_row2 = l_rowbase(me, i);   /* l[i][..] */
             double rt_red1 = 1 <= (j - 1) ? -0.0 : 0.0;   /* sum(k = ..) */
             for (int64_t k = 1, k_end = (j - 1); k <= k_end; k++) {
@@ -331,7 +331,7 @@ static void mark_L_U(int64_t t, int64_t me)
          p_end = imin(imin(n, t + 1), rp * b + b); p <= p_end; p += 1) {
         const int64_t i = p;
         const int64_t j = t - p + 2;
-        if ((j <= i)) {
+        if (j <= i) {
             l_mine[l_rowbase(me, i) + j] = rt_now;   /* L */
         } else {
             u_mine[u_rowbase(me, i) + j] = rt_now;   /* U */
@@ -447,7 +447,7 @@ int main(int argc, char **argv)
     rt_exchange *rt_x = NULL;
     rt_mc = rt_mcast_new(MPI_COMM_WORLD);
     const double t0 = rt_time_start(MPI_COMM_WORLD);
-    for (int64_t t = 0, t_end = ((2 * n) - 2); t <= t_end; t += 1) {
+    for (int64_t t = 0, t_end = (2 * n - 2); t <= t_end; t += 1) {
         step_L_U(t, me, rt_x, a, l, u);
         if ((t >= 1) && (t <= 21))   /* the steps at which some processor sends */
             deliver(rt_x, me);
@@ -457,7 +457,7 @@ int main(int argc, char **argv)
     a = NULL;
     l_mine = rt_calloc((size_t)l_size(me), sizeof *l_mine);
     u_mine = rt_calloc((size_t)u_size(me), sizeof *u_mine);
-    for (int64_t t = 0, t_end = ((2 * n) - 2); t <= t_end; t += 1) {   /* the outputs' stamps */
+    for (int64_t t = 0, t_end = (2 * n - 2); t <= t_end; t += 1) {   /* the outputs' stamps */
         if (++rt_stamp > RT_MARK_MAX) rt_die("more steps than an rt_mark holds");
         mark_L_U(t, me);
     }

@@ -69,7 +69,7 @@ static void init_arrays(int64_t me)
         const int64_t g0 = 0;
         const int64_t rt_r0 = x_store0(me, g0);
         for (int64_t j = 0, j_end = m - 1; j <= j_end; j++) {
-            x[rt_r0 * m + j] = (0.25 + ((double)imod(j, 16) / 8.0));
+            x[rt_r0 * m + j] = (0.25 + (double)imod(j, 16) / 8.0);
         }
     }
     /* init a */

@@ -160,7 +160,7 @@ for node in 5 6; do
     done
 done
 expect_match "jacobi_inplace: the halo has a pattern per phase, each under its condition on tt" \
-    "$(cat "$TMP/jip6-auto-2/jacobi_inplace_syndm.c")" "if \(\(imod\(tt, 2\) == 0\)\)"
+    "$(cat "$TMP/jip6-auto-2/jacobi_inplace_syndm.c")" "if \(imod\(tt, 2\) == 0\)"
 # a syncomm node with sends: its memory is still shared, and the refusal says so
 P export 4 -o "$TMP/syncomm" >/dev/null 2>"$TMP/err"
 expect_eq "jacobi_inplace syncomm node with sends: not exported" "$?" 1

@@ -179,14 +179,53 @@ static void ex_reduce(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_e
     strbuf_free(&bpre);
 }
 
-/* A binary operation: integer / and % (and + - * where checked) through intsem's helpers, else
- * the C operator, an int operand of a double operation converted first as the simulator does. */
-static void ex_binary(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e)
+/* Whether the binary operation e is written as a call of intsem's helpers: integer / and % (and
+ * + - * where checked). */
+static int ex_binary_call(const ex_em *m, const ir_expr *e)
 {
     ir_op op = e->u.op.op;
     int ints = e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT;
-    if ((ints && (op == IR_OP_DIV || op == IR_OP_MOD)) ||
-        (ints && m->checked && (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL))) {
+    return (ints && (op == IR_OP_DIV || op == IR_OP_MOD)) ||
+           (ints && m->checked && (op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL));
+}
+
+/* How tightly e binds where it is written with an operator (C's precedence, higher binds
+ * tighter), 0 for anything else. */
+static int ex_prec(const ex_em *m, const ir_expr *e)
+{
+    if (e->kind != IR_E_BINARY || ex_binary_call(m, e)) return 0;
+    switch (e->u.op.op) {
+    case IR_OP_MUL: case IR_OP_DIV: case IR_OP_MOD: return 6;
+    case IR_OP_ADD: case IR_OP_SUB: return 5;
+    case IR_OP_LT: case IR_OP_LE: case IR_OP_GT: case IR_OP_GE: return 4;
+    case IR_OP_EQ: case IR_OP_NE: return 3;
+    case IR_OP_AND: return 2;
+    case IR_OP_OR: return 1;
+    default: return 0;
+    }
+}
+
+/* Whether operand c of e (the left one when left) reads the same without its parentheses, and
+ * reads clearly: arithmetic binding tighter (or as tight, on the left) under arithmetic, arithmetic
+ * under a comparison, comparisons under && and ||, and && under && or || under || on the left
+ * (never && under ||, nor a comparison under another: what gcc's -Wparentheses asks to keep). */
+static int ex_bare_operand(const ex_em *m, const ir_expr *e, const ir_expr *c, int left)
+{
+    int pe = ex_prec(m, e), pc = ex_prec(m, c);
+    if (!pe || !pc) return 0;
+    if (pe >= 5) return pc > pe || (pc == pe && left);
+    if (pe >= 3) return pc >= 5;
+    return (pc >= 3 && pc <= 4) || (pc == pe && left);
+}
+
+/* A binary operation: integer / and % (and + - * where checked) through intsem's helpers, else
+ * the C operator, an int operand of a double operation converted first as the simulator does;
+ * parenthesised unless bare (where its context makes the parentheses redundant). */
+static void ex_binary_in(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e, int bare)
+{
+    ir_op op = e->u.op.op;
+    int ints = e->u.op.a->type == IR_INT && e->u.op.b->type == IR_INT;
+    if (ex_binary_call(m, e)) {
         strbuf_printf(b, "%s(", op == IR_OP_DIV ? "ifloordiv" : op == IR_OP_MOD ? "imod"
                                 : op == IR_OP_ADD ? "iadd" : op == IR_OP_SUB ? "isub" : "imul");
         ex_expr(m, b, pre, in, e->u.op.a);
@@ -195,15 +234,27 @@ static void ex_binary(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_e
         strbuf_printf(b, ")");
         return;
     }
-    strbuf_printf(b, "(");
+    if (!bare) strbuf_printf(b, "(");
     /* an int operand of a double operation is converted first, as the simulator does */
     int conv = e->type == IR_DOUBLE || (op >= IR_OP_LT && op <= IR_OP_NE && !ints);
-    if (conv && e->u.op.a->type == IR_INT && e->u.op.a->kind != IR_E_INT) strbuf_printf(b, "(double)");
-    ex_expr(m, b, pre, in, e->u.op.a);
-    strbuf_printf(b, " %s ", ex_binop(op));
-    if (conv && e->u.op.b->type == IR_INT && e->u.op.b->kind != IR_E_INT) strbuf_printf(b, "(double)");
-    ex_expr(m, b, pre, in, e->u.op.b);
-    strbuf_printf(b, ")");
+    for (int side = 0; side < 2; side++) {
+        const ir_expr *x = side ? e->u.op.b : e->u.op.a;
+        if (side) strbuf_printf(b, " %s ", ex_binop(op));
+        if (conv && x->type == IR_INT && x->kind != IR_E_INT) {
+            strbuf_printf(b, "(double)");
+            ex_expr(m, b, pre, in, x);
+        } else if (ex_bare_operand(m, e, x, !side)) {
+            ex_binary_in(m, b, pre, in, x, 1);
+        } else {
+            ex_expr(m, b, pre, in, x);
+        }
+    }
+    if (!bare) strbuf_printf(b, ")");
+}
+
+static void ex_binary(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e)
+{
+    ex_binary_in(m, b, pre, in, e, 0);
 }
 
 /* A call: min/max nested pairwise, floor/ceil of an integer division exact, select as ?:,

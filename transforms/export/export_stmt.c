@@ -326,7 +326,9 @@ static int ex_phase_if(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
         if (c.n) strbuf_printf(&c, " && ");
         ex_expr(m, &c, &pre, in, cj[i]);
     }
-    if (nt) {
+    if (nt && m->mode == EX_INSPECT && !ex_block_holds(s->u.if_.then_blk, IR_S_SEND)) {
+        /* nothing of the phase to record */
+    } else if (nt) {
         if (pre.s) strbuf_printf(b, "%s", pre.s);
         ex_indent(b, in);
         if (c.n) strbuf_printf(b, "if (%s) {   /* the phase's condition on %s holds */\n", c.s, m->pl->nest->u.for_.vars[0].var);

@@ -601,6 +601,44 @@ static char *tidy_headers(char *text)
     return text;
 }
 
+/* `if ((c))` written `if (c)`: the condition's own parentheses dropped where they enclose all of
+ * it (the emitter parenthesises every operation). */
+static char *tidy_if_parens(char *text)
+{
+    char *w = text;
+    for (const char *r = text; *r;) {
+        size_t k = skip_lexical(r);
+        if (k) {
+            memmove(w, r, k);
+            w += k;
+            r += k;
+            continue;
+        }
+        if (!strncmp(r, "if ((", 5) && (r == text || (!isalnum((unsigned char)r[-1]) && r[-1] != '_'))) {
+            int depth = 0;
+            const char *c = r + 4;   /* the inner parenthesis */
+            for (; *c; c++) {
+                size_t q = skip_lexical(c);
+                if (q) { c += q - 1; continue; }
+                if (*c == '(') depth++;
+                else if (*c == ')' && --depth == 0) break;
+            }
+            if (*c == ')' && c[1] == ')') {   /* the inner pair closes where the outer does */
+                memcpy(w, "if (", 4);
+                w += 4;
+                size_t inner = (size_t)(c - (r + 5));
+                memmove(w, r + 5, inner);
+                w += inner;
+                r = c + 1;   /* the outer `)` follows */
+                continue;
+            }
+        }
+        *w++ = *r++;
+    }
+    *w = 0;
+    return text;
+}
+
 char *ex_tidy(char *text)
 {
     text = tidy_inline(text);
@@ -609,5 +647,6 @@ char *ex_tidy(char *text)
     text = tidy_defs(text);
     text = tidy_voids(text);
     text = tidy_headers(text);
+    text = tidy_if_parens(text);
     return tidy_lines(text);
 }
