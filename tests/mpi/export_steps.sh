@@ -34,7 +34,7 @@ if chain "$ROOT/examples/polybench/atax.apm" "$STM_ATAX" "kind=blocked procs=2" 
         "$(grep -c 'rt_exchange_put(' <<<"$c") $(grep -c 'rt_exchange_put_run(' <<<"$c")" "0 1"
     expect_match "atax: the loop over p runs at its points" "$c" \
         '/\* the loop over p: its body runs only where a test holds, at 0, isub\(t, 1\), and at every value'
-    expect_match "atax: ... and over the whole block at step 0" "$c" 'const int p_all = \(\(t == 0\)\);'
+    expect_match "atax: ... and over the whole block at step 0" "$c" 'const int p_all = \(t == 0\);'
     expect_match "atax: the next point" "$cs" \
         'for \(int64_t p = p_all \? .* : rt_point_from\(p_at, 2, .*\); p <= p_end; p = p_all \? p \+ 1 : rt_point_from\(p_at, 2, p \+ 1\)\) \{'
     # the S4 loops (step function): the version without sends is vectorised where gcc

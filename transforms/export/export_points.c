@@ -116,6 +116,7 @@ int ex_point_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block
     ex_expr(m, &lo, &pre, in, v->lo);
     ex_expr(m, &hi, &pre, in, v->hi);
     strbuf term = {0};   /* an if's invariant conjuncts; the ifs' terms each once */
+    int nkeys = 0;
     for (int i = 0; i < s.nrange; i++) {
         int first = !i || s.group[i] != s.group[i - 1], last = i == s.nrange - 1 || s.group[i + 1] != s.group[i];
         if (first) term.n = 0;
@@ -123,10 +124,17 @@ int ex_point_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block
         ex_expr(m, &term, &pre, in, s.range[i]);
         if (!last) continue;
         char *key = xasprintf("(%s)", term.s);
-        if (!range.s || !strstr(range.s, key)) strbuf_printf(&range, "%s%s", range.n ? " || " : "", key);
+        if (!range.s || !strstr(range.s, key)) {
+            strbuf_printf(&range, "%s%s", range.n ? " || " : "", key);
+            nkeys++;
+        }
         free(key);
     }
     strbuf_free(&term);
+    if (nkeys == 1) {   /* one test: its parentheses are the line's */
+        memmove(range.s, range.s + 1, range.n - 2);
+        range.s[range.n -= 2] = 0;
+    }
     for (int i = 0; i < s.npoints; i++) {
         strbuf e = {0}, c = {0};
         ex_expr(m, &e, &pre, in, s.at[i][0]);
