@@ -415,6 +415,11 @@ static ir_type resolve_call(checker *C, ir_expr *e, int mode, const char *what)
     case IR_F_SQRT:
         if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
         return e->type = IR_DOUBLE;
+    case IR_F_SIN: case IR_F_COS: case IR_F_TAN: case IR_F_EXP: case IR_F_LOG: case IR_F_POW:
+        if (n != ir_libm_nargs(e->u.call.f))
+            chk_err(C, e->pos, "%s takes %d argument%s, found %d", fn, ir_libm_nargs(e->u.call.f),
+                    ir_libm_nargs(e->u.call.f) == 1 ? "" : "s", n);
+        return e->type = IR_DOUBLE;
     case IR_F_ISQRT:
         if (n != 1) chk_err(C, e->pos, "%s takes 1 argument, found %d", fn, n);
         else if (all != IR_INT) chk_err(C, e->pos, "isqrt needs an integer argument");

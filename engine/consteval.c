@@ -195,6 +195,12 @@ static cval ev_call(evaluator *E, const ir_expr *e)
     }
     case IR_F_CRAND: case IR_F_CLRAND48: case IR_F_CDRAND48:
         return ev_random(E, e);
+    case IR_F_SIN: case IR_F_COS: case IR_F_TAN: case IR_F_EXP: case IR_F_LOG: case IR_F_POW: {
+        double x = as_real(ev(E, a0)), y = e->u.call.nargs > 1 ? as_real(ev(E, e->u.call.args[1])) : 0;
+        v.real = 1;
+        v.r = ir_libm_call(e->u.call.f, x, y);
+        return v;
+    }
     }
     return v;
 }

@@ -10,6 +10,7 @@
 #include "mem.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,7 +519,8 @@ static const char *const func_names[] = {
     [IR_F_MIN] = "min", [IR_F_MAX] = "max", [IR_F_FLOOR] = "floor", [IR_F_CEIL] = "ceil",
     [IR_F_ABS] = "abs", [IR_F_SQRT] = "sqrt", [IR_F_ISQRT] = "isqrt", [IR_F_SELECT] = "select",
     [IR_F_BAND] = "band", [IR_F_BOR] = "bor", [IR_F_BXOR] = "bxor", [IR_F_CRAND] = "crand",
-    [IR_F_CLRAND48] = "clrand48", [IR_F_CDRAND48] = "cdrand48"
+    [IR_F_CLRAND48] = "clrand48", [IR_F_CDRAND48] = "cdrand48", [IR_F_SIN] = "sin", [IR_F_COS] = "cos",
+    [IR_F_TAN] = "tan", [IR_F_EXP] = "exp", [IR_F_LOG] = "log", [IR_F_POW] = "pow"
 };
 static const char *const reduce_names[] = {
     [IR_R_SUM] = "sum", [IR_R_PROD] = "prod", [IR_R_MAX] = "max", [IR_R_MIN] = "min"
@@ -549,6 +551,26 @@ static const char *const clause_names[] = {
 const char *ir_level_name(ir_level l) { return NAME_OF(level_names, l); }
 const char *ir_op_text(ir_op op) { return NAME_OF(op_texts, op); }
 const char *ir_func_name(ir_func f) { return NAME_OF(func_names, f); }
+
+/* math.h's functions the language has, by argument count (their names are func_names'). */
+static const struct { ir_func f; double (*one)(double); double (*two)(double, double); } libm_funcs[] = {
+    { IR_F_SIN, sin, NULL }, { IR_F_COS, cos, NULL }, { IR_F_TAN, tan, NULL },
+    { IR_F_EXP, exp, NULL }, { IR_F_LOG, log, NULL }, { IR_F_POW, NULL, pow },
+};
+
+int ir_libm_nargs(ir_func f)
+{
+    for (size_t i = 0; i < sizeof libm_funcs / sizeof libm_funcs[0]; i++)
+        if (libm_funcs[i].f == f) return libm_funcs[i].one ? 1 : 2;
+    return 0;
+}
+
+double ir_libm_call(ir_func f, double x, double y)
+{
+    for (size_t i = 0; i < sizeof libm_funcs / sizeof libm_funcs[0]; i++)
+        if (libm_funcs[i].f == f) return libm_funcs[i].one ? libm_funcs[i].one(x) : libm_funcs[i].two(x, y);
+    return 0;
+}
 const char *ir_reduce_name(ir_reduce_op r) { return NAME_OF(reduce_names, r); }
 const char *ir_coll_name(ir_coll_kind k) { return NAME_OF(coll_names, k); }
 const char *ir_clause_name(ir_clause_kind k) { return NAME_OF(clause_names, k); }

@@ -91,6 +91,9 @@ typedef enum ir_func {
     IR_F_MIN, IR_F_MAX, IR_F_FLOOR, IR_F_CEIL, IR_F_ABS, IR_F_SQRT, IR_F_ISQRT,
     IR_F_SELECT,                     /* select(c, a, b): a when c != 0, else b (only the one taken is evaluated) */
     IR_F_BAND, IR_F_BOR, IR_F_BXOR,  /* bitwise and, or, xor of two integers */
+    /* the C library's math functions of doubles (ir_libm_call: the simulator, the constant
+     * evaluator and the exported program call the same functions of math.h) */
+    IR_F_SIN, IR_F_COS, IR_F_TAN, IR_F_EXP, IR_F_LOG, IR_F_POW,
     /* the C library's random numbers by call number (engine/crand.h), in init values only:
      * crand(seed, k) -> int, clrand48([seed,] k) -> int, cdrand48([seed,] k) -> double */
     IR_F_CRAND, IR_F_CLRAND48, IR_F_CDRAND48
@@ -480,6 +483,10 @@ const char *ir_level_name(ir_level l);
 int ir_level_parse(const char *s, ir_level *out);    /* 1 on success */
 const char *ir_op_text(ir_op op);
 const char *ir_func_name(ir_func f);
+/* The number of arguments of f when it is one of math.h's functions (IR_F_SIN .. IR_F_POW), else 0. */
+int ir_libm_nargs(ir_func f);
+/* math.h's function f of x (and y, pow's exponent): the one definition of their values. */
+double ir_libm_call(ir_func f, double x, double y);
 const char *ir_reduce_name(ir_reduce_op r);
 const char *ir_coll_name(ir_coll_kind k);          /* "bcast", "reduce_bal", .. */
 int ir_coll_parse(const char *s, ir_coll_kind *out); /* 1 on success */

@@ -382,7 +382,9 @@ static int64_t ev_i(op_env *E, const ir_expr *e)
         case IR_F_BAND: return n == 2 ? ev_i(E, v[0]) & ev_i(E, v[1]) : 0;
         case IR_F_BOR: return n == 2 ? ev_i(E, v[0]) | ev_i(E, v[1]) : 0;
         case IR_F_BXOR: return n == 2 ? ev_i(E, v[0]) ^ ev_i(E, v[1]) : 0;
-        case IR_F_SQRT: return (int64_t)ev_d(E, e);
+        case IR_F_SQRT: case IR_F_SIN: case IR_F_COS: case IR_F_TAN: case IR_F_EXP: case IR_F_LOG:
+        case IR_F_POW:
+            return (int64_t)ev_d(E, e);
         case IR_F_CRAND: case IR_F_CLRAND48: case IR_F_CDRAND48:
             everr(E, e, "random numbers are not allowed in an operator clause");
             return 0;
@@ -430,6 +432,8 @@ static double ev_d(op_env *E, const ir_expr *e)
         case IR_F_CEIL: return ceil(ev_d(E, v[0]));
         case IR_F_ABS: return fabs(ev_d(E, v[0]));
         case IR_F_SQRT: return sqrt(ev_d(E, v[0]));
+        case IR_F_SIN: case IR_F_COS: case IR_F_TAN: case IR_F_EXP: case IR_F_LOG: case IR_F_POW:
+            return ir_libm_call(e->u.call.f, ev_d(E, v[0]), n > 1 ? ev_d(E, v[1]) : 0);
         case IR_F_SELECT: return n == 3 ? (truth(E, v[0]) ? ev_d(E, v[1]) : ev_d(E, v[2])) : 0;
         default: return (double)ev_i(E, e);
         }

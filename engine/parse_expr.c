@@ -27,7 +27,9 @@ static const struct { const char *name; ir_func f; int minargs, maxargs; } funcs
     { "ceil", IR_F_CEIL, 1, 1 }, { "abs", IR_F_ABS, 1, 1 }, { "sqrt", IR_F_SQRT, 1, 1 },
     { "isqrt", IR_F_ISQRT, 1, 1 }, { "select", IR_F_SELECT, 3, 3 }, { "band", IR_F_BAND, 2, 2 },
     { "bor", IR_F_BOR, 2, 2 }, { "bxor", IR_F_BXOR, 2, 2 }, { "crand", IR_F_CRAND, 2, 2 },
-    { "clrand48", IR_F_CLRAND48, 1, 2 }, { "cdrand48", IR_F_CDRAND48, 1, 2 },
+    { "clrand48", IR_F_CLRAND48, 1, 2 }, { "cdrand48", IR_F_CDRAND48, 1, 2 }, { "sin", IR_F_SIN, 1, 1 },
+    { "cos", IR_F_COS, 1, 1 }, { "tan", IR_F_TAN, 1, 1 }, { "exp", IR_F_EXP, 1, 1 }, { "log", IR_F_LOG, 1, 1 },
+    { "pow", IR_F_POW, 2, 2 },
 };
 static const struct { const char *name; ir_reduce_op r; } reductions[] = {
     { "sum", IR_R_SUM }, { "prod", IR_R_PROD }, { "max", IR_R_MAX }, { "min", IR_R_MIN },

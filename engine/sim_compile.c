@@ -224,7 +224,7 @@ static int sim_free_slots(const ir_expr *e, int *slots, int n, int max, int dept
         n = sim_free_slots(e->u.op.a, slots, n, max, depth + 1);
         return sim_free_slots(e->u.op.b, slots, n, max, depth + 1);
     case IR_E_CALL:
-        if (e->u.call.f == IR_F_SQRT) return -1;
+        if (e->u.call.f == IR_F_SQRT || ir_libm_nargs(e->u.call.f)) return -1;
         for (int i = 0; i < e->u.call.nargs && n >= 0; i++)
             n = sim_free_slots(e->u.call.args[i], slots, n, max, depth + 1);
         return n;
@@ -361,6 +361,15 @@ static sim_node *sim_compile_call(sim_ctx *c, const ir_expr *e)
         n->a = na == 2 ? sim_compile_expr(c, args[0], IR_INT) : NULL;
         n->b = sim_compile_expr(c, args[na - 1], IR_INT);
         return (na == 1 || n->a) && n->b ? n : NULL;
+    }
+    case IR_F_SIN: case IR_F_COS: case IR_F_TAN: case IR_F_EXP: case IR_F_LOG: case IR_F_POW: {
+        if (na != ir_libm_nargs(e->u.call.f)) return sim_cerr(c, e, "wrong number of arguments");
+        sim_node *n = sim_new(c, SO_LIBMD, e);
+        if (!n) return NULL;
+        n->ival = e->u.call.f;
+        n->a = sim_compile_expr(c, args[0], IR_DOUBLE);
+        n->b = na > 1 ? sim_compile_expr(c, args[1], IR_DOUBLE) : NULL;
+        return n->a && (na == 1 || n->b) ? n : NULL;
     }
     case IR_F_BAND: case IR_F_BOR: case IR_F_BXOR: {
         if (na != 2) return sim_cerr(c, e, "a bitwise function takes 2 arguments");

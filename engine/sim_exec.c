@@ -708,6 +708,10 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
     case SO_MIND: case SO_MAXD: return sim_eval_minmaxd(c, n);
     case SO_ABSD: return fabs(sim_eval_d(c, n->a));
     case SO_SQRTD: return sqrt(sim_eval_d(c, n->a));
+    case SO_LIBMD: {
+        double x = sim_eval_d(c, n->a);
+        return ir_libm_call((ir_func)n->ival, x, n->b ? sim_eval_d(c, n->b) : 0);
+    }
     case SO_FLOORD: return floor(sim_eval_d(c, n->a));
     case SO_CEILD: return ceil(sim_eval_d(c, n->a));
     case SO_I2D: return (double)sim_eval_i(c, n->a);

@@ -45,7 +45,8 @@ typedef enum sim_op {
     /* double-valued */
     SO_CD, SO_LD, SO_ADDD, SO_SUBD, SO_MULD, SO_DIVD, SO_MODD, SO_NEGD,
     SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD,
-    SO_ACCD_SR, SO_SELD, SO_REPEATD, SO_CDRAND48
+    SO_ACCD_SR, SO_SELD, SO_REPEATD, SO_CDRAND48,
+    SO_LIBMD                      /* math.h's function ival (an ir_func) of a (and b) */
 } sim_op;
 
 /* Strength reduction: a reduction's body is compiled a second time with its affine accesses as

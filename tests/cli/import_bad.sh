@@ -63,8 +63,9 @@ region "break" "break" 'for (i = 0; i < n; i++) { if (x[i] > 2) break; x[i] = 1;
 region "switch" "switch" 'for (i = 0; i < n; i++) switch (C[i]) { case 1: x[i] = 0; }'
 region "a call of a function that is not math" "a call of 'foo'; supported calls: sqrt, fabs" \
     'for (i = 0; i < n; i++) x[i] = foo(x[i]);'
-region "exp (not in the language)" "a call of 'exp'" 'for (i = 0; i < n; i++) x[i] = exp(x[i]);'
-region "pow (not in the language)" "a call of 'pow'" 'for (i = 0; i < n; i++) x[i] = pow(x[i], 2.0);'
+region "atan (not in the language)" "a call of 'atan'; supported calls: sqrt, fabs, sin, cos, tan, exp, log, pow" \
+    'for (i = 0; i < n; i++) x[i] = atan(x[i]);'
+region "fmod (not in the language)" "a call of 'fmod'" 'for (i = 0; i < n; i++) x[i] = fmod(x[i], 2.0);'
 region "a call as a statement" "a call as a statement" 'for (i = 0; i < n; i++) foo(x[i]);'
 region "a non-affine subscript" "non-affine" 'for (i = 0; i < n; i++) for (j = 0; j < n; j++) A[i][j * j % n] = B[i][j];'
 region "a non-affine loop bound" "non-affine loop bound" 'for (i = 0; i < n; i++) for (j = 0; j < i * i; j++) A[i][j % n] = 1;'

@@ -44,7 +44,7 @@ static void init_arrays(int64_t me)
             for (int64_t y = imax(0, imod(me, q) * b - 1), y_end = imin(n - 1, b + imod(me, q) * b);
                  y <= y_end; y++) {
                 a[(imod(g0, 2) * (b + 2) + x - (ifloordiv(me, q) * b - 1)) * (b + 2)
-                  + y - (imod(me, q) * b - 1)] = imod((x * 31 + y * 17), 13);
+                  + y - (imod(me, q) * b - 1)] = imod(x * 31 + y * 17, 13);
             }
         }
     }
@@ -177,7 +177,7 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
                                  + y - imod(rp - 1, q) * b + 1));
                 }
                 /* send a[t][x - o1][y - o2] */
-                if ((n >= x + 2) && (x >= 1) && (y == 0) && (imod((y + 1), b) == 0)) {
+                if ((n >= x + 2) && (x >= 1) && (y == 0) && (imod(y + 1, b) == 0)) {
                     for (int64_t rt_dest = imax(rp + 1, 0), rt_last = imin(rp + 1, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
@@ -196,7 +196,7 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
                                 ((imod(0, 2) * (b + 2) + x + b - o1) * (b + 2) + y - o2));
                 }
                 /* send a[t][x - o1][y - o2] */
-                if ((x == 0) && (n >= y + 2) && (y >= 1) && (imod((x + 1), b) == 0)) {
+                if ((x == 0) && (n >= y + 2) && (y >= 1) && (imod(x + 1, b) == 0)) {
                     for (int64_t rt_dest = imax(rp + q, 0), rt_last = imin(rp + q, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
@@ -214,7 +214,7 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
                                 ((imod(0, 2) * (b + 2) + x - ifloordiv(rp - 1, q) * b + 1) * (b + 2)
                                  + y - imod(rp - 1, q) * b + 1));
                 }
-                if ((n >= y + 3) && (imod((y + 1), b) == 0)) {   /* send a[t][x - o1][y - o2] */
+                if ((n >= y + 3) && (imod(y + 1, b) == 0)) {   /* send a[t][x - o1][y - o2] */
                     for (int64_t rt_dest = imax(rp + 1, 0), rt_last = imin(rp + 1, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
@@ -231,7 +231,7 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
                                                            + y - o2),
                                 ((imod(0, 2) * (b + 2) + x + b - o1) * (b + 2) + y - o2));
                 }
-                if ((n >= x + 3) && (imod((x + 1), b) == 0)) {   /* send a[t][x - o1][y - o2] */
+                if ((n >= x + 3) && (imod(x + 1, b) == 0)) {   /* send a[t][x - o1][y - o2] */
                     for (int64_t rt_dest = imax(rp + q, 0), rt_last = imin(rp + q, 3);
                          rt_dest <= rt_last; rt_dest++)
                         if (rt_dest != me) rt_pattern_add(pattern, (int)(rt_dest - 0), 0,
@@ -299,7 +299,7 @@ static uint64_t output_checksum(int64_t me)
                         for (int64_t y = 0, y_end = n - 1; y <= y_end; y++) {
                             if (g0 == steps) {
                                 const int64_t rt_k = x * n + y - rt_base;
-                                if (!computed[rt_k]) region[rt_k] = imod((x * 31 + y * 17), 13);
+                                if (!computed[rt_k]) region[rt_k] = imod(x * 31 + y * 17, 13);
                             }
                         }
                     }

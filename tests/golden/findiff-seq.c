@@ -30,7 +30,7 @@ static void init_arrays(void)
         const int64_t g0 = 0;
         for (int64_t x = 0, x_end = n - 1; x <= x_end; x++) {
             for (int64_t y = 0, y_end = n - 1; y <= y_end; y++) {
-                a[(imod(g0, 2) * n + x) * n + y] = imod((x * 31 + y * 17), 13);
+                a[(imod(g0, 2) * n + x) * n + y] = imod(x * 31 + y * 17, 13);
             }
         }
     }

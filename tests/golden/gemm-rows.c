@@ -43,19 +43,19 @@ static void init_arrays(int64_t me)
     /* init C */
     for (int64_t i = imax(0, me * b), i_end = imin(ni - 1, b + me * b - 1); i <= i_end; i++) {
         for (int64_t j = 0, j_end = nj - 1; j <= j_end; j++) {
-            C[(i - (me * b)) * nj + j] = (1.0 * (double)imod((i * j + 1), ni) / (double)ni);
+            C[(i - (me * b)) * nj + j] = (1.0 * (double)imod(i * j + 1, ni) / (double)ni);
         }
     }
     /* init A */
     for (int64_t i = imax(0, me * b), i_end = imin(ni - 1, b + me * b - 1); i <= i_end; i++) {
         for (int64_t j = 0, j_end = nk - 1; j <= j_end; j++) {
-            A[(i - (me * b)) * nk + j] = (1.0 * (double)imod((i * (j + 1)), nk) / (double)nk);
+            A[(i - (me * b)) * nk + j] = (1.0 * (double)imod(i * (j + 1), nk) / (double)nk);
         }
     }
     /* init B */
     for (int64_t i = 0, i_end = nk - 1; i <= i_end; i++) {
         for (int64_t j = 0, j_end = nj - 1; j <= j_end; j++) {
-            B[i * nj + j] = (1.0 * (double)imod((i * (j + 2)), nj) / (double)nj);
+            B[i * nj + j] = (1.0 * (double)imod(i * (j + 2), nj) / (double)nj);
         }
     }
 }
@@ -155,7 +155,7 @@ static uint64_t output_checksum(int64_t me)
                     for (int64_t j = 0, j_end = nj - 1; j <= j_end; j++) {
                         const int64_t rt_k = i * nj + j - rt_base;
                         if (!computed[rt_k]) region[rt_k] =
-                                (1.0 * (double)imod((i * j + 1), ni) / (double)ni);
+                                (1.0 * (double)imod(i * j + 1, ni) / (double)ni);
                     }
                 }
                 rt_checksum_doubles(&hash, region, (size_t)region_size);

@@ -275,7 +275,7 @@ static void init_arrays(int64_t me)
          i_end = imin(n, ((me * b + 1) + ((a_ext_tab[me][0]) - 1))); i <= i_end; i++) {
         for (int64_t j = 1, j_end = imin(n, (1 + ((a_ext_tab[me][1]) - 1))); j <= j_end; j++) {
             a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + (j - 1))] =
-                    (imod((i * 7 + j * 13), 17) + (i == j) * 4 * n);
+                    (imod(i * 7 + j * 13, 17) + (i == j) * 4 * n);
         }
     }
 }
@@ -313,9 +313,9 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
             u[u_rowbase(me, i) + j] =
                     ((a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red3)
                      / l[l_rowbase(me, i) + i]);
-            /* send u[i][j]: one record for processors ifloordiv(p, b) .. ifloordiv((n - 1), b) */
+            /* send u[i][j]: one record for processors ifloordiv(p, b) .. ifloordiv(n - 1, b) */
             if (1)
-                rt_mcast_put(rt_mc, (int)(ifloordiv(p, b) - 0), (int)(ifloordiv((n - 1), b) - 0),
+                rt_mcast_put(rt_mc, (int)(ifloordiv(p, b) - 0), (int)(ifloordiv(n - 1, b) - 0),
                              u_gidx(i, j) * 3 + 2, u[u_rowbase(me, i) + j]);
         }
     }

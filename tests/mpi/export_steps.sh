@@ -29,7 +29,7 @@ if chain "$ROOT/examples/polybench/atax.apm" "$STM_ATAX" "kind=blocked procs=2" 
         '^ +if \(t == 19\)   /\* the steps at which some processor sends \*/$'
     expect_match "atax: at m = 41, t = 21" "$(cat "$TMP"/ax41/*_syndm.c)" '^ +if \(t == 21\)   /\* the steps at which some'
     expect_match "atax: the loop over j's send goes out after it as a run, its condition tested once" "$cs" \
-        '/\* the loop.s sends, a run of records each: its elements are final now \*/ const int64_t j = 0; /\* the run.s first element \*/ const int64_t rt_n = n - j; if \(rt_n > 0 && \(m >= t \+ 1 && imod\(\(p \+ 1\), b\) == 0\)\) \{ /\* send y\[j\] \*/'
+        '/\* the loop.s sends, a run of records each: its elements are final now \*/ const int64_t j = 0; /\* the run.s first element \*/ const int64_t rt_n = n - j; if \(rt_n > 0 && \(m >= t \+ 1 && imod\(p \+ 1, b\) == 0\)\) \{ /\* send y\[j\] \*/'
     expect_eq "atax: no put per element in the step, one run" \
         "$(grep -c 'rt_exchange_put(' <<<"$c") $(grep -c 'rt_exchange_put_run(' <<<"$c")" "0 1"
     expect_match "atax: the loop over p runs at its points" "$c" \

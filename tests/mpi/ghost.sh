@@ -67,7 +67,7 @@ expect_eq "hockney, slow network: the ghost leaf costs less than the plain leaf"
 P export "$g2" -o "$TMP/gx" >"$TMP/out" 2>&1
 expect_match "the ghost leaf exports with the halo pattern" "$(cat "$TMP/out")" "C\+MPI, halo"
 expect_match "the main loop exchanges every second step" "$(cat "$TMP/gx/findiff_syndm.c")" \
-    "if \(\(imod\(\(t - 1\), 2\) == 1\) && \(t < steps\)\)"
+    "if \(\(imod\(t - 1, 2\) == 1\) && \(t < steps\)\)"
 for np in 2 3 4; do
     out=$(P run "$g2" -np $np --json 2>&1 | tail -1)
     expect_eq "ghost leaf -np $np: the simulation's checksum" \

@@ -4,7 +4,9 @@
 # and lrand48() after srand48, random() and rand() % k, consecutive nests) reach a distributed
 # program that computes what the C program computes.  Each: `polyapm init FILE.c`; `run ROOT
 # -np 1` (the sequential export) prints the checksum of the C program's own dump (built with gcc
-# -O0 -ffp-contract=off, hashed by tests/polybench/dumpsum.c); `explore ROOT -D procs=2` reaches a
+# -O0 -ffp-contract=off, hashed by tests/polybench/dumpsum.c); so does mathfns.c, whose values come
+# from math.h's sin, cos, exp, pow (the exported program calls the functions the simulator
+# calls); `explore ROOT -D procs=2` reaches a
 # verified syndm leaf whose `run LEAF -np 2` prints it too (every rank draws its part of the
 # values by call number).  The sequential export of rand.c carries crand.h and rt_crand.h, builds
 # with -Werror and runs clean under AddressSanitizer (rand's cache freed); a program without
@@ -39,7 +41,7 @@ derived() {
         "$(printf '%s' "$run" | json "j['checksum']")" "$want"
 }
 
-for k in rand drand48 random rand_nests; do derived "$k"; done
+for k in rand drand48 random rand_nests mathfns; do derived "$k"; done
 
 # the sequential export of rand.c: its files, -Werror, AddressSanitizer
 "$POLYAPM" -w "$TMP/rand.pdg" export ROOT -o "$TMP/rand-seq" >/dev/null 2>&1

@@ -218,6 +218,8 @@ static int ex_bare_operand(const ex_em *m, const ir_expr *e, const ir_expr *c, i
     return (pc >= 3 && pc <= 4) || (pc == pe && left);
 }
 
+static void ex_arg(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *x, int cast);
+
 /* A binary operation: integer / and % (and + - * where checked) through intsem's helpers, else
  * the C operator, an int operand of a double operation converted first as the simulator does;
  * parenthesised unless bare (where its context makes the parentheses redundant). */
@@ -228,9 +230,9 @@ static void ex_binary_in(const ex_em *m, strbuf *b, strbuf *pre, int in, const i
     if (ex_binary_call(m, e)) {
         strbuf_printf(b, "%s(", op == IR_OP_DIV ? "ifloordiv" : op == IR_OP_MOD ? "imod"
                                 : op == IR_OP_ADD ? "iadd" : op == IR_OP_SUB ? "isub" : "imul");
-        ex_expr(m, b, pre, in, e->u.op.a);
+        ex_arg(m, b, pre, in, e->u.op.a, 0);
         strbuf_printf(b, ", ");
-        ex_expr(m, b, pre, in, e->u.op.b);
+        ex_arg(m, b, pre, in, e->u.op.b, 0);
         strbuf_printf(b, ")");
         return;
     }
@@ -255,6 +257,15 @@ static void ex_binary_in(const ex_em *m, strbuf *b, strbuf *pre, int in, const i
 static void ex_binary(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e)
 {
     ex_binary_in(m, b, pre, in, e, 0);
+}
+
+/* An argument of a call, or a cast's operand when cast: an operation without parentheses of its
+ * own where the call's are enough (f(a + b), not f((a + b))). */
+static void ex_arg(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *x, int cast)
+{
+    if (cast) strbuf_printf(b, "(double)");
+    if (!cast && ex_prec(m, x)) ex_binary_in(m, b, pre, in, x, 1);
+    else ex_expr(m, b, pre, in, x);
 }
 
 /* A call: min/max nested pairwise, floor/ceil of an integer division exact, select as ?:,
@@ -300,6 +311,15 @@ static void ex_call(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_exp
         ex_expr(m, b, pre, in, e->u.call.args[0]);
         strbuf_printf(b, " %s ", f == IR_F_BAND ? "&" : f == IR_F_BOR ? "|" : "^");
         ex_expr(m, b, pre, in, e->u.call.args[1]);
+        strbuf_printf(b, ")");
+        return;
+    }
+    if (ir_libm_nargs(f)) {   /* math.h's, of doubles: the simulator's ir_libm_call */
+        strbuf_printf(b, "%s(", ir_func_name(f));
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            if (i) strbuf_printf(b, ", ");
+            ex_arg(m, b, pre, in, e->u.call.args[i], e->u.call.args[i]->type == IR_INT);
+        }
         strbuf_printf(b, ")");
         return;
     }

@@ -582,7 +582,7 @@ static char *tidy_lines(own_take char *text)
 /* The standard headers a program includes only for some of its calls, left out without them. */
 static const struct { const char *line, *const *calls; } ex_optional_headers[] = {
     {"#include <math.h>\n", (const char *const[]){"sqrt", "floor", "ceil", "fabs", "pow", "exp", "log", "sin", "cos",
-                                                "fmin", "fmax", "round", "trunc", "isnan", "isinf", NULL}},
+                                                "fmin", "fmax", "round", "trunc", "isnan", "isinf", "tan", NULL}},
     {"#include <string.h>\n", (const char *const[]){"memcpy", "memset", "memmove", "memcmp", "strcmp", "strlen",
                                                   "strncmp", NULL}},
 };

@@ -275,8 +275,12 @@ static char *cast(imp *I, CXCursor e)
                      "integer types, between floating types, and from an integer to a floating type");
 }
 
-static const binop_row calls[] = {
-    {"sqrt", "sqrt"}, {"fabs", "abs"}, {NULL, NULL},
+/* math.h's functions the language has: C's name, the language's, the arguments; a call of
+ * constants is computed at import (the same math.h), except sqrt and fabs, written as they are. */
+static const struct call_row { const char *c, *apm; int nargs, fold; } calls[] = {
+    {"sqrt", "sqrt", 1, 0}, {"fabs", "abs", 1, 0}, {"sin", "sin", 1, 1}, {"cos", "cos", 1, 1},
+    {"tan", "tan", 1, 1}, {"exp", "exp", 1, 1}, {"log", "log", 1, 1}, {"pow", "pow", 2, 1},
+    {NULL, NULL, 0, 0},
 };
 
 /* The value a formula function returns, as text: declarations of scalars with their values, then
@@ -359,21 +363,24 @@ static char *inline_call(imp *I, CXCursor e, CXCursor def, const char *name)
 static char *call(imp *I, CXCursor e)
 {
     char *name = imp_spelling(I, e);
-    const binop_row *row = calls;
+    const struct call_row *row = calls;
     while (row->c && strcmp(row->c, name) != 0) row++;
     CXCursor def = clang_getCursorDefinition(clang_getCursorReferenced(e));
     if (!row->c && !clang_Cursor_isNull(def) && imp_in_file(I, def)) return inline_call(I, e, def, name);
     double v;
-    if (!row->c && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
+    if ((!row->c || row->fold) && imp_const(I, e, &v)) return real_text(I, v);   /* exp(-alpha): computed now */
     if (!row->c && imp_rand_is_call(I, e)) return imp_rand_value(I, e);   /* rand(): crand(seed, k) */
     if (!row->c)
-        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, exp, pow, log, sin, cos of constants "
-                         "(computed at import: the .apm language has no other math function), and the file's own "
-                         "formula functions", name);
+        return imp_error(I, e, "a call of '%s'; supported calls: sqrt, fabs, sin, cos, tan, exp, log, pow (of "
+                         "doubles: math.h's), the C library's random numbers in initial values (rand, random, "
+                         "drand48, lrand48 and their seeds), and the file's own formula functions", name);
     int nargs = clang_Cursor_getNumArguments(e);
-    if (nargs != 1) return imp_error(I, e, "'%s' with %d arguments; supported: one", name, nargs);
+    if (nargs != row->nargs)
+        return imp_error(I, e, "'%s' with %d argument%s; it takes %d", name, nargs, nargs == 1 ? "" : "s", row->nargs);
     char *a = expr_any(I, clang_Cursor_getArgument(e, 0));
-    return a ? imp_printf(I, "%s(%s)", row->apm, a) : NULL;
+    char *b = a && nargs > 1 ? expr_any(I, clang_Cursor_getArgument(e, 1)) : NULL;
+    if (!a || (nargs > 1 && !b)) return NULL;
+    return nargs > 1 ? imp_printf(I, "%s(%s, %s)", row->apm, a, b) : imp_printf(I, "%s(%s)", row->apm, a);
 }
 
 static char *conditional(imp *I, CXCursor e)

@@ -222,7 +222,8 @@ static const char *const reserved[] = {
     "let", "if", "else", "for", "step", "seq", "par", "proc", "send", "to", "at", "when", "as", "cost",
     "double", "int", "min", "max", "floor", "ceil", "abs", "sqrt", "isqrt", "select", "band", "bor", "bxor",
     "sum", "prod", "repeat", "op", "by", "from", "block", "bcast", "reduce", "allreduce", "scan", "exscan",
-    "allgather", "gather", "scatter", "multicast", "and", "or", "crand", "clrand48", "cdrand48", NULL,
+    "allgather", "gather", "scatter", "multicast", "and", "or", "crand", "clrand48", "cdrand48", "sin", "cos",
+    "tan", "exp", "log", "pow", NULL,
 };
 
 char *imp_apm_name(imp *I, const char *cname)

@@ -231,7 +231,7 @@ static int outer_only(const ir_expr *e, const names *bound)
     case IR_E_UNARY: case IR_E_BINARY:
         return outer_only(e->u.op.a, bound) && (!e->u.op.b || outer_only(e->u.op.b, bound));
     case IR_E_CALL:
-        if (e->u.call.f == IR_F_SQRT) return 0;
+        if (e->u.call.f == IR_F_SQRT || ir_libm_nargs(e->u.call.f)) return 0;
         for (int i = 0; i < e->u.call.nargs; i++)
             if (!outer_only(e->u.call.args[i], bound)) return 0;
         return 1;

@@ -362,7 +362,7 @@ static int maybe_double(const dlets *D, const ir_expr *e)
         return 0;
     case IR_E_UNARY: case IR_E_BINARY: return maybe_double(D, e->u.op.a) || maybe_double(D, e->u.op.b);
     case IR_E_CALL:
-        if (e->u.call.f == IR_F_SQRT) return 1;
+        if (e->u.call.f == IR_F_SQRT || ir_libm_nargs(e->u.call.f)) return 1;
         for (int i = 0; i < e->u.call.nargs; i++) if (maybe_double(D, e->u.call.args[i])) return 1;
         return 0;
     case IR_E_REDUCE: return 1;
