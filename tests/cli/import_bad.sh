@@ -104,7 +104,8 @@ printf 'static void k(int n, double x[8]) {\n#pragma scop\n  for (int i = 0; i <
 bad "a C syntax error" "syntax\\.c:3:[0-9]+: error: C: expected ';'" -- "$f"
 f=$TMP/noscop.c
 printf 'static void k(int n, double x[8]) { for (int i = 0; i < n; i++) x[i] = 1; }\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"
-bad "no #pragma scop" "noscop\\.c:1:1: error: no #pragma scop" -- "$f"
+printf 'static void k(double x[8]) { x[0] = 1; }\nint main(void) { static double x[8]; k(x); return 0; }\n' >"$TMP/noloop.c"
+bad "no #pragma scop, no loop" "noloop\\.c:1:1: error: no #pragma scop \\.\\. #pragma endscop region, and no loop nest" -- "$TMP/noloop.c"
 bad "--function of no function" "noscop\\.c:1:1: error: no function 'nothere'" -- "$f" --function nothere
 bad "--output of no array" "noscop\\.c: error: --output y: not an array" -- "$f" --function k --output y
 f=$TMP/uncalled.c

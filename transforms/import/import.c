@@ -160,13 +160,9 @@ static int choose_region(imp *I, const char *src)
         memcpy(cand, all, sizeof all);
         nc = n;
     }
+    if (nc == 0 && !I->o->function) return imp_auto_region(I);   /* no #pragma scop */
     int k = pick_scop(I, cand, nc);
     if (k == -1) return -1;
-    if (k == -2 && !I->o->function) {
-        diag_add(I->d, I->o->file, 1, 1, "no #pragma scop .. #pragma endscop region; supported: such a region in a "
-                 "function, or --function F");
-        return -1;
-    }
     I->have_scop = k >= 0;
     if (k >= 0) { I->scop_lo = cand[k].lo; I->scop_hi = cand[k].hi; }
     if (!I->o->function) {
@@ -491,8 +487,12 @@ static void emit_init(imp *I, imp_sym *s, strbuf *out)
 
 static void emit(imp *I, const char *name, char **outs, int nouts, const char *region, strbuf *out)
 {
-    strbuf_printf(out, "# %s, imported by polyapm import (%s of %s)\n", I->o->file,
-                   I->have_scop ? "the #pragma scop region" : "the body", imp_spelling(I, I->kernel));
+    if (I->auto_lo)
+        strbuf_printf(out, "# %s, imported by polyapm import (the loop nest of lines %d-%d of %s: no #pragma scop)\n",
+                      I->o->file, I->auto_lo, I->auto_hi, imp_spelling(I, I->kernel));
+    else
+        strbuf_printf(out, "# %s, imported by polyapm import (%s of %s)\n", I->o->file,
+                      I->have_scop ? "the #pragma scop region" : "the body", imp_spelling(I, I->kernel));
     if (I->o->command) strbuf_printf(out, "# imported with: %s\n", I->o->command);
     strbuf_printf(out, "program %s\nlevel source\n", name);
     for (imp_sym *s = I->syms; s; s = s->next)

@@ -283,6 +283,13 @@ static const struct call_row { const char *c, *apm; int nargs, fold; } calls[] =
     {NULL, NULL, 0, 0},
 };
 
+int imp_math_call(const char *name)
+{
+    for (const struct call_row *row = calls; row->c; row++)
+        if (!strcmp(row->c, name)) return 1;
+    return 0;
+}
+
 /* The value a formula function returns, as text: declarations of scalars with their values, then
  * `return e;` (NULL after an error). */
 static char *formula_body(imp *I, CXCursor def, CXCursor at, const char *name)

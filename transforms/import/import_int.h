@@ -101,6 +101,7 @@ typedef struct imp {
     void **pool; int npool, cappool;   /* strings and bindings freed at the end */
     unsigned scop_lo, scop_hi;  /* the region: file offsets of its first and last line */
     int have_scop;
+    int auto_lo, auto_hi;       /* without #pragma scop: the lines of the loop nest taken as the region */
     CXCursor kernel, main_fn, kernel_call;
     int nlabels;                /* statements labelled so far */
     int in_init;                /* reading the init code (values) rather than the region (statements) */
@@ -170,8 +171,15 @@ imp_sym *imp_sym_find(imp *I, const char *name);
 /* The .apm spelling of a C name (keywords and built-in names get a '_' appended); pooled. */
 char *imp_apm_name(imp *I, const char *cname);
 
+/* ---- import_auto.c: the kernel of a file without #pragma scop ---- */
+/* Chooses the loop nest that is the kernel (I->kernel, the region's offsets and lines); 0, or -1
+ * with the reason. */
+int imp_auto_region(imp *I);
+
 /* ---- import_expr.c: expressions to .apm text (pooled; NULL after an error) ---- */
 char *imp_expr(imp *I, CXCursor e);
+/* Is name one of math.h's functions the language has (sqrt, fabs, sin, ..)? */
+int imp_math_call(const char *name);
 /* Is the integer expression known to be >= 0? */
 int imp_nonneg(imp *I, CXCursor e);
 /* The array element or scalar an lvalue names: its symbol and subscript cursors. */

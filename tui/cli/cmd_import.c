@@ -125,9 +125,11 @@ static const cli_opt import_opts[] = {
     {.name = "-D", .kind = OPT_FN, .value = "NAME[=VALUE]", .set = cli_cimport_define, .flags = OPT_REPEAT,
      .help = "define a macro, as for cc (PolyBench: -D MINI_DATASET -D DATA_TYPE_IS_DOUBLE)"},
     {.name = "--function", .kind = OPT_STR, .value = "F", .off = offsetof(import_args, c.function),
-     .help = "import F's #pragma scop region, else its body (default: the file's region)"},
+     .help = "import F's #pragma scop region, else its body (default: the file's region; without one, "
+             "the deepest loop nest of a function other than main, else of main)"},
     {.name = "--region", .kind = OPT_STR, .value = "K|line:L", .off = offsetof(import_args, c.region),
-     .help = "of several #pragma scop regions, the K-th (from 1) or the one holding line L"},
+     .help = "of several #pragma scop regions (without any: of the file's loop nests), the K-th (from "
+             "1) or the one holding line L"},
     {.name = "--param", .kind = OPT_FN, .value = "NAME=VALUE", .set = cli_cimport_param, .flags = OPT_REPEAT,
      .help = "the value of a size the C program reads when it runs (n = atoi(argv[1])), or sets"},
     {.name = "--init", .kind = OPT_FN, .value = "'A[i] = e'", .set = cli_cimport_init, .flags = OPT_REPEAT,
@@ -144,7 +146,7 @@ static const cli_opt import_opts[] = {
 };
 
 int cmd_import(int argc, char **argv);
-const cli_spec cmd_import_spec = {"import", "FILE.c", "a C kernel (#pragma scop region) as a source-level program",
+const cli_spec cmd_import_spec = {"import", "FILE.c", "a C kernel (#pragma scop region, or loop nest) as a source-level program",
                                   import_opts, 1, NULL, NULL, cmd_import};
 
 static int write_file(const char *path, const char *text)
