@@ -106,6 +106,8 @@ f=$TMP/noscop.c
 printf 'static void k(int n, double x[8]) { for (int i = 0; i < n; i++) x[i] = 1; }\nint main(void) { static double x[8]; k(8, x); return 0; }\n' >"$f"
 printf 'static void k(double x[8]) { x[0] = 1; }\nint main(void) { static double x[8]; k(x); return 0; }\n' >"$TMP/noloop.c"
 bad "no #pragma scop, no loop" "noloop\\.c:1:1: error: no #pragma scop \\.\\. #pragma endscop region, and no loop nest" -- "$TMP/noloop.c"
+printf 'void k(int n, double (*a)[n]) {\n#pragma scop\n  for (int i = 0; i < n; i++) a[i][0] = 1;\n#pragma endscop\n}\n' >"$TMP/rows.c"
+bad "a pointer to rows no call passes an array" "rows\\.c:1:24: error: the number of rows of 'a' \\(a pointer to rows\\) is not known: no call of the kernel passes it an array" -- "$TMP/rows.c" --param n=8
 bad "--function of no function" "noscop\\.c:1:1: error: no function 'nothere'" -- "$f" --function nothere
 bad "--output of no array" "noscop\\.c: error: --output y: not an array" -- "$f" --function k --output y
 f=$TMP/uncalled.c

@@ -76,16 +76,29 @@ static void bracket_dims(imp *I, toks *k, int ndims, const char *cname, char **t
     }
 }
 
+/* Is the variable declared as a pointer, `(*A)[n]`, rather than an array parameter `A[][n]`? */
+static int pointer_declarator(imp *I, toks *k, const char *cname)
+{
+    unsigned i = 0;
+    while (i < k->n && strcmp(tok(I, k, i), cname) != 0) i++;
+    return i + 1 < k->n && strcmp(tok(I, k, i + 1), ")") == 0;
+}
+
 int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
 {
     long long size[IMP_MAXDIM];
     int nd = 0, rows = 0;
     t = clang_getCanonicalType(t);
     if (t.kind == CXType_Pointer) {
-        /* an array parameter: its first extent is only in the text; a local pointer to an array
-         * (PolyBench's heap arrays, used as (*B)[i][j]): the array it points to; one used as
-         * A[i][j] points to rows: its first extent is the allocation's */
-        if (clang_getCursorKind(decl) == CXCursor_ParmDecl) size[nd++] = -1;
+        /* an array parameter: its first extent is only in the text, or, declared as a pointer to
+         * rows (double (*A)[n]), it is the extent of what the kernel's caller passes; a local
+         * pointer to an array (PolyBench's heap arrays, used as (*B)[i][j]): the array it points
+         * to; one used as A[i][j] points to rows: its first extent is the allocation's */
+        toks k = {NULL, 0};
+        clang_tokenize(I->tu, clang_getCursorExtent(decl), &k.t, &k.n);
+        int ptr = pointer_declarator(I, &k, imp_spelling(I, decl));
+        clang_disposeTokens(I->tu, k.t, k.n);
+        if (clang_getCursorKind(decl) == CXCursor_ParmDecl) { size[nd++] = -1; rows = ptr; }
         else if (imp_row_pointer(I, decl)) { size[nd++] = -1; rows = 1; }
         t = clang_getCanonicalType(clang_getPointeeType(t));
     }
@@ -112,7 +125,14 @@ int imp_dims(imp *I, CXCursor decl, CXType t, imp_sym *s)
     bracket_dims(I, &k, nd - rows, imp_spelling(I, decl), txt + rows, num + rows);
     clang_disposeTokens(I->tu, k.t, k.n);
     if (rows && !s->local) {
-        char *first = imp_alloc_extent(I, s, decl);
+        int param = clang_getCursorKind(decl) == CXCursor_ParmDecl;
+        if (param && clang_Cursor_isNull(s->lin_decl)) {
+            imp_error(I, decl, "the number of rows of '%s' (a pointer to rows) is not known: no call of the kernel "
+                      "passes it an array of the file; supported: a call passing an array or a pointer to rows "
+                      "the file allocates (double (*a)[n] = malloc(m * sizeof *a))", s->name);
+            return -1;
+        }
+        char *first = imp_alloc_extent(I, s, param ? s->lin_decl : decl);
         if (!first) return -1;
         s->dims[0] = xstrdup(first);
     }
@@ -177,6 +197,20 @@ static int param_value(imp *I, CXCursor arg, imp_sym *p)
     return 0;
 }
 
+
+/* The variable a call's argument names under casts and parentheses ((double *)A, (A)), or null. */
+static CXCursor passed_decl(imp *I, CXCursor a)
+{
+    (void)I;
+    CXCursor arg = imp_unwrap(a);
+    while (clang_getCursorKind(arg) == CXCursor_CStyleCastExpr || clang_getCursorKind(arg) == CXCursor_ParenExpr) {
+        CXCursor kid[2];
+        int m = imp_children(arg, kid, 2);
+        if (m < 1) break;
+        arg = imp_unwrap(kid[m - 1]);
+    }
+    return clang_getCursorKind(arg) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(arg) : clang_getNullCursor();
+}
 /* The kernel's arguments: bindings in I->env (the kernel's names) and in *main_env (the names
  * main passes). */
 int imp_kernel_params(imp *I)
@@ -216,16 +250,7 @@ int imp_kernel_params(imp *I)
         }
         enum CXTypeKind pk = clang_getCanonicalType(clang_getPointeeType(t)).kind;
         if (imp_is_numbers_pointer(t) && called) {   /* double *A: linearised */
-            CXCursor arg = imp_unwrap(a);
-            while (clang_getCursorKind(arg) == CXCursor_CStyleCastExpr || clang_getCursorKind(arg) == CXCursor_ParenExpr) {
-                CXCursor kid[2];
-                int m = imp_children(arg, kid, 2);
-                if (m < 1) break;
-                arg = imp_unwrap(kid[m - 1]);
-            }
-            CXCursor from = clang_getCursorKind(arg) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(arg)
-                                                                                : clang_getNullCursor();
-            imp_sym *s = imp_linear_sym(I, cname, p, from);
+            imp_sym *s = imp_linear_sym(I, cname, p, passed_decl(I, a));
             if (!s) return -1;
             imp_bind_sym(I, cname, s);
             continue;
@@ -237,6 +262,8 @@ int imp_kernel_params(imp *I)
         }
         imp_sym *s = imp_sym_new(I, cname, SYM_ARRAY);
         imp_bind_sym(I, cname, s);
+        if (t.kind == CXType_Pointer)   /* double (*a)[n]: the caller's array gives its rows */
+            s->lin_decl = called ? passed_decl(I, a) : clang_getNullCursor();
         if (imp_dims(I, p, t, s) != 0) return -1;
     }
     return 0;

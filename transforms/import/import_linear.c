@@ -78,16 +78,37 @@ static int peel(imp *I, CXCursor e, CXCursor *x, char **s, CXCursor *r)
 
 /* ---- the first extent: the allocation's factors ---- */
 
-static void factors(imp *I, CXCursor e, CXCursor *out, int *n)
+/* The extents a sizeof of an array type names (sizeof(double[n][m]): n, m), outer first: their
+ * number (none for sizeof of an element or a variable). */
+static int sizeof_extents(CXCursor e, CXCursor *out, int max)
+{
+    CXCursor kid[IMP_MAXDIM + 2];
+    int n = imp_children(e, kid, IMP_MAXDIM + 2), k = 0;
+    for (int i = 0; i < n && i < IMP_MAXDIM + 2 && k < max; i++) {
+        enum CXCursorKind ck = clang_getCursorKind(kid[i]);
+        /* the type's size expressions (their conversions to size_t follow, unexposed) */
+        if (clang_isExpression(ck) && ck != CXCursor_UnaryExpr && ck != CXCursor_UnexposedExpr) out[k++] = kid[i];
+    }
+    return k;
+}
+
+/* The factors of an allocation's size; those of a sizeof of an array type (malloc(sizeof(double
+ * [n][m]))) counted from `from` on (the row's extents of a pointer to rows left out). */
+static void factors(imp *I, CXCursor e, CXCursor *out, int *n, int rowdims)
 {
     CXCursor kid[2];
     e = strip(I, e);
     if (is_op(I, e, "*", kid)) {
-        factors(I, kid[0], out, n);
-        factors(I, kid[1], out, n);
+        factors(I, kid[0], out, n, rowdims);
+        factors(I, kid[1], out, n, rowdims);
         return;
     }
-    if (clang_getCursorKind(e) == CXCursor_UnaryExpr) return;   /* sizeof */
+    if (clang_getCursorKind(e) == CXCursor_UnaryExpr) {   /* sizeof */
+        CXCursor ext[IMP_MAXDIM + 2];
+        int k = sizeof_extents(e, ext, IMP_MAXDIM + 2);
+        for (int i = 0; i + rowdims < k && *n < 16; i++) out[(*n)++] = ext[i];
+        return;
+    }
     if (*n < 16) out[(*n)++] = e;
 }
 
@@ -155,7 +176,8 @@ static char *first_extent(imp *I, imp_sym *s, CXCursor at, char **strides, int n
         return imp_error(I, at, "the allocation of the linearised array '%s' is not in the file; %s", s->name, LINEAR);
     CXCursor f[16];
     int nf = 0;
-    for (int k = 0, n = clang_Cursor_getNumArguments(call); k < n; k++) factors(I, clang_Cursor_getArgument(call, k), f, &nf);
+    for (int k = 0, n = clang_Cursor_getNumArguments(call); k < n; k++)
+        factors(I, clang_Cursor_getArgument(call, k), f, &nf, s->ndims ? s->ndims - 1 : nstrides);
     if (nf == 0)
         return imp_error(I, call, "the allocation of '%s' does not say its extents (only sizeof); supported: "
                          "malloc(n * m * sizeof *A), malloc(n * sizeof *A) for double (*A)[m]", s->name);
