@@ -58,6 +58,11 @@ static void fmt_real(char *out, size_t n, double v)
         snprintf(out, n, "%.*g", prec, v);
         if (strtod(out, NULL) == v) break;
     }
+    if (strchr(out, 'e') && fabs(v) >= 1e-4 && fabs(v) < 1e15)   /* 10.0 and 0.0015, not 1e+01 */
+        for (int digits = 1; digits <= 20; digits++) {
+            snprintf(out, n, "%.*f", digits, v);
+            if (strtod(out, NULL) == v) break;
+        }
     if (!strpbrk(out, ".e")) {
         size_t l = strlen(out);
         if (l + 3 <= n) memcpy(out + l, ".0", 3);

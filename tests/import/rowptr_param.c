@@ -1,6 +1,8 @@
 /* rowptr_param.c — C99 as textbooks write it: the kernel takes pointers to rows, double (*a)[n],
- * which main allocates with malloc(sizeof(double[n][n])) for a size read from the command line;
- * no #pragma scop (import_styles.sh). */
+ * which main allocates with malloc(sizeof(double[n][n])) and malloc(n * sizeof *b) for a size
+ * read from the command line, its values from math.h, two assignments joined by a comma; no
+ * #pragma scop (import_styles.sh). */
+#include <math.h>
 #include <stdlib.h>
 #include "dump.h"
 // style: pointer-to-row parameters, malloc(sizeof(double[n][n]))
@@ -23,12 +25,9 @@ int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 64;
     double (*a)[n] = malloc(sizeof(double[n][n]));
-    double (*b)[n] = malloc(sizeof(double[n][n]));
+    double (*b)[n] = malloc(n * sizeof *b);
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            a[i][j] = (i * 3 + j) % 11;
-            b[i][j] = 0;
-        }
+        for (int j = 0; j < n; j++) a[i][j] = sin(0.1 * i) * exp(-j / 10.0) + (i * 3 + j) % 11, b[i][j] = 0;
     jacobi(n, 6, a, b);
     DUMP_BEGIN("a");
     for (int i = 0; i < n; i++)

@@ -410,10 +410,14 @@ static int simple(imp *I, ctx *c, CXCursor s)
     if (op && (strcmp(op, "=") == 0 || strcmp(op, "++") == 0 || strcmp(op, "--") == 0 ||
                (k == CXCursor_CompoundAssignOperator && strchr("+-*/", op[0]))))
         return assignment(I, c, s, op);
+    CXCursor pair[2];
+    if (op && strcmp(op, ",") == 0 && imp_children(s, pair, 2) == 2)   /* a = x, b = y: one after the other */
+        return simple(I, c, imp_unwrap(pair[0])) || simple(I, c, imp_unwrap(pair[1])) ? -1 : 0;
     if (k == CXCursor_ReturnStmt) return 0;
     CXString ks = clang_getCursorKindSpelling(k);
     imp_error(I, s, "%s in the code before the kernel; supported: for loops, if/else, declarations, calls of "
-              "functions of the file, and assignments (= += -= *= /= ++ --)", clang_getCString(ks));
+              "functions of the file, and assignments (= += -= *= /= ++ --, several joined by commas)",
+              clang_getCString(ks));
     clang_disposeString(ks);
     return -1;
 }
