@@ -28,6 +28,8 @@
  *                                   L + o; the median of batches (interleaved over K and BYTES,
  *                                   so that a slow spell is no one point's)
  *
+ * Before them, the microbenchmarks of the processor and its memory (micro.c: cache, micro lines).
+ *
  * Usage: mpirun -np N bench [quick]   (P runs over 2..N on sub-communicators of the first P ranks;
  * `quick` uses fewer repetitions and message counts, for tests).
  */
@@ -35,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "micro.h"
 
 enum { MSG_BYTES = 20, XMAX = 512 };
 
@@ -272,8 +276,11 @@ int main(int argc, char **argv)
     if (wrank == 0) printf("ranks %d\ntick %.9e\n", wsize, tick());
     if (wrank == 0) printf("# step_work %.3e s\n", time_work(2000));
     fflush(stdout);
+    if (wrank == 0) fprintf(stderr, "calibrate: [1/%d] the processor and its caches (microbenchmarks)\n", wsize);
+    micro_run(MPI_COMM_WORLD, quick);
     for (int P = 2; P <= wsize; P++) {
         bench b = {0};
+        if (wrank == 0) fprintf(stderr, "calibrate: [%d/%d] messages on %d ranks\n", P, wsize, P);
         MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &b.comm);
         if (b.comm != MPI_COMM_NULL) {
             MPI_Comm_rank(b.comm, &b.rank);
