@@ -160,3 +160,40 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT)
         a->wclass = SIM_WORK_ACCUM;
 }
+
+/* Do accesses a and b reach the same element: the same array, the same affine subscripts? */
+static int sim_same_element(const sim_node *a, const sim_node *b)
+{
+    if (a->array != b->array || a->n != b->n) return 0;
+    for (int d = 0; d < a->n; d++) {
+        const sim_aff *x = &a->sub[d].aff, *y = &b->sub[d].aff;
+        if (a->sub[d].gen || b->sub[d].gen || x->c != y->c || x->n != y->n) return 0;
+        for (int i = 0; i < x->n; i++)
+            if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
+    }
+    return 1;
+}
+
+/* Does n read the element `lhs` names, or hold a reduction (`sum(..)`: an accumulator)? */
+static int sim_chain_walk(const sim_node *n, const sim_node *lhs)
+{
+    if (!n) return 0;
+    if (n->op == SO_REDD || n->op == SO_REDI) return 1;
+    if (sim_is_access(n->op)) return lhs && sim_same_element(n, lhs);
+    if (sim_chain_walk(n->a, lhs) || sim_chain_walk(n->b, lhs) || sim_chain_walk(n->c, lhs)) return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_chain_walk(n->args[i], lhs)) return 1;
+    return 0;
+}
+
+/* A unit-stride chain is an accumulation (SIM_WORK_ACCUM): a reduction over a unit stride, or an
+ * assignment whose target stays put while its innermost loop runs and which reads it (mvt's
+ * x1[i] = x1[i] + A[i][j] * y1[j], j innermost): each turn waits for the last one's addition,
+ * which exported code keeps in order (no reassociation), so the loop runs at the latency of an
+ * addition, not at the speed of its operations and streams.  Called after sim_stmt_streams (the
+ * statement's streams are counted as a unit statement's). */
+void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
+{
+    if (st->wclass != SIM_WORK_UNIT) return;
+    int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
+    if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL)) st->wclass = SIM_WORK_ACCUM;
+}

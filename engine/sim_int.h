@@ -392,6 +392,9 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
+/* A unit-stride chain (a reduction, or a fixed target read and written) made an accumulation
+ * (sim_classes.c). */
+void sim_stmt_chain(const sim_ctx *c, sim_stmt *st);
 /* At most how many turns loop v runs when it is the point loop of a tile (v = max(.., V) ..
  * min(.., V + k) with V an enclosing loop's variable: k + 1), else 0. */
 int64_t sim_tile_trip(const ir_loopvar *v);
