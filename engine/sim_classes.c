@@ -79,14 +79,18 @@ static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
     return step > 0 && step % SIM_ALIAS_BYTES == 0 ? SIM_WORK_ALIASED : SIM_WORK_STRIDED;
 }
 
+enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
+
 /* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
- * subscript moves, else STRIDED or ALIASED (sim_walk_class). */
+ * subscript moves, else STRIDED or ALIASED (sim_walk_class).  A subscript moves through the lets
+ * it names (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
 static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
 {
     int cls = SIM_WORK_SCALAR;
     for (int d = 0; d < n->n; d++) {
         const sim_sub *sb = &n->sub[d];
-        int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, NULL) : sim_aff_coef(&sb->aff, slot) != 0;
+        int lets = SIM_CLASS_LETS;
+        int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, &lets) : sim_aff_moves(c, &sb->aff, slot, &lets);
         if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
         if (moves) cls = SIM_WORK_UNIT;
     }
