@@ -44,9 +44,8 @@ echo "load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg 
 M=${BENCH_MACHINE:-}
 if [ -z "$M" ]; then
     start=$(date +%s.%N)
-    "$POLYAPM" calibrate -np $NP --no-store --json >"$tmp/calib.json" 2>"$tmp/calib.err" ||
+    "$POLYAPM" calibrate -np $NP --json >"$tmp/calib.json" 2>"$tmp/calib.err" ||
         { echo "bench_accuracy: calibrate failed: $(tail -1 "$tmp/calib.err")"; exit 1; }
-    "$POLYAPM" calibrate --raw "$XDG_CACHE_HOME/polyapm/calibrate-local.raw" >/dev/null 2>&1
     M=local
     echo "calibrate -np $NP: $(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$start" "$(date +%s.%N)") s"
 fi
