@@ -516,6 +516,16 @@ static double cost_levels_price(const sim_trace *t, const cost_profile *p, int i
     return d > held ? z + p->stream_price * (d - held) / d : z;
 }
 
+/* The price of a restart on processor i (cost.h, `levels`): restart_price, or with the levels
+ * set, restart_price for the part of the processor's data beyond the last level (a restart within
+ * the caches finds its next row there). */
+static double cost_restart_price(const sim_trace *t, const cost_profile *p, int i)
+{
+    if (cost_levels_price(t, p, i) < 0 || !(p->cache_bytes > 0)) return p->restart_price;
+    double d = t->data_bytes[i];
+    return d > p->cache_bytes ? p->restart_price * (d - p->cache_bytes) / d : 0;
+}
+
 /* The price of a stream's element on processor i (cost.h, `streams`): by the levels that hold
  * its data, or stream_price, or between stream_cached_price and it; 0 when unset. */
 static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i)
@@ -563,7 +573,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
         priced = 1;
     }
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
-    if (t->restarts && p->restart_price > 0) w += p->restart_price * t->restarts[at];
+    if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
     return priced && w < 0 ? 0 : w;
 }
 

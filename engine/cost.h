@@ -88,7 +88,9 @@
  *            at stream_cached_price, memory beyond it at stream_price):
  *              z_i = Σ_k z_k·(min(D_i, C_k) − min(D_i, C_k−1))/D_i + stream_price·max(0, D_i − C_last)/D_i
  *            a sweep over the processor's data finds the part each level holds there (the data's
- *            reuse distance is its size).  Unset (every profile before them): `cache` above,
+ *            reuse distance is its size).  A restart (`streams`) costs restart_price for the
+ *            part of D_i beyond the last level, max(0, D_i − C_last)/D_i, nothing within the
+ *            caches (the next row is there: no prefetcher to wait for).  Unset (every profile before them): `cache` above,
  *            bit for bit.  `polyapm calibrate` measures the levels with microbenchmarks of its
  *            own (engine/calib.h).
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).

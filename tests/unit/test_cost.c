@@ -462,6 +462,25 @@ static void test_levels(void)
     q = p;
     q.cache2_bytes = q.stream2_price = -1;
     T_NEAR("levels: the first and the last", levels_total(&q, 2000, 50), 100 + 50 * 2.5, 1e-9);
+    /* restarts: restart_price for the part of the data beyond the last level, none within */
+    q = p;
+    q.restart_price = 100;
+    sim_trace t;
+    trace_init(&t, 1, 1, 100);
+    double z = 0, d = 800, r = 3;
+    t.streams = &z;
+    t.data_bytes = &d;
+    t.restarts = &r;
+    cost_summary s;
+    T_EQ_INT("levels: restarts within the caches cost nothing", cost_evaluate("polyapm", &t, &q, &s) == 0 &&
+             s.total == 100, 1);
+    cost_summary_free(&s);
+    d = 32000;
+    T_EQ_INT("levels: restarts beyond them, their part at restart_price", cost_evaluate("polyapm", &t, &q, &s) == 0 &&
+             fabs(s.total - (100 + 3 * 100 * 0.5)) < 1e-9, 1);
+    cost_summary_free(&s);
+    t.streams = t.data_bytes = t.restarts = NULL;
+    trace_free(&t);
     char *txt = cost_profile_format(cost_profile_builtin("scali2004"));
     T_CHECK("scali2004's text has no level keys", txt && !strstr(txt, "cache1_bytes") && !strstr(txt, "stream1_price") &&
             !strstr(txt, "latency"), "%s", txt);
