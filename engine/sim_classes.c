@@ -165,27 +165,47 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
         a->wclass = SIM_WORK_ACCUM;
 }
 
-/* Do accesses a and b reach the same element: the same array, the same affine subscripts? */
+static int sim_same_aff(const sim_aff *x, const sim_aff *y)
+{
+    if (x->c != y->c || x->n != y->n) return 0;
+    for (int i = 0; i < x->n; i++)
+        if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
+    return 1;
+}
+
+/* Are the integer nodes a and b the same computation (operator, variable, constant, affine form,
+ * operands)?  Calls and reductions are not compared: not the same. */
+static int sim_same_int(const sim_node *a, const sim_node *b)
+{
+    if (!a || !b) return a == b;
+    if (a->op != b->op || a->slot != b->slot || a->ival != b->ival || a->args || b->args || a->sub || b->sub ||
+        a->op == SO_REDI)
+        return 0;
+    if ((a->op == SO_AFF || a->op == SO_CMPAFF) && !sim_same_aff(&a->aff, &b->aff)) return 0;
+    return sim_same_int(a->a, b->a) && sim_same_int(a->b, b->b) && sim_same_int(a->c, b->c);
+}
+
+/* Do accesses a and b reach the same element: the same array, the same subscripts? */
 static int sim_same_element(const sim_node *a, const sim_node *b)
 {
     if (a->array != b->array || a->n != b->n) return 0;
     for (int d = 0; d < a->n; d++) {
-        const sim_aff *x = &a->sub[d].aff, *y = &b->sub[d].aff;
-        if (a->sub[d].gen || b->sub[d].gen || x->c != y->c || x->n != y->n) return 0;
-        for (int i = 0; i < x->n; i++)
-            if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
+        const sim_sub *x = &a->sub[d], *y = &b->sub[d];
+        if (x->gen || y->gen ? !sim_same_int(x->gen, y->gen) : !sim_same_aff(&x->aff, &y->aff)) return 0;
     }
     return 1;
 }
 
-/* Does n read the element `lhs` names, or hold a reduction (`sum(..)`: an accumulator)? */
-static int sim_chain_walk(const sim_node *n, const sim_node *lhs)
+/* Does n read the element `lhs` names, or hold a reduction (`sum(..)`: an accumulator, whose
+ * ticks a step go to *step)? */
+static int sim_chain_walk(const sim_node *n, const sim_node *lhs, double *step)
 {
     if (!n) return 0;
-    if (n->op == SO_REDD || n->op == SO_REDI) return 1;
+    if (n->op == SO_REDD || n->op == SO_REDI) { *step = n->dticks; return 1; }
     if (sim_is_access(n->op)) return lhs && sim_same_element(n, lhs);
-    if (sim_chain_walk(n->a, lhs) || sim_chain_walk(n->b, lhs) || sim_chain_walk(n->c, lhs)) return 1;
-    for (int i = 0; n->args && i < n->n; i++) if (sim_chain_walk(n->args[i], lhs)) return 1;
+    if (sim_chain_walk(n->a, lhs, step) || sim_chain_walk(n->b, lhs, step) || sim_chain_walk(n->c, lhs, step))
+        return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_chain_walk(n->args[i], lhs, step)) return 1;
     return 0;
 }
 
@@ -193,11 +213,16 @@ static int sim_chain_walk(const sim_node *n, const sim_node *lhs)
  * assignment whose target stays put while its innermost loop runs and which reads it (mvt's
  * x1[i] = x1[i] + A[i][j] * y1[j], j innermost): each turn waits for the last one's addition,
  * which exported code keeps in order (no reassociation), so the loop runs at the latency of an
- * addition, not at the speed of its operations and streams.  Called after sim_stmt_streams (the
- * statement's streams are counted as a unit statement's). */
+ * addition, not at the speed of its operations and streams.  The class counts two ticks a step
+ * (what an accumulation's price is measured against: a multiply and an add), the rest of a
+ * longer step (syrk's C[i][j] + alpha * A[i][k] * A[j][k]) is scalar work.  Called after
+ * sim_stmt_streams (the statement's streams are counted as a unit statement's). */
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
 {
-    if (st->wclass != SIM_WORK_UNIT) return;
+    if (st->wclass != SIM_WORK_UNIT || st->has_cost) return;
     int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
-    if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL)) st->wclass = SIM_WORK_ACCUM;
+    double step = st->ticks;
+    if (!sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) return;
+    st->wclass = SIM_WORK_ACCUM;
+    st->class_share = step > 2 ? 2 / step : 0;
 }

@@ -108,6 +108,8 @@ struct sim_stmt {
     int guard_work;               /* send: its guard's ticks count as work (not inside a `cost N`
                                      region): the trace's guard records them */
     int wclass;                   /* assignment: its work class (SIM_WORK_*, sim_stmt_class) */
+    double class_share;           /* the part of its ticks its class counts (0: all): a chain's
+                                     two ticks a step (sim_stmt_chain), the rest scalar work */
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */
     double stream_ratio;          /* the reduction's per tick */
