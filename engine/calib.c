@@ -97,6 +97,7 @@ static int parse_micro(raw *r, const char *line)
     int l = (int)level;
     if (!strcmp(name, "update")) { m->update[l] = secs; m->bytes[l] = bytes; return 0; }
     if (!strcmp(name, "chase")) { m->chase[l] = secs; return 0; }
+    if (!strcmp(name, "strided") && l > 0) { m->walk[l] = secs; return 0; }
     double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
                 : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
                 : !strcmp(name, "restart") ? &m->restart : NULL;
@@ -197,6 +198,7 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     pr->accum_price = pr->unit_cached_price = pr->cache_bytes = pr->stream_price = pr->stream_cached_price = -1;
     pr->restart_price = pr->cache1_bytes = pr->cache2_bytes = pr->stream1_price = pr->stream2_price = -1;
     pr->latency1 = pr->latency2 = pr->latency_cached = pr->latency_mem = -1;
+    pr->strided1_price = pr->strided2_price = pr->strided_cached_price = -1;
     if (!(m->update[1] > 0 && m->poly > 0 && m->nlevels >= 1 && m->cache_bytes[1] > 0)) return;
     double op = (m->poly - m->update[1]) / 14;
     if (!(op > 0)) {
@@ -207,15 +209,20 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     pr->tick_seconds = op;
     /* the levels: the first, the second when there are three, the last; memory */
     int last = m->nlevels;
-    double *bytes[CALIB_LEVELS + 1] = { NULL }, *price[CALIB_LEVELS + 1] = { NULL }, *lat[CALIB_LEVELS + 1] = { NULL };
-    bytes[1] = &pr->cache1_bytes, price[1] = &pr->stream1_price, lat[1] = &pr->latency1;
-    if (last >= 3) bytes[2] = &pr->cache2_bytes, price[2] = &pr->stream2_price, lat[2] = &pr->latency2;
-    if (last >= 2) bytes[last] = &pr->cache_bytes, price[last] = &pr->stream_cached_price, lat[last] = &pr->latency_cached;
+    double *bytes[CALIB_LEVELS + 1] = { NULL }, *price[CALIB_LEVELS + 1] = { NULL }, *lat[CALIB_LEVELS + 1] = { NULL },
+           *walk[CALIB_LEVELS + 1] = { NULL };
+    bytes[1] = &pr->cache1_bytes, price[1] = &pr->stream1_price, lat[1] = &pr->latency1, walk[1] = &pr->strided1_price;
+    if (last >= 3)
+        bytes[2] = &pr->cache2_bytes, price[2] = &pr->stream2_price, lat[2] = &pr->latency2, walk[2] = &pr->strided2_price;
+    if (last >= 2)
+        bytes[last] = &pr->cache_bytes, price[last] = &pr->stream_cached_price, lat[last] = &pr->latency_cached,
+        walk[last] = &pr->strided_cached_price;
     for (int l = 1; l <= last; l++) {
         if (!bytes[l] || !(m->cache_bytes[l] > 0)) continue;
         *bytes[l] = m->cache_bytes[l] / (m->sharing[l] >= 1 ? m->sharing[l] : 1);
         if (m->update[l] > 0) *price[l] = nonneg(m->update[l] - 2 * op) / 2 / op;
         if (m->chase[l] > 0) *lat[l] = m->chase[l] / op;
+        if (m->walk[l] > 0) *walk[l] = m->walk[l] / 2 / op;
     }
     if (m->update[0] > 0) pr->stream_price = nonneg(m->update[0] - 2 * op) / 2 / op;
     if (m->chase[0] > 0) pr->latency_mem = m->chase[0] / op;

@@ -25,6 +25,9 @@
  *                  order: no reassociation)
  *   strided_price, the column walk s = s + c[i][j]·x[i] beyond the caches, rows 16000 and 8192
  *   aliased_price  bytes apart: seconds per element over its two ticks
+ *   strided1_price, the walk over a square matrix of half each level's share, the same way: the
+ *   strided2_price, first level, the second (when there are three), the last
+ *   strided_cached_price
  *   restart_price  the update over the first 256 elements of each row of 1024 beyond the caches:
  *                  its seconds per row less 256 elements streamed from memory (the update's
  *                  figure there), over the tick; unset with a note when not positive
@@ -75,6 +78,8 @@ typedef struct calib_micro {
     int nlevels;                                  /* `cache` lines met (levels 1 .. nlevels) */
     double cache_bytes[CALIB_LEVELS + 1], sharing[CALIB_LEVELS + 1];
     double update[CALIB_LEVELS + 1], chase[CALIB_LEVELS + 1];   /* index 0: beyond the caches */
+    double walk[CALIB_LEVELS + 1];                /* the column walk in each level (index 0: unused,
+                                                     beyond the caches it is `strided`) */
     double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
     double poly, accum, strided, aliased, restart;
     double op;                                    /* fitted: seconds per operation (0: none) */

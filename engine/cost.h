@@ -88,7 +88,9 @@
  *            at stream_cached_price, memory beyond it at stream_price):
  *              z_i = Σ_k z_k·(min(D_i, C_k) − min(D_i, C_k−1))/D_i + stream_price·max(0, D_i − C_last)/D_i
  *            a sweep over the processor's data finds the part each level holds there (the data's
- *            reuse distance is its size).  A restart (`streams`) costs restart_price for the
+ *            reuse distance is its size).  With strided1_price set, a tick of strided work
+ *            (a walk down columns) is priced the same way, by strided1_price, strided2_price,
+ *            strided_cached_price and strided_price (memory).  A restart (`streams`) costs restart_price for the
  *            part of D_i beyond the last level, max(0, D_i − C_last)/D_i, nothing within the
  *            caches (the next row is there: no prefetcher to wait for).  Unset (every profile before them): `cache` above,
  *            bit for bit.  `polyapm calibrate` measures the levels with microbenchmarks of its
@@ -169,6 +171,9 @@ typedef struct cost_profile {
                                  `levels` above); < 0 = unset */
     double stream1_price, stream2_price;  /* ticks paid per element streamed from them; < 0 =
                                  unset */
+    double strided1_price, strided2_price, strided_cached_price;   /* ticks paid per tick of
+                                 strided work whose data the first, second, last level holds
+                                 (`levels` above; strided_price: memory); < 0 = unset */
     double latency1, latency2, latency_cached, latency_mem;   /* ticks of a dependent load from
                                  each level, the last level (cache_bytes) and memory: what
                                  `calibrate` measured (reported, not priced); < 0 = unset */

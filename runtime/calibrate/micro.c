@@ -14,8 +14,10 @@
  *   micro chase LEVEL BYTES S      a dependent load in a random cycle over BYTES (the latency)
  *   micro accum 1 BYTES S          s = s + w[k] * v[k] over arrays in the first level: two
  *                                  operations an element on a chain of dependent additions
- *   micro strided 0 STEP S         s = s + c[i][j] * x[i] down the columns of a matrix beyond the
- *                                  caches, rows STEP bytes apart (16000: not a power of two)
+ *   micro strided LEVEL BYTES S    s = s + c[i][j] * x[i] down the columns of a square matrix of
+ *                                  about BYTES (half the level's share), rows a few doubles longer
+ *                                  than it is wide (no power of two); LEVEL 0: beyond the caches,
+ *                                  BYTES the step between rows (16000), 2000 rows
  *   micro aliased 0 STEP S         the same with rows 8192 bytes apart (every element of a column
  *                                  in the same cache sets)
  *   micro restart 0 BYTES S        the update over the first ROW_PART elements of each row of
@@ -229,6 +231,18 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
     if (x->rank == 0) printf("micro chase %d %.0f %.9e\n", level, bytes, t);
     free(next);
     (void)loads;
+    if (level > 0) {
+        long rows = 8;
+        while ((rows + 8) * (rows + 11) * 8 <= (long)bytes) rows += 8;
+        double *c = malloc((size_t)(rows * (rows + 3)) * sizeof *c), *xy = malloc((size_t)(2 * rows) * sizeof *xy);
+        for (long i = 0; i < rows * (rows + 3); i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
+        for (long i = 0; i < 2 * rows; i++) xy[i] = 1.0;
+        mb_job w = { K_COLUMNS, c, xy, NULL, 0, rows, rows, rows + 3, mb_reps(work / 4, (double)(rows * rows)) };
+        t = mb_time(x, &w, (double)(rows * rows));
+        if (x->rank == 0) printf("micro strided %d %.0f %.9e\n", level, bytes, t);
+        free(c);
+        free(xy);
+    }
 }
 
 /* The accumulation in the first level, the column walks and the partial rows beyond the caches. */

@@ -51,9 +51,10 @@ print(near(p['stream_price'], stream(L[0]['update'])), near(p['stream1_price'], 
       near(p['stream_cached_price'], stream(L[last]['update'])), near(p['latency_mem'], L[0]['chase'] / op),
       near(p['latency1'], L[1]['chase'] / op), near(p['strided_price'], m['strided'] / 2 / op),
       near(p['aliased_price'], m['aliased'] / 2 / op), near(p['accum_price'], m['accum'] / 2 / op),
-      p['unit_price'] == 1,
+      p['unit_price'] == 1, near(p['strided1_price'], L[1]['strided'] / 2 / op),
+      near(p['strided_cached_price'], L[last]['strided'] / 2 / op),
       p['restart_price'] < 0 and 'restart' in j['note'] or near(p['restart_price'], (m['restart'] - 256 * L[0]['update']) / op))")" \
-    "True True True True True True True True True True"
+    "True True True True True True True True True True True True"
 expect_eq "the levels' sizes: sysfs's, over the processors sharing them" "$(printf '%s' "$out" | python3 -c "
 import json,sys,os; j=json.load(sys.stdin); L=j['micro']['levels']
 def sysfs(i, f):
@@ -118,8 +119,9 @@ if [ -n "$raw" ]; then
     expect_eq "the saved measurements hold a cache line and the update and chase at each level and beyond" \
         "$(awk '$1 == "cache" { c[$2] = 1 } $1 == "micro" && ($2 == "update" || $2 == "chase") { m[$3] += 1 }
             END { ok = length(c) > 0; for (l in c) ok = ok && m[l] == 2; print ok && m[0] == 2 }' "$raw")" 1
-    expect_eq "and the poly, accum, strided, aliased and restart lines" \
-        "$(awk '$1 == "micro" && $2 ~ /^(poly|accum|strided|aliased|restart)$/ && NF == 5 { n++ } END { print n }' "$raw")" 5
+    expect_eq "and the poly, accum, aliased and restart lines, and the strided walk at each level and beyond" \
+        "$(awk '$1 == "cache" { c++ } $1 == "micro" && $2 ~ /^(poly|accum|aliased|restart)$/ && NF == 5 { n++ }
+            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' "$raw")" "4 1"
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
 fi
 printf 'tick 1e-9\nsend 2 x 3\n' >bad.raw

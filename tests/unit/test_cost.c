@@ -462,6 +462,28 @@ static void test_levels(void)
     q = p;
     q.cache2_bytes = q.stream2_price = -1;
     T_NEAR("levels: the first and the last", levels_total(&q, 2000, 50), 100 + 50 * 2.5, 1e-9);
+    /* strided work by the levels too: 100 ticks of it, at 3 in the first level, 20 from memory */
+    q = p;
+    q.strided1_price = 3, q.strided2_price = 6, q.strided_cached_price = 9, q.strided_price = 20;
+    {
+        sim_trace w;
+        trace_init(&w, 1, 1, 100);
+        double st = 100, dd = 800, *cls[SIM_WORK_CLASSES] = { NULL };
+        cls[SIM_WORK_STRIDED] = &st;
+        memcpy(w.wclass, cls, sizeof cls);
+        w.data_bytes = &dd;
+        cost_summary ws;
+        T_EQ_INT("levels: strided work in the first level at its price", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
+                 fabs(ws.total - 300) < 1e-9, 1);
+        cost_summary_free(&ws);
+        dd = 32000;
+        T_EQ_INT("levels: strided work over every level and memory", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
+                 fabs(ws.total - 100 * (3 * 1000 + 6 * 3000 + 9 * 12000 + 20 * 16000) / 32000.0) < 1e-9, 1);
+        cost_summary_free(&ws);
+        w.data_bytes = NULL;
+        memset(w.wclass, 0, sizeof w.wclass);
+        trace_free(&w);
+    }
     /* restarts: restart_price for the part of the data beyond the last level, none within */
     q = p;
     q.restart_price = 100;

@@ -132,7 +132,8 @@ static void calibration(void)
         "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro chase 2 524288 6e-9\n"
         "cache 3 33554432 2\nmicro update 3 8388608 3e-9\nmicro chase 3 8388608 2e-8\n"
         "micro update 0 134217728 9e-9\nmicro chase 0 134217728 8e-8\nmicro accum 1 16384 2e-9\n"
-        "micro strided 0 16000 5e-9\nmicro aliased 0 8192 1e-8\nmicro restart 0 134217728 2.354e-6\n";
+        "micro strided 0 16000 5e-9\nmicro aliased 0 8192 1e-8\nmicro restart 0 134217728 2.354e-6\n"
+        "micro strided 1 16384 1e-9\nmicro strided 2 524288 2e-9\nmicro strided 3 8388608 3e-9\n";
     size_t len = strlen(text);
     char *with = malloc(len + sizeof micro + 256);
     snprintf(with, len + sizeof micro, "%s%s", text, micro);
@@ -156,6 +157,9 @@ static void calibration(void)
     T_NEAR("calib.micro.accum_price", q->accum_price, 2, 1e-9);
     T_NEAR("calib.micro.strided_price", q->strided_price, 5, 1e-9);
     T_NEAR("calib.micro.aliased_price", q->aliased_price, 10, 1e-9);
+    T_NEAR("calib.micro.strided1_price", q->strided1_price, 1, 1e-9);
+    T_NEAR("calib.micro.strided2_price", q->strided2_price, 2, 1e-9);
+    T_NEAR("calib.micro.strided_cached_price", q->strided_cached_price, 3, 1e-9);
     T_NEAR("calib.micro.restart_price", q->restart_price, 100, 1e-6);
     T_CHECK("calib.micro.unit_cached_price unset", q->unit_cached_price < 0, "%g", q->unit_cached_price);
     T_NEAR("calib.micro.figures kept", r.micro.update[0], 9e-9, 0);

@@ -149,6 +149,9 @@ static const param_row param_rows[] = {
     {"unit_price", "ticks/tick", "a tick of unit-stride work (its traffic priced by the streams)"},
     {"strided_price", "ticks/tick", "a tick of a walk down columns beyond the caches (rows 16000 bytes apart)"},
     {"aliased_price", "ticks/tick", "the same, rows 8192 bytes apart (the same cache sets)"},
+    {"strided1_price", "ticks/tick", "the walk over data the first level holds"},
+    {"strided2_price", "ticks/tick", "the second (-1: none)"},
+    {"strided_cached_price", "ticks/tick", "the last level"},
     {"accum_price", "ticks/tick", "a tick of an accumulation (a chain of dependent additions)"},
     {"cache1_bytes", "bytes", "the first cache level one processor has"},
     {"cache2_bytes", "bytes", "the second, when there are three (-1: none)"},
@@ -196,8 +199,9 @@ static void print_text(const calib_result *r, double secs, const char *const *st
     if (m->op > 0) {
         printf("  microbenchmarks (ns an element; chase: a load):\n");
         for (int l = 1; l <= m->nlevels; l++)
-            printf("    L%d %8.0f KB (shared by %g): update %.4g, chase %.4g, over %.0f KB\n", l, m->cache_bytes[l] / 1024,
-                   m->sharing[l], 1e9 * m->update[l], 1e9 * m->chase[l], m->bytes[l] / 1024);
+            printf("    L%d %8.0f KB (shared by %g): update %.4g, chase %.4g, strided %.4g, over %.0f KB\n", l,
+                   m->cache_bytes[l] / 1024, m->sharing[l], 1e9 * m->update[l], 1e9 * m->chase[l], 1e9 * m->walk[l],
+                   m->bytes[l] / 1024);
         printf("    memory: update %.4g, chase %.4g, over %.0f KB\n", 1e9 * m->update[0], 1e9 * m->chase[0],
                m->bytes[0] / 1024);
         printf("    poly %.4g (op %.4g), accum %.4g, strided %.4g, aliased %.4g, restart %.4g a row\n",
@@ -224,8 +228,8 @@ static void print_json(const calib_result *r, double secs, const char *const *st
                "\"restart\":%.10g,\"levels\":[", m->op, m->poly, m->accum, m->strided, m->aliased, m->restart);
         for (int l = 0; l <= m->nlevels; l++)
             printf("%s{\"level\":%d,\"cache_bytes\":%.17g,\"sharing\":%g,\"bytes\":%.17g,\"update\":%.10g,"
-                   "\"chase\":%.10g}", l ? "," : "", l, m->cache_bytes[l], m->sharing[l], m->bytes[l], m->update[l],
-                   m->chase[l]);
+                   "\"chase\":%.10g,\"strided\":%.10g}", l ? "," : "", l, m->cache_bytes[l], m->sharing[l], m->bytes[l],
+                   m->update[l], m->chase[l], l ? m->walk[l] : m->strided);
         printf("]}");
     } else {
         printf("null");
