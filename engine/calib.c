@@ -99,6 +99,7 @@ static int parse_micro(raw *r, const char *line)
     if (!strcmp(name, "chase")) { m->chase[l] = secs; return 0; }
     if (!strcmp(name, "strided") && l > 0) { m->walk[l] = secs; return 0; }
     double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
+                : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
                 : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
                 : !strcmp(name, "restart") ? &m->restart : NULL;
     if (!one) return -1;
@@ -186,6 +187,19 @@ static int finite_pos(double v) { return isfinite(v) && v > 0; }
 
 static double nonneg(double v) { return v > 0 ? v : 0; }
 
+/* An operation's seconds: the 16-operation update less the 2-operation one, over 14; the
+ * update's half, with a note, when that is not positive. */
+static double calib_op(calib_result *out, double poly, double update, const char *what)
+{
+    double op = (poly - update) / 14;
+    if (op > 0) return op;
+    char msg[160];
+    snprintf(msg, sizeof msg, "the 16-operation update%s is no dearer than the 2-operation one: op = its seconds / 2",
+             what);
+    note(out, msg);
+    return update / 2;
+}
+
 /* The figures of the microbenchmarks into the profile (calib.h): the operation's seconds (the
  * tick), each level's stream, the accumulation, the column walks and a restart, in ticks.  Keys
  * without their lines stay as scali2004 has them (1, or unset). */
@@ -200,12 +214,10 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     pr->latency1 = pr->latency2 = pr->latency_cached = pr->latency_mem = -1;
     pr->strided1_price = pr->strided2_price = pr->strided_cached_price = -1;
     if (!(m->update[1] > 0 && m->poly > 0 && m->nlevels >= 1 && m->cache_bytes[1] > 0)) return;
-    double op = (m->poly - m->update[1]) / 14;
-    if (!(op > 0)) {
-        op = m->update[1] / 2;
-        note(out, "the 16-operation update is no dearer than the 2-operation one: op = the update's seconds / 2");
-    }
-    out->micro.op = op;
+    double vop = calib_op(out, m->poly, m->update[1], ""), op = vop;
+    if (m->poly_scalar > 0 && m->update_scalar > 0) op = calib_op(out, m->poly_scalar, m->update_scalar, " (scalar)");
+    out->micro.op = vop;
+    out->micro.op_scalar = op;
     pr->tick_seconds = op;
     /* the levels: the first, the second when there are three, the last; memory */
     int last = m->nlevels;
@@ -220,13 +232,13 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     for (int l = 1; l <= last; l++) {
         if (!bytes[l] || !(m->cache_bytes[l] > 0)) continue;
         *bytes[l] = m->cache_bytes[l] / (m->sharing[l] >= 1 ? m->sharing[l] : 1);
-        if (m->update[l] > 0) *price[l] = nonneg(m->update[l] - 2 * op) / 2 / op;
+        if (m->update[l] > 0) *price[l] = nonneg(m->update[l] - 2 * vop) / 2 / op;
         if (m->chase[l] > 0) *lat[l] = m->chase[l] / op;
         if (m->walk[l] > 0) *walk[l] = m->walk[l] / 2 / op;
     }
-    if (m->update[0] > 0) pr->stream_price = nonneg(m->update[0] - 2 * op) / 2 / op;
+    if (m->update[0] > 0) pr->stream_price = nonneg(m->update[0] - 2 * vop) / 2 / op;
     if (m->chase[0] > 0) pr->latency_mem = m->chase[0] / op;
-    pr->unit_price = 1;
+    pr->unit_price = vop / op;
     if (m->accum > 0) pr->accum_price = m->accum / 2 / op;
     if (m->strided > 0) pr->strided_price = m->strided / 2 / op;
     if (m->aliased > 0) pr->aliased_price = m->aliased / 2 / op;

@@ -6,20 +6,24 @@
  *                  microbenchmarks (runtime/calibrate/micro.c, lines `micro NAME LEVEL BYTES S`):
  *                  the element update a[i] = a[i]·c + d (two operations, two streams) and the
  *                  same element put through eight such steps (sixteen operations, the same two
- *                  streams), both in the first cache level: op = (poly − update) / 14.  Every
- *                  parameter below counted in ticks is divided by it.  Without the micro lines
+ *                  streams), both in the first cache level, built as the compiler does not
+ *                  vectorise them (update_scalar, poly_scalar: loops with guards, sends, walks):
+ *                  op = (poly − update) / 14; the vectorised pair (update, poly) gives the
+ *                  vectorised op, v, the same way (without the scalar lines, op = v).  Every
+ *                  parameter below counted in ticks is divided by op.  Without the micro lines
  *                  (older measurements, SimGrid's) the `tick` line (one floating multiply in a
  *                  memory-bound loop), the prices below unset
  *   stream1_price, what an element streamed from each level costs: the update over half the
  *   stream2_price, level's share (a level's size over the processors sharing it), less its two
- *   stream_cached_  operations, over its two streams, (update − 2·op) / 2 / op; the first level,
+ *   stream_cached_  vectorised operations, over its two streams, (update − 2·v) / 2 / op; the first level,
  *   price,         the second (when the machine has three), the last (cache_bytes) and memory
  *   stream_price   (four times the last level: stream_price); a negative figure (noise) is 0
  *   cache1_bytes,  the levels' shares from the `cache LEVEL BYTES SHARING` lines: the first, the
  *   cache2_bytes,  second when there are three, and the last
  *   cache_bytes
  *   latency1, ..   the chase's seconds per dependent load at each level and beyond (reported)
- *   unit_price     1: a tick of unit-stride work is an operation; its traffic is its streams'
+ *   unit_price     v / op: a tick of unit-stride work is a vectorised operation; its traffic is
+ *                  its streams'
  *   accum_price    the accumulation s = s + w[k]·v[k] (first level): its seconds per element over
  *                  its two ticks (a chain of dependent additions, which exported code keeps in
  *                  order: no reassociation)
@@ -81,8 +85,10 @@ typedef struct calib_micro {
     double walk[CALIB_LEVELS + 1];                /* the column walk in each level (index 0: unused,
                                                      beyond the caches it is `strided`) */
     double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
-    double poly, accum, strided, aliased, restart;
-    double op;                                    /* fitted: seconds per operation (0: none) */
+    double poly, accum, strided, aliased, restart, poly_scalar, update_scalar;
+    double op;                                    /* fitted: seconds per operation, vectorised (0: none) */
+    double op_scalar;                             /* fitted: not vectorised (the tick; op without
+                                                     the scalar lines) */
 } calib_micro;
 
 typedef struct calib_fit {

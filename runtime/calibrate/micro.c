@@ -11,6 +11,8 @@
  *                                  and two streams (a read, a write) an element
  *   micro poly LEVEL BYTES S       the same element put through eight such steps: sixteen
  *                                  operations and two streams an element (level 1 only)
+ *   micro update_scalar 1 BYTES S, the two as code the compiler does not vectorise runs them (a
+ *   micro poly_scalar 1 BYTES S    loop with a guard or a send in its body, a walk)
  *   micro chase LEVEL BYTES S      a dependent load in a random cycle over BYTES (the latency)
  *   micro accum 1 BYTES S          s = s + w[k] * v[k] over arrays in the first level: two
  *                                  operations an element on a chain of dependent additions
@@ -118,6 +120,22 @@ __attribute__((noinline)) static void mb_poly(double *a, long n, double c, doubl
     }
 }
 
+/* The same, not vectorised. */
+__attribute__((noinline, optimize("no-tree-vectorize"))) static void mb_update_scalar(double *a, long n, double c, double d)
+{
+    for (long i = 0; i < n; i++) a[i] = a[i] * c + d;
+}
+
+__attribute__((noinline, optimize("no-tree-vectorize"))) static void mb_poly_scalar(double *a, long n, double c, double d)
+{
+    for (long i = 0; i < n; i++) {
+        double x = a[i];
+        x = x * c + d; x = x * c + d; x = x * c + d; x = x * c + d;
+        x = x * c + d; x = x * c + d; x = x * c + d; x = x * c + d;
+        a[i] = x;
+    }
+}
+
 __attribute__((noinline)) static long mb_chase(const long *next, long n)
 {
     long at = 0;
@@ -158,7 +176,7 @@ typedef struct mb_ctx {
 
 /* Runs `what` (one of the kernels below) `reps` times per round on every rank at once: the
  * slowest rank's seconds of the fastest round, over `per` (elements or loads a round). */
-typedef enum { K_UPDATE, K_POLY, K_CHASE, K_ACCUM, K_COLUMNS, K_ROWS } mb_kind;
+typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_COLUMNS, K_ROWS } mb_kind;
 typedef struct mb_job { mb_kind kind; double *a, *b; long *next; long n, rows, m, step; int reps; } mb_job;
 
 static void mb_once(mb_ctx *x, const mb_job *j)
@@ -166,6 +184,8 @@ static void mb_once(mb_ctx *x, const mb_job *j)
     switch (j->kind) {
     case K_UPDATE: mb_update(j->a, j->n, x->c, x->d); break;
     case K_POLY: mb_poly(j->a, j->n, x->c, x->d); break;
+    case K_UPDATE_SCALAR: mb_update_scalar(j->a, j->n, x->c, x->d); break;
+    case K_POLY_SCALAR: mb_poly_scalar(j->a, j->n, x->c, x->d); break;
     case K_CHASE: x->sink += (double)mb_chase(j->next, j->n); break;
     case K_ACCUM: x->sink += mb_accum(j->a, j->b, j->n); break;
     case K_COLUMNS: mb_columns(j->a, j->b, j->b + j->rows, j->rows, j->m, j->step); break;
@@ -217,11 +237,13 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
     mb_job j = { K_UPDATE, a, NULL, NULL, n, 0, 0, 0, mb_reps(work, (double)n) };
     double t = mb_time(x, &j, (double)n);
     if (x->rank == 0) printf("micro update %d %.0f %.9e\n", level, bytes, t);
-    if (poly) {
-        j.kind = K_POLY;
-        j.reps = mb_reps(work / 4, (double)n);
+    static const struct { mb_kind kind; const char *name; int share; } more[3] = {
+        { K_POLY, "poly", 4 }, { K_UPDATE_SCALAR, "update_scalar", 1 }, { K_POLY_SCALAR, "poly_scalar", 8 } };
+    for (int k = 0; poly && k < 3; k++) {
+        j.kind = more[k].kind;
+        j.reps = mb_reps(work / more[k].share, (double)n);
         t = mb_time(x, &j, (double)n);
-        if (x->rank == 0) printf("micro poly %d %.0f %.9e\n", level, bytes, t);
+        if (x->rank == 0) printf("micro %s %d %.0f %.9e\n", more[k].name, level, bytes, t);
     }
     free(a);
     long loads;

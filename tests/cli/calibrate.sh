@@ -38,20 +38,21 @@ print(s['bytes'] > 0, p['loggp_o'] * t < s['seconds'] and p['loggp_L'] * t < s['
 text=$("$POLYAPM" calibrate --raw "${XDG_CACHE_HOME:-$HOME/.cache}/polyapm/calibrate-local.raw" --no-store)
 expect_match "the text output says loggp's o" "$text" '^  loggp_o +[0-9.e+-]+ +ticks/message'
 expect_match "the text output says the single message against the fit" "$text" '^  loggp: one message of [0-9]+ bytes .* s \(measured [0-9.e+-]+ s\)'
-expect_eq "the tick: an operation, (poly - update) / 14 in the first level (or the update's half, noted)" "$(printf '%s' "$out" | python3 -c "
-import json,sys; j=json.load(sys.stdin); m=j['micro']; l1=m['levels'][1]; t=j['profile']['tick_seconds']
-op = (m['poly'] - l1['update']) / 14
-print(abs(t - m['op']) <= 1e-9 * t and (abs(t - op) <= 1e-6 * t or (abs(t - l1['update'] / 2) <= 1e-6 * t and 'no dearer' in j['note'])))")" True
+expect_eq "the tick: an operation not vectorised, (poly - update) / 14 in the first level (or the update's half, noted); unit work a vectorised one" "$(printf '%s' "$out" | python3 -c "
+import json,sys; j=json.load(sys.stdin); m=j['micro']; l1=m['levels'][1]; p=j['profile']; t=p['tick_seconds']
+def op(poly, upd, got): return abs(got - (poly - upd) / 14) <= 1e-6 * got or (abs(got - upd / 2) <= 1e-6 * got and 'no dearer' in j['note'])
+print(abs(t - m['op_scalar']) <= 1e-9 * t, op(m['poly_scalar'], m['update_scalar'], t), op(m['poly'], l1['update'], m['op']),
+      abs(p['unit_price'] - m['op'] / t) <= 1e-6 * p['unit_price'])")" "True True True True"
 expect_eq "each price is its microbenchmark's figure over the tick" "$(printf '%s' "$out" | python3 -c "
-import json,sys; j=json.load(sys.stdin); m=j['micro']; p=j['profile']; op=m['op']; L=m['levels']
+import json,sys; j=json.load(sys.stdin); m=j['micro']; p=j['profile']; op=m['op_scalar']; L=m['levels']
 near = lambda a, b: abs(a - b) <= 1e-6 * max(abs(b), 1e-30)
-stream = lambda u: max(u - 2 * op, 0) / 2 / op
+stream = lambda u: max(u - 2 * m['op'], 0) / 2 / op
 last = len(L) - 1
 print(near(p['stream_price'], stream(L[0]['update'])), near(p['stream1_price'], stream(L[1]['update'])),
       near(p['stream_cached_price'], stream(L[last]['update'])), near(p['latency_mem'], L[0]['chase'] / op),
       near(p['latency1'], L[1]['chase'] / op), near(p['strided_price'], m['strided'] / 2 / op),
       near(p['aliased_price'], m['aliased'] / 2 / op), near(p['accum_price'], m['accum'] / 2 / op),
-      p['unit_price'] == 1, near(p['strided1_price'], L[1]['strided'] / 2 / op),
+      near(p['unit_price'], m['op'] / op), near(p['strided1_price'], L[1]['strided'] / 2 / op),
       near(p['strided_cached_price'], L[last]['strided'] / 2 / op),
       p['restart_price'] < 0 and 'restart' in j['note'] or near(p['restart_price'], (m['restart'] - 256 * L[0]['update']) / op))")" \
     "True True True True True True True True True True True True"
@@ -77,7 +78,7 @@ b = [p[k] for k in ('cache1_bytes', 'cache2_bytes', 'cache_bytes') if p[k] > 0]
 print(s[-1] > s[0], all(s[i] <= 1.5 * s[i + 1] for i in range(len(s) - 1)), l[-1] > l[0],
       all(l[i] <= 1.5 * l[i + 1] for i in range(len(l) - 1)), b == sorted(b))")" "True True True True True"
 expect_eq "a walk down columns: dearer a tick than unit-stride work streamed from memory" "$(printf '%s' "$out" | python3 -c "
-import json,sys; p=json.load(sys.stdin)['profile']; print(p['strided_price'] > 1 + p['stream_price'])")" True
+import json,sys; p=json.load(sys.stdin)['profile']; print(p['strided_price'] > p['unit_price'] + p['stream_price'])")" True
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
     "['exchange', 'hrel', 'loggp', 'pingpong', 'recv', 'send']"
 expect_eq "stored in the workspace" "$(sqlite3 lu.pdg/pdg.db "select count(*) from machines where name='local'")" 1
@@ -119,9 +120,9 @@ if [ -n "$raw" ]; then
     expect_eq "the saved measurements hold a cache line and the update and chase at each level and beyond" \
         "$(awk '$1 == "cache" { c[$2] = 1 } $1 == "micro" && ($2 == "update" || $2 == "chase") { m[$3] += 1 }
             END { ok = length(c) > 0; for (l in c) ok = ok && m[l] == 2; print ok && m[0] == 2 }' "$raw")" 1
-    expect_eq "and the poly, accum, aliased and restart lines, and the strided walk at each level and beyond" \
-        "$(awk '$1 == "cache" { c++ } $1 == "micro" && $2 ~ /^(poly|accum|aliased|restart)$/ && NF == 5 { n++ }
-            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' "$raw")" "4 1"
+    expect_eq "and the poly, accum, aliased, restart and scalar lines, and the strided walk at each level and beyond" \
+        "$(awk '$1 == "cache" { c++ } $1 == "micro" && $2 ~ /^(poly|accum|aliased|restart|update_scalar|poly_scalar)$/ && NF == 5 { n++ }
+            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' "$raw")" "6 1"
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
 fi
 printf 'tick 1e-9\nsend 2 x 3\n' >bad.raw

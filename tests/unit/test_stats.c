@@ -173,6 +173,22 @@ static void calibration(void)
     T_NEAR("calib.micro.format: latency_mem", back.latency_mem, 160, 1e-9);
     T_NEAR("calib.micro.format: cache1_bytes", back.cache1_bytes, 32768, 0);
     free(ptext);
+    /* built as the compiler does not vectorise them, the update and the poly at 1e-9 s an
+     * operation: the tick; unit work a vectorised operation (0.5 tick), the rest in it */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro update_scalar 1 16384 2.5e-9\nmicro poly_scalar 1 16384 1.65e-8\n",
+             text, micro);
+    T_EQ_INT("calib.scalar.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_NEAR("calib.scalar.tick", q->tick_seconds, 1e-9, 1e-21);
+    T_NEAR("calib.scalar.op (vectorised) kept", r.micro.op, 5e-10, 1e-21);
+    T_NEAR("calib.scalar.unit_price", q->unit_price, 0.5, 1e-9);
+    T_NEAR("calib.scalar.stream1", q->stream1_price, 0.25, 1e-9);
+    T_NEAR("calib.scalar.stream (memory)", q->stream_price, 4, 1e-9);
+    T_NEAR("calib.scalar.accum", q->accum_price, 1, 1e-9);
+    T_NEAR("calib.scalar.strided", q->strided_price, 2.5, 1e-9);
+    T_NEAR("calib.scalar.strided1", q->strided1_price, 0.5, 1e-9);
+    T_NEAR("calib.scalar.restart", q->restart_price, 50, 1e-6);
+    T_NEAR("calib.scalar.latency_mem", q->latency_mem, 80, 1e-9);
+    T_NEAR("calib.scalar.normsent", q->normsent, 10, 1e-6);
     /* two levels: the second is the last (cache_bytes), no cache2 */
     snprintf(with, len + sizeof micro + 256, "%scache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\n"
              "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro update 0 134217728 9e-9\n", text);

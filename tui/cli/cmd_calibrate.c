@@ -135,7 +135,7 @@ static char *run_bench(const char *bin, int np, int quick)
 typedef struct param_row { const char *key, *unit, *what; } param_row;
 
 static const param_row param_rows[] = {
-    {"tick_seconds", "s", "an arithmetic operation (16- against 2-operation update, first cache level)"},
+    {"tick_seconds", "s", "an arithmetic operation, not vectorised (16- against 2-operation update, first level)"},
     {"normsent", "ticks/message", "send slope per message (s-bar)"},
     {"normrcvd", "ticks/message", "receive slope per message (r-bar)"},
     {"barrier_slope", "ticks/partner", "constant exchange cost + startups, per (P-1)"},
@@ -146,7 +146,7 @@ static const param_row param_rows[] = {
     {"loggp_o", "ticks/message", "loggp overhead (8-byte bursts: slope in K)"},
     {"loggp_G", "ticks/word", "loggp per 8-byte word (the bursts' slopes against their words)"},
     {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
-    {"unit_price", "ticks/tick", "a tick of unit-stride work (its traffic priced by the streams)"},
+    {"unit_price", "ticks/tick", "a tick of unit-stride work: a vectorised operation (its traffic: the streams)"},
     {"strided_price", "ticks/tick", "a tick of a walk down columns beyond the caches (rows 16000 bytes apart)"},
     {"aliased_price", "ticks/tick", "the same, rows 8192 bytes apart (the same cache sets)"},
     {"strided1_price", "ticks/tick", "the walk over data the first level holds"},
@@ -204,8 +204,10 @@ static void print_text(const calib_result *r, double secs, const char *const *st
                    m->bytes[l] / 1024);
         printf("    memory: update %.4g, chase %.4g, over %.0f KB\n", 1e9 * m->update[0], 1e9 * m->chase[0],
                m->bytes[0] / 1024);
-        printf("    poly %.4g (op %.4g), accum %.4g, strided %.4g, aliased %.4g, restart %.4g a row\n",
-               1e9 * m->poly, 1e9 * m->op, 1e9 * m->accum, 1e9 * m->strided, 1e9 * m->aliased, 1e9 * m->restart);
+        printf("    poly %.4g (op %.4g), not vectorised: update %.4g, poly %.4g (op %.4g)\n", 1e9 * m->poly, 1e9 * m->op,
+               1e9 * m->update_scalar, 1e9 * m->poly_scalar, 1e9 * m->op_scalar);
+        printf("    accum %.4g, strided %.4g, aliased %.4g, restart %.4g a row\n", 1e9 * m->accum, 1e9 * m->strided,
+               1e9 * m->aliased, 1e9 * m->restart);
     } else {
         printf("  tick: one multiply in a memory-bound loop (no microbenchmarks measured)\n");
     }
@@ -224,8 +226,9 @@ static void print_json(const calib_result *r, double secs, const char *const *st
            r->profile.barrier_const, r->profile.coalesce, r->multiply_seconds);
     const calib_micro *m = &r->micro;
     if (m->op > 0) {
-        printf("{\"op\":%.10g,\"poly\":%.10g,\"accum\":%.10g,\"strided\":%.10g,\"aliased\":%.10g,"
-               "\"restart\":%.10g,\"levels\":[", m->op, m->poly, m->accum, m->strided, m->aliased, m->restart);
+        printf("{\"op\":%.10g,\"op_scalar\":%.10g,\"poly\":%.10g,\"poly_scalar\":%.10g,\"update_scalar\":%.10g,"
+               "\"accum\":%.10g,\"strided\":%.10g,\"aliased\":%.10g,\"restart\":%.10g,\"levels\":[", m->op,
+               m->op_scalar, m->poly, m->poly_scalar, m->update_scalar, m->accum, m->strided, m->aliased, m->restart);
         for (int l = 0; l <= m->nlevels; l++)
             printf("%s{\"level\":%d,\"cache_bytes\":%.17g,\"sharing\":%g,\"bytes\":%.17g,\"update\":%.10g,"
                    "\"chase\":%.10g,\"strided\":%.10g}", l ? "," : "", l, m->cache_bytes[l], m->sharing[l], m->bytes[l],
