@@ -174,8 +174,7 @@ typedef struct mb_ctx {
     double sink;
 } mb_ctx;
 
-/* Runs `what` (one of the kernels below) `reps` times per round on every rank at once: the
- * slowest rank's seconds of the fastest round, over `per` (elements or loads a round). */
+/* A measurement: one of the kernels above and its arguments, `reps` calls a round. */
 typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_COLUMNS, K_ROWS } mb_kind;
 typedef struct mb_job { mb_kind kind; double *a, *b; long *next; long n, rows, m, step; int reps; } mb_job;
 
@@ -193,6 +192,8 @@ static void mb_once(mb_ctx *x, const mb_job *j)
     }
 }
 
+/* Runs job j `reps` times a round on every rank at once: the slowest rank's seconds of the
+ * fastest round, over `per` (elements, loads or rows a call). */
 static double mb_time(mb_ctx *x, const mb_job *j, double per)
 {
     double best = 0;
@@ -212,7 +213,7 @@ static double mb_time(mb_ctx *x, const mb_job *j, double per)
 static int mb_reps(double work, double n) { return n >= work ? 1 : (int)(work / n); }
 
 /* A random cycle through the cache lines of `bytes` (8 longs a line: one load per line). */
-static long *mb_cycle(long bytes, long *loads)
+static long *mb_cycle(long bytes)
 {
     long lines = bytes / 64, *next = calloc((size_t)lines * 8, sizeof *next), *order = malloc((size_t)lines * sizeof *order);
     for (long i = 0; i < lines; i++) order[i] = i;
@@ -225,7 +226,6 @@ static long *mb_cycle(long bytes, long *loads)
     }
     for (long i = 0; i < lines; i++) next[order[i] * 8] = order[(i + 1) % lines] * 8;
     free(order);
-    *loads = lines;
     return next;
 }
 
@@ -246,13 +246,11 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
         if (x->rank == 0) printf("micro %s %d %.0f %.9e\n", more[k].name, level, bytes, t);
     }
     free(a);
-    long loads;
-    long *next = mb_cycle((long)bytes, &loads);
+    long *next = mb_cycle((long)bytes);
     mb_job c = { K_CHASE, NULL, NULL, next, x->quick ? 200000 : 1000000, 0, 0, 0, 1 };
     t = mb_time(x, &c, (double)c.n);
     if (x->rank == 0) printf("micro chase %d %.0f %.9e\n", level, bytes, t);
     free(next);
-    (void)loads;
     if (level > 0) {
         long rows = 8;
         while ((rows + 8) * (rows + 11) * 8 <= (long)bytes) rows += 8;
