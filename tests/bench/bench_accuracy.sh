@@ -2,8 +2,9 @@
 # tests/bench/bench_accuracy.sh — how well predicted seconds match measured ones (issue 30 item 4),
 # on the benchmark's kernels and on PolyBench kernels outside its list, which the cost model was
 # never fitted to.  PolyBench/C 4.2.1's own files (from $POLYBENCH_DIR or ../shared/polybench-4.2.1):
-#   the profile   `polyapm calibrate -np 2` (its microbenchmarks; BENCH_MACHINE=M names a profile
-#                 instead), in a configuration directory of the benchmark's own;
+#   the profile   `polyapm calibrate -np 2 --quick`, what the automatic calibration runs (its
+#                 microbenchmarks; BENCH_MACHINE=M names a profile instead), in a configuration
+#                 directory of the benchmark's own;
 #   per kernel    `init FILE.c` at MINI_DATASET, `explore ROOT -D procs=2 --budget B --top 4
 #                 --machine M`; each of the four best verified syndm leaves exported at the
 #                 benchmark's dataset (BENCH_DATASET, default MEDIUM_DATASET: `compare` simulates
@@ -44,10 +45,10 @@ echo "load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg 
 M=${BENCH_MACHINE:-}
 if [ -z "$M" ]; then
     start=$(date +%s.%N)
-    "$POLYAPM" calibrate -np $NP --json >"$tmp/calib.json" 2>"$tmp/calib.err" ||
+    "$POLYAPM" calibrate -np $NP --quick --json >"$tmp/calib.json" 2>"$tmp/calib.err" ||
         { echo "bench_accuracy: calibrate failed: $(tail -1 "$tmp/calib.err")"; exit 1; }
     M=local
-    echo "calibrate -np $NP: $(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$start" "$(date +%s.%N)") s"
+    echo "calibrate -np $NP --quick: $(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$start" "$(date +%s.%N)") s"
 fi
 
 kernel_file() { sed -n "s|^\./\(.*/$1/$1\.c\)$|\1|p" "$PB/utilities/benchmark_list"; }
