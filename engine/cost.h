@@ -137,7 +137,7 @@
 
 typedef struct cost_profile {
     char name[64];
-    double tick_seconds;      /* seconds per tick (one floating multiply) */
+    double tick_seconds;      /* seconds per tick (an arithmetic operation: calib.h) */
     double mstartup_s, mstartup_r;
     double normsent, normrcvd;
     double barrier_slope, barrier_const;
