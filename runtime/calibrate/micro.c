@@ -2,7 +2,7 @@
  * micro.c — the calibration benchmark's microbenchmarks of the processor and its memory (part of
  * bench.c's program; engine/calib.c fits them).  Every rank runs them at once, as a leaf's ranks
  * run (they share the last-level cache and the memory's bandwidth); a figure is the slowest rank's
- * of the fastest of a few rounds.  The working sets come from the caches sysfs describes (cpu0's
+ * of the fastest of 15 rounds (7 with --quick; 5 beyond the caches).  The working sets come from the caches sysfs describes (cpu0's
  * data and unified caches; a level's share is its size over the processors that share it).
  * Lines (seconds per element, or per load, or per restart):
  *   cache LEVEL BYTES SHARING      a cache level, its size and the processors sharing it
@@ -36,7 +36,10 @@
 
 #include "micro.h"
 
-enum { MB_LEVELS = 4, MB_ROUNDS = 3, ROW_LEN = 1024, ROW_PART = 256 };
+/* Rounds of about a millisecond in the caches: on a shared machine short rounds find a quiet
+ * spell (a rank that shares its core for a while slows every longer round); more of them than
+ * --quick's for the full calibration; 5 of the long ones, beyond the caches. */
+enum { MB_LEVELS = 4, MB_ROUNDS_QUICK = 7, MB_ROUNDS = 15, MB_ROUNDS_LONG = 5, ROW_LEN = 1024, ROW_PART = 256 };
 
 typedef struct mb_cache { int level; double bytes; int sharing; } mb_cache;
 
@@ -176,7 +179,14 @@ typedef struct mb_ctx {
 
 /* A measurement: one of the kernels above and its arguments, `reps` calls a round. */
 typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_COLUMNS, K_ROWS } mb_kind;
-typedef struct mb_job { mb_kind kind; double *a, *b; long *next; long n, rows, m, step; int reps; } mb_job;
+typedef struct mb_job {
+    mb_kind kind;
+    double *a, *b;
+    long *next;
+    long n, rows, m, step;
+    int reps;
+    int beyond;          /* beyond the caches: long rounds, MB_ROUNDS_LONG of them */
+} mb_job;
 
 static void mb_once(mb_ctx *x, const mb_job *j)
 {
@@ -198,7 +208,8 @@ static double mb_time(mb_ctx *x, const mb_job *j, double per)
 {
     double best = 0;
     mb_once(x, j);                                     /* warm: the pages touched, the caches filled */
-    for (int r = 0; r < MB_ROUNDS; r++) {
+    int rounds = j->beyond ? MB_ROUNDS_LONG : x->quick ? MB_ROUNDS_QUICK : MB_ROUNDS;
+    for (int r = 0; r < rounds; r++) {
         MPI_Barrier(x->comm);
         double t0 = MPI_Wtime();
         for (int k = 0; k < j->reps; k++) mb_once(x, j);
@@ -232,9 +243,9 @@ static long *mb_cycle(long bytes)
 static void mb_level(mb_ctx *x, int level, double bytes, int poly)
 {
     long n = (long)(bytes / 8);
-    double *a = malloc((size_t)n * sizeof *a), work = x->quick ? 2e6 : 8e6;
+    double *a = malloc((size_t)n * sizeof *a), work = 2e6;
     for (long i = 0; i < n; i++) a[i] = 1.0 + (double)(i % 7) * 1e-3;
-    mb_job j = { K_UPDATE, a, NULL, NULL, n, 0, 0, 0, mb_reps(work, (double)n) };
+    mb_job j = { K_UPDATE, a, NULL, NULL, n, 0, 0, 0, mb_reps(work, (double)n), level == 0 };
     double t = mb_time(x, &j, (double)n);
     if (x->rank == 0) printf("micro update %d %.0f %.9e\n", level, bytes, t);
     static const struct { mb_kind kind; const char *name; int share; } more[3] = {
@@ -247,7 +258,7 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
     }
     free(a);
     long *next = mb_cycle((long)bytes);
-    mb_job c = { K_CHASE, NULL, NULL, next, x->quick ? 200000 : 1000000, 0, 0, 0, 1 };
+    mb_job c = { K_CHASE, NULL, NULL, next, 200000, 0, 0, 0, 1, level == 0 };
     t = mb_time(x, &c, (double)c.n);
     if (x->rank == 0) printf("micro chase %d %.0f %.9e\n", level, bytes, t);
     free(next);
@@ -257,7 +268,7 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
         double *c = malloc((size_t)(rows * (rows + 3)) * sizeof *c), *xy = malloc((size_t)(2 * rows) * sizeof *xy);
         for (long i = 0; i < rows * (rows + 3); i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
         for (long i = 0; i < 2 * rows; i++) xy[i] = 1.0;
-        mb_job w = { K_COLUMNS, c, xy, NULL, 0, rows, rows, rows + 3, mb_reps(work / 4, (double)(rows * rows)) };
+        mb_job w = { K_COLUMNS, c, xy, NULL, 0, rows, rows, rows + 3, mb_reps(work / 4, (double)(rows * rows)), 0 };
         t = mb_time(x, &w, (double)(rows * rows));
         if (x->rank == 0) printf("micro strided %d %.0f %.9e\n", level, bytes, t);
         free(c);
@@ -271,7 +282,7 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     long n = (long)(l1 / 16);
     double *w = malloc((size_t)n * sizeof *w), *v = malloc((size_t)n * sizeof *v);
     for (long i = 0; i < n; i++) w[i] = v[i] = 1.0 + (double)(i % 5) * 1e-3;
-    mb_job j = { K_ACCUM, w, v, NULL, n, 0, 0, 0, mb_reps(x->quick ? 1e6 : 4e6, (double)n) };
+    mb_job j = { K_ACCUM, w, v, NULL, n, 0, 0, 0, mb_reps(1e6, (double)n), 0 };
     double t = mb_time(x, &j, (double)n);
     if (x->rank == 0) printf("micro accum 1 %.0f %.9e\n", l1, t);
     free(w);
@@ -279,11 +290,11 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     static const long steps[2] = { 2000, 1024 };
     static const char *const names[2] = { "strided", "aliased" };
     for (int k = 0; k < 2; k++) {
-        long rows = x->quick ? 1000 : 2000, m = x->quick ? 500 : 1000;
+        long rows = 2000, m = x->quick ? 500 : 1000;
         double *c = malloc((size_t)(rows * steps[k]) * sizeof *c), *xy = malloc((size_t)(rows + m) * sizeof *xy);
         for (long i = 0; i < rows * steps[k]; i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
         for (long i = 0; i < rows + m; i++) xy[i] = 1.0;
-        mb_job s = { K_COLUMNS, c, xy, NULL, 0, rows, m, steps[k], 1 };
+        mb_job s = { K_COLUMNS, c, xy, NULL, 0, rows, m, steps[k], 1, 1 };
         t = mb_time(x, &s, (double)(rows * m));
         if (x->rank == 0) printf("micro %s 0 %ld %.9e\n", names[k], steps[k] * 8, t);
         free(c);
@@ -292,7 +303,7 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     long rows = (long)(beyond / 8 / ROW_LEN);
     double *a = malloc((size_t)(rows * ROW_LEN) * sizeof *a);
     for (long i = 0; i < rows * ROW_LEN; i++) a[i] = 1.0;
-    mb_job r = { K_ROWS, a, NULL, NULL, 0, rows, 0, 0, 1 };
+    mb_job r = { K_ROWS, a, NULL, NULL, 0, rows, 0, 0, 1, 1 };
     t = mb_time(x, &r, (double)rows);
     if (x->rank == 0) printf("micro restart 0 %.0f %.9e\n", beyond, t);
     free(a);
