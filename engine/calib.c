@@ -101,7 +101,7 @@ static int parse_micro(raw *r, const char *line)
     double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
                 : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
                 : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
-                : !strcmp(name, "restart") ? &m->restart : NULL;
+                : !strcmp(name, "restart") ? &m->restart : !strcmp(name, "rows") ? &m->rows : NULL;
     if (!one) return -1;
     *one = secs;
     return 0;
@@ -242,8 +242,8 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     if (m->accum > 0) pr->accum_price = m->accum / 2 / op;
     if (m->strided > 0) pr->strided_price = m->strided / 2 / op;
     if (m->aliased > 0) pr->aliased_price = m->aliased / 2 / op;
-    if (m->restart > 0 && m->update[0] > 0) {
-        double rs = m->restart - 256 * m->update[0];
+    if (m->restart > 0 && (m->rows > 0 || m->update[0] > 0)) {
+        double rs = m->restart - (m->rows > 0 ? m->rows : 256 * m->update[0]);
         if (rs > 0) pr->restart_price = rs / op;
         else note(out, "a partial row costs no more than its elements streamed: restart_price unset");
     }

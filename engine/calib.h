@@ -33,8 +33,9 @@
  *   strided2_price, first level, the second (when there are three), the last
  *   strided_cached_price
  *   restart_price  the update over the first 256 elements of each row of 1024 beyond the caches:
- *                  its seconds per row less 256 elements streamed from memory (the update's
- *                  figure there), over the tick; unset with a note when not positive
+ *                  its seconds per row less those of 256 elements of the same update over whole
+ *                  rows (`rows`; without it, 256 of the update's elements beyond the caches),
+ *                  over the tick; unset with a note when not positive
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
  *                  (the median of batches of steps: robust to a rank descheduled for a while)
@@ -85,7 +86,7 @@ typedef struct calib_micro {
     double walk[CALIB_LEVELS + 1];                /* the column walk in each level (index 0: unused,
                                                      beyond the caches it is `strided`) */
     double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
-    double poly, accum, strided, aliased, restart, poly_scalar, update_scalar;
+    double poly, accum, strided, aliased, restart, rows, poly_scalar, update_scalar;
     double op;                                    /* fitted: seconds per operation, vectorised (0: none) */
     double op_scalar;                             /* fitted: not vectorised (the tick; op without
                                                      the scalar lines) */

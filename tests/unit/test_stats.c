@@ -189,6 +189,10 @@ static void calibration(void)
     T_NEAR("calib.scalar.restart", q->restart_price, 50, 1e-6);
     T_NEAR("calib.scalar.latency_mem", q->latency_mem, 80, 1e-9);
     T_NEAR("calib.scalar.normsent", q->normsent, 10, 1e-6);
+    /* a restart against the same elements over whole rows, when measured: 2.354e-6 - 2.254e-6 */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro rows 0 134217728 2.254e-6\n", text, micro);
+    T_EQ_INT("calib.rows.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_NEAR("calib.rows.restart", q->restart_price, 200, 1e-6);
     /* two levels: the second is the last (cache_bytes), no cache2 */
     snprintf(with, len + sizeof micro + 256, "%scache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\n"
              "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro update 0 134217728 9e-9\n", text);
