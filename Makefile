@@ -147,16 +147,19 @@ $(BUILD)/libstore.a: $(call obj,$(STORE_SRC))
 $(BUILD)/libapp.a: $(call obj,$(APP_SRC))
 	@mkdir -p $(BUILD); rm -f $@; ar rcs $@ $^
 
-# The calibration benchmark's source, embedded in polyapm as a C string (calibrate builds it).
+# The calibration benchmark's sources, embedded in polyapm as C strings (calibrate writes and builds them).
+EMBED_TEXT = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 $(BUILD)/gen/calibrate_bench.inc: runtime/calibrate/bench.c
 	@mkdir -p $(dir $@)
-	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
-$(BUILD)/obj/tui/cli/cmd_calibrate.o: $(BUILD)/gen/calibrate_bench.inc
-# The calibration kernel (a .apm program calibrate exports and times), embedded the same way.
-$(BUILD)/gen/calibrate_kernel.inc: runtime/calibrate/kernel.apm
+	$(EMBED_TEXT)
+$(BUILD)/gen/calibrate_micro.inc: runtime/calibrate/micro.c
 	@mkdir -p $(dir $@)
-	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
-$(BUILD)/obj/tui/cli/calib_kernel.o: $(BUILD)/gen/calibrate_kernel.inc
+	$(EMBED_TEXT)
+$(BUILD)/gen/calibrate_micro_h.inc: runtime/calibrate/micro.h
+	@mkdir -p $(dir $@)
+	$(EMBED_TEXT)
+$(BUILD)/obj/tui/cli/cmd_calibrate.o: $(BUILD)/gen/calibrate_bench.inc $(BUILD)/gen/calibrate_micro.inc \
+    $(BUILD)/gen/calibrate_micro_h.inc
 
 $(BUILD)/polyapm: $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS)
 	$(CC) $(LDFLAGS) $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS) $(LDLIBS) $(CLANG_LIBS) -o $@

@@ -36,10 +36,7 @@ static void series_free(series *s) { free(s->x); free(s->y); }
 
 typedef struct raw {
     double tick;
-    double kernel_seconds, kernel_ticks;     /* the exported kernel's line, 0 when absent */
-    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS], part_streams[CALIB_PARTS],
-        part_restarts[CALIB_PARTS];  /* its parts */
-    double cache_bytes;                      /* the `cache_bytes` line, 0 when absent */
+    calib_micro micro;                       /* the microbenchmarks' lines */
     int ranks;
     double exchange[CALIB_MAX_P + 1];
     series send[CALIB_MAX_P + 1], recv[CALIB_MAX_P + 1], hrel[CALIB_MAX_P + 1];
@@ -71,40 +68,54 @@ static int burst_add(raw *r, double k, double bytes, double secs)
     return series_add(&r->burst[s], k, secs);
 }
 
-const char *const calib_part_names[CALIB_PARTS] = {
-    [SIM_WORK_UNIT] = "kernel_unit", [SIM_WORK_STRIDED] = "kernel_strided",
-    [SIM_WORK_ALIASED] = "kernel_aliased", [SIM_WORK_ACCUM] = "kernel_accum",
-    [CALIB_PART_CACHED] = "kernel_cached", [CALIB_PART_UPDATE] = "kernel_update",
-    [CALIB_PART_UPDATE_CACHED] = "kernel_update_cached", [CALIB_PART_ROWS] = "kernel_rows",
-    [CALIB_PART_ROWS_LONG] = "kernel_rows_long",
-};
-
 static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
+
+/* A line about the machine (ranks, tick, cache) into `r`.  0, or -1 (not one of them). */
+static int parse_machine(raw *r, const char *kind, int n, double a, double b, double c)
+{
+    if (!strcmp(kind, "ranks") && n == 2 && a >= 2) { r->ranks = (int)a; return 0; }
+    if (!strcmp(kind, "tick") && n == 2 && a > 0) { r->tick = a; return 0; }
+    if (!strcmp(kind, "cache") && n == 4 && a >= 1 && a <= CALIB_LEVELS && a == floor(a) && b > 0 && c >= 1) {
+        int l = (int)a;
+        r->micro.cache_bytes[l] = b;
+        r->micro.sharing[l] = c;
+        if (l > r->micro.nlevels) r->micro.nlevels = l;
+        return 0;
+    }
+    return -1;
+}
+
+/* A `micro NAME LEVEL BYTES SECONDS` line into r->micro.  0, or -1 (malformed). */
+static int parse_micro(raw *r, const char *line)
+{
+    char name[32];
+    double level, bytes, secs;
+    if (sscanf(line, "micro %31s %lf %lf %lf", name, &level, &bytes, &secs) != 4 || !(secs > 0) ||
+        !(bytes > 0) || level < 0 || level > CALIB_LEVELS || level != floor(level))
+        return -1;
+    calib_micro *m = &r->micro;
+    int l = (int)level;
+    if (!strcmp(name, "update")) { m->update[l] = secs; m->bytes[l] = bytes; return 0; }
+    if (!strcmp(name, "chase")) { m->chase[l] = secs; return 0; }
+    if (!strcmp(name, "strided") && l > 0) { m->walk[l] = secs; return 0; }
+    double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
+                : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
+                : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
+                : !strcmp(name, "restart") ? &m->restart : !strcmp(name, "rows") ? &m->rows : NULL;
+    if (!one) return -1;
+    *one = secs;
+    return 0;
+}
 
 /* One line of the benchmark's output into `r`.  0, or -1 (malformed). */
 static int parse_line(raw *r, const char *line)
 {
+    if (!strncmp(line, "micro ", 6)) return parse_micro(r, line);
     char kind[32];
     double a, b, c, e;
     int n = sscanf(line, "%31s %lf %lf %lf %lf", kind, &a, &b, &c, &e);
     if (n < 2) return -1;
-    if (!strcmp(kind, "ranks") && n == 2 && a >= 2) { r->ranks = (int)a; return 0; }
-    if (!strcmp(kind, "tick") && n == 2 && a > 0) { r->tick = a; return 0; }
-    if (!strcmp(kind, "kernel") && n == 3 && a > 0 && b > 0) {
-        r->kernel_seconds = a;
-        r->kernel_ticks = b;
-        return 0;
-    }
-    if (!strcmp(kind, "cache_bytes") && n == 2 && a > 0) { r->cache_bytes = a; return 0; }
-    for (int k = 0; k < CALIB_PARTS; k++)
-        if (calib_part_names[k] && !strcmp(kind, calib_part_names[k]) && n >= 3 && a > 0 && b > 0 &&
-            (n < 4 || c >= 0) && (n < 5 || e >= 0)) {
-            r->part_seconds[k] = a;
-            r->part_ticks[k] = b;
-            r->part_streams[k] = n >= 4 ? c : 0;
-            r->part_restarts[k] = n >= 5 ? e : 0;
-            return 0;
-        }
+    if (parse_machine(r, kind, n, a, b, c) == 0) return 0;
     if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
     if (!strcmp(kind, "barrier") && n == 3 && p_ok(a)) { r->barrier[(int)a] = b; return 0; }
     if (!strcmp(kind, "pingpong") && n == 3 && a > 0) return series_add(&r->pingpong, a / 8, b);
@@ -174,108 +185,68 @@ static int fit_direction(raw *r, series *per_p, const char *name, double const_s
 
 static int finite_pos(double v) { return isfinite(v) && v > 0; }
 
-/* The kernel's parts into `out`; without a `kernel` line, the kernel is the sum of the unit and
- * strided parts (the others are those parts at other sizes or shapes: priced, not part of the
- * mean tick). */
-static void calib_parts(raw *r, calib_result *out)
+static double nonneg(double v) { return v > 0 ? v : 0; }
+
+/* An operation's seconds: the 16-operation update less the 2-operation one, over 14; the
+ * update's half, with a note, when that is not positive. */
+static double calib_op(calib_result *out, double poly, double update, const char *what)
 {
-    double s = 0, t = 0;
-    int all = 1;
-    for (int k = 0; k < CALIB_PARTS; k++) {
-        if (!calib_part_names[k]) continue;
-        out->part_seconds[k] = r->part_seconds[k];
-        out->part_ticks[k] = r->part_ticks[k];
-        out->part_streams[k] = r->part_streams[k];
-        out->part_restarts[k] = r->part_restarts[k];
-        if (k != SIM_WORK_UNIT && k != SIM_WORK_STRIDED) continue;
-        s += r->part_seconds[k];
-        t += r->part_ticks[k];
-        all &= r->part_ticks[k] > 0;
-    }
-    if (all && !(r->kernel_ticks > 0)) { r->kernel_seconds = s; r->kernel_ticks = t; }
+    double op = (poly - update) / 14;
+    if (op > 0) return op;
+    char msg[160];
+    snprintf(msg, sizeof msg, "the 16-operation update%s is no dearer than the 2-operation one: op = its seconds / 2",
+             what);
+    note(out, msg);
+    return update / 2;
 }
 
-/* Parts k and u (the stencil and the update at one size) solved for a tick's and a streamed
- * element's seconds, s = a·ticks + b·streams: 0 with both positive, else -1. */
-static int solve_streams(const raw *r, int k, int u, double *a, double *b)
+/* The figures of the microbenchmarks into the profile (calib.h): the operation's seconds (the
+ * tick), each level's stream, the accumulation, the column walks and a restart, in ticks.  Keys
+ * without their lines stay as scali2004 has them (1, or unset). */
+static void calib_micro_prices(const raw *r, calib_result *out)
 {
-    double t1 = r->part_ticks[k], z1 = r->part_streams[k], s1 = r->part_seconds[k];
-    double t2 = r->part_ticks[u], z2 = r->part_streams[u], s2 = r->part_seconds[u];
-    double det = t1 * z2 - t2 * z1;
-    if (!(t1 > 0 && t2 > 0 && z1 > 0 && z2 > 0) || !(fabs(det) > 1e-9 * t1 * z2)) return -1;
-    *a = (s1 * z2 - s2 * z1) / det;
-    *b = (t1 * s2 - t2 * s1) / det;
-    return finite_pos(*a) && finite_pos(*b) ? 0 : -1;
-}
-
-/* Unit work's operations and streams priced apart (calib.h: stream_price): in the cache when
- * the cached parts solve (else unset, with a note), and beyond the caches when those parts solve
- * too; else beyond them the stencil's price per tick, its traffic included (stream_price 0). */
-static void calib_stream_prices(const raw *r, calib_result *out)
-{
+    const calib_micro *m = &r->micro;
     cost_profile *pr = &out->profile;
-    pr->stream_price = pr->stream_cached_price = -1;
-    if (!(r->part_ticks[CALIB_PART_UPDATE_CACHED] > 0)) return;
-    double a, b;
-    if (solve_streams(r, CALIB_PART_CACHED, CALIB_PART_UPDATE_CACHED, &a, &b) != 0) {
-        note(out, "stencil and update in the cache do not separate ticks from streams: unit work per tick");
-        return;
-    }
-    pr->unit_cached_price = a / pr->tick_seconds;
-    pr->stream_cached_price = b / pr->tick_seconds;
-    if (solve_streams(r, SIM_WORK_UNIT, CALIB_PART_UPDATE, &a, &b) == 0) {
-        pr->unit_price = a / pr->tick_seconds;
-        pr->stream_price = b / pr->tick_seconds;
-    } else {
-        pr->stream_price = 0;
-        note(out, "beyond the caches the stencil and update do not separate ticks from streams: per tick there");
-    }
-}
-
-/* A restart's price (calib.h: restart_price): the seconds per tick of the update over whole rows
- * in the cache and over part of longer rows at two lengths, against their restarts per tick, a
- * line whose slope is the seconds a restart costs; unset (with a note) when it is not positive. */
-static void calib_restart_price(const raw *r, calib_result *out)
-{
-    cost_profile *pr = &out->profile;
-    pr->restart_price = -1;
-    static const int parts[] = { CALIB_PART_UPDATE_CACHED, CALIB_PART_ROWS, CALIB_PART_ROWS_LONG };
-    double x[3], y[3];
-    for (int i = 0; i < 3; i++) {
-        int k = parts[i];
-        if (!(r->part_ticks[k] > 0)) return;
-        x[i] = r->part_restarts[k] / r->part_ticks[k];
-        y[i] = r->part_seconds[k] / r->part_ticks[k];
-    }
-    stats_line l;
-    if (stats_fit_line(x, y, 3, &l) != 0 || !finite_pos(l.slope)) {
-        note(out, "rows of three lengths do not price a restart: unset");
-        return;
-    }
-    pr->restart_price = l.slope / pr->tick_seconds;
-}
-
-/* Each part's price: its seconds per tick over the profile's tick (when its part was not
- * measured: 1 for unit, strided and aliased work, which the profile then prices as every tick;
- * unset for accumulations, priced as unit work, and for the cached stencil: no cache term);
- * cache_bytes from its line (unset without). */
-static void calib_class_prices(const raw *r, calib_result *out)
-{
-    cost_profile *pr = &out->profile;
+    out->micro = *m;
     pr->unit_price = pr->strided_price = pr->aliased_price = 1;
-    pr->accum_price = pr->unit_cached_price = -1;
-    pr->cache_bytes = r->cache_bytes > 0 ? r->cache_bytes : -1;
-    out->cache_bytes = r->cache_bytes;
-    double *price[CALIB_PARTS] = { [SIM_WORK_UNIT] = &pr->unit_price,
-                                   [SIM_WORK_STRIDED] = &pr->strided_price,
-                                   [SIM_WORK_ALIASED] = &pr->aliased_price,
-                                   [SIM_WORK_ACCUM] = &pr->accum_price,
-                                   [CALIB_PART_CACHED] = &pr->unit_cached_price };
-    for (int k = 0; k < CALIB_PARTS; k++)
-        if (price[k] && r->part_ticks[k] > 0 && finite_pos(r->part_seconds[k]))
-            *price[k] = r->part_seconds[k] / r->part_ticks[k] / pr->tick_seconds;
-    calib_stream_prices(r, out);
-    calib_restart_price(r, out);
+    pr->accum_price = pr->unit_cached_price = pr->cache_bytes = pr->stream_price = pr->stream_cached_price = -1;
+    pr->restart_price = pr->cache1_bytes = pr->cache2_bytes = pr->stream1_price = pr->stream2_price = -1;
+    pr->latency1 = pr->latency2 = pr->latency_cached = pr->latency_mem = -1;
+    pr->strided1_price = pr->strided2_price = pr->strided_cached_price = -1;
+    if (!(m->update[1] > 0 && m->poly > 0 && m->nlevels >= 1 && m->cache_bytes[1] > 0)) return;
+    double vop = calib_op(out, m->poly, m->update[1], ""), op = vop;
+    if (m->poly_scalar > 0 && m->update_scalar > 0) op = calib_op(out, m->poly_scalar, m->update_scalar, " (scalar)");
+    out->micro.op = vop;
+    out->micro.op_scalar = op;
+    pr->tick_seconds = op;
+    /* the levels: the first, the second when there are three, the last; memory */
+    int last = m->nlevels;
+    double *bytes[CALIB_LEVELS + 1] = { NULL }, *price[CALIB_LEVELS + 1] = { NULL }, *lat[CALIB_LEVELS + 1] = { NULL },
+           *walk[CALIB_LEVELS + 1] = { NULL };
+    bytes[1] = &pr->cache1_bytes, price[1] = &pr->stream1_price, lat[1] = &pr->latency1, walk[1] = &pr->strided1_price;
+    if (last >= 3)
+        bytes[2] = &pr->cache2_bytes, price[2] = &pr->stream2_price, lat[2] = &pr->latency2, walk[2] = &pr->strided2_price;
+    if (last >= 2)
+        bytes[last] = &pr->cache_bytes, price[last] = &pr->stream_cached_price, lat[last] = &pr->latency_cached,
+        walk[last] = &pr->strided_cached_price;
+    for (int l = 1; l <= last; l++) {
+        if (!bytes[l] || !(m->cache_bytes[l] > 0)) continue;
+        *bytes[l] = m->cache_bytes[l] / (m->sharing[l] >= 1 ? m->sharing[l] : 1);
+        if (m->update[l] > 0) *price[l] = nonneg(m->update[l] - 2 * vop) / 2 / op;
+        if (m->chase[l] > 0) *lat[l] = m->chase[l] / op;
+        if (m->walk[l] > 0) *walk[l] = m->walk[l] / 2 / op;
+    }
+    if (m->update[0] > 0) pr->stream_price = nonneg(m->update[0] - 2 * vop) / 2 / op;
+    if (m->chase[0] > 0) pr->latency_mem = m->chase[0] / op;
+    pr->unit_price = vop / op;
+    if (m->accum > 0) pr->accum_price = m->accum / 2 / op;
+    if (m->strided > 0) pr->strided_price = m->strided / 2 / op;
+    if (m->aliased > 0) pr->aliased_price = m->aliased / 2 / op;
+    if (m->restart > 0 && (m->rows > 0 || m->update[0] > 0)) {
+        double rs = m->restart - (m->rows > 0 ? m->rows : 256 * m->update[0]);
+        if (rs > 0) pr->restart_price = rs / op;
+        else note(out, "a partial row costs no more than its elements streamed: restart_price unset");
+    }
 }
 
 /* The single message the loggp fit is checked against: K = 1 at the smallest size. */
@@ -377,13 +348,10 @@ int calib_fit_raw(const char *file, const char *text, const char *name, calib_re
     cost_profile *pr = &out->profile;
     snprintf(pr->name, sizeof pr->name, "%s", name);
     out->multiply_seconds = r.tick;
-    calib_parts(&r, out);
-    /* the tick: what exported code costs per tick when the kernel was timed, else the multiply */
-    out->kernel_seconds = r.kernel_seconds;
-    out->kernel_ticks = r.kernel_ticks;
-    if (r.kernel_ticks > 0) r.tick = r.kernel_seconds / r.kernel_ticks;
+    /* the tick: an operation's seconds from the microbenchmarks, else the multiply */
     pr->tick_seconds = r.tick;
-    calib_class_prices(&r, out);
+    calib_micro_prices(&r, out);
+    r.tick = pr->tick_seconds;
     pr->coalesce = 1;
     pr->sync_on_messages = 1;   /* exported code without messages never synchronises */
     /* what the halo path pays for a send's guard: nothing per element (its pattern is recorded

@@ -2,46 +2,40 @@
  * calib.h — turning the raw output of the calibration benchmark (runtime/calibrate/bench.c) into
  * a machine profile, the way the thesis calibrated its cluster (Ellmenreich 2004, §4.4):
  *
- *   tick_seconds   what a tick of exported code costs on this machine: the `kernel` line's
- *                  seconds over its ticks (a small kernel exported as C and timed, one copy
- *                  per rank at once, sharing the caches and memory as a leaf's ranks do, so
- *                  that loads, stores, loop and index overhead are priced as well as flops: its
- *                  seconds over the ticks `polyapm sim` counts for it); without a `kernel` line
- *                  the `tick` line (one floating multiply in a memory-bound loop).  Every
- *                  parameter below counted in ticks is divided by this tick.  The kernel is
- *                  timed in its parts, lines `kernel_unit` (the unit-stride stencil on arrays
- *                  beyond the caches) and `kernel_strided` (the column sums: stride m = 2000),
- *                  SECONDS TICKS each; without a `kernel` line the kernel is their sum; and
- *                  `kernel_aliased` (the column sums at m = 1024: a step of 8192 bytes, sim.h's
- *                  aliased walk), `kernel_accum` (rows of a matrix product accumulated as 2mm's,
- *                  sim.h's SIM_WORK_ACCUM) and `kernel_cached` (the stencil on arrays that fit
- *                  the cache), and `kernel_update`, `kernel_update_cached` (a row update of
- *                  LU's shape, few operations to a stream, beyond the caches and in them),
- *                  `kernel_rows`, `kernel_rows_long` (the update over 170 and 340 elements of
- *                  rows of 1000: LU's trailing rows); a part's line may end with STREAMS, the
- *                  elements it streams, and RESTARTS, the streams it starts over (cost.h,
- *                  `streams`);
- *                  `cache_bytes N`: the cache one processor has
- *   unit_price,    each part's seconds per tick over tick_seconds: what a tick of that work class
- *   strided_price, (sim.h, SIM_WORK_*) costs against the mean tick; 1 when its line is absent
- *   aliased_price
- *   accum_price,   the same for kernel_accum and kernel_cached; unset when the line is absent
- *   unit_cached_price
- *   cache_bytes    the `cache_bytes` line; unset when absent (cost.h, `cache`)
- *   stream_price,  with the update's lines: the stencil and the update solved together for what
- *   stream_cached_ a tick of operations and an element streamed cost, s = a·ticks + b·streams,
- *   price          in the caches (unit_cached_price = a, stream_cached_price = b, over
- *                  tick_seconds) and beyond them (unit_price, stream_price).  A solution that is
- *                  not positive (the two parts do not tell operations from streams apart: beyond
- *                  the caches, where a prefetched update runs nearly as fast as in them and the
- *                  stencil twice as slow, as on the machine this was written on) leaves, in the
- *                  cache, the keys unset (unit work priced per tick as above), and beyond it
- *                  stream_price 0 (the stencil's price per tick, its traffic included); a note
- *                  says which
- *   restart_price  with the rows' lines: the seconds per tick of kernel_update_cached (whole
- *                  rows), kernel_rows_long and kernel_rows against their restarts per tick, a
- *                  least-squares line whose slope is a restart's seconds, over tick_seconds;
- *                  unset, with a note, when it is not positive
+ *   tick_seconds   what an arithmetic operation costs in exported code on this machine, from the
+ *                  microbenchmarks (runtime/calibrate/micro.c, lines `micro NAME LEVEL BYTES S`):
+ *                  the element update a[i] = a[i]·c + d (two operations, two streams) and the
+ *                  same element put through eight such steps (sixteen operations, the same two
+ *                  streams), both in the first cache level, built as the compiler does not
+ *                  vectorise them (update_scalar, poly_scalar: loops with guards, sends, walks):
+ *                  op = (poly − update) / 14; the vectorised pair (update, poly) gives the
+ *                  vectorised op, v, the same way (without the scalar lines, op = v).  Every
+ *                  parameter below counted in ticks is divided by op.  Without the micro lines
+ *                  (older measurements, SimGrid's) the `tick` line (one floating multiply in a
+ *                  memory-bound loop), the prices below unset
+ *   stream1_price, what an element streamed from each level costs: the update over half the
+ *   stream2_price, level's share (a level's size over the processors sharing it), less its two
+ *   stream_cached_  vectorised operations, over its two streams, (update − 2·v) / 2 / op; the first level,
+ *   price,         the second (when the machine has three), the last (cache_bytes) and memory
+ *   stream_price   (four times the last level: stream_price); a negative figure (noise) is 0
+ *   cache1_bytes,  the levels' shares from the `cache LEVEL BYTES SHARING` lines: the first, the
+ *   cache2_bytes,  second when there are three, and the last
+ *   cache_bytes
+ *   latency1, ..   the chase's seconds per dependent load at each level and beyond (reported)
+ *   unit_price     v / op: a tick of unit-stride work is a vectorised operation; its traffic is
+ *                  its streams'
+ *   accum_price    the accumulation s = s + w[k]·v[k] (first level): its seconds per element over
+ *                  its two ticks (a chain of dependent additions, which exported code keeps in
+ *                  order: no reassociation)
+ *   strided_price, the column walk s = s + c[i][j]·x[i] beyond the caches, rows 16000 and 8192
+ *   aliased_price  bytes apart: seconds per element over its two ticks
+ *   strided1_price, the walk over a square matrix of half each level's share, the same way: the
+ *   strided2_price, first level, the second (when there are three), the last
+ *   strided_cached_price
+ *   restart_price  the update over the first 256 elements of each row of 1024 beyond the caches:
+ *                  its seconds per row less those of 256 elements of the same update over whole
+ *                  rows (`rows`; without it, 256 of the update's elements beyond the caches),
+ *                  over the tick; unset with a note when not positive
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
  *                  (the median of batches of steps: robust to a rank descheduled for a while)
@@ -82,10 +76,21 @@
 #include "stats.h"
 
 enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10, CALIB_BURST_SIZES = 8 };
-/* The kernel's parts: one per work class (SIM_WORK_*), then the stencil in the cache, the row
- * update beyond the caches and in them, and the update over part of longer rows at two lengths. */
-enum { CALIB_PART_CACHED = SIM_WORK_CLASSES, CALIB_PART_UPDATE, CALIB_PART_UPDATE_CACHED, CALIB_PART_ROWS,
-       CALIB_PART_ROWS_LONG, CALIB_PARTS };
+/* Cache levels the microbenchmarks report (index 1 ..; index 0: memory, beyond them). */
+enum { CALIB_LEVELS = 4 };
+/* The microbenchmarks' figures (seconds per element, per load or per row; 0 when absent). */
+typedef struct calib_micro {
+    int nlevels;                                  /* `cache` lines met (levels 1 .. nlevels) */
+    double cache_bytes[CALIB_LEVELS + 1], sharing[CALIB_LEVELS + 1];
+    double update[CALIB_LEVELS + 1], chase[CALIB_LEVELS + 1];   /* index 0: beyond the caches */
+    double walk[CALIB_LEVELS + 1];                /* the column walk in each level (index 0: unused,
+                                                     beyond the caches it is `strided`) */
+    double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
+    double poly, accum, strided, aliased, restart, rows, poly_scalar, update_scalar;
+    double op;                                    /* fitted: seconds per operation, vectorised (0: none) */
+    double op_scalar;                             /* fitted: not vectorised (the tick; op without
+                                                     the scalar lines) */
+} calib_micro;
 
 typedef struct calib_fit {
     const char *what;          /* "exchange", "send P=2", ... (static or in `label`) */
@@ -101,25 +106,11 @@ typedef struct calib_result {
     double l_seconds[CALIB_MAX_P + 1];   /* BSP l(P), index P */
     double barrier_seconds[CALIB_MAX_P + 1]; /* MPI_Barrier, index P */
     double multiply_seconds;   /* the `tick` line: one floating multiply, memory bound */
-    double kernel_seconds, kernel_ticks;  /* the `kernel` line (0 when absent), else the sum
-                                             of its parts */
-    double part_seconds[CALIB_PARTS], part_ticks[CALIB_PARTS];  /* the parts' lines
-                                             (calib_part_names; 0 when absent) */
-    double part_streams[CALIB_PARTS];  /* the elements each part streams (0 when its line
-                                             does not say) */
-    double part_restarts[CALIB_PARTS]; /* the streams it starts over (0 when it does not say) */
-    double cache_bytes;        /* the `cache_bytes` line (0 when absent) */
+    calib_micro micro;         /* the microbenchmarks' lines (all 0 when absent) */
     double single_bytes, single_seconds;  /* the loggp series' single message (K = 1, the
                                              smallest size; 0 without the series) */
     char note[256];            /* fallbacks taken, "" when none */
 } calib_result;
-
-/* The raw line of each part of the kernel: a work class's ("kernel_unit", "kernel_strided", ..;
- * NULL for SIM_WORK_SCALAR, which has no part) and, at CALIB_PART_CACHED, "kernel_cached" (the
- * unit-stride stencil on arrays that fit the cache), then "kernel_update",
- * "kernel_update_cached" (the row update), "kernel_rows" and "kernel_rows_long" (it over part of
- * longer rows). */
-extern const char *const calib_part_names[CALIB_PARTS];
 
 /* Parses the benchmark's output and fits the profile (named `name`).  0, or -1 with messages
  * naming `file:line` for malformed lines and saying what is missing. */

@@ -53,7 +53,10 @@ static const cost_profile cost_builtins[] = {
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
       .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1, .unit_price = 1,
       .strided_price = 1, .aliased_price = 1, .accum_price = -1, .unit_cached_price = -1,
-      .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1 },
+      .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1,
+      .cache1_bytes = -1, .cache2_bytes = -1, .stream1_price = -1, .stream2_price = -1, .latency1 = -1,
+      .latency2 = -1, .latency_cached = -1, .latency_mem = -1, .strided1_price = -1, .strided2_price = -1,
+      .strided_cached_price = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -94,6 +97,17 @@ static const cost_key cost_keys[] = {
     { "stream_price",  offsetof(cost_profile, stream_price), 4 },
     { "stream_cached_price", offsetof(cost_profile, stream_cached_price), 4 },
     { "restart_price", offsetof(cost_profile, restart_price), 4 },
+    { "cache1_bytes",  offsetof(cost_profile, cache1_bytes), 4 },
+    { "cache2_bytes",  offsetof(cost_profile, cache2_bytes), 4 },
+    { "stream1_price", offsetof(cost_profile, stream1_price), 4 },
+    { "stream2_price", offsetof(cost_profile, stream2_price), 4 },
+    { "strided1_price", offsetof(cost_profile, strided1_price), 4 },
+    { "strided2_price", offsetof(cost_profile, strided2_price), 4 },
+    { "strided_cached_price", offsetof(cost_profile, strided_cached_price), 4 },
+    { "latency1",      offsetof(cost_profile, latency1), 4 },
+    { "latency2",      offsetof(cost_profile, latency2), 4 },
+    { "latency_cached", offsetof(cost_profile, latency_cached), 4 },
+    { "latency_mem",   offsetof(cost_profile, latency_mem), 4 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -489,11 +503,47 @@ static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
     return cost_cache_blend(t, p, i, p->unit_cached_price, p->unit_price);
 }
 
-/* The price of a stream's element on processor i (cost.h, `streams`): stream_price, or between
- * stream_cached_price and it; 0 when unset. */
+/* A price on processor i from the cache levels that hold its data (cost.h, `levels`): price[0 ..
+ * 2] the first, second and last level's, `memory` beyond them; -1 when the profile has no first
+ * level's. */
+static double cost_levels_blend(const sim_trace *t, const cost_profile *p, int i, const double price[3], double memory)
+{
+    const double bytes[3] = { p->cache1_bytes, p->cache2_bytes, p->cache_bytes };
+    if (!(p->cache1_bytes > 0 && price[0] >= 0) || !t->data_bytes || !(t->data_bytes[i] > 0)) return -1;
+    double d = t->data_bytes[i], held = 0, z = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!(bytes[k] > held) || !(price[k] >= 0)) continue;
+        double upto = d < bytes[k] ? d : bytes[k];
+        if (upto > held) z += price[k] * (upto - held) / d;
+        held = bytes[k];
+    }
+    return d > held ? z + memory * (d - held) / d : z;
+}
+
+/* The price of a stream's element on processor i by the levels; -1 without them. */
+static double cost_levels_price(const sim_trace *t, const cost_profile *p, int i)
+{
+    const double price[3] = { p->stream1_price, p->stream2_price, p->stream_cached_price };
+    return cost_levels_blend(t, p, i, price, p->stream_price);
+}
+
+/* The price of a restart on processor i (cost.h, `levels`): restart_price, or with the levels
+ * set, restart_price for the part of the processor's data beyond the last level (a restart within
+ * the caches finds its next row there). */
+static double cost_restart_price(const sim_trace *t, const cost_profile *p, int i)
+{
+    if (cost_levels_price(t, p, i) < 0 || !(p->cache_bytes > 0)) return p->restart_price;
+    double d = t->data_bytes[i];
+    return d > p->cache_bytes ? p->restart_price * (d - p->cache_bytes) / d : 0;
+}
+
+/* The price of a stream's element on processor i (cost.h, `streams`): by the levels that hold
+ * its data, or stream_price, or between stream_cached_price and it; 0 when unset. */
 static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i)
 {
-    return p->stream_price < 0 ? 0 : cost_cache_blend(t, p, i, p->stream_cached_price, p->stream_price);
+    if (p->stream_price < 0) return 0;
+    double z = cost_levels_price(t, p, i);
+    return z >= 0 ? z : cost_cache_blend(t, p, i, p->stream_cached_price, p->stream_price);
 }
 
 /* The price of class `cls` on processor i: its key's, the unit-stride price for unit work and
@@ -501,7 +551,11 @@ static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i
 static double cost_class_price(const sim_trace *t, const cost_profile *p, int cls, int i)
 {
     switch (cls) {
-    case SIM_WORK_STRIDED: return p->strided_price;
+    case SIM_WORK_STRIDED: {
+        const double price[3] = { p->strided1_price, p->strided2_price, p->strided_cached_price };
+        double w = cost_levels_blend(t, p, i, price, p->strided_price);
+        return w >= 0 ? w : p->strided_price;
+    }
     case SIM_WORK_ALIASED: return p->aliased_price;
     case SIM_WORK_ACCUM:
         /* measured in the cache (calib.h): beyond it, dearer as unit work is */
@@ -534,7 +588,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
         priced = 1;
     }
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
-    if (t->restarts && p->restart_price > 0) w += p->restart_price * t->restarts[at];
+    if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
     return priced && w < 0 ? 0 : w;
 }
 

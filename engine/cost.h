@@ -82,6 +82,19 @@
  *            restart_price set, w_it += restart_price·r_it; `calibrate` times the update over
  *            whole rows and over part of longer rows at two lengths, and fits its seconds per
  *            tick against its restarts per tick.
+ *   levels   with cache1_bytes and stream1_price (and cache2_bytes, stream2_price) set, a stream's
+ *            element costs what the levels that hold the processor's data charge, each for the
+ *            part of the data D_i it holds (C_0 = 0, the levels in order, cache_bytes the last,
+ *            at stream_cached_price, memory beyond it at stream_price):
+ *              z_i = Σ_k z_k·(min(D_i, C_k) − min(D_i, C_k−1))/D_i + stream_price·max(0, D_i − C_last)/D_i
+ *            a sweep over the processor's data finds the part each level holds there (the data's
+ *            reuse distance is its size).  With strided1_price set, a tick of strided work
+ *            (a walk down columns) is priced the same way, by strided1_price, strided2_price,
+ *            strided_cached_price and strided_price (memory).  A restart (`streams`) costs restart_price for the
+ *            part of D_i beyond the last level, max(0, D_i − C_last)/D_i, nothing within the
+ *            caches (the next row is there: no prefetcher to wait for).  Unset (every profile before them): `cache` above,
+ *            bit for bit.  `polyapm calibrate` measures the levels with microbenchmarks of its
+ *            own (engine/calib.h).
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -124,7 +137,7 @@
 
 typedef struct cost_profile {
     char name[64];
-    double tick_seconds;      /* seconds per tick (one floating multiply) */
+    double tick_seconds;      /* seconds per tick (an arithmetic operation: calib.h) */
     double mstartup_s, mstartup_r;
     double normsent, normrcvd;
     double barrier_slope, barrier_const;
@@ -154,6 +167,16 @@ typedef struct cost_profile {
                                  unset: stream_price */
     double restart_price;     /* ticks paid per stream started over by a loop over part of a
                                  row (`streams` above); < 0 = unset: none */
+    double cache1_bytes, cache2_bytes;    /* the inner cache levels one processor has (bytes;
+                                 `levels` above); < 0 = unset */
+    double stream1_price, stream2_price;  /* ticks paid per element streamed from them; < 0 =
+                                 unset */
+    double strided1_price, strided2_price, strided_cached_price;   /* ticks paid per tick of
+                                 strided work whose data the first, second, last level holds
+                                 (`levels` above; strided_price: memory); < 0 = unset */
+    double latency1, latency2, latency_cached, latency_mem;   /* ticks of a dependent load from
+                                 each level, the last level (cache_bytes) and memory: what
+                                 `calibrate` measured (reported, not priced); < 0 = unset */
 } cost_profile;
 
 typedef struct cost_summary {

@@ -68,7 +68,11 @@ typedef struct sim_coll_rec {
  *                     whose next loop out moves every access in its last subscript only (2mm's
  *                     `for j { for k { tmp[i][j] += A[i][k] * B[k][j] } }`): not a walk, its
  *                     rows are read a few elements at a time across the outer loop, but not a
- *                     stream either (each step of k moves to another row): priced apart
+ *                     stream either (each step of k moves to another row): priced apart;
+ *                     and a unit-stride chain: a reduction over a unit stride, or a target
+ *                     fixed while the innermost loop runs that the statement reads (mvt's
+ *                     x1[i] = x1[i] + A[i][j] * y1[j]): its loop runs at an addition's latency
+ *                     (sim_classes.c, sim_stmt_chain)
  *   SIM_WORK_ALIASED  STRIDED where the walk's step is a multiple of 4096 bytes (a row of 512
  *                     doubles, 1024, ...): every element of the walk maps to the same cache sets
  *                     and the walk thrashes them (LU at n = 1024 runs 5x slower than at 1000);

@@ -79,14 +79,18 @@ static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
     return step > 0 && step % SIM_ALIAS_BYTES == 0 ? SIM_WORK_ALIASED : SIM_WORK_STRIDED;
 }
 
+enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
+
 /* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
- * subscript moves, else STRIDED or ALIASED (sim_walk_class). */
+ * subscript moves, else STRIDED or ALIASED (sim_walk_class).  A subscript moves through the lets
+ * it names (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
 static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
 {
     int cls = SIM_WORK_SCALAR;
     for (int d = 0; d < n->n; d++) {
         const sim_sub *sb = &n->sub[d];
-        int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, NULL) : sim_aff_coef(&sb->aff, slot) != 0;
+        int lets = SIM_CLASS_LETS;
+        int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, &lets) : sim_aff_moves(c, &sb->aff, slot, &lets);
         if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
         if (moves) cls = SIM_WORK_UNIT;
     }
@@ -159,4 +163,66 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     sim_class_walk(c, a->rhs, outer->slot, &acc, &red);
     if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT)
         a->wclass = SIM_WORK_ACCUM;
+}
+
+static int sim_same_aff(const sim_aff *x, const sim_aff *y)
+{
+    if (x->c != y->c || x->n != y->n) return 0;
+    for (int i = 0; i < x->n; i++)
+        if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
+    return 1;
+}
+
+/* Are the integer nodes a and b the same computation (operator, variable, constant, affine form,
+ * operands)?  Calls and reductions are not compared: not the same. */
+static int sim_same_int(const sim_node *a, const sim_node *b)
+{
+    if (!a || !b) return a == b;
+    if (a->op != b->op || a->slot != b->slot || a->ival != b->ival || a->args || b->args || a->sub || b->sub ||
+        a->op == SO_REDI)
+        return 0;
+    if ((a->op == SO_AFF || a->op == SO_CMPAFF) && !sim_same_aff(&a->aff, &b->aff)) return 0;
+    return sim_same_int(a->a, b->a) && sim_same_int(a->b, b->b) && sim_same_int(a->c, b->c);
+}
+
+/* Do accesses a and b reach the same element: the same array, the same subscripts? */
+static int sim_same_element(const sim_node *a, const sim_node *b)
+{
+    if (a->array != b->array || a->n != b->n) return 0;
+    for (int d = 0; d < a->n; d++) {
+        const sim_sub *x = &a->sub[d], *y = &b->sub[d];
+        if (x->gen || y->gen ? !sim_same_int(x->gen, y->gen) : !sim_same_aff(&x->aff, &y->aff)) return 0;
+    }
+    return 1;
+}
+
+/* Does n read the element `lhs` names, or hold a reduction (`sum(..)`: an accumulator, whose
+ * ticks a step go to *step)? */
+static int sim_chain_walk(const sim_node *n, const sim_node *lhs, double *step)
+{
+    if (!n) return 0;
+    if (n->op == SO_REDD || n->op == SO_REDI) { *step = n->dticks; return 1; }
+    if (sim_is_access(n->op)) return lhs && sim_same_element(n, lhs);
+    if (sim_chain_walk(n->a, lhs, step) || sim_chain_walk(n->b, lhs, step) || sim_chain_walk(n->c, lhs, step))
+        return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_chain_walk(n->args[i], lhs, step)) return 1;
+    return 0;
+}
+
+/* A unit-stride chain is an accumulation (SIM_WORK_ACCUM): a reduction over a unit stride, or an
+ * assignment whose target stays put while its innermost loop runs and which reads it (mvt's
+ * x1[i] = x1[i] + A[i][j] * y1[j], j innermost): each turn waits for the last one's addition,
+ * which exported code keeps in order (no reassociation), so the loop runs at the latency of an
+ * addition, not at the speed of its operations and streams.  The class counts two ticks a step
+ * (what an accumulation's price is measured against: a multiply and an add), the rest of a
+ * longer step (syrk's C[i][j] + alpha * A[i][k] * A[j][k]) is scalar work.  Called after
+ * sim_stmt_streams (the statement's streams are counted as a unit statement's). */
+void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
+{
+    if (st->wclass != SIM_WORK_UNIT || st->has_cost) return;
+    int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
+    double step = st->ticks;
+    if (!sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) return;
+    st->wclass = SIM_WORK_ACCUM;
+    st->class_share = step > 2 ? 2 / step : 0;
 }

@@ -766,6 +766,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         st->ticks = sim_expr_ticks(s->u.assign.rhs);
         if (st->rhs) st->wclass = sim_stmt_class(c, st);
         if (st->rhs) sim_stmt_streams(c, st);
+        if (st->rhs) sim_stmt_chain(c, st);
         for (int i = 0; st->rhs && i < c->prog->ndecls; i++) {   /* `assume LABEL unchanged when COND` */
             const ir_decl *d = c->prog->decls[i];
             if (d->kind != IR_D_ASSUME || d->u.assume.stmt != s) continue;

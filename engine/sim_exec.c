@@ -874,7 +874,7 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
     if (s->has_cost) c->ticks = sv + s->cost;
     else c->ticks += s->ticks;
     if (s->wclass) {
-        c->wclass_ticks[s->wclass] += c->ticks - sv;
+        c->wclass_ticks[s->wclass] += s->class_share > 0 ? (c->ticks - sv) * s->class_share : c->ticks - sv;
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
     }
 }

@@ -109,6 +109,8 @@ struct sim_stmt {
     int guard_work;               /* send: its guard's ticks count as work (not inside a `cost N`
                                      region): the trace's guard records them */
     int wclass;                   /* assignment: its work class (SIM_WORK_*, sim_stmt_class) */
+    double class_share;           /* the part of its ticks its class counts (0: all): a chain's
+                                     two ticks a step (sim_stmt_chain), the rest scalar work */
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */
     double stream_ratio;          /* the reduction's per tick */
@@ -393,6 +395,9 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
+/* A unit-stride chain (a reduction, or a fixed target read and written) made an accumulation
+ * (sim_classes.c). */
+void sim_stmt_chain(const sim_ctx *c, sim_stmt *st);
 /* At most how many turns loop v runs when it is the point loop of a tile (v = max(.., V) ..
  * min(.., V + k) with V an enclosing loop's variable: k + 1), else 0. */
 int64_t sim_tile_trip(const ir_loopvar *v);

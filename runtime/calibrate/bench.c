@@ -7,7 +7,9 @@
  *   exchange P SECONDS              the constant part of a coalesced exchange on P ranks: an
  *                                   alltoall of counts and an empty alltoallv (§4.4.3)
  * The constant part is timed as exported programs meet it, once per time step: each exchange
- * after a step's computation (step_work, some 25 microseconds of flops), less that computation timed alone
+ * after a step's computation (step_work, some 25 microseconds of flops), the exchange's call alone
+ * timed (the wait for a partner that arrives late included; timing the step less its computation
+ * timed apart is at the mercy of the computation's own noise on a shared machine)
  * — back to back exchanges miss what a step costs when one rank arrives late (descheduled on a
  * loaded machine, or on a slower core) — in batches, the median batch's mean: a batch in which a
  * rank lost its core for a time slice (milliseconds, against steps of microseconds) is an
@@ -28,6 +30,8 @@
  *                                   L + o; the median of batches (interleaved over K and BYTES,
  *                                   so that a slow spell is no one point's)
  *
+ * Before them, the microbenchmarks of the processor and its memory (micro.c: cache, micro lines).
+ *
  * Usage: mpirun -np N bench [quick]   (P runs over 2..N on sub-communicators of the first P ranks;
  * `quick` uses fewer repetitions and message counts, for tests).
  */
@@ -35,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "micro.h"
 
 enum { MSG_BYTES = 20, XMAX = 512 };
 
@@ -44,7 +50,6 @@ typedef struct bench {
     int *scount, *sdispl, *rcount, *rdispl;
     char *sbuf, *rbuf;
     double *mem;                  /* where received messages are unmarshalled */
-    double work;                  /* seconds of one step_work alone on this rank */
 } bench;
 
 enum { STEP_FLOPS = 8000 };
@@ -93,7 +98,7 @@ static void exchange(bench *b, const int *out)
 }
 
 /* Mean seconds of `reps` exchanges where rank j sends out[j] messages to each peer; with `work`,
- * each after a step's computation, less the computation alone. */
+ * each after a step's computation, the exchange's call alone timed. */
 static double time_exchange(bench *b, int reps, int primary_sends, int x, int work)
 {
     int *out = calloc((size_t)b->size, sizeof *out);
@@ -105,12 +110,15 @@ static double time_exchange(bench *b, int reps, int primary_sends, int x, int wo
     }
     exchange(b, out);                                             /* warm up */
     MPI_Barrier(b->comm);
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), in = 0;
     for (int r = 0; r < reps; r++) {
-        if (work) step_work();
+        if (!work) { exchange(b, out); continue; }
+        step_work();
+        double e0 = MPI_Wtime();
         exchange(b, out);
+        in += MPI_Wtime() - e0;
     }
-    double t = (MPI_Wtime() - t0) / reps - (work ? b->work : 0), tmax;
+    double t = work ? in / reps : (MPI_Wtime() - t0) / reps, tmax;
     MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, b->comm);
     free(out);
     return tmax;
@@ -125,16 +133,12 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The constant cost of an exchange (rank 0's value): the median of `batches` batches of `reps`
- * steps, each step some computation and an empty exchange, less the computation timed alone
- * just before the batch. */
+ * steps, each step some computation and an empty exchange, the exchange's call timed. */
 static double time_constant(bench *b, int batches, int reps)
 {
     double t[CONST_BATCHES];
     if (batches > CONST_BATCHES) batches = CONST_BATCHES;
-    for (int k = 0; k < batches; k++) {
-        b->work = time_work(reps);      /* the computation alone, just before: the clock drifts */
-        t[k] = time_exchange(b, reps, -1, 0, 1);
-    }
+    for (int k = 0; k < batches; k++) t[k] = time_exchange(b, reps, -1, 0, 1);
     qsort(t, (size_t)batches, sizeof *t, cmp_double);
     return t[batches / 2];
 }
@@ -272,8 +276,11 @@ int main(int argc, char **argv)
     if (wrank == 0) printf("ranks %d\ntick %.9e\n", wsize, tick());
     if (wrank == 0) printf("# step_work %.3e s\n", time_work(2000));
     fflush(stdout);
+    if (wrank == 0) fprintf(stderr, "calibrate: [1/%d] the processor and its caches (microbenchmarks)\n", wsize);
+    micro_run(MPI_COMM_WORLD, quick);
     for (int P = 2; P <= wsize; P++) {
         bench b = {0};
+        if (wrank == 0) fprintf(stderr, "calibrate: [%d/%d] messages on %d ranks\n", P, wsize, P);
         MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &b.comm);
         if (b.comm != MPI_COMM_NULL) {
             MPI_Comm_rank(b.comm, &b.rank);
@@ -286,7 +293,6 @@ int main(int argc, char **argv)
             b.rbuf = calloc((size_t)XMAX * (size_t)P, MSG_BYTES);
             b.mem = calloc(XMAX, sizeof(double));
             int reps = quick ? 20 : 300;
-            b.work = time_work(2000);
             double t = time_constant(&b, quick ? 5 : CONST_BATCHES, quick ? 20 : 100);
             if (b.rank == 0) printf("exchange %d %.9e\n", P, t);
             for (int dir = 1; dir >= 0; dir--)

@@ -2,9 +2,11 @@
 # `polyapm calibrate -np 2` (issue 8): the benchmark builds with mpicc and runs under mpirun, every
 # fitted parameter is positive and finite, the profile is stored in the workspace and in the
 # user-level file, and `sim --machine local` then predicts seconds with it (here and in another
-# workspace).  The tick is the exported calibration kernel's seconds over its simulated ticks
-# (issue 16); the kernel is timed in its two parts, and each work class's price is its part's
-# seconds per tick over that tick.  Timing numbers are printed, not asserted.  `--raw` refits saved measurements.
+# workspace).  The tick and the prices of work come from the benchmark's microbenchmarks (issue 30
+# item 4): the tick an operation's seconds, each cache level's and memory's stream and latency,
+# the column walks, the accumulation, a restart — each price its figure's formula (engine/calib.h),
+# the levels' sizes sysfs's, and the figures ordered as caches are (memory dearer than the first
+# level, in stream and latency).  Timing numbers are printed, not asserted.  `--raw` refits saved measurements.
 # LogGP (issue 18): the bursts of K messages give loggp_L, loggp_o, loggp_G, written to the profile,
 # positive, and consistent with the single message measured (L + 2o + G·words, o and L each less
 # than it); the loggp model prices a leaf with them (FD on 2 x 2 processors, by hand).
@@ -16,10 +18,8 @@ start=$(date +%s)
 out=$("$POLYAPM" -w lu.pdg calibrate -np 2 --json 2>err); rc=$?
 took=$(( $(date +%s) - start ))
 expect_eq "calibrate -np 2: exit 0" "$rc" 0
-# the kernel's parts run one copy per rank at once, as many as the host has processors
-copies=$(( $(nproc) < 2 ? $(nproc) : 2 ))
-expect_eq "the kernel timed as $copies copies at once" \
-    "$(grep -c "timing the exported kernel's part kernel_[a-z_]* (.*, $copies at once)" err)" 9
+expect_match "progress: the microbenchmarks" "$(cat err)" 'calibrate: \[1/2\] the processor and its caches'
+expect_match "progress: the messages" "$(cat err)" 'calibrate: \[2/2\] messages on 2 ranks'
 echo "# calibrate -np 2 took ${took}s"
 printf '%s' "$out" | python3 -c "
 import json,sys; j=json.load(sys.stdin)
@@ -38,32 +38,47 @@ print(s['bytes'] > 0, p['loggp_o'] * t < s['seconds'] and p['loggp_L'] * t < s['
 text=$("$POLYAPM" calibrate --raw "${XDG_CACHE_HOME:-$HOME/.cache}/polyapm/calibrate-local.raw" --no-store)
 expect_match "the text output says loggp's o" "$text" '^  loggp_o +[0-9.e+-]+ +ticks/message'
 expect_match "the text output says the single message against the fit" "$text" '^  loggp: one message of [0-9]+ bytes .* s \(measured [0-9.e+-]+ s\)'
-expect_eq "the tick is the exported kernel's seconds over its ticks (issue 16)" "$(printf '%s' "$out" | python3 -c "
-import json,sys; j=json.load(sys.stdin); k=j['kernel']
-print(k['ticks'] > 1e7 and k['seconds'] > 0 and abs(j['profile']['tick_seconds'] - k['seconds'] / k['ticks']) <= 1e-6 * j['profile']['tick_seconds'] and j['multiply_seconds'] > 0)")" True
-expect_eq "each work class's price: its part's seconds per tick over the tick" "$(printf '%s' "$out" | python3 -c "
-import json,sys; j=json.load(sys.stdin); k=j['kernel']; p=j['profile']; t=p['tick_seconds']
-parts=[(k[c]['seconds'], k[c]['ticks'], p[c + '_price']) for c in ('strided', 'aliased')]
-print(all(tk > 1e7 and abs(pr - s / tk / t) <= 1e-6 * pr for s, tk, pr in parts),
-      abs(k['seconds'] - k['unit']['seconds'] - parts[0][0]) <= 1e-6 * k['seconds'])")" "True True"
-# unit work: the stencil and the update solved for a tick and a streamed element, both sizes
-# (or, when noise leaves no positive solution, per tick with a note)
-expect_eq "unit work: the stencil's and the update's seconds are their ticks and streams at the fitted prices" \
+expect_eq "the tick: an operation not vectorised, (poly - update) / 14 in the first level (or the update's half, noted); unit work a vectorised one" "$(printf '%s' "$out" | python3 -c "
+import json,sys; j=json.load(sys.stdin); m=j['micro']; l1=m['levels'][1]; p=j['profile']; t=p['tick_seconds']
+def op(poly, upd, got): return abs(got - (poly - upd) / 14) <= 1e-6 * got or (abs(got - upd / 2) <= 1e-6 * got and 'no dearer' in j['note'])
+print(abs(t - m['op_scalar']) <= 1e-9 * t, op(m['poly_scalar'], m['update_scalar'], t), op(m['poly'], l1['update'], m['op']),
+      abs(p['unit_price'] - m['op'] / t) <= 1e-6 * p['unit_price'])")" "True True True True"
+expect_eq "each price is its microbenchmark's figure over the tick" "$(printf '%s' "$out" | python3 -c "
+import json,sys; j=json.load(sys.stdin); m=j['micro']; p=j['profile']; op=m['op_scalar']; L=m['levels']
+near = lambda a, b: abs(a - b) <= 1e-6 * max(abs(b), 1e-30)
+stream = lambda u: max(u - 2 * m['op'], 0) / 2 / op
+last = len(L) - 1
+print(near(p['stream_price'], stream(L[0]['update'])), near(p['stream1_price'], stream(L[1]['update'])),
+      near(p['stream_cached_price'], stream(L[last]['update'])), near(p['latency_mem'], L[0]['chase'] / op),
+      near(p['latency1'], L[1]['chase'] / op), near(p['strided_price'], m['strided'] / 2 / op),
+      near(p['aliased_price'], m['aliased'] / 2 / op), near(p['accum_price'], m['accum'] / 2 / op),
+      near(p['unit_price'], m['op'] / op), near(p['strided1_price'], L[1]['strided'] / 2 / op),
+      near(p['strided_cached_price'], L[last]['strided'] / 2 / op),
+      p['restart_price'] < 0 and 'restart' in j['note'] or near(p['restart_price'], (m['restart'] - m['rows']) / op))")" \
+    "True True True True True True True True True True True True"
+expect_eq "the levels' sizes: sysfs's, over the processors sharing them" "$(printf '%s' "$out" | python3 -c "
+import json,sys,os; j=json.load(sys.stdin); L=j['micro']['levels']
+def sysfs(i, f):
+    try: return open('/sys/devices/system/cpu/cpu0/cache/index%d/%s' % (i, f)).read().strip()
+    except OSError: return None
+want = {}
+for i in range(16):
+    t = sysfs(i, 'type')
+    if t is None: break
+    if t == 'Instruction': continue
+    s = sysfs(i, 'size'); v = float(s[:-1]) * {'K': 1024, 'M': 1 << 20}.get(s[-1], 1) if s[-1] in 'KM' else float(s)
+    want[int(sysfs(i, 'level'))] = v
+print(not want or all(abs(L[l]['cache_bytes'] - want[l]) < 1 for l in want), j['profile']['cache1_bytes'] == L[1]['cache_bytes'] / L[1]['sharing'])")" "True True"
+expect_eq "ordered as caches are: memory's stream and latency dearer than the first level's, the levels in order (within noise)" \
     "$(printf '%s' "$out" | python3 -c "
-import json,sys; j=json.load(sys.stdin); k=j['kernel']; p=j['profile']; t=p['tick_seconds']
-def holds(part, unit, stream):
-    q = k[part]; return abs((p[unit] * q['ticks'] + p[stream] * q['streams']) * t - q['seconds']) <= 1e-6 * q['seconds']
-per_tick = abs(p['unit_price'] - k['unit']['seconds'] / k['unit']['ticks'] / t) <= 1e-6 * p['unit_price']
-if p['stream_cached_price'] > 0:
-    memory = all(holds(a, 'unit_price', 'stream_price') for a in ('unit', 'update')) if p['stream_price'] > 0 else \
-             p['stream_price'] == 0 and per_tick and 'beyond the caches' in j['note']
-    print(memory and p['unit_cached_price'] > 0 and
-          all(holds(a, 'unit_cached_price', 'stream_cached_price') for a in ('cached', 'update_cached')))
-else:
-    print('in the cache' in j['note'] and per_tick)")" True
-expect_eq "a restart's price: positive, or unset with a note" "$(printf '%s' "$out" | python3 -c "
-import json,sys; j=json.load(sys.stdin); p=j['profile']
-print(p['restart_price'] > 0 or (p['restart_price'] < 0 and 'restart' in j['note']))")" True
+import json,sys; p=json.load(sys.stdin)['profile']
+s = [p[k] for k in ('stream1_price', 'stream2_price', 'stream_cached_price') if p[k] >= 0] + [p['stream_price']]
+l = [p[k] for k in ('latency1', 'latency2', 'latency_cached') if p[k] >= 0] + [p['latency_mem']]
+b = [p[k] for k in ('cache1_bytes', 'cache2_bytes', 'cache_bytes') if p[k] > 0]
+print(s[-1] > s[0], all(s[i] <= 1.5 * s[i + 1] for i in range(len(s) - 1)), l[-1] > l[0],
+      all(l[i] <= 1.5 * l[i + 1] for i in range(len(l) - 1)), b == sorted(b))")" "True True True True True"
+expect_eq "a walk down columns: dearer a tick than unit-stride work streamed from memory" "$(printf '%s' "$out" | python3 -c "
+import json,sys; p=json.load(sys.stdin)['profile']; print(p['strided_price'] > p['unit_price'] + p['stream_price'])")" True
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
     "['exchange', 'hrel', 'loggp', 'pingpong', 'recv', 'send']"
 expect_eq "stored in the workspace" "$(sqlite3 lu.pdg/pdg.db "select count(*) from machines where name='local'")" 1
@@ -102,18 +117,12 @@ r=c['rows'][0]; print(c['model'], c['machine'], abs(r['cost']['loggp'] - s['cost
 # refitting saved measurements; bad input names the line
 raw=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/polyapm/calibrate-local.raw 2>/dev/null | head -1)
 if [ -n "$raw" ]; then
-    expect_eq "the saved measurements hold the kernel's parts' lines" \
-        "$(grep -c '^kernel_\(unit\|strided\|aliased\|accum\|cached\|update\|update_cached\|rows\|rows_long\) [0-9.e+-]* [0-9.e+-]* [0-9.e+-]* [0-9.e+-]*$' "$raw")" 9
-    # restarts: the rows over part of rows of 1000 (1200 rows, 128 and 64 rounds), none elsewhere
-    expect_eq "the parts' restarts: one an entry of a loop over part of a row" "$(awk '
-        NF == 5 && $1 ~ /^kernel_/ { printf "%s %s ", $1, $5 }' "$raw")" \
-        "kernel_unit 0 kernel_strided 0 kernel_aliased 0 kernel_accum 0 kernel_cached 0 kernel_update 0 kernel_update_cached 0 kernel_rows 153600 kernel_rows_long 76800 "
-    # the simulator's streams: the stencil 2 an element of 5 ticks, the update 2 of 2, the column sums none
-    expect_eq "the parts' streams: stencil 2/5 a tick, update 1, column sums 0" "$(awk '
-        $1 == "kernel_unit" || $1 == "kernel_cached" { printf "%s %.3f ", $1, $4 / $3 }
-        $1 == "kernel_update" || $1 == "kernel_update_cached" { printf "%s %.3f ", $1, $4 / $3 }
-        $1 == "kernel_strided" { printf "%s %g ", $1, $4 }' "$raw")" \
-        "kernel_unit 0.400 kernel_strided 0 kernel_cached 0.400 kernel_update 1.000 kernel_update_cached 1.000 "
+    expect_eq "the saved measurements hold a cache line and the update and chase at each level and beyond" \
+        "$(awk '$1 == "cache" { c[$2] = 1 } $1 == "micro" && ($2 == "update" || $2 == "chase") { m[$3] += 1 }
+            END { ok = length(c) > 0; for (l in c) ok = ok && m[l] == 2; print ok && m[0] == 2 }' "$raw")" 1
+    expect_eq "and the poly, accum, aliased, restart, rows and scalar lines, and the strided walk at each level and beyond" \
+        "$(awk '$1 == "cache" { c++ } $1 == "micro" && $2 ~ /^(poly|accum|aliased|restart|rows|update_scalar|poly_scalar)$/ && NF == 5 { n++ }
+            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' "$raw")" "7 1"
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
 fi
 printf 'tick 1e-9\nsend 2 x 3\n' >bad.raw

@@ -19,7 +19,7 @@ echo "# the first command, calibrating: ${took}s"
 sed 's/^/#   /' err1 | grep -v '^#   calibrate: ' | head -5
 expect_eq "first sim without a profile: exit 0" "$rc" 0
 expect_match "it says it calibrates this machine once" "$(cat err1)" "no profile of this machine yet: measuring it once \(polyapm calibrate --quick\)"
-expect_match "the calibration's progress on stderr" "$(cat err1)" "calibrate: timing the exported kernel's part"
+expect_match "the calibration's progress on stderr" "$(cat err1)" "calibrate: \[1/2\] the processor and its caches"
 expect_eq "its stdout is the one JSON object, priced on local" "$(printf '%s' "$out" | json "j['machine']")" local
 expect_eq "the profile is stored in the user-level file" "$(test -s "$XDG_CONFIG_HOME/polyapm/machines/local" && echo yes)" yes
 expect_eq "and in the workspace" "$(sqlite3 fd.pdg/pdg.db "select count(*) from machines where name='local'")" 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/mpi/calibrate_smpi.sh — calibrate's LogGP fit (engine/calib.c) against machines whose o, L
-# and G are known: the calibration benchmark (runtime/calibrate/bench.c) built with smpicc and run
+# and G are known: the calibration benchmark (runtime/calibrate/bench.c and micro.c) built with smpicc and run
 # under smpirun on 2-host clusters written by `polyapm platform --overhead O --profile` (SimGrid's
 # times are deterministic), its output fitted by `calibrate --raw`.  The fitted o and L are within
 # 20% of the profile's loggp_o and loggp_L (L = 3 link latencies); G only where the overhead is
@@ -12,7 +12,7 @@ cd "$TMP"
 if ! command -v smpirun >/dev/null || ! command -v smpicc >/dev/null; then
     echo "skip calibrate_smpi: smpirun/smpicc not installed"; finish
 fi
-smpicc -std=c11 -O2 -Wall -Wextra "$ROOT/runtime/calibrate/bench.c" -o bench 2>cc.err ||
+smpicc -std=c11 -O2 -Wall -Wextra "$ROOT/runtime/calibrate/bench.c" "$ROOT/runtime/calibrate/micro.c" -o bench 2>cc.err ||
     { fail "smpicc builds the benchmark" "$(tail -3 cc.err)"; finish; }
 # within LATENCY BANDWIDTH OVERHEAD KEYS: the fitted keys within 20% of the platform's
 within() {

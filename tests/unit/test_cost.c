@@ -412,8 +412,106 @@ static void test_class_prices(void)
     free(qtxt);
 }
 
+/* The levels (cost.h, `levels`): a stream's element costs what the levels holding the
+ * processor's data charge, each for its part; dearer as the data outgrows each level; a profile
+ * without the inner levels prices as `cache` did. */
+static double levels_total(const cost_profile *p, double data, double streams)
+{
+    sim_trace t;
+    trace_init(&t, 1, 1, 100);
+    double z = streams, d = data;
+    t.streams = &z;
+    t.data_bytes = &d;
+    cost_summary s;
+    double total = cost_evaluate("polyapm", &t, p, &s) == 0 ? s.total : -1;
+    cost_summary_free(&s);
+    t.streams = NULL;
+    t.data_bytes = NULL;
+    trace_free(&t);
+    return total;
+}
+
+static void test_levels(void)
+{
+    cost_profile p = *cost_profile_builtin("scali2004");
+    p.cache1_bytes = 1000, p.stream1_price = 1;
+    p.cache2_bytes = 4000, p.stream2_price = 2;
+    p.cache_bytes = 16000, p.stream_cached_price = 4;
+    p.stream_price = 10;
+    T_NEAR("levels: data in the first level, its price", levels_total(&p, 800, 50), 100 + 50 * 1, 1e-9);
+    /* 2000 bytes: half in the first level, half in the second */
+    T_NEAR("levels: data over two levels, each its part", levels_total(&p, 2000, 50), 100 + 50 * 1.5, 1e-9);
+    /* 32000 bytes: 1000 at 1, 3000 at 2, 12000 at 4, 16000 from memory at 10 */
+    T_NEAR("levels: beyond the caches", levels_total(&p, 32000, 50), 100 + 50 * (1000 + 6000 + 48000 + 160000) / 32000.0,
+           1e-9);
+    double prev = 0;
+    int rising = 1;
+    for (double d = 500; d <= 1e6; d *= 1.5) {
+        double v = levels_total(&p, d, 50);
+        rising &= v >= prev;
+        prev = v;
+    }
+    T_EQ_INT("levels: the price rises with the working set", rising, 1);
+    T_NEAR("levels: far beyond, nearly memory's", levels_total(&p, 1.6e9, 50), 100 + 50 * 10, 0.01);
+    /* without the inner levels: `cache`'s blend between the last level and memory */
+    cost_profile q = p;
+    q.cache1_bytes = q.cache2_bytes = q.stream1_price = q.stream2_price = -1;
+    T_NEAR("levels: unset, the last level and memory as before", levels_total(&q, 32000, 50),
+           100 + 50 * (4 + 0.5 * (10 - 4)), 1e-9);
+    /* two levels: the second unset, the first and the last */
+    q = p;
+    q.cache2_bytes = q.stream2_price = -1;
+    T_NEAR("levels: the first and the last", levels_total(&q, 2000, 50), 100 + 50 * 2.5, 1e-9);
+    /* strided work by the levels too: 100 ticks of it, at 3 in the first level, 20 from memory */
+    q = p;
+    q.strided1_price = 3, q.strided2_price = 6, q.strided_cached_price = 9, q.strided_price = 20;
+    {
+        sim_trace w;
+        trace_init(&w, 1, 1, 100);
+        double st = 100, dd = 800, *cls[SIM_WORK_CLASSES] = { NULL };
+        cls[SIM_WORK_STRIDED] = &st;
+        memcpy(w.wclass, cls, sizeof cls);
+        w.data_bytes = &dd;
+        cost_summary ws;
+        T_EQ_INT("levels: strided work in the first level at its price", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
+                 fabs(ws.total - 300) < 1e-9, 1);
+        cost_summary_free(&ws);
+        dd = 32000;
+        T_EQ_INT("levels: strided work over every level and memory", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
+                 fabs(ws.total - 100 * (3 * 1000 + 6 * 3000 + 9 * 12000 + 20 * 16000) / 32000.0) < 1e-9, 1);
+        cost_summary_free(&ws);
+        w.data_bytes = NULL;
+        memset(w.wclass, 0, sizeof w.wclass);
+        trace_free(&w);
+    }
+    /* restarts: restart_price for the part of the data beyond the last level, none within */
+    q = p;
+    q.restart_price = 100;
+    sim_trace t;
+    trace_init(&t, 1, 1, 100);
+    double z = 0, d = 800, r = 3;
+    t.streams = &z;
+    t.data_bytes = &d;
+    t.restarts = &r;
+    cost_summary s;
+    T_EQ_INT("levels: restarts within the caches cost nothing", cost_evaluate("polyapm", &t, &q, &s) == 0 &&
+             s.total == 100, 1);
+    cost_summary_free(&s);
+    d = 32000;
+    T_EQ_INT("levels: restarts beyond them, their part at restart_price", cost_evaluate("polyapm", &t, &q, &s) == 0 &&
+             fabs(s.total - (100 + 3 * 100 * 0.5)) < 1e-9, 1);
+    cost_summary_free(&s);
+    t.streams = t.data_bytes = t.restarts = NULL;
+    trace_free(&t);
+    char *txt = cost_profile_format(cost_profile_builtin("scali2004"));
+    T_CHECK("scali2004's text has no level keys", txt && !strstr(txt, "cache1_bytes") && !strstr(txt, "stream1_price") &&
+            !strstr(txt, "latency"), "%s", txt);
+    free(txt);
+}
+
 int main(void)
 {
+    test_levels();
     test_class_prices();
     test_guard_price();
     test_barrier();

@@ -558,6 +558,23 @@ static void test_streams(void)
     sim_result_free(r);
 }
 
+/* Unit-stride chains are accumulations (sim_stmt_chain): counted by hand in tests/sim/chains.apm. */
+static void test_chains(void)
+{
+    sim_result *r = run("tests/sim/chains.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("chains: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_NEAR("chains: the work", t->work[0], 192, 0);
+    T_CHECK("chains: M, R and two ticks of C's three accumulations", t->wclass[SIM_WORK_ACCUM] &&
+            t->wclass[SIM_WORK_ACCUM][0] == 96,
+            "%g", t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1);
+    T_CHECK("chains: G, T, F and L (through a let) unit-stride work", t->wclass[SIM_WORK_UNIT] &&
+            t->wclass[SIM_WORK_UNIT][0] == 80,
+            "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    sim_result_free(r);
+}
+
 /* Work classes: each statement's class and the trace's split work, counted by hand in
  * tests/sim/classes.apm; a profile pricing the classes changes the work by (1 − price)·ticks. */
 static void test_classes(void)
@@ -682,6 +699,7 @@ int main(void)
 {
     test_tiles();
     test_classes();
+    test_chains();
     test_streams();
     test_costs();
     test_errors();

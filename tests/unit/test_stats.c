@@ -123,93 +123,100 @@ static void calibration(void)
     T_NEAR("calib.loggp.single", r.single_seconds, 2e-7 + 1e-6 + 2e-7 + 1e-9, 1e-18);
     T_NEAR("calib.loggp.single_bytes", r.single_bytes, 8, 0);
 
-    /* the exported kernel's line: the tick is its seconds per tick, every count in ticks follows */
+    /* the microbenchmarks of a machine whose figures are known (calib.h): an operation 5e-10 s;
+     * an element streamed 2.5e-10, 5e-10, 1e-9 s from L1, L2, L3 (32 MB shared by 2) and 4e-9 s
+     * from memory; the chase 2e-9, 6e-9, 2e-8, 8e-8 s; the accumulation 2e-9, the walks 5e-9 and
+     * 1e-8 s an element (two ticks), a restart 5e-8 s */
+    static const char micro[] =
+        "cache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\nmicro chase 1 16384 2e-9\n"
+        "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro chase 2 524288 6e-9\n"
+        "cache 3 33554432 2\nmicro update 3 8388608 3e-9\nmicro chase 3 8388608 2e-8\n"
+        "micro update 0 134217728 9e-9\nmicro chase 0 134217728 8e-8\nmicro accum 1 16384 2e-9\n"
+        "micro strided 0 16000 5e-9\nmicro aliased 0 8192 1e-8\nmicro restart 0 134217728 2.354e-6\n"
+        "micro strided 1 16384 1e-9\nmicro strided 2 524288 2e-9\nmicro strided 3 8388608 3e-9\n";
     size_t len = strlen(text);
-    char *with = malloc(len + 64);
-    snprintf(with, len + 64, "%skernel 0.5 2.5e8\n", text);        /* 2e-9 s a tick */
-    T_EQ_INT("calib.kernel.ok", calib_fit_raw("kernel", with, "local", &r, &d), 0);
-    T_NEAR("calib.kernel.tick", r.profile.tick_seconds, 2e-9, 1e-20);
-    T_NEAR("calib.kernel.multiply", r.multiply_seconds, tick, 1e-20);
-    T_NEAR("calib.kernel.normsent", r.profile.normsent, 5, 1e-6);  /* 1e-8 s / 2e-9 s */
-    T_NEAR("calib.kernel.ts", r.profile.ts, 750, 1e-3);
-    T_NEAR("calib.kernel.ticks", r.kernel_ticks, 2.5e8, 1e-3);
-    T_NEAR("calib.kernel.no_parts: unit_price 1", r.profile.unit_price, 1, 0);
-    T_NEAR("calib.kernel.no_parts: strided_price 1", r.profile.strided_price, 1, 0);
-    free(with);
-
-    /* the kernel's class parts: each class's seconds per tick over the tick; without a `kernel`
-     * line the kernel is their sum (0.5 s for 2e8 ticks: 2.5e-9 s a tick) */
-    with = malloc(len + 256);
-    snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\n", text);
-    T_EQ_INT("calib.parts.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_NEAR("calib.parts.tick", r.profile.tick_seconds, 2.5e-9, 1e-20);
-    T_NEAR("calib.parts.kernel", r.kernel_seconds, 0.5, 1e-12);
-    T_NEAR("calib.parts.unit_price", r.profile.unit_price, 0.4, 1e-12);      /* 1e-9 / 2.5e-9 */
-    T_NEAR("calib.parts.strided_price", r.profile.strided_price, 1.6, 1e-12); /* 4e-9 / 2.5e-9 */
-    T_NEAR("calib.parts.unit_ticks", r.part_ticks[SIM_WORK_UNIT], 1e8, 0);
-    /* with a `kernel` line, it is the tick */
-    snprintf(with, len + 128, "%skernel 0.5 2.5e8\nkernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\n", text);
-    T_EQ_INT("calib.parts+kernel.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_NEAR("calib.parts+kernel.unit_price", r.profile.unit_price, 0.5, 1e-12);   /* 1e-9 / 2e-9 */
-    T_NEAR("calib.parts+kernel.strided_price", r.profile.strided_price, 2, 1e-12);
-    snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\nkernel_aliased 0.2 1e7\n", text);
-    T_EQ_INT("calib.aliased.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_NEAR("calib.aliased.price", r.profile.aliased_price, 8, 1e-12);       /* 2e-8 / 2.5e-9 */
-    T_NEAR("calib.aliased.not_in_the_kernel", r.kernel_seconds, 0.5, 1e-12);
-    T_CHECK("calib.parts: no accum, cached or cache lines: unset", r.profile.accum_price < 0 &&
-            r.profile.unit_cached_price < 0 && r.profile.cache_bytes < 0, "%g %g %g", r.profile.accum_price,
-            r.profile.unit_cached_price, r.profile.cache_bytes);
-    snprintf(with, len + 128, "%skernel_unit 0.1 1e8\nkernel_strided 0.4 1e8\nkernel_accum 0.05 2e7\n"
-             "kernel_cached 0.02 2e7\ncache_bytes 16777216\n", text);
-    T_EQ_INT("calib.cached.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_NEAR("calib.accum.price", r.profile.accum_price, 1, 1e-12);             /* 2.5e-9 / 2.5e-9 */
-    T_NEAR("calib.cached.price", r.profile.unit_cached_price, 0.4, 1e-12);    /* 1e-9 / 2.5e-9 */
-    T_NEAR("calib.cached.cache_bytes", r.profile.cache_bytes, 16777216, 0);
-    T_NEAR("calib.cached.not_in_the_kernel", r.kernel_seconds, 0.5, 1e-12);
-    /* streams: s = a·ticks + b·streams with a = 5e-10, b = 1.25e-9 beyond the caches and
-     * a = 2.5e-10, b = 5e-10 in them (tick 2.5e-9): solved back */
-    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update 0.035 2e7 2e7\n"
-             "kernel_cached 0.009 2e7 8e6\nkernel_update_cached 0.0075 1e7 1e7\ncache_bytes 16777216\n", text);
-    T_EQ_INT("calib.streams.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_NEAR("calib.streams.unit_price", r.profile.unit_price, 0.2, 1e-9);
-    T_NEAR("calib.streams.stream_price", r.profile.stream_price, 0.5, 1e-9);
-    T_NEAR("calib.streams.unit_cached_price", r.profile.unit_cached_price, 0.1, 1e-9);
-    T_NEAR("calib.streams.stream_cached_price", r.profile.stream_cached_price, 0.2, 1e-9);
-    T_NEAR("calib.streams.part", r.part_streams[CALIB_PART_UPDATE], 2e7, 0);
-    T_CHECK("calib.restart: unset without the rows' lines", r.profile.restart_price < 0, "%g", r.profile.restart_price);
-    /* restarts: 7.5e-10 s a tick over whole rows, and 1e-8 s a restart (4 ticks): the rows at 1e5
-     * and 5e4 restarts to 1e7 ticks run 0.0085 and 0.008 s */
-    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update_cached 0.0075 1e7 1e7 0\n"
-             "kernel_rows 0.0085 1e7 1e7 1e5\nkernel_rows_long 0.008 1e7 1e7 5e4\n", text);
-    T_EQ_INT("calib.restart.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_NEAR("calib.restart.price", r.profile.restart_price, 4, 1e-6);
-    T_NEAR("calib.restart.part", r.part_restarts[CALIB_PART_ROWS], 1e5, 0);
-    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update_cached 0.0075 1e7 1e7 0\n"
-             "kernel_rows 0.007 1e7 1e7 1e5\nkernel_rows_long 0.0075 1e7 1e7 5e4\n", text);
-    T_EQ_INT("calib.restart.noisy.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_CHECK("calib.restart.noisy: unset, with a note", r.profile.restart_price < 0 && strstr(r.note, "restart"),
-            "%g '%s'", r.profile.restart_price, r.note);
-    /* beyond the caches an update slower than the stencil can explain (a < 0): there the
-     * stencil's price per tick and no stream price, with a note; the cache's solved still */
-    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update 0.2 2e7 2e7\n"
-             "kernel_cached 0.009 2e7 8e6\nkernel_update_cached 0.0075 1e7 1e7\n", text);
-    T_EQ_INT("calib.streams.memory.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_CHECK("calib.streams.memory: per tick there, the cache solved", r.profile.stream_price == 0 &&
-            fabs(r.profile.unit_price - 0.4) < 1e-9 && fabs(r.profile.stream_cached_price - 0.2) < 1e-9 &&
-            fabs(r.profile.unit_cached_price - 0.1) < 1e-9, "%g %g %g %g", r.profile.stream_price,
-            r.profile.unit_price, r.profile.stream_cached_price, r.profile.unit_cached_price);
-    T_CHECK("calib.streams.memory.note", strstr(r.note, "beyond the caches") != NULL, "note '%s'", r.note);
-    /* in the cache too: unset, unit work per tick (the stencil's at both sizes) */
-    snprintf(with, len + 256, "%skernel_unit 0.1 1e8 4e7\nkernel_strided 0.4 1e8 0\nkernel_update 0.2 2e7 2e7\n"
-             "kernel_cached 0.009 2e7 8e6\nkernel_update_cached 0.09 1e7 1e7\n", text);
-    T_EQ_INT("calib.streams.noisy.ok", calib_fit_raw("parts", with, "local", &r, &d), 0);
-    T_CHECK("calib.streams.noisy: unset, per tick", r.profile.stream_price < 0 && r.profile.stream_cached_price < 0 &&
-            fabs(r.profile.unit_price - 0.4) < 1e-9 && fabs(r.profile.unit_cached_price - 0.18) < 1e-9,
-            "%g %g %g %g", r.profile.stream_price, r.profile.stream_cached_price, r.profile.unit_price,
-            r.profile.unit_cached_price);
-    T_CHECK("calib.streams.noisy.note", strstr(r.note, "in the cache") != NULL, "note '%s'", r.note);
-    snprintf(with, len + 128, "%skernel_unit 0.1\n", text);
-    T_EQ_INT("calib.parts.malformed", calib_fit_raw("parts", with, "local", &r, &d), -1);
+    char *with = malloc(len + sizeof micro + 256);
+    snprintf(with, len + sizeof micro, "%s%s", text, micro);
+    T_EQ_INT("calib.micro.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    const cost_profile *q = &r.profile;
+    T_NEAR("calib.micro.op: the tick", q->tick_seconds, 5e-10, 1e-22);
+    T_NEAR("calib.micro.multiply kept", r.multiply_seconds, tick, 1e-20);
+    T_NEAR("calib.micro.normsent in its ticks", q->normsent, 20, 1e-6);     /* 1e-8 s / 5e-10 s */
+    T_NEAR("calib.micro.stream1", q->stream1_price, 0.5, 1e-9);
+    T_NEAR("calib.micro.stream2", q->stream2_price, 1, 1e-9);
+    T_NEAR("calib.micro.stream_cached (L3)", q->stream_cached_price, 2, 1e-9);
+    T_NEAR("calib.micro.stream (memory)", q->stream_price, 8, 1e-9);
+    T_NEAR("calib.micro.cache1_bytes", q->cache1_bytes, 32768, 0);
+    T_NEAR("calib.micro.cache2_bytes", q->cache2_bytes, 1048576, 0);
+    T_NEAR("calib.micro.cache_bytes: L3's share", q->cache_bytes, 16777216, 0);
+    T_NEAR("calib.micro.latency1", q->latency1, 4, 1e-9);
+    T_NEAR("calib.micro.latency2", q->latency2, 12, 1e-9);
+    T_NEAR("calib.micro.latency_cached", q->latency_cached, 40, 1e-9);
+    T_NEAR("calib.micro.latency_mem", q->latency_mem, 160, 1e-9);
+    T_NEAR("calib.micro.unit_price", q->unit_price, 1, 0);
+    T_NEAR("calib.micro.accum_price", q->accum_price, 2, 1e-9);
+    T_NEAR("calib.micro.strided_price", q->strided_price, 5, 1e-9);
+    T_NEAR("calib.micro.aliased_price", q->aliased_price, 10, 1e-9);
+    T_NEAR("calib.micro.strided1_price", q->strided1_price, 1, 1e-9);
+    T_NEAR("calib.micro.strided2_price", q->strided2_price, 2, 1e-9);
+    T_NEAR("calib.micro.strided_cached_price", q->strided_cached_price, 3, 1e-9);
+    T_NEAR("calib.micro.restart_price", q->restart_price, 100, 1e-6);
+    T_CHECK("calib.micro.unit_cached_price unset", q->unit_cached_price < 0, "%g", q->unit_cached_price);
+    T_NEAR("calib.micro.figures kept", r.micro.update[0], 9e-9, 0);
+    T_EQ_INT("calib.micro.levels", r.micro.nlevels, 3);
+    T_EQ_STR("calib.micro.no_note", r.note, "");
+    /* the profile's text round-trips the new keys */
+    char *ptext = cost_profile_format(q);
+    cost_profile back;
+    T_EQ_INT("calib.micro.format parses", cost_profile_parse("p", ptext, &back, &d), 0);
+    T_NEAR("calib.micro.format: stream2_price", back.stream2_price, 1, 1e-9);
+    T_NEAR("calib.micro.format: latency_mem", back.latency_mem, 160, 1e-9);
+    T_NEAR("calib.micro.format: cache1_bytes", back.cache1_bytes, 32768, 0);
+    free(ptext);
+    /* built as the compiler does not vectorise them, the update and the poly at 1e-9 s an
+     * operation: the tick; unit work a vectorised operation (0.5 tick), the rest in it */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro update_scalar 1 16384 2.5e-9\nmicro poly_scalar 1 16384 1.65e-8\n",
+             text, micro);
+    T_EQ_INT("calib.scalar.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_NEAR("calib.scalar.tick", q->tick_seconds, 1e-9, 1e-21);
+    T_NEAR("calib.scalar.op (vectorised) kept", r.micro.op, 5e-10, 1e-21);
+    T_NEAR("calib.scalar.unit_price", q->unit_price, 0.5, 1e-9);
+    T_NEAR("calib.scalar.stream1", q->stream1_price, 0.25, 1e-9);
+    T_NEAR("calib.scalar.stream (memory)", q->stream_price, 4, 1e-9);
+    T_NEAR("calib.scalar.accum", q->accum_price, 1, 1e-9);
+    T_NEAR("calib.scalar.strided", q->strided_price, 2.5, 1e-9);
+    T_NEAR("calib.scalar.strided1", q->strided1_price, 0.5, 1e-9);
+    T_NEAR("calib.scalar.restart", q->restart_price, 50, 1e-6);
+    T_NEAR("calib.scalar.latency_mem", q->latency_mem, 80, 1e-9);
+    T_NEAR("calib.scalar.normsent", q->normsent, 10, 1e-6);
+    /* a restart against the same elements over whole rows, when measured: 2.354e-6 - 2.254e-6 */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro rows 0 134217728 2.254e-6\n", text, micro);
+    T_EQ_INT("calib.rows.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_NEAR("calib.rows.restart", q->restart_price, 200, 1e-6);
+    /* two levels: the second is the last (cache_bytes), no cache2 */
+    snprintf(with, len + sizeof micro + 256, "%scache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\n"
+             "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro update 0 134217728 9e-9\n", text);
+    T_EQ_INT("calib.micro.two.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_CHECK("calib.micro.two: L2 the last level", q->cache_bytes == 1048576 && q->cache2_bytes < 0 &&
+            fabs(q->stream_cached_price - 1) < 1e-9 && q->stream2_price < 0 && q->restart_price < 0 &&
+            q->strided_price == 1, "%g %g %g %g %g", q->cache_bytes, q->cache2_bytes, q->stream_cached_price,
+            q->stream2_price, q->strided_price);
+    /* noise: the 16-operation update no dearer than the 2-operation one, an L1 stream below its
+     * operations: op from the update alone, a stream never below 0, with a note */
+    snprintf(with, len + sizeof micro + 256, "%scache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 1.4e-9\n"
+             "micro update 0 134217728 9e-9\n", text);
+    T_EQ_INT("calib.micro.noisy.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_CHECK("calib.micro.noisy: op = update / 2, stream1 0", fabs(q->tick_seconds - 7.5e-10) < 1e-22 &&
+            q->stream1_price == 0 && strstr(r.note, "no dearer") != NULL, "%g %g '%s'", q->tick_seconds,
+            q->stream1_price, r.note);
+    /* without the microbenchmarks (SimGrid's runs, older measurements): the multiply, prices unset */
+    T_EQ_INT("calib.nomicro.ok", calib_fit_raw("plain", text, "local", &r, &d), 0);
+    T_CHECK("calib.nomicro: the multiply, no levels", q->tick_seconds == tick && q->stream_price < 0 &&
+            q->cache1_bytes < 0 && q->unit_price == 1, "%g %g", q->tick_seconds, q->stream_price);
+    snprintf(with, len + 128, "%smicro update 1\n", text);
+    T_EQ_INT("calib.micro.malformed", calib_fit_raw("micro", with, "local", &r, &d), -1);
+    T_CHECK("calib.micro.malformed: names the line", d.n > 0 && strstr(d.items[d.n - 1].msg, "micro update 1") != NULL,
+            "%s", d.n ? d.items[d.n - 1].msg : "(none)");
     diag_list_free(&d);
     diag_list_init(&d);
     free(with);

@@ -2,14 +2,16 @@
  * cmd_calibrate.c — `polyapm calibrate [-np N] [--name PROFILE]`: measures this machine the way the
  * thesis calibrated its cluster (§4.4) and stores the fitted machine profile.
  *
- * The benchmark (runtime/calibrate/bench.c, embedded here as text) is written to a cache directory
- * ($XDG_CACHE_HOME/polyapm, else ~/.cache/polyapm), built there with mpicc once per version of its
- * source, and run with mpirun on N ranks (--allow-run-as-root when root, --oversubscribe).  Then
- * the calibration kernel (runtime/calibrate/kernel.apm) is exported as C and timed at np = 1
- * (calib_kernel.c): its line "kernel SECONDS TICKS" joins the raw measurements, which are fitted
- * by engine/calib.c (the tick is what exported code costs per tick).  The profile is written to the user-level file
- * (cost_profile_user_path: every workspace finds it) and, when there is a workspace, stored in it
- * (store_machine_put).  `--raw FILE` fits saved measurements instead of running the benchmark.
+ * The benchmark (runtime/calibrate/bench.c and micro.c, embedded here as text) is written to a
+ * cache directory ($XDG_CACHE_HOME/polyapm, else ~/.cache/polyapm), built there with mpicc as
+ * exported code is built (-O3 -march=native -ffp-contract=off) once per version of its sources,
+ * and run with mpirun on N ranks (--allow-run-as-root when root, --oversubscribe): first its
+ * microbenchmarks of the processor and the memory (an operation, a stream from each cache level
+ * and from memory, the latencies, the column walks, the accumulation, a restarted stream), then
+ * the message measurements; its lines are fitted by engine/calib.c.  Progress goes to stderr.
+ * The profile is written to the user-level file (cost_profile_user_path: every workspace finds
+ * it) and, when there is a workspace, stored in it (store_machine_put).  `--raw FILE` fits saved
+ * measurements instead of running the benchmark.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,15 +24,27 @@
 #include <unistd.h>
 
 #include "calib.h"
-#include "calib_kernel.h"
 #include "cli.h"
+#include "mem.h"
 #include "report.h"
 #include "store.h"
+#include "strbuf.h"
 #include "textfile.h"
 
-static const char bench_source[] =
+/* The benchmark's sources, written side by side into its build directory. */
+typedef struct bench_file { const char *name, *text; } bench_file;
+static const bench_file bench_files[] = {
+    { "bench.c",
 #include "calibrate_bench.inc"
-    ;
+    },
+    { "micro.c",
+#include "calibrate_micro.inc"
+    },
+    { "micro.h",
+#include "calibrate_micro_h.inc"
+    },
+};
+enum { NBENCH_FILES = sizeof bench_files / sizeof bench_files[0] };
 
 static char *slurp(FILE *f, size_t *len)
 {
@@ -63,31 +77,38 @@ static char *cache_dir(void)
     return dir;
 }
 
-/* Writes the benchmark source and builds it unless a binary of this very source exists.
- * Returns the binary's path (malloc'd) or NULL after printing why. */
+/* Writes the benchmark's sources into DIR/calibrate-HASH/ (HASH of their texts) and builds them
+ * there unless a binary of these very sources exists.  Returns the binary's path (malloc'd) or
+ * NULL after printing why. */
 static char *build_bench(const char *dir)
 {
+    strbuf all = {0};
+    for (int i = 0; i < NBENCH_FILES; i++) strbuf_printf(&all, "%s\n%s", bench_files[i].name, bench_files[i].text);
     vcs_hex h;
-    vcs_hash_text(bench_source, strlen(bench_source), h);
-    size_t n = strlen(dir) + 64;
-    char *src = malloc(n), *bin = malloc(n);
-    if (!src || !bin) { free(src); free(bin); return NULL; }
-    snprintf(src, n, "%s/calibrate-%.12s.c", dir, h);
-    snprintf(bin, n, "%s/calibrate-%.12s", dir, h);
-    if (access(bin, X_OK) == 0) { free(src); return bin; }
-    FILE *f = fopen(src, "w");
-    if (!f || fputs(bench_source, f) == EOF || fclose(f) != 0) {
-        cli_fail("cannot write %s: %s", src, strerror(errno));
+    vcs_hash_text(all.s ? all.s : "", all.n, h);
+    strbuf_free(&all);
+    char *bdir = xasprintf("%s/calibrate-%.12s", dir, h), *bin = xasprintf("%s/bench", bdir);
+    if (access(bin, X_OK) == 0) { free(bdir); return bin; }
+    mkdir(bdir, 0777);
+    for (int i = 0; i < NBENCH_FILES; i++) {
+        char *src = xasprintf("%s/%s", bdir, bench_files[i].name);
+        FILE *f = fopen(src, "w");
+        int ok = f && fputs(bench_files[i].text, f) != EOF;
+        if ((f && fclose(f) != 0) || !ok) {
+            cli_fail("cannot write %s: %s", src, strerror(errno));
+            free(src);
+            free(bdir);
+            free(bin);
+            return NULL;
+        }
         free(src);
-        free(bin);
-        return NULL;
     }
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "mpicc -std=c11 -O2 -fno-tree-vectorize -Wall -Wextra '%s' -o '%s.tmp' "
-             "&& mv '%s.tmp' '%s'", src, bin, bin, bin);
-    fprintf(stderr, "calibrate: building the benchmark: mpicc %s\n", src);
+    snprintf(cmd, sizeof cmd, "cd '%s' && mpicc -std=c11 -O3 -march=native -ffp-contract=off -Wall -Wextra "
+             "bench.c micro.c -o bench.tmp && mv bench.tmp bench", bdir);
+    fprintf(stderr, "calibrate: building the benchmark in %s\n", bdir);
     int rc = system(cmd);
-    free(src);
+    free(bdir);
     if (rc != 0) { cli_fail("building the benchmark failed (is mpicc installed?)"); free(bin); return NULL; }
     return bin;
 }
@@ -111,33 +132,10 @@ static char *run_bench(const char *bin, int np, int quick)
     return out;
 }
 
-/* Appends the exported kernel's lines "kernel_unit SECONDS TICKS STREAMS RESTARTS",
- * "kernel_strided ..", .. (its parts, calib_part_names) and "cache_bytes N" to the raw
- * measurements (`raw` is taken); the new text (malloc'd) or NULL after printing why. */
-static char *add_kernel(char *raw, const char *dir, int np, int quick)
-{
-    double secs[CALIB_PARTS], counts[CALIB_PARTS][3], cache = 0;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int copies = cpus > 0 && cpus < np ? (int)cpus : np;   /* the ranks' processors, as run at once here */
-    if (calib_kernel_measure(dir, quick, copies, secs, counts, &cache) != 0) { free(raw); return NULL; }
-    size_t n = strlen(raw) + 128 * CALIB_PARTS + 64;
-    char *out = malloc(n);
-    if (out) {
-        size_t at = (size_t)snprintf(out, n, "%s", raw);
-        for (int k = 0; k < CALIB_PARTS; k++)
-            if (calib_part_names[k] && counts[k][0] > 0)
-                at += (size_t)snprintf(out + at, n - at, "%s %.9e %.17g %.17g %.17g\n", calib_part_names[k], secs[k],
-                                       counts[k][0], counts[k][1], counts[k][2]);
-        if (cache > 0) snprintf(out + at, n - at, "cache_bytes %.17g\n", cache);
-    }
-    free(raw);
-    return out;
-}
-
 typedef struct param_row { const char *key, *unit, *what; } param_row;
 
 static const param_row param_rows[] = {
-    {"tick_seconds", "s", "one tick of exported code (the calibration kernel)"},
+    {"tick_seconds", "s", "an arithmetic operation, not vectorised (16- against 2-operation update, first level)"},
     {"normsent", "ticks/message", "send slope per message (s-bar)"},
     {"normrcvd", "ticks/message", "receive slope per message (r-bar)"},
     {"barrier_slope", "ticks/partner", "constant exchange cost + startups, per (P-1)"},
@@ -148,15 +146,25 @@ static const param_row param_rows[] = {
     {"loggp_o", "ticks/message", "loggp overhead (8-byte bursts: slope in K)"},
     {"loggp_G", "ticks/word", "loggp per 8-byte word (the bursts' slopes against their words)"},
     {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
-    {"unit_price", "ticks/tick", "a tick of unit-stride work (the kernel's stencil)"},
-    {"strided_price", "ticks/tick", "a tick of strided work (the kernel's column sums)"},
-    {"aliased_price", "ticks/tick", "a tick of strided work whose step is a multiple of 4 KB"},
-    {"accum_price", "ticks/tick", "a tick of an accumulation (2mm's k loop: the kernel's product)"},
-    {"unit_cached_price", "ticks/tick", "a tick of unit-stride work whose data fits the cache"},
-    {"stream_price", "ticks/element", "an element unit-stride work streams (stencil and update solved; -1: per tick)"},
-    {"stream_cached_price", "ticks/element", "the same where the data fits the cache"},
+    {"unit_price", "ticks/tick", "a tick of unit-stride work: a vectorised operation (its traffic: the streams)"},
+    {"strided_price", "ticks/tick", "a tick of a walk down columns beyond the caches (rows 16000 bytes apart)"},
+    {"aliased_price", "ticks/tick", "the same, rows 8192 bytes apart (the same cache sets)"},
+    {"strided1_price", "ticks/tick", "the walk over data the first level holds"},
+    {"strided2_price", "ticks/tick", "the second (-1: none)"},
+    {"strided_cached_price", "ticks/tick", "the last level"},
+    {"accum_price", "ticks/tick", "a tick of an accumulation (a chain of dependent additions)"},
+    {"cache1_bytes", "bytes", "the first cache level one processor has"},
+    {"cache2_bytes", "bytes", "the second, when there are three (-1: none)"},
+    {"cache_bytes", "bytes", "the last level's share of one processor (-1: unknown)"},
+    {"stream1_price", "ticks/element", "an element streamed from the first level"},
+    {"stream2_price", "ticks/element", "from the second (-1: none)"},
+    {"stream_cached_price", "ticks/element", "from the last level"},
+    {"stream_price", "ticks/element", "from memory (beyond the caches)"},
     {"restart_price", "ticks/restart", "a stream started over by a loop over part of a row (-1: none)"},
-    {"cache_bytes", "bytes", "the cache one processor has (-1: unknown)"},
+    {"latency1", "ticks", "a dependent load from the first level"},
+    {"latency2", "ticks", "from the second (-1: none)"},
+    {"latency_cached", "ticks", "from the last level"},
+    {"latency_mem", "ticks", "from memory"},
 };
 enum { NPARAM_ROWS = sizeof param_rows / sizeof param_rows[0] };
 
@@ -187,16 +195,22 @@ static void print_text(const calib_result *r, double secs, const char *const *st
     if (r->single_bytes > 0)
         printf("  loggp: one message of %g bytes L + 2o + G·%g = %.3g s (measured %.3g s)\n", r->single_bytes,
                r->single_bytes / 8, loggp_single(r), r->single_seconds);
-    if (r->kernel_ticks > 0)
-        printf("  tick: the exported kernel ran %.4g s for %.4g ticks (one multiply alone: %.4g s)\n",
-               r->kernel_seconds, r->kernel_ticks, r->multiply_seconds);
-    else
-        printf("  tick: one multiply in a memory-bound loop (no exported kernel measured)\n");
-    for (int k = 0; k < CALIB_PARTS; k++)
-        if (r->part_ticks[k] > 0)
-            printf("  %s: %.4g s for %.4g ticks (%.4g ns a tick), %.4g elements streamed, %.4g restarts\n",
-                   calib_part_names[k], r->part_seconds[k], r->part_ticks[k], 1e9 * r->part_seconds[k] / r->part_ticks[k],
-                   r->part_streams[k], r->part_restarts[k]);
+    const calib_micro *m = &r->micro;
+    if (m->op > 0) {
+        printf("  microbenchmarks (ns an element; chase: a load):\n");
+        for (int l = 1; l <= m->nlevels; l++)
+            printf("    L%d %8.0f KB (shared by %g): update %.4g, chase %.4g, strided %.4g, over %.0f KB\n", l,
+                   m->cache_bytes[l] / 1024, m->sharing[l], 1e9 * m->update[l], 1e9 * m->chase[l], 1e9 * m->walk[l],
+                   m->bytes[l] / 1024);
+        printf("    memory: update %.4g, chase %.4g, over %.0f KB\n", 1e9 * m->update[0], 1e9 * m->chase[0],
+               m->bytes[0] / 1024);
+        printf("    poly %.4g (op %.4g), not vectorised: update %.4g, poly %.4g (op %.4g)\n", 1e9 * m->poly, 1e9 * m->op,
+               1e9 * m->update_scalar, 1e9 * m->poly_scalar, 1e9 * m->op_scalar);
+        printf("    accum %.4g, strided %.4g, aliased %.4g, restart %.4g a row (%.4g in whole rows)\n", 1e9 * m->accum,
+               1e9 * m->strided, 1e9 * m->aliased, 1e9 * m->restart, 1e9 * m->rows);
+    } else {
+        printf("  tick: one multiply in a memory-bound loop (no microbenchmarks measured)\n");
+    }
     if (r->note[0]) printf("note: %s\n", r->note);
     for (int i = 0; i < nstored; i++) printf("stored: %s\n", stored[i]);
 }
@@ -208,16 +222,19 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     printf(",\"ranks\":%d,\"seconds\":%.6g,\"profile\":{", r->ranks, secs);
     for (int i = 0; i < NPARAM_ROWS; i++)
         printf("%s\"%s\":%.10g", i ? "," : "", param_rows[i].key, cost_profile_get(&r->profile, param_rows[i].key));
-    printf(",\"barrier_const\":%.10g,\"coalesce\":%d},\"multiply_seconds\":%.10g,\"kernel\":",
+    printf(",\"barrier_const\":%.10g,\"coalesce\":%d},\"multiply_seconds\":%.10g,\"micro\":",
            r->profile.barrier_const, r->profile.coalesce, r->multiply_seconds);
-    if (r->kernel_ticks > 0) {
-        printf("{\"seconds\":%.10g,\"ticks\":%.17g", r->kernel_seconds, r->kernel_ticks);
-        for (int k = 0; k < CALIB_PARTS; k++)
-            if (r->part_ticks[k] > 0)
-                printf(",\"%s\":{\"seconds\":%.10g,\"ticks\":%.17g,\"streams\":%.17g,\"restarts\":%.17g}",
-                       calib_part_names[k] + 7, r->part_seconds[k], r->part_ticks[k], r->part_streams[k],
-                       r->part_restarts[k]);
-        printf("}");
+    const calib_micro *m = &r->micro;
+    if (m->op > 0) {
+        printf("{\"op\":%.10g,\"op_scalar\":%.10g,\"poly\":%.10g,\"poly_scalar\":%.10g,\"update_scalar\":%.10g,"
+               "\"accum\":%.10g,\"strided\":%.10g,\"aliased\":%.10g,\"restart\":%.10g,\"rows\":%.10g,\"levels\":[",
+               m->op, m->op_scalar, m->poly, m->poly_scalar, m->update_scalar, m->accum, m->strided, m->aliased,
+               m->restart, m->rows);
+        for (int l = 0; l <= m->nlevels; l++)
+            printf("%s{\"level\":%d,\"cache_bytes\":%.17g,\"sharing\":%g,\"bytes\":%.17g,\"update\":%.10g,"
+                   "\"chase\":%.10g,\"strided\":%.10g}", l ? "," : "", l, m->cache_bytes[l], m->sharing[l], m->bytes[l],
+                   m->update[l], m->chase[l], l ? m->walk[l] : m->strided);
+        printf("]}");
     } else {
         printf("null");
     }
@@ -267,7 +284,7 @@ static const cli_opt calib_opts[] = {
 
 int cmd_calibrate(int argc, char **argv);
 const cli_spec cmd_calibrate_spec = {
-    "calibrate", "", "measure this machine (exported kernel's tick, exchange, send/receive, ping-pong, LogGP bursts, h-relation); store the profile",
+    "calibrate", "", "measure this machine (microbenchmarks: operations, each cache level's and memory's streams and latency; exchange, send/receive, ping-pong, LogGP bursts, h-relation); store the profile",
     calib_opts, 1, NULL, NULL, cmd_calibrate};
 
 int cmd_calibrate(int argc, char **argv)
@@ -299,7 +316,6 @@ int cmd_calibrate(int argc, char **argv)
         if (!(dir = cache_dir())) return cli_fail("no cache directory for the benchmark");
         if (!(bin = build_bench(dir))) goto out;
         if (!(raw = run_bench(bin, np, quick))) goto out;
-        if (!(raw = add_kernel(raw, dir, np, quick))) goto out;
         /* keep the raw measurements next to the binary */
         char path[8192];
         snprintf(path, sizeof path, "%s/calibrate-%s.raw", dir, name);
