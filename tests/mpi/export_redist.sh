@@ -3,7 +3,9 @@
 # runtime/rt_redist.c): tests/xf/redist/adi-transpose.apm builds with -Werror and prints the
 # simulation's checksum at 1, 2, 3 and 4 ranks and at a second size; the generated program moves
 # each transpose with one rt_transpose (MPI_Alltoallv of packed blocks) and sends no element
-# records; a transpose of an array whose dist has pieces is refused, located.
+# records; a transpose of an array whose dist has pieces is refused, located.  The leaf the redist
+# transform derives (adi sigma = i, blocked, commgen, memdist, redist) runs at 2 and 3 ranks with
+# the simulation's checksum, which is the source's.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 D=$ROOT/tests/xf/redist
@@ -29,4 +31,23 @@ out=$("$POLYAPM" export "$TMP/pieced.apm" -o "$TMP/pc" 2>&1)
 expect_eq "pieced dist: export refused (exit 1)" "$?" 1
 expect_match "pieced dist: located, names the array and why" "$out" \
     "pieced.apm:10[0-9]:3: error: export: this collective names array vt: its dist has pieces"
+
+# the derived leaf
+cp "$D/adi.apm" "$TMP/"
+st="theta=0 sigma=0"
+for k in 14 15 16 17 18 19 20; do st="$st theta.S$k=2*t+11 sigma.S$k=i"; done
+for k in 21 22 23 24 25 26 27; do st="$st theta.S$k=2*t+12 sigma.S$k=i"; done
+# shellcheck disable=SC2086
+"$POLYAPM" apply "$TMP/adi.apm" stm $st inner=seq -o "$TMP/s.apm" >/dev/null &&
+"$POLYAPM" apply "$TMP/s.apm" tile kind=blocked procs=2 -o "$TMP/t.apm" >/dev/null &&
+"$POLYAPM" apply "$TMP/t.apm" commgen -o "$TMP/c.apm" >/dev/null &&
+"$POLYAPM" apply "$TMP/c.apm" memdist -o "$TMP/m.apm" >/dev/null &&
+"$POLYAPM" apply "$TMP/m.apm" redist -o "$TMP/r.apm" >/dev/null
+expect_eq "adi sigma=i: stm, tile, commgen, memdist, redist exit 0" "$?" 0
+ref=$("$POLYAPM" sim "$D/adi.apm" --json | json "j['checksum']")
+for np in 2 3; do
+    out=$("$POLYAPM" run "$TMP/r.apm" -np "$np" --json 2>&1)
+    expect_eq "redist leaf -np $np: runs, prints the simulation's checksum, the source's" \
+        "$(printf '%s' "$out" | tail -1 | json "(j['match'], j['checksum'])" 2>/dev/null || printf '%s' "$out" | tail -5)" "(True, '$ref')"
+done
 finish
