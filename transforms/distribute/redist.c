@@ -367,6 +367,10 @@ static int rd_analyse(const ir_program *src, const xf_args *args, int syncomm_to
         P->why = xasprintf("redist works on a syndm program (this one is %s)", ir_level_name(src->level));
         return -1;
     }
+    if (ir_program_has_collectives(src)) {
+        P->why = xasprintf("the program has collectives (redist makes its transposes once, from commgen's sends)");
+        return -1;
+    }
     R->p = ir_program_clone(src);
     ir_step_nest n;
     if (ir_step_nest_find(R->p->body, &n) != IR_NEST_OK || xf_tiling_recognise(R->p, &R->T) != 0 ||
