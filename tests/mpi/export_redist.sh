@@ -4,7 +4,7 @@
 # simulation's checksum at 1, 2, 3 and 4 ranks and at a second size; the generated program moves
 # each transpose with one rt_transpose (MPI_Alltoallv of packed blocks) and sends no element
 # records; a transpose of an array whose dist has pieces is refused, located.  The leaf the redist
-# transform derives (adi sigma = i, blocked, commgen, memdist, redist) runs at 2 and 3 ranks with
+# transform derives (adi sigma = i, blocked, commgen, memdist, redist) runs at 2, 3 and 4 ranks with
 # the simulation's checksum, which is the source's.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
@@ -45,7 +45,7 @@ for k in 21 22 23 24 25 26 27; do st="$st theta.S$k=2*t+12 sigma.S$k=i"; done
 "$POLYAPM" apply "$TMP/m.apm" redist -o "$TMP/r.apm" >/dev/null
 expect_eq "adi sigma=i: stm, tile, commgen, memdist, redist exit 0" "$?" 0
 ref=$("$POLYAPM" sim "$D/adi.apm" --json | json "j['checksum']")
-for np in 2 3; do
+for np in 2 3 4; do
     out=$("$POLYAPM" run "$TMP/r.apm" -np "$np" --json 2>&1)
     expect_eq "redist leaf -np $np: runs, prints the simulation's checksum, the source's" \
         "$(printf '%s' "$out" | tail -1 | json "(j['match'], j['checksum'])" 2>/dev/null || printf '%s' "$out" | tail -5)" "(True, '$ref')"
