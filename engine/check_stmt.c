@@ -110,6 +110,41 @@ static const ir_decl *check_block_ref(checker *C, ir_expr *e, ir_expr *lo, ir_ex
 
 static const char *type_name(ir_type t) { return t == IR_DOUBLE ? "double" : "int"; }
 
+/* A transpose's block is rows lo .. hi of a matrix: a prefix of subscripts, a range, and then
+ * exactly one dimension (whole).  1 when it is. */
+static int check_transpose_block(checker *C, const ir_expr *e, const ir_expr *lo, const ir_decl *ad)
+{
+    int nfix = e->kind == IR_E_ACCESS ? e->u.access.nidx : 0;
+    if (lo && nfix + 2 == ad->u.array.ndims) return 1;
+    chk_err(C, e->pos, "a transpose's block is rows of a matrix (a range on the array's second-last "
+            "dimension, the ones before it fixed): '%s' has %d dimensions and the block %s", ad->u.array.name,
+            ad->u.array.ndims, lo ? "leaves more than one after its range" : "has no range");
+    return 0;
+}
+
+/* dst[lo .. hi] = transpose src[lo .. hi] [when c]: one block each, rows of matrices of one
+ * element type, no operator, root or group (polyapm-lang(5) COLLECTIVES). */
+static void check_transpose(checker *C, const ir_stmt *s, const ir_decl **sa, const ir_decl **da, int bad)
+{
+    if (s->u.coll.nsrc != 1 || s->u.coll.ndst != 1 || !s->u.coll.dst[0]) {
+        chk_err(C, s->pos, "'transpose' reads one block and writes one block");
+        return;
+    }
+    if (s->u.coll.by) {
+        chk_err(C, s->u.coll.by->pos, "'transpose' takes no group ('by'): every processor of the step takes part");
+        return;
+    }
+    if (bad) return;
+    int ok = check_transpose_block(C, s->u.coll.src[0], s->u.coll.src_lo ? s->u.coll.src_lo[0] : NULL, sa[0]);
+    ok &= check_transpose_block(C, s->u.coll.dst[0], s->u.coll.dst_lo ? s->u.coll.dst_lo[0] : NULL, da[0]);
+    if (ok && sa[0]->u.array.elem != da[0]->u.array.elem)
+        chk_err(C, s->pos, "type mismatch: 'transpose' of %s array '%s' into %s array '%s'",
+                type_name(sa[0]->u.array.elem), sa[0]->u.array.name, type_name(da[0]->u.array.elem),
+                da[0]->u.array.name);
+    else if (ok && sa[0] == da[0])
+        chk_err(C, s->pos, "'transpose' writes another array than it reads ('%s' both)", sa[0]->u.array.name);
+}
+
 /* A collective with a built-in operator: one block into one of the same type (integers only
  * for the integer operators); the balanced collectives need a declared operator. */
 static void check_coll_builtin(checker *C, ir_stmt *s, const ir_decl **sa, const ir_decl **da, int bad)
@@ -272,6 +307,16 @@ static void check_coll(checker *C, ir_stmt *s)
     }
     if (s->u.coll.root) check_int(C, s->u.coll.root, "a root processor");
     if (s->u.coll.by) check_int(C, s->u.coll.by, "a group ('by')");
+    if (s->u.coll.when) {
+        check_int(C, s->u.coll.when, "a collective's condition ('when')");
+        if (ck != IR_C_TRANSPOSE)
+            chk_err(C, s->u.coll.when->pos, "'when' is for transpose only ('%s' runs at every step; "
+                    "its blocks may be empty)", cn);
+    }
+    if (ck == IR_C_TRANSPOSE) {
+        check_transpose(C, s, sa, da, bad);
+        return;
+    }
     if (!ir_coll_has_op(ck)) {
         if (ns != 1 || nd != 1 || !s->u.coll.dst[0])
             chk_err(C, s->pos, "'%s' reads one block and writes one block", cn);

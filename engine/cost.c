@@ -376,6 +376,8 @@ static int cost_is_gather(int k)
 }
 static int cost_from_root(int k) { return k == IR_C_SCATTER || k == IR_C_MULTICAST; }
 static int cost_is_scan(int k) { return k == IR_C_SCAN || k == IR_C_EXSCAN; }
+/* A redistribution (transpose): an all-to-all, each processor m words to each other one. */
+static int cost_is_alltoall(int k) { return k == IR_C_TRANSPOSE; }
 
 /* Operations per element and round of a butterfly (hockney, polyapm). */
 static double cost_round_ops(const sim_coll_rec *r)
@@ -388,6 +390,7 @@ static double cost_coll_hockney(const cost_profile *p, const sim_coll_rec *r)
 {
     double L = cost_log2(r->nprocs), mw = r->m * r->words;
     if (r->nprocs <= 1) return 0;
+    if (cost_is_alltoall(r->kind)) return (r->nprocs - 1) * (p->ts + mw * p->tw);
     if (cost_from_root(r->kind)) return r->nprocs * (p->ts + mw * p->tw);
     if (cost_is_gather(r->kind)) return (r->nprocs - 1) * p->ts + r->nprocs * mw * p->tw;
     return L * (p->ts + mw * p->tw + r->m * cost_round_ops(r));
@@ -397,6 +400,7 @@ static double cost_coll_bsp(const cost_profile *p, const sim_coll_rec *r)
 {
     double L = cost_log2(r->nprocs), mw = r->m * r->words, l = cost_barrier(p, r->nprocs);
     if (r->nprocs <= 1) return 0;
+    if (cost_is_alltoall(r->kind)) return (r->nprocs - 1) * mw * p->g + l;
     if (r->kind == IR_C_BCAST || cost_is_gather(r->kind)) return r->nprocs * mw * p->g + l;
     double c = r->m * r->ops;
     if (cost_is_scan(r->kind) || r->kind == IR_C_SCAN_BAL) c *= 3;
@@ -410,7 +414,7 @@ static double cost_coll_polyapm(const cost_profile *p, const sim_coll_rec *r)
     if (r->nprocs <= 1) return 0;
     if (cost_from_root(r->kind))
         return r->nprocs * (p->mstartup_s + p->normsent * mw) + p->mstartup_r + p->normrcvd * mw;
-    if (cost_is_gather(r->kind)) return (r->nprocs - 1) * (start + slope * mw);
+    if (cost_is_gather(r->kind) || cost_is_alltoall(r->kind)) return (r->nprocs - 1) * (start + slope * mw);
     return L * (slope * mw + start + r->m * cost_round_ops(r));
 }
 

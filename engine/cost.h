@@ -111,17 +111,20 @@
  *            multicast, scatter          P·(t_s + m·w·t_w)             (direct sends from the root)
  *            [all]gather                 (P−1)·t_s + P·m·w·t_w         (direct; Di Cosmo et al.'s
  *                                        message model: N=3, |A|=72 gives 1116 and 972 + 224)
+ *            transpose                   (P−1)·(t_s + m·w·t_w)         (all-to-all: m the most
+ *                                        elements one processor sends another)
  *   bsp (Di Cosmo et al.: distr, gath, bred, bscan)
  *            bcast, multicast, scatter,  P·m·w·g + l(P)
  *            [all]gather
+ *            transpose                   (P−1)·m·w·g + l(P)
  *            [all]reduce[_bal]           L·(m·c + m·w·g + l(P))
  *            scan, exscan, scan_bal      L·(3·m·c + m·w·g + l(P))
  *   loggp    the hockney formulas with t_s = L + 2·o (one message alone) and t_w = G.
  *   polyapm  the hockney butterflies priced with the thesis's per-word slopes and startups
  *            (a round: one message out and one in per processor; no extra barrier):
  *            L·((s̄ + r̄)·m·w + m_s + m_r + m·f·c) with f as in hockney (1, 2 for scans, 0 for
- *            bcast); multicast, scatter: P·(m_s + s̄·m·w) + m_r + r̄·m·w; [all]gather:
- *            (P−1)·(m_s + m_r + (s̄ + r̄)·m·w).
+ *            bcast); multicast, scatter: P·(m_s + s̄·m·w) + m_r + r̄·m·w; [all]gather and
+ *            transpose: (P−1)·(m_s + m_r + (s̄ + r̄)·m·w).
  * With `by`, groups run concurrently: P and m are those of the largest group.
  *
  * A machine profile is a named set of parameters: built in `scali2004` (the thesis's calibration)

@@ -381,6 +381,7 @@ ir_stmt *ir_clone_stmt(ir_program *dst, const ir_stmt *s)
         c->u.coll.src_hi = clone_exprs_nullable(dst, s->u.coll.src_hi, s->u.coll.nsrc);
         c->u.coll.root = ir_clone_expr(dst, s->u.coll.root);
         c->u.coll.by = ir_clone_expr(dst, s->u.coll.by);
+        c->u.coll.when = ir_clone_expr(dst, s->u.coll.when);
         break;
     }
     return c;
@@ -531,6 +532,7 @@ static const char *const coll_names[] = {
     [IR_C_SCAN] = "scan", [IR_C_EXSCAN] = "exscan", [IR_C_ALLGATHER] = "allgather",
     [IR_C_GATHER] = "gather", [IR_C_SCATTER] = "scatter", [IR_C_REDUCE_BAL] = "reduce_bal",
     [IR_C_ALLREDUCE_BAL] = "allreduce_bal", [IR_C_SCAN_BAL] = "scan_bal", [IR_C_MULTICAST] = "multicast",
+    [IR_C_TRANSPOSE] = "transpose",
 };
 /* Which collectives take an operator, and the word before their root. */
 static const struct { int has_op; const char *root; } coll_shape[] = {
@@ -538,6 +540,7 @@ static const struct { int has_op; const char *root; } coll_shape[] = {
     [IR_C_SCAN] = { 1, NULL }, [IR_C_EXSCAN] = { 1, NULL }, [IR_C_ALLGATHER] = { 0, NULL },
     [IR_C_GATHER] = { 0, "to" }, [IR_C_SCATTER] = { 0, "from" }, [IR_C_REDUCE_BAL] = { 1, "to" },
     [IR_C_ALLREDUCE_BAL] = { 1, NULL }, [IR_C_SCAN_BAL] = { 1, NULL }, [IR_C_MULTICAST] = { 0, "from" },
+    [IR_C_TRANSPOSE] = { 0, NULL },
 };
 static const char *const clause_names[] = {
     [IR_K_IDENT] = "ident", [IR_K_PREACCUM] = "preaccum", [IR_K_ACCUM] = "accum",

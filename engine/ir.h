@@ -199,6 +199,7 @@ typedef enum ir_coll_kind {
     IR_C_BCAST, IR_C_REDUCE, IR_C_ALLREDUCE, IR_C_SCAN, IR_C_EXSCAN, IR_C_ALLGATHER,
     IR_C_GATHER, IR_C_SCATTER, IR_C_REDUCE_BAL, IR_C_ALLREDUCE_BAL, IR_C_SCAN_BAL,
     IR_C_MULTICAST,   /* every processor gets the root's block named by its own subscripts */
+    IR_C_TRANSPOSE,   /* a redistribution: dst[b][a] = src[a][b] from the processor holding row a */
     IR_C_COUNT
 } ir_coll_kind;
 
@@ -251,6 +252,7 @@ struct ir_stmt {
             ir_expr *by;          /* `by e`: processors with equal e >= 0 form a group (one
                                      collective per group, concurrently); e < 0: not taking
                                      part.  NULL: all processors of the step */
+            ir_expr *when;        /* `when c` (transpose only): the steps where it runs, or NULL */
         } coll;
     } u;
 };

@@ -256,6 +256,7 @@ static void parse_collective(parser *P, ir_stmt *s)
         ps_advance(P);
         s->u.coll.by = parse_expr(P);
     }
+    if (!P->panic && ps_accept(P, IR_T_WHEN)) s->u.coll.when = parse_expr(P);
 }
 
 static ir_stmt *parse_stmt(parser *P)

@@ -96,6 +96,7 @@ void ir_block_accesses(const ir_block *b, ir_access_fn fn, void *ctx)
             }
             ir_expr_accesses(s->u.coll.root, fn, ctx);
             ir_expr_accesses(s->u.coll.by, fn, ctx);
+            ir_expr_accesses(s->u.coll.when, fn, ctx);
             break;
         }
     }

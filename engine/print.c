@@ -316,6 +316,10 @@ static void print_coll(strbuf *b, const ir_stmt *s)
         strbuf_puts(b, " by ");
         print_expr(b, s->u.coll.by, 0);
     }
+    if (s->u.coll.when) {
+        strbuf_puts(b, " when ");
+        print_expr(b, s->u.coll.when, 0);
+    }
 }
 
 static void print_stmt(strbuf *b, const ir_stmt *s, int ind)

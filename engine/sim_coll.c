@@ -77,6 +77,7 @@ sim_coll *sim_compile_coll(sim_ctx *c, const ir_stmt *s)
         }
     if (s->u.coll.root && !(k->root = sim_compile_expr(c, s->u.coll.root, IR_INT))) return NULL;
     if (s->u.coll.by && !(k->by = sim_compile_expr(c, s->u.coll.by, IR_INT))) return NULL;
+    if (s->u.coll.when && !(k->when = sim_compile_expr(c, s->u.coll.when, IR_INT))) return NULL;
     if (k->user >= 0) {
         k->nf = k->global ? op_in_arity(p, k->user) : op_state_arity(p, k->user);
         for (int i = 0; i < k->nf; i++)
@@ -818,6 +819,11 @@ static void run_group(sim_ctx *c, const sim_coll *k, const group *G, sim_coll_re
 
 void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np)
 {
+    if (k->ck == IR_C_TRANSPOSE) {
+        sim_coll_rec rec;
+        if (sim_transpose_run(c, k, ids, np, &rec) && !c->stop) record(c, &rec);
+        return;
+    }
     int *fr = malloc((size_t)(np ? np : 1) * sizeof *fr), *gid = malloc((size_t)(np ? np : 1) * sizeof *gid);
     int64_t *color = malloc((size_t)(np ? np : 1) * sizeof *color);
     sim_coll_rec best = { (int)k->ck, 0, 0, k->words, k->ops, k->line, k->col, 0 };

@@ -157,6 +157,7 @@ typedef struct sim_coll {
     sim_block *src, *dst;
     sim_node *root;
     sim_node *by;                 /* group color, or NULL */
+    sim_node *when;               /* transpose: the steps where it runs, or NULL */
     double ops;                   /* base operations of one combine (scan_bal: of lower or upper) */
     double words;                 /* words per element a partner sends */
     const char *label;
@@ -420,6 +421,9 @@ sim_coll *sim_compile_coll(sim_ctx *c, const ir_stmt *s);
 /* Runs a collective over the np processors of the current step (ids: processor ids, rank order;
  * their frames saved with sim_frame_save) and records it in the step's trace. */
 void sim_coll_run(sim_ctx *c, const sim_coll *k, const int *ids, int np);
+/* sim_transpose.c: a transpose over the np processors of the step (frames 0 .. np-1); 1 when it
+ * ran (its figures in *rec), 0 when its `when` did not hold or it stopped the run. */
+int sim_transpose_run(sim_ctx *c, const sim_coll *k, const int *ids, int np, sim_coll_rec *rec);
 void sim_frame_save(sim_ctx *c, int rank);
 void sim_frame_load(sim_ctx *c, int rank);
 op_value sim_repeat(sim_ctx *c, const sim_node *n);

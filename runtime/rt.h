@@ -17,6 +17,7 @@
  *   rt_collective.c  user-defined/fused operators, exclusive scan with rank 0 = identity
  *   rt_coll.c        the collective statements: groups, bcast .. multicast, rank-order
  *                    reductions and scans, reduce_bal's tree, scan_bal's butterfly
+ *   rt_redist.c      the transpose collective: rows packed per partner, one MPI_Alltoallv
  *   rt_checksum.c    the output checksum, identical to the simulator's sim_checksum
  *                    (engine/sim.h); no MPI (rt_checksum.h), so sequential exports need none
  *   rt_gather.c      gathering helpers for distributed arrays (rank 0 hashes them)
@@ -265,6 +266,22 @@ void rt_coll_reduce_bal(int all_ranks, const rt_val *in, rt_val *out, int64_t n,
 /* scan_bal: the butterfly; round k pairs r with r ^ 2^k (both present): lower(low, high) at the
  * lower rank, upper(low, high) at the upper one.  in may equal out. */
 void rt_coll_scan_bal(const rt_val *in, rt_val *out, int64_t n, const rt_opdesc *op, MPI_Comm g);
+
+/* ---------------------------------------------------------------- redistribution --------- */
+
+/* Rows lo .. hi (global; empty when hi < lo) of a matrix in this rank's memory: the matrix's
+ * columns c0 .. c1 (global, its last dimension, whole), element (lo, c0) at local index `at` of
+ * `base` (8-byte elements: double or int64_t), rows `stride` elements apart. */
+typedef struct rt_rows {
+    void *base;
+    int64_t lo, hi, c0, c1;
+    int64_t at, stride;
+} rt_rows;
+/* The transpose collective: dst[b][a] = src[a][b] for every row b of this rank's dst block and
+ * every column a of dst that some rank's src block holds as a row (src blocks do not overlap);
+ * other elements are left as they are.  Each rank packs what each other rank takes, one
+ * MPI_Alltoallv moves it (type: MPI_DOUBLE or MPI_INT64_T).  Collective over comm. */
+void rt_transpose(const rt_rows *src, const rt_rows *dst, MPI_Datatype type, MPI_Comm comm);
 
 /* ---------------------------------------------------------------- checksum --------------- */
 

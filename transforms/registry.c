@@ -115,6 +115,10 @@ static const xf_transform registry[] = {
      "memory distribution: each processor's local memory from its footprint, tile plus halo "
      "(syncomm -> syndm)",
      xf_memdist_applicable, xf_memdist_apply, NULL},
+    {"redist", LV(IR_SYNDM), NULL, 0,
+     "redistribution between phases: an array one phase accesses by rows and another by columns is "
+     "transposed between them (the transpose collective) instead of sent element by element (syndm -> syndm)",
+     xf_redist_applicable, xf_redist_apply, NULL},
     {"relcoord", LV(IR_SYNDM), NULL, 0,
      "relative coordinates: local memories indexed from 0, messages carry the receiver's index "
      "(syndm -> syndm)",

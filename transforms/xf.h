@@ -117,6 +117,11 @@ own_give char *xf_apply_text(const char *file, const char *src_text, const char 
 void xf_print_applicable(FILE *out, const ir_program *p, int json);
 void xf_print_applicable_on(FILE *out, const ir_program *p, int json, const cost_profile *prof);
 
+/* 1 when a syncomm or syndm program of a blocked tiling has an array that one phase accesses by
+ * rows and another by columns, which redist (at syndm) transposes between them instead of
+ * sending it element by element: its cost then overstates its descendants' (explore's bound). */
+int xf_redist_pending(const ir_program *p);
+
 /* ---- the exporter (export*.c): the last transformation ------------------------------------------ */
 
 /* How messages of a syndm program travel in exported code.  HALO: the partner set is static (the

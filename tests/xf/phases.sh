@@ -10,7 +10,9 @@
 #   ludcmp   phases mapped one by one: the factorisation on a wavefront with w private, then the
 #         two substitutions one row per step;
 #   adi   27 statements (a prologue of constants, then per time step a column sweep and a row
-#         sweep, each with sigma=i: what the row sweep reads of the columns travels as messages).
+#         sweep); at MINI the cheapest leaf is a serial pipeline (sigma = t), and ranked at
+#         n=1000, tsteps=50 (explore --at) the best is the parallel sigma = i leaf whose u and v
+#         redist transposes between the sweeps (adi_redist below).
 # Each: `explore ROOT -D procs=2 --budget 100` reaches a verified syndm leaf on which each rank
 # does at least a quarter of the work, and `run LEAF -np 2` prints the simulation's checksum,
 # which is PolyBench's own dump (tests/polybench/kernels.inc's pb_dump_build, dumpsum).  Then
@@ -44,6 +46,29 @@ phase_kernel() {
         awk '$1 == "output" { sub(/_$/, "", $2); print $2 }') 2>&1) || { fail "$k: PolyBench dump" "$dump"; return; }
     want=$(pb_checksum "$dump")
     expect_eq "$k: the run's checksum is PolyBench's dump" "$(printf '%s' "$run" | json "j['checksum']")" "$want"
+    [ "$k" = adi ] && adi_redist "$ws" "$want"
+}
+
+# adi_redist WS WANT: at MINI the serial pipeline (sigma = t: one processor works per step) is
+# the cheapest leaf; ranked at the user's size, explore's best leaf is the parallel one (sigma = i)
+# whose arrays redist transposes between the sweeps: a verified syndm node made by redist, its
+# work's critical path at 2 processors about half its work on one, and its run at -np 2 prints
+# PolyBench's checksum.
+adi_redist() {
+    local ws=$1 want=$2 out leaf c1 c2 run
+    out=$(timeout 900 "$POLYAPM" -w "$ws" explore ROOT -D procs=2 --budget 100 -q --at n=1000,tsteps=50 \
+          --rank-top 30 --json 2>"$TMP/adi-at.err")
+    leaf=$(printf '%s' "$out" | json "j['leaves'][0]['node']" 2>/dev/null)
+    [ -n "$leaf" ] || { fail "adi --at n=1000,tsteps=50: a ranked leaf" "$(tail -3 "$TMP/adi-at.err")"; return; }
+    expect_eq "adi --at n=1000,tsteps=50: the best leaf ($leaf) is verified and made by redist" \
+        "$(printf '%s' "$out" | json "j['leaves'][0]['verified'] == 1 and 'redist' in [s['transform'] for s in j['leaves'][0]['path']]")" True
+    expect_match "adi: the leaf transposes between the sweeps" "$("$POLYAPM" -w "$ws" show "$leaf")" "= transpose u\\["
+    crit() { "$POLYAPM" -w "$ws" sim "$leaf" -D procs="$1" --trace | awk 'NF == 5 && $1 ~ /^[0-9]+$/ { s += $4 } END { print s }'; }
+    c1=$(crit 1) c2=$(crit 2)
+    expect_eq "adi redist leaf: critical path of the work at 2 processors ($c2) <= 0.55 of its work on one ($c1)" \
+        "$(python3 -c "print($c2 <= 0.55 * $c1)")" True
+    run=$("$POLYAPM" -w "$ws" run "$leaf" -np 2 --json 2>&1) || { fail "adi redist leaf: run -np 2" "$(tail -3 <<<"$run")"; return; }
+    expect_eq "adi redist leaf: run -np 2 prints PolyBench's checksum" "$(printf '%s' "$run" | json "j['checksum']")" "$want"
 }
 
 if [ -z "$PB" ]; then

@@ -30,6 +30,10 @@ int xf_memdist_applicable(const ir_program *p, own_give char **why_not);
 own_give ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args,
                                       diag_list *d, int *status);
 
+int xf_redist_applicable(const ir_program *p, own_give char **why_not);
+own_give ir_program *xf_redist_apply(const ir_program *src, const xf_args *args,
+                                     diag_list *d, int *status);
+
 int xf_relcoord_applicable(const ir_program *p, own_give char **why_not);
 own_give ir_program *xf_relcoord_apply(const ir_program *src, const xf_args *args,
                                        diag_list *d, int *status);

@@ -428,6 +428,7 @@ static void ex_own_block(ex_own_scan *o, const ir_block *b)
                 }
             ir_expr_accesses(s->u.coll.root, ex_own_visit, o);
             ir_expr_accesses(s->u.coll.by, ex_own_visit, o);
+            ir_expr_accesses(s->u.coll.when, ex_own_visit, o);
         }
     }
 }
@@ -478,6 +479,8 @@ static void ex_sends(ex_send_scan *c, const ir_block *b)
             if (s->u.if_.else_blk) ex_sends(c, s->u.if_.else_blk);
         } else if (s->kind == IR_S_FOR) {
             ex_sends(c, s->u.for_.body);
+        } else if (s->kind == IR_S_COLL && s->u.coll.ck == IR_C_TRANSPOSE) {
+            if ((c->why = ex_transpose_refusal(c->pl, s, c->whybuf, sizeof c->whybuf))) c->bad = s;
         } else if (s->kind == IR_S_COLL) {
             /* a collective's block is a run of consecutive local elements: box layouts only */
             for (int side = 0; side < 2 && !c->bad; side++)

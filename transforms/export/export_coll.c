@@ -644,6 +644,10 @@ static void ex_coll_run_init(ex_coll_run *x, const ex_em *m, const ir_stmt *s, i
 
 void ex_coll(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
 {
+    if (s->u.coll.ck == IR_C_TRANSPOSE) {
+        ex_transpose(m, b, s, in);
+        return;
+    }
     ex_coll_run x;
     ex_coll_run_init(&x, m, s, in);
     coll_root(&x);

@@ -231,6 +231,10 @@ const char *ex_rows_find(const ex_em *m, const char *call);
 void ex_emit_ops(const ex_plan *pl, strbuf *b);
 void ex_emit_ops_setup(const ex_plan *pl, strbuf *b, int free_them);
 void ex_coll(const ex_em *m, strbuf *b, const ir_stmt *s, int in);
+/* export_redist.c: a transpose as one rt_transpose call; why it cannot be exported (into buf),
+ * or NULL. */
+void ex_transpose(const ex_em *m, strbuf *b, const ir_stmt *s, int in);
+const char *ex_transpose_refusal(const ex_plan *pl, const ir_stmt *s, char *buf, size_t size);
 /* export_coll.c: one value to many processors.  Whether a send goes out as one rt_mcast record
  * for its range; whether the plan has such sends (only such); the rt_mcast object and the global-index
  * functions of arrays in one box (before init_arrays); the send (its `when`, range and the

@@ -116,7 +116,8 @@ static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
             if (ex_expr_uses(s->u.coll.dst[i], id) ||
                 (s->u.coll.dst_lo && (ex_expr_uses(s->u.coll.dst_lo[i], id) || ex_expr_uses(s->u.coll.dst_hi[i], id))))
                 return 1;
-        return ex_expr_uses(s->u.coll.root, id) || ex_expr_uses(s->u.coll.by, id);
+        return ex_expr_uses(s->u.coll.root, id) || ex_expr_uses(s->u.coll.by, id) ||
+               ex_expr_uses(s->u.coll.when, id);
     }
     return 0;
 }

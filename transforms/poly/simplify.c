@@ -433,7 +433,19 @@ static void simp_stmt(ir_program *p, const dlets *D, ir_stmt *s)
         s->u.send.when = simp_cond(p, D, s->u.send.when);
         for (int i = 0; i < s->u.send.nas; i++) s->u.send.as_idx[i] = shorter(p, s->u.send.as_idx[i]);
         break;
-    case IR_S_COLL:  /* the transforms that call this refuse programs with collectives */
+    case IR_S_COLL:  /* a block's range and a transpose's condition (redist makes them) */
+        for (int i = 0; i < s->u.coll.nsrc && s->u.coll.src_lo; i++)
+            if (s->u.coll.src_lo[i]) {
+                s->u.coll.src_lo[i] = shorter(p, s->u.coll.src_lo[i]);
+                s->u.coll.src_hi[i] = shorter(p, s->u.coll.src_hi[i]);
+            }
+        for (int i = 0; i < s->u.coll.ndst && s->u.coll.dst_lo; i++)
+            if (s->u.coll.dst_lo[i]) {
+                s->u.coll.dst_lo[i] = shorter(p, s->u.coll.dst_lo[i]);
+                s->u.coll.dst_hi[i] = shorter(p, s->u.coll.dst_hi[i]);
+            }
+        s->u.coll.when = simp_cond(p, D, s->u.coll.when);
+        break;
     case IR_S_RECV:
         break;
     }

@@ -36,6 +36,7 @@ typedef struct xnode {
     int64_t id;
     int depth, level, tiled, nprocs;
     int busy;                 /* processors with work in its simulation */
+    int redist;               /* redist would transpose an array its messages move (xf_redist_pending) */
     double total, agg, bound;
     int verified;
     enum xstate state;
@@ -90,7 +91,7 @@ static int find_node(const search *S, int64_t id)
 
 static void set_bound(const search *S, xnode *x)
 {
-    x->bound = x->tiled || x->level >= IR_SYNCOMM ? x->total : x->agg / S->pmax;
+    x->bound = (x->tiled || x->level >= IR_SYNCOMM) && !x->redist ? x->total : x->agg / S->pmax;
 }
 
 static int push_task(search *S, task *t)
@@ -171,6 +172,7 @@ static int reach(search *S, int64_t id, int depth)
     S->n++;
     x->level = j.prog->level;
     x->tiled = has_proc_loop(j.prog->body);
+    x->redist = xf_redist_pending(j.prog);
     x->signature = j.n.explored;
     if (hit == 1) {
         x->nprocs = j.stored.nprocs;
@@ -402,6 +404,7 @@ static int take_sim(search *S, int i, char **f)
     x = &S->nodes[i];
     x->level = atoi(f[15]);
     x->tiled = atoi(f[16]);
+    x->redist = atoi(f[17]);
     x->nprocs = atoi(f[7]);
     x->busy = explore_busy(f[10]);
     x->total = row.total;

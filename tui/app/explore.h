@@ -15,7 +15,9 @@
  *                                   later steps (commgen, memdist, relcoord) only add messages
  *                                   or keep the cost;
  *               = aggregate work / P_max   otherwise (the work must still be spread over at most
- *                                   P_max processors: -D procs, else the largest tile candidate).
+ *                                   P_max processors: -D procs, else the largest tile candidate),
+ *                                   and where redist would transpose an array between phases
+ *                                   (xf_redist_pending): its transposes replace the messages.
  *
  * A node none of whose candidates applies is a leaf.  With -D procs=P only nodes simulated on P
  * processors are leaves (and the best): an untiled syncomm/syndm program keeps its virtual

@@ -42,7 +42,7 @@ typedef struct wctx {
  * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
  * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY  |  cancelled WHY (padded to the
  * same count). */
-enum { SIM_NFIELDS = 17 };
+enum { SIM_NFIELDS = 18 };
 
 /* Does task t (apply PARENT_TEXT XF ARGS... | sim TEXT LABEL) into r (initialised here, the
  * caller frees it).  Honours xf_cancel(). */

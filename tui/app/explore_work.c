@@ -168,6 +168,7 @@ static void sim_fields(const wctx *w, ir_program *prog, msg *r)
         msg_fmt(r, "%.17g", row.sim_seconds);
         msg_fmt(r, "%d", (int)prog->level);
         msg_fmt(r, "%d", has_proc_loop(prog->body));
+        msg_fmt(r, "%d", xf_redist_pending(prog));
     }
     for (int i = 0; i < 4; i++) free(owned[i]);
     j.ref = NULL;             /* shared, not the job's */
