@@ -111,6 +111,19 @@ static int find_scops(imp *I, const char *text, scop *out, int max)
     return n;
 }
 
+int imp_region_arg(imp *I, int *line, long *v)
+{
+    const char *r = I->o->region;
+    char *end;
+    *line = strncmp(r, "line:", 5) == 0;
+    *v = strtol(*line ? r + 5 : r, &end, 10);
+    if (end == (*line ? r + 5 : r) || *end || *v < 1) {
+        diag_add(I->d, I->o->file, 0, 0, "--region %s: expected K (a number from 1) or line:L", r);
+        return -1;
+    }
+    return 0;
+}
+
 /* The region --region names among the candidates (or the only one); -1 after an error, -2 if
  * there is none to choose from. */
 static int pick_scop(imp *I, const scop *cand, int n)
@@ -126,13 +139,9 @@ static int pick_scop(imp *I, const scop *cand, int n)
         free(lines.s);
         return -1;
     }
-    char *end;
-    int line = strncmp(r, "line:", 5) == 0;
-    long v = strtol(line ? r + 5 : r, &end, 10);
-    if (end == (line ? r + 5 : r) || *end || v < 1) {
-        diag_add(I->d, I->o->file, 0, 0, "--region %s: expected K (a number from 1) or line:L", r);
-        return -1;
-    }
+    int line;
+    long v;
+    if (imp_region_arg(I, &line, &v) != 0) return -1;
     for (int i = 0; i < n; i++)
         if (line ? cand[i].line_lo <= v && v <= cand[i].line_hi : i + 1 == v) return i;
     diag_add(I->d, I->o->file, line ? (int)v : 0, line ? 1 : 0, "--region %s: %s (the file has %d region%s%s)", r,

@@ -112,13 +112,9 @@ static int compare(const nest *a, const nest *b)
 static int named(imp *I, const nest *c, int n)
 {
     const char *r = I->o->region;
-    int line = strncmp(r, "line:", 5) == 0;
-    char *end;
-    long v = strtol(line ? r + 5 : r, &end, 10);
-    if (end == (line ? r + 5 : r) || *end || v < 1) {
-        diag_add(I->d, I->o->file, 0, 0, "--region %s: expected K (a number from 1) or line:L", r);
-        return -1;
-    }
+    int line;
+    long v;
+    if (imp_region_arg(I, &line, &v) != 0) return -1;
     for (int i = 0; i < n; i++)
         if (line ? c[i].line_lo <= v && v <= c[i].line_hi : i + 1 == v) return i;
     diag_add(I->d, I->o->file, line ? (int)v : 0, line ? 1 : 0, "--region %s: %s (without #pragma scop, the "

@@ -171,6 +171,10 @@ imp_sym *imp_sym_find(imp *I, const char *name);
 /* The .apm spelling of a C name (keywords and built-in names get a '_' appended); pooled. */
 char *imp_apm_name(imp *I, const char *cname);
 
+/* ---- import.c ---- */
+/* --region's value: K (*line 0) or line:L (*line 1) in *v; 0, or -1 with the reason. */
+int imp_region_arg(imp *I, int *line, long *v);
+
 /* ---- import_auto.c: the kernel of a file without #pragma scop ---- */
 /* Chooses the loop nest that is the kernel (I->kernel, the region's offsets and lines); 0, or -1
  * with the reason. */
