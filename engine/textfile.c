@@ -1,12 +1,13 @@
 /*
  * textfile.c — reading a whole file into memory, with a size limit and a diagnostic that says
- * what went wrong (textfile.h).
+ * what went wrong, and writing one whole (textfile.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "textfile.h"
 
@@ -52,4 +53,36 @@ char *textfile_read(const char *path, const char *what, size_t max, size_t *len,
     }
     free(buf);
     return NULL;
+}
+
+/* Writes all of text to f and closes it: 0, or -1. */
+static int put_all(FILE *f, const char *text)
+{
+    size_t len = strlen(text);
+    int rc = fwrite(text, 1, len, f) == len ? 0 : -1;
+    if (fclose(f) != 0) rc = -1;
+    return rc;
+}
+
+int textfile_write(const char *path, const char *suffix, const char *text)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {   /* /dev/null, a pipe: written, not replaced */
+        FILE *f = fopen(path, "wb");
+        return f ? put_all(f, text) : -1;
+    }
+    size_t n = strlen(path) + strlen(suffix) + 1;
+    char *tmp = malloc(n);
+    if (!tmp) return -1;
+    snprintf(tmp, n, "%s%s", path, suffix);
+    FILE *f = fopen(tmp, "wb");
+    int rc = f ? put_all(f, text) : -1;
+    if (rc == 0) rc = rename(tmp, path);
+    if (rc != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    free(tmp);
+    return rc;
 }

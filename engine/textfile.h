@@ -1,6 +1,6 @@
 /*
  * textfile.h — reading a whole file into memory: the one reader behind program files, machine
- * profiles and the command line's file arguments.
+ * profiles and the command line's file arguments; and the one writer of a command's output file.
  */
 #ifndef POLYAPM_TEXTFILE_H
 #define POLYAPM_TEXTFILE_H
@@ -15,5 +15,11 @@
  * "read error: REASON" or "out of memory" — WHAT names what the file was to be ("a program file",
  * "a machine profile"). */
 char *textfile_read(const char *path, const char *what, size_t max, size_t *len, diag_list *d);
+
+/* Writes `text` to `path`: a regular file (or a new one) atomically, through PATH.SUFFIX renamed
+ * over it, so that a reader never sees half of it; anything else (/dev/null, a pipe, a terminal)
+ * is written as it is, never replaced.  0, or -1 with errno set (nothing written to a regular
+ * file then). */
+int textfile_write(const char *path, const char *suffix, const char *text);
 
 #endif

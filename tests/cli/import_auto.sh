@@ -4,7 +4,7 @@
 # math.h (else main's), says which on its notes (FILE:LINE:COL: note: ... lines A-B in F) and in
 # the program's header; --region line:L and --region K choose another of the file's loop nests;
 # two nests equally good are an error that lists them (exit 1, nothing written), as is a file
-# whose every loop calls something else.  tests/import/noscop_*.c check the values.
+# whose every loop calls something else.  -o a pipe writes through it (never renamed over).  tests/import/noscop_*.c check the values.
 . "$(dirname "$0")/../lib.sh"
 cd "$TMP"
 cat >two.c <<'EOC'
@@ -72,4 +72,13 @@ expect_eq "a file whose only loop prints: exit 1" "$?" 1
 expect_match "... says there is no region nor loop nest to take" "$out" \
     "^prints\.c:1:1: error: no #pragma scop \.\. #pragma endscop region, and no loop nest that calls nothing but math functions"
 expect_eq "... nothing written" "$([ -e prints.apm ] && echo yes || echo no)" no
+
+# -o names something other than a regular file (a pipe here; /dev/null alike): written through,
+# never replaced by a file renamed over it
+mkfifo pipe
+cat pipe >piped.apm &
+"$POLYAPM" import two.c --region line:15 -o pipe 2>/dev/null
+wait
+expect_eq "-o a named pipe: the program goes through it" "$(cmp -s piped.apm scale.apm && echo same)" same
+expect_eq "... and it stays a pipe" "$([ -p pipe ] && echo pipe || echo replaced)" pipe
 finish

@@ -12,25 +12,6 @@
 #include "cli.h"
 #include "textfile.h"
 
-static int write_atomically(const char *path, const char *text)
-{
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (!tmp) return -1;
-    snprintf(tmp, n, "%s.fmt-tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    int rc = -1;
-    if (f) {
-        size_t len = strlen(text);
-        rc = (fwrite(text, 1, len, f) == len) ? 0 : -1;
-        if (fclose(f) != 0) rc = -1;
-        if (rc == 0) rc = rename(tmp, path);
-        if (rc != 0) unlink(tmp);
-    }
-    free(tmp);
-    return rc;
-}
-
 typedef struct fmt_args { int write, check; } fmt_args;
 
 static const cli_opt fmt_opts[] = {
@@ -71,7 +52,7 @@ int cmd_fmt(int argc, char **argv)
         if (check) {
             if (!same) { printf("%s: not in canonical form\n", argv[i]); status = CLI_FAIL; }
         } else if (write) {
-            if (!same && write_atomically(argv[i], text) != 0) {
+            if (!same && textfile_write(argv[i], ".fmt-tmp", text) != 0) {
                 status = cli_fail("%s: cannot write", argv[i]);
             }
         } else {

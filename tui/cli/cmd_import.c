@@ -16,6 +16,7 @@
 #include "import.h"
 #include "mem.h"
 #include "strbuf.h"
+#include "textfile.h"
 #include "store.h"
 #include "../tui_entry.h"
 
@@ -149,23 +150,6 @@ int cmd_import(int argc, char **argv);
 const cli_spec cmd_import_spec = {"import", "FILE.c", "a C kernel (#pragma scop region, or loop nest) as a source-level program",
                                   import_opts, 1, NULL, NULL, cmd_import};
 
-static int write_file(const char *path, const char *text)
-{
-    char *tmp = NULL;
-    if (asprintf(&tmp, "%s.import-tmp", path) < 0) return -1;
-    FILE *f = fopen(tmp, "wb");
-    int rc = -1;
-    if (f) {
-        size_t len = strlen(text);
-        rc = fwrite(text, 1, len, f) == len ? 0 : -1;
-        if (fclose(f) != 0) rc = -1;
-        if (rc == 0) rc = rename(tmp, path);
-        if (rc != 0) unlink(tmp);
-    }
-    free(tmp);
-    return rc;
-}
-
 int cmd_import(int argc, char **argv)
 {
     import_args a;
@@ -177,7 +161,7 @@ int cmd_import(int argc, char **argv)
     char *text = cli_cimport_text(argv[1], &a.c);
     if (!text) return CLI_FAIL;
     if (!a.out) fputs(text, stdout);
-    else if (write_file(a.out, text) != 0) rc = cli_fail("%s: cannot write", a.out);
+    else if (textfile_write(a.out, ".import-tmp", text) != 0) rc = cli_fail("%s: cannot write", a.out);
     free(text);
     return rc ? rc : CLI_OK;
 }
