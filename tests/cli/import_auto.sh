@@ -76,7 +76,7 @@ expect_eq "... nothing written" "$([ -e prints.apm ] && echo yes || echo no)" no
 # -o names something other than a regular file (a pipe here; /dev/null alike): written through,
 # never replaced by a file renamed over it
 mkfifo pipe
-cat pipe >piped.apm &
+timeout 10 cat pipe >piped.apm &   # a reader that gives up if nothing opens the pipe
 "$POLYAPM" import two.c --region line:15 -o pipe 2>/dev/null
 wait
 expect_eq "-o a named pipe: the program goes through it" "$(cmp -s piped.apm scale.apm && echo same)" same
