@@ -40,28 +40,28 @@ TIMES=$BUILD_DIR/test-times.txt
 # machine: the ratios matter, not the values); $TIMES, written by every run, wins.  Suites not
 # listed count as 10 s.  The longest start first, so that none is left running alone at the end.
 DEFAULT_TIMES="
-mpi/export_coll 295 polybench/c_all.3 131 polybench/c_all.1 127 polybench/derive.1 109
-xf/derive_findings 107 mpi/export_regress 106 polybench/derive.2 106 mpi/compare_run 104
-xf/workspace 100 xf/stm_regress 92 xf/stm_isl 84 xf/phases.1 74 mpi/export_leaves 74 xf/explore 62
-mpi/export_pieces 61 cli/planes 61 mpi/export_stencil 57 polybench/c_all.2 54 xf/regress_memdist 43
-store/crash 41 xf/local 40 xf/stm_auto 37 cli/calibrate 36 mpi/bench_smoke 35 cli/explore_at 34
-xf/phases.2 32 cli/options 31 xf/fuse 30 mpi/export_fd 28 mpi/aggregate 27 mpi/ghost 26
-xf/fuse_costs 23 mpi/fd 22 cli/cost_loggp 21 cli/machine_default 21 mpi/peers_smoke 20
-mpi/export_steps 19 polybench/source 19 cli/bad 18 cli/import_polybench 17 xf/memdist 17
-mpi/import_rand 16 mpi/export_dense 16 cli/import_restyle 16 cli/import_styles 16
-cli/explore_rank 15 cli/thesis_fd 13 mpi/ranks 13 cli/collectives 13 mpi/overlap 13 mpi/halo 11
-cli/import_bad 10 mpi/platform 10 cli/replay 9 mpi/export_seq 9 cli/inplace 9 cli/explore_why 9
-cli/fmt 9 store/concurrency 9 tui/columns 9 unit/test_explore 9 cli/cost_guards 8 xf/commgen 8
-cli/explore_at_c 8 mpi/placement 8 xf/blockcyclic 8 mpi/run_together 7 xf/commgen_inplace 7
-store/workspace 7 xf/stm 7 tui/basic 7 mpi/golden 6 xf/assume 6 cli/tour 6 mpi/checksum 6
-mpi/exchange 6 mpi/run_native 5 mpi/pattern 5 cli/standalone 4 unit/test_xf 4 mpi/calibrate_smpi 4
-cli/compare 4 tui/export 4 tui/more 4 tui/gain 4 unit/test_sim 4 cli/import_exact 3 mpi/gather 3
-xf/pieces 3 tui/memory 3 xf/phases.3 3 xf/tile 3 store/bad 2 store/fsck 2 cli/dist_step 2 mpi/dist 2
-tui/cancel 2 tui/explore 2 cli/broken 1 cli/sweep 1 cli/sim 1 cli/intsem 1 tui/letters 1
-cli/import_tui 1 cli/rooms 1 mpi/export_intsem 1 tui/ops 1 tui/replay 1 cli/funclen 1
-cli/ownership 1 unit/test_crand 1 unit/test_store 1 cli/oom 1 tui/bench 1 unit/test_cost 1
-unit/test_parse 1 unit/test_bad 1 unit/test_coll 1 unit/test_fuse 1 unit/test_intsem 1
-unit/test_replay 1 unit/test_stats 1 unit/test_textfile 1
+mpi/export_coll 213 xf/phases.1 111 polybench/c_all.3 94 polybench/c_all.1 91 polybench/derive.1 76
+polybench/derive.2 75 xf/derive_findings 72 mpi/export_regress 69 xf/workspace 55 xf/stm_regress 53
+mpi/export_leaves 52 xf/stm_isl 48 xf/explore 44 mpi/export_stencil 42 polybench/c_all.2 41
+cli/planes 38 mpi/export_pieces 37 mpi/compare_run 35 cli/explore_at 29 mpi/bench_smoke 29
+xf/regress_memdist 29 xf/stm_auto 28 mpi/ghost 27 mpi/aggregate 25 store/crash 24 xf/local 24
+cli/options 21 xf/phases.2 21 cli/calibrate 20 mpi/export_steps 20 mpi/import_rand 20
+mpi/peers_smoke 20 xf/fuse 19 cli/bad 18 cli/import_styles 18 mpi/export_redist 18
+cli/import_restyle 17 mpi/export_dense 17 mpi/export_fd 17 cli/cost_loggp 14 mpi/fd 14 mpi/overlap
+14 cli/explore_rank 13 xf/memdist 12 mpi/calibrate_smpi 11 polybench/source 11 xf/commgen 11
+cli/import_bad 10 cli/import_polybench 10 tui/columns 10 unit/test_explore 10 xf/fuse_costs 10
+cli/explore_why 9 cli/thesis_fd 9 mpi/platform 9 cli/collectives 8 cli/replay 8 mpi/golden 8
+mpi/ranks 8 mpi/run_together 8 xf/redist 8 mpi/halo 7 unit/test_xf 7 xf/commgen_inplace 7 xf/stm 7
+cli/fmt 6 cli/inplace 6 mpi/export_seq 6 mpi/placement 6 mpi/run_native 6 store/concurrency 6
+tui/basic 6 xf/assume 6 cli/tour 5 mpi/checksum 5 store/workspace 5 xf/phases.3 5 cli/cost_guards 4
+cli/explore_at_c 4 cli/import_exact 4 cli/machine_default 4 cli/standalone 4 mpi/exchange 4
+mpi/gather 4 tui/export 4 tui/gain 4 tui/more 4 unit/test_sim 4 xf/blockcyclic 4 xf/pieces 4
+cli/compare 3 mpi/pattern 3 tui/memory 3 xf/tile 3 cli/sim 2 cli/sweep 2 mpi/dist 2 store/bad 2
+tui/cancel 2 tui/explore 2 cli/broken 1 cli/dist_step 1 cli/funclen 1 cli/import_auto 1
+cli/import_tui 1 cli/intsem 1 cli/oom 1 cli/ownership 1 cli/rooms 1 mpi/export_intsem 1 store/fsck 1
+tui/bench 1 tui/letters 1 tui/ops 1 tui/replay 1 unit/test_bad 1 unit/test_coll 1 unit/test_cost 1
+unit/test_crand 1 unit/test_fuse 1 unit/test_intsem 1 unit/test_parse 1 unit/test_replay 1
+unit/test_stats 1 unit/test_store 1 unit/test_textfile 1
 "
 declare -A EST=()
 set -f
