@@ -555,24 +555,36 @@ const char *ir_level_name(ir_level l) { return NAME_OF(level_names, l); }
 const char *ir_op_text(ir_op op) { return NAME_OF(op_texts, op); }
 const char *ir_func_name(ir_func f) { return NAME_OF(func_names, f); }
 
-/* math.h's functions the language has, by argument count (their names are func_names'). */
-static const struct { ir_func f; double (*one)(double); double (*two)(double, double); } libm_funcs[] = {
-    { IR_F_SIN, sin, NULL }, { IR_F_COS, cos, NULL }, { IR_F_TAN, tan, NULL },
-    { IR_F_EXP, exp, NULL }, { IR_F_LOG, log, NULL }, { IR_F_POW, NULL, pow },
+/* math.h's functions the language has, each as a function of two arguments (the first alone
+ * read by those of one); their names are func_names'. */
+static double libm_sin(double x, double y) { (void)y; return sin(x); }
+static double libm_cos(double x, double y) { (void)y; return cos(x); }
+static double libm_tan(double x, double y) { (void)y; return tan(x); }
+static double libm_exp(double x, double y) { (void)y; return exp(x); }
+static double libm_log(double x, double y) { (void)y; return log(x); }
+static const struct { ir_func f; ir_libm_fn fn; int nargs; } libm_funcs[] = {
+    { IR_F_SIN, libm_sin, 1 }, { IR_F_COS, libm_cos, 1 }, { IR_F_TAN, libm_tan, 1 },
+    { IR_F_EXP, libm_exp, 1 }, { IR_F_LOG, libm_log, 1 }, { IR_F_POW, pow, 2 },
 };
 
 int ir_libm_nargs(ir_func f)
 {
     for (size_t i = 0; i < sizeof libm_funcs / sizeof libm_funcs[0]; i++)
-        if (libm_funcs[i].f == f) return libm_funcs[i].one ? 1 : 2;
+        if (libm_funcs[i].f == f) return libm_funcs[i].nargs;
     return 0;
+}
+
+ir_libm_fn ir_libm(ir_func f)
+{
+    for (size_t i = 0; i < sizeof libm_funcs / sizeof libm_funcs[0]; i++)
+        if (libm_funcs[i].f == f) return libm_funcs[i].fn;
+    return NULL;
 }
 
 double ir_libm_call(ir_func f, double x, double y)
 {
-    for (size_t i = 0; i < sizeof libm_funcs / sizeof libm_funcs[0]; i++)
-        if (libm_funcs[i].f == f) return libm_funcs[i].one ? libm_funcs[i].one(x) : libm_funcs[i].two(x, y);
-    return 0;
+    ir_libm_fn fn = ir_libm(f);
+    return fn ? fn(x, y) : 0;
 }
 const char *ir_reduce_name(ir_reduce_op r) { return NAME_OF(reduce_names, r); }
 const char *ir_coll_name(ir_coll_kind k) { return NAME_OF(coll_names, k); }

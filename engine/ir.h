@@ -487,7 +487,10 @@ const char *ir_op_text(ir_op op);
 const char *ir_func_name(ir_func f);
 /* The number of arguments of f when it is one of math.h's functions (IR_F_SIN .. IR_F_POW), else 0. */
 int ir_libm_nargs(ir_func f);
-/* math.h's function f of x (and y, pow's exponent): the one definition of their values. */
+/* math.h's function f of x (and y, pow's exponent): the one definition of their values, as a
+ * function to call (NULL when f is none of them; a function of one ignores y), or called. */
+typedef double (*ir_libm_fn)(double x, double y);
+ir_libm_fn ir_libm(ir_func f);
 double ir_libm_call(ir_func f, double x, double y);
 const char *ir_reduce_name(ir_reduce_op r);
 const char *ir_coll_name(ir_coll_kind k);          /* "bcast", "reduce_bal", .. */

@@ -224,5 +224,5 @@ void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
     double step = st->ticks;
     if (!sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) return;
     st->wclass = SIM_WORK_ACCUM;
-    st->class_share = step > 2 ? 2 / step : 0;
+    st->class_share = step > 2 ? 2 / step : 1;
 }

@@ -366,7 +366,7 @@ static sim_node *sim_compile_call(sim_ctx *c, const ir_expr *e)
         if (na != ir_libm_nargs(e->u.call.f)) return sim_cerr(c, e, "wrong number of arguments");
         sim_node *n = sim_new(c, SO_LIBMD, e);
         if (!n) return NULL;
-        n->ival = e->u.call.f;
+        n->libm = ir_libm(e->u.call.f);
         n->a = sim_compile_expr(c, args[0], IR_DOUBLE);
         n->b = na > 1 ? sim_compile_expr(c, args[1], IR_DOUBLE) : NULL;
         return n->a && (na == 1 || n->b) ? n : NULL;
@@ -680,6 +680,7 @@ static sim_stmt *sim_new_stmt(sim_ctx *c, sim_stmt_kind k, const ir_stmt *s, con
     if (!st) { c->compile_errors++; return NULL; }
     st->kind = k;
     st->label = label;
+    st->class_share = 1;
     if (s) { st->line = s->pos.line; st->col = s->pos.col; }
     return st;
 }

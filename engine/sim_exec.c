@@ -710,7 +710,7 @@ double sim_eval_d(sim_ctx *c, const sim_node *n)
     case SO_SQRTD: return sqrt(sim_eval_d(c, n->a));
     case SO_LIBMD: {
         double x = sim_eval_d(c, n->a);
-        return ir_libm_call((ir_func)n->ival, x, n->b ? sim_eval_d(c, n->b) : 0);
+        return n->libm(x, n->b ? sim_eval_d(c, n->b) : 0);
     }
     case SO_FLOORD: return floor(sim_eval_d(c, n->a));
     case SO_CEILD: return ceil(sim_eval_d(c, n->a));
@@ -874,7 +874,7 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
     if (s->has_cost) c->ticks = sv + s->cost;
     else c->ticks += s->ticks;
     if (s->wclass) {
-        c->wclass_ticks[s->wclass] += s->class_share > 0 ? (c->ticks - sv) * s->class_share : c->ticks - sv;
+        c->wclass_ticks[s->wclass] += (c->ticks - sv) * s->class_share;
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
     }
 }

@@ -46,7 +46,7 @@ typedef enum sim_op {
     SO_CD, SO_LD, SO_ADDD, SO_SUBD, SO_MULD, SO_DIVD, SO_MODD, SO_NEGD,
     SO_MIND, SO_MAXD, SO_ABSD, SO_SQRTD, SO_FLOORD, SO_CEILD, SO_I2D, SO_ACCD, SO_REDD,
     SO_ACCD_SR, SO_SELD, SO_REPEATD, SO_CDRAND48,
-    SO_LIBMD                      /* math.h's function ival (an ir_func) of a (and b) */
+    SO_LIBMD                      /* math.h's function (libm) of a (and b) */
 } sim_op;
 
 /* Strength reduction: a reduction's body is compiled a second time with its affine accesses as
@@ -87,6 +87,7 @@ struct sim_node {
     sim_sub *sub;                 /* access subscripts (n) */
     sim_aff aff;                  /* SO_AFF */
     double dticks;                /* AND/OR: ticks of b; reductions: body ticks + 1 */
+    ir_libm_fn libm;              /* SO_LIBMD: the function (ir_libm), found once */
     sim_node *srbody;             /* reductions: the body with SR accesses, or NULL */
     int nsr;
     sim_node *sracc[SIM_SR_MAX];
@@ -109,7 +110,7 @@ struct sim_stmt {
     int guard_work;               /* send: its guard's ticks count as work (not inside a `cost N`
                                      region): the trace's guard records them */
     int wclass;                   /* assignment: its work class (SIM_WORK_*, sim_stmt_class) */
-    double class_share;           /* the part of its ticks its class counts (0: all): a chain's
+    double class_share;           /* the part of its ticks its class counts (1: all): a chain's
                                      two ticks a step (sim_stmt_chain), the rest scalar work */
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */

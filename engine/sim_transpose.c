@@ -119,19 +119,28 @@ static void tr_elem(const tr_run *t, int array, const int64_t *g, char *buf, siz
     sim_fmt_elem(t->c, array, g, t->c->prog->arrays[array]->u.array.ndims, buf, size);
 }
 
+/* Element [x][y] (after the block's fixed subscripts) of block bk held by the step's rank q: its
+ * global index in g, its memory, its offset there (< 0: not in that memory). */
+static sim_mem *tr_at(tr_run *t, int q, const sim_block *bk, const int64_t *fix, int64_t x, int64_t y,
+                      int64_t *g, int64_t *off)
+{
+    sim_ctx *c = t->c;
+    memcpy(g, fix, (size_t)bk->nfix * sizeof *g);
+    g[bk->nfix] = x;
+    g[bk->nfix + 1] = y;
+    sim_mem *m = c->level == IR_SYNDM ? &c->allmem[(size_t)t->ids[q] * (size_t)c->narrays + (size_t)bk->array]
+                                      : &c->mem[bk->array];
+    *off = tr_offset(m, g);
+    return m;
+}
+
 /* Reads src[a][b] of rank q into *v.  0 = ok. */
 static int tr_read(tr_run *t, int q, int64_t a, int64_t b, double *vd, int64_t *vi)
 {
     sim_ctx *c = t->c;
     const sim_block *sb = &t->k->src[0];
-    int nd = sb->nfix + 2;
-    int64_t g[SIM_MAXDIMS];
-    memcpy(g, t->src[q].fix, (size_t)sb->nfix * sizeof *g);
-    g[nd - 2] = a;
-    g[nd - 1] = b;
-    const sim_mem *m = c->level == IR_SYNDM ? &c->allmem[(size_t)t->ids[q] * (size_t)c->narrays + (size_t)sb->array]
-                                            : &c->mem[sb->array];
-    int64_t off = tr_offset(m, g);
+    int64_t g[SIM_MAXDIMS], off;
+    const sim_mem *m = tr_at(t, q, sb, t->src[q].fix, a, b, g, &off);
     char el[128];
     if (off < 0 || m->state[off] == SIM_UNDEF) {
         tr_elem(t, sb->array, g, el, sizeof el);
@@ -153,14 +162,8 @@ static int tr_write(tr_run *t, int r, int64_t b, int64_t a, double vd, int64_t v
 {
     sim_ctx *c = t->c;
     const sim_block *db = &t->k->dst[0];
-    int nd = db->nfix + 2;
-    int64_t g[SIM_MAXDIMS];
-    memcpy(g, t->dst[r].fix, (size_t)db->nfix * sizeof *g);
-    g[nd - 2] = b;
-    g[nd - 1] = a;
-    sim_mem *m = c->level == IR_SYNDM ? &c->allmem[(size_t)t->ids[r] * (size_t)c->narrays + (size_t)db->array]
-                                      : &c->mem[db->array];
-    int64_t off = tr_offset(m, g);
+    int64_t g[SIM_MAXDIMS], off;
+    sim_mem *m = tr_at(t, r, db, t->dst[r].fix, b, a, g, &off);
     if (off < 0) {
         char el[128];
         tr_elem(t, db->array, g, el, sizeof el);
