@@ -155,6 +155,10 @@ typedef struct xf_export_info {
  * said so that it does not warn once a rank. */
 #define XF_SMPIRUN_OPTIONS "--cfg=smpi/alltoallv:ring --cfg=surf/precision:1e-7 --cfg=smpi/wtime:1e-7"
 
+/* The compiler flags of an exported Makefile (make variables ARCH and EXTRA_CFLAGS in them):
+ * optimised for this host, every value the simulator's (no contraction into fused multiply-adds). */
+#define XF_EXPORT_CFLAGS "-std=c11 -O3 $(ARCH) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)"
+
 /* Writes the checked program `p` as a self-contained directory `dir` (created when missing):
  * PROG.c, the runtime sources it needs, a Makefile and a README.  Returns XF_OK, or XF_EREFUSED
  * (a level or statement the exporter does not handle, a halo that does not apply, ...) or

@@ -526,9 +526,28 @@ static int ex_mkdirs(const char *dir, diag_list *d)
     return rc;
 }
 
+/* Whether the file at path holds exactly text. */
+static int ex_same_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = strlen(text), at = 0, r;
+    char chunk[8192];
+    int same = 1;
+    while (same && (r = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        same = at + r <= n && memcmp(chunk, text + at, r) == 0;
+        at += r;
+    }
+    fclose(f);
+    return same && at == n;
+}
+
+/* Writes dir/name; a file that already holds the text is left as it is (its time too, so that
+ * make does not build again what an earlier export of the same program built). */
 static int ex_write(const char *dir, const char *name, const char *text, diag_list *d)
 {
     char *path = xasprintf("%s/%s", dir, name);
+    if (ex_same_text(path, text)) { free(path); return 0; }
     FILE *f = fopen(path, "w");
     if (!f) { diag_add(d, NULL, 0, 0, "export: %s: %s", path, strerror(errno)); free(path); return -1; }
     fputs(text, f);
@@ -562,19 +581,20 @@ static char *ex_makefile(const ex_plan *pl)
                       "# simulator's bit for bit.  EXTRA_CFLAGS=-Werror makes warnings errors.\n\n");
     strbuf_printf(&b, "ifeq ($(origin CC),default)\nCC      = %s\nendif\nSMPICC ?= smpicc\n", pl->mpi ? "mpicc" : "cc");
     strbuf_printf(&b, "ARCH    = $(if $(PORTABLE),,-march=native)\n");
-    strbuf_printf(&b, "CFLAGS  = -std=c11 -O3 $(ARCH) -Wall -Wextra -ffp-contract=off $(EXTRA_CFLAGS)\n"
-                      "LDLIBS  = -lm\nPROG    = %s\n", pl->progname);
-    strbuf_printf(&b, "SRC     = $(PROG).c %s\nHDR     = %s%s\n\n", pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
+    strbuf_printf(&b, "CFLAGS  = " XF_EXPORT_CFLAGS "\nLDLIBS  = -lm\nPROG    = %s\n", pl->progname);
+    strbuf_printf(&b, "SRC     = $(PROG).c %s\nOBJ     = $(SRC:.c=.o)\nHDR     = %s%s\n\n",
+                  pl->mpi ? "$(wildcard rt_*.c)" : "rt_checksum.c",
                   pl->mpi ? "rt.h rt_checksum.h rt_int.h intsem.h" : "rt_checksum.h rt_int.h intsem.h",
                   pl->crand ? " rt_crand.h crand.h" : "");
-    strbuf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(SRC) $(HDR)\n\t$(CC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
+    strbuf_printf(&b, ".PHONY: all run smpi clean\n\nall: $(PROG)\n\n$(PROG): $(OBJ)\n\t$(CC) $(CFLAGS) $(OBJ) -o $@ $(LDLIBS)\n\n"
+                      "%%.o: %%.c $(HDR)\n\t$(CC) $(CFLAGS) -c $< -o $@\n\n");
     if (pl->mpi) {
         strbuf_printf(&b, "run: $(PROG)\n\tmpirun -np %" PRId64 " ./$(PROG)\n\n", pl->nprocs);
         strbuf_printf(&b, "smpi: $(PROG).smpi\n\n$(PROG).smpi: $(SRC) $(HDR)\n\t$(SMPICC) $(CFLAGS) $(SRC) -o $@ $(LDLIBS)\n\n");
     } else {
         strbuf_printf(&b, "run: $(PROG)\n\t./$(PROG)\n\nsmpi:\n\t@echo \"$(PROG) is sequential: no SMPI build\"\n\n");
     }
-    strbuf_printf(&b, "clean:\n\trm -f $(PROG) $(PROG).smpi\n");
+    strbuf_printf(&b, "clean:\n\trm -f $(PROG) $(PROG).smpi $(OBJ)\n");
     return strbuf_take(&b);
 }
 

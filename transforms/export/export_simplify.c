@@ -93,7 +93,7 @@ static char *parse_factor(const char **p, long long *lit, int *is_lit, int *bad)
     const char *s = *p;
     while (ex_ident_char((unsigned char)**p)) (*p)++;
     strbuf b = {0};
-    strbuf_printf(&b, "%.*s", (int)(*p - s), s);
+    strbuf_putn(&b, s, (size_t)(*p - s));
     if (**p == '[') { *bad = 1; strbuf_free(&b); return NULL; }
     if (**p == '(') {   /* a call: each argument simplified */
         int minmax = b.n == 4 && (!strncmp(b.s, "imax", 4) || !strncmp(b.s, "imin", 4));

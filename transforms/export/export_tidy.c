@@ -90,7 +90,7 @@ static char *tidy_minmax(own_take char *text)
     strbuf b = {0};
     for (size_t i = 0; text[i];) {
         size_t k = skip_lexical(text + i);
-        if (k) { strbuf_printf(&b, "%.*s", (int)k, text + i); i += k; continue; }
+        if (k) { strbuf_putn(&b, text + i, (size_t)k); i += k; continue; }
         if ((!strncmp(text + i, "imax(", 5) || !strncmp(text + i, "imin(", 5)) &&
             (i == 0 || !ex_ident_char((unsigned char)text[i - 1]))) {
             size_t j = i + 4;
@@ -108,7 +108,7 @@ static char *tidy_minmax(own_take char *text)
                 continue;
             }
         }
-        strbuf_printf(&b, "%c", text[i++]);
+        strbuf_putn(&b, text + i++, 1);
     }
     free(text);
     char *r = strbuf_take(&b);
@@ -121,7 +121,7 @@ static char *tidy_indices(own_take char *text)
     strbuf b = {0};
     for (size_t i = 0; text[i];) {
         size_t k = skip_lexical(text + i);
-        if (k) { strbuf_printf(&b, "%.*s", (int)k, text + i); i += k; continue; }
+        if (k) { strbuf_putn(&b, text + i, (size_t)k); i += k; continue; }
         size_t from = 0, j;
         char close = 0;
         if (text[i] == '[') { from = i + 1; close = ']'; }
@@ -130,14 +130,14 @@ static char *tidy_indices(own_take char *text)
             while (ex_ident_char((unsigned char)text[q])) q++;
             if (q > i + 8 && !strncmp(text + q, " = ", 3)) { from = q + 3; close = ';'; }
         }
-        if (!close) { strbuf_printf(&b, "%c", text[i++]); continue; }
+        if (!close) { strbuf_putn(&b, text + i++, 1); continue; }
         int depth = 0;
         for (j = from; text[j] && text[j] != '\n'; j++) {
             if (text[j] == '(' || text[j] == '[') depth++;
             else if (text[j] == ')' || (text[j] == ']' && depth)) depth--;
             else if (!depth && (text[j] == close || (close == ';' && text[j] == ','))) break;
         }
-        if (text[j] != close && !(close == ';' && text[j] == ',')) { strbuf_printf(&b, "%c", text[i++]); continue; }
+        if (text[j] != close && !(close == ';' && text[j] == ',')) { strbuf_putn(&b, text + i++, 1); continue; }
         char *e = ex_strndup(text + from, j - from), *simple = ex_simplify_index(e);
         strbuf_printf(&b, "%.*s%s", (int)(from - i), text + i, simple ? simple : e);
         free(e);
@@ -174,12 +174,12 @@ static char *substitute(const ex_inline *f, char **args)
                 int op = ex_is_operand(args[k]);
                 strbuf_printf(&b, op ? "%s" : "(%s)", args[k]);
             } else {
-                strbuf_printf(&b, "%.*s", (int)(j - i), s + i);
+                strbuf_putn(&b, s + i, (size_t)(j - i));
             }
             i = j;
             continue;
         }
-        strbuf_printf(&b, "%c", s[i++]);
+        strbuf_putn(&b, s + i++, 1);
     }
     char *r = strbuf_take(&b);
     return r ? r : xstrdup("");
@@ -188,14 +188,15 @@ static char *substitute(const ex_inline *f, char **args)
 /* One pass over text: every call of f expanded.  Returns the new text (or NULL: no call). */
 static char *expand_calls(const char *text, const ex_inline *f)
 {
-    size_t len = strlen(f->name);
+    size_t len = strlen(f->name), plain = 0;   /* text[plain .. i-1]: copied as it is */
     strbuf b = {0};
     int changed = 0;
     for (size_t i = 0; text[i];) {
         size_t k = skip_lexical(text + i);
-        if (k) { strbuf_printf(&b, "%.*s", (int)k, text + i); i += k; continue; }
-        if (!strncmp(text + i, f->name, len) && text[i + len] == '(' &&
+        if (k) { i += k; continue; }
+        if (text[i] == f->name[0] && !strncmp(text + i, f->name, len) && text[i + len] == '(' &&
             (i == 0 || !ex_ident_char((unsigned char)text[i - 1]))) {
+            strbuf_putn(&b, text + plain, i - plain);
             char *args[8] = {0};
             int nargs = 0, depth = 0;
             size_t j = i + len + 1, from = j;
@@ -222,15 +223,17 @@ static char *expand_calls(const char *text, const ex_inline *f)
                 i = j + 1;
                 changed = 1;
             } else {
-                strbuf_printf(&b, "%.*s", (int)len, text + i);
+                strbuf_putn(&b, text + i, len);
                 i += len;
             }
+            plain = i;
             for (int a = 0; a < nargs; a++) free(args[a]);
             continue;
         }
-        strbuf_printf(&b, "%c", text[i++]);
+        i++;
     }
     if (!changed) { strbuf_free(&b); return NULL; }
+    strbuf_putn(&b, text + plain, strlen(text + plain));
     return strbuf_take(&b);
 }
 
@@ -345,10 +348,10 @@ static char *tidy_defs(own_take char *text)
     strbuf b = {0};
     const char *at = text;
     for (int k = 0; k < nd; k++) {
-        strbuf_printf(&b, "%.*s", (int)(ds[k].from - at), at);
+        strbuf_putn(&b, at, (size_t)(ds[k].from - at));
         if (ds[k].keep) {
             const char *body = strchr(ds[k].from, '\n') + 1;
-            strbuf_printf(&b, "%.*s", (int)(ds[k].to - 7 - body), body);
+            strbuf_putn(&b, body, (size_t)(ds[k].to - 7 - body));
         }
         at = ds[k].to;
     }
@@ -370,7 +373,7 @@ static char *void_line(const char *line, size_t n, const char *fn, const char *e
     while (*c == ' ' && c < line + n) c++;
     if (c == line + n || strncmp(c, "(void)", 6)) return NULL;
     strbuf out = {0};
-    strbuf_printf(&out, "%.*s", (int)(c - line), line);
+    strbuf_putn(&out, line, (size_t)(c - line));
     int kept = 0;
     for (const char *v = c; v < line + n;) {
         const char *id = v + 6, *e = id;

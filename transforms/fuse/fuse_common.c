@@ -408,7 +408,7 @@ static char *replace_words(const char *t, const char *const *ph, const char *con
             strbuf_printf(&b, "(%s)", val[hit]);
             p += strlen(ph[hit]);
         } else {
-            strbuf_printf(&b, "%c", *p++);
+            strbuf_putn(&b, p++, 1);
         }
     }
     return strbuf_take(&b);

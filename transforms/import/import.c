@@ -255,7 +255,7 @@ static char *preprocess(imp *I, size_t *len)
         char chunk[8192];
         ssize_t got;
         strbuf_printf(&b, "%s", "");
-        while ((got = read(fd[0], chunk, sizeof chunk)) > 0) strbuf_printf(&b, "%.*s", (int)got, chunk);
+        while ((got = read(fd[0], chunk, sizeof chunk)) > 0) strbuf_putn(&b, chunk, (size_t)got);
         close(fd[0]);
         int status = 0;
         if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -282,7 +282,7 @@ static char *read_text(const char *path)
     char chunk[4096];
     size_t n;
     strbuf_printf(&b, "%s", "");
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) strbuf_printf(&b, "%.*s", (int)n, chunk);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) strbuf_putn(&b, chunk, (size_t)n);
     fclose(f);
     return b.s;
 }

@@ -58,6 +58,17 @@ int cli_open_c(const char *file, int argc, char **argv);
  * (f, kf, Mf, Gf, Tf), else 0. */
 int cli_platform_speed(const char *path, char *out, size_t size);
 
+/* polyapm's cache directory, created: $XDG_CACHE_HOME/polyapm, else ~/.cache/polyapm (objcache.c).
+ * malloc'd; NULL when it cannot be made. */
+char *cli_cache_dir(void);
+/* Before `make` in an exported directory: copies in the runtime's objects (rt_*.o) of an earlier
+ * build of the same runtime sources with the same compiler cc, flags and processor, and writes
+ * the cache entry's path to entry[len] (empty when there is none to have).  Returns how many
+ * objects were copied. */
+int cli_objcache_fill(const char *dir, const char *cc, const char *extra_cflags, char *entry, size_t len);
+/* After a successful build in dir: stores its runtime objects as entry, unless it exists. */
+void cli_objcache_keep(const char *dir, const char *entry);
+
 /* Single-quotes `s` for the shell into out[size] (mpirun.c). */
 void cli_shell_quote(char *out, size_t size, const char *s);
 
@@ -73,5 +84,7 @@ int cli_mpirun_open(cli_mpirun *m);
 void cli_mpirun_command(const cli_mpirun *m, int np, char *out, size_t size);
 /* Removes the session directory and what a crashed run left in it. */
 void cli_mpirun_close(cli_mpirun *m);
+/* Removes dir and everything under it (links themselves, not what they name): 0, or -1. */
+int cli_remove_tree(const char *dir);
 
 #endif

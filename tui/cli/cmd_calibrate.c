@@ -60,23 +60,6 @@ static char *slurp(FILE *f, size_t *len)
     return buf;
 }
 
-/* The cache directory (created), malloc'd. */
-static char *cache_dir(void)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char base[4096];
-    if (xdg && *xdg) snprintf(base, sizeof base, "%s", xdg);
-    else if (home && *home) snprintf(base, sizeof base, "%s/.cache", home);
-    else snprintf(base, sizeof base, "/tmp");
-    mkdir(base, 0777);
-    size_t n = strlen(base) + 16;
-    char *dir = malloc(n);
-    if (!dir) return NULL;
-    snprintf(dir, n, "%s/polyapm", base);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) { free(dir); return NULL; }
-    return dir;
-}
-
 /* Writes the benchmark's sources into DIR/calibrate-HASH/ (HASH of their texts) and builds them
  * there unless a binary of these very sources exists.  Returns the binary's path (malloc'd) or
  * NULL after printing why. */
@@ -313,7 +296,7 @@ int cmd_calibrate(int argc, char **argv)
         diag_list_free(&rd);
         if (!raw) return CLI_FAIL;
     } else {
-        if (!(dir = cache_dir())) return cli_fail("no cache directory for the benchmark");
+        if (!(dir = cli_cache_dir())) return cli_fail("no cache directory for the benchmark");
         if (!(bin = build_bench(dir))) goto out;
         if (!(raw = run_bench(bin, np, quick))) goto out;
         /* keep the raw measurements next to the binary */

@@ -453,7 +453,7 @@ static int run_platform(const exp_args *a, char *platform, size_t plen, char *sp
 }
 
 /* The directory run exports into: the workspace's cache (runs/nodeID-EXCHANGE-PARAMS), or a fresh
- * one in /tmp for a file.  CLI_OK, or CLI_FAIL after reporting. */
+ * one in $TMPDIR (else /tmp) for a file.  CLI_OK, or CLI_FAIL after reporting. */
 static int run_dir(const store *s, int64_t node, const char *tag, const char *pvals, char *dir, size_t len)
 {
     if (s) {
@@ -463,23 +463,38 @@ static int run_dir(const store *s, int64_t node, const char *tag, const char *pv
         snprintf(dir, len, "%s/runs/node%lld-%s-%s", store_dir(s), (long long)node, tag, params);
         return CLI_OK;
     }
-    snprintf(dir, len, "/tmp/polyapm-run-XXXXXX");
-    if (!mkdtemp(dir)) return cli_fail("cannot create a directory in /tmp: %s", strerror(errno));
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, len, "%s/polyapm-run-XXXXXX", tmp);
+    if (!mkdtemp(dir)) return cli_fail("cannot create a directory in %s: %s", tmp, strerror(errno));
     return CLI_OK;
 }
 
-/* make in dir (the smpi target with smpi), -Werror.  CLI_OK, or CLI_FAIL with make's output. */
-static int run_build(const char *dir, int smpi)
+/* A file's directory in /tmp is removed after a good run, kept (and named) after a failed one;
+ * a workspace's stays as the cache it is. */
+static void run_dir_done(const store *s, const char *dir, int rc)
 {
-    char q[4200], cmd[9000];
+    if (s || !dir[0]) return;
+    if (rc == CLI_OK) cli_remove_tree(dir);
+    else fprintf(stderr, "polyapm run: the exported program is kept in %s\n", dir);
+}
+
+/* make in dir (the smpi target with smpi), -Werror; the runtime's objects from the cache when an
+ * earlier build made them (objcache.c).  CLI_OK, or CLI_FAIL with make's output. */
+static int run_build(const char *dir, int smpi, int mpi)
+{
+    const char *extra = "-Werror", *cc = getenv("CC") ? getenv("CC") : mpi ? "mpicc" : "cc";
+    char q[4200], cmd[9000], entry[4200] = "";
+    if (!smpi) cli_objcache_fill(dir, cc, extra, entry, sizeof entry);
     cli_shell_quote(q, sizeof q, dir);
-    snprintf(cmd, sizeof cmd, "make -C %s EXTRA_CFLAGS=-Werror %s 2>&1", q, smpi ? "smpi" : "");
+    snprintf(cmd, sizeof cmd, "make -C %s EXTRA_CFLAGS=%s %s 2>&1", q, extra, smpi ? "smpi" : "");
     int st;
     char *out = exp_capture(cmd, &st);
     int rc = CLI_OK;
     if (st != 0) {
         fprintf(stderr, "%s", out ? out : "");
         rc = cli_fail("building %s failed (%s)", dir, cmd);
+    } else if (!smpi) {
+        cli_objcache_keep(dir, entry);
     }
     free(out);
     return rc;
@@ -582,14 +597,17 @@ static int run_native_reference(const exp_args *a, const exp_target *t, uint64_t
     int st = xf_export(t->ref, dir, &o, &info, &d);
     if (st != XF_OK) diag_print(&d, stderr);
     diag_list_free(&d);
-    if (st != XF_OK) return cli_fail("%s: exporting it as sequential C failed", label);
-    if (info.mpi) return cli_fail("%s is not a sequential program", label);
-    if ((rc = run_build(dir, 0)) != CLI_OK) return rc;
-    exp_args seq = *a;
-    seq.smpi = NULL;
-    run_command(&seq, &info, dir, "", "", NULL, cmd, sizeof cmd);
-    double secs;
-    return run_times(cmd, info.prog, 1, 1, sum, &secs);
+    if (st != XF_OK) rc = cli_fail("%s: exporting it as sequential C failed", label);
+    else if (info.mpi) rc = cli_fail("%s is not a sequential program", label);
+    else if ((rc = run_build(dir, 0, 0)) == CLI_OK) {
+        exp_args seq = *a;
+        seq.smpi = NULL;
+        run_command(&seq, &info, dir, "", "", NULL, cmd, sizeof cmd);
+        double secs;
+        rc = run_times(cmd, info.prog, 1, 1, sum, &secs);
+    }
+    run_dir_done(t->s, dir, rc);
+    return rc;
 }
 
 /* Exports t into dir and checks that it runs on a->np ranks.  CLI_OK, or a status after reporting. */
@@ -614,12 +632,12 @@ int cmd_run(int argc, char **argv)
     if ((rc = run_platform(&a, platform, sizeof platform, speed, sizeof speed)) != CLI_OK) return rc;
     exp_target t;
     rc = exp_load(&a, 1, &t);
-    char dir[4096], cmd[9000];
+    char dir[4096] = "", cmd[9000];
     cli_mpirun session = {.dir = ""};
     xf_export_info info;
     if (rc != CLI_OK ||
         (rc = run_dir(t.s, t.node, xf_exchange_name(a.exchange), t.params, dir, sizeof dir)) != CLI_OK ||
-        (rc = run_export(&a, &t, dir, &info)) != CLI_OK || (rc = run_build(dir, a.smpi != NULL)) != CLI_OK)
+        (rc = run_export(&a, &t, dir, &info)) != CLI_OK || (rc = run_build(dir, a.smpi != NULL, info.mpi)) != CLI_OK)
         goto done;
     if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
     run_command(&a, &info, dir, platform, speed, &session, cmd, sizeof cmd);
@@ -643,7 +661,8 @@ int cmd_run(int argc, char **argv)
         if (t.native) printf("null");
         else printf("\"%016" PRIx64 "\"", t.checksum);
         printf(",\"match\":%s,\"seconds\":%.9g,\"repeat\":%d,\"dir\":", match ? "true" : "false", best, a.repeat);
-        report_json_string(stdout, dir);
+        if (t.s || !match) report_json_string(stdout, dir);   /* a file's /tmp directory goes when it ran well */
+        else printf("null");
         printf("}\n");
     }
     if (!match) {
@@ -658,6 +677,7 @@ int cmd_run(int argc, char **argv)
     if (t.s) rc = run_store(&a, &t, platform, best);
 done:
     cli_mpirun_close(&session);
+    run_dir_done(t.s, dir, rc);
     exp_target_free(&t);
     return rc;
 }

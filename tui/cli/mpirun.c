@@ -1,7 +1,8 @@
 /*
  * mpirun.c — how polyapm starts MPI programs (run, calibrate): the mpirun command line, with
  * --allow-run-as-root when root and --oversubscribe, in an Open MPI session directory of the
- * run's own; and the shell quoting such command lines need.
+ * run's own; the shell quoting such command lines need; and the removal of a run's scratch
+ * directories.
  *
  * Open MPI creates its session directory (/tmp/ompi.HOST.UID) with the first mpirun and removes
  * it with the last.  Two mpiruns that start at the same moment race to create it, and one of
@@ -65,11 +66,16 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path) != 0 && errno != ENOENT;
 }
 
+int cli_remove_tree(const char *dir)
+{
+    return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 || errno == ENOENT ? 0 : -1;
+}
+
 void cli_mpirun_close(cli_mpirun *m)
 {
     if (!m->dir[0]) return;
     /* Open MPI empties it on a normal exit; after a crash it holds the job's files */
-    if (nftw(m->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+    if (cli_remove_tree(m->dir) != 0)
         fprintf(stderr, "polyapm: could not remove the MPI session directory %s\n", m->dir);
     m->dir[0] = '\0';
 }
