@@ -79,41 +79,14 @@ static void init_arrays(int64_t me)
 }
 
 /* The built-in operators of collectives, as the simulator applies them (a the lower rank). */
-static inline void rt_bop_add_i(const rt_val *a, const rt_val *b,
-                                rt_val *o) { o->i = (int64_t)((uint64_t)a->i + (uint64_t)b->i); }
-static inline void rt_bop_add_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = a->d + b->d; }
-static inline void rt_bop_mul_i(const rt_val *a, const rt_val *b,
-                                rt_val *o) { o->i = (int64_t)((uint64_t)a->i * (uint64_t)b->i); }
-static inline void rt_bop_mul_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = a->d * b->d; }
-static inline void rt_bop_max_i(const rt_val *a, const rt_val *b,
-                                rt_val *o) { o->i = b->i > a->i ? b->i : a->i; }
-static inline void rt_bop_max_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = b->d > a->d ? b->d : a->d; }
-static inline void rt_bop_min_i(const rt_val *a, const rt_val *b,
-                                rt_val *o) { o->i = b->i < a->i ? b->i : a->i; }
-static inline void rt_bop_min_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = b->d < a->d ? b->d : a->d; }
-static inline void rt_bop_and_i(const rt_val *a, const rt_val *b,
-                                rt_val *o) { o->i = a->i != 0 && b->i != 0; }
-static inline void rt_bop_and_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = a->d != 0 && b->d != 0; }
-static inline void rt_bop_or_i(const rt_val *a, const rt_val *b,
-                               rt_val *o) { o->i = a->i != 0 || b->i != 0; }
-static inline void rt_bop_or_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = a->d != 0 || b->d != 0; }
-static inline void rt_bop_band_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = a->i & b->i;
-        }
-static inline void rt_bop_band_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = 0; }
-static inline void rt_bop_bor_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = a->i | b->i; }
-static inline void rt_bop_bor_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = 0; }
-static inline void rt_bop_bxor_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = a->i ^ b->i;
-        }
-static inline void rt_bop_bxor_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b;
-        o->d = 0; }
+static inline void rt_bop_add_d(const rt_val *a, const rt_val *b, rt_val *o)
+{
+    o->d = a->d + b->d;
+}
+static inline void rt_bop_mul_d(const rt_val *a, const rt_val *b, rt_val *o)
+{
+    o->d = a->d * b->d;
+}
 
 /* One step of processor me: statements M in order. */
 static void step_M(int64_t t, int64_t me)

@@ -112,8 +112,8 @@ static void ex_clause_fn(const ex_plan *pl, strbuf *b, const ir_decl *od, ir_cla
         strbuf v = {0}, pre = {0};
         ex_expr(&m, &v, &pre, 4, it->val[i]);
         if (pre.s) strbuf_printf(b, "%s", pre.s);
-        strbuf_printf(b, "    rt_o[%d].%c = (%s)(%s);\n", i, ty == IR_DOUBLE ? 'd' : 'i', ty == IR_DOUBLE ? "double" : "int64_t",
-                      v.s);
+        strbuf_printf(b, ex_is_operand(v.s) ? "    rt_o[%d].%c = (%s)%s;\n" : "    rt_o[%d].%c = (%s)(%s);\n", i,
+                      ty == IR_DOUBLE ? 'd' : 'i', ty == IR_DOUBLE ? "double" : "int64_t", v.s);
         strbuf_free(&v);
         strbuf_free(&pre);
     }
@@ -127,10 +127,14 @@ void ex_emit_ops(const ex_plan *pl, strbuf *b)
     if (ex_block_holds(p->body, IR_S_COLL)) {
         strbuf_printf(b, "/* The built-in operators of collectives, as the simulator applies them (a the lower rank). */\n");
         for (int k = 0; k < IR_BOP_COUNT; k++) {
-            strbuf_printf(b, "static inline void rt_bop_%s_i(const rt_val *a, const rt_val *b, rt_val *o) { o->i = %s; }\n",
-                          ex_bops[k].name, ex_bops[k].c_i);
-            strbuf_printf(b, "static inline void rt_bop_%s_d(const rt_val *a, const rt_val *b, rt_val *o) { (void)a; (void)b; "
-                             "o->d = %s; }\n", ex_bops[k].name, ex_bops[k].c_d);
+            /* (each a definition the tidy pass drops when no collective names it) */
+            const char *n = ex_bops[k].name;
+            strbuf_printf(b, "//@def rt_bop_%s_i\nstatic inline void rt_bop_%s_i(const rt_val *a, const rt_val *b, rt_val *o)\n"
+                             "{\n    o->i = %s;\n}\n//@end\n", n, n, ex_bops[k].c_i);
+            int unused = !strcmp(ex_bops[k].c_d, "0");   /* no bitwise operation on doubles */
+            strbuf_printf(b, "//@def rt_bop_%s_d\nstatic inline void rt_bop_%s_d(const rt_val *a, const rt_val *b, rt_val *o)\n"
+                             "{\n%s    o->d = %s;\n}\n//@end\n", n, n, unused ? "    (void)a;\n    (void)b;\n" : "",
+                          ex_bops[k].c_d);
         }
         strbuf_printf(b, "\n");
     }
