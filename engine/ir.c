@@ -260,6 +260,12 @@ int ir_dist_is_pieced(const ir_decl *d)
     return 0;
 }
 
+int ir_dist_searched(const ir_decl *d, int ndims)
+{
+    if (!ir_dist_is_pieced(d)) return 0;
+    return d->u.dist.nmore > 0 || ndims < 2 || (d->u.dist.step && d->u.dist.step[ndims - 1]);
+}
+
 ir_expr *ir_clone_expr(ir_program *dst, const ir_expr *e)
 {
     if (!e) return NULL;

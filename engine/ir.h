@@ -457,6 +457,11 @@ const char *ir_strdup(ir_program *p, const char *s);
 ir_dist_piece ir_dist_get_piece(const ir_decl *d, int k);
 /* Is the dist more than one plain box (several pieces, or a named index)? */
 int ir_dist_is_pieced(const ir_decl *d);
+/* Is an element of the pieced local memory d (of an array of ndims dimensions) found by a search
+ * of its pieces, one element at a time, as the exported code finds it: several pieces, or a
+ * strided last range?  (One piece whose rows are plain ranges has each row start at a known
+ * place: its elements are indexed as a box's are.)  0 for a dist that is not pieced. */
+int ir_dist_searched(const ir_decl *d, int ndims);
 const char *ir_strndup(ir_program *p, const char *s, size_t n);
 
 /* Builders. */

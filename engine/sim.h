@@ -63,7 +63,9 @@ typedef struct sim_coll_rec {
  *   SIM_WORK_UNIT     some access moves, only in its last subscript (unit stride: contiguous,
  *                     what gcc -O2 vectorises)
  *   SIM_WORK_STRIDED  some access moves in another subscript (a walk down a column, stride n) —
- *                     except an accumulation (SIM_WORK_ACCUM)
+ *                     except an accumulation (SIM_WORK_ACCUM); or moves in a local memory whose
+ *                     elements the exported code finds through its pieces one at a time
+ *                     (ir_dist_searched: covariance's cov in two pieces)
  *   SIM_WORK_ACCUM    an accumulation alone in its loop, its target fixed while the loop runs,
  *                     whose next loop out moves every access in its last subscript only (2mm's
  *                     `for j { for k { tmp[i][j] += A[i][k] * B[k][j] } }`): not a walk, its

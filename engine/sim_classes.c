@@ -94,6 +94,9 @@ static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
         if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
         if (moves) cls = SIM_WORK_UNIT;
     }
+    /* an element found through its pieces, one at a time: no stream the compiler vectorises */
+    if (cls == SIM_WORK_UNIT && c->dists && c->dists[n->array] && ir_dist_searched(c->dists[n->array], n->n))
+        return SIM_WORK_STRIDED;
     return cls;
 }
 

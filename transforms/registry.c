@@ -48,6 +48,14 @@ static const xf_param commgen_params[] = {
      "programs do; their published costs include these messages)", 1, NULL},
 };
 
+static const xf_param memdist_params[] = {
+    {"layout", XF_P_ENUM, "auto", "auto|box", 0,
+     "auto: an array's local memory in pieces (a box per group of accesses, its last range ragged) "
+     "where they hold its footprint in at least 10% less memory than the box around it; box: the box "
+     "always (more memory, every access plain indexing: the exported code finds a pieced element "
+     "through its pieces)", 0, NULL},
+};
+
 static const xf_param overlap_params[] = {
     {"width", XF_P_INT, "1", "1|2", 0,
      "the boundary's width: the elements within `width` of the element nest's faces are computed and "
@@ -111,7 +119,7 @@ static const xf_transform registry[] = {
      "communication generation: owner computes, a send along every dependence that crosses real "
      "processors (syn -> syncomm)",
      xf_commgen_applicable, xf_commgen_apply, NULL},
-    {"memdist", LV(IR_SYNCOMM), NULL, 0,
+    {"memdist", LV(IR_SYNCOMM), memdist_params, sizeof memdist_params / sizeof memdist_params[0],
      "memory distribution: each processor's local memory from its footprint, tile plus halo "
      "(syncomm -> syndm)",
      xf_memdist_applicable, xf_memdist_apply, NULL},

@@ -120,6 +120,21 @@ done
 # rows 1 4 7 10 | 3 6 9 of r, and w's rows 1 4 7 10 from column n + 2 - i: 22 + 18 + 18 on processor 0
 expect_eq "strided-ragged: processor 0 holds exactly its pieces (rows off the lattice empty)" "${MEM%%,*}" 58
 
+# covariance: memdist's leaf (cov in two pieces: rows, and the columns S8 mirrors) and memdist
+# layout=box's, through `polyapm run` at np 2: the same checksum, the simulation's
+EX=$ROOT/examples/polybench
+"$POLYAPM" apply "$EX/covariance.apm" stm theta.S1=0 sigma.S1=j theta.S2=0 sigma.S2=j theta.S3=0 sigma.S3=j \
+    theta.S4=0 sigma.S4=j theta.S5=1 sigma.S5=i theta.S6=1 sigma.S6=i theta.S7=1 sigma.S7=i theta.S8=1 sigma.S8=i \
+    inner=seq -o "$TMP/cv-s.apm" && "$POLYAPM" apply "$TMP/cv-s.apm" tile kind=blocked procs=2 -o "$TMP/cv-t.apm" &&
+    "$POLYAPM" apply "$TMP/cv-t.apm" commgen -o "$TMP/cv-c.apm"
+for layout in auto box; do
+    "$POLYAPM" apply "$TMP/cv-c.apm" memdist layout=$layout -o "$TMP/cv-$layout.apm"
+    js=$("$POLYAPM" run "$TMP/cv-$layout.apm" -np 2 -D m=40 -D n=24 --json 2>&1 | tail -1)
+    eval "CV_$layout=\$(json \"j['checksum'] if j['match'] else 'mismatch'\" <<<\"\$js\" 2>/dev/null || echo failed)"
+done
+expect_match "covariance pieced leaf (m=40, n=24, np 2): the simulation's checksum" "$CV_auto" '^[0-9a-f]{16}$'
+expect_eq "covariance box leaf: the simulation's checksum, the pieced leaf's" "$CV_box" "$CV_auto"
+
 # --- refused with the array's name
 "$TX" "$LU" "$TMP/lu-halo" --exchange halo >/dev/null 2>"$TMP/err"
 expect_eq "lu pieced --exchange halo: refused" "$?" 1

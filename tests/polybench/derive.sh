@@ -77,7 +77,7 @@ except Exception as e: print("sim failed")')"
 # heat-3d, 2mm, cholesky) between the two parts tests/run.sh runs.  floyd-warshall in place has
 # no parallel mapping under exact dependences (sweep k reads the row and column it writes): its
 # leaf is tiled from one virtual processor, processor 0 computing, the others idle.
-PB_DERIVED="heat-3d-nl heat-3d 2mm cholesky lu floyd-warshall fdtd-2d jacobi-2d atax seidel-2d gemm jacobi-1d syrk mvt trisolv"
+PB_DERIVED="heat-3d-nl heat-3d 2mm cholesky lu floyd-warshall fdtd-2d jacobi-2d atax seidel-2d gemm jacobi-1d syrk mvt trisolv covariance"
 kernels=("$@")
 if [ ${#kernels[@]} -eq 0 ]; then
     if [ -n "${DERIVE_ALL:-}" ]; then mapfile -t kernels < <(awk 'NF { print $1 }' <<<"$PB_KERNELS")

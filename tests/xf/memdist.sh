@@ -13,7 +13,10 @@
 #    over the receivers, each with its own index;
 #  - verbosity: the FD leaf's neighbour sends go to rp +- 1 / rp +- q from the block's edge (no
 #    RP(p +- 1) != RP(p) guard of divisions), no min/max reduction is left in the LU syndm dists,
-#    and the FD relcoord leaf is at most 2400 characters (3364 before; about 2100 now).
+#    and the FD relcoord leaf is at most 2400 characters (3364 before; about 2100 now);
+#  - memdist layout=box: the box whatever pieces would save (refused where auto's is boxes);
+#    covariance's pieced cov costs more than its box (an element searched through the pieces is
+#    strided work), and explore's cheapest covariance leaf has the box.
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT/examples"
 
@@ -143,6 +146,52 @@ expect_match "range send: a loop over the receivers, each its own index" "$(tr '
 "$POLYAPM" sim "$TMP/shift-r.apm" --against "$TMP/shift.apm" --json >"$TMP/s.json"
 expect_eq "range send: verified against the absolute program, no violations" \
     "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/s.json")" True
+
+# layout=box: the box around each footprint, whatever pieces would save; refused where auto's
+# layout is boxes already.  Priced as it runs: an element of a memory in several pieces is found
+# through them one at a time (strided work, not a stream the compiler vectorises), so that
+# covariance's box leaf (cov: its rows and, mirrored by S8, its columns) costs less than its
+# pieced one under a profile that prices a walk above a stream.
+x=$TMP/stm1-blocked
+"$POLYAPM" apply "$x-c.apm" memdist layout=box -o "$x-box.apm"
+expect_eq "lu stm1 blocked, memdist layout=box: exit 0" "$?" 0
+expect_eq "layout=box: no dist in pieces (auto's has $(grep -c '^dist .*\] + \[' "$x-d.apm"))" \
+    "$(grep -c '^dist .*\] + \[' "$x-box.apm") $(grep -c '^dist .*\[[a-z0-9]* = ' "$x-box.apm")" "0 0"
+"$POLYAPM" sim "$x-box.apm" -D n=64 --against lu.apm --json >"$TMP/box.json"
+expect_eq "lu stm1 blocked box n=64: verified" "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/box.json")" True
+mkdir -p "$XDG_CONFIG_HOME/polyapm/machines"
+printf 'name lx\ntick_seconds 5.2e-10\nunit_price 0.88\nstrided_price 1.45\n' >"$XDG_CONFIG_HOME/polyapm/machines/lx"
+cv=$TMP/cov
+"$POLYAPM" apply polybench/covariance.apm stm theta.S1=0 sigma.S1=j theta.S2=0 sigma.S2=j theta.S3=0 sigma.S3=j \
+    theta.S4=0 sigma.S4=j theta.S5=1 sigma.S5=i theta.S6=1 sigma.S6=i theta.S7=1 sigma.S7=i theta.S8=1 sigma.S8=i \
+    inner=seq -o "$cv-s.apm" && "$POLYAPM" apply "$cv-s.apm" tile kind=blocked procs=2 -o "$cv-t.apm" &&
+    "$POLYAPM" apply "$cv-t.apm" commgen -o "$cv-c.apm" && "$POLYAPM" apply "$cv-c.apm" memdist -o "$cv-d.apm" &&
+    "$POLYAPM" apply "$cv-c.apm" memdist layout=box -o "$cv-box.apm"
+expect_eq "covariance: to memdist and memdist layout=box, exit 0" "$?" 0
+expect_eq "covariance: auto's cov in two pieces, box's one box" \
+    "$(grep -c '^dist cov(rp) .*\] + \[' "$cv-d.apm") $(grep -c '^dist cov(rp) \[rp \* b \.\.' "$cv-box.apm")" "1 1"
+for f in d box; do
+    "$POLYAPM" sim "$cv-$f.apm" --against polybench/covariance.apm --machine lx --json >"$TMP/cv-$f.json"
+    expect_eq "covariance $f: verified" "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/cv-$f.json")" True
+done
+expect_eq "covariance: the box holds more and costs less (the pieced cov's accesses are strided work)" \
+    "$(python3 -c "import json; d, b = (json.load(open('$TMP/cv-%s.json' % f)) for f in ('d', 'box'))
+print(sum(b['local_memory']) > sum(d['local_memory']), b['cost'] < 0.8 * d['cost'],
+      d['work_classes']['strided'] > 10 * b['work_classes']['strided'])")" "True True True"
+"$POLYAPM" init polybench/covariance.apm -o "$TMP/cv.pdg" >/dev/null &&
+    "$POLYAPM" -w "$TMP/cv.pdg" explore ROOT -D procs=2 --budget 100 --machine lx -q >/dev/null 2>&1
+best=$("$POLYAPM" -w "$TMP/cv.pdg" tree --json | python3 -c '
+import json, sys
+ok = [n for n in json.load(sys.stdin)["nodes"] if n["level"] == "syndm" and n["verified"] and n["cost"] is not None]
+print(min(ok, key=lambda n: (n["cost"], n["id"]))["id"] if ok else "none")')
+expect_match "covariance: explore's cheapest leaf (node $best) has cov in one box" \
+    "$("$POLYAPM" -w "$TMP/cv.pdg" show "$best" 2>&1 | grep '^dist cov' | grep -v '\] + \[' | grep -v '\[[a-z]* = ')" '^dist cov'
+"$POLYAPM" apply jacobi1d.apm stm theta=t sigma=i -o "$TMP/j1-s.apm" && "$POLYAPM" apply "$TMP/j1-s.apm" tile procs=4 -o "$TMP/j1-t.apm" && "$POLYAPM" apply "$TMP/j1-t.apm" commgen -o "$TMP/j1-c.apm"
+out=$("$POLYAPM" apply "$TMP/j1-c.apm" memdist layout=box -o "$TMP/j1-box.apm" 2>&1); rc=$?
+expect_match "boxes already: layout=box refused, saying so (exit $rc)" "$rc $out" \
+    "^1 .*layout=box: every array's memory is a box already"
+out=$("$POLYAPM" apply "$TMP/j1-c.apm" memdist layout=pieces -o "$TMP/j1-x.apm" 2>&1); rc=$?
+expect_match "layout=pieces: an error naming the values" "$rc $out" "^[12] .*layout=pieces: expected auto or box"
 
 # verbosity of the FD leaf
 "$POLYAPM" apply findiff.apm stm theta=t sigma=x,y -o "$TMP/fd-s.apm" &&

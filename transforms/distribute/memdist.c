@@ -125,6 +125,8 @@ typedef struct md_ctx {
     int64_t rp_lo, rp_hi;      /* the real processors */
     ir_expr *rp_of;            /* RP(virtual processor variables) */
     int64_t budget;            /* expression nodes still to evaluate for this array (env0.fuel) */
+    int box_only;              /* layout=box: no pieces, no ragged range */
+    int pieced;                /* layout=auto chose pieces or a ragged range for some array */
 } md_ctx;
 
 /* Adds the affine bound `one` to affs[0 .. n-1] (their owner's): one that differs from it by a constant
@@ -721,11 +723,6 @@ static void pick_ivars(const ir_program *p, const char *rpv, const xf_tiling *T,
     }
 }
 
-/* The layout of one array's local memory: the box around its footprint (as the thesis sizes it),
- * or pieces — per group of accesses a box with a ragged last range — when they hold every element
- * the processors touch (checked at the parameters' values) in at least 10% less memory.  Groups
- * start as one access each and merge while two have the same other ranges or the same last
- * range.  Fills dd's ranges. */
 /* The size of the one-piece layout P with its plain (not strided) ranges clamped to the array. */
 static int64_t in_array_size(md_ctx *X, const md_piece *P, int nd, __isl_keep isl_map *const *F, int nf)
 {
@@ -743,6 +740,12 @@ static int64_t in_array_size(md_ctx *X, const md_piece *P, int nd, __isl_keep is
     return layout_size(X, &C, 1, nd, F, nf, 0);
 }
 
+/* The layout of one array's local memory: the box around its footprint (as the thesis sizes it),
+ * or pieces — per group of accesses a box with a ragged last range — when they hold every element
+ * the processors touch (checked at the parameters' values) in at least 10% less memory.  Groups
+ * start as one access each and merge while two have the same other ranges or the same last
+ * range.  With layout=box the box whatever auto would choose (X->pieced says whether it chose
+ * otherwise).  Fills dd's ranges. */
 static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd, ir_decl *dd)
 {
     const char *ivar[8] = {0};
@@ -804,6 +807,11 @@ static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd
         }
         for (int i = 0; i < ng; i++) { free(g[i].outer); free(g[i].last); }
         free(g);
+    }
+    if (best != &box) X->pieced = 1;
+    if (X->box_only) {   /* what auto would have chosen is known: the box instead */
+        best = &box;
+        nbest = 1;
     }
     dd->u.dist.lo = best[0].pc.lo;
     dd->u.dist.hi = best[0].pc.hi;
@@ -898,10 +906,17 @@ static int footprint(const xf_model *m, int np, const char *an, isl_map **F)
 ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
     *status = XF_EUSAGE;
-    if (args->n) {
-        diag_add(d, NULL, 0, 0, "memdist: unknown parameter '%s' (it has none)", args->items[0].key);
+    for (int i = 0; i < args->n; i++)
+        if (strcmp(args->items[i].key, "layout") || args->items[i].label) {
+            diag_add(d, NULL, 0, 0, "memdist: unknown parameter '%s' (layout)", args->items[i].key);
+            return NULL;
+        }
+    const char *layout = xf_args_get(args, "layout", NULL);
+    if (layout && strcmp(layout, "auto") && strcmp(layout, "box")) {
+        diag_add(d, NULL, 0, 0, "memdist: layout=%s: expected auto or box", layout);
         return NULL;
     }
+    int box_only = layout && !strcmp(layout, "box");
     *status = XF_EREFUSED;
     /* applicability was checked by the registry (xf_apply_with) before this call */
     ir_program *out = ir_program_clone(src);
@@ -933,7 +948,7 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     ir_expr *P1 = NULL;
     if (T.k == TK_CYCLIC) P1 = xf_expr_of_pa(out, b0, isl_set_dim_max(isl_set_copy(pvs), 0));
     if (T.k == TK_BLOCKCYCLIC) P1 = ir_clone_expr(out, T.p1);
-    md_ctx X = {out, &T, rpv, P1, m, ctx, npar, bp, NULL, 1, {.n = 0}, 0, -1, NULL, 0};
+    md_ctx X = {out, &T, rpv, P1, m, ctx, npar, bp, NULL, 1, {.n = 0}, 0, -1, NULL, 0, box_only, 0};
     for (int i = 0; i < u->nparams && i < XF_ENV_MAX - 16; i++) {
         X.env0.names[X.env0.n] = u->params[i]->u.param.name;
         X.env0.vals[X.env0.n++] = m->pvalues[i];
@@ -983,6 +998,12 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
     ir_program_free(u);
     if (!ok) {
         diag_add(d, src->file, 0, 0, "memdist: a footprint bound is not expressible in the language");
+        ir_program_free(out);
+        return NULL;
+    }
+    if (box_only && !X.pieced) {
+        diag_add(d, src->file, 0, 0, "memdist: layout=box: every array's memory is a box already "
+                                      "(layout=auto gives the same program)");
         ir_program_free(out);
         return NULL;
     }

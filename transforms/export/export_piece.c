@@ -222,9 +222,7 @@ static void piece_index(ex_piece_out *o)
 
 int ex_piece_rows_linear(const ex_array *a)
 {
-    const ir_decl *dd = a->dist;
-    int nd = a->decl->u.array.ndims;
-    return dd && dd->u.dist.nmore == 0 && nd > 1 && !(dd->u.dist.step && dd->u.dist.step[nd - 1]);
+    return a->dist && !ir_dist_searched(a->dist, a->decl->u.array.ndims);
 }
 
 /* One piece, its last range every index: X_rowbase, where the row of i0 .. starts as if its
