@@ -161,6 +161,15 @@ $(BUILD)/gen/calibrate_micro_h.inc: runtime/calibrate/micro.h
 $(BUILD)/obj/tui/cli/cmd_calibrate.o: $(BUILD)/gen/calibrate_bench.inc $(BUILD)/gen/calibrate_micro.inc \
     $(BUILD)/gen/calibrate_micro_h.inc
 
+# The engine's identity (a hash of its sources): a stored simulation is answered again only to the
+# same simulator and prices (tui/app/ops.c, ops_machine_key_text).
+ENGINE_ID_SRC = $(sort $(wildcard engine/*.c engine/*.h))
+$(BUILD)/gen/engine_id.h: $(ENGINE_ID_SRC)
+	@mkdir -p $(dir $@)
+	@echo "#define POLYAPM_ENGINE_ID \"$$(cat $(ENGINE_ID_SRC) | sha1sum | cut -c1-16)\"" >$@
+$(BUILD)/obj/tui/app/ops.o: $(BUILD)/gen/engine_id.h
+$(BUILD)/obj/tui/app/ops.o: INC = $(INC_app) -I$(BUILD)/gen
+
 $(BUILD)/polyapm: $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS)
 	$(CC) $(LDFLAGS) $(call obj,$(CLI_SRC) $(TUI_SRC)) $(LIBS) $(LDLIBS) $(CLANG_LIBS) -o $@
 

@@ -102,12 +102,22 @@ expect_match "repeat: answered from the store" "$out" 'from the store: simulated
 expect_eq "repeat: no new row" "$(db 'select count(*) from simulations')" 6
 j=$(POLYAPM_WORKSPACE=$WS "$P" sim fd-syncomm -D steps=3 -D n=16 --json)
 expect_eq "repeat --json: stored, same cost" "$(printf '%s' "$j" | json "j['stored'], j['cost']")" "True $c1"
+# another engine (a simulator or prices of another polyapm: the key's profile text names the
+# engine, build/gen/engine_id.h) is not answered from the store: the stored row's engine changed
+eid=$(sed -n 's/^#define POLYAPM_ENGINE_ID "\(.*\)"$/\1/p' "$T_BUILD_DIR/gen/engine_id.h")
+expect_eq "the stored key names this engine ($eid)" \
+    "$(db "select count(*) from machines where text like '%# simulated by polyapm''s engine $eid%'")" 1
+db "update machines set text = replace(text, '$eid', 'another'), hash = 'old' where text like '%$eid%'"
+j=$(POLYAPM_WORKSPACE=$WS "$P" sim fd-syncomm -D steps=3 -D n=16 --json)
+expect_eq "another engine's stored result: simulated again, the same cost" \
+    "$(printf '%s' "$j" | json "j['stored'], j['cost']")" "False $c1"
 out=$(POLYAPM_WORKSPACE=$WS "$P" sim fd-syncomm -D n=16 -D steps=3 --model bsp --json)
 expect_eq "another model: a new simulation" "$(printf '%s' "$out" | json "j['stored'], j['model']") $(db 'select count(*) from simulations')" \
-    "False bsp 7"
+    "False bsp 8"
 out=$("$P" sim fd-syncomm -w "$WS" -D n=16 -D steps=3 --force --json); rc=$?
 expect_eq "--force simulates again, -w finds the workspace" "$rc $(printf '%s' "$out" | json "j['stored']")" "0 False"
-expect_eq "--force replaces the stored row" "$(db "select count(*) from simulations where node=4 and model='polyapm'")" 1
+expect_eq "--force replaces the stored row (this engine's)" \
+    "$(db "select count(*) from simulations s join machines m on s.machine = m.id where node=4 and model='polyapm' and m.hash != 'old'")" 1
 # a machine profile kept in the workspace (as calibrate will store `local`)
 sqlite3 "$WS/pdg.db" "insert into machines(name, hash, text, created) values('local', 'x',
   'tick_seconds 2e-9' || char(10) || 'normsent 1' || char(10) || 'barrier_slope 10' || char(10), 1)"

@@ -377,7 +377,7 @@ static int take_sim(search *S, int i, char **f)
         diag_add(S->d, NULL, 0, 0, "simulating node %lld: %s", (long long)x->id, f[1]);
         return -1;
     }
-    char *mtext = cost_profile_format(&S->o->profile);
+    char *mtext = ops_machine_key_text(&S->o->profile);
     if (!mtext) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
     store_sim row = {.node = x->id, .machine = S->o->profile.name, .machine_text = mtext,
                      .model = S->o->model ? S->o->model : "polyapm", .params = f[1],

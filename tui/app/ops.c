@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine_id.h"
+#include "mem.h"
 #include "report.h"
 #include "xf.h"
 
@@ -245,7 +247,7 @@ int ops_sim_prepare(store *s, ops_sim *j, diag_list *d)
     if (!(text = store_node_text(s, j->node, &len, d))) goto out;
     if (!(j->prog = ir_load_text(j->n.label, text, len, d))) goto out;
     if (!(j->params = ops_param_key(j->prog, j->bindings, j->nbindings, d))) goto out;
-    if (!(j->mtext = cost_profile_format(&j->profile))) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
+    if (!(j->mtext = ops_machine_key_text(&j->profile))) { diag_add(d, NULL, 0, 0, "out of memory"); goto out; }
     if (!j->force) {
         store_sim key = {.node = j->node, .machine = j->profile.name, .machine_text = j->mtext,
                          .model = j->model ? j->model : "polyapm", .params = j->params};
@@ -341,6 +343,15 @@ int ops_sim_store(store *s, ops_sim *j, diag_list *d)
     int rc = store_sim_put(s, &put, NULL, d);
     for (int i = 0; i < 4; i++) free(owned[i]);
     return rc;
+}
+
+char *ops_machine_key_text(const cost_profile *p)
+{
+    char *text = cost_profile_format(p);
+    if (!text) return NULL;
+    char *keyed = xasprintf("%s# simulated by polyapm's engine " POLYAPM_ENGINE_ID "\n", text);
+    free(text);
+    return keyed;
 }
 
 int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list *d)

@@ -92,6 +92,11 @@ own_give char *ops_sim_report(const ops_sim *j, int json, int trace);
  * that name (e.g. `local`, from calibrate), else the user-level profile of that name
  * (cost_profile_user_path, written by calibrate).  `s` may be NULL. */
 int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list *d);
+/* The profile's text as a stored simulation's key holds it: cost_profile_format's, and a comment
+ * naming the engine (a hash of its sources, made by the Makefile), so that results of another
+ * simulator or other prices are simulated again rather than answered from the store.  malloc'd; NULL when out of
+ * memory. */
+own_give char *ops_machine_key_text(const cost_profile *p);
 /* prepare + run + store in one call (the command-line path). */
 int ops_sim_node(store *s, ops_sim *j, diag_list *d);
 
