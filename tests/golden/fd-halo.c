@@ -57,7 +57,7 @@ static __attribute__((noinline)) void step_B_S(int64_t t, int64_t me, double *re
     const int64_t rp = me;   /* this processor */
     const int64_t o1 = ifloordiv(rp, q) * b - 1;
     const int64_t o2 = imod(rp, q) * b - 1;
-    for (int64_t x = ifloordiv(rp, q) * b, x_end = (imin(ifloordiv(rp, q) * b + b, n) - 1);
+    for (int64_t x = ifloordiv(rp, q) * b, x_end = imin(ifloordiv(rp, q) * b + b, n) - 1;
          x <= x_end; x += 1) {
         const int64_t rt_row1 = (imod(t, 2) * (b + 2) + x - o1) * (b + 2);   /* a[t][x - o1][..] */
         /* a[t - 1][x - o1][..] */
@@ -69,13 +69,13 @@ static __attribute__((noinline)) void step_B_S(int64_t t, int64_t me, double *re
         /* x == 0 || y == 0 || x == n - 1 || y == n - 1: the loop over y split at the points where
          * the test holds */
         if ((x == 0) || (x == n - 1)) {
-            for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1);
-                 y <= y_end; y++) {
+            for (int64_t y = imod(rp, q) * b, y_end = imin(imod(rp, q) * b + b, n) - 1; y <= y_end;
+                 y++) {
                 a[rt_row1 + y - o2] = a[rt_row2 + y - o2];   /* B */
             }
         } else {
             const int64_t y_at[2] = {0, (n - 1)};
-            for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1);
+            for (int64_t y = imod(rp, q) * b, y_end = imin(imod(rp, q) * b + b, n) - 1;
                  y <= y_end;) {
                 int64_t y_stop = y_end + 1;   /* the next point where the test holds */
                 for (int rt_i = 0; rt_i < 2; rt_i++)
@@ -83,8 +83,8 @@ static __attribute__((noinline)) void step_B_S(int64_t t, int64_t me, double *re
                 for (; y < y_stop; y++) {
                     /* S */
                     a[rt_row1 + y - o2] =
-                            ((a[rt_row3 + y - o2] + a[rt_row4 + y - o2] + 4 * a[rt_row2 + y - o2]
-                              + a[rt_row2 + y - o2 - 1] + a[rt_row2 + y - o2 + 1]) / 8);
+                            (a[rt_row3 + y - o2] + a[rt_row4 + y - o2] + 4 * a[rt_row2 + y - o2]
+                             + a[rt_row2 + y - o2 - 1] + a[rt_row2 + y - o2 + 1]) / 8;
                 }
                 if (y <= y_end) {
                     a[rt_row1 + y - o2] = a[rt_row2 + y - o2];   /* B */
@@ -102,7 +102,7 @@ static __attribute__((noinline)) void step_B_S_output(int64_t t, int64_t me, dou
     const int64_t rp = me;   /* this processor */
     const int64_t o1 = ifloordiv(rp, q) * b - 1;
     const int64_t o2 = imod(rp, q) * b - 1;
-    for (int64_t x = ifloordiv(rp, q) * b, x_end = (imin(ifloordiv(rp, q) * b + b, n) - 1);
+    for (int64_t x = ifloordiv(rp, q) * b, x_end = imin(ifloordiv(rp, q) * b + b, n) - 1;
          x <= x_end; x += 1) {
         const int64_t rt_row5 = (imod(t, 2) * (b + 2) + x - o1) * (b + 2);   /* a[t][x - o1][..] */
         /* a[t - 1][x - o1][..] */
@@ -114,8 +114,8 @@ static __attribute__((noinline)) void step_B_S_output(int64_t t, int64_t me, dou
         /* x == 0 || y == 0 || x == n - 1 || y == n - 1: the loop over y split at the points where
          * the test holds */
         if ((x == 0) || (x == n - 1)) {
-            for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1);
-                 y <= y_end; y++) {
+            for (int64_t y = imod(rp, q) * b, y_end = imin(imod(rp, q) * b + b, n) - 1; y <= y_end;
+                 y++) {
                 {   /* B */
                     const int64_t rt_o = rt_row5 + y - o2;
                     a[rt_o] = a[rt_row6 + y - o2];
@@ -124,7 +124,7 @@ static __attribute__((noinline)) void step_B_S_output(int64_t t, int64_t me, dou
             }
         } else {
             const int64_t y_at[2] = {0, (n - 1)};
-            for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1);
+            for (int64_t y = imod(rp, q) * b, y_end = imin(imod(rp, q) * b + b, n) - 1;
                  y <= y_end;) {
                 int64_t y_stop = y_end + 1;   /* the next point where the test holds */
                 for (int rt_i = 0; rt_i < 2; rt_i++)
@@ -133,9 +133,8 @@ static __attribute__((noinline)) void step_B_S_output(int64_t t, int64_t me, dou
                     {   /* S */
                         const int64_t rt_o = rt_row5 + y - o2;
                         a[rt_o] =
-                                ((a[rt_row7 + y - o2] + a[rt_row8 + y - o2]
-                                  + 4 * a[rt_row6 + y - o2] + a[rt_row6 + y - o2 - 1]
-                                + a[rt_row6 + y - o2 + 1]) / 8);
+                                (a[rt_row7 + y - o2] + a[rt_row8 + y - o2] + 4 * a[rt_row6 + y - o2]
+                                 + a[rt_row6 + y - o2 - 1] + a[rt_row6 + y - o2 + 1]) / 8;
                         if (t == 6) a_mine[rt_o] = rt_stamp;   /* computed here: gathered */
                     }
                 }
@@ -161,9 +160,9 @@ static void record_halo0(rt_pattern *pattern, int64_t me)
     const int64_t rp = me;   /* this processor */
     const int64_t o1 = ifloordiv(rp, q) * b - 1;
     const int64_t o2 = imod(rp, q) * b - 1;
-    for (int64_t x = ifloordiv(rp, q) * b, x_end = (imin(ifloordiv(rp, q) * b + b, n) - 1);
+    for (int64_t x = ifloordiv(rp, q) * b, x_end = imin(ifloordiv(rp, q) * b + b, n) - 1;
          x <= x_end; x += 1) {
-        for (int64_t y = imod(rp, q) * b, y_end = (imin(imod(rp, q) * b + b, n) - 1); y <= y_end;
+        for (int64_t y = imod(rp, q) * b, y_end = imin(imod(rp, q) * b + b, n) - 1; y <= y_end;
              y += 1) {
             if (x == 0 || y == 0 || x == n - 1 || y == n - 1) {
                 /* send a[t][x - o1][y - o2] */

@@ -43,7 +43,7 @@ static void init_arrays(void)
 static __attribute__((noinline)) void compute_B_S(double *restrict a)
 {
     for (int64_t t = 1, t_end = steps; t <= t_end; t += 1) {
-        for (int64_t x = 0, x_end = (n - 1); x <= x_end; x += 1) {
+        for (int64_t x = 0, x_end = n - 1; x <= x_end; x += 1) {
             const int64_t rt_row1 = (imod(t, 2) * n + x) * n;   /* a[t][x][..] */
             const int64_t rt_row2 = (imod(t - 1, 2) * n + x) * n;   /* a[t - 1][x][..] */
             const int64_t rt_row3 = (imod(t - 1, 2) * n + x - 1) * n;   /* a[t - 1][x - 1][..] */
@@ -51,20 +51,20 @@ static __attribute__((noinline)) void compute_B_S(double *restrict a)
             /* x == 0 || y == 0 || x == n - 1 || y == n - 1: the loop over y split at the points
              * where the test holds */
             if ((x == 0) || (x == n - 1)) {
-                for (int64_t y = 0, y_end = (n - 1); y <= y_end; y++) {
+                for (int64_t y = 0, y_end = n - 1; y <= y_end; y++) {
                     a[rt_row1 + y] = a[rt_row2 + y];   /* B */
                 }
             } else {
                 const int64_t y_at[2] = {0, (n - 1)};
-                for (int64_t y = 0, y_end = (n - 1); y <= y_end;) {
+                for (int64_t y = 0, y_end = n - 1; y <= y_end;) {
                     int64_t y_stop = y_end + 1;   /* the next point where the test holds */
                     for (int rt_i = 0; rt_i < 2; rt_i++)
                         if (y_at[rt_i] >= y && y_at[rt_i] < y_stop) y_stop = y_at[rt_i];
                     for (; y < y_stop; y++) {
                         /* S */
                         a[rt_row1 + y] =
-                                ((a[rt_row3 + y] + a[rt_row4 + y] + 4 * a[rt_row2 + y]
-                                  + a[rt_row2 + y - 1] + a[rt_row2 + y + 1]) / 8);
+                                (a[rt_row3 + y] + a[rt_row4 + y] + 4 * a[rt_row2 + y]
+                                 + a[rt_row2 + y - 1] + a[rt_row2 + y + 1]) / 8;
                     }
                     if (y <= y_end) {
                         a[rt_row1 + y] = a[rt_row2 + y];   /* B */

@@ -301,7 +301,7 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
             }
             /* L */
             l[l_rowbase(me, i) + j] =
-                    (a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red1);
+                    a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red1;
         } else {
             const int64_t rt_row4 = l_rowbase(me, i);   /* l[i][..] */
             double rt_red3 = 1 <= (i - 1) ? -0.0 : 0.0;   /* sum(k = ..) */
@@ -311,8 +311,8 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
             }
             /* U */
             u[u_rowbase(me, i) + j] =
-                    ((a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red3)
-                     / l[l_rowbase(me, i) + i]);
+                    (a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red3)
+                    / l[l_rowbase(me, i) + i];
             /* send u[i][j]: one record for processors ifloordiv(p, b) .. ifloordiv(n - 1, b) */
             if (1)
                 rt_mcast_put(rt_mc, (int)(ifloordiv(p, b) - 0), (int)(ifloordiv(n - 1, b) - 0),

@@ -165,8 +165,8 @@ static void step_M(int64_t t, int64_t me)
     }
     const int64_t rt_row1 = rp * m;   /* y[rp][..] */
     const int64_t rt_row2 = rp * m;   /* pw[rp][..] */
-    for (int64_t j = 0, j_end = (m - 1); j <= j_end; j += 1) {
-        y[rt_row1 + j] = (a[rp] * pw[rt_row2 + j]);   /* M */
+    for (int64_t j = 0, j_end = m - 1; j <= j_end; j += 1) {
+        y[rt_row1 + j] = a[rp] * pw[rt_row2 + j];   /* M */
     }
     {   /* R: reduce(+) at 24:3 */
         MPI_Comm rt_g = rt_coll_group(MPI_COMM_WORLD, 0, 0);

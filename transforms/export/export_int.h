@@ -311,6 +311,9 @@ own_give char *ex_tidy(own_take char *text);
 own_give char *ex_simplify_index(const char *text);
 void ex_simplify_buf(strbuf *b);
 int ex_is_operand(const char *s);
+/* Drops the parentheses around b's whole text, for where C needs none: an initialiser, the
+ * right-hand side of an assignment (none around a comma at its top). */
+void ex_unparen_buf(strbuf *b);
 
 /* export_program.c: writes the C program of the plan (malloc'd text). */
 own_give char *ex_emit_program(const ex_plan *pl);

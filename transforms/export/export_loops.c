@@ -21,6 +21,9 @@ static void ex_for_open(const ex_em *m, strbuf *b, const ir_loopvar *v, int in)
     ex_expr(m, &lo, &pre, in, v->lo);
     ex_expr(m, &hi, &pre, in, v->hi);
     if (v->step) ex_expr(m, &st, &pre, in, v->step);
+    ex_unparen_buf(&lo);   /* initialisers and the step of += */
+    ex_unparen_buf(&hi);
+    ex_unparen_buf(&st);
     if (pre.s) strbuf_printf(b, "%s", pre.s);
     const char *x = ex_nm(v->var, t);
     ex_indent(b, in);
@@ -142,6 +145,8 @@ static int ex_split_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const i
     strbuf pre = {0}, lo = {0}, hi = {0}, c = {0};
     ex_expr(m, &lo, &pre, in, v->lo);
     ex_expr(m, &hi, &pre, in, v->hi);
+    ex_unparen_buf(&lo);   /* initialisers only */
+    ex_unparen_buf(&hi);
     for (int i = 0; i < ninv; i++) {
         if (i) strbuf_printf(&c, " || ");
         ex_expr(m, &c, &pre, in, inv[i]);

@@ -31,6 +31,19 @@ int ex_is_operand(const char *s)
     return ex_is_operand(s + i) ;
 }
 
+void ex_unparen_buf(strbuf *b)
+{
+    if (!b->s || b->n < 2 || b->s[0] != '(' || !ex_is_operand(b->s)) return;
+    int depth = 0;
+    for (size_t i = 1; i + 1 < b->n; i++) {   /* a comma at the top would change meaning */
+        depth += b->s[i] == '(' ? 1 : b->s[i] == ')' ? -1 : 0;
+        if (!depth && b->s[i] == ',') return;
+    }
+    memmove(b->s, b->s + 1, b->n - 2);
+    b->n -= 2;
+    b->s[b->n] = '\0';
+}
+
 /* An inlined index expression (names, integer literals, + - *, parentheses, calls) with its
  * constants folded and its zero terms and unit factors dropped: `(0 + (me * b)) - 0` is
  * `me * b`.  Plain int64_t arithmetic on indices, as the emitter writes them: reordering a sum's

@@ -277,6 +277,7 @@ static void ex_assign(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     ex_em value = *m;   /* the assigned value: checked integer arithmetic */
     value.checked = 1;
     ex_expr(&value, &rhs, &pre, in, s->u.assign.rhs);
+    ex_unparen_buf(&rhs);
     if (l->kind == IR_E_ACCESS) ex_offset(m, &off, &pre, in, arr, l->u.access.idx, l->u.access.nidx, m->me, 0);
     else strbuf_printf(&off, "0");
     if (ex_can_stop(m->pl, l, 0) || ex_can_stop(m->pl, s->u.assign.rhs, 1)) {
@@ -387,6 +388,7 @@ void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
         if (!used && ex_cannot_fail(m->pl, s->u.let.value)) return;   /* not kept (ex_let_kept): nothing reads it */
         strbuf pre = {0}, v = {0};
         ex_expr(m, &v, &pre, in, s->u.let.value);
+        ex_unparen_buf(&v);
         if (pre.s) strbuf_printf(b, "%s", pre.s);
         const char *x = ex_nm(s->u.let.var, t);
         ex_indent(b, in);
