@@ -593,6 +593,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
     }
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
+    if (t->cached && p->stream1_price > 0) w += p->stream1_price * t->cached[at];
     return priced && w < 0 ? 0 : w;
 }
 
@@ -654,6 +655,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (t->guard) out->guard += t->guard[at];
             if (t->streams) out->streams += t->streams[at];
             if (t->restarts) out->restarts += t->restarts[at];
+            if (t->cached) out->cached += t->cached[at];
             cost_class_add(t, at, out->class_ticks);
             double ci = m->comm(prof, &cs, i, b);
             double busy = m->busy ? m->busy(prof, &cs, i) : 0;

@@ -92,7 +92,12 @@
  *            (a walk down columns) is priced the same way, by strided1_price, strided2_price,
  *            strided_cached_price and strided_price (memory).  A restart (`streams`) costs restart_price for the
  *            part of D_i beyond the last level, max(0, D_i − C_last)/D_i, nothing within the
- *            caches (the next row is there: no prefetcher to wait for).  Unset (every profile before them): `cache` above,
+ *            caches (the next row is there: no prefetcher to wait for).  With stream1_price set, an
+ *            access of unit-stride work to a row the caches keep (the trace's cached accesses,
+ *            a_it: sim_streams.c; gemm's row of C across k, a tile's rows, a stencil's neighbours
+ *            beside its stream) is a load or store in the first level: w_it += stream1_price·a_it
+ *            (the microbenchmark's update in the first level is two operations and two such
+ *            accesses).  Unset (every profile before them): `cache` above,
  *            bit for bit.  `polyapm calibrate` measures the levels with microbenchmarks of its
  *            own (engine/calib.h).
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
@@ -192,6 +197,7 @@ typedef struct cost_summary {
                                  pricing; [SIM_WORK_SCALAR] the rest of the work) */
     double streams;           /* Σ_i,t of the trace's streams (elements; `streams` above) */
     double restarts;          /* Σ_i,t of the trace's restarts (`streams` above) */
+    double cached;            /* Σ_i,t of the trace's cached accesses (`levels` above) */
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */

@@ -120,6 +120,9 @@ typedef struct sim_trace {
                                  the caches do not keep; cost.h, `streams`); NULL when none */
     double *restarts;         /* nsteps * nprocs: the streams started over by loops over part
                                  of a row (sim_streams.c; cost.h, `streams`); NULL when none */
+    double *cached;           /* nsteps * nprocs: the accesses unit-stride statements made to
+                                 rows the caches keep, one a load or a store (sim_streams.c;
+                                 cost.h, `levels`); NULL when none */
     double *data_bytes;       /* nprocs: the bytes of array data a processor works on (its local
                                  memories at syndm; a shared memory's over the processors), what
                                  decides whether its work runs from the cache (cost.h, `cache`);

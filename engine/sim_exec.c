@@ -828,7 +828,8 @@ void sim_trace_classes_flush(sim_ctx *c)
     }
     if (c->streams != 0) sim_trace_cell_add(c, &c->r->trace.streams, c->streams);
     if (c->restarts != 0) sim_trace_cell_add(c, &c->r->trace.restarts, c->restarts);
-    c->streams = c->restarts = 0;
+    if (c->cached != 0) sim_trace_cell_add(c, &c->r->trace.cached, c->cached);
+    c->streams = c->restarts = c->cached = 0;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
@@ -876,6 +877,7 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
     if (s->wclass) {
         c->wclass_ticks[s->wclass] += (c->ticks - sv) * s->class_share;
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
+        c->cached += s->cached;
     }
 }
 

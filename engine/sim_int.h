@@ -115,6 +115,9 @@ struct sim_stmt {
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */
     double stream_ratio;          /* the reduction's per tick */
+    double cached;                /* assignment of unit-stride work: its accesses an instance
+                                     makes that move with its loop and are not streams (rows
+                                     the caches keep: a load or a store there; sim_streams.c) */
     int stream_rows;              /* assignment: the rows its streams run along (sim_streams.c) */
     int stream_array;             /* assignment: the array of its first stream; for: of its
                                      statements' (restart_rows > 0) */
@@ -334,6 +337,7 @@ typedef struct sim_ctx {
     int loop_depth;               /* compiling: the loop variables around */
     sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
     double streams;               /* of the running processor instance: the trace's streams */
+    double cached;                /* ... its accesses to rows the caches keep */
     double restarts;              /* ... and its restarts */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */

@@ -29,11 +29,16 @@
  * along; each entry whose trip falls short of that array's rows (in the processor's local
  * memory) by more than a cache line counts them (the trace's restarts).
  *
+ * Cached accesses: every other access that moves with the innermost loop, each load and each
+ * store one, is an access to a row the caches keep (gemm's row of C, read and written on every
+ * turn of k; jacobi's a[i - 1][j] and a[i + 1][j] beside the stream of a; a tile's rows): the
+ * statement's `cached` (the trace's, priced at the first level's stream price: cost.h, `levels`).
+ *
  * Tiles: when the innermost loop and the reuse loop are the point loops of a tile (`j = max(..,
  * jt) .. min(.., jt + 31)`: at most 32 turns, sim_tile_trip) and cover at most SIM_TILE_BYTES of
  * a stream, a stream the loop around them (the next point loop: gemm tiled in i, k, j) does not
  * move is that tile's rows read again on its every turn, from the cache: the statement is
- * SIM_WORK_BLOCKED, and such streams neither count nor start over.
+ * SIM_WORK_BLOCKED, and such streams neither count nor start over (their accesses are cached).
  */
 #include <string.h>
 
@@ -174,9 +179,22 @@ static void sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *set
     set->n = k;
 }
 
+/* The accesses of n that move with loop `in`, each one (a load), reductions left out. */
+static double sim_moving_accesses(const sim_ctx *c, const sim_node *n, int in)
+{
+    if (!n || n->op == SO_REDD || n->op == SO_REDI) return 0;
+    if (sim_is_access(n->op)) {
+        int lets = SIM_LET_BUDGET;
+        return sim_node_moves(c, n, in, &lets) ? 1 : 0;
+    }
+    double k = sim_moving_accesses(c, n->a, in) + sim_moving_accesses(c, n->b, in) + sim_moving_accesses(c, n->c, in);
+    for (int i = 0; n->args && i < n->n; i++) k += sim_moving_accesses(c, n->args[i], in);
+    return k;
+}
+
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
 {
-    st->streams = st->stream_ratio = 0;
+    st->streams = st->stream_ratio = st->cached = 0;
     if (st->wclass != SIM_WORK_UNIT) return;
     double rs = 0, rt = 0;
     sim_stream_terms(c, st->rhs, c->loop_slot, &rs, &rt);
@@ -187,6 +205,9 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
     sim_stream_walk(c, &set, st->rhs, c->loop_slot, c->reuse_slot);
     sim_stream_tiles(c, st, &set);
     st->streams = sim_stream_count(&set);
+    /* every other load or store that moves with the loop finds its row in the caches */
+    double moving = sim_moving_accesses(c, st->lhs, c->loop_slot) + sim_moving_accesses(c, st->rhs, c->loop_slot);
+    st->cached = moving > st->streams ? moving - st->streams : 0;
     st->stream_rows = set.n;
     st->stream_array = set.n ? set.first[0]->array : -1;
 }

@@ -174,7 +174,7 @@ static void json_number(FILE *out, double v)
 /* "work_classes": the trace's ticks per work class (engine/sim.h, SIM_WORK_*) and of the send
  * guards (not among the scalar ones), before pricing; "streams": the elements unit-stride work
  * streamed, "restarts": the streams loops over part of a row started over (engine/cost.h,
- * `streams`). */
+ * `streams`), "cached": their accesses to rows the caches keep (`levels`). */
 static void json_classes(FILE *out, const cost_summary *c)
 {
     static const char *const names[SIM_WORK_CLASSES] = {
@@ -191,6 +191,8 @@ static void json_classes(FILE *out, const cost_summary *c)
     json_number(out, c->streams);
     fputs(",\"restarts\":", out);
     json_number(out, c->restarts);
+    fputs(",\"cached\":", out);
+    json_number(out, c->cached);
     fputc('}', out);
 }
 
