@@ -16,7 +16,7 @@
  *   micro chase LEVEL BYTES S      a dependent load in a random cycle over BYTES (the latency)
  *   micro accum 1 BYTES S          s = s + w[k] * v[k] over arrays in the first level: two
  *                                  operations an element on a chain of dependent additions
- *   micro strided LEVEL BYTES S    s = s + c[i][j] * x[i] down the columns of a square matrix of
+ *   micro strided LEVEL BYTES S    y[i] = y[i] + c[i][j] * x[j] down the columns of a square matrix of
  *                                  about BYTES (half the level's share), rows a few doubles longer
  *                                  than it is wide (no power of two); LEVEL 0: beyond the caches,
  *                                  BYTES the step between rows (16000), 2000 rows
@@ -155,14 +155,15 @@ __attribute__((noinline)) static double mb_accum(const double *w, const double *
     return s;
 }
 
-/* y[j] = Σ_i c[i][j] x[i] for j < m, rows `step` doubles apart, `rows` of them. */
-__attribute__((noinline)) static void mb_columns(const double *c, const double *x, double *y, long rows, long m,
-                                                 long step)
+/* y[i] = y[i] + c[i][j] x[j] for j < m, i < rows, rows `step` doubles apart: a walk down each
+ * column, its elements independent of each other (no chain of additions: the walks of exported
+ * loops, lu's and syrk's, update a row element by element). */
+__attribute__((noinline)) static void mb_columns(const double *restrict c, const double *restrict x,
+                                                 double *restrict y, long rows, long m, long step)
 {
     for (long j = 0; j < m; j++) {
-        double s = 0;
-        for (long i = 0; i < rows; i++) s = s + c[i * step + j] * x[i];
-        y[j] = s;
+        const double xj = x[j];
+        for (long i = 0; i < rows; i++) y[i] = y[i] + c[i * step + j] * xj;
     }
 }
 
@@ -199,7 +200,7 @@ static void mb_once(mb_ctx *x, const mb_job *j)
     case K_POLY_SCALAR: mb_poly_scalar(j->a, j->n, x->c, x->d); break;
     case K_CHASE: x->sink += (double)mb_chase(j->next, j->n); break;
     case K_ACCUM: x->sink += mb_accum(j->a, j->b, j->n); break;
-    case K_COLUMNS: mb_columns(j->a, j->b, j->b + j->rows, j->rows, j->m, j->step); break;
+    case K_COLUMNS: mb_columns(j->a, j->b + j->rows, j->b, j->rows, j->m, j->step); break;
     case K_ROWS: mb_rows(j->a, j->rows, j->m, x->c, x->d); break;
     }
 }
