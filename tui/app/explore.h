@@ -150,7 +150,9 @@ int explore_run(store *s, const explore_opts *o, own_give explore_result *out, d
  * extrapolated).  When `at` is no larger than twice the program's size, the largest sample is
  * `at` itself and the cost is its simulation's.  The leaves are ordered by that cost: leaves
  * verified at every sample first, cheapest first, then the others, then the leaves beyond k as
- * they were.  Interruptible as explore_run (the leaves not ranked keep rank_cost -1).
+ * they were.  Beyond the k best, the best verified leaf of every other shape of derivation (its
+ * space-time mapping and the names of the transforms after it; up to 8 such) is ranked too.
+ * Interruptible as explore_run (the leaves not ranked keep rank_cost -1).
  * 0, or -1 with a message (an unknown name, a failed simulation). */
 int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int nat, int k,
                     explore_result *r, diag_list *d);

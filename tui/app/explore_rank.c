@@ -1,6 +1,7 @@
 /*
  * explore_rank.c — ranking explore's best leaves at the user's size (explore_rank_at, see
- * explore.h) without simulating there: each of the k best verified leaves is simulated at four
+ * explore.h) without simulating there: each of the k best verified leaves, and the best of each
+ * other shape of derivation (rank_shapes), is simulated at four
  * smaller sizes on the ray from 0 to the user's (every named parameter scaled by the same factor
  * lambda), each stored as `polyapm sim NODE -D ...` stores it; its cost is a polynomial of degree
  * three in lambda through those four points, evaluated at lambda = 1; the leaves are ordered by
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "strbuf.h"
 #include "xf.h"
 
 /* The search's bindings with `at` in place of those of the same names (at most max). */
@@ -195,6 +197,51 @@ static int rank_one(store *s, const explore_opts *o, const explore_at *ax, const
     return 0;
 }
 
+enum { RANK_SHAPES = 8 };   /* leaves ranked beyond the k best: one per derivation of another shape */
+
+/* The shape of leaf `node`'s derivation (malloc'd): the node its first step from the search's
+ * start made (the space-time mapping) and the names of the transforms after it, without their
+ * parameters — leaves of one shape differ in tile sizes, block sizes, placements' widths. */
+static char *leaf_shape(store *s, int64_t start, int64_t node, diag_list *d)
+{
+    store_step *steps = NULL;
+    int n = 0;
+    if (store_path(s, node, &steps, &n, d) != 0) return NULL;
+    strbuf b = {0};
+    int i = 0;
+    while (i < n && steps[i].node.id != start) i++;
+    if (i + 1 < n) strbuf_printf(&b, "%lld", (long long)steps[i + 1].node.id);
+    for (int k = i + 2; k < n; k++) strbuf_printf(&b, " %s", steps[k].edge.transform ? steps[k].edge.transform : "?");
+    store_path_free(steps, n);
+    return strbuf_take(&b);
+}
+
+/* Moves into r->leaves[n ..] the best verified leaf of every derivation shape not among the
+ * first n (at most RANK_SHAPES of them): what is cheapest at the program's own size may not be
+ * at the user's (a pipeline over the time steps against a redistribution between phases), and
+ * leaves of one shape scale alike.  The new count of leaves to rank. */
+static int rank_shapes(store *s, const explore_opts *o, explore_result *r, int n, diag_list *d)
+{
+    char *seen[64];
+    int nseen = 0, added = 0;
+    for (int i = 0; i < r->nleaves && added < RANK_SHAPES && nseen < 64; i++) {
+        if (r->leaves[i].verified != 1) continue;
+        char *shape = leaf_shape(s, o->start, r->leaves[i].node, d);
+        if (!shape) break;
+        int known = 0;
+        for (int k = 0; k < nseen && !known; k++) known = !strcmp(seen[k], shape);
+        if (known) { free(shape); continue; }
+        seen[nseen++] = shape;
+        if (i < n) continue;   /* among the k best already */
+        explore_leaf x = r->leaves[i];
+        memmove(&r->leaves[n + 1], &r->leaves[n], (size_t)(i - n) * sizeof *r->leaves);
+        r->leaves[n++] = x;
+        added++;
+    }
+    for (int k = 0; k < nseen; k++) free(seen[k]);
+    return n;
+}
+
 static int rank_cmp(const void *a, const void *b)
 {
     const explore_leaf *x = a, *y = b;
@@ -215,6 +262,7 @@ int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int n
     if (explore_rank_check(s, o->start, at, nat, d) != 0 || at_samples(s, o, at, nat, &r->at, d) != 0) return -1;
     int n = 0;   /* the k best verified leaves come first in r (explore_run's order) */
     while (n < r->nleaves && n < k && r->leaves[n].verified == 1) n++;
+    n = rank_shapes(s, o, r, n, d);
     for (int i = 0; i < n && !xf_cancelled(); i++)
         if (rank_one(s, o, &r->at, at, nat, &r->leaves[i], d) != 0) {
             if (xf_cancelled()) break;

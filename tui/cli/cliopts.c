@@ -47,7 +47,8 @@ const cli_opt cliopts_table[] = {
                                  "from simulations at four smaller sizes); imported C: also a dataset (LARGE) or a "
                                  "macro of the file (N=2000)"},
     {.name = "--rank-top", .value = "K", LONG_OPT(rank_top), .cmds = CO_EXPLORE,
-     .help = "with --at: rank the K best leaves there (default 3)"},
+     .help = "with --at: rank the K best leaves there (default 3), and the best of each other shape of "
+             "derivation (up to 8)"},
     {.name = "--progress", .kind = OPT_FLAG, .off = offsetof(cliopts, progress), .cmds = CO_EXPLORE,
      .help = "report the search's progress on stderr"},
     {.name = "-q", .alias = "--quiet", .kind = OPT_FLAG, .off = offsetof(cliopts, quiet), .cmds = CO_EXPLORE,
