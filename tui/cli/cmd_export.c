@@ -5,10 +5,12 @@
  *       writes the self-contained C (+MPI) directory of a verified node (transforms/export/export.c)
  *   polyapm run NODE|FILE.apm -np P [--smpi PLATFORM.xml] [--repeat K] [-D name=value]...
  *               [--exchange auto|halo|alltoallv] [--json]
- *       exports into a cache directory (NAME.pdg/runs/...), builds with make (mpicc, or smpicc
- *       for --smpi), runs under mpirun (smpirun -platform PLATFORM), checks the checksum against
- *       the node's simulation with the same parameters and stores the best seconds of K runs as
- *       a measurement of the node.
+ *       exports into a cache directory (NAME.pdg/runs/...; a file: a directory in $TMPDIR,
+ *       removed after a good run), builds with make (mpicc, or smpicc for --smpi; the runtime's
+ *       objects from polyapm's cache directory when an earlier run built them, objcache.c), runs
+ *       under mpirun (smpirun -platform PLATFORM), checks the checksum against the node's
+ *       simulation with the same parameters and stores the best seconds of K runs as a
+ *       measurement of the node.
  *
  * A node is exported only when it is verified: its simulation at its own parameter values agrees
  * with the root's (run simulates with the -D values too, for the checksum it compares); a file
