@@ -34,12 +34,16 @@ out=$(CC=mpicc "$POLYAPM" run "$EX/polyeval.apm" -np 2 -D procs=2 --json 2>&1 | 
 expect_eq "CC named: run, equal, under an entry of its own" \
     "$(printf '%s' "$out" | json "j['match']") $(ls "$OBJ" | wc -l)" "True 2"
 
-# a failed run keeps its directory and says where
-"$POLYAPM" run "$EX/polyeval.apm" -np 3 -D procs=2 >/dev/null 2>err
+# a run whose program fails to build keeps its directory and says where; one refused before
+# (3 ranks for 2 processors) leaves nothing
+CC=false "$POLYAPM" run "$EX/polyeval.apm" -np 2 -D procs=2 >/dev/null 2>err
 kept=$(sed -n 's/^polyapm run: the exported program is kept in //p' err)
-expect_eq "a failed run (3 ranks for 2 processors) names its directory, which holds the program" \
+expect_eq "a run whose build fails (CC=false) names its directory, which holds the program" \
     "$(test -f "$kept/polyeval.c" && echo yes)" yes
 rm -rf "$kept"
+"$POLYAPM" run "$EX/polyeval.apm" -np 3 -D procs=2 >/dev/null 2>err
+expect_eq "refused before building (3 ranks for 2 processors): exit 1, nothing left in \$TMPDIR" \
+    "$? $(ls -A "$TMPDIR" | wc -l) $(grep -c 'kept in' err)" "1 0 0"
 
 # a workspace node: its run directory is its cache; run again, nothing is rebuilt
 sed "s/^param n = 256, steps = 21/param n = 16, steps = 21/" "$EX/findiff.apm" >fd16.apm

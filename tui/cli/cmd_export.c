@@ -471,12 +471,13 @@ static int run_dir(const store *s, int64_t node, const char *tag, const char *pv
     return CLI_OK;
 }
 
-/* A file's directory in /tmp is removed after a good run, kept (and named) after a failed one;
- * a workspace's stays as the cache it is. */
-static void run_dir_done(const store *s, const char *dir, int rc)
+/* A file's directory in $TMPDIR is removed after a good run, and after a failure before its
+ * program was exported (there is nothing to see), kept and named after a failure of the exported
+ * program (its build, its run, its checksum); a workspace's stays as the cache it is. */
+static void run_dir_done(const store *s, const char *dir, int rc, int exported)
 {
     if (s || !dir[0]) return;
-    if (rc == CLI_OK) cli_remove_tree(dir);
+    if (rc == CLI_OK || !exported) cli_remove_tree(dir);
     else fprintf(stderr, "polyapm run: the exported program is kept in %s\n", dir);
 }
 
@@ -608,7 +609,7 @@ static int run_native_reference(const exp_args *a, const exp_target *t, uint64_t
         double secs;
         rc = run_times(cmd, info.prog, 1, 1, sum, &secs);
     }
-    run_dir_done(t->s, dir, rc);
+    run_dir_done(t->s, dir, rc, st == XF_OK && !info.mpi);
     return rc;
 }
 
@@ -637,10 +638,11 @@ int cmd_run(int argc, char **argv)
     char dir[4096] = "", cmd[9000];
     cli_mpirun session = {.dir = ""};
     xf_export_info info;
-    if (rc != CLI_OK ||
-        (rc = run_dir(t.s, t.node, xf_exchange_name(a.exchange), t.params, dir, sizeof dir)) != CLI_OK ||
-        (rc = run_export(&a, &t, dir, &info)) != CLI_OK || (rc = run_build(dir, a.smpi != NULL, info.mpi)) != CLI_OK)
-        goto done;
+    if (rc == CLI_OK) rc = run_dir(t.s, t.node, xf_exchange_name(a.exchange), t.params, dir, sizeof dir);
+    if (rc == CLI_OK) rc = run_export(&a, &t, dir, &info);
+    int exported = rc == CLI_OK;
+    if (rc == CLI_OK) rc = run_build(dir, a.smpi != NULL, info.mpi);
+    if (rc != CLI_OK) goto done;
     if (info.mpi && !a.smpi && (rc = cli_mpirun_open(&session)) != CLI_OK) goto done;
     run_command(&a, &info, dir, platform, speed, &session, cmd, sizeof cmd);
     double best = -1;
@@ -679,7 +681,7 @@ int cmd_run(int argc, char **argv)
     if (t.s) rc = run_store(&a, &t, platform, best);
 done:
     cli_mpirun_close(&session);
-    run_dir_done(t.s, dir, rc);
+    run_dir_done(t.s, dir, rc, exported);
     exp_target_free(&t);
     return rc;
 }
