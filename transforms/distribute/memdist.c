@@ -10,6 +10,9 @@
  * tile plus a halo of 1), otherwise an inner reduction `min(k = first .. last) lo_d(k)` (dist
  * bounds may use any integer expression of the processor and the parameters).  An array nobody
  * accesses, and every scalar (a 0-dimensional array: alpha, beta of PolyBench), is replicated.  Coordinates stay absolute (relcoord makes them relative).
+ * A memory may instead be pieces, or a box with a ragged last range, when they hold the footprint
+ * in less memory (layout_array; their sizes and the check that they hold it: memdist_size.c);
+ * layout=box keeps the box.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +25,7 @@
 
 #include "distribute_int.h"
 #include "entries_int.h"
-
-
+#include "memdist_int.h"
 
 static ir_expr *bin(ir_program *p, ir_op op, ir_expr *a, ir_expr *b) { return ir_new_binary(p, op, a, b); }
 
@@ -109,25 +111,6 @@ static void lattice_dim(ir_program *out, const xf_tiling *T, const char *rpv, co
     pc->block[k] = blk;
 }
 
-/* What every bound of one memdist needs, and the numbers to size and check candidate layouts. */
-typedef struct md_ctx {
-    ir_program *out;
-    const xf_tiling *T;
-    const char *rpv;
-    const ir_expr *P1;
-    const xf_model *m;
-    isl_ctx *ctx;
-    unsigned npar;
-    isl_ast_build *bp;
-    const ir_decl *ad;
-    int ok;
-    xf_env env0;               /* the parameters at their values */
-    int64_t rp_lo, rp_hi;      /* the real processors */
-    ir_expr *rp_of;            /* RP(virtual processor variables) */
-    int64_t budget;            /* expression nodes still to evaluate for this array (env0.fuel) */
-    int box_only;              /* layout=box: no pieces, no ragged range */
-    int pieced;                /* layout=auto chose pieces or a ragged range for some array */
-} md_ctx;
 
 /* Adds the affine bound `one` to affs[0 .. n-1] (their owner's): one that differs from it by a constant
  * keeps the extreme of the two (the greater when e, else the lesser).  The new count. */
@@ -468,14 +451,6 @@ static int ragged_last(md_ctx *X, __isl_keep isl_map *const *Fall, const int *se
     return 1;
 }
 
-/* One candidate piece: the accesses it holds, its ranges, and their texts (for merging). */
-typedef struct md_piece {
-    ir_dist_piece pc;
-    int sel[64];
-    int nsel;
-    char *outer, *last;
-    int unsure;                /* its ragged range needs the point check (ragged_last) */
-} md_piece;
 
 static void piece_texts(md_piece *P, int nd)
 {
@@ -497,9 +472,6 @@ static void piece_texts(md_piece *P, int nd)
 
 /* The piece holding the accesses P->sel: the other dimensions as boxes (or lattices), the last
  * one ragged when `ragged` and it depends on them. */
-static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, __isl_keep isl_map *const *F,
-                           int nf, int check);
-
 static void piece_build(md_ctx *X, __isl_keep isl_map *const *F, int nd, const char *const *ivar, int ragged,
                         md_piece *P)
 {
@@ -529,180 +501,12 @@ static void piece_build(md_ctx *X, __isl_keep isl_map *const *F, int nd, const c
         }
         R.pc.ivar = ir_alloc(out, (size_t)nd * sizeof *R.pc.ivar);
         for (int k = 0; k < nd; k++) R.pc.ivar[k] = k < nd - 1 ? ir_strdup(out, ivar[k]) : NULL;
-        int64_t plain = X->rp_of ? layout_size(X, P, 1, nd, F, 0, 0) : -1;
-        int64_t rag = X->rp_of ? layout_size(X, &R, 1, nd, F, 0, 0) : -1;
+        int64_t plain = X->rp_of ? md_layout_size(X, P, 1, nd, F, 0, 0) : -1;
+        int64_t rag = X->rp_of ? md_layout_size(X, &R, 1, nd, F, 0, 0) : -1;
         if (rag >= 0 && (plain < 0 || rag < plain)) *P = R;
         else P->unsure = 0;
     }
     piece_texts(P, nd);
-}
-
-/* ---- numbers: a candidate layout's size, and whether it holds every footprint ---------------- */
-
-#define MD_MAX_ROWS 4000000    /* outer index tuples evaluated per processor and piece */
-#define MD_MAX_POINTS 3000000  /* footprint points checked per array */
-#define MD_BUDGET 20000000     /* expression nodes evaluated per array, over all candidates */
-
-/* One piece for one real processor: its outer ranges, and per outer tuple (row-major over the
- * outer box) the last range; rows outside an outer lattice are empty (lo > hi). */
-typedef struct md_tab {
-    int64_t lo[8], hi[8], st[8], bl[8];
-    int64_t *rlo, *rhi, lst, lbl;   /* lst: the last range's step (0: none) */
-    int64_t nrows, size;
-} md_tab;
-
-static int64_t lattice_count(int64_t lo, int64_t hi, int64_t s, int64_t b)
-{
-    if (hi < lo) return 0;
-    if (!s) return hi - lo + 1;
-    int64_t q = hi - lo;
-    return (q / s) * b + (q % s + 1 < b ? q % s + 1 : b);
-}
-
-static int in_range(int64_t x, int64_t lo, int64_t hi, int64_t s, int64_t b)
-{
-    if (x < lo || x > hi) return 0;
-    return !s || (x - lo) % s < b;
-}
-
-static int eval_at(const ir_expr *e, xf_env *env, int64_t *v) { return e ? xf_eval_int(e, env, v) : -1; }
-
-static int tab_build(md_ctx *X, const ir_dist_piece *pc, int nd, int64_t rp, md_tab *t)
-{
-    xf_env env = X->env0;
-    env.names[env.n] = X->rpv;
-    env.vals[env.n++] = rp;
-    *t = (md_tab){0};
-    int64_t rows = 1;
-    for (int k = 0; k < nd; k++) {
-        t->st[k] = 0;
-        t->bl[k] = 1;
-        if (pc->ivar && k == nd - 1) break;
-        if (eval_at(pc->lo[k], &env, &t->lo[k]) || eval_at(pc->hi[k], &env, &t->hi[k])) return -1;
-        if (pc->step && pc->step[k]) {
-            if (eval_at(pc->step[k], &env, &t->st[k])) return -1;
-            if (pc->block[k] && eval_at(pc->block[k], &env, &t->bl[k])) return -1;
-            if (t->st[k] < 1 || t->bl[k] < 1) return -1;
-        }
-        if (k < nd - 1) {
-            int64_t ext = t->hi[k] >= t->lo[k] ? t->hi[k] - t->lo[k] + 1 : 0;
-            rows *= ext;
-            if (rows > MD_MAX_ROWS) return -1;
-        }
-    }
-    t->lst = t->st[nd - 1];
-    t->lbl = t->bl[nd - 1];
-    t->nrows = rows;
-    t->rlo = xmalloc((size_t)(rows + 1) * sizeof *t->rlo);
-    t->rhi = xmalloc((size_t)(rows + 1) * sizeof *t->rhi);
-    if (!t->rlo || !t->rhi) return -1;
-    int base = env.n;
-    for (int k = 0; k < nd - 1; k++) env.names[base + k] = pc->ivar && pc->ivar[k] ? pc->ivar[k] : "";
-    env.n = base + nd - 1;
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t rest = r, in = 1;
-        for (int k = nd - 2; k >= 0; k--) {
-            int64_t ext = t->hi[k] - t->lo[k] + 1;
-            int64_t x = t->lo[k] + rest % ext;
-            rest /= ext;
-            env.vals[base + k] = x;
-            in &= in_range(x, t->lo[k], t->hi[k], t->st[k], t->bl[k]);
-        }
-        t->rlo[r] = 1;
-        t->rhi[r] = 0;
-        if (!in) continue;
-        if (!pc->ivar) { t->rlo[r] = t->lo[nd - 1]; t->rhi[r] = t->hi[nd - 1]; }
-        else if (eval_at(pc->lo[nd - 1], &env, &t->rlo[r]) || eval_at(pc->hi[nd - 1], &env, &t->rhi[r])) return -1;
-        t->size += lattice_count(t->rlo[r], t->rhi[r], t->lst, t->lbl);
-    }
-    return 0;
-}
-
-static int tab_holds(const md_tab *t, int nd, const int64_t *e)
-{
-    int64_t r = 0;
-    for (int k = 0; k < nd - 1; k++) {
-        if (!in_range(e[k], t->lo[k], t->hi[k], t->st[k], t->bl[k])) return 0;
-        r = r * (t->hi[k] - t->lo[k] + 1) + (e[k] - t->lo[k]);
-    }
-    return in_range(e[nd - 1], t->rlo[r], t->rhi[r], t->lst, t->lbl);
-}
-
-typedef struct md_check {
-    md_ctx *X;
-    md_tab *tabs;              /* [(rp - rp_lo) * npieces + piece] */
-    int npieces, nd, np, bad;
-    int64_t points, last_pv[2], last_rp;
-    int have_last;
-} md_check;
-
-static isl_stat check_point(__isl_take isl_point *pt, void *user)
-{
-    md_check *C = user;
-    int64_t v[10];
-    for (int i = 0; i < C->np + C->nd; i++) {
-        isl_val *x = isl_point_get_coordinate_val(pt, isl_dim_set, i);
-        v[i] = isl_val_get_num_si(x);
-        isl_val_free(x);
-    }
-    isl_point_free(pt);
-    if (++C->points > MD_MAX_POINTS) { C->bad = 1; return isl_stat_error; }
-    int64_t rp;
-    if (C->have_last && v[0] == C->last_pv[0] && (C->np < 2 || v[1] == C->last_pv[1])) {
-        rp = C->last_rp;
-    } else {
-        xf_env env = C->X->env0;
-        for (int q = 0; q < C->np; q++) { env.names[env.n] = C->X->T->pv[q]; env.vals[env.n++] = v[q]; }
-        if (xf_eval_int(C->X->rp_of, &env, &rp)) { C->bad = 1; return isl_stat_error; }
-        C->last_pv[0] = v[0];
-        C->last_pv[1] = C->np > 1 ? v[1] : 0;
-        C->last_rp = rp;
-        C->have_last = 1;
-    }
-    if (rp < C->X->rp_lo || rp > C->X->rp_hi) { C->bad = 1; return isl_stat_error; }
-    for (int p = 0; p < C->npieces; p++)
-        if (tab_holds(&C->tabs[(rp - C->X->rp_lo) * C->npieces + p], C->nd, v + C->np)) return isl_stat_ok;
-    C->bad = 1;
-    return isl_stat_error;
-}
-
-/* The elements a layout of `npc` pieces allocates over all real processors, or -1 when it cannot
- * be evaluated or (check) misses an element some access of F touches.  Pieces hold their
- * footprints by construction (bounds exact per row, or affine and monotone in the virtual
- * processor, or reductions over all of them) except an unsure one: only then are the
- * footprints' points enumerated (at most MD_MAX_POINTS). */
-static int64_t layout_size(md_ctx *X, const md_piece *P, int npc, int nd, __isl_keep isl_map *const *F,
-                           int nf, int check)
-{
-    int64_t nrp = X->rp_hi - X->rp_lo + 1, total = 0;
-    if (nrp < 1 || nrp > 4096 || nd > 8) return -1;
-    md_tab *tabs = xcalloc((size_t)(nrp * npc), sizeof *tabs);
-    int ok = tabs != NULL;
-    for (int64_t r = 0; r < nrp && ok; r++)
-        for (int p = 0; p < npc && ok; p++) {
-            ok = tab_build(X, &P[p].pc, nd, X->rp_lo + r, &tabs[r * npc + p]) == 0;
-            total += tabs[r * npc + p].size;
-        }
-    int unsure = 0;
-    for (int p = 0; p < npc; p++) unsure |= P[p].unsure;
-    /* POLYAPM_MEMDIST_CHECK=all: check every layout (the tests compare the choices) */
-    const char *all = getenv("POLYAPM_MEMDIST_CHECK");
-    if (!(all && !strcmp(all, "all"))) check &= unsure;
-    md_check C = {X, tabs, npc, nd, X->T->np, 0, 0, {0, 0}, 0, 0};
-    for (int a = 0; a < nf && ok && check; a++) {
-        isl_map *f = isl_map_copy(F[a]);
-        for (int i = 0; i < X->m->npnames; i++) {
-            int pos = isl_map_find_dim_by_name(f, isl_dim_param, X->m->pnames[i]);
-            if (pos >= 0) f = isl_map_fix_si(f, isl_dim_param, (unsigned)pos, (int)X->m->pvalues[i]);
-        }
-        isl_set *w = isl_map_wrap(f);
-        C.have_last = 0;
-        if (isl_set_foreach_point(w, check_point, &C) < 0 || C.bad) ok = 0;
-        isl_set_free(w);
-    }
-    for (int64_t i = 0; tabs && i < nrp * npc; i++) { free(tabs[i].rlo); free(tabs[i].rhi); }
-    free(tabs);
-    return ok ? total : -1;
 }
 
 /* The index names of a ragged array's dimensions: i, j, k, i2, .. avoiding every name in use. */
@@ -737,7 +541,7 @@ static int64_t in_array_size(md_ctx *X, const md_piece *P, int nd, __isl_keep is
         C.pc.lo[k] = ir_new_call(X->out, IR_F_MAX, lo, 2);
         C.pc.hi[k] = ir_new_call(X->out, IR_F_MIN, hi, 2);
     }
-    return layout_size(X, &C, 1, nd, F, nf, 0);
+    return md_layout_size(X, &C, 1, nd, F, nf, 0);
 }
 
 /* The layout of one array's local memory: the box around its footprint (as the thesis sizes it),
@@ -766,8 +570,8 @@ static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd
         int64_t size_box = in_array_size(X, &box, nd, F, nf), best_size = size_box;
         piece_build(X, F, nd, ivar, 1, &one);
         if (X->ok && one.pc.ivar) {
-            int64_t s = layout_size(X, &one, 1, nd, F, nf, 0);
-            if (s >= 0 && size_box >= 0 && s * 10 <= best_size * 9 && layout_size(X, &one, 1, nd, F, nf, 1) == s) {
+            int64_t s = md_layout_size(X, &one, 1, nd, F, nf, 0);
+            if (s >= 0 && size_box >= 0 && s * 10 <= best_size * 9 && md_layout_size(X, &one, 1, nd, F, nf, 1) == s) {
                 best = &one;
                 best_size = s;
             }
@@ -794,9 +598,9 @@ static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd
                     }
         }
         if (X->ok && ng > 1 && ng <= 4) {
-            int64_t s = layout_size(X, g, ng, nd, F, nf, 0);
+            int64_t s = md_layout_size(X, g, ng, nd, F, nf, 0);
             if (s >= 0 && size_box >= 0 && s * 10 <= size_box * 9 && s < best_size &&
-                layout_size(X, g, ng, nd, F, nf, 1) == s) {
+                md_layout_size(X, g, ng, nd, F, nf, 1) == s) {
                 for (int i = 0; i < ng; i++) groups[i] = g[i];
                 ngroups = ng;
                 best = groups;
