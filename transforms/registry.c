@@ -52,8 +52,8 @@ static const xf_param memdist_params[] = {
     {"layout", XF_P_ENUM, "auto", "auto|box", 0,
      "auto: an array's local memory in pieces (a box per group of accesses, its last range ragged) "
      "where they hold its footprint in at least 10% less memory than the box around it; box: the box "
-     "always (more memory, every access plain indexing: the exported code finds a pieced element "
-     "through its pieces)", 0, NULL},
+     "(more memory, every access plain indexing: the exported code finds an element of several pieces "
+     "by searching them), refused where auto's memories are indexed directly already", 0, NULL},
 };
 
 static const xf_param overlap_params[] = {

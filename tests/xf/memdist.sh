@@ -189,7 +189,10 @@ expect_match "covariance: explore's cheapest leaf (node $best) has cov in one bo
 "$POLYAPM" apply jacobi1d.apm stm theta=t sigma=i -o "$TMP/j1-s.apm" && "$POLYAPM" apply "$TMP/j1-s.apm" tile procs=4 -o "$TMP/j1-t.apm" && "$POLYAPM" apply "$TMP/j1-t.apm" commgen -o "$TMP/j1-c.apm"
 out=$("$POLYAPM" apply "$TMP/j1-c.apm" memdist layout=box -o "$TMP/j1-box.apm" 2>&1); rc=$?
 expect_match "boxes already: layout=box refused, saying so (exit $rc)" "$rc $out" \
-    "^1 .*layout=box: every array's memory is a box already"
+    "^1 .*layout=box: layout=auto indexes every array's memory directly already"
+out=$("$POLYAPM" apply "$TMP/stm2-blocked-c.apm" memdist layout=box -o "$TMP/s2-box.apm" 2>&1); rc=$?
+expect_match "lu stm2 blocked (l and u ragged, one piece of plain rows each): layout=box refused (exit $rc)" \
+    "$rc $out" "^1 .*one piece whose rows are plain ranges"
 out=$("$POLYAPM" apply "$TMP/j1-c.apm" memdist layout=pieces -o "$TMP/j1-x.apm" 2>&1); rc=$?
 expect_match "layout=pieces: an error naming the values" "$rc $out" "^[12] .*layout=pieces: expected auto or box"
 

@@ -548,8 +548,24 @@ static int64_t in_array_size(md_ctx *X, const md_piece *P, int nd, __isl_keep is
  * or pieces — per group of accesses a box with a ragged last range — when they hold every element
  * the processors touch (checked at the parameters' values) in at least 10% less memory.  Groups
  * start as one access each and merge while two have the same other ranges or the same last
- * range.  With layout=box the box whatever auto would choose (X->pieced says whether it chose
- * otherwise).  Fills dd's ranges. */
+ * range.  With layout=box the box whatever auto would choose (X->searched says whether auto chose
+ * pieces the exported code searches, ir_dist_searched).  Fills dd's ranges. */
+/* dd's ranges: the pieces P[0 .. n-1]. */
+static void set_layout(md_ctx *X, ir_decl *dd, const md_piece *P, int n)
+{
+    dd->u.dist.lo = P[0].pc.lo;
+    dd->u.dist.hi = P[0].pc.hi;
+    dd->u.dist.step = P[0].pc.step;
+    dd->u.dist.block = P[0].pc.block;
+    dd->u.dist.ivar = P[0].pc.ivar;
+    dd->u.dist.nmore = n - 1;
+    dd->u.dist.more = NULL;
+    if (n > 1) {
+        dd->u.dist.more = ir_alloc(X->out, (size_t)(n - 1) * sizeof *dd->u.dist.more);
+        for (int i = 1; i < n; i++) dd->u.dist.more[i - 1] = P[i].pc;
+    }
+}
+
 static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd, ir_decl *dd)
 {
     const char *ivar[8] = {0};
@@ -612,21 +628,9 @@ static void layout_array(md_ctx *X, __isl_keep isl_map *const *F, int nf, int nd
         for (int i = 0; i < ng; i++) { free(g[i].outer); free(g[i].last); }
         free(g);
     }
-    if (best != &box) X->pieced = 1;
-    if (X->box_only) {   /* what auto would have chosen is known: the box instead */
-        best = &box;
-        nbest = 1;
-    }
-    dd->u.dist.lo = best[0].pc.lo;
-    dd->u.dist.hi = best[0].pc.hi;
-    dd->u.dist.step = best[0].pc.step;
-    dd->u.dist.block = best[0].pc.block;
-    dd->u.dist.ivar = best[0].pc.ivar;
-    if (nbest > 1) {
-        dd->u.dist.nmore = nbest - 1;
-        dd->u.dist.more = ir_alloc(X->out, (size_t)(nbest - 1) * sizeof *dd->u.dist.more);
-        for (int i = 1; i < nbest; i++) dd->u.dist.more[i - 1] = best[i].pc;
-    }
+    set_layout(X, dd, best, nbest);
+    if (ir_dist_searched(dd, nd)) X->searched = 1;
+    if (X->box_only) set_layout(X, dd, &box, 1);   /* what auto chose is known: the box instead */
     free(box.outer);
     free(box.last);
     free(one.outer);
@@ -805,9 +809,10 @@ ir_program *xf_memdist_apply(const ir_program *src, const xf_args *args, diag_li
         ir_program_free(out);
         return NULL;
     }
-    if (box_only && !X.pieced) {
-        diag_add(d, src->file, 0, 0, "memdist: layout=box: every array's memory is a box already "
-                                      "(layout=auto gives the same program)");
+    if (box_only && !X.searched) {
+        diag_add(d, src->file, 0, 0, "memdist: layout=box: layout=auto indexes every array's memory directly "
+                                      "already (boxes, or one piece whose rows are plain ranges): the box would "
+                                      "only take more memory");
         ir_program_free(out);
         return NULL;
     }

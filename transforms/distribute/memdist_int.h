@@ -31,7 +31,8 @@ typedef struct md_ctx {
     ir_expr *rp_of;            /* RP(virtual processor variables) */
     int64_t budget;            /* expression nodes still to evaluate for this array (env0.fuel) */
     int box_only;              /* layout=box: no pieces, no ragged range */
-    int pieced;                /* layout=auto chose pieces or a ragged range for some array */
+    int searched;              /* layout=auto chose, for some array, pieces the exported code searches
+                                  (ir_dist_searched) */
 } md_ctx;
 
 /* One candidate piece: the accesses it holds, its ranges, and their texts (for merging). */
