@@ -77,8 +77,13 @@ l = [p[k] for k in ('latency1', 'latency2', 'latency_cached') if p[k] >= 0] + [p
 b = [p[k] for k in ('cache1_bytes', 'cache2_bytes', 'cache_bytes') if p[k] > 0]
 print(s[-1] > s[0], all(s[i] <= 1.5 * s[i + 1] for i in range(len(s) - 1)), l[-1] > l[0],
       all(l[i] <= 1.5 * l[i + 1] for i in range(len(l) - 1)), b == sorted(b))")" "True True True True True"
-expect_eq "a walk down columns: dearer a tick than unit-stride work streamed from memory" "$(printf '%s' "$out" | python3 -c "
-import json,sys; p=json.load(sys.stdin)['profile']; print(p['strided_price'] > p['unit_price'] + p['stream_price'])")" True
+# (a walk measured "beyond the caches" finds most of its lines in the second level, read again by
+# the next columns, as exported walks do: against memory's stream it is not dearer; within a level
+# it is, every element a line of its own)
+expect_eq "a walk down columns: dearer a tick than unit-stride work streamed from the same level" "$(printf '%s' "$out" | python3 -c "
+import json,sys; p=json.load(sys.stdin)['profile']
+print(p['strided1_price'] > p['unit_price'] + p['stream1_price'] and
+      (p['strided2_price'] < 0 or p['strided2_price'] > p['unit_price'] + p['stream2_price']))")" True
 expect_eq "fit quality reported for every series" "$(printf '%s' "$out" | json "sorted(set(f['series'].split()[0] for f in j['fits']))")" \
     "['exchange', 'hrel', 'loggp', 'pingpong', 'recv', 'send']"
 expect_eq "stored in the workspace" "$(sqlite3 lu.pdg/pdg.db "select count(*) from machines where name='local'")" 1
