@@ -16,15 +16,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 D=$ROOT/tests/xf/redist
 size=${REDIST_N:-n=1000,tsteps=50} rep=${REDIST_REPEAT:-3} np=${REDIST_NP:-2}
 defs=(); IFS=, read -ra kv <<<"$size"; for x in "${kv[@]}"; do defs+=(-D "$x"); done
-cp "$D/adi.apm" "$tmp/"
-st="theta=0 sigma=0"
-for k in 14 15 16 17 18 19 20; do st="$st theta.S$k=2*t+11 sigma.S$k=i"; done
-for k in 21 22 23 24 25 26 27; do st="$st theta.S$k=2*t+12 sigma.S$k=i"; done
-# shellcheck disable=SC2086
-"$POLYAPM" apply "$tmp/adi.apm" stm $st inner=seq -o "$tmp/s.apm" >/dev/null &&
-"$POLYAPM" apply "$tmp/s.apm" tile kind=blocked procs=2 -o "$tmp/t.apm" >/dev/null &&
-"$POLYAPM" apply "$tmp/t.apm" commgen -o "$tmp/c.apm" >/dev/null &&
-"$POLYAPM" apply "$tmp/c.apm" memdist -o "$tmp/m.apm" >/dev/null &&
+. "$ROOT/tests/xf/redist/chain.inc"
+adi_to_memdist "$tmp" &&
 "$POLYAPM" apply "$tmp/m.apm" relcoord -o "$tmp/records.apm" >/dev/null &&
 "$POLYAPM" apply "$tmp/m.apm" redist -o "$tmp/redist.apm" >/dev/null 2>&1 || { echo "the derivation failed"; exit 1; }
 secs() {   # FILE RANKS: the best seconds, or "-" with the reason

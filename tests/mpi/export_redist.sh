@@ -33,15 +33,8 @@ expect_match "pieced dist: located, names the array and why" "$out" \
     "pieced.apm:10[0-9]:3: error: export: this collective names array vt: its dist has pieces"
 
 # the derived leaf
-cp "$D/adi.apm" "$TMP/"
-st="theta=0 sigma=0"
-for k in 14 15 16 17 18 19 20; do st="$st theta.S$k=2*t+11 sigma.S$k=i"; done
-for k in 21 22 23 24 25 26 27; do st="$st theta.S$k=2*t+12 sigma.S$k=i"; done
-# shellcheck disable=SC2086
-"$POLYAPM" apply "$TMP/adi.apm" stm $st inner=seq -o "$TMP/s.apm" >/dev/null &&
-"$POLYAPM" apply "$TMP/s.apm" tile kind=blocked procs=2 -o "$TMP/t.apm" >/dev/null &&
-"$POLYAPM" apply "$TMP/t.apm" commgen -o "$TMP/c.apm" >/dev/null &&
-"$POLYAPM" apply "$TMP/c.apm" memdist -o "$TMP/m.apm" >/dev/null &&
+. "$ROOT/tests/xf/redist/chain.inc"
+adi_to_memdist "$TMP" &&
 "$POLYAPM" apply "$TMP/m.apm" redist -o "$TMP/r.apm" >/dev/null
 expect_eq "adi sigma=i: stm, tile, commgen, memdist, redist exit 0" "$?" 0
 ref=$("$POLYAPM" sim "$D/adi.apm" --json | json "j['checksum']")

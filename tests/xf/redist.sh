@@ -56,15 +56,8 @@ bad novalue 's/transpose vt\[max(1, rp \* tb) .. min(n - 2,/transpose vt[rp * tb
     "missing message: vt\[0\]\[0\] of processor 0's source block has no value .*collective T1"
 
 # the redist transform on the chain explore finds (node 5's mapping of PolyBench adi)
-cp "$D/adi.apm" "$TMP/"
-st="theta=0 sigma=0"
-for k in 14 15 16 17 18 19 20; do st="$st theta.S$k=2*t+11 sigma.S$k=i"; done
-for k in 21 22 23 24 25 26 27; do st="$st theta.S$k=2*t+12 sigma.S$k=i"; done
-# shellcheck disable=SC2086
-"$POLYAPM" apply "$TMP/adi.apm" stm $st inner=seq -o "$TMP/s.apm" >/dev/null &&
-"$POLYAPM" apply "$TMP/s.apm" tile kind=blocked procs=2 -o "$TMP/t.apm" >/dev/null &&
-"$POLYAPM" apply "$TMP/t.apm" commgen -o "$TMP/c.apm" >/dev/null &&
-"$POLYAPM" apply "$TMP/c.apm" memdist -o "$TMP/m.apm" >/dev/null
+. "$ROOT/tests/xf/redist/chain.inc"
+adi_to_memdist "$TMP"
 expect_eq "adi sigma=i: stm, tile, commgen, memdist exit 0" "$?" 0
 out=$("$POLYAPM" apply "$TMP/m.apm" redist -o "$TMP/r.apm" 2>&1)
 expect_eq "redist: exit 0" "$?" 0
