@@ -2,7 +2,8 @@
 # tests/xf/local.sh — `local` (transforms/local/): the loops inside one processor's step
 # interchanged to unit stride, distributed and tiled where every dependence between the instances
 # of the step allows.  On syndm leaves (stm, tile blocked procs=2, commgen, memdist, relcoord) of
-# 2mm, gemm and lu (examples/polybench) and of covariance (PolyBench/C's file, when present) the
+# 2mm, gemm, lu and syrk (inside the loop over its blocks, which isl cannot model:
+# examples/polybench) and of covariance (PolyBench/C's file, when present) the
 # result simulates verified against the source (every value bit for bit), exports, and runs under
 # mpirun -np 2 with the simulation's checksum; an order the dependences forbid (seidel-2d's sweep in
 # place) is refused with the dependence and an instance pair named; explore offers it at syndm and
@@ -141,6 +142,25 @@ expect_match "seidel-2d: ... naming the flow dependence through a neighbour and 
 out=$("$POLYAPM" apply "$TMP/seidel.apm" local order=i,j tile=8 2>&1); rc=$?
 expect_eq "seidel-2d: tiling the sweep refuses too (exit 1)" "$rc" 1
 expect_match "seidel-2d: ... naming the dependence" "$out" 'tile=8 would break dependence [0-9]+ \(flow, S1 -> S1'
+
+# ---- syrk block-cyclic: the loop over its blocks (step procs) stays, the nest inside is rewritten -
+WS=$TMP/syrk.pdg
+"$POLYAPM" init "$EX/syrk.apm" -o "$WS" >/dev/null && P apply ROOT stm theta=0 sigma=i inner=seq >/dev/null &&
+    P apply 2 tile kind=blockcyclic procs=2 bs=4 >/dev/null && P apply 3 commgen >/dev/null &&
+    P apply 4 memdist >/dev/null && P apply 5 relcoord >/dev/null || fail "syrk leaf" "the chain did not apply"
+expect_match "syrk block-cyclic leaf: a loop over the blocks isl cannot model (step procs)" "$(P show 6 --program)" \
+    'for kb = rp \.\. .* step procs \{'
+i=$(P apply 6 local -q)
+prog=$(P show "$i" --program)
+expect_match "syrk local: the loop over the blocks stays, the nest inside it rewritten" "$prog" \
+    'for kb = rp \.\. .* step procs \{'$'\n'' *# local'$'\n'' *for p = '
+expect_match "syrk local: S2 runs j, then k innermost (A[j][k] at unit stride)" "$prog" \
+    'for j = 0 \.\. p \{'$'\n'' *for k = 0 \.\. m - 1 \{'$'\n'' *let i = p'$'\n'' *S2: '
+verified "syrk local" "$i"
+runs "syrk local" "$i"
+t=$(P apply 6 local tile=8 -q)
+verified "syrk local tile=8" "$t"
+runs "syrk local tile=8" "$t"
 
 # ---- covariance from PolyBench/C: the column sums and the products turned to unit stride --------
 PB=$(pb_dir)

@@ -16,9 +16,10 @@
  *                     reuse data across its outer loops (an access one of them does not move);
  *                     one size per loop, outer first (the last repeats; 0 or 1: not tiled);
  *   at=LABEL          only the nests that hold statement LABEL.
- * A nest that holds a collective, an annotated block, a condition that reads arrays, a loop whose
- * step is not a literal, or that is tiled already is left as it is (local_model.c); its sends stay
- * with the values they send.  A rewritten nest says so in a comment (`# local tile=32`), and
+ * A nest that holds a collective, an annotated block, a condition that reads arrays, or that is
+ * tiled already is left as it is (local_model.c); a loop isl cannot model (its step not a literal:
+ * a cyclic tiling's `step procs`) too, but the nests inside it are rewritten.  Sends stay with the
+ * values they send.  A rewritten nest says so in a comment (`# local tile=32`), and
  * nothing to change is a refusal: `local` on its own result stops.
  */
 #include <stdlib.h>
@@ -461,6 +462,83 @@ static ir_program *refuse(ir_program *out, diag_list *d, const ir_program *src, 
     return NULL;
 }
 
+/* What local_sites has done so far over the nests of a program. */
+typedef struct apply_state {
+    ir_program *out;
+    const lx_opts *o;
+    char *text;                /* owned: out's text (the names taken) */
+    strbuf left;               /* the nests left as they are, and why */
+    char *refusal, *first_why; /* owned */
+    int changed;
+} apply_state;
+
+static void left_as_is(apply_state *A, const ir_stmt *orig, const char *why)
+{
+    strbuf_printf(&A->left, "%sthe nest at line %d is left as it is: %s", A->left.n ? "; " : "", orig->pos.line, why);
+}
+
+/* Plans and generates the modelled nest n of site st. */
+static void rewrite_nest(apply_state *A, site *st, lx_nest *n)
+{
+    ir_stmt *orig = st->blk->stmts[st->idx];
+    char *why = NULL;
+    plan pl = {.n = n, .o = A->o, .text = &A->text};
+    pl.root = lx_tree_build(&pl.pool, n);
+    int r = plan_nest(&pl);
+    if (r < 0) A->refusal = xasprintf("%s", pl.why);
+    else if (r > 0 && lx_generate(n, pl.root, st->blk, st->idx, &why) != 0) {
+        left_as_is(A, orig, why);
+        free(why);
+    } else if (r > 0) {
+        note_nest(A->out, st->blk->stmts[st->idx], orig, A->o);
+        A->changed++;
+    }
+    if (r == 0 && pl.why && !A->first_why) A->first_why = pl.why, pl.why = NULL;
+    free(pl.why);
+    lx_pool_free(&pl.pool);
+}
+
+static void local_sites(apply_state *A, sites *x);
+
+/* The nests inside loop `orig` of site st, its variables fixed (their instances in one of its
+ * iterations).  Whether any was rewritten. */
+static int local_inside(apply_state *A, const site *st, ir_stmt *orig)
+{
+    if (st->nouter + orig->u.for_.nvars > MAX_OUTER) return 0;
+    sites *in = xmalloc(sizeof *in);
+    in->n = 0;
+    in->nouter = st->nouter;
+    memcpy(in->outer, st->outer, (size_t)st->nouter * sizeof *st->outer);
+    for (int v = 0; v < orig->u.for_.nvars; v++) push_outer(in, LX_O_LOOP, orig, v);
+    collect_sites(in, orig->u.for_.body);
+    int before = A->changed;
+    local_sites(A, in);
+    free(in);
+    return A->changed > before;
+}
+
+/* Rewrites the nests of x, the last first (the sites before stay where they are).  A loop isl
+ * cannot model (its bounds or step not affine: a cyclic tiling's `step procs`) is not rewritten,
+ * but the nests inside it are. */
+static void local_sites(apply_state *A, sites *x)
+{
+    for (int k = x->n - 1; k >= 0 && !A->refusal; k--) {
+        lx_nest n;
+        char *why = NULL;
+        site *st = &x->s[k];
+        ir_stmt *orig = st->blk->stmts[st->idx];
+        int m = lx_nest_model(&n, A->out, orig, st->outer, st->nouter, &why);
+        if (m == 0) rewrite_nest(A, st, &n);
+        lx_nest_free(&n);
+        if (m == 0 || (m == -2 && orig->kind == IR_S_FOR && local_inside(A, st, orig))) {
+            free(why);
+            continue;
+        }
+        left_as_is(A, orig, why);
+        free(why);
+    }
+}
+
 ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list *d, int *status)
 {
     lx_opts o;
@@ -472,40 +550,15 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
     *status = XF_EREFUSED;
     ir_program *out = ir_program_clone(src);
     sites *x = xmalloc(sizeof *x);
-    int ns = find_sites(out, x), changed = 0;
-    char *text = ir_print(out);
-    strbuf left = {0};
-    char *refusal = NULL, *first_why = NULL;
-    for (int k = ns - 1; k >= 0 && !refusal; k--) {   /* last first: the sites before stay where they are */
-        lx_nest n;
-        char *why = NULL;
-        site *st = &x->s[k];
-        ir_stmt *orig = st->blk->stmts[st->idx];
-        if (lx_nest_model(&n, out, orig, st->outer, st->nouter, &why) != 0) {
-            strbuf_printf(&left, "%sthe nest at line %d is left as it is: %s", left.n ? "; " : "", orig->pos.line, why);
-            free(why);
-            lx_nest_free(&n);
-            continue;
-        }
-        plan pl = {.n = &n, .o = &o, .text = &text};
-        pl.root = lx_tree_build(&pl.pool, &n);
-        int r = plan_nest(&pl);
-        if (r < 0) refusal = xasprintf("%s", pl.why);
-        else if (r > 0 && lx_generate(&n, pl.root, st->blk, st->idx, &why) != 0) {
-            strbuf_printf(&left, "%sthe nest at line %d is left as it is: %s", left.n ? "; " : "", orig->pos.line, why);
-            free(why);
-        } else if (r > 0) {
-            note_nest(out, st->blk->stmts[st->idx], orig, &o);
-            changed++;
-        }
-        if (r == 0 && pl.why && !first_why) first_why = pl.why, pl.why = NULL;
-        free(pl.why);
-        lx_pool_free(&pl.pool);
-        lx_nest_free(&n);
-    }
-    free(text);
+    find_sites(out, x);
+    apply_state A = {.out = out, .o = &o, .text = ir_print(out)};
+    local_sites(&A, x);
+    free(A.text);
     free(x);
     free(o.order_buf);
+    char *refusal = A.refusal, *first_why = A.first_why;
+    strbuf left = A.left;
+    int changed = A.changed;
     if (!refusal && !changed)
         refusal = first_why ? xasprintf("nothing to change: %s%s%s", first_why, left.n ? "; " : "", left.n ? left.s : "")
                 : xasprintf("nothing to change: %s%s%s",

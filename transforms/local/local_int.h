@@ -41,7 +41,9 @@ typedef struct lx_outer { lx_outer_kind kind; const ir_stmt *s; int var; } lx_ou
 
 /* Models the nest `orig` of `out`, under `outer` (what the model's context knows of the names
  * bound there, where affine).  0, or -1 with the reason in *why (malloc'd): a collective inside,
- * an annotated block, a data-dependent condition, non-affine loops. */
+ * an annotated block, a data-dependent condition, a nest tiled already; -2 when isl cannot model
+ * its loops (bounds or steps not affine): the nests inside its top loop may be modelled, that
+ * loop's variable fixed. */
 int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, const lx_outer *outer, int nouter,
                   own_give char **why);
 void lx_nest_free(lx_nest *n);

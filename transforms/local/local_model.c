@@ -573,7 +573,7 @@ int lx_nest_model(lx_nest *n, ir_program *out, ir_stmt *orig, const lx_outer *ou
         *why = xasprintf("it cannot be modelled (%s)", d.n ? d.items[0].msg : "isl");
         diag_list_free(&d);
         free(cons);
-        return -1;
+        return -2;
     }
     diag_list_free(&d);
     for (int s = 0; s < n->m->nst; s++)
