@@ -694,9 +694,23 @@ static int search_loop(search *S)
 
 enum { LOCAL_LEAVES = 3, LOCAL_CANDS = 3 };
 
-/* The second pass (explore.h): the per-rank code of the LOCAL_LEAVES best verified leaves,
- * local's candidates (cand_keeps_leaf) tried on each, LOCAL_CANDS evaluations each beyond the
- * budget; their children are leaves beside them.  0, or -1 on an error. */
+/* Whether leaf `node` has the shape of derivation of one of shapes[0 .. n) (explore_leaf_shape):
+ * local changes leaves of one shape alike.  Its shape is added when not.  1, 0, or -1 on an
+ * error. */
+static int shape_seen(search *S, int64_t node, char **shapes, int *n)
+{
+    char *shape = explore_leaf_shape(S->s, S->o->start, node, S->d);
+    if (!shape) return -1;
+    for (int k = 0; k < *n; k++)
+        if (!strcmp(shapes[k], shape)) { free(shape); return 1; }
+    shapes[(*n)++] = shape;
+    return 0;
+}
+
+/* The second pass (explore.h): the per-rank code of the best verified leaf of each of the
+ * LOCAL_LEAVES best shapes of derivation (at the user's size when ranked there, else at the
+ * search's), local's candidates (cand_keeps_leaf) tried on each, LOCAL_CANDS evaluations each
+ * beyond the budget; their children are leaves beside them.  0, or -1 on an error. */
 static int second_pass(search *S)
 {
     explore_result *r = S->res;
@@ -704,17 +718,20 @@ static int second_pass(search *S)
     explore_leaf *l = malloc((size_t)r->nleaves * sizeof *l);
     if (!l) { diag_add(S->d, NULL, 0, 0, "out of memory"); return -1; }
     memcpy(l, r->leaves, (size_t)r->nleaves * sizeof *l);
-    qsort(l, (size_t)r->nleaves, sizeof *l, leaf_cmp);
+    if (!r->at.n) qsort(l, (size_t)r->nleaves, sizeof *l, leaf_cmp);   /* else ranked at the user's size */
     S->local_pass = 1;
-    int rc = 0;
-    for (int j = 0, k = 0; j < r->nleaves && k < LOCAL_LEAVES && rc == 0; j++) {
+    char *shapes[LOCAL_LEAVES];
+    int nshapes = 0, rc = 0;
+    for (int j = 0; j < r->nleaves && nshapes < LOCAL_LEAVES && rc == 0; j++) {
         int i = l[j].verified == 1 ? find_node(S, l[j].node) : -1;
         if (i < 0 || S->nodes[i].level != IR_SYNDM) continue;
+        int seen = shape_seen(S, l[j].node, shapes, &nshapes);
+        if (seen != 0) { rc = seen < 0 ? -1 : 0; continue; }
         S->nodes[i].local = 2;
         S->extra += LOCAL_CANDS;
         rc = expand(S, i);
-        k++;
     }
+    for (int k = 0; k < nshapes; k++) free(shapes[k]);
     free(l);
     return rc == 0 ? search_loop(S) : -1;
 }
@@ -764,7 +781,13 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     if (start_workers(&S) != 0) { diag_add(d, NULL, 0, 0, "cannot start workers: %s", strerror(errno)); goto out; }
     if (reach(&S, o.start, 0) < 0) goto out;
     int failed = search_loop(&S) != 0;
+    if (!failed && !xf_cancelled() && o.nat) {   /* the second pass works on the best at the user's size */
+        if (out->nleaves > 1) qsort(out->leaves, (size_t)out->nleaves, sizeof *out->leaves, leaf_cmp);
+        failed = explore_rank_at(s, &o, out, d) != 0;
+    }
+    int first_local = out->nleaves;
     if (!failed && !xf_cancelled()) failed = second_pass(&S) != 0;
+    if (!failed && !xf_cancelled()) failed = explore_rank_more(s, &o, first_local, out, d) != 0;
     /* what is in flight when an error ends the search: told to stop, then killed */
     if (failed && S.jobs > 1) {
         xf_cancel();
@@ -783,7 +806,10 @@ out:
     free(S.nodes);
     ir_program_free(ref);
     store_node_clear(&rootn);
-    if (out->nleaves > 1) qsort(out->leaves, (size_t)out->nleaves, sizeof *out->leaves, leaf_cmp);
+    int ranked = 0;   /* the leaves ranked at the user's size come first, in that order */
+    while (ranked < out->nleaves && out->leaves[ranked].rank_verified != -1) ranked++;
+    if (out->nleaves - ranked > 1)
+        qsort(out->leaves + ranked, (size_t)(out->nleaves - ranked), sizeof *out->leaves, leaf_cmp);
     xf_cancel_clear();            /* the request is answered (after the last progress call, which
                                      may make one): the next search starts afresh */
     return rc;

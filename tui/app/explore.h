@@ -27,9 +27,9 @@
  * The search stops when nothing is open or after `budget` nodes were evaluated (stored results
  * count: a rerun walks the same path from the store and continues where the last run stopped).
  * Then a second pass tries `local` (transforms/local/: the loops of a processor's step
- * interchanged to unit stride, alone, tiled by 64, and by 32,32,256) on the three best verified
- * syndm leaves,
- * three evaluations each beyond the budget: the per-rank code of an answer, not a new way to
+ * interchanged to unit stride, alone, tiled by 64, and by 32,32,256) on the best verified syndm
+ * leaf of each of the three best shapes of derivation (explore_leaf_shape; with opts.at, the best
+ * at the user's size), three evaluations each beyond the budget: the per-rank code of an answer, not a new way to
  * one, so that the search's breadth stays what it was; its children are leaves beside their
  * parent, which stays a leaf to compare them with.
  * A node whose candidates were all tried is marked explored (store_mark STORE_MARK_EXPLORED):
@@ -97,6 +97,13 @@ typedef struct explore_opts {
     void *progress_ctx;
     void (*observe)(void *ctx, explore_event ev, int64_t node, double bound);   /* may be NULL */
     void *observe_ctx;
+    /* explore --at: the user's size, nat values of parameters of the start node (0: none; check
+     * them with explore_rank_check first).  The leaves are ranked there (below: the rank_top
+     * best, 0: 3) before the second pass, which works on the best there, and its own leaves are
+     * ranked beside them. */
+    ir_binding at[EXPLORE_MAX_BINDINGS];
+    int nat;
+    int rank_top;
 } explore_opts;
 
 typedef struct explore_leaf {
@@ -105,15 +112,15 @@ typedef struct explore_leaf {
     int verified;
     int nprocs;               /* processors of its simulation (the MPI ranks it runs on) */
     int busy;                 /* of which those with work */
-    double rank_cost;         /* its cost at explore_rank_at's values, extrapolated; -1 when not ranked */
+    double rank_cost;         /* its cost at opts.at, extrapolated; -1 when not ranked */
     double rank_seconds;      /* the same in predicted seconds (cost x the profile's tick) */
     int rank_verified;        /* verified at every size it was simulated at (1), or not (0; -1: not ranked) */
 } explore_leaf;
 
 enum { EXPLORE_AT_SAMPLES = 4 };
 
-/* The sizes explore_rank_at simulated at: sample m binds the parameters it scaled (in the order
- * of `at`) to b[m][..], lam[m] the factor of the user's size they are. */
+/* The sizes the ranking at opts.at simulated at: sample m binds the parameters it scaled (in
+ * the order of `at`) to b[m][..], lam[m] the factor of the user's size they are. */
 typedef struct explore_at {
     int n;
     ir_binding b[EXPLORE_AT_SAMPLES][EXPLORE_MAX_BINDINGS];
@@ -122,7 +129,7 @@ typedef struct explore_at {
 
 typedef struct explore_result {
     explore_stats stats;
-    explore_at at;            /* explore_rank_at's samples (n = 0 without it) */
+    explore_at at;            /* the ranking's samples (n = 0 without opts.at) */
     explore_leaf *leaves;     /* every leaf reached, best first */
     int nleaves;
     /* explore_explain: whether the best leaf spreads its work over its processors (1), keeps it
@@ -138,26 +145,24 @@ typedef struct explore_result {
 
 /* Runs the search.  0 (also when interrupted: see stats.interrupted), -1 with a message. */
 int explore_run(store *s, const explore_opts *o, own_give explore_result *out, diag_list *d);
-/* Ranking at the user's size (explore --at): the search simulates at the program's (small)
- * sizes, where messages weigh far more than at the sizes a program runs at.  Simulating at the
- * user's size would take minutes to hours, so each of the `k` best verified leaves of `r` is
- * simulated at EXPLORE_AT_SAMPLES sizes on the ray towards `at` (names of parameters of the start
- * node, scaled together; the search's -D bindings hold for the others), the largest about twice
- * the program's own size, each stored as `polyapm sim NODE -D ...` stores it (a rerun finds
- * them); its cost at `at` is the cubic through those four costs, evaluated there (exact for costs
- * that are polynomials of degree three in the sizes: work over a 3-deep nest, messages over a
- * 2-deep one; what changes with the size otherwise — the caches' share of the data — is not
+/* Ranking at the user's size (explore_opts.at, explore --at), part of explore_run: the search
+ * simulates at the program's (small) sizes, where messages weigh far more than at the sizes a
+ * program runs at.  Simulating at the user's size would take minutes to hours, so each of the
+ * rank_top best verified leaves is simulated at EXPLORE_AT_SAMPLES sizes on the ray towards `at`
+ * (scaled together; the search's -D bindings hold for the others), the largest about twice the
+ * program's own size, each stored as `polyapm sim NODE -D ...` stores it (a rerun finds them);
+ * its cost at `at` is the cubic through those four costs, evaluated there (exact for costs that
+ * are polynomials of degree three in the sizes: work over a 3-deep nest, messages over a 2-deep
+ * one; what changes with the size otherwise — the caches' share of the data — is not
  * extrapolated).  When `at` is no larger than twice the program's size, the largest sample is
- * `at` itself and the cost is its simulation's.  The leaves are ordered by that cost: leaves
- * verified at every sample first, cheapest first, then the others, then the leaves beyond k as
- * they were.  Beyond the k best, the best verified leaf of every other shape of derivation (its
- * space-time mapping and the names of the transforms after it; up to 8 such) is ranked too.
- * Interruptible as explore_run (the leaves not ranked keep rank_cost -1).
- * 0, or -1 with a message (an unknown name, a failed simulation). */
-int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int nat, int k,
-                    explore_result *r, diag_list *d);
+ * `at` itself and the cost is its simulation's.  Beyond those, the best verified leaf of every
+ * other shape of derivation (its space-time mapping and the names of the transforms after it; up
+ * to 8 such) is ranked too, and so are the second pass's leaves.  The leaves are ordered by that
+ * cost: leaves verified at every sample first, cheapest first, then the others, then the leaves
+ * not ranked as the search ordered them.  An interrupted ranking leaves the leaves it did not
+ * reach with rank_cost -1. */
 /* Whether `at` names parameters of node `start` whose values evaluate: 0, or -1 with a message
- * (explore_rank_at checks it too; a caller checks before a search). */
+ * (a caller checks before a search). */
 int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, diag_list *d);
 /* Why the best leaf of r (its first) keeps its work on one processor when it runs on several:
  * sets r->spread, r->spread_node and r->serial (explore_result).  0, or -1 with a message (the

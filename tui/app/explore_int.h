@@ -57,6 +57,20 @@ int has_proc_loop(const ir_block *b);
 /* The processors with work in a stored simulation's per-processor totals (store_sim.per_proc). */
 int explore_busy(const char *per_proc);
 
+/* ---- ranking at the user's size (explore_rank.c; explore.h says how) ---- */
+
+/* Ranks r's leaves at o->at: the o->rank_top best verified leaves in the search's order (r
+ * sorted so) and the best of every other shape, then sorts them.  0, or -1 with a message. */
+int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_list *d);
+/* The shape of leaf `node`'s derivation (malloc'd; NULL with a message): the node its first
+ * step from the search's start made (the space-time mapping) and the names of the transforms
+ * after it, without their parameters — leaves of one shape differ in tile sizes, block sizes,
+ * placements' widths. */
+char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d);
+/* Ranks the verified leaves r->leaves[from ..] (the second pass's) beside those ranked already
+ * (same samples) and sorts the ranked ones again.  0, or -1 with a message. */
+int explore_rank_more(store *s, const explore_opts *o, int from, explore_result *r, diag_list *d);
+
 /* ---- candidates (explore_cands.c) ---- */
 
 enum { MAX_ARGS = 128 };   /* stm auto's longest candidates (deriche: 70 words) */

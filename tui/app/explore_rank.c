@@ -7,7 +7,7 @@
  * three in lambda through those four points, evaluated at lambda = 1; the leaves are ordered by
  * those predictions.
  */
-#include "explore.h"
+#include "explore_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -179,18 +179,16 @@ static double at_extrapolate(const double *lam, const double *y, int n)
 }
 
 /* Leaf x's cost at the user's size, extrapolated from the samples. */
-static int rank_one(store *s, const explore_opts *o, const explore_at *ax, const ir_binding *at, int nat,
-                    explore_leaf *x, diag_list *d)
+static int rank_one(store *s, const explore_opts *o, const explore_at *ax, explore_leaf *x, diag_list *d)
 {
     double y[EXPLORE_AT_SAMPLES];
     int all = 1;
     for (int m = 0; m < ax->n; m++) {
         ir_binding b[OPS_MAX_BINDINGS];
-        int nb = merge_bindings(o, ax->b[m], nat, b, OPS_MAX_BINDINGS), ver = 0;
+        int nb = merge_bindings(o, ax->b[m], o->nat, b, OPS_MAX_BINDINGS), ver = 0;
         if (sim_at(s, o, b, nb, x->node, &y[m], &ver, d) != 0) return -1;
         all &= ver;
     }
-    (void)at;
     x->rank_cost = at_extrapolate(ax->lam, y, ax->n);
     x->rank_seconds = x->rank_cost * o->profile.tick_seconds;
     x->rank_verified = all;
@@ -199,10 +197,7 @@ static int rank_one(store *s, const explore_opts *o, const explore_at *ax, const
 
 enum { RANK_SHAPES = 8 };   /* leaves ranked beyond the k best: one per derivation of another shape */
 
-/* The shape of leaf `node`'s derivation (malloc'd): the node its first step from the search's
- * start made (the space-time mapping) and the names of the transforms after it, without their
- * parameters — leaves of one shape differ in tile sizes, block sizes, placements' widths. */
-static char *leaf_shape(store *s, int64_t start, int64_t node, diag_list *d)
+char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d)
 {
     store_step *steps = NULL;
     int n = 0;
@@ -226,7 +221,7 @@ static int rank_shapes(store *s, const explore_opts *o, explore_result *r, int n
     int nseen = 0, added = 0;
     for (int i = 0; i < r->nleaves && added < RANK_SHAPES && nseen < 64; i++) {
         if (r->leaves[i].verified != 1) continue;
-        char *shape = leaf_shape(s, o->start, r->leaves[i].node, d);
+        char *shape = explore_leaf_shape(s, o->start, r->leaves[i].node, d);
         if (!shape) break;
         int known = 0;
         for (int k = 0; k < nseen && !known; k++) known = !strcmp(seen[k], shape);
@@ -253,21 +248,42 @@ static int rank_cmp(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
-int explore_rank_at(store *s, const explore_opts *o, const ir_binding *at, int nat, int k,
-                    explore_result *r, diag_list *d)
+int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_list *d)
 {
     for (int i = 0; i < r->nleaves; i++)
         r->leaves[i].rank_cost = r->leaves[i].rank_seconds = -1, r->leaves[i].rank_verified = -1;
-    if (nat <= 0 || k <= 0) return 0;
-    if (explore_rank_check(s, o->start, at, nat, d) != 0 || at_samples(s, o, at, nat, &r->at, d) != 0) return -1;
+    int k = o->rank_top > 0 ? o->rank_top : 3;
+    if (o->nat <= 0) return 0;
+    if (explore_rank_check(s, o->start, o->at, o->nat, d) != 0 || at_samples(s, o, o->at, o->nat, &r->at, d) != 0)
+        return -1;
     int n = 0;   /* the k best verified leaves come first in r (explore_run's order) */
     while (n < r->nleaves && n < k && r->leaves[n].verified == 1) n++;
     n = rank_shapes(s, o, r, n, d);
     for (int i = 0; i < n && !xf_cancelled(); i++)
-        if (rank_one(s, o, &r->at, at, nat, &r->leaves[i], d) != 0) {
+        if (rank_one(s, o, &r->at, &r->leaves[i], d) != 0) {
             if (xf_cancelled()) break;
             return -1;
         }
+    if (xf_cancelled()) r->stats.interrupted = 1;
+    if (n > 1) qsort(r->leaves, (size_t)n, sizeof *r->leaves, rank_cmp);
+    return 0;
+}
+
+int explore_rank_more(store *s, const explore_opts *o, int from, explore_result *r, diag_list *d)
+{
+    if (o->nat <= 0 || !r->at.n) return 0;
+    int n = 0;   /* the ranked leaves come first */
+    while (n < from && r->leaves[n].rank_verified != -1) n++;
+    for (int i = from; i < r->nleaves && !xf_cancelled(); i++) {
+        if (r->leaves[i].verified != 1) continue;
+        explore_leaf x = r->leaves[i];
+        if (rank_one(s, o, &r->at, &x, d) != 0) {
+            if (xf_cancelled()) break;
+            return -1;
+        }
+        memmove(&r->leaves[n + 1], &r->leaves[n], (size_t)(i - n) * sizeof *r->leaves);
+        r->leaves[n++] = x;
+    }
     if (xf_cancelled()) r->stats.interrupted = 1;
     if (n > 1) qsort(r->leaves, (size_t)n, sizeof *r->leaves, rank_cmp);
     return 0;

@@ -1,10 +1,10 @@
 /*
  * cmd_explore.c — `polyapm explore NODE [--depth D] [--budget N] [--jobs J] [--machine M]
  * [--model M] [-D name=value]... [--at name=value,... [--rank-top K]]`: the automatic
- * best-first search of tui/app/explore.c from a workspace node, then (--at, alias --rank-at) its
+ * best-first search of tui/app/explore.c from a workspace node, with (--at, alias --rank-at) its
  * K best leaves ranked by their predicted seconds at the user's size, extrapolated from smaller
- * simulations (explore_rank_at).  Prints the best leaves
- * with their paths of decisions (or --json).  A progress
+ * simulations (explore_opts.at), the per-rank code of the best there made local.  Prints the
+ * best leaves with their paths of decisions (or --json).  A progress
  * line goes to stderr when it is a terminal (--progress: one line per change, for logs and the
  * TUI).  SIGINT/SIGTERM stop the search cleanly (exit 1, "interrupted"); running the same
  * command again continues from what is stored.
@@ -292,6 +292,9 @@ int cmd_explore(int argc, char **argv)
     eo.jobs = o.jobs > 0 ? (int)o.jobs : 1;
     eo.model = o.model;
     eo.prune_slack = nat ? EXPLORE_RANK_SLACK : 1;
+    memcpy(eo.at, at, (size_t)nat * sizeof at[0]);
+    eo.nat = nat;
+    eo.rank_top = o.rank_top > 0 ? (int)o.rank_top : 0;
     eo.nbindings = o.nbindings;
     memcpy(eo.bindings, o.bindings, (size_t)o.nbindings * sizeof o.bindings[0]);
     prog_ctx pc = {.tty = !o.quiet && isatty(2), .lines = o.progress, .budget = eo.budget ? eo.budget : 200};
@@ -305,8 +308,6 @@ int cmd_explore(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = explore_run(s, &eo, &res, &d);
-    if (rc == 0 && nat && !res.stats.interrupted)
-        rc = explore_rank_at(s, &eo, at, nat, o.rank_top > 0 ? (int)o.rank_top : 3, &res, &d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
