@@ -14,8 +14,12 @@ typedef struct series {
     int n, cap;
 } series;
 
+/* Adds the point (x, y); a second measurement at x keeps the least y (the benchmark's runs are
+ * concatenated: see least()). */
 static int series_add(series *s, double x, double y)
 {
+    for (int i = 0; i < s->n; i++)
+        if (s->x[i] == x) { if (y < s->y[i]) s->y[i] = y; return 0; }
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 64;
         double *nx = realloc(s->x, (size_t)cap * sizeof *nx);
@@ -68,13 +72,17 @@ static int burst_add(raw *r, double k, double bytes, double secs)
     return series_add(&r->burst[s], k, secs);
 }
 
+/* A measurement met again (the output of several runs of the benchmark, one after the other)
+ * keeps its least time: the run least disturbed, as each run keeps its best round. */
+static void least(double *slot, double secs) { if (!(*slot > 0) || secs < *slot) *slot = secs; }
+
 static int p_ok(double p) { return p >= 2 && p <= CALIB_MAX_P && p == floor(p); }
 
 /* A line about the machine (ranks, tick, cache) into `r`.  0, or -1 (not one of them). */
 static int parse_machine(raw *r, const char *kind, int n, double a, double b, double c)
 {
     if (!strcmp(kind, "ranks") && n == 2 && a >= 2) { r->ranks = (int)a; return 0; }
-    if (!strcmp(kind, "tick") && n == 2 && a > 0) { r->tick = a; return 0; }
+    if (!strcmp(kind, "tick") && n == 2 && a > 0) { least(&r->tick, a); return 0; }
     if (!strcmp(kind, "cache") && n == 4 && a >= 1 && a <= CALIB_LEVELS && a == floor(a) && b > 0 && c >= 1) {
         int l = (int)a;
         r->micro.cache_bytes[l] = b;
@@ -95,15 +103,15 @@ static int parse_micro(raw *r, const char *line)
         return -1;
     calib_micro *m = &r->micro;
     int l = (int)level;
-    if (!strcmp(name, "update")) { m->update[l] = secs; m->bytes[l] = bytes; return 0; }
-    if (!strcmp(name, "chase")) { m->chase[l] = secs; return 0; }
-    if (!strcmp(name, "strided") && l > 0) { m->walk[l] = secs; return 0; }
+    if (!strcmp(name, "update")) { least(&m->update[l], secs); m->bytes[l] = bytes; return 0; }
+    if (!strcmp(name, "chase")) { least(&m->chase[l], secs); return 0; }
+    if (!strcmp(name, "strided") && l > 0) { least(&m->walk[l], secs); return 0; }
     double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
                 : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
                 : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
                 : !strcmp(name, "restart") ? &m->restart : !strcmp(name, "rows") ? &m->rows : NULL;
     if (!one) return -1;
-    *one = secs;
+    least(one, secs);
     return 0;
 }
 
@@ -116,8 +124,8 @@ static int parse_line(raw *r, const char *line)
     int n = sscanf(line, "%31s %lf %lf %lf %lf", kind, &a, &b, &c, &e);
     if (n < 2) return -1;
     if (parse_machine(r, kind, n, a, b, c) == 0) return 0;
-    if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { r->exchange[(int)a] = b; return 0; }
-    if (!strcmp(kind, "barrier") && n == 3 && p_ok(a)) { r->barrier[(int)a] = b; return 0; }
+    if (!strcmp(kind, "exchange") && n == 3 && p_ok(a)) { least(&r->exchange[(int)a], b); return 0; }
+    if (!strcmp(kind, "barrier") && n == 3 && p_ok(a)) { least(&r->barrier[(int)a], b); return 0; }
     if (!strcmp(kind, "pingpong") && n == 3 && a > 0) return series_add(&r->pingpong, a / 8, b);
     if (!strcmp(kind, "loggp") && n == 4 && a >= 1 && a == floor(a) && b > 0 && c > 0)
         return burst_add(r, a, b, c);

@@ -122,13 +122,26 @@ r=c['rows'][0]; print(c['model'], c['machine'], abs(r['cost']['loggp'] - s['cost
 # refitting saved measurements; bad input names the line
 raw=$(ls -t "${XDG_CACHE_HOME:-$HOME/.cache}"/polyapm/calibrate-local.raw 2>/dev/null | head -1)
 if [ -n "$raw" ]; then
-    expect_eq "the saved measurements hold a cache line and the update and chase at each level and beyond" \
+    expect_eq "the saved measurements: three runs of the benchmark, one after the other" \
+        "$(grep -c '^# run [123] of 3$' "$raw") $(grep -c '^ranks ' "$raw")" "3 3"
+    awk '/^# run 2 of 3$/ { exit } { print }' "$raw" >run1.raw
+    expect_eq "its first run holds a cache line and the update and chase at each level and beyond" \
         "$(awk '$1 == "cache" { c[$2] = 1 } $1 == "micro" && ($2 == "update" || $2 == "chase") { m[$3] += 1 }
-            END { ok = length(c) > 0; for (l in c) ok = ok && m[l] == 2; print ok && m[0] == 2 }' "$raw")" 1
+            END { ok = length(c) > 0; for (l in c) ok = ok && m[l] == 2; print ok && m[0] == 2 }' run1.raw)" 1
     expect_eq "and the poly, accum, aliased, restart, rows and scalar lines, and the strided walk at each level and beyond" \
         "$(awk '$1 == "cache" { c++ } $1 == "micro" && $2 ~ /^(poly|accum|aliased|restart|rows|update_scalar|poly_scalar)$/ && NF == 5 { n++ }
-            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' "$raw")" "7 1"
+            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' run1.raw)" "7 1"
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
+    # runs merged: every measurement keeps its least time, whichever run it came from
+    awk '$1 == "micro" { $5 = $5 * 2 } $1 ~ /^(tick|exchange|barrier|pingpong)$/ { $NF = $NF * 2 }
+        $1 ~ /^(send|recv|hrel|loggp)$/ { $NF = $NF * 2 } { print }' run1.raw >slow.raw
+    cat run1.raw slow.raw >fast-slow.raw
+    cat slow.raw run1.raw >slow-fast.raw
+    prof() { "$POLYAPM" calibrate --raw "$1" --no-store --json | json "' '.join('%s=%.12g' % kv for kv in sorted(j['profile'].items()))"; }
+    one=$(prof run1.raw)
+    expect_eq "a run and the same run twice as slow: the first's profile, in either order" \
+        "$([ "$(prof fast-slow.raw)" = "$one" ] && [ "$(prof slow-fast.raw)" = "$one" ] && echo same)" same
+    expect_eq "... and not the slow run's" "$([ "$(prof slow.raw)" != "$one" ] && echo differs)" differs
 fi
 printf 'tick 1e-9\nsend 2 x 3\n' >bad.raw
 "$POLYAPM" calibrate --raw bad.raw --no-store >/dev/null 2>err; rc=$?

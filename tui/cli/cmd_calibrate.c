@@ -8,7 +8,9 @@
  * and run with mpirun on N ranks (--allow-run-as-root when root, --oversubscribe): first its
  * microbenchmarks of the processor and the memory (an operation, a stream from each cache level
  * and from memory, the latencies, the column walks, the accumulation, a restarted stream), then
- * the message measurements; its lines are fitted by engine/calib.c.  Progress goes to stderr.
+ * the message measurements, three runs one after the other (a run on a busy or waking machine can
+ * be off by half: each measurement keeps its least time over the runs); its lines are fitted by
+ * engine/calib.c.  Progress goes to stderr.
  * The profile is written to the user-level file (cost_profile_user_path: every workspace finds
  * it) and, when there is a workspace, stored in it (store_machine_put).  `--raw FILE` fits saved
  * measurements instead of running the benchmark.
@@ -96,8 +98,10 @@ static char *build_bench(const char *dir)
     return bin;
 }
 
+enum { BENCH_RUNS = 3 };
+
 /* Runs the benchmark on `np` ranks; its stdout (malloc'd) or NULL. */
-static char *run_bench(const char *bin, int np, int quick)
+static char *run_bench_once(const char *bin, int np, int quick)
 {
     cli_mpirun session;
     if (cli_mpirun_open(&session) != CLI_OK) return NULL;
@@ -113,6 +117,20 @@ static char *run_bench(const char *bin, int np, int quick)
     cli_mpirun_close(&session);
     if (rc != 0) { cli_fail("the benchmark failed (mpirun exit status %d)", rc); free(out); return NULL; }
     return out;
+}
+
+/* BENCH_RUNS runs of the benchmark, their outputs one after the other (malloc'd), or NULL. */
+static char *run_bench(const char *bin, int np, int quick)
+{
+    strbuf all = {0};
+    for (int k = 1; k <= BENCH_RUNS; k++) {
+        fprintf(stderr, "calibrate: run %d of %d\n", k, BENCH_RUNS);
+        char *out = run_bench_once(bin, np, quick);
+        if (!out) { strbuf_free(&all); return NULL; }
+        strbuf_printf(&all, "# run %d of %d\n%s", k, BENCH_RUNS, out);
+        free(out);
+    }
+    return strbuf_take(&all);
 }
 
 typedef struct param_row { const char *key, *unit, *what; } param_row;
