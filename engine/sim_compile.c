@@ -731,14 +731,16 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     st->hi = sim_compile_expr(c, v->hi, IR_INT);
     st->step = v->step ? sim_compile_expr(c, v->step, IR_INT) : NULL;
     int outer_slot = c->loop_slot, outer_reuse = c->reuse_slot, outer_outer = c->outer_slot;
+    int outer_tile = c->loop_tile, outer_rtile = c->reuse_tile;
     int64_t outer_trip = c->loop_trip, outer_rtrip = c->reuse_trip;
     /* the loop around this one is where rows are reused (sim_streams.c), except a source
      * program's top-level loop: its every turn sweeps the arrays */
     c->outer_slot = c->reuse_slot;
     c->reuse_slot = c->level == IR_SOURCE && c->loop_depth == 1 ? -1 : c->loop_slot;
     c->reuse_trip = c->reuse_slot < 0 ? 0 : c->loop_trip;
+    c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
     c->loop_slot = v->slot;
-    c->loop_trip = sim_tile_trip(v);
+    c->loop_trip = sim_tile_trip(v, &c->loop_tile);
     c->loop_depth++;
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_depth--;
@@ -747,6 +749,8 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->outer_slot = outer_outer;
     c->loop_trip = outer_trip;
     c->reuse_trip = outer_rtrip;
+    c->loop_tile = outer_tile;
+    c->reuse_tile = outer_rtile;
     if (st->body) sim_class_outer(c, st);
     if (st->body) sim_loop_restarts(st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;

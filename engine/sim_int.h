@@ -334,6 +334,7 @@ typedef struct sim_ctx {
     int outer_slot;               /* compiling: the loop's around the reuse loop, or -1 */
     int64_t loop_trip, reuse_trip;   /* compiling: at most so many turns when the loop (the reuse
                                      loop) is a tile's point loop (sim_streams.c), else 0 */
+    int loop_tile, reuse_tile;    /* compiling: the slot of that tile's loop, or -1 */
     int loop_depth;               /* compiling: the loop variables around */
     sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
     double streams;               /* of the running processor instance: the trace's streams */
@@ -406,7 +407,7 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st);
 /* At most how many turns loop v runs when it is the point loop of a tile (v = max(.., V) ..
  * min(.., V + k) with V an enclosing loop's variable: k + 1), else 0. */
-int64_t sim_tile_trip(const ir_loopvar *v);
+int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot);
 /* The streams an entry of loop `loop` (its body compiled) starts over when its rows are partial:
  * those of the assignments whose innermost loop it is. */
 void sim_loop_restarts(sim_stmt *loop);

@@ -39,6 +39,8 @@
  * a stream, a stream the loop around them (the next point loop: gemm tiled in i, k, j) does not
  * move is that tile's rows read again on its every turn, from the cache: the statement is
  * SIM_WORK_BLOCKED, and such streams neither count nor start over (their accesses are cached).
+ * Not when the loop around them is the tile loop of one of them (a band of two loops tiled: jt,
+ * kt, j, k): on its every turn the tile moves, and each row is read once.
  */
 #include <string.h>
 
@@ -120,8 +122,8 @@ static void sim_stream_terms(const sim_ctx *c, const sim_node *n, int out, doubl
     for (int i = 0; n->args && i < n->n; i++) sim_stream_terms(c, n->args[i], out, streams, ticks);
 }
 
-/* V + k, k + V or V (k = 0) with V a loop variable: 1 with its name and k, else 0. */
-static int sim_var_plus(const ir_expr *e, const char **var, int64_t *k)
+/* V + k, k + V or V (k = 0) with V a loop variable: 1 with its name, its slot and k, else 0. */
+static int sim_var_plus(const ir_expr *e, const char **var, int *slot, int64_t *k)
 {
     const ir_expr *a = e, *b = NULL;
     if (e->kind == IR_E_BINARY && e->u.op.op == IR_OP_ADD) {
@@ -130,6 +132,7 @@ static int sim_var_plus(const ir_expr *e, const char **var, int64_t *k)
     }
     if (a->kind != IR_E_NAME || a->u.name.nk != IR_N_LOOPVAR || (b && b->kind != IR_E_INT)) return 0;
     *var = a->u.name.id;
+    *slot = a->u.name.index;
     *k = b ? b->u.ival : 0;
     return 1;
 }
@@ -144,17 +147,19 @@ static int sim_lower_is(const ir_expr *lo, const char *var)
     return 0;
 }
 
-int64_t sim_tile_trip(const ir_loopvar *v)
+int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot)
 {
     const ir_expr *hi = v->hi;
     int n = hi->kind == IR_E_CALL && hi->u.call.f == IR_F_MIN ? hi->u.call.nargs : 1;
     int64_t trip = 0;
+    *tile_slot = -1;
     for (int i = 0; i < n && !v->step; i++) {
         const char *var;
+        int slot;
         int64_t k;
-        if (sim_var_plus(n > 1 ? hi->u.call.args[i] : hi, &var, &k) && k >= 0 && sim_lower_is(v->lo, var) &&
+        if (sim_var_plus(n > 1 ? hi->u.call.args[i] : hi, &var, &slot, &k) && k >= 0 && sim_lower_is(v->lo, var) &&
             (!trip || k + 1 < trip))
-            trip = k + 1;
+            trip = k + 1, *tile_slot = slot;
     }
     return trip;
 }
@@ -166,6 +171,9 @@ static void sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *set
     if (!c->loop_trip || !c->reuse_trip || c->outer_slot < 0 ||
         (double)c->loop_trip * (double)c->reuse_trip * 8 > SIM_TILE_BYTES)
         return;
+    /* the loop around them is one of their own tile loops (a band of two: jt, kt, j, k): its
+     * every turn moves the tile, and no row is read again */
+    if (c->outer_slot == c->loop_tile || c->outer_slot == c->reuse_tile) return;
     int k = 0;
     for (int i = 0; i < set->n; i++) {
         int lets = SIM_LET_BUDGET;

@@ -77,10 +77,10 @@ echo "# jacobi-2d leaf $best at n=300,tsteps=100: predicted $pred, simulated $re
 expect_eq "jacobi-2d: the cost at 10 x 5 times the sizes is the simulation's within 2%" \
     "$(python3 -c "print(abs($pred - $real) <= 0.02 * $real)")" True
 # 2mm at PolyBench's LARGE sizes, priced as `polyapm calibrate -np 2` measured a two-core EPYC
-# (its caches, streams and walks): the second pass makes local the best leaf of each of the best
-# three shapes there (the three best leaves share one shape, the columns of tmp and D cyclic over
-# the processors, whose loop over its columns local cannot move), so the rows' leaf gets its loops
-# interchanged and tiled, and that leaf is the best at the user's size
+# (its caches, streams and walks): the second pass makes local the three best leaves of each of
+# the best three shapes there (the three best leaves share one shape, the columns of tmp and D
+# cyclic over the processors, whose loop over its columns local cannot move), so the rows' leaf
+# gets its loops interchanged and tiled, and that leaf is the best at the user's size
 mkdir -p "$XDG_CONFIG_HOME/polyapm/machines"
 cat >"$XDG_CONFIG_HOME/polyapm/machines/epyc" <<'EOF'
 name epyc
@@ -125,4 +125,11 @@ expect_eq "2mm --at LARGE: the best leaf is local's, tiled, from the rows of a b
 expect_eq "2mm: ... ranked at the user's size below every leaf without local" "$(json "(lambda r:
     r[0]['rank_cost'] < min(l['rank_cost'] for l in r if l['path'][-1]['transform'] != 'local'))(
     [l for l in j['leaves'] if l.get('rank_verified') == 1])" <2mm.json)" True
+# syrk at LARGE: local inside the loop over a block-cyclic tiling's blocks (which isl cannot
+# model), the block's rows in the band: the tiles of A read again across the block's four rows
+"$POLYAPM" init "$ROOT/examples/polybench/syrk.apm" -o syrk.pdg >/dev/null
+"$POLYAPM" -w syrk.pdg explore ROOT -D procs=2 --budget 100 -q --machine epyc --at n=1200,m=1000 --json >syrk.json
+expect_eq "syrk --at LARGE: the best leaf is local's, tiled, on a block-cyclic tiling" "$(json "(lambda p:
+    p[-1]['transform'] == 'local' and 'tile=' in p[-1]['params'] and 'kind=blockcyclic' in p[1]['params'])(
+    j['leaves'][0]['path'])" <syrk.json)" True
 finish

@@ -695,9 +695,27 @@ static void test_tiles(void)
     sim_result_free(r);
 }
 
+/* A band of two tiles (tests/sim/tiles-band.apm): the loop around the point loops is a tile loop
+ * of theirs, so no tile is read again (not blocked): a stream, and the chain of an accumulation. */
+static void test_tiles_band(void)
+{
+    sim_result *r = run("tests/sim/tiles-band.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("tiles-band: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("tiles-band: E an accumulation (1024 ticks), nothing blocked",
+            t->wclass[SIM_WORK_ACCUM] && t->wclass[SIM_WORK_ACCUM][0] == 1024 &&
+                (!t->wclass[SIM_WORK_BLOCKED] || t->wclass[SIM_WORK_BLOCKED][0] == 0),
+            "%g, blocked %g", t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1,
+            t->wclass[SIM_WORK_BLOCKED] ? t->wclass[SIM_WORK_BLOCKED][0] : -1);
+    T_CHECK("tiles-band: b's stream (512)", t->streams && t->streams[0] == 512, "%g", t->streams ? t->streams[0] : -1);
+    sim_result_free(r);
+}
+
 int main(void)
 {
     test_tiles();
+    test_tiles_band();
     test_classes();
     test_chains();
     test_streams();

@@ -692,25 +692,27 @@ static int search_loop(search *S)
     }
 }
 
-enum { LOCAL_LEAVES = 3, LOCAL_CANDS = 3 };
+/* The second pass's leaves: the LOCAL_PER_SHAPE best of each of the LOCAL_SHAPES best shapes of
+ * derivation (leaves of one shape differ in their tilings: a cyclic one's rows and a block-cyclic
+ * one's blocks give local other reuse); LOCAL_CANDS evaluations each. */
+enum { LOCAL_SHAPES = 3, LOCAL_PER_SHAPE = 3, LOCAL_CANDS = 3 };
 
-/* Whether leaf `node` has the shape of derivation of one of shapes[0 .. n) (explore_leaf_shape):
- * local changes leaves of one shape alike.  Its shape is added when not.  1, 0, or -1 on an
- * error. */
-static int shape_seen(search *S, int64_t node, char **shapes, int *n)
+/* The index of leaf `node`'s shape of derivation (explore_leaf_shape) among shapes[0 .. *n),
+ * added when new and there is room (LOCAL_SHAPES when there is not); -1 on an error. */
+static int shape_index(search *S, int64_t node, char **shapes, int *n)
 {
     char *shape = explore_leaf_shape(S->s, S->o->start, node, S->d);
     if (!shape) return -1;
     for (int k = 0; k < *n; k++)
-        if (!strcmp(shapes[k], shape)) { free(shape); return 1; }
-    shapes[(*n)++] = shape;
-    return 0;
+        if (!strcmp(shapes[k], shape)) { free(shape); return k; }
+    if (*n == LOCAL_SHAPES) { free(shape); return LOCAL_SHAPES; }
+    shapes[*n] = shape;
+    return (*n)++;
 }
 
-/* The second pass (explore.h): the per-rank code of the best verified leaf of each of the
- * LOCAL_LEAVES best shapes of derivation (at the user's size when ranked there, else at the
- * search's), local's candidates (cand_keeps_leaf) tried on each, LOCAL_CANDS evaluations each
- * beyond the budget; their children are leaves beside them.  0, or -1 on an error. */
+/* The second pass (explore.h): local's candidates (cand_keeps_leaf) tried on the leaves above, in
+ * order of their cost at the user's size when ranked there (else at the search's), beyond the
+ * budget; their children are leaves beside them.  0, or -1 on an error. */
 static int second_pass(search *S)
 {
     explore_result *r = S->res;
@@ -720,13 +722,14 @@ static int second_pass(search *S)
     memcpy(l, r->leaves, (size_t)r->nleaves * sizeof *l);
     if (!r->at.n) qsort(l, (size_t)r->nleaves, sizeof *l, leaf_cmp);   /* else ranked at the user's size */
     S->local_pass = 1;
-    char *shapes[LOCAL_LEAVES];
-    int nshapes = 0, rc = 0;
-    for (int j = 0; j < r->nleaves && nshapes < LOCAL_LEAVES && rc == 0; j++) {
+    char *shapes[LOCAL_SHAPES];
+    int nshapes = 0, taken[LOCAL_SHAPES] = {0}, rc = 0;
+    for (int j = 0; j < r->nleaves && rc == 0; j++) {
         int i = l[j].verified == 1 ? find_node(S, l[j].node) : -1;
         if (i < 0 || S->nodes[i].level != IR_SYNDM) continue;
-        int seen = shape_seen(S, l[j].node, shapes, &nshapes);
-        if (seen != 0) { rc = seen < 0 ? -1 : 0; continue; }
+        int k = shape_index(S, l[j].node, shapes, &nshapes);
+        if (k < 0) { rc = -1; break; }
+        if (k == LOCAL_SHAPES || taken[k]++ >= LOCAL_PER_SHAPE) continue;
         S->nodes[i].local = 2;
         S->extra += LOCAL_CANDS;
         rc = expand(S, i);
