@@ -14,7 +14,7 @@ if [ ${#dirs[@]} -eq 0 ]; then
     exit 0
 fi
 python3 "$ROOT/tests/mpi/export_all.py" "$POLYAPM" "$ROOT/tests/mpi/export_all.known" \
-    "${EXPORT_ALL_JOBS:-2}" "${dirs[@]}" >"$TMP/report" 2>&1
+    "${EXPORT_ALL_JOBS:-3}" "${dirs[@]}" >"$TMP/report" 2>&1
 rc=$?
 cat "$TMP/report"
 expect_eq "export_all: the walk completes" "$rc" 0
