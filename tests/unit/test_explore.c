@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "explore.h"
+#include "explore_int.h"
 #include "ops.h"
 #include "store.h"
 #include "t.h"
@@ -243,8 +244,26 @@ static void test_procs(void)
     store_close(s);
 }
 
+/* Extrapolating to the user's size: exact for a cubic; samples that follow no polynomial of
+ * positive terms (a block-cyclic leaf of correlation at lambda 0.01 .. 0.04, whose cubic falls
+ * below 0 at 1) get the bound of degree three, not their largest sample's cost. */
+static void test_extrapolate(void)
+{
+    const double lam[4] = {0.01, 0.02, 0.03, 0.04};
+    double y[4];
+    for (int m = 0; m < 4; m++) y[m] = 5 + 7 * lam[m] + 11 * lam[m] * lam[m] + 13 * lam[m] * lam[m] * lam[m];
+    T_NEAR("extrapolate: a cubic's value at 1", explore_at_extrapolate(lam, y, 4), 36, 1e-6);
+    const double bad[4] = {17617.659, 76309.34, 215296.48, 399315.43};
+    T_NEAR("extrapolate: a cubic below 0 at 1 -> the largest sample x 25^3",
+           explore_at_extrapolate(lam, bad, 4), 399315.43 * 15625, 1e-3 * 399315.43 * 15625);
+    const double flat[4] = {100, 101, 102, 103};   /* barely growing: their own power law */
+    double f = explore_at_extrapolate(lam, flat, 4);
+    T_CHECK("extrapolate: samples growing slowly keep their slow growth", f >= 103 && f < 103 * 25, "%g", f);
+}
+
 int main(void)
 {
+    test_extrapolate();
     if (!mkdtemp(tmpdir)) return 1;
     double best = test_order_and_pruning();
     test_resume(best);

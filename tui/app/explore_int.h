@@ -62,6 +62,9 @@ int explore_busy(const char *per_proc);
 /* Ranks r's leaves at o->at: the o->rank_top best verified leaves in the search's order (r
  * sorted so) and the best of every other shape, then sorts them.  0, or -1 with a message. */
 int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_list *d);
+/* A leaf's cost at the user's size (lambda 1) from its costs y[m] at the samples' lam[m]
+ * (explore_rank.c says how). */
+double explore_at_extrapolate(const double *lam, const double *y, int n);
 /* The shape of leaf `node`'s derivation (malloc'd; NULL with a message): the node its first
  * step from the search's start made (the space-time mapping) and the names of the transforms
  * after it, without their parameters — leaves of one shape differ in tile sizes, block sizes,

@@ -165,8 +165,14 @@ static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int
     return 0;
 }
 
-/* The polynomial through (lam[m], y[m]) at 1 (Lagrange), never below the largest sample's. */
-static double at_extrapolate(const double *lam, const double *y, int n)
+/* The polynomial through (lam[m], y[m]) at 1 (Lagrange).  A cost of degree three at most in the
+ * sizes, its terms positive, grows from the largest sample (lam_max) to 1 at least as fast as the
+ * samples' last step shows (k, the exponent of y in lam between the last two samples), up to
+ * linearly, and at most as lam_max^-3.  A cubic below that floor (samples that follow no such
+ * polynomial: a block-cyclic leaf's blocks at sizes of a few blocks, where the cubic can even fall
+ * below 0) is replaced: by the bound lam_max^-3 when the samples grow at least linearly (such a
+ * leaf is not ranked above one whose growth its samples show), else by their own power law. */
+double explore_at_extrapolate(const double *lam, const double *y, int n)
 {
     double v = 0;
     for (int j = 0; j < n; j++) {
@@ -175,7 +181,12 @@ static double at_extrapolate(const double *lam, const double *y, int n)
             if (m != j) l *= (1 - lam[m]) / (lam[j] - lam[m]);
         v += y[j] * l;
     }
-    return v > y[n - 1] ? v : y[n - 1];
+    double lmax = lam[n - 1], ymax = y[n - 1];
+    if (n < 2 || !(lmax > 0) || lmax >= 1 || !(y[n - 2] > 0) || !(ymax > 0)) return v > ymax ? v : ymax;
+    double k = log(ymax / y[n - 2]) / log(lmax / lam[n - 2]);
+    k = k > 0 ? (k < 3 ? k : 3) : 0;
+    if (v >= ymax * pow(lmax, -fmin(k, 1))) return v;
+    return ymax * pow(lmax, k >= 1 ? -3 : -k);
 }
 
 /* Leaf x's cost at the user's size, extrapolated from the samples. */
@@ -189,7 +200,7 @@ static int rank_one(store *s, const explore_opts *o, const explore_at *ax, explo
         if (sim_at(s, o, b, nb, x->node, &y[m], &ver, d) != 0) return -1;
         all &= ver;
     }
-    x->rank_cost = at_extrapolate(ax->lam, y, ax->n);
+    x->rank_cost = explore_at_extrapolate(ax->lam, y, ax->n);
     x->rank_seconds = x->rank_cost * o->profile.tick_seconds;
     x->rank_verified = all;
     return 0;
