@@ -27,7 +27,7 @@
  * The search stops when nothing is open or after `budget` nodes were evaluated (stored results
  * count: a rerun walks the same path from the store and continues where the last run stopped).
  * Then a second pass tries `local` (transforms/local/: the loops of a processor's step
- * interchanged to unit stride, alone, tiled by 64, and by 32,32,256) on the three best verified
+ * interchanged to unit stride, alone, tiled by 32,32,256, and by 64) on the three best verified
  * syndm leaves of each of the three best shapes of derivation (explore_leaf_shape; with opts.at,
  * the best at the user's size), three evaluations each beyond the budget: the per-rank code of an answer, not a new way to
  * one, so that the search's breadth stays what it was; its children are leaves beside their
