@@ -556,20 +556,17 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
     free(A.text);
     free(x);
     free(o.order_buf);
-    char *refusal = A.refusal, *first_why = A.first_why;
-    strbuf left = A.left;
-    int changed = A.changed;
-    if (!refusal && !changed)
-        refusal = first_why ? xasprintf("nothing to change: %s%s%s", first_why, left.n ? "; " : "", left.n ? left.s : "")
+    if (!A.refusal && !A.changed)
+        A.refusal = A.first_why ? xasprintf("nothing to change: %s%s%s", A.first_why, A.left.n ? "; " : "", A.left.n ? A.left.s : "")
                 : xasprintf("nothing to change: %s%s%s",
                             o.norder ? "no nest runs these loops in another order"
                             : o.ntile ? "every innermost loop walks at unit stride where it can, and no "
                                         "chain of loops reuses data to tile"
                                       : "every innermost loop walks at unit stride where it can",
-                            left.n ? "; " : "", left.n ? left.s : "");
-    free(first_why);
-    strbuf_free(&left);
-    if (refusal) return refuse(out, d, src, refusal);
+                            A.left.n ? "; " : "", A.left.n ? A.left.s : "");
+    free(A.first_why);
+    strbuf_free(&A.left);
+    if (A.refusal) return refuse(out, d, src, A.refusal);
     xf_simplify_program(out);
     if (xf_check_generated("local", out, d) != 0) return NULL;
     *status = XF_OK;

@@ -259,6 +259,17 @@ static int rank_cmp(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
+/* Ranks r->leaves[lo .. hi) (the leaves before lo are ranked already) and sorts [0, hi) by the
+ * ranking; a stop asked for ends it with those reached.  0, or -1 with a message. */
+static int rank_leaves(store *s, const explore_opts *o, explore_result *r, int lo, int hi, diag_list *d)
+{
+    for (int i = lo; i < hi && !xf_cancelled(); i++)
+        if (rank_one(s, o, &r->at, &r->leaves[i], d) != 0 && !xf_cancelled()) return -1;
+    if (xf_cancelled()) r->stats.interrupted = 1;
+    if (hi > 1) qsort(r->leaves, (size_t)hi, sizeof *r->leaves, rank_cmp);
+    return 0;
+}
+
 int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_list *d)
 {
     for (int i = 0; i < r->nleaves; i++)
@@ -269,33 +280,20 @@ int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_lis
         return -1;
     int n = 0;   /* the k best verified leaves come first in r (explore_run's order) */
     while (n < r->nleaves && n < k && r->leaves[n].verified == 1) n++;
-    n = rank_shapes(s, o, r, n, d);
-    for (int i = 0; i < n && !xf_cancelled(); i++)
-        if (rank_one(s, o, &r->at, &r->leaves[i], d) != 0) {
-            if (xf_cancelled()) break;
-            return -1;
-        }
-    if (xf_cancelled()) r->stats.interrupted = 1;
-    if (n > 1) qsort(r->leaves, (size_t)n, sizeof *r->leaves, rank_cmp);
-    return 0;
+    return rank_leaves(s, o, r, 0, rank_shapes(s, o, r, n, d), d);
 }
 
 int explore_rank_more(store *s, const explore_opts *o, int from, explore_result *r, diag_list *d)
 {
     if (o->nat <= 0 || !r->at.n) return 0;
-    int n = 0;   /* the ranked leaves come first */
+    int n = 0;   /* the ranked leaves come first; the new verified ones join them */
     while (n < from && r->leaves[n].rank_verified != -1) n++;
-    for (int i = from; i < r->nleaves && !xf_cancelled(); i++) {
+    int ranked = n;
+    for (int i = from; i < r->nleaves; i++) {
         if (r->leaves[i].verified != 1) continue;
         explore_leaf x = r->leaves[i];
-        if (rank_one(s, o, &r->at, &x, d) != 0) {
-            if (xf_cancelled()) break;
-            return -1;
-        }
         memmove(&r->leaves[n + 1], &r->leaves[n], (size_t)(i - n) * sizeof *r->leaves);
         r->leaves[n++] = x;
     }
-    if (xf_cancelled()) r->stats.interrupted = 1;
-    if (n > 1) qsort(r->leaves, (size_t)n, sizeof *r->leaves, rank_cmp);
-    return 0;
+    return rank_leaves(s, o, r, ranked, n, d);
 }
