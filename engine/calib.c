@@ -109,6 +109,7 @@ static int parse_micro(raw *r, const char *line)
     double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
                 : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
                 : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
+                : !strcmp(name, "searched") ? &m->searched
                 : !strcmp(name, "restart") ? &m->restart : !strcmp(name, "rows") ? &m->rows : NULL;
     if (!one) return -1;
     least(one, secs);
@@ -220,7 +221,7 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     pr->accum_price = pr->unit_cached_price = pr->cache_bytes = pr->stream_price = pr->stream_cached_price = -1;
     pr->restart_price = pr->cache1_bytes = pr->cache2_bytes = pr->stream1_price = pr->stream2_price = -1;
     pr->latency1 = pr->latency2 = pr->latency_cached = pr->latency_mem = -1;
-    pr->strided1_price = pr->strided2_price = pr->strided_cached_price = -1;
+    pr->strided1_price = pr->strided2_price = pr->strided_cached_price = pr->searched_price = -1;
     if (!(m->update[1] > 0 && m->poly > 0 && m->nlevels >= 1 && m->cache_bytes[1] > 0)) return;
     double vop = calib_op(out, m->poly, m->update[1], ""), op = vop;
     if (m->poly_scalar > 0 && m->update_scalar > 0) op = calib_op(out, m->poly_scalar, m->update_scalar, " (scalar)");
@@ -250,6 +251,7 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     if (m->accum > 0) pr->accum_price = m->accum / 2 / op;
     if (m->strided > 0) pr->strided_price = m->strided / 2 / op;
     if (m->aliased > 0) pr->aliased_price = m->aliased / 2 / op;
+    if (m->searched > 0) pr->searched_price = m->searched / 2 / op;
     if (m->restart > 0 && (m->rows > 0 || m->update[0] > 0)) {
         double rs = m->restart - (m->rows > 0 ? m->rows : 256 * m->update[0]);
         if (rs > 0) pr->restart_price = rs / op;

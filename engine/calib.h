@@ -29,6 +29,8 @@
  *                  order: no reassociation)
  *   strided_price, the column walk s = s + c[i][j]·x[i] beyond the caches, rows 16000 and 8192
  *   aliased_price  bytes apart: seconds per element over its two ticks
+ *   searched_price the update along rows of two pieces, each element found as exported code finds a
+ *                  pieced memory's (first level): seconds per element over its two ticks
  *   strided1_price, the walk over a square matrix of half each level's share, the same way: the
  *   strided2_price, first level, the second (when there are three), the last
  *   strided_cached_price
@@ -86,7 +88,7 @@ typedef struct calib_micro {
     double walk[CALIB_LEVELS + 1];                /* the column walk in each level (index 0: unused,
                                                      beyond the caches it is `strided`) */
     double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
-    double poly, accum, strided, aliased, restart, rows, poly_scalar, update_scalar;
+    double poly, accum, strided, aliased, restart, rows, poly_scalar, update_scalar, searched;
     double op;                                    /* fitted: seconds per operation, vectorised (0: none) */
     double op_scalar;                             /* fitted: not vectorised (the tick; op without
                                                      the scalar lines) */

@@ -56,7 +56,7 @@ static const cost_profile cost_builtins[] = {
       .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1,
       .cache1_bytes = -1, .cache2_bytes = -1, .stream1_price = -1, .stream2_price = -1, .latency1 = -1,
       .latency2 = -1, .latency_cached = -1, .latency_mem = -1, .strided1_price = -1, .strided2_price = -1,
-      .strided_cached_price = -1 },
+      .strided_cached_price = -1, .searched_price = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -104,6 +104,7 @@ static const cost_key cost_keys[] = {
     { "strided1_price", offsetof(cost_profile, strided1_price), 4 },
     { "strided2_price", offsetof(cost_profile, strided2_price), 4 },
     { "strided_cached_price", offsetof(cost_profile, strided_cached_price), 4 },
+    { "searched_price", offsetof(cost_profile, searched_price), 4 },
     { "latency1",      offsetof(cost_profile, latency1), 4 },
     { "latency2",      offsetof(cost_profile, latency2), 4 },
     { "latency_cached", offsetof(cost_profile, latency_cached), 4 },
@@ -554,7 +555,10 @@ static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i
  * for accumulations without a price of their own. */
 static double cost_class_price(const sim_trace *t, const cost_profile *p, int cls, int i)
 {
+    if (cls == SIM_WORK_SEARCHED)   /* priced as a walk where the profile has no price of its own */
+        cls = p->searched_price >= 0 ? -1 : SIM_WORK_STRIDED;
     switch (cls) {
+    case -1: return p->searched_price;
     case SIM_WORK_STRIDED: {
         const double price[3] = { p->strided1_price, p->strided2_price, p->strided_cached_price };
         double w = cost_levels_blend(t, p, i, price, p->strided_price);

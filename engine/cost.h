@@ -55,7 +55,9 @@
  *            beyond the cache as unit work is.  Unit-stride work in a tile's point loops whose
  *            rows the tile reads again (SIM_WORK_BLOCKED, sim.h) pays unit_cached_price with
  *            the `cache` term (its rows stay in the cache whatever the processor's data), the
- *            unit-stride price without.
+ *            unit-stride price without.  Work in a memory found through its pieces
+ *            (SIM_WORK_SEARCHED) pays searched_price, or is priced as strided work where the
+ *            profile has none.
  *   cache    a unit-stride stream runs at the speed of where its data lives: the cache when the
  *            processor's data (the trace's data_bytes, D_i) fits the cache it has (cache_bytes,
  *            C), memory when not.  With unit_cached_price (u_c) and cache_bytes set, a tick of
@@ -182,6 +184,8 @@ typedef struct cost_profile {
     double strided1_price, strided2_price, strided_cached_price;   /* ticks paid per tick of
                                  strided work whose data the first, second, last level holds
                                  (`levels` above; strided_price: memory); < 0 = unset */
+    double searched_price;    /* ticks paid per tick of work in a memory found through its
+                                 pieces (SIM_WORK_SEARCHED); < 0 = unset: priced as strided */
     double latency1, latency2, latency_cached, latency_mem;   /* ticks of a dependent load from
                                  each level, the last level (cache_bytes) and memory: what
                                  `calibrate` measured (reported, not priced); < 0 = unset */

@@ -63,9 +63,7 @@ typedef struct sim_coll_rec {
  *   SIM_WORK_UNIT     some access moves, only in its last subscript (unit stride: contiguous,
  *                     what gcc -O2 vectorises)
  *   SIM_WORK_STRIDED  some access moves in another subscript (a walk down a column, stride n) —
- *                     except an accumulation (SIM_WORK_ACCUM); or moves in a local memory whose
- *                     elements the exported code finds through its pieces one at a time
- *                     (ir_dist_searched: covariance's cov in two pieces)
+ *                     except an accumulation (SIM_WORK_ACCUM)
  *   SIM_WORK_ACCUM    an accumulation alone in its loop, its target fixed while the loop runs,
  *                     whose next loop out moves every access in its last subscript only (2mm's
  *                     `for j { for k { tmp[i][j] += A[i][k] * B[k][j] } }`): not a walk, its
@@ -85,11 +83,15 @@ typedef struct sim_coll_rec {
  *                     stream, and the next loop out does not move one of them (gemm tiled in
  *                     i, k, j: the tile of B is read again for every i of the tile): its rows
  *                     are read from the cache, whatever the processor's data (sim_streams.c)
+ *   SIM_WORK_SEARCHED some access moves in a local memory whose elements the exported code finds
+ *                     through its pieces one at a time (ir_dist_searched: covariance's cov in two
+ *                     pieces; a search, a call and the row's bounds checked an access, in any
+ *                     direction, and nothing the compiler vectorises)
  *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
  *                     and every statement under a `cost N` annotation (the user's price)
  * A profile prices each class's ticks apart (cost.h, `classes`). */
 enum { SIM_WORK_SCALAR, SIM_WORK_UNIT, SIM_WORK_STRIDED, SIM_WORK_ALIASED, SIM_WORK_ACCUM,
-       SIM_WORK_BLOCKED, SIM_WORK_CLASSES };
+       SIM_WORK_BLOCKED, SIM_WORK_SEARCHED, SIM_WORK_CLASSES };
 /* The bytes of a stream a tile's two inner loops may cover for its rows to stay in the cache. */
 enum { SIM_TILE_BYTES = 256 * 1024 };
 

@@ -82,21 +82,21 @@ static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
 enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
 
 /* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
- * subscript moves, else STRIDED or ALIASED (sim_walk_class).  A subscript moves through the lets
- * it names (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
+ * subscript moves, else STRIDED or ALIASED (sim_walk_class); SEARCHED when it moves in a memory
+ * whose elements are found through its pieces.  A subscript moves through the lets it names
+ * (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
 static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
 {
     int cls = SIM_WORK_SCALAR;
-    for (int d = 0; d < n->n; d++) {
+    for (int d = 0; d < n->n && cls != SIM_WORK_STRIDED && cls != SIM_WORK_ALIASED; d++) {
         const sim_sub *sb = &n->sub[d];
         int lets = SIM_CLASS_LETS;
         int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, &lets) : sim_aff_moves(c, &sb->aff, slot, &lets);
-        if (moves && d < n->n - 1) return sim_walk_class(c, n->array, n->n, d);
-        if (moves) cls = SIM_WORK_UNIT;
+        if (moves) cls = d < n->n - 1 ? sim_walk_class(c, n->array, n->n, d) : SIM_WORK_UNIT;
     }
     /* an element found through its pieces, one at a time: no stream the compiler vectorises */
-    if (cls == SIM_WORK_UNIT && c->dists && c->dists[n->array] && ir_dist_searched(c->dists[n->array], n->n))
-        return SIM_WORK_STRIDED;
+    if (cls != SIM_WORK_SCALAR && c->dists && c->dists[n->array] && ir_dist_searched(c->dists[n->array], n->n))
+        return SIM_WORK_SEARCHED;
     return cls;
 }
 

@@ -22,6 +22,10 @@
  *                                  BYTES the step between rows (16000), 2000 rows
  *   micro aliased 0 STEP S         the same with rows 8192 bytes apart (every element of a column
  *                                  in the same cache sets)
+ *   micro searched 1 BYTES S       the update along the rows of a matrix in two pieces (each row's
+ *                                  first half in one, its second half in the other), every element
+ *                                  found as an exported pieced memory finds it (a search of the
+ *                                  pieces, the row's bounds checked): level 1
  *   micro restart 0 BYTES S        the update over the first ROW_PART elements of each row of
  *                                  ROW_LEN, beyond the caches: seconds per row (its stream
  *                                  started over), BYTES the matrix's
@@ -173,6 +177,31 @@ __attribute__((noinline)) static void mb_rows(double *a, long rows, long part, d
         for (long j = 0; j < part; j++) a[i * ROW_LEN + j] = a[i * ROW_LEN + j] * c + d;
 }
 
+/* Two pieces of a rows x cols matrix, as the exporter lays a pieced memory out (its X_find): a
+ * piece holds each row's columns rlo .. rhi from base; the search tries the pieces in order. */
+typedef struct mb_piece { long lo, hi, *base, *rlo, *rhi; } mb_piece;
+
+static inline long mb_find(const mb_piece *pc, long i, long j)
+{
+    for (int k = 0; k < 2; k++) {
+        if (i < pc[k].lo || i > pc[k].hi) continue;
+        const long r = i - pc[k].lo;
+        if (j >= pc[k].rlo[r] && j <= pc[k].rhi[r]) return pc[k].base[r] + (j - pc[k].rlo[r]);
+    }
+    return -1;
+}
+
+__attribute__((noinline)) static void mb_searched(double *a, const mb_piece *pc, long rows, long cols, double c,
+                                                  double d)
+{
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            const long o = mb_find(pc, i, j);
+            if (o < 0) abort();
+            a[o] = a[o] * c + d;
+        }
+}
+
 typedef struct mb_ctx {
     MPI_Comm comm;
     int rank, quick;
@@ -181,11 +210,12 @@ typedef struct mb_ctx {
 } mb_ctx;
 
 /* A measurement: one of the kernels above and its arguments, `reps` calls a round. */
-typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_COLUMNS, K_ROWS } mb_kind;
+typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_COLUMNS, K_ROWS, K_SEARCHED } mb_kind;
 typedef struct mb_job {
     mb_kind kind;
     double *a, *b;
     long *next;
+    const mb_piece *pieces;
     long n, rows, m, step;
     int reps;
     int beyond;          /* beyond the caches: long rounds, MB_ROUNDS_LONG of them */
@@ -202,6 +232,7 @@ static void mb_once(mb_ctx *x, const mb_job *j)
     case K_ACCUM: x->sink += mb_accum(j->a, j->b, j->n); break;
     case K_COLUMNS: mb_columns(j->a, j->b + j->rows, j->b, j->rows, j->m, j->step); break;
     case K_ROWS: mb_rows(j->a, j->rows, j->m, x->c, x->d); break;
+    case K_SEARCHED: mb_searched(j->a, j->pieces, j->rows, j->m, x->c, x->d); break;
     }
 }
 
@@ -248,7 +279,7 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
     long n = (long)(bytes / 8);
     double *a = malloc((size_t)n * sizeof *a), work = 2e6;
     for (long i = 0; i < n; i++) a[i] = 1.0 + (double)(i % 7) * 1e-3;
-    mb_job j = { K_UPDATE, a, NULL, NULL, n, 0, 0, 0, mb_reps(work, (double)n), level == 0 };
+    mb_job j = { K_UPDATE, a, NULL, NULL, NULL, n, 0, 0, 0, mb_reps(work, (double)n), level == 0 };
     double t = mb_time(x, &j, (double)n);
     if (x->rank == 0) printf("micro update %d %.0f %.9e\n", level, bytes, t);
     static const struct { mb_kind kind; const char *name; int share; } more[3] = {
@@ -261,7 +292,7 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
     }
     free(a);
     long *next = mb_cycle((long)bytes);
-    mb_job c = { K_CHASE, NULL, NULL, next, 200000, 0, 0, 0, 1, level == 0 };
+    mb_job c = { K_CHASE, NULL, NULL, next, NULL, 200000, 0, 0, 0, 1, level == 0 };
     t = mb_time(x, &c, (double)c.n);
     if (x->rank == 0) printf("micro chase %d %.0f %.9e\n", level, bytes, t);
     free(next);
@@ -271,12 +302,36 @@ static void mb_level(mb_ctx *x, int level, double bytes, int poly)
         double *c = malloc((size_t)(rows * (rows + 3)) * sizeof *c), *xy = malloc((size_t)(2 * rows) * sizeof *xy);
         for (long i = 0; i < rows * (rows + 3); i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
         for (long i = 0; i < 2 * rows; i++) xy[i] = 1.0;
-        mb_job w = { K_COLUMNS, c, xy, NULL, 0, rows, rows, rows + 3, mb_reps(work / 4, (double)(rows * rows)), 0 };
+        mb_job w = { K_COLUMNS, c, xy, NULL, NULL, 0, rows, rows, rows + 3, mb_reps(work / 4, (double)(rows * rows)), 0 };
         t = mb_time(x, &w, (double)(rows * rows));
         if (x->rank == 0) printf("micro strided %d %.0f %.9e\n", level, bytes, t);
         free(c);
         free(xy);
     }
+}
+
+/* The update through two pieces (mb_searched) over `bytes` in the first level. */
+static void mb_searched_time(mb_ctx *x, double bytes)
+{
+    long cols = 64, rows = (long)(bytes / 8 / cols), half = cols / 2;
+    if (rows < 2) rows = 2;
+    long *idx = malloc((size_t)(6 * rows) * sizeof *idx);
+    mb_piece pc[2];
+    for (int k = 0; k < 2; k++) {
+        pc[k] = (mb_piece){ 0, rows - 1, idx + (3 * k) * rows, idx + (3 * k + 1) * rows, idx + (3 * k + 2) * rows };
+        for (long r = 0; r < rows; r++) {
+            pc[k].rlo[r] = k * half;
+            pc[k].rhi[r] = k * half + half - 1;
+            pc[k].base[r] = k * rows * half + r * half;
+        }
+    }
+    double *a = malloc((size_t)(rows * cols) * sizeof *a);
+    for (long i = 0; i < rows * cols; i++) a[i] = 1.0;
+    mb_job s = { K_SEARCHED, a, NULL, NULL, pc, 0, rows, cols, 0, mb_reps(1e6, (double)(rows * cols)), 0 };
+    double t = mb_time(x, &s, (double)(rows * cols));
+    if (x->rank == 0) printf("micro searched 1 %.0f %.9e\n", bytes, t);
+    free(a);
+    free(idx);
 }
 
 /* The accumulation in the first level, the column walks and the partial rows beyond the caches. */
@@ -285,11 +340,12 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     long n = (long)(l1 / 16);
     double *w = malloc((size_t)n * sizeof *w), *v = malloc((size_t)n * sizeof *v);
     for (long i = 0; i < n; i++) w[i] = v[i] = 1.0 + (double)(i % 5) * 1e-3;
-    mb_job j = { K_ACCUM, w, v, NULL, n, 0, 0, 0, mb_reps(1e6, (double)n), 0 };
+    mb_job j = { K_ACCUM, w, v, NULL, NULL, n, 0, 0, 0, mb_reps(1e6, (double)n), 0 };
     double t = mb_time(x, &j, (double)n);
     if (x->rank == 0) printf("micro accum 1 %.0f %.9e\n", l1, t);
     free(w);
     free(v);
+    mb_searched_time(x, l1);
     static const long steps[2] = { 2000, 1024 };
     static const char *const names[2] = { "strided", "aliased" };
     for (int k = 0; k < 2; k++) {
@@ -297,7 +353,7 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
         double *c = malloc((size_t)(rows * steps[k]) * sizeof *c), *xy = malloc((size_t)(rows + m) * sizeof *xy);
         for (long i = 0; i < rows * steps[k]; i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
         for (long i = 0; i < rows + m; i++) xy[i] = 1.0;
-        mb_job s = { K_COLUMNS, c, xy, NULL, 0, rows, m, steps[k], 1, 1 };
+        mb_job s = { K_COLUMNS, c, xy, NULL, NULL, 0, rows, m, steps[k], 1, 1 };
         t = mb_time(x, &s, (double)(rows * m));
         if (x->rank == 0) printf("micro %s 0 %ld %.9e\n", names[k], steps[k] * 8, t);
         free(c);
@@ -306,10 +362,10 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     long rows = (long)(beyond / 8 / ROW_LEN);
     double *a = malloc((size_t)(rows * ROW_LEN) * sizeof *a);
     for (long i = 0; i < rows * ROW_LEN; i++) a[i] = 1.0;
-    mb_job r = { K_ROWS, a, NULL, NULL, 0, rows, ROW_PART, 0, 1, 1 };
+    mb_job r = { K_ROWS, a, NULL, NULL, NULL, 0, rows, ROW_PART, 0, 1, 1 };
     t = mb_time(x, &r, (double)rows);
     if (x->rank == 0) printf("micro restart 0 %.0f %.9e\n", beyond, t);
-    mb_job whole = { K_ROWS, a, NULL, NULL, 0, rows * ROW_PART / ROW_LEN, ROW_LEN, 0, 1, 1 };
+    mb_job whole = { K_ROWS, a, NULL, NULL, NULL, 0, rows * ROW_PART / ROW_LEN, ROW_LEN, 0, 1, 1 };
     t = mb_time(x, &whole, (double)rows);
     if (x->rank == 0) printf("micro rows 0 %.0f %.9e\n", beyond, t);
     free(a);

@@ -34,13 +34,14 @@ tick=$(P sim ROOT --json | json "j['seconds'] / j['cost']")
 expect_eq "predicted seconds = predicted cost x the profile's tick" "$(json "all(abs(l['rank_seconds'] -
     l['rank_cost'] * $tick) <= 1e-6 * l['rank_seconds'] for l in j['leaves'] if 'rank_cost' in l)" <at.json)" True
 # --rank-top 1: the best leaf, and the best of each other shape of derivation (its mapping, the
-# transforms after it, without their parameters): every shape of the verified leaves ranked once,
+# transforms after it, without their parameters but memdist's layout): every shape of the verified leaves ranked once,
 # by one of its cheapest leaves
 P explore ROOT -D procs=2 --budget 60 -q --at ni=400,nj=500,nk=600 --rank-top 1 --json >top1.json
 expect_eq "--rank-top 1: each shape of derivation ranked once, by a cheapest leaf of its; local's leaves all" "$(python3 - <<'PY'
 import json
 leaves = [l for l in json.load(open('top1.json'))['leaves'] if l['verified'] == 1]
-shape = lambda l: (l['path'][0]['node'], tuple(s['transform'] for s in l['path'][1:]))
+shape = lambda l: (l['path'][0]['node'], tuple(s['transform'] + (':' + s['params'] if s['transform'] == 'memdist' and
+                                                                    s['params'] else '') for s in l['path'][1:]))
 ranked = [l for l in leaves if l.get('rank_cost') is not None]
 shapes = {shape(l) for l in leaves}
 local = lambda l: l['path'][-1]['transform'] == 'local'   # the second pass's, all ranked

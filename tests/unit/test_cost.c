@@ -480,6 +480,17 @@ static void test_levels(void)
         T_EQ_INT("levels: strided work over every level and memory", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
                  fabs(ws.total - 100 * (3 * 1000 + 6 * 3000 + 9 * 12000 + 20 * 16000) / 32000.0) < 1e-9, 1);
         cost_summary_free(&ws);
+        /* searched work: searched_price where the profile has it, else priced as the walk */
+        cls[SIM_WORK_STRIDED] = NULL, cls[SIM_WORK_SEARCHED] = &st;
+        memcpy(w.wclass, cls, sizeof cls);
+        dd = 800;
+        T_EQ_INT("searched work without searched_price: the walk's price", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
+                 fabs(ws.total - 300) < 1e-9 && ws.class_ticks[SIM_WORK_SEARCHED] == 100, 1);
+        cost_summary_free(&ws);
+        q.searched_price = 12;
+        T_EQ_INT("searched work at searched_price, wherever its data", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
+                 fabs(ws.total - 1200) < 1e-9, 1);
+        cost_summary_free(&ws);
         w.data_bytes = NULL;
         memset(w.wclass, 0, sizeof w.wclass);
         trace_free(&w);

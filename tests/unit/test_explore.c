@@ -244,6 +244,47 @@ static void test_procs(void)
     store_close(s);
 }
 
+/* Adds a child of `parent` made by `xf` with `params` (the text only tells the nodes apart). */
+static int64_t child(store *s, int64_t parent, const char *xf, const char *params, const char *text)
+{
+    store_add_req q = { .text = text, .len = strlen(text), .level = "syn", .parents = &parent, .nparents = 1,
+                        .transform = xf, .params = params };
+    int64_t id = -1;
+    int created = 0;
+    diag_list d;
+    diag_list_init(&d);
+    if (store_node_add(s, &q, &id, &created, &d) != 0) diag_print(&d, stderr);
+    diag_list_free(&d);
+    return id;
+}
+
+/* A derivation's shape: its mapping's node and its transforms' names; memdist's layout too (pieces
+ * and boxes run differently), not a tiling's parameters (leaves of one shape differ in them). */
+static void test_shape(void)
+{
+    store *s = workspace("shape");
+    int64_t root = -1;
+    diag_list d;
+    diag_list_init(&d);
+    store_root(s, &root, &d);
+    int64_t stm = child(s, root, "stm", "theta=t sigma=i", "# stm\n");
+    int64_t tb = child(s, stm, "tile", "kind=blocked procs=2", "# blocked\n");
+    int64_t tc = child(s, stm, "tile", "kind=cyclic procs=2", "# cyclic\n");
+    int64_t pieces = child(s, tb, "memdist", "layout=auto", "# blocked auto\n");
+    int64_t box = child(s, tb, "memdist", "layout=box", "# blocked box\n");
+    int64_t cyc = child(s, tc, "memdist", "layout=auto", "# cyclic auto\n");
+    char *a = explore_leaf_shape(s, root, pieces, &d), *b = explore_leaf_shape(s, root, box, &d),
+         *c = explore_leaf_shape(s, root, cyc, &d);
+    char want[64];
+    snprintf(want, sizeof want, "%lld tile memdist:layout=auto", (long long)stm);
+    T_EQ_STR("shape: the mapping, the transforms, memdist's layout", a ? a : "(null)", want);
+    T_CHECK("shape: the box is another shape", a && b && strcmp(a, b) != 0, "%s / %s", a, b);
+    T_CHECK("shape: another tiling is the same shape", a && c && !strcmp(a, c), "%s / %s", a, c);
+    free(a), free(b), free(c);
+    diag_list_free(&d);
+    store_close(s);
+}
+
 /* Extrapolating to the user's size: exact for a cubic; samples that follow no polynomial of
  * positive terms (a block-cyclic leaf of correlation at lambda 0.01 .. 0.04, whose cubic falls
  * below 0 at 1) get the bound of degree three, not their largest sample's cost. */
@@ -265,6 +306,7 @@ int main(void)
 {
     test_extrapolate();
     if (!mkdtemp(tmpdir)) return 1;
+    test_shape();
     double best = test_order_and_pruning();
     test_resume(best);
     test_interrupt(best);

@@ -659,6 +659,33 @@ static void test_classes(void)
     }
 }
 
+/* Searched work: a memory in two pieces, whose elements the exported code finds by searching them,
+ * moved through along its rows (R) and down its columns (C): 128 ticks of searched work, none
+ * strided or unit but U's 8 (tests/sim/searched.apm); priced at searched_price when the profile
+ * has one, as a walk when not. */
+static void test_searched(void)
+{
+    sim_result *r = run("tests/sim/searched.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("searched: a run without violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("searched: R and C searched work", t->wclass[SIM_WORK_SEARCHED] && t->wclass[SIM_WORK_SEARCHED][0] == 128,
+            "%g", t->wclass[SIM_WORK_SEARCHED] ? t->wclass[SIM_WORK_SEARCHED][0] : -1);
+    T_CHECK("searched: no strided work, U unit-stride", !t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_UNIT] &&
+            t->wclass[SIM_WORK_UNIT][0] == 8, "%p", (void *)t->wclass[SIM_WORK_STRIDED]);
+    cost_profile q = *cost_profile_builtin("scali2004");
+    cost_summary s1, s2;
+    q.strided_price = 3;
+    cost_evaluate("polyapm", t, &q, &s1);
+    q.searched_price = 10;
+    cost_evaluate("polyapm", t, &q, &s2);
+    T_NEAR("searched: as a walk without searched_price", s1.total, 136 + (3 - 1) * 128, 1e-9);
+    T_NEAR("searched: at searched_price", s2.total, 136 + (10 - 1) * 128, 1e-9);
+    cost_summary_free(&s1);
+    cost_summary_free(&s2);
+    sim_result_free(r);
+}
+
 /* Tiles: a matrix product in a tile's point loops is blocked (its tile of b read again from the
  * cache), the same product untiled unit-stride with a stream (tests/sim/tiles.apm); with the cache
  * term, blocked work pays the cached price whatever the data, unit work the blend. */
@@ -717,6 +744,7 @@ int main(void)
     test_tiles();
     test_tiles_band();
     test_classes();
+    test_searched();
     test_chains();
     test_streams();
     test_costs();

@@ -126,14 +126,15 @@ static void calibration(void)
     /* the microbenchmarks of a machine whose figures are known (calib.h): an operation 5e-10 s;
      * an element streamed 2.5e-10, 5e-10, 1e-9 s from L1, L2, L3 (32 MB shared by 2) and 4e-9 s
      * from memory; the chase 2e-9, 6e-9, 2e-8, 8e-8 s; the accumulation 2e-9, the walks 5e-9 and
-     * 1e-8 s an element (two ticks), a restart 5e-8 s */
+     * 1e-8 s an element (two ticks), the search through two pieces 7e-9, a restart 5e-8 s */
     static const char micro[] =
         "cache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\nmicro chase 1 16384 2e-9\n"
         "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro chase 2 524288 6e-9\n"
         "cache 3 33554432 2\nmicro update 3 8388608 3e-9\nmicro chase 3 8388608 2e-8\n"
         "micro update 0 134217728 9e-9\nmicro chase 0 134217728 8e-8\nmicro accum 1 16384 2e-9\n"
         "micro strided 0 16000 5e-9\nmicro aliased 0 8192 1e-8\nmicro restart 0 134217728 2.354e-6\n"
-        "micro strided 1 16384 1e-9\nmicro strided 2 524288 2e-9\nmicro strided 3 8388608 3e-9\n";
+        "micro strided 1 16384 1e-9\nmicro strided 2 524288 2e-9\nmicro strided 3 8388608 3e-9\n"
+        "micro searched 1 16384 7e-9\n";
     size_t len = strlen(text);
     char *with = malloc(len + sizeof micro + 256);
     snprintf(with, len + sizeof micro, "%s%s", text, micro);
@@ -157,6 +158,7 @@ static void calibration(void)
     T_NEAR("calib.micro.accum_price", q->accum_price, 2, 1e-9);
     T_NEAR("calib.micro.strided_price", q->strided_price, 5, 1e-9);
     T_NEAR("calib.micro.aliased_price", q->aliased_price, 10, 1e-9);
+    T_NEAR("calib.micro.searched_price", q->searched_price, 7, 1e-9);
     T_NEAR("calib.micro.strided1_price", q->strided1_price, 1, 1e-9);
     T_NEAR("calib.micro.strided2_price", q->strided2_price, 2, 1e-9);
     T_NEAR("calib.micro.strided_cached_price", q->strided_cached_price, 3, 1e-9);
@@ -172,6 +174,7 @@ static void calibration(void)
     T_NEAR("calib.micro.format: stream2_price", back.stream2_price, 1, 1e-9);
     T_NEAR("calib.micro.format: latency_mem", back.latency_mem, 160, 1e-9);
     T_NEAR("calib.micro.format: cache1_bytes", back.cache1_bytes, 32768, 0);
+    T_NEAR("calib.micro.format: searched_price", back.searched_price, 7, 1e-9);
     free(ptext);
     /* built as the compiler does not vectorise them, the update and the poly at 1e-9 s an
      * operation: the tick; unit work a vectorised operation (0.5 tick), the rest in it */

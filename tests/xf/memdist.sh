@@ -149,9 +149,10 @@ expect_eq "range send: verified against the absolute program, no violations" \
 
 # layout=box: the box around each footprint, whatever pieces would save; refused where auto's
 # layout is boxes already.  Priced as it runs: an element of a memory in several pieces is found
-# through them one at a time (strided work, not a stream the compiler vectorises), so that
-# covariance's box leaf (cov: its rows and, mirrored by S8, its columns) costs less than its
-# pieced one under a profile that prices a walk above a stream.
+# through them one at a time (searched work, not a stream the compiler vectorises: priced as a
+# walk by a profile without searched_price), so that covariance's box leaf (cov: its rows and,
+# mirrored by S8, its columns) costs less than its pieced one under a profile that prices a walk
+# above a stream.
 x=$TMP/stm1-blocked
 "$POLYAPM" apply "$x-c.apm" memdist layout=box -o "$x-box.apm"
 expect_eq "lu stm1 blocked, memdist layout=box: exit 0" "$?" 0
@@ -174,10 +175,11 @@ for f in d box; do
     "$POLYAPM" sim "$cv-$f.apm" --against polybench/covariance.apm --machine lx --json >"$TMP/cv-$f.json"
     expect_eq "covariance $f: verified" "$(json "j['verified'] and j['violations_total'] == 0" <"$TMP/cv-$f.json")" True
 done
-expect_eq "covariance: the box holds more and costs less (the pieced cov's accesses are strided work)" \
+expect_eq "covariance: the box holds more and costs less (the pieced cov's accesses are searched work)" \
     "$(python3 -c "import json; d, b = (json.load(open('$TMP/cv-%s.json' % f)) for f in ('d', 'box'))
 print(sum(b['local_memory']) > sum(d['local_memory']), b['cost'] < 0.8 * d['cost'],
-      d['work_classes']['strided'] > 10 * b['work_classes']['strided'])")" "True True True"
+      d['work_classes']['strided'] + d['work_classes']['searched'] > 10 * b['work_classes']['strided'],
+      d['work_classes']['searched'] > 0 == b['work_classes']['searched'])")" "True True True True"
 "$POLYAPM" init polybench/covariance.apm -o "$TMP/cv.pdg" >/dev/null &&
     "$POLYAPM" -w "$TMP/cv.pdg" explore ROOT -D procs=2 --budget 100 --machine lx -q >/dev/null 2>&1
 best=$("$POLYAPM" -w "$TMP/cv.pdg" tree --json | python3 -c '

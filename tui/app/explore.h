@@ -156,7 +156,8 @@ int explore_run(store *s, const explore_opts *o, own_give explore_result *out, d
  * one; what changes with the size otherwise — the caches' share of the data — is not
  * extrapolated).  When `at` is no larger than twice the program's size, the largest sample is
  * `at` itself and the cost is its simulation's.  Beyond those, the best verified leaf of every
- * other shape of derivation (its space-time mapping and the names of the transforms after it; up
+ * other shape of derivation (its space-time mapping and the names of the transforms after it,
+ * memdist's with its layout; up
  * to 8 such) is ranked too, and so are the second pass's leaves.  The leaves are ordered by that
  * cost: leaves verified at every sample first, cheapest first, then the others, then the leaves
  * not ranked as the search ordered them.  An interrupted ranking leaves the leaves it did not

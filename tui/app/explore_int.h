@@ -67,8 +67,8 @@ int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_lis
 double explore_at_extrapolate(const double *lam, const double *y, int n);
 /* The shape of leaf `node`'s derivation (malloc'd; NULL with a message): the node its first
  * step from the search's start made (the space-time mapping) and the names of the transforms
- * after it, without their parameters — leaves of one shape differ in tile sizes, block sizes,
- * placements' widths. */
+ * after it, without their parameters but memdist's layout — leaves of one shape differ in tile
+ * sizes, block sizes, placements' widths. */
 char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d);
 /* Ranks the verified leaves r->leaves[from ..] (the second pass's) beside those ranked already
  * (same samples) and sorts the ranked ones again.  0, or -1 with a message. */

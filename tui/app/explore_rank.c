@@ -208,6 +208,10 @@ static int rank_one(store *s, const explore_opts *o, const explore_at *ax, explo
 
 enum { RANK_SHAPES = 8 };   /* leaves ranked beyond the k best: one per derivation of another shape */
 
+/* The transforms whose parameters are part of a shape: memdist's layout (pieces or boxes) decides
+ * how every access of a memory runs, not only how much it holds. */
+static const char *const shape_params[] = { "memdist", NULL };
+
 char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d)
 {
     store_step *steps = NULL;
@@ -217,7 +221,13 @@ char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d)
     int i = 0;
     while (i < n && steps[i].node.id != start) i++;
     if (i + 1 < n) strbuf_printf(&b, "%lld", (long long)steps[i + 1].node.id);
-    for (int k = i + 2; k < n; k++) strbuf_printf(&b, " %s", steps[k].edge.transform ? steps[k].edge.transform : "?");
+    for (int k = i + 2; k < n; k++) {
+        const char *xf = steps[k].edge.transform ? steps[k].edge.transform : "?";
+        strbuf_printf(&b, " %s", xf);
+        for (int p = 0; shape_params[p]; p++)
+            if (!strcmp(xf, shape_params[p]) && steps[k].edge.params && *steps[k].edge.params)
+                strbuf_printf(&b, ":%s", steps[k].edge.params);
+    }
     store_path_free(steps, n);
     return strbuf_take(&b);
 }

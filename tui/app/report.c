@@ -180,7 +180,7 @@ static void json_classes(FILE *out, const cost_summary *c)
     static const char *const names[SIM_WORK_CLASSES] = {
         [SIM_WORK_SCALAR] = "scalar", [SIM_WORK_UNIT] = "unit",
         [SIM_WORK_STRIDED] = "strided", [SIM_WORK_ALIASED] = "aliased", [SIM_WORK_ACCUM] = "accum",
-        [SIM_WORK_BLOCKED] = "blocked" };
+        [SIM_WORK_BLOCKED] = "blocked", [SIM_WORK_SEARCHED] = "searched" };
     fputs(",\"work_classes\":{\"guard\":", out);
     json_number(out, c->guard);
     for (int k = 0; k < SIM_WORK_CLASSES; k++) {
