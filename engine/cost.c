@@ -56,7 +56,7 @@ static const cost_profile cost_builtins[] = {
       .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1,
       .cache1_bytes = -1, .cache2_bytes = -1, .stream1_price = -1, .stream2_price = -1, .latency1 = -1,
       .latency2 = -1, .latency_cached = -1, .latency_mem = -1, .strided1_price = -1, .strided2_price = -1,
-      .strided_cached_price = -1, .searched_price = -1 },
+      .strided_cached_price = -1, .searched_price = -1, .data_scale = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -109,6 +109,7 @@ static const cost_key cost_keys[] = {
     { "latency2",      offsetof(cost_profile, latency2), 4 },
     { "latency_cached", offsetof(cost_profile, latency_cached), 4 },
     { "latency_mem",   offsetof(cost_profile, latency_mem), 4 },
+    { "data_scale",    offsetof(cost_profile, data_scale), 4 },
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -491,13 +492,19 @@ static double cost_hidden(const sim_trace *t, int s, int i, double ci, double b)
     return ov < msg ? ov : msg;
 }
 
+/* Processor i's data in bytes as the caches see it: the trace's, times data_scale when set. */
+static double cost_data(const sim_trace *t, const cost_profile *p, int i)
+{
+    return t->data_bytes[i] * (p->data_scale > 0 ? p->data_scale : 1);
+}
+
 /* A price on processor i between `cached` (its data fits the cache: cost.h, `cache`) and
  * `memory`, by the part of the processor's data its cache cannot hold; `memory` when the profile
  * has no cache term or `cached` is unset (< 0). */
 static double cost_cache_blend(const sim_trace *t, const cost_profile *p, int i, double cached, double memory)
 {
     if (cached < 0 || !(p->cache_bytes > 0) || !t->data_bytes) return memory;
-    double d = t->data_bytes[i], f = d > p->cache_bytes ? 1 - p->cache_bytes / d : 0;
+    double d = cost_data(t, p, i), f = d > p->cache_bytes ? 1 - p->cache_bytes / d : 0;
     return cached + f * (memory - cached);
 }
 
@@ -515,7 +522,7 @@ static double cost_levels_blend(const sim_trace *t, const cost_profile *p, int i
 {
     const double bytes[3] = { p->cache1_bytes, p->cache2_bytes, p->cache_bytes };
     if (!(p->cache1_bytes > 0 && price[0] >= 0) || !t->data_bytes || !(t->data_bytes[i] > 0)) return -1;
-    double d = t->data_bytes[i], held = 0, z = 0;
+    double d = cost_data(t, p, i), held = 0, z = 0;
     for (int k = 0; k < 3; k++) {
         if (!(bytes[k] > held) || !(price[k] >= 0)) continue;
         double upto = d < bytes[k] ? d : bytes[k];
@@ -538,7 +545,7 @@ static double cost_levels_price(const sim_trace *t, const cost_profile *p, int i
 static double cost_restart_price(const sim_trace *t, const cost_profile *p, int i)
 {
     if (cost_levels_price(t, p, i) < 0 || !(p->cache_bytes > 0)) return p->restart_price;
-    double d = t->data_bytes[i];
+    double d = cost_data(t, p, i);
     return d > p->cache_bytes ? p->restart_price * (d - p->cache_bytes) / d : 0;
 }
 
@@ -677,6 +684,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (ci > cmax) cmax = ci;
         }
         double ct = m->superstep ? wmax + cmax : best;
+        out->step_work += wmax;
         double coll = 0;
         for (int k = 0; t->colls && t->ncolls && k < t->ncolls[s]; k++) coll += m->coll(prof, &t->colls[s][k]);
         if (coll > 0)

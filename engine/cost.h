@@ -189,6 +189,10 @@ typedef struct cost_profile {
     double latency1, latency2, latency_cached, latency_mem;   /* ticks of a dependent load from
                                  each level, the last level (cache_bytes) and memory: what
                                  `calibrate` measured (reported, not priced); < 0 = unset */
+    double data_scale;        /* not a figure of the machine: the factor the trace's data_bytes
+                                 are taken at by the `cache` and `levels` terms (explore --at
+                                 prices a small sample's traffic at the user's size: its
+                                 arrays' elements there over the sample's); < 0 = unset: 1 */
 } cost_profile;
 
 typedef struct cost_summary {
@@ -211,6 +215,8 @@ typedef struct cost_summary {
                                  per partner when aggregated; else one per APM message) */
     double *step_cost;        /* nsteps: cost_t */
     double collective;        /* Σ over steps of the collectives' cost (part of total) */
+    double step_work;         /* Σ_t max_i w_it: the work of each step's busiest processor (part
+                                 of total; the rest is what waits for messages and barriers) */
     double commcost;          /* Fahringer & Mehofer's CommCost: Σ over message groups (a processor's
                                  messages of a step) of |min(0, o_it − (c_it − b(P)))|, the message
                                  time no work hides (all of it without recv, and under bsp) */

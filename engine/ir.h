@@ -555,4 +555,14 @@ int ir_const_eval(const ir_program *p, const ir_expr *e, const int64_t *params,
 /* Is e an integer constant under the parameter values?  1 and *v, else 0 (no diagnostics). */
 int ir_const_int(const ir_program *p, const ir_expr *e, const int64_t *params, int64_t *v);
 
+/* ---- size (ir_size.c) ----------------------------------------------------------------------- */
+
+/* The degree of the program's work in its sizes: the most loops (and reductions) one statement
+ * lies in whose bounds are not integer literals, processor loops left out (heat-3d's t, i, j, k:
+ * 4; gemm's 3).  0 without loops. */
+int ir_work_degree(const ir_program *p);
+/* The elements of the checked program's arrays (the sum of their boxes) with its parameters
+ * overridden by b[0 .. nb); -1 when a bound does not evaluate. */
+double ir_array_elems(const ir_program *p, const ir_binding *b, int nb);
+
 #endif

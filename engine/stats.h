@@ -1,7 +1,8 @@
 /*
  * stats.h — the little statistics calibration and comparison need: least-squares lines (with an
  * intercept, or through the origin), the thesis's robust fit (§4.4.4: drop the points below a
- * threshold, fit, drop the worst-fitting points, fit again), and Kendall's rank correlation τ.
+ * threshold, fit, drop the worst-fitting points, fit again), a polynomial of non-negative
+ * coefficients (explore --at's costs), and Kendall's rank correlation τ.
  *
  * Pure functions over caller-owned arrays; nothing is allocated that the caller must free.
  */
@@ -23,6 +24,16 @@ int stats_fit_origin(const double *x, const double *y, int n, stats_line *out);
  * largest absolute residuals (never leaving fewer than two), fit again. */
 int stats_fit_robust(const double *x, const double *y, int n, double xmin, int drop_worst,
                      stats_line *out);
+
+enum { STATS_POLY_MAX = 6 };   /* terms of stats_fit_nonneg_poly */
+
+/* y = Σ_k c_k·x^(low+k), k < nterms (at most STATS_POLY_MAX, and at most n), every c_k >= 0, by
+ * least squares (y > 0; the largest samples weigh most, as they do in the sum of squares): the
+ * exact interpolant when its coefficients are all non-negative, else the best fit over the
+ * subsets of terms (a cost of work, messages and overheads grows by each of its terms; a negative
+ * one is noise the samples' few sizes cannot tell apart).  0 with c[0 .. nterms), or -1 (a y not
+ * above 0, or no subset solvable). */
+int stats_fit_nonneg_poly(const double *x, const double *y, int n, int low, int nterms, double *c);
 
 /* Kendall's τ-b of two orderings of the same n items (ties allowed).  0 when n < 2 or either side
  * is constant. */

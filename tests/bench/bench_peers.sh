@@ -37,6 +37,8 @@
 #                                take per kernel (default: 60 at small; 0 at full, where
 #                                simulating at LARGE takes minutes a kernel)
 #   BENCH_DUMP=0                 no PolyBench dump checksum
+#   BENCH_BUDGET=N               explore's --budget (default 100, a new user's; the smoke test's
+#                                harness check takes fewer)
 #   BENCH_KEEP=DIR               keep the workspaces, builds and raw results in DIR
 # Ends with "bench_peers: N kernels, N checksums equal, N failed"; exits 1 when a checksum differs.
 set -u
@@ -114,7 +116,7 @@ prepare() {
     [ "$HAS_AT" = 0 ] || AT=(--at "${PARAMS[$k]}")
     rm -rf "$ws"
     "$POLYAPM" init "$PB/$f" -I "$PB/utilities" -D MINI_DATASET -D DATA_TYPE_IS_DOUBLE -o "$ws" >/dev/null 2>"$tmp/$k.err" &&
-        "$POLYAPM" -w "$ws" explore ROOT -D procs=$NP --budget 100 "${AT[@]}" -q --json >"$tmp/$k.explore" 2>"$tmp/$k.err" ||
+        "$POLYAPM" -w "$ws" explore ROOT -D procs=$NP --budget "${BENCH_BUDGET:-100}" "${AT[@]}" -q --json >"$tmp/$k.explore" 2>"$tmp/$k.err" ||
         { note "$k" "FAILED: init or explore: $(tail -1 "$tmp/$k.err")"; return 1; }
     node=$(best_leaf "$ws" "$tmp/$k.explore")
     [ -n "$node" ] || { note "$k" "FAILED: explore reached no verified syndm node"; return 1; }

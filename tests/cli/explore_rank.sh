@@ -23,6 +23,26 @@ expect_eq "at least two leaves ranked (at most --rank-top 3 beside the second pa
 expect_eq "ranked leaves first, verified there, by their cost there" "$(json "(lambda r: all(l['rank_verified'] == 1 for l in r) and
     [l['rank_cost'] for l in r] == sorted(l['rank_cost'] for l in r) and r == j['leaves'][:len(r)])([l for l in j['leaves'] if 'rank_cost' in l])" <rank.json)" True
 expect_eq "the best is the first ranked leaf" "$(json "j['best']['node'] == j['leaves'][0]['node']" <rank.json)" True
+# the samples' traffic priced at the user's data (A[n][n]: (56 / n)^2 its elements), LU's work of
+# degree 3; each leaf weighed for the user's size as pruning weighs it: the work of each step's
+# busiest processor (stored with its simulation) and lambda_0 = 40/56 of the rest
+expect_eq "data_scale per sample: the user's size's elements over the sample's; degree 3" \
+    "$(json "[round(s['data_scale'], 4) for s in j['at_samples']], j['at_degree'], round(j['at_shrink'], 6)" <rank.json)" \
+    "[12.25, 3.0625, 1.96, 1] 3 $(python3 -c "print(round(40 / 56, 6))")"
+expect_eq "every leaf weighed: its steps' work + lambda_0 x the rest, from its stored simulation" "$(python3 - <<'PY'
+import json, sqlite3
+j = json.load(open('rank.json'))
+db = sqlite3.connect('lu.pdg/pdg.db')
+ok = True
+for l in j['leaves']:
+    rows = [json.loads(p)['step_work'][0] for (p,) in db.execute(
+        "select per_proc from simulations where node = ? and abs(total - ?) <= 1e-9 * ? and per_proc like '%step_work%'",
+        (l['node'], l['cost'], l['cost']))]
+    want = rows[0] + j['at_shrink'] * (l['cost'] - rows[0]) if rows else None
+    ok &= want is not None and abs(l['weighed'] - want) <= 1e-6 * l['cost'] and l['weighed'] <= l['cost']
+print(ok and len(j['leaves']) > 1)
+PY
+)" True
 # the search under --rank-at prunes only what costs twice the best leaf: fewer nodes pruned than
 # the same search without it (a fresh workspace, the same budget)
 "$POLYAPM" init "$ROOT/examples/polybench/lu.apm" -o lu2.pdg >/dev/null

@@ -480,6 +480,13 @@ static void test_levels(void)
         T_EQ_INT("levels: strided work over every level and memory", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
                  fabs(ws.total - 100 * (3 * 1000 + 6 * 3000 + 9 * 12000 + 20 * 16000) / 32000.0) < 1e-9, 1);
         cost_summary_free(&ws);
+        /* data_scale: 800 bytes taken at 40 times, the same as 32000 */
+        dd = 800;
+        q.data_scale = 40;
+        T_EQ_INT("levels: data_scale prices the data at that multiple", cost_evaluate("polyapm", &w, &q, &ws) == 0 &&
+                 fabs(ws.total - 100 * (3 * 1000 + 6 * 3000 + 9 * 12000 + 20 * 16000) / 32000.0) < 1e-9, 1);
+        cost_summary_free(&ws);
+        q.data_scale = -1;
         /* searched work: searched_price where the profile has it, else priced as the walk */
         cls[SIM_WORK_STRIDED] = NULL, cls[SIM_WORK_SEARCHED] = &st;
         memcpy(w.wclass, cls, sizeof cls);

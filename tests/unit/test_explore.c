@@ -287,19 +287,27 @@ static void test_shape(void)
 
 /* Extrapolating to the user's size: exact for a cubic; samples that follow no polynomial of
  * positive terms (a block-cyclic leaf of correlation at lambda 0.01 .. 0.04, whose cubic falls
- * below 0 at 1) get the bound of degree three, not their largest sample's cost. */
+ * below 0 at 1) get the closest polynomial of non-negative terms, not their largest sample's
+ * cost; work of degree four (heat-3d) its quartic. */
 static void test_extrapolate(void)
 {
     const double lam[4] = {0.01, 0.02, 0.03, 0.04};
     double y[4];
     for (int m = 0; m < 4; m++) y[m] = 5 + 7 * lam[m] + 11 * lam[m] * lam[m] + 13 * lam[m] * lam[m] * lam[m];
-    T_NEAR("extrapolate: a cubic's value at 1", explore_at_extrapolate(lam, y, 4), 36, 1e-6);
+    T_NEAR("extrapolate: a cubic's value at 1", explore_at_extrapolate(lam, y, 4, 3), 36, 1e-6);
     const double bad[4] = {17617.659, 76309.34, 215296.48, 399315.43};
-    T_NEAR("extrapolate: a cubic below 0 at 1 -> the largest sample x 25^3",
-           explore_at_extrapolate(lam, bad, 4), 399315.43 * 15625, 1e-3 * 399315.43 * 15625);
+    double v = explore_at_extrapolate(lam, bad, 4, 3);
+    T_CHECK("extrapolate: samples whose cubic falls below 0 at 1 -> a fit of non-negative terms, between the "
+            "largest sample's linear and cubic growth", v >= 399315.43 * 25 && v <= 399315.43 * 15625, "%g", v);
     const double flat[4] = {100, 101, 102, 103};   /* barely growing: their own power law */
-    double f = explore_at_extrapolate(lam, flat, 4);
+    double f = explore_at_extrapolate(lam, flat, 4, 3);
     T_CHECK("extrapolate: samples growing slowly keep their slow growth", f >= 103 && f < 103 * 25, "%g", f);
+    /* work of degree 4 (heat-3d's t, i, j, k): lam .. lam^4 through the samples, exact at 1 */
+    double q[4];
+    for (int m = 0; m < 4; m++) q[m] = lam[m] * (2 + lam[m] * (3 + lam[m] * (5 + 7 * lam[m])));
+    T_NEAR("extrapolate: degree 4, a quartic's value at 1", explore_at_extrapolate(lam, q, 4, 4), 17, 1e-6);
+    T_CHECK("extrapolate: a cubic through the same samples falls a third short", explore_at_extrapolate(lam, q, 4, 3) < 12,
+            "%g", explore_at_extrapolate(lam, q, 4, 3));
 }
 
 int main(void)

@@ -5,6 +5,7 @@
  */
 #include "ir.h"
 #include "t.h"
+#include "t_load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -671,6 +672,35 @@ static void test_random_trees(void)
     T_CHECK("random_trees_survive_printing", bad == 0, "%d of 3000 differ, first: %s", bad, first);
 }
 
+/* A program's size (ir_size.c): the degree of its work (loops and reductions with bounds that are
+ * not literals, processor loops left out) and its arrays' elements at given values. */
+static void test_size(void)
+{
+    ir_program *g = t_load("examples/polybench/gemm.apm"), *h = t_load("examples/polybench/heat-3d.apm"),
+               *l = t_load("examples/lu.apm");
+    if (g) {
+        T_EQ_INT("size: gemm's work of degree 3", ir_work_degree(g), 3);
+        T_NEAR("size: gemm's arrays at its own sizes (20 x 25 + 20 x 30 + 30 x 25)", ir_array_elems(g, NULL, 0),
+               500 + 600 + 750, 0);
+        ir_binding b[2] = { { "ni", 200 }, { "nk", 300 } };
+        T_NEAR("size: and at ni=200, nk=300", ir_array_elems(g, b, 2), 200 * 25 + 200 * 300 + 300 * 25, 0);
+    }
+    if (h) T_EQ_INT("size: heat-3d's t, i, j, k: degree 4", ir_work_degree(h), 4);
+    if (l) T_EQ_INT("size: the thesis's LU, a sum in a 2-deep nest: degree 3", ir_work_degree(l), 3);
+    static const char *fixed = "program f\nlevel source\nparam n = 6\narray a[0 .. n - 1][0 .. 2] double\n"
+                               "init a[i][j] = i\noutput a\nfor i = 0 .. n - 1, j = 0 .. 2 {\n  S: a[i][j] = a[i][j] + 1\n}\n";
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *f = ir_load_text("fixed.apm", fixed, strlen(fixed), &d);
+    T_CHECK("size: a loop of literal bounds does not grow (degree 1)", f && ir_work_degree(f) == 1, "%d",
+            f ? ir_work_degree(f) : -1);
+    ir_program_free(f);
+    diag_list_free(&d);
+    ir_program_free(g);
+    ir_program_free(h);
+    ir_program_free(l);
+}
+
 int main(void)
 {
     test_roundtrips();
@@ -683,5 +713,6 @@ int main(void)
     test_recovery();
     test_files();
     test_random_trees();
+    test_size();
     return t_done();
 }

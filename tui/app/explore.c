@@ -38,6 +38,9 @@ typedef struct xnode {
     int busy;                 /* processors with work in its simulation */
     int redist;               /* redist would transpose an array its messages move (xf_redist_pending) */
     double total, agg, bound;
+    double prune_at;          /* the bound weighed for the user's size (at_weighed): what pruning
+                                 compares; `bound` orders the search */
+    double step_work;         /* the work of each step's busiest processor (cost_summary); -1 unknown */
     int verified;
     enum xstate state;
     int inflight;             /* tasks of its expansion not yet back */
@@ -77,6 +80,8 @@ typedef struct search {
     struct timespec deadline; /* when stopping: workers still busy then are killed */
     int prospective;          /* apply tasks queued or running (each may make a node) */
     int local_pass;           /* the second pass: local on the best leaves (explore.h) */
+    double best_bound;        /* the best verified leaf's cost weighed as bounds are (at_weighed);
+                                 -1 before one */
     int extra;                /* its evaluations beyond the budget */
     diag_list *d;
 } search;
@@ -89,9 +94,20 @@ static int find_node(const search *S, int64_t id)
 }
 
 
+/* A cost weighed for the user's size (explore_opts.at_shrink): the work of the steps' busiest
+ * processors at full weight, the rest (messages, waiting) at lambda_0; the cost itself without. */
+static double at_weighed(const search *S, double total, double step_work)
+{
+    double k = S->o->at_shrink;
+    if (!(k > 0 && k < 1) || !(step_work >= 0) || step_work > total) return total;
+    return step_work + k * (total - step_work);
+}
+
 static void set_bound(const search *S, xnode *x)
 {
-    x->bound = (x->tiled || x->level >= IR_SYNCOMM) && !x->redist ? x->total : x->agg / S->pmax;
+    int whole = (x->tiled || x->level >= IR_SYNCOMM) && !x->redist;
+    x->bound = whole ? x->total : x->agg / S->pmax;
+    x->prune_at = whole ? at_weighed(S, x->total, x->step_work) : x->bound;
 }
 
 static int push_task(search *S, task *t)
@@ -177,6 +193,7 @@ static int reach(search *S, int64_t id, int depth)
     if (hit == 1) {
         x->nprocs = j.stored.nprocs;
         x->busy = explore_busy(j.stored.per_proc);
+        x->step_work = explore_step_work(j.stored.per_proc);
         x->total = j.stored.total;
         x->agg = j.stored.aggregate_work;
         x->verified = j.stored.verified;
@@ -194,6 +211,7 @@ static int reach(search *S, int64_t id, int depth)
         if (rc != 0) { ops_sim_free(&j); return -1; }
         x->nprocs = j.job.cost.nprocs;
         for (int k = 0; k < j.job.cost.nprocs; k++) x->busy += j.job.cost.work[k] > 0;
+        x->step_work = j.job.cost.step_work;
         x->total = j.job.cost.total;
         x->agg = j.job.res->aggregate_work;
         x->verified = j.job.verified;
@@ -261,6 +279,9 @@ static void finish_node(search *S, int i)
             r->stats.best = x->total;
             r->stats.best_node = x->id;
         }
+        double weighed = at_weighed(S, x->total, x->step_work);
+        if (l) r->leaves[r->nleaves - 1].weighed = weighed;
+        if (x->verified == 1 && (S->best_bound < 0 || weighed < S->best_bound)) S->best_bound = weighed;
     }
     progress(S);
 }
@@ -346,7 +367,7 @@ static int pick(search *S)
         xnode *x = &S->nodes[i];
         if (x->state != X_OPEN || (S->local_pass && !x->local)) continue;
         double slack = S->o->prune_slack > 1 ? S->o->prune_slack : 1;
-        if (S->res->stats.best >= 0 && x->bound > S->res->stats.best * slack * (1 + 1e-12)) {
+        if (S->best_bound >= 0 && x->prune_at > S->best_bound * slack * (1 + 1e-12)) {
             x->state = X_DONE;
             S->res->stats.pruned++;
             observe(S, EXPLORE_PRUNED, x);
@@ -407,6 +428,7 @@ static int take_sim(search *S, int i, char **f)
     x->redist = atoi(f[17]);
     x->nprocs = atoi(f[7]);
     x->busy = explore_busy(f[10]);
+    x->step_work = explore_step_work(f[10]);
     x->total = row.total;
     x->agg = row.aggregate_work;
     x->verified = row.verified;
@@ -651,6 +673,7 @@ static int leaf_cmp(const void *a, const void *b)
 {
     const explore_leaf *x = a, *y = b;
     if ((x->verified == 1) != (y->verified == 1)) return x->verified == 1 ? -1 : 1;
+    if (x->weighed != y->weighed) return x->weighed < y->weighed ? -1 : 1;
     if (x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
     return x->node < y->node ? -1 : x->node > y->node;
 }
@@ -756,6 +779,8 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     S.res = out;
     S.d = d;
     S.jobs = o.jobs;
+    S.best_bound = -1;
+    o.at_shrink = out->at.shrink = o.nat ? explore_at_shrink(s, &o, d) : 0;
     /* P_max: -D procs, else the largest candidate of any transform's procs */
     const ir_binding *bp = explore_opts_binding(&o, "procs");
     S.pmax = bp && bp->value > 0 ? (double)bp->value : 1;

@@ -89,6 +89,14 @@ typedef struct explore_opts {
                                  this (0 or 1: the best leaf's cost itself; explore --at
                                  looser, so that leaves dearer at the search's sizes reach the
                                  ranking at the user's) */
+    double at_shrink;         /* set by explore_run with `at`: the search's sizes over the user's
+                                 (lambda_0 < 1; 0: none).  Pruning then compares a node's bound
+                                 and the best leaf's cost weighed, w + lambda_0 (c - w), c the
+                                 cost and w the work of each step's busiest processor: at the
+                                 user's size the work grows lambda_0^-1 times faster than the
+                                 messages and the waiting (a stencil's halo: n^2 against n^3),
+                                 so a node whose messages dominate at the search's sizes is not
+                                 pruned for them (the search's order stays by cost) */
     const char *model;        /* NULL = polyapm */
     cost_profile profile;
     ir_binding bindings[EXPLORE_MAX_BINDINGS];
@@ -109,6 +117,9 @@ typedef struct explore_opts {
 typedef struct explore_leaf {
     int64_t node;
     double cost;
+    double weighed;           /* with --at, the cost weighed for the user's size as bounds are
+                              (explore_opts.at_shrink), which orders the leaves before ranking;
+                              without, the cost */
     int verified;
     int nprocs;               /* processors of its simulation (the MPI ranks it runs on) */
     int busy;                 /* of which those with work */
@@ -120,11 +131,16 @@ typedef struct explore_leaf {
 enum { EXPLORE_AT_SAMPLES = 4 };
 
 /* The sizes the ranking at opts.at simulated at: sample m binds the parameters it scaled (in
- * the order of `at`) to b[m][..], lam[m] the factor of the user's size they are. */
+ * the order of `at`) to b[m][..], lam[m] the factor of the user's size they are, scale[m] the
+ * factor of its arrays' elements the user's size has (its traffic is priced at that size's data:
+ * the profile's data_scale); degree: of the program's work in its sizes (ir_work_degree). */
 typedef struct explore_at {
     int n;
     ir_binding b[EXPLORE_AT_SAMPLES][EXPLORE_MAX_BINDINGS];
     double lam[EXPLORE_AT_SAMPLES];
+    double scale[EXPLORE_AT_SAMPLES];
+    int degree;
+    double shrink;            /* the search's sizes over the user's (explore_opts.at_shrink) */
 } explore_at;
 
 typedef struct explore_result {
@@ -151,14 +167,14 @@ int explore_run(store *s, const explore_opts *o, own_give explore_result *out, d
  * rank_top best verified leaves is simulated at EXPLORE_AT_SAMPLES sizes on the ray towards `at`
  * (scaled together; the search's -D bindings hold for the others), the largest about twice the
  * program's own size, each stored as `polyapm sim NODE -D ...` stores it (a rerun finds them);
- * its cost at `at` is the cubic through those four costs, evaluated there (exact for costs that
- * are polynomials of degree three in the sizes: work over a 3-deep nest, messages over a 2-deep
- * one; what changes with the size otherwise — the caches' share of the data — is not
- * extrapolated).  When `at` is no larger than twice the program's size, the largest sample is
+ * its traffic priced with its data taken at the user's size (explore_at.scale: the profile's
+ * data_scale); its cost at `at` is the polynomial of four terms up to the degree of the work
+ * through those four costs, its coefficients not negative (explore_at_extrapolate), evaluated
+ * there (exact for costs that are such polynomials in the sizes).  When `at` is no larger than twice the program's size, the largest sample is
  * `at` itself and the cost is its simulation's.  Beyond those, the best verified leaf of every
  * other shape of derivation (its space-time mapping and the names of the transforms after it,
- * memdist's with its layout; up
- * to 8 such) is ranked too, and so are the second pass's leaves.  The leaves are ordered by that
+ * memdist's with its layout; up to 8 such) is ranked too, and so are the second pass's leaves;
+ * the leaves are taken in the order of their weighed costs (explore_leaf.weighed).  The leaves are ordered by that
  * cost: leaves verified at every sample first, cheapest first, then the others, then the leaves
  * not ranked as the search ordered them.  An interrupted ranking leaves the leaves it did not
  * reach with rank_cost -1. */

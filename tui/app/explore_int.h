@@ -56,6 +56,9 @@ int has_proc_loop(const ir_block *b);
 
 /* The processors with work in a stored simulation's per-processor totals (store_sim.per_proc). */
 int explore_busy(const char *per_proc);
+/* The work of each step's busiest processor from a stored per-processor JSON (cost_summary's
+ * step_work), -1 when it has none (simulations stored before it). */
+double explore_step_work(const char *per_proc);
 
 /* ---- ranking at the user's size (explore_rank.c; explore.h says how) ---- */
 
@@ -64,7 +67,10 @@ int explore_busy(const char *per_proc);
 int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_list *d);
 /* A leaf's cost at the user's size (lambda 1) from its costs y[m] at the samples' lam[m]
  * (explore_rank.c says how). */
-double explore_at_extrapolate(const double *lam, const double *y, int n);
+double explore_at_extrapolate(const double *lam, const double *y, int n, int degree);
+/* The search's sizes as a factor of the user's (opts.at): the geometric mean of the program's
+ * values over at's, 0 without --at or when it is not below 1 (explore_opts.at_shrink). */
+double explore_at_shrink(store *s, const explore_opts *o, diag_list *d);
 /* The shape of leaf `node`'s derivation (malloc'd; NULL with a message): the node its first
  * step from the search's start made (the space-time mapping) and the names of the transforms
  * after it, without their parameters but memdist's layout — leaves of one shape differ in tile

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "xf.h"
 
@@ -55,16 +56,17 @@ int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, d
     return rc;
 }
 
-/* The cost of leaf x at bindings b (simulated and stored, or found stored): 0 with *cost and
- * *verified, or -1 with a message. */
-static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, int64_t node, double *cost,
-                  int *verified, diag_list *d)
+/* The cost of leaf x at bindings b, its traffic priced at `scale` times its data (simulated and
+ * stored, or found stored): 0 with *cost and *verified, or -1 with a message. */
+static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, double scale, int64_t node,
+                  double *cost, int *verified, diag_list *d)
 {
     ops_sim j;
     memset(&j, 0, sizeof j);
     j.node = node;
     j.model = o->model;
     j.profile = o->profile;
+    if (scale > 1) j.profile.data_scale = scale;
     j.nbindings = nb;
     memcpy(j.bindings, b, (size_t)nb * sizeof *b);
     int rc = ops_sim_prepare(s, &j, d);
@@ -118,17 +120,10 @@ static int at_steps(int64_t g, double lmax, int64_t period, int64_t steps[EXPLOR
     return 0;
 }
 
-/* The sizes the leaves are simulated at: sample m scales every value of `at` by
- * lambda_max * (m+1) / AT_SAMPLES (at least 1), lambda_max = min(1, 2 x the geometric mean of
- * default/target over the named parameters): the largest sample twice the program's own size
- * (the search's), the user's size itself when that is not larger.  Lambda is k/g (at_steps),
- * every sample exactly on the ray and in the user's values' residues, when four fit; otherwise
- * each value is rounded and lam[m] is the factor the rounded values make (their geometric mean
- * over the targets). */
-static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int nat, explore_at *x, diag_list *d)
+/* The search's size as a factor of the user's: the geometric mean of the program's values (with
+ * the search's bindings) over `at`'s; -1 with a message when they do not evaluate. */
+static double search_size(const ir_program *p, const explore_opts *o, const ir_binding *at, int nat, diag_list *d)
 {
-    ir_program *p = ops_node_program(s, o->start, d);
-    if (!p) return -1;
     int64_t *vals = calloc((size_t)(p->nparams ? p->nparams : 1), sizeof *vals);
     int rc = vals && ir_params_eval(p, o->bindings, o->nbindings, 0, vals, d) == 0 ? 0 : -1;
     double logsum = 0;
@@ -137,9 +132,12 @@ static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int
             if (!strcmp(p->params[i]->u.param.name, at[k].name))
                 logsum += log((double)(vals[i] > 0 ? vals[i] : 1) / (double)(at[k].value > 0 ? at[k].value : 1));
     free(vals);
-    ir_program_free(p);
-    if (rc != 0) return -1;
-    double lmax = fmin(1.0, 2 * exp(logsum / (nat ? nat : 1)));
+    return rc == 0 ? exp(logsum / (nat ? nat : 1)) : -1;
+}
+
+/* The samples' values on the ray up to lmax (at_samples). */
+static int at_ray(const explore_opts *o, const ir_binding *at, int nat, double lmax, explore_at *x, diag_list *d)
+{
     /* lambda a multiple of 1/g (g the values' greatest common divisor) scales every value to an
      * integer exactly: the samples lie on the ray, not near it */
     int64_t g = 0;
@@ -165,28 +163,68 @@ static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int
     return 0;
 }
 
-/* The polynomial through (lam[m], y[m]) at 1 (Lagrange).  A cost of degree three at most in the
- * sizes, its terms positive, grows from the largest sample (lam_max) to 1 at least as fast as the
- * samples' last step shows (k, the exponent of y in lam between the last two samples), up to
- * linearly, and at most as lam_max^-3.  A cubic below that floor (samples that follow no such
- * polynomial: a block-cyclic leaf's blocks at sizes of a few blocks, where the cubic can even fall
- * below 0) is replaced: by the bound lam_max^-3 when the samples grow at least linearly (such a
- * leaf is not ranked above one whose growth its samples show), else by their own power law. */
-double explore_at_extrapolate(const double *lam, const double *y, int n)
+/* Sample m's scale (explore_at): the arrays' elements of the start program p at the user's
+ * size over those at the sample, with the search's other bindings; 1 where they do not evaluate. */
+static void at_scales(const explore_opts *o, const ir_program *p, const ir_binding *at, int nat, explore_at *x)
 {
-    double v = 0;
-    for (int j = 0; j < n; j++) {
-        double l = 1;
-        for (int m = 0; m < n; m++)
-            if (m != j) l *= (1 - lam[m]) / (lam[j] - lam[m]);
-        v += y[j] * l;
+    ir_binding b[OPS_MAX_BINDINGS];
+    double user = ir_array_elems(p, b, merge_bindings(o, at, nat, b, OPS_MAX_BINDINGS));
+    for (int m = 0; m < x->n; m++) {
+        double here = ir_array_elems(p, b, merge_bindings(o, x->b[m], nat, b, OPS_MAX_BINDINGS));
+        x->scale[m] = user > 0 && here > 0 && user > here ? user / here : 1;
     }
+    x->degree = ir_work_degree(p);
+}
+
+/* The sizes the leaves are simulated at: sample m scales every value of `at` by
+ * lambda_max * (m+1) / AT_SAMPLES (at least 1), lambda_max = min(1, 2 x the geometric mean of
+ * default/target over the named parameters): the largest sample twice the program's own size
+ * (the search's), the user's size itself when that is not larger.  Lambda is k/g (at_steps),
+ * every sample exactly on the ray and in the user's values' residues, when four fit; otherwise
+ * each value is rounded and lam[m] is the factor the rounded values make (their geometric mean
+ * over the targets). */
+static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int nat, explore_at *x, diag_list *d)
+{
+    ir_program *p = ops_node_program(s, o->start, d);
+    if (!p) return -1;
+    double own = search_size(p, o, at, nat, d);
+    int rc = own > 0 ? at_ray(o, at, nat, fmin(1.0, 2 * own), x, d) : -1;
+    if (rc == 0) at_scales(o, p, at, nat, x);
+    ir_program_free(p);
+    return rc;
+}
+
+double explore_at_shrink(store *s, const explore_opts *o, diag_list *d)
+{
+    if (o->nat <= 0) return 0;
+    ir_program *p = ops_node_program(s, o->start, d);
+    double own = p ? search_size(p, o, o->at, o->nat, d) : -1;
+    ir_program_free(p);
+    return own > 0 && own < 1 ? own : 0;
+}
+
+/* The polynomial of the n terms lam^(D-n+1) .. lam^D through the samples (lam[m], y[m]) at 1, D
+ * the work's degree (at least n - 1: a cubic through four samples; heat-3d's t, i, j, k: lam ..
+ * lam^4), its coefficients non-negative (stats_fit_nonneg_poly: the interpolant when they are, else
+ * the closest such fit; a tiling's partial tiles and blocks at a sample's few rows are no term of
+ * the cost, and an interpolant through them can fall 300 times short at 25 times the size).  A
+ * cost of degree D at most in the sizes, its terms positive, grows from the largest sample
+ * (lam_max) to 1 at least as fast as the samples' last step shows (k, the exponent of y in lam
+ * between the last two samples), up to linearly, and at most as lam_max^-D.  A fit below that
+ * floor is replaced: by the bound lam_max^-D when the samples grow at least linearly (such a leaf
+ * is not ranked above one whose growth its samples show), else by their own power law. */
+double explore_at_extrapolate(const double *lam, const double *y, int n, int degree)
+{
+    int low = degree > n - 1 ? degree - (n - 1) : 0, top = low + n - 1;
+    double c[STATS_POLY_MAX], v = 0;
+    if (n <= STATS_POLY_MAX && stats_fit_nonneg_poly(lam, y, n, low, n, c) == 0)
+        for (int k = 0; k < n; k++) v += c[k];
     double lmax = lam[n - 1], ymax = y[n - 1];
     if (n < 2 || !(lmax > 0) || lmax >= 1 || !(y[n - 2] > 0) || !(ymax > 0)) return v > ymax ? v : ymax;
     double k = log(ymax / y[n - 2]) / log(lmax / lam[n - 2]);
-    k = k > 0 ? (k < 3 ? k : 3) : 0;
+    k = k > 0 ? (k < top ? k : top) : 0;
     if (v >= ymax * pow(lmax, -fmin(k, 1))) return v;
-    return ymax * pow(lmax, k >= 1 ? -3 : -k);
+    return ymax * pow(lmax, k >= 1 ? -top : -k);
 }
 
 /* Leaf x's cost at the user's size, extrapolated from the samples. */
@@ -197,10 +235,10 @@ static int rank_one(store *s, const explore_opts *o, const explore_at *ax, explo
     for (int m = 0; m < ax->n; m++) {
         ir_binding b[OPS_MAX_BINDINGS];
         int nb = merge_bindings(o, ax->b[m], o->nat, b, OPS_MAX_BINDINGS), ver = 0;
-        if (sim_at(s, o, b, nb, x->node, &y[m], &ver, d) != 0) return -1;
+        if (sim_at(s, o, b, nb, ax->scale[m], x->node, &y[m], &ver, d) != 0) return -1;
         all &= ver;
     }
-    x->rank_cost = explore_at_extrapolate(ax->lam, y, ax->n);
+    x->rank_cost = explore_at_extrapolate(ax->lam, y, ax->n, ax->degree);
     x->rank_seconds = x->rank_cost * o->profile.tick_seconds;
     x->rank_verified = all;
     return 0;

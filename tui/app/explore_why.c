@@ -20,6 +20,15 @@ int explore_busy(const char *per_proc)
     return busy;
 }
 
+double explore_step_work(const char *per_proc)
+{
+    double *w = NULL;
+    int n = ops_json_numbers(per_proc, "step_work", &w);
+    double v = n == 1 ? w[0] : -1;
+    free(w);
+    return v;
+}
+
 int explore_explain(store *s, const explore_opts *o, explore_result *r, diag_list *d)
 {
     r->spread = -1;

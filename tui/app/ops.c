@@ -186,7 +186,7 @@ static char *per_proc_json(const cost_summary *c)
     json_ints(f, c->sends, c->nprocs);
     fprintf(f, ",\"recvs\":");
     json_ints(f, c->recvs, c->nprocs);
-    fprintf(f, "}");
+    fprintf(f, ",\"step_work\":[%.17g]}", c->step_work);
     fclose(f);
     return out;
 }

@@ -185,9 +185,9 @@ static void print_json(store *s, const cliopts *o, const explore_opts *eo, const
         at_sample_text(&res->at, m, nat, b, sizeof b);
         printf("%s{\"params\":", m ? "," : "");
         report_json_string(stdout, b);
-        printf(",\"lambda\":%.6g}", res->at.lam[m]);
+        printf(",\"lambda\":%.6g,\"data_scale\":%.6g}", res->at.lam[m], res->at.scale[m]);
     }
-    printf("]");
+    printf("],\"at_shrink\":%.10g,\"at_degree\":%d", res->at.shrink, res->at.degree);
     printf(",\"leaves\":[");
     for (int i = 0; i < res->nleaves; i++) {
         store_node n;
@@ -195,8 +195,8 @@ static void print_json(store *s, const cliopts *o, const explore_opts *eo, const
         store_node_get(s, res->leaves[i].node, &n, d);
         printf("%s{\"node\":%lld,\"label\":", i ? "," : "", (long long)res->leaves[i].node);
         report_json_string(stdout, n.label ? n.label : "");
-        printf(",\"level\":\"%s\",\"cost\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
-               res->leaves[i].cost, res->leaves[i].verified, res->leaves[i].nprocs);
+        printf(",\"level\":\"%s\",\"cost\":%.10g,\"weighed\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
+               res->leaves[i].cost, res->leaves[i].weighed, res->leaves[i].verified, res->leaves[i].nprocs);
         if (res->leaves[i].rank_verified >= 0)
             printf("\"rank_cost\":%.10g,\"rank_seconds\":%.10g,\"rank_verified\":%d,", res->leaves[i].rank_cost,
                    res->leaves[i].rank_seconds, res->leaves[i].rank_verified);
