@@ -7,7 +7,7 @@
 #                OpenMP (-mllvm -polly-parallel -fopenmp, OMP_NUM_THREADS=2) — each with its
 #                default floating-point contraction, timed by PolyBench's own -DPOLYBENCH_TIME
 #                (the kernel alone);
-#   polyapm      `polyapm init FILE.c` at MINI_DATASET, `explore ROOT -D procs=2 --budget 100` with
+#   polyapm      `polyapm init FILE.c` at MINI_DATASET, `explore ROOT -D procs=2 --budget 100` (BENCH_BUDGET) with
 #                the defaults (plus `--at` the benchmark's sizes where explore has that option),
 #                the best verified syndm leaf exported at the benchmark's sizes (the size
 #                parameters of the file imported at that dataset) and run at np = 2 under mpirun;
@@ -210,6 +210,6 @@ if rows: print(sys.argv[2], rows[0]["predicted_seconds"], j.get("machine", "?"))
     esac
 done
 
-{ echo "$DATASET $RUNS $PREDICT $HAS_AT"; echo "$KERNELS"; echo "$OTHERS"
+{ echo "$DATASET $RUNS $PREDICT $HAS_AT ${BENCH_BUDGET:-100}"; echo "$KERNELS"; echo "$OTHERS"
   for i in "${peers[@]}"; do printf '%s ' "${PEER_NAMES[$i]}"; done; echo; } >"$tmp/setup"
 python3 "$ROOT/tests/bench/peers_report.py" "$tmp/setup" "$tmp/results" "$tmp/dumps" "$tmp/predicted" "$tmp/notes"

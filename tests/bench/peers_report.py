@@ -131,7 +131,7 @@ def main():
     setup, res_path, dump_path, pred_path, notes_path = sys.argv[1:]
     with open(setup) as f:
         lines = f.read().split("\n")
-    dataset, runs, predict, has_at = lines[0].split()
+    dataset, runs, predict, has_at, budget = (lines[0].split() + ["100"])[:5]
     first, second, peers = lines[1].split(), lines[2].split(), lines[3].split()
     med = medians(read_rows(res_path))
     dumps = {r[0]: r[1] for r in read_rows(dump_path) if r[1] != "FAILED"}
@@ -140,7 +140,7 @@ def main():
     machines = {r[2] for r in read_rows(pred_path) if len(r) > 2}
     print(f"PolyBench/C 4.2.1's own files at {dataset}: the peers ({', '.join(peers)}: gcc -O3 -march=native; "
           f"clang-14 -O3 -march=native -mllvm -polly; the same with -polly-parallel -fopenmp, 2 threads)")
-    print(f"against explore's leaf (procs=2 --budget 100, defaults{' plus --at the size' if has_at == '1' else ''};"
+    print(f"against explore's leaf (procs=2 --budget {budget}, defaults{' plus --at the size' if has_at == '1' else ''};"
           f"{'' if has_at == '1' else ' explore has no --at yet: it ranks at MINI;'} exported at the size, np = 2)"
           f" and the source exported as sequential C (seq).")
     print(f"Seconds: the kernel alone, median of {runs} interleaved runs; memory: median peak RSS (np2: both ranks);"
