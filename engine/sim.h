@@ -60,10 +60,11 @@ typedef struct sim_coll_rec {
 
 /* Work classes: how a statement's accesses move with its innermost loop, as the exported C runs
  * them (a reduction `sum(k = ..)` counts as the loop over k):
- *   SIM_WORK_UNIT     some access moves, only in its last subscript (unit stride: contiguous,
- *                     what gcc -O2 vectorises)
+ *   SIM_WORK_UNIT     some access moves, only in its last subscript and one element a step (unit
+ *                     stride: contiguous, what gcc vectorises)
  *   SIM_WORK_STRIDED  some access moves in another subscript (a walk down a column, stride n) —
- *                     except an accumulation (SIM_WORK_ACCUM)
+ *                     except an accumulation (SIM_WORK_ACCUM) — or several elements a step
+ *                     along its row (a skewed wavefront's j = tt - 5p - i)
  *   SIM_WORK_ACCUM    an accumulation alone in its loop, its target fixed while the loop runs,
  *                     whose next loop out moves every access in its last subscript only (2mm's
  *                     `for j { for k { tmp[i][j] += A[i][k] * B[k][j] } }`): not a walk, its
@@ -83,10 +84,11 @@ typedef struct sim_coll_rec {
  *                     stream, and the next loop out does not move one of them (gemm tiled in
  *                     i, k, j: the tile of B is read again for every i of the tile): its rows
  *                     are read from the cache, whatever the processor's data (sim_streams.c)
- *   SIM_WORK_SEARCHED some access moves in a local memory whose elements the exported code finds
- *                     through its pieces one at a time (ir_dist_searched: covariance's cov in two
- *                     pieces; a search, a call and the row's bounds checked an access, in any
- *                     direction, and nothing the compiler vectorises)
+ *   SIM_WORK_SEARCHED some access in the loop, moving or not, lies in a local memory whose
+ *                     elements the exported code finds through its pieces one at a time
+ *                     (ir_dist_searched: covariance's cov in two pieces; a search, a call and
+ *                     the row's bounds checked an access, on every turn, in any direction, and
+ *                     nothing the compiler vectorises)
  *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
  *                     and every statement under a `cost N` annotation (the user's price)
  * A profile prices each class's ticks apart (cost.h, `classes`). */

@@ -68,6 +68,25 @@ void sim_let_define(sim_ctx *c, int slot, sim_node *value)
 
 enum { SIM_ALIAS_BYTES = 4096 };
 
+/* How far a's value moves when `slot` steps by one: its coefficient of slot plus, for each let it
+ * names whose value is affine (`let j = tt - 5 * p - i`), that let's step times a's coefficient of
+ * it; 0 when it does not move, and 1 where a let moves it some other way (a unit step assumed). */
+static int64_t sim_aff_step(const sim_ctx *c, const sim_aff *a, int slot, int *lets)
+{
+    int64_t step = sim_aff_coef(a, slot);
+    for (int i = 0; i < a->n; i++) {
+        int s = a->slot[i];
+        if (!a->coef[i] || s == slot || !lets || *lets <= 0 || !c->let_def || s < 0 || s >= c->prog->nslots ||
+            !c->let_def[s])
+            continue;
+        const sim_node *v = c->let_def[s];
+        --*lets;
+        if (v->op == SO_AFF) step += a->coef[i] * sim_aff_step(c, &v->aff, slot, lets);
+        else if (sim_node_moves(c, v, slot, lets)) step += a->coef[i];
+    }
+    return step;
+}
+
 /* STRIDED, or ALIASED when a step in dimension d of the array is a multiple of SIM_ALIAS_BYTES
  * (its global rows' lengths, as the exported arrays lay them out; not a pieced dist's, whose
  * export packs each row at its own length). */
@@ -82,8 +101,10 @@ static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
 enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
 
 /* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
- * subscript moves, else STRIDED or ALIASED (sim_walk_class); SEARCHED when it moves in a memory
- * whose elements are found through its pieces.  A subscript moves through the lets it names
+ * subscript moves, one element a step (either way), else STRIDED or ALIASED (sim_walk_class: a
+ * skewed wavefront's `j = tt - 5 * p - i` walks five elements a step, which no vector load
+ * covers); SEARCHED when it lies in a memory whose elements are found through its pieces, inside
+ * that loop (slot >= 0), moving or not.  A subscript moves through the lets it names
  * (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
 static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
 {
@@ -92,10 +113,17 @@ static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
         const sim_sub *sb = &n->sub[d];
         int lets = SIM_CLASS_LETS;
         int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, &lets) : sim_aff_moves(c, &sb->aff, slot, &lets);
-        if (moves) cls = d < n->n - 1 ? sim_walk_class(c, n->array, n->n, d) : SIM_WORK_UNIT;
+        if (moves && d == n->n - 1 && !sb->gen) {   /* a step of several elements: a walk along the row */
+            int more = SIM_CLASS_LETS;
+            int64_t step = sim_aff_step(c, &sb->aff, slot, &more);
+            if (step > 1 || step < -1) moves = 2;
+        }
+        if (moves) cls = d < n->n - 1 || moves == 2 ? sim_walk_class(c, n->array, n->n, d) : SIM_WORK_UNIT;
     }
-    /* an element found through its pieces, one at a time: no stream the compiler vectorises */
-    if (cls != SIM_WORK_SCALAR && c->dists && c->dists[n->array] && ir_dist_searched(c->dists[n->array], n->n))
+    /* an element found through its pieces, one at a time: no stream the compiler vectorises, and
+     * the search made on every turn of the loop even where the element stays (covariance's
+     * cov[i][j] across its k loop: the exported X_at call is not moved out of it) */
+    if (slot >= 0 && c->dists && c->dists[n->array] && ir_dist_searched(c->dists[n->array], n->n))
         return SIM_WORK_SEARCHED;
     return cls;
 }

@@ -660,16 +660,16 @@ static void test_classes(void)
 }
 
 /* Searched work: a memory in two pieces, whose elements the exported code finds by searching them,
- * moved through along its rows (R) and down its columns (C): 128 ticks of searched work, none
- * strided or unit but U's 8 (tests/sim/searched.apm); priced at searched_price when the profile
- * has one, as a walk when not. */
+ * moved through along its rows (R) and down its columns (C), or read at one element across a loop
+ * (K): 192 ticks of searched work, none strided or unit but U's 8 (tests/sim/searched.apm);
+ * priced at searched_price when the profile has one, as a walk when not. */
 static void test_searched(void)
 {
     sim_result *r = run("tests/sim/searched.apm", NULL, 0);
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("searched: a run without violation", r->ok && r->nviolations == 0, 1);
-    T_CHECK("searched: R and C searched work", t->wclass[SIM_WORK_SEARCHED] && t->wclass[SIM_WORK_SEARCHED][0] == 128,
+    T_CHECK("searched: R, C and K searched work", t->wclass[SIM_WORK_SEARCHED] && t->wclass[SIM_WORK_SEARCHED][0] == 192,
             "%g", t->wclass[SIM_WORK_SEARCHED] ? t->wclass[SIM_WORK_SEARCHED][0] : -1);
     T_CHECK("searched: no strided work, U unit-stride", !t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_UNIT] &&
             t->wclass[SIM_WORK_UNIT][0] == 8, "%p", (void *)t->wclass[SIM_WORK_STRIDED]);
@@ -679,10 +679,24 @@ static void test_searched(void)
     cost_evaluate("polyapm", t, &q, &s1);
     q.searched_price = 10;
     cost_evaluate("polyapm", t, &q, &s2);
-    T_NEAR("searched: as a walk without searched_price", s1.total, 136 + (3 - 1) * 128, 1e-9);
-    T_NEAR("searched: at searched_price", s2.total, 136 + (10 - 1) * 128, 1e-9);
+    T_NEAR("searched: as a walk without searched_price", s1.total, 200 + (3 - 1) * 192, 1e-9);
+    T_NEAR("searched: at searched_price", s2.total, 200 + (10 - 1) * 192, 1e-9);
     cost_summary_free(&s1);
     cost_summary_free(&s2);
+    sim_result_free(r);
+}
+
+/* Steps of several elements along a row, directly (a[2 * i]) or through an affine let (a
+ * wavefront's j = 3 * p): strided work, 16 ticks; a unit step: unit-stride, 8 (tests/sim/stride.apm). */
+static void test_stride(void)
+{
+    sim_result *r = run("tests/sim/stride.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_CHECK("stride: W and V strided", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 16, "%g",
+            t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
+    T_CHECK("stride: U unit-stride", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 8, "%g",
+            t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
     sim_result_free(r);
 }
 
@@ -745,6 +759,7 @@ int main(void)
     test_tiles_band();
     test_classes();
     test_searched();
+    test_stride();
     test_chains();
     test_streams();
     test_costs();

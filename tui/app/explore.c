@@ -38,8 +38,9 @@ typedef struct xnode {
     int busy;                 /* processors with work in its simulation */
     int redist;               /* redist would transpose an array its messages move (xf_redist_pending) */
     double total, agg, bound;
-    double prune_at;          /* the bound weighed for the user's size (at_weighed): what pruning
-                                 compares; `bound` orders the search */
+    double prune_at;          /* a whole program's bound weighed for the user's size (at_weighed),
+                                 which pruning compares with the best leaf's weighed cost too;
+                                 -1 for an untiled one.  `bound` orders the search */
     double step_work;         /* the work of each step's busiest processor (cost_summary); -1 unknown */
     int verified;
     enum xstate state;
@@ -107,7 +108,7 @@ static void set_bound(const search *S, xnode *x)
 {
     int whole = (x->tiled || x->level >= IR_SYNCOMM) && !x->redist;
     x->bound = whole ? x->total : x->agg / S->pmax;
-    x->prune_at = whole ? at_weighed(S, x->total, x->step_work) : x->bound;
+    x->prune_at = whole ? at_weighed(S, x->total, x->step_work) : -1;
 }
 
 static int push_task(search *S, task *t)
@@ -367,7 +368,13 @@ static int pick(search *S)
         xnode *x = &S->nodes[i];
         if (x->state != X_OPEN || (S->local_pass && !x->local)) continue;
         double slack = S->o->prune_slack > 1 ? S->o->prune_slack : 1;
-        if (S->best_bound >= 0 && x->prune_at > S->best_bound * slack * (1 + 1e-12)) {
+        /* beyond the best leaf's cost, and (a whole program) beyond it weighed for the user's
+         * size: a node whose messages make it dear here, or whose loops local has yet to
+         * reorder, is kept for either */
+        double cheapest = S->res->stats.best, lim = slack * (1 + 1e-12);
+        int dear = cheapest >= 0 && x->bound > cheapest * lim &&
+                   (x->prune_at < 0 || (S->best_bound >= 0 && x->prune_at > S->best_bound * lim));
+        if (dear) {
             x->state = X_DONE;
             S->res->stats.pruned++;
             observe(S, EXPLORE_PRUNED, x);
