@@ -64,8 +64,10 @@ def node_params(text):
     return params
 
 
-def candidates(exe, ws, short):
-    """The verified syndm and syncomm nodes of ws: list of dicts; or a string saying why none."""
+def candidates(exe, ws, short, pool, seen):
+    """The verified syndm and syncomm nodes of ws: list of dicts; or a string saying why none.
+    Their texts are read `pool`'s threads at a time, once per program: `seen` maps a hash read in
+    an earlier workspace to what its text said (the same program; its measurement there counts)."""
     rc, out = polyapm(exe, ws, "tree", "--json")
     if rc != 0:
         return "cannot read it: " + out.strip().splitlines()[-1] if out.strip() else "tree failed"
@@ -73,20 +75,22 @@ def candidates(exe, ws, short):
         tree = json.loads(out)
     except ValueError:
         return "tree --json is not JSON"
-    nodes = []
-    for n in tree.get("nodes", []):
-        if n.get("level") not in ("syndm", "syncomm") or n.get("verified") is not True:
-            continue
-        rc, text = polyapm(exe, ws, "show", str(n["id"]))
+    wanted = [n for n in tree.get("nodes", []) if n.get("level") in ("syndm", "syncomm") and n.get("verified") is True]
+    fresh = [n for n in wanted if n["hash"] not in seen]
+    for n, (rc, text) in zip(fresh, pool.map(lambda n: polyapm(exe, ws, "show", str(n["id"])), fresh)):
         if rc != 0:
             continue
-        if n["level"] == "syncomm" and re.search(r"^\s*send ", text, re.M):
-            continue  # sends on shared memory: exported only after memdist, by design
         params = node_params(text)
-        measured = suite_measured(text, params.get("procs"))
-        caps = ["%s=%d" % (k, v) for k, v in sorted(PARAM_CAP.items()) if params.get(k, 0) > v]
-        nodes.append({"ws": ws, "short": short, "id": n["id"], "label": n.get("label", ""),
-                      "level": n["level"], "hash": n["hash"], "procs": params.get("procs"), "caps": caps, "measured": measured})
+        seen[n["hash"]] = {"sends": bool(re.search(r"^\s*send ", text, re.M)), "procs": params.get("procs"),
+                           "measured": suite_measured(text, params.get("procs")),
+                           "caps": ["%s=%d" % (k, v) for k, v in sorted(PARAM_CAP.items()) if params.get(k, 0) > v]}
+    nodes = []
+    for n in wanted:
+        said = seen.get(n["hash"])
+        if not said or (n["level"] == "syncomm" and said["sends"]):
+            continue  # unreadable; or sends on shared memory: exported only after memdist, by design
+        nodes.append({"ws": ws, "short": short, "id": n["id"], "label": n.get("label", ""), "level": n["level"],
+                      "hash": n["hash"], "procs": said["procs"], "caps": said["caps"], "measured": said["measured"]})
     return nodes
 
 
@@ -169,14 +173,16 @@ def main():
     workspaces = find_workspaces(dirs)
     programs = {}  # (hash, caps) -> [node, ...]: the first runs, the others are the same program
     common = os.path.commonpath(dirs) if dirs else ""
-    for ws in workspaces:
-        short = os.path.relpath(ws, common) if common else ws
-        nodes = candidates(exe, ws, short)
-        if isinstance(nodes, str):
-            print("# %s: %s" % (short, nodes))
-            continue
-        for n in nodes:
-            programs.setdefault((n["hash"], n["procs"], tuple(n["caps"])), []).append(n)
+    seen = {}  # hash -> what its text said (candidates)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for ws in workspaces:
+            short = os.path.relpath(ws, common) if common else ws
+            nodes = candidates(exe, ws, short, pool, seen)
+            if isinstance(nodes, str):
+                print("# %s: %s" % (short, nodes))
+                continue
+            for n in nodes:
+                programs.setdefault((n["hash"], n["procs"], tuple(n["caps"])), []).append(n)
     print("# %d workspaces, %d distinct verified syndm/syncomm programs" % (len(workspaces), len(programs)))
     measured = {(n["hash"], n["procs"]) for group in programs.values() for n in group if n["measured"]}
     todo = []
