@@ -102,8 +102,8 @@ enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
 
 /* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
  * subscript moves, one element a step (either way), else STRIDED or ALIASED (sim_walk_class: a
- * skewed wavefront's `j = tt - 5 * p - i` walks five elements a step, which no vector load
- * covers); SEARCHED when it lies in a memory whose elements are found through its pieces, inside
+ * skewed wavefront's `j = tt - 5 * p - i` walks five elements a step, a cyclic tiling's loop
+ * `step procs` over its columns two, which no vector load covers); SEARCHED when it lies in a memory whose elements are found through its pieces, inside
  * that loop (slot >= 0), moving or not.  A subscript moves through the lets it names
  * (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
 static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
@@ -116,7 +116,7 @@ static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
         if (moves && d == n->n - 1 && !sb->gen) {   /* a step of several elements: a walk along the row */
             int more = SIM_CLASS_LETS;
             int64_t step = sim_aff_step(c, &sb->aff, slot, &more);
-            if (step > 1 || step < -1) moves = 2;
+            if (step > 1 || step < -1 || (slot == c->loop_slot && c->loop_stepped)) moves = 2;
         }
         if (moves) cls = d < n->n - 1 || moves == 2 ? sim_walk_class(c, n->array, n->n, d) : SIM_WORK_UNIT;
     }

@@ -731,7 +731,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     st->hi = sim_compile_expr(c, v->hi, IR_INT);
     st->step = v->step ? sim_compile_expr(c, v->step, IR_INT) : NULL;
     int outer_slot = c->loop_slot, outer_reuse = c->reuse_slot, outer_outer = c->outer_slot;
-    int outer_tile = c->loop_tile, outer_rtile = c->reuse_tile;
+    int outer_tile = c->loop_tile, outer_rtile = c->reuse_tile, outer_stepped = c->loop_stepped;
     int64_t outer_trip = c->loop_trip, outer_rtrip = c->reuse_trip;
     /* the loop around this one is where rows are reused (sim_streams.c), except a source
      * program's top-level loop: its every turn sweeps the arrays */
@@ -741,6 +741,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
     c->loop_slot = v->slot;
     c->loop_trip = sim_tile_trip(v, &c->loop_tile);
+    c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
     c->loop_depth++;
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_depth--;
@@ -751,6 +752,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->reuse_trip = outer_rtrip;
     c->loop_tile = outer_tile;
     c->reuse_tile = outer_rtile;
+    c->loop_stepped = outer_stepped;
     if (st->body) sim_class_outer(c, st);
     if (st->body) sim_loop_restarts(st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;

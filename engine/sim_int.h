@@ -335,6 +335,8 @@ typedef struct sim_ctx {
     int64_t loop_trip, reuse_trip;   /* compiling: at most so many turns when the loop (the reuse
                                      loop) is a tile's point loop (sim_streams.c), else 0 */
     int loop_tile, reuse_tile;    /* compiling: the slot of that tile's loop, or -1 */
+    int loop_stepped;             /* compiling: the innermost loop steps by more than 1 (`step
+                                     procs`: a cyclic tiling's columns), or by a step not known */
     int loop_depth;               /* compiling: the loop variables around */
     sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
     double streams;               /* of the running processor instance: the trace's streams */

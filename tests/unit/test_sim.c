@@ -686,14 +686,15 @@ static void test_searched(void)
     sim_result_free(r);
 }
 
-/* Steps of several elements along a row, directly (a[2 * i]) or through an affine let (a
- * wavefront's j = 3 * p): strided work, 16 ticks; a unit step: unit-stride, 8 (tests/sim/stride.apm). */
+/* Steps of several elements along a row, directly (a[2 * i]), through an affine let (a
+ * wavefront's j = 3 * p) or by the loop's step (`step 2`): strided work, 20 ticks; a unit step:
+ * unit-stride, 8 (tests/sim/stride.apm). */
 static void test_stride(void)
 {
     sim_result *r = run("tests/sim/stride.apm", NULL, 0);
     if (!r) return;
     const sim_trace *t = &r->trace;
-    T_CHECK("stride: W and V strided", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 16, "%g",
+    T_CHECK("stride: W, V and X strided", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 20, "%g",
             t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
     T_CHECK("stride: U unit-stride", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 8, "%g",
             t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
