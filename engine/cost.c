@@ -562,10 +562,9 @@ static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i
  * for accumulations without a price of their own. */
 static double cost_class_price(const sim_trace *t, const cost_profile *p, int cls, int i)
 {
-    if (cls == SIM_WORK_SEARCHED)   /* priced as a walk where the profile has no price of its own */
-        cls = p->searched_price >= 0 ? -1 : SIM_WORK_STRIDED;
     switch (cls) {
-    case -1: return p->searched_price;
+    case SIM_WORK_SEARCHED:   /* priced as a walk where the profile has no price of its own */
+        return p->searched_price >= 0 ? p->searched_price : cost_class_price(t, p, SIM_WORK_STRIDED, i);
     case SIM_WORK_STRIDED: {
         const double price[3] = { p->strided1_price, p->strided2_price, p->strided_cached_price };
         double w = cost_levels_blend(t, p, i, price, p->strided_price);

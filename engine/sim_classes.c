@@ -100,25 +100,32 @@ static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
 
 enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
 
+/* Does a subscript that moves with `slot` move one element a step (either way)?  Not when its
+ * step is several elements (a skewed wavefront's `j = tt - 5 * p - i`), nor when the loop itself
+ * steps by more than one (a cyclic tiling's `step procs` over its columns). */
+static int sim_unit_step(const sim_ctx *c, const sim_aff *a, int slot)
+{
+    int lets = SIM_CLASS_LETS;
+    int64_t step = sim_aff_step(c, a, slot, &lets);
+    return step >= -1 && step <= 1 && !(slot == c->loop_slot && c->loop_stepped);
+}
+
 /* How access n moves with loop variable `slot`: SCALAR when it does not, UNIT when only its last
- * subscript moves, one element a step (either way), else STRIDED or ALIASED (sim_walk_class: a
- * skewed wavefront's `j = tt - 5 * p - i` walks five elements a step, a cyclic tiling's loop
- * `step procs` over its columns two, which no vector load covers); SEARCHED when it lies in a memory whose elements are found through its pieces, inside
- * that loop (slot >= 0), moving or not.  A subscript moves through the lets it names
- * (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
+ * subscript moves, one element a step (sim_unit_step), else STRIDED or ALIASED (sim_walk_class:
+ * no vector load covers the walk); SEARCHED when it lies in a memory whose elements are found
+ * through its pieces, inside that loop (slot >= 0), moving or not.  A subscript moves through
+ * the lets it names (`let j = p` of a space-time mapped program: A[i][j] moves with p). */
 static int sim_access_class(const sim_ctx *c, const sim_node *n, int slot)
 {
     int cls = SIM_WORK_SCALAR;
-    for (int d = 0; d < n->n && cls != SIM_WORK_STRIDED && cls != SIM_WORK_ALIASED; d++) {
+    for (int d = 0; d < n->n; d++) {
         const sim_sub *sb = &n->sub[d];
         int lets = SIM_CLASS_LETS;
         int moves = sb->gen ? sim_node_moves(c, sb->gen, slot, &lets) : sim_aff_moves(c, &sb->aff, slot, &lets);
-        if (moves && d == n->n - 1 && !sb->gen) {   /* a step of several elements: a walk along the row */
-            int more = SIM_CLASS_LETS;
-            int64_t step = sim_aff_step(c, &sb->aff, slot, &more);
-            if (step > 1 || step < -1 || (slot == c->loop_slot && c->loop_stepped)) moves = 2;
-        }
-        if (moves) cls = d < n->n - 1 || moves == 2 ? sim_walk_class(c, n->array, n->n, d) : SIM_WORK_UNIT;
+        if (!moves) continue;
+        int along = d == n->n - 1 && (sb->gen || sim_unit_step(c, &sb->aff, slot));
+        cls = along ? SIM_WORK_UNIT : sim_walk_class(c, n->array, n->n, d);
+        if (!along) break;
     }
     /* an element found through its pieces, one at a time: no stream the compiler vectorises, and
      * the search made on every turn of the loop even where the element stays (covariance's
