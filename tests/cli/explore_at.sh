@@ -59,7 +59,7 @@ expect_eq "extrapolated from sizes up to 2x, the cost at 10x is the simulation's
 # processors in blocks, a cost that repeats with the blocks; the samples keep the user's values'
 # residues (n=12..84, tsteps=4..28 for n=300, tsteps=100), and the prediction is the simulation's
 "$POLYAPM" init "$ROOT/examples/polybench/jacobi-2d.apm" -o jac.pdg >/dev/null
-out=$("$POLYAPM" -w jac.pdg explore ROOT -D procs=2 --budget 100 -q --at n=300,tsteps=100 --json); rc=$?
+out=$("$POLYAPM" -w jac.pdg explore ROOT -D procs=2 --budget 70 -q --at n=300,tsteps=100 --json); rc=$?
 best=$(printf '%s' "$out" | json "j['leaves'][0]['node']")
 pred=$(printf '%s' "$out" | json "j['leaves'][0]['rank_cost']")
 expect_eq "jacobi-2d --at n=300,tsteps=100: exit 0, samples in the user's residues" \
@@ -110,7 +110,7 @@ latency_cached 1149.35
 latency_mem 1883.15
 EOF
 "$POLYAPM" init "$ROOT/examples/polybench/2mm.apm" -o 2mm.pdg >/dev/null
-"$POLYAPM" -w 2mm.pdg explore ROOT -D procs=2 --budget 100 -q --machine epyc --at ni=800,nj=900,nk=1100,nl=1200 \
+"$POLYAPM" -w 2mm.pdg explore ROOT -D procs=2 --budget 50 -q --machine epyc --at ni=800,nj=900,nk=1100,nl=1200 \
     --json >2mm.json
 expect_eq "2mm --at LARGE: the best leaf is local's, tiled, from the rows of a blocked tiling" "$(json "(lambda p:
     p[-1]['transform'] == 'local' and 'tile=' in p[-1]['params'] and 'kind=blocked' in p[1]['params'] and
@@ -121,7 +121,7 @@ expect_eq "2mm: ... ranked at the user's size below every leaf without local" "$
 # syrk at LARGE: local inside the loop over a block-cyclic tiling's blocks (which isl cannot
 # model), the block's rows in the band: the tiles of A read again across the block's four rows
 "$POLYAPM" init "$ROOT/examples/polybench/syrk.apm" -o syrk.pdg >/dev/null
-"$POLYAPM" -w syrk.pdg explore ROOT -D procs=2 --budget 100 -q --machine epyc --at n=1200,m=1000 --json >syrk.json
+"$POLYAPM" -w syrk.pdg explore ROOT -D procs=2 --budget 30 -q --machine epyc --at n=1200,m=1000 --json >syrk.json
 expect_eq "syrk --at LARGE: the best leaf is local's, tiled, on a block-cyclic tiling" "$(json "(lambda p:
     p[-1]['transform'] == 'local' and 'tile=' in p[-1]['params'] and 'kind=blockcyclic' in p[1]['params'])(
     j['leaves'][0]['path'])" <syrk.json)" True
