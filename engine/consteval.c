@@ -1,6 +1,7 @@
 /*
  * consteval.c — constant evaluation (see ir.h): the value of an expression over the parameters
- * alone (ir_const_eval, ir_const_int), a parameter binding given as `name=value`
+ * alone (ir_const_eval, ir_const_int; ir_const_int_at: and one named value more, a processor's
+ * number), a parameter binding given as `name=value`
  * (ir_parse_binding), and the values of a program's parameters with their overrides
  * (ir_params_eval).
  *
@@ -30,6 +31,8 @@ typedef struct evaluator {
     diag_list *d;
     const char *ctx;      /* prefix for messages, e.g. "parameter 'n': " */
     int err;
+    const char *extra;    /* a name that is not a parameter and its value (ir_const_int_at), or NULL */
+    int64_t extra_value;
 } evaluator;
 
 static void everr(evaluator *E, const ir_expr *e, const char *msg)
@@ -217,6 +220,10 @@ static cval ev(evaluator *E, const ir_expr *e)
         if (idx < 0 && e->u.name.nk == IR_N_UNRESOLVED)
             for (int i = 0; i < E->p->nparams; i++)
                 if (strcmp(E->p->params[i]->u.param.name, e->u.name.id) == 0) idx = i;
+        if (idx < 0 && E->extra && strcmp(E->extra, e->u.name.id) == 0) {
+            v.i = E->extra_value;
+            return v;
+        }
         if (idx < 0 || idx >= E->nparams) {
             char b[160];
             snprintf(b, sizeof b, "'%s' is not a parameter with a known value", e->u.name.id);
@@ -248,7 +255,7 @@ static cval ev(evaluator *E, const ir_expr *e)
 int ir_const_eval(const ir_program *p, const ir_expr *e, const int64_t *params,
                   int64_t *ival, double *rval, int *is_real, diag_list *d)
 {
-    evaluator E = { p, params, p->nparams, d, NULL, 0 };
+    evaluator E = { p, params, p->nparams, d, NULL, 0, NULL, 0 };
     cval v = ev(&E, e);
     if (E.err) return 1;
     if (is_real) *is_real = v.real;
@@ -303,7 +310,7 @@ int ir_params_eval(const ir_program *p, const ir_binding *ov, int nov, int stric
         }
         char ctx[160];
         snprintf(ctx, sizeof ctx, "parameter '%s': ", pd->u.param.name);
-        evaluator E = { p, values, i, d, ctx, 0 };
+        evaluator E = { p, values, i, d, ctx, 0, NULL, 0 };
         cval v = ev(&E, pd->u.param.value);
         if (!E.err && v.real) everr(&E, pd->u.param.value, "not an integer");
         values[i] = E.err ? 0 : v.i;
@@ -321,4 +328,17 @@ int ir_const_int(const ir_program *p, const ir_expr *e, const int64_t *params, i
     int rc = ir_const_eval(p, e, params, v, &r, &real, &d);
     diag_list_free(&d);
     return rc == 0 && !real;
+}
+
+int ir_const_int_at(const ir_program *p, const ir_expr *e, const int64_t *params, const char *name, int64_t value,
+                    int64_t *v)
+{
+    diag_list d;
+    diag_list_init(&d);
+    evaluator E = { p, params, p->nparams, &d, NULL, 0, name, value };
+    cval c = ev(&E, e);
+    diag_list_free(&d);
+    if (E.err || c.real) return 0;
+    *v = c.i;
+    return 1;
 }

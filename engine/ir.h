@@ -554,6 +554,10 @@ int ir_const_eval(const ir_program *p, const ir_expr *e, const int64_t *params,
                   int64_t *ival, double *rval, int *is_real, diag_list *d);
 /* Is e an integer constant under the parameter values?  1 and *v, else 0 (no diagnostics). */
 int ir_const_int(const ir_program *p, const ir_expr *e, const int64_t *params, int64_t *v);
+/* The same with one more name bound to `value` (a dist's processor variable, to evaluate a local
+ * bound at one processor): 1 and *v, else 0. */
+int ir_const_int_at(const ir_program *p, const ir_expr *e, const int64_t *params, const char *name, int64_t value,
+                    int64_t *v);
 
 /* ---- size (ir_size.c) ----------------------------------------------------------------------- */
 

@@ -192,16 +192,57 @@ static int ex_array_compact(const ex_plan *pl, const ex_array *a, const ex_em *m
     return 1;
 }
 
+/* The processor whose extent of a's dimension d is the longest at the exported parameters, in
+ * *at; 0 when a bound does not evaluate there. */
+static int ex_longest_proc(const ex_plan *pl, const ex_array *a, int d, int64_t *at)
+{
+    const char *pv = a->dist->u.dist.procvar;
+    int64_t best = -1;
+    for (int64_t p = pl->plo; p < pl->plo + pl->nprocs; p++) {
+        int64_t lo, hi;
+        if (!ir_const_int_at(pl->p, ex_bound_expr(a, d, 0), pl->pv, pv, p, &lo) ||
+            !ir_const_int_at(pl->p, ex_bound_expr(a, d, 1), pl->pv, pv, p, &hi))
+            return 0;
+        if (hi - lo + 1 > best) {
+            best = hi - lo + 1;
+            *at = p;
+        }
+    }
+    return 1;
+}
+
+/* The rows' length in dimension d >= 1 of a compact array whose extent there differs between
+ * processors: the longest processor's extent, X_pitch<d>(), a length the compiler knows (its
+ * bounds at a literal processor fold with the constant parameters), so that it vectorises across
+ * rows (correlation's i loop around its k reduction, reading data[k][i]); a shorter processor's
+ * rows are padded.  init_arrays checks that every processor's fits (where a reader changed a
+ * parameter).  0 (the table's extent as stride) when a bound does not evaluate. */
+static int ex_pitch(const ex_plan *pl, strbuf *b, strbuf *fills, const ex_array *a, int d)
+{
+    int64_t at = 0;
+    if (d < 1 || !a->dist || a->dist->u.dist.dk != IR_DIST_LOCAL || !ex_longest_proc(pl, a, d, &at)) return 0;
+    const char *X = a->cname;
+    strbuf_printf(b, "//@def %s_pitch%d\nstatic inline int64_t %s_pitch%d(void)   /* the rows' length: processor %" PRId64
+                     "'s extent, the longest */\n{\n    return imax(%s_hi%d(%" PRId64 ") - %s_lo%d(%" PRId64 ") + 1, 0);\n}\n"
+                     "//@end\n", X, d, X, d, at, X, d, at, X, d, at);
+    strbuf_printf(fills, "    for (int64_t p = 0; p < %" PRId64 "; p++)\n        if (%s_ext_tab[p][%d] > %s_pitch%d())\n"
+                         "            rt_die(\"%s: processor %%d's rows are longer than the rows laid out for the exported "
+                         "parameters: export again\", (int)(p + %" PRId64 "));\n",
+                  pl->nprocs, X, d, X, d, a->decl->u.array.name, pl->plo);
+    return 1;
+}
+
 /* The accessors of a compact array (ex_array_compact), each `//@inline` for export_tidy.c but
  * X_store<d> (a function): X_lo<d>, X_hi<d>, X_off<d>, X_ext<d>, X_size, X_at, X_glob<d>,
- * X_stored.  Extents that differ between processors come from a table init_arrays fills. */
+ * X_stored.  Extents that differ between processors come from a table init_arrays fills; as a
+ * stride, such an extent is the longest's (ex_pitch). */
 static void ex_array_accessors(const ex_plan *pl, const ex_em *m, strbuf *b, strbuf *fills, const ex_array *a,
                                const char *pv)
 {
     const char *X = a->cname;
     int nd = a->decl->u.array.ndims, mpi = pl->mpi, ntab = 0;
     const char *w = mpi ? pv : "";
-    strbuf lo[8] = {{0}}, hi[8] = {{0}}, off[8] = {{0}}, ext[8] = {{0}};
+    strbuf lo[8] = {{0}}, hi[8] = {{0}}, off[8] = {{0}}, ext[8] = {{0}}, pitch[8] = {{0}}, pitches = {0};
     for (int d = 0; d < nd && d < 8; d++) {
         if (d == a->fold) {
             strbuf_printf(&lo[d], "0");
@@ -230,9 +271,11 @@ static void ex_array_accessors(const ex_plan *pl, const ex_em *m, strbuf *b, str
                                  "        %s_ext_tab[p - %" PRId64 "][%d] = imax(%s_hi%d(p) - %s_lo%d(p) + 1, 0);\n",
                           pl->plo, pl->plo + pl->nprocs, X, pl->plo, d, X, d, X, d);
             ntab++;
+            if (ex_pitch(pl, &pitches, fills, a, d)) strbuf_printf(&pitch[d], "%s_pitch%d()", X, d);
         } else {
             strbuf_printf(&ext[d], "imax(%s - %s + 1, 0)", hi[d].s, lo[d].s);
         }
+        if (!pitch[d].s) strbuf_printf(&pitch[d], "%s", ext[d].s);
     }
     if (ntab)
         strbuf_printf(b, "//@def %s_ext_tab\nstatic int64_t %s_ext_tab[%" PRId64 "][%d];   /* extents per processor */\n"
@@ -242,11 +285,13 @@ static void ex_array_accessors(const ex_plan *pl, const ex_em *m, strbuf *b, str
         if (mpi) strbuf_printf(b, "//@inline %s_off%d(%s) %s\n", X, d, w, off[d].s);
         strbuf_printf(b, "//@inline %s_ext%d(%s) %s\n", X, d, w, ext[d].s);
     }
-    /* size: the product of the extents */
+    if (pitches.s) strbuf_printf(b, "%s", pitches.s);
+    strbuf_free(&pitches);
+    /* size: what is allocated, the first extent times the rows' lengths */
     strbuf size = {0};
     for (int d = 0; d < nd; d++) {
         if (d) strbuf_printf(&size, " * ");
-        ex_operand(&size, ext[d].s);
+        ex_operand(&size, d ? pitch[d].s : ext[d].s);
     }
     ex_simplify_buf(&size);
     strbuf_printf(b, "//@inline %s_size(%s) %s\n", X, w, nd ? size.s : "1");
@@ -261,11 +306,11 @@ static void ex_array_accessors(const ex_plan *pl, const ex_em *m, strbuf *b, str
             char *o = strbuf_take(&at), *so = strbuf_take(&stored);
             ex_operand(&at, o);
             strbuf_printf(&at, " * ");
-            ex_operand(&at, ext[d].s);
+            ex_operand(&at, pitch[d].s);
             strbuf_printf(&at, " + %s", slot.s);
             ex_operand(&stored, so);
             strbuf_printf(&stored, " * ");
-            ex_operand(&stored, ext[d].s);
+            ex_operand(&stored, pitch[d].s);
             strbuf_printf(&stored, " + r%d", d);
             free(o);
             free(so);
@@ -299,6 +344,7 @@ static void ex_array_accessors(const ex_plan *pl, const ex_em *m, strbuf *b, str
         strbuf_free(&hi[d]);
         strbuf_free(&off[d]);
         strbuf_free(&ext[d]);
+        strbuf_free(&pitch[d]);
     }
     strbuf_free(&size);
     strbuf_free(&at);
