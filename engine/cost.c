@@ -601,6 +601,10 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
         w -= (1 - price) * m[at];
         priced = 1;
     }
+    if (t->walks) {
+        double s = cost_class_price(t, p, SIM_WORK_STRIDED, i);
+        if (s > 1) w += (s - 1) * t->walks[at];
+    }
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
     if (t->cached && p->stream1_price > 0) w += p->stream1_price * t->cached[at];

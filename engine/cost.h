@@ -58,6 +58,12 @@
  *            unit-stride price without.  Work in a memory found through its pieces
  *            (SIM_WORK_SEARCHED) pays searched_price, or is priced as strided work where the
  *            profile has none.
+ *   walks    a strided price is what a statement with one walking access costs a tick; each of
+ *            its distinct walking accesses after the first loads lines of its own (the trace's
+ *            walks, v_it: the statement's ticks once more per such access; sim_stmt_walks) and
+ *            adds what a walk costs above a scalar tick:
+ *              w_it += max(0, s_i − 1)·v_it,   s_i the strided price (with the `levels` blend)
+ *            a strided price of 1 or less (scali2004) adds nothing.
  *   cache    a unit-stride stream runs at the speed of where its data lives: the cache when the
  *            processor's data (the trace's data_bytes, D_i) fits the cache it has (cache_bytes,
  *            C), memory when not.  With unit_cached_price (u_c) and cache_bytes set, a tick of

@@ -132,6 +132,7 @@ void sim_result_free(sim_result *r)
     for (int k = 0; k < SIM_WORK_CLASSES; k++) free(t->wclass[k]);
     free(t->streams);
     free(t->restarts);
+    free(t->walks);
     free(t->cached);
     free(t->data_bytes);
     free(t->step_time);

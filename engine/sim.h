@@ -124,6 +124,10 @@ typedef struct sim_trace {
                                  the caches do not keep; cost.h, `streams`); NULL when none */
     double *restarts;         /* nsteps * nprocs: the streams started over by loops over part
                                  of a row (sim_streams.c; cost.h, `streams`); NULL when none */
+    double *walks;            /* nsteps * nprocs: walking statements' ticks again for each of
+                                 their walking accesses after the first (sim_classes.c,
+                                 sim_stmt_walks: every one a walk of its own; cost.h, `walks`);
+                                 NULL when none */
     double *cached;           /* nsteps * nprocs: the accesses unit-stride statements made to
                                  rows the caches keep, one a load or a store (sim_streams.c;
                                  cost.h, `levels`); NULL when none */

@@ -199,8 +199,10 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     if (sim_access_class(c, a->lhs, inner->slot) != SIM_WORK_SCALAR) return;
     int acc = SIM_WORK_SCALAR, red = -1;
     sim_class_walk(c, a->rhs, outer->slot, &acc, &red);
-    if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT)
+    if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT) {
         a->wclass = SIM_WORK_ACCUM;
+        a->walks = 0;
+    }
 }
 
 static int sim_same_aff(const sim_aff *x, const sim_aff *y)
@@ -232,6 +234,45 @@ static int sim_same_element(const sim_node *a, const sim_node *b)
         if (x->gen || y->gen ? !sim_same_int(x->gen, y->gen) : !sim_same_aff(&x->aff, &y->aff)) return 0;
     }
     return 1;
+}
+
+enum { SIM_WALKS_MAX = 16 };
+
+/* Adds to w[0 .. *nw) the accesses of n that walk against `slot` (STRIDED or ALIASED) and name
+ * no element already there; with `bodies`, only those in reductions' bodies (against their own
+ * variables), where a statement with reductions has its class. */
+static void sim_walks_add(const sim_ctx *c, const sim_node *n, int slot, int bodies, const sim_node **w, int *nw)
+{
+    if (!n) return;
+    if (sim_is_access(n->op)) {
+        int k = !bodies && slot >= 0 ? sim_access_class(c, n, slot) : SIM_WORK_SCALAR;
+        if (k != SIM_WORK_STRIDED && k != SIM_WORK_ALIASED) return;
+        for (int i = 0; i < *nw; i++) if (sim_same_element(w[i], n)) return;
+        if (*nw < SIM_WALKS_MAX) w[(*nw)++] = n;
+        return;
+    }
+    if (n->op == SO_REDD || n->op == SO_REDI) {
+        sim_walks_add(c, n->c, n->slot, 0, w, nw);
+        return;
+    }
+    sim_walks_add(c, n->a, slot, bodies, w, nw);
+    sim_walks_add(c, n->b, slot, bodies, w, nw);
+    sim_walks_add(c, n->c, slot, bodies, w, nw);
+    for (int i = 0; n->args && i < n->n; i++) sim_walks_add(c, n->args[i], slot, bodies, w, nw);
+}
+
+/* (sim_int.h) Each walking access loads its own line, which no vector load or stream shares: a
+ * statement reading two columns (correlation's data[k][i] * data[k][j], k innermost) or a
+ * wavefront's diagonal (A[p][t - p] and its row's partners) walks as often as it has them. */
+int sim_stmt_walks(const sim_ctx *c, const sim_stmt *st)
+{
+    if (st->wclass != SIM_WORK_STRIDED && st->wclass != SIM_WORK_ALIASED) return 0;
+    int acc = SIM_WORK_SCALAR, red = -1, nw = 0;
+    const sim_node *w[SIM_WALKS_MAX];
+    sim_class_walk(c, st->rhs, c->loop_slot, &acc, &red);
+    sim_walks_add(c, st->lhs, c->loop_slot, red >= 0, w, &nw);
+    sim_walks_add(c, st->rhs, c->loop_slot, red >= 0, w, &nw);
+    return nw;
 }
 
 /* Does n read the element `lhs` names, or hold a reduction (`sum(..)`: an accumulator, whose

@@ -772,6 +772,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         st->rhs = sim_compile_expr(c, s->u.assign.rhs, dbl ? IR_DOUBLE : IR_INT);
         st->ticks = sim_expr_ticks(s->u.assign.rhs);
         if (st->rhs) st->wclass = sim_stmt_class(c, st);
+        if (st->rhs) st->walks = sim_stmt_walks(c, st);
         if (st->rhs) sim_stmt_streams(c, st);
         if (st->rhs) sim_stmt_chain(c, st);
         for (int i = 0; st->rhs && i < c->prog->ndecls; i++) {   /* `assume LABEL unchanged when COND` */

@@ -829,7 +829,8 @@ void sim_trace_classes_flush(sim_ctx *c)
     if (c->streams != 0) sim_trace_cell_add(c, &c->r->trace.streams, c->streams);
     if (c->restarts != 0) sim_trace_cell_add(c, &c->r->trace.restarts, c->restarts);
     if (c->cached != 0) sim_trace_cell_add(c, &c->r->trace.cached, c->cached);
-    c->streams = c->restarts = c->cached = 0;
+    if (c->walk_ticks != 0) sim_trace_cell_add(c, &c->r->trace.walks, c->walk_ticks);
+    c->streams = c->restarts = c->cached = c->walk_ticks = 0;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
@@ -876,6 +877,7 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
     else c->ticks += s->ticks;
     if (s->wclass) {
         c->wclass_ticks[s->wclass] += (c->ticks - sv) * s->class_share;
+        if (s->walks > 1) c->walk_ticks += (c->ticks - sv) * (s->walks - 1);
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
         c->cached += s->cached;
     }

@@ -112,6 +112,8 @@ struct sim_stmt {
     int wclass;                   /* assignment: its work class (SIM_WORK_*, sim_stmt_class) */
     double class_share;           /* the part of its ticks its class counts (1: all): a chain's
                                      two ticks a step (sim_stmt_chain), the rest scalar work */
+    int walks;                    /* assignment of strided or aliased work: its distinct accesses
+                                     that walk (sim_stmt_walks), each a walk of its own */
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */
     double stream_ratio;          /* the reduction's per tick */
@@ -329,6 +331,8 @@ typedef struct sim_ctx {
     double guard_ticks;           /* of `ticks`, what send guards cost (the trace's guard) */
     double wclass_ticks[SIM_WORK_CLASSES];  /* of `ticks`, what each work class cost (the trace's
                                      wclass; [SIM_WORK_SCALAR] unused) */
+    double walk_ticks;            /* walking statements' ticks again per walk after the first (the
+                                     trace's walks) */
     int loop_slot;                /* compiling: the innermost enclosing loop's variable, or -1 */
     int reuse_slot;               /* compiling: the loop's around it (sim_streams.c), or -1 */
     int outer_slot;               /* compiling: the loop's around the reuse loop, or -1 */
@@ -400,6 +404,9 @@ int sim_stmt_class(const sim_ctx *c, const sim_stmt *st);
 /* Classes the one strided accumulation of a two-loop nest around it (loop `outer`, compiled):
  * SIM_WORK_ACCUM rather than a walk (see sim_classes.c). */
 void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
+/* A strided or aliased assignment's distinct accesses that walk (its class decided), each a walk
+ * of its own; 0 for other classes. */
+int sim_stmt_walks(const sim_ctx *c, const sim_stmt *st);
 
 /* sim_streams.c */
 /* The streams of assignment st (its wclass decided; c in the state of compiling it). */

@@ -36,7 +36,8 @@ static const xf_param tile_params[] = {
      "word: tile cyclic)", 0, NULL},
     {"procs", XF_P_INT, "4", "2|4|8|16", 0,
      "the number of real processors (the program's parameter procs; its value when present)", 0, NULL},
-    {"bs", XF_P_INT, NULL, "1|2|4|8", 0, "blockcyclic: the block size", 0, "kind=blockcyclic"},
+    {"bs", XF_P_INT, NULL, "2|4|8", 0, "blockcyclic: the block size (bs=1 is kind=cyclic, which explore tries)", 0,
+     "kind=blockcyclic"},
 };
 
 static const xf_param commgen_params[] = {
