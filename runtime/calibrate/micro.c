@@ -19,7 +19,8 @@
  *   micro strided LEVEL BYTES S    y[i] = y[i] + c[i][j] * x[j] down the columns of a square matrix of
  *                                  about BYTES (half the level's share), rows a few doubles longer
  *                                  than it is wide (no power of two); LEVEL 0: beyond the caches,
- *                                  BYTES the step between rows (16000), 2000 rows
+ *                                  BYTES the step between rows: 2000 of them spanning the memory of
+ *                                  `micro update 0` (64000 bytes apart for 128 MB), every column
  *   micro aliased 0 STEP S         the same with rows 8192 bytes apart (every element of a column
  *                                  in the same cache sets)
  *   micro searched 1 BYTES S       the update along the rows of a matrix in two pieces (each row's
@@ -346,15 +347,21 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     free(w);
     free(v);
     mb_searched_time(x, l1);
-    static const long steps[2] = { 2000, 1024 };
+    /* strided: 2000 rows as long as make `beyond` (a multiple of 1000 doubles, no power of two),
+     * every column walked: no line stays in a cache from one sweep to the next, and the rows'
+     * pages stay within the translation caches' reach, as a large kernel's do; aliased: 2000 rows
+     * 8192 bytes apart (every element of a column in the same cache sets), 1000 columns */
+    const long walk_rows = 2000, long_row = (long)(beyond / 8 / (double)walk_rows) / 1000 * 1000;
+    const long steps[2] = { long_row > 2000 ? long_row : 2000, 1024 };
     static const char *const names[2] = { "strided", "aliased" };
     for (int k = 0; k < 2; k++) {
-        long rows = 2000, m = x->quick ? 500 : 1000;
-        double *c = malloc((size_t)(rows * steps[k]) * sizeof *c), *xy = malloc((size_t)(rows + m) * sizeof *xy);
-        for (long i = 0; i < rows * steps[k]; i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
-        for (long i = 0; i < rows + m; i++) xy[i] = 1.0;
-        mb_job s = { K_COLUMNS, c, xy, NULL, NULL, 0, rows, m, steps[k], 1, 1 };
-        t = mb_time(x, &s, (double)(rows * m));
+        long m = k == 0 ? steps[k] : x->quick ? 500 : 1000;
+        double *c = malloc((size_t)(walk_rows * steps[k]) * sizeof *c);
+        double *xy = malloc((size_t)(walk_rows + m) * sizeof *xy);
+        for (long i = 0; i < walk_rows * steps[k]; i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
+        for (long i = 0; i < walk_rows + m; i++) xy[i] = 1.0;
+        mb_job s = { K_COLUMNS, c, xy, NULL, NULL, 0, walk_rows, m, steps[k], 1, 1 };
+        t = mb_time(x, &s, (double)(walk_rows * m));
         if (x->rank == 0) printf("micro %s 0 %ld %.9e\n", names[k], steps[k] * 8, t);
         free(c);
         free(xy);

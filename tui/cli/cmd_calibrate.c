@@ -148,7 +148,7 @@ static const param_row param_rows[] = {
     {"loggp_G", "ticks/word", "loggp per 8-byte word (the bursts' slopes against their words)"},
     {"guard_price", "ticks/tick", "a send guard's tick (0: the halo path never tests it)"},
     {"unit_price", "ticks/tick", "a tick of unit-stride work: a vectorised operation (its traffic: the streams)"},
-    {"strided_price", "ticks/tick", "a tick of a walk down columns beyond the caches (rows 16000 bytes apart)"},
+    {"strided_price", "ticks/tick", "a tick of a walk down columns beyond the caches (2000 rows, every column)"},
     {"aliased_price", "ticks/tick", "the same, rows 8192 bytes apart (the same cache sets)"},
     {"strided1_price", "ticks/tick", "the walk over data the first level holds"},
     {"strided2_price", "ticks/tick", "the second (-1: none)"},
