@@ -47,6 +47,10 @@ static inline int64_t rt_piece_idx(const rt_piece *pc, int64_t r, int64_t j)
 /* a: the part of processor rp (its dist declaration) */
 static double *a;
 static int64_t a_ext_tab[4][2];   /* extents per processor */
+static inline int64_t a_pitch1(void)   /* the rows' length: processor 0's extent, the longest */
+{
+    return imax(imax(b, n), 0);
+}
 
 /* l: the 1 piece of processor rp (its dist declaration), rows of its last dimension */
 static double *l;
@@ -255,7 +259,7 @@ static inline int64_t a_at_gidx(int64_t rp, int64_t g)
     g /= (n - 1 + 1);
     const int64_t i0 = 1 + g % (n - 1 + 1) - 0;
     g /= (n - 1 + 1);
-    return ((i0 - (rp * b + 1)) * (a_ext_tab[rp][1]) + i1 - 1);
+    return ((i0 - (rp * b + 1)) * a_pitch1() + i1 - 1);
 }
 
 /* The arrays allocated (an element without value holds rt_novalue()), the inits applied here. */
@@ -265,16 +269,20 @@ static void init_arrays(int64_t me)
         a_ext_tab[p][0] = imax(p * b + b - (p * b + 1) + 1, 0);
     for (int64_t p = 0; p < 4; p++)
         a_ext_tab[p][1] = imax(imax(p * b + b, n), 0);
+    for (int64_t p = 0; p < 4; p++)
+        if (a_ext_tab[p][1] > a_pitch1())
+            rt_die("a: processor %d's rows are longer than the rows laid out for the exported "
+                    "parameters: export again", (int)(p + 0));
     l_layout(me);
     u_layout(me);
-    a = rt_alloc_novalue((size_t)((a_ext_tab[me][0]) * (a_ext_tab[me][1])));
+    a = rt_alloc_novalue((size_t)((a_ext_tab[me][0]) * a_pitch1()));
     l = rt_alloc_novalue((size_t)l_size(me));
     u = rt_alloc_novalue((size_t)u_size(me));
     /* init a */
     for (int64_t i = imax(1, me * b + 1),
          i_end = imin(n, ((me * b + 1) + ((a_ext_tab[me][0]) - 1))); i <= i_end; i++) {
         for (int64_t j = 1, j_end = imin(n, (1 + ((a_ext_tab[me][1]) - 1))); j <= j_end; j++) {
-            a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + (j - 1))] =
+            a[((i - (me * b + 1)) * a_pitch1() + (j - 1))] =
                     (imod(i * 7 + j * 13, 17) + (i == j) * 4 * n);
         }
     }
@@ -300,8 +308,7 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
                 rt_red1 = rt_red1 + rt_term;
             }
             /* L */
-            l[l_rowbase(me, i) + j] =
-                    a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red1;
+            l[l_rowbase(me, i) + j] = a[((i - (me * b + 1)) * a_pitch1() + j - 1)] - rt_red1;
         } else {
             const int64_t rt_row4 = l_rowbase(me, i);   /* l[i][..] */
             double rt_red3 = 1 <= (i - 1) ? -0.0 : 0.0;   /* sum(k = ..) */
@@ -311,7 +318,7 @@ static __attribute__((noinline)) void step_L_U(int64_t t, int64_t me, rt_exchang
             }
             /* U */
             u[u_rowbase(me, i) + j] =
-                    (a[((i - (me * b + 1)) * (a_ext_tab[me - 0][1]) + j - 1)] - rt_red3)
+                    (a[((i - (me * b + 1)) * a_pitch1() + j - 1)] - rt_red3)
                     / l[l_rowbase(me, i) + i];
             /* send u[i][j]: one record for processors ifloordiv(p, b) .. ifloordiv(n - 1, b) */
             if (1)
@@ -462,8 +469,7 @@ int main(int argc, char **argv)
         mark_L_U(t, me);
     }
     const uint64_t sum = output_checksum(me);
-    rt_report_memory(MPI_COMM_WORLD,
-                     ((a_ext_tab[me][0]) * (a_ext_tab[me][1])) + l_size(me) + u_size(me));
+    rt_report_memory(MPI_COMM_WORLD, ((a_ext_tab[me][0]) * a_pitch1()) + l_size(me) + u_size(me));
     rt_report(MPI_COMM_WORLD, sum, seconds);
     if (rt_x) rt_exchange_free(rt_x);
     rt_mcast_free(rt_mc);
