@@ -205,13 +205,17 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     }
 }
 
-static int sim_same_aff(const sim_aff *x, const sim_aff *y)
+/* Are x and y the same affine form but for their constants, which differ by less than `near` (1:
+ * the same form)? */
+static int sim_aff_near(const sim_aff *x, const sim_aff *y, int64_t near)
 {
-    if (x->c != y->c || x->n != y->n) return 0;
+    if (x->n != y->n || x->c - y->c >= near || y->c - x->c >= near) return 0;
     for (int i = 0; i < x->n; i++)
         if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
     return 1;
 }
+
+static int sim_same_aff(const sim_aff *x, const sim_aff *y) { return sim_aff_near(x, y, 1); }
 
 /* Are the integer nodes a and b the same computation (operator, variable, constant, affine form,
  * operands)?  Calls and reductions are not compared: not the same. */
@@ -225,29 +229,38 @@ static int sim_same_int(const sim_node *a, const sim_node *b)
     return sim_same_int(a->a, b->a) && sim_same_int(a->b, b->b) && sim_same_int(a->c, b->c);
 }
 
-/* Do accesses a and b reach the same element: the same array, the same subscripts? */
-static int sim_same_element(const sim_node *a, const sim_node *b)
+/* Do accesses a and b reach the same array with the same subscripts, but for their constants,
+ * which differ by less than `near` in the last and `rows` in the others (1, 1: the same element)? */
+static int sim_near_element(const sim_node *a, const sim_node *b, int64_t near, int64_t rows)
 {
     if (a->array != b->array || a->n != b->n) return 0;
     for (int d = 0; d < a->n; d++) {
         const sim_sub *x = &a->sub[d], *y = &b->sub[d];
-        if (x->gen || y->gen ? !sim_same_int(x->gen, y->gen) : !sim_same_aff(&x->aff, &y->aff)) return 0;
+        if (x->gen || y->gen ? !sim_same_int(x->gen, y->gen) : !sim_aff_near(&x->aff, &y->aff, d == a->n - 1 ? near : rows))
+            return 0;
     }
     return 1;
 }
 
-enum { SIM_WALKS_MAX = 16 };
+static int sim_same_element(const sim_node *a, const sim_node *b) { return sim_near_element(a, b, 1, 1); }
 
-/* Adds to w[0 .. *nw) the accesses of n that walk against `slot` (STRIDED or ALIASED) and name
- * no element already there; with `bodies`, only those in reductions' bodies (against their own
- * variables), where a statement with reductions has its class. */
+/* At most so many walks a statement; elements of one row closer than a line of doubles share it,
+ * and rows a stencil's few apart share their lines along the walk. */
+enum { SIM_WALKS_MAX = 16, SIM_LINE_ELEMS = 8, SIM_STENCIL_ROWS = 4 };
+
+/* Adds to w[0 .. *nw) the accesses of n that walk against `slot` (STRIDED or ALIASED) and whose
+ * lines none there reads: not an element of its row fewer than a line's elements away (a
+ * stencil's A[i][j - 1], A[i][j] and A[i][j + 1] walk once), nor of a row a stencil's few away,
+ * whose lines the walk reads again a step or two later (seidel's rows i - 1, i and i + 1 along a
+ * diagonal); with `bodies`, only those in reductions' bodies (against their own variables),
+ * where a statement with reductions has its class. */
 static void sim_walks_add(const sim_ctx *c, const sim_node *n, int slot, int bodies, const sim_node **w, int *nw)
 {
     if (!n) return;
     if (sim_is_access(n->op)) {
         int k = !bodies && slot >= 0 ? sim_access_class(c, n, slot) : SIM_WORK_SCALAR;
         if (k != SIM_WORK_STRIDED && k != SIM_WORK_ALIASED) return;
-        for (int i = 0; i < *nw; i++) if (sim_same_element(w[i], n)) return;
+        for (int i = 0; i < *nw; i++) if (sim_near_element(w[i], n, SIM_LINE_ELEMS, SIM_STENCIL_ROWS)) return;
         if (*nw < SIM_WALKS_MAX) w[(*nw)++] = n;
         return;
     }
@@ -288,9 +301,56 @@ static int sim_chain_walk(const sim_node *n, const sim_node *lhs, double *step)
     return 0;
 }
 
-/* A unit-stride chain is an accumulation (SIM_WORK_ACCUM): a reduction over a unit stride, or an
+enum { SIM_CARRY_TURNS = 4 };   /* how many turns back a read of what the loop wrote counts */
+
+/* Is y's affine form x's but for its constant: *delta = y's constant - x's. */
+static int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta)
+{
+    if (x->n != y->n) return 0;
+    for (int i = 0; i < x->n; i++)
+        if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
+    *delta = y->c - x->c;
+    return 1;
+}
+
+/* Does access a read the element lhs wrote k = 1 .. SIM_CARRY_TURNS turns of the innermost loop
+ * before (its subscripts lhs's, each less k times its step: seidel's A[i][j - 1] in
+ * A[i][j] = .. along j)?  Loops that step by more than one are left out. */
+static int sim_reads_carried(const sim_ctx *c, const sim_node *a, const sim_node *lhs)
+{
+    if (a->array != lhs->array || a->n != lhs->n || c->loop_slot < 0 || c->loop_stepped) return 0;
+    int64_t k = 0;
+    for (int d = 0; d < a->n; d++) {
+        const sim_sub *x = &lhs->sub[d], *y = &a->sub[d];
+        int64_t delta;
+        if (x->gen || y->gen || !sim_aff_shift(&x->aff, &y->aff, &delta)) return 0;
+        int lets = SIM_CLASS_LETS;
+        int64_t step = sim_aff_step(c, &x->aff, c->loop_slot, &lets);
+        if (step == 0 ? delta != 0 : delta % step != 0) return 0;
+        if (step == 0) continue;
+        int64_t turns = -delta / step;
+        if (turns < 1 || turns > SIM_CARRY_TURNS || (k && turns != k)) return 0;
+        k = turns;
+    }
+    return k > 0;
+}
+
+/* Does n read what `lhs` wrote a few turns of the innermost loop before (sim_reads_carried)? */
+static int sim_carried(const sim_ctx *c, const sim_node *n, const sim_node *lhs)
+{
+    if (!n) return 0;
+    if (sim_is_access(n->op)) return sim_reads_carried(c, n, lhs);
+    if (n->op == SO_REDD || n->op == SO_REDI) return 0;
+    if (sim_carried(c, n->a, lhs) || sim_carried(c, n->b, lhs) || sim_carried(c, n->c, lhs)) return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_carried(c, n->args[i], lhs)) return 1;
+    return 0;
+}
+
+/* A unit-stride chain is an accumulation (SIM_WORK_ACCUM): a reduction over a unit stride, an
  * assignment whose target stays put while its innermost loop runs and which reads it (mvt's
- * x1[i] = x1[i] + A[i][j] * y1[j], j innermost): each turn waits for the last one's addition,
+ * x1[i] = x1[i] + A[i][j] * y1[j], j innermost), or one that reads what it wrote a turn or a few
+ * before (seidel's A[i][j - 1] in A[i][j] = .., j innermost: each turn waits for the last one's
+ * operations, all of its ticks on the chain): each turn waits for the last one's addition,
  * which exported code keeps in order (no reassociation), so the loop runs at the latency of an
  * addition, not at the speed of its operations and streams.  The class counts two ticks a step
  * (what an accumulation's price is measured against: a multiply and an add), the rest of a
@@ -301,7 +361,10 @@ void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
     if (st->wclass != SIM_WORK_UNIT || st->has_cost) return;
     int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
     double step = st->ticks;
-    if (!sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) return;
-    st->wclass = SIM_WORK_ACCUM;
-    st->class_share = step > 2 ? 2 / step : 1;
+    if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) {
+        st->wclass = SIM_WORK_ACCUM;
+        st->class_share = step > 2 ? 2 / step : 1;
+    } else if (!fixed && sim_carried(c, st->rhs, st->lhs)) {
+        st->wclass = SIM_WORK_ACCUM;   /* every tick on the chain: the loop waits for each */
+    }
 }

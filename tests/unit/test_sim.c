@@ -703,6 +703,36 @@ static void test_stride(void)
     sim_result_free(r);
 }
 
+/* Walks: a statement walks once per line it reads down columns (tests/sim/walks.apm, counted by
+ * hand there): a stencil's three elements of a row once, two columns twice. */
+static void test_walks(void)
+{
+    sim_result *r = run("tests/sim/walks.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("walks: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("walks: K and D strided", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 384, "%g",
+            t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
+    T_CHECK("walks: K's s and m once each (m's three elements one line), D's two columns", t->walks &&
+            t->walks[0] == 384, "%g", t->walks ? t->walks[0] : -1);
+    sim_result_free(r);
+}
+
+/* Chains carried along the innermost loop (tests/sim/carried.apm, counted by hand there): what a
+ * turn or two before wrote, read again, is an accumulation; reading ahead or the row before is not. */
+static void test_carried(void)
+{
+    sim_result *r = run("tests/sim/carried.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("carried: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("carried: G and E accumulations", t->wclass[SIM_WORK_ACCUM] && t->wclass[SIM_WORK_ACCUM][0] == 104,
+            "%g", t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1);
+    T_CHECK("carried: H and F unit-stride work", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 112,
+            "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    sim_result_free(r);
+}
+
 /* Tiles: a matrix product in a tile's point loops is blocked (its tile of b read again from the
  * cache), the same product untiled unit-stride with a stream (tests/sim/tiles.apm); with the cache
  * term, blocked work pays the cached price whatever the data, unit work the blend. */
@@ -763,6 +793,8 @@ int main(void)
     test_classes();
     test_searched();
     test_stride();
+    test_walks();
+    test_carried();
     test_chains();
     test_streams();
     test_costs();

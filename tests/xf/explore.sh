@@ -61,7 +61,8 @@ expect_eq "lu --jobs 2: fsck clean" "$(P fsck --json | json "j['problems']")" 0
 # ---- interrupted, then continued ----
 WS=$TMP/lu4.pdg
 "$POLYAPM" init "$EX/lu.apm" -o "$WS" >/dev/null
-"$POLYAPM" -w "$WS" explore ROOT -D procs=4 -D n=24 --budget 200 --machine scali2004 --jobs 2 --progress >int.out 2>int.err &
+# (n=120: some 2 s of search, which the signal, sent after 6 of its ~40 evaluations, interrupts)
+"$POLYAPM" -w "$WS" explore ROOT -D procs=4 -D n=120 --budget 200 --machine scali2004 --jobs 2 --progress >int.out 2>int.err &
 pid=$!
 for _ in $(seq 1 200); do [ "$(cat int.err 2>/dev/null | grep -c evaluated)" -ge 6 ] && break; sleep 0.05; done   # int.err may not exist yet: grep -c of nothing is 0
 kill -INT $pid
@@ -71,7 +72,7 @@ expect_match "interrupt: says so" "$(cat int.out)" 'interrupted: run the same co
 expect_eq "interrupt: no worker left" "$(pgrep -f "polyapm -w $WS explore" | wc -l)" 0
 expect_eq "interrupt: fsck clean" "$(P fsck --json | json "j['problems'], j['leftovers']")" "0 0"
 stored=$(db "select count(*) from simulations")
-cont=$(P explore ROOT -D procs=4 -D n=24 --budget 200 --machine scali2004 --json -q); rc=$?
+cont=$(P explore ROOT -D procs=4 -D n=120 --budget 200 --machine scali2004 --json -q); rc=$?
 expect_eq "continued: exit 0" "$rc" 0
 expect_eq "continued: took the interrupted run's work from the store" "$(printf '%s' "$cont" | json "j['from_store'] > 0 and j['from_store'] >= $stored - 1")" True
 expect_match "continued: a cyclic best leaf" "$(printf '%s' "$cont" | json "' '.join(s['params'] for s in j['leaves'][0]['path'])")" 'kind=cyclic|kind=blockcyclic procs=4 bs=1'
