@@ -205,14 +205,22 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     }
 }
 
+/* Is y's affine form x's but for its constant: *delta = y's constant - x's. */
+static int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta)
+{
+    if (x->n != y->n) return 0;
+    for (int i = 0; i < x->n; i++)
+        if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
+    *delta = y->c - x->c;
+    return 1;
+}
+
 /* Are x and y the same affine form but for their constants, which differ by less than `near` (1:
  * the same form)? */
 static int sim_aff_near(const sim_aff *x, const sim_aff *y, int64_t near)
 {
-    if (x->n != y->n || x->c - y->c >= near || y->c - x->c >= near) return 0;
-    for (int i = 0; i < x->n; i++)
-        if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
-    return 1;
+    int64_t delta;
+    return sim_aff_shift(x, y, &delta) && delta < near && -delta < near;
 }
 
 static int sim_same_aff(const sim_aff *x, const sim_aff *y) { return sim_aff_near(x, y, 1); }
@@ -302,16 +310,6 @@ static int sim_chain_walk(const sim_node *n, const sim_node *lhs, double *step)
 }
 
 enum { SIM_CARRY_TURNS = 4 };   /* how many turns back a read of what the loop wrote counts */
-
-/* Is y's affine form x's but for its constant: *delta = y's constant - x's. */
-static int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta)
-{
-    if (x->n != y->n) return 0;
-    for (int i = 0; i < x->n; i++)
-        if (x->slot[i] != y->slot[i] || x->coef[i] != y->coef[i]) return 0;
-    *delta = y->c - x->c;
-    return 1;
-}
 
 /* Does access a read the element lhs wrote k = 1 .. SIM_CARRY_TURNS turns of the innermost loop
  * before (its subscripts lhs's, each less k times its step: seidel's A[i][j - 1] in
