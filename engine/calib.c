@@ -240,7 +240,10 @@ static void calib_micro_prices(const raw *r, calib_result *out)
         walk[last] = &pr->strided_cached_price;
     for (int l = 1; l <= last; l++) {
         if (!bytes[l] || !(m->cache_bytes[l] > 0)) continue;
-        *bytes[l] = m->cache_bytes[l] / (m->sharing[l] >= 1 ? m->sharing[l] : 1);
+        /* the data its prices were measured over, half the processor's share: a processor's data
+         * that fills its share does not stay (other data, the sets' conflicts); beyond it the
+         * prices blend toward the next level's (cost.h, `levels`) */
+        *bytes[l] = m->cache_bytes[l] / (m->sharing[l] >= 1 ? m->sharing[l] : 1) / 2;
         if (m->update[l] > 0) *price[l] = nonneg(m->update[l] - 2 * vop) / 2 / op;
         if (m->chase[l] > 0) *lat[l] = m->chase[l] / op;
         if (m->walk[l] > 0) *walk[l] = m->walk[l] / 2 / op;

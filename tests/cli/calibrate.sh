@@ -71,7 +71,7 @@ for i in range(16):
     if t == 'Instruction': continue
     s = sysfs(i, 'size'); v = float(s[:-1]) * {'K': 1024, 'M': 1 << 20}.get(s[-1], 1) if s[-1] in 'KM' else float(s)
     want[int(sysfs(i, 'level'))] = v
-print(not want or all(abs(L[l]['cache_bytes'] - want[l]) < 1 for l in want), j['profile']['cache1_bytes'] == L[1]['cache_bytes'] / L[1]['sharing'])")" "True True"
+print(not want or all(abs(L[l]['cache_bytes'] - want[l]) < 1 for l in want), j['profile']['cache1_bytes'] == L[1]['cache_bytes'] / L[1]['sharing'] / 2)")" "True True"
 expect_eq "ordered as caches are: memory's stream and latency dearer than the first level's, the levels in order (within noise)" \
     "$(printf '%s' "$out" | python3 -c "
 import json,sys; p=json.load(sys.stdin)['profile']

@@ -177,9 +177,9 @@ static void calibration(void)
     T_NEAR("calib.micro.stream2", q->stream2_price, 1, 1e-9);
     T_NEAR("calib.micro.stream_cached (L3)", q->stream_cached_price, 2, 1e-9);
     T_NEAR("calib.micro.stream (memory)", q->stream_price, 8, 1e-9);
-    T_NEAR("calib.micro.cache1_bytes", q->cache1_bytes, 32768, 0);
-    T_NEAR("calib.micro.cache2_bytes", q->cache2_bytes, 1048576, 0);
-    T_NEAR("calib.micro.cache_bytes: L3's share", q->cache_bytes, 16777216, 0);
+    T_NEAR("calib.micro.cache1_bytes: half of L1", q->cache1_bytes, 16384, 0);
+    T_NEAR("calib.micro.cache2_bytes: half of L2", q->cache2_bytes, 524288, 0);
+    T_NEAR("calib.micro.cache_bytes: half of L3's share", q->cache_bytes, 8388608, 0);
     T_NEAR("calib.micro.latency1", q->latency1, 4, 1e-9);
     T_NEAR("calib.micro.latency2", q->latency2, 12, 1e-9);
     T_NEAR("calib.micro.latency_cached", q->latency_cached, 40, 1e-9);
@@ -203,7 +203,7 @@ static void calibration(void)
     T_EQ_INT("calib.micro.format parses", cost_profile_parse("p", ptext, &back, &d), 0);
     T_NEAR("calib.micro.format: stream2_price", back.stream2_price, 1, 1e-9);
     T_NEAR("calib.micro.format: latency_mem", back.latency_mem, 160, 1e-9);
-    T_NEAR("calib.micro.format: cache1_bytes", back.cache1_bytes, 32768, 0);
+    T_NEAR("calib.micro.format: cache1_bytes", back.cache1_bytes, 16384, 0);
     T_NEAR("calib.micro.format: searched_price", back.searched_price, 7, 1e-9);
     free(ptext);
     /* built as the compiler does not vectorise them, the update and the poly at 1e-9 s an
@@ -230,7 +230,7 @@ static void calibration(void)
     snprintf(with, len + sizeof micro + 256, "%scache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\n"
              "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro update 0 134217728 9e-9\n", text);
     T_EQ_INT("calib.micro.two.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
-    T_CHECK("calib.micro.two: L2 the last level", q->cache_bytes == 1048576 && q->cache2_bytes < 0 &&
+    T_CHECK("calib.micro.two: L2 the last level", q->cache_bytes == 524288 && q->cache2_bytes < 0 &&
             fabs(q->stream_cached_price - 1) < 1e-9 && q->stream2_price < 0 && q->restart_price < 0 &&
             q->strided_price == 1, "%g %g %g %g %g", q->cache_bytes, q->cache2_bytes, q->stream_cached_price,
             q->stream2_price, q->strided_price);
