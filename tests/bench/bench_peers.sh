@@ -17,8 +17,9 @@
 # resident memory by /usr/bin/time %M (the MPI ranks summed).  Per kernel: the seconds of each
 # side; best peer / np2 (the issue's ratio: above 1 polyapm is faster; targets 1.0, 0.9 on the
 # memory-bound gemver, gesummv, atax, mvt), gcc / np2 (target 1.5 on the compute-bound),
-# gcc / seq (target 0.9); memory; predicted seconds (`polyapm measure` of the median run, then
-# `polyapm compare` of the leaf, which simulates at the size: BENCH_PREDICT) against measured;
+# gcc / seq (target 0.9); memory; predicted seconds (explore's at the size, or `polyapm measure`
+# of the median run then `polyapm compare` of the leaf, which simulates at the size:
+# BENCH_PREDICT) against measured;
 # and checksums — the np = 2 program's must equal the sequential export's (a FAIL line otherwise:
 # correctness, not speed), which is also checked against PolyBench's own array dump at that size
 # built with -ffp-contract=off (BENCH_DUMP=0: not).  The geometric mean of the ratios, the
@@ -33,9 +34,10 @@
 #   BENCH_OTHERS="K ..."         the second group (default bicg trisolv doitgen symm trmm
 #                                jacobi-1d; "" for none)
 #   RUNS=N                       interleaved rounds (default 5)
-#   BENCH_PREDICT=0|1|SECONDS    predictions: 1 always, 0 never, SECONDS the time `compare` may
-#                                take per kernel (default: 60 at small; 0 at full, where
-#                                simulating at LARGE takes minutes a kernel)
+#   BENCH_PREDICT=0|1|SECONDS    predictions by `compare` (which simulates at the size): 1 always,
+#                                SECONDS the time it may take per kernel (default: 60 at small);
+#                                0 (the default at full, where simulating at LARGE takes minutes a
+#                                kernel): explore's own seconds for the leaf at the size (--at)
 #   BENCH_DUMP=0                 no PolyBench dump checksum
 #   BENCH_BUDGET=N               explore's --budget (default 100, a new user's; the smoke test's
 #                                harness check takes fewer)
@@ -189,9 +191,19 @@ if [ "$DUMP" != 0 ]; then
     done
 fi
 
-# predictions: the median np = 2 run recorded as a measurement of the leaf, then `compare`
+# predictions: the median np = 2 run recorded as a measurement of the leaf, then `compare`; with
+# BENCH_PREDICT=0, explore's own seconds for the leaf at the size (--at: extrapolated, no
+# simulation there), when it has --at
 : >"$tmp/predicted"
+[ "$PREDICT" != 0 ] || [ "$HAS_AT" = 0 ] || PREDICT=at
 for k in "${ready[@]}"; do
+    if [ "$PREDICT" = at ]; then
+        python3 -c 'import json, sys
+j = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+s = next((l.get("rank_seconds") for l in j.get("leaves", []) if l["node"] == n), None)
+print(sys.argv[3], s if s else "n/a", j.get("machine", "?"))' "$tmp/$k.explore" "${NODE[$k]}" "$k" >>"$tmp/predicted"
+        continue
+    fi
     [ "$PREDICT" != 0 ] || { echo "$k n/a" >>"$tmp/predicted"; continue; }
     lim=(); [ "$PREDICT" = 1 ] || lim=(timeout "$PREDICT")
     m=$(median np2 "$k")

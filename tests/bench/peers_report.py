@@ -1,7 +1,7 @@
 """tests/bench/peers_report.py — bench_peers.sh's table: per kernel the median seconds of each side,
 the ratios to the peers, peak memory, predicted against measured seconds and the checksums; the
 geometric means and Kendall's tau per group.  Reads the files bench_peers.sh writes:
-  setup      "DATASET RUNS PREDICT HAS_AT", the first group's kernels, the second's, the peers
+  setup      "DATASET RUNS PREDICT HAS_AT" (PREDICT "at": explore's own seconds), the first group's kernels, the second's, the peers
   results    "SIDE K seconds checksum peak-KB" per run ("SIDE K FAILED" for a failed run)
   dumps      "K checksum" of PolyBench's own array dump ("K FAILED")
   predicted  "K seconds machine", "K n/a" (not asked for) or "K timeout"
@@ -149,6 +149,10 @@ def main():
           " the data warm: an advantage to the exports where the arrays fit in the caches.)")
     if predict == "0":
         print("Predicted: n/a (simulating each leaf at this size takes minutes: BENCH_PREDICT=1 or SECONDS asks for it)")
+    elif predict == "at":
+        print(f"Predicted: explore's seconds for the leaf at the size (--at: extrapolated from small sizes, "
+              f"machine {', '.join(sorted(machines)) or '?'}; BENCH_PREDICT=1 or SECONDS: `polyapm compare`, "
+              f"which simulates at the size)")
     else:
         print(f"Predicted: `polyapm compare` of the leaf at the size (machine {', '.join(sorted(machines)) or '?'}"
               f"{'' if predict == '1' else f'; n/a where it took over {predict} s'})")

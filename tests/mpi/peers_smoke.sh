@@ -23,8 +23,17 @@ expect_match "bench_peers (tiny): MINI_DATASET" "$out" "own files at MINI_DATASE
 num='[0-9.e+-]+'
 for k in gemm atax trisolv; do
     expect_match "$k: a row with the peers' seconds, seq and np2, the ratios, memory; = seq = dump" "$out" \
-        "^  $k +($num +){3,5}$num +(0\.9|1\.0) +$num +$num +$num +$num +n/a += seq = dump$"
+        "^  $k +($num +){3,5}$num +(0\.9|1\.0) +$num +$num +$num +$num +$num +$num += seq = dump$"
 done
+# BENCH_PREDICT=0: the prediction is explore's own seconds for the leaf at the size (--at), read
+# from its JSON; the ratio printed beside it is that over the measured np = 2 seconds
+expect_match "predicted: explore's seconds at the size" "$out" "^Predicted: explore's seconds for the leaf at the size"
+pred=$(awk '$1 == "gemm" { print $2 }' "$keep/predicted")
+node=$(sed -n 's/^  gemm: leaf \([0-9]*\) .*/\1/p' "$keep/notes")
+json=$(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(next(l["rank_seconds"] for l in j["leaves"] if l["node"] == int(sys.argv[2])))' "$keep/gemm.explore" "$node")
+expect_eq "gemm's prediction is its leaf's rank_seconds in explore's JSON" "$pred" "$json"
 expect_match "the second group printed apart" "$out" "Kernels outside its list:
   kernel .*
   trisolv "
