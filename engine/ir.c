@@ -683,6 +683,101 @@ int ir_block_has_kind(const ir_block *b, ir_stmt_kind k)
     return 0;
 }
 
+int ir_minmax_args(const ir_expr *e, ir_func f, const ir_expr **out, int n, int max)
+{
+    if (e->kind != IR_E_CALL || e->u.call.f != f) {
+        if (n < max) out[n++] = e;
+        return n;
+    }
+    for (int i = 0; i < e->u.call.nargs; i++) n = ir_minmax_args(e->u.call.args[i], f, out, n, max);
+    return n;
+}
+
+/* Does e name one of names[0 .. n-1] (1), or hold an access whose last subscript does (2 when
+ * last, which then means only that)? */
+static int ir_expr_names(const ir_expr *e, const char *const *names, int n, int last)
+{
+    if (!e) return 0;
+    switch (e->kind) {
+    case IR_E_NAME:
+        for (int i = 0; i < n; i++)
+            if (!strcmp(e->u.name.id, names[i])) return !last;
+        return 0;
+    case IR_E_ACCESS:
+        for (int i = 0; i < e->u.access.nidx; i++) {
+            if (last && i == e->u.access.nidx - 1 && ir_expr_names(e->u.access.idx[i], names, n, 0)) return 1;
+            if (ir_expr_names(e->u.access.idx[i], names, n, last)) return 1;
+        }
+        return 0;
+    case IR_E_UNARY: case IR_E_BINARY:
+        return ir_expr_names(e->u.op.a, names, n, last) || ir_expr_names(e->u.op.b, names, n, last);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++) if (ir_expr_names(e->u.call.args[i], names, n, last)) return 1;
+        return 0;
+    case IR_E_REDUCE:
+        return ir_expr_names(e->u.reduce.lo, names, n, last) || ir_expr_names(e->u.reduce.hi, names, n, last) ||
+               ir_expr_names(e->u.reduce.body, names, n, last);
+    case IR_E_REPEAT:
+        for (int i = 0; i < e->u.repeat.nargs; i++) if (ir_expr_names(e->u.repeat.args[i], names, n, last)) return 1;
+        return ir_expr_names(e->u.repeat.k, names, n, last);
+    default: return 0;
+    }
+}
+
+enum { IR_JAM_NAMES = 32 };
+
+/* Does an access of b (at any depth) walk along a row with names[0 .. *n-1]: its last subscript
+ * names one of them, or a let's that names one (added to names as b is walked)? */
+static int ir_walks_row(const ir_block *b, const char **names, int *n)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        switch (s->kind) {
+        case IR_S_LET:
+            if (*n < IR_JAM_NAMES && ir_expr_names(s->u.let.value, names, *n, 0)) names[(*n)++] = s->u.let.var;
+            break;
+        case IR_S_ASSIGN:
+            if (ir_expr_names(s->u.assign.lhs, names, *n, 1) || ir_expr_names(s->u.assign.rhs, names, *n, 1)) return 1;
+            break;
+        case IR_S_IF:
+            if (ir_expr_names(s->u.if_.cond, names, *n, 1) || ir_walks_row(s->u.if_.then_blk, names, n) ||
+                ir_walks_row(s->u.if_.else_blk, names, n))
+                return 1;
+            break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
+int ir_jam_loop(const ir_stmt *s, const ir_expr **lo_arg, const ir_expr **hi_arg)
+{
+    enum { MAXARGS = 16 };
+    if (!s || s->kind != IR_S_FOR || s->u.for_.nvars != 1 || ir_block_has_kind(s->u.for_.body, IR_S_FOR) ||
+        ir_block_has_kind(s->u.for_.body, IR_S_SEND) || ir_block_has_kind(s->u.for_.body, IR_S_COLL))
+        return 0;
+    const ir_loopvar *v = &s->u.for_.vars[0];
+    if (v->step && !(v->step->kind == IR_E_INT && v->step->u.ival == 1)) return 0;
+    const char *names[IR_JAM_NAMES] = {v->var};
+    int nn = 1;
+    if (ir_walks_row(s->u.for_.body, names, &nn)) return 0;   /* a tile's row: unit stride as it is */
+    const ir_expr *lo[MAXARGS], *hi[MAXARGS];
+    int nlo = ir_minmax_args(v->lo, IR_F_MAX, lo, 0, MAXARGS), nhi = ir_minmax_args(v->hi, IR_F_MIN, hi, 0, MAXARGS);
+    for (int h = 0; h < nhi; h++) {
+        const ir_expr *e = hi[h];
+        if (e->kind != IR_E_BINARY || e->u.op.op != IR_OP_ADD || e->u.op.a->kind != IR_E_NAME ||
+            e->u.op.b->kind != IR_E_INT || e->u.op.b->u.ival <= 0 || e->u.op.b->u.ival >= IR_JAM_MAX)
+            continue;
+        for (int l = 0; l < nlo; l++)
+            if (lo[l]->kind == IR_E_NAME && !strcmp(lo[l]->u.name.id, e->u.op.a->u.name.id)) {
+                *lo_arg = lo[l];
+                *hi_arg = e;
+                return (int)e->u.op.b->u.ival + 1;
+            }
+    }
+    return 0;
+}
+
 int ir_level_parse(const char *s, ir_level *out)
 {
     for (unsigned i = 0; i < sizeof level_names / sizeof level_names[0]; i++)

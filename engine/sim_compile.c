@@ -733,15 +733,20 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     int outer_slot = c->loop_slot, outer_reuse = c->reuse_slot, outer_outer = c->outer_slot;
     int outer_tile = c->loop_tile, outer_rtile = c->reuse_tile, outer_stepped = c->loop_stepped;
     int64_t outer_trip = c->loop_trip, outer_rtrip = c->reuse_trip;
-    /* the loop around this one is where rows are reused (sim_streams.c), except a source
-     * program's top-level loop: its every turn sweeps the arrays */
-    c->outer_slot = c->reuse_slot;
-    c->reuse_slot = c->level == IR_SOURCE && c->loop_depth == 1 ? -1 : c->loop_slot;
-    c->reuse_trip = c->reuse_slot < 0 ? 0 : c->loop_trip;
-    c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
-    c->loop_slot = v->slot;
-    c->loop_trip = sim_tile_trip(v, &c->loop_tile);
-    c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
+    const ir_expr *jam_lo, *jam_hi;
+    /* a jammed loop (ir_jam_loop) is unrolled into the loop around it where it runs: its
+     * statements are priced by that loop, as the innermost */
+    if (!ir_jam_loop(s, &jam_lo, &jam_hi)) {
+        /* the loop around this one is where rows are reused (sim_streams.c), except a source
+         * program's top-level loop: its every turn sweeps the arrays */
+        c->outer_slot = c->reuse_slot;
+        c->reuse_slot = c->level == IR_SOURCE && c->loop_depth == 1 ? -1 : c->loop_slot;
+        c->reuse_trip = c->reuse_slot < 0 ? 0 : c->loop_trip;
+        c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
+        c->loop_slot = v->slot;
+        c->loop_trip = sim_tile_trip(v, &c->loop_tile);
+        c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
+    }
     c->loop_depth++;
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_depth--;

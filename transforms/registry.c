@@ -89,6 +89,9 @@ static const xf_param local_params[] = {
      "tile sizes, one per loop outer first (the last repeats; 0: not tiled): with order=V.. those "
      "loops; with auto each chain of loops from a nest's top to an innermost loop that reuses data "
      "across its outer loops", 0, NULL},
+    {"jam", XF_P_INT, "1", NULL, 0,
+     "with tile=: rows of each tiled band's first loop run together, that many (up to 8), in a loop the "
+     "exporter unrolls into the loop around it (unroll and jam; 1: none)", 0, NULL},
     {"at", XF_P_STRING, NULL, NULL, 0, "only the nests holding the statement with this label", 0, NULL},
 };
 

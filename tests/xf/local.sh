@@ -8,7 +8,9 @@
 # mpirun -np 2 with the simulation's checksum; an order the dependences forbid (seidel-2d's sweep in
 # place) is refused with the dependence and an instance pair named; explore offers it at syndm and
 # picks it where the profile prices it cheaper; `local` on its own result has nothing to change;
-# the exported tiles step by their size and gcc -O3 vectorises their innermost loop.
+# the exported tiles step by their size and gcc -O3 vectorises their innermost loop; jam=4 runs four
+# rows of a tile's first loop together, which the exporter unrolls into the loop over j where all
+# four run (gcc vectorises it), priced as the same tiles, and refuses a triangle's rows.
 source "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/polybench/kernels.inc"
 EX=$ROOT/examples/polybench
@@ -34,6 +36,20 @@ runs() {
     out=$(P run "$2" -np 2 --json 2>&1)
     expect_eq "$1: mpirun -np 2 prints the simulation's checksum" \
         "$(printf '%s' "$out" | tail -1 | json "j['match'] and j['ranks'] == 2" 2>/dev/null || printf '%s' "$out" | tail -3)" True
+}
+# loop_before C REGEX: the line of the last `for (` before the first line of file C matching REGEX
+loop_before() {
+    local at
+    at=$(grep -n -E "$2" "$1" | head -1 | cut -d: -f1)
+    awk -v s="${at:-0}" 'NR < s && /for \(/ { l = NR } END { print l + 0 }' "$1"
+}
+# vectorised NAME C LINE: gcc -O3 -march=native (as the exported Makefile builds) vectorises the
+# loop at line LINE of the exported file C
+vectorised() {
+    local vec
+    vec=$(cd "$(dirname "$2")" && mpicc -std=c11 -O3 -march=native -ffp-contract=off -fopt-info-vec-optimized \
+        -c "$(basename "$2")" -o /dev/null 2>&1)
+    expect_match "$1 (line $3)" "$vec" "$(basename "$2" | sed 's/\./\\./'):$3:[0-9]+: optimized: loop vectorized"
 }
 # a profile that prices the work classes as `polyapm calibrate` measured them on a machine of
 # today, with a cache of 256 KB so that 2mm's data outgrows it at a size quick to simulate (tests
@@ -74,14 +90,47 @@ runs "2mm local tile=32" "$t"
 P export "$t" -o "$TMP/2mm-tiles" >/dev/null
 c=$TMP/2mm-tiles/mm2_syndm.c
 expect_match "2mm local tile=32 exported: tile loops step by 32" "$(cat "$c")" 'jt \+= 32'
-s2=$(grep -n '/\* S2 \*/' "$c" | head -1 | cut -d: -f1)
-forl=$(awk -v s="${s2:-0}" 'NR < s && /for \(/ { l = NR } END { print l + 0 }' "$c")
+forl=$(loop_before "$c" '/\* S2 \*/')
 expect_match "2mm local tile=32 exported: S2's innermost loop runs j over the tile" "$(sed -n "${forl}p" "$c")" \
     'for \(int64_t j = jt'
-vec=$(cd "$TMP/2mm-tiles" && mpicc -std=c11 -O3 -march=native -ffp-contract=off -fopt-info-vec-optimized -c \
-    mm2_syndm.c -o /dev/null 2>&1)
-expect_match "2mm local tile=32 exported: gcc -O3 vectorises S2's loop (line $forl)" "$vec" \
-    "mm2_syndm\.c:$forl:[0-9]+: optimized: loop vectorized"
+vectorised "2mm local tile=32 exported: gcc -O3 vectorises S2's loop" "$c" "$forl"
+# ---- 2mm jam=4: four rows of a tile's first loop run together, unrolled into the loop over j ------
+t3=$(P apply 6 local tile=32,32,256 -q)
+jt=$(P apply 6 local tile=32,32,256 jam=4 -q)
+prog=$(P show "$jt" --program)
+expect_match "2mm jam=4: the rows' groups step by 4 inside the tile" "$prog" 'for pj = max\(pt, .*\) \.\. .* step 4 \{'
+expect_match "2mm jam=4: the rows innermost, at most 4 from their group's first" "$prog" \
+    'for p = max\(rp \* b, pj\) \.\. min\(.*, pj \+ 3\) \{'
+expect_match "2mm jam=4: the nest says so" "$prog" '# local tile=32,32,256 jam=4'
+verified "2mm jam=4" "$jt"
+expect_eq "2mm jam=4: priced as the same tiles without the jam (its statements walk j at unit stride)" \
+    "$(P sim "$jt" --machine lx --json | json "j['cost']")" "$(P sim "$t3" --machine lx --json | json "j['cost']")"
+# at sizes where a processor's rows start and end inside a group (b = 15: rows 15 .. 29)
+odd="-D ni=30 -D nj=21 -D nk=19 -D nl=17"
+# shellcheck disable=SC2086
+out=$(P run "$jt" -np 2 $odd --json 2>&1)
+expect_eq "2mm jam=4 at ni=30: mpirun -np 2 prints the simulation's checksum (groups cut by the rows)" \
+    "$(printf '%s' "$out" | tail -1 | json "j['match'] and j['ranks'] == 2" 2>/dev/null || printf '%s' "$out" | tail -3)" True
+# shellcheck disable=SC2086
+P export "$jt" -o "$TMP/2mm-jam" $odd >/dev/null
+c=$TMP/2mm-jam/mm2_syndm.c
+expect_match "2mm jam=4 exported: the four rows unrolled where all of them run" "$(cat "$c")" \
+    'if \(rp \* b <= pj && pj \+ 3 <= .*\) \{'
+expect_match "2mm jam=4 exported: ... the fourth row's statements after the third's" "$(cat "$c")" \
+    'const int64_t p = pj \+ 3;'
+expect_match "2mm jam=4 exported: ... and the rows' loop as it is elsewhere" "$(cat "$c")" \
+    'for \(int64_t p = imax\(rp \* b, pj\)'
+forl=$(loop_before "$c" 'const int64_t p = pj \+ 1;')
+expect_match "2mm jam=4 exported: the unrolled rows stand in the loop over j" "$(sed -n "${forl}p" "$c")" \
+    'for \(int64_t j = jt'
+vectorised "2mm jam=4 exported: gcc -O3 vectorises that loop" "$c" "$forl"
+for bad in jam=0 jam=9 jam=x; do
+    P apply 6 local tile=32 $bad >/dev/null 2>&1
+    expect_eq "2mm: local $bad is a usage error (exit 2)" "$?" 2
+done
+out=$(P apply 6 local jam=4 2>&1); rc=$?
+expect_eq "2mm: jam=4 without tiles refuses (exit 1)" "$rc" 1
+expect_match "2mm: ... no tiled band to jam" "$out" 'jam=4: no tiled band of three loops or more'
 # tiled at a size beyond the cache: the product's tiles priced from the cache (blocked work)
 big="-D ni=160 -D nj=180 -D nk=220 -D nl=240"
 # shellcheck disable=SC2086
@@ -161,6 +210,9 @@ runs "syrk local" "$i"
 t=$(P apply 6 local tile=8 -q)
 verified "syrk local tile=8" "$t"
 runs "syrk local tile=8" "$t"
+out=$(P apply 6 local tile=8 jam=4 2>&1); rc=$?
+expect_eq "syrk: jam=4 refuses (exit 1): the triangle's rows depend on the loop over j" "$rc" 1
+expect_match "syrk: ... saying why" "$out" 'rows can run together in a loop of their own \(a triangular'
 
 # ---- covariance from PolyBench/C: the column sums and the products turned to unit stride --------
 PB=$(pb_dir)

@@ -141,6 +141,8 @@ typedef struct ex_em {
                               * simulator's affine subscripts; / % abs isqrt are always checked) */
     int nosends;             /* EX_STEP: the sends are left out (a loop's version where their
                               * conditions fail, export_guards.c) */
+    const ir_stmt *jam;      /* a jammed loop written unrolled (export_jam.c), or NULL */
+    int nojam;               /* the version of a nest where not all its turns run: loops as they are */
 } ex_em;
 
 /* Whether e reads variable slot `slot` or any array; whether block b holds a statement of kind
@@ -180,6 +182,8 @@ int ex_silent(const ex_em *m, const ir_stmt *s);
 /* export_stmt.c: statement k of blk; every statement of blk. */
 void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in);
 void ex_emit_block(const ex_em *m, strbuf *b, const ir_block *blk, int in);
+/* export_stmt.c: whether statements from.. of b, as emitted in this mode, read name id. */
+int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id);
 /* export_loops.c: the loops vars[from .. nvars-1] around body (the innermost split at its
  * border test, run at its points, or versioned by its sends' conditions where it has that
  * shape); the innermost loop over v around body (versioned where export_guards.c says so). */
@@ -198,6 +202,13 @@ void ex_send_runs_emit(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_
  * statement a let or an if that holds at one value of v or under conditions that do not change
  * in the loop), written as the body at those points; 0 when the loop has another shape. */
 int ex_point_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in);
+
+/* export_jam.c: statement s, a loop whose nest ends in a jammed loop (ir_jam_loop) that its
+ * loops neither bind nor change, written twice: with the jammed loop's turns unrolled where all
+ * of them run, as it is elsewhere; 0 (nothing written) when s has another shape.  The jammed
+ * loop j written as its turns one after the other (m->jam == j). */
+int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in);
+void ex_jam_unrolled(const ex_em *m, strbuf *b, const ir_stmt *j, int in);
 
 /* export_expr.c: an expression as C into b; statements it needs first (hoisted reductions)
  * into pre.  The offset of an access to `array` (subscripts idx[0 .. nidx-1]) in its storage,

@@ -71,7 +71,6 @@ static int ex_expr_uses(const ir_expr *e, const char *id)
     }
 }
 
-static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id);
 
 /* Whether statement s, as emitted in this mode, reads name `id`. */
 static int ex_stmt_uses(const ex_em *m, const ir_stmt *s, const char *id)
@@ -130,7 +129,7 @@ static int ex_let_kept(const ex_em *m, const ir_block *b, int k)
 }
 
 /* A let reads `id` only when it is itself emitted (i_d in i = n - i_d - 1, where nothing reads i). */
-static int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id)
+int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id)
 {
     for (int i = from; i < b->n; i++) {
         const ir_stmt *s = b->stmts[i];
@@ -418,7 +417,8 @@ void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
         return;
     }
     case IR_S_FOR:
-        ex_emit_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
+        if (m->jam == s) ex_jam_unrolled(m, b, s, in);
+        else if (!ex_jam_nest(m, b, s, in)) ex_emit_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
         ex_overlap_after(m, b, blk, k, in);
         return;
     case IR_S_COLL:

@@ -36,6 +36,7 @@ typedef struct lx_opts {
     int norder;
     int tile[LX_MAX_BAND];            /* per loop, the last repeating */
     int ntile;
+    int jam;                          /* rows of a tiled band's first loop run together; 0, 1: none */
     const char *at;
 } lx_opts;
 
@@ -45,9 +46,18 @@ static int parse_opts(const xf_args *a, lx_opts *o, diag_list *d)
     memset(o, 0, sizeof *o);
     for (int i = 0; i < a->n; i++) {
         const char *k = a->items[i].key, *v = a->items[i].value;
-        if (a->items[i].label || (strcmp(k, "order") && strcmp(k, "tile") && strcmp(k, "at"))) {
-            diag_add(d, NULL, 0, 0, "local: unknown parameter '%s' (it has order=, tile= and at=)", k);
+        if (a->items[i].label || (strcmp(k, "order") && strcmp(k, "tile") && strcmp(k, "jam") && strcmp(k, "at"))) {
+            diag_add(d, NULL, 0, 0, "local: unknown parameter '%s' (it has order=, tile=, jam= and at=)", k);
             return -1;
+        }
+        if (!strcmp(k, "jam")) {
+            char *end;
+            long u = strtol(v, &end, 10);
+            if (end == v || *end || u < 1 || u > IR_JAM_MAX) {
+                diag_add(d, NULL, 0, 0, "local: jam=%s: expected the rows run together, 1 (none) to %d", v, IR_JAM_MAX);
+                return -1;
+            }
+            o->jam = (int)u;
         }
         if (!strcmp(k, "at")) o->at = v;
         if (!strcmp(k, "order") && strcmp(v, "auto")) {
@@ -176,6 +186,7 @@ typedef struct plan {
     const char *tn[32][2];     /* tile loop names given so far: variable, name */
     int ntn;
     char *why;                 /* the first refusal met (malloc'd) */
+    int jammed;                /* bands jammed (jam=), once generated */
 } plan;
 
 static const char *tile_name(plan *pl, const char *var)
@@ -422,12 +433,43 @@ static int plan_tiles(plan *pl)
     return changed;
 }
 
+/* The tiled bands of three loops or more under t, into out (at most max).  Their number. */
+static int jam_bands(lx_node *t, lx_node **out, int n, int max)
+{
+    int tiled = 0;
+    for (int b = 0; t->kind == LX_BAND && b < t->nb; b++) tiled |= t->tile[b] > 1;
+    if (tiled && t->nb >= 3 && n < max) out[n++] = t;
+    for (int i = 0; i < t->nkids; i++) n = jam_bands(t->kids[i], out, n, max);
+    return n;
+}
+
+/* jam=U: each tiled band of three loops or more runs U rows of its first loop together (the
+ * rows innermost, unrolled by the exporter into the loop they stand in).  1 when a band does, 0
+ * when none has that shape, -1 when the order is illegal (pl->why). */
+static int plan_jam(plan *pl)
+{
+    lx_node *bands[MAX_CHAINS];
+    int nb = jam_bands(pl->root, bands, 0, MAX_CHAINS);
+    if (!nb) return 0;
+    for (int i = 0; i < nb; i++) {
+        char base[64];
+        snprintf(base, sizeof base, "%sj", bands[i]->bvar[0]);
+        bands[i]->jam = pl->o->jam;
+        bands[i]->jname = xf_fresh_name(pl->n->out, pl->text, base);
+    }
+    char *why = NULL, *what = xasprintf("jam=%d (rows of %s run together)", pl->o->jam, bands[0]->bvar[0]);
+    int rc = lx_check(pl->n, pl->root, what, &why);
+    free(what);
+    if (rc != 0) note_why(pl, why);
+    return rc == 0 ? 1 : -1;
+}
+
 /* 1 when the nest changes (pl->root the new tree), 0 when it stays, -1 refused (pl->why). */
 static int plan_nest(plan *pl)
 {
-    if (pl->o->norder) return plan_order(pl);
-    int changed = plan_interchange(pl);
-    if (pl->o->ntile) changed |= plan_tiles(pl);
+    int changed = pl->o->norder ? plan_order(pl) : plan_interchange(pl);
+    if (!pl->o->norder && pl->o->ntile) changed |= plan_tiles(pl);
+    if (changed > 0 && pl->o->jam > 1 && plan_jam(pl) < 0) return -1;
     return changed;
 }
 
@@ -444,6 +486,7 @@ static void note_nest(ir_program *out, ir_stmt *first, const ir_stmt *orig, cons
         for (int j = 0; j < o->norder; j++) strbuf_printf(&b, "%s%s", j ? "," : "", o->order[j]);
     }
     for (int j = 0; j < o->ntile; j++) strbuf_printf(&b, "%s%d", j ? "," : " tile=", o->tile[j]);
+    if (o->jam > 1) strbuf_printf(&b, " jam=%d", o->jam);
     if (o->at) strbuf_printf(&b, " at=%s", o->at);
     int n = orig->comments.nlead;
     const char **lead = ir_alloc(out, (size_t)(n + 1) * sizeof *lead);
@@ -470,11 +513,20 @@ typedef struct apply_state {
     strbuf left;               /* the nests left as they are, and why */
     char *refusal, *first_why; /* owned */
     int changed;
+    int jammed;                /* bands jammed (jam=) */
 } apply_state;
 
 static void left_as_is(apply_state *A, const ir_stmt *orig, const char *why)
 {
     strbuf_printf(&A->left, "%sthe nest at line %d is left as it is: %s", A->left.n ? "; " : "", orig->pos.line, why);
+}
+
+/* The bands under t that run rows together (jam=). */
+static int jammed_bands(const lx_node *t)
+{
+    int n = t->kind == LX_BAND && t->jam > 1;
+    for (int i = 0; i < t->nkids; i++) n += jammed_bands(t->kids[i]);
+    return n;
 }
 
 /* Plans and generates the modelled nest n of site st. */
@@ -484,14 +536,21 @@ static void rewrite_nest(apply_state *A, site *st, lx_nest *n)
     char *why = NULL;
     plan pl = {.n = n, .o = A->o, .text = &A->text};
     pl.root = lx_tree_build(&pl.pool, n);
-    int r = plan_nest(&pl);
+    int r = plan_nest(&pl), gen = r > 0 ? lx_generate(n, pl.root, st->blk, st->idx, &why) : 0;
+    while (gen == LX_REJAM) {   /* some bands' rows would not run together: those tiled alone */
+        free(why);
+        why = NULL;
+        gen = lx_generate(n, pl.root, st->blk, st->idx, &why);
+    }
+    pl.jammed = jammed_bands(pl.root);
     if (r < 0) A->refusal = xasprintf("%s", pl.why);
-    else if (r > 0 && lx_generate(n, pl.root, st->blk, st->idx, &why) != 0) {
+    else if (r > 0 && gen != 0) {
         left_as_is(A, orig, why);
         free(why);
     } else if (r > 0) {
         note_nest(A->out, st->blk->stmts[st->idx], orig, A->o);
         A->changed++;
+        A->jammed += pl.jammed;
     }
     if (r == 0 && pl.why && !A->first_why) A->first_why = pl.why, pl.why = NULL;
     free(pl.why);
@@ -564,6 +623,10 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
                                         "chain of loops reuses data to tile"
                                       : "every innermost loop walks at unit stride where it can",
                             A.left.n ? "; " : "", A.left.n ? A.left.s : "");
+    if (!A.refusal && o.jam > 1 && !A.jammed)
+        A.refusal = xasprintf("jam=%d: no tiled band of three loops or more (tile= makes them) whose first loop's "
+                              "rows can run together in a loop of their own (a triangular nest's rows depend on "
+                              "the loops around them; rows that send stay as they are)", o.jam);
     free(A.first_why);
     strbuf_free(&A.left);
     if (A.refusal) return refuse(out, d, src, A.refusal);

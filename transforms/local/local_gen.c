@@ -470,7 +470,94 @@ static void replace_in(ir_program *p, ir_block *blk, int idx, const ir_block *wi
     blk->n = n;
 }
 
-int lx_generate(lx_nest *n, const lx_node *root, ir_block *blk, int idx, char **why)
+/* The jammed bands' loops (first variable, group loop) under t, into var/grp (at most max). */
+static int jammed_loops(const lx_node *t, const char **var, const char **grp, int n, int max)
+{
+    if (t->kind == LX_BAND && t->jam > 1 && n < max) {
+        var[n] = t->bvar[0];
+        grp[n++] = t->jname;
+    }
+    for (int i = 0; i < t->nkids; i++) n = jammed_loops(t->kids[i], var, grp, n, max);
+    return n;
+}
+
+enum { LX_JAM_NAMES = 32 };
+
+/* Does loop s's bound e (a min or max of f) mention, besides its jammed argument skip, one of
+ * names[0 .. n-1]? */
+static int bound_mentions(const ir_expr *e, ir_func f, const ir_expr *skip, const char *const *names, int n)
+{
+    const ir_expr *args[16];
+    int na = ir_minmax_args(e, f, args, 0, 16);
+    for (int a = 0; a < na; a++)
+        for (int k = 0; args[a] != skip && k < n; k++)
+            if (xf_mentions(args[a], names[k])) return 1;
+    return 0;
+}
+
+/* Below a group loop (its name grp): the innermost loops over var that are jammed loops of
+ * the group (ir_jam_loop: bounds `max(.., grp) .. min(.., grp + 3)`, which the exporter
+ * unrolls) whose other bounds name no loop between the group loop and them (names[0 .. n-1]:
+ * the exporter tests them before those loops) into *good, the others into *bad. */
+static void count_jams(const ir_block *b, const char *var, const char *grp, const char **names, int n, int *good,
+                       int *bad)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF) {
+            count_jams(s->u.if_.then_blk, var, grp, names, n, good, bad);
+            count_jams(s->u.if_.else_blk, var, grp, names, n, good, bad);
+        }
+        if (s->kind == IR_S_LET && n < LX_JAM_NAMES) names[n++] = s->u.let.var;
+        if (s->kind != IR_S_FOR) continue;
+        int in = n;
+        for (int v = 0; v < s->u.for_.nvars && in < LX_JAM_NAMES; v++) names[in++] = s->u.for_.vars[v].var;
+        count_jams(s->u.for_.body, var, grp, names, in, good, bad);
+        const ir_expr *lo, *hi;
+        if (ir_block_has_kind(s->u.for_.body, IR_S_FOR) || strcmp(s->u.for_.vars[s->u.for_.nvars - 1].var, var)) continue;
+        if (ir_jam_loop(s, &lo, &hi) && !strcmp(lo->u.name.id, grp) &&
+            !bound_mentions(s->u.for_.vars[0].lo, IR_F_MAX, lo, names, n) &&
+            !bound_mentions(s->u.for_.vars[0].hi, IR_F_MIN, hi, names, n))
+            ++*good;
+        else
+            ++*bad;
+    }
+}
+
+/* Does every group loop of b (a jammed band's, grp[k]) run its rows (var[k]) in jammed loops
+ * alone?  A triangular nest's rows (syrk's p = max(.., j) ..) do not, nor rows with a send: the
+ * exporter would run them as a strided loop.  Each group that does not gets ok[k] = 0, and one
+ * that never appears (isl left its loop out) too. */
+static void jams_whole(const ir_block *b, const char *const *var, const char *const *grp, int nj, int *ok, int *seen)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF) {
+            jams_whole(s->u.if_.then_blk, var, grp, nj, ok, seen);
+            jams_whole(s->u.if_.else_blk, var, grp, nj, ok, seen);
+        }
+        if (s->kind != IR_S_FOR) continue;
+        const char *v = s->u.for_.vars[s->u.for_.nvars - 1].var;
+        for (int k = 0; k < nj; k++)
+            if (!strcmp(v, grp[k])) {
+                int good = 0, bad = 0;
+                const char *names[LX_JAM_NAMES];
+                count_jams(s->u.for_.body, var[k], grp[k], names, 0, &good, &bad);
+                if (bad || !good) ok[k] = 0;
+                seen[k] = 1;
+            }
+        jams_whole(s->u.for_.body, var, grp, nj, ok, seen);
+    }
+}
+
+/* The band under t whose group loop is named grp, its jam undone. */
+static void unjam_group(lx_node *t, const char *grp)
+{
+    if (t->kind == LX_BAND && t->jam > 1 && !strcmp(t->jname, grp)) t->jam = 0;
+    for (int i = 0; i < t->nkids; i++) unjam_group(t->kids[i], grp);
+}
+
+int lx_generate(lx_nest *n, lx_node *root, ir_block *blk, int idx, char **why)
 {
     gen g = {.n = n};
     *why = NULL;
@@ -490,12 +577,28 @@ int lx_generate(lx_nest *n, const lx_node *root, ir_block *blk, int idx, char **
     xf_astgen ag = {&g.base, place, &g};
     int rc = ast ? xf_ast_node(n->out, ast, code, &ag) : -1;
     isl_ast_node_free(ast);
+    const char *jvar[LX_MAX_BAND * 8], *jgrp[LX_MAX_BAND * 8];
+    int nj = jammed_loops(root, jvar, jgrp, 0, LX_MAX_BAND * 8);
     if (rc == 0) {
         int cap = g.x.len + 1;
         const char *from[cap], *to[cap];
         name_loops(&g, code, from, to, 0);
         dedupe_lets(code);
-        replace_in(n->out, blk, idx, code);
+        int ok[LX_MAX_BAND * 8], seen[LX_MAX_BAND * 8], all = 1;
+        for (int k = 0; k < nj; k++) ok[k] = 1, seen[k] = 0;
+        jams_whole(code, jvar, jgrp, nj, ok, seen);
+        for (int k = 0; k < nj; k++)
+            if (!ok[k] || !seen[k]) {
+                unjam_group(root, jgrp[k]);
+                all = 0;
+            }
+        if (!all) {
+            *why = xasprintf("jam: the rows of %s would not run together in a loop of their own (its bounds "
+                             "depend on the loops around it, or it holds a send)", jvar[0]);
+            rc = LX_REJAM;
+        } else {
+            replace_in(n->out, blk, idx, code);
+        }
     } else {
         *why = ast ? xstrdup("isl's code for it runs a statement in two places, or writes an expression the "
                              "language lacks")

@@ -73,6 +73,10 @@ struct lx_node {
     int tile[LX_MAX_BAND];
     const char *tname[LX_MAX_BAND];
     int nb;
+    /* LX_BAND: jam > 1 runs `jam` rows of its first loop together (that loop in steps of jam,
+     * named jname, and a loop over the rows innermost, which the exporter unrolls: ir_jam_loop) */
+    int jam;
+    const char *jname;
     lx_node **kids;            /* LX_SEQ, LX_LOOP, LX_BAND: in order */
     int nkids;
 };
@@ -117,7 +121,10 @@ int lx_schedule(const lx_nest *n, const lx_node *root, int s, int len, char **di
  * change for the message ("order=k,j"). */
 int lx_check(const lx_nest *n, const lx_node *root, const char *what, own_give char **why);
 /* The code of the nest under the tree's schedule, statements in out's arena, replacing n->orig
- * where it stands in `blk` at `idx`.  0, or -1 with *why. */
-int lx_generate(lx_nest *n, const lx_node *root, ir_block *blk, int idx, own_give char **why);
+ * where it stands in `blk` at `idx`.  0, or -1 with *why; LX_REJAM (with *why) when a jammed
+ * band's rows would not run in loops the exporter unrolls (ir_jam_loop): those bands' jams are
+ * undone in root, to generate again. */
+enum { LX_REJAM = -3 };
+int lx_generate(lx_nest *n, lx_node *root, ir_block *blk, int idx, own_give char **why);
 
 #endif

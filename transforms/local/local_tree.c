@@ -347,7 +347,14 @@ int lx_schedule(const lx_nest *n, const lx_node *root, int s, int len, char **di
             }
             for (int b = 0; b < t->nb; b++) {
                 const char *iv = isl_var(n, s, t->bvar[b]);
-                put(dims, role, len, &k, xstrdup(iv ? iv : "0"), t->bvar[b]);
+                if (b == 0 && t->jam > 1)
+                    put(dims, role, len, &k, xasprintf("%d*floor((%s)/%d)", t->jam, iv ? iv : "0", t->jam), t->jname);
+                else
+                    put(dims, role, len, &k, xstrdup(iv ? iv : "0"), t->bvar[b]);
+            }
+            if (t->jam > 1) {   /* the jammed rows innermost */
+                const char *iv = isl_var(n, s, t->bvar[0]);
+                put(dims, role, len, &k, xstrdup(iv ? iv : "0"), t->bvar[0]);
             }
         }
         int at = 0;
