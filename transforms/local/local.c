@@ -15,6 +15,9 @@
  *                     two or more loops from a nest's top to an innermost loop whose statements
  *                     reuse data across its outer loops (an access one of them does not move);
  *                     one size per loop, outer first (the last repeats; 0 or 1: not tiled);
+ *   jam=U             with tile=: each tiled band of three loops or more runs U rows of its first
+ *                     loop together, in a loop innermost the exporter unrolls (ir_jam_loop); a band
+ *                     whose rows' loop would not have that shape is tiled alone (local_gen.c);
  *   at=LABEL          only the nests that hold statement LABEL.
  * A nest that holds a collective, an annotated block, a condition that reads arrays, or that is
  * tiled already is left as it is (local_model.c); a loop isl cannot model (its step not a literal:
