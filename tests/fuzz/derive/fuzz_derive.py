@@ -38,6 +38,17 @@ TILE_KINDS = [["kind=blocked"], ["kind=cyclic"], ["kind=blockcyclic", "bs=2"], [
 SANITIZER = re.compile(r"ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer")
 
 
+def local_args(r):
+    """`local` with random tiles (small ones cut the loops into ragged tiles) and, with tiles, sometimes
+    rows jammed (the exporter unrolls them where all run, and runs the ends as they are)."""
+    args = ["local"]
+    if r.random() < 0.7:
+        args.append("tile=" + ",".join(str(r.choice([2, 3, 4, 5, 8, 32])) for _ in range(r.randint(1, 3))))
+        if r.random() < 0.6:
+            args.append("jam=%d" % r.choice([2, 3, 4, 8]))
+    return args
+
+
 class Seed:
     """One seed's run: its workspace, the commands so far (the chain), the log, the findings."""
 
@@ -75,12 +86,13 @@ class Seed:
                       out, re.M)
         if rc != 0 or not m:
             self.stats["refused"] += 1
-            if self.args.verbose and xf[0] in ("overlap", "ghost"):
-                print("# seed %d: %s refused: %s" % (self.seed, xf[0], out.strip().splitlines()[-1] if out.strip() else rc))
+            if self.args.verbose and xf[0] in ("overlap", "ghost", "local"):
+                print("# seed %d: %s refused: %s" % (self.seed, " ".join(xf), out.strip().splitlines()[-1] if out.strip() else rc))
             return None
         self.stats["applied"] += 1
-        if xf[0] in ("overlap", "ghost"):
-            self.stats[xf[0]] = self.stats.get(xf[0], 0) + 1
+        if xf[0] in ("overlap", "ghost", "local"):
+            key = "local jam" if any(a.startswith("jam=") for a in xf) else xf[0]
+            self.stats[key] = self.stats.get(key, 0) + 1
         if m.group(2) == "syndm" and m.group(3) != "verified":
             self.stats["unverified syndm"] += 1
         return int(m.group(1)), m.group(2), m.group(3) == "verified"
@@ -121,16 +133,20 @@ class Seed:
                 self.tail(syn[0], kind, procs, r)
 
     def tail(self, syn, kind, procs, r):
-        """tile KIND, commgen, memdist (and sometimes relcoord, then sometimes the overlap or ghost placement)
-        below SYN; runs every verified syndm."""
+        """tile KIND, commgen, memdist (and sometimes relcoord, then sometimes the overlap or ghost placement,
+        then sometimes local with random tiles and jams) below SYN; runs every verified syndm."""
         node = syn
         place = ["overlap", "width=%d" % r.randint(1, 2)]
         if r.random() < 0.5:
             place = ["ghost", "width=%d" % r.randint(2, 3)]
-        for xf in (["tile", *kind, "procs=%d" % procs], ["commgen"], ["memdist"], ["relcoord"], place):
-            if xf[0] in ("relcoord", "overlap", "ghost") and r.random() < 0.5:
+        for xf in (["tile", *kind, "procs=%d" % procs], ["commgen"], ["memdist"], ["relcoord"], place,
+                   local_args(r)):
+            optional = xf[0] in ("relcoord", "overlap", "ghost", "local")
+            if optional and r.random() < 0.5:
                 continue
             got = self.apply(node, *xf)
+            if not got and optional:
+                continue   # refused where it does not apply: the chain goes on from the node before
             if not got:
                 return
             node, level, verified = got
