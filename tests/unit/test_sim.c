@@ -733,6 +733,22 @@ static void test_carried(void)
     sim_result_free(r);
 }
 
+/* Jammed loops (tests/sim/jam.apm, counted by hand there): J's four rows innermost are priced by
+ * the loop over j they are unrolled in, unit-stride work; K's nine rows a group are no jam, a
+ * strided walk; T's short loop along a row is a tile's, unit-stride work by its own variable. */
+static void test_jam(void)
+{
+    sim_result *r = run("tests/sim/jam.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("jam: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("jam: J (4096 x 2 ticks) and T (256) unit-stride work", t->wclass[SIM_WORK_UNIT] &&
+            t->wclass[SIM_WORK_UNIT][0] == 8448, "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    T_CHECK("jam: K alone strided (4096 x 2 ticks)", t->wclass[SIM_WORK_STRIDED] &&
+            t->wclass[SIM_WORK_STRIDED][0] == 8192, "%g", t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
+    sim_result_free(r);
+}
+
 /* Tiles: a matrix product in a tile's point loops is blocked (its tile of b read again from the
  * cache), the same product untiled unit-stride with a stream (tests/sim/tiles.apm); with the cache
  * term, blocked work pays the cached price whatever the data, unit work the blend. */
@@ -795,6 +811,7 @@ int main(void)
     test_stride();
     test_walks();
     test_carried();
+    test_jam();
     test_chains();
     test_streams();
     test_costs();
