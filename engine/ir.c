@@ -693,8 +693,8 @@ int ir_minmax_args(const ir_expr *e, ir_func f, const ir_expr **out, int n, int 
     return n;
 }
 
-/* Does e name one of names[0 .. n-1] (1), or hold an access whose last subscript does (2 when
- * last, which then means only that)? */
+/* Does e name one of names[0 .. n-1]; with `last`, does it hold an access whose last subscript
+ * names one (an access that moves along a row with them)? */
 static int ir_expr_names(const ir_expr *e, const char *const *names, int n, int last)
 {
     if (!e) return 0;

@@ -47,13 +47,11 @@ static const ir_stmt *ex_jam_below(const ir_stmt *s, const ir_stmt **parent)
 }
 
 /* The test that all turns of jammed loop j run (each other argument of its lower bound's max at
- * most its base, each of its upper bound's min at least base + c) as C into cond, 1; 0 when an
- * argument changes in s (binds[0 .. nbound-1]) or could fail where the test stands. */
-static int ex_jam_test(const ex_em *m, const ir_stmt *j, const int *bound, int nbound, strbuf *cond,
-                       strbuf *pre, int in)
+ * most its base lo_arg, each of its upper bound's min at least base + c, hi_arg) as C into cond,
+ * 1; 0 when an argument changes in s (binds[0 .. nbound-1]) or could fail where the test stands. */
+static int ex_jam_test(const ex_em *m, const ir_stmt *j, const ir_expr *lo_arg, const ir_expr *hi_arg,
+                       const int *bound, int nbound, strbuf *cond, strbuf *pre, int in)
 {
-    const ir_expr *lo_arg, *hi_arg;
-    ir_jam_loop(j, &lo_arg, &hi_arg);
     const ir_loopvar *v = &j->u.for_.vars[0];
     const ir_expr *sides[2] = {v->lo, v->hi}, *base[2] = {lo_arg, hi_arg};
     const ir_func f[2] = {IR_F_MAX, IR_F_MIN};
@@ -83,19 +81,19 @@ int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
 {
     if (m->jam || m->nojam || (m->mode != EX_STEP && m->mode != EX_SEQ)) return 0;
     const ir_stmt *parent, *j = ex_jam_below(s, &parent);
-    if (!j || ex_block_holds(j->u.for_.body, IR_S_SEND) || ex_block_holds(j->u.for_.body, IR_S_COLL)) return 0;
+    if (!j) return 0;   /* (ir_jam_loop: no send or collective in it) */
+    const ir_expr *lo_arg, *hi_arg;
+    int turns = ir_jam_loop(j, &lo_arg, &hi_arg);
     int bound[EX_JAM_SLOTS], nb = 0;
     for (int k = 0; k < s->u.for_.nvars && nb < EX_JAM_SLOTS; k++) bound[nb++] = s->u.for_.vars[k].slot;
     nb = ex_bound_slots(s->u.for_.body, bound, nb, EX_JAM_SLOTS);
     strbuf cond = {0}, pre = {0};
-    if (nb < 0 || !ex_jam_test(m, j, bound, nb, &cond, &pre, in)) {
+    if (nb < 0 || !ex_jam_test(m, j, lo_arg, hi_arg, bound, nb, &cond, &pre, in)) {
         strbuf_free(&cond);
         strbuf_free(&pre);
         return 0;
     }
     char t[64], u[64], w[64];
-    const ir_expr *lo_arg, *hi_arg;
-    int turns = ir_jam_loop(j, &lo_arg, &hi_arg);
     ex_em all = *m, plain = *m;
     all.jam = j;
     plain.nojam = 1;

@@ -189,7 +189,6 @@ typedef struct plan {
     const char *tn[32][2];     /* tile loop names given so far: variable, name */
     int ntn;
     char *why;                 /* the first refusal met (malloc'd) */
-    int jammed;                /* bands jammed (jam=), once generated */
 } plan;
 
 static const char *tile_name(plan *pl, const char *var)
@@ -545,7 +544,6 @@ static void rewrite_nest(apply_state *A, site *st, lx_nest *n)
         why = NULL;
         gen = lx_generate(n, pl.root, st->blk, st->idx, &why);
     }
-    pl.jammed = jammed_bands(pl.root);
     if (r < 0) A->refusal = xasprintf("%s", pl.why);
     else if (r > 0 && gen != 0) {
         left_as_is(A, orig, why);
@@ -553,7 +551,7 @@ static void rewrite_nest(apply_state *A, site *st, lx_nest *n)
     } else if (r > 0) {
         note_nest(A->out, st->blk->stmts[st->idx], orig, A->o);
         A->changed++;
-        A->jammed += pl.jammed;
+        A->jammed += jammed_bands(pl.root);
     }
     if (r == 0 && pl.why && !A->first_why) A->first_why = pl.why, pl.why = NULL;
     free(pl.why);

@@ -822,7 +822,7 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     }
     int first_local = out->nleaves;
     if (!failed && !xf_cancelled()) failed = second_pass(&S) != 0;
-    if (!failed && !xf_cancelled()) failed = explore_rank_more(s, &o, first_local, out, d) != 0;
+    if (!failed && !xf_cancelled()) explore_rank_more(s, &o, first_local, out);
     /* what is in flight when an error ends the search: told to stop, then killed */
     if (failed && S.jobs > 1) {
         xf_cancel();

@@ -77,8 +77,9 @@ double explore_at_shrink(store *s, const explore_opts *o, diag_list *d);
  * sizes, block sizes, placements' widths. */
 char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d);
 /* Ranks the verified leaves r->leaves[from ..] (the second pass's) beside those ranked already
- * (same samples) and sorts the ranked ones again.  0, or -1 with a message. */
-int explore_rank_more(store *s, const explore_opts *o, int from, explore_result *r, diag_list *d);
+ * (same samples) and sorts the ranked ones again (a leaf that does not simulate at a sample is
+ * ranked not verified). */
+void explore_rank_more(store *s, const explore_opts *o, int from, explore_result *r);
 
 /* ---- candidates (explore_cands.c) ---- */
 

@@ -230,8 +230,8 @@ double explore_at_extrapolate(const double *lam, const double *y, int n, int deg
 /* Leaf x's cost at the user's size, extrapolated from the samples.  A leaf that does not
  * simulate at a sample (heat-3d's pipeline at n = 60: the bounds of its memory do not evaluate
  * for processor 1 at one of them) is not verified there: ranked after the others, not the end of
- * the search.  -1 only when a stop was asked for. */
-static int rank_one(store *s, const explore_opts *o, const explore_at *ax, explore_leaf *x, diag_list *d)
+ * the search.  A stop asked for leaves it unranked. */
+static void rank_one(store *s, const explore_opts *o, const explore_at *ax, explore_leaf *x)
 {
     double y[EXPLORE_AT_SAMPLES];
     int all = 1;
@@ -242,19 +242,17 @@ static int rank_one(store *s, const explore_opts *o, const explore_at *ax, explo
         diag_list_init(&why);
         int rc = sim_at(s, o, b, nb, ax->scale[m], x->node, &y[m], &ver, &why);
         diag_list_free(&why);
-        if (rc != 0 && xf_cancelled()) return -1;
+        if (rc != 0 && xf_cancelled()) return;
         if (rc != 0) {
             x->rank_cost = x->rank_seconds = -1;
             x->rank_verified = 0;
-            return 0;
+            return;
         }
         all &= ver;
     }
-    (void)d;
     x->rank_cost = explore_at_extrapolate(ax->lam, y, ax->n, ax->degree);
     x->rank_seconds = x->rank_cost * o->profile.tick_seconds;
     x->rank_verified = all;
-    return 0;
 }
 
 enum { RANK_SHAPES = 8 };   /* leaves ranked beyond the k best: one per derivation of another shape */
@@ -321,14 +319,12 @@ static int rank_cmp(const void *a, const void *b)
 }
 
 /* Ranks r->leaves[lo .. hi) (the leaves before lo are ranked already) and sorts [0, hi) by the
- * ranking; a stop asked for ends it with those reached.  0, or -1 with a message. */
-static int rank_leaves(store *s, const explore_opts *o, explore_result *r, int lo, int hi, diag_list *d)
+ * ranking; a stop asked for ends it with those reached. */
+static void rank_leaves(store *s, const explore_opts *o, explore_result *r, int lo, int hi)
 {
-    for (int i = lo; i < hi && !xf_cancelled(); i++)
-        if (rank_one(s, o, &r->at, &r->leaves[i], d) != 0 && !xf_cancelled()) return -1;
+    for (int i = lo; i < hi && !xf_cancelled(); i++) rank_one(s, o, &r->at, &r->leaves[i]);
     if (xf_cancelled()) r->stats.interrupted = 1;
     if (hi > 1) qsort(r->leaves, (size_t)hi, sizeof *r->leaves, rank_cmp);
-    return 0;
 }
 
 int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_list *d)
@@ -341,12 +337,13 @@ int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_lis
         return -1;
     int n = 0;   /* the k best verified leaves come first in r (explore_run's order) */
     while (n < r->nleaves && n < k && r->leaves[n].verified == 1) n++;
-    return rank_leaves(s, o, r, 0, rank_shapes(s, o, r, n, d), d);
+    rank_leaves(s, o, r, 0, rank_shapes(s, o, r, n, d));
+    return 0;
 }
 
-int explore_rank_more(store *s, const explore_opts *o, int from, explore_result *r, diag_list *d)
+void explore_rank_more(store *s, const explore_opts *o, int from, explore_result *r)
 {
-    if (o->nat <= 0 || !r->at.n) return 0;
+    if (o->nat <= 0 || !r->at.n) return;
     int n = 0;   /* the ranked leaves come first; the new verified ones join them */
     while (n < from && r->leaves[n].rank_verified != -1) n++;
     int ranked = n;
@@ -356,5 +353,5 @@ int explore_rank_more(store *s, const explore_opts *o, int from, explore_result 
         memmove(&r->leaves[n + 1], &r->leaves[n], (size_t)(i - n) * sizeof *r->leaves);
         r->leaves[n++] = x;
     }
-    return rank_leaves(s, o, r, ranked, n, d);
+    rank_leaves(s, o, r, ranked, n);
 }
