@@ -787,7 +787,11 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     S.d = d;
     S.jobs = o.jobs;
     S.best_bound = -1;
-    o.at_shrink = out->at.shrink = o.nat ? explore_at_shrink(s, &o, d) : 0;
+    double data_scale = 0;
+    o.at_shrink = out->at.shrink = o.nat ? explore_at_shrink(s, &o, &data_scale, d) : 0;
+    /* the caches as the user's arrays fill them: a loop order that streams from memory there
+     * but not at the search's sizes is priced so from the start (mvt: a column walk) */
+    if (data_scale > 1 && !(o.profile.data_scale > 0)) o.profile.data_scale = data_scale;
     /* P_max: -D procs, else the largest candidate of any transform's procs */
     const ir_binding *bp = explore_opts_binding(&o, "procs");
     S.pmax = bp && bp->value > 0 ? (double)bp->value : 1;

@@ -69,8 +69,10 @@ int explore_rank_at(store *s, const explore_opts *o, explore_result *r, diag_lis
  * (explore_rank.c says how). */
 double explore_at_extrapolate(const double *lam, const double *y, int n, int degree);
 /* The search's sizes as a factor of the user's (opts.at): the geometric mean of the program's
- * values over at's, 0 without --at or when it is not below 1 (explore_opts.at_shrink). */
-double explore_at_shrink(store *s, const explore_opts *o, diag_list *d);
+ * values over at's, 0 without --at or when it is not below 1 (explore_opts.at_shrink); and in
+ * *data_scale the arrays' elements at the user's size over those at the search's (0 when not
+ * above 1): the search prices its traffic there, as the ranking's samples do. */
+double explore_at_shrink(store *s, const explore_opts *o, double *data_scale, diag_list *d);
 /* The shape of leaf `node`'s derivation (malloc'd; NULL with a message): the node its first
  * step from the search's start made (the space-time mapping) and the names of the transforms
  * after it, without their parameters but memdist's layout — leaves of one shape differ in tile

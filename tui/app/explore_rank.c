@@ -66,7 +66,7 @@ static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, 
     j.node = node;
     j.model = o->model;
     j.profile = o->profile;
-    if (scale > 1) j.profile.data_scale = scale;
+    j.profile.data_scale = scale > 1 ? scale : -1;   /* the sample's own, not the search's */
     j.nbindings = nb;
     memcpy(j.bindings, b, (size_t)nb * sizeof *b);
     int rc = ops_sim_prepare(s, &j, d);
@@ -194,11 +194,18 @@ static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int
     return rc;
 }
 
-double explore_at_shrink(store *s, const explore_opts *o, diag_list *d)
+double explore_at_shrink(store *s, const explore_opts *o, double *data_scale, diag_list *d)
 {
+    *data_scale = 0;
     if (o->nat <= 0) return 0;
     ir_program *p = ops_node_program(s, o->start, d);
     double own = p ? search_size(p, o, o->at, o->nat, d) : -1;
+    if (p) {
+        ir_binding b[OPS_MAX_BINDINGS];
+        double user = ir_array_elems(p, b, merge_bindings(o, o->at, o->nat, b, OPS_MAX_BINDINGS));
+        double here = ir_array_elems(p, o->bindings, o->nbindings);
+        if (user > 0 && here > 0 && user > here) *data_scale = user / here;
+    }
     ir_program_free(p);
     return own > 0 && own < 1 ? own : 0;
 }

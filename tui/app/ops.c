@@ -383,6 +383,9 @@ int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list
     diag_list_free(&first);
     int rc = cost_profile_parse(name, text, out, d);
     if (rc == 0 && !out->name[0]) snprintf(out->name, sizeof out->name, "%s", name);
+    /* the latest stored under the name can be one explore --at priced its sizes with: its
+     * data_scale is not a figure of the machine (calibrate writes 0: none) */
+    if (rc == 0 && out->data_scale > 0) out->data_scale = 0;
     free(text);
     return rc;
 }
