@@ -693,42 +693,42 @@ int ir_minmax_args(const ir_expr *e, ir_func f, const ir_expr **out, int n, int 
     return n;
 }
 
-/* Does e name one of names[0 .. n-1]; with `last`, does it hold an access whose last subscript
- * names one (an access that moves along a row with them)? */
-static int ir_expr_names(const ir_expr *e, const char *const *names, int n, int last)
+/* Does e name one of names[0 .. n-1]; with `across`, does it hold an access a subscript of
+ * which but the last names one (a walk across rows along them)? */
+static int ir_expr_names(const ir_expr *e, const char *const *names, int n, int across)
 {
     if (!e) return 0;
     switch (e->kind) {
     case IR_E_NAME:
         for (int i = 0; i < n; i++)
-            if (!strcmp(e->u.name.id, names[i])) return !last;
+            if (!strcmp(e->u.name.id, names[i])) return !across;
         return 0;
     case IR_E_ACCESS:
         for (int i = 0; i < e->u.access.nidx; i++) {
-            if (last && i == e->u.access.nidx - 1 && ir_expr_names(e->u.access.idx[i], names, n, 0)) return 1;
-            if (ir_expr_names(e->u.access.idx[i], names, n, last)) return 1;
+            if (across && i < e->u.access.nidx - 1 && ir_expr_names(e->u.access.idx[i], names, n, 0)) return 1;
+            if (ir_expr_names(e->u.access.idx[i], names, n, across)) return 1;
         }
         return 0;
     case IR_E_UNARY: case IR_E_BINARY:
-        return ir_expr_names(e->u.op.a, names, n, last) || ir_expr_names(e->u.op.b, names, n, last);
+        return ir_expr_names(e->u.op.a, names, n, across) || ir_expr_names(e->u.op.b, names, n, across);
     case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++) if (ir_expr_names(e->u.call.args[i], names, n, last)) return 1;
+        for (int i = 0; i < e->u.call.nargs; i++) if (ir_expr_names(e->u.call.args[i], names, n, across)) return 1;
         return 0;
     case IR_E_REDUCE:
-        return ir_expr_names(e->u.reduce.lo, names, n, last) || ir_expr_names(e->u.reduce.hi, names, n, last) ||
-               ir_expr_names(e->u.reduce.body, names, n, last);
+        return ir_expr_names(e->u.reduce.lo, names, n, across) || ir_expr_names(e->u.reduce.hi, names, n, across) ||
+               ir_expr_names(e->u.reduce.body, names, n, across);
     case IR_E_REPEAT:
-        for (int i = 0; i < e->u.repeat.nargs; i++) if (ir_expr_names(e->u.repeat.args[i], names, n, last)) return 1;
-        return ir_expr_names(e->u.repeat.k, names, n, last);
+        for (int i = 0; i < e->u.repeat.nargs; i++) if (ir_expr_names(e->u.repeat.args[i], names, n, across)) return 1;
+        return ir_expr_names(e->u.repeat.k, names, n, across);
     default: return 0;
     }
 }
 
 enum { IR_JAM_NAMES = 32 };
 
-/* Does an access of b (at any depth) walk along a row with names[0 .. *n-1]: its last subscript
- * names one of them, or a let's that names one (added to names as b is walked)? */
-static int ir_walks_row(const ir_block *b, const char **names, int *n)
+/* Does an access of b (at any depth) walk across rows along names[0 .. *n-1]: a subscript but
+ * its last names one of them, or a let's that names one (added to names as b is walked)? */
+static int ir_walks_across(const ir_block *b, const char **names, int *n)
 {
     for (int i = 0; b && i < b->n; i++) {
         const ir_stmt *s = b->stmts[i];
@@ -740,8 +740,8 @@ static int ir_walks_row(const ir_block *b, const char **names, int *n)
             if (ir_expr_names(s->u.assign.lhs, names, *n, 1) || ir_expr_names(s->u.assign.rhs, names, *n, 1)) return 1;
             break;
         case IR_S_IF:
-            if (ir_expr_names(s->u.if_.cond, names, *n, 1) || ir_walks_row(s->u.if_.then_blk, names, n) ||
-                ir_walks_row(s->u.if_.else_blk, names, n))
+            if (ir_expr_names(s->u.if_.cond, names, *n, 1) || ir_walks_across(s->u.if_.then_blk, names, n) ||
+                ir_walks_across(s->u.if_.else_blk, names, n))
                 return 1;
             break;
         default: break;
@@ -750,17 +750,17 @@ static int ir_walks_row(const ir_block *b, const char **names, int *n)
     return 0;
 }
 
-int ir_jam_loop(const ir_stmt *s, const ir_expr **lo_arg, const ir_expr **hi_arg)
+int ir_jam_loop(const ir_stmt *s, const char *around, const ir_expr **lo_arg, const ir_expr **hi_arg)
 {
     enum { MAXARGS = 16 };
-    if (!s || s->kind != IR_S_FOR || s->u.for_.nvars != 1 || ir_block_has_kind(s->u.for_.body, IR_S_FOR) ||
+    if (!s || !around || s->kind != IR_S_FOR || s->u.for_.nvars != 1 || ir_block_has_kind(s->u.for_.body, IR_S_FOR) ||
         ir_block_has_kind(s->u.for_.body, IR_S_SEND) || ir_block_has_kind(s->u.for_.body, IR_S_COLL))
         return 0;
     const ir_loopvar *v = &s->u.for_.vars[0];
     if (v->step && !(v->step->kind == IR_E_INT && v->step->u.ival == 1)) return 0;
-    const char *names[IR_JAM_NAMES] = {v->var};
+    const char *names[IR_JAM_NAMES] = {around};
     int nn = 1;
-    if (ir_walks_row(s->u.for_.body, names, &nn)) return 0;   /* a tile's row: unit stride as it is */
+    if (ir_walks_across(s->u.for_.body, names, &nn)) return 0;   /* unrolled, a walk across rows */
     const ir_expr *lo[MAXARGS], *hi[MAXARGS];
     int nlo = ir_minmax_args(v->lo, IR_F_MAX, lo, 0, MAXARGS), nhi = ir_minmax_args(v->hi, IR_F_MIN, hi, 0, MAXARGS);
     for (int h = 0; h < nhi; h++) {

@@ -514,19 +514,21 @@ int ir_stmt_has_kind(const ir_stmt *s, ir_stmt_kind k);
 int ir_block_has_kind(const ir_block *b, ir_stmt_kind k);
 
 /* A jammed loop (`local`'s jam=): a `for` of one variable, step 1, with no loop, send or
- * collective inside, that runs rows (no access's last subscript moves with it: a tile's short
- * point loop along a row is not one), whose
- * bounds are `max(.., e) .. min(.., e + c)` (either may be that argument alone) for one name e
- * and a literal 0 < c < IR_JAM_MAX: at most c + 1 turns from e, which the loop around it takes
- * in steps of c + 1.  The exporter unrolls it into the loop around it (every turn's statements
- * one after the other in that loop's body, where the other bounds let all c + 1 turns run), and
- * the simulator prices its statements by that loop, the innermost once it is unrolled.  Its
- * number of turns c + 1, the arguments that are e and e + c in *lo_arg and *hi_arg; else 0. */
+ * collective inside, in a loop over `around` along which its statements walk at unit stride
+ * (an access's subscripts but its last do not move with around; a tile's short point loop
+ * inside the loop over k, b[k][j], is not one), whose bounds are `max(.., e) .. min(.., e + c)`
+ * (either may be that argument alone) for one name e and a literal 0 < c < IR_JAM_MAX: at most
+ * c + 1 turns from e, which the loop around it takes in steps of c + 1.  The exporter unrolls it
+ * into the loop over around (every turn's statements one after the other in that loop's body,
+ * where the other bounds let all c + 1 turns run: gemm's four rows share B[k][j .. j + 7], syrk's
+ * four chains along k interleave), and the simulator prices its statements by that loop, the
+ * innermost once it is unrolled.  Its number of turns c + 1, the arguments that are e and e + c
+ * in *lo_arg and *hi_arg; else 0 (also when around is NULL). */
 enum { IR_JAM_MAX = 8 };
 /* The arguments of a call of f (IR_F_MIN or IR_F_MAX; those of the calls of f among them too),
  * or e alone, appended to out[n ..] (at most max): the new count. */
 int ir_minmax_args(const ir_expr *e, ir_func f, const ir_expr **out, int n, int max);
-int ir_jam_loop(const ir_stmt *s, const ir_expr **lo_arg, const ir_expr **hi_arg);
+int ir_jam_loop(const ir_stmt *s, const char *around, const ir_expr **lo_arg, const ir_expr **hi_arg);
 
 /* ---- phases --------------------------------------------------------------------------------- */
 

@@ -676,6 +676,8 @@ sim_result *sim_run(const ir_program *p, const sim_options *opt)
     c->progress_span = 1;
     c->nprocs = 1;
     c->loop_slot = c->reuse_slot = c->outer_slot = -1;
+    c->loop_var = NULL;
+    c->jam_slot = c->jam_base = -1;
     c->loop_tile = c->reuse_tile = -1;
     r->level = p ? p->level : IR_SOURCE;
     c->level = r->level;

@@ -35,6 +35,7 @@ static int sim_let_moves(const sim_ctx *c, int s, int slot, int *lets)
 static int sim_aff_moves(const sim_ctx *c, const sim_aff *a, int slot, int *lets)
 {
     if (sim_aff_coef(a, slot)) return 1;
+    if (slot >= 0 && slot == c->jam_base && sim_aff_coef(a, c->jam_slot)) return 1;   /* a jam's turn */
     for (int i = 0; lets && i < a->n; i++)
         if (a->coef[i] && a->slot[i] != slot && sim_let_moves(c, a->slot[i], slot, lets)) return 1;
     return 0;
@@ -44,7 +45,9 @@ int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets)
 {
     if (!n) return 0;
     if (n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO)
-        if (n->slot == slot || sim_let_moves(c, n->slot, slot, lets)) return 1;
+        if (n->slot == slot || (slot >= 0 && slot == c->jam_base && n->slot == c->jam_slot) ||
+            sim_let_moves(c, n->slot, slot, lets))
+            return 1;
     if ((n->op == SO_AFF || n->op == SO_CMPAFF) && sim_aff_moves(c, &n->aff, slot, lets)) return 1;
     if (sim_is_access(n->op)) {
         for (int d = 0; d < n->n; d++)
@@ -353,10 +356,12 @@ static int sim_carried(const sim_ctx *c, const sim_node *n, const sim_node *lhs)
  * addition, not at the speed of its operations and streams.  The class counts two ticks a step
  * (what an accumulation's price is measured against: a multiply and an add), the rest of a
  * longer step (syrk's C[i][j] + alpha * A[i][k] * A[j][k]) is scalar work.  Called after
- * sim_stmt_streams (the statement's streams are counted as a unit statement's). */
+ * sim_stmt_streams (the statement's streams are counted as a unit statement's).  Not in a jammed
+ * loop (ir_jam_loop): unrolled, its turns' chains interleave (syrk's four j's along k). */
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
 {
-    if (st->wclass != SIM_WORK_UNIT || st->has_cost) return;
+    /* in a jammed loop, unrolled, the turns' chains interleave: none waits for another's sum */
+    if (st->wclass != SIM_WORK_UNIT || st->has_cost || c->in_jam) return;
     int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
     double step = st->ticks;
     if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) {

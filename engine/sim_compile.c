@@ -731,12 +731,20 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     st->hi = sim_compile_expr(c, v->hi, IR_INT);
     st->step = v->step ? sim_compile_expr(c, v->step, IR_INT) : NULL;
     int outer_slot = c->loop_slot, outer_reuse = c->reuse_slot, outer_outer = c->outer_slot;
+    const char *outer_var = c->loop_var;
     int outer_tile = c->loop_tile, outer_rtile = c->reuse_tile, outer_stepped = c->loop_stepped;
     int64_t outer_trip = c->loop_trip, outer_rtrip = c->reuse_trip;
     const ir_expr *jam_lo, *jam_hi;
     /* a jammed loop (ir_jam_loop) is unrolled into the loop around it where it runs: its
-     * statements are priced by that loop, as the innermost */
-    if (!ir_jam_loop(s, &jam_lo, &jam_hi)) {
+     * statements are priced by that loop, as the innermost, its chains interleaved */
+    int jam = ir_jam_loop(s, c->loop_var, &jam_lo, &jam_hi) > 0;
+    int outer_jam_slot = c->jam_slot, outer_jam_base = c->jam_base;
+    c->in_jam += jam;
+    if (jam) {
+        c->jam_slot = v->slot;
+        c->jam_base = jam_lo->u.name.nk == IR_N_LOOPVAR ? jam_lo->u.name.index : -1;
+    }
+    if (!jam) {
         /* the loop around this one is where rows are reused (sim_streams.c), except a source
          * program's top-level loop: its every turn sweeps the arrays */
         c->outer_slot = c->reuse_slot;
@@ -744,13 +752,18 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
         c->reuse_trip = c->reuse_slot < 0 ? 0 : c->loop_trip;
         c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
         c->loop_slot = v->slot;
+        c->loop_var = v->var;
         c->loop_trip = sim_tile_trip(v, &c->loop_tile);
         c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
     }
     c->loop_depth++;
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_depth--;
+    c->in_jam -= jam;
+    c->jam_slot = outer_jam_slot;
+    c->jam_base = outer_jam_base;
     c->loop_slot = outer_slot;
+    c->loop_var = outer_var;
     c->reuse_slot = outer_reuse;
     c->outer_slot = outer_outer;
     c->loop_trip = outer_trip;

@@ -314,6 +314,9 @@ typedef struct sim_ctx {
     int depth;                    /* expression nesting while compiling */
     int in_memo;
     int in_cost;                  /* > 0: compiling inside a `cost N` block */
+    int in_jam;                   /* > 0: compiling inside a jammed loop (ir_jam_loop) */
+    int jam_slot, jam_base;       /* its variable's slot and its group loop's (what moves with the
+                                   * one moves with the other), or -1 */
     int quiet;                    /* > 0: evaluating a constant; violations only count here */
     int quiet_errors;
     sim_node *sr_target;          /* compiling a reduction's SR body */
@@ -334,6 +337,7 @@ typedef struct sim_ctx {
     double walk_ticks;            /* walking statements' ticks again per walk after the first (the
                                      trace's walks) */
     int loop_slot;                /* compiling: the innermost enclosing loop's variable, or -1 */
+    const char *loop_var;         /* compiling: its name, or NULL */
     int reuse_slot;               /* compiling: the loop's around it (sim_streams.c), or -1 */
     int outer_slot;               /* compiling: the loop's around the reuse loop, or -1 */
     int64_t loop_trip, reuse_trip;   /* compiling: at most so many turns when the loop (the reuse

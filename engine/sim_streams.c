@@ -151,9 +151,12 @@ int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot)
 {
     const ir_expr *hi = v->hi;
     int n = hi->kind == IR_E_CALL && hi->u.call.f == IR_F_MIN ? hi->u.call.nargs : 1;
-    int64_t trip = 0;
+    int64_t trip = 0, step = 1;
     *tile_slot = -1;
-    for (int i = 0; i < n && !v->step; i++) {
+    /* a jam's group loop (`jj = jt .. min(.., jt + 31) step 4`) runs its tile's rows in steps */
+    if (v->step && (v->step->kind != IR_E_INT || v->step->u.ival < 1 || v->step->u.ival >= IR_JAM_MAX)) return 0;
+    if (v->step) step = v->step->u.ival;
+    for (int i = 0; i < n; i++) {
         const char *var;
         int slot;
         int64_t k;
@@ -161,7 +164,7 @@ int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot)
             (!trip || k + 1 < trip))
             trip = k + 1, *tile_slot = slot;
     }
-    return trip;
+    return (trip + step - 1) / step;
 }
 
 /* A statement in a tile's point loops: the streams the loop around them does not move are the

@@ -142,6 +142,7 @@ typedef struct ex_em {
     int nosends;             /* EX_STEP: the sends are left out (a loop's version where their
                               * conditions fail, export_guards.c) */
     const ir_stmt *jam;      /* a jammed loop written unrolled (export_jam.c), or NULL */
+    const char *jam_around;  /* the variable of the loop it is unrolled in */
     int nojam;               /* the version of a nest where not all its turns run: loops as they are */
 } ex_em;
 

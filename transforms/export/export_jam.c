@@ -6,7 +6,8 @@
  * a loop it is four turns of strided work; unrolled into the loop over j, it is four statements
  * that each walk a row at unit stride and share what does not move with p (gemm's B[k][j]):
  * gcc vectorises the loop over j, loads B[k][j .. j + 7] once for the four rows and keeps
- * each row's factor in a register.  Where the other bounds let all four turns run (the group
+ * each row's factor in a register.  Four chains (syrk's C[i][j] += .. along k, four j's) run
+ * interleaved, each waiting for its own last sum only.  Where the other bounds let all four turns run (the group
  * lies inside the tile and the processor's rows) the nest is written with the turns unrolled,
  * else as it is:
  *
@@ -41,7 +42,7 @@ static const ir_stmt *ex_jam_below(const ir_stmt *s, const ir_stmt **parent)
             next = t;
         }
         if (!next) return NULL;
-        if (ir_jam_loop(next, &lo, &hi)) return next;
+        if (ir_jam_loop(next, s->u.for_.vars[s->u.for_.nvars - 1].var, &lo, &hi)) return next;
         s = next;
     }
 }
@@ -82,8 +83,9 @@ int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     if (m->jam || m->nojam || (m->mode != EX_STEP && m->mode != EX_SEQ)) return 0;
     const ir_stmt *parent, *j = ex_jam_below(s, &parent);
     if (!j) return 0;   /* (ir_jam_loop: no send or collective in it) */
+    const char *around = parent->u.for_.vars[parent->u.for_.nvars - 1].var;
     const ir_expr *lo_arg, *hi_arg;
-    int turns = ir_jam_loop(j, &lo_arg, &hi_arg);
+    int turns = ir_jam_loop(j, around, &lo_arg, &hi_arg);
     int bound[EX_JAM_SLOTS], nb = 0;
     for (int k = 0; k < s->u.for_.nvars && nb < EX_JAM_SLOTS; k++) bound[nb++] = s->u.for_.vars[k].slot;
     nb = ex_bound_slots(s->u.for_.body, bound, nb, EX_JAM_SLOTS);
@@ -96,12 +98,13 @@ int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     char t[64], u[64], w[64];
     ex_em all = *m, plain = *m;
     all.jam = j;
+    all.jam_around = around;
     plain.nojam = 1;
     if (pre.s) strbuf_printf(b, "%s", pre.s);
     ex_indent(b, in);
     strbuf_printf(b, "if (%s) {   /* all of %s = %s .. %s + %d: unrolled in the loop over %s */\n", cond.s,
                   ex_nm(j->u.for_.vars[0].var, t), ex_nm(lo_arg->u.name.id, u), u, turns - 1,
-                  ex_nm(parent->u.for_.vars[parent->u.for_.nvars - 1].var, w));
+                  ex_nm(around, w));
     ex_emit_loops(&all, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in + 4);
     ex_indent(b, in);
     strbuf_printf(b, "} else {\n");
@@ -117,7 +120,7 @@ void ex_jam_unrolled(const ex_em *m, strbuf *b, const ir_stmt *j, int in)
 {
     char t[64], u[64];
     const ir_expr *lo_arg, *hi_arg;
-    int turns = ir_jam_loop(j, &lo_arg, &hi_arg);
+    int turns = ir_jam_loop(j, m->jam_around, &lo_arg, &hi_arg);
     const char *x = ex_nm(j->u.for_.vars[0].var, t), *base = ex_nm(lo_arg->u.name.id, u);
     for (int k = 0; k < turns; k++) {
         ex_indent(b, in);
@@ -129,7 +132,13 @@ void ex_jam_unrolled(const ex_em *m, strbuf *b, const ir_stmt *j, int in)
             ex_indent(b, in + 4);
             strbuf_printf(b, "(void)%s;\n", x);
         }
-        ex_emit_block(m, b, j->u.for_.body, in + 4);
+        /* rows open, none hoisted: a pieced array's access is its row's base plus the last
+         * subscript (X_rowbase, which gcc moves out of the loop over around), not X_at's
+         * search of the pieces per element */
+        ex_em turn;
+        ex_rows_open(m, &turn, b, in + 4, m->jam_around, NULL, 0, NULL);
+        ex_emit_block(&turn, b, j->u.for_.body, in + 4);
+        ex_rows_close(&turn, m);
         ex_indent(b, in);
         strbuf_printf(b, "}\n");
     }

@@ -15,9 +15,10 @@
  *                     two or more loops from a nest's top to an innermost loop whose statements
  *                     reuse data across its outer loops (an access one of them does not move);
  *                     one size per loop, outer first (the last repeats; 0 or 1: not tiled);
- *   jam=U             with tile=: each tiled band of three loops or more runs U rows of its first
- *                     loop together, in a loop innermost the exporter unrolls (ir_jam_loop); a band
- *                     whose rows' loop would not have that shape is tiled alone (local_gen.c);
+ *   jam=U             with tile=: each tiled band of two loops or more runs U turns of its first
+ *                     loop together (or of the next, but the innermost, where the first's would not
+ *                     run so: a triangle's rows), in a loop innermost the exporter unrolls
+ *                     (ir_jam_loop); a band none of whose loops can is tiled alone (local_gen.c);
  *   at=LABEL          only the nests that hold statement LABEL.
  * A nest that holds a collective, an annotated block, a condition that reads arrays, or that is
  * tiled already is left as it is (local_model.c); a loop isl cannot model (its step not a literal:
@@ -435,31 +436,33 @@ static int plan_tiles(plan *pl)
     return changed;
 }
 
-/* The tiled bands of three loops or more under t, into out (at most max).  Their number. */
+/* The tiled bands of two loops or more under t, into out (at most max).  Their number. */
 static int jam_bands(lx_node *t, lx_node **out, int n, int max)
 {
-    int tiled = 0;
-    for (int b = 0; t->kind == LX_BAND && b < t->nb; b++) tiled |= t->tile[b] > 1;
-    if (tiled && t->nb >= 3 && n < max) out[n++] = t;
+    if (t->kind == LX_BAND && t->nb >= 2 && n < max) out[n++] = t;
     for (int i = 0; i < t->nkids; i++) n = jam_bands(t->kids[i], out, n, max);
     return n;
 }
 
-/* jam=U: each tiled band of three loops or more runs U rows of its first loop together (the
- * rows innermost, unrolled by the exporter into the loop they stand in).  1 when a band does, 0
- * when none has that shape, -1 when the order is illegal (pl->why). */
+/* jam=U: each tiled band of two loops or more runs U turns of its first loop together (the
+ * turns innermost, unrolled by the exporter into the loop they stand in; when the code isl
+ * writes does not have that shape, lx_generate tries the band's next loop but the innermost).
+ * 1 when a band does, 0 when none has that shape, -1 when the order is illegal (pl->why). */
 static int plan_jam(plan *pl)
 {
     lx_node *bands[MAX_CHAINS];
     int nb = jam_bands(pl->root, bands, 0, MAX_CHAINS);
     if (!nb) return 0;
     for (int i = 0; i < nb; i++) {
-        char base[64];
-        snprintf(base, sizeof base, "%sj", bands[i]->bvar[0]);
         bands[i]->jam = pl->o->jam;
-        bands[i]->jname = xf_fresh_name(pl->n->out, pl->text, base);
+        bands[i]->jvar = 0;
+        for (int b = 0; b + 1 < bands[i]->nb; b++) {   /* the group loop's name of each loop tried */
+            char base[64];
+            snprintf(base, sizeof base, "%sj", bands[i]->bvar[b]);
+            bands[i]->jname[b] = xf_fresh_name(pl->n->out, pl->text, base);
+        }
     }
-    char *why = NULL, *what = xasprintf("jam=%d (rows of %s run together)", pl->o->jam, bands[0]->bvar[0]);
+    char *why = NULL, *what = xasprintf("jam=%d (turns of %s run together)", pl->o->jam, bands[0]->bvar[0]);
     int rc = lx_check(pl->n, pl->root, what, &why);
     free(what);
     if (rc != 0) note_why(pl, why);
@@ -523,6 +526,13 @@ static void left_as_is(apply_state *A, const ir_stmt *orig, const char *why)
     strbuf_printf(&A->left, "%sthe nest at line %d is left as it is: %s", A->left.n ? "; " : "", orig->pos.line, why);
 }
 
+/* The bands under t without their jams. */
+static void unjam_all(lx_node *t)
+{
+    t->jam = 0;
+    for (int i = 0; i < t->nkids; i++) unjam_all(t->kids[i]);
+}
+
 /* The bands under t that run rows together (jam=). */
 static int jammed_bands(const lx_node *t)
 {
@@ -539,7 +549,10 @@ static void rewrite_nest(apply_state *A, site *st, lx_nest *n)
     plan pl = {.n = n, .o = A->o, .text = &A->text};
     pl.root = lx_tree_build(&pl.pool, n);
     int r = plan_nest(&pl), gen = r > 0 ? lx_generate(n, pl.root, st->blk, st->idx, &why) : 0;
-    while (gen == LX_REJAM) {   /* some bands' rows would not run together: those tiled alone */
+    while (gen == LX_REJAM) {   /* some bands' turns would not run together: their next loop's */
+        free(why);
+        why = NULL;
+        if (lx_check(n, pl.root, "jam", &why) != 0) unjam_all(pl.root);   /* a band that tiles permutes */
         free(why);
         why = NULL;
         gen = lx_generate(n, pl.root, st->blk, st->idx, &why);
@@ -625,9 +638,10 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
                                       : "every innermost loop walks at unit stride where it can",
                             A.left.n ? "; " : "", A.left.n ? A.left.s : "");
     if (!A.refusal && o.jam > 1 && !A.jammed)
-        A.refusal = xasprintf("jam=%d: no tiled band of three loops or more (tile= makes them) whose first loop's "
-                              "rows can run together in a loop of their own (a triangular nest's rows depend on "
-                              "the loops around them; rows that send stay as they are)", o.jam);
+        A.refusal = xasprintf("jam=%d: no tiled band of two loops or more (tile= makes them) with a loop but the "
+                              "innermost whose turns can run together in a loop of their own (a triangular "
+                              "nest's rows depend on the loops around them; turns that send stay as they are)",
+                              o.jam);
     free(A.first_why);
     strbuf_free(&A.left);
     if (A.refusal) return refuse(out, d, src, A.refusal);

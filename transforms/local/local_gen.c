@@ -474,8 +474,8 @@ static void replace_in(ir_program *p, ir_block *blk, int idx, const ir_block *wi
 static int jammed_loops(const lx_node *t, const char **var, const char **grp, int n, int max)
 {
     if (t->kind == LX_BAND && t->jam > 1 && n < max) {
-        var[n] = t->bvar[0];
-        grp[n++] = t->jname;
+        var[n] = t->bvar[t->jvar];
+        grp[n++] = t->jname[t->jvar];
     }
     for (int i = 0; i < t->nkids; i++) n = jammed_loops(t->kids[i], var, grp, n, max);
     return n;
@@ -499,23 +499,23 @@ static int bound_mentions(const ir_expr *e, ir_func f, const ir_expr *skip, cons
  * the group (ir_jam_loop: bounds `max(.., grp) .. min(.., grp + 3)`, which the exporter
  * unrolls) whose other bounds name no loop between the group loop and them (names[0 .. n-1]:
  * the exporter tests them before those loops) into *good, the others into *bad. */
-static void count_jams(const ir_block *b, const char *var, const char *grp, const char **names, int n, int *good,
-                       int *bad)
+static void count_jams(const ir_block *b, const char *around, const char *var, const char *grp, const char **names,
+                       int n, int *good, int *bad)
 {
     for (int i = 0; b && i < b->n; i++) {
         const ir_stmt *s = b->stmts[i];
         if (s->kind == IR_S_IF) {
-            count_jams(s->u.if_.then_blk, var, grp, names, n, good, bad);
-            count_jams(s->u.if_.else_blk, var, grp, names, n, good, bad);
+            count_jams(s->u.if_.then_blk, around, var, grp, names, n, good, bad);
+            count_jams(s->u.if_.else_blk, around, var, grp, names, n, good, bad);
         }
         if (s->kind == IR_S_LET && n < LX_JAM_NAMES) names[n++] = s->u.let.var;
         if (s->kind != IR_S_FOR) continue;
         int in = n;
         for (int v = 0; v < s->u.for_.nvars && in < LX_JAM_NAMES; v++) names[in++] = s->u.for_.vars[v].var;
-        count_jams(s->u.for_.body, var, grp, names, in, good, bad);
+        count_jams(s->u.for_.body, s->u.for_.vars[s->u.for_.nvars - 1].var, var, grp, names, in, good, bad);
         const ir_expr *lo, *hi;
         if (ir_block_has_kind(s->u.for_.body, IR_S_FOR) || strcmp(s->u.for_.vars[s->u.for_.nvars - 1].var, var)) continue;
-        if (ir_jam_loop(s, &lo, &hi) && !strcmp(lo->u.name.id, grp) &&
+        if (ir_jam_loop(s, around, &lo, &hi) && !strcmp(lo->u.name.id, grp) &&
             !bound_mentions(s->u.for_.vars[0].lo, IR_F_MAX, lo, names, n) &&
             !bound_mentions(s->u.for_.vars[0].hi, IR_F_MIN, hi, names, n))
             ++*good;
@@ -542,7 +542,7 @@ static void jams_whole(const ir_block *b, const char *const *var, const char *co
             if (!strcmp(v, grp[k])) {
                 int good = 0, bad = 0;
                 const char *names[LX_JAM_NAMES];
-                count_jams(s->u.for_.body, var[k], grp[k], names, 0, &good, &bad);
+                count_jams(s->u.for_.body, v, var[k], grp[k], names, 0, &good, &bad);
                 if (bad || !good) ok[k] = 0;
                 seen[k] = 1;
             }
@@ -550,10 +550,13 @@ static void jams_whole(const ir_block *b, const char *const *var, const char *co
     }
 }
 
-/* The band under t whose group loop is named grp, its jam undone. */
+/* The band under t whose group loop is named grp jams its next loop but the innermost, or none. */
 static void unjam_group(lx_node *t, const char *grp)
 {
-    if (t->kind == LX_BAND && t->jam > 1 && !strcmp(t->jname, grp)) t->jam = 0;
+    if (t->kind == LX_BAND && t->jam > 1 && !strcmp(t->jname[t->jvar], grp)) {
+        if (t->jvar + 2 < t->nb) t->jvar++;
+        else t->jam = 0;
+    }
     for (int i = 0; i < t->nkids; i++) unjam_group(t->kids[i], grp);
 }
 

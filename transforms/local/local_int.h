@@ -73,10 +73,11 @@ struct lx_node {
     int tile[LX_MAX_BAND];
     const char *tname[LX_MAX_BAND];
     int nb;
-    /* LX_BAND: jam > 1 runs `jam` rows of its first loop together (that loop in steps of jam,
-     * named jname, and a loop over the rows innermost, which the exporter unrolls: ir_jam_loop) */
-    int jam;
-    const char *jname;
+    /* LX_BAND: jam > 1 runs `jam` turns of its loop bvar[jvar] together (that loop in steps of
+     * jam, named jname[jvar], and a loop over the turns innermost, which the exporter unrolls:
+     * ir_jam_loop) */
+    int jam, jvar;
+    const char *jname[LX_MAX_BAND];
     lx_node **kids;            /* LX_SEQ, LX_LOOP, LX_BAND: in order */
     int nkids;
 };

@@ -347,14 +347,15 @@ int lx_schedule(const lx_nest *n, const lx_node *root, int s, int len, char **di
             }
             for (int b = 0; b < t->nb; b++) {
                 const char *iv = isl_var(n, s, t->bvar[b]);
-                if (b == 0 && t->jam > 1)
-                    put(dims, role, len, &k, xasprintf("%d*floor((%s)/%d)", t->jam, iv ? iv : "0", t->jam), t->jname);
+                if (b == t->jvar && t->jam > 1)
+                    put(dims, role, len, &k, xasprintf("%d*floor((%s)/%d)", t->jam, iv ? iv : "0", t->jam),
+                        t->jname[b]);
                 else
                     put(dims, role, len, &k, xstrdup(iv ? iv : "0"), t->bvar[b]);
             }
-            if (t->jam > 1) {   /* the jammed rows innermost */
-                const char *iv = isl_var(n, s, t->bvar[0]);
-                put(dims, role, len, &k, xstrdup(iv ? iv : "0"), t->bvar[0]);
+            if (t->jam > 1) {   /* the jammed turns innermost */
+                const char *iv = isl_var(n, s, t->bvar[t->jvar]);
+                put(dims, role, len, &k, xstrdup(iv ? iv : "0"), t->bvar[t->jvar]);
             }
         }
         int at = 0;
