@@ -116,11 +116,13 @@ P export "$jt" -o "$TMP/2mm-jam" $odd >/dev/null
 c=$TMP/2mm-jam/mm2_syndm.c
 expect_match "2mm jam=4 exported: the four rows unrolled where all of them run" "$(cat "$c")" \
     'if \(rp \* b <= pj && pj \+ 3 <= .*\) \{'
-expect_match "2mm jam=4 exported: ... the fourth row's statements after the third's" "$(cat "$c")" \
-    'const int64_t p = pj \+ 3;'
+expect_match "2mm jam=4 exported: ... each row's bases computed before the loop over j" "$(cat "$c")" \
+    'rt_row([0-9]+)\[rt_turn\] = \(\(i - o1\) \* nj\);   /\* tmp\[i - o1\]\[\.\.\] \*/'
+expect_eq "2mm jam=4 exported: ... the four rows' statements in order" \
+    "$(grep -o 'tmp\[rt_row[0-9]*\[[0-3]\] + j\] =' "$c" | head -4 | grep -o '\[[0-3]\]' | tr -d '[]\n')" 0123
 expect_match "2mm jam=4 exported: ... and the rows' loop as it is elsewhere" "$(cat "$c")" \
     'for \(int64_t p = imax\(rp \* b, pj\)'
-forl=$(loop_before "$c" 'const int64_t p = pj \+ 1;')
+forl=$(loop_before "$c" 'tmp\[rt_row[0-9]+\[1\] \+ j\] =')
 expect_match "2mm jam=4 exported: the unrolled rows stand in the loop over j" "$(sed -n "${forl}p" "$c")" \
     'for \(int64_t j = jt'
 vectorised "2mm jam=4 exported: gcc -O3 vectorises that loop" "$c" "$forl"
@@ -223,8 +225,13 @@ expect_eq "syrk jam=4: priced as the same tiles without it (a tile's statements 
     "$(P sim "$jt" --machine lx --json | json "j['cost']")" "$(P sim "$t" --machine lx --json | json "j['cost']")"
 P export "$jt" -o "$TMP/syrk-jam" -D n=40 -D m=36 >/dev/null
 c=$(ls "$TMP"/syrk-jam/*.c | grep -v '/rt_' | head -1)
-expect_match "syrk jam=4 exported: each unrolled turn reads C by its row's base (gcc moves it out of the loop over k)" \
-    "$(sed -n '/unrolled in the loop over k/,/} else {/p' "$c")" 'C\[C_rowbase\(me, i\) \+ j\]'
+jammed=$(sed -n '/unrolled in the loop over k/,/} else {/p' "$c")
+expect_match "syrk jam=4 exported: C's row, the turns' own, computed once before the loop over k" "$jammed" \
+    'const int64_t (rt_row[0-9]+) = C_rowbase\(me, i\);.*'$'\n''.*for \(int64_t k = '
+expect_match "syrk jam=4 exported: ... each turn's A[j][..] in an array filled before it" "$jammed" \
+    'int64_t rt_row[0-9]+\[4\];   /\* each turn.s rows \*/'
+expect_match "syrk jam=4 exported: the turns read C by that row (C[rt_row + j]: gcc keeps the four sums in registers)" \
+    "$jammed" 'C\[rt_row[0-9]+ \+ j\] ='
 
 # ---- covariance from PolyBench/C: the column sums and the products turned to unit stride --------
 PB=$(pb_dir)

@@ -143,6 +143,7 @@ typedef struct ex_em {
                               * conditions fail, export_guards.c) */
     const ir_stmt *jam;      /* a jammed loop written unrolled (export_jam.c), or NULL */
     const char *jam_around;  /* the variable of the loop it is unrolled in */
+    ex_rows *jam_rows;       /* its turns' rows, an array each (ex_rows_open_jam), or NULL */
     int nojam;               /* the version of a nest where not all its turns run: loops as they are */
 } ex_em;
 
@@ -229,6 +230,17 @@ void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_exp
 void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *var, const ir_block *body,
                   int from, const ir_expr *e);
 void ex_rows_close(ex_em *in_loop, const ex_em *m);
+/* Before the loop over `around` whose body is jammed loop j (export_jam.c): each turn's rows that
+ * do not move with around (gemm's C[i][..], mvt's A[i][..] with i the turn's row), an array of
+ * one per turn each, filled in a loop over the turns with the turn's lets (`rt_row3[rt_turn] =
+ * A_rowbase(me, i)`); *in_loop has them (jam_rows; ex_rows_close frees them).  How many rows.
+ * ex_rows_turn gives the emitter of turn k those rows (`rt_row3[k] + j`) and a table open for a
+ * pieced array's others (X_rowbase + j inline); ex_rows_turn_close frees it. */
+int ex_rows_open_jam(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *around, const ir_stmt *j);
+void ex_rows_turn(const ex_em *m, ex_em *turn, int k);
+void ex_rows_turn_close(ex_em *turn);
+/* Does C text name the identifier id (as a whole word)?  0 for NULL text. */
+int ex_text_names(const char *text, const char *id);
 int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
 /* Whether a's index function is linear in its last index (X_at(.., j) = X_at(.., 0) + j). */
 int ex_rows_linear(const ex_array *a);

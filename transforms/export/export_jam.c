@@ -15,8 +15,11 @@
  *     } else {                                  (the nest as it is) }
  *
  * The test stands before the outermost loop of the nest that neither binds nor changes what it
- * reads (the loop over k below pj), so that gcc sees loops without tests.  Unrolling reorders
- * nothing: the turns run in the loop's order at every j, and every value is the simulator's.
+ * reads (the loop over k below pj), so that gcc sees loops without tests.  The rows the turns
+ * read are computed before the loop they are unrolled in (ex_rows_open_jam): one a row all turns
+ * share, an array of one per turn for their own; a turn leaves out its lets nothing it writes
+ * reads.  Unrolling reorders nothing: the turns run in the loop's order at every j, and every
+ * value is the simulator's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,30 +119,52 @@ int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     return 1;
 }
 
-void ex_jam_unrolled(const ex_em *m, strbuf *b, const ir_stmt *j, int in)
+enum { EX_JAM_STMTS = 64 };
+
+/* Turn k of jammed loop j: its statements in a block, with its rows (ex_rows_turn); a let no
+ * later statement of the turn reads (its value only served a row computed before the loop) and
+ * the turn's variable where nothing reads it are left out. */
+static void ex_jam_turn(const ex_em *m, strbuf *b, const ir_stmt *j, int k, const char *base, int in)
 {
-    char t[64], u[64];
-    const ir_expr *lo_arg, *hi_arg;
-    int turns = ir_jam_loop(j, m->jam_around, &lo_arg, &hi_arg);
-    const char *x = ex_nm(j->u.for_.vars[0].var, t), *base = ex_nm(lo_arg->u.name.id, u);
-    for (int k = 0; k < turns; k++) {
-        ex_indent(b, in);
-        strbuf_printf(b, "{\n");
+    const ir_block *body = j->u.for_.body;
+    int n = body->n < EX_JAM_STMTS ? body->n : EX_JAM_STMTS;
+    strbuf part[EX_JAM_STMTS] = {{0}};
+    int keep[EX_JAM_STMTS];
+    char t[64], x[64];
+    ex_nm(j->u.for_.vars[0].var, x);
+    ex_em turn;
+    ex_rows_turn(m, &turn, k);
+    for (int i = 0; i < n; i++) ex_emit_stmt(&turn, &part[i], body, i, in + 4);
+    ex_rows_turn_close(&turn);
+    int used = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        keep[i] = 1;
+        if (body->stmts[i]->kind == IR_S_LET) {
+            ex_nm(body->stmts[i]->u.let.var, t);
+            keep[i] = 0;
+            for (int l = i + 1; l < n && !keep[i]; l++) keep[i] = keep[l] && ex_text_names(part[l].s, t);
+        }
+        used |= keep[i] && ex_text_names(part[i].s, x);
+    }
+    ex_indent(b, in);
+    strbuf_printf(b, "{\n");
+    if (used) {
         ex_indent(b, in + 4);
         if (k) strbuf_printf(b, "const int64_t %s = %s + %d;\n", x, base, k);
         else strbuf_printf(b, "const int64_t %s = %s;\n", x, base);
-        if (!ex_block_uses(m, j->u.for_.body, 0, j->u.for_.vars[0].var)) {
-            ex_indent(b, in + 4);
-            strbuf_printf(b, "(void)%s;\n", x);
-        }
-        /* rows open, none hoisted: a pieced array's access is its row's base plus the last
-         * subscript (X_rowbase, which gcc moves out of the loop over around), not X_at's
-         * search of the pieces per element */
-        ex_em turn;
-        ex_rows_open(m, &turn, b, in + 4, m->jam_around, NULL, 0, NULL);
-        ex_emit_block(&turn, b, j->u.for_.body, in + 4);
-        ex_rows_close(&turn, m);
-        ex_indent(b, in);
-        strbuf_printf(b, "}\n");
     }
+    for (int i = 0; i < n; i++) {
+        if (keep[i] && part[i].s) strbuf_printf(b, "%s", part[i].s);
+        strbuf_free(&part[i]);
+    }
+    ex_indent(b, in);
+    strbuf_printf(b, "}\n");
+}
+
+void ex_jam_unrolled(const ex_em *m, strbuf *b, const ir_stmt *j, int in)
+{
+    char u[64];
+    const ir_expr *lo_arg, *hi_arg;
+    int turns = ir_jam_loop(j, m->jam_around, &lo_arg, &hi_arg);
+    for (int k = 0; k < turns; k++) ex_jam_turn(m, b, j, k, ex_nm(lo_arg->u.name.id, u), in);
 }

@@ -222,6 +222,10 @@ static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const 
     if (nlet) { ex_indent(b, k); strbuf_printf(b, "{\n"); k += 4; }
     for (int j = 0; j < nlet; j++) ex_emit_stmt(m, b, body, j, k);
     ex_rows_open(&quiet, &in_loop, b, k, v->var, body, nlet, NULL);
+    if (m->jam && body->n == nlet + 1 && body->stmts[nlet] == m->jam) {   /* its turns unrolled here */
+        ex_em around = in_loop;
+        ex_rows_open_jam(&around, &in_loop, b, k, v->var, m->jam);
+    }
     ex_for_open(&in_loop, b, v, k);
     for (int j = nlet; j < body->n; j++) ex_emit_stmt(&in_loop, b, body, j, k + 4);
     ex_indent(b, k);

@@ -14,6 +14,7 @@
  * an error where the loop would not have touched it).  Used for the innermost FOR loops and the
  * loops of reductions (export_loops.c, export_expr.c).
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@ struct ex_rows {
     const ex_rows *outer;        /* the enclosing loop's rows (looked up as well) */
     ex_row *r;
     int n, cap;
+    int turns;                   /* > 0: a jammed loop's turns' rows (ex_rows_open_jam), each an
+                                    array of that many, filled in a loop over the turns */
 };
 
 /* Names bound inside the loop (its variable, lets, reduction variables): a subscript naming one
@@ -177,7 +180,11 @@ static void ex_rows_declare(ex_em *in_loop, strbuf *b, int in, const char *prefi
     ex_row *r = &t->r[t->n++];
     snprintf(r->name, sizeof r->name, "%s%d", prefix, ++*in_loop->tmp);
     r->call = strbuf_take(call);
-    strbuf_printf(b, "%*sconst int64_t %s = %s;   /* %s", in, "", r->name, init ? init : r->call, a->decl->u.array.name);
+    if (t->turns)   /* the array is declared before the loop over the turns (ex_rows_open_jam) */
+        strbuf_printf(b, "%*s%s[rt_turn] = %s;   /* %s", in, "", r->name, init ? init : r->call, a->decl->u.array.name);
+    else
+        strbuf_printf(b, "%*sconst int64_t %s = %s;   /* %s", in, "", r->name, init ? init : r->call,
+                      a->decl->u.array.name);
     for (int d = 0; d < nshown; d++) {
         char *text = ir_print_expr(e->u.access.idx[d]);
         strbuf_printf(b, "[%s]", text ? text : "?");
@@ -294,13 +301,145 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char 
     ex_rows_expr(in_loop, b, in, e, &bn);
 }
 
+static void ex_rows_free(ex_rows *t)
+{
+    for (int i = 0; t && i < t->n; i++) free(t->r[i].call);
+    if (t) free(t->r);
+    free(t);
+}
+
 void ex_rows_close(ex_em *in_loop, const ex_em *m)
 {
-    ex_rows *t = in_loop->rows;
-    if (t && t != m->rows) {
-        for (int i = 0; i < t->n; i++) free(t->r[i].call);
-        free(t->r);
-        free(t);
-    }
+    if (in_loop->rows != m->rows) ex_rows_free(in_loop->rows);
+    if (in_loop->jam_rows != m->jam_rows) ex_rows_free(in_loop->jam_rows);
     in_loop->rows = m->rows;
+    in_loop->jam_rows = m->jam_rows;
+}
+
+int ex_text_names(const char *text, const char *id)
+{
+    size_t n = strlen(id);
+    for (const char *p = text ? strstr(text, id) : NULL; p; p = strstr(p + 1, id)) {
+        int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after) return 1;
+    }
+    return 0;
+}
+
+/* Binds into bn the lets of body computed from what bn holds (in order); 0 when body holds other
+ * than lets and assignments. */
+static int ex_bind_moving_lets(ex_bound *bn, const ir_block *body)
+{
+    for (int i = 0; i < body->n; i++) {
+        const ir_stmt *s = body->stmts[i];
+        if (s->kind == IR_S_ASSIGN) { ex_bind_expr(bn, s->u.assign.lhs); ex_bind_expr(bn, s->u.assign.rhs); }
+        else if (s->kind != IR_S_LET) return 0;   /* (a condition, a send: no rows) */
+        else if (!ex_invariant(s->u.let.value, bn)) ex_bind(bn, s->u.let.var);
+    }
+    return !bn->overflow;
+}
+
+/* The lets of body outside bn that text names, or a later one of them does, as C into out. */
+static void ex_lets_for(const ex_em *m, strbuf *out, const ir_block *body, const ex_bound *bn, const char *text,
+                        int in)
+{
+    enum { MAXLETS = 64 };
+    int n = body->n < MAXLETS ? body->n : MAXLETS, keep[MAXLETS];
+    strbuf part[MAXLETS] = {{0}};
+    for (int i = n - 1; i >= 0; i--) {
+        const ir_stmt *s = body->stmts[i];
+        keep[i] = 0;
+        if (s->kind != IR_S_LET || ex_is_bound(bn, s->u.let.var)) continue;
+        char x[64];
+        ex_nm(s->u.let.var, x);
+        keep[i] = ex_text_names(text, x);
+        for (int l = i + 1; l < n && !keep[i]; l++) keep[i] = keep[l] && ex_text_names(part[l].s, x);
+        if (keep[i]) ex_emit_stmt(m, &part[i], body, i, in);
+    }
+    for (int i = 0; i < n; i++) {
+        if (keep[i] && part[i].s) strbuf_printf(out, "%s", part[i].s);
+        strbuf_free(&part[i]);
+    }
+}
+
+int ex_rows_open_jam(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *around, const ir_stmt *j)
+{
+    *in_loop = *m;
+    const ir_block *body = j->u.for_.body;
+    const ir_expr *lo_arg, *hi_arg;
+    int turns = ir_jam_loop(j, around, &lo_arg, &hi_arg);
+    if (m->mode == EX_INSPECT || !m->tmp || !turns) return 0;
+    /* what moves with around (bn), and with around or the turns (bt) */
+    ex_bound bn = {.n = 0}, bt = {.n = 0};
+    ex_bind(&bn, around);
+    ex_bind(&bt, around);
+    ex_bind(&bt, j->u.for_.vars[0].var);
+    if (!ex_bind_moving_lets(&bn, body) || !ex_bind_moving_lets(&bt, body)) return 0;
+    /* the rows every turn shares (syrk's C[i][..], i = p): one each, before the loop, so that
+     * gcc sees the turns' elements apart (C[rt_row2 + j], j = jj .. jj + 3) */
+    ex_rows *sh = xcalloc(1, sizeof *sh), *t = xcalloc(1, sizeof *t);
+    sh->outer = m->rows;
+    in_loop->rows = sh;
+    ex_em fill = *m;
+    fill.rows = sh;
+    strbuf rs = {0}, rb = {0}, lets = {0};
+    ex_rows_block(&fill, &rs, in, body, 0, &bt);
+    ex_lets_for(m, b, body, &bt, rs.s, in);
+    if (rs.s) strbuf_printf(b, "%s", rs.s);
+    /* each turn's (mvt's A[i][..], i = p the turn's row): an array of one per turn */
+    t->outer = sh;
+    t->turns = turns;
+    in_loop->jam_rows = t;
+    fill.rows = t;
+    ex_rows_block(&fill, &rb, in + 4, body, 0, &bn);
+    if (t->n) {
+        char x[64], y[64];
+        ex_nm(j->u.for_.vars[0].var, x);
+        ex_lets_for(m, &lets, body, &bn, rb.s, in + 4);
+        ex_indent(b, in);
+        strbuf_printf(b, "int64_t ");
+        for (int i = 0; i < t->n; i++) strbuf_printf(b, "%s%s[%d]", i ? ", " : "", t->r[i].name, turns);
+        strbuf_printf(b, ";   /* each turn's rows */\n");
+        ex_indent(b, in);
+        strbuf_printf(b, "for (int64_t rt_turn = 0; rt_turn < %d; rt_turn++) {\n", turns);
+        ex_indent(b, in + 4);
+        strbuf_printf(b, "const int64_t %s = %s + rt_turn;\n", x, ex_nm(lo_arg->u.name.id, y));
+        if (!ex_text_names(lets.s, x) && !ex_text_names(rb.s, x)) {
+            ex_indent(b, in + 4);
+            strbuf_printf(b, "(void)%s;\n", x);
+        }
+        strbuf_printf(b, "%s%s", lets.s ? lets.s : "", rb.s);
+        ex_indent(b, in);
+        strbuf_printf(b, "}\n");
+    }
+    strbuf_free(&rs);
+    strbuf_free(&rb);
+    strbuf_free(&lets);
+    return sh->n + t->n;
+}
+
+void ex_rows_turn(const ex_em *m, ex_em *turn, int k)
+{
+    *turn = *m;
+    const ex_rows *jr = m->jam_rows;
+    ex_rows *t = xcalloc(1, sizeof *t);
+    t->outer = m->rows;
+    turn->rows = t;
+    turn->jam_rows = NULL;
+    for (int i = 0; jr && i < jr->n; i++) {
+        if (t->n == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 8;
+            t->r = xrealloc(t->r, (size_t)t->cap * sizeof *t->r);
+        }
+        ex_row *r = &t->r[t->n++];
+        r->call = xstrdup(jr->r[i].call);
+        snprintf(r->name, sizeof r->name, "%.24s[%d]", jr->r[i].name, k & 7);   /* k < IR_JAM_MAX */
+    }
+}
+
+void ex_rows_turn_close(ex_em *turn)
+{
+    ex_rows_free(turn->rows);
+    turn->rows = NULL;
 }
