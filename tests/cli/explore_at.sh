@@ -111,7 +111,7 @@ latency_cached 1149.35
 latency_mem 1883.15
 EOF
 "$POLYAPM" init "$ROOT/examples/polybench/2mm.apm" -o 2mm.pdg >/dev/null
-"$POLYAPM" -w 2mm.pdg explore ROOT -D procs=2 --budget 80 -q --machine epyc --at ni=800,nj=900,nk=1100,nl=1200 \
+"$POLYAPM" -w 2mm.pdg explore ROOT -D procs=2 --budget 50 -q --machine epyc --at ni=800,nj=900,nk=1100,nl=1200 \
     --json >2mm.json
 expect_eq "2mm --at LARGE: the best leaf is local's, tiled, from the rows of a blocked tiling" "$(json "(lambda p:
     p[-1]['transform'] == 'local' and 'tile=' in p[-1]['params'] and 'kind=blocked' in p[1]['params'] and
@@ -122,16 +122,17 @@ expect_eq "2mm: ... ranked at the user's size below every leaf without local" "$
 # syrk at LARGE: local inside the loop over a block-cyclic tiling's blocks (which isl cannot
 # model), the block's rows in the band: the tiles of A read again across the block's four rows
 "$POLYAPM" init "$ROOT/examples/polybench/syrk.apm" -o syrk.pdg >/dev/null
-"$POLYAPM" -w syrk.pdg explore ROOT -D procs=2 --budget 50 -q --machine epyc --at n=1200,m=1000 --json >syrk.json
+"$POLYAPM" -w syrk.pdg explore ROOT -D procs=2 --budget 30 -q --machine epyc --at n=1200,m=1000 --json >syrk.json
 expect_eq "syrk --at LARGE: the best leaf is local's, tiled, on a block-cyclic tiling" "$(json "(lambda p:
     p[-1]['transform'] == 'local' and 'tile=' in p[-1]['params'] and 'kind=blockcyclic' in p[1]['params'])(
     j['leaves'][0]['path'])" <syrk.json)" True
-# mvt at LARGE (n = 2000; its own n = 40): the search itself prices the caches as the user's
-# arrays fill them.  At n = 40 the matrix is in the first-level cache, where the one-step-per-j
-# mapping (theta=j, each step a column of A) is the cheaper; at n = 2000 it walks a column of the
-# 32 MB matrix per step, and the all-at-once mapping (theta=0) whose rows local orders to unit
-# stride is three times cheaper (and runs so: 3.5 against 10.5 ms at np = 2 on this machine).
-# Priced at n = 40 alone, the search pruned that mapping before local ever reached it.
+# mvt at LARGE (n = 2000; its own n = 40): the search prices each node also as the user's arrays
+# fill the caches, and prunes only what is dear both ways.  At n = 40 the matrix is in the
+# first-level cache, where the one-step-per-j mapping (theta=j, each step a column of A) is the
+# cheaper; at n = 2000 it walks a column of the 32 MB matrix per step, and the all-at-once mapping
+# (theta=0) whose rows local orders to unit stride is three times cheaper (and runs so: 2 to 4
+# against 10.5 ms at np = 2 on this machine).  Priced at n = 40 alone, the search pruned that
+# mapping before local ever reached it.
 # (xeon: `polyapm calibrate -np 2` on a 2-core Xeon VM with AVX-512, 2 MB of L2 a core)
 cat >"$XDG_CONFIG_HOME/polyapm/machines/xeon" <<'EOF'
 name xeon

@@ -42,6 +42,9 @@ typedef struct xnode {
                                  which pruning compares with the best leaf's weighed cost too;
                                  -1 for an untiled one.  `bound` orders the search */
     double step_work;         /* the work of each step's busiest processor (cost_summary); -1 unknown */
+    double at_total, at_step; /* the same priced at opts.at_data_scale; -1 unknown (a node found
+                                 in the store, or no --at) */
+    double prune_scaled;      /* prune_at from those, or -1 */
     int verified;
     enum xstate state;
     int inflight;             /* tasks of its expansion not yet back */
@@ -83,6 +86,7 @@ typedef struct search {
     int local_pass;           /* the second pass: local on the best leaves (explore.h) */
     double best_bound;        /* the best verified leaf's cost weighed as bounds are (at_weighed);
                                  -1 before one */
+    double best_scaled;       /* the same priced at opts.at_data_scale, or -1 */
     int extra;                /* its evaluations beyond the budget */
     diag_list *d;
 } search;
@@ -109,6 +113,7 @@ static void set_bound(const search *S, xnode *x)
     int whole = (x->tiled || x->level >= IR_SYNCOMM) && !x->redist;
     x->bound = whole ? x->total : x->agg / S->pmax;
     x->prune_at = whole ? at_weighed(S, x->total, x->step_work) : -1;
+    x->prune_scaled = whole && x->at_total >= 0 ? at_weighed(S, x->at_total, x->at_step) : -1;
 }
 
 static int push_task(search *S, task *t)
@@ -177,6 +182,7 @@ static int reach(search *S, int64_t id, int depth)
     x->depth = depth;
     x->state = X_EVAL;
     x->local = S->local_pass;
+    x->at_total = x->at_step = -1;
     ops_sim j;
     memset(&j, 0, sizeof j);
     j.node = id;
@@ -213,6 +219,8 @@ static int reach(search *S, int64_t id, int depth)
         x->nprocs = j.job.cost.nprocs;
         for (int k = 0; k < j.job.cost.nprocs; k++) x->busy += j.job.cost.work[k] > 0;
         x->step_work = j.job.cost.step_work;
+        if (S->o->at_data_scale > 1 && simjob_cost_at(&j.job, S->o->at_data_scale, &x->at_total, &x->at_step) != 0)
+            x->at_total = x->at_step = -1;
         x->total = j.job.cost.total;
         x->agg = j.job.res->aggregate_work;
         x->verified = j.job.verified;
@@ -283,6 +291,9 @@ static void finish_node(search *S, int i)
         double weighed = at_weighed(S, x->total, x->step_work);
         if (l) r->leaves[r->nleaves - 1].weighed = weighed;
         if (x->verified == 1 && (S->best_bound < 0 || weighed < S->best_bound)) S->best_bound = weighed;
+        double scaled = x->at_total >= 0 ? at_weighed(S, x->at_total, x->at_step) : -1;
+        if (x->verified == 1 && scaled >= 0 && (S->best_scaled < 0 || scaled < S->best_scaled))
+            S->best_scaled = scaled;
     }
     progress(S);
 }
@@ -373,7 +384,8 @@ static int pick(search *S)
          * reorder, is kept for either */
         double cheapest = S->res->stats.best, lim = slack * (1 + 1e-12);
         int dear = cheapest >= 0 && x->bound > cheapest * lim &&
-                   (x->prune_at < 0 || (S->best_bound >= 0 && x->prune_at > S->best_bound * lim));
+                   (x->prune_at < 0 || (S->best_bound >= 0 && x->prune_at > S->best_bound * lim)) &&
+                   (x->prune_scaled < 0 || S->best_scaled < 0 || x->prune_scaled > S->best_scaled * lim);
         if (dear) {
             x->state = X_DONE;
             S->res->stats.pruned++;
@@ -433,6 +445,8 @@ static int take_sim(search *S, int i, char **f)
     x->level = atoi(f[15]);
     x->tiled = atoi(f[16]);
     x->redist = atoi(f[17]);
+    x->at_total = strtod(f[18], NULL);
+    x->at_step = strtod(f[19], NULL);
     x->nprocs = atoi(f[7]);
     x->busy = explore_busy(f[10]);
     x->step_work = explore_step_work(f[10]);
@@ -786,12 +800,10 @@ int explore_run(store *s, const explore_opts *o_in, explore_result *out, diag_li
     S.res = out;
     S.d = d;
     S.jobs = o.jobs;
-    S.best_bound = -1;
+    S.best_bound = S.best_scaled = -1;
     double data_scale = 0;
     o.at_shrink = out->at.shrink = o.nat ? explore_at_shrink(s, &o, &data_scale, d) : 0;
-    /* the caches as the user's arrays fill them: a loop order that streams from memory there
-     * but not at the search's sizes is priced so from the start (mvt: a column walk) */
-    if (data_scale > 1 && !(o.profile.data_scale > 0)) o.profile.data_scale = data_scale;
+    o.at_data_scale = data_scale > 1 ? data_scale : 0;
     /* P_max: -D procs, else the largest candidate of any transform's procs */
     const ir_binding *bp = explore_opts_binding(&o, "procs");
     S.pmax = bp && bp->value > 0 ? (double)bp->value : 1;

@@ -89,6 +89,13 @@ typedef struct explore_opts {
                                  this (0 or 1: the best leaf's cost itself; explore --at
                                  looser, so that leaves dearer at the search's sizes reach the
                                  ranking at the user's) */
+    double at_data_scale;     /* set by explore_run with `at`: the arrays' elements at the user's
+                                 size over those at the search's (> 1; 0: none).  Each node is
+                                 priced twice, its traffic also at that scale (the caches as the
+                                 user's arrays fill them), and pruned only when dear both ways:
+                                 mvt's all-at-once mapping, whose column walk is cheap at MINI
+                                 only once local reorders it, and syrk's rows, whose column walk
+                                 local reorders too, both reach the ranking */
     double at_shrink;         /* set by explore_run with `at`: the search's sizes over the user's
                                  (lambda_0 < 1; 0: none).  Pruning then compares a node's bound
                                  and the best leaf's cost weighed, w + lambda_0 (c - w), c the

@@ -40,9 +40,10 @@ typedef struct wctx {
 
 /* The fields of a simulation's result:
  * ok PARAMS TOTAL SECONDS AGG VERIFIED CHECKSUM NPROCS NSTEPS VIOLATIONS PER_PROC TRACE
- * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED  |  error WHY  |  cancelled WHY (padded to the
+ * REPORT_TEXT REPORT_JSON SIM_SECONDS LEVEL TILED REDIST AT_TOTAL AT_STEP_WORK (priced at
+ * opts.at_data_scale; -1 without) |  error WHY  |  cancelled WHY (padded to the
  * same count). */
-enum { SIM_NFIELDS = 18 };
+enum { SIM_NFIELDS = 20 };
 
 /* Does task t (apply PARENT_TEXT XF ARGS... | sim TEXT LABEL) into r (initialised here, the
  * caller frees it).  Honours xf_cancel(). */
@@ -71,7 +72,7 @@ double explore_at_extrapolate(const double *lam, const double *y, int n, int deg
 /* The search's sizes as a factor of the user's (opts.at): the geometric mean of the program's
  * values over at's, 0 without --at or when it is not below 1 (explore_opts.at_shrink); and in
  * *data_scale the arrays' elements at the user's size over those at the search's (0 when not
- * above 1): the search prices its traffic there, as the ranking's samples do. */
+ * above 1): the search prices each node there too (explore_opts.at_data_scale). */
 double explore_at_shrink(store *s, const explore_opts *o, double *data_scale, diag_list *d);
 /* The shape of leaf `node`'s derivation (malloc'd; NULL with a message): the node its first
  * step from the search's start made (the space-time mapping) and the names of the transforms

@@ -169,6 +169,11 @@ static void sim_fields(const wctx *w, ir_program *prog, msg *r)
         msg_fmt(r, "%d", (int)prog->level);
         msg_fmt(r, "%d", has_proc_loop(prog->body));
         msg_fmt(r, "%d", xf_redist_pending(prog));
+        double at_total = -1, at_step = -1;
+        if (w->o->at_data_scale > 1 && simjob_cost_at(&j.job, w->o->at_data_scale, &at_total, &at_step) != 0)
+            at_total = at_step = -1;
+        msg_fmt(r, "%.17g", at_total);
+        msg_fmt(r, "%.17g", at_step);
     }
     for (int i = 0; i < 4; i++) free(owned[i]);
     j.ref = NULL;             /* shared, not the job's */

@@ -83,3 +83,16 @@ void simjob_free(simjob *j)
     j->res = j->ref_res = NULL;
     j->has_cost = j->has_ref_cost = 0;
 }
+
+int simjob_cost_at(const simjob *j, double data_scale, double *total, double *step_work)
+{
+    if (!j->has_cost) return -1;
+    cost_profile prof = xf_export_pricing(j->prog, j->bindings, j->nbindings, &j->profile);
+    prof.data_scale = data_scale;
+    cost_summary c;
+    if (cost_evaluate(j->model ? j->model : "polyapm", &j->res->trace, &prof, &c) != 0) return -1;
+    *total = c.total;
+    *step_work = c.step_work;
+    cost_summary_free(&c);
+    return 0;
+}

@@ -32,6 +32,9 @@ typedef struct simjob {
 /* Runs the job.  Returns 0 when both runs completed (whatever they found), -1 when a run could
  * not start or was cancelled (diagnostics in `d`). */
 int simjob_run(simjob *j, diag_list *d);
+/* The run's cost with its traffic priced at data_scale times its data (cost_profile.data_scale):
+ * 0 with *total and *step_work (cost_summary's), -1 when the job has no cost. */
+int simjob_cost_at(const simjob *j, double data_scale, double *total, double *step_work);
 void simjob_free(own_keep simjob *j);   /* its outputs */
 
 #endif
