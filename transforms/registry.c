@@ -90,8 +90,8 @@ static const xf_param local_params[] = {
      "loops; with auto each chain of loops from a nest's top to an innermost loop that reuses data "
      "across its outer loops", 0, NULL},
     {"jam", XF_P_INT, "1", NULL, 0,
-     "with tile=: rows of each tiled band's first loop run together, that many (up to 8), in a loop the "
-     "exporter unrolls into the loop around it (unroll and jam; 1: none)", 0, NULL},
+     "with tile=: turns of each tiled band's first loop (or of its next, a triangle's) run together, that "
+     "many (up to 8), in a loop the exporter unrolls into the loop around it (unroll and jam; 1: none)", 0, NULL},
     {"at", XF_P_STRING, NULL, NULL, 0, "only the nests holding the statement with this label", 0, NULL},
 };
 

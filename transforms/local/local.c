@@ -58,7 +58,7 @@ static int parse_opts(const xf_args *a, lx_opts *o, diag_list *d)
             char *end;
             long u = strtol(v, &end, 10);
             if (end == v || *end || u < 1 || u > IR_JAM_MAX) {
-                diag_add(d, NULL, 0, 0, "local: jam=%s: expected the rows run together, 1 (none) to %d", v, IR_JAM_MAX);
+                diag_add(d, NULL, 0, 0, "local: jam=%s: expected the turns run together, 1 (none) to %d", v, IR_JAM_MAX);
                 return -1;
             }
             o->jam = (int)u;
