@@ -178,6 +178,12 @@ EOF
 "$POLYAPM" -w mvt.pdg explore ROOT -D procs=2 --budget 100 -q --machine xeon --at n=2000 --json >mvt.json
 expect_eq "mvt --at n=2000: the best leaf is local's, on the all-at-once mapping (theta=0)" "$(json "(lambda p:
     p[-1]['transform'] == 'local' and 'theta=0' in p[0]['params'])(j['leaves'][0]['path'])" <mvt.json)" True
+# again: every node from the store, which has no second price; the program is run again for it,
+# and the same nodes are kept (the first price alone pruned theta=0 again and ranked theta=j first)
+"$POLYAPM" -w mvt.pdg explore ROOT -D procs=2 --budget 100 -q --machine xeon --at n=2000 --json >mvt2.json
+expect_eq "mvt again: every node from the store, the same leaves in the same order" \
+    "$(json "j['from_store'] == j['evaluated'] and j['applied'] == 0" <mvt2.json) $(json "[l['node'] for l in j['leaves']]" <mvt2.json)" \
+    "True $(json "[l['node'] for l in j['leaves']]" <mvt.json)"
 # the profiles explore priced its sizes with are stored under the machine's name; a later `sim`
 # naming the machine gets the machine's figures, not a data scale of explore's
 mvt_best=$(json "j['leaves'][0]['node']" <mvt.json)

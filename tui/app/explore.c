@@ -42,8 +42,8 @@ typedef struct xnode {
                                  which pruning compares with the best leaf's weighed cost too;
                                  -1 for an untiled one.  `bound` orders the search */
     double step_work;         /* the work of each step's busiest processor (cost_summary); -1 unknown */
-    double at_total, at_step; /* the same priced at opts.at_data_scale; -1 unknown (a node found
-                                 in the store, or no --at) */
+    double at_total, at_step; /* the same priced at opts.at_data_scale (a node found in the store
+                                 run again for its trace); -1 unknown or without --at */
     double prune_scaled;      /* prune_at from those, or -1 */
     int verified;
     enum xstate state;
@@ -204,6 +204,14 @@ static int reach(search *S, int64_t id, int depth)
         x->total = j.stored.total;
         x->agg = j.stored.aggregate_work;
         x->verified = j.stored.verified;
+        if (S->o->at_data_scale > 1) {   /* the second price needs the trace: the program run again */
+            diag_list quiet;
+            diag_list_init(&quiet);
+            if (ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, &quiet) != 0 ||
+                simjob_cost_at(&j.job, S->o->at_data_scale, &x->at_total, &x->at_step) != 0)
+                x->at_total = x->at_step = -1;
+            diag_list_free(&quiet);
+        }
         S->res->stats.from_store++;
         node_evaluated(S, i);
     } else if (id == S->w.root) {
