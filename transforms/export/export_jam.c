@@ -119,17 +119,15 @@ int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     return 1;
 }
 
-enum { EX_JAM_STMTS = 64 };
-
 /* Turn k of jammed loop j: its statements in a block, with its rows (ex_rows_turn); a let no
  * later statement of the turn reads (its value only served a row computed before the loop) and
  * the turn's variable where nothing reads it are left out. */
 static void ex_jam_turn(const ex_em *m, strbuf *b, const ir_stmt *j, int k, const char *base, int in)
 {
     const ir_block *body = j->u.for_.body;
-    int n = body->n < EX_JAM_STMTS ? body->n : EX_JAM_STMTS;
-    strbuf part[EX_JAM_STMTS] = {{0}};
-    int keep[EX_JAM_STMTS];
+    int n = body->n;
+    strbuf *part = xcalloc((size_t)(n ? n : 1), sizeof *part);
+    int *keep = xcalloc((size_t)(n ? n : 1), sizeof *keep);
     char t[64], x[64];
     ex_nm(j->u.for_.vars[0].var, x);
     ex_em turn;
@@ -157,6 +155,8 @@ static void ex_jam_turn(const ex_em *m, strbuf *b, const ir_stmt *j, int k, cons
         if (keep[i] && part[i].s) strbuf_printf(b, "%s", part[i].s);
         strbuf_free(&part[i]);
     }
+    free(part);
+    free(keep);
     ex_indent(b, in);
     strbuf_printf(b, "}\n");
 }

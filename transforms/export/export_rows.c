@@ -344,9 +344,9 @@ static int ex_bind_moving_lets(ex_bound *bn, const ir_block *body)
 static void ex_lets_for(const ex_em *m, strbuf *out, const ir_block *body, const ex_bound *bn, const char *text,
                         int in)
 {
-    enum { MAXLETS = 64 };
-    int n = body->n < MAXLETS ? body->n : MAXLETS, keep[MAXLETS];
-    strbuf part[MAXLETS] = {{0}};
+    int n = body->n;
+    strbuf *part = xcalloc((size_t)(n ? n : 1), sizeof *part);
+    int *keep = xcalloc((size_t)(n ? n : 1), sizeof *keep);
     for (int i = n - 1; i >= 0; i--) {
         const ir_stmt *s = body->stmts[i];
         keep[i] = 0;
@@ -361,6 +361,8 @@ static void ex_lets_for(const ex_em *m, strbuf *out, const ir_block *body, const
         if (keep[i] && part[i].s) strbuf_printf(out, "%s", part[i].s);
         strbuf_free(&part[i]);
     }
+    free(part);
+    free(keep);
 }
 
 int ex_rows_open_jam(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *around, const ir_stmt *j)
