@@ -241,6 +241,9 @@ void ex_rows_turn(const ex_em *m, ex_em *turn, int k);
 void ex_rows_turn_close(ex_em *turn);
 /* Does C text name the identifier id (as a whole word)?  0 for NULL text. */
 int ex_text_names(const char *text, const char *id);
+/* Is let statement `let` read by text, or by one of part[0 .. n) whose keep is set (the C of the
+ * statements after it)?  How a jammed turn and its rows' loop leave out lets nothing reads. */
+int ex_let_read(const ir_stmt *let, const char *text, const strbuf *part, const int *keep, int n);
 int ex_row_call(const ex_em *m, strbuf *out, int array, const char *who, char *const *sub, int nsub);
 /* Whether a's index function is linear in its last index (X_at(.., j) = X_at(.., 0) + j). */
 int ex_rows_linear(const ex_array *a);

@@ -128,7 +128,7 @@ static void ex_jam_turn(const ex_em *m, strbuf *b, const ir_stmt *j, int k, cons
     int n = body->n;
     strbuf *part = xcalloc((size_t)(n ? n : 1), sizeof *part);
     int *keep = xcalloc((size_t)(n ? n : 1), sizeof *keep);
-    char t[64], x[64];
+    char x[64];
     ex_nm(j->u.for_.vars[0].var, x);
     ex_em turn;
     ex_rows_turn(m, &turn, k);
@@ -136,12 +136,8 @@ static void ex_jam_turn(const ex_em *m, strbuf *b, const ir_stmt *j, int k, cons
     ex_rows_turn_close(&turn);
     int used = 0;
     for (int i = n - 1; i >= 0; i--) {
-        keep[i] = 1;
-        if (body->stmts[i]->kind == IR_S_LET) {
-            ex_nm(body->stmts[i]->u.let.var, t);
-            keep[i] = 0;
-            for (int l = i + 1; l < n && !keep[i]; l++) keep[i] = keep[l] && ex_text_names(part[l].s, t);
-        }
+        keep[i] = body->stmts[i]->kind != IR_S_LET ||
+                  ex_let_read(body->stmts[i], NULL, part + i + 1, keep + i + 1, n - i - 1);
         used |= keep[i] && ex_text_names(part[i].s, x);
     }
     ex_indent(b, in);

@@ -327,6 +327,16 @@ int ex_text_names(const char *text, const char *id)
     return 0;
 }
 
+int ex_let_read(const ir_stmt *let, const char *text, const strbuf *part, const int *keep, int n)
+{
+    char x[64];
+    ex_nm(let->u.let.var, x);
+    if (ex_text_names(text, x)) return 1;
+    for (int l = 0; l < n; l++)
+        if (keep[l] && ex_text_names(part[l].s, x)) return 1;
+    return 0;
+}
+
 /* Binds into bn the lets of body computed from what bn holds (in order); 0 when body holds other
  * than lets and assignments. */
 static int ex_bind_moving_lets(ex_bound *bn, const ir_block *body)
@@ -351,10 +361,7 @@ static void ex_lets_for(const ex_em *m, strbuf *out, const ir_block *body, const
         const ir_stmt *s = body->stmts[i];
         keep[i] = 0;
         if (s->kind != IR_S_LET || ex_is_bound(bn, s->u.let.var)) continue;
-        char x[64];
-        ex_nm(s->u.let.var, x);
-        keep[i] = ex_text_names(text, x);
-        for (int l = i + 1; l < n && !keep[i]; l++) keep[i] = keep[l] && ex_text_names(part[l].s, x);
+        keep[i] = ex_let_read(s, text, part + i + 1, keep + i + 1, n - i - 1);
         if (keep[i]) ex_emit_stmt(m, &part[i], body, i, in);
     }
     for (int i = 0; i < n; i++) {
