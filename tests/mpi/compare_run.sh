@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/mpi/compare_run.sh — issue 8's run-based comparison: calibrate this machine (-np 2), run the
-# four LU leaves at n=512 with `polyapm run -np 2` (exported, built, checked against the
-# simulation, measured), then `compare --machine local`: a table with predicted and measured
-# columns for each leaf and Kendall's tau.  The shape is asserted, not the numbers (they are
-# printed: this machine is shared and noisy).
+# tests/mpi/compare_run.sh — issue 8's run-based comparison: calibrate this machine (-np 2,
+# --quick: the full calibration is cli/calibrate's), run the four LU leaves at n=512 with
+# `polyapm run -np 2` (exported, built, checked against the simulation, measured), then `compare
+# --machine local`: a table with predicted and measured columns for each leaf and Kendall's tau.
+# The shape is asserted, not the numbers (they are printed: this machine is shared and noisy).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 cd "$TMP"
@@ -11,8 +11,8 @@ WS=$TMP/lu.pdg
 P() { "$POLYAPM" -w "$WS" "$@"; }
 sed 's/^param n = 64$/param n = 12, procs = 4/' "$ROOT/examples/lu.apm" >lu.apm
 "$POLYAPM" init lu.apm -o "$WS" >/dev/null
-P calibrate -np 2 --name local >calib.out 2>&1
-expect_eq "calibrate -np 2: exit 0" "$?" 0
+P calibrate -np 2 --quick --name local >calib.out 2>&1
+expect_eq "calibrate -np 2 --quick: exit 0" "$?" 0
 lu_four_leaves
 leaves=$(P tree --json | json "' '.join(str(n['id']) for n in j['nodes'] if n['level'] == 'syndm')")
 expect_eq "four syndm leaves" "$(echo $leaves | wc -w)" 4
