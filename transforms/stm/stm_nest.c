@@ -145,9 +145,7 @@ int xf_stm_step_nest(const xf_model *m, int nsig, const char *pname, ir_program 
 /* The hull of an image: a parameter the image does not involve beyond the context (3mm's nk,
  * nl, nm: its phases' images use ni and nj) is left out while the hull is computed and the
  * context put back after it: isl's hull of a union grows quickly with its dimensions (with all
- * five parameters, 3mm's three phases exceed stm auto's quota).  The union is coalesced first:
- * the statements of one phase share their image, and isl's hull grows quickly with the pieces
- * too (deriche's 33 pieces, 11 coalesced: 4.9 s, then 0.8 s). */
+ * five parameters, 3mm's three phases exceed stm auto's quota). */
 __isl_give isl_set *xf_stm_image_hull(const xf_model *m, __isl_take isl_set *img)
 {
     isl_set *g = isl_set_gist_params(isl_set_copy(img), xf_model_context(m));
@@ -158,7 +156,7 @@ __isl_give isl_set *xf_stm_image_hull(const xf_model *m, __isl_take isl_set *img
             dropped++;
         }
     isl_set_free(g);
-    isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(isl_set_coalesce(img)));
+    isl_set *hull = isl_set_from_basic_set(isl_set_polyhedral_hull(img));
     if (!dropped) return hull;
     isl_set *ctx = xf_model_context(m);
     hull = isl_set_align_params(hull, isl_set_get_space(ctx));
