@@ -8,10 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <isl/constraint.h>
 #include <isl/id.h>
 #include <isl/ilp.h>
-#include <isl/local_space.h>
 #include <isl/val.h>
 
 #include "distribute_int.h"

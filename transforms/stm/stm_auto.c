@@ -416,6 +416,54 @@ static int constants_possible(const search *S, const int *idx)
     return 1;
 }
 
+/* The relative constants (k[0] = 0, the others in -KMAX..KMAX) that meet every pair's
+ * difference constraint under the schedule vectors idx: each a candidate appended to *keep
+ * (*nkeep of *cap), the list cut to the best KEEP by steps when it reaches 4 * KEEP. */
+static void add_constants(const search *S, const int *idx, cand **keep, int *nkeep, int *cap)
+{
+    int ns = S->ns;
+    long long k[MAXSTMT] = {0};
+    int kk[MAXSTMT];
+    for (int s = 1; s < ns; s++) kk[s] = -KMAX;
+    for (;;) {
+        for (int s = 1; s < ns; s++) k[s] = kk[s];
+        int ok = 1;
+        for (int q = 0; q < S->npc && ok; q++) {
+            const pairc *pc = &S->pc[q];
+            long long mm = pc->m[idx[pc->a] * S->si[pc->b].nth + idx[pc->b]];
+            ok = k[pc->b] - k[pc->a] >= 1 - mm;
+        }
+        if (ok) {
+            long long lo = 1LL << 60, hi = -(1LL << 60);
+            int cost = 0;
+            for (int s = 0; s < ns; s++) {
+                const vec *v = &S->si[s].th[idx[s]];
+                if (v->lo + k[s] < lo) lo = v->lo + k[s];
+                if (v->hi + k[s] > hi) hi = v->hi + k[s];
+                cost += absum(v->c, S->si[s].nv) + (int)llabs(k[s]);
+            }
+            if (*nkeep == *cap) {
+                *cap = *cap ? 2 * *cap : 64;
+                *keep = xrealloc(*keep, (size_t)*cap * sizeof **keep);
+            }
+            cand *c = &(*keep)[(*nkeep)++];
+            memset(c, 0, sizeof *c);
+            memcpy(c->th, idx, MAXSTMT * sizeof *idx);
+            for (int s = 0; s < ns; s++) c->k[s] = k[s] - lo;   /* start at t = 0 */
+            c->steps = hi - lo + 1;
+            c->cost = cost;
+            if (*nkeep >= 4 * KEEP) {   /* prune */
+                qsort(*keep, (size_t)*nkeep, sizeof **keep, tcand_cmp);
+                *nkeep = KEEP;
+            }
+        }
+        int s = 1;
+        while (s < ns && kk[s] == KMAX) kk[s++] = -KMAX;
+        if (s >= ns) break;
+        kk[s]++;
+    }
+}
+
 /* 3. Combinations of schedule vectors and relative constants that satisfy the difference
  * constraints, the best KEEP by steps; returns their number, *out (caller frees) the list. */
 static int combinations(search *S, cand **out)
@@ -427,46 +475,7 @@ static int combinations(search *S, cand **out)
     int any = 1;
     for (int s = 0; s < ns; s++) any &= S->si[s].nth > 0;
     while (any && !stop(S)) {
-        long long k[MAXSTMT] = {0};
-        int kk[MAXSTMT];
-        for (int s = 1; s < ns; s++) kk[s] = -KMAX;
-        for (int more = constants_possible(S, idx); more;) {
-            for (int s = 1; s < ns; s++) k[s] = kk[s];
-            int ok = 1;
-            for (int q = 0; q < S->npc && ok; q++) {
-                const pairc *pc = &S->pc[q];
-                long long mm = pc->m[idx[pc->a] * S->si[pc->b].nth + idx[pc->b]];
-                ok = k[pc->b] - k[pc->a] >= 1 - mm;
-            }
-            if (ok) {
-                long long lo = 1LL << 60, hi = -(1LL << 60);
-                int cost = 0;
-                for (int s = 0; s < ns; s++) {
-                    const vec *v = &S->si[s].th[idx[s]];
-                    if (v->lo + k[s] < lo) lo = v->lo + k[s];
-                    if (v->hi + k[s] > hi) hi = v->hi + k[s];
-                    cost += absum(v->c, S->si[s].nv) + (int)llabs(k[s]);
-                }
-                if (nkeep == capkeep) {
-                    capkeep = capkeep ? 2 * capkeep : 64;
-                    keep = xrealloc(keep, (size_t)capkeep * sizeof *keep);
-                }
-                cand *c = &keep[nkeep++];
-                memset(c, 0, sizeof *c);
-                memcpy(c->th, idx, sizeof idx);
-                for (int s = 0; s < ns; s++) c->k[s] = k[s] - lo;   /* start at t = 0 */
-                c->steps = hi - lo + 1;
-                c->cost = cost;
-                if (nkeep >= 4 * KEEP) {   /* prune */
-                    qsort(keep, (size_t)nkeep, sizeof *keep, tcand_cmp);
-                    nkeep = KEEP;
-                }
-            }
-            int s = 1;
-            while (s < ns && kk[s] == KMAX) kk[s++] = -KMAX;
-            if (s >= ns) break;
-            kk[s]++;
-        }
+        if (constants_possible(S, idx)) add_constants(S, idx, &keep, &nkeep, &capkeep);
         int s = ns - 1;
         while (s >= 0 && idx[s] == S->si[s].nth - 1) idx[s--] = 0;
         if (s < 0) break;

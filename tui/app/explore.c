@@ -162,6 +162,13 @@ static void node_evaluated(search *S, int i)
     progress(S);
 }
 
+/* x's second price: its simulated trace priced with the data at the user's size
+ * (opts.at_data_scale); -1 when that fails. */
+static void price_at(const search *S, const simjob *job, xnode *x)
+{
+    if (simjob_cost_at(job, S->o->at_data_scale, &x->at_total, &x->at_step) != 0) x->at_total = x->at_step = -1;
+}
+
 /* Registers node `id` reached at `depth` (when new to the search): its stored simulation or a
  * simulation task.  Returns its index or -1. */
 static int reach(search *S, int64_t id, int depth)
@@ -207,9 +214,7 @@ static int reach(search *S, int64_t id, int depth)
         if (S->o->at_data_scale > 1) {   /* the second price needs the trace: the program run again */
             diag_list quiet;
             diag_list_init(&quiet);
-            if (ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, &quiet) != 0 ||
-                simjob_cost_at(&j.job, S->o->at_data_scale, &x->at_total, &x->at_step) != 0)
-                x->at_total = x->at_step = -1;
+            if (ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, &quiet) == 0) price_at(S, &j.job, x);
             diag_list_free(&quiet);
         }
         S->res->stats.from_store++;
@@ -227,8 +232,7 @@ static int reach(search *S, int64_t id, int depth)
         x->nprocs = j.job.cost.nprocs;
         for (int k = 0; k < j.job.cost.nprocs; k++) x->busy += j.job.cost.work[k] > 0;
         x->step_work = j.job.cost.step_work;
-        if (S->o->at_data_scale > 1 && simjob_cost_at(&j.job, S->o->at_data_scale, &x->at_total, &x->at_step) != 0)
-            x->at_total = x->at_step = -1;
+        if (S->o->at_data_scale > 1) price_at(S, &j.job, x);
         x->total = j.job.cost.total;
         x->agg = j.job.res->aggregate_work;
         x->verified = j.job.verified;
