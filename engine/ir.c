@@ -724,6 +724,8 @@ static int ir_expr_names(const ir_expr *e, const char *const *names, int n, int 
     }
 }
 
+int ir_expr_names_any(const ir_expr *e, const char *const *names, int n) { return ir_expr_names(e, names, n, 0); }
+
 enum { IR_JAM_NAMES = 32 };
 
 /* Does an access of b (at any depth) walk across rows along names[0 .. *n-1]: a subscript but
@@ -776,6 +778,31 @@ int ir_jam_loop(const ir_stmt *s, const char *around, const ir_expr **lo_arg, co
             }
     }
     return 0;
+}
+
+/* Does e name `var` (alone, or as an argument of a max)? */
+static int names_var(const ir_expr *e, const char *var)
+{
+    const ir_expr *args[16];
+    int n = ir_minmax_args(e, IR_F_MAX, args, 0, 16);
+    for (int i = 0; i < n; i++)
+        if (args[i]->kind == IR_E_NAME && !strcmp(args[i]->u.name.id, var)) return 1;
+    return 0;
+}
+
+const char *ir_point_of(const ir_loopvar *lv, int64_t *extent)
+{
+    const ir_expr *hi[16];
+    int n = lv->step ? 0 : ir_minmax_args(lv->hi, IR_F_MIN, hi, 0, 16);
+    for (int i = 0; i < n; i++) {
+        const ir_expr *a = hi[i];
+        if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_ADD && a->u.op.b->kind == IR_E_INT &&
+            a->u.op.a->kind == IR_E_NAME && names_var(lv->lo, a->u.op.a->u.name.id)) {
+            if (extent) *extent = a->u.op.b->u.ival + 1;
+            return a->u.op.a->u.name.id;
+        }
+    }
+    return NULL;
 }
 
 int ir_level_parse(const char *s, ir_level *out)

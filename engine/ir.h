@@ -529,6 +529,34 @@ enum { IR_JAM_MAX = 8 };
  * or e alone, appended to out[n ..] (at most max): the new count. */
 int ir_minmax_args(const ir_expr *e, ir_func f, const ir_expr **out, int n, int max);
 int ir_jam_loop(const ir_stmt *s, const char *around, const ir_expr **lo_arg, const ir_expr **hi_arg);
+/* Is lv a point loop of a tile: `j = max(.., jt) .. min(.., jt + c)` (either side may be that
+ * argument alone) with a literal c?  The tile loop's name jt, and in *extent (when not NULL) the
+ * most iterations it runs, c + 1; else NULL.  `local` writes its tiles' and register tiles' point
+ * loops so; the exporter keeps a register tile's elements in registers by it. */
+const char *ir_point_of(const ir_loopvar *lv, int64_t *extent);
+/* Does e name one of names[0 .. n-1] (at any depth: subscripts, arguments, reductions)? */
+int ir_expr_names_any(const ir_expr *e, const char *const *names, int n);
+
+/* A register tile (`local`'s regs=, engine/ir_regs.c): a loop over tiles of R columns, `for jr =
+ * .. step R`, whose body is its lets and a loop over k, whose body is its lets and the loop over
+ * the tile's columns `j = max(.., jr) .. min(.., jr + R - 1)` (ir_point_of), whose body is a
+ * jammed loop around j (ir_jam_loop) of lets and one assignment, which writes an element that
+ * stays in place along k (no subscript names k or what moves with it), its last subscript the
+ * column j plus what does not move with j, each turn its own row (another subscript c * turn + what does not move with the
+ * turn, c not 0), and which the loop over k reads or writes nowhere else (its lets, the columns'
+ * and the turns' bounds, the turns' lets and value).  Then each turn's R elements can stay in
+ * registers across the loop over k: the exporter writes them so (export_regs.c), the simulator
+ * prices them so (sim_streams.c).  1 with its parts, else 0. */
+typedef struct ir_regs_tile {
+    int nlet;                  /* the tile loop's leading lets */
+    const ir_stmt *k;          /* the loop over k */
+    const ir_stmt *cols;       /* the loop over the tile's columns */
+    const ir_stmt *jam;        /* the jammed loop (the columns' body) */
+    const ir_stmt *assign;     /* its statement */
+    int64_t ncols;             /* R */
+} ir_regs_tile;
+enum { IR_REGS_MAX = 64 };
+int ir_regs_tile_of(const ir_stmt *s, ir_regs_tile *out);
 
 /* ---- phases --------------------------------------------------------------------------------- */
 

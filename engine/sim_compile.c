@@ -739,14 +739,19 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
      * statements are priced by that loop, as the innermost, its chains interleaved */
     int jam = ir_jam_loop(s, c->loop_var, &jam_lo, &jam_hi) > 0;
     int outer_jam_slot = c->jam_slot, outer_jam_base = c->jam_base;
+    const ir_stmt *outer_regs = c->regs_assign;
+    ir_regs_tile tile;
+    int regs = ir_regs_tile_of(s, &tile);
+    if (regs) c->regs_assign = tile.assign;   /* its element in registers */
     c->in_jam += jam;
     if (jam) {
         c->jam_slot = v->slot;
         c->jam_base = jam_lo->u.name.nk == IR_N_LOOPVAR ? jam_lo->u.name.index : -1;
     }
-    if (!jam) {
+    if (!jam && !regs) {
         /* the loop around this one is where rows are reused (sim_streams.c), except a source
-         * program's top-level loop: its every turn sweeps the arrays */
+         * program's top-level loop: its every turn sweeps the arrays; a loop over register
+         * tiles splits the tile around it finer: the rows are reused across the loop around it */
         c->outer_slot = c->reuse_slot;
         c->reuse_slot = c->level == IR_SOURCE && c->loop_depth == 1 ? -1 : c->loop_slot;
         c->reuse_trip = c->reuse_slot < 0 ? 0 : c->loop_trip;
@@ -760,6 +765,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_depth--;
     c->in_jam -= jam;
+    c->regs_assign = outer_regs;
     c->jam_slot = outer_jam_slot;
     c->jam_base = outer_jam_base;
     c->loop_slot = outer_slot;
@@ -792,6 +798,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         if (st->rhs) st->wclass = sim_stmt_class(c, st);
         if (st->rhs) st->walks = sim_stmt_walks(c, st);
         if (st->rhs) sim_stmt_streams(c, st);
+        if (st->rhs && s == c->regs_assign) sim_stmt_regs(st);
         if (st->rhs) sim_stmt_chain(c, st);
         for (int i = 0; st->rhs && i < c->prog->ndecls; i++) {   /* `assume LABEL unchanged when COND` */
             const ir_decl *d = c->prog->decls[i];

@@ -317,6 +317,7 @@ typedef struct sim_ctx {
     int in_jam;                   /* > 0: compiling inside a jammed loop (ir_jam_loop) */
     int jam_slot, jam_base;       /* its variable's slot and its group loop's (what moves with the
                                    * one moves with the other), or -1 */
+    const ir_stmt *regs_assign;   /* compiling a register tile (ir_regs_tile_of): its statement */
     int quiet;                    /* > 0: evaluating a constant; violations only count here */
     int quiet_errors;
     sim_node *sr_target;          /* compiling a reduction's SR body */
@@ -413,8 +414,10 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 int sim_stmt_walks(const sim_ctx *c, const sim_stmt *st);
 
 /* sim_streams.c */
-/* The streams of assignment st (its wclass decided; c in the state of compiling it). */
+/* The streams of assignment st (its wclass decided; c in the state of compiling it); st, the
+ * statement of a register tile, without the loads and stores of its element (registers). */
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st);
+void sim_stmt_regs(sim_stmt *st);
 /* A unit-stride chain (a reduction, or a fixed target read and written) made an accumulation
  * (sim_classes.c). */
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st);

@@ -34,6 +34,9 @@
  * turn of k; jacobi's a[i - 1][j] and a[i + 1][j] beside the stream of a; a tile's rows): the
  * statement's `cached` (the trace's, priced at the first level's stream price: cost.h, `levels`).
  *
+ * Register tiles (ir_regs_tile_of): the statement's element stays in a register across the loop
+ * over k, loaded before it and stored after: its loads and stores are not cached accesses.
+ *
  * Tiles: when the innermost loop and the reuse loop are the point loops of a tile (`j = max(..,
  * jt) .. min(.., jt + 31)`: at most 32 turns, sim_tile_trip) and cover at most SIM_TILE_BYTES of
  * a stream, a stream the loop around them (the next point loop: gemm tiled in i, k, j) does not
@@ -221,6 +224,23 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
     st->cached = moving > st->streams ? moving - st->streams : 0;
     st->stream_rows = set.n;
     st->stream_array = set.n ? set.first[0]->array : -1;
+}
+
+/* The accesses of n to `array`. */
+static double sim_accesses_of(const sim_node *n, int array)
+{
+    if (!n) return 0;
+    if (sim_is_access(n->op)) return n->array == array;
+    double k = sim_accesses_of(n->a, array) + sim_accesses_of(n->b, array) + sim_accesses_of(n->c, array);
+    for (int i = 0; n->args && i < n->n; i++) k += sim_accesses_of(n->args[i], array);
+    return k;
+}
+
+void sim_stmt_regs(sim_stmt *st)
+{
+    if (st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) return;
+    double regs = sim_accesses_of(st->lhs, st->lhs->array) + sim_accesses_of(st->rhs, st->lhs->array);
+    st->cached = st->cached > regs ? st->cached - regs : 0;
 }
 
 /* Adds the stream rows of the assignments of s not under another loop to loop's. */

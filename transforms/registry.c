@@ -92,6 +92,10 @@ static const xf_param local_params[] = {
     {"jam", XF_P_INT, "1", NULL, 0,
      "with tile=: turns of each tiled band's first loop (or of its next, a triangle's) run together, that "
      "many (up to 8), in a loop the exporter unrolls into the loop around it (unroll and jam; 1: none)", 0, NULL},
+    {"regs", XF_P_INT, "1", NULL, 0,
+     "with jam=: a jammed band's innermost loop in register tiles of that many elements (up to 64), a loop "
+     "over them outside the band's next loop, each turn's elements kept in registers across that loop "
+     "(gemm's C[i][j .. j + 15] along k) where a band's element fits, the jam alone elsewhere; 1: none", 0, NULL},
     {"at", XF_P_STRING, NULL, NULL, 0, "only the nests holding the statement with this label", 0, NULL},
 };
 

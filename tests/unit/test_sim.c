@@ -749,6 +749,41 @@ static void test_jam(void)
     sim_result_free(r);
 }
 
+/* Register tiles (tests/sim/regs.apm, counted by hand there): R's nest is one (ir_regs_tile_of),
+ * X's (another element of its array read along k), Y's (rows sharing an element) and W's (an
+ * element moving with k) are not; R's loads and stores of c along k are registers, not cached
+ * accesses: of the 37 x 37 x 19 instances of each statement, X and Y make two cached accesses
+ * each (the element read and written; b streams), R and W none (W's element streams). */
+static void test_regs(void)
+{
+    ir_program *p = load("tests/sim/regs.apm");
+    if (!p) return;
+    int want[] = {1, 0, 0, 0}, k = 0;
+    for (int i = 0; i < p->body->n && k < 4; i++) {
+        const ir_stmt *s = p->body->stmts[i];
+        if (s->kind != IR_S_FOR) continue;
+        ir_regs_tile t;
+        char nm[64];
+        snprintf(nm, sizeof nm, "regs: nest %d %s a register tile", k + 1, want[k] ? "is" : "is not");
+        int got = ir_regs_tile_of(s->u.for_.body->stmts[0], &t);
+        T_EQ_INT(nm, got, want[k]);
+        if (got) {
+            T_EQ_INT("regs: ... of 8 columns", t.ncols, 8);
+            T_EQ_STR("regs: ... its statement R", t.assign->u.assign.label, "R");
+        }
+        k++;
+    }
+    T_EQ_INT("regs: four nests", k, 4);
+    ir_program_free(p);
+    sim_result *r = run("tests/sim/regs.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("regs: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("regs: cached accesses X's and Y's alone (2 x 2 x 26011)", t->cached && t->cached[0] == 104044, "%g",
+            t->cached ? t->cached[0] : -1);
+    sim_result_free(r);
+}
+
 /* Tiles: a matrix product in a tile's point loops is blocked (its tile of b read again from the
  * cache), the same product untiled unit-stride with a stream (tests/sim/tiles.apm); with the cache
  * term, blocked work pays the cached price whatever the data, unit work the blend. */
@@ -812,6 +847,7 @@ int main(void)
     test_walks();
     test_carried();
     test_jam();
+    test_regs();
     test_chains();
     test_streams();
     test_costs();

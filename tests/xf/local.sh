@@ -10,7 +10,11 @@
 # picks it where the profile prices it cheaper; `local` on its own result has nothing to change;
 # the exported tiles step by their size and gcc -O3 vectorises their innermost loop; jam=4 runs four
 # rows of a tile's first loop together, which the exporter unrolls into the loop over j where all
-# four run (gcc vectorises it), priced as the same tiles, and refuses a triangle's rows.
+# four run (gcc vectorises it), priced as the same tiles, and refuses a triangle's rows; regs=16
+# runs 2mm's jammed rows in register tiles of 16 columns outside the loop over k, which the
+# exporter keeps in a C array of the four rows' 16 elements (gcc's registers) loaded before that
+# loop and stored after, the same checksum at sizes that cut groups and tiles, priced below the
+# jam alone where the first level's accesses cost, and is the jam alone where no band's element fits.
 source "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/polybench/kernels.inc"
 EX=$ROOT/examples/polybench
@@ -126,6 +130,64 @@ forl=$(loop_before "$c" 'tmp\[rt_row[0-9]+\[1\] \+ j\] =')
 expect_match "2mm jam=4 exported: the unrolled rows stand in the loop over j" "$(sed -n "${forl}p" "$c")" \
     'for \(int64_t j = jt'
 vectorised "2mm jam=4 exported: gcc -O3 vectorises that loop" "$c" "$forl"
+# ---- 2mm regs=16: the jammed rows' elements in registers along k, a tile of 16 columns ----------
+rg=$(P apply 6 local tile=32,32,256 jam=4 regs=16 -q)
+prog=$(P show "$rg" --program)
+expect_match "2mm regs=16: a loop over tiles of 16 columns, then k, then the tile's columns, then the rows" \
+    "$(printf '%s' "$prog" | tr -s ' \n' ' ')" \
+    'for jr = jt \.\. min\(nj - 1, jt \+ 255\) step 16 \{ for k = kt \.\. min\(nk - 1, kt \+ 31\) \{ for j = jr \.\. min\(nj - 1, jr \+ 15\) \{ for p = max\(rp \* b, pj\)'
+expect_match "2mm regs=16: the nest says so" "$prog" '# local tile=32,32,256 jam=4 regs=16'
+verified "2mm regs=16" "$rg"
+# a profile that prices the first level's accesses (calibrate measures stream1_price): the tile's
+# loads and stores of tmp along k are gone
+sed 's/^name lx$/name lxs/' "$XDG_CONFIG_HOME/polyapm/machines/lx" >"$XDG_CONFIG_HOME/polyapm/machines/lxs"
+echo "stream1_price 0.3" >>"$XDG_CONFIG_HOME/polyapm/machines/lxs"
+crg=$(P sim "$rg" --machine lxs --json | json "j['cost']")
+cjt=$(P sim "$jt" --machine lxs --json | json "j['cost']")
+expect_eq "2mm regs=16: priced below the jam alone where the first level's accesses cost ($crg < $cjt)" \
+    "$(python3 -c "print($crg < $cjt)")" True
+# at sizes where a rank's rows start and end inside a group and the columns end in a partial tile
+for at in "2 -D ni=30 -D nj=21 -D nk=19 -D nl=17" "3 -D ni=30 -D nj=37 -D nk=19 -D nl=33"; do
+    # shellcheck disable=SC2086
+    out=$(P run "$rg" -np $at --json 2>&1)
+    expect_eq "2mm regs=16: mpirun -np $at prints the simulation's checksum" \
+        "$(printf '%s' "$out" | tail -1 | json "j['match']" 2>/dev/null || printf '%s' "$out" | tail -3)" True
+done
+P export "$rg" -o "$TMP/2mm-regs" -D nj=37 -D nl=33 >/dev/null
+c=$TMP/2mm-regs/mm2_syndm.c
+regs=$(sed -n '/all 16 columns: tmp.s elements in registers along k/,/} else {/p' "$c")
+expect_match "2mm regs=16 exported: a whole tile's 4 x 16 elements in a C array" "$regs" 'double (rt_acc[0-9]+)\[4\]\[16\];'
+expect_match "2mm regs=16 exported: ... loaded before the loop over k, the turns and columns unrolled" \
+    "$(printf '%s' "$regs" | tr -s ' \n' ' ')" \
+    '_Pragma\("GCC unroll 4"\) for \(int64_t rt_t = 0; rt_t < 4; rt_t\+\+\) \{ const int64_t p = pj \+ rt_t; _Pragma\("GCC unroll 16"\) for \(int64_t j = (rt_col[0-9]+); j < \1 \+ 16; j\+\+\) \{ const int64_t i = p; rt_acc[0-9]+\[rt_t\]\[j - rt_col[0-9]+\] = tmp\[.*\]; \} \} for \(int64_t k = '
+flat=$(printf '%s' "$regs" | tr -s ' \n' ' ')
+expect_match "2mm regs=16 exported: ... S2 on the tile's elements, A's row computed in the loop over the turns" "$flat" \
+    'rt_acc([0-9]+)\[rt_t\]\[j - rt_col[0-9]+\] = rt_acc\1\[rt_t\]\[j - rt_col[0-9]+\] \+ 1\.5 \* A\[\(i - o1\) \* nk \+ k\] \* B\[rt_row[0-9]+ \+ j\];'
+expect_match "2mm regs=16 exported: ... stored back after it" "$regs" 'tmp\[.*\] = rt_acc[0-9]+\[rt_t\]\[j - rt_col[0-9]+\];'
+expect_eq "2mm regs=16 exported: ... tmp neither read nor written inside the loop over k" \
+    "$(printf '%s\n' "$regs" | sed -n '/for (int64_t k = /,/^ *}$/p' | grep -c 'tmp\[')" 0
+expect_match "2mm regs=16 exported: a partial tile (37 columns: 2 x 16 + 5) runs the jammed loops as they are" \
+    "$(sed -n '/all 16 columns: tmp.s elements in registers along k/,$p' "$c" | sed -n '/} else {/,$p' | tr -s ' \n' ' ')" \
+    'tmp\[rt_row[0-9]+\[0\] \+ j\] = tmp\[rt_row[0-9]+\[0\] \+ j\]'
+(cd "$TMP/2mm-regs" && make -s EXTRA_CFLAGS=-Werror >/dev/null 2>"$TMP/regs.err")
+expect_eq "2mm regs=16 exported: builds with -Wall -Wextra -Werror" "$?" 0
+# tests/sim/regs.apm: a register tile and three nests of its shape that are not (another element
+# of the array read along k, rows sharing an element, an element moving with k), at sizes that
+# cut tiles and groups: the sequential export keeps R's elements alone in registers, and prints
+# the simulation's checksum
+out=$("$POLYAPM" run "$ROOT/tests/sim/regs.apm" -np 1 --json 2>&1)
+expect_eq "regs.apm: the sequential export prints the simulation's checksum" \
+    "$(printf '%s' "$out" | tail -1 | json "j['match']" 2>/dev/null || printf '%s' "$out" | tail -3)" True
+"$POLYAPM" export "$ROOT/tests/sim/regs.apm" -o "$TMP/regs-apm" >/dev/null
+expect_eq "regs.apm exported: one register tile (R's), none for X, Y and W" \
+    "$(grep -c 'double rt_acc[0-9]*\[4\]\[8\];' "$TMP/regs-apm/regs.c") $(grep -c 'x\[.*\] = rt_acc\|y\[.*\] = rt_acc\|w\[.*\] = rt_acc' "$TMP/regs-apm/regs.c")" "1 0"
+for bad in regs=0 regs=65 regs=x; do
+    P apply 6 local tile=32,32,256 jam=4 $bad >/dev/null 2>&1
+    expect_eq "2mm: local $bad is a usage error (exit 2)" "$?" 2
+done
+out=$(P apply 6 local tile=32,32,256 regs=16 2>&1); rc=$?
+expect_eq "2mm: regs=16 without jam= refuses (exit 1)" "$rc" 1
+expect_match "2mm: ... register tiles are a jammed band's" "$out" 'regs=16: register tiles are a jammed band.s'
 for bad in jam=0 jam=9 jam=x; do
     P apply 6 local tile=32 $bad >/dev/null 2>&1
     expect_eq "2mm: local $bad is a usage error (exit 2)" "$?" 2
@@ -232,6 +294,8 @@ expect_match "syrk jam=4 exported: ... each turn's A[j][..] in an array filled b
     'int64_t rt_row[0-9]+\[4\];   /\* each turn.s rows \*/'
 expect_match "syrk jam=4 exported: the turns read C by that row (C[rt_row + j]: gcc keeps the four sums in registers)" \
     "$jammed" 'C\[rt_row[0-9]+ \+ j\] ='
+expect_eq "syrk regs=16: no register tile (its jammed loop is the band's next but the innermost): the jam's node" \
+    "$(P apply 6 local tile=8 jam=4 regs=16 -q)" "$jt"
 
 # ---- covariance from PolyBench/C: the column sums and the products turned to unit stride --------
 PB=$(pb_dir)

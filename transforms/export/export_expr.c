@@ -387,6 +387,7 @@ void ex_expr(const ex_em *m, strbuf *b, strbuf *pre, int in, const ir_expr *e)
         strbuf_printf(b, "%s", ex_nm(e->u.name.id, t));
         return;
     case IR_E_ACCESS: {
+        if (ex_regs_cell(m, b, e)) return;   /* an element of a register tile */
         ex_em plain = *m;   /* subscripts: plain C */
         plain.checked = 0;
         strbuf_printf(b, "%s[", m->pl->arr[e->u.access.array_index].cname);

@@ -120,6 +120,14 @@ static inline void ex_indent(strbuf *b, int n)
  * X_mine stamps), no values, no messages. */
 enum { EX_SEQ, EX_STEP, EX_INSPECT, EX_MARK };
 typedef struct ex_rows ex_rows;
+/* A register tile (export_regs.c): the turns' elements of one array kept in registers. */
+typedef struct ex_regs {
+    int array;               /* the array whose elements it holds */
+    const ir_loopvar *cols;  /* the loop over its columns (`for j = jr .. min(.., jr + 15)`) */
+    int64_t ncols;           /* its columns, R */
+    char acc[32], first[32]; /* C names: the tile (rt_accN[turn][column]) and its first column */
+} ex_regs;
+enum { EX_REGS_LOAD = 1, EX_REGS_STORE = 2 };
 /* The steps at which some processor sends, as a C condition over the time variable (C name
  * tn), or NULL when that is every step or cannot be said (export_steps.c).  Caller frees. */
 own_give char *ex_msg_steps(const ex_plan *pl, const char *tn);
@@ -145,6 +153,10 @@ typedef struct ex_em {
     const char *jam_around;  /* the variable of the loop it is unrolled in */
     ex_rows *jam_rows;       /* its turns' rows, an array each (ex_rows_open_jam), or NULL */
     int nojam;               /* the version of a nest where not all its turns run: loops as they are */
+    const ex_regs *regs;     /* a register tile being written (export_regs.c), or NULL */
+    const char *regs_turn;   /* the jammed turn being written, C (its row of the tile) */
+    int regs_move;           /* the tile's elements loaded (EX_REGS_LOAD) or stored (EX_REGS_STORE) in
+                              * place of the assignment; 0: the assignment on the tile */
 } ex_em;
 
 /* Whether e reads variable slot `slot` or any array; whether block b holds a statement of kind
@@ -186,6 +198,9 @@ void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
 void ex_emit_block(const ex_em *m, strbuf *b, const ir_block *blk, int in);
 /* export_stmt.c: whether statements from.. of b, as emitted in this mode, read name id. */
 int ex_block_uses(const ex_em *m, const ir_block *b, int from, const char *id);
+/* export_stmt.c: whether e's C can stop the program (intsem's failures; value: in an assigned
+ * value, where integer arithmetic is checked). */
+int ex_can_stop(const ex_plan *pl, const ir_expr *e, int value);
 /* export_loops.c: the loops vars[from .. nvars-1] around body (the innermost split at its
  * border test, run at its points, or versioned by its sends' conditions where it has that
  * shape); the innermost loop over v around body (versioned where export_guards.c says so). */
@@ -211,6 +226,26 @@ int ex_point_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block
  * loop j written as its turns one after the other (m->jam == j). */
 int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in);
 void ex_jam_unrolled(const ex_em *m, strbuf *b, const ir_stmt *j, int in);
+/* export_jam.c: the statements of a jammed loop's body as the emitter of one turn writes them
+ * (ex_rows_turn), into out; a let no later statement reads left out. */
+void ex_jam_body(const ex_em *turn, strbuf *out, const ir_block *body, int in);
+
+/* export_regs.c: inside the unrolled version of a jammed nest (m->jam), statement s when it is
+ * a loop over register tiles (`for jr = .. step 16 { for k { for j = jr .. min(.., jr + 15) {
+ * the jammed loop }}}`) whose jammed statement keeps its element in place along k: each whole
+ * tile's elements loaded into a C array before the loop over k, the statement on them, stored
+ * after; 0 (nothing written) when s has another shape.  ex_regs_cell writes the tile's element
+ * for access e of the current turn when e is the tile's array (1), else 0; ex_regs_cols, when v is
+ * the loop over the tile's columns, that loop inside a loop over the turns, both unrolled (1),
+ * else 0. */
+int ex_regs_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in);
+int ex_regs_cell(const ex_em *m, strbuf *b, const ir_expr *e);
+int ex_regs_cols(const ex_em *m, strbuf *b, const ir_loopvar *v, int in);
+/* export_regs.c: assignment s on a register tile's element (the tile's loads or stores in its
+ * place, m->regs_move), 1; 0 when s does not write the tile's array. */
+int ex_regs_assign(const ex_em *m, strbuf *b, const ir_stmt *s, int in);
+/* export_loops.c: `for (int64_t x = lo, x_end = hi; x <= x_end; x += step) {`. */
+void ex_for_open(const ex_em *m, strbuf *b, const ir_loopvar *v, int in);
 
 /* export_expr.c: an expression as C into b; statements it needs first (hoisted reductions)
  * into pre.  The offset of an access to `array` (subscripts idx[0 .. nidx-1]) in its storage,
@@ -234,10 +269,10 @@ void ex_rows_close(ex_em *in_loop, const ex_em *m);
  * do not move with around (gemm's C[i][..], mvt's A[i][..] with i the turn's row), an array of
  * one per turn each, filled in a loop over the turns with the turn's lets (`rt_row3[rt_turn] =
  * A_rowbase(me, i)`); *in_loop has them (jam_rows; ex_rows_close frees them).  How many rows.
- * ex_rows_turn gives the emitter of turn k those rows (`rt_row3[k] + j`) and a table open for a
+ * ex_rows_turn gives the emitter of the turn numbered idx (C: "2", "rt_t") those rows (`rt_row3[2] + j`) and a table open for a
  * pieced array's others (X_rowbase + j inline); ex_rows_turn_close frees it. */
 int ex_rows_open_jam(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *around, const ir_stmt *j);
-void ex_rows_turn(const ex_em *m, ex_em *turn, int k);
+void ex_rows_turn(const ex_em *m, ex_em *turn, const char *idx);
 void ex_rows_turn_close(ex_em *turn);
 /* Does C text name the identifier id (as a whole word)?  0 for NULL text. */
 int ex_text_names(const char *text, const char *id);

@@ -108,7 +108,8 @@ int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     strbuf_printf(b, "if (%s) {   /* all of %s = %s .. %s + %d: unrolled in the loop over %s */\n", cond.s,
                   ex_nm(j->u.for_.vars[0].var, t), ex_nm(lo_arg->u.name.id, u), u, turns - 1,
                   ex_nm(around, w));
-    ex_emit_loops(&all, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in + 4);
+    if (!ex_regs_nest(&all, b, s, in + 4))   /* (register tiles: export_regs.c) */
+        ex_emit_loops(&all, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in + 4);
     ex_indent(b, in);
     strbuf_printf(b, "} else {\n");
     ex_emit_loops(&plain, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in + 4);
@@ -119,40 +120,45 @@ int ex_jam_nest(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     return 1;
 }
 
+void ex_jam_body(const ex_em *turn, strbuf *out, const ir_block *body, int in)
+{
+    int n = body->n;
+    strbuf *part = xcalloc((size_t)(n ? n : 1), sizeof *part);
+    int *keep = xcalloc((size_t)(n ? n : 1), sizeof *keep);
+    for (int i = 0; i < n; i++) ex_emit_stmt(turn, &part[i], body, i, in);
+    for (int i = n - 1; i >= 0; i--)
+        keep[i] = body->stmts[i]->kind != IR_S_LET ||
+                  ex_let_read(body->stmts[i], NULL, part + i + 1, keep + i + 1, n - i - 1);
+    for (int i = 0; i < n; i++) {
+        if (keep[i] && part[i].s) strbuf_printf(out, "%s", part[i].s);
+        strbuf_free(&part[i]);
+    }
+    free(part);
+    free(keep);
+}
+
 /* Turn k of jammed loop j: its statements in a block, with its rows (ex_rows_turn); a let no
  * later statement of the turn reads (its value only served a row computed before the loop) and
  * the turn's variable where nothing reads it are left out. */
 static void ex_jam_turn(const ex_em *m, strbuf *b, const ir_stmt *j, int k, const char *base, int in)
 {
-    const ir_block *body = j->u.for_.body;
-    int n = body->n;
-    strbuf *part = xcalloc((size_t)(n ? n : 1), sizeof *part);
-    int *keep = xcalloc((size_t)(n ? n : 1), sizeof *keep);
-    char x[64];
+    char x[64], idx[16];
     ex_nm(j->u.for_.vars[0].var, x);
+    snprintf(idx, sizeof idx, "%d", k);
     ex_em turn;
-    ex_rows_turn(m, &turn, k);
-    for (int i = 0; i < n; i++) ex_emit_stmt(&turn, &part[i], body, i, in + 4);
+    strbuf text = {0};
+    ex_rows_turn(m, &turn, idx);
+    ex_jam_body(&turn, &text, j->u.for_.body, in + 4);
     ex_rows_turn_close(&turn);
-    int used = 0;
-    for (int i = n - 1; i >= 0; i--) {
-        keep[i] = body->stmts[i]->kind != IR_S_LET ||
-                  ex_let_read(body->stmts[i], NULL, part + i + 1, keep + i + 1, n - i - 1);
-        used |= keep[i] && ex_text_names(part[i].s, x);
-    }
     ex_indent(b, in);
     strbuf_printf(b, "{\n");
-    if (used) {
+    if (ex_text_names(text.s, x)) {
         ex_indent(b, in + 4);
         if (k) strbuf_printf(b, "const int64_t %s = %s + %d;\n", x, base, k);
         else strbuf_printf(b, "const int64_t %s = %s;\n", x, base);
     }
-    for (int i = 0; i < n; i++) {
-        if (keep[i] && part[i].s) strbuf_printf(b, "%s", part[i].s);
-        strbuf_free(&part[i]);
-    }
-    free(part);
-    free(keep);
+    if (text.s) strbuf_printf(b, "%s", text.s);
+    strbuf_free(&text);
     ex_indent(b, in);
     strbuf_printf(b, "}\n");
 }

@@ -14,7 +14,7 @@
 
 #include "export_int.h"
 
-static void ex_for_open(const ex_em *m, strbuf *b, const ir_loopvar *v, int in)
+void ex_for_open(const ex_em *m, strbuf *b, const ir_loopvar *v, int in)
 {
     char t[64];
     strbuf pre = {0}, lo = {0}, hi = {0}, st = {0};
@@ -226,10 +226,12 @@ static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const 
         ex_em around = in_loop;
         ex_rows_open_jam(&around, &in_loop, b, k, v->var, m->jam);
     }
-    ex_for_open(&in_loop, b, v, k);
-    for (int j = nlet; j < body->n; j++) ex_emit_stmt(&in_loop, b, body, j, k + 4);
-    ex_indent(b, k);
-    strbuf_printf(b, "}\n");
+    if (!ex_regs_cols(&in_loop, b, v, k)) {   /* (a register tile's: export_regs.c) */
+        ex_for_open(&in_loop, b, v, k);
+        for (int j = nlet; j < body->n; j++) ex_emit_stmt(&in_loop, b, body, j, k + 4);
+        ex_indent(b, k);
+        strbuf_printf(b, "}\n");
+    }
     ex_rows_close(&in_loop, &quiet);
     if (runs) ex_send_runs_emit(m, b, v, body, nlet, k);
     if (nlet) { ex_indent(b, k - 4); strbuf_printf(b, "}\n"); }

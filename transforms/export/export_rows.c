@@ -200,6 +200,7 @@ static void ex_rows_access(ex_em *in_loop, strbuf *b, int in, const ir_expr *e, 
     const ex_array *a = &in_loop->pl->arr[e->u.access.array_index];
     int nd = a->decl->u.array.ndims, linear = ex_rows_linear(a);
     if (e->u.access.nidx != nd || nd < 1 || (linear && nd == 1)) return;   /* a vector is its own row */
+    if (in_loop->regs && in_loop->regs->array == e->u.access.array_index) return;   /* in registers */
     for (int d = 0; d < nd - 1; d++)
         if (!ex_invariant(e->u.access.idx[d], bn)) return;
     if (!linear && !ex_invariant(e->u.access.idx[nd - 1], bn)) return;
@@ -396,7 +397,14 @@ int ex_rows_open_jam(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const ch
     ex_rows_block(&fill, &rs, in, body, 0, &bt);
     ex_lets_for(m, b, body, &bt, rs.s, in);
     if (rs.s) strbuf_printf(b, "%s", rs.s);
-    /* each turn's (mvt's A[i][..], i = p the turn's row): an array of one per turn */
+    /* each turn's (mvt's A[i][..], i = p the turn's row): an array of one per turn; not a
+     * register tile's, whose turns are a loop (export_regs.c): gcc keeps its elements in
+     * registers only where their rows are computed in that loop, not read from an array */
+    if (m->regs) {
+        free(t);
+        strbuf_free(&rs);
+        return sh->n;
+    }
     t->outer = sh;
     t->turns = turns;
     in_loop->jam_rows = t;
@@ -428,7 +436,7 @@ int ex_rows_open_jam(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const ch
     return sh->n + t->n;
 }
 
-void ex_rows_turn(const ex_em *m, ex_em *turn, int k)
+void ex_rows_turn(const ex_em *m, ex_em *turn, const char *idx)
 {
     *turn = *m;
     const ex_rows *jr = m->jam_rows;
@@ -443,7 +451,7 @@ void ex_rows_turn(const ex_em *m, ex_em *turn, int k)
         }
         ex_row *r = &t->r[t->n++];
         r->call = xstrdup(jr->r[i].call);
-        snprintf(r->name, sizeof r->name, "%.24s[%d]", jr->r[i].name, k & 7);   /* k < IR_JAM_MAX */
+        snprintf(r->name, sizeof r->name, "%.16s[%.12s]", jr->r[i].name, idx);
     }
 }
 

@@ -17,7 +17,7 @@
  * what may be 0 or -1 (ex_safe_divisor), isqrt, the repeat of a user operator; and in the
  * assigned value (value: not in a subscript or a reduction's bounds, which are plain C) integer
  * + - * negation, abs, sum and product, checked for overflow. */
-static int ex_can_stop(const ex_plan *pl, const ir_expr *e, int value)
+int ex_can_stop(const ex_plan *pl, const ir_expr *e, int value)
 {
     if (!e) return 0;
     switch (e->kind) {
@@ -269,6 +269,7 @@ static void ex_assign(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
 {
     if (m->mode == EX_INSPECT) return;
     if (m->mode == EX_MARK) { ex_assign_mark(m, b, s, in); return; }
+    if (m->regs && ex_regs_assign(m, b, s, in)) return;
     strbuf pre = {0}, rhs = {0}, off = {0};
     const ir_expr *l = s->u.assign.lhs;
     int arr = l->kind == IR_E_ACCESS ? l->u.access.array_index : l->u.name.index;
@@ -418,7 +419,8 @@ void ex_emit_stmt(const ex_em *m, strbuf *b, const ir_block *blk, int k, int in)
     }
     case IR_S_FOR:
         if (m->jam == s) ex_jam_unrolled(m, b, s, in);
-        else if (!ex_jam_nest(m, b, s, in)) ex_emit_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
+        else if (!ex_regs_nest(m, b, s, in) && !ex_jam_nest(m, b, s, in))
+            ex_emit_loops(m, b, s->u.for_.vars, s->u.for_.nvars, 0, s->u.for_.body, in);
         ex_overlap_after(m, b, blk, k, in);
         return;
     case IR_S_COLL:

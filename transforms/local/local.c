@@ -19,6 +19,13 @@
  *                     loop together (or of the next, but the innermost, where the first's would not
  *                     run so: a triangle's rows), in a loop innermost the exporter unrolls
  *                     (ir_jam_loop); a band none of whose loops can is tiled alone (local_gen.c);
+ *   regs=R            with jam=: each jammed band of three loops or more whose one statement writes
+ *                     an element its next loop but the innermost does not move (gemm's C[i][j]
+ *                     along k) runs its innermost loop in tiles of R, a loop over them before that
+ *                     loop (`pj, jr, k, j, p`): the exporter keeps a tile's R elements of each
+ *                     turn in registers across the loop over k (export_regs.c); the other jammed
+ *                     bands stay as jam= makes them (the nest's comment says regs= where it has
+ *                     register tiles);
  *   at=LABEL          only the nests that hold statement LABEL.
  * A nest that holds a collective, an annotated block, a condition that reads arrays, or that is
  * tiled already is left as it is (local_model.c); a loop isl cannot model (its step not a literal:
@@ -32,7 +39,7 @@
 #include "entries_int.h"
 #include "local_int.h"
 
-enum { MAX_CHAINS = 64, MAX_SITES = 64 };
+enum { MAX_CHAINS = 64, MAX_SITES = 64, LX_REGS_MAX = 64 };
 
 typedef struct lx_opts {
     char *order_buf;                  /* owned: the order's words, split in place */
@@ -41,6 +48,7 @@ typedef struct lx_opts {
     int tile[LX_MAX_BAND];            /* per loop, the last repeating */
     int ntile;
     int jam;                          /* rows of a tiled band's first loop run together; 0, 1: none */
+    int regs;                         /* register tiles of a jammed band's innermost loop; 0, 1: none */
     const char *at;
 } lx_opts;
 
@@ -50,9 +58,20 @@ static int parse_opts(const xf_args *a, lx_opts *o, diag_list *d)
     memset(o, 0, sizeof *o);
     for (int i = 0; i < a->n; i++) {
         const char *k = a->items[i].key, *v = a->items[i].value;
-        if (a->items[i].label || (strcmp(k, "order") && strcmp(k, "tile") && strcmp(k, "jam") && strcmp(k, "at"))) {
-            diag_add(d, NULL, 0, 0, "local: unknown parameter '%s' (it has order=, tile=, jam= and at=)", k);
+        if (a->items[i].label || (strcmp(k, "order") && strcmp(k, "tile") && strcmp(k, "jam") && strcmp(k, "regs") &&
+                                  strcmp(k, "at"))) {
+            diag_add(d, NULL, 0, 0, "local: unknown parameter '%s' (it has order=, tile=, jam=, regs= and at=)", k);
             return -1;
+        }
+        if (!strcmp(k, "regs")) {
+            char *end;
+            long r = strtol(v, &end, 10);
+            if (end == v || *end || r < 1 || r > LX_REGS_MAX) {
+                diag_add(d, NULL, 0, 0, "local: regs=%s: expected the elements of a register tile, 1 (none) to %d", v,
+                         LX_REGS_MAX);
+                return -1;
+            }
+            o->regs = (int)r;
         }
         if (!strcmp(k, "jam")) {
             char *end;
@@ -469,20 +488,61 @@ static int plan_jam(plan *pl)
     return rc == 0 ? 1 : -1;
 }
 
+/* Can jammed band t keep its statement's element in registers across its next loop but the
+ * innermost (k): one statement, whose written element moves with the innermost loop (j) in its
+ * last subscript alone, with the jammed loop in another (each turn its own row) and not with k? */
+static int regs_fit(const lx_nest *n, const lx_node *t)
+{
+    int l[2];
+    if (t->kind != LX_BAND || t->jam < 2 || t->jvar >= t->nb - 2 || lx_leaves(t, l, 2) != 1) return 0;
+    int k = var_index(n, l[0], t->bvar[t->nb - 2]), j = var_index(n, l[0], t->bvar[t->nb - 1]),
+        p = var_index(n, l[0], t->bvar[t->jvar]), writes = 0;
+    for (int a = 0; a < n->m->nacc; a++) {
+        if (n->m->acc[a].stmt != l[0] || !n->m->acc[a].write) continue;
+        if (moves(n, a, k) != 0 || moves(n, a, j) != 1 || moves(n, a, p) != 2) return 0;
+        writes++;
+    }
+    return writes == 1;
+}
+
+/* regs=R: each jammed band that regs_fit runs its innermost loop in register tiles of R (a loop
+ * over them, in steps of R, before its next loop but one).  A band whose register tiles the
+ * dependences forbid stays without them (a band that tiles permutes: not expected). */
+static void plan_regs(plan *pl)
+{
+    lx_node *bands[MAX_CHAINS];
+    int nb = jam_bands(pl->root, bands, 0, MAX_CHAINS), any = 0;
+    for (int i = 0; i < nb; i++) {
+        if (!regs_fit(pl->n, bands[i])) continue;
+        char base[64];
+        snprintf(base, sizeof base, "%sr", bands[i]->bvar[bands[i]->nb - 1]);
+        bands[i]->regs = pl->o->regs;
+        bands[i]->rname = xf_fresh_name(pl->n->out, pl->text, base);
+        any = 1;
+    }
+    char *why = NULL;
+    if (any && lx_check(pl->n, pl->root, "regs", &why) != 0) {
+        note_why(pl, why);
+        for (int i = 0; i < nb; i++) bands[i]->regs = 0;
+    }
+}
+
 /* 1 when the nest changes (pl->root the new tree), 0 when it stays, -1 refused (pl->why). */
 static int plan_nest(plan *pl)
 {
     int changed = pl->o->norder ? plan_order(pl) : plan_interchange(pl);
     if (!pl->o->norder && pl->o->ntile) changed |= plan_tiles(pl);
     if (changed > 0 && pl->o->jam > 1 && plan_jam(pl) < 0) return -1;
+    if (changed > 0 && pl->o->jam > 1 && pl->o->regs > 1) plan_regs(pl);
     return changed;
 }
 
 /* ---- apply ------------------------------------------------------------------------------------ */
 
 /* The first statement of a rewritten nest keeps the nest's comments and says what rewrote it
- * (`# local tile=32`: explore does not offer local again on its result). */
-static void note_nest(ir_program *out, ir_stmt *first, const ir_stmt *orig, const lx_opts *o)
+ * (`# local tile=32`: explore does not offer local again on its result; regs= where the nest has
+ * register tiles). */
+static void note_nest(ir_program *out, ir_stmt *first, const ir_stmt *orig, const lx_opts *o, int regs)
 {
     strbuf b = {0};
     strbuf_printf(&b, "local");
@@ -492,6 +552,7 @@ static void note_nest(ir_program *out, ir_stmt *first, const ir_stmt *orig, cons
     }
     for (int j = 0; j < o->ntile; j++) strbuf_printf(&b, "%s%d", j ? "," : " tile=", o->tile[j]);
     if (o->jam > 1) strbuf_printf(&b, " jam=%d", o->jam);
+    if (regs) strbuf_printf(&b, " regs=%d", o->regs);
     if (o->at) strbuf_printf(&b, " at=%s", o->at);
     int n = orig->comments.nlead;
     const char **lead = ir_alloc(out, (size_t)(n + 1) * sizeof *lead);
@@ -533,11 +594,18 @@ static void unjam_all(lx_node *t)
     for (int i = 0; i < t->nkids; i++) unjam_all(t->kids[i]);
 }
 
-/* The bands under t that run rows together (jam=). */
+/* The bands under t that run rows together (jam=), and those that run register tiles (regs=). */
 static int jammed_bands(const lx_node *t)
 {
     int n = t->kind == LX_BAND && t->jam > 1;
     for (int i = 0; i < t->nkids; i++) n += jammed_bands(t->kids[i]);
+    return n;
+}
+
+static int regs_bands(const lx_node *t)
+{
+    int n = lx_regs_band(t);
+    for (int i = 0; i < t->nkids; i++) n += regs_bands(t->kids[i]);
     return n;
 }
 
@@ -562,7 +630,8 @@ static void rewrite_nest(apply_state *A, site *st, lx_nest *n)
         left_as_is(A, orig, why);
         free(why);
     } else if (r > 0) {
-        note_nest(A->out, st->blk->stmts[st->idx], orig, A->o);
+        int regs = regs_bands(pl.root);
+        note_nest(A->out, st->blk->stmts[st->idx], orig, A->o, regs);
         A->changed++;
         A->jammed += jammed_bands(pl.root);
     }
@@ -642,6 +711,8 @@ ir_program *xf_local_apply(const ir_program *src, const xf_args *args, diag_list
                               "innermost whose turns can run together in a loop of their own (a triangular "
                               "nest's rows depend on the loops around them; turns that send stay as they are)",
                               o.jam);
+    if (!A.refusal && o.regs > 1 && o.jam < 2)
+        A.refusal = xasprintf("regs=%d: register tiles are a jammed band's (jam= with tile=)", o.regs);
     free(A.first_why);
     strbuf_free(&A.left);
     if (A.refusal) return refuse(out, d, src, A.refusal);

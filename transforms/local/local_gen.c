@@ -560,6 +560,40 @@ static void unjam_group(lx_node *t, const char *grp)
     for (int i = 0; i < t->nkids; i++) unjam_group(t->kids[i], grp);
 }
 
+/* The loops over `var` in b (at any depth): how many, and how many of them are register tiles
+ * (ir_regs_tile_of: the shape the exporter keeps in registers). */
+static void count_regs(const ir_block *b, const char *var, int *loops, int *tiles)
+{
+    for (int i = 0; b && i < b->n; i++) {
+        const ir_stmt *s = b->stmts[i];
+        if (s->kind == IR_S_IF) {
+            count_regs(s->u.if_.then_blk, var, loops, tiles);
+            count_regs(s->u.if_.else_blk, var, loops, tiles);
+        }
+        if (s->kind != IR_S_FOR) continue;
+        ir_regs_tile t;
+        if (s->u.for_.nvars == 1 && !strcmp(s->u.for_.vars[0].var, var)) {
+            ++*loops;
+            *tiles += ir_regs_tile_of(s, &t);
+        }
+        count_regs(s->u.for_.body, var, loops, tiles);
+    }
+}
+
+/* Each band under t with register tiles whose loops in code are not all register tiles (isl
+ * split them, a statement joined them) runs without them.  Whether every one was. */
+static int regs_whole(lx_node *t, const ir_block *code)
+{
+    int ok = 1;
+    if (lx_regs_band(t)) {
+        int loops = 0, tiles = 0;
+        count_regs(code, t->rname, &loops, &tiles);
+        if (!loops || tiles != loops) t->regs = 0, ok = 0;
+    }
+    for (int i = 0; i < t->nkids; i++) ok &= regs_whole(t->kids[i], code);
+    return ok;
+}
+
 int lx_generate(lx_nest *n, lx_node *root, ir_block *blk, int idx, char **why)
 {
     gen g = {.n = n};
@@ -598,6 +632,9 @@ int lx_generate(lx_nest *n, lx_node *root, ir_block *blk, int idx, char **why)
         if (!all) {
             *why = xasprintf("jam: the rows of %s would not run together in a loop of their own (its bounds "
                              "depend on the loops around it, or it holds a send)", jvar[0]);
+            rc = LX_REJAM;
+        } else if (!regs_whole(root, code)) {
+            *why = xstrdup("regs: a register tile's loops would not have the shape whose elements stay in registers");
             rc = LX_REJAM;
         } else {
             replace_in(n->out, blk, idx, code);

@@ -78,6 +78,12 @@ struct lx_node {
      * ir_jam_loop) */
     int jam, jvar;
     const char *jname[LX_MAX_BAND];
+    /* LX_BAND, jammed: regs > 1 runs its innermost loop in register tiles of that many, a loop
+     * over them (named rname, in steps of regs) before its next loop but one (gemm's
+     * `pj, jr, k, j, p`: each statement's element stays in place across the loop over k, which
+     * the exporter keeps in registers; lx_regs_band) */
+    int regs;
+    const char *rname;
     lx_node **kids;            /* LX_SEQ, LX_LOOP, LX_BAND: in order */
     int nkids;
 };
@@ -88,8 +94,6 @@ typedef struct lx_pool { lx_node **all; int n, cap; } lx_pool;
 /* The tree of the nest's copy: a LX_SEQ root with the nest's loops; lets and ifs are not nodes
  * (their conditions are in the domains, lets are each statement's). */
 lx_node *lx_tree_build(lx_pool *pool, const lx_nest *n);
-/* The loop whose tile lv is a point loop of (`j = max(.., jt) .. min(.., jt + 31)`: jt), or NULL. */
-const char *lx_point_of(const ir_loopvar *lv);
 lx_node *lx_tree_copy(lx_pool *pool, const lx_node *t);
 void lx_pool_free(lx_pool *pool);
 
@@ -106,6 +110,9 @@ int lx_chains(lx_node *root, lx_chain *out, int max);
  * `root` (the others may have been copies, distributed since).  0, or -1 when it is not. */
 int lx_make_band(lx_pool *pool, lx_node *root, const lx_chain *c, const char *const *order,
                  const int *tile, const char *const *tname);
+/* Does band t run register tiles (regs > 1, jammed, a loop between its group loop and its
+ * innermost)? */
+int lx_regs_band(const lx_node *t);
 /* The statements under node t (their model indices into out[], at most max).  Their number. */
 int lx_leaves(const lx_node *t, int *out, int max);
 
@@ -123,8 +130,9 @@ int lx_schedule(const lx_nest *n, const lx_node *root, int s, int len, char **di
 int lx_check(const lx_nest *n, const lx_node *root, const char *what, own_give char **why);
 /* The code of the nest under the tree's schedule, statements in out's arena, replacing n->orig
  * where it stands in `blk` at `idx`.  0, or -1 with *why; LX_REJAM (with *why) when a jammed
- * band's rows would not run in loops the exporter unrolls (ir_jam_loop): those bands' jams are
- * undone in root, to generate again. */
+ * band's rows would not run in loops the exporter unrolls (ir_jam_loop), or a band's register
+ * tiles would not be ir_regs_tile_of's: those bands' jams or register tiles are undone in root,
+ * to generate again. */
 enum { LX_REJAM = -3 };
 int lx_generate(lx_nest *n, lx_node *root, ir_block *blk, int idx, own_give char **why);
 

@@ -47,7 +47,7 @@ static int tiled_block(const ir_block *b, const char **steps, int n)
         const char *st[n + s->u.for_.nvars + 1];
         if (n) memcpy(st, steps, (size_t)n * sizeof *st);
         for (int v = 0; v < s->u.for_.nvars; v++) {
-            const char *of = lx_point_of(&s->u.for_.vars[v]);
+            const char *of = ir_point_of(&s->u.for_.vars[v], NULL);
             for (int j = 0; of && j < k; j++)
                 if (!strcmp(st[j], of)) return 1;
             if (s->u.for_.vars[v].step) st[k++] = s->u.for_.vars[v].var;

@@ -54,31 +54,8 @@ static int has_leaf(const lx_node *t)
 
 static void build_block(lx_pool *pool, const lx_nest *n, lx_node *parent, const ir_block *b);
 
-/* Does e name `var` (alone, or as an argument of a max)? */
-static int names_var(const ir_expr *e, const char *var)
-{
-    if (e->kind == IR_E_NAME) return !strcmp(e->u.name.id, var);
-    if (e->kind != IR_E_CALL || e->u.call.f != IR_F_MAX) return 0;
-    for (int i = 0; i < e->u.call.nargs; i++)
-        if (names_var(e->u.call.args[i], var)) return 1;
-    return 0;
-}
-
-const char *lx_point_of(const ir_loopvar *lv)
-{
-    const ir_expr *hi = lv->hi;
-    int n = hi->kind == IR_E_CALL && hi->u.call.f == IR_F_MIN ? hi->u.call.nargs : 1;
-    for (int i = 0; i < n && !lv->step; i++) {
-        const ir_expr *a = n > 1 ? hi->u.call.args[i] : hi;
-        if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_ADD && a->u.op.b->kind == IR_E_INT &&
-            a->u.op.a->kind == IR_E_NAME && names_var(lv->lo, a->u.op.a->u.name.id))
-            return a->u.op.a->u.name.id;
-    }
-    return NULL;
-}
-
 /* Is lv a tile's loop (a step) or a point loop of one? */
-static int tile_loop(const ir_loopvar *lv) { return lv->step || lx_point_of(lv); }
+static int tile_loop(const ir_loopvar *lv) { return lv->step || ir_point_of(lv, NULL); }
 
 static void build_stmt(lx_pool *pool, const lx_nest *n, lx_node *parent, const ir_stmt *s)
 {
@@ -288,6 +265,11 @@ int lx_make_band(lx_pool *pool, lx_node *root, const lx_chain *c, const char *co
     return 0;
 }
 
+int lx_regs_band(const lx_node *t)
+{
+    return t->kind == LX_BAND && t->regs > 1 && t->jam > 1 && t->jvar < t->nb - 2 && t->rname;
+}
+
 /* ---- schedules -------------------------------------------------------------------------------- */
 
 /* The path from t to statement s's leaf (nodes, root first).  Its length, or 0. */
@@ -347,6 +329,11 @@ int lx_schedule(const lx_nest *n, const lx_node *root, int s, int len, char **di
             }
             for (int b = 0; b < t->nb; b++) {
                 const char *iv = isl_var(n, s, t->bvar[b]);
+                if (b == t->nb - 2 && lx_regs_band(t)) {   /* the register tiles of the innermost */
+                    const char *jv = isl_var(n, s, t->bvar[t->nb - 1]);
+                    put(dims, role, len, &k, xasprintf("%d*floor((%s)/%d)", t->regs, jv ? jv : "0", t->regs),
+                        t->rname);
+                }
                 if (b == t->jvar && t->jam > 1)
                     put(dims, role, len, &k, xasprintf("%d*floor((%s)/%d)", t->jam, iv ? iv : "0", t->jam),
                         t->jname[b]);

@@ -192,13 +192,14 @@ int cand_keeps_leaf(const char *xf) { return !strcmp(xf, "local"); }
 /* local (explore's second pass, on its best leaves): at syndm, once relcoord no longer applies,
  * and not again on its own result: the interchange to unit stride alone, with tiles of 32 and an
  * innermost one of 256 (a long vectorised loop), four rows of the tile's first loop jammed into
- * the innermost (where they can be) or not, and with tiles of 64; the model cannot tell tile
- * sizes or jams apart and equal costs keep this order, so the fastest on gemm and 2mm
- * (polyapm-transforms(7) has the measurements) comes first. */
+ * the innermost (where they can be; in register tiles of 16 columns where they fit) or not, and
+ * with tiles of 64; the model cannot tell tile sizes or jams apart and equal costs keep this
+ * order, so the fastest on gemm and 2mm (polyapm-transforms(7) has the measurements) comes
+ * first. */
 static int gen_local(const explore_opts *o, const xf_transform *t, const ir_program *p, cands *cs)
 {
     (void)o;
-    static const char *const args[] = {"", "tile=32,32,256 jam=4", "tile=32,32,256", "tile=64"};
+    static const char *const args[] = {"", "tile=32,32,256 jam=4 regs=16", "tile=32,32,256", "tile=64"};
     if (p->level != IR_SYNDM || rewritten_by_local(p->body)) return 0;
     const xf_transform *rc = xf_find("relcoord");
     char *why = NULL;

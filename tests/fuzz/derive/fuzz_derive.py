@@ -40,12 +40,15 @@ SANITIZER = re.compile(r"ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanit
 
 def local_args(r):
     """`local` with random tiles (small ones cut the loops into ragged tiles) and, with tiles, sometimes
-    rows jammed (the exporter unrolls them where all run, and runs the ends as they are)."""
+    rows jammed (the exporter unrolls them where all run, and runs the ends as they are), and with
+    a jam sometimes register tiles (the exporter keeps whole ones in registers, partial ones as they are)."""
     args = ["local"]
     if r.random() < 0.7:
         args.append("tile=" + ",".join(str(r.choice([2, 3, 4, 5, 8, 32])) for _ in range(r.randint(1, 3))))
         if r.random() < 0.6:
             args.append("jam=%d" % r.choice([2, 3, 4, 8]))
+            if r.random() < 0.5:
+                args.append("regs=%d" % r.choice([2, 3, 4, 16]))
     return args
 
 
@@ -91,7 +94,8 @@ class Seed:
             return None
         self.stats["applied"] += 1
         if xf[0] in ("overlap", "ghost", "local"):
-            key = "local jam" if any(a.startswith("jam=") for a in xf) else xf[0]
+            key = ("local regs" if any(a.startswith("regs=") for a in xf) else
+                   "local jam" if any(a.startswith("jam=") for a in xf) else xf[0])
             self.stats[key] = self.stats.get(key, 0) + 1
         if m.group(2) == "syndm" and m.group(3) != "verified":
             self.stats["unverified syndm"] += 1
