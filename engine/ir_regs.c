@@ -11,7 +11,7 @@
 
 #include "ir.h"
 
-enum { IR_REGS_NAMES = 64 };
+enum { IR_REGS_NAMES = 64, COEF_MAX = 64 };   /* names followed; coefficients followed (no overflow) */
 
 /* The number of leading lets of b. */
 static int leading_lets(const ir_block *b)
@@ -47,7 +47,7 @@ static int coef_of(const ir_expr *e, const char *var, const ir_block *body, int6
         return 1;
     case IR_E_BINARY:
         if (!coef_of(e->u.op.a, var, body, &a) || !coef_of(e->u.op.b, var, body, &b)) return 0;
-        if (a <= -IR_REGS_MAX || a >= IR_REGS_MAX || b <= -IR_REGS_MAX || b >= IR_REGS_MAX) return 0;
+        if (a <= -COEF_MAX || a >= COEF_MAX || b <= -COEF_MAX || b >= COEF_MAX) return 0;
         if (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB) {
             *c = e->u.op.op == IR_OP_ADD ? a + b : a - b;
             return 1;
@@ -55,7 +55,7 @@ static int coef_of(const ir_expr *e, const char *var, const ir_block *body, int6
         if (!a && !b) return 1;   /* any operator of what does not move */
         if (e->u.op.op != IR_OP_MUL || (a && b)) return 0;
         const ir_expr *k = a ? e->u.op.b : e->u.op.a;   /* by a literal */
-        if (k->kind != IR_E_INT || k->u.ival <= -IR_REGS_MAX || k->u.ival >= IR_REGS_MAX) return 0;
+        if (k->kind != IR_E_INT || k->u.ival <= -COEF_MAX || k->u.ival >= COEF_MAX) return 0;
         *c = (a ? a : b) * k->u.ival;
         return 1;
     default: {   /* a call, an access, a reduction: only when neither var nor a let of it is in it */

@@ -39,7 +39,7 @@
 #include "entries_int.h"
 #include "local_int.h"
 
-enum { MAX_CHAINS = 64, MAX_SITES = 64, LX_REGS_MAX = 64 };
+enum { MAX_CHAINS = 64, MAX_SITES = 64 };
 
 typedef struct lx_opts {
     char *order_buf;                  /* owned: the order's words, split in place */
@@ -66,9 +66,9 @@ static int parse_opts(const xf_args *a, lx_opts *o, diag_list *d)
         if (!strcmp(k, "regs")) {
             char *end;
             long r = strtol(v, &end, 10);
-            if (end == v || *end || r < 1 || r > LX_REGS_MAX) {
+            if (end == v || *end || r < 1 || r > IR_REGS_MAX) {
                 diag_add(d, NULL, 0, 0, "local: regs=%s: expected the elements of a register tile, 1 (none) to %d", v,
-                         LX_REGS_MAX);
+                         IR_REGS_MAX);
                 return -1;
             }
             o->regs = (int)r;
