@@ -8,7 +8,7 @@ fuzzer (fuzz_derive.py).
 Families (one is picked per seed): stencils over time, single assignment (a time dimension) or in
 place (Gauss-Seidel-like updates of one array); inner reductions (sum, max, min over a range that
 may be triangular); triangular loop nests with a recurrence along a row; a scalar accumulated in
-place.  Arrays have 1-3 dimensions, elements int or double; parameters are small (n <= 8), with
+place; a matrix product accumulated in place.  Arrays have 1-3 dimensions, elements int or double; parameters are small (n <= 8), with
 procs = 1..4 so that every program can be tiled and exported.
 """
 import random
@@ -170,7 +170,26 @@ class Gen:
                   "  Y: y[i] = %s" % self.combine(["a[i]", "w"], typ), "}"]
         return lines
 
-    FAMILIES = ["stencil_sa", "stencil_sa", "stencil_inplace", "reduction", "reduction", "triangular", "scalar"]
+    def product(self):
+        """c[i][j] accumulated in place along k (a matrix product, the shape local's jam= and regs= make
+        register tiles of), after a scaling of c; its term sometimes reads c at another element along k
+        (no register tile may hold it) or adds rather than multiplies."""
+        typ = self.typ()
+        lines = self.header("prod", self.params(steps=False))
+        lines += ["array a[0 .. n - 1][0 .. n - 1] %s" % typ, "array b[0 .. n - 1][0 .. n - 1] %s" % typ,
+                  "array c[0 .. n - 1][0 .. n - 1] %s" % typ,
+                  "init a[i][j] = %s" % self.init_expr(["i", "j"], typ),
+                  "init b[i][j] = %s" % self.init_expr(["i", "j"], typ),
+                  "init c[i][j] = %s" % self.init_expr(["i", "j"], typ), "output c", ""]
+        term = self.r.choice(["a[i][k] * b[k][j]", "a[i][k] * b[k][j]", "a[i][k] * c[k][j]", "a[i][k] + b[k][j]"])
+        if typ == "int":
+            term = "(%s) %% 13" % term
+        lines += ["for i = 0 .. n - 1, j = 0 .. n - 1 {", "  S: c[i][j] = %s" % self.combine(["c[i][j]"], typ), "}",
+                  "for i = 0 .. n - 1, k = 0 .. n - 1, j = 0 .. n - 1 {", "  P: c[i][j] = c[i][j] + %s" % term, "}"]
+        return lines
+
+    FAMILIES = ["stencil_sa", "stencil_sa", "stencil_inplace", "reduction", "reduction", "triangular", "scalar",
+                "product"]
 
     def program(self):
         fam = self.r.choice(self.FAMILIES)
