@@ -13,15 +13,17 @@
  * columns the exporter writes it as the compilers' register tiling does:
  *
  *     double rt_acc1[4][16];   (the four turns' 16 elements, loaded)
- *     for k { for j = rt_col1 .. rt_col1 + 15, unrolled { the turns, on rt_acc1[turn][j - rt_col1] } }
+ *     for k { for rt_t = 0 .. 3 { for j = rt_col1 .. rt_col1 + 15 { S on rt_acc1[rt_t][j - rt_col1] } } }
  *     (stored back)
  *
- * and gcc, the loops over the columns unrolled (`_Pragma("GCC unroll 16")`), keeps rt_acc1 in
- * vector registers: per k, B's 16 columns loaded once and the four turns' multiply-adds.  Every
- * element sees the same operations in the same order (a turn's column is one element of the
- * array, distinct from every other turn's and column's, and nothing else in the loop over k reads
- * or writes the array), so every value is the simulator's.  A partial tile (the last columns)
- * runs the loops as they are.
+ * and gcc, the loops over the turns and the columns unrolled (`_Pragma("GCC unroll 16")`), keeps
+ * rt_acc1 in vector registers: per k, B's 16 columns loaded once and the four turns'
+ * multiply-adds.  (gcc 12 does so only in this form, measured: the turns written out one after
+ * the other in the loop over the columns, or a turn's row read from an array filled before the
+ * loop, leave some or all of the tile in scalar code.)  Every element sees the same operations in
+ * the same order (a turn's column is one element of the array, distinct from every other turn's
+ * and column's, and nothing else in the loop over k reads or writes the array), so every value is
+ * the simulator's.  A partial tile (the last columns) runs the loops as they are.
  */
 #include <inttypes.h>
 #include <stdio.h>
