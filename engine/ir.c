@@ -780,8 +780,7 @@ int ir_jam_loop(const ir_stmt *s, const char *around, const ir_expr **lo_arg, co
     return 0;
 }
 
-/* Does e name `var` (alone, or as an argument of a max)? */
-static int names_var(const ir_expr *e, const char *var)
+int ir_max_names(const ir_expr *e, const char *var)
 {
     const ir_expr *args[16];
     int n = ir_minmax_args(e, IR_F_MAX, args, 0, 16);
@@ -797,7 +796,7 @@ const char *ir_point_of(const ir_loopvar *lv, int64_t *extent)
     for (int i = 0; i < n; i++) {
         const ir_expr *a = hi[i];
         if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_ADD && a->u.op.b->kind == IR_E_INT &&
-            a->u.op.a->kind == IR_E_NAME && names_var(lv->lo, a->u.op.a->u.name.id)) {
+            a->u.op.a->kind == IR_E_NAME && ir_max_names(lv->lo, a->u.op.a->u.name.id)) {
             if (extent) *extent = a->u.op.b->u.ival + 1;
             return a->u.op.a->u.name.id;
         }

@@ -534,6 +534,8 @@ int ir_jam_loop(const ir_stmt *s, const char *around, const ir_expr **lo_arg, co
  * most iterations it runs, c + 1; else NULL.  `local` writes its tiles' and register tiles' point
  * loops so; the exporter keeps a register tile's elements in registers by it. */
 const char *ir_point_of(const ir_loopvar *lv, int64_t *extent);
+/* Does e name `var`, alone or as an argument of a max (a point loop's lower bound)? */
+int ir_max_names(const ir_expr *e, const char *var);
 /* Does e name one of names[0 .. n-1] (at any depth: subscripts, arguments, reductions)? */
 int ir_expr_names_any(const ir_expr *e, const char *const *names, int n);
 
@@ -542,8 +544,8 @@ int ir_expr_names_any(const ir_expr *e, const char *const *names, int n);
  * the tile's columns `j = max(.., jr) .. min(.., jr + R - 1)` (ir_point_of), whose body is a
  * jammed loop around j (ir_jam_loop) of lets and one assignment, which writes an element that
  * stays in place along k (no subscript names k or what moves with it), its last subscript the
- * column j plus what does not move with j, each turn its own row (another subscript c * turn + what does not move with the
- * turn, c not 0), and which the loop over k reads or writes nowhere else (its lets, the columns'
+ * column j plus what does not move with j, each turn its own row (another subscript c * turn +
+ * what does not move with the turn, c not 0), and which the loop over k reads or writes nowhere else (its lets, the columns'
  * and the turns' bounds, the turns' lets and value).  Then each turn's R elements can stay in
  * registers across the loop over k: the exporter writes them so (export_regs.c), the simulator
  * prices them so (sim_streams.c).  1 with its parts, else 0. */

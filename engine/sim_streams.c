@@ -140,16 +140,6 @@ static int sim_var_plus(const ir_expr *e, const char **var, int *slot, int64_t *
     return 1;
 }
 
-/* Is the name var the loop's lower bound, or one argument of its max? */
-static int sim_lower_is(const ir_expr *lo, const char *var)
-{
-    if (lo->kind == IR_E_NAME) return !strcmp(lo->u.name.id, var);
-    if (lo->kind != IR_E_CALL || lo->u.call.f != IR_F_MAX) return 0;
-    for (int i = 0; i < lo->u.call.nargs; i++)
-        if (sim_lower_is(lo->u.call.args[i], var)) return 1;
-    return 0;
-}
-
 int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot)
 {
     const ir_expr *hi = v->hi;
@@ -163,7 +153,7 @@ int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot)
         const char *var;
         int slot;
         int64_t k;
-        if (sim_var_plus(n > 1 ? hi->u.call.args[i] : hi, &var, &slot, &k) && k >= 0 && sim_lower_is(v->lo, var) &&
+        if (sim_var_plus(n > 1 ? hi->u.call.args[i] : hi, &var, &slot, &k) && k >= 0 && ir_max_names(v->lo, var) &&
             (!trip || k + 1 < trip))
             trip = k + 1, *tile_slot = slot;
     }

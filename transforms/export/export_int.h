@@ -269,7 +269,9 @@ void ex_rows_close(ex_em *in_loop, const ex_em *m);
  * do not move with around (gemm's C[i][..], mvt's A[i][..] with i the turn's row), an array of
  * one per turn each, filled in a loop over the turns with the turn's lets (`rt_row3[rt_turn] =
  * A_rowbase(me, i)`); *in_loop has them (jam_rows; ex_rows_close frees them).  How many rows.
- * ex_rows_turn gives the emitter of the turn numbered idx (C: "2", "rt_t") those rows (`rt_row3[2] + j`) and a table open for a
+ * A register tile's turns (m->regs) get the shared rows alone: their own are computed in their
+ * loop (export_regs.c).  ex_rows_turn gives the emitter of the turn numbered idx (C: "2",
+ * "rt_t") those rows (`rt_row3[2] + j`) and a table open for a
  * pieced array's others (X_rowbase + j inline); ex_rows_turn_close frees it. */
 int ex_rows_open_jam(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *around, const ir_stmt *j);
 void ex_rows_turn(const ex_em *m, ex_em *turn, const char *idx);

@@ -176,21 +176,21 @@ int ex_regs_assign(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     const ir_expr *l = s->u.assign.lhs;
     if (!m->regs || l->kind != IR_E_ACCESS || l->u.access.array_index != m->regs->array) return 0;
     strbuf pre = {0}, x = {0}, c = {0};
-    ex_em plain = *m;   /* the array's element itself */
-    plain.regs = NULL;
+    ex_em e = *m;
     cell(m, &c);
-    if (m->regs_move) ex_expr(&plain, &x, &pre, in, l);
-    else {
-        plain.regs = m->regs;
-        plain.checked = 1;   /* the assigned value, as ex_assign computes it */
-        ex_expr(&plain, &x, &pre, in, s->u.assign.rhs);
+    if (m->regs_move) {   /* the array's element itself */
+        e.regs = NULL;
+        ex_expr(&e, &x, &pre, in, l);
+    } else {   /* the assigned value, as ex_assign computes it */
+        e.checked = 1;
+        ex_expr(&e, &x, &pre, in, s->u.assign.rhs);
         ex_unparen_buf(&x);
     }
     if (pre.s) strbuf_printf(b, "%s", pre.s);
     ex_indent(b, in);
     if (m->regs_move == EX_REGS_STORE) strbuf_printf(b, "%s = %s;\n", x.s, c.s);
-    else strbuf_printf(b, "%s = %s;%s%s%s\n", c.s, x.s, m->regs_move ? "" : "   /* ", m->regs_move ? "" :
-                       s->u.assign.label ? s->u.assign.label : "assignment", m->regs_move ? "" : " */");
+    else if (m->regs_move) strbuf_printf(b, "%s = %s;\n", c.s, x.s);
+    else strbuf_printf(b, "%s = %s;   /* %s */\n", c.s, x.s, s->u.assign.label ? s->u.assign.label : "assignment");
     strbuf_free(&pre);
     strbuf_free(&x);
     strbuf_free(&c);

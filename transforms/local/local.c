@@ -594,18 +594,14 @@ static void unjam_all(lx_node *t)
     for (int i = 0; i < t->nkids; i++) unjam_all(t->kids[i]);
 }
 
-/* The bands under t that run rows together (jam=), and those that run register tiles (regs=). */
-static int jammed_bands(const lx_node *t)
-{
-    int n = t->kind == LX_BAND && t->jam > 1;
-    for (int i = 0; i < t->nkids; i++) n += jammed_bands(t->kids[i]);
-    return n;
-}
+/* Does band t run rows together (jam=)? */
+static int jammed_band(const lx_node *t) { return t->kind == LX_BAND && t->jam > 1; }
 
-static int regs_bands(const lx_node *t)
+/* The bands under t that `is` holds for (jammed_band, lx_regs_band). */
+static int bands_where(const lx_node *t, int (*is)(const lx_node *))
 {
-    int n = lx_regs_band(t);
-    for (int i = 0; i < t->nkids; i++) n += regs_bands(t->kids[i]);
+    int n = is(t);
+    for (int i = 0; i < t->nkids; i++) n += bands_where(t->kids[i], is);
     return n;
 }
 
@@ -630,10 +626,10 @@ static void rewrite_nest(apply_state *A, site *st, lx_nest *n)
         left_as_is(A, orig, why);
         free(why);
     } else if (r > 0) {
-        int regs = regs_bands(pl.root);
+        int regs = bands_where(pl.root, lx_regs_band);
         note_nest(A->out, st->blk->stmts[st->idx], orig, A->o, regs);
         A->changed++;
-        A->jammed += jammed_bands(pl.root);
+        A->jammed += bands_where(pl.root, jammed_band);
     }
     if (r == 0 && pl.why && !A->first_why) A->first_why = pl.why, pl.why = NULL;
     free(pl.why);
