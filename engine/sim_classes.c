@@ -103,6 +103,14 @@ static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
 
 enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
 
+int64_t sim_aff_stride(const sim_ctx *c, const sim_aff *a, int slot)
+{
+    int lets = SIM_CLASS_LETS;
+    int64_t step = sim_aff_step(c, a, slot, &lets);
+    if (slot >= 0 && slot == c->jam_base) step += sim_aff_coef(a, c->jam_slot);   /* a jam's turn */
+    return step;
+}
+
 /* Does a subscript that moves with `slot` move one element a step (either way)?  Not when its
  * step is several elements (a skewed wavefront's `j = tt - 5 * p - i`), nor when the loop itself
  * steps by more than one (a cyclic tiling's `step procs` over its columns). */

@@ -400,6 +400,10 @@ int sim_is_access(sim_op op);
 /* Does the value of n change with loop variable `slot`?  With `lets` (a budget, spent one a let
  * followed; NULL: none), also through the variables of lets whose values do (c->let_def). */
 int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets);
+/* How far affine subscript a moves when loop `slot` steps by one: its coefficient, through the
+ * lets it names whose values are affine, and a jam's turn along its group loop (a let moving it
+ * some other way counts 1); 0 when it does not move. */
+int64_t sim_aff_stride(const sim_ctx *c, const sim_aff *a, int slot);
 /* Records that let variable `slot` holds `value` (sim_node_moves follows it). */
 void sim_let_define(sim_ctx *c, int slot, sim_node *value);
 /* An assignment's work class: by its reductions' bodies when it has any (their loops are the

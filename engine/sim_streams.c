@@ -13,7 +13,9 @@
  *     of that loop (a row is small beside the caches): no stream;
  *   - the others stream.  Accesses of one array whose subscripts differ by constants alone are
  *     one stream (jacobi's a[i - 1][j], a[i][j], a[i + 1][j]: the row i + 1 read now is the row
- *     i read on the next turn); a stream that is read and written counts twice (LU's row of A:
+ *     i read on the next turn) where a loop of the nest carries one to the other (a loop that
+ *     steps the subscript by a divisor of the difference: sim_offset_reached; heat-3d's
+ *     wavefront steps its planes by three, and its three planes are three streams); a stream that is read and written counts twice (LU's row of A:
  *     read, then written back), one read or written alone once (measured: jacobi-2d's two
  *     streams, a row read and a row written, run as fast a stream as LU's).
  * Without a reuse loop in the step (a loop alone in the step body, or a top-level loop of a
@@ -65,6 +67,27 @@ static int sim_same_stream(const sim_node *a, const sim_node *b)
     return 1;
 }
 
+/* Do the loops around a statement carry access a's row to b's: in every subscript where the two
+ * differ by a constant, the innermost loop, the reuse loop or the loop around it steps that
+ * subscript by a divisor of the difference (jacobi's a[i + 1][j] is a[i][j] a turn of i later:
+ * one stream, each row read once)?  Not heat-3d's wavefront: along its reuse loop t the plane is
+ * `i = tt - 3 * t + 4`, three apart, and A[i - 1], A[i], A[i + 1] are rows no turn reads again
+ * (each is read from where the data lives: three streams). */
+static int sim_offset_reached(const sim_ctx *c, const sim_node *a, const sim_node *b)
+{
+    const int loops[3] = { c->loop_slot, c->reuse_slot, c->outer_slot };
+    for (int d = 0; d < a->n; d++) {
+        int64_t delta = a->sub[d].gen ? 0 : a->sub[d].aff.c - b->sub[d].aff.c;
+        int reached = delta == 0;
+        for (int k = 0; k < 3 && !reached; k++) {
+            int64_t step = loops[k] < 0 ? 0 : sim_aff_stride(c, &a->sub[d].aff, loops[k]);
+            reached = step != 0 && delta % step == 0;
+        }
+        if (!reached) return 0;
+    }
+    return 1;
+}
+
 /* The streams found so far: one access of each, and whether it is written. */
 typedef struct sim_stream_set {
     const sim_node *first[SIM_MAX_STREAMS];
@@ -82,7 +105,7 @@ static void sim_stream_add(const sim_ctx *c, sim_stream_set *set, const sim_node
     if (out >= 0 && !sim_node_moves(c, n, out, &lets)) return;
     int i = 0;
     for (; i < set->n; i++)
-        if (sim_same_stream(set->first[i], n)) break;
+        if (sim_same_stream(set->first[i], n) && sim_offset_reached(c, set->first[i], n)) break;
     if (i == SIM_MAX_STREAMS) return;
     if (i == set->n) { set->first[set->n++] = n; set->read[i] = set->written[i] = 0; }
     set->read[i] |= !written;
