@@ -17,7 +17,7 @@ printf '%s' "$out" | json "'\n'.join('# leaf %d: cost %.6g, at n=56 %s' % (l['no
 ranked=$(json "[l['node'] for l in j['leaves'] if 'rank_cost' in l]" <rank.json)
 expect_eq "the --at values are reported" "$(json "j['at'], j['rank_at']" <rank.json)" "n=56 n=56"
 expect_eq "four sizes simulated, the largest n=56 itself" "$(json "[s['params'] for s in j['at_samples']]" <rank.json)" \
-    "['n=16', 'n=32', 'n=40', 'n=56']"
+    "['n=24', 'n=32', 'n=40', 'n=56']"
 expect_eq "at least two leaves ranked (at most --rank-top 3 beside the second pass's, local's)" "$(json "2 <= len([l for l in
     j['leaves'] if 'rank_cost' in l and l['path'][-1]['transform'] != 'local']) <= 3" <rank.json)" True
 expect_eq "ranked leaves first, verified there, by their cost there" "$(json "(lambda r: all(l['rank_verified'] == 1 for l in r) and
@@ -28,7 +28,7 @@ expect_eq "the best is the first ranked leaf" "$(json "j['best']['node'] == j['l
 # busiest processor (stored with its simulation) and lambda_0 = 40/56 of the rest
 expect_eq "data_scale per sample: the user's size's elements over the sample's; degree 3" \
     "$(json "[round(s['data_scale'], 4) for s in j['at_samples']], j['at_degree'], round(j['at_shrink'], 6)" <rank.json)" \
-    "[12.25, 3.0625, 1.96, 1] 3 $(python3 -c "print(round(40 / 56, 6))")"
+    "[5.4444, 3.0625, 1.96, 1] 3 $(python3 -c "print(round(40 / 56, 6))")"
 expect_eq "every leaf weighed: its steps' work + lambda_0 x the rest, from its stored simulation" "$(python3 - <<'PY'
 import json, sqlite3
 j = json.load(open('rank.json'))
@@ -55,7 +55,7 @@ for id in $(json "' '.join(str(x) for x in $ranked)" <rank.json); do
     expect_eq "leaf $id: its rank cost is the stored simulation at n=56" "$got" "True $want"
 done
 expect_match "text: the ranking is named (--rank-at, the alias)" "$(P explore ROOT -D procs=2 --budget 60 -q --rank-at n=56)" \
-    "ranked at n=56: the best leaves first, by their cost there extrapolated from 4 sizes \(n=16 .. n=56\).*
+    "ranked at n=56: the best leaves first, by their cost there extrapolated from 4 sizes \(n=24 .. n=56\).*
 .*at n=56: [0-9.e+-]+ s predicted \(cost [0-9.e+]+\)  verified"
 # bad input: refused before a search
 for bad in "n" "n=x" "" "n=5,,"; do

@@ -172,8 +172,9 @@ int explore_run(store *s, const explore_opts *o, own_give explore_result *out, d
  * simulates at the program's (small) sizes, where messages weigh far more than at the sizes a
  * program runs at.  Simulating at the user's size would take minutes to hours, so each of the
  * rank_top best verified leaves is simulated at EXPLORE_AT_SAMPLES sizes on the ray towards `at`
- * (scaled together; the search's -D bindings hold for the others), the largest about twice the
- * program's own size, each stored as `polyapm sim NODE -D ...` stores it (a rerun finds them);
+ * (scaled together; the search's -D bindings hold for the others), from 0.4 of the largest to it,
+ * the largest about twice the program's own size (up to four times where the smallest would have a
+ * value below 12), each stored as `polyapm sim NODE -D ...` stores it (a rerun finds them);
  * its traffic priced with its data taken at the user's size (explore_at.scale: the profile's
  * data_scale); its cost at `at` is the polynomial of four terms up to the degree of the work
  * through those four costs, its coefficients not negative (explore_at_extrapolate), evaluated

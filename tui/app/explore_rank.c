@@ -102,9 +102,16 @@ static int64_t at_period(const explore_opts *o)
     return 4 * (p && p->value > 0 ? p->value : 1);
 }
 
-/* Lambda as k/g for the samples: k = g mod Q (+ Q while 0) plus multiples of Q spread up to
- * lambda_max * g, so that every value v * k / g is an integer congruent to v modulo Q; Q halved
- * until four distinct samples fit.  1, or 0 when none do (sizes too small to scale exactly). */
+/* The samples spread from AT_LOW of the largest to it: the smallest sample is no program of a few
+ * elements whose boundaries outweigh its interior (heat-3d's planes at n = 3: one point), whose
+ * cost grows faster than the work's degree and throws the extrapolation off. */
+static const double AT_LOW = 0.4;
+
+/* Lambda as k/g for the samples: k = g mod Q (+ Q while 0) plus multiples of Q spread from
+ * AT_LOW * lambda_max * g up to lambda_max * g (from g mod Q where the multiples between are too
+ * few to be distinct), so that every value v * k / g is an integer congruent to v modulo Q; Q
+ * halved until four distinct samples fit.  1, or 0 when none do (sizes too small to scale
+ * exactly). */
 static int at_steps(int64_t g, double lmax, int64_t period, int64_t steps[EXPLORE_AT_SAMPLES])
 {
     int64_t kmax = llround(lmax * (double)g);
@@ -112,9 +119,11 @@ static int at_steps(int64_t g, double lmax, int64_t period, int64_t steps[EXPLOR
         int64_t r = g % q ? g % q : q;
         int64_t span = kmax >= r ? (kmax - r) / q : 0;   /* multiples of q above r */
         if (span < EXPLORE_AT_SAMPLES - 1) continue;
+        int64_t low = (int64_t)ceil((AT_LOW * (double)kmax - (double)r) / (double)q);
+        if (low > span - (EXPLORE_AT_SAMPLES - 1)) low = span - (EXPLORE_AT_SAMPLES - 1);
+        if (low < 0) low = 0;
         for (int m = 0; m < EXPLORE_AT_SAMPLES; m++)
-            steps[m] = r + q * (span >= EXPLORE_AT_SAMPLES ? span * (m + 1) / EXPLORE_AT_SAMPLES
-                                                           : span * m / (EXPLORE_AT_SAMPLES - 1));
+            steps[m] = r + q * (low + (span - low) * m / (EXPLORE_AT_SAMPLES - 1));
         return 1;
     }
     return 0;
@@ -145,7 +154,8 @@ static int at_ray(const explore_opts *o, const ir_binding *at, int nat, double l
     int64_t steps[EXPLORE_AT_SAMPLES];
     int exact = at_steps(g, lmax, at_period(o), steps);
     for (int m = 0; m < EXPLORE_AT_SAMPLES; m++) {
-        double lam = exact ? (double)steps[m] / (double)g : lmax * (m + 1) / EXPLORE_AT_SAMPLES, lg = 0;
+        double lam = exact ? (double)steps[m] / (double)g
+                           : lmax * (AT_LOW + (1 - AT_LOW) * m / (EXPLORE_AT_SAMPLES - 1)), lg = 0;
         for (int k = 0; k < nat; k++) {
             x->b[m][k] = at[k];
             int64_t v = exact ? at[k].value / g * steps[m]
@@ -176,19 +186,32 @@ static void at_scales(const explore_opts *o, const ir_program *p, const ir_bindi
     x->degree = ir_work_degree(p);
 }
 
-/* The sizes the leaves are simulated at: sample m scales every value of `at` by
- * lambda_max * (m+1) / AT_SAMPLES (at least 1), lambda_max = min(1, 2 x the geometric mean of
- * default/target over the named parameters): the largest sample twice the program's own size
- * (the search's), the user's size itself when that is not larger.  Lambda is k/g (at_steps),
- * every sample exactly on the ray and in the user's values' residues, when four fit; otherwise
- * each value is rounded and lam[m] is the factor the rounded values make (their geometric mean
- * over the targets). */
+/* The largest sample's lambda: twice the program's own size (`own`, the search's), or up to four
+ * times where the smallest sample would otherwise have a value below AT_SMALLEST (heat-3d's n = 10
+ * of n = 120, tsteps = 500: its samples n = 12 .. 30, not 3 .. 14); the user's size itself when
+ * that is not larger. */
+enum { AT_SMALLEST = 12 };
+static double at_lmax(double own, const ir_binding *at, int nat)
+{
+    int64_t least = 0;
+    for (int k = 0; k < nat; k++)
+        if (at[k].value > 0 && (!least || at[k].value < least)) least = at[k].value;
+    double lmax = 2 * own;
+    if (least > 0) lmax = fmax(lmax, fmin(4 * own, AT_SMALLEST / (AT_LOW * (double)least)));
+    return fmin(1.0, lmax);
+}
+
+/* The sizes the leaves are simulated at: sample m scales every value of `at` by lambda_max *
+ * (AT_LOW + (1 - AT_LOW) * m / (AT_SAMPLES - 1)) (at least 1; at_lmax).  Lambda is k/g
+ * (at_steps), every sample exactly on the ray and in the user's values' residues, when four fit;
+ * otherwise each value is rounded and lam[m] is the factor the rounded values make (their
+ * geometric mean over the targets). */
 static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int nat, explore_at *x, diag_list *d)
 {
     ir_program *p = ops_node_program(s, o->start, d);
     if (!p) return -1;
     double own = search_size(p, o, at, nat, d);
-    int rc = own > 0 ? at_ray(o, at, nat, fmin(1.0, 2 * own), x, d) : -1;
+    int rc = own > 0 ? at_ray(o, at, nat, at_lmax(own, at, nat), x, d) : -1;
     if (rc == 0) at_scales(o, p, at, nat, x);
     ir_program_free(p);
     return rc;
