@@ -348,6 +348,8 @@ typedef struct sim_ctx {
                                      procs`: a cyclic tiling's columns), or by a step not known */
     int loop_depth;               /* compiling: the loop variables around */
     sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
+    unsigned char *loop_open;     /* compiling: nslots, 1 for the variables of the loops around
+                                     (NULL: none yet) */
     double streams;               /* of the running processor instance: the trace's streams */
     double cached;                /* ... its accesses to rows the caches keep */
     double restarts;              /* ... and its restarts */

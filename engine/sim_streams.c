@@ -67,23 +67,37 @@ static int sim_same_stream(const sim_node *a, const sim_node *b)
     return 1;
 }
 
+/* Does a loop around the statement that subscript `sub` names, directly or through the lets of
+ * `a` (its terms, a let's affine value in turn), step `sub` by a divisor of delta?  A let of
+ * another kind counts as one. */
+static int sim_step_divides(const sim_ctx *c, const sim_aff *sub, const sim_aff *a, int64_t delta, int *lets)
+{
+    for (int i = 0; i < a->n; i++) {
+        int s = a->slot[i];
+        if (s < 0 || s >= c->prog->nslots) continue;
+        const sim_node *v = c->let_def ? c->let_def[s] : NULL;
+        if (!v) {   /* a loop's variable, or another (the step's: its every turn sweeps the data) */
+            int64_t step = c->loop_open && c->loop_open[s] ? sim_aff_stride(c, sub, s) : 0;
+            if (step != 0 && delta % step == 0) return 1;
+        } else if (--*lets <= 0 || v->op != SO_AFF || sim_step_divides(c, sub, &v->aff, delta, lets)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Do the loops around a statement carry access a's row to b's: in every subscript where the two
- * differ by a constant, the innermost loop, the reuse loop or the loop around it steps that
- * subscript by a divisor of the difference (jacobi's a[i + 1][j] is a[i][j] a turn of i later:
- * one stream, each row read once)?  Not heat-3d's wavefront: along its reuse loop t the plane is
- * `i = tt - 3 * t + 4`, three apart, and A[i - 1], A[i], A[i + 1] are rows no turn reads again
- * (each is read from where the data lives: three streams). */
+ * differ by a constant, a loop steps that subscript by a divisor of the difference (jacobi's
+ * a[i + 1][j] is a[i][j] a turn of i later: one stream, each row read once)?  Not heat-3d's
+ * wavefront: its plane is `i = tt - 3 * t + 4`, three apart along t, and A[i - 1], A[i] and
+ * A[i + 1] are rows no turn reads again (each is read from where the data lives: three streams). */
 static int sim_offset_reached(const sim_ctx *c, const sim_node *a, const sim_node *b)
 {
-    const int loops[3] = { c->loop_slot, c->reuse_slot, c->outer_slot };
     for (int d = 0; d < a->n; d++) {
-        int64_t delta = a->sub[d].gen ? 0 : a->sub[d].aff.c - b->sub[d].aff.c;
-        int reached = delta == 0;
-        for (int k = 0; k < 3 && !reached; k++) {
-            int64_t step = loops[k] < 0 ? 0 : sim_aff_stride(c, &a->sub[d].aff, loops[k]);
-            reached = step != 0 && delta % step == 0;
-        }
-        if (!reached) return 0;
+        if (a->sub[d].gen) continue;
+        int64_t delta = a->sub[d].aff.c - b->sub[d].aff.c;
+        int lets = SIM_LET_BUDGET;
+        if (delta != 0 && !sim_step_divides(c, &a->sub[d].aff, &a->sub[d].aff, delta, &lets)) return 0;
     }
     return 1;
 }

@@ -517,6 +517,19 @@ static void test_guards(void)
     }
 }
 
+/* Streams a constant apart: one where a loop around steps the subscript by a divisor of the
+ * difference, else each its own (tests/sim/streams-reach.apm, counted by hand there). */
+static void test_streams_reach(void)
+{
+    sim_result *r = run("tests/sim/streams-reach.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("streams-reach: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("streams-reach: 352 elements (K 128: one stream of g; H 128: three planes of g three apart; M 96)",
+            t->streams && t->streams[0] == 352, "%g", t->streams ? t->streams[0] : -1);
+    sim_result_free(r);
+}
+
 /* Streams: the trace's elements streamed by unit-stride work, counted by hand in
  * tests/sim/streams.apm; stream_price adds its price per element, between stream_cached_price
  * and it by the part of the data the cache cannot hold; unset, the cost is as it was. */
@@ -850,6 +863,7 @@ int main(void)
     test_regs();
     test_chains();
     test_streams();
+    test_streams_reach();
     test_costs();
     test_errors();
     test_race();
