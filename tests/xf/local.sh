@@ -14,7 +14,8 @@
 # runs 2mm's jammed rows in register tiles of 16 columns outside the loop over k, which the
 # exporter keeps in a C array of the four rows' 16 elements (gcc's registers) loaded before that
 # loop and stored after, the same checksum at sizes that cut groups and tiles, priced below the
-# jam alone where the first level's accesses cost, and is the jam alone where no band's element fits.
+# jam alone where the first level's accesses cost, and is the jam alone where no band's element fits;
+# 3mm's sends of a finished sum leave the band they would keep from jamming.
 source "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/polybench/kernels.inc"
 EX=$ROOT/examples/polybench
@@ -320,5 +321,35 @@ else
     t=$(P apply 6 local tile=8 -q)
     verified "covariance local tile=8" "$t"
     runs "covariance local tile=8" "$t"
+
+    # ---- 3mm from PolyBench/C: E = A B sends E[i][j] once its sum is done (`when k + 1 == nk`) -
+    # inside the loop over k; with jam= the sends leave the band for a nest of their own after it
+    # (their affine conjuncts are their instances in the model: no later write of E[i][j]), and
+    # the product jams and keeps its tiles in registers as the other two do
+    "$POLYAPM" import "$PB/linear-algebra/kernels/3mm/3mm.c" -I "$PB/utilities" -D MINI_DATASET \
+        -D DATA_TYPE_IS_DOUBLE -o "$TMP/3mm.apm" 2>"$TMP/import.err" || fail "3mm imports" "$(head -3 "$TMP/import.err")"
+    m=""
+    for s in 1 2; do m="$m theta.S$s=0 sigma.S$s=j"; done
+    for s in 3 4 5 6; do m="$m theta.S$s=1 sigma.S$s=j"; done
+    # shellcheck disable=SC2086
+    leaf 3mm "$TMP/3mm.apm" $m inner=seq || fail "3mm leaf" "the chain did not apply"
+    r=$(P apply 6 local tile=32,32,256 jam=4 regs=16 -q)
+    prog=$(P show "$r" --program)
+    flat=$(printf '%s' "$prog" | tr -s ' \n' ' ')
+    expect_eq "3mm regs=16: the three products jammed (a group loop of step 4 each)" \
+        "$(printf '%s\n' "$prog" | grep -c 'for [a-z]*j[0-9]* = .* step 4 {')" 3
+    expect_match "3mm regs=16: E's sends in a nest of their own after its band, sent once each (no k)" "$flat" \
+        'S2: E\[i\]\[j\] = [^}]*\} \} \} \} \} \} \} \} for i = 0 \.\. ni - 1 \{ for p = [^{]*\{ let j = p send E\[i\]\[j\] to [^}]* when nl \+ p >= 2 \}'
+    verified "3mm regs=16" "$r"
+    # at sizes where a rank's columns end in partial tiles and groups
+    for at in "2 -D ni=30 -D nj=37 -D nk=19 -D nl=35 -D nm=21" "3 -D ni=22 -D nj=50 -D nk=17 -D nl=41 -D nm=23"; do
+        # shellcheck disable=SC2086
+        out=$(P run "$r" -np $at --json 2>&1)
+        expect_eq "3mm regs=16: mpirun -np $at prints the simulation's checksum" \
+            "$(printf '%s' "$out" | tail -1 | json "j['match']" 2>/dev/null || printf '%s' "$out" | tail -3)" True
+    done
+    P export "$r" -o "$TMP/3mm-regs" -D nj=37 -D nl=35 >/dev/null
+    expect_eq "3mm regs=16 exported: a register tile for each product" \
+        "$(cat "$TMP/3mm-regs/"*_syndm.c | grep -c 'double rt_acc[0-9]*\[4\]\[16\];')" 3
 fi
 finish

@@ -406,9 +406,58 @@ static int plan_order(plan *pl)
     return changed;
 }
 
+/* Is statement s a send's (its original no assignment)? */
+static int is_send(const void *arg, int s)
+{
+    const lx_nest *n = arg;
+    const ir_stmt *o = lx_nest_orig(n, n->m->st[s].assign);
+    return o && o->kind != IR_S_ASSIGN;
+}
+
+/* Does t hold sends alone? */
+static int sends_only(const lx_nest *n, const lx_node *t)
+{
+    int l[n->m->nst + 1], k = lx_leaves(t, l, n->m->nst);
+    for (int i = 0; i < k; i++)
+        if (!is_send(n, l[i])) return 0;
+    return k > 0;
+}
+
+/* Tiles chain c, chain ci of the tree without its `drop` outermost loops, in a copy of the tree;
+ * with `split`, the sends of its innermost loop first leave it for a copy of its loops after it
+ * (jam=: a loop that holds a send does not jam; where they send once the loop is done, as 3mm's
+ * `when k + 1 == nk`, the dependences allow it).  1 when the copy checks (pl->root the copy). */
+static int try_band(plan *pl, int ci, int drop, const lx_chain *c, int split)
+{
+    const char *order[LX_MAX_BAND], *tn[LX_MAX_BAND];
+    int tile[LX_MAX_BAND];
+    for (int j = 0; j < c->n; j++) order[j] = c->loop[j]->var;
+    tiles_of(pl->o, c->n, tile);
+    lx_node *copy = lx_tree_copy(&pl->pool, pl->root);
+    lx_chain cs2[MAX_CHAINS];
+    int nc2 = lx_chains(copy, cs2, MAX_CHAINS);
+    lx_chain c2 = {.n = 0};
+    for (int j = drop; ci < nc2 && j < cs2[ci].n; j++) c2.loop[c2.n++] = cs2[ci].loop[j];
+    if (c2.n != c->n || (split && lx_split_leaves(&pl->pool, copy, &c2, is_send, pl->n) == 0)) return 0;
+    for (int j = 0; j < c->n; j++) tn[j] = tile[j] > 1 ? tile_name(pl, order[j]) : NULL;
+    if (lx_make_band(&pl->pool, copy, &c2, order, tile, tn) != 0) return 0;
+    strbuf w = {0};
+    strbuf_printf(&w, "tiling loops");
+    for (int j = 0; j < c->n; j++) strbuf_printf(&w, "%s%s", j ? "," : " ", order[j]);
+    if (split) strbuf_printf(&w, " (their sends after them)");
+    char *why = NULL;
+    int ok = lx_check(pl->n, copy, w.s, &why) == 0;
+    strbuf_free(&w);
+    if (ok) pl->root = copy;
+    else if (split) free(why);   /* the band with its sends is tried next */
+    else note_why(pl, why);
+    return ok;
+}
+
 /* order=auto with tile=: each chain from a nest's top to an innermost loop, two loops or more,
- * that reuses data across its outer loops, tiled (when illegal, without its outermost loops).
- * Changes made. */
+ * that reuses data across its outer loops, tiled (when illegal, without its outermost loops);
+ * with jam=, the sends of its innermost loop after it where the dependences allow (try_band).
+ * A chain of sends alone is not tiled.  Changes made. */
 static int plan_tiles(plan *pl)
 {
     int changed = 0;
@@ -423,32 +472,10 @@ static int plan_tiles(plan *pl)
                 int tiled = 0;
                 for (int j = 0; j < c.n; j++) tiled |= c.loop[j]->tiled;
                 if (tiled) continue;   /* a loop with a step: without it, perhaps */
-                if (!holds_at(pl, c.loop[c.n - 1]) || !reuses(pl->n, &c)) break;
-                const char *order[LX_MAX_BAND];
-                int tile[LX_MAX_BAND];
-                for (int j = 0; j < c.n; j++) order[j] = c.loop[j]->var;
-                tiles_of(pl->o, c.n, tile);
-                strbuf w = {0};
-                strbuf_printf(&w, "tiling loops");
-                for (int j = 0; j < c.n; j++) strbuf_printf(&w, "%s%s", j ? "," : " ", order[j]);
-                /* the copy's chain ci, without its `drop` outermost loops */
-                lx_node *copy = lx_tree_copy(&pl->pool, pl->root);
-                lx_chain cs2[MAX_CHAINS];
-                int nc2 = lx_chains(copy, cs2, MAX_CHAINS);
-                lx_chain c2 = {.n = 0};
-                for (int j = drop; ci < nc2 && j < cs2[ci].n; j++) c2.loop[c2.n++] = cs2[ci].loop[j];
-                const char *tn[LX_MAX_BAND];
-                for (int j = 0; j < c.n; j++) tn[j] = tile[j] > 1 ? tile_name(pl, order[j]) : NULL;
-                char *why = NULL;
-                if (c2.n == c.n && lx_make_band(&pl->pool, copy, &c2, order, tile, tn) == 0) {
-                    if (lx_check(pl->n, copy, w.s, &why) == 0) {
-                        pl->root = copy;
-                        changed = again = 1;
-                    } else {
-                        note_why(pl, why);
-                    }
-                }
-                strbuf_free(&w);
+                const lx_node *inner = c.loop[c.n - 1];
+                if (!holds_at(pl, inner) || !reuses(pl->n, &c) || sends_only(pl->n, inner)) break;
+                if ((pl->o->jam > 1 && try_band(pl, ci, drop, &c, 1)) || try_band(pl, ci, drop, &c, 0))
+                    changed = again = 1;
             }
         }
     }

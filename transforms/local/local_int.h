@@ -110,6 +110,12 @@ int lx_chains(lx_node *root, lx_chain *out, int max);
  * `root` (the others may have been copies, distributed since).  0, or -1 when it is not. */
 int lx_make_band(lx_pool *pool, lx_node *root, const lx_chain *c, const char *const *order,
                  const int *tile, const char *const *tname);
+/* The statements of the chain's innermost loop that `move` says (called with `arg` and the
+ * model's index) leave it for a copy of the chain's loops after its top loop, when some stay:
+ * 3mm's sends of E[i][j] at k = nk - 1 out of the loop that accumulates it, which then jams.
+ * Their number (0: none moved). */
+int lx_split_leaves(lx_pool *pool, lx_node *root, const lx_chain *c, int (*move)(const void *arg, int stmt),
+                    const void *arg);
 /* Does band t run register tiles (regs > 1, jammed, a loop between its group loop and its
  * innermost)? */
 int lx_regs_band(const lx_node *t);

@@ -331,8 +331,9 @@ static void abstract_block(abstr *a, ir_block *c, const ir_block *f)
 
 /* A send reads its element where it stands: in the copy it becomes `LXS: lx_s[v..] = what`, v the
  * loops around it (a fresh array, one element per instance: no dependence between the sends),
- * under no condition (its `when` may not be affine: the model then has more instances that read,
- * which only constrains more).  A loop or condition holding sends alone (`for dest = .. { send
+ * under the conjuncts of its `when` that compare affine expressions of the nest's loops and the
+ * program's parameters (3mm's `k + 1 == nk`: the sum is final; the others may not be affine, and
+ * leaving them out gives the model more instances that read, which only constrains more).  A loop or condition holding sends alone (`for dest = .. { send
  * .. }`) is one such statement that reads what they send.  Its original is the send (or loop),
  * placed where the statement goes. */
 typedef struct sends { lx_nest *n; char **text; const char *vars[64]; int nv; char *why; } sends;
@@ -388,6 +389,45 @@ static int send_reads(sends *x, const ir_stmt *s, ir_expr **rhs, names *inner)
     return 0;
 }
 
+/* Is e an affine integer expression of the nest's loops (x->vars) and the program's parameters? */
+static int send_affine(const sends *x, const ir_expr *e)
+{
+    switch (e->kind) {
+    case IR_E_INT: return 1;
+    case IR_E_NAME:
+        for (int i = 0; i < x->nv; i++)
+            if (!strcmp(e->u.name.id, x->vars[i])) return 1;
+        for (int i = 0; i < x->n->out->ndecls; i++) {
+            const ir_decl *d = x->n->out->decls[i];
+            if (d->kind == IR_D_PARAM && !strcmp(e->u.name.id, d->u.param.name)) return 1;
+        }
+        return 0;
+    case IR_E_UNARY: return e->u.op.op == IR_OP_NEG && send_affine(x, e->u.op.a);
+    case IR_E_BINARY:
+        switch (e->u.op.op) {
+        case IR_OP_ADD: case IR_OP_SUB: return send_affine(x, e->u.op.a) && send_affine(x, e->u.op.b);
+        case IR_OP_MUL:
+            return (e->u.op.a->kind == IR_E_INT && send_affine(x, e->u.op.b)) ||
+                   (e->u.op.b->kind == IR_E_INT && send_affine(x, e->u.op.a));
+        default: return 0;
+        }
+    default: return 0;
+    }
+}
+
+/* The conjuncts of `when` that compare affine expressions (send_affine), and-ed; NULL for none. */
+static ir_expr *send_domain(sends *x, ir_expr *when)
+{
+    if (!when || when->kind != IR_E_BINARY) return NULL;
+    ir_op op = when->u.op.op;
+    if (op == IR_OP_AND) {
+        ir_expr *a = send_domain(x, when->u.op.a), *b = send_domain(x, when->u.op.b);
+        return a && b ? ir_new_binary(x->n->scratch, IR_OP_AND, a, b) : a ? a : b;
+    }
+    int compares = op == IR_OP_LT || op == IR_OP_LE || op == IR_OP_GT || op == IR_OP_GE || op == IR_OP_EQ;
+    return compares && send_affine(x, when->u.op.a) && send_affine(x, when->u.op.b) ? when : NULL;
+}
+
 static ir_stmt *send_stmt(sends *x, const ir_stmt *snd)
 {
     ir_program *sp = x->n->scratch;
@@ -419,7 +459,14 @@ static ir_stmt *send_stmt(sends *x, const ir_stmt *snd)
     a->u.assign.lhs = ir_new_access(sp, d->u.array.name, idx, x->nv);
     a->u.assign.rhs = rhs;
     pair_add(x->n, a, lx_nest_orig(x->n, snd));
-    return a;
+    ir_expr *dom = snd->kind == IR_S_SEND ? send_domain(x, snd->u.send.when) : NULL;
+    if (!dom) return a;
+    ir_stmt *f = ir_new_stmt(sp, IR_S_IF);   /* the copy's send runs where its affine conjuncts hold */
+    f->pos = snd->pos;
+    f->u.if_.cond = dom;
+    f->u.if_.then_blk = ir_new_block(sp);
+    ir_block_append(sp, f->u.if_.then_blk, a);
+    return f;
 }
 
 static void sends_block(sends *x, ir_block *b)

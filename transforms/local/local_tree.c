@@ -219,6 +219,38 @@ static int distribute(lx_pool *pool, lx_node *root, lx_node *l, const lx_node *x
     return 0;
 }
 
+int lx_split_leaves(lx_pool *pool, lx_node *root, const lx_chain *c, int (*move)(const void *arg, int stmt),
+                    const void *arg)
+{
+    if (c->n < 1) return 0;
+    lx_node *inner = c->loop[c->n - 1], *copy[LX_MAX_BAND];
+    int moved = 0, stay = 0;
+    for (int i = 0; i < inner->nkids; i++) {
+        const lx_node *k = inner->kids[i];
+        if (k->kind == LX_LEAF && move(arg, k->stmt)) moved++;
+        else stay++;
+    }
+    int at;
+    lx_node *p = parent_of(root, c->loop[0], &at);
+    if (!moved || !stay || !p) return 0;
+    for (int i = 0; i < c->n; i++) {
+        copy[i] = node_new(pool, LX_LOOP);
+        copy[i]->var = c->loop[i]->var;
+        copy[i]->tiled = c->loop[i]->tiled;
+        if (i) kid_add(copy[i - 1], copy[i]);
+    }
+    int k = 0;
+    for (int i = 0; i < inner->nkids; i++) {
+        lx_node *x = inner->kids[i];
+        if (x->kind == LX_LEAF && move(arg, x->stmt)) kid_add(copy[c->n - 1], x);
+        else inner->kids[k++] = x;
+    }
+    inner->nkids = k;
+    lx_node *r[2] = { c->loop[0], copy[0] };
+    splice(p, at, r, 2);
+    return moved;
+}
+
 int lx_make_band(lx_pool *pool, lx_node *root, const lx_chain *c, const char *const *order,
                  const int *tile, const char *const *tname)
 {

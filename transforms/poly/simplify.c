@@ -380,13 +380,33 @@ static void find_double_lets(dlets *D, const ir_block *b)
     }
 }
 
-/* A guard: its integer comparisons simplified, its logical structure kept. */
+/* Is e a comparison of two literals that holds (`0 == 0`: a conjunct whose loop isl fixed)? */
+static int holds_const(const ir_expr *e)
+{
+    if (e->kind != IR_E_BINARY || !is_cmp(e->u.op.op) || e->u.op.a->kind != IR_E_INT || e->u.op.b->kind != IR_E_INT)
+        return 0;
+    int64_t a = e->u.op.a->u.ival, b = e->u.op.b->u.ival;
+    switch (e->u.op.op) {
+    case IR_OP_EQ: return a == b;
+    case IR_OP_NE: return a != b;
+    case IR_OP_LT: return a < b;
+    case IR_OP_LE: return a <= b;
+    case IR_OP_GT: return a > b;
+    case IR_OP_GE: return a >= b;
+    default: return 0;
+    }
+}
+
+/* A guard: its integer comparisons simplified, its logical structure kept (a conjunct that
+ * holds whatever the values dropped). */
 static ir_expr *simp_cond(ir_program *p, const dlets *D, ir_expr *e)
 {
     if (!e) return NULL;
     if (e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_AND || e->u.op.op == IR_OP_OR)) {
         e->u.op.a = simp_cond(p, D, e->u.op.a);
         e->u.op.b = simp_cond(p, D, e->u.op.b);
+        if (e->u.op.op == IR_OP_AND && holds_const(e->u.op.b)) return e->u.op.a;
+        if (e->u.op.op == IR_OP_AND && holds_const(e->u.op.a)) return e->u.op.b;
         return e;
     }
     if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NOT) { e->u.op.a = simp_cond(p, D, e->u.op.a); return e; }
