@@ -30,7 +30,8 @@
  * A nest that holds a collective, an annotated block, a condition that reads arrays, or that is
  * tiled already is left as it is (local_model.c); a loop isl cannot model (its step not a literal:
  * a cyclic tiling's `step procs`) too, but the nests inside it are rewritten.  Sends stay with the
- * values they send.  A rewritten nest says so in a comment (`# local tile=32`), and
+ * values they send (with jam=, a band's sends go into a nest of their own after it where the
+ * dependences allow: try_band).  A rewritten nest says so in a comment (`# local tile=32`), and
  * nothing to change is a refusal: `local` on its own result stops.
  */
 #include <stdlib.h>
