@@ -93,22 +93,6 @@ static int parse_machine(raw *r, const char *kind, int n, double a, double b, do
     return -1;
 }
 
-/* A `micro sweep 0 BYTES SECONDS` point into its place (bytes increasing; a size met again keeps
- * its least time).  0, or -1 (more sizes than COST_SWEEPS). */
-static int sweep_add(calib_micro *m, double bytes, double secs)
-{
-    int k = 0;
-    while (k < m->nsweep && m->sweep_bytes[k] < bytes) k++;
-    if (k < m->nsweep && m->sweep_bytes[k] == bytes) { least(&m->sweep[k], secs); return 0; }
-    if (m->nsweep == COST_SWEEPS) return -1;
-    memmove(&m->sweep_bytes[k + 1], &m->sweep_bytes[k], (size_t)(m->nsweep - k) * sizeof *m->sweep_bytes);
-    memmove(&m->sweep[k + 1], &m->sweep[k], (size_t)(m->nsweep - k) * sizeof *m->sweep);
-    m->sweep_bytes[k] = bytes;
-    m->sweep[k] = secs;
-    m->nsweep++;
-    return 0;
-}
-
 /* A `micro NAME LEVEL BYTES SECONDS` line into r->micro.  0, or -1 (malformed). */
 static int parse_micro(raw *r, const char *line)
 {
@@ -121,7 +105,6 @@ static int parse_micro(raw *r, const char *line)
     int l = (int)level;
     if (!strcmp(name, "update")) { least(&m->update[l], secs); m->bytes[l] = bytes; return 0; }
     if (!strcmp(name, "chase")) { least(&m->chase[l], secs); return 0; }
-    if (!strcmp(name, "sweep")) return sweep_add(m, bytes, secs);
     if (!strcmp(name, "strided") && l > 0) { least(&m->walk[l], secs); return 0; }
     double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
                 : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
@@ -239,7 +222,6 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     pr->restart_price = pr->cache1_bytes = pr->cache2_bytes = pr->stream1_price = pr->stream2_price = -1;
     pr->latency1 = pr->latency2 = pr->latency_cached = pr->latency_mem = -1;
     pr->strided1_price = pr->strided2_price = pr->strided_cached_price = pr->searched_price = -1;
-    for (int k = 0; k < COST_SWEEPS; k++) pr->sweep_bytes[k] = pr->sweep_price[k] = -1;
     if (!(m->update[1] > 0 && m->poly > 0 && m->nlevels >= 1 && m->cache_bytes[1] > 0)) return;
     double vop = calib_op(out, m->poly, m->update[1], ""), op = vop;
     if (m->poly_scalar > 0 && m->update_scalar > 0) op = calib_op(out, m->poly_scalar, m->update_scalar, " (scalar)");
@@ -267,10 +249,6 @@ static void calib_micro_prices(const raw *r, calib_result *out)
         if (m->walk[l] > 0) *walk[l] = m->walk[l] / 2 / op;
     }
     if (m->update[0] > 0) pr->stream_price = nonneg(m->update[0] - 2 * vop) / 2 / op;
-    for (int k = 0; k < m->nsweep; k++) {
-        pr->sweep_bytes[k] = m->sweep_bytes[k];
-        pr->sweep_price[k] = nonneg(m->sweep[k] - 2 * vop) / 2 / op;
-    }
     if (m->chase[0] > 0) pr->latency_mem = m->chase[0] / op;
     pr->unit_price = vop / op;
     if (m->accum > 0) pr->accum_price = m->accum / 2 / op;

@@ -34,10 +34,6 @@
  *   strided1_price, the walk over a square matrix of half each level's share, the same way: the
  *   strided2_price, first level, the second (when there are three), the last
  *   strided_cached_price
- *   sweep1_bytes,  the update over BYTES of every rank's data at once (`micro sweep 0 BYTES S`,
- *   sweep1_price,  doubling from twice the second level's share to beyond the caches), each
- *   ..             (update − 2·v) / 2 / op as the levels' prices: the price of a stream by the
- *                  data a processor has, measured (cost.h, `sweeps`)
  *   restart_price  the update over the first 256 elements of each row of 1024 beyond the caches:
  *                  its seconds per row less those of 256 elements of the same update over whole
  *                  rows (`rows`; without it, 256 of the update's elements beyond the caches),
@@ -93,9 +89,6 @@ typedef struct calib_micro {
                                                      beyond the caches it is `strided`) */
     double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
     double poly, accum, strided, aliased, restart, rows, poly_scalar, update_scalar, searched;
-    double sweep_bytes[COST_SWEEPS], sweep[COST_SWEEPS];   /* the update over each rank's data at
-                                                     once, bytes increasing (`sweep` lines) */
-    int nsweep;
     double op;                                    /* fitted: seconds per operation, vectorised (0: none) */
     double op_scalar;                             /* fitted: not vectorised (the tick; op without
                                                      the scalar lines) */

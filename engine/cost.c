@@ -31,7 +31,6 @@
  */
 #include "cost.h"
 #include "ir.h"
-#include "strbuf.h"
 #include "textfile.h"
 
 #include <ctype.h>
@@ -57,8 +56,7 @@ static const cost_profile cost_builtins[] = {
       .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1,
       .cache1_bytes = -1, .cache2_bytes = -1, .stream1_price = -1, .stream2_price = -1, .latency1 = -1,
       .latency2 = -1, .latency_cached = -1, .latency_mem = -1, .strided1_price = -1, .strided2_price = -1,
-      .strided_cached_price = -1, .searched_price = -1, .data_scale = -1,
-      .sweep_bytes = { -1, -1, -1, -1, -1, -1, -1, -1 }, .sweep_price = { -1, -1, -1, -1, -1, -1, -1, -1 } },
+      .strided_cached_price = -1, .searched_price = -1, .data_scale = -1 },
 };
 #define COST_NBUILTINS ((int)(sizeof cost_builtins / sizeof cost_builtins[0]))
 
@@ -112,11 +110,6 @@ static const cost_key cost_keys[] = {
     { "latency_cached", offsetof(cost_profile, latency_cached), 4 },
     { "latency_mem",   offsetof(cost_profile, latency_mem), 4 },
     { "data_scale",    offsetof(cost_profile, data_scale), 4 },
-#define SWEEP_KEYS(k) { "sweep" #k "_bytes", offsetof(cost_profile, sweep_bytes[k - 1]), 4 }, \
-                      { "sweep" #k "_price", offsetof(cost_profile, sweep_price[k - 1]), 4 }
-    SWEEP_KEYS(1), SWEEP_KEYS(2), SWEEP_KEYS(3), SWEEP_KEYS(4),
-    SWEEP_KEYS(5), SWEEP_KEYS(6), SWEEP_KEYS(7), SWEEP_KEYS(8),
-#undef SWEEP_KEYS
 };
 #define COST_NKEYS ((int)(sizeof cost_keys / sizeof cost_keys[0]))
 
@@ -250,8 +243,10 @@ static void cost_fmt_double(double v, char *buf, size_t size)
 
 char *cost_profile_format(const cost_profile *p)
 {
-    strbuf s = {0};
-    strbuf_printf(&s, "name %s\n", p->name[0] ? p->name : "profile");
+    size_t cap = 1024, n = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    n += (size_t)snprintf(s + n, cap - n, "name %s\n", p->name[0] ? p->name : "profile");
     for (int i = 0; i < COST_NKEYS; i++) {
         const cost_key *k = &cost_keys[i];
         int is_int = k->is_int == 1 || k->is_int == 2;
@@ -260,14 +255,14 @@ char *cost_profile_format(const cost_profile *p)
         if (k->is_int == 3 && *(const double *)((const char *)p + k->off) == 1) continue;   /* likewise */
         if (k->is_int == 4 && !(*(const double *)((const char *)p + k->off) >= 0)) continue;   /* unset */
         if (is_int)
-            strbuf_printf(&s, "%s %d\n", k->key, iv);
+            n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key, iv);
         else {
             char num[40];
             cost_fmt_double(*(const double *)((const char *)p + k->off), num, sizeof num);
-            strbuf_printf(&s, "%s %s\n", k->key, num);
+            n += (size_t)snprintf(s + n, cap - n, "%s %s\n", k->key, num);
         }
     }
-    return strbuf_take(&s);
+    return s;
 }
 
 int cost_profile_resolve(const char *name_or_path, cost_profile *out, diag_list *d)
@@ -544,26 +539,6 @@ static double cost_levels_price(const sim_trace *t, const cost_profile *p, int i
     return cost_levels_blend(t, p, i, price, p->stream_price);
 }
 
-/* The price of a stream's element on processor i by the sweeps (cost.h, `sweeps`): interpolated
- * in log bytes between the points around its data, from the second level's (or the first's) own;
- * -1 without sweeps or where its data is within that level (the `levels` blend prices it). */
-static double cost_sweeps_price(const sim_trace *t, const cost_profile *p, int i)
-{
-    if (!(p->sweep_bytes[0] > 0) || !t->data_bytes || !(t->data_bytes[i] > 0)) return -1;
-    double b0 = p->cache2_bytes > 0 && p->stream2_price >= 0 ? p->cache2_bytes : p->cache1_bytes;
-    double z0 = b0 == p->cache2_bytes ? p->stream2_price : p->stream1_price;
-    double d = cost_data(t, p, i);
-    if (!(b0 > 0 && z0 >= 0)) b0 = 0;
-    if (d <= b0) return -1;
-    for (int k = 0; k < COST_SWEEPS; k++) {
-        double b = p->sweep_bytes[k], z = p->sweep_price[k];
-        if (!(b > b0) || !(z >= 0)) continue;
-        if (d <= b) return b0 > 0 ? z0 + (z - z0) * log(d / b0) / log(b / b0) : z;
-        b0 = b, z0 = z;
-    }
-    return z0;
-}
-
 /* The price of a restart on processor i (cost.h, `levels`): restart_price, or with the levels
  * set, restart_price for the part of the processor's data beyond the last level (a restart within
  * the caches finds its next row there). */
@@ -574,14 +549,12 @@ static double cost_restart_price(const sim_trace *t, const cost_profile *p, int 
     return d > p->cache_bytes ? p->restart_price * (d - p->cache_bytes) / d : 0;
 }
 
-/* The price of a stream's element on processor i (cost.h, `streams`): by the sweeps, or by the
- * levels that hold its data, or stream_price, or between stream_cached_price and it; 0 when unset. */
+/* The price of a stream's element on processor i (cost.h, `streams`): by the levels that hold
+ * its data, or stream_price, or between stream_cached_price and it; 0 when unset. */
 static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i)
 {
     if (p->stream_price < 0) return 0;
-    double z = cost_sweeps_price(t, p, i);
-    if (z >= 0) return z;
-    z = cost_levels_price(t, p, i);
+    double z = cost_levels_price(t, p, i);
     return z >= 0 ? z : cost_cache_blend(t, p, i, p->stream_cached_price, p->stream_price);
 }
 

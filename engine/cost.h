@@ -108,15 +108,6 @@
  *            accesses).  Unset (every profile before them): `cache` above,
  *            bit for bit.  `polyapm calibrate` measures the levels with microbenchmarks of its
  *            own (engine/calib.h).
- *   sweeps   with sweep1_bytes .. sweep8_bytes and their prices set, a stream's element on a
- *            processor whose data D_i exceeds the second level (cache2_bytes, else cache1_bytes)
- *            costs what the update over that much data costs, interpolated in log D_i between
- *            the points (from the second level's own price; beyond the last point, its price),
- *            instead of the `levels` blend: what the caches hold is measured, not taken from
- *            what the processor reports (a virtual machine's sysfs can report a last level far
- *            larger than the one it runs on: 480 MB where the update slows down beyond 32 MB).
- *            `polyapm calibrate` runs the update over every rank's data at once, doubling from
- *            twice the second level's share to beyond the caches (calib.h).
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -160,8 +151,6 @@
 #include "diag.h"
 #include "sim.h"
 
-enum { COST_SWEEPS = 8 };   /* the most sweep points a profile holds (`sweeps` above) */
-
 typedef struct cost_profile {
     char name[64];
     double tick_seconds;      /* seconds per tick (an arithmetic operation: calib.h) */
@@ -203,9 +192,6 @@ typedef struct cost_profile {
                                  (`levels` above; strided_price: memory); < 0 = unset */
     double searched_price;    /* ticks paid per tick of work in a memory found through its
                                  pieces (SIM_WORK_SEARCHED); < 0 = unset: priced as strided */
-    double sweep_bytes[COST_SWEEPS], sweep_price[COST_SWEEPS];   /* `sweeps` above: a
-                                 processor's data (bytes, increasing) and the ticks paid per element
-                                 streamed over that much; bytes <= 0 = unset */
     double latency1, latency2, latency_cached, latency_mem;   /* ticks of a dependent load from
                                  each level, the last level (cache_bytes) and memory: what
                                  `calibrate` measured (reported, not priced); < 0 = unset */

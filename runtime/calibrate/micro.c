@@ -13,10 +13,6 @@
  *                                  operations and two streams an element (level 1 only)
  *   micro update_scalar 1 BYTES S, the two as code the compiler does not vectorise runs them (a
  *   micro poly_scalar 1 BYTES S    loop with a guard or a send in its body, a walk)
- *   micro sweep 0 BYTES S          the update over BYTES on every rank at once, BYTES doubling from
- *                                  twice the second level's share (the first's, with one level) to
- *                                  beyond the caches (at most 8 sizes): what the caches hold, as the
- *                                  update finds it, not as sysfs reports it
  *   micro chase LEVEL BYTES S      a dependent load in a random cycle over BYTES (the latency)
  *   micro accum 1 BYTES S          s = s + w[k] * v[k] over arrays in the first level: two
  *                                  operations an element on a chain of dependent additions
@@ -339,22 +335,6 @@ static void mb_searched_time(mb_ctx *x, double bytes)
     free(idx);
 }
 
-/* The update over each size from `from`, doubling, up to `beyond` (at most 8 sizes). */
-static void mb_sweeps(mb_ctx *x, double from, double beyond)
-{
-    enum { SWEEPS = 8 };
-    if (from < beyond / (1 << (SWEEPS - 1))) from = beyond / (1 << (SWEEPS - 1));
-    for (double bytes = from; bytes <= beyond * 1.001; bytes *= 2) {
-        long n = (long)(bytes / 8);
-        double *a = malloc((size_t)n * sizeof *a);
-        for (long i = 0; i < n; i++) a[i] = 1.0 + (double)(i % 7) * 1e-3;
-        mb_job j = { K_UPDATE, a, NULL, NULL, NULL, n, 0, 0, 0, mb_reps(2e6, (double)n), bytes > 16e6 };
-        double t = mb_time(x, &j, (double)n);
-        if (x->rank == 0) printf("micro sweep 0 %.0f %.9e\n", bytes, t);
-        free(a);
-    }
-}
-
 /* The accumulation in the first level, the column walks and the partial rows beyond the caches. */
 static void mb_patterns(mb_ctx *x, double l1, double beyond)
 {
@@ -421,8 +401,6 @@ void micro_run(MPI_Comm world, int quick)
         if (beyond < 32e6) beyond = 32e6;
         if (beyond > (quick ? 128e6 : 256e6)) beyond = quick ? 128e6 : 256e6;
         mb_level(&x, 0, beyond, 0);
-        int second = n >= 2 ? 1 : 0;
-        mb_sweeps(&x, 2 * c[second].bytes / c[second].sharing, beyond);
         mb_patterns(&x, c[0].bytes / c[0].sharing / 2, beyond);
         if (x.rank == 0 && x.sink == 42) printf("# %g\n", x.sink);   /* keeps the loads */
         fflush(stdout);

@@ -431,40 +431,6 @@ static double levels_total(const cost_profile *p, double data, double streams)
     return total;
 }
 
-/* Sweeps (cost.h, `sweeps`): beyond the second level a stream's element costs the measured
- * update's price at the processor's data, interpolated in log bytes; within it, the levels. */
-static void test_sweeps(void)
-{
-    cost_profile p = *cost_profile_builtin("scali2004");
-    p.cache1_bytes = 1000, p.stream1_price = 1;
-    p.cache2_bytes = 4000, p.stream2_price = 2;
-    p.cache_bytes = 1e9, p.stream_cached_price = 4;   /* a last level the update never sees */
-    p.stream_price = 10;
-    p.sweep_bytes[0] = 8000, p.sweep_price[0] = 2;
-    p.sweep_bytes[1] = 16000, p.sweep_price[1] = 2;
-    p.sweep_bytes[2] = 32000, p.sweep_price[2] = 6;
-    T_NEAR("sweeps: within the second level, the levels' blend", levels_total(&p, 2000, 50), 100 + 50 * 1.5, 1e-9);
-    T_NEAR("sweeps: between two points, in log bytes (16000 .. 32000: 22627 half way)",
-           levels_total(&p, 16000 * sqrt(2), 50), 100 + 50 * 4, 1e-9);
-    T_NEAR("sweeps: at a point, its price", levels_total(&p, 16000, 50), 100 + 50 * 2, 1e-9);
-    T_NEAR("sweeps: from the second level to the first point (4000 .. 8000)", levels_total(&p, 8000 / sqrt(2), 50),
-           100 + 50 * 2, 1e-9);
-    T_NEAR("sweeps: beyond the last point, its price", levels_total(&p, 1e6, 50), 100 + 50 * 6, 1e-9);
-    cost_profile q = p;
-    q.sweep_bytes[0] = q.sweep_bytes[1] = q.sweep_bytes[2] = -1;
-    T_NEAR("sweeps: unset, the last level's price where the data is in it", levels_total(&q, 32000, 50),
-           100 + 50 * (1000 + 6000 + 28000 * 4) / 32000.0, 1e-9);
-    char *text = cost_profile_format(&p);
-    cost_profile back;
-    diag_list d;
-    diag_list_init(&d);
-    T_EQ_INT("sweeps: the profile's text parses", cost_profile_parse("p", text, &back, &d), 0);
-    T_CHECK("sweeps: ... and round-trips the points", back.sweep_bytes[2] == 32000 && back.sweep_price[2] == 6 &&
-            back.sweep_bytes[3] < 0, "%g %g %g", back.sweep_bytes[2], back.sweep_price[2], back.sweep_bytes[3]);
-    free(text);
-    diag_list_free(&d);
-}
-
 static void test_levels(void)
 {
     cost_profile p = *cost_profile_builtin("scali2004");
@@ -564,7 +530,6 @@ static void test_levels(void)
 int main(void)
 {
     test_levels();
-    test_sweeps();
     test_class_prices();
     test_guard_price();
     test_barrier();

@@ -210,9 +210,6 @@ static void print_text(const calib_result *r, double secs, const char *const *st
                1e9 * m->update_scalar, 1e9 * m->poly_scalar, 1e9 * m->op_scalar);
         printf("    accum %.4g, strided %.4g, aliased %.4g, searched %.4g, restart %.4g a row (%.4g in whole rows)\n",
                1e9 * m->accum, 1e9 * m->strided, 1e9 * m->aliased, 1e9 * m->searched, 1e9 * m->restart, 1e9 * m->rows);
-        if (m->nsweep) printf("    the update over each rank's data at once (ticks a streamed element):");
-        for (int k = 0; k < m->nsweep; k++)
-            printf(" %.0f KB %.3g%s", m->sweep_bytes[k] / 1024, r->profile.sweep_price[k], k + 1 < m->nsweep ? "," : "\n");
     } else {
         printf("  tick: one multiply in a memory-bound loop (no microbenchmarks measured)\n");
     }
@@ -240,10 +237,6 @@ static void print_json(const calib_result *r, double secs, const char *const *st
             printf("%s{\"level\":%d,\"cache_bytes\":%.17g,\"sharing\":%g,\"bytes\":%.17g,\"update\":%.10g,"
                    "\"chase\":%.10g,\"strided\":%.10g}", l ? "," : "", l, m->cache_bytes[l], m->sharing[l], m->bytes[l],
                    m->update[l], m->chase[l], l ? m->walk[l] : m->strided);
-        printf("],\"sweeps\":[");
-        for (int k = 0; k < m->nsweep; k++)
-            printf("%s{\"bytes\":%.17g,\"update\":%.10g,\"price\":%.10g}", k ? "," : "", m->sweep_bytes[k],
-                   m->sweep[k], r->profile.sweep_price[k]);
         printf("]}");
     } else {
         printf("null");
