@@ -31,6 +31,7 @@
  */
 #include "cost.h"
 #include "ir.h"
+#include "strbuf.h"
 #include "textfile.h"
 
 #include <ctype.h>
@@ -243,10 +244,8 @@ static void cost_fmt_double(double v, char *buf, size_t size)
 
 char *cost_profile_format(const cost_profile *p)
 {
-    size_t cap = 1024, n = 0;
-    char *s = malloc(cap);
-    if (!s) return NULL;
-    n += (size_t)snprintf(s + n, cap - n, "name %s\n", p->name[0] ? p->name : "profile");
+    strbuf s = {0};
+    strbuf_printf(&s, "name %s\n", p->name[0] ? p->name : "profile");
     for (int i = 0; i < COST_NKEYS; i++) {
         const cost_key *k = &cost_keys[i];
         int is_int = k->is_int == 1 || k->is_int == 2;
@@ -255,14 +254,14 @@ char *cost_profile_format(const cost_profile *p)
         if (k->is_int == 3 && *(const double *)((const char *)p + k->off) == 1) continue;   /* likewise */
         if (k->is_int == 4 && !(*(const double *)((const char *)p + k->off) >= 0)) continue;   /* unset */
         if (is_int)
-            n += (size_t)snprintf(s + n, cap - n, "%s %d\n", k->key, iv);
+            strbuf_printf(&s, "%s %d\n", k->key, iv);
         else {
             char num[40];
             cost_fmt_double(*(const double *)((const char *)p + k->off), num, sizeof num);
-            n += (size_t)snprintf(s + n, cap - n, "%s %s\n", k->key, num);
+            strbuf_printf(&s, "%s %s\n", k->key, num);
         }
     }
-    return s;
+    return strbuf_take(&s);
 }
 
 int cost_profile_resolve(const char *name_or_path, cost_profile *out, diag_list *d)

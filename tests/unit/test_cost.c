@@ -200,6 +200,25 @@ static void test_profiles(void)
     T_EQ_STR("format idempotent", txt2, txt);
     free(txt);
     free(txt2);
+    /* every key set to a number printed at full length: a text well beyond 1 KB (a calibrated
+     * profile is over 1 KB: it used to be written past a buffer of that size) */
+    {
+        static const char *const keys[] = { "tick_seconds", "mstartup_s", "mstartup_r", "normsent", "normrcvd",
+            "barrier_slope", "barrier_const", "ts", "tw", "g", "guard_price", "unit_price", "strided_price", "aliased_price", "accum_price",
+            "unit_cached_price", "cache_bytes", "stream_price", "stream_cached_price", "restart_price",
+            "cache1_bytes", "cache2_bytes", "stream1_price", "stream2_price", "strided1_price", "strided2_price",
+            "strided_cached_price", "searched_price", "latency1", "latency2", "latency_cached", "latency_mem",
+            "loggp_L", "loggp_o", "loggp_G", "data_scale", NULL };
+        cost_profile big = *p;
+        for (int i = 0; keys[i]; i++) cost_profile_set(&big, keys[i], 1234.5678901234567 + i);
+        char *bt = cost_profile_format(&big);
+        cost_profile back;
+        T_CHECK("format: a long profile's text, whole", bt && strlen(bt) > 1024 && strstr(bt, "data_scale 1269.56789012345"),
+                "%zu", bt ? strlen(bt) : 0);
+        T_EQ_INT("format: ... parses", cost_profile_parse("big.prof", bt, &back, &d), 0);
+        T_NEAR("format: ... its last key round-trips", back.data_scale, 1234.5678901234567 + 35, 0);
+        free(bt);
+    }
 
     const char *src = "# measured here\nname local\n  normsent 2.5  # per word\n\ncoalesce 0\n";
     T_EQ_INT("parse comments", cost_profile_parse("l.prof", src, &q, &d), 0);
