@@ -42,6 +42,18 @@ runs() {
     expect_eq "$1: mpirun -np 2 prints the simulation's checksum" \
         "$(printf '%s' "$out" | tail -1 | json "j['match'] and j['ranks'] == 2" 2>/dev/null || printf '%s' "$out" | tail -3)" True
 }
+# runs_at NAME NODE "NP -D k=v .." ..: exported and run at each size on NP ranks: the simulation's
+# checksum
+runs_at() {
+    local name=$1 node=$2 at out
+    shift 2
+    for at in "$@"; do
+        # shellcheck disable=SC2086
+        out=$(P run "$node" -np $at --json 2>&1)
+        expect_eq "$name: mpirun -np $at prints the simulation's checksum" \
+            "$(printf '%s' "$out" | tail -1 | json "j['match']" 2>/dev/null || printf '%s' "$out" | tail -3)" True
+    done
+}
 # loop_before C REGEX: the line of the last `for (` before the first line of file C matching REGEX
 loop_before() {
     local at
@@ -148,12 +160,7 @@ cjt=$(P sim "$jt" --machine lxs --json | json "j['cost']")
 expect_eq "2mm regs=16: priced below the jam alone where the first level's accesses cost ($crg < $cjt)" \
     "$(python3 -c "print($crg < $cjt)")" True
 # at sizes where a rank's rows start and end inside a group and the columns end in a partial tile
-for at in "2 -D ni=30 -D nj=21 -D nk=19 -D nl=17" "3 -D ni=30 -D nj=37 -D nk=19 -D nl=33"; do
-    # shellcheck disable=SC2086
-    out=$(P run "$rg" -np $at --json 2>&1)
-    expect_eq "2mm regs=16: mpirun -np $at prints the simulation's checksum" \
-        "$(printf '%s' "$out" | tail -1 | json "j['match']" 2>/dev/null || printf '%s' "$out" | tail -3)" True
-done
+runs_at "2mm regs=16" "$rg" "2 -D ni=30 -D nj=21 -D nk=19 -D nl=17" "3 -D ni=30 -D nj=37 -D nk=19 -D nl=33"
 P export "$rg" -o "$TMP/2mm-regs" -D nj=37 -D nl=33 >/dev/null
 c=$TMP/2mm-regs/mm2_syndm.c
 regs=$(sed -n '/all 16 columns: tmp.s elements in registers along k/,/} else {/p' "$c")
@@ -342,12 +349,7 @@ else
         'S2: E\[i\]\[j\] = [^}]*\} \} \} \} \} \} \} \} for i = 0 \.\. ni - 1 \{ for p = [^{]*\{ let j = p send E\[i\]\[j\] to [^}]* when nl \+ p >= 2 \}'
     verified "3mm regs=16" "$r"
     # at sizes where a rank's columns end in partial tiles and groups
-    for at in "2 -D ni=30 -D nj=37 -D nk=19 -D nl=35 -D nm=21" "3 -D ni=22 -D nj=50 -D nk=17 -D nl=41 -D nm=23"; do
-        # shellcheck disable=SC2086
-        out=$(P run "$r" -np $at --json 2>&1)
-        expect_eq "3mm regs=16: mpirun -np $at prints the simulation's checksum" \
-            "$(printf '%s' "$out" | tail -1 | json "j['match']" 2>/dev/null || printf '%s' "$out" | tail -3)" True
-    done
+    runs_at "3mm regs=16" "$r" "2 -D ni=30 -D nj=37 -D nk=19 -D nl=35 -D nm=21" "3 -D ni=22 -D nj=50 -D nk=17 -D nl=41 -D nm=23"
     P export "$r" -o "$TMP/3mm-regs" -D nj=37 -D nl=35 >/dev/null
     expect_eq "3mm regs=16 exported: a register tile for each product" \
         "$(cat "$TMP/3mm-regs/"*_syndm.c | grep -c 'double rt_acc[0-9]*\[4\]\[16\];')" 3
