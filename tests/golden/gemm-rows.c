@@ -76,11 +76,11 @@ static __attribute__((noinline)) void step_S1_S2(int64_t t, int64_t me, double *
                 C[rt_row1 + j] = C[rt_row1 + j] * 1.2;   /* S1 */
             }
         }
-        for (int64_t k = 0, k_end = nk - 1; k <= k_end; k += 1) {
-            {
-                const int64_t i = p;
-                const int64_t rt_row2 = (i - o1) * nj;   /* C[i - o1][..] */
-                const int64_t rt_row3 = (i - o1) * nk;   /* A[i - o1][..] */
+        {
+            const int64_t i = p;
+            const int64_t rt_row2 = (i - o1) * nj;   /* C[i - o1][..] */
+            const int64_t rt_row3 = (i - o1) * nk;   /* A[i - o1][..] */
+            for (int64_t k = 0, k_end = nk - 1; k <= k_end; k += 1) {
                 const int64_t rt_row4 = k * nj;   /* B[k][..] */
                 for (int64_t j = 0, j_end = nj - 1; j <= j_end; j += 1) {
                     /* S2 */
@@ -107,10 +107,10 @@ static void mark_S1_S2(int64_t t, int64_t me)
                 C_mine[rt_row5 + j] = rt_now;   /* S1 */
             }
         }
-        for (int64_t k = 0, k_end = nk - 1; k <= k_end; k += 1) {
-            {
-                const int64_t i = p;
-                const int64_t rt_row6 = (i - o1) * nj;   /* C[i - o1][..] */
+        {
+            const int64_t i = p;
+            const int64_t rt_row6 = (i - o1) * nj;   /* C[i - o1][..] */
+            for (int64_t k = 0, k_end = nk - 1; k <= k_end; k += 1) {
                 for (int64_t j = 0, j_end = nj - 1; j <= j_end; j += 1) {
                     C_mine[rt_row6 + j] = rt_now;   /* S2 */
                 }

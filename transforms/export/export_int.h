@@ -265,6 +265,12 @@ void ex_offset(const ex_em *m, strbuf *b, strbuf *pre, int in, int array, ir_exp
 void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *var, const ir_block *body,
                   int from, const ir_expr *e);
 void ex_rows_close(ex_em *in_loop, const ex_em *m);
+/* The same before the loop over `outer` around the innermost loop over `var` (body: that loop's):
+ * the rows that change in neither, computed once a turn of the loops around outer (a cyclic
+ * tiling's X_at(me, (i - rp) / procs, 0), which gcc does not move out of the loop over j itself,
+ * and then does not vectorise the loop over j around an accumulation).  How many rows. */
+int ex_rows_open_around(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *outer, const char *var,
+                        const ir_block *body, int from);
 /* Before the loop over `around` whose body is jammed loop j (export_jam.c): each turn's rows that
  * do not move with around (gemm's C[i][..], mvt's A[i][..] with i the turn's row), an array of
  * one per turn each, filled in a loop over the turns with the turn's lets (`rt_row3[rt_turn] =

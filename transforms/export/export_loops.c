@@ -210,17 +210,56 @@ static int ex_split_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const i
     return 1;
 }
 
+static void ex_inner_loop_rest(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int nlet, int k);
+
+/* Lines of text moved left by 4 columns (a block whose braces went: its lets unread). */
+static void ex_dedent(strbuf *b, const char *text)
+{
+    for (const char *p = text; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) + 1 : strlen(p);
+        size_t skip = n >= 4 && !strncmp(p, "    ", 4) ? 4 : 0;
+        strbuf_printf(b, "%.*s", (int)(n - skip), p + skip);
+        p += n;
+    }
+}
+
 /* The innermost loop over v around body, its invariant lets before it (and its sends as runs
- * after it where export_runs.c says so). */
+ * after it where export_runs.c says so): those that something after them reads (rows hoisted
+ * further out, ex_loop_around, may leave `i = p` unread), in a block of their own. */
 static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int k)
 {
+    int nlet = ex_invariant_lets(m->pl, v, body);
+    strbuf rest = {0};
+    ex_inner_loop_rest(m, &rest, v, body, nlet, nlet ? k + 4 : k);
+    strbuf *part = xcalloc((size_t)nlet + 1, sizeof *part);
+    int *keep = xcalloc((size_t)nlet + 1, sizeof *keep), kept = 0;
+    for (int j = nlet - 1; j >= 0; j--) {
+        ex_emit_stmt(m, &part[j], body, j, k + 4);
+        keep[j] = ex_let_read(body->stmts[j], rest.s, part + j + 1, keep + j + 1, nlet - j - 1);
+        kept += keep[j];
+    }
+    /* in a block of their own: a sibling loop may declare the same names (2mm's i = p before
+     * each of its j loops) */
+    if (kept) { ex_indent(b, k); strbuf_printf(b, "{\n"); }
+    for (int j = 0; j < nlet; j++)
+        if (keep[j] && part[j].s) strbuf_printf(b, "%s", part[j].s);
+    if (kept || !nlet) strbuf_printf(b, "%s", rest.s ? rest.s : "");
+    else ex_dedent(b, rest.s);
+    if (kept) { ex_indent(b, k); strbuf_printf(b, "}\n"); }
+    for (int j = 0; j < nlet; j++) strbuf_free(&part[j]);
+    free(part);
+    free(keep);
+    strbuf_free(&rest);
+}
+
+/* ex_inner_loop after its invariant lets: the rows, the loop (a jammed or register-tiled one's
+ * form), its sends as runs. */
+static void ex_inner_loop_rest(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int nlet, int k)
+{
     ex_em in_loop, quiet = *m;
-    int nlet = ex_invariant_lets(m->pl, v, body), runs = ex_send_runs(m, v, body, nlet);
+    int runs = ex_send_runs(m, v, body, nlet);
     quiet.nosends = quiet.nosends || runs;
-    /* the loop's invariant lets first, in a block of their own (a sibling loop may declare the
-     * same names: 2mm's i = p before each of its j loops) */
-    if (nlet) { ex_indent(b, k); strbuf_printf(b, "{\n"); k += 4; }
-    for (int j = 0; j < nlet; j++) ex_emit_stmt(m, b, body, j, k);
     ex_rows_open(&quiet, &in_loop, b, k, v->var, body, nlet, NULL);
     if (m->jam && body->n == nlet + 1 && body->stmts[nlet] == m->jam) {   /* its turns unrolled here */
         ex_em around = in_loop;
@@ -234,7 +273,6 @@ static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const 
     }
     ex_rows_close(&in_loop, &quiet);
     if (runs) ex_send_runs_emit(m, b, v, body, nlet, k);
-    if (nlet) { ex_indent(b, k - 4); strbuf_printf(b, "}\n"); }
 }
 
 /* The innermost loop, twice when its sends' conditions do not change in it (export_guards.c):
@@ -265,17 +303,87 @@ void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir
     strbuf_free(&pre);
 }
 
-/* Loops vars[from..] around body (the innermost split at its test where it has that shape). */
+/* The innermost loop over v around body: split at its test, a tile's point loop, or plain. */
+static void ex_innermost(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int in)
+{
+    if (!ex_split_loop(m, b, v, body, in) && !ex_point_loop(m, b, v, body, in)) ex_emit_inner_loop(m, b, v, body, in);
+}
+
+/* Does b hold lets and assignments alone (an innermost loop's body, no test, send or jam)? */
+static int ex_plain_block(const ir_block *b)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->stmts[i]->kind != IR_S_LET && b->stmts[i]->kind != IR_S_ASSIGN) return 0;
+    return b->n > 0;
+}
+
+/* The loop over `outer` around the innermost loop over v, whose body `body` holds lets and
+ * assignments alone: the rows of its accesses that change in neither loop are computed once
+ * before the loop over outer (ex_rows_open_around), in a block with the leading lets of body
+ * they may name that change in neither (`i = p`); the loop over v is written by `inner` (its
+ * emitter, b, in) from within the loop over outer.  0 when no row would be (nothing written). */
+static int ex_loop_around(const ex_em *m, strbuf *b, const ir_loopvar *outer, const ir_loopvar *v,
+                          const ir_block *body, int in,
+                          void (*inner)(const ex_em *m, strbuf *b, const void *arg, int in), const void *arg)
+{
+    if (m->mode == EX_INSPECT || m->regs || !ex_plain_block(body) || outer->slot < 0) return 0;
+    int nlet = 0;
+    while (nlet < body->n && body->stmts[nlet]->kind == IR_S_LET) {
+        const ir_expr *x = body->stmts[nlet]->u.let.value;
+        if (ex_reads(x, outer->slot) || ex_reads(x, v->slot) || !ex_cannot_fail(m->pl, x)) break;
+        nlet++;
+    }
+    strbuf head = {0};
+    for (int i = 0; i < nlet; i++) ex_emit_stmt(m, &head, body, i, in + 4);
+    ex_em around;
+    if (!ex_rows_open_around(m, &around, &head, in + 4, outer->var, v->var, body, nlet)) {
+        ex_rows_close(&around, m);
+        strbuf_free(&head);
+        return 0;
+    }
+    ex_indent(b, in);
+    strbuf_printf(b, "{\n%s", head.s);
+    ex_for_open(&around, b, outer, in + 4);
+    inner(&around, b, arg, in + 8);
+    ex_indent(b, in + 4);
+    strbuf_printf(b, "}\n");
+    ex_indent(b, in);
+    strbuf_printf(b, "}\n");
+    ex_rows_close(&around, m);
+    strbuf_free(&head);
+    return 1;
+}
+
+/* ex_loop_around's inner loops: the innermost loop of a FOR of several variables, and a FOR
+ * statement alone in its loop's body. */
+typedef struct ex_inner_arg { const ir_loopvar *v; const ir_block *body; } ex_inner_arg;
+static void ex_inner_of_vars(const ex_em *m, strbuf *b, const void *arg, int in)
+{
+    const ex_inner_arg *a = arg;
+    ex_innermost(m, b, a->v, a->body, in);
+}
+static void ex_inner_stmt(const ex_em *m, strbuf *b, const void *arg, int in) { ex_emit_block(m, b, arg, in); }
+
+/* Loops vars[from..] around body (the innermost split at its test where it has that shape; the
+ * rows that change in neither of the two innermost loops computed before them: ex_loop_around). */
 void ex_emit_loops(const ex_em *m, strbuf *b, const ir_loopvar *vars, int nvars, int from,
                      const ir_block *body, int in)
 {
     if (nvars > from && m->mode != EX_INSPECT) {
-        int i;
-        for (i = from; i < nvars - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
-        if (!ex_split_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from)))
-            if (!ex_point_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from)))
-                ex_emit_inner_loop(m, b, &vars[nvars - 1], body, in + 4 * (nvars - 1 - from));
-        for (i = nvars - 2; i >= from; i--) { ex_indent(b, in + 4 * (i - from)); strbuf_printf(b, "}\n"); }
+        int i, last = nvars - 1;
+        for (i = from; i < last - 1; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));
+        ex_inner_arg a = { &vars[last], body };
+        const ir_stmt *f = body->n == 1 && body->stmts[0]->kind == IR_S_FOR ? body->stmts[0] : NULL;
+        if (last == from && f && f->u.for_.nvars == 1 && f != m->jam &&
+            ex_loop_around(m, b, &vars[last], &f->u.for_.vars[0], f->u.for_.body, in, ex_inner_stmt, body))
+            return;   /* a loop whose body is an innermost loop */
+        if (last - 1 < from || !ex_loop_around(m, b, &vars[last - 1], &vars[last], body, in + 4 * (last - 1 - from),
+                                                ex_inner_of_vars, &a)) {
+            if (last - 1 >= from) ex_for_open(m, b, &vars[last - 1], in + 4 * (last - 1 - from));
+            ex_innermost(m, b, &vars[last], body, in + 4 * (last - from));
+            if (last - 1 >= from) { ex_indent(b, in + 4 * (last - 1 - from)); strbuf_printf(b, "}\n"); }
+        }
+        for (i = last - 2; i >= from; i--) { ex_indent(b, in + 4 * (i - from)); strbuf_printf(b, "}\n"); }
         return;
     }
     for (int i = from; i < nvars; i++) ex_for_open(m, b, &vars[i], in + 4 * (i - from));

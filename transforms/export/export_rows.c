@@ -285,13 +285,14 @@ static void ex_rows_block(ex_em *in_loop, strbuf *b, int in, const ir_block *blk
     }
 }
 
-void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *var, const ir_block *body,
-                  int from, const ir_expr *e)
+/* ex_rows_open over the loops named var[0 .. nvar) (outer: the loop around an innermost one). */
+static void ex_rows_open_vars(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *const *var, int nvar,
+                              const ir_block *body, int from, const ir_expr *e)
 {
     *in_loop = *m;
     if (m->mode == EX_INSPECT || !m->tmp) return;
     ex_bound bn = {.n = 0};
-    ex_bind(&bn, var);
+    for (int i = 0; i < nvar; i++) ex_bind(&bn, var[i]);
     if (body && !ex_bind_block(m, &bn, body, from)) return;
     ex_bind_expr(&bn, e);
     if (bn.overflow) return;
@@ -300,6 +301,20 @@ void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char 
     in_loop->rows = t;
     if (body) ex_rows_block(in_loop, b, in, body, from, &bn);
     ex_rows_expr(in_loop, b, in, e, &bn);
+}
+
+void ex_rows_open(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *var, const ir_block *body,
+                  int from, const ir_expr *e)
+{
+    ex_rows_open_vars(m, in_loop, b, in, &var, 1, body, from, e);
+}
+
+int ex_rows_open_around(const ex_em *m, ex_em *in_loop, strbuf *b, int in, const char *outer, const char *var,
+                        const ir_block *body, int from)
+{
+    const char *vars[2] = { outer, var };
+    ex_rows_open_vars(m, in_loop, b, in, vars, 2, body, from, NULL);
+    return in_loop->rows != m->rows ? in_loop->rows->n : 0;
 }
 
 static void ex_rows_free(ex_rows *t)
