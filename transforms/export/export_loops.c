@@ -224,32 +224,41 @@ static void ex_dedent(strbuf *b, const char *text)
     }
 }
 
-/* The innermost loop over v around body, its invariant lets before it (and its sends as runs
- * after it where export_runs.c says so): those that something after them reads (rows hoisted
- * further out, ex_loop_around, may leave `i = p` unread), in a block of their own. */
-static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int k)
+/* The leading lets body[0 .. nlet) that text reads, or a later one of them that is kept does, as
+ * C into out at indentation in.  How many. */
+static int ex_lets_read_by(const ex_em *m, strbuf *out, const ir_block *body, int nlet, const char *text, int in)
 {
-    int nlet = ex_invariant_lets(m->pl, v, body);
-    strbuf rest = {0};
-    ex_inner_loop_rest(m, &rest, v, body, nlet, nlet ? k + 4 : k);
     strbuf *part = xcalloc((size_t)nlet + 1, sizeof *part);
     int *keep = xcalloc((size_t)nlet + 1, sizeof *keep), kept = 0;
     for (int j = nlet - 1; j >= 0; j--) {
-        ex_emit_stmt(m, &part[j], body, j, k + 4);
-        keep[j] = ex_let_read(body->stmts[j], rest.s, part + j + 1, keep + j + 1, nlet - j - 1);
+        ex_emit_stmt(m, &part[j], body, j, in);
+        keep[j] = ex_let_read(body->stmts[j], text, part + j + 1, keep + j + 1, nlet - j - 1);
         kept += keep[j];
     }
-    /* in a block of their own: a sibling loop may declare the same names (2mm's i = p before
-     * each of its j loops) */
-    if (kept) { ex_indent(b, k); strbuf_printf(b, "{\n"); }
-    for (int j = 0; j < nlet; j++)
-        if (keep[j] && part[j].s) strbuf_printf(b, "%s", part[j].s);
+    for (int j = 0; j < nlet; j++) {
+        if (keep[j] && part[j].s) strbuf_printf(out, "%s", part[j].s);
+        strbuf_free(&part[j]);
+    }
+    free(part);
+    free(keep);
+    return kept;
+}
+
+/* The innermost loop over v around body, its invariant lets before it (and its sends as runs
+ * after it where export_runs.c says so): those that something after them reads (rows hoisted
+ * further out, ex_loop_around, may leave `i = p` unread), in a block of their own (a sibling
+ * loop may declare the same names: 2mm's i = p before each of its j loops). */
+static void ex_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir_block *body, int k)
+{
+    int nlet = ex_invariant_lets(m->pl, v, body);
+    strbuf rest = {0}, lets = {0};
+    ex_inner_loop_rest(m, &rest, v, body, nlet, nlet ? k + 4 : k);
+    int kept = ex_lets_read_by(m, &lets, body, nlet, rest.s, k + 4);
+    if (kept) { ex_indent(b, k); strbuf_printf(b, "{\n%s", lets.s); }
     if (kept || !nlet) strbuf_printf(b, "%s", rest.s ? rest.s : "");
     else ex_dedent(b, rest.s);
     if (kept) { ex_indent(b, k); strbuf_printf(b, "}\n"); }
-    for (int j = 0; j < nlet; j++) strbuf_free(&part[j]);
-    free(part);
-    free(keep);
+    strbuf_free(&lets);
     strbuf_free(&rest);
 }
 
@@ -333,16 +342,16 @@ static int ex_loop_around(const ex_em *m, strbuf *b, const ir_loopvar *outer, co
         if (ex_reads(x, outer->slot) || ex_reads(x, v->slot) || !ex_cannot_fail(m->pl, x)) break;
         nlet++;
     }
-    strbuf head = {0};
-    for (int i = 0; i < nlet; i++) ex_emit_stmt(m, &head, body, i, in + 4);
+    strbuf rows = {0}, lets = {0};
     ex_em around;
-    if (!ex_rows_open_around(m, &around, &head, in + 4, outer->var, v->var, body, nlet)) {
+    if (!ex_rows_open_around(m, &around, &rows, in + 4, outer->var, v->var, body, nlet)) {
         ex_rows_close(&around, m);
-        strbuf_free(&head);
+        strbuf_free(&rows);
         return 0;
     }
+    ex_lets_read_by(m, &lets, body, nlet, rows.s, in + 4);
     ex_indent(b, in);
-    strbuf_printf(b, "{\n%s", head.s);
+    strbuf_printf(b, "{\n%s%s", lets.s ? lets.s : "", rows.s);
     ex_for_open(&around, b, outer, in + 4);
     inner(&around, b, arg, in + 8);
     ex_indent(b, in + 4);
@@ -350,7 +359,8 @@ static int ex_loop_around(const ex_em *m, strbuf *b, const ir_loopvar *outer, co
     ex_indent(b, in);
     strbuf_printf(b, "}\n");
     ex_rows_close(&around, m);
-    strbuf_free(&head);
+    strbuf_free(&rows);
+    strbuf_free(&lets);
     return 1;
 }
 
