@@ -15,9 +15,10 @@
  *     one stream (jacobi's a[i - 1][j], a[i][j], a[i + 1][j]: the row i + 1 read now is the row
  *     i read on the next turn) where a loop of the nest carries one to the other (a loop that
  *     steps the subscript by a divisor of the difference: sim_offset_reached; heat-3d's
- *     wavefront steps its planes by three, and its three planes are three streams); a stream that is read and written counts twice (LU's row of A:
- *     read, then written back), one read or written alone once (measured: jacobi-2d's two
- *     streams, a row read and a row written, run as fast a stream as LU's).
+ *     wavefront steps its planes by three, and its three planes are three streams); a stream
+ *     that is read and written counts twice (LU's row of A: read, then written back), one read
+ *     or written alone once (measured: jacobi-2d's two streams, a row read and a row written,
+ *     run as fast a stream as LU's).
  * Without a reuse loop in the step (a loop alone in the step body, or a top-level loop of a
  * source program, which sweeps the whole array on every turn of the time loop) every moving
  * access streams.  The variables of `let`s count as what their values move with.  A reduction's

@@ -204,7 +204,8 @@ static void test_profiles(void)
      * profile is over 1 KB: it used to be written past a buffer of that size) */
     {
         static const char *const keys[] = { "tick_seconds", "mstartup_s", "mstartup_r", "normsent", "normrcvd",
-            "barrier_slope", "barrier_const", "ts", "tw", "g", "guard_price", "unit_price", "strided_price", "aliased_price", "accum_price",
+            "barrier_slope", "barrier_const", "ts", "tw", "g", "guard_price", "unit_price", "strided_price",
+            "aliased_price", "accum_price",
             "unit_cached_price", "cache_bytes", "stream_price", "stream_cached_price", "restart_price",
             "cache1_bytes", "cache2_bytes", "stream1_price", "stream2_price", "strided1_price", "strided2_price",
             "strided_cached_price", "searched_price", "latency1", "latency2", "latency_cached", "latency_mem",

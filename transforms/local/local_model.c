@@ -333,7 +333,8 @@ static void abstract_block(abstr *a, ir_block *c, const ir_block *f)
  * loops around it (a fresh array, one element per instance: no dependence between the sends),
  * under the conjuncts of its `when` that compare affine expressions of the nest's loops and the
  * program's parameters (3mm's `k + 1 == nk`: the sum is final; the others may not be affine, and
- * leaving them out gives the model more instances that read, which only constrains more).  A loop or condition holding sends alone (`for dest = .. { send
+ * leaving them out gives the model more instances that read, which only constrains more).  A
+ * loop or condition holding sends alone (`for dest = .. { send
  * .. }`) is one such statement that reads what they send.  Its original is the send (or loop),
  * placed where the statement goes. */
 typedef struct sends { lx_nest *n; char **text; const char *vars[64]; int nv; char *why; } sends;
@@ -389,8 +390,8 @@ static int send_reads(sends *x, const ir_stmt *s, ir_expr **rhs, names *inner)
     return 0;
 }
 
-/* Is e an affine integer expression of the nest's loops (x->vars) and the program's parameters? */
-static int send_affine(const sends *x, const ir_expr *e)
+/* Does every name e reads stand for a loop of the nest (x->vars) or a parameter of the program? */
+static int send_names_known(const sends *x, const ir_expr *e)
 {
     switch (e->kind) {
     case IR_E_INT: return 1;
@@ -402,18 +403,19 @@ static int send_affine(const sends *x, const ir_expr *e)
             if (d->kind == IR_D_PARAM && !strcmp(e->u.name.id, d->u.param.name)) return 1;
         }
         return 0;
-    case IR_E_UNARY: return e->u.op.op == IR_OP_NEG && send_affine(x, e->u.op.a);
-    case IR_E_BINARY:
-        switch (e->u.op.op) {
-        case IR_OP_ADD: case IR_OP_SUB: return send_affine(x, e->u.op.a) && send_affine(x, e->u.op.b);
-        case IR_OP_MUL:
-            return (e->u.op.a->kind == IR_E_INT && send_affine(x, e->u.op.b)) ||
-                   (e->u.op.b->kind == IR_E_INT && send_affine(x, e->u.op.a));
-        default: return 0;
-        }
+    case IR_E_UNARY: case IR_E_BINARY:
+        return send_names_known(x, e->u.op.a) && (!e->u.op.b || send_names_known(x, e->u.op.b));
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (!send_names_known(x, e->u.call.args[i])) return 0;
+        return 1;
     default: return 0;
     }
 }
+
+/* Is e an affine integer expression (isl_readable) of the nest's loops and the program's
+ * parameters? */
+static int send_affine(const sends *x, const ir_expr *e) { return isl_readable(e) && send_names_known(x, e); }
 
 /* The conjuncts of `when` that compare affine expressions (send_affine), and-ed; NULL for none. */
 static ir_expr *send_domain(sends *x, ir_expr *when)
