@@ -254,6 +254,18 @@ o=$(P apply 6 local order=j,p -q)
 verified "lu local order=j,p" "$o"
 runs "lu local order=j,p" "$o"
 
+# ---- sends narrowed to their affine conjuncts: placed under a condition, no let twice -------------
+WS=$TMP/sendlets.pdg
+"$POLYAPM" init "$ROOT/tests/sim/local-send-lets.apm" -o "$WS" >/dev/null && P apply ROOT stm theta.S=0 sigma.S=i \
+    theta.P=1 sigma.P=j inner=seq >/dev/null && P apply 2 tile kind=blockcyclic bs=2 procs=2 >/dev/null &&
+    P apply 3 commgen >/dev/null && P apply 4 memdist >/dev/null && P apply 5 relcoord >/dev/null ||
+    fail "send-lets leaf" "the chain did not apply"
+out=$(P apply 6 local 2>&1); rc=$?
+expect_eq "local-send-lets: local applies (a send under isl's condition does not define i again)" "$rc" 0
+s=$(printf '%s' "$out" | sed -n 's/^added node \([0-9]*\) .*/\1/p; s/^linked node \([0-9]*\) .*/\1/p' | head -1)
+verified "local-send-lets" "$s"
+runs "local-send-lets" "$s"
+
 # ---- seidel-2d in place: a sweep's order is fixed by its dependences -----------------------------
 "$POLYAPM" apply "$EX/seidel-2d.apm" stm theta=t sigma=0 inner=seq -o "$TMP/seidel.apm"
 out=$("$POLYAPM" apply "$TMP/seidel.apm" local order=j,i 2>&1); rc=$?

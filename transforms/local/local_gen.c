@@ -386,33 +386,46 @@ static void name_loops(const gen *g, ir_block *b, const char **from, const char 
     }
 }
 
-/* Drops a `let` that repeats one earlier in the same block (two statements placed one after
- * the other each bring the lets they stood under). */
-static void dedupe_lets(ir_block *b)
+/* The lets in scope: the enclosing blocks' and this block's so far. */
+enum { LET_SCOPE_MAX = 256 };
+typedef struct let_scope { const ir_stmt *let[LET_SCOPE_MAX]; int n; } let_scope;
+
+/* Drops a `let` that repeats one in scope with the same value (two statements placed one after
+ * the other each bring the lets they stood under; one placed under a condition of isl's, a send
+ * whose domain its `when` narrows, brings again the lets of the block around it). */
+static void dedupe_lets_in(ir_block *b, let_scope *sc)
 {
-    int k = 0;
+    int k = 0, base = sc->n;
     for (int i = 0; b && i < b->n; i++) {
         ir_stmt *s = b->stmts[i];
         int dup = 0;
         if (s->kind == IR_S_LET) {
             char *v = ir_print_expr(s->u.let.value);
-            for (int j = k - 1; j >= 0 && !dup; j--) {
-                const ir_stmt *e = b->stmts[j];
-                if (e->kind != IR_S_LET || strcmp(e->u.let.var, s->u.let.var)) continue;
+            for (int j = sc->n - 1; j >= 0 && !dup; j--) {
+                const ir_stmt *e = sc->let[j];
+                if (strcmp(e->u.let.var, s->u.let.var)) continue;
                 char *w = ir_print_expr(e->u.let.value);
                 dup = !strcmp(v, w) ? 1 : -1;
                 free(w);
             }
             free(v);
+            if (dup != 1 && sc->n < LET_SCOPE_MAX) sc->let[sc->n++] = s;
         }
-        if (s->kind == IR_S_FOR) dedupe_lets(s->u.for_.body);
+        if (s->kind == IR_S_FOR) dedupe_lets_in(s->u.for_.body, sc);
         if (s->kind == IR_S_IF) {
-            dedupe_lets(s->u.if_.then_blk);
-            dedupe_lets(s->u.if_.else_blk);
+            dedupe_lets_in(s->u.if_.then_blk, sc);
+            dedupe_lets_in(s->u.if_.else_blk, sc);
         }
         if (dup != 1) b->stmts[k++] = s;
     }
     if (b) b->n = k;
+    sc->n = base;
+}
+
+static void dedupe_lets(ir_block *b)
+{
+    let_scope sc = {.n = 0};
+    dedupe_lets_in(b, &sc);
 }
 
 /* The parameters' isl spellings that differ from their names, and the stand-ins for expressions. */
