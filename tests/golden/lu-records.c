@@ -456,7 +456,7 @@ int main(int argc, char **argv)
     const double t0 = rt_time_start(MPI_COMM_WORLD);
     for (int64_t t = 0, t_end = (2 * n - 2); t <= t_end; t += 1) {
         step_L_U(t, me, rt_x, a, l, u);
-        if ((t >= 1) && (t <= 21))   /* the steps at which some processor sends */
+        if ((t >= 1) && (t <= 19))   /* the steps at which some processor sends */
             deliver(rt_x, me);
     }
     const double seconds = rt_time_stop(MPI_COMM_WORLD, t0);

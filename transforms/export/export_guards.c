@@ -10,8 +10,10 @@
  *
  *     if (C) { the loop as it is } else { the loop without its sends }
  *
- * C the disjunction over the sends of their invariant conjuncts: where it fails no send of the
- * loop would run, so the second loop does what the first would.  A careful human writes the
+ * C the disjunction over the sends of their invariant conjuncts and, where a send's destinations
+ * do not change in the loop either, `they are not this processor alone` (gemver's x[i] goes on
+ * to the next row's processor, most steps this one): where C fails no send of the loop would
+ * put a record, so the second loop does what the first would.  A careful human writes the
  * same, or packs the boundary after the loop.
  */
 #include <stdlib.h>
@@ -26,6 +28,7 @@ typedef struct ex_guard_scan {
     int nbound;
     const ir_expr *term[EX_GUARD_TERMS][8];   /* per send, its invariant conjuncts */
     int nterm[EX_GUARD_TERMS];
+    const ir_expr *dlo[EX_GUARD_TERMS], *dhi[EX_GUARD_TERMS];   /* its destinations where invariant, or NULL */
     int nsends;
     int ok;
 } ex_guard_scan;
@@ -72,12 +75,15 @@ static void ex_guard_sends(ex_guard_scan *g, const ex_plan *pl, const ir_block *
         } else if (s->kind == IR_S_COLL) {
             g->ok = 0;   /* a collective in the loop: left as it is */
         } else if (s->kind == IR_S_SEND) {
-            if (g->nsends == EX_GUARD_TERMS || !s->u.send.when) { g->ok = 0; return; }
-            const ir_expr *cj[64];
-            int nc = ex_conjuncts(s->u.send.when, cj, 0, 64), n = 0;
+            if (g->nsends == EX_GUARD_TERMS) { g->ok = 0; return; }
+            const ir_expr *cj[64], *lo = s->u.send.to_lo, *hi = s->u.send.to_hi ? s->u.send.to_hi : lo;
+            int nc = s->u.send.when ? ex_conjuncts(s->u.send.when, cj, 0, 64) : 0, n = 0;
             for (int k = 0; k < nc && k < 64 && n < 8; k++)
                 if (ex_invariant_in(pl, cj[k], g->bound, g->nbound)) g->term[g->nsends][n++] = cj[k];
-            if (!n) { g->ok = 0; return; }
+            int fixed = ex_invariant_in(pl, lo, g->bound, g->nbound) && ex_invariant_in(pl, hi, g->bound, g->nbound);
+            if (!n && !fixed) { g->ok = 0; return; }
+            g->dlo[g->nsends] = fixed ? lo : NULL;
+            g->dhi[g->nsends] = fixed ? hi : NULL;
             g->nterm[g->nsends++] = n;
         }
     }
@@ -108,6 +114,15 @@ int ex_send_guard(const ex_em *m, const ir_loopvar *v, const ir_block *body, str
         for (int k = 0; k < g.nterm[s]; k++) {
             if (k) strbuf_printf(&t, " && ");
             ex_expr(m, &t, pre, in, g.term[s][k]);
+        }
+        if (g.dlo[s]) {   /* a send to this processor alone puts nothing */
+            strbuf lo = {0}, hi = {0};
+            ex_expr(m, &lo, pre, in, g.dlo[s]);
+            ex_expr(m, &hi, pre, in, g.dhi[s]);
+            if (strcmp(lo.s, hi.s) == 0) strbuf_printf(&t, "%s%s != %s", t.n ? " && " : "", lo.s, m->me);
+            else strbuf_printf(&t, "%s(%s != %s || %s != %s)", t.n ? " && " : "", lo.s, m->me, hi.s, m->me);
+            strbuf_free(&lo);
+            strbuf_free(&hi);
         }
         char *key = xasprintf("\n%s\n", t.s);
         if (!seen.s || !strstr(seen.s, key)) {

@@ -10,6 +10,11 @@
  * alike from t alone, so that the collective calls still match.  A pipeline such as atax's
  * (4,001 steps, one of them with messages) no longer synchronises its ranks at every step.
  *
+ * A send to the sender's own processor is no message (the exported code skips it): the steps
+ * are those where some send has a destination other than its processor (isl_build.c reads the
+ * destinations, commgen's pieces included).  gemver's pipeline sends x on at every step, to the
+ * processor itself but at the block boundaries: three steps of 2,003 deliver.
+ *
  * The set may be larger than the steps that send (a condition the model cannot express is
  * dropped, a superset): a delivery with nothing to deliver is only time.  It is never smaller.
  */
@@ -123,26 +128,47 @@ static char *ex_steps_unwrap(own_take char *s)
     return s;
 }
 
-/* The steps where some send runs, as a set of the parameter T (the time loop variable moved
- * there), or NULL. */
+/* The steps of send domain `text` (NULL: none), as a set of the parameter T (the time loop
+ * variable moved there), united into *all; -1 when it does not read. */
+static int ex_steps_add(const xf_model *m, const char *text, isl_set **all)
+{
+    isl_set *s = isl_set_read_from_str(m->ctx, text);
+    if (!s || isl_set_dim(s, isl_dim_set) < 1) { isl_set_free(s); return -1; }
+    s = isl_set_intersect_params(s, xf_model_context(m));
+    isl_size n = isl_set_dim(s, isl_dim_set);
+    s = isl_set_project_out(s, isl_dim_set, 1, (unsigned)n - 1);
+    s = isl_set_move_dims(s, isl_dim_param, 0, isl_dim_set, 0, 1);
+    s = isl_set_set_dim_name(s, isl_dim_param, 0, "T");
+    s = isl_set_params(s);
+    isl_size np = isl_set_dim(s, isl_dim_param);   /* the others are fixed: only T stays */
+    if (np > 1) s = isl_set_project_out(s, isl_dim_param, 1, (unsigned)np - 1);
+    *all = *all ? isl_set_union(*all, s) : s;
+    return *all ? 0 : -1;
+}
+
+/* The steps where some send runs to another processor than its own, as a set of the parameter
+ * T, or NULL.  Where that is every step at which some send runs (a processor's sends to itself
+ * are at steps with others' too), the latter: isl writes it more simply. */
 static __isl_give isl_set *ex_steps_set(const xf_model *m)
 {
-    isl_set *all = NULL;
-    for (int i = 0; i < m->nsends; i++) {
-        isl_set *s = isl_set_read_from_str(m->ctx, m->sends[i]);
-        if (!s || isl_set_dim(s, isl_dim_set) < 1) { isl_set_free(s); isl_set_free(all); return NULL; }
-        s = isl_set_intersect_params(s, xf_model_context(m));
-        isl_size n = isl_set_dim(s, isl_dim_set);
-        s = isl_set_project_out(s, isl_dim_set, 1, (unsigned)n - 1);
-        s = isl_set_move_dims(s, isl_dim_param, 0, isl_dim_set, 0, 1);
-        s = isl_set_set_dim_name(s, isl_dim_param, 0, "T");
-        s = isl_set_params(s);
-        isl_size np = isl_set_dim(s, isl_dim_param);   /* the others are fixed: only T stays */
-        if (np > 1) s = isl_set_project_out(s, isl_dim_param, 1, (unsigned)np - 1);
-        all = all ? isl_set_union(all, s) : s;
-        if (!all) return NULL;
+    isl_set *any = NULL, *away = NULL;
+    int ok = 1;
+    for (int i = 0; i < m->nsends && ok; i++)
+        ok = ex_steps_add(m, m->sends[i], &any) == 0 &&
+             ex_steps_add(m, m->sends_away[i] ? m->sends_away[i] : m->sends[i], &away) == 0;
+    if (!ok || !any || !away) {
+        isl_set_free(any);
+        isl_set_free(away);
+        return NULL;
     }
-    return all ? isl_set_coalesce(all) : NULL;
+    any = isl_set_coalesce(any);
+    away = isl_set_coalesce(away);
+    if (isl_set_is_equal(any, away) == isl_bool_true) {
+        isl_set_free(away);
+        return any;
+    }
+    isl_set_free(any);
+    return away;
 }
 
 char *ex_msg_steps(const ex_plan *pl, const char *tn)

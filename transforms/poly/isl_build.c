@@ -51,7 +51,7 @@ static const char *const isl_binop[] = {
     [IR_OP_EQ] = "=", [IR_OP_NE] = "!=", [IR_OP_AND] = "and", [IR_OP_OR] = "or",
 };
 
-static const ir_expr *find_let(const char *name, const xf_frame *fr, int nfr)
+const ir_expr *xf_find_let(const char *name, const xf_frame *fr, int nfr)
 {
     for (int i = nfr - 1; i >= 0; i--)
         if (fr[i].kind == XF_FR_LET && strcmp(fr[i].node->u.let.var, name) == 0)
@@ -74,7 +74,7 @@ static int isl_const(const ir_expr *e, const xf_frame *fr, int nfr, int64_t *v)
         return 0;
     }
     if (e->kind == IR_E_NAME && e->u.name.nk == IR_N_LET) {
-        const ir_expr *x = find_let(e->u.name.id, fr, nfr);
+        const ir_expr *x = xf_find_let(e->u.name.id, fr, nfr);
         return x ? isl_const(x, fr, nfr, v) : -1;
     }
     if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NEG) {
@@ -105,7 +105,7 @@ int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *fr, int nfr)
     case IR_E_NAME: {
         ir_name_kind nk = e->u.name.nk;
         if (nk == IR_N_LET) {
-            const ir_expr *v = find_let(e->u.name.id, fr, nfr);
+            const ir_expr *v = xf_find_let(e->u.name.id, fr, nfr);
             if (!v) return -1;
             strbuf_printf(b, "(");
             int r = xf_isl_expr(b, v, fr, nfr);
@@ -526,27 +526,53 @@ static void add_leaf(bctx *c, const ir_stmt *s)
     pop_frames(c, c->nfr - 1);
 }
 
-/* A send: the domain where it runs (its loops, conditions and `when`), for the steps that
- * exchange messages (transforms/export_steps.c).  Sends are not statements of the computation. */
+/* `some destination of send s is not the sender rp` as isl text into *away; -1 where the
+ * destinations are not readable. */
+static int send_away(bctx *c, const ir_stmt *s, const char *rp, strbuf *away)
+{
+    strbuf lo = {0}, hi = {0};
+    int r = rp && s->u.send.to_lo && xf_isl_equals(&lo, "lo'", s->u.send.to_lo, c->fr, c->nfr) == 0 &&
+            xf_isl_equals(&hi, "hi'", s->u.send.to_hi ? s->u.send.to_hi : s->u.send.to_lo, c->fr, c->nfr) == 0 ? 0 : -1;
+    if (!r) strbuf_printf(away, "exists (lo', hi', d' : %s and %s and lo' <= d' <= hi' and (d' < %s or d' > %s))", lo.s, hi.s, rp, rp);
+    strbuf_free(&lo);
+    strbuf_free(&hi);
+    return r;
+}
+
+/* A send: the domain where it runs (its loops, conditions and `when`), and the part of it where
+ * it sends to a processor other than its own, for the steps that exchange messages
+ * (transforms/export_steps.c; a processor's send to itself is no message).  Sends are not
+ * statements of the computation. */
 static void add_send(bctx *c, const ir_stmt *s)
 {
     xf_model *m = c->m;
-    char tmp[80];
-    strbuf vars = {0}, cons = {0}, when = {0}, b = {0};
+    char tmp[80], rp[80] = "";
+    strbuf vars = {0}, cons = {0}, when = {0}, b = {0}, away = {0};
     for (int i = 0; i < c->nfr; i++) {
         const xf_frame *f = &c->fr[i];
-        if (f->kind == XF_FR_FOR)
-            strbuf_printf(&vars, "%s%s", vars.n ? ", " : "", xf_isl_name(f->node->u.for_.vars[f->var].var, tmp, sizeof tmp));
+        if (f->kind == XF_FR_FOR) {
+            const ir_loopvar *v = &f->node->u.for_.vars[f->var];
+            const char *name = xf_isl_name(v->var, tmp, sizeof tmp);
+            strbuf_printf(&vars, "%s%s", vars.n ? ", " : "", name);
+            if (v->kind == IR_LOOP_PROC) snprintf(rp, sizeof rp, "%s", name);
+        }
         if (f->cons[0]) strbuf_printf(&cons, "%s%s", cons.n ? " and " : "", f->cons);
     }
     if (s->u.send.when && xf_isl_expr(&when, s->u.send.when, c->fr, c->nfr) == 0)
         strbuf_printf(&cons, "%s(%s)", cons.n ? " and " : "", when.s);
-    strbuf_printf(&b, "%s -> { SEND[%s]%s%s }", m->params, vars.n ? vars.s : "", cons.n ? " : " : "", cons.n ? cons.s : "");
+    int known = send_away(c, s, rp[0] ? rp : NULL, &away) == 0;
     m->sends = xrealloc(m->sends, (size_t)(m->nsends + 1) * sizeof *m->sends);
-    m->sends[m->nsends++] = strbuf_take(&b);
+    m->sends_away = xrealloc(m->sends_away, (size_t)(m->nsends + 1) * sizeof *m->sends_away);
+    strbuf_printf(&b, "%s -> { SEND[%s]%s%s }", m->params, vars.n ? vars.s : "", cons.n ? " : " : "", cons.n ? cons.s : "");
+    m->sends[m->nsends] = strbuf_take(&b);
+    m->sends_away[m->nsends] = known ? xasprintf("%s -> { SEND[%s] : %s%s%s }", m->params, vars.n ? vars.s : "",
+                                                 cons.n ? cons.s : "", cons.n ? " and " : "", away.s)
+                                     : NULL;
+    m->nsends++;
     strbuf_free(&vars);
     strbuf_free(&cons);
     strbuf_free(&when);
+    strbuf_free(&away);
 }
 
 static void walk_stmt(bctx *c, const ir_stmt *s)
@@ -770,8 +796,12 @@ void xf_model_free(xf_model *m)
         free(m->acc[i].rel);
     }
     free(m->acc);
-    for (int i = 0; i < m->nsends; i++) free(m->sends[i]);
+    for (int i = 0; i < m->nsends; i++) {
+        free(m->sends[i]);
+        free(m->sends_away[i]);
+    }
     free(m->sends);
+    free(m->sends_away);
     for (int i = 0; i < m->npnames; i++) free(m->pnames[i]);
     free(m->pnames);
     free(m->params);

@@ -80,6 +80,8 @@ typedef struct xf_model {
     char **sends;              /* per send statement, the isl text of the domain where it runs
                                   ({ SEND[loop vars] : .. }, its `when` included where affine,
                                   an over-approximation where a condition is not) */
+    char **sends_away;         /* per send, its domain where it sends to another processor than
+                                  its own (the proc loop's), or NULL: destinations not readable */
     int nsends;
 } xf_model;
 
@@ -114,6 +116,11 @@ own_give char *xf_example_set(const xf_model *m, __isl_keep isl_set *set);
 /* Converts an integer expression (or condition) to isl text.  Names are looked up in the
  * frames (lets are substituted).  Returns 0, or -1 when not affine / not expressible. */
 int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *frames, int nframes);
+/* The value of the innermost let `name` among the frames, or NULL. */
+const ir_expr *xf_find_let(const char *name, const xf_frame *frames, int nframes);
+/* Writes `var` equals e as isl text: e's pieces where e is affine only piece by piece (a product
+ * with a condition: isl_pieces.c), a disjunction of `condition and var = value`.  0, or -1. */
+int xf_isl_equals(strbuf *b, const char *var, const ir_expr *e, const xf_frame *frames, int nframes);
 /* The isl spelling of a name (keywords get a trailing underscore). */
 const char *xf_isl_name(const char *name, char *tmp, size_t tmpsz);
 
