@@ -12,8 +12,9 @@
 #   - the loop over p whose statements hold at p = 0, at p = t - 1, or at step 0 for every p
 #     runs only at those points (export_points.c), not over the whole block at every step;
 # and the runs print the simulation's checksum at every rank count it verifies and at other
-# sizes.  LU's rows leaf sends at the odd steps only: its delivery is under that condition; FD's
-# (through records) at every step but the last.
+# sizes.  gemver's pipeline sends x on at every step, to another processor at three: the
+# delivery runs at those.  LU's rows leaf sends at the odd steps only: its delivery is under that
+# condition; FD's (through records) at every step but the last.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mpi.inc"
 . "$(dirname "$0")/export.inc"
@@ -61,6 +62,33 @@ if chain "$ROOT/examples/polybench/atax.apm" "$STM_ATAX" "kind=blocked procs=2" 
     done
 else
     fail "atax rows leaf: the chain applies and exports" "$(tail -2 "$TMP/err" 2>/dev/null)"
+fi
+
+# gemver's pipeline (x from row j's processor to row j + 1's, theta.S2 = j + 1): commgen sends x[i]
+# on by pieces (to t / b before the last row, to i / b at it), not to a destination multiplied by
+# a condition; a send to the sender's own processor is no message, so the delivery runs at the
+# block boundary and the last two steps alone (n = 40, b = 20), and the loop over i runs without
+# its sends where their destination is this processor
+STM_GEMVER="theta.S1=0 sigma.S1=i theta.S2=j+1 sigma.S2=j theta.S3=n+1 sigma.S3=i theta.S4=n+2 sigma.S4=i inner=seq"
+if chain "$ROOT/tests/sim/gemver.apm" "$STM_GEMVER" "kind=blocked procs=2" && P export 5 -o "$TMP/gv" >/dev/null 2>"$TMP/err"; then
+    sends=$(P show 4 | grep 'send x\[i\] to [it] / b ')
+    expect_eq "gemver: x[i] sent on by pieces, each to one processor" "$sends" \
+"        send x[i] to i / b at t + 1 when t == n && n >= i + 2
+        send x[i] to t / b at t + 1 when n >= t + 1"
+    c=$(cat "$TMP"/gv/*_syndm.c)
+    expect_match "gemver: the delivery runs at t = b and the last two steps" "$c" \
+        '^ +if \(\(\(t >= 40\) && \(t <= 41\)\) \|\| \(t == 20\)\)   /\* the steps at which some processor sends \*/$'
+    expect_match "gemver: the loop over i sends only where x goes to another processor" "$c" \
+        '^ +if \(\(\(t == n\)\) \|\| \(\(n >= t \+ 1\) && ifloordiv\(t, b\) != me\)\) \{$'
+    every_rank_count "gemver pipeline" 5
+    for sz in 41 7 2; do
+        sim=$(P sim 5 -D n=$sz --json 2>/dev/null | json "j['checksum'] if j['verified'] else 'unverified'" 2>/dev/null)
+        out=$(P run 5 -np 2 -D n=$sz --json 2>&1 | tail -1)
+        expect_eq "gemver -np 2 -D n=$sz: the run's checksum is the simulation's" \
+            "$(printf '%s' "$out" | json "str(j['match']) + ' ' + j['checksum']" 2>/dev/null || printf '%s' "$out")" "True $sim"
+    done
+else
+    fail "gemver pipeline: the chain applies and exports" "$(tail -2 "$TMP/err" 2>/dev/null)"
 fi
 
 # LU rows cyclic (2k / 2k+1): the rows of U go out at the odd steps only

@@ -614,6 +614,105 @@ static void send_range_cyclic(cg *c, const xf_stmt *st, ir_expr *lo, ir_expr *hi
 #undef G
 }
 
+/* The sends of one range lo .. hi (virtual processors) under guard g: on the real processors
+ * of the tiling (a blocked range whose two ends are one expression: one destination).  Takes
+ * lo, hi, g. */
+static void send_range_to(cg *c, const xf_stmt *st, ir_expr *lo, ir_expr *hi, ir_expr *g, int one)
+{
+    ir_program *out = c->out;
+    if (c->T.k == TK_CYCLIC || c->T.k == TK_BLOCKCYCLIC) {
+        send_range_cyclic(c, st, lo, hi, g);
+        return;
+    }
+    ir_expr *l1[1] = {lo}, *h1[1] = {hi};
+    ir_expr *rlo = xf_tiling_rp(out, &c->T, l1);
+    add_send(c, st, rlo, one ? NULL : xf_tiling_rp(out, &c->T, h1), g);
+}
+
+/* Whether a condition stands in e: isl wrote a choice between pieces as a product with it. */
+static int has_condition(const ir_expr *e)
+{
+    switch (e->kind) {
+    case IR_E_UNARY: return e->u.op.op == IR_OP_NOT || has_condition(e->u.op.a);
+    case IR_E_BINARY:
+        return (e->u.op.op >= IR_OP_LT && e->u.op.op <= IR_OP_OR) || has_condition(e->u.op.a) || has_condition(e->u.op.b);
+    case IR_E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (has_condition(e->u.call.args[i])) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+/* A range's ends as pieces: each piece's set and the two ends' affine expressions there. */
+enum { CG_PIECES = 4 };
+typedef struct cg_pieces {
+    isl_set *set[CG_PIECES];
+    isl_aff *aff[CG_PIECES];
+    int n;
+} cg_pieces;
+
+static isl_stat cg_piece_add(__isl_take isl_set *set, __isl_take isl_aff *aff, void *user)
+{
+    cg_pieces *ps = user;
+    if (ps->n == CG_PIECES) {
+        isl_set_free(set);
+        isl_aff_free(aff);
+        return isl_stat_error;
+    }
+    ps->set[ps->n] = set;
+    ps->aff[ps->n++] = aff;
+    return isl_stat_ok;
+}
+
+static void cg_pieces_free(cg_pieces *ps)
+{
+    for (int i = 0; i < ps->n; i++) {
+        isl_set_free(ps->set[i]);
+        isl_aff_free(ps->aff[i]);
+    }
+}
+
+/* Where the least and the greatest sink change form at conditions (gemver's x[i] goes on to
+ * the next row's processor before the last step and to x[i]'s own at it), one send per piece
+ * where both ends are affine: `to t / b when n >= t + 1` and `to i / b when t >= n`, not one
+ * send to a destination that multiplies by the condition: a reader sees which processor gets
+ * the value when, and the exporter a destination that stays the same along a loop.  Only where
+ * isl writes an end with a condition (LU's range `((t + 3) / 2 - 1) / b .. (n - 2) / b` has three
+ * pieces that isl writes as one expression).  pmin and pmax in the statement's variables as
+ * parameters.  0, or -1 (more pieces than a few, or none to split: the caller sends the range
+ * whole). */
+static int send_range_pieces(cg *c, int a, __isl_keep isl_pw_aff *pmin, __isl_keep isl_pw_aff *pmax,
+                             __isl_keep isl_ast_build *b)
+{
+    const xf_stmt *st = &c->m->st[a];
+    ir_program *out = c->out;
+    cg_pieces lo = {0}, hi = {0};
+    int r = isl_pw_aff_foreach_piece(pmin, cg_piece_add, &lo) < 0 || isl_pw_aff_foreach_piece(pmax, cg_piece_add, &hi) < 0 ||
+            lo.n * hi.n < 2 || lo.n * hi.n > CG_PIECES ? -1 : 0;
+    ir_expr *l[CG_PIECES], *h[CG_PIECES], *where[CG_PIECES];
+    int one[CG_PIECES], n = 0;
+    for (int i = 0; i < lo.n && !r; i++)
+        for (int j = 0; j < hi.n && !r; j++) {
+            isl_set *s = isl_set_intersect(isl_set_copy(lo.set[i]), isl_set_copy(hi.set[j]));
+            if (isl_set_is_empty(s) != isl_bool_false) {
+                isl_set_free(s);
+                continue;
+            }
+            one[n] = isl_aff_plain_is_equal(lo.aff[i], hi.aff[j]) == isl_bool_true;
+            l[n] = xf_expr_of_pa(out, b, isl_pw_aff_from_aff(isl_aff_copy(lo.aff[i])));
+            h[n] = xf_expr_of_pa(out, b, isl_pw_aff_from_aff(isl_aff_copy(hi.aff[j])));
+            where[n] = xf_expr_of_set(out, b, s);
+            r = l[n] && h[n] ? 0 : -1;
+            n++;
+        }
+    for (int k = 0; k < n && !r; k++)   /* all expressible: sent piece by piece */
+        send_range_to(c, st, l[k], h[k], where[k], one[k]);   /* the pieces are of the sinks' domain g */
+    cg_pieces_free(&lo);
+    cg_pieces_free(&hi);
+    return r;
+}
+
 /* Sends to the real processors of the range pmin(x) .. pmax(x) of the sinks' virtual
  * processors in `un` (one processor dimension).  0, or -1 with a message. */
 static int send_range(cg *c, int a, __isl_take isl_map *un)
@@ -623,26 +722,25 @@ static int send_range(cg *c, int a, __isl_take isl_map *un)
     isl_set *sdom = isl_set_coalesce(isl_map_domain(isl_map_copy(un)));
     isl_pw_multi_aff *lmin = isl_map_lexmin_pw_multi_aff(isl_map_copy(un));
     isl_pw_multi_aff *lmax = isl_map_lexmax_pw_multi_aff(un);
-    isl_pw_aff *pmin = isl_pw_multi_aff_get_pw_aff(lmin, 0);
-    isl_pw_aff *pmax = isl_pw_multi_aff_get_pw_aff(lmax, 0);
+    isl_pw_aff *pmin = xf_pa_vars_as_params(isl_pw_multi_aff_get_pw_aff(lmin, 0), c->npar, st);
+    isl_pw_aff *pmax = xf_pa_vars_as_params(isl_pw_multi_aff_get_pw_aff(lmax, 0), c->npar, st);
     isl_pw_multi_aff_free(lmin);
     isl_pw_multi_aff_free(lmax);
     isl_ast_build *b = stmt_build(c, a);
     ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(sdom, c->npar, st));
-    ir_expr *lo = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmin, c->npar, st));
-    ir_expr *hi = xf_expr_of_pa(out, b, xf_pa_vars_as_params(pmax, c->npar, st));
+    ir_expr *lo = xf_expr_of_pa(out, b, isl_pw_aff_copy(pmin));
+    ir_expr *hi = xf_expr_of_pa(out, b, isl_pw_aff_copy(pmax));
+    int split = (!lo || !hi || has_condition(lo) || has_condition(hi)) && send_range_pieces(c, a, pmin, pmax, b) == 0;
+    isl_pw_aff_free(pmin);
+    isl_pw_aff_free(pmax);
     isl_ast_build_free(b);
+    if (split) return 0;
     if (!lo || !hi) {
         diag_add(c->d, c->src->file, st->assign->pos.line, 0,
                  "commgen: the destinations of %s's values are not expressible in the language", st->name);
         return -1;
     }
-    if (c->T.k == TK_CYCLIC || c->T.k == TK_BLOCKCYCLIC) {
-        send_range_cyclic(c, st, lo, hi, g);
-    } else {
-        ir_expr *l1[1] = {lo}, *h1[1] = {hi};
-        add_send(c, st, xf_tiling_rp(out, &c->T, l1), xf_tiling_rp(out, &c->T, h1), g);
-    }
+    send_range_to(c, st, lo, hi, g, 0);
     return 0;
 }
 
