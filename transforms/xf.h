@@ -194,11 +194,14 @@ typedef struct xf_stm_cand {
     int cost;
     long long work, width;     /* instances per (t, p) point; (t, p) points per step */
     int local;
+    int follows;               /* a phase runs where the data it reads lies, pipelined (stm_isl.c):
+                                  kept besides the best `max` */
 } xf_stm_cand;
 
 /* Proposes legal mappings (see stm_auto.c and stm_isl.c), best first: those that keep more than
  * one processor busy in a step, those that keep the source's innermost loops innermost, then by the estimated
- * length (steps times instances per point), steps, processors, simplicity; at most `max`.
+ * length (steps times instances per point), steps, processors, simplicity; at most `max`, and
+ * besides them up to two whose phases follow the data they read (`follows`).
  * Returns the number, or -1 with diagnostics. */
 int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int max,
                       own_give xf_stm_cand **out, diag_list *d);

@@ -178,6 +178,16 @@ EOF
 "$POLYAPM" -w mvt.pdg explore ROOT -D procs=2 --budget 100 -q --machine xeon --at n=2000 --json >mvt.json
 expect_eq "mvt --at n=2000: the best leaf is local's, on the all-at-once mapping (theta=0)" "$(json "(lambda p:
     p[-1]['transform'] == 'local' and 'theta=0' in p[0]['params'])(j['leaves'][0]['path'])" <mvt.json)" True
+# gemver at n = 2000: x = beta A^T y, read by columns under the rows mapping (theta=1 for it),
+# moves half of the 32 MB matrix between the two processors (redist's transpose); stm auto's
+# phases that follow their reads run it row by row on the rows' processors, x going on from one
+# to the next (three steps of 2,003 deliver): its leaf first (on this machine 14-25 against 51-74
+# ms at np = 2, with another process loading the cores)
+"$POLYAPM" init "$ROOT/tests/sim/gemver.apm" -o gemver.pdg >/dev/null
+"$POLYAPM" -w gemver.pdg explore ROOT -D procs=2 --budget 100 -q --machine xeon --at n=2000 --json >gemver.json
+expect_eq "gemver --at n=2000: the best leaf follows the reads (x = A^T y pipelined along A's rows)" \
+    "$(json "j['leaves'][0]['path'][0]['params']" <gemver.json)" \
+    "theta.S1=0 sigma.S1=i theta.S2=j+1 sigma.S2=j theta.S3=n+1 sigma.S3=i theta.S4=n+2 sigma.S4=i inner=seq"
 # again: every node from the store, which has no second price; the program is run again for it,
 # and the same nodes are kept (the first price alone pruned theta=0 again and ranked theta=j first)
 "$POLYAPM" -w mvt.pdg explore ROOT -D procs=2 --budget 100 -q --machine xeon --at n=2000 --json >mvt2.json

@@ -10,7 +10,8 @@
 # first, S1 (ey[0][j] = fict[t], no loop over i) on the processor of row 0 (owner alignment: not
 # on processor j, which made its mapping non-local and ranked the columns first); atax gets its
 # row products hoisted to step 0 on their rows' processors, the column sums one row per step
-# after them (y[j] accumulated in the source's order: each processor needs its rows of A only).
+# after them (y[j] accumulated in the source's order: each processor needs its rows of A only);
+# gemver's phases follow the data they read (a pipeline of A^T y along A's rows).
 source "$(dirname "$0")/../lib.sh"
 source "$ROOT/tests/polybench/kernels.inc"
 PB="$ROOT/examples/polybench"
@@ -57,4 +58,13 @@ expect_eq "fdtd-2d: the rows mapping first, S1 on row 0's processor" "$(head -1 
     "theta.S1=2*t sigma.S1=0 theta.S2=2*t sigma.S2=i theta.S3=2*t sigma.S3=i theta.S4=2*t+1 sigma.S4=i inner=seq"
 expect_eq "atax: the row products at step 0, the column sums one row per step" "$(head -1 "$TMP/atax.list" 2>/dev/null)" \
     "theta.S1=0 sigma.S1=0 theta.S2=0 sigma.S2=i theta.S3=0 sigma.S3=i theta.S4=i+1 sigma.S4=i inner=seq"
+
+# gemver: x = beta A^T y reads A by columns where the other phases distribute its rows; the
+# phases' mapping that follows the reads runs row j of it on row j's processor at step j (x goes
+# on from processor to processor), kept besides the best four (explore's; cli/explore_at ranks
+# its leaf)
+GEMVER_FOLLOWS="theta.S1=0 sigma.S1=i theta.S2=j+1 sigma.S2=j theta.S3=n+1 sigma.S3=i theta.S4=n+2 sigma.S4=i inner=seq"
+"$POLYAPM" apply "$ROOT/tests/sim/gemver.apm" stm auto=1 -o "$TMP/gemver-syn.apm" >/dev/null 2>"$TMP/gemver.err"
+expect_eq "gemver: the phases following their reads are a candidate" \
+    "$(sed -n 's/^ *[0-9][0-9]* .* stm \(.*\)$/\1/p' "$TMP/gemver.err" | grep -cx "$GEMVER_FOLLOWS")" 1
 finish

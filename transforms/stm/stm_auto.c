@@ -526,7 +526,7 @@ static prop best_allocation(search *S, const cand *c)
 {
     int ns = S->ns;
     const xf_model *m = S->m;
-    prop best = {{NULL, 0, 0, 0, 0, 0, 0}, 0};
+    prop best = {{NULL, 0, 0, 0, 0, 0, 0, 0}, 0};
     int opts[MAXSTMT][4], nopt[MAXSTMT];
     int inner = 0;
     for (int s = 0; s < ns; s++) {
@@ -571,7 +571,7 @@ static prop best_allocation(search *S, const cand *c)
             }
         if (inner) strbuf_printf(&a, " inner=seq");
         for (int s = 0; s < ns; s++) { strbuf_free(&tx[s]); strbuf_free(&sx[s]); }
-        prop x = {{strbuf_take(&a), c->steps, hi - lo + 1, cost, work, 0, 0}, c->steps * work};
+        prop x = {{strbuf_take(&a), c->steps, hi - lo + 1, cost, work, 0, 0, 0}, c->steps * work};
         if (!best.c.args || prop_cmp(&x, &best) < 0) {
             free(best.c.args);
             best = x;
@@ -763,9 +763,10 @@ int xf_stm_candidates(const ir_program *p, const ir_binding *ov, int nov, int ma
     for (int i = 0; i < na + nb; i++) {
         int dup = 0;
         for (int j = 0; j < n && !dup; j++) dup = !strcmp(res[j].args, res[i].args);
-        if (dup || n >= max) free(res[i].args);
+        if (dup) free(res[i].args);
         else res[n++] = res[i];
     }
+    n = xf_stm_keep(res, n, max);
     if (xf_cancelled()) {   /* an aborted search proves nothing */
         xf_stm_cands_free(res, n);
         free(why);

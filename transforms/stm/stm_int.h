@@ -59,6 +59,9 @@ long long xf_count_points(__isl_take isl_set *set);
  * parameter values, the best `max` in stm auto's order (xf_stm_cand_cmp); returns their number,
  * *out (free with xf_stm_cands_free). */
 int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max, own_give xf_stm_cand **out);
+/* Keeps the first `max` of c[0 .. n-1] (sorted best first) and besides them up to two that
+ * follow their reads (xf_stm_cand.follows), in order; frees the others' texts; returns how many. */
+int xf_stm_keep(xf_stm_cand *c, int n, int max);
 /* Every identifier the block uses (loop variables, lets, reduction variables, names), appended
  * to *v (its strings borrowed from the program; the array grown with realloc) (stm_names.c). */
 void xf_stm_names(const ir_block *b, const char ***v, int *n);

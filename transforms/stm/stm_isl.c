@@ -43,7 +43,7 @@
 
 #include "stm_int.h"
 
-enum { MAXDIM = 16, MAXST = 48, COUNT_EXACT_MAX = 200000, SHORT_ARGS = 16 };
+enum { MAXDIM = 16, MAXST = 48, COUNT_EXACT_MAX = 200000, SHORT_ARGS = 16, FOLLOWS_EXTRA = 2 };
 
 /* A flattened schedule: per statement nd affine dimensions over its instance space. */
 typedef struct flat {
@@ -418,7 +418,7 @@ static char *args_text(const xf_model *m, isl_aff **th, isl_aff **sg, int inner)
 typedef struct plist { const xf_model *m; xf_stm_cand *c; int n, cap; } plist;
 
 /* Adds the mapping (θ, σ) with its size, unless its text is already there. */
-static void plist_add(plist *P, isl_aff **th, isl_aff **sg)
+static int plist_add(plist *P, isl_aff **th, isl_aff **sg)
 {
     const xf_model *m = P->m;
     isl_map *st[MAXST];
@@ -430,13 +430,14 @@ static void plist_add(plist *P, isl_aff **th, isl_aff **sg)
     for (int s = 0; s < m->nst; s++) isl_map_free(st[s]);
     if (!ok) {
         free(args);
-        return;
+        return 0;
     }
     if (P->n == P->cap) {
         P->cap = P->cap ? 2 * P->cap : 16;
         P->c = xrealloc(P->c, (size_t)P->cap * sizeof *P->c);
     }
-    P->c[P->n++] = (xf_stm_cand){args, sz.steps, sz.procs, (int)strlen(args), sz.work, sz.width, sz.local};
+    P->c[P->n++] = (xf_stm_cand){args, sz.steps, sz.procs, (int)strlen(args), sz.work, sz.width, sz.local, 0};
+    return 1;
 }
 
 /* Statement s's k-th loop variable, or 0 when it has fewer loops. */
@@ -562,6 +563,86 @@ static int align_owners(const xf_model *m, isl_aff **sg)
     free(o.dom);
     free(o.known);
     return changed;
+}
+
+/* Whether access a reads each element at one instance of its statement at most: moving the
+ * statement to its data then costs no more than moving the data to it. */
+static int reads_once(const xf_model *m, const xf_access *a)
+{
+    isl_map *rel = isl_map_intersect_domain(isl_map_read_from_str(m->ctx, a->rel), xf_model_domain(m, a->stmt));
+    int once = isl_map_is_injective(rel) == isl_bool_true;
+    isl_map_free(rel);
+    return once;
+}
+
+/* Read alignment, for the phases: statement s of phase g reads an array that a statement u of
+ * an earlier phase writes where σ_u is the write's subscript d (the array lies distributed along
+ * d).  When σ_s is not subscript d of s's read (of its reads of such arrays, those of the most
+ * dimensions), s moves to where its data lies, σ_s = that subscript, and runs its instances one
+ * subscript value a step, θ_s = σ_s: a pipeline along the owners.  gemver's x = A^T y (A[j][i]
+ * read by S2, A's rows distributed by S1's σ = i) runs row j on row j's processor at step j,
+ * x going on from processor to processor, instead of reading A by columns.  Only where s reads
+ * each element of that array once (its instances are no more than the data it would have
+ * moved): covariance's products read a column n times, and its pipeline would run them all
+ * one after another.  Replaces th[s] and
+ * sg[s] (owned) where it changes them; returns how many statements it moved. */
+static int align_reads(const xf_model *m, const int *grp, int g, isl_aff **th, isl_aff **sg)
+{
+    int moved = 0, maxd = 1;
+    for (int a = 0; a < m->nacc; a++)
+        if (m->acc[a].expr->kind == IR_E_ACCESS && m->acc[a].expr->u.access.nidx > maxd)
+            maxd = m->acc[a].expr->u.access.nidx;
+    size_t na = m->nacc ? (size_t)m->nacc : 1;
+    owners o = {m, xcalloc((size_t)m->nst + 1, sizeof *o.dom), xcalloc(na, sizeof *o.rel),
+                xmalloc(na * (size_t)maxd), maxd};
+    memset(o.known, -1, na * (size_t)maxd);
+    for (int s = 0; s < m->nst; s++) {
+        if (grp[s] != g) continue;
+        int most = 0, aligned = 0, to = -1, along = -1;   /* the dimensions of the widest such read */
+        for (int a = 0; a < m->nacc; a++) {
+            const xf_access *ra = &m->acc[a];
+            int nd = ra->expr->kind == IR_E_ACCESS ? ra->expr->u.access.nidx : 0;
+            if (ra->stmt != s || ra->write || nd < most || nd == 0) continue;
+            for (int w = 0; w < m->nacc; w++) {
+                const xf_access *wa = &m->acc[w];
+                if (!wa->write || !wa->must || grp[wa->stmt] < 0 || grp[wa->stmt] >= g || wa->expr->kind != IR_E_ACCESS ||
+                    strcmp(wa->expr->u.access.array, ra->expr->u.access.array))
+                    continue;
+                for (int d = 0; d < nd; d++) {
+                    if (!subscript_known(&o, sg, w, d)) continue;   /* not distributed along d */
+                    if (nd > most) { most = nd; aligned = 0; to = -1; }
+                    if (subscript_known(&o, sg, a, d)) aligned = 1;
+                    else if (to < 0) { to = a; along = d; }
+                }
+            }
+        }
+        if (aligned || to < 0 || !reads_once(m, &m->acc[to])) continue;
+        isl_map *y = subscript_map(m, &m->acc[to], along);
+        isl_aff *sub = NULL;
+        if (isl_map_is_single_valued(y) == isl_bool_true) {
+            isl_pw_multi_aff *pm = isl_pw_multi_aff_from_map(isl_map_copy(y));
+            sub = single_aff(isl_pw_multi_aff_get_pw_aff(pm, 0));
+            isl_pw_multi_aff_free(pm);
+        }
+        isl_map_free(y);
+        if (!sub || isl_aff_is_cst(sub) == isl_bool_true) {
+            isl_aff_free(sub);
+            continue;
+        }
+        isl_aff_free(sg[s]);
+        isl_aff_free(th[s]);
+        sg[s] = isl_aff_copy(sub);
+        th[s] = sub;
+        for (int a2 = 0; a2 < m->nacc; a2++)   /* s's answers were for its old σ */
+            if (m->acc[a2].stmt == s) memset(&o.known[a2 * maxd], -1, (size_t)maxd);
+        moved++;
+    }
+    for (int a = 0; a < m->nacc; a++) isl_map_free(o.rel[a]);
+    for (int i = 0; i < m->nst; i++) isl_set_free(o.dom[i]);
+    free(o.rel);
+    free(o.dom);
+    free(o.known);
+    return moved;
 }
 
 static long long gcd_ll(long long a, long long b) { while (b) { long long t = a % b; a = b; b = t; } return llabs(a); }
@@ -767,12 +848,12 @@ static int read_args(const xf_model *m, const char *args, const int *in, isl_aff
  * each nest's best mapping from its own schedules (its own model: the statements of the other
  * nests out of sight), the nests placed one after another in time as in prefix_theta, the whole
  * checked as one mapping (the data the next phase reads elsewhere travels as messages). */
-static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist *P)
+static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist *P, int follow)
 {
     int G = m->prog->body->n;
     if (G < 2 || G > MAXST) return;
     isl_aff *th[MAXST] = {0}, *sg[MAXST] = {0};
-    int ok = 1, grp[MAXST];
+    int ok = 1, grp[MAXST], moved = 0;
     for (int s = 0; s < m->nst; s++) {
         grp[s] = -1;
         for (int g = 0; g < G; g++)
@@ -796,6 +877,7 @@ static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist 
             xf_model_free(pm);
             ir_program_free((ir_program *)sub);
         }
+        if (ok && follow && g > 0) moved += align_reads(m, grp, g, th, sg);
         if (ok && g > 0) {   /* nest g after nest g-1 */
             int prev[MAXST];
             for (int s = 0; s < m->nst; s++) prev[s] = grp[s] == g - 1;
@@ -808,11 +890,12 @@ static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist 
         for (int s = 0; s < m->nst; s++) all[s] = 1;
         ok = shift_by(m, th, all, isl_pw_aff_neg(extreme_over(m, th, all, 0))) == 0;
     }
-    int lg = ok && legal(m, r, nr, th, sg);
-    if (getenv("STM_AUTO_DEBUG")) fprintf(stderr, "phases: %s\n", lg ? "legal" : ok ? "illegal" : "not composed");
+    int lg = ok && (!follow || moved) && legal(m, r, nr, th, sg);
+    if (getenv("STM_AUTO_DEBUG"))
+        fprintf(stderr, "phases%s: %s\n", follow ? " following the reads" : "", lg ? "legal" : ok ? "illegal or the same" : "not composed");
     if (lg) {
         positive(m, sg);
-        plist_add(P, th, sg);
+        if (plist_add(P, th, sg)) P->c[P->n - 1].follows = follow;
     }
     for (int s = 0; s < m->nst; s++) { isl_aff_free(th[s]); isl_aff_free(sg[s]); }
 }
@@ -830,6 +913,16 @@ int xf_stm_cand_cmp(const void *x, const void *y)
     return strcmp(a->args, b->args);
 }
 
+int xf_stm_keep(xf_stm_cand *c, int n, int max)
+{
+    int kept = 0, extra = 0;
+    for (int i = 0; i < n; i++) {
+        if (i < max || (c[i].follows && extra < FOLLOWS_EXTRA && ++extra)) c[kept++] = c[i];
+        else free(c[i].args);
+    }
+    return kept;
+}
+
 int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max, xf_stm_cand **out)
 {
     plist P = {m, NULL, 0, 0};
@@ -839,15 +932,16 @@ int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max,
     }
     int busy = 0;   /* a mapping that keeps several processors busy */
     for (int i = 0; i < P.n; i++) busy |= P.c[i].width > 1;
-    if (!busy && m->nst <= MAXST && !xf_cancelled()) propose_phases(m, r, nr, &P);
+    if (!busy && m->nst <= MAXST && !xf_cancelled()) propose_phases(m, r, nr, &P, 0);
+    if (m->nst <= MAXST && !xf_cancelled()) propose_phases(m, r, nr, &P, 1);
     if (P.n) qsort(P.c, (size_t)P.n, sizeof *P.c, xf_stm_cand_cmp);
     /* one busy processor per step (σ a function of θ, or 0) only when nothing better exists */
     if (P.n && P.c[0].width > 1 && max > 0)
         for (int i = 1; i < max && i < P.n; i++)
             if (P.c[i].width <= 1) max = i;
-    for (int i = max; i < P.n; i++) free(P.c[i].args);
+    int n = xf_stm_keep(P.c, P.n, max);
     *out = P.c;
-    return P.n < max ? P.n : max;
+    return n;
 }
 
 /* The mapping (θ, σ given as isl text over each statement's loop variables and the parameters)
