@@ -509,14 +509,9 @@ static int subscript_known(owners *o, isl_aff **sg, int a, int d)
     return *k;
 }
 
-/* Owner alignment: a statement whose written array the other statements distribute along one
- * of its dimensions (their σ is that subscript of their access) runs where its element lies
- * there too.  fdtd-2d under σ = i: S1 (ey[0][j] = fict[t], no loop over i) gets σ = 0, the
- * processor of row 0, rather than its own j.  Replaces sg[s] (owned) where it changes;
- * returns how many it changed. */
-static int align_owners(const xf_model *m, isl_aff **sg)
+static owners owners_new(const xf_model *m)
 {
-    int changed = 0, maxd = 1;
+    int maxd = 1;
     for (int a = 0; a < m->nacc; a++)
         if (m->acc[a].expr->kind == IR_E_ACCESS && m->acc[a].expr->u.access.nidx > maxd)
             maxd = m->acc[a].expr->u.access.nidx;
@@ -524,6 +519,48 @@ static int align_owners(const xf_model *m, isl_aff **sg)
     owners o = {m, xcalloc((size_t)m->nst + 1, sizeof *o.dom), xcalloc(na, sizeof *o.rel),
                 xmalloc(na * (size_t)maxd), maxd};
     memset(o.known, -1, na * (size_t)maxd);
+    return o;
+}
+
+/* Statement s's σ changed: its answers are unknown again. */
+static void owners_forget(owners *o, int s)
+{
+    for (int a = 0; a < o->m->nacc; a++)
+        if (o->m->acc[a].stmt == s) memset(&o->known[a * o->maxd], -1, (size_t)o->maxd);
+}
+
+static void owners_free(owners *o)
+{
+    for (int a = 0; a < o->m->nacc; a++) isl_map_free(o->rel[a]);
+    for (int i = 0; i < o->m->nst; i++) isl_set_free(o->dom[i]);
+    free(o->rel);
+    free(o->dom);
+    free(o->known);
+}
+
+/* Subscript d of access a as one affine function of its statement's variables, or NULL. */
+static __isl_give isl_aff *subscript_aff(const xf_model *m, const xf_access *a, int d)
+{
+    isl_map *y = subscript_map(m, a, d);
+    isl_aff *f = NULL;
+    if (isl_map_is_single_valued(y) == isl_bool_true) {
+        isl_pw_multi_aff *pm = isl_pw_multi_aff_from_map(isl_map_copy(y));
+        f = single_aff(isl_pw_multi_aff_get_pw_aff(pm, 0));
+        isl_pw_multi_aff_free(pm);
+    }
+    isl_map_free(y);
+    return f;
+}
+
+/* Owner alignment: a statement whose written array the other statements distribute along one
+ * of its dimensions (their σ is that subscript of their access) runs where its element lies
+ * there too.  fdtd-2d under σ = i: S1 (ey[0][j] = fict[t], no loop over i) gets σ = 0, the
+ * processor of row 0, rather than its own j.  Replaces sg[s] (owned) where it changes;
+ * returns how many it changed. */
+static int align_owners(const xf_model *m, isl_aff **sg)
+{
+    int changed = 0;
+    owners o = owners_new(m);
     for (int w = 0; w < m->nacc; w++) {
         const xf_access *aw = &m->acc[w];
         int s = aw->stmt, nd = aw->expr->kind == IR_E_ACCESS ? aw->expr->u.access.nidx : 0;
@@ -542,26 +579,14 @@ static int align_owners(const xf_model *m, isl_aff **sg)
             if (along < 0) along = d;
         }
         if (aligned || along < 0) continue;
-        isl_map *y = subscript_map(m, aw, along);
-        isl_aff *a = NULL;
-        if (isl_map_is_single_valued(y) == isl_bool_true) {
-            isl_pw_multi_aff *pm = isl_pw_multi_aff_from_map(isl_map_copy(y));
-            a = single_aff(isl_pw_multi_aff_get_pw_aff(pm, 0));
-            isl_pw_multi_aff_free(pm);
-        }
-        isl_map_free(y);
+        isl_aff *a = subscript_aff(m, aw, along);
         if (!a) continue;
         isl_aff_free(sg[s]);
         sg[s] = a;
-        for (int a2 = 0; a2 < m->nacc; a2++)   /* s's answers were for its old σ */
-            if (m->acc[a2].stmt == s) memset(&o.known[a2 * maxd], -1, (size_t)maxd);
+        owners_forget(&o, s);
         changed++;
     }
-    for (int a = 0; a < m->nacc; a++) isl_map_free(o.rel[a]);
-    for (int i = 0; i < m->nst; i++) isl_set_free(o.dom[i]);
-    free(o.rel);
-    free(o.dom);
-    free(o.known);
+    owners_free(&o);
     return changed;
 }
 
@@ -588,14 +613,8 @@ static int reads_once(const xf_model *m, const xf_access *a)
  * sg[s] (owned) where it changes them; returns how many statements it moved. */
 static int align_reads(const xf_model *m, const int *grp, int g, isl_aff **th, isl_aff **sg)
 {
-    int moved = 0, maxd = 1;
-    for (int a = 0; a < m->nacc; a++)
-        if (m->acc[a].expr->kind == IR_E_ACCESS && m->acc[a].expr->u.access.nidx > maxd)
-            maxd = m->acc[a].expr->u.access.nidx;
-    size_t na = m->nacc ? (size_t)m->nacc : 1;
-    owners o = {m, xcalloc((size_t)m->nst + 1, sizeof *o.dom), xcalloc(na, sizeof *o.rel),
-                xmalloc(na * (size_t)maxd), maxd};
-    memset(o.known, -1, na * (size_t)maxd);
+    int moved = 0;
+    owners o = owners_new(m);
     for (int s = 0; s < m->nst; s++) {
         if (grp[s] != g) continue;
         int most = 0, aligned = 0, to = -1, along = -1;   /* the dimensions of the widest such read */
@@ -617,14 +636,7 @@ static int align_reads(const xf_model *m, const int *grp, int g, isl_aff **th, i
             }
         }
         if (aligned || to < 0 || !reads_once(m, &m->acc[to])) continue;
-        isl_map *y = subscript_map(m, &m->acc[to], along);
-        isl_aff *sub = NULL;
-        if (isl_map_is_single_valued(y) == isl_bool_true) {
-            isl_pw_multi_aff *pm = isl_pw_multi_aff_from_map(isl_map_copy(y));
-            sub = single_aff(isl_pw_multi_aff_get_pw_aff(pm, 0));
-            isl_pw_multi_aff_free(pm);
-        }
-        isl_map_free(y);
+        isl_aff *sub = subscript_aff(m, &m->acc[to], along);
         if (!sub || isl_aff_is_cst(sub) == isl_bool_true) {
             isl_aff_free(sub);
             continue;
@@ -633,15 +645,10 @@ static int align_reads(const xf_model *m, const int *grp, int g, isl_aff **th, i
         isl_aff_free(th[s]);
         sg[s] = isl_aff_copy(sub);
         th[s] = sub;
-        for (int a2 = 0; a2 < m->nacc; a2++)   /* s's answers were for its old σ */
-            if (m->acc[a2].stmt == s) memset(&o.known[a2 * maxd], -1, (size_t)maxd);
+        owners_forget(&o, s);
         moved++;
     }
-    for (int a = 0; a < m->nacc; a++) isl_map_free(o.rel[a]);
-    for (int i = 0; i < m->nst; i++) isl_set_free(o.dom[i]);
-    free(o.rel);
-    free(o.dom);
-    free(o.known);
+    owners_free(&o);
     return moved;
 }
 
