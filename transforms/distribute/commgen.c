@@ -679,9 +679,10 @@ static void cg_pieces_free(cg_pieces *ps)
  * send to a destination that multiplies by the condition: a reader sees which processor gets
  * the value when, and the exporter a destination that stays the same along a loop.  Only where
  * isl writes an end with a condition (LU's range `((t + 3) / 2 - 1) / b .. (n - 2) / b` has three
- * pieces that isl writes as one expression).  pmin and pmax in the statement's variables as
- * parameters.  0, or -1 (more pieces than a few, or none to split: the caller sends the range
- * whole). */
+ * pieces that isl writes as one expression) and every piece goes to one processor: a range that
+ * changes form (3mm's E[i][j] to every processor but its own) stays one send, one multicast
+ * record.  pmin and pmax in the statement's variables as parameters.  0, or -1 (more pieces than
+ * a few, a range, or none to split: the caller sends the range whole). */
 static int send_range_pieces(cg *c, int a, __isl_keep isl_pw_aff *pmin, __isl_keep isl_pw_aff *pmax,
                              __isl_keep isl_ast_build *b)
 {
@@ -703,7 +704,7 @@ static int send_range_pieces(cg *c, int a, __isl_keep isl_pw_aff *pmin, __isl_ke
             l[n] = xf_expr_of_pa(out, b, isl_pw_aff_from_aff(isl_aff_copy(lo.aff[i])));
             h[n] = xf_expr_of_pa(out, b, isl_pw_aff_from_aff(isl_aff_copy(hi.aff[j])));
             where[n] = xf_expr_of_set(out, b, s);
-            r = l[n] && h[n] ? 0 : -1;
+            r = l[n] && h[n] && one[n] ? 0 : -1;   /* ranges stay whole: one multicast record */
             n++;
         }
     for (int k = 0; k < n && !r; k++)   /* all expressible: sent piece by piece */
