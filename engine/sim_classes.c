@@ -369,7 +369,7 @@ static int sim_carried(const sim_ctx *c, const sim_node *n, const sim_node *lhs)
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
 {
     /* in a jammed loop, unrolled, the turns' chains interleave: none waits for another's sum */
-    if (st->wclass != SIM_WORK_UNIT || st->has_cost || c->in_jam) return;
+    if ((st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) || st->has_cost || c->in_jam) return;
     int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
     double step = st->ticks;
     if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) {
