@@ -59,6 +59,17 @@ long long xf_count_points(__isl_take isl_set *set);
  * parameter values, the best `max` in stm auto's order (xf_stm_cand_cmp); returns their number,
  * *out (free with xf_stm_cands_free). */
 int xf_stm_isl_proposals(const xf_model *m, const xf_rawdep *r, int nr, int max, own_give xf_stm_cand **out);
+/* The affine function of a parametric extreme that is one piece (valid wherever the statements
+ * have instances), else NULL; takes pa (stm_isl.c). */
+__isl_give isl_aff *xf_stm_single_aff(__isl_take isl_pw_aff *pa);
+/* Owner alignment (stm_align.c): a statement whose written array the other statements
+ * distribute along one of its dimensions runs where its element lies; replaces sg[s] (owned)
+ * where it changes; returns how many it changed. */
+int xf_stm_align_owners(const xf_model *m, isl_aff **sg);
+/* Read alignment (stm_align.c): the statements of phase g (grp[s] == g) that read each element
+ * of an array an earlier phase distributes along another subscript move to their data, pipelined
+ * (sigma = theta = that subscript); replaces th[s], sg[s] (owned); returns how many moved. */
+int xf_stm_align_reads(const xf_model *m, const int *grp, int g, isl_aff **th, isl_aff **sg);
 /* Keeps the first `max` of c[0 .. n-1] (sorted best first) and besides them up to two that
  * follow their reads (xf_stm_cand.follows), in order; frees the others' texts; returns how many. */
 int xf_stm_keep(xf_stm_cand *c, int n, int max);
