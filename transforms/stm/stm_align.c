@@ -105,7 +105,7 @@ static __isl_give isl_aff *subscript_aff(const xf_model *m, const xf_access *a, 
  * there too.  fdtd-2d under σ = i: S1 (ey[0][j] = fict[t], no loop over i) gets σ = 0, the
  * processor of row 0, rather than its own j.  Replaces sg[s] (owned) where it changes;
  * returns how many it changed. */
-int xf_stm_align_owners(const xf_model *m, isl_aff **sg)
+int xf_stm_align_owners(const xf_model *m, __isl_keep isl_aff **sg)
 {
     int changed = 0;
     owners o = owners_new(m);
@@ -159,7 +159,8 @@ static int reads_once(const xf_model *m, const xf_access *a)
  * moved): covariance's products read a column n times, and its pipeline would run them all
  * one after another.  Replaces th[s] and
  * sg[s] (owned) where it changes them; returns how many statements it moved. */
-int xf_stm_align_reads(const xf_model *m, const int *grp, int g, isl_aff **th, isl_aff **sg)
+int xf_stm_align_reads(const xf_model *m, const int *grp, int g, __isl_keep isl_aff **th,
+                       __isl_keep isl_aff **sg)
 {
     int moved = 0;
     owners o = owners_new(m);

@@ -65,11 +65,12 @@ __isl_give isl_aff *xf_stm_single_aff(__isl_take isl_pw_aff *pa);
 /* Owner alignment (stm_align.c): a statement whose written array the other statements
  * distribute along one of its dimensions runs where its element lies; replaces sg[s] (owned)
  * where it changes; returns how many it changed. */
-int xf_stm_align_owners(const xf_model *m, isl_aff **sg);
+int xf_stm_align_owners(const xf_model *m, __isl_keep isl_aff **sg);
 /* Read alignment (stm_align.c): the statements of phase g (grp[s] == g) that read each element
  * of an array an earlier phase distributes along another subscript move to their data, pipelined
  * (sigma = theta = that subscript); replaces th[s], sg[s] (owned); returns how many moved. */
-int xf_stm_align_reads(const xf_model *m, const int *grp, int g, isl_aff **th, isl_aff **sg);
+int xf_stm_align_reads(const xf_model *m, const int *grp, int g, __isl_keep isl_aff **th,
+                       __isl_keep isl_aff **sg);
 /* Keeps the first `max` of c[0 .. n-1] (sorted best first) and besides them up to two that
  * follow their reads (xf_stm_cand.follows), in order; frees the others' texts; returns how many. */
 int xf_stm_keep(xf_stm_cand *c, int n, int max);
