@@ -189,6 +189,8 @@ int ex_guards_hoisted(const ex_plan *pl);
 int ex_bound_slots(const ir_block *b, int *slots, int n, int max);
 /* export_stmt.c: the loop over a send's destinations lo .. hi (C), clipped to the processors. */
 void ex_send_dests(const ex_plan *pl, strbuf *b, const char *lo, const char *hi, int in);
+/* Whether every statement of b is silent in this mode (ex_silent). */
+int ex_block_silent(const ex_em *m, const ir_block *b);
 /* export_stmt.c: whether statement s writes nothing in this mode: a send left out (the halo
  * step's, the replay's, a version without sends), or a loop or if of such sends alone (and lets),
  * whose bounds and conditions cannot fail: it is left out too. */

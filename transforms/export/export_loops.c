@@ -301,13 +301,18 @@ void ex_emit_inner_loop(const ex_em *m, strbuf *b, const ir_loopvar *v, const ir
     ex_indent(b, k);
     strbuf_printf(b, "if (%s) {   /* the sends' conditions do not change in the loop over %s */\n", c.s, ex_nm(v->var, t));
     ex_inner_loop(m, b, v, body, k + 4);
-    ex_indent(b, k);
-    strbuf_printf(b, "} else {   /* no send of the loop runs */\n");
     ex_em quiet = *m;
     quiet.nosends = 1;
-    ex_inner_loop(&quiet, b, v, body, k + 4);
     ex_indent(b, k);
-    strbuf_printf(b, "}\n");
+    if (ex_block_silent(&quiet, body) && ex_cannot_fail(m->pl, v->lo) && ex_cannot_fail(m->pl, v->hi) &&
+        ex_cannot_fail(m->pl, v->step)) {
+        strbuf_printf(b, "}\n");   /* without its sends the loop does nothing: a sends' nest of its own */
+    } else {
+        strbuf_printf(b, "} else {   /* no send of the loop runs */\n");
+        ex_inner_loop(&quiet, b, v, body, k + 4);
+        ex_indent(b, k);
+        strbuf_printf(b, "}\n");
+    }
     strbuf_free(&c);
     strbuf_free(&pre);
 }

@@ -344,7 +344,7 @@ static int ex_phase_if(const ex_em *m, strbuf *b, const ir_stmt *s, int in)
     return nt > 0;
 }
 
-static int ex_block_silent(const ex_em *m, const ir_block *b)
+int ex_block_silent(const ex_em *m, const ir_block *b)
 {
     for (int i = 0; b && i < b->n; i++)
         if (!ex_silent(m, b->stmts[i])) return 0;
