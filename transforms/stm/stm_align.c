@@ -148,6 +148,21 @@ static int reads_once(const xf_model *m, const xf_access *a)
     return once;
 }
 
+int xf_stm_may_follow(const xf_model *m, const int *grp)
+{
+    for (int a = 0; a < m->nacc; a++) {
+        const xf_access *ra = &m->acc[a];
+        if (ra->write || ra->expr->kind != IR_E_ACCESS || ra->expr->u.access.nidx < 1) continue;
+        for (int w = 0; w < m->nacc; w++) {
+            const xf_access *wa = &m->acc[w];
+            if (wa->write && wa->must && wa->expr->kind == IR_E_ACCESS && grp[wa->stmt] < grp[ra->stmt] &&
+                !strcmp(wa->expr->u.access.array, ra->expr->u.access.array) && reads_once(m, ra))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* Read alignment, for the phases: statement s of phase g reads an array that a statement u of
  * an earlier phase writes where σ_u is the write's subscript d (the array lies distributed along
  * d).  When σ_s is not subscript d of s's read (of its reads of such arrays, those of the most

@@ -66,6 +66,10 @@ __isl_give isl_aff *xf_stm_single_aff(__isl_take isl_pw_aff *pa);
  * distribute along one of its dimensions runs where its element lies; replaces sg[s] (owned)
  * where it changes; returns how many it changed. */
 int xf_stm_align_owners(const xf_model *m, __isl_keep isl_aff **sg);
+/* Whether some statement reads each element of an array once that a statement of an earlier
+ * phase (grp[s]: its top-level nest) writes: what read alignment needs to move anything
+ * (stm_align.c; the phases are not composed again otherwise). */
+int xf_stm_may_follow(const xf_model *m, const int *grp);
 /* Read alignment (stm_align.c): the statements of phase g (grp[s] == g) that read each element
  * of an array an earlier phase distributes along another subscript move to their data, pipelined
  * (sigma = theta = that subscript); replaces th[s], sg[s] (owned); returns how many moved. */

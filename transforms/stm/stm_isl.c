@@ -671,13 +671,14 @@ static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist 
     int G = m->prog->body->n;
     if (G < 2 || G > MAXST) return;
     isl_aff *th[MAXST] = {0}, *sg[MAXST] = {0};
-    int ok = 1, grp[MAXST], moved = 0;
+    int ok = 1, grp[MAXST] = {0}, moved = 0;
     for (int s = 0; s < m->nst; s++) {
         grp[s] = -1;
         for (int g = 0; g < G; g++)
             if (m->st[s].frames[0].node == m->prog->body->stmts[g]) grp[s] = g;
         ok &= grp[s] >= 0;
     }
+    if (ok && follow && !xf_stm_may_follow(m, grp)) return;   /* no phase could move: not composed again */
     for (int g = 0; g < G && ok && !xf_cancelled(); g++) {
         xf_rawdep *pr = NULL;
         int npr = 0, in[MAXST];
