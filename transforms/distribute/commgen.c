@@ -629,21 +629,6 @@ static void send_range_to(cg *c, const xf_stmt *st, ir_expr *lo, ir_expr *hi, ir
     add_send(c, st, rlo, one ? NULL : xf_tiling_rp(out, &c->T, h1), g);
 }
 
-/* Whether a condition stands in e: isl wrote a choice between pieces as a product with it. */
-static int has_condition(const ir_expr *e)
-{
-    switch (e->kind) {
-    case IR_E_UNARY: return e->u.op.op == IR_OP_NOT || has_condition(e->u.op.a);
-    case IR_E_BINARY:
-        return (e->u.op.op >= IR_OP_LT && e->u.op.op <= IR_OP_OR) || has_condition(e->u.op.a) || has_condition(e->u.op.b);
-    case IR_E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (has_condition(e->u.call.args[i])) return 1;
-        return 0;
-    default: return 0;
-    }
-}
-
 /* A range's ends as pieces: each piece's set and the two ends' affine expressions there. */
 enum { CG_PIECES = 4 };
 typedef struct cg_pieces {
@@ -691,8 +676,8 @@ static int send_range_pieces(cg *c, int a, __isl_keep isl_pw_aff *pmin, __isl_ke
     cg_pieces lo = {0}, hi = {0};
     int r = isl_pw_aff_foreach_piece(pmin, cg_piece_add, &lo) < 0 || isl_pw_aff_foreach_piece(pmax, cg_piece_add, &hi) < 0 ||
             lo.n * hi.n < 2 || lo.n * hi.n > CG_PIECES ? -1 : 0;
-    ir_expr *l[CG_PIECES], *h[CG_PIECES], *where[CG_PIECES];
-    int one[CG_PIECES], n = 0;
+    ir_expr *to[CG_PIECES], *where[CG_PIECES];
+    int n = 0;
     for (int i = 0; i < lo.n && !r; i++)
         for (int j = 0; j < hi.n && !r; j++) {
             isl_set *s = isl_set_intersect(isl_set_copy(lo.set[i]), isl_set_copy(hi.set[j]));
@@ -700,15 +685,17 @@ static int send_range_pieces(cg *c, int a, __isl_keep isl_pw_aff *pmin, __isl_ke
                 isl_set_free(s);
                 continue;
             }
-            one[n] = isl_aff_plain_is_equal(lo.aff[i], hi.aff[j]) == isl_bool_true;
-            l[n] = xf_expr_of_pa(out, b, isl_pw_aff_from_aff(isl_aff_copy(lo.aff[i])));
-            h[n] = xf_expr_of_pa(out, b, isl_pw_aff_from_aff(isl_aff_copy(hi.aff[j])));
+            if (isl_aff_plain_is_equal(lo.aff[i], hi.aff[j]) != isl_bool_true) {   /* ranges stay whole */
+                isl_set_free(s);
+                r = -1;
+                break;
+            }
+            to[n] = xf_expr_of_pa(out, b, isl_pw_aff_from_aff(isl_aff_copy(lo.aff[i])));
             where[n] = xf_expr_of_set(out, b, s);
-            r = l[n] && h[n] && one[n] ? 0 : -1;   /* ranges stay whole: one multicast record */
-            n++;
+            r = to[n++] ? 0 : -1;
         }
-    for (int k = 0; k < n && !r; k++)   /* all expressible: sent piece by piece */
-        send_range_to(c, st, l[k], h[k], where[k], one[k]);   /* the pieces are of the sinks' domain g */
+    for (int k = 0; k < n && !r; k++)   /* all expressible: sent piece by piece (of the sinks' domain) */
+        send_range_to(c, st, to[k], ir_clone_expr(out, to[k]), where[k], 1);
     cg_pieces_free(&lo);
     cg_pieces_free(&hi);
     return r;
@@ -731,7 +718,9 @@ static int send_range(cg *c, int a, __isl_take isl_map *un)
     ir_expr *g = xf_expr_of_set(out, b, xf_vars_as_params(sdom, c->npar, st));
     ir_expr *lo = xf_expr_of_pa(out, b, isl_pw_aff_copy(pmin));
     ir_expr *hi = xf_expr_of_pa(out, b, isl_pw_aff_copy(pmax));
-    int split = (!lo || !hi || has_condition(lo) || has_condition(hi)) && send_range_pieces(c, a, pmin, pmax, b) == 0;
+    /* isl wrote a choice between pieces as a product with a condition */
+    int split = (!lo || !hi || xf_has_condition(lo, NULL, 0) || xf_has_condition(hi, NULL, 0)) &&
+                send_range_pieces(c, a, pmin, pmax, b) == 0;
     isl_pw_aff_free(pmin);
     isl_pw_aff_free(pmax);
     isl_ast_build_free(b);

@@ -66,7 +66,7 @@ const ir_expr *xf_find_let(const char *name, const xf_frame *fr, int nfr)
  * NULL: its parameters are then constants, so that `rp * b` is affine. */
 static _Thread_local const int64_t *isl_param_values;
 
-static int isl_const(const ir_expr *e, const xf_frame *fr, int nfr, int64_t *v)
+int xf_isl_const(const ir_expr *e, const xf_frame *fr, int nfr, int64_t *v)
 {
     int64_t a, c;
     if (isl_param_values && e->kind == IR_E_NAME && e->u.name.nk == IR_N_PARAM && e->u.name.index >= 0) {
@@ -75,15 +75,15 @@ static int isl_const(const ir_expr *e, const xf_frame *fr, int nfr, int64_t *v)
     }
     if (e->kind == IR_E_NAME && e->u.name.nk == IR_N_LET) {
         const ir_expr *x = xf_find_let(e->u.name.id, fr, nfr);
-        return x ? isl_const(x, fr, nfr, v) : -1;
+        return x ? xf_isl_const(x, fr, nfr, v) : -1;
     }
     if (e->kind == IR_E_UNARY && e->u.op.op == IR_OP_NEG) {
-        if (isl_const(e->u.op.a, fr, nfr, &a)) return -1;
+        if (xf_isl_const(e->u.op.a, fr, nfr, &a)) return -1;
         *v = -a;
         return 0;
     }
     if (e->kind == IR_E_BINARY && (e->u.op.op == IR_OP_ADD || e->u.op.op == IR_OP_SUB || e->u.op.op == IR_OP_MUL)) {
-        if (isl_const(e->u.op.a, fr, nfr, &a) || isl_const(e->u.op.b, fr, nfr, &c)) return -1;
+        if (xf_isl_const(e->u.op.a, fr, nfr, &a) || xf_isl_const(e->u.op.b, fr, nfr, &c)) return -1;
         *v = e->u.op.op == IR_OP_ADD ? a + c : e->u.op.op == IR_OP_SUB ? a - c : a * c;
         return 0;
     }
@@ -94,7 +94,7 @@ int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *fr, int nfr)
 {
     char tmp[80];
     int64_t k;
-    if (e->kind != IR_E_INT && isl_const(e, fr, nfr, &k) == 0) {   /* -(2), 2 * 3, a let of one */
+    if (e->kind != IR_E_INT && xf_isl_const(e, fr, nfr, &k) == 0) {   /* -(2), 2 * 3, a let of one */
         strbuf_printf(b, "(%lld)", (long long)k);
         return 0;
     }
@@ -129,13 +129,13 @@ int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *fr, int nfr)
             strbuf_printf(b, op == IR_OP_DIV ? "floor((" : "((");
             if (xf_isl_expr(b, e->u.op.a, fr, nfr) < 0) return -1;
             /* isl wants the divisor bare: `floor((e)/2)`, `(e) mod 2` */
-            if (isl_const(e->u.op.b, fr, nfr, &k) || k <= 0) return -1;
+            if (xf_isl_const(e->u.op.b, fr, nfr, &k) || k <= 0) return -1;
             strbuf_printf(b, op == IR_OP_DIV ? ")/%lld)" : ") mod %lld)", (long long)k);
             return 0;
         }
         if ((size_t)op >= sizeof isl_binop / sizeof isl_binop[0] || !isl_binop[op]) return -1;
-        int ka = op == IR_OP_MUL && isl_const(e->u.op.a, fr, nfr, &k) == 0;
-        if (op == IR_OP_MUL && (ka || isl_const(e->u.op.b, fr, nfr, &k) == 0)) {
+        int ka = op == IR_OP_MUL && xf_isl_const(e->u.op.a, fr, nfr, &k) == 0;
+        if (op == IR_OP_MUL && (ka || xf_isl_const(e->u.op.b, fr, nfr, &k) == 0)) {
             /* isl takes a literal factor bare and at the left: -2*(n) */
             strbuf_printf(b, "%lld*(", (long long)k);
             if (xf_isl_expr(b, ka ? e->u.op.b : e->u.op.a, fr, nfr) < 0) return -1;
@@ -163,7 +163,7 @@ int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *fr, int nfr)
         if ((f == IR_F_FLOOR || f == IR_F_CEIL) && e->u.call.nargs == 1) {
             const ir_expr *a = e->u.call.args[0];
             if (a->kind == IR_E_BINARY && a->u.op.op == IR_OP_DIV) {
-                if (isl_const(a->u.op.b, fr, nfr, &k) || k <= 0) return -1;
+                if (xf_isl_const(a->u.op.b, fr, nfr, &k) || k <= 0) return -1;
                 strbuf_printf(b, f == IR_F_FLOOR ? "floor((" : "ceil((");
                 if (xf_isl_expr(b, a->u.op.a, fr, nfr) < 0) return -1;
                 strbuf_printf(b, ")/%lld)", (long long)k);
@@ -223,7 +223,7 @@ static int bound_div(const ir_expr *e, const xf_frame *fr, int nfr, const ir_exp
     }
     if (e->kind != IR_E_BINARY || e->u.op.op != IR_OP_DIV) return 0;
     *num = e->u.op.a;
-    return isl_const(e->u.op.b, fr, nfr, k) == 0 && *k > 0;
+    return xf_isl_const(e->u.op.b, fr, nfr, k) == 0 && *k > 0;
 }
 
 /* One side of `lo <= v <= hi` as isl text into b: upper says which. */
@@ -595,7 +595,7 @@ static void walk_stmt(bctx *c, const ir_stmt *s)
             int ok = xf_isl_expr(&lo, lv->lo, c->fr, c->nfr) == 0 &&
                      xf_isl_expr(&hi, lv->hi, c->fr, c->nfr) == 0 &&
                      (!lv->step || (lv->step->kind == IR_E_INT ? (step = lv->step->u.ival) > 0
-                                    : isl_param_values && isl_const(lv->step, c->fr, c->nfr, &step) == 0 && step > 0));
+                                    : isl_param_values && xf_isl_const(lv->step, c->fr, c->nfr, &step) == 0 && step > 0));
             if (!ok) {
                 diag_add(c->d, file_of(c), lv->pos.line, lv->pos.col,
                          "the bounds or step of loop '%s' are not affine (or the step is not a "

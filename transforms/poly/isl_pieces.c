@@ -62,21 +62,20 @@ static int is_condition(const ir_expr *e)
     }
 }
 
-/* Whether a condition stands anywhere in e (its lets' values included): xf_isl_expr writes
- * `(n >= t + 1) * (t)`, which isl does not read. */
-static int has_condition(const ir_expr *e, const xf_frame *fr, int nfr)
+/* xf_isl_expr writes `(n >= t + 1) * (t)`, which isl does not read: such a part is taken apart. */
+int xf_has_condition(const ir_expr *e, const xf_frame *fr, int nfr)
 {
     if (!e) return 0;
     switch (e->kind) {
     case IR_E_NAME:
         if (e->u.name.nk != IR_N_LET) return 0;
         const ir_expr *v = xf_find_let(e->u.name.id, fr, nfr);
-        return !v || has_condition(v, fr, nfr);
-    case IR_E_UNARY: return is_condition(e) || has_condition(e->u.op.a, fr, nfr);
-    case IR_E_BINARY: return is_condition(e) || has_condition(e->u.op.a, fr, nfr) || has_condition(e->u.op.b, fr, nfr);
+        return !v || xf_has_condition(v, fr, nfr);
+    case IR_E_UNARY: return is_condition(e) || xf_has_condition(e->u.op.a, fr, nfr);
+    case IR_E_BINARY: return is_condition(e) || xf_has_condition(e->u.op.a, fr, nfr) || xf_has_condition(e->u.op.b, fr, nfr);
     case IR_E_CALL:
         for (int i = 0; i < e->u.call.nargs; i++)
-            if (has_condition(e->u.call.args[i], fr, nfr)) return 1;
+            if (xf_has_condition(e->u.call.args[i], fr, nfr)) return 1;
         return 0;
     default:
         return 0;
@@ -98,18 +97,6 @@ static char *cond_and(const char *a, const char *b, int *never)
     if (!a || (b && strcmp(a, b) == 0)) return b ? xstrdup(b) : NULL;
     if (!b) return xstrdup(a);
     return xasprintf("(%s) and (%s)", a, b);
-}
-
-/* The integer of a constant's text: "12", "(-3)". */
-static int text_int(const char *s, int64_t *k)
-{
-    char *end;
-    size_t n = strlen(s);
-    int paren = n >= 2 && s[0] == '(' && s[n - 1] == ')';
-    long long v = strtoll(s + paren, &end, 10);
-    if (end == s + paren || (size_t)(end - s) != n - (size_t)paren) return -1;
-    *k = v;
-    return 0;
 }
 
 /* The value of a op b for two pieces (ADD, SUB, MUL, MIN, MAX), or NULL: a product of two
@@ -168,10 +155,8 @@ static int pieces_binary(ir_op op, int fn_min, int fn_max, const ir_expr *a, con
 /* out = the pieces of e's quotient (or remainder) by the positive constant d. */
 static int pieces_div(const ir_expr *e, const xf_frame *fr, int nfr, pieces *out)
 {
-    strbuf t = {0};
     int64_t d;
-    int r = xf_isl_expr(&t, e->u.op.b, fr, nfr) || text_int(t.s, &d) || d <= 0 ? -1 : 0;
-    strbuf_free(&t);
+    int r = xf_isl_const(e->u.op.b, fr, nfr, &d) || d <= 0 ? -1 : 0;
     pieces pa = {0};
     if (!r) r = pieces_of(e->u.op.a, fr, nfr, &pa);
     for (int i = 0; i < pa.n && !r; i++) {
@@ -213,12 +198,12 @@ static int pieces_of(const ir_expr *e, const xf_frame *fr, int nfr, pieces *out)
         return v ? pieces_of(v, fr, nfr, out) : -1;
     }
     strbuf t = {0};
-    if (has_condition(e, fr, nfr) || xf_isl_expr(&t, e, fr, nfr)) {
+    if (xf_has_condition(e, fr, nfr) || xf_isl_expr(&t, e, fr, nfr)) {
         strbuf_free(&t);
         return -1;
     }
     int64_t k = 0;
-    int is_k = text_int(t.s, &k) == 0;
+    int is_k = xf_isl_const(e, fr, nfr, &k) == 0;
     return pieces_add(out, NULL, strbuf_take(&t), is_k, k);
 }
 

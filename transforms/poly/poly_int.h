@@ -116,6 +116,13 @@ own_give char *xf_example_set(const xf_model *m, __isl_keep isl_set *set);
 /* Converts an integer expression (or condition) to isl text.  Names are looked up in the
  * frames (lets are substituted).  Returns 0, or -1 when not affine / not expressible. */
 int xf_isl_expr(strbuf *b, const ir_expr *e, const xf_frame *frames, int nframes);
+/* The value of integer expression e where it is a constant for isl (a literal, arithmetic of
+ * literals, a let bound to one; a parameter while a model with XF_MODEL_VALUES is built): 0 with
+ * *v, or -1. */
+int xf_isl_const(const ir_expr *e, const xf_frame *frames, int nframes, int64_t *v);
+/* Whether a comparison or logical operation stands anywhere in e, its lets' values (found in the
+ * frames) included; a let not found counts as one (isl_pieces.c). */
+int xf_has_condition(const ir_expr *e, const xf_frame *frames, int nframes);
 /* The value of the innermost let `name` among the frames, or NULL. */
 const ir_expr *xf_find_let(const char *name, const xf_frame *frames, int nframes);
 /* Writes `var` equals e as isl text: e's pieces where e is affine only piece by piece (a product

@@ -665,7 +665,9 @@ static int read_args(const xf_model *m, const char *args, const int *in, isl_aff
  * factorisation on a wavefront over its columns, then its two substitutions one row per step):
  * each nest's best mapping from its own schedules (its own model: the statements of the other
  * nests out of sight), the nests placed one after another in time as in prefix_theta, the whole
- * checked as one mapping (the data the next phase reads elsewhere travels as messages). */
+ * checked as one mapping (the data the next phase reads elsewhere travels as messages).  With
+ * `follow`, the later phases' statements that read the earlier ones' data move to it
+ * (xf_stm_align_reads), and the mapping is proposed only where one did. */
 static void propose_phases(const xf_model *m, const xf_rawdep *r, int nr, plist *P, int follow)
 {
     int G = m->prog->body->n;
