@@ -105,8 +105,10 @@ static int parse_micro(raw *r, const char *line)
     int l = (int)level;
     if (!strcmp(name, "update")) { least(&m->update[l], secs); m->bytes[l] = bytes; return 0; }
     if (!strcmp(name, "chase")) { least(&m->chase[l], secs); return 0; }
+    if (!strcmp(name, "accum")) { least(&m->accum, secs); m->accum_bytes = bytes; return 0; }
     if (!strcmp(name, "strided") && l > 0) { least(&m->walk[l], secs); return 0; }
-    double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "accum") ? &m->accum
+    double *one = !strcmp(name, "poly") ? &m->poly : !strcmp(name, "chains") ? &m->chains
+                : !strcmp(name, "lanes") ? &m->lanes
                 : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
                 : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
                 : !strcmp(name, "searched") ? &m->searched
@@ -209,6 +211,21 @@ static double calib_op(calib_result *out, double poly, double update, const char
     return update / 2;
 }
 
+/* accum_window and the price of a chain without its end from the long accumulation and the
+ * short chains (calib.h); the profile's accum_price the long one's until then. */
+static void calib_chains(calib_result *out, const calib_micro *m, double op)
+{
+    if (!(m->accum > 0) || !(m->chains > 0) || !(m->accum_bytes > 0)) return;
+    const double n = m->accum_bytes / 16, len = CALIB_CHAIN_LEN, r = m->accum / m->chains;
+    double w = r > 1 && n > len * r ? len * n * (r - 1) / (n - len * r) : -1;
+    if (!(w > 0) || !isfinite(w)) {
+        note(out, "short chains of additions cost no less an element than a long one: accum_window unset");
+        return;
+    }
+    out->profile.accum_window = w;
+    out->profile.accum_price = m->accum * (n + w) / n / 2 / op;
+}
+
 /* The figures of the microbenchmarks into the profile (calib.h): the operation's seconds (the
  * tick), each level's stream, the accumulation, the column walks and a restart, in ticks.  Keys
  * without their lines stay as scali2004 has them (1, or unset). */
@@ -218,7 +235,7 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     cost_profile *pr = &out->profile;
     out->micro = *m;
     pr->unit_price = pr->strided_price = pr->aliased_price = 1;
-    pr->accum_price = pr->unit_cached_price = pr->cache_bytes = pr->stream_price = pr->stream_cached_price = -1;
+    pr->accum_price = pr->lanes_price = pr->accum_window = pr->unit_cached_price = pr->cache_bytes = pr->stream_price = pr->stream_cached_price = -1;
     pr->restart_price = pr->cache1_bytes = pr->cache2_bytes = pr->stream1_price = pr->stream2_price = -1;
     pr->latency1 = pr->latency2 = pr->latency_cached = pr->latency_mem = -1;
     pr->strided1_price = pr->strided2_price = pr->strided_cached_price = pr->searched_price = -1;
@@ -252,6 +269,8 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     if (m->chase[0] > 0) pr->latency_mem = m->chase[0] / op;
     pr->unit_price = vop / op;
     if (m->accum > 0) pr->accum_price = m->accum / 2 / op;
+    calib_chains(out, m, op);
+    if (m->lanes > 0) pr->lanes_price = m->lanes / 2 / op;
     if (m->strided > 0) pr->strided_price = m->strided / 2 / op;
     if (m->aliased > 0) pr->aliased_price = m->aliased / 2 / op;
     if (m->searched > 0) pr->searched_price = m->searched / 2 / op;

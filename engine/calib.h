@@ -27,6 +27,15 @@
  *   accum_price    the accumulation s = s + w[k]·v[k] (first level): its seconds per element over
  *                  its two ticks (a chain of dependent additions, which exported code keeps in
  *                  order: no reassociation)
+ *   accum_window,  the accumulation in chains of 64 elements one after another (`micro chains`,
+ *   accum_price    the first level) against the long one (n = BYTES/16 elements, `micro accum`):
+ *                  a chain of L elements costs an element a·L/(L + W) (cost.h, `chains`), so
+ *                  r = accum/chains = n(64 + W)/(64(n + W)) gives W = 64n(r − 1)/(n − 64r) and
+ *                  accum_price = accum·(n + W)/n/2/op; without the line, or r <= 1, or W not
+ *                  positive and finite (n <= 64r), accum_window stays unset (noted)
+ *   lanes_price    the accumulations y[j] = y[j] + c[k][j]·x[k], k inner, its bounds constants (the
+ *                  second level): the compiler vectorises the loop over j, each lane a chain of
+ *                  its own: seconds per element over its two ticks
  *   strided_price, the column walk s = s + c[i][j]·x[i] beyond the caches, rows 16000 and 8192
  *   aliased_price  bytes apart: seconds per element over its two ticks
  *   searched_price the update along rows of two pieces, each element found as exported code finds a
@@ -77,6 +86,7 @@
 #include "diag.h"
 #include "stats.h"
 
+enum { CALIB_CHAIN_LEN = 64 };   /* the elements of `micro chains`' chains (micro.c's CHAIN_LEN) */
 enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10, CALIB_BURST_SIZES = 8 };
 /* Cache levels the microbenchmarks report (index 1 ..; index 0: memory, beyond them). */
 enum { CALIB_LEVELS = 4 };
@@ -88,7 +98,9 @@ typedef struct calib_micro {
     double walk[CALIB_LEVELS + 1];                /* the column walk in each level (index 0: unused,
                                                      beyond the caches it is `strided`) */
     double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
-    double poly, accum, strided, aliased, restart, rows, poly_scalar, update_scalar, searched;
+    double poly, accum, lanes, strided, aliased, restart, rows, poly_scalar, update_scalar, searched;
+    double chains;                                /* the accumulation in chains of CALIB_CHAIN_LEN */
+    double accum_bytes;                           /* the long accumulation's two arrays (bytes) */
     double op;                                    /* fitted: seconds per operation, vectorised (0: none) */
     double op_scalar;                             /* fitted: not vectorised (the tick; op without
                                                      the scalar lines) */

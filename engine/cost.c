@@ -53,7 +53,8 @@ static const cost_profile cost_builtins[] = {
       .normsent = 1.2046961, .normrcvd = 3.3831080, .barrier_slope = 298.8954664,
       .barrier_const = 0, .coalesce = 1, .ts = 298.8954664, .tw = 4.5878041, .g = 4.5878041,
       .guard_price = 1, .loggp_L = -1, .loggp_o = -1, .loggp_G = -1, .unit_price = 1,
-      .strided_price = 1, .aliased_price = 1, .accum_price = -1, .unit_cached_price = -1,
+      .strided_price = 1, .aliased_price = 1, .accum_price = -1, .lanes_price = -1, .accum_window = -1,
+      .unit_cached_price = -1,
       .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1,
       .cache1_bytes = -1, .cache2_bytes = -1, .stream1_price = -1, .stream2_price = -1, .latency1 = -1,
       .latency2 = -1, .latency_cached = -1, .latency_mem = -1, .strided1_price = -1, .strided2_price = -1,
@@ -93,6 +94,8 @@ static const cost_key cost_keys[] = {
     { "strided_price", offsetof(cost_profile, strided_price), 3 },
     { "aliased_price", offsetof(cost_profile, aliased_price), 3 },
     { "accum_price",   offsetof(cost_profile, accum_price), 4 },
+    { "lanes_price",   offsetof(cost_profile, lanes_price), 4 },
+    { "accum_window",  offsetof(cost_profile, accum_window), 4 },
     { "unit_cached_price", offsetof(cost_profile, unit_cached_price), 4 },
     { "cache_bytes",   offsetof(cost_profile, cache_bytes), 4 },
     { "stream_price",  offsetof(cost_profile, stream_price), 4 },
@@ -557,6 +560,15 @@ static double cost_stream_price(const sim_trace *t, const cost_profile *p, int i
     return z >= 0 ? z : cost_cache_blend(t, p, i, p->stream_cached_price, p->stream_price);
 }
 
+/* An accumulation's price measured in the cache (calib.h), on processor i: beyond it, dearer as
+ * unit work is (with the `cache` term). */
+static double cost_accum_scaled(const sim_trace *t, const cost_profile *p, int i, double price)
+{
+    if (p->unit_cached_price > 0 && p->cache_bytes > 0 && t->data_bytes)
+        return price * cost_unit_price(t, p, i) / p->unit_cached_price;
+    return price;
+}
+
 /* The price of class `cls` on processor i: its key's, the unit-stride price for unit work and
  * for accumulations without a price of their own. */
 static double cost_class_price(const sim_trace *t, const cost_profile *p, int cls, int i)
@@ -570,17 +582,26 @@ static double cost_class_price(const sim_trace *t, const cost_profile *p, int cl
         return w >= 0 ? w : p->strided_price;
     }
     case SIM_WORK_ALIASED: return p->aliased_price;
+    case SIM_WORK_LANES:
+        if (!(p->lanes_price >= 0)) return cost_class_price(t, p, SIM_WORK_ACCUM, i);
+        return cost_accum_scaled(t, p, i, p->lanes_price);
     case SIM_WORK_ACCUM:
-        /* measured in the cache (calib.h): beyond it, dearer as unit work is */
-        if (p->accum_price >= 0 && p->unit_cached_price > 0 && p->cache_bytes > 0 && t->data_bytes)
-            return p->accum_price * cost_unit_price(t, p, i) / p->unit_cached_price;
-        if (p->accum_price >= 0) return p->accum_price;
+        if (p->accum_price >= 0) return cost_accum_scaled(t, p, i, p->accum_price);
         return cost_unit_price(t, p, i);
     case SIM_WORK_BLOCKED: return p->unit_cached_price >= 0 && p->cache_bytes > 0 ? p->unit_cached_price
                                                                                   : cost_unit_price(t, p, i);
     case SIM_WORK_UNIT: return cost_unit_price(t, p, i);
     default: return 1;
     }
+}
+
+/* What part of an accumulation's price its chains pay in cell `at` (cost.h, `chains`): L / (L +
+ * W), L their mean length (two ticks an element), W the profile's accum_window; 1 without. */
+static double cost_chains_overlap(const sim_trace *t, const cost_profile *p, size_t at)
+{
+    if (!(p->accum_window > 0) || !t->chains || !(t->chains[at] > 0) || !t->wclass[SIM_WORK_ACCUM]) return 1;
+    double len = t->wclass[SIM_WORK_ACCUM][at] / 2 / t->chains[at];
+    return len > 0 ? len / (len + p->accum_window) : 1;
 }
 
 /* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price and its
@@ -596,6 +617,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
     for (int k = SIM_WORK_SCALAR + 1; k < SIM_WORK_CLASSES; k++) {
         const double *m = t->wclass[k];
         double price = m ? cost_class_price(t, p, k, i) : 1;
+        if (m && k == SIM_WORK_ACCUM) price *= cost_chains_overlap(t, p, at);
         if (price == 1) continue;
         w -= (1 - price) * m[at];
         priced = 1;
@@ -669,6 +691,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (t->streams) out->streams += t->streams[at];
             if (t->restarts) out->restarts += t->restarts[at];
             if (t->cached) out->cached += t->cached[at];
+            if (t->chains) out->chains += t->chains[at];
             cost_class_add(t, at, out->class_ticks);
             double ci = m->comm(prof, &cs, i, b);
             double busy = m->busy ? m->busy(prof, &cs, i) : 0;

@@ -108,6 +108,15 @@
  *            accesses).  Unset (every profile before them): `cache` above,
  *            bit for bit.  `polyapm calibrate` measures the levels with microbenchmarks of its
  *            own (engine/calib.h).
+ *   chains   an accumulation's chain of additions waits on each addition, but the processor runs
+ *            the next chain's first elements, which do not wait on it, while one ends: a short
+ *            chain costs less an element than a long one (syrk's k in tiles of 64 runs its chains
+ *            at half the price of a whole row's).  With accum_window (W, elements) set, the
+ *            accumulations' ticks of a cell pay accum_price·L/(L + W), L their chains' mean length
+ *            (the trace's chains: their ticks over 2 over the chains begun; sim_classes.c).
+ *            `polyapm calibrate` times chains of 64 elements one after another against the
+ *            long one and solves the two for W and the price of a chain without its end (the
+ *            one accum_price holds).  Unset: accum_price whatever the length.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -174,6 +183,10 @@ typedef struct cost_profile {
     double aliased_price;     /* ticks paid per tick of aliased statements (1 = the default) */
     double accum_price;       /* ticks paid per tick of accumulations (SIM_WORK_ACCUM); < 0 =
                                  unset: priced as unit-stride work */
+    double lanes_price;       /* ticks paid per tick of accumulations a vector's lanes run side
+                                 by side (SIM_WORK_LANES); < 0 = unset: priced as accumulations */
+    double accum_window;      /* the elements of the next chain a processor runs while one ends
+                                 (`chains` above); < 0 = unset: none */
     double unit_cached_price; /* ticks paid per tick of unit-stride work whose processor's data
                                  fits cache_bytes (`cache` above); < 0 = unset: no cache term */
     double cache_bytes;       /* the cache one processor has (bytes); < 0 = unset */
@@ -212,6 +225,7 @@ typedef struct cost_summary {
     double streams;           /* Σ_i,t of the trace's streams (elements; `streams` above) */
     double restarts;          /* Σ_i,t of the trace's restarts (`streams` above) */
     double cached;            /* Σ_i,t of the trace's cached accesses (`levels` above) */
+    double chains;            /* Σ_i,t of the trace's chains (`chains` above) */
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */

@@ -134,6 +134,7 @@ void sim_result_free(sim_result *r)
     free(t->restarts);
     free(t->walks);
     free(t->cached);
+    free(t->chains);
     free(t->data_bytes);
     free(t->step_time);
     free(t->step_procs);

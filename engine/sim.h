@@ -67,9 +67,9 @@ typedef struct sim_coll_rec {
  *                     along its row (a skewed wavefront's j = tt - 5p - i)
  *   SIM_WORK_ACCUM    an accumulation alone in its loop, its target fixed while the loop runs,
  *                     whose next loop out moves every access in its last subscript only (2mm's
- *                     `for j { for k { tmp[i][j] += A[i][k] * B[k][j] } }`): not a walk, its
- *                     rows are read a few elements at a time across the outer loop, but not a
- *                     stream either (each step of k moves to another row): priced apart;
+ *                     `for j { for k { tmp[i][j] += A[i][k] * B[k][j] } }`), where the inner
+ *                     loop's bounds change at run time (the compiler vectorises its products
+ *                     and adds them in turn: SIM_WORK_LANES where they are fixed);
  *                     and a unit-stride chain: a reduction over a unit stride, or a target
  *                     fixed while the innermost loop runs that the statement reads (mvt's
  *                     x1[i] = x1[i] + A[i][j] * y1[j]): its loop runs at an addition's latency
@@ -89,11 +89,16 @@ typedef struct sim_coll_rec {
  *                     (ir_dist_searched: covariance's cov in two pieces; a search, a call and
  *                     the row's bounds checked an access, on every turn, in any direction, and
  *                     nothing the compiler vectorises)
+ *   SIM_WORK_LANES    that accumulation where the inner loop's bounds are fixed (constants
+ *                     and parameters: the exported code's constants): gcc vectorises the loop
+ *                     around it, each lane a j of its own with a chain of its own, the lanes'
+ *                     rows read a few elements at a time: not a walk, not a stream either (each
+ *                     step of k moves to another row), a chain shared by a vector's lanes
  *   SIM_WORK_SCALAR   the rest: no loop, no access that moves, conditions, `let`s, send guards,
  *                     and every statement under a `cost N` annotation (the user's price)
  * A profile prices each class's ticks apart (cost.h, `classes`). */
 enum { SIM_WORK_SCALAR, SIM_WORK_UNIT, SIM_WORK_STRIDED, SIM_WORK_ALIASED, SIM_WORK_ACCUM,
-       SIM_WORK_BLOCKED, SIM_WORK_SEARCHED, SIM_WORK_CLASSES };
+       SIM_WORK_BLOCKED, SIM_WORK_SEARCHED, SIM_WORK_LANES, SIM_WORK_CLASSES };
 /* The bytes of a stream a tile's two inner loops may cover for its rows to stay in the cache. */
 enum { SIM_TILE_BYTES = 256 * 1024 };
 
@@ -131,6 +136,10 @@ typedef struct sim_trace {
     double *cached;           /* nsteps * nprocs: the accesses unit-stride statements made to
                                  rows the caches keep, one a load or a store (sim_streams.c;
                                  cost.h, `levels`); NULL when none */
+    double *chains;           /* nsteps * nprocs: the chains of additions accumulations began
+                                 (an entry of the loop along one, an instance of a reduction;
+                                 sim_classes.c), their mean length the accumulations' ticks
+                                 over 2 over it (cost.h, `chains`); NULL when none */
     double *data_bytes;       /* nprocs: the bytes of array data a processor works on (its local
                                  memories at syndm; a shared memory's over the processors), what
                                  decides whether its work runs from the cache (cost.h, `cache`);

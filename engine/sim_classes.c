@@ -196,11 +196,28 @@ static sim_stmt *sim_only_stmt(sim_stmt *st)
     return one;
 }
 
+/* Is n's value the same wherever it is computed: constants and parameters only (the exported
+ * code's constants), no variable, let or access? */
+static int sim_node_fixed(const sim_node *n)
+{
+    if (!n) return 1;
+    if (n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO || sim_is_access(n->op) || n->op == SO_REDI ||
+        n->op == SO_REDD || n->op == SO_CRAND || n->op == SO_CLRAND48 || n->op == SO_CDRAND48)
+        return 0;
+    if (n->op == SO_AFF || n->op == SO_CMPAFF)
+        for (int i = 0; i < n->aff.n; i++) if (n->aff.coef[i]) return 0;
+    for (int i = 0; n->args && i < n->n; i++) if (!sim_node_fixed(n->args[i])) return 0;
+    return sim_node_fixed(n->a) && sim_node_fixed(n->b) && sim_node_fixed(n->c);
+}
+
 /* The outer loop of two around one strided accumulation: `for j { for k { x[..][j] = x[..][j] +
  * .. b[k][j] .. } }`, its target fixed while k runs, whose every access moves with j in its last
  * subscript alone: b[k][j .. j+7] share a cache line, read across the j loop: the statement is
- * an accumulation (SIM_WORK_ACCUM), not a walk.  `sum(..)`'s loops are not (the exporter gives
- * them an accumulator and code around them, which leaves the nest imperfect). */
+ * an accumulation, not a walk.  Where k's bounds are fixed (sim_node_fixed), gcc vectorises the
+ * loop over j, a chain for each lane (SIM_WORK_LANES: 2mm's exported loops, whose bounds are the
+ * program's constants); where they change at run time, it vectorises the products along k and
+ * adds them one after the other: one chain (SIM_WORK_ACCUM).  `sum(..)`'s loops are neither (the
+ * exporter gives them an accumulator and code around them, which leaves the nest imperfect). */
 void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
 {
     sim_stmt *inner = sim_only_stmt(outer->body);
@@ -211,10 +228,31 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     int acc = SIM_WORK_SCALAR, red = -1;
     sim_class_walk(c, a->rhs, outer->slot, &acc, &red);
     if (red < 0 && acc == SIM_WORK_UNIT && sim_access_class(c, a->lhs, outer->slot) == SIM_WORK_UNIT) {
-        a->wclass = SIM_WORK_ACCUM;
+        int fixed = sim_node_fixed(inner->lo) && sim_node_fixed(inner->hi) && sim_node_fixed(inner->step);
+        a->wclass = fixed ? SIM_WORK_LANES : SIM_WORK_ACCUM;
         a->walks = 0;
+        inner->chain_starts += !fixed;   /* an entry of the loop over k begins its chain */
     }
 }
+
+/* Counts the accumulations along `loop` (chain_along) among the statements of s not under
+ * another loop. */
+static int sim_chains_walk(const sim_stmt *s)
+{
+    if (!s) return 0;
+    switch (s->kind) {
+    case SS_BLOCK: {
+        int n = 0;
+        for (int i = 0; i < s->n; i++) n += sim_chains_walk(s->s[i]);
+        return n;
+    }
+    case SS_IF: return sim_chains_walk(s->then_) + sim_chains_walk(s->else_);
+    case SS_ASSIGN: case SS_ASSUMED: return s->chain_along;
+    default: return 0;
+    }
+}
+
+void sim_loop_chains(sim_stmt *loop) { loop->chain_starts = sim_chains_walk(loop->body); }
 
 /* Is y's affine form x's but for its constant: *delta = y's constant - x's. */
 static int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta)
@@ -308,15 +346,16 @@ int sim_stmt_walks(const sim_ctx *c, const sim_stmt *st)
 }
 
 /* Does n read the element `lhs` names, or hold a reduction (`sum(..)`: an accumulator, whose
- * ticks a step go to *step)? */
-static int sim_chain_walk(const sim_node *n, const sim_node *lhs, double *step)
+ * ticks a step go to *step, and *red = 1)? */
+static int sim_chain_walk(const sim_node *n, const sim_node *lhs, double *step, int *red)
 {
     if (!n) return 0;
-    if (n->op == SO_REDD || n->op == SO_REDI) { *step = n->dticks; return 1; }
+    if (n->op == SO_REDD || n->op == SO_REDI) { *step = n->dticks; *red = 1; return 1; }
     if (sim_is_access(n->op)) return lhs && sim_same_element(n, lhs);
-    if (sim_chain_walk(n->a, lhs, step) || sim_chain_walk(n->b, lhs, step) || sim_chain_walk(n->c, lhs, step))
+    if (sim_chain_walk(n->a, lhs, step, red) || sim_chain_walk(n->b, lhs, step, red) ||
+        sim_chain_walk(n->c, lhs, step, red))
         return 1;
-    for (int i = 0; n->args && i < n->n; i++) if (sim_chain_walk(n->args[i], lhs, step)) return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_chain_walk(n->args[i], lhs, step, red)) return 1;
     return 0;
 }
 
@@ -355,6 +394,24 @@ static int sim_carried(const sim_ctx *c, const sim_node *n, const sim_node *lhs)
     return 0;
 }
 
+/* A jammed loop's chains (sim_stmt_chain), `step` ticks a turn: their turns, unrolled, run
+ * together where every access that moves with the turn moves along its row one element a turn
+ * (gemm's C[i][j] and B[k][j], j the turn: a vector of C's row).  Where one walks (syrk's
+ * A[j][k] along k: a row a turn, no vector load covers the turns), the compiler vectorises
+ * the loop along the chains instead, adding each vector's lanes to its chain one at a time:
+ * the chains interleave (none waits for another's sum), but their two ticks a step (the
+ * addition, taking a lane out of its vector) are scalar operations, the rest (the products)
+ * unit-stride work; the loads are hidden behind the additions (no cached accesses). */
+static void sim_jam_chains(const sim_ctx *c, sim_stmt *st, double step)
+{
+    int acc = SIM_WORK_SCALAR, red = -1;
+    sim_class_walk(c, st->rhs, c->jam_slot, &acc, &red);
+    sim_class_walk(c, st->lhs, c->jam_slot, &acc, &red);
+    if (red >= 0 || (acc != SIM_WORK_STRIDED && acc != SIM_WORK_ALIASED)) return;
+    st->class_share = step > 2 ? (step - 2) / step : 0;
+    st->cached = 0;
+}
+
 /* A unit-stride chain is an accumulation (SIM_WORK_ACCUM): a reduction over a unit stride, an
  * assignment whose target stays put while its innermost loop runs and which reads it (mvt's
  * x1[i] = x1[i] + A[i][j] * y1[j], j innermost), or one that reads what it wrote a turn or a few
@@ -363,19 +420,29 @@ static int sim_carried(const sim_ctx *c, const sim_node *n, const sim_node *lhs)
  * which exported code keeps in order (no reassociation), so the loop runs at the latency of an
  * addition, not at the speed of its operations and streams.  The class counts two ticks a step
  * (what an accumulation's price is measured against: a multiply and an add), the rest of a
- * longer step (syrk's C[i][j] + alpha * A[i][k] * A[j][k]) is scalar work.  Called after
- * sim_stmt_streams (the statement's streams are counted as a unit statement's).  Not in a jammed
- * loop (ir_jam_loop): unrolled, its turns' chains interleave (syrk's four j's along k). */
+ * longer step (syrk's C[i][j] + alpha * A[i][k] * A[j][k]) is the unit-stride work it was
+ * (rest_class): the compiler vectorises the products along the chain and adds their lanes in
+ * turn.  Called after
+ * sim_stmt_streams (the statement's streams are counted as a unit statement's).  In a jammed
+ * loop (ir_jam_loop), unrolled, the turns' chains interleave (syrk's four j's along k): none
+ * waits for another's sum (sim_jam_chains). */
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
 {
-    /* in a jammed loop, unrolled, the turns' chains interleave: none waits for another's sum */
-    if ((st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) || st->has_cost || c->in_jam) return;
+    if ((st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) || st->has_cost) return;
     int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
     double step = st->ticks;
-    if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step)) {
+    int red = 0;
+    if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step, &red)) {
+        if (c->in_jam) {
+            sim_jam_chains(c, st, step);
+            return;
+        }
+        st->rest_class = step > 2 ? st->wclass : SIM_WORK_SCALAR;
         st->wclass = SIM_WORK_ACCUM;
         st->class_share = step > 2 ? 2 / step : 1;
-    } else if (!fixed && sim_carried(c, st->rhs, st->lhs)) {
+        st->chain_starts = red;   /* a reduction's every instance begins its chain */
+        st->chain_along = !red;   /* else an entry of its loop does (sim_loop_chains) */
+    } else if (!c->in_jam && !fixed && sim_carried(c, st->rhs, st->lhs)) {
         st->wclass = SIM_WORK_ACCUM;   /* every tick on the chain: the loop waits for each */
     }
 }

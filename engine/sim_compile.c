@@ -780,6 +780,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->loop_tile = outer_tile;
     c->reuse_tile = outer_rtile;
     c->loop_stepped = outer_stepped;
+    if (st->body) sim_loop_chains(st);
     if (st->body) sim_class_outer(c, st);
     if (st->body) sim_loop_restarts(st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;

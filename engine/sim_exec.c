@@ -830,7 +830,8 @@ void sim_trace_classes_flush(sim_ctx *c)
     if (c->restarts != 0) sim_trace_cell_add(c, &c->r->trace.restarts, c->restarts);
     if (c->cached != 0) sim_trace_cell_add(c, &c->r->trace.cached, c->cached);
     if (c->walk_ticks != 0) sim_trace_cell_add(c, &c->r->trace.walks, c->walk_ticks);
-    c->streams = c->restarts = c->cached = c->walk_ticks = 0;
+    if (c->chains != 0) sim_trace_cell_add(c, &c->r->trace.chains, c->chains);
+    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = 0;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
@@ -850,6 +851,7 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     if (st <= 0) { c->cur = s; sim_runtime(c, "loop step must be positive"); return; }
     if (lo > hi) return;
     uint64_t cnt = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)st + 1;
+    c->chains += s->chain_starts;
     if (s->restart_rows && c->mem) {   /* a partial row: its streams start over (sim_streams.c) */
         const sim_mem *m = &c->mem[s->stream_array];
         if (m->ndims > 0 && (double)cnt * (double)st + SIM_LINE_DOUBLES < (double)m->ext[m->ndims - 1])
@@ -877,9 +879,11 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
     else c->ticks += s->ticks;
     if (s->wclass) {
         c->wclass_ticks[s->wclass] += (c->ticks - sv) * s->class_share;
+        if (s->rest_class) c->wclass_ticks[s->rest_class] += (c->ticks - sv) * (1 - s->class_share);
         if (s->walks > 1) c->walk_ticks += (c->ticks - sv) * (s->walks - 1);
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
         c->cached += s->cached;
+        c->chains += s->chain_starts;
     }
 }
 

@@ -111,7 +111,14 @@ struct sim_stmt {
                                      region): the trace's guard records them */
     int wclass;                   /* assignment: its work class (SIM_WORK_*, sim_stmt_class) */
     double class_share;           /* the part of its ticks its class counts (1: all): a chain's
-                                     two ticks a step (sim_stmt_chain), the rest scalar work */
+                                     two ticks a step (sim_stmt_chain), the rest rest_class's */
+    int rest_class;               /* the class of the rest of its ticks (SIM_WORK_SCALAR: none):
+                                     a chain's operations off the chain, vectorised */
+    int chain_starts;             /* for: the accumulations along it (each entry begins a chain
+                                     of each); assignment: its reduction, an accumulation (each
+                                     instance begins one); sim_classes.c */
+    int chain_along;              /* assignment: an accumulation along its innermost loop (it
+                                     reads its target: each entry of the loop begins its chain) */
     int walks;                    /* assignment of strided or aliased work: its distinct accesses
                                      that walk (sim_stmt_walks), each a walk of its own */
     double streams;               /* assignment of unit-stride work: rows it streams an instance
@@ -353,6 +360,7 @@ typedef struct sim_ctx {
     double streams;               /* of the running processor instance: the trace's streams */
     double cached;                /* ... its accesses to rows the caches keep */
     double restarts;              /* ... and its restarts */
+    double chains;                /* ... and the accumulations' chains it began */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;
@@ -413,8 +421,11 @@ void sim_let_define(sim_ctx *c, int slot, sim_node *value);
  * Statements under `cost N` are SCALAR: the annotation is their price. */
 int sim_stmt_class(const sim_ctx *c, const sim_stmt *st);
 /* Classes the one strided accumulation of a two-loop nest around it (loop `outer`, compiled):
- * SIM_WORK_ACCUM rather than a walk (see sim_classes.c). */
+ * SIM_WORK_LANES or SIM_WORK_ACCUM rather than a walk (see sim_classes.c). */
 void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
+/* The accumulations along loop `loop` (compiled): each entry begins a chain of each (the trace's
+ * chains). */
+void sim_loop_chains(sim_stmt *loop);
 /* A strided or aliased assignment's distinct accesses that walk (its class decided), each a walk
  * of its own; 0 for other classes. */
 int sim_stmt_walks(const sim_ctx *c, const sim_stmt *st);

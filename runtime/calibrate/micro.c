@@ -16,6 +16,13 @@
  *   micro chase LEVEL BYTES S      a dependent load in a random cycle over BYTES (the latency)
  *   micro accum 1 BYTES S          s = s + w[k] * v[k] over arrays in the first level: two
  *                                  operations an element on a chain of dependent additions
+ *   micro chains 1 BYTES S         the accumulation in chains of CHAIN_LEN elements, one after
+ *                                  another (y[j] = y[j] + w[k] * v[j][k], k inside j) over BYTES
+ *                                  in the first level: the next chain begins while one ends
+ *   micro lanes 2 BYTES S          y[j] = y[j] + c[k][j] * x[k] for j, for k, over a matrix of
+ *                                  BYTES in the second level, the sizes constants: the compiler
+ *                                  vectorises the loop over j, each lane a chain of additions
+ *                                  of its own (2mm's exported loops)
  *   micro strided LEVEL BYTES S    y[i] = y[i] + c[i][j] * x[j] down the columns of a square matrix of
  *                                  about BYTES (half the level's share), rows a few doubles longer
  *                                  than it is wide (no power of two); LEVEL 0: beyond the caches,
@@ -47,6 +54,10 @@
  * spell (a rank that shares its core for a while slows every longer round); more of them than
  * --quick's for the full calibration; 5 of the long ones, beyond the caches. */
 enum { MB_LEVELS = 4, MB_ROUNDS_QUICK = 7, MB_ROUNDS = 15, MB_ROUNDS_LONG = 5, ROW_LEN = 1024, ROW_PART = 256 };
+/* The lanes' matrix: constants, as an exported program's sizes are (the compiler vectorises the
+ * loop around the accumulation only where the inner loop's bounds are known) */
+enum { LANES_ROWS = 200, LANES_COLS = 200 };
+enum { CHAIN_LEN = 64 };   /* the short chains' elements (a tile's) */
 
 typedef struct mb_cache { int level; double bytes; int sharing; } mb_cache;
 
@@ -160,6 +171,22 @@ __attribute__((noinline)) static double mb_accum(const double *w, const double *
     return s;
 }
 
+/* y[j] = y[j] + w[k] v[j][k] for k < len inside j < rows: a chain of len additions for each j,
+ * each waiting for the last, the next one independent (len a variable, as a tile's bounds are). */
+__attribute__((noinline)) static void mb_chains(double *restrict y, const double *restrict w,
+                                                const double *restrict v, long rows, long len)
+{
+    for (long j = 0; j < rows; j++)
+        for (long k = 0; k < len; k++) y[j] = y[j] + w[k] * v[j * len + k];
+}
+
+/* y[j] = y[j] + c[k][j] x[k] for k inside j: an accumulation per j, the loop over j vectorised. */
+__attribute__((noinline)) static void mb_lanes(const double *restrict c, const double *restrict x, double *restrict y)
+{
+    for (long j = 0; j < LANES_COLS; j++)
+        for (long k = 0; k < LANES_ROWS; k++) y[j] = y[j] + c[k * LANES_COLS + j] * x[k];
+}
+
 /* y[i] = y[i] + c[i][j] x[j] for j < m, i < rows, rows `step` doubles apart: a walk down each
  * column, its elements independent of each other (no chain of additions: the walks of exported
  * loops, lu's and syrk's, update a row element by element). */
@@ -211,7 +238,7 @@ typedef struct mb_ctx {
 } mb_ctx;
 
 /* A measurement: one of the kernels above and its arguments, `reps` calls a round. */
-typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_COLUMNS, K_ROWS, K_SEARCHED } mb_kind;
+typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_CHAINS, K_LANES, K_COLUMNS, K_ROWS, K_SEARCHED } mb_kind;
 typedef struct mb_job {
     mb_kind kind;
     double *a, *b;
@@ -231,6 +258,8 @@ static void mb_once(mb_ctx *x, const mb_job *j)
     case K_POLY_SCALAR: mb_poly_scalar(j->a, j->n, x->c, x->d); break;
     case K_CHASE: x->sink += (double)mb_chase(j->next, j->n); break;
     case K_ACCUM: x->sink += mb_accum(j->a, j->b, j->n); break;
+    case K_CHAINS: mb_chains(j->b, j->a, j->a + j->m, j->rows, j->m); break;
+    case K_LANES: mb_lanes(j->a, j->b + LANES_COLS, j->b); break;
     case K_COLUMNS: mb_columns(j->a, j->b + j->rows, j->b, j->rows, j->m, j->step); break;
     case K_ROWS: mb_rows(j->a, j->rows, j->m, x->c, x->d); break;
     case K_SEARCHED: mb_searched(j->a, j->pieces, j->rows, j->m, x->c, x->d); break;
@@ -335,6 +364,37 @@ static void mb_searched_time(mb_ctx *x, double bytes)
     free(idx);
 }
 
+/* The accumulation in chains of CHAIN_LEN (mb_chains) over about `bytes` in the first level: w
+ * and the rows of v in a, y in b. */
+static void mb_chains_time(mb_ctx *x, double bytes)
+{
+    long rows = (long)(bytes / 8 / CHAIN_LEN) - 1;
+    if (rows < 1) rows = 1;
+    const long n = rows * CHAIN_LEN;
+    double *a = malloc((size_t)(n + CHAIN_LEN) * sizeof *a), *y = malloc((size_t)rows * sizeof *y);
+    for (long i = 0; i < n + CHAIN_LEN; i++) a[i] = 1.0 + (double)(i % 5) * 1e-3;
+    for (long i = 0; i < rows; i++) y[i] = 0;
+    mb_job j = { K_CHAINS, a, y, NULL, NULL, 0, rows, CHAIN_LEN, 0, mb_reps(1e6, (double)n), 0 };
+    double t = mb_time(x, &j, (double)n);
+    if (x->rank == 0) printf("micro chains 1 %.0f %.9e\n", (double)(n + CHAIN_LEN) * 8, t);
+    free(a);
+    free(y);
+}
+
+/* The accumulations a vector's lanes run side by side (mb_lanes), y and x beside the matrix. */
+static void mb_lanes_time(mb_ctx *x)
+{
+    const long n = LANES_ROWS * LANES_COLS;
+    double *c = malloc((size_t)n * sizeof *c), *xy = malloc((size_t)(LANES_COLS + LANES_ROWS) * sizeof *xy);
+    for (long i = 0; i < n; i++) c[i] = 1.0 + (double)(i % 11) * 1e-3;
+    for (long i = 0; i < LANES_COLS + LANES_ROWS; i++) xy[i] = 1.0;
+    mb_job j = { K_LANES, c, xy, NULL, NULL, 0, 0, 0, 0, mb_reps(1e6, (double)n), 0 };
+    double t = mb_time(x, &j, (double)n);
+    if (x->rank == 0) printf("micro lanes 2 %.0f %.9e\n", (double)n * 8, t);
+    free(c);
+    free(xy);
+}
+
 /* The accumulation in the first level, the column walks and the partial rows beyond the caches. */
 static void mb_patterns(mb_ctx *x, double l1, double beyond)
 {
@@ -346,6 +406,8 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     if (x->rank == 0) printf("micro accum 1 %.0f %.9e\n", l1, t);
     free(w);
     free(v);
+    mb_chains_time(x, l1);
+    mb_lanes_time(x);
     mb_searched_time(x, l1);
     /* strided: 2000 rows as long as make `beyond` (a multiple of 1000 doubles, no power of two),
      * every column walked: no line stays in a cache from one sweep to the next, and the rows'

@@ -582,9 +582,23 @@ static void test_chains(void)
     T_CHECK("chains: M, R and two ticks of C's three accumulations", t->wclass[SIM_WORK_ACCUM] &&
             t->wclass[SIM_WORK_ACCUM][0] == 96,
             "%g", t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1);
-    T_CHECK("chains: G, T, F and L (through a let) unit-stride work", t->wclass[SIM_WORK_UNIT] &&
-            t->wclass[SIM_WORK_UNIT][0] == 80,
+    T_CHECK("chains: G, T, F, L (through a let) and C's third tick unit-stride work", t->wclass[SIM_WORK_UNIT] &&
+            t->wclass[SIM_WORK_UNIT][0] == 96,
             "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    T_CHECK("chains: M's, C's (an entry of the loop over j) and R's (an instance of the reduction), 4 each",
+            t->chains && t->chains[0] == 12, "%g", t->chains ? t->chains[0] : -1);
+    /* their mean length 96 / 2 / 12 = 4: with a window of 4 elements, half the price */
+    cost_profile q = *cost_profile_builtin("scali2004");
+    cost_summary s1, s2;
+    q.accum_price = 2;
+    if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
+        q.accum_window = 4;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("chains: accum_window 4 against chains of 4: accum_price 2 * 4 / 8", s1.total - s2.total, 96 * 1.0, 1e-9);
+            cost_summary_free(&s2);
+        }
+        cost_summary_free(&s1);
+    }
     sim_result_free(r);
 }
 
@@ -596,11 +610,15 @@ static void test_classes(void)
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("classes: verified run, no violation", r->ok && r->nviolations == 0, 1);
-    T_NEAR("classes: the work", t->work[0], 297, 0);
+    T_NEAR("classes: the work", t->work[0], 377, 0);
     T_CHECK("classes: unit-stride work U", t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 32,
             "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
-    T_CHECK("classes: accumulation O", t->wclass[SIM_WORK_ACCUM] && t->wclass[SIM_WORK_ACCUM][0] == 128,
+    T_CHECK("classes: lanes O (k's bounds fixed)", t->wclass[SIM_WORK_LANES] && t->wclass[SIM_WORK_LANES][0] == 128,
+            "%g", t->wclass[SIM_WORK_LANES] ? t->wclass[SIM_WORK_LANES][0] : -1);
+    T_CHECK("classes: accumulation Q (k from i)", t->wclass[SIM_WORK_ACCUM] && t->wclass[SIM_WORK_ACCUM][0] == 80,
             "%g", t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1);
+    T_CHECK("classes: Q's chains, an entry of its loop over k each (16; O's lanes none)", t->chains && t->chains[0] == 16,
+            "%g", t->chains ? t->chains[0] : -1);
     T_CHECK("classes: data bytes, the arrays' (16 + 16 + 4 + 2048 doubles)", t->data_bytes &&
             t->data_bytes[0] == 8 * (16 + 16 + 4 + 2048), "%g", t->data_bytes ? t->data_bytes[0] : -1);
     T_CHECK("classes: strided work S, R and P", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 112,
@@ -614,39 +632,47 @@ static void test_classes(void)
     cost_profile q = *cost_profile_builtin("scali2004");
     cost_summary s1, s2;
     if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
-        T_NEAR("classes: scali2004 prices every tick as one", s1.total, 297, 0);
+        T_NEAR("classes: scali2004 prices every tick as one", s1.total, 377, 0);
         q.unit_price = 0.25;
         q.strided_price = 2;
         q.aliased_price = 5;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("classes: unit 0.25, strided 2, aliased 5: 297 - 0.75*160 + 1*112 + 4*8 (O as unit), + 1*16 "
-                   "(S's second walk)", s2.total, 297 - 120 + 112 + 32 + 16, 1e-9);
+            T_NEAR("classes: unit 0.25, strided 2, aliased 5: 377 - 0.75*240 + 1*112 + 4*8 (O and Q as unit), + 1*16 "
+                   "(S's second walk)", s2.total, 377 - 180 + 112 + 32 + 16, 1e-9);
             cost_summary_free(&s2);
         }
         q.accum_price = 0.5;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("classes: and accum 0.5: 297 - 0.75*32 + 112 + 32 + 16 - 0.5*128", s2.total,
-                   297 - 24 + 112 + 32 + 16 - 64, 1e-9);
+            T_NEAR("classes: and accum 0.5 (lanes unset: O as an accumulation): 377 - 0.75*32 + 112 + 32 + 16 - "
+                   "0.5*(128 + 80)", s2.total, 377 - 24 + 112 + 32 + 16 - 104, 1e-9);
             T_CHECK("classes: the summary's ticks per class", s2.class_ticks[SIM_WORK_UNIT] == 32 &&
-                    s2.class_ticks[SIM_WORK_ACCUM] == 128 && s2.class_ticks[SIM_WORK_SCALAR] == 297 - 32 - 128 - 112 - 8,
-                    "%g %g %g", s2.class_ticks[SIM_WORK_UNIT], s2.class_ticks[SIM_WORK_ACCUM], s2.class_ticks[SIM_WORK_SCALAR]);
+                    s2.class_ticks[SIM_WORK_ACCUM] == 80 && s2.class_ticks[SIM_WORK_LANES] == 128 &&
+                    s2.class_ticks[SIM_WORK_SCALAR] == 377 - 32 - 80 - 128 - 112 - 8,
+                    "%g %g %g %g", s2.class_ticks[SIM_WORK_UNIT], s2.class_ticks[SIM_WORK_ACCUM],
+                    s2.class_ticks[SIM_WORK_LANES], s2.class_ticks[SIM_WORK_SCALAR]);
+            cost_summary_free(&s2);
+        }
+        q.lanes_price = 0.125;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("classes: and lanes 0.125: 377 - 0.75*32 + 112 + 32 + 16 - 0.5*80 - 0.875*128", s2.total,
+                   377 - 24 + 112 + 32 + 16 - 40 - 112, 1e-9);
             cost_summary_free(&s2);
         }
         /* the cache term: the data (16768 bytes) against a cache of 4192 bytes, a quarter of it:
-         * f = 3/4, unit work at 0.1 + 0.75 * (0.25 - 0.1) = 0.2125; accum, measured in the
-         * cache, dearer as unit work is: 0.5 * 0.2125 / 0.1 = 1.0625 */
+         * f = 3/4, unit work at 0.1 + 0.75 * (0.25 - 0.1) = 0.2125; accum and lanes, measured in
+         * the cache, dearer as unit work is: 0.5 * 0.2125 / 0.1 = 1.0625, 0.125 * 2.125 */
         q.unit_cached_price = 0.1;
         q.cache_bytes = 8 * (16 + 16 + 4 + 2048) / 4;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("classes: a cache of a quarter of the data: unit 0.2125, accum 1.0625", s2.total,
-                   297 - (1 - 0.2125) * 32 + 112 + 32 + 16 + 0.0625 * 128, 1e-9);
+            T_NEAR("classes: a cache of a quarter of the data: unit 0.2125, accum 1.0625, lanes 0.265625", s2.total,
+                   377 - (1 - 0.2125) * 32 + 112 + 32 + 16 + 0.0625 * 80 - (1 - 0.265625) * 128, 1e-9);
             cost_summary_free(&s2);
         }
         q.cache_bytes = 8 * (16 + 16 + 4 + 2048);
-        q.accum_price = -1;
+        q.accum_price = q.lanes_price = -1;
         if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
-            T_NEAR("classes: the data fits: unit and accum (unset) at the cached price 0.1", s2.total,
-                   297 - 0.9 * (32 + 128) + 112 + 32 + 16, 1e-9);
+            T_NEAR("classes: the data fits: unit, accum and lanes (unset) at the cached price 0.1", s2.total,
+                   377 - 0.9 * (32 + 128 + 80) + 112 + 32 + 16, 1e-9);
             cost_summary_free(&s2);
         }
         cost_summary_free(&s1);
@@ -748,15 +774,20 @@ static void test_carried(void)
 
 /* Jammed loops (tests/sim/jam.apm, counted by hand there): J's four rows innermost are priced by
  * the loop over j they are unrolled in, unit-stride work; K's nine rows a group are no jam, a
- * strided walk; T's short loop along a row is a tile's, unit-stride work by its own variable. */
+ * strided walk; T's short loop along a row is a tile's, unit-stride work by its own variable; the
+ * jammed chains G (a vector of the turns) and S (a row a turn: its chains' two ticks scalar). */
 static void test_jam(void)
 {
     sim_result *r = run("tests/sim/jam.apm", NULL, 0);
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("jam: verified run, no violation", r->ok && r->nviolations == 0, 1);
-    T_CHECK("jam: J (4096 x 2 ticks) and T (256) unit-stride work", t->wclass[SIM_WORK_UNIT] &&
-            t->wclass[SIM_WORK_UNIT][0] == 8448, "%g", t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    T_CHECK("jam: J (4096 x 2 ticks), T (256), G (4096 x 2) and S's products (4096) unit-stride work",
+            t->wclass[SIM_WORK_UNIT] && t->wclass[SIM_WORK_UNIT][0] == 8448 + 8192 + 4096, "%g",
+            t->wclass[SIM_WORK_UNIT] ? t->wclass[SIM_WORK_UNIT][0] : -1);
+    T_CHECK("jam: S's chains scalar work (4096 x 2 ticks), no accumulation", t->work[0] - t->wclass[SIM_WORK_UNIT][0] -
+            (t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : 0) == 8192 && !t->wclass[SIM_WORK_ACCUM],
+            "%g", t->work[0]);
     T_CHECK("jam: K alone strided (4096 x 2 ticks)", t->wclass[SIM_WORK_STRIDED] &&
             t->wclass[SIM_WORK_STRIDED][0] == 8192, "%g", t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
     sim_result_free(r);

@@ -155,13 +155,13 @@ static void calibration(void)
 
     /* the microbenchmarks of a machine whose figures are known (calib.h): an operation 5e-10 s;
      * an element streamed 2.5e-10, 5e-10, 1e-9 s from L1, L2, L3 (32 MB shared by 2) and 4e-9 s
-     * from memory; the chase 2e-9, 6e-9, 2e-8, 8e-8 s; the accumulation 2e-9, the walks 5e-9 and
-     * 1e-8 s an element (two ticks), the search through two pieces 7e-9, a restart 5e-8 s */
+     * from memory; the chase 2e-9, 6e-9, 2e-8, 8e-8 s; the accumulation 2e-9 (its lanes side by
+     * side 5e-10), the walks 5e-9 and 1e-8 s an element (two ticks), the search through two pieces 7e-9, a restart 5e-8 s */
     static const char micro[] =
         "cache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\nmicro chase 1 16384 2e-9\n"
         "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro chase 2 524288 6e-9\n"
         "cache 3 33554432 2\nmicro update 3 8388608 3e-9\nmicro chase 3 8388608 2e-8\n"
-        "micro update 0 134217728 9e-9\nmicro chase 0 134217728 8e-8\nmicro accum 1 16384 2e-9\n"
+        "micro update 0 134217728 9e-9\nmicro chase 0 134217728 8e-8\nmicro accum 1 16384 2e-9\nmicro lanes 2 320000 5e-10\n"
         "micro strided 0 16000 5e-9\nmicro aliased 0 8192 1e-8\nmicro restart 0 134217728 2.354e-6\n"
         "micro strided 1 16384 1e-9\nmicro strided 2 524288 2e-9\nmicro strided 3 8388608 3e-9\n"
         "micro searched 1 16384 7e-9\n";
@@ -186,6 +186,7 @@ static void calibration(void)
     T_NEAR("calib.micro.latency_mem", q->latency_mem, 160, 1e-9);
     T_NEAR("calib.micro.unit_price", q->unit_price, 1, 0);
     T_NEAR("calib.micro.accum_price", q->accum_price, 2, 1e-9);
+    T_NEAR("calib.micro.lanes_price", q->lanes_price, 0.5, 1e-9);
     T_NEAR("calib.micro.strided_price", q->strided_price, 5, 1e-9);
     T_NEAR("calib.micro.aliased_price", q->aliased_price, 10, 1e-9);
     T_NEAR("calib.micro.searched_price", q->searched_price, 7, 1e-9);
@@ -205,6 +206,7 @@ static void calibration(void)
     T_NEAR("calib.micro.format: latency_mem", back.latency_mem, 160, 1e-9);
     T_NEAR("calib.micro.format: cache1_bytes", back.cache1_bytes, 16384, 0);
     T_NEAR("calib.micro.format: searched_price", back.searched_price, 7, 1e-9);
+    T_NEAR("calib.micro.format: lanes_price", back.lanes_price, 0.5, 1e-9);
     free(ptext);
     /* built as the compiler does not vectorise them, the update and the poly at 1e-9 s an
      * operation: the tick; unit work a vectorised operation (0.5 tick), the rest in it */
@@ -217,6 +219,7 @@ static void calibration(void)
     T_NEAR("calib.scalar.stream1", q->stream1_price, 0.25, 1e-9);
     T_NEAR("calib.scalar.stream (memory)", q->stream_price, 4, 1e-9);
     T_NEAR("calib.scalar.accum", q->accum_price, 1, 1e-9);
+    T_NEAR("calib.scalar.lanes", q->lanes_price, 0.25, 1e-9);
     T_NEAR("calib.scalar.strided", q->strided_price, 2.5, 1e-9);
     T_NEAR("calib.scalar.strided1", q->strided1_price, 0.5, 1e-9);
     T_NEAR("calib.scalar.restart", q->restart_price, 50, 1e-6);
@@ -226,6 +229,20 @@ static void calibration(void)
     snprintf(with, len + sizeof micro + 256, "%s%smicro rows 0 134217728 2.254e-6\n", text, micro);
     T_EQ_INT("calib.rows.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
     T_NEAR("calib.rows.restart", q->restart_price, 200, 1e-6);
+    /* chains of 64 at 1.5e-9 an element against the long one's 2e-9 (n = 16384 / 16 = 1024):
+     * r = 4/3, W = 64 * 1024 * (1/3) / (1024 - 64 * 4/3) = 23.2727..; the long chain without its
+     * end 2e-9 * (1024 + W) / 1024 over its two ticks of 5e-10 */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro chains 1 24576 1.5e-9\n", text, micro);
+    T_EQ_INT("calib.chains.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    double w = 64.0 * 1024 / 3 / (1024 - 256.0 / 3);
+    T_NEAR("calib.chains.window", q->accum_window, w, 1e-9);
+    T_NEAR("calib.chains.accum_price", q->accum_price, 2 * (1024 + w) / 1024, 1e-9);
+    T_EQ_STR("calib.chains.no_note", r.note, "");
+    /* chains no cheaper than the long one: no window, the long one's price, a note */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro chains 1 24576 2.5e-9\n", text, micro);
+    T_EQ_INT("calib.chains.none.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_CHECK("calib.chains.none: no window, accum_price 2, noted", q->accum_window < 0 && fabs(q->accum_price - 2) < 1e-9 &&
+            strstr(r.note, "accum_window") != NULL, "%g %g '%s'", q->accum_window, q->accum_price, r.note);
     /* two levels: the second is the last (cache_bytes), no cache2 */
     snprintf(with, len + sizeof micro + 256, "%scache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\n"
              "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro update 0 134217728 9e-9\n", text);

@@ -174,13 +174,15 @@ static void json_number(FILE *out, double v)
 /* "work_classes": the trace's ticks per work class (engine/sim.h, SIM_WORK_*) and of the send
  * guards (not among the scalar ones), before pricing; "streams": the elements unit-stride work
  * streamed, "restarts": the streams loops over part of a row started over (engine/cost.h,
- * `streams`), "cached": their accesses to rows the caches keep (`levels`). */
+ * `streams`), "cached": their accesses to rows the caches keep (`levels`), "chains": the
+ * accumulations' chains begun (`chains`). */
 static void json_classes(FILE *out, const cost_summary *c)
 {
     static const char *const names[SIM_WORK_CLASSES] = {
         [SIM_WORK_SCALAR] = "scalar", [SIM_WORK_UNIT] = "unit",
         [SIM_WORK_STRIDED] = "strided", [SIM_WORK_ALIASED] = "aliased", [SIM_WORK_ACCUM] = "accum",
-        [SIM_WORK_BLOCKED] = "blocked", [SIM_WORK_SEARCHED] = "searched" };
+        [SIM_WORK_BLOCKED] = "blocked", [SIM_WORK_SEARCHED] = "searched",
+        [SIM_WORK_LANES] = "lanes" };
     fputs(",\"work_classes\":{\"guard\":", out);
     json_number(out, c->guard);
     for (int k = 0; k < SIM_WORK_CLASSES; k++) {
@@ -193,6 +195,8 @@ static void json_classes(FILE *out, const cost_summary *c)
     json_number(out, c->restarts);
     fputs(",\"cached\":", out);
     json_number(out, c->cached);
+    fputs(",\"chains\":", out);
+    json_number(out, c->chains);
     fputc('}', out);
 }
 

@@ -153,7 +153,9 @@ static const param_row param_rows[] = {
     {"strided1_price", "ticks/tick", "the walk over data the first level holds"},
     {"strided2_price", "ticks/tick", "the second (-1: none)"},
     {"strided_cached_price", "ticks/tick", "the last level"},
-    {"accum_price", "ticks/tick", "a tick of an accumulation (a chain of dependent additions)"},
+    {"accum_price", "ticks/tick", "a tick of an accumulation (a chain of dependent additions, without its end)"},
+    {"accum_window", "elements", "the next chain's elements run while one ends (-1: none)"},
+    {"lanes_price", "ticks/tick", "a tick of accumulations a vector's lanes run side by side (a chain each)"},
     {"searched_price", "ticks/tick", "a tick of work whose elements are found through a memory's pieces"},
     {"cache1_bytes", "bytes", "the first cache level one processor has"},
     {"cache2_bytes", "bytes", "the second, when there are three (-1: none)"},
@@ -208,8 +210,8 @@ static void print_text(const calib_result *r, double secs, const char *const *st
                m->bytes[0] / 1024);
         printf("    poly %.4g (op %.4g), not vectorised: update %.4g, poly %.4g (op %.4g)\n", 1e9 * m->poly, 1e9 * m->op,
                1e9 * m->update_scalar, 1e9 * m->poly_scalar, 1e9 * m->op_scalar);
-        printf("    accum %.4g, strided %.4g, aliased %.4g, searched %.4g, restart %.4g a row (%.4g in whole rows)\n",
-               1e9 * m->accum, 1e9 * m->strided, 1e9 * m->aliased, 1e9 * m->searched, 1e9 * m->restart, 1e9 * m->rows);
+        printf("    accum %.4g, in chains of %d %.4g, lanes %.4g, strided %.4g, aliased %.4g, searched %.4g, restart %.4g a row (%.4g in whole "
+               "rows)\n", 1e9 * m->accum, CALIB_CHAIN_LEN, 1e9 * m->chains, 1e9 * m->lanes, 1e9 * m->strided, 1e9 * m->aliased, 1e9 * m->searched, 1e9 * m->restart, 1e9 * m->rows);
     } else {
         printf("  tick: one multiply in a memory-bound loop (no microbenchmarks measured)\n");
     }
@@ -229,9 +231,9 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     const calib_micro *m = &r->micro;
     if (m->op > 0) {
         printf("{\"op\":%.10g,\"op_scalar\":%.10g,\"poly\":%.10g,\"poly_scalar\":%.10g,\"update_scalar\":%.10g,"
-               "\"accum\":%.10g,\"strided\":%.10g,\"aliased\":%.10g,\"searched\":%.10g,\"restart\":%.10g,"
+               "\"accum\":%.10g,\"accum_bytes\":%.10g,\"chains\":%.10g,\"lanes\":%.10g,\"strided\":%.10g,\"aliased\":%.10g,\"searched\":%.10g,\"restart\":%.10g,"
                "\"rows\":%.10g,\"levels\":[",
-               m->op, m->op_scalar, m->poly, m->poly_scalar, m->update_scalar, m->accum, m->strided, m->aliased,
+               m->op, m->op_scalar, m->poly, m->poly_scalar, m->update_scalar, m->accum, m->accum_bytes, m->chains, m->lanes, m->strided, m->aliased,
                m->searched, m->restart, m->rows);
         for (int l = 0; l <= m->nlevels; l++)
             printf("%s{\"level\":%d,\"cache_bytes\":%.17g,\"sharing\":%g,\"bytes\":%.17g,\"update\":%.10g,"
