@@ -582,9 +582,15 @@ static double cost_class_price(const sim_trace *t, const cost_profile *p, int cl
         return w >= 0 ? w : p->strided_price;
     }
     case SIM_WORK_ALIASED: return p->aliased_price;
-    case SIM_WORK_LANES:
+    case SIM_WORK_LANES: {
         if (!(p->lanes_price >= 0)) return cost_class_price(t, p, SIM_WORK_ACCUM, i);
-        return cost_accum_scaled(t, p, i, p->lanes_price);
+        /* measured over a matrix the second level holds: where the processor's data outgrows
+         * it, the lanes walk down their rows' column as a walk does (covariance's data at
+         * LARGE, read again for every row of cov), dearer by as much */
+        double walk = cost_class_price(t, p, SIM_WORK_STRIDED, i);
+        double at = p->strided2_price > 0 ? p->strided2_price : p->strided1_price;
+        return at > 0 && walk > at ? p->lanes_price * walk / at : p->lanes_price;
+    }
     case SIM_WORK_ACCUM:
         if (p->accum_price >= 0) return cost_accum_scaled(t, p, i, p->accum_price);
         return cost_unit_price(t, p, i);

@@ -254,8 +254,8 @@ static int sim_chains_walk(const sim_stmt *s)
 
 void sim_loop_chains(sim_stmt *loop) { loop->chain_starts = sim_chains_walk(loop->body); }
 
-/* Is y's affine form x's but for its constant: *delta = y's constant - x's. */
-static int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta)
+/* (sim_int.h) Is y's affine form x's but for its constant: *delta = y's constant - x's. */
+int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta)
 {
     if (x->n != y->n) return 0;
     for (int i = 0; i < x->n; i++)

@@ -761,12 +761,12 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
         c->loop_trip = sim_tile_trip(v, &c->loop_tile);
         c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
     }
-    if (!c->loop_open) c->loop_open = sim_alloc(c, (size_t)c->prog->nslots);   /* zeroed */
-    if (c->loop_open) c->loop_open[v->slot] = 1;
+    if (!c->loop_open) c->loop_open = sim_alloc(c, (size_t)c->prog->nslots * sizeof *c->loop_open);   /* zeroed */
+    if (c->loop_open) c->loop_open[v->slot] = st;
     c->loop_depth++;
     st->body = sim_compile_for(c, s, from + 1);
     c->loop_depth--;
-    if (c->loop_open) c->loop_open[v->slot] = 0;
+    if (c->loop_open) c->loop_open[v->slot] = NULL;
     c->in_jam -= jam;
     c->regs_assign = outer_regs;
     c->jam_slot = outer_jam_slot;

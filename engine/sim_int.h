@@ -355,8 +355,8 @@ typedef struct sim_ctx {
                                      procs`: a cyclic tiling's columns), or by a step not known */
     int loop_depth;               /* compiling: the loop variables around */
     sim_node **let_def;           /* compiling: nslots, a let variable's value (NULL: none yet) */
-    unsigned char *loop_open;     /* compiling: nslots, 1 for the variables of the loops around
-                                     (NULL: none yet) */
+    const sim_stmt **loop_open;   /* compiling: nslots, the loop of each variable of the loops
+                                     around (NULL: none, or none yet) */
     double streams;               /* of the running processor instance: the trace's streams */
     double cached;                /* ... its accesses to rows the caches keep */
     double restarts;              /* ... and its restarts */
@@ -414,6 +414,8 @@ int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets);
  * lets it names whose values are affine, and a jam's turn along its group loop (a let moving it
  * some other way counts 1); 0 when it does not move. */
 int64_t sim_aff_stride(const sim_ctx *c, const sim_aff *a, int slot);
+/* Is y's affine form x's but for its constant: *delta = y's constant - x's. */
+int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta);
 /* Records that let variable `slot` holds `value` (sim_node_moves follows it). */
 void sim_let_define(sim_ctx *c, int slot, sim_node *value);
 /* An assignment's work class: by its reductions' bodies when it has any (their loops are the

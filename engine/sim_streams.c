@@ -44,9 +44,12 @@
  * jt) .. min(.., jt + 31)`: at most 32 turns, sim_tile_trip) and cover at most SIM_TILE_BYTES of
  * a stream, a stream the loop around them (the next point loop: gemm tiled in i, k, j) does not
  * move is that tile's rows read again on its every turn, from the cache: the statement is
- * SIM_WORK_BLOCKED, and such streams neither count nor start over (their accesses are cached).
- * Not when the loop around them is the tile loop of one of them (a band of two loops tiled: jt,
- * kt, j, k): on its every turn the tile moves, and each row is read once.
+ * SIM_WORK_BLOCKED, and such streams do not start over (their accesses are cached).  They count
+ * once an entry of the loop around, where its bounds say how many turns it makes (a block of
+ * rows, sim_block_trip: a block-cyclic tiling's two rows read each tile of covariance's data
+ * twice, a tile of 32 rows 32 times): a stream over that many instances.  Not when the loop
+ * around them is the tile loop of one of them (a band of two loops tiled: jt, kt, j, k): on its
+ * every turn the tile moves, and each row is read once.
  */
 #include <string.h>
 
@@ -198,27 +201,69 @@ int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot)
     return (trip + step - 1) / step;
 }
 
+/* The bounds n is the min (op SO_MINI) or max (SO_MAXI) of, affine ones (a variable, a constant),
+ * at most SIM_BOUND_ARGS, into a; their number. */
+enum { SIM_BOUND_ARGS = 8 };
+static int sim_bound_args(const sim_node *n, sim_op op, sim_aff *a, int at)
+{
+    if (!n) return at;
+    if (n->op == SO_MEMO) return sim_bound_args(n->a, op, a, at);   /* remembered: its value */
+    if (n->op == op) {
+        for (int i = 0; n->args && i < n->n; i++) at = sim_bound_args(n->args[i], op, a, at);
+        return sim_bound_args(n->b, op, a, sim_bound_args(n->a, op, a, at));
+    }
+    if (at >= SIM_BOUND_ARGS) return at;
+    if (n->op == SO_AFF) a[at++] = n->aff;
+    else if (n->op == SO_LI) a[at++] = (sim_aff){ .c = 0, .n = 1, .slot = { n->slot }, .coef = { 1 } };
+    else if (n->op == SO_CI) a[at++] = (sim_aff){ .c = n->ival };
+    return at;
+}
+
+/* The turns of `loop` where its bounds say them: hi = lo + k, or min(.., lo + k) with lo or
+ * max(.., lo): at most k + 1 (a block-cyclic tiling's p = bs * kb .. min(.., bs * kb + bs - 1),
+ * a tile's point loop); 0 when they do not. */
+static int64_t sim_block_trip(const sim_stmt *loop)
+{
+    if (!loop || loop->step) return 0;
+    sim_aff lo[SIM_BOUND_ARGS], hi[SIM_BOUND_ARGS];
+    int nlo = sim_bound_args(loop->lo, SO_MAXI, lo, 0), nhi = sim_bound_args(loop->hi, SO_MINI, hi, 0);
+    int64_t trip = 0, delta;
+    for (int i = 0; i < nlo; i++)
+        for (int k = 0; k < nhi; k++)
+            if ((lo[i].n || hi[k].n) && sim_aff_shift(&lo[i], &hi[k], &delta) && delta >= 0 &&
+                (!trip || delta + 1 < trip))
+                trip = delta + 1;
+    return trip;
+}
+
 /* A statement in a tile's point loops: the streams the loop around them does not move are the
- * tile's rows read again from the cache; they leave the set, and the statement is blocked. */
-static void sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *set)
+ * tile's rows read again from the cache; they leave the set, and the statement is blocked.
+ * Their streams an instance, where the loop around says its turns (sim_block_trip), are the
+ * return value: each entry of that loop reads the tile once. */
+static double sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *set)
 {
     if (!c->loop_trip || !c->reuse_trip || c->outer_slot < 0 ||
         (double)c->loop_trip * (double)c->reuse_trip * 8 > SIM_TILE_BYTES)
-        return;
+        return 0;
     /* the loop around them is one of their own tile loops (a band of two: jt, kt, j, k): its
      * every turn moves the tile, and no row is read again */
-    if (c->outer_slot == c->loop_tile || c->outer_slot == c->reuse_tile) return;
+    if (c->outer_slot == c->loop_tile || c->outer_slot == c->reuse_tile) return 0;
     int k = 0;
+    double tile = 0;
     for (int i = 0; i < set->n; i++) {
         int lets = SIM_LET_BUDGET;
         if (sim_node_moves(c, set->first[i], c->outer_slot, &lets)) {
             set->first[k] = set->first[i];
             set->read[k] = set->read[i];
             set->written[k++] = set->written[i];
+        } else {
+            tile += set->read[i] && set->written[i] ? 2 : 1;
         }
     }
     if (k < set->n) st->wclass = SIM_WORK_BLOCKED;
     set->n = k;
+    int64_t turns = sim_block_trip(c->loop_open ? c->loop_open[c->outer_slot] : NULL);
+    return turns > 0 ? tile / (double)turns : 0;
 }
 
 /* The accesses of n that move with loop `in`, each one (a load), reductions left out. */
@@ -245,8 +290,8 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
     sim_stream_set set = {0};
     sim_stream_add(c, &set, st->lhs, c->loop_slot, c->reuse_slot, 1);
     sim_stream_walk(c, &set, st->rhs, c->loop_slot, c->reuse_slot);
-    sim_stream_tiles(c, st, &set);
-    st->streams = sim_stream_count(&set);
+    double tile = sim_stream_tiles(c, st, &set);
+    st->streams = sim_stream_count(&set) + tile;
     /* every other load or store that moves with the loop finds its row in the caches */
     double moving = sim_moving_accesses(c, st->lhs, c->loop_slot) + sim_moving_accesses(c, st->rhs, c->loop_slot);
     st->cached = moving > st->streams ? moving - st->streams : 0;
