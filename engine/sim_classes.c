@@ -201,7 +201,8 @@ static sim_stmt *sim_only_stmt(sim_stmt *st)
 static int sim_node_fixed(const sim_node *n)
 {
     if (!n) return 1;
-    if (n->op == SO_LI || n->op == SO_LD || n->op == SO_MEMO || sim_is_access(n->op) || n->op == SO_REDI ||
+    if (n->op == SO_MEMO) return sim_node_fixed(n->a);   /* remembered: its value's */
+    if (n->op == SO_LI || n->op == SO_LD || sim_is_access(n->op) || n->op == SO_REDI ||
         n->op == SO_REDD || n->op == SO_CRAND || n->op == SO_CLRAND48 || n->op == SO_CDRAND48)
         return 0;
     if (n->op == SO_AFF || n->op == SO_CMPAFF)
@@ -422,10 +423,9 @@ static void sim_jam_chains(const sim_ctx *c, sim_stmt *st, double step)
  * (what an accumulation's price is measured against: a multiply and an add), the rest of a
  * longer step (syrk's C[i][j] + alpha * A[i][k] * A[j][k]) is the unit-stride work it was
  * (rest_class): the compiler vectorises the products along the chain and adds their lanes in
- * turn.  Called after
- * sim_stmt_streams (the statement's streams are counted as a unit statement's).  In a jammed
- * loop (ir_jam_loop), unrolled, the turns' chains interleave (syrk's four j's along k): none
- * waits for another's sum (sim_jam_chains). */
+ * turn.  Called after sim_stmt_streams (the statement's streams are counted as a unit
+ * statement's).  In a jammed loop (ir_jam_loop), unrolled, the turns' chains interleave (syrk's
+ * four j's along k): none waits for another's sum (sim_jam_chains). */
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
 {
     if ((st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) || st->has_cost) return;
