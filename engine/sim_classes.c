@@ -236,24 +236,26 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
     }
 }
 
-/* Counts the accumulations along `loop` (chain_along) among the statements of s not under
- * another loop. */
-static int sim_chains_walk(const sim_stmt *s)
+/* (sim_int.h) each assignment of a loop's body not under another loop */
+void sim_loop_assigns(sim_stmt *loop, const sim_stmt *s, void (*visit)(sim_stmt *loop, const sim_stmt *a))
 {
-    if (!s) return 0;
+    if (!s) return;
     switch (s->kind) {
-    case SS_BLOCK: {
-        int n = 0;
-        for (int i = 0; i < s->n; i++) n += sim_chains_walk(s->s[i]);
-        return n;
-    }
-    case SS_IF: return sim_chains_walk(s->then_) + sim_chains_walk(s->else_);
-    case SS_ASSIGN: case SS_ASSUMED: return s->chain_along;
-    default: return 0;
+    case SS_BLOCK: for (int i = 0; i < s->n; i++) sim_loop_assigns(loop, s->s[i], visit); return;
+    case SS_IF: sim_loop_assigns(loop, s->then_, visit); sim_loop_assigns(loop, s->else_, visit); return;
+    case SS_ASSIGN: case SS_ASSUMED: visit(loop, s); return;
+    default: return;
     }
 }
 
-void sim_loop_chains(sim_stmt *loop) { loop->chain_starts = sim_chains_walk(loop->body); }
+/* Counts assignment a, an accumulation along its loop (chain_along), in loop's chains. */
+static void sim_chains_add(sim_stmt *loop, const sim_stmt *a) { loop->chain_starts += a->chain_along; }
+
+void sim_loop_chains(sim_stmt *loop)
+{
+    loop->chain_starts = 0;
+    sim_loop_assigns(loop, loop->body, sim_chains_add);
+}
 
 /* (sim_int.h) Is y's affine form x's but for its constant: *delta = y's constant - x's. */
 int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta)

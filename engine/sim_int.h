@@ -428,6 +428,9 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 /* The accumulations along loop `loop` (compiled): each entry begins a chain of each (the trace's
  * chains). */
 void sim_loop_chains(sim_stmt *loop);
+/* Calls visit(loop, a) for each assignment a of s that is not under another loop (s a loop's
+ * body: its blocks and conditions followed). */
+void sim_loop_assigns(sim_stmt *loop, const sim_stmt *s, void (*visit)(sim_stmt *loop, const sim_stmt *a));
 /* A strided or aliased assignment's distinct accesses that walk (its class decided), each a walk
  * of its own; 0 for other classes. */
 int sim_stmt_walks(const sim_ctx *c, const sim_stmt *st);

@@ -316,26 +316,17 @@ void sim_stmt_regs(sim_stmt *st)
     st->cached = st->cached > regs ? st->cached - regs : 0;
 }
 
-/* Adds the stream rows of the assignments of s not under another loop to loop's. */
-static void sim_restarts_walk(sim_stmt *loop, const sim_stmt *s)
+/* Adds assignment a's stream rows to loop's (sim_loop_assigns). */
+static void sim_restarts_add(sim_stmt *loop, const sim_stmt *a)
 {
-    if (!s) return;
-    switch (s->kind) {
-    case SS_BLOCK: for (int i = 0; i < s->n; i++) sim_restarts_walk(loop, s->s[i]); return;
-    case SS_IF: sim_restarts_walk(loop, s->then_); sim_restarts_walk(loop, s->else_); return;
-    case SS_ASSIGN: case SS_ASSUMED:
-        if (s->stream_rows > 0) {
-            if (!loop->restart_rows) loop->stream_array = s->stream_array;
-            loop->restart_rows += s->stream_rows;
-        }
-        return;
-    default: return;
-    }
+    if (a->stream_rows <= 0) return;
+    if (!loop->restart_rows) loop->stream_array = a->stream_array;
+    loop->restart_rows += a->stream_rows;
 }
 
 void sim_loop_restarts(sim_stmt *loop)
 {
     loop->restart_rows = 0;
     loop->stream_array = -1;
-    sim_restarts_walk(loop, loop->body);
+    sim_loop_assigns(loop, loop->body, sim_restarts_add);
 }
