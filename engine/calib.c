@@ -112,7 +112,10 @@ static int parse_micro(raw *r, const char *line)
                 : !strcmp(name, "poly_scalar") ? &m->poly_scalar : !strcmp(name, "update_scalar") ? &m->update_scalar
                 : !strcmp(name, "strided") ? &m->strided : !strcmp(name, "aliased") ? &m->aliased
                 : !strcmp(name, "searched") ? &m->searched
-                : !strcmp(name, "restart") ? &m->restart : !strcmp(name, "rows") ? &m->rows : NULL;
+                : !strcmp(name, "restart") ? &m->restart : !strcmp(name, "rows") ? &m->rows
+                : !strcmp(name, "entries") ? &m->entries : !strcmp(name, "whole") ? &m->whole
+                : !strcmp(name, "entries_checked") ? &m->entries_checked
+                : !strcmp(name, "whole_checked") ? &m->whole_checked : NULL;
     if (!one) return -1;
     least(one, secs);
     return 0;
@@ -226,6 +229,22 @@ static void calib_chains(calib_result *out, const calib_micro *m, double op)
     out->profile.accum_price = m->accum * (n + w) / n / 2 / op;
 }
 
+/* entry_price and alias_check_price from the rows cut into pieces against the whole rows, with
+ * another array and with the same (calib.h). */
+static void calib_entries(calib_result *out, const calib_micro *m, double op)
+{
+    if (!(m->entries > 0) || !(m->whole > 0)) return;
+    /* a piece costs E + e·len, a piece's elements of a whole row (E + e·len·k)/k, k pieces a row */
+    const double k = CALIB_ENTRY_PIECES, per = k / (k - 1);
+    double entry = (m->entries - m->whole) * per;
+    if (entry > 0) out->profile.entry_price = entry / op;
+    else note(out, "a loop's entry costs no more than its elements: entry_price unset");
+    if (!(m->entries_checked > 0) || !(m->whole_checked > 0)) return;
+    double check = (m->entries_checked - m->whole_checked) * per - (entry > 0 ? entry : 0);
+    if (check > 0) out->profile.alias_check_price = check / op;
+    else note(out, "a loop's overlap test costs nothing more on its entry: alias_check_price unset");
+}
+
 /* The figures of the microbenchmarks into the profile (calib.h): the operation's seconds (the
  * tick), each level's stream, the accumulation, the column walks and a restart, in ticks.  Keys
  * without their lines stay as scali2004 has them (1, or unset). */
@@ -236,6 +255,7 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     out->micro = *m;
     pr->unit_price = pr->strided_price = pr->aliased_price = 1;
     pr->accum_price = pr->lanes_price = pr->accum_window = pr->unit_cached_price = pr->cache_bytes = pr->stream_price = pr->stream_cached_price = -1;
+    pr->entry_price = pr->alias_check_price = -1;
     pr->restart_price = pr->cache1_bytes = pr->cache2_bytes = pr->stream1_price = pr->stream2_price = -1;
     pr->latency1 = pr->latency2 = pr->latency_cached = pr->latency_mem = -1;
     pr->strided1_price = pr->strided2_price = pr->strided_cached_price = pr->searched_price = -1;
@@ -270,6 +290,7 @@ static void calib_micro_prices(const raw *r, calib_result *out)
     pr->unit_price = vop / op;
     if (m->accum > 0) pr->accum_price = m->accum / 2 / op;
     calib_chains(out, m, op);
+    calib_entries(out, m, op);
     if (m->lanes > 0) pr->lanes_price = m->lanes / 2 / op;
     if (m->strided > 0) pr->strided_price = m->strided / 2 / op;
     if (m->aliased > 0) pr->aliased_price = m->aliased / 2 / op;

@@ -47,6 +47,15 @@
  *                  its seconds per row less those of 256 elements of the same update over whole
  *                  rows (`rows`; without it, 256 of the update's elements beyond the caches),
  *                  over the tick; unset with a note when not positive
+ *   entry_price    the row update y[i][..] += s[k]·x[k][..] over rows of 128 in tiles of 32
+ *                  columns, each a loop of its own, against the same over whole rows (`micro
+ *                  entries`: seconds per piece, E + 32e; `micro whole`: per 32 elements, E/4 + 32e;
+ *                  the first level): E = (entries − whole)·4/3, over the tick; unset with a note
+ *                  when not positive
+ *   alias_check_  the same with y's rows updated from its own (`micro entries_checked`, `micro
+ *   price          whole_checked`): the compiler tests on every entry that the two rows do not
+ *                  overlap; what an entry costs there beyond entry_price; unset with a note when
+ *                  not positive
  *   constant cost  exchange(P) seconds fitted through the origin against (P−1)       (eq. 4.1);
  *                  the benchmark times it once per time step, after a step's computation
  *                  (the median of batches of steps: robust to a rank descheduled for a while)
@@ -87,6 +96,7 @@
 #include "stats.h"
 
 enum { CALIB_CHAIN_LEN = 64 };   /* the elements of `micro chains`' chains (micro.c's CHAIN_LEN) */
+enum { CALIB_ENTRY_PIECES = 4 };   /* the pieces of `micro entries`' rows (micro.c's ENTRY_ROW / ENTRY_PIECE) */
 enum { CALIB_MAX_P = 64, CALIB_XMIN = 60, CALIB_DROP_WORST = 10, CALIB_BURST_SIZES = 8 };
 /* Cache levels the microbenchmarks report (index 1 ..; index 0: memory, beyond them). */
 enum { CALIB_LEVELS = 4 };
@@ -100,6 +110,9 @@ typedef struct calib_micro {
     double bytes[CALIB_LEVELS + 1];               /* the working set each was measured over */
     double poly, accum, lanes, strided, aliased, restart, rows, poly_scalar, update_scalar, searched;
     double chains;                                /* the accumulation in chains of CALIB_CHAIN_LEN */
+    double entries, whole;                        /* rows cut into pieces, seconds per piece, and
+                                                     whole (`micro entries`, `micro whole`) */
+    double entries_checked, whole_checked;        /* the same from the array's own rows */
     double accum_bytes;                           /* the long accumulation's two arrays (bytes) */
     double op;                                    /* fitted: seconds per operation, vectorised (0: none) */
     double op_scalar;                             /* fitted: not vectorised (the tick; op without

@@ -56,7 +56,7 @@ static const cost_profile cost_builtins[] = {
       .strided_price = 1, .aliased_price = 1, .accum_price = -1, .lanes_price = -1, .accum_window = -1,
       .unit_cached_price = -1,
       .cache_bytes = -1, .stream_price = -1, .stream_cached_price = -1, .restart_price = -1,
-      .cache1_bytes = -1, .cache2_bytes = -1, .stream1_price = -1, .stream2_price = -1, .latency1 = -1,
+      .entry_price = -1, .alias_check_price = -1, .cache1_bytes = -1, .cache2_bytes = -1, .stream1_price = -1, .stream2_price = -1, .latency1 = -1,
       .latency2 = -1, .latency_cached = -1, .latency_mem = -1, .strided1_price = -1, .strided2_price = -1,
       .strided_cached_price = -1, .searched_price = -1, .data_scale = -1 },
 };
@@ -101,6 +101,8 @@ static const cost_key cost_keys[] = {
     { "stream_price",  offsetof(cost_profile, stream_price), 4 },
     { "stream_cached_price", offsetof(cost_profile, stream_cached_price), 4 },
     { "restart_price", offsetof(cost_profile, restart_price), 4 },
+    { "entry_price",   offsetof(cost_profile, entry_price), 4 },
+    { "alias_check_price", offsetof(cost_profile, alias_check_price), 4 },
     { "cache1_bytes",  offsetof(cost_profile, cache1_bytes), 4 },
     { "cache2_bytes",  offsetof(cost_profile, cache2_bytes), 4 },
     { "stream1_price", offsetof(cost_profile, stream1_price), 4 },
@@ -635,6 +637,8 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
     if (t->cached && p->stream1_price > 0) w += p->stream1_price * t->cached[at];
+    if (t->entries && p->entry_price > 0) w += p->entry_price * t->entries[at];
+    if (t->alias_checks && p->alias_check_price > 0) w += p->alias_check_price * t->alias_checks[at];
     return priced && w < 0 ? 0 : w;
 }
 
@@ -698,6 +702,8 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (t->restarts) out->restarts += t->restarts[at];
             if (t->cached) out->cached += t->cached[at];
             if (t->chains) out->chains += t->chains[at];
+            if (t->entries) out->entries += t->entries[at];
+            if (t->alias_checks) out->alias_checks += t->alias_checks[at];
             cost_class_add(t, at, out->class_ticks);
             double ci = m->comm(prof, &cs, i, b);
             double busy = m->busy ? m->busy(prof, &cs, i) : 0;

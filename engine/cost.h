@@ -117,6 +117,16 @@
  *            `polyapm calibrate` times chains of 64 elements one after another against the
  *            long one and solves the two for W and the price of a chain without its end (the
  *            one accum_price holds).  Unset: accum_price whatever the length.
+ *   entries  an innermost loop's entry costs its setup beside its turns (its trip count, the
+ *            vectorised loop's way in and out, the turn of the loop around it): a tile of 64
+ *            columns enters its loop four times as often as one of 256.  With entry_price set,
+ *            w_it += entry_price·e_it, e_it the trace's entries (sim_classes.c); a loop whose
+ *            statement reads its own array at a distance not known until run time (trmm's
+ *            B[i][j] and B[k][j]) is vectorised behind a test that the two do not overlap,
+ *            made on every entry: with alias_check_price set, w_it += alias_check_price·k_it,
+ *            k_it the trace's alias_checks.  `polyapm calibrate` times the row update
+ *            y[i][..] += s·x[k][..] in the first level over rows whole and cut into pieces of 32,
+ *            with x another array and x the same (engine/calib.h).  Unset: no term.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor
@@ -196,6 +206,10 @@ typedef struct cost_profile {
                                  unset: stream_price */
     double restart_price;     /* ticks paid per stream started over by a loop over part of a
                                  row (`streams` above); < 0 = unset: none */
+    double entry_price;       /* ticks paid per entry of an innermost loop (`entries` above);
+                                 < 0 = unset: none */
+    double alias_check_price; /* ticks paid per entry of one that tests its accesses' overlap
+                                 (`entries` above), beyond entry_price; < 0 = unset: none */
     double cache1_bytes, cache2_bytes;    /* the inner cache levels one processor has (bytes;
                                  `levels` above); < 0 = unset */
     double stream1_price, stream2_price;  /* ticks paid per element streamed from them; < 0 =
@@ -226,6 +240,8 @@ typedef struct cost_summary {
     double restarts;          /* Σ_i,t of the trace's restarts (`streams` above) */
     double cached;            /* Σ_i,t of the trace's cached accesses (`levels` above) */
     double chains;            /* Σ_i,t of the trace's chains (`chains` above) */
+    double entries, alias_checks;   /* Σ_i,t of the trace's entries and alias checks (`entries`
+                                 above) */
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */

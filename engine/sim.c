@@ -135,6 +135,8 @@ void sim_result_free(sim_result *r)
     free(t->walks);
     free(t->cached);
     free(t->chains);
+    free(t->entries);
+    free(t->alias_checks);
     free(t->data_bytes);
     free(t->step_time);
     free(t->step_procs);

@@ -140,6 +140,12 @@ typedef struct sim_trace {
                                  (an entry of the loop along one, an instance of a reduction;
                                  sim_classes.c), their mean length the accumulations' ticks
                                  over 2 over it (cost.h, `chains`); NULL when none */
+    double *entries;          /* nsteps * nprocs: the entries of innermost loops holding
+                                 assignments (sim_classes.c, sim_loop_entries; cost.h,
+                                 `entries`); NULL when none */
+    double *alias_checks;     /* nsteps * nprocs: of those, the entries of loops the compiler
+                                 vectorises behind a test of their accesses' overlap (cost.h,
+                                 `entries`); NULL when none */
     double *data_bytes;       /* nprocs: the bytes of array data a processor works on (its local
                                  memories at syndm; a shared memory's over the processors), what
                                  decides whether its work runs from the cache (cost.h, `cache`);

@@ -304,6 +304,81 @@ static int sim_near_element(const sim_node *a, const sim_node *b, int64_t near, 
 
 static int sim_same_element(const sim_node *a, const sim_node *b) { return sim_near_element(a, b, 1, 1); }
 
+/* Is b's element a constant distance from a's in memory (the compiler knows how far apart the two
+ * are): every subscript a's shifted by a constant, or the same computation; in a memory whose rows
+ * are found through its pieces' tables, the same rows (only the last subscript shifted). */
+static int sim_fixed_distance(const sim_ctx *c, const sim_node *a, const sim_node *b)
+{
+    int pieced = c->dists && c->dists[a->array] && ir_dist_is_pieced(c->dists[a->array]);
+    for (int d = 0; d < a->n; d++) {
+        const sim_sub *x = &a->sub[d], *y = &b->sub[d];
+        int64_t delta = 0;
+        if (x->gen || y->gen ? !sim_same_int(x->gen, y->gen) : !sim_aff_shift(&x->aff, &y->aff, &delta)) return 0;
+        if (pieced && d < a->n - 1 && delta != 0) return 0;
+    }
+    return 1;
+}
+
+/* Does n hold an access to `lhs`'s array a distance from lhs's element that is no constant
+ * (sim_fixed_distance): moving along the loop in another row, or staying put while lhs moves? */
+static int sim_reads_unknown(const sim_ctx *c, const sim_node *n, const sim_node *lhs)
+{
+    if (!n) return 0;
+    if (sim_is_access(n->op)) return n->array == lhs->array && n->n == lhs->n && !sim_fixed_distance(c, lhs, n);
+    if (n->op == SO_REDD || n->op == SO_REDI) return 0;
+    if (sim_reads_unknown(c, n->a, lhs) || sim_reads_unknown(c, n->b, lhs) || sim_reads_unknown(c, n->c, lhs))
+        return 1;
+    for (int i = 0; n->args && i < n->n; i++) if (sim_reads_unknown(c, n->args[i], lhs)) return 1;
+    return 0;
+}
+
+/* (sim_int.h) A vectorised statement whose target moves along its loop and which reads its own
+ * array elsewhere (trmm's B[i][j] = B[i][j] + A[k][i] * B[k][j], j innermost: rows i and k, how
+ * far apart not known until run time; lu's A[i][k] in A[i][j] = A[i][j] - A[i][k] * A[k][j], an
+ * element the stores may reach): gcc vectorises the loop behind a test that the ranges do not
+ * overlap, made on every entry of the loop ("versioned for vectorization because of possible
+ * aliasing").  A row a constant apart needs none (the exported rows' lengths are constants),
+ * nor does another array: each array's own pointer is `restrict`. */
+int sim_stmt_alias_check(const sim_ctx *c, const sim_stmt *st)
+{
+    if ((st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) || st->has_cost || c->loop_slot < 0)
+        return 0;
+    if (sim_access_class(c, st->lhs, c->loop_slot) != SIM_WORK_UNIT) return 0;
+    return sim_reads_unknown(c, st->rhs, st->lhs);
+}
+
+/* Walks s, a loop's body: *inner = 0 where a loop other than a jammed one is in it (a jammed loop's
+ * statements are its own: unrolled); *assigns and *checks count its assignments and those whose
+ * entries check aliasing. */
+static void sim_entries_walk(const sim_stmt *s, int *inner, int *assigns, int *checks)
+{
+    if (!s) return;
+    switch (s->kind) {
+    case SS_BLOCK: for (int i = 0; i < s->n; i++) sim_entries_walk(s->s[i], inner, assigns, checks); return;
+    case SS_IF: sim_entries_walk(s->then_, inner, assigns, checks); sim_entries_walk(s->else_, inner, assigns, checks); return;
+    case SS_FOR:
+        if (!s->jam) *inner = 0;
+        else sim_entries_walk(s->body, inner, assigns, checks);
+        return;
+    case SS_ASSIGN: case SS_ASSUMED: ++*assigns; *checks += s->alias_check; return;
+    default: return;
+    }
+}
+
+/* (sim_int.h) Every entry of an innermost loop costs its setup beside its turns (the trip count,
+ * the vectorised loop's way in and out, the turn of the loop around): the trace's entries (cost.h,
+ * `entries`); one whose statements read their own array at a distance not known (alias_check)
+ * also pays the overlap test (the trace's alias_checks).  A jammed loop is no loop of exported
+ * code: the loop around it is the innermost. */
+void sim_loop_entries(sim_stmt *loop)
+{
+    int inner = 1, assigns = 0, checks = 0;
+    loop->entry = 0;
+    if (loop->jam) return;
+    sim_entries_walk(loop->body, &inner, &assigns, &checks);
+    if (inner && assigns) loop->entry = checks ? SIM_ENTRY_CHECKED : SIM_ENTRY_PLAIN;
+}
+
 /* At most so many walks a statement; elements of one row closer than a line of doubles share it,
  * and rows a stencil's few apart share their lines along the walk. */
 enum { SIM_WALKS_MAX = 16, SIM_LINE_ELEMS = 8, SIM_STENCIL_ROWS = 4 };

@@ -780,9 +780,11 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->loop_tile = outer_tile;
     c->reuse_tile = outer_rtile;
     c->loop_stepped = outer_stepped;
+    st->jam = jam;
     if (st->body) sim_loop_chains(st);
     if (st->body) sim_class_outer(c, st);
     if (st->body) sim_loop_restarts(st);
+    if (st->body) sim_loop_entries(st);
     if (!st->lo || !st->hi || (v->step && !st->step) || !st->body) return NULL;
     return st;
 }
@@ -802,6 +804,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         if (st->rhs) st->wclass = sim_stmt_class(c, st);
         if (st->rhs) st->walks = sim_stmt_walks(c, st);
         if (st->rhs) sim_stmt_streams(c, st);
+        if (st->rhs) st->alias_check = sim_stmt_alias_check(c, st);
         if (st->rhs && s == c->regs_assign) sim_stmt_regs(st);
         if (st->rhs) sim_stmt_chain(c, st);
         for (int i = 0; st->rhs && i < c->prog->ndecls; i++) {   /* `assume LABEL unchanged when COND` */

@@ -831,7 +831,9 @@ void sim_trace_classes_flush(sim_ctx *c)
     if (c->cached != 0) sim_trace_cell_add(c, &c->r->trace.cached, c->cached);
     if (c->walk_ticks != 0) sim_trace_cell_add(c, &c->r->trace.walks, c->walk_ticks);
     if (c->chains != 0) sim_trace_cell_add(c, &c->r->trace.chains, c->chains);
-    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = 0;
+    if (c->entries != 0) sim_trace_cell_add(c, &c->r->trace.entries, c->entries);
+    if (c->alias_checks != 0) sim_trace_cell_add(c, &c->r->trace.alias_checks, c->alias_checks);
+    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = c->entries = c->alias_checks = 0;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
@@ -852,6 +854,10 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     if (lo > hi) return;
     uint64_t cnt = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)st + 1;
     c->chains += s->chain_starts;
+    if (s->entry) {
+        c->entries += 1;
+        c->alias_checks += s->entry == SIM_ENTRY_CHECKED;
+    }
     if (s->restart_rows && c->mem) {   /* a partial row: its streams start over (sim_streams.c) */
         const sim_mem *m = &c->mem[s->stream_array];
         if (m->ndims > 0 && (double)cnt * (double)st + SIM_LINE_DOUBLES < (double)m->ext[m->ndims - 1])

@@ -98,6 +98,8 @@ struct sim_node {
 /* SS_ASSUMED: an assignment with an `assume .. unchanged when` condition (its own kind, so that
  * the plain assignment's path tests nothing more); sim_is_assign says either. */
 typedef enum sim_stmt_kind { SS_BLOCK, SS_ASSIGN, SS_ASSUMED, SS_LET, SS_IF, SS_FOR, SS_SEND, SS_RECV } sim_stmt_kind;
+/* An innermost loop's entries (sim_stmt's entry): counted; counted and checked for aliasing. */
+enum { SIM_ENTRY_PLAIN = 1, SIM_ENTRY_CHECKED = 2 };
 
 typedef struct sim_stmt sim_stmt;
 struct sim_stmt {
@@ -132,6 +134,15 @@ struct sim_stmt {
                                      statements' (restart_rows > 0) */
     int restart_rows;             /* for: the streams an entry of the loop starts when the rows
                                      it runs along are partial (sim_streams.c), 0: none */
+    int jam;                      /* for: a jammed loop (ir_jam_loop), unrolled into the loop
+                                     around it: no loop of its own in exported code */
+    int entry;                    /* for: an innermost loop of exported code holding assignments
+                                     (sim_loop_entries): SIM_ENTRY_PLAIN, each entry counted in
+                                     the trace's entries, or SIM_ENTRY_CHECKED, also in its
+                                     alias_checks; 0: neither */
+    int alias_check;              /* assignment: vectorised, it reads an element of the array it
+                                     writes at a distance the compiler cannot know (sim_classes.c,
+                                     sim_stmt_alias_check): gcc checks it on every loop entry */
     sim_stmt **s; int n;          /* block */
     sim_node *lhs, *rhs;          /* assignment (lhs is an access node); let value in rhs */
     int slot, is_double;          /* let / for variable */
@@ -361,6 +372,7 @@ typedef struct sim_ctx {
     double cached;                /* ... its accesses to rows the caches keep */
     double restarts;              /* ... and its restarts */
     double chains;                /* ... and the accumulations' chains it began */
+    double entries, alias_checks; /* ... and the innermost loops it entered (sim_loop_entries) */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;
@@ -428,6 +440,12 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
 /* The accumulations along loop `loop` (compiled): each entry begins a chain of each (the trace's
  * chains). */
 void sim_loop_chains(sim_stmt *loop);
+/* Does vectorised assignment st read an element of the array it writes at a distance that is no
+ * constant (another row than its target's, or a row of a pieced memory)? */
+int sim_stmt_alias_check(const sim_ctx *c, const sim_stmt *st);
+/* Whether loop `loop` (compiled) is an innermost loop of exported code holding assignments (its
+ * entries counted, and its alias checks): sets loop->entry. */
+void sim_loop_entries(sim_stmt *loop);
 /* Calls visit(loop, a) for each assignment a of s that is not under another loop (s a loop's
  * body: its blocks and conditions followed). */
 void sim_loop_assigns(sim_stmt *loop, const sim_stmt *s, void (*visit)(sim_stmt *loop, const sim_stmt *a));

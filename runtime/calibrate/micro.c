@@ -39,6 +39,14 @@
  *                                  started over), BYTES the matrix's
  *   micro rows 0 BYTES S           the update over as many elements in whole rows (a quarter of
  *                                  the matrix, one stream): seconds per ROW_PART elements
+ *   micro entries 1 BYTES S        y[i][..] = y[i][..] + s[k] * x[k][..] for each pair of rows,
+ *                                  along rows of ENTRY_ROW in tiles of ENTRY_PIECE columns (the
+ *                                  tile loop outermost, as an exported tiling's), over BYTES in
+ *                                  the first level: seconds per piece (an entry of the loop)
+ *   micro whole 1 BYTES S          the same along whole rows: seconds per ENTRY_PIECE elements
+ *   micro entries_checked 1 BYTES S,  the two with y's rows updated from its own (trmm's B[i][j] +
+ *   micro whole_checked 1 BYTES S     A[k][i] * B[k][j]): the compiler vectorises the loop behind
+ *                                  a test that the two rows do not overlap, made on every entry
  * Compiled as exported code is (-O3 -march=native -ffp-contract=off): the loops vectorise as the
  * exported loops of the same shapes do.
  */
@@ -58,6 +66,7 @@ enum { MB_LEVELS = 4, MB_ROUNDS_QUICK = 7, MB_ROUNDS = 15, MB_ROUNDS_LONG = 5, R
  * loop around the accumulation only where the inner loop's bounds are known) */
 enum { LANES_ROWS = 200, LANES_COLS = 200 };
 enum { CHAIN_LEN = 64 };   /* the short chains' elements (a tile's) */
+enum { ENTRY_ROW = 128, ENTRY_PIECE = 32 };   /* the entries' rows and their pieces (a tile's) */
 
 typedef struct mb_cache { int level; double bytes; int sharing; } mb_cache;
 
@@ -199,6 +208,34 @@ __attribute__((noinline)) static void mb_columns(const double *restrict c, const
     }
 }
 
+static inline long mb_max(long a, long b) { return a > b ? a : b; }
+static inline long mb_min(long a, long b) { return a < b ? a : b; }
+
+/* y[i][..] = y[i][..] + s[k] x[k][..] for rows i and k < rows, along rows of ENTRY_ROW in tiles of
+ * `piece` columns (a variable), the tile loop outermost, the row's part bounded as an exported
+ * tile's point loop is: an entry of the innermost loop per tile, row i and row k. */
+__attribute__((noinline)) static void mb_entries(double *restrict y, const double *restrict x, const double *restrict s,
+                                                 long rows, long piece)
+{
+    for (long pt = 0; pt < ENTRY_ROW; pt += piece)
+        for (long i = 0; i < rows; i++)
+            for (long k = 0; k < rows; k++)
+                for (long p = mb_max(0, pt), p_end = mb_min(ENTRY_ROW - 1, pt + piece - 1); p <= p_end; p++)
+                    y[i * ENTRY_ROW + p] = y[i * ENTRY_ROW + p] + s[k] * x[k * ENTRY_ROW + p];
+}
+
+/* The same from y's own rows k != i: how far apart the two rows lie is known at run time only. */
+__attribute__((noinline)) static void mb_entries_checked(double *restrict y, const double *restrict s, long rows, long piece)
+{
+    for (long pt = 0; pt < ENTRY_ROW; pt += piece)
+        for (long i = 0; i < rows; i++)
+            for (long k = 0; k < rows; k++) {
+                if (k == i) continue;
+                for (long p = mb_max(0, pt), p_end = mb_min(ENTRY_ROW - 1, pt + piece - 1); p <= p_end; p++)
+                    y[i * ENTRY_ROW + p] = y[i * ENTRY_ROW + p] + s[k] * y[k * ENTRY_ROW + p];
+            }
+}
+
 __attribute__((noinline)) static void mb_rows(double *a, long rows, long part, double c, double d)
 {
     for (long i = 0; i < rows; i++)
@@ -238,7 +275,8 @@ typedef struct mb_ctx {
 } mb_ctx;
 
 /* A measurement: one of the kernels above and its arguments, `reps` calls a round. */
-typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_CHAINS, K_LANES, K_COLUMNS, K_ROWS, K_SEARCHED } mb_kind;
+typedef enum { K_UPDATE, K_POLY, K_UPDATE_SCALAR, K_POLY_SCALAR, K_CHASE, K_ACCUM, K_CHAINS, K_LANES, K_COLUMNS, K_ROWS, K_SEARCHED,
+               K_ENTRIES, K_ENTRIES_CHECKED } mb_kind;
 typedef struct mb_job {
     mb_kind kind;
     double *a, *b;
@@ -263,6 +301,8 @@ static void mb_once(mb_ctx *x, const mb_job *j)
     case K_COLUMNS: mb_columns(j->a, j->b + j->rows, j->b, j->rows, j->m, j->step); break;
     case K_ROWS: mb_rows(j->a, j->rows, j->m, x->c, x->d); break;
     case K_SEARCHED: mb_searched(j->a, j->pieces, j->rows, j->m, x->c, x->d); break;
+    case K_ENTRIES: mb_entries(j->a, j->b, j->b + j->rows * ENTRY_ROW, j->rows, j->m); break;
+    case K_ENTRIES_CHECKED: mb_entries_checked(j->a, j->b + j->rows * ENTRY_ROW, j->rows, j->m); break;
     }
 }
 
@@ -381,6 +421,31 @@ static void mb_chains_time(mb_ctx *x, double bytes)
     free(y);
 }
 
+/* A loop's entries (mb_entries, mb_entries_checked) over about `bytes` in the first level: y in a;
+ * x, then s, in b.  Each pair of lines is timed whole and in pieces, seconds per piece. */
+static void mb_entries_time(mb_ctx *x, double bytes)
+{
+    long rows = (long)(bytes / 8 / ENTRY_ROW / 2);
+    if (rows < 4) rows = 4;
+    const long n = rows * ENTRY_ROW;
+    double *y = malloc((size_t)n * sizeof *y), *xs = malloc((size_t)(n + rows) * sizeof *xs);
+    for (long i = 0; i < n; i++) y[i] = xs[i] = 1.0 + (double)(i % 5) * 1e-3;
+    for (long k = 0; k < rows; k++) xs[n + k] = 1e-9;   /* s: y stays near 1 over the rounds */
+    static const struct { mb_kind kind; const char *pieces, *whole; } kinds[2] = {
+        { K_ENTRIES, "entries", "whole" }, { K_ENTRIES_CHECKED, "entries_checked", "whole_checked" } };
+    for (int k = 0; k < 2; k++) {
+        const double per = (double)(rows * (rows - k) * (ENTRY_ROW / ENTRY_PIECE));   /* pieces a call (k: i = k left out) */
+        mb_job j = { kinds[k].kind, y, xs, NULL, NULL, 0, rows, ENTRY_PIECE, 0, mb_reps(1e6, (double)(rows * n)), 0 };
+        double t = mb_time(x, &j, per);
+        if (x->rank == 0) printf("micro %s 1 %.0f %.9e\n", kinds[k].pieces, (double)(2 * n) * 8, t);
+        j.m = ENTRY_ROW;
+        t = mb_time(x, &j, per);
+        if (x->rank == 0) printf("micro %s 1 %.0f %.9e\n", kinds[k].whole, (double)(2 * n) * 8, t);
+    }
+    free(y);
+    free(xs);
+}
+
 /* The accumulations a vector's lanes run side by side (mb_lanes), y and x beside the matrix. */
 static void mb_lanes_time(mb_ctx *x)
 {
@@ -407,6 +472,7 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     free(w);
     free(v);
     mb_chains_time(x, l1);
+    mb_entries_time(x, l1);
     mb_lanes_time(x);
     mb_searched_time(x, l1);
     /* strided: 2000 rows as long as make `beyond` (a multiple of 1000 doubles, no power of two),

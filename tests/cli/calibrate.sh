@@ -51,6 +51,10 @@ def accum(p, m, note):   # chains of 64 against the long one of n (engine/calib.
     n, r, w = m['accum_bytes'] / 16, m['accum'] / m['chains'], p['accum_window']
     if w < 0: return near(p['accum_price'], m['accum'] / 2 / op) and 'accum_window' in note
     return near(w, 64 * n * (r - 1) / (n - 64 * r)) and near(p['accum_price'], m['accum'] * (n + w) / n / 2 / op)
+def entries(p, m, note):   # a row in 4 pieces against whole rows, per piece E + 32e and E/4 + 32e
+    e, k = (m['entries'] - m['whole']) * 4 / 3, (m['entries_checked'] - m['whole_checked']) * 4 / 3 - max(0, (m['entries'] - m['whole']) * 4 / 3)
+    ok_e = near(p['entry_price'], e / op) if e > 0 else p['entry_price'] < 0 and 'entry_price' in note
+    return ok_e and (near(p['alias_check_price'], k / op) if k > 0 else p['alias_check_price'] < 0 and 'alias_check_price' in note)
 last = len(L) - 1
 print(near(p['stream_price'], stream(L[0]['update'])), near(p['stream1_price'], stream(L[1]['update'])),
       near(p['stream_cached_price'], stream(L[last]['update'])), near(p['latency_mem'], L[0]['chase'] / op),
@@ -59,8 +63,9 @@ print(near(p['stream_price'], stream(L[0]['update'])), near(p['stream1_price'], 
       near(p['lanes_price'], m['lanes'] / 2 / op), near(p['searched_price'], m['searched'] / 2 / op),
       near(p['unit_price'], m['op'] / op), near(p['strided1_price'], L[1]['strided'] / 2 / op),
       near(p['strided_cached_price'], L[last]['strided'] / 2 / op),
-      p['restart_price'] < 0 and 'restart' in j['note'] or near(p['restart_price'], (m['restart'] - m['rows']) / op))")" \
-    "True True True True True True True True True True True True True True"
+      p['restart_price'] < 0 and 'restart' in j['note'] or near(p['restart_price'], (m['restart'] - m['rows']) / op),
+      entries(p, m, j['note']))")" \
+    "True True True True True True True True True True True True True True True"
 expect_eq "an element found through two pieces costs more than the same update not vectorised in the first level" \
     "$(printf '%s' "$out" | json "j['micro']['searched'] > j['micro']['update_scalar'] > 0")" True
 expect_eq "the levels' sizes: sysfs's, over the processors sharing them" "$(printf '%s' "$out" | python3 -c "
@@ -135,9 +140,9 @@ if [ -n "$raw" ]; then
     expect_eq "its first run holds a cache line and the update and chase at each level and beyond" \
         "$(awk '$1 == "cache" { c[$2] = 1 } $1 == "micro" && ($2 == "update" || $2 == "chase") { m[$3] += 1 }
             END { ok = length(c) > 0; for (l in c) ok = ok && m[l] == 2; print ok && m[0] == 2 }' run1.raw)" 1
-    expect_eq "and the poly, accum, chains, lanes, aliased, searched, restart, rows and scalar lines, and the strided walk at each level and beyond" \
-        "$(awk '$1 == "cache" { c++ } $1 == "micro" && $2 ~ /^(poly|accum|chains|lanes|aliased|searched|restart|rows|update_scalar|poly_scalar)$/ && NF == 5 { n++ }
-            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' run1.raw)" "10 1"
+    expect_eq "and the poly, accum, chains, lanes, aliased, searched, restart, rows, entries and scalar lines, and the strided walk at each level and beyond" \
+        "$(awk '$1 == "cache" { c++ } $1 == "micro" && $2 ~ /^(poly|accum|chains|lanes|aliased|searched|restart|rows|update_scalar|poly_scalar|entries|whole|entries_checked|whole_checked)$/ && NF == 5 { n++ }
+            $1 == "micro" && $2 == "strided" && NF == 5 { s++ } END { print n, s == c + 1 }' run1.raw)" "14 1"
     expect_eq "--raw refits saved measurements" "$("$POLYAPM" calibrate --raw "$raw" --name again --no-store --json | json "j['name']")" again
     # runs merged: every measurement keeps its least time, whichever run it came from
     awk '$1 == "micro" { $5 = $5 * 2 } $1 ~ /^(tick|exchange|barrier|pingpong)$/ { $NF = $NF * 2 }

@@ -602,6 +602,35 @@ static void test_chains(void)
     sim_result_free(r);
 }
 
+/* Innermost loops' entries and their alias checks (sim_loop_entries): counted by hand in
+ * tests/sim/entries.apm; entry_price and alias_check_price add to the work. */
+static void test_entries(void)
+{
+    sim_result *r = run("tests/sim/entries.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("entries: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("entries: T's 16, G's 16, S's 3, J's 2 (the loop around its jam), V's 4, none of Z's",
+            t->entries && t->entries[0] == 41, "%g", t->entries ? t->entries[0] : -1);
+    T_CHECK("entries: T's 16 (b[i][j] and b[k][j]) and V's 4 (e[i][0] where e[i][j] is stored) test their "
+            "overlap; G's, S's and J's none", t->alias_checks && t->alias_checks[0] == 20, "%g",
+            t->alias_checks ? t->alias_checks[0] : -1);
+    cost_profile q = *cost_profile_builtin("scali2004");
+    cost_summary s0, s1;
+    if (cost_evaluate("polyapm", t, &q, &s0) == 0) {
+        q.entry_price = 1;
+        q.alias_check_price = 2;
+        if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
+            T_NEAR("entries: 41 entries at 1 tick and 20 alias checks at 2", s1.total - s0.total, 41 + 40, 1e-9);
+            T_NEAR("entries: the summary's entries", s1.entries, 41, 0);
+            T_NEAR("entries: the summary's alias checks", s1.alias_checks, 20, 0);
+            cost_summary_free(&s1);
+        }
+        cost_summary_free(&s0);
+    }
+    sim_result_free(r);
+}
+
 /* Work classes: each statement's class and the trace's split work, counted by hand in
  * tests/sim/classes.apm; a profile pricing the classes changes the work by (1 − price)·ticks. */
 static void test_classes(void)
@@ -906,6 +935,7 @@ int main(void)
     test_jam();
     test_regs();
     test_chains();
+    test_entries();
     test_streams();
     test_streams_reach();
     test_costs();

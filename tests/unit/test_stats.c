@@ -195,6 +195,8 @@ static void calibration(void)
     T_NEAR("calib.micro.strided_cached_price", q->strided_cached_price, 3, 1e-9);
     T_NEAR("calib.micro.restart_price", q->restart_price, 100, 1e-6);
     T_CHECK("calib.micro.unit_cached_price unset", q->unit_cached_price < 0, "%g", q->unit_cached_price);
+    T_CHECK("calib.micro.entry prices unset without their lines", q->entry_price < 0 && q->alias_check_price < 0, "%g %g",
+            q->entry_price, q->alias_check_price);
     T_NEAR("calib.micro.figures kept", r.micro.update[0], 9e-9, 0);
     T_EQ_INT("calib.micro.levels", r.micro.nlevels, 3);
     T_EQ_STR("calib.micro.no_note", r.note, "");
@@ -243,6 +245,27 @@ static void calibration(void)
     T_EQ_INT("calib.chains.none.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
     T_CHECK("calib.chains.none: no window, accum_price 2, noted", q->accum_window < 0 && fabs(q->accum_price - 2) < 1e-9 &&
             strstr(r.note, "accum_window") != NULL, "%g %g '%s'", q->accum_window, q->accum_price, r.note);
+    /* a loop's entries: pieces of a row of four at 4e-9 s against 3.25e-9 s a piece's elements of
+     * whole rows: E = (4e-9 - 3.25e-9) * 4/3 = 1e-9 s, 2 ticks; from the array's own rows 6e-9 and
+     * 3.75e-9: (6e-9 - 3.75e-9) * 4/3 = 3e-9 s, the overlap test 2e-9 s beyond it, 4 ticks */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro entries 1 24576 4e-9\nmicro whole 1 24576 3.25e-9\n"
+             "micro entries_checked 1 24576 6e-9\nmicro whole_checked 1 24576 3.75e-9\n", text, micro);
+    T_EQ_INT("calib.entries.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_NEAR("calib.entries.entry_price", q->entry_price, 2, 1e-6);
+    T_NEAR("calib.entries.alias_check_price", q->alias_check_price, 4, 1e-6);
+    T_EQ_STR("calib.entries.no_note", r.note, "");
+    ptext = cost_profile_format(q);
+    T_EQ_INT("calib.entries.format parses", cost_profile_parse("p", ptext, &back, &d), 0);
+    T_CHECK("calib.entries.format: both prices", fabs(back.entry_price - 2) < 1e-6 && fabs(back.alias_check_price - 4) < 1e-6,
+            "%g %g", back.entry_price, back.alias_check_price);
+    free(ptext);
+    /* pieces no dearer than whole rows: no entry price, the overlap test the whole difference */
+    snprintf(with, len + sizeof micro + 256, "%s%smicro entries 1 24576 3.2e-9\nmicro whole 1 24576 3.25e-9\n"
+             "micro entries_checked 1 24576 6e-9\nmicro whole_checked 1 24576 3.75e-9\n", text, micro);
+    T_EQ_INT("calib.entries.none.ok", calib_fit_raw("micro", with, "local", &r, &d), 0);
+    T_CHECK("calib.entries.none: entry_price unset, alias_check_price 6, noted", q->entry_price < 0 &&
+            fabs(q->alias_check_price - 6) < 1e-6 && strstr(r.note, "entry_price unset") != NULL, "%g %g '%s'",
+            q->entry_price, q->alias_check_price, r.note);
     /* two levels: the second is the last (cache_bytes), no cache2 */
     snprintf(with, len + sizeof micro + 256, "%scache 1 32768 1\nmicro update 1 16384 1.5e-9\nmicro poly 1 16384 8.5e-9\n"
              "cache 2 1048576 1\nmicro update 2 524288 2e-9\nmicro update 0 134217728 9e-9\n", text);

@@ -175,7 +175,8 @@ static void json_number(FILE *out, double v)
  * guards (not among the scalar ones), before pricing; "streams": the elements unit-stride work
  * streamed, "restarts": the streams loops over part of a row started over (engine/cost.h,
  * `streams`), "cached": their accesses to rows the caches keep (`levels`), "chains": the
- * accumulations' chains begun (`chains`). */
+ * accumulations' chains begun (`chains`), "entries" and "alias_checks": the innermost loops'
+ * entries and those that test their accesses' overlap (`entries`). */
 static void json_classes(FILE *out, const cost_summary *c)
 {
     static const char *const names[SIM_WORK_CLASSES] = {
@@ -197,6 +198,10 @@ static void json_classes(FILE *out, const cost_summary *c)
     json_number(out, c->cached);
     fputs(",\"chains\":", out);
     json_number(out, c->chains);
+    fputs(",\"entries\":", out);
+    json_number(out, c->entries);
+    fputs(",\"alias_checks\":", out);
+    json_number(out, c->alias_checks);
     fputc('}', out);
 }
 

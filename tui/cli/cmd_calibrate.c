@@ -165,6 +165,8 @@ static const param_row param_rows[] = {
     {"stream_cached_price", "ticks/element", "from the last level"},
     {"stream_price", "ticks/element", "from memory (beyond the caches)"},
     {"restart_price", "ticks/restart", "a stream started over by a loop over part of a row (-1: none)"},
+    {"entry_price", "ticks/entry", "an entry of an innermost loop (-1: none)"},
+    {"alias_check_price", "ticks/entry", "the overlap test of a loop reading its own array elsewhere (-1: none)"},
     {"latency1", "ticks", "a dependent load from the first level"},
     {"latency2", "ticks", "from the second (-1: none)"},
     {"latency_cached", "ticks", "from the last level"},
@@ -184,7 +186,7 @@ static void print_text(const calib_result *r, double secs, const char *const *st
 {
     printf("machine profile %s: %d ranks, measured in %.1f s\n", r->profile.name, r->ranks, secs);
     for (int i = 0; i < NPARAM_ROWS; i++)
-        printf("  %-14s %-14.7g %-14s %s\n", param_rows[i].key, cost_profile_get(&r->profile, param_rows[i].key),
+        printf("  %-17s %-14.7g %-14s %s\n", param_rows[i].key, cost_profile_get(&r->profile, param_rows[i].key),
                param_rows[i].unit, param_rows[i].what);
     printf("fits (seconds against x):\n  %-16s %-13s %-13s %-9s %s\n", "series", "slope", "intercept",
            "R2", "points (dropped)");
@@ -212,6 +214,8 @@ static void print_text(const calib_result *r, double secs, const char *const *st
                1e9 * m->update_scalar, 1e9 * m->poly_scalar, 1e9 * m->op_scalar);
         printf("    accum %.4g, in chains of %d %.4g, lanes %.4g, strided %.4g, aliased %.4g, searched %.4g, restart %.4g a row (%.4g in whole "
                "rows)\n", 1e9 * m->accum, CALIB_CHAIN_LEN, 1e9 * m->chains, 1e9 * m->lanes, 1e9 * m->strided, 1e9 * m->aliased, 1e9 * m->searched, 1e9 * m->restart, 1e9 * m->rows);
+        printf("    a row in %d pieces %.4g a piece (%.4g whole), from its own rows %.4g (%.4g whole)\n", CALIB_ENTRY_PIECES,
+               1e9 * m->entries, 1e9 * m->whole, 1e9 * m->entries_checked, 1e9 * m->whole_checked);
     } else {
         printf("  tick: one multiply in a memory-bound loop (no microbenchmarks measured)\n");
     }
@@ -232,9 +236,9 @@ static void print_json(const calib_result *r, double secs, const char *const *st
     if (m->op > 0) {
         printf("{\"op\":%.10g,\"op_scalar\":%.10g,\"poly\":%.10g,\"poly_scalar\":%.10g,\"update_scalar\":%.10g,"
                "\"accum\":%.10g,\"accum_bytes\":%.10g,\"chains\":%.10g,\"lanes\":%.10g,\"strided\":%.10g,\"aliased\":%.10g,\"searched\":%.10g,\"restart\":%.10g,"
-               "\"rows\":%.10g,\"levels\":[",
+               "\"rows\":%.10g,\"entries\":%.10g,\"whole\":%.10g,\"entries_checked\":%.10g,\"whole_checked\":%.10g,\"levels\":[",
                m->op, m->op_scalar, m->poly, m->poly_scalar, m->update_scalar, m->accum, m->accum_bytes, m->chains, m->lanes, m->strided, m->aliased,
-               m->searched, m->restart, m->rows);
+               m->searched, m->restart, m->rows, m->entries, m->whole, m->entries_checked, m->whole_checked);
         for (int l = 0; l <= m->nlevels; l++)
             printf("%s{\"level\":%d,\"cache_bytes\":%.17g,\"sharing\":%g,\"bytes\":%.17g,\"update\":%.10g,"
                    "\"chase\":%.10g,\"strided\":%.10g}", l ? "," : "", l, m->cache_bytes[l], m->sharing[l], m->bytes[l],
