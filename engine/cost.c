@@ -612,6 +612,17 @@ static double cost_chains_overlap(const sim_trace *t, const cost_profile *p, siz
     return len > 0 ? len / (len + p->accum_window) : 1;
 }
 
+/* What cell `at`'s innermost loops' entries cost (cost.h, `entries`): as counted, or, in a trace
+ * priced at another size's data (data_scale set: explore --at's samples, whose rows span a tile or
+ * two), with a tile's point loops as the full tiles their turns make: at the size priced, rows
+ * span many tiles, and the partial tiles of a sample's short rows would grow with its work. */
+static double cost_entries(const sim_trace *t, const cost_profile *p, size_t at)
+{
+    int full = p->data_scale > 0;
+    const double *e = full ? t->full_entries : t->entries, *k = full ? t->full_checks : t->alias_checks;
+    return (e && p->entry_price > 0 ? p->entry_price * e[at] : 0) + (k && p->alias_check_price > 0 ? p->alias_check_price * k[at] : 0);
+}
+
 /* w_it: the trace's work with its send guards' ticks priced by the profile's guard_price and its
  * classes' ticks by their prices; a price of 1 leaves the work as it is. */
 static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, int i)
@@ -637,8 +648,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
     if (t->cached && p->stream1_price > 0) w += p->stream1_price * t->cached[at];
-    if (t->entries && p->entry_price > 0) w += p->entry_price * t->entries[at];
-    if (t->alias_checks && p->alias_check_price > 0) w += p->alias_check_price * t->alias_checks[at];
+    if (p->entry_price > 0 || p->alias_check_price > 0) w += cost_entries(t, p, at);
     return priced && w < 0 ? 0 : w;
 }
 

@@ -124,9 +124,13 @@
  *            statement reads its own array at a distance not known until run time (trmm's
  *            B[i][j] and B[k][j]) is vectorised behind a test that the two do not overlap,
  *            made on every entry: with alias_check_price set, w_it += alias_check_price·k_it,
- *            k_it the trace's alias_checks.  `polyapm calibrate` times the row update
- *            y[i][..] += s·x[k][..] in the first level over rows whole and cut into pieces of 32,
- *            with x another array and x the same (engine/calib.h).  Unset: no term.
+ *            k_it the trace's alias_checks.  A trace priced at another size's data (data_scale
+ *            set: explore --at's samples) counts a tile's point loop as the full tiles its turns
+ *            make (the trace's full_entries and full_checks): there rows span many tiles, where a
+ *            sample's rows span one or two and their partial tiles, counted, would grow with its
+ *            work.  `polyapm calibrate` times the row update y[i][..] += s·x[k][..] in the first
+ *            level over rows whole and in tiles of 32 columns, with x another array and x the
+ *            same (engine/calib.h).  Unset: no term.
  * The barrier is b(P) = barrier_const + (P−1)·barrier_slope for P > 1, 0 for P ≤ 1; BSP's l(P) = b(P).
  * Every step pays it, except, under a profile with `sync_on_messages`, a step without any
  * message or collective (the exported code exchanges only at the steps where some processor

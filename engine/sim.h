@@ -143,6 +143,11 @@ typedef struct sim_trace {
     double *entries;          /* nsteps * nprocs: the entries of innermost loops holding
                                  assignments (sim_classes.c, sim_loop_entries; cost.h,
                                  `entries`); NULL when none */
+    double *full_entries;     /* nsteps * nprocs: entries with a tile's point loop counted as the
+                                 full tiles its turns make (its turns over its extent), what they
+                                 come to per element where rows span many tiles (cost.h,
+                                 `entries`: a trace priced at another size's data); NULL when none */
+    double *full_checks;      /* the same of alias_checks; NULL when none */
     double *alias_checks;     /* nsteps * nprocs: of those, the entries of loops the compiler
                                  vectorises behind a test of their accesses' overlap (cost.h,
                                  `entries`); NULL when none */

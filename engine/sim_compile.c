@@ -781,6 +781,8 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->reuse_tile = outer_rtile;
     c->loop_stepped = outer_stepped;
     st->jam = jam;
+    int tile_slot;
+    st->tile_trip = sim_tile_trip(v, &tile_slot);
     if (st->body) sim_loop_chains(st);
     if (st->body) sim_class_outer(c, st);
     if (st->body) sim_loop_restarts(st);

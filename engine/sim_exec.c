@@ -833,7 +833,10 @@ void sim_trace_classes_flush(sim_ctx *c)
     if (c->chains != 0) sim_trace_cell_add(c, &c->r->trace.chains, c->chains);
     if (c->entries != 0) sim_trace_cell_add(c, &c->r->trace.entries, c->entries);
     if (c->alias_checks != 0) sim_trace_cell_add(c, &c->r->trace.alias_checks, c->alias_checks);
-    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = c->entries = c->alias_checks = 0;
+    if (c->full_entries != 0) sim_trace_cell_add(c, &c->r->trace.full_entries, c->full_entries);
+    if (c->full_checks != 0) sim_trace_cell_add(c, &c->r->trace.full_checks, c->full_checks);
+    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = 0;
+    c->entries = c->alias_checks = c->full_entries = c->full_checks = 0;
 }
 
 /* `recv`: the work since the processor's last send of the step is what its messages overlap
@@ -854,9 +857,14 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     if (lo > hi) return;
     uint64_t cnt = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)st + 1;
     c->chains += s->chain_starts;
-    if (s->entry) {
+    if (s->entry) {   /* an innermost loop (sim_loop_entries) */
+        double full = s->tile_trip > 0 ? (double)cnt / (double)s->tile_trip : 1;
         c->entries += 1;
-        c->alias_checks += s->entry == SIM_ENTRY_CHECKED;
+        c->full_entries += full;
+        if (s->entry == SIM_ENTRY_CHECKED) {
+            c->alias_checks += 1;
+            c->full_checks += full;
+        }
     }
     if (s->restart_rows && c->mem) {   /* a partial row: its streams start over (sim_streams.c) */
         const sim_mem *m = &c->mem[s->stream_array];

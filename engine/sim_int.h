@@ -140,6 +140,9 @@ struct sim_stmt {
                                      (sim_loop_entries): SIM_ENTRY_PLAIN, each entry counted in
                                      the trace's entries, or SIM_ENTRY_CHECKED, also in its
                                      alias_checks; 0: neither */
+    int64_t tile_trip;            /* for: at most so many turns, a tile's point loop (sim_tile_trip;
+                                     0: not one): its entries also count as the full tiles its
+                                     turns make, turns / tile_trip (the trace's full_entries) */
     int alias_check;              /* assignment: vectorised, it reads an element of the array it
                                      writes at a distance the compiler cannot know (sim_classes.c,
                                      sim_stmt_alias_check): gcc checks it on every loop entry */
@@ -373,6 +376,7 @@ typedef struct sim_ctx {
     double restarts;              /* ... and its restarts */
     double chains;                /* ... and the accumulations' chains it began */
     double entries, alias_checks; /* ... and the innermost loops it entered (sim_loop_entries) */
+    double full_entries, full_checks;   /* ... the same, a tile's point loop's as full tiles */
     int proc;                     /* running processor id (0-based) */
     int64_t pmin;                 /* processor value of id 0 */
     int nprocs;

@@ -610,21 +610,37 @@ static void test_entries(void)
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("entries: verified run, no violation", r->ok && r->nviolations == 0, 1);
-    T_CHECK("entries: T's 16, G's 16, S's 3, J's 2 (the loop around its jam), V's 4, none of Z's",
-            t->entries && t->entries[0] == 41, "%g", t->entries ? t->entries[0] : -1);
+    T_CHECK("entries: T's 16, G's 16, S's 3, J's 2 (the loop around its jam), V's 4, P's 8, none of Z's",
+            t->entries && t->entries[0] == 49, "%g", t->entries ? t->entries[0] : -1);
     T_CHECK("entries: T's 16 (b[i][j] and b[k][j]) and V's 4 (e[i][0] where e[i][j] is stored) test their "
-            "overlap; G's, S's and J's none", t->alias_checks && t->alias_checks[0] == 20, "%g",
+            "overlap; G's, S's, J's and P's none", t->alias_checks && t->alias_checks[0] == 20, "%g",
             t->alias_checks ? t->alias_checks[0] : -1);
+    T_CHECK("entries: as full tiles, P's 5 (20 columns a row over its tiles of 16), the rest as counted",
+            t->full_entries && fabs(t->full_entries[0] - 46) < 1e-9 && t->full_checks &&
+            t->full_checks[0] == 20, "%g %g", t->full_entries ? t->full_entries[0] : -1,
+            t->full_checks ? t->full_checks[0] : -1);
     cost_profile q = *cost_profile_builtin("scali2004");
-    cost_summary s0, s1;
+    cost_summary s0, s1, s2;
     if (cost_evaluate("polyapm", t, &q, &s0) == 0) {
         q.entry_price = 1;
         q.alias_check_price = 2;
         if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
-            T_NEAR("entries: 41 entries at 1 tick and 20 alias checks at 2", s1.total - s0.total, 41 + 40, 1e-9);
-            T_NEAR("entries: the summary's entries", s1.entries, 41, 0);
+            T_NEAR("entries: 49 entries at 1 tick and 20 alias checks at 2", s1.total - s0.total, 49 + 40, 1e-9);
+            T_NEAR("entries: the summary's entries", s1.entries, 49, 0);
             T_NEAR("entries: the summary's alias checks", s1.alias_checks, 20, 0);
             cost_summary_free(&s1);
+        }
+        q.data_scale = 8;   /* priced at another size's data (explore --at's samples): full tiles */
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            cost_profile plain = *cost_profile_builtin("scali2004");
+            plain.data_scale = 8;
+            cost_summary s3;
+            if (cost_evaluate("polyapm", t, &plain, &s3) == 0) {
+                T_NEAR("entries: at another size's data, 46 entries at 1 tick and 20 alias checks at 2",
+                       s2.total - s3.total, 46 + 40, 1e-9);
+                cost_summary_free(&s3);
+            }
+            cost_summary_free(&s2);
         }
         cost_summary_free(&s0);
     }
