@@ -856,21 +856,7 @@ static void sim_exec_for(sim_ctx *c, const sim_stmt *s)
     if (st <= 0) { c->cur = s; sim_runtime(c, "loop step must be positive"); return; }
     if (lo > hi) return;
     uint64_t cnt = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)st + 1;
-    c->chains += s->chain_starts;
-    if (s->entry) {   /* an innermost loop (sim_loop_entries) */
-        double full = s->tile_trip > 0 ? (double)cnt / (double)s->tile_trip : 1;
-        c->entries += 1;
-        c->full_entries += full;
-        if (s->entry == SIM_ENTRY_CHECKED) {
-            c->alias_checks += 1;
-            c->full_checks += full;
-        }
-    }
-    if (s->restart_rows && c->mem) {   /* a partial row: its streams start over (sim_streams.c) */
-        const sim_mem *m = &c->mem[s->stream_array];
-        if (m->ndims > 0 && (double)cnt * (double)st + SIM_LINE_DOUBLES < (double)m->ext[m->ndims - 1])
-            c->restarts += s->restart_rows;
-    }
+    sim_loop_entered(c, s, cnt, st);
     int64_t *v = &c->fi[s->slot];
     const sim_stmt *body = s->body;
     if (s->outer) c->outer_n = (int64_t)cnt;

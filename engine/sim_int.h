@@ -471,6 +471,9 @@ int64_t sim_tile_trip(const ir_loopvar *v, int *tile_slot);
 /* The streams an entry of loop `loop` (its body compiled) starts over when its rows are partial:
  * those of the assignments whose innermost loop it is. */
 void sim_loop_restarts(sim_stmt *loop);
+/* An entry of loop s (cnt turns of step st) into the running processor's chains, entries, alias
+ * checks and restarts. */
+void sim_loop_entered(sim_ctx *c, const sim_stmt *s, uint64_t cnt, int64_t st);
 
 /* sim_exec.c */
 int64_t sim_eval_i(sim_ctx *c, const sim_node *n);

@@ -30,7 +30,9 @@
  * trailing rows, j = k + 1 .. n - 1 of n) each entry starts its streams over.  The loop knows the
  * streams of the assignments whose innermost loop it is (restart_rows) and one array they run
  * along; each entry whose trip falls short of that array's rows (in the processor's local
- * memory) by more than a cache line counts them (the trace's restarts).
+ * memory) by more than a cache line counts them (the trace's restarts).  Each entry of a loop is
+ * counted here (sim_loop_entered): its restarts, and beside them the chains it begins and its
+ * entry of an innermost loop (sim_classes.c decides which loops count them).
  *
  * Cached accesses: every other access that moves with the innermost loop, each load and each
  * store one, is an access to a row the caches keep (gemm's row of C, read and written on every
@@ -329,4 +331,26 @@ void sim_loop_restarts(sim_stmt *loop)
     loop->restart_rows = 0;
     loop->stream_array = -1;
     sim_loop_assigns(loop, loop->body, sim_restarts_add);
+}
+
+/* (sim_int.h) What an entry of loop s, cnt turns of step st, adds to the processor's counts: the
+ * chains it begins, its entry when it is an innermost loop (sim_loop_entries; as full tiles, a
+ * tile's point loop's turns over its extent) and its restarts when it covers part of a row. */
+void sim_loop_entered(sim_ctx *c, const sim_stmt *s, uint64_t cnt, int64_t st)
+{
+    c->chains += s->chain_starts;
+    if (s->entry) {
+        double full = s->tile_trip > 0 ? (double)cnt / (double)s->tile_trip : 1;
+        c->entries += 1;
+        c->full_entries += full;
+        if (s->entry == SIM_ENTRY_CHECKED) {
+            c->alias_checks += 1;
+            c->full_checks += full;
+        }
+    }
+    if (s->restart_rows && c->mem) {   /* a partial row: its streams start over */
+        const sim_mem *m = &c->mem[s->stream_array];
+        if (m->ndims > 0 && (double)cnt * (double)st + SIM_LINE_DOUBLES < (double)m->ext[m->ndims - 1])
+            c->restarts += s->restart_rows;
+    }
 }
