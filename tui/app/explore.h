@@ -173,14 +173,13 @@ int explore_run(store *s, const explore_opts *o, own_give explore_result *out, d
  * program runs at.  Simulating at the user's size would take minutes to hours, so each of the
  * rank_top best verified leaves is simulated at EXPLORE_AT_SAMPLES sizes on the ray towards `at`
  * (scaled together; the search's -D bindings hold for the others), from 0.4 of the largest to it,
- * the largest as large as holds at most 125000 array elements and at least twice the program's own
- * size (up to four times where the smallest would have a value below 12: explore_rank.c), each
- * stored as `polyapm sim NODE -D ...` stores it (a rerun finds them);
+ * the largest about twice the program's own size (up to four times where the smallest would have a
+ * value below 12), each stored as `polyapm sim NODE -D ...` stores it (a rerun finds them);
  * its traffic priced with its data taken at the user's size (explore_at.scale: the profile's
  * data_scale); its cost at `at` is the polynomial of four terms up to the degree of the work
  * through those four costs, its coefficients not negative (explore_at_extrapolate), evaluated
- * there (exact for costs that are such polynomials in the sizes).  When `at`'s arrays hold no more
- * than that, the largest sample is `at` itself and the cost is its simulation's.  Beyond those, the best verified leaf of every
+ * there (exact for costs that are such polynomials in the sizes).  When `at` is no larger than twice the program's size, the largest sample is
+ * `at` itself and the cost is its simulation's.  Beyond those, the best verified leaf of every
  * other shape of derivation (its space-time mapping and the names of the transforms after it,
  * memdist's with its layout; up to 8 such) is ranked too, and so are the second pass's leaves;
  * the leaves are taken in the order of their weighed costs (explore_leaf.weighed).  The leaves are ordered by that

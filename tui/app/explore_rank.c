@@ -201,37 +201,8 @@ static double at_lmax(double own, const ir_binding *at, int nat)
     return fmin(1.0, lmax);
 }
 
-/* The largest sample holds at most AT_ELEMS elements of arrays (a leaf simulates there in about a
- * second): twice the search's size is a tile or two of a tiled leaf (correlation's m = 48 under
- * tiles of 32 by 256), whose samples then see its boundaries and messages grow, not its tiles:
- * their cubic put correlation at LARGE at 0.084 s against 0.132 simulated there and 0.147 run;
- * samples up to m = 240 give 0.132.  The largest lambda from lmax up to 1 whose values' arrays
- * hold no more (lmax where even it holds more). */
-enum { AT_ELEMS = 125000 };
-static double at_grow(const ir_program *p, const explore_opts *o, const ir_binding *at, int nat, double lmax)
-{
-    double lo = lmax, hi = 1;
-    for (int it = 0; it < 40 && hi - lo > 1e-4 * hi; it++) {
-        double mid = it == 0 ? 1 : (lo + hi) / 2;
-        ir_binding scaled[OPS_MAX_BINDINGS], b[OPS_MAX_BINDINGS];
-        for (int k = 0; k < nat; k++) {
-            scaled[k] = at[k];
-            int64_t v = llround((double)at[k].value * mid);
-            scaled[k].value = v < 1 ? 1 : v;
-        }
-        double elems = ir_array_elems(p, b, merge_bindings(o, scaled, nat, b, OPS_MAX_BINDINGS));
-        if (elems > 0 && elems <= AT_ELEMS) {
-            if (it == 0) return 1;
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
 /* The sizes the leaves are simulated at: sample m scales every value of `at` by lambda_max *
- * (AT_LOW + (1 - AT_LOW) * m / (AT_SAMPLES - 1)) (at least 1; at_lmax, at_grow).  Lambda is k/g
+ * (AT_LOW + (1 - AT_LOW) * m / (AT_SAMPLES - 1)) (at least 1; at_lmax).  Lambda is k/g
  * (at_steps), every sample exactly on the ray and in the user's values' residues, when four fit;
  * otherwise each value is rounded and lam[m] is the factor the rounded values make (their
  * geometric mean over the targets). */
@@ -240,7 +211,7 @@ static int at_samples(store *s, const explore_opts *o, const ir_binding *at, int
     ir_program *p = ops_node_program(s, o->start, d);
     if (!p) return -1;
     double own = search_size(p, o, at, nat, d);
-    int rc = own > 0 ? at_ray(o, at, nat, at_grow(p, o, at, nat, at_lmax(own, at, nat)), x, d) : -1;
+    int rc = own > 0 ? at_ray(o, at, nat, at_lmax(own, at, nat), x, d) : -1;
     if (rc == 0) at_scales(o, p, at, nat, x);
     ir_program_free(p);
     return rc;
