@@ -648,7 +648,7 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
     if (t->cached && p->stream1_price > 0) w += p->stream1_price * t->cached[at];
-    if (p->entry_price > 0 || p->alias_check_price > 0) w += cost_entries(t, p, at);
+    w += cost_entries(t, p, at);
     return priced && w < 0 ? 0 : w;
 }
 

@@ -738,6 +738,8 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     /* a jammed loop (ir_jam_loop) is unrolled into the loop around it where it runs: its
      * statements are priced by that loop, as the innermost, its chains interleaved */
     int jam = ir_jam_loop(s, c->loop_var, &jam_lo, &jam_hi) > 0;
+    int tile_slot;
+    st->tile_trip = sim_tile_trip(v, &tile_slot);   /* a tile's point loop: its most turns */
     int outer_jam_slot = c->jam_slot, outer_jam_base = c->jam_base;
     const ir_stmt *outer_regs = c->regs_assign;
     ir_regs_tile tile;
@@ -758,7 +760,8 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
         c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
         c->loop_slot = v->slot;
         c->loop_var = v->var;
-        c->loop_trip = sim_tile_trip(v, &c->loop_tile);
+        c->loop_trip = st->tile_trip;
+        c->loop_tile = tile_slot;
         c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
     }
     if (!c->loop_open) c->loop_open = sim_alloc(c, (size_t)c->prog->nslots * sizeof *c->loop_open);   /* zeroed */
@@ -781,8 +784,6 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->reuse_tile = outer_rtile;
     c->loop_stepped = outer_stepped;
     st->jam = jam;
-    int tile_slot;
-    st->tile_trip = sim_tile_trip(v, &tile_slot);
     if (st->body) sim_loop_chains(st);
     if (st->body) sim_class_outer(c, st);
     if (st->body) sim_loop_restarts(st);
