@@ -192,7 +192,7 @@ typedef struct sim_result {
     sim_output *outputs;
     int noutputs;
     uint64_t checksum;            /* FNV-1a over the outputs (see sim_checksum) */
-    double seconds;               /* wall time of the run */
+    double seconds;               /* processor time of the run (its thread's) */
     int64_t *local_elems;         /* syndm: elements of each processor's local memory (nprocs
                                      entries, all arrays), NULL at other levels */
     int64_t full_elems;           /* elements of all arrays: one processor's share under full

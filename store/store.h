@@ -232,7 +232,7 @@ typedef struct store_sim {
     const char *per_proc;                 /* JSON object of per-processor totals */
     const char *trace;                    /* JSON object of the per-step trace */
     const char *report_text, *report_json;/* the printed report, replayed on a store hit */
-    double sim_seconds;                   /* wall time of the simulation */
+    double sim_seconds;                   /* processor time of the simulation and its reference's */
     int64_t created;
     char *owned_;                         /* when filled by store_sim_find: backs the strings */
 } store_sim;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `polyapm explore --at` at a user's size far beyond the program's own (issue 30 item 2): gemm
 # (ni=20, nj=25, nk=30) ranked at 20 times its sizes never simulates at that size (four samples
-# per leaf, the largest twice the program's size; how long that takes is for a benchmark to
+# per leaf, the largest twice the program's size, four larger ones for a leaf that simulates
+# quickly there; how long that takes is for a benchmark to
 # measure, not a test: no timing is asserted here), ranks its leaves by predicted seconds there, and the extrapolation
 # agrees with a real simulation at a moderate size (10 times, where simulating is still
 # affordable) within 2%; so does jacobi-2d's.  A leaf that does not simulate at a sample is not
@@ -23,6 +24,25 @@ expect_eq "at least two leaves ranked, verified at every sample, by predicted se
     len(r) >= 2 and all(l['rank_verified'] == 1 and l['rank_seconds'] > 0 for l in r) and
     [l['rank_cost'] for l in r] == sorted(l['rank_cost'] for l in r) and r == j['leaves'][:len(r)])(
     [l for l in j['leaves'] if 'rank_cost' in l])" <at.json)" True
+# gemm's leaves simulate at ni=40 in milliseconds: their samples grow (at most 4 x 2^(1/2) at a
+# step, twice), and the larger ones are stored as `sim` stores them
+expect_eq "the leaves' samples grew beyond the search's, by powers of 2^(1/2), at most 16 times" "$(json "(lambda m, top, r:
+    all(abs(round(2 * m.log2(l['rank_lambda'] / top)) - 2 * m.log2(l['rank_lambda'] / top)) < 0.2 and
+        1 <= l['rank_lambda'] / top <= 16.5 for l in r) and any(l['rank_lambda'] > 1.3 * top for l in r))(
+    __import__('math'), j['at_samples'][-1]['lambda'], [l for l in j['leaves'] if 'rank_cost' in l])" <at.json)" True
+best=$(json "j['leaves'][0]['node']" <at.json)
+largest=$(json "j['leaves'][0]['rank_largest']" <at.json)
+ni=${largest%%,*}
+expect_eq "the best leaf's largest sample ($largest) is stored, and nothing larger" \
+    "$(sqlite3 at.pdg/pdg.db "select count(*) from simulations where node = $best and params like '$largest,procs=2%'") $(sqlite3 at.pdg/pdg.db "select max(cast(substr(params, 4, instr(params, ',') - 4) as integer)) from simulations where node = $best")" \
+    "1 ${ni#ni=}"
+expect_eq "... and its text shows it" "$(P explore ROOT -D procs=2 --budget 60 -q --at ni=400,nj=500,nk=600 |
+    grep -c "^  $best .*sampled up to $largest\$")" 1
+# a rerun finds every sample stored and grows each leaf's as the stored times say: the same ranking
+P explore ROOT -D procs=2 --budget 60 -q --at ni=400,nj=500,nk=600 --json >again.json
+expect_eq "again: the same leaves ranked the same, from the same samples" \
+    "$(json "[(l['node'], l.get('rank_cost'), l.get('rank_largest')) for l in j['leaves']]" <again.json)" \
+    "$(json "[(l['node'], l.get('rank_cost'), l.get('rank_largest')) for l in j['leaves']]" <at.json)"
 tick=$(P sim ROOT --json | json "j['seconds'] / j['cost']")
 expect_eq "predicted seconds = predicted cost x the profile's tick" "$(json "all(abs(l['rank_seconds'] -
     l['rank_cost'] * $tick) <= 1e-6 * l['rank_seconds'] for l in j['leaves'] if 'rank_cost' in l)" <at.json)" True
@@ -54,7 +74,7 @@ best=$(printf '%s' "$out" | json "j['leaves'][0]['node']")
 pred=$(printf '%s' "$out" | json "j['leaves'][0]['rank_cost']")
 real=$(P sim "$best" -D procs=2 -D ni=200 -D nj=250 -D nk=300 --json | json "j['cost']")
 echo "# leaf $best at ni=200,nj=250,nk=300: predicted $pred, simulated $real"
-expect_eq "extrapolated from sizes up to 2x, the cost at 10x is the simulation's within 2%" \
+expect_eq "extrapolated from the samples, the cost at 10x is the simulation's within 2%" \
     "$(python3 -c "print(abs($pred - $real) <= 0.02 * $real)")" True
 # jacobi-2d (n=30, tsteps=20) at 10 and 5 times: its leaves pipeline the time steps over the
 # processors in blocks, a cost that repeats with the blocks; the samples keep the user's values'

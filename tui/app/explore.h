@@ -133,9 +133,13 @@ typedef struct explore_leaf {
     double rank_cost;         /* its cost at opts.at, extrapolated; -1 when not ranked */
     double rank_seconds;      /* the same in predicted seconds (cost x the profile's tick) */
     int rank_verified;        /* verified at every size it was simulated at (1), or not (0; -1: not ranked) */
+    double rank_lambda;       /* its largest sample's factor of opts.at (explore_at.lam; its samples
+                                 grow with a leaf that simulates quickly: explore_rank.c) */
+    int64_t rank_largest[EXPLORE_MAX_BINDINGS];   /* that sample's values, in the order of opts.at */
 } explore_leaf;
 
 enum { EXPLORE_AT_SAMPLES = 4 };
+#define EXPLORE_AT_BUDGET 0.4   /* seconds a leaf's largest sample may simulate in (explore_rank_at) */
 
 /* The sizes the ranking at opts.at simulated at: sample m binds the parameters it scaled (in
  * the order of `at`) to b[m][..], lam[m] the factor of the user's size they are, scale[m] the
@@ -174,7 +178,12 @@ int explore_run(store *s, const explore_opts *o, own_give explore_result *out, d
  * rank_top best verified leaves is simulated at EXPLORE_AT_SAMPLES sizes on the ray towards `at`
  * (scaled together; the search's -D bindings hold for the others), from 0.4 of the largest to it,
  * the largest about twice the program's own size (up to four times where the smallest would have a
- * value below 12), each stored as `polyapm sim NODE -D ...` stores it (a rerun finds them);
+ * value below 12: explore_result.at), each stored as `polyapm sim NODE -D ...` stores it (a rerun
+ * finds them); a leaf whose largest sample simulated in well under EXPLORE_AT_BUDGET seconds is
+ * simulated again at four larger samples, grown by the factor that brings the largest's time to
+ * about that budget (its work's degree: explore_rank.c), so that its samples hold its tiles
+ * whole (explore_leaf.rank_lambda); the decision is taken on the simulations' stored times, and a
+ * rerun takes the same;
  * its traffic priced with its data taken at the user's size (explore_at.scale: the profile's
  * data_scale); its cost at `at` is the polynomial of four terms up to the degree of the work
  * through those four costs, its coefficients not negative (explore_at_extrapolate), evaluated

@@ -5,7 +5,8 @@
  * smaller sizes on the ray from 0 to the user's (every named parameter scaled by the same factor
  * lambda), each stored as `polyapm sim NODE -D ...` stores it; its cost is a polynomial of degree
  * three in lambda through those four points, evaluated at lambda = 1; the leaves are ordered by
- * those predictions.
+ * those predictions.  A leaf that simulates quickly there is simulated again at larger samples
+ * (at_grow: as large as EXPLORE_AT_BUDGET allows), where its tiles are whole.
  */
 #include "explore_int.h"
 
@@ -57,9 +58,10 @@ int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, d
 }
 
 /* The cost of leaf x at bindings b, its traffic priced at `scale` times its data (simulated and
- * stored, or found stored): 0 with *cost and *verified, or -1 with a message. */
+ * stored, or found stored): 0 with *cost, *verified and *secs (the simulation's wall time, the
+ * reference's with it, as stored), or -1 with a message. */
 static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, double scale, int64_t node,
-                  double *cost, int *verified, diag_list *d)
+                  double *cost, int *verified, double *secs, diag_list *d)
 {
     ops_sim j;
     memset(&j, 0, sizeof j);
@@ -75,6 +77,7 @@ static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, 
     if (rc == 1) {
         *cost = j.total;
         *verified = j.verified == 1;
+        *secs = ops_sim_seconds(&j);
     }
     ops_sim_free(&j);
     return rc < 0 ? -1 : 0;
@@ -257,32 +260,86 @@ double explore_at_extrapolate(const double *lam, const double *y, int n, int deg
     return ymax * pow(lmax, k >= 1 ? -top : -k);
 }
 
-/* Leaf x's cost at the user's size, extrapolated from the samples.  A leaf that does not
- * simulate at a sample (heat-3d's pipeline at n = 60: the bounds of its memory do not evaluate
- * for processor 1 at one of them) is not verified there: ranked after the others, not the end of
- * the search.  A stop asked for leaves it unranked. */
-static void rank_one(store *s, const explore_opts *o, const explore_at *ax, explore_leaf *x)
+/* Leaf x at the samples ax: 0 with y[] and *secs (the largest's simulation's wall time), 1 when
+ * it does not simulate at one, -1 when a stop was asked for. */
+static int rank_samples(store *s, const explore_opts *o, const explore_at *ax, int64_t node, double *y,
+                        int *all, double *secs)
 {
-    double y[EXPLORE_AT_SAMPLES];
-    int all = 1;
+    *all = 1;
     for (int m = 0; m < ax->n; m++) {
         ir_binding b[OPS_MAX_BINDINGS];
         int nb = merge_bindings(o, ax->b[m], o->nat, b, OPS_MAX_BINDINGS), ver = 0;
         diag_list why;
         diag_list_init(&why);
-        int rc = sim_at(s, o, b, nb, ax->scale[m], x->node, &y[m], &ver, &why);
+        int rc = sim_at(s, o, b, nb, ax->scale[m], node, &y[m], &ver, secs, &why);
         diag_list_free(&why);
-        if (rc != 0 && xf_cancelled()) return;
-        if (rc != 0) {
-            x->rank_cost = x->rank_seconds = -1;
-            x->rank_verified = 0;
-            return;
-        }
-        all &= ver;
+        if (rc != 0) return xf_cancelled() ? -1 : 1;
+        *all &= ver;
     }
-    x->rank_cost = explore_at_extrapolate(ax->lam, y, ax->n, ax->degree);
+    return 0;
+}
+
+/* Growing a leaf's samples: when the budget allows at least AT_GROW_MIN (less is not worth four
+ * more simulations), by the nearest power of sqrt 2 (leaves that simulate at about the same
+ * speed share their samples' sizes), at most AT_GROW_MAX at a time (a simulation's time grows
+ * faster than its work where its data leave the caches), at most AT_GROW_TIMES times. */
+static const double AT_GROW_MIN = 1.3, AT_GROW_MAX = 4;
+enum { AT_GROW_TIMES = 2 };
+
+/* The samples after cur for a leaf whose largest sample simulated in `secs`: the largest lambda
+ * grown by (EXPLORE_AT_BUDGET / secs)^(1 / degree), the factor that brings its time to the
+ * budget where the simulation's time grows as the work (AT_GROW_MIN .. AT_GROW_MAX, at most 1).
+ * Twice the program's size holds a tile or two of a tiled leaf (correlation's m = 48 under tiles
+ * of 32 by 256), whose samples then see its boundaries and messages grow, not its tiles: their
+ * cubic put correlation at LARGE at 0.084 s against 0.132 simulated there.  1 with *next, 0 when
+ * the samples stay. */
+static int at_grow(store *s, const explore_opts *o, const explore_at *cur, double secs, explore_at *next)
+{
+    double lmax = cur->lam[cur->n - 1];
+    if (!(secs > 0) || lmax >= 1) return 0;
+    double f = pow(EXPLORE_AT_BUDGET / secs, 1.0 / (cur->degree > 1 ? cur->degree : 1));
+    if (f < AT_GROW_MIN) return 0;
+    f = fmax(sqrt(2), pow(2, round(2 * log2(fmin(f, AT_GROW_MAX))) / 2));
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ops_node_program(s, o->start, &d);
+    *next = *cur;
+    int rc = p && at_ray(o, o->at, o->nat, fmin(1.0, lmax * f), next, &d) == 0;
+    if (rc) at_scales(o, p, o->at, o->nat, next);
+    ir_program_free(p);
+    diag_list_free(&d);
+    return rc && next->lam[next->n - 1] > lmax;
+}
+
+/* Leaf x's cost at the user's size, extrapolated from the samples: the search's (ax), grown while
+ * the leaf simulates quickly (at_grow).  A leaf that does not simulate at a sample (heat-3d's
+ * pipeline at n = 60: the bounds of its memory do not evaluate for processor 1 at one of them) is
+ * not verified there: ranked after the others, not the end of the search; one that does not at
+ * grown samples keeps the smaller ones'.  A stop asked for leaves it unranked. */
+static void rank_one(store *s, const explore_opts *o, const explore_at *ax, explore_leaf *x)
+{
+    double y[EXPLORE_AT_SAMPLES], secs = 0;
+    int all = 1, rc = rank_samples(s, o, ax, x->node, y, &all, &secs);
+    if (rc != 0) {
+        if (rc > 0) x->rank_cost = x->rank_seconds = -1, x->rank_verified = 0;
+        return;
+    }
+    explore_at cur = *ax, next;
+    for (int t = 0; t < AT_GROW_TIMES && at_grow(s, o, &cur, secs, &next); t++) {
+        double y2[EXPLORE_AT_SAMPLES];
+        int all2 = 1;
+        rc = rank_samples(s, o, &next, x->node, y2, &all2, &secs);
+        if (rc < 0) return;
+        if (rc > 0) break;
+        cur = next;
+        memcpy(y, y2, sizeof y);
+        all = all2;
+    }
+    x->rank_cost = explore_at_extrapolate(cur.lam, y, cur.n, cur.degree);
     x->rank_seconds = x->rank_cost * o->profile.tick_seconds;
     x->rank_verified = all;
+    x->rank_lambda = cur.lam[cur.n - 1];
+    for (int k = 0; k < o->nat; k++) x->rank_largest[k] = cur.b[cur.n - 1][k].value;
 }
 
 enum { RANK_SHAPES = 8 };   /* leaves ranked beyond the k best: one per derivation of another shape */

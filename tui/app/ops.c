@@ -330,7 +330,7 @@ int ops_sim_row(const ops_sim *j, store_sim *row, char *owned[4], diag_list *d)
                        .nsteps = job->cost.nsteps, .violations = job->res->violations_total,
                        .per_proc = owned[2], .trace = owned[3], .report_text = owned[0],
                        .report_json = owned[1],
-                       .sim_seconds = job->res->seconds + (job->ref_res ? job->ref_res->seconds : 0)};
+                       .sim_seconds = ops_sim_seconds(j)};
     return 0;
 }
 
@@ -388,6 +388,12 @@ int ops_resolve_machine(store *s, const char *name, cost_profile *out, diag_list
     if (rc == 0 && out->data_scale > 0) out->data_scale = 0;
     free(text);
     return rc;
+}
+
+double ops_sim_seconds(const ops_sim *j)
+{
+    if (j->hit) return j->stored.sim_seconds;
+    return j->job.res ? j->job.res->seconds + (j->job.ref_res ? j->job.ref_res->seconds : 0) : 0;
 }
 
 void ops_sim_free(ops_sim *j)

@@ -85,6 +85,9 @@ int ops_sim_store(store *s, ops_sim *j, diag_list *d);
  * builds it and the parent stores it).  Its strings are the job's or owned[0..3] (free them). */
 int ops_sim_row(const ops_sim *j, store_sim *row, own_give char *owned[4], diag_list *d);
 void ops_sim_free(own_keep ops_sim *j);   /* what the job holds */
+/* The processor seconds the simulation and its reference's took (as stored, or as they ran; 0
+ * before a run). */
+double ops_sim_seconds(const ops_sim *j);
 /* The report of a completed run (text or JSON, with or without the per-step trace), as stored;
  * malloc'd, NULL when the run did not complete. */
 own_give char *ops_sim_report(const ops_sim *j, int json, int trace);

@@ -49,13 +49,31 @@ static void show_progress(void *ctx, const explore_stats *st)
     fflush(stderr);
 }
 
-/* Sample m of explore --at's sizes: "n=26,tsteps=10". */
-static void at_sample_text(const explore_at *x, int m, int nat, char *buf, size_t len)
+/* Sizes as "n=26,tsteps=10": the names of b, their values v[..] (NULL: b's own). */
+static void sizes_text(const ir_binding *b, const int64_t *v, int nat, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (int k = 0; k < nat; k++)
-        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s=%lld", k ? "," : "", x->b[m][k].name,
-                 (long long)x->b[m][k].value);
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s=%lld", k ? "," : "", b[k].name,
+                 (long long)(v ? v[k] : b[k].value));
+}
+
+/* Sample m of explore --at's sizes. */
+static void at_sample_text(const explore_at *x, int m, int nat, char *buf, size_t len)
+{
+    sizes_text(x->b[m], NULL, nat, buf, len);
+}
+
+/* A ranked leaf's largest sample. */
+static void leaf_sample_text(const explore_at *x, const explore_leaf *l, int nat, char *buf, size_t len)
+{
+    sizes_text(x->b[0], l->rank_largest, x->n ? nat : 0, buf, len);
+}
+
+/* Whether leaf l's samples grew beyond the search's (explore_rank.c, at_grow). */
+static int leaf_grown(const explore_at *x, const explore_leaf *l)
+{
+    return x->n && l->rank_verified >= 0 && l->rank_lambda > x->lam[x->n - 1] * (1 + 1e-9);
 }
 
 static void print_path(store *s, int64_t id, FILE *out, int json)
@@ -197,9 +215,15 @@ static void print_json(store *s, const cliopts *o, const explore_opts *eo, const
         report_json_string(stdout, n.label ? n.label : "");
         printf(",\"level\":\"%s\",\"cost\":%.10g,\"weighed\":%.10g,\"verified\":%d,\"procs\":%d,", n.level,
                res->leaves[i].cost, res->leaves[i].weighed, res->leaves[i].verified, res->leaves[i].nprocs);
-        if (res->leaves[i].rank_verified >= 0)
-            printf("\"rank_cost\":%.10g,\"rank_seconds\":%.10g,\"rank_verified\":%d,", res->leaves[i].rank_cost,
-                   res->leaves[i].rank_seconds, res->leaves[i].rank_verified);
+        if (res->leaves[i].rank_verified >= 0) {
+            char b[256];
+            leaf_sample_text(&res->at, &res->leaves[i], nat, b, sizeof b);
+            printf("\"rank_cost\":%.10g,\"rank_seconds\":%.10g,\"rank_verified\":%d,\"rank_lambda\":%.6g,"
+                   "\"rank_largest\":", res->leaves[i].rank_cost, res->leaves[i].rank_seconds,
+                   res->leaves[i].rank_verified, res->leaves[i].rank_lambda);
+            report_json_string(stdout, b);
+            printf(",");
+        }
         printf("\"path\":[");
         print_path(s, res->leaves[i].node, stdout, 1);
         printf("]}");
@@ -239,6 +263,11 @@ static void print_text(store *s, const cliopts *o, const explore_opts *eo, const
         if (res->leaves[i].rank_verified >= 0)
             printf("; at %s: %.4g s predicted (cost %.7g)  %s", o->rank_at, res->leaves[i].rank_seconds,
                    res->leaves[i].rank_cost, res->leaves[i].rank_verified == 1 ? "verified" : "NOT verified");
+        if (leaf_grown(&res->at, &res->leaves[i])) {
+            char b[256];
+            leaf_sample_text(&res->at, &res->leaves[i], nat, b, sizeof b);
+            printf(", sampled up to %s", b);
+        }
         printf("\n      ");
         print_path(s, res->leaves[i].node, stdout, 0);
         printf("\n");

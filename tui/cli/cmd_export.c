@@ -271,13 +271,6 @@ static int exp_sim_node(exp_target *t, const ir_binding *b, int nb, sim_probe *p
     return ops_sim_store(t->s, j, d) == 0 ? 0 : -1;
 }
 
-/* The seconds the simulation j took (as stored, or as it ran). */
-static double exp_sim_seconds(const ops_sim *j)
-{
-    if (j->hit) return j->stored.sim_seconds;
-    return j->job.res ? j->job.res->seconds + (j->job.ref_res ? j->job.ref_res->seconds : 0) : 0;
-}
-
 /* A first guess of the simulation's seconds at bindings b, before starting it: the seconds at the
  * program's own values (own) times the growth of the values b sets (procs aside), each at least
  * 1 — at most the work's growth where those values bound loops (n x n x steps grows as n^2 x
@@ -300,7 +293,7 @@ static double exp_sim_guess(const ir_program *p, const ir_binding *b, int nb, co
     diag_list_free(&d);
     free(mine);
     free(theirs);
-    return exp_sim_seconds(own) * growth;
+    return ops_sim_seconds(own) * growth;
 }
 
 /* A workspace node: simulated at run's bindings (export: its own values), or — when that would
