@@ -641,9 +641,11 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
         w -= (1 - price) * m[at];
         priced = 1;
     }
-    if (t->walks) {
+    if (t->walks || t->chained) {
         double s = cost_class_price(t, p, SIM_WORK_STRIDED, i);
-        if (s > 1) w += (s - 1) * t->walks[at];
+        if (t->walks && s > 1) w += (s - 1) * t->walks[at];
+        double a = t->chained && p->accum_price >= 0 ? cost_class_price(t, p, SIM_WORK_ACCUM, i) : s;
+        if (a > s) w += (a - s) * t->chained[at];
     }
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
@@ -714,6 +716,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (t->chains) out->chains += t->chains[at];
             if (t->entries) out->entries += t->entries[at];
             if (t->alias_checks) out->alias_checks += t->alias_checks[at];
+            if (t->chained) out->chained += t->chained[at];
             cost_class_add(t, at, out->class_ticks);
             double ci = m->comm(prof, &cs, i, b);
             double busy = m->busy ? m->busy(prof, &cs, i) : 0;

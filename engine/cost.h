@@ -63,7 +63,12 @@
  *            walks, v_it: the statement's ticks once more per such access; sim_stmt_walks) and
  *            adds what a walk costs above a scalar tick:
  *              w_it += max(0, s_i − 1)·v_it,   s_i the strided price (with the `levels` blend)
- *            a strided price of 1 or less (scali2004) adds nothing.
+ *            a strided price of 1 or less (scali2004) adds nothing.  A walk that reads the
+ *            target it keeps along its loop, or a reduction over a walk, is a chain of additions
+ *            as well (the trace's chained, x_it: two ticks a step; sim_classes.c,
+ *            sim_walk_chain), whose loads run beside the chain: with accum_price set, a tick on
+ *            the chain costs the dearer of the two,
+ *              w_it += max(0, a_i − s_i)·x_it,   a_i the accumulation's price (`chains`).
  *   cache    a unit-stride stream runs at the speed of where its data lives: the cache when the
  *            processor's data (the trace's data_bytes, D_i) fits the cache it has (cache_bytes,
  *            C), memory when not.  With unit_cached_price (u_c) and cache_bytes set, a tick of
@@ -246,6 +251,7 @@ typedef struct cost_summary {
     double chains;            /* Σ_i,t of the trace's chains (`chains` above) */
     double entries, alias_checks;   /* Σ_i,t of the trace's entries and alias checks (`entries`
                                  above) */
+    double chained;           /* Σ_i,t of the trace's walking chains' ticks (`walks` above) */
     int nprocs, nsteps;
     double *work;             /* nprocs: Σ_t w_it (send guards priced by guard_price) */
     double *comm;             /* nprocs: Σ_t c_it (communication + barrier; overlap subtracted) */

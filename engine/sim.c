@@ -137,6 +137,7 @@ void sim_result_free(sim_result *r)
     free(t->chains);
     free(t->entries);
     free(t->alias_checks);
+    free(t->chained);
     free(t->full_entries);
     free(t->full_checks);
     free(t->data_bytes);

@@ -148,6 +148,11 @@ typedef struct sim_trace {
                                  come to per element where rows span many tiles (cost.h,
                                  `entries`: a trace priced at another size's data); NULL when none */
     double *full_checks;      /* the same of alias_checks; NULL when none */
+    double *chained;          /* nsteps * nprocs: the ticks walking chains spend on their chain,
+                                 two a step: strided statements whose target stays put along
+                                 their innermost loop and which read it, and reductions over a
+                                 walk (sim_classes.c, sim_walk_chain; cost.h, `walks`); NULL
+                                 when none */
     double *alias_checks;     /* nsteps * nprocs: of those, the entries of loops the compiler
                                  vectorises behind a test of their accesses' overlap (cost.h,
                                  `entries`); NULL when none */

@@ -830,12 +830,13 @@ void sim_trace_classes_flush(sim_ctx *c)
     if (c->restarts != 0) sim_trace_cell_add(c, &c->r->trace.restarts, c->restarts);
     if (c->cached != 0) sim_trace_cell_add(c, &c->r->trace.cached, c->cached);
     if (c->walk_ticks != 0) sim_trace_cell_add(c, &c->r->trace.walks, c->walk_ticks);
+    if (c->chained != 0) sim_trace_cell_add(c, &c->r->trace.chained, c->chained);
     if (c->chains != 0) sim_trace_cell_add(c, &c->r->trace.chains, c->chains);
     if (c->entries != 0) sim_trace_cell_add(c, &c->r->trace.entries, c->entries);
     if (c->alias_checks != 0) sim_trace_cell_add(c, &c->r->trace.alias_checks, c->alias_checks);
     if (c->full_entries != 0) sim_trace_cell_add(c, &c->r->trace.full_entries, c->full_entries);
     if (c->full_checks != 0) sim_trace_cell_add(c, &c->r->trace.full_checks, c->full_checks);
-    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = 0;
+    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = c->chained = 0;
     c->entries = c->alias_checks = c->full_entries = c->full_checks = 0;
 }
 
@@ -881,6 +882,7 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
         c->wclass_ticks[s->wclass] += (c->ticks - sv) * s->class_share;
         if (s->rest_class) c->wclass_ticks[s->rest_class] += (c->ticks - sv) * (1 - s->class_share);
         if (s->walks > 1) c->walk_ticks += (c->ticks - sv) * (s->walks - 1);
+        c->chained += (c->ticks - sv) * s->walk_chain;
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
         c->cached += s->cached;
         c->chains += s->chain_starts;

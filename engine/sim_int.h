@@ -123,6 +123,8 @@ struct sim_stmt {
                                      reads its target: each entry of the loop begins its chain) */
     int walks;                    /* assignment of strided or aliased work: its distinct accesses
                                      that walk (sim_stmt_walks), each a walk of its own */
+    double walk_chain;            /* assignment of strided work: the part of its ticks on a chain
+                                     of additions (sim_walk_chain), 0: none */
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */
     double stream_ratio;          /* the reduction's per tick */
@@ -358,6 +360,7 @@ typedef struct sim_ctx {
                                      wclass; [SIM_WORK_SCALAR] unused) */
     double walk_ticks;            /* walking statements' ticks again per walk after the first (the
                                      trace's walks) */
+    double chained;               /* walking chains' ticks on their chains (the trace's chained) */
     int loop_slot;                /* compiling: the innermost enclosing loop's variable, or -1 */
     const char *loop_var;         /* compiling: its name, or NULL */
     int reuse_slot;               /* compiling: the loop's around it (sim_streams.c), or -1 */

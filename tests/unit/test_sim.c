@@ -668,6 +668,8 @@ static void test_classes(void)
             t->data_bytes[0] == 8 * (16 + 16 + 4 + 2048), "%g", t->data_bytes ? t->data_bytes[0] : -1);
     T_CHECK("classes: strided work S, R and P", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 112,
             "%g", t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
+    T_CHECK("classes: walking chains R (a reduction down a column, 32) and P (b[i][j] along k, 64); O and Q "
+            "vectors of chains, S's target moving", t->chained && t->chained[0] == 96, "%g", t->chained ? t->chained[0] : -1);
     T_CHECK("classes: aliased work W", t->wclass[SIM_WORK_ALIASED] && t->wclass[SIM_WORK_ALIASED][0] == 8,
             "%g", t->wclass[SIM_WORK_ALIASED] ? t->wclass[SIM_WORK_ALIASED][0] : -1);
     T_CHECK("classes: S's second walk (b's column and a's): its ticks once more; R, P and W walk once",
@@ -808,10 +810,33 @@ static void test_walks(void)
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("walks: verified run, no violation", r->ok && r->nviolations == 0, 1);
-    T_CHECK("walks: K and D strided", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 384, "%g",
+    T_CHECK("walks: K, D and E strided", t->wclass[SIM_WORK_STRIDED] && t->wclass[SIM_WORK_STRIDED][0] == 528, "%g",
             t->wclass[SIM_WORK_STRIDED] ? t->wclass[SIM_WORK_STRIDED][0] : -1);
-    T_CHECK("walks: K's s and m once each (m's three elements one line), D's two columns", t->walks &&
-            t->walks[0] == 384, "%g", t->walks ? t->walks[0] : -1);
+    T_CHECK("walks: K's s and m once each (m's three elements one line), D's and E's two columns", t->walks &&
+            t->walks[0] == 528, "%g", t->walks ? t->walks[0] : -1);
+    T_CHECK("walks: D's and E's chains, two ticks a step (F's an accumulation)", t->chained &&
+            t->chained[0] == 288 && t->wclass[SIM_WORK_ACCUM] && t->wclass[SIM_WORK_ACCUM][0] == 78,
+            "%g %g", t->chained ? t->chained[0] : -1, t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1);
+    /* priced: the chain's ticks at the dearer of the walk's price and the accumulation's */
+    cost_profile q = *cost_profile_builtin("scali2004");
+    cost_summary s0, s1, s2;
+    q.strided_price = 2;
+    if (cost_evaluate("polyapm", t, &q, &s0) == 0) {
+        q.accum_price = 1.5;
+        if (cost_evaluate("polyapm", t, &q, &s1) == 0) {
+            T_NEAR("walks: accum_price 1.5 below the walk's 2: the chains cost the walk's (F's 78 ticks 0.5 more)",
+                   s1.total - s0.total, 78 * 0.5, 1e-9);
+            cost_summary_free(&s1);
+        }
+        q.accum_price = 5;
+        if (cost_evaluate("polyapm", t, &q, &s2) == 0) {
+            T_NEAR("walks: accum_price 5: the chains' 288 ticks 3 dearer (F's 78 ticks 4)",
+                   s2.total - s0.total, 288 * 3.0 + 78 * 4.0, 1e-9);
+            T_NEAR("walks: the summary's chained", s2.chained, 288, 0);
+            cost_summary_free(&s2);
+        }
+        cost_summary_free(&s0);
+    }
     sim_result_free(r);
 }
 

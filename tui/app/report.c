@@ -176,7 +176,8 @@ static void json_number(FILE *out, double v)
  * streamed, "restarts": the streams loops over part of a row started over (engine/cost.h,
  * `streams`), "cached": their accesses to rows the caches keep (`levels`), "chains": the
  * accumulations' chains begun (`chains`), "entries" and "alias_checks": the innermost loops'
- * entries and those that test their accesses' overlap (`entries`). */
+ * entries and those that test their accesses' overlap (`entries`), "chained": the walking chains'
+ * ticks on their chains (`walks`). */
 static void json_classes(FILE *out, const cost_summary *c)
 {
     static const char *const names[SIM_WORK_CLASSES] = {
@@ -202,6 +203,8 @@ static void json_classes(FILE *out, const cost_summary *c)
     json_number(out, c->entries);
     fputs(",\"alias_checks\":", out);
     json_number(out, c->alias_checks);
+    fputs(",\"chained\":", out);
+    json_number(out, c->chained);
     fputc('}', out);
 }
 
