@@ -58,7 +58,7 @@ int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, d
 }
 
 /* The cost of leaf x at bindings b, its traffic priced at `scale` times its data (simulated and
- * stored, or found stored): 0 with *cost, *verified and *secs (the simulation's wall time, the
+ * stored, or found stored): 0 with *cost, *verified and *secs (the simulation's processor time, the
  * reference's with it, as stored), or -1 with a message. */
 static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, double scale, int64_t node,
                   double *cost, int *verified, double *secs, diag_list *d)
@@ -260,7 +260,7 @@ double explore_at_extrapolate(const double *lam, const double *y, int n, int deg
     return ymax * pow(lmax, k >= 1 ? -top : -k);
 }
 
-/* Leaf x at the samples ax: 0 with y[] and *secs (the largest's simulation's wall time), 1 when
+/* Leaf x at the samples ax: 0 with y[] and *secs (the largest's simulation's processor time), 1 when
  * it does not simulate at one, -1 when a stop was asked for. */
 static int rank_samples(store *s, const explore_opts *o, const explore_at *ax, int64_t node, double *y,
                         int *all, double *secs)

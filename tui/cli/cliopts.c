@@ -44,7 +44,8 @@ const cli_opt cliopts_table[] = {
     {.name = "--top", .value = "K", LONG_OPT(top), .cmds = CO_EXPLORE, .help = "list the K best leaves"},
     {.name = "--at", .alias = "--rank-at", .kind = OPT_STR, .value = "name=value,...",
      .off = offsetof(cliopts, rank_at), .cmds = CO_EXPLORE, .help = "rank the best leaves by their predicted seconds at the user's size (extrapolated "
-                                 "from simulations at four smaller sizes); imported C: also a dataset (LARGE) or a "
+                                 "from simulations at four smaller sizes, larger for a leaf that simulates quickly); "
+                                 "imported C: also a dataset (LARGE) or a "
                                  "macro of the file (N=2000)"},
     {.name = "--rank-top", .value = "K", LONG_OPT(rank_top), .cmds = CO_EXPLORE,
      .help = "with --at: rank the K best leaves there (default 3), and the best of each other shape of "
