@@ -16,6 +16,7 @@
 #include "explore.h"
 #include "explore_int.h"
 #include "ops.h"
+#include "simjob.h"
 #include "store.h"
 #include "t.h"
 
@@ -310,9 +311,38 @@ static void test_extrapolate(void)
             "%g", explore_at_extrapolate(lam, q, 4, 3));
 }
 
+/* A reference run given to a simulation job (simjob.h, ref_res; explore --at verifies every leaf
+ * at a sample against one run of the source): used as it is at the program's values; at other
+ * values left alone and the reference run. */
+static void test_ref_given(void)
+{
+    diag_list d;
+    diag_list_init(&d);
+    ir_program *p = ir_load_text("jacobi.apm", jacobi, strlen(jacobi), &d);
+    if (!p) { T_CHECK("ref given: the program loads", 0, "%s", d.n ? d.items[0].msg : "?"); diag_list_free(&d); return; }
+    ir_binding at16 = {"n", 16}, at20 = {"n", 20};
+    simjob a = {.prog = p, .ref = p, .bindings = &at16, .nbindings = 1, .profile = *cost_profile_builtin("scali2004")};
+    T_EQ_INT("ref given: a job runs its reference", simjob_run(&a, &d) == 0 && a.ref_res && a.verified == 1, 1);
+    simjob b = a, c = a;
+    b.res = NULL, b.has_cost = b.has_ref_cost = 0;
+    c.res = NULL, c.has_cost = c.has_ref_cost = 0, c.bindings = &at20;
+    sim_result *given = a.ref_res;
+    T_EQ_INT("ref given: at the same values, verified against it (not run again)",
+             simjob_run(&b, &d) == 0 && b.ref_res == given && b.verified == 1 && b.has_ref_cost, 1);
+    T_EQ_INT("ref given: at n = 20, its own reference run and verified", simjob_run(&c, &d) == 0 && c.ref_res &&
+             c.ref_res != given && c.ref_res->params[0] == 20 && c.verified == 1, 1);
+    b.ref_res = NULL;   /* a's */
+    simjob_free(&b);
+    simjob_free(&c);
+    simjob_free(&a);
+    ir_program_free(p);
+    diag_list_free(&d);
+}
+
 int main(void)
 {
     test_extrapolate();
+    test_ref_given();
     if (!mkdtemp(tmpdir)) return 1;
     test_shape();
     double best = test_order_and_pruning();

@@ -57,11 +57,38 @@ int explore_rank_check(store *s, int64_t start, const ir_binding *at, int nat, d
     return rc;
 }
 
+/* The reference's runs at the samples, kept while leaves are ranked: every leaf at a sample is
+ * verified against the same run of the source (simjob.h, ref_res), not one of its own each. */
+enum { RANK_REFS = 16 };
+typedef struct rank_refs {
+    int n;
+    char *key[RANK_REFS];        /* the sample's bindings as text (owned) */
+    sim_result *run[RANK_REFS];  /* owned */
+} rank_refs;
+
+static void rank_refs_free(own_keep rank_refs *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        free(r->key[i]);
+        sim_result_free(r->run[i]);
+    }
+    r->n = 0;
+}
+
+/* Bindings b as text: "m=168,n=196,procs=2" (malloc'd; NULL when out of memory). */
+static char *bindings_text(const ir_binding *b, int nb)
+{
+    strbuf t = {0};
+    for (int i = 0; i < nb; i++) strbuf_printf(&t, "%s%s=%lld", i ? "," : "", b[i].name, (long long)b[i].value);
+    return strbuf_take(&t);
+}
+
 /* The cost of leaf x at bindings b, its traffic priced at `scale` times its data (simulated and
- * stored, or found stored): 0 with *cost, *verified and *secs (the simulation's processor time, the
- * reference's with it, as stored), or -1 with a message. */
-static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, double scale, int64_t node,
-                  double *cost, int *verified, double *secs, diag_list *d)
+ * stored, or found stored; verified against refs' run of the reference there, which keeps the
+ * job's where it has none): 0 with *cost, *verified and *secs (the simulation's processor time,
+ * the reference's with it, as stored), or -1 with a message. */
+static int sim_at(store *s, const explore_opts *o, rank_refs *refs, const ir_binding *b, int nb, double scale,
+                  int64_t node, double *cost, int *verified, double *secs, diag_list *d)
 {
     ops_sim j;
     memset(&j, 0, sizeof j);
@@ -71,7 +98,11 @@ static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, 
     j.profile.data_scale = scale > 1 ? scale : -1;   /* the sample's own, not the search's */
     j.nbindings = nb;
     memcpy(j.bindings, b, (size_t)nb * sizeof *b);
-    int rc = ops_sim_prepare(s, &j, d);
+    int rc = ops_sim_prepare(s, &j, d), known = -1;
+    char *key = rc == 0 ? bindings_text(b, nb) : NULL;
+    for (int i = 0; key && i < refs->n && known < 0; i++)
+        if (!strcmp(refs->key[i], key)) known = i;
+    if (known >= 0) j.job.ref_res = refs->run[known];   /* borrowed */
     if (rc == 0)
         rc = ops_sim_run(&j, xf_cancel_flag(), NULL, NULL, d) == 0 && ops_sim_store(s, &j, d) == 0 ? 1 : -1;
     if (rc == 1) {
@@ -79,6 +110,15 @@ static int sim_at(store *s, const explore_opts *o, const ir_binding *b, int nb, 
         *verified = j.verified == 1;
         *secs = ops_sim_seconds(&j);
     }
+    if (known >= 0 && j.job.ref_res == refs->run[known]) {
+        j.job.ref_res = NULL;   /* given back */
+    } else if (known < 0 && key && j.job.ref_res && j.job.ref_res->ok && refs->n < RANK_REFS) {
+        refs->key[refs->n] = key;   /* kept for the leaves after this one */
+        refs->run[refs->n++] = j.job.ref_res;
+        j.job.ref_res = NULL;
+        key = NULL;
+    }
+    free(key);
     ops_sim_free(&j);
     return rc < 0 ? -1 : 0;
 }
@@ -262,8 +302,8 @@ double explore_at_extrapolate(const double *lam, const double *y, int n, int deg
 
 /* Leaf x at the samples ax: 0 with y[] and *secs (the largest's simulation's processor time), 1 when
  * it does not simulate at one, -1 when a stop was asked for. */
-static int rank_samples(store *s, const explore_opts *o, const explore_at *ax, int64_t node, double *y,
-                        int *all, double *secs)
+static int rank_samples(store *s, const explore_opts *o, rank_refs *refs, const explore_at *ax, int64_t node,
+                        double *y, int *all, double *secs)
 {
     *all = 1;
     for (int m = 0; m < ax->n; m++) {
@@ -271,7 +311,7 @@ static int rank_samples(store *s, const explore_opts *o, const explore_at *ax, i
         int nb = merge_bindings(o, ax->b[m], o->nat, b, OPS_MAX_BINDINGS), ver = 0;
         diag_list why;
         diag_list_init(&why);
-        int rc = sim_at(s, o, b, nb, ax->scale[m], node, &y[m], &ver, secs, &why);
+        int rc = sim_at(s, o, refs, b, nb, ax->scale[m], node, &y[m], &ver, secs, &why);
         diag_list_free(&why);
         if (rc != 0) return xf_cancelled() ? -1 : 1;
         *all &= ver;
@@ -316,10 +356,10 @@ static int at_grow(store *s, const explore_opts *o, const explore_at *cur, doubl
  * pipeline at n = 60: the bounds of its memory do not evaluate for processor 1 at one of them) is
  * not verified there: ranked after the others, not the end of the search; one that does not at
  * grown samples keeps the smaller ones'.  A stop asked for leaves it unranked. */
-static void rank_one(store *s, const explore_opts *o, const explore_at *ax, explore_leaf *x)
+static void rank_one(store *s, const explore_opts *o, rank_refs *refs, const explore_at *ax, explore_leaf *x)
 {
     double y[EXPLORE_AT_SAMPLES], secs = 0;
-    int all = 1, rc = rank_samples(s, o, ax, x->node, y, &all, &secs);
+    int all = 1, rc = rank_samples(s, o, refs, ax, x->node, y, &all, &secs);
     if (rc != 0) {
         if (rc > 0) x->rank_cost = x->rank_seconds = -1, x->rank_verified = 0;
         return;
@@ -328,7 +368,7 @@ static void rank_one(store *s, const explore_opts *o, const explore_at *ax, expl
     for (int t = 0; t < AT_GROW_TIMES && at_grow(s, o, &cur, secs, &next); t++) {
         double y2[EXPLORE_AT_SAMPLES];
         int all2 = 1;
-        rc = rank_samples(s, o, &next, x->node, y2, &all2, &secs);
+        rc = rank_samples(s, o, refs, &next, x->node, y2, &all2, &secs);
         if (rc < 0) return;
         if (rc > 0) break;
         cur = next;
@@ -409,7 +449,9 @@ static int rank_cmp(const void *a, const void *b)
  * ranking; a stop asked for ends it with those reached. */
 static void rank_leaves(store *s, const explore_opts *o, explore_result *r, int lo, int hi)
 {
-    for (int i = lo; i < hi && !xf_cancelled(); i++) rank_one(s, o, &r->at, &r->leaves[i]);
+    rank_refs refs = {0};
+    for (int i = lo; i < hi && !xf_cancelled(); i++) rank_one(s, o, &refs, &r->at, &r->leaves[i]);
+    rank_refs_free(&refs);
     if (xf_cancelled()) r->stats.interrupted = 1;
     if (hi > 1) qsort(r->leaves, (size_t)hi, sizeof *r->leaves, rank_cmp);
 }

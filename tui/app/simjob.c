@@ -22,6 +22,16 @@ static ir_binding *final_bindings(const simjob *j, int *n)
     return b;
 }
 
+/* Did run r of the reference ref run at bindings b (every parameter b names, at its value)? */
+static int ref_run_at(const ir_program *ref, const sim_result *r, const ir_binding *b, int nb)
+{
+    if (!r->ok || r->nparams != ref->nparams) return 0;
+    for (int i = 0; i < ref->nparams; i++)
+        for (int k = 0; k < nb; k++)
+            if (!strcmp(b[k].name, ref->params[i]->u.param.name) && b[k].value != r->params[i]) return 0;
+    return 1;
+}
+
 static void copy_diags(diag_list *to, const diag_list *from)
 {
     for (int i = 0; i < from->n; i++)
@@ -55,8 +65,11 @@ int simjob_run(simjob *j, diag_list *d)
     }
     int nb = 0;
     ir_binding *b = final_bindings(j, &nb);
-    sim_options ropt = {.bindings = b, .nbindings = nb, .cancel = j->cancel, .all_planes = j->all_planes};
-    j->ref_res = sim_run(j->ref, &ropt);
+    if (j->ref_res && !ref_run_at(j->ref, j->ref_res, b, nb)) j->ref_res = NULL;   /* the caller's */
+    if (!j->ref_res) {
+        sim_options ropt = {.bindings = b, .nbindings = nb, .cancel = j->cancel, .all_planes = j->all_planes};
+        j->ref_res = sim_run(j->ref, &ropt);
+    }
     free(b);
     if (!j->ref_res || !j->ref_res->ok || j->ref_res->cancelled) {
         if (j->ref_res) copy_diags(d, &j->ref_res->diags);

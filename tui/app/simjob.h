@@ -23,7 +23,10 @@ typedef struct simjob {
     void *progress_ctx;
     int all_planes;               /* store every time plane (both runs) */
     /* outputs (owned; simjob_free releases) */
-    sim_result *res, *ref_res;
+    sim_result *res, *ref_res;    /* ref_res set before simjob_run: a run of the reference at the
+                                     program's values, verified against rather than run again
+                                     (borrowed: set it back to NULL before simjob_free); one at
+                                     other values is left alone and the reference run */
     cost_summary cost, ref_cost;
     int has_cost, has_ref_cost;
     int verified;                 /* 1 yes, 0 no, -1 not checked */
