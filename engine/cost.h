@@ -66,7 +66,7 @@
  *            a strided price of 1 or less (scali2004) adds nothing.  A walk that reads the
  *            target it keeps along its loop, or a reduction over a walk, is a chain of additions
  *            as well (the trace's chained, x_it: two ticks a step; sim_classes.c,
- *            sim_walk_chain), whose loads run beside the chain: with accum_price set, a tick on
+ *            sim_stmt_chain), whose loads run beside the chain: with accum_price set, a tick on
  *            the chain costs the dearer of the two,
  *              w_it += max(0, a_i − s_i)·x_it,   a_i the accumulation's price (`chains`).
  *   cache    a unit-stride stream runs at the speed of where its data lives: the cache when the

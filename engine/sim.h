@@ -151,7 +151,7 @@ typedef struct sim_trace {
     double *chained;          /* nsteps * nprocs: the ticks walking chains spend on their chain,
                                  two a step: strided statements whose target stays put along
                                  their innermost loop and which read it, and reductions over a
-                                 walk (sim_classes.c, sim_walk_chain; cost.h, `walks`); NULL
+                                 walk (sim_classes.c, sim_stmt_chain; cost.h, `walks`); NULL
                                  when none */
     double *alias_checks;     /* nsteps * nprocs: of those, the entries of loops the compiler
                                  vectorises behind a test of their accesses' overlap (cost.h,

@@ -491,22 +491,6 @@ static void sim_jam_chains(const sim_ctx *c, sim_stmt *st, double step)
     st->cached = 0;
 }
 
-/* A walking chain: a strided assignment whose target stays put along its innermost loop and
- * which reads it, or a reduction over a walk (trmm's B[i][j] = B[i][j] + A[k][i] * B[k][j], k
- * innermost, down two columns).  Each turn waits for the last one's addition, as a unit-stride
- * chain's does, while the walks' loads, whose addresses do not wait for it, run beside it: the
- * statement stays a walk, and its two ticks a step on the chain (walk_chain, the trace's
- * chained) cost what an accumulation costs where that is dearer (cost.h, `walks`).  An aliased
- * walk is dearer than any chain; in a jammed loop the turns' chains interleave; sim_class_outer
- * makes the loop around one a vector of chains where it can (and clears walk_chain). */
-static void sim_walk_chain(const sim_ctx *c, sim_stmt *st)
-{
-    int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
-    double step = st->ticks;
-    int red = 0;
-    if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step, &red)) st->walk_chain = step > 2 ? 2 / step : 1;
-}
-
 /* A unit-stride chain is an accumulation (SIM_WORK_ACCUM): a reduction over a unit stride, an
  * assignment whose target stays put while its innermost loop runs and which reads it (mvt's
  * x1[i] = x1[i] + A[i][j] * y1[j], j innermost), or one that reads what it wrote a turn or a few
@@ -519,15 +503,28 @@ static void sim_walk_chain(const sim_ctx *c, sim_stmt *st)
  * (rest_class): the compiler vectorises the products along the chain and adds their lanes in
  * turn.  Called after sim_stmt_streams (the statement's streams are counted as a unit
  * statement's).  In a jammed loop (ir_jam_loop), unrolled, the turns' chains interleave (syrk's
- * four j's along k): none waits for another's sum (sim_jam_chains). */
+ * four j's along k): none waits for another's sum (sim_jam_chains).
+ *
+ * A walking chain is the same chain in a strided assignment (trmm's B[i][j] = B[i][j] + A[k][i]
+ * * B[k][j], k innermost, down two columns; or a reduction over a walk): each turn waits for the
+ * last one's addition while the walks' loads, whose addresses do not wait for it, run beside it.
+ * The statement stays a walk, and its two ticks a step on the chain (walk_chain, the trace's
+ * chained) cost what an accumulation costs where that is dearer (cost.h, `walks`).  An aliased
+ * walk is dearer than any chain; in a jammed loop the turns' chains interleave; sim_class_outer
+ * makes the loop around one a vector of chains where it can (and clears walk_chain). */
 void sim_stmt_chain(const sim_ctx *c, sim_stmt *st)
 {
-    if (st->wclass == SIM_WORK_STRIDED && !c->in_jam && !st->has_cost) sim_walk_chain(c, st);
-    if ((st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) || st->has_cost) return;
+    int walking = st->wclass == SIM_WORK_STRIDED && !c->in_jam;
+    if ((st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED && !walking) || st->has_cost) return;
     int fixed = c->loop_slot >= 0 && sim_access_class(c, st->lhs, c->loop_slot) == SIM_WORK_SCALAR;
     double step = st->ticks;
     int red = 0;
-    if (sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step, &red)) {
+    int chain = sim_chain_walk(st->rhs, fixed ? st->lhs : NULL, &step, &red);
+    if (walking) {
+        if (chain) st->walk_chain = step > 2 ? 2 / step : 1;
+        return;
+    }
+    if (chain) {
         if (c->in_jam) {
             sim_jam_chains(c, st, step);
             return;

@@ -882,7 +882,7 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
         c->wclass_ticks[s->wclass] += (c->ticks - sv) * s->class_share;
         if (s->rest_class) c->wclass_ticks[s->rest_class] += (c->ticks - sv) * (1 - s->class_share);
         if (s->walks > 1) c->walk_ticks += (c->ticks - sv) * (s->walks - 1);
-        c->chained += (c->ticks - sv) * s->walk_chain;
+        if (s->walk_chain) c->chained += (c->ticks - sv) * s->walk_chain;
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
         c->cached += s->cached;
         c->chains += s->chain_starts;

@@ -124,7 +124,7 @@ struct sim_stmt {
     int walks;                    /* assignment of strided or aliased work: its distinct accesses
                                      that walk (sim_stmt_walks), each a walk of its own */
     double walk_chain;            /* assignment of strided work: the part of its ticks on a chain
-                                     of additions (sim_walk_chain), 0: none */
+                                     of additions (sim_stmt_chain), 0: none */
     double streams;               /* assignment of unit-stride work: rows it streams an instance
                                      (sim_streams.c), or, with a reduction, */
     double stream_ratio;          /* the reduction's per tick */
