@@ -2,8 +2,10 @@
  * micro.c — the calibration benchmark's microbenchmarks of the processor and its memory (part of
  * bench.c's program; engine/calib.c fits them).  Every rank runs them at once, as a leaf's ranks
  * run (they share the last-level cache and the memory's bandwidth); a figure is the slowest rank's
- * of the fastest of 15 rounds (7 with --quick; 5 beyond the caches).  The working sets come from the caches sysfs describes (cpu0's
- * data and unified caches; a level's share is its size over the processors that share it).
+ * of the fastest of 15 rounds (7 with --quick; 5 beyond the caches).  The working sets come from
+ * the caches sysfs describes (cpu0's data and unified caches; else every level sysconf knows; a
+ * level's share is its size over the processors that share it), except the size of a last level
+ * beyond the second, which is measured (mb_last_share: a virtual machine's describes its host's).
  * Lines (seconds per element, or per load, or per restart):
  *   cache LEVEL BYTES SHARING      a cache level, its size and the processors sharing it
  *   micro update LEVEL BYTES S     a[i] = a[i] * c + d over BYTES (half the level's share; LEVEL 0:
@@ -66,6 +68,7 @@ enum { MB_LEVELS = 4, MB_ROUNDS_QUICK = 7, MB_ROUNDS = 15, MB_ROUNDS_LONG = 5, R
  * loop around the accumulation only where the inner loop's bounds are known) */
 enum { LANES_ROWS = 200, LANES_COLS = 200 };
 enum { CHAIN_LEN = 64 };   /* the short chains' elements (a tile's) */
+enum { MB_LONG_BYTES = 32 << 20 };   /* an update over this much or more: beyond the caches' rounds */
 enum { ENTRY_ROW = 128, ENTRY_PIECE = 32 };   /* the entries' rows and their pieces (a tile's) */
 
 typedef struct mb_cache { int level; double bytes; int sharing; } mb_cache;
@@ -123,8 +126,8 @@ static int mb_caches(mb_cache c[MB_LEVELS])
     }
 #ifdef _SC_LEVEL1_DCACHE_SIZE
     long sc[] = { sysconf(_SC_LEVEL1_DCACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE), sysconf(_SC_LEVEL3_CACHE_SIZE) };
-    for (int i = 0; !n && i < 3; i++)
-        if (sc[i] > 0) c[i] = (mb_cache){ i + 1, (double)sc[i], 1 }, n = i + 1;
+    if (!n)   /* every level sysconf knows, the first missing one ending them */
+        for (int i = 0; i < 3 && sc[i] > 0 && n == i; i++) c[n++] = (mb_cache){ i + 1, (double)sc[i], 1 };
 #endif
     if (!n) {
         c[0] = (mb_cache){ 1, 32768, 1 };
@@ -506,6 +509,37 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
     free(a);
 }
 
+/* The update's seconds an element over `bytes` on every rank at once. */
+static double mb_update_time(mb_ctx *x, double bytes)
+{
+    long n = (long)(bytes / 8);
+    double *a = malloc((size_t)n * sizeof *a);
+    for (long i = 0; i < n; i++) a[i] = 1.0 + (double)(i % 7) * 1e-3;
+    mb_job j = { K_UPDATE, a, NULL, NULL, NULL, n, 0, 0, 0, mb_reps(2e6, (double)n), bytes >= MB_LONG_BYTES };
+    double t = mb_time(x, &j, (double)n);
+    free(a);
+    return t;
+}
+
+/* The last level as measured, not as described: a processor's share of a level beyond the
+ * second is what a virtual machine's hypervisor says (a host's whole third level, hundreds of
+ * megabytes), or a whole level its processors share unevenly.  The update is timed over twice
+ * the second level's share, then twice that, up to the described share (at most `top`): the
+ * level holds the largest size still nearer the second level's speed than memory's, and is
+ * measured at half of it, as a described level is (mb_level).  Its share, 0 where even the
+ * first size runs at memory's speed. */
+static double mb_last_share(mb_ctx *x, const mb_cache *prev, const mb_cache *last, double top)
+{
+    double share = last->bytes / last->sharing, from = prev->bytes / prev->sharing, found = 0;
+    if (share > top) share = top;
+    double t_prev = mb_update_time(x, from / 2), t_mem = mb_update_time(x, top);
+    for (double s = 2 * from; s <= share; s *= 2) {
+        if (mb_update_time(x, s) > t_prev + 0.5 * (t_mem - t_prev)) break;
+        found = s;
+    }
+    return found;
+}
+
 void micro_run(MPI_Comm world, int quick)
 {
     int wrank, wsize;
@@ -519,6 +553,12 @@ void micro_run(MPI_Comm world, int quick)
         MPI_Comm_rank(x.comm, &x.rank);
         mb_cache c[MB_LEVELS];
         int n = mb_caches(c);
+        double top = quick ? 128e6 : 256e6;
+        if (n >= 2 && c[n - 1].level >= 3) {
+            double share = mb_last_share(&x, &c[n - 2], &c[n - 1], top);
+            if (share > 0) c[n - 1].bytes = 2 * share * c[n - 1].sharing;
+            else n--;
+        }
         double last = 0;
         for (int i = 0; i < n; i++) {
             if (x.rank == 0) printf("cache %d %.0f %d\n", c[i].level, c[i].bytes, c[i].sharing);
@@ -527,7 +567,7 @@ void micro_run(MPI_Comm world, int quick)
         }
         double beyond = 4 * last;
         if (beyond < 32e6) beyond = 32e6;
-        if (beyond > (quick ? 128e6 : 256e6)) beyond = quick ? 128e6 : 256e6;
+        if (beyond > top) beyond = top;
         mb_level(&x, 0, beyond, 0);
         mb_patterns(&x, c[0].bytes / c[0].sharing / 2, beyond);
         if (x.rank == 0 && x.sink == 42) printf("# %g\n", x.sink);   /* keeps the loads */
