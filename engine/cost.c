@@ -519,14 +519,13 @@ static double cost_unit_price(const sim_trace *t, const cost_profile *p, int i)
     return cost_cache_blend(t, p, i, p->unit_cached_price, p->unit_price);
 }
 
-/* A price on processor i from the cache levels that hold its data (cost.h, `levels`): price[0 ..
- * 2] the first, second and last level's, `memory` beyond them; -1 when the profile has no first
- * level's. */
-static double cost_levels_blend(const sim_trace *t, const cost_profile *p, int i, const double price[3], double memory)
+/* A price from the cache levels that hold d bytes (cost.h, `levels`): price[0 .. 2] the first,
+ * second and last level's, `memory` beyond them; -1 when the profile has no first level's. */
+static double cost_levels_at(const cost_profile *p, double d, const double price[3], double memory)
 {
     const double bytes[3] = { p->cache1_bytes, p->cache2_bytes, p->cache_bytes };
-    if (!(p->cache1_bytes > 0 && price[0] >= 0) || !t->data_bytes || !(t->data_bytes[i] > 0)) return -1;
-    double d = cost_data(t, p, i), held = 0, z = 0;
+    if (!(p->cache1_bytes > 0 && price[0] >= 0) || !(d > 0)) return -1;
+    double held = 0, z = 0;
     for (int k = 0; k < 3; k++) {
         if (!(bytes[k] > held) || !(price[k] >= 0)) continue;
         double upto = d < bytes[k] ? d : bytes[k];
@@ -536,11 +535,31 @@ static double cost_levels_blend(const sim_trace *t, const cost_profile *p, int i
     return d > held ? z + memory * (d - held) / d : z;
 }
 
+/* A price on processor i from the cache levels that hold its data (cost.h, `levels`): price[0 ..
+ * 2] the first, second and last level's, `memory` beyond them; -1 when the profile has no first
+ * level's. */
+static double cost_levels_blend(const sim_trace *t, const cost_profile *p, int i, const double price[3], double memory)
+{
+    if (!t->data_bytes || !(t->data_bytes[i] > 0)) return -1;
+    return cost_levels_at(p, cost_data(t, p, i), price, memory);
+}
+
 /* The price of a stream's element on processor i by the levels; -1 without them. */
 static double cost_levels_price(const sim_trace *t, const cost_profile *p, int i)
 {
     const double price[3] = { p->stream1_price, p->stream2_price, p->stream_cached_price };
     return cost_levels_blend(t, p, i, price, p->stream_price);
+}
+
+/* The price of an access to a tile's row read again, in cell `at` (cost.h, `levels`): what the
+ * levels charge for a stream over its tiles' bytes (their mean over the cell's such accesses),
+ * or the first level's stream price without them. */
+static double cost_tile_price(const sim_trace *t, const cost_profile *p, size_t at)
+{
+    const double price[3] = { p->stream1_price, p->stream2_price, p->stream_cached_price };
+    double d = t->tile_bytes && t->tile_reads[at] > 0 ? t->tile_bytes[at] / t->tile_reads[at] : 0;
+    double z = cost_levels_at(p, d, price, p->stream_price);
+    return z >= 0 ? z : p->stream1_price;
 }
 
 /* The price of a restart on processor i (cost.h, `levels`): restart_price, or with the levels
@@ -649,7 +668,11 @@ static double cost_work(const sim_trace *t, const cost_profile *p, size_t at, in
     }
     if (t->streams && p->stream_price >= 0) w += cost_stream_price(t, p, i) * t->streams[at];
     if (t->restarts && p->restart_price > 0) w += cost_restart_price(t, p, i) * t->restarts[at];
-    if (t->cached && p->stream1_price > 0) w += p->stream1_price * t->cached[at];
+    if (t->cached && p->stream1_price > 0) {
+        double tile = t->tile_reads ? t->tile_reads[at] : 0;
+        w += p->stream1_price * (t->cached[at] - tile);
+        if (tile > 0) w += cost_tile_price(t, p, at) * tile;
+    }
     w += cost_entries(t, p, at);
     return priced && w < 0 ? 0 : w;
 }
@@ -713,6 +736,7 @@ int cost_evaluate(const char *model, const sim_trace *t, const cost_profile *pro
             if (t->streams) out->streams += t->streams[at];
             if (t->restarts) out->restarts += t->restarts[at];
             if (t->cached) out->cached += t->cached[at];
+            if (t->tile_reads) out->tile_reads += t->tile_reads[at];
             if (t->chains) out->chains += t->chains[at];
             if (t->entries) out->entries += t->entries[at];
             if (t->alias_checks) out->alias_checks += t->alias_checks[at];

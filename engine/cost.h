@@ -107,10 +107,14 @@
  *            part of D_i beyond the last level, max(0, D_i − C_last)/D_i, nothing within the
  *            caches (the next row is there: no prefetcher to wait for).  With stream1_price set, an
  *            access of unit-stride work to a row the caches keep (the trace's cached accesses,
- *            a_it: sim_streams.c; gemm's row of C across k, a tile's rows, a stencil's neighbours
- *            beside its stream) is a load or store in the first level: w_it += stream1_price·a_it
- *            (the microbenchmark's update in the first level is two operations and two such
- *            accesses).  Unset (every profile before them): `cache` above,
+ *            a_it: sim_streams.c; gemm's row of C across k, a stencil's neighbours beside its
+ *            stream) is a load or store in the first level: w_it += stream1_price·a_it (the
+ *            microbenchmark's update in the first level is two operations and two such
+ *            accesses).  Of them, an access to a tile's row read again (the trace's tile_reads,
+ *            T_it, and tile_bytes, B_it: each such access's tiles' bytes, summed; a tile of 32
+ *            rows of 256 columns is 64 KB) is read from where a sweep over its tiles' bytes
+ *            finds it: z(B_it/T_it) by the levels as above, with the tiles' bytes for D_i, in
+ *            place of stream1_price.  Unset (every profile before them): `cache` above,
  *            bit for bit.  `polyapm calibrate` measures the levels with microbenchmarks of its
  *            own (engine/calib.h).
  *   chains   an accumulation's chain of additions waits on each addition, but the processor runs
@@ -248,6 +252,7 @@ typedef struct cost_summary {
     double streams;           /* Σ_i,t of the trace's streams (elements; `streams` above) */
     double restarts;          /* Σ_i,t of the trace's restarts (`streams` above) */
     double cached;            /* Σ_i,t of the trace's cached accesses (`levels` above) */
+    double tile_reads;        /* of them, Σ_i,t of the accesses to a tile's rows read again */
     double chains;            /* Σ_i,t of the trace's chains (`chains` above) */
     double entries, alias_checks;   /* Σ_i,t of the trace's entries and alias checks (`entries`
                                  above) */

@@ -134,6 +134,8 @@ void sim_result_free(sim_result *r)
     free(t->restarts);
     free(t->walks);
     free(t->cached);
+    free(t->tile_reads);
+    free(t->tile_bytes);
     free(t->chains);
     free(t->entries);
     free(t->alias_checks);

@@ -136,6 +136,10 @@ typedef struct sim_trace {
     double *cached;           /* nsteps * nprocs: the accesses unit-stride statements made to
                                  rows the caches keep, one a load or a store (sim_streams.c;
                                  cost.h, `levels`); NULL when none */
+    double *tile_reads;       /* nsteps * nprocs: of those, the accesses to a tile's rows read
+                                 again (sim_streams.c, sim_stream_tiles), and */
+    double *tile_bytes;       /* their tiles' bytes, summed over them (their mean: the reuse
+                                 distance of a tile's row; cost.h, `levels`); NULL when none */
     double *chains;           /* nsteps * nprocs: the chains of additions accumulations began
                                  (an entry of the loop along one, an instance of a reduction;
                                  sim_classes.c), their mean length the accumulations' ticks

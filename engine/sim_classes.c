@@ -488,7 +488,7 @@ static void sim_jam_chains(const sim_ctx *c, sim_stmt *st, double step)
     sim_class_walk(c, st->lhs, c->jam_slot, &acc, &red);
     if (red >= 0 || (acc != SIM_WORK_STRIDED && acc != SIM_WORK_ALIASED)) return;
     st->class_share = step > 2 ? (step - 2) / step : 0;
-    st->cached = 0;
+    st->cached = st->tile_reads = 0;
 }
 
 /* A unit-stride chain is an accumulation (SIM_WORK_ACCUM): a reduction over a unit stride, an

@@ -733,7 +733,8 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     int outer_slot = c->loop_slot, outer_reuse = c->reuse_slot, outer_outer = c->outer_slot;
     const char *outer_var = c->loop_var;
     int outer_tile = c->loop_tile, outer_rtile = c->reuse_tile, outer_stepped = c->loop_stepped;
-    int64_t outer_trip = c->loop_trip, outer_rtrip = c->reuse_trip;
+    int64_t outer_step = c->loop_step;
+    int64_t outer_trip = c->loop_trip, outer_rtrip = c->reuse_trip, outer_rrows = c->reuse_rows;
     const ir_expr *jam_lo, *jam_hi;
     /* a jammed loop (ir_jam_loop) is unrolled into the loop around it where it runs: its
      * statements are priced by that loop, as the innermost, its chains interleaved */
@@ -744,7 +745,12 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     const ir_stmt *outer_regs = c->regs_assign;
     ir_regs_tile tile;
     int regs = ir_regs_tile_of(s, &tile);
-    if (regs) c->regs_assign = tile.assign;   /* its element in registers */
+    int64_t outer_span = c->regs_span;
+    if (regs) {
+        c->regs_assign = tile.assign;   /* its element in registers */
+        /* its turns sweep the columns of the tile around: rows as long as its steps */
+        c->regs_span = st->tile_trip * (v->step && v->step->kind == IR_E_INT && v->step->u.ival > 0 ? v->step->u.ival : 1);
+    }
     c->in_jam += jam;
     if (jam) {
         c->jam_slot = v->slot;
@@ -757,10 +763,12 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
         c->outer_slot = c->reuse_slot;
         c->reuse_slot = c->level == IR_SOURCE && c->loop_depth == 1 ? -1 : c->loop_slot;
         c->reuse_trip = c->reuse_slot < 0 ? 0 : c->loop_trip;
+        c->reuse_rows = c->reuse_trip * (c->loop_step > 0 ? c->loop_step : 1);
         c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
         c->loop_slot = v->slot;
         c->loop_var = v->var;
         c->loop_trip = st->tile_trip;
+        c->loop_step = v->step && v->step->kind == IR_E_INT && v->step->u.ival > 0 ? v->step->u.ival : 1;
         c->loop_tile = tile_slot;
         c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
     }
@@ -772,6 +780,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     if (c->loop_open) c->loop_open[v->slot] = NULL;
     c->in_jam -= jam;
     c->regs_assign = outer_regs;
+    c->regs_span = outer_span;
     c->jam_slot = outer_jam_slot;
     c->jam_base = outer_jam_base;
     c->loop_slot = outer_slot;
@@ -780,6 +789,8 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->outer_slot = outer_outer;
     c->loop_trip = outer_trip;
     c->reuse_trip = outer_rtrip;
+    c->reuse_rows = outer_rrows;
+    c->loop_step = outer_step;
     c->loop_tile = outer_tile;
     c->reuse_tile = outer_rtile;
     c->loop_stepped = outer_stepped;

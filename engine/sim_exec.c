@@ -829,6 +829,8 @@ void sim_trace_classes_flush(sim_ctx *c)
     if (c->streams != 0) sim_trace_cell_add(c, &c->r->trace.streams, c->streams);
     if (c->restarts != 0) sim_trace_cell_add(c, &c->r->trace.restarts, c->restarts);
     if (c->cached != 0) sim_trace_cell_add(c, &c->r->trace.cached, c->cached);
+    if (c->tile_reads != 0) sim_trace_cell_add(c, &c->r->trace.tile_reads, c->tile_reads);
+    if (c->tile_bytes != 0) sim_trace_cell_add(c, &c->r->trace.tile_bytes, c->tile_bytes);
     if (c->walk_ticks != 0) sim_trace_cell_add(c, &c->r->trace.walks, c->walk_ticks);
     if (c->chained != 0) sim_trace_cell_add(c, &c->r->trace.chained, c->chained);
     if (c->chains != 0) sim_trace_cell_add(c, &c->r->trace.chains, c->chains);
@@ -836,7 +838,7 @@ void sim_trace_classes_flush(sim_ctx *c)
     if (c->alias_checks != 0) sim_trace_cell_add(c, &c->r->trace.alias_checks, c->alias_checks);
     if (c->full_entries != 0) sim_trace_cell_add(c, &c->r->trace.full_entries, c->full_entries);
     if (c->full_checks != 0) sim_trace_cell_add(c, &c->r->trace.full_checks, c->full_checks);
-    c->streams = c->restarts = c->cached = c->walk_ticks = c->chains = c->chained = 0;
+    c->streams = c->restarts = c->cached = c->tile_reads = c->tile_bytes = c->walk_ticks = c->chains = c->chained = 0;
     c->entries = c->alias_checks = c->full_entries = c->full_checks = 0;
 }
 
@@ -885,6 +887,8 @@ static inline void sim_assign_ticks(sim_ctx *c, const sim_stmt *s, double sv)
         if (s->walk_chain) c->chained += (c->ticks - sv) * s->walk_chain;
         c->streams += s->streams + (c->ticks - sv) * s->stream_ratio;
         c->cached += s->cached;
+        c->tile_reads += s->tile_reads;
+        c->tile_bytes += s->tile_reads * s->tile_bytes;
         c->chains += s->chain_starts;
     }
 }

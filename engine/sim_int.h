@@ -131,6 +131,9 @@ struct sim_stmt {
     double cached;                /* assignment of unit-stride work: its accesses an instance
                                      makes that move with its loop and are not streams (rows
                                      the caches keep: a load or a store there; sim_streams.c) */
+    double tile_reads;            /* assignment in a tile's point loops: of the cached accesses
+                                     an instance makes, those to the tile's rows read again, */
+    double tile_bytes;            /* and the bytes of its tiles (sim_stream_tiles) */
     int stream_rows;              /* assignment: the rows its streams run along (sim_streams.c) */
     int stream_array;             /* assignment: the array of its first stream; for: of its
                                      statements' (restart_rows > 0) */
@@ -367,7 +370,13 @@ typedef struct sim_ctx {
     int outer_slot;               /* compiling: the loop's around the reuse loop, or -1 */
     int64_t loop_trip, reuse_trip;   /* compiling: at most so many turns when the loop (the reuse
                                      loop) is a tile's point loop (sim_streams.c), else 0 */
+    int64_t reuse_rows;           /* compiling: the rows those turns of the reuse loop cover (its
+                                     step times its turns: a jam's group loop) */
+    int64_t regs_span;            /* compiling: the columns a loop over register tiles around
+                                     sweeps (its step times its turns), else 0 */
     int loop_tile, reuse_tile;    /* compiling: the slot of that tile's loop, or -1 */
+    int64_t loop_step;            /* compiling: the innermost loop's step where it is a constant,
+                                     else 1 */
     int loop_stepped;             /* compiling: the innermost loop steps by more than 1 (`step
                                      procs`: a cyclic tiling's columns), or by a step not known */
     int loop_depth;               /* compiling: the loop variables around */
@@ -376,6 +385,8 @@ typedef struct sim_ctx {
                                      around (NULL: none, or none yet) */
     double streams;               /* of the running processor instance: the trace's streams */
     double cached;                /* ... its accesses to rows the caches keep */
+    double tile_reads, tile_bytes;   /* ... of them, a tile's rows read again, and their tiles'
+                                     bytes summed over them */
     double restarts;              /* ... and its restarts */
     double chains;                /* ... and the accumulations' chains it began */
     double entries, alias_checks; /* ... and the innermost loops it entered (sim_loop_entries) */

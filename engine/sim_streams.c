@@ -241,7 +241,10 @@ static int64_t sim_block_trip(const sim_stmt *loop)
 /* A statement in a tile's point loops: the streams the loop around them does not move are the
  * tile's rows read again from the cache; they leave the set, and the statement is blocked.
  * Their streams an instance, where the loop around says its turns (sim_block_trip), are the
- * return value: each entry of that loop reads the tile once. */
+ * return value: each entry of that loop reads the tile once.  Their other accesses are the
+ * statement's tile_reads, their tiles' bytes its tile_bytes (for each such stream the point
+ * loop's turns, or the columns a loop over register tiles around it sweeps, by the rows the
+ * reuse loop covers): how far apart two reads of a row are. */
 static double sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *set)
 {
     if (!c->loop_trip || !c->reuse_trip || c->outer_slot < 0 ||
@@ -250,7 +253,7 @@ static double sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *s
     /* the loop around them is one of their own tile loops (a band of two: jt, kt, j, k): its
      * every turn moves the tile, and no row is read again */
     if (c->outer_slot == c->loop_tile || c->outer_slot == c->reuse_tile) return 0;
-    int k = 0;
+    int k = 0, tiles = 0;
     double tile = 0;
     for (int i = 0; i < set->n; i++) {
         int lets = SIM_LET_BUDGET;
@@ -260,12 +263,17 @@ static double sim_stream_tiles(const sim_ctx *c, sim_stmt *st, sim_stream_set *s
             set->written[k++] = set->written[i];
         } else {
             tile += set->read[i] && set->written[i] ? 2 : 1;
+            tiles++;
         }
     }
     if (k < set->n) st->wclass = SIM_WORK_BLOCKED;
     set->n = k;
     int64_t turns = sim_block_trip(c->loop_open ? c->loop_open[c->outer_slot] : NULL);
-    return turns > 0 ? tile / (double)turns : 0;
+    double streams = turns > 0 ? tile / (double)turns : 0;
+    st->tile_reads = tile - streams;
+    int64_t cols = c->regs_span > c->loop_trip ? c->regs_span : c->loop_trip;
+    st->tile_bytes = (double)tiles * (double)cols * (double)c->reuse_rows * 8;
+    return streams;
 }
 
 /* The accesses of n that move with loop `in`, each one (a load), reductions left out. */
@@ -283,7 +291,7 @@ static double sim_moving_accesses(const sim_ctx *c, const sim_node *n, int in)
 
 void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
 {
-    st->streams = st->stream_ratio = st->cached = 0;
+    st->streams = st->stream_ratio = st->cached = st->tile_reads = st->tile_bytes = 0;
     if (st->wclass != SIM_WORK_UNIT) return;
     double rs = 0, rt = 0;
     sim_stream_terms(c, st->rhs, c->loop_slot, &rs, &rt);
@@ -297,6 +305,7 @@ void sim_stmt_streams(const sim_ctx *c, sim_stmt *st)
     /* every other load or store that moves with the loop finds its row in the caches */
     double moving = sim_moving_accesses(c, st->lhs, c->loop_slot) + sim_moving_accesses(c, st->rhs, c->loop_slot);
     st->cached = moving > st->streams ? moving - st->streams : 0;
+    if (st->tile_reads > st->cached) st->tile_reads = st->cached;
     st->stream_rows = set.n;
     st->stream_array = set.n ? set.first[0]->array : -1;
 }
@@ -316,6 +325,7 @@ void sim_stmt_regs(sim_stmt *st)
     if (st->wclass != SIM_WORK_UNIT && st->wclass != SIM_WORK_BLOCKED) return;
     double regs = sim_accesses_of(st->lhs, st->lhs->array) + sim_accesses_of(st->rhs, st->lhs->array);
     st->cached = st->cached > regs ? st->cached - regs : 0;
+    if (st->tile_reads > st->cached) st->tile_reads = st->cached;
 }
 
 /* Adds assignment a's stream rows to loop's (sim_loop_assigns). */

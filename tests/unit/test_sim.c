@@ -928,8 +928,31 @@ static void test_tiles(void)
             t->streams[0] == 512 + 128, "%g", t->streams ? t->streams[0] : -1);
     T_CHECK("tiles: no restart (T's loops are a tile's, G's rows whole)", !t->restarts || t->restarts[0] == 0,
             "%g", t->restarts ? t->restarts[0] : -1);
+    T_CHECK("tiles: T's tile of b read again on three of i's four turns (384), a tile of 4 x 4 doubles (128 bytes) each",
+            t->tile_reads && t->tile_bytes && t->tile_reads[0] == 384 && t->tile_bytes[0] == 384 * 128, "%g %g",
+            t->tile_reads ? t->tile_reads[0] : -1, t->tile_bytes ? t->tile_bytes[0] : -1);
+    T_CHECK("tiles: T's cached accesses count them (c's row twice, b's read again: 2.75 an instance), G's c's row twice",
+            t->cached && t->cached[0] == 512 * 2.75 + 512 * 2, "%g", t->cached ? t->cached[0] : -1);
     cost_profile q = *cost_profile_builtin("scali2004");
     cost_summary s;
+    /* the levels: a tile of 128 bytes half in a first level of 64 is read at the mean of the
+     * two levels' prices, 0.6 a read, not the first level's 0.2: 384 x 0.4 dearer */
+    q.stream1_price = 0.2;
+    q.stream2_price = 1;
+    q.cache2_bytes = 1e6;
+    double in_first = 0;
+    q.cache1_bytes = 1e6;
+    if (cost_evaluate("polyapm", t, &q, &s) == 0) {
+        in_first = s.total;
+        T_NEAR("tiles: summary's tile reads", s.tile_reads, 384, 0);
+        cost_summary_free(&s);
+    }
+    q.cache1_bytes = 64;
+    if (cost_evaluate("polyapm", t, &q, &s) == 0) {
+        T_NEAR("tiles: a tile's rows read again at the levels' price for its bytes", s.total - in_first, 384 * 0.4, 1e-9);
+        cost_summary_free(&s);
+    }
+    q = *cost_profile_builtin("scali2004");
     /* data 4 x 64 doubles (2048 bytes) against a cache of a quarter: f = 3/4, unit at
      * 0.1 + 0.75 * (0.5 - 0.1) = 0.4, blocked at 0.1 */
     q.unit_price = 0.5;
@@ -944,6 +967,22 @@ static void test_tiles(void)
         T_NEAR("tiles: without the cache term blocked is unit work", s.total, 2048 * 0.5, 1e-9);
         cost_summary_free(&s);
     }
+    sim_result_free(r);
+}
+
+/* A tile read again across register tiles (tests/sim/tiles-regs.apm, counted there): its rows as
+ * long as the columns the register tiles' loop sweeps. */
+static void test_tiles_regs(void)
+{
+    sim_result *r = run("tests/sim/tiles-regs.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("tiles-regs: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("tiles-regs: T's 512 reads of b its tile's read again, a tile of 4 rows of 8 columns (256 bytes)",
+            t->tile_reads && t->tile_bytes && t->tile_reads[0] == 512 && t->tile_bytes[0] == 512 * 256, "%g %g",
+            t->tile_reads ? t->tile_reads[0] : -1, t->tile_bytes ? t->tile_bytes[0] : -1);
+    T_CHECK("tiles-regs: its cached accesses those alone (c's element in registers)", t->cached && t->cached[0] == 512,
+            "%g", t->cached ? t->cached[0] : -1);
     sim_result_free(r);
 }
 
@@ -967,6 +1006,7 @@ static void test_tiles_band(void)
 int main(void)
 {
     test_tiles();
+    test_tiles_regs();
     test_tiles_band();
     test_classes();
     test_searched();

@@ -174,7 +174,8 @@ static void json_number(FILE *out, double v)
 /* "work_classes": the trace's ticks per work class (engine/sim.h, SIM_WORK_*) and of the send
  * guards (not among the scalar ones), before pricing; "streams": the elements unit-stride work
  * streamed, "restarts": the streams loops over part of a row started over (engine/cost.h,
- * `streams`), "cached": their accesses to rows the caches keep (`levels`), "chains": the
+ * `streams`), "cached": their accesses to rows the caches keep (`levels`; "tile_reads": of
+ * them, those to a tile's rows read again), "chains": the
  * accumulations' chains begun (`chains`), "entries" and "alias_checks": the innermost loops'
  * entries and those that test their accesses' overlap (`entries`), "chained": the walking chains'
  * ticks on their chains (`walks`). */
@@ -197,6 +198,8 @@ static void json_classes(FILE *out, const cost_summary *c)
     json_number(out, c->restarts);
     fputs(",\"cached\":", out);
     json_number(out, c->cached);
+    fputs(",\"tile_reads\":", out);
+    json_number(out, c->tile_reads);
     fputs(",\"chains\":", out);
     json_number(out, c->chains);
     fputs(",\"entries\":", out);
