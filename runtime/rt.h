@@ -80,6 +80,10 @@ _Noreturn void rt_die(const char *fmt, ...)
  * pointer); release with free(). */
 void *rt_malloc(size_t bytes);
 void *rt_calloc(size_t n, size_t size);
+/* rt_malloc for a buffer of messages that a step fills for the first time: from 2 MB on, in
+ * huge pages where the system gives them on request (its first touches then fault once in 2 MB,
+ * not once in 4 KB: dear on a virtual machine, and inside the timed steps); release with free(). */
+void *rt_malloc_pages(size_t bytes);
 
 /* ---------------------------------------------------------------- distributions ---------- */
 

@@ -79,7 +79,7 @@ static void rt_exchange_grow(rt_exchange *x)
     size_t cap = x->cap * 2;
     if ((double)cap * x->size > (double)INT_MAX)
         rt_die("rt_exchange: more than %d records buffered in one step", INT_MAX);
-    rt_record *send = rt_malloc((size_t)x->size * cap * sizeof(rt_record));
+    rt_record *send = rt_malloc_pages((size_t)x->size * cap * sizeof(rt_record));
     for (int d = 0; d < x->size; d++)
         memcpy(send + (size_t)d * cap, x->send + (size_t)d * x->cap,
                (size_t)x->scount[d] * sizeof(rt_record));
@@ -146,7 +146,7 @@ void rt_exchange_run(rt_exchange *x)
         while (cap < total)
             cap *= 2;
         free(x->recv);
-        x->recv = rt_malloc(cap * sizeof(rt_record));
+        x->recv = rt_malloc_pages(cap * sizeof(rt_record));
         x->rcap = cap;
     }
     for (int d = 0; d < n; d++) {

@@ -1,13 +1,15 @@
 /*
  * rt_init.c — MPI start and stop, rank and size, the rank-count checks that make a program started
  * with an unsupported number of ranks say so and exit non-zero, and the error path shared by the
- * whole runtime (RT_CHECK, rt_die, rt_malloc).
+ * whole runtime (RT_CHECK, rt_die, rt_malloc, rt_malloc_pages).
  */
+#define _GNU_SOURCE   /* posix_memalign, madvise */
 #include "rt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 void rt_init(int *argc, char ***argv)
 {
@@ -124,6 +126,22 @@ void *rt_malloc(size_t bytes)
     if (!p)
         rt_die("out of memory (%zu bytes)", bytes);
     return p;
+}
+
+enum { RT_HUGE_PAGE = 2 << 20 };
+
+void *rt_malloc_pages(size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (bytes >= RT_HUGE_PAGE) {
+        size_t whole = (bytes + RT_HUGE_PAGE - 1) & ~(size_t)(RT_HUGE_PAGE - 1);
+        void *p = NULL;
+        if (posix_memalign(&p, RT_HUGE_PAGE, whole) != 0) rt_die("out of memory (%zu bytes)", bytes);
+        (void)madvise(p, whole, MADV_HUGEPAGE);   /* a request: refused, the pages stay small */
+        return p;
+    }
+#endif
+    return rt_malloc(bytes);
 }
 
 void *rt_calloc(size_t n, size_t size)

@@ -6,7 +6,9 @@
  * rank a round; more rounds only when a rank has more), then one MPI_Bcast per (sender, range): on the
  * communicator itself when the sender and the range cover it, else on a sub-communicator of just
  * those ranks (MPI_Comm_split the first time a range occurs, kept for the later steps).  No
- * record is copied once per receiver, as the per-destination exchange (rt_exchange.c) would.
+ * record is copied once per receiver, as the per-destination exchange (rt_exchange.c) would, and
+ * none after it arrives: the broadcasts land in the received records, room made for all of them
+ * first (rt_malloc_pages: a large buffer's first touches are inside the timed steps).
  *
  * Records carry a global index (the receiver finds its own storage from it) and the value.
  * Ownership: rt_mcast_new returns an object the caller frees with rt_mcast_free (before
@@ -17,6 +19,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+enum { RT_MC_ROUND = 4, RT_MC_HEAD = 2 + 3 * RT_MC_ROUND };   /* runs a round; a rank's header */
 
 typedef struct rt_mcast_run_t {   /* the records of one destination range */
     int lo, hi;
@@ -36,9 +40,7 @@ struct rt_mcast {
     rt_mcast_run_t *runs;        /* this rank's, this step */
     int nruns, cruns;
     int *head, hcap;             /* all ranks' headers of a round (rt_mcast_run) */
-    rt_record *buf;              /* one broadcast's records */
-    size_t bcap;
-    rt_record *recv;             /* the records for this rank */
+    rt_record *recv;             /* the records for this rank (rcap of them) */
     size_t nrecv, rcap;
     rt_mcast_comm *subs;
     int nsubs, csubs;
@@ -70,7 +72,6 @@ void rt_mcast_free(rt_mcast *m)
     MPI_Type_free(&m->rec_type);
     free(m->runs);
     free(m->head);
-    free(m->buf);
     free(m->recv);
     free(m->subs);
     free(m);
@@ -99,9 +100,12 @@ void rt_mcast_put(rt_mcast *m, int lo, int hi, int64_t index, double value)
     if (hi > m->size - 1) hi = m->size - 1;
     if (hi < lo || (lo == hi && lo == m->rank)) return;   /* nobody else */
     rt_mcast_run_t *r = rt_mcast_find(m, lo, hi);
-    if (r->n == r->cap) {
+    if (r->n == r->cap) {   /* twice the room, moved (not realloc: rt_malloc_pages) */
         r->cap = r->cap ? 2 * r->cap : 256;
-        r->rec = mc_realloc(r->rec, r->cap * sizeof *r->rec);
+        rt_record *rec = rt_malloc_pages(r->cap * sizeof *rec);
+        if (r->n) memcpy(rec, r->rec, r->n * sizeof *rec);
+        free(r->rec);
+        r->rec = rec;
     }
     r->rec[r->n].index = index;
     r->rec[r->n++].value = value;
@@ -140,39 +144,41 @@ static MPI_Comm rt_mcast_comm_of(rt_mcast *m, int root, int lo, int hi, int *sub
     return c->comm;
 }
 
-static void rt_mcast_keep(rt_mcast *m, const rt_record *rec, size_t n)
-{
-    if (m->nrecv + n > m->rcap) {
-        while (m->nrecv + n > m->rcap) m->rcap = m->rcap ? 2 * m->rcap : 256;
-        m->recv = mc_realloc(m->recv, m->rcap * sizeof *m->recv);
-    }
-    memcpy(m->recv + m->nrecv, rec, n * sizeof *rec);
-    m->nrecv += n;
-}
-
-/* The broadcasts of one sender's run (h: lo, hi, count); this rank keeps what is for it. */
+/* The broadcasts of one sender's run (h: lo, hi, count): its records, or those this rank
+ * receives, straight into its received records (rt_mcast_room made room for them). */
 static void rt_mcast_deliver(rt_mcast *m, int s, const int *h, rt_record *mine)
 {
     int lo = h[0], hi = h[1], n = h[2], subroot;
     if (n == 0) return;
     MPI_Comm c = rt_mcast_comm_of(m, s, lo, hi, &subroot);
     if (c == MPI_COMM_NULL) return;
-    rt_record *rec = mine;
-    if (s != m->rank) {
-        if ((size_t)n > m->bcap) {
-            m->bcap = (size_t)n;
-            m->buf = mc_realloc(m->buf, m->bcap * sizeof *m->buf);
-        }
-        rec = m->buf;
-    }
+    /* every rank of c but the sender is in lo .. hi (rt_mcast_comm_of) */
+    rt_record *rec = s == m->rank ? mine : m->recv + m->nrecv;
     RT_CHECK(MPI_Bcast(rec, n, m->rec_type, subroot, c));
-    if (s != m->rank && m->rank >= lo && m->rank <= hi) rt_mcast_keep(m, rec, (size_t)n);
+    if (s != m->rank) m->nrecv += (size_t)n;
+}
+
+/* Room in the received records for every run the headers of `rounds` rounds send this rank:
+ * the records arrive where they stay. */
+static void rt_mcast_room(rt_mcast *m, int rounds)
+{
+    size_t want = 0;
+    for (int s = 0; s < m->size; s++)
+        for (int r = 0; s != m->rank && r < rounds; r++) {
+            const int *h = m->head + RT_MC_HEAD * (m->size * r + s);
+            for (int k = 0; k < h[0]; k++)
+                if (m->rank >= h[2 + 3 * k] && m->rank <= h[3 + 3 * k]) want += (size_t)h[4 + 3 * k];
+        }
+    if (want > m->rcap) {
+        free(m->recv);
+        m->rcap = want;
+        m->recv = rt_malloc_pages(m->rcap * sizeof *m->recv);
+    }
 }
 
 /* Rounds of one MPI_Allgather each: every rank's next RT_MC_ROUND runs (lo, hi, count) and
  * whether more follow (one round in the usual step); then the broadcasts, senders in rank order,
  * each sender's runs in the order their ranges first occurred. */
-enum { RT_MC_ROUND = 4, RT_MC_HEAD = 2 + 3 * RT_MC_ROUND };
 void rt_mcast_run(rt_mcast *m)
 {
     m->nrecv = 0;
@@ -197,6 +203,7 @@ void rt_mcast_run(rt_mcast *m)
         more = 0;
         for (int s = 0; s < m->size; s++) more |= all[RT_MC_HEAD * s + 1];
     }
+    rt_mcast_room(m, rounds);
     for (int s = 0; s < m->size; s++)
         for (int r = 0; r < rounds; r++) {
             const int *h = m->head + RT_MC_HEAD * (m->size * r + s);
