@@ -5,7 +5,7 @@
  * of the fastest of 15 rounds (7 with --quick; 5 beyond the caches).  The working sets come from
  * the caches sysfs describes (cpu0's data and unified caches; else every level sysconf knows; a
  * level's share is its size over the processors that share it), except the size of a last level
- * beyond the second, which is measured (mb_last_share: a virtual machine's describes its host's).
+ * beyond the second, which is measured (mb_last_fast: a virtual machine's describes its host's).
  * Lines (seconds per element, or per load, or per restart):
  *   cache LEVEL BYTES SHARING      a cache level, its size and the processors sharing it
  *   micro update LEVEL BYTES S     a[i] = a[i] * c + d over BYTES (half the level's share; LEVEL 0:
@@ -525,10 +525,10 @@ static double mb_update_time(mb_ctx *x, double bytes)
  * second is what a virtual machine's hypervisor says (a host's whole third level, hundreds of
  * megabytes), or a whole level its processors share unevenly.  The update is timed over twice
  * the second level's share, then twice that, up to the described share (at most `top`): the
- * level holds the largest size still nearer the second level's speed than memory's, and is
- * measured at half of it, as a described level is (mb_level).  Its share, 0 where even the
- * first size runs at memory's speed. */
-static double mb_last_share(mb_ctx *x, const mb_cache *prev, const mb_cache *last, double top)
+ * level holds twice the largest size still nearer the second level's speed than memory's (at
+ * most what is described), measured at half of it, as a described level is (mb_level).  That
+ * size, 0 where even the first runs at memory's speed. */
+static double mb_last_fast(mb_ctx *x, const mb_cache *prev, const mb_cache *last, double top)
 {
     double share = last->bytes / last->sharing, from = prev->bytes / prev->sharing, found = 0;
     if (share > top) share = top;
@@ -555,9 +555,9 @@ void micro_run(MPI_Comm world, int quick)
         int n = mb_caches(c);
         double top = quick ? 128e6 : 256e6;
         if (n >= 2 && c[n - 1].level >= 3) {
-            double share = mb_last_share(&x, &c[n - 2], &c[n - 1], top);
-            if (share > 0) c[n - 1].bytes = 2 * share * c[n - 1].sharing;
-            else n--;
+            double fast = mb_last_fast(&x, &c[n - 2], &c[n - 1], top);
+            if (fast <= 0) n--;
+            else if (2 * fast * c[n - 1].sharing < c[n - 1].bytes) c[n - 1].bytes = 2 * fast * c[n - 1].sharing;
         }
         double last = 0;
         for (int i = 0; i < n; i++) {
