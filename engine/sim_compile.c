@@ -746,10 +746,10 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     ir_regs_tile tile;
     int regs = ir_regs_tile_of(s, &tile);
     int64_t outer_span = c->regs_span;
+    int64_t step = v->step && v->step->kind == IR_E_INT && v->step->u.ival > 0 ? v->step->u.ival : 1;
     if (regs) {
         c->regs_assign = tile.assign;   /* its element in registers */
-        /* its turns sweep the columns of the tile around: rows as long as its steps */
-        c->regs_span = st->tile_trip * (v->step && v->step->kind == IR_E_INT && v->step->u.ival > 0 ? v->step->u.ival : 1);
+        c->regs_span = st->tile_trip * step;   /* its turns sweep the columns of the tile around */
     }
     c->in_jam += jam;
     if (jam) {
@@ -763,12 +763,12 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
         c->outer_slot = c->reuse_slot;
         c->reuse_slot = c->level == IR_SOURCE && c->loop_depth == 1 ? -1 : c->loop_slot;
         c->reuse_trip = c->reuse_slot < 0 ? 0 : c->loop_trip;
-        c->reuse_rows = c->reuse_trip * (c->loop_step > 0 ? c->loop_step : 1);
+        c->reuse_rows = c->reuse_trip * (c->loop_step > 0 ? c->loop_step : 1);   /* 0 outside any loop */
         c->reuse_tile = c->reuse_slot < 0 ? -1 : c->loop_tile;
         c->loop_slot = v->slot;
         c->loop_var = v->var;
         c->loop_trip = st->tile_trip;
-        c->loop_step = v->step && v->step->kind == IR_E_INT && v->step->u.ival > 0 ? v->step->u.ival : 1;
+        c->loop_step = step;
         c->loop_tile = tile_slot;
         c->loop_stepped = v->step && !(v->step->kind == IR_E_INT && (v->step->u.ival == 1 || v->step->u.ival == -1));
     }

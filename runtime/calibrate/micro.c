@@ -347,11 +347,19 @@ static long *mb_cycle(long bytes)
     return next;
 }
 
+/* The update's array over `bytes`: *n elements, each near 1 (the caller's to free). */
+static double *mb_update_array(double bytes, long *n)
+{
+    *n = (long)(bytes / 8);
+    double *a = malloc((size_t)*n * sizeof *a);
+    for (long i = 0; i < *n; i++) a[i] = 1.0 + (double)(i % 7) * 1e-3;
+    return a;
+}
+
 static void mb_level(mb_ctx *x, int level, double bytes, int poly)
 {
-    long n = (long)(bytes / 8);
-    double *a = malloc((size_t)n * sizeof *a), work = 2e6;
-    for (long i = 0; i < n; i++) a[i] = 1.0 + (double)(i % 7) * 1e-3;
+    long n;
+    double *a = mb_update_array(bytes, &n), work = 2e6;
     mb_job j = { K_UPDATE, a, NULL, NULL, NULL, n, 0, 0, 0, mb_reps(work, (double)n), level == 0 };
     double t = mb_time(x, &j, (double)n);
     if (x->rank == 0) printf("micro update %d %.0f %.9e\n", level, bytes, t);
@@ -512,9 +520,8 @@ static void mb_patterns(mb_ctx *x, double l1, double beyond)
 /* The update's seconds an element over `bytes` on every rank at once. */
 static double mb_update_time(mb_ctx *x, double bytes)
 {
-    long n = (long)(bytes / 8);
-    double *a = malloc((size_t)n * sizeof *a);
-    for (long i = 0; i < n; i++) a[i] = 1.0 + (double)(i % 7) * 1e-3;
+    long n;
+    double *a = mb_update_array(bytes, &n);
     mb_job j = { K_UPDATE, a, NULL, NULL, NULL, n, 0, 0, 0, mb_reps(2e6, (double)n), bytes >= MB_LONG_BYTES };
     double t = mb_time(x, &j, (double)n);
     free(a);
