@@ -42,11 +42,13 @@ INC_app        = -Iengine -Itransforms -Istore -Itui/app
 INC_cli        = $(INC_app) -Itui/cli -I$(BUILD)/gen
 INC_tui        = $(INC_app) -Itui
 INC_tests      = $(INC_app) -Itui/cli
-# libclang (the C importer, transforms/import/, and the polyapm binary and tests that link it): its headers as system
+# libclang (the C importer, transforms/import/): its headers as system
 # headers so that -Wall -Wextra stay about our code
 LLVM_DIR ?= /usr/lib/llvm-14
-CLANG_INC  = -isystem $(LLVM_DIR)/include -DLLVM_CLANG='"$(LLVM_DIR)/bin/clang"'
-CLANG_LIBS = -L$(LLVM_DIR)/lib -lclang -Wl,-rpath,$(LLVM_DIR)/lib
+CLANG_INC  = -isystem $(LLVM_DIR)/include -DLLVM_CLANG='"$(LLVM_DIR)/bin/clang"' \
+             -DLIBCLANG='"$(LLVM_DIR)/lib/libclang.so.1"'
+# libclang is opened when C is first imported (transforms/import/import_clang.c), not linked
+CLANG_LIBS = -ldl
 LDLIBS   += -lgit2 -lsqlite3 -lncursesw -ltinfo -lisl -lgmp -lpthread -lm
 LDFLAGS  += $(SAN)
 

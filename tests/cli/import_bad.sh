@@ -341,5 +341,13 @@ EOC
 bad "an --init that is not an expression" "rnd\\.c: error: --init 'x\\[i\\] = i \\+': expected an expression" -- "$f" --init 'x[i] = i +'
 bad "an --init naming what the program has not" "rnd\\.c: error: --init 'x\\[i\\] = zz': unknown name 'zz'" -- "$f" --init 'x[i] = zz'
 
+# libclang is opened when C is first parsed: one that does not load, or is not LLVM's, is an error
+# that says which and why, and nothing is written; a command that parses no C never opens it
+POLYAPM_LIBCLANG=$TMP/nowhere/libclang.so bad "libclang missing" \
+    "rnd\\.c: error: importing C needs libclang \\($TMP/nowhere/libclang\\.so\\), which does not load: .*No such file" -- "$f"
+notclang=$(ldd "$POLYAPM" | awk '$1 ~ /^libm\.so/ { print $3 }')
+POLYAPM_LIBCLANG=$notclang bad "a library that is not libclang" \
+    "rnd\\.c: error: libclang \\(.*libm\\.so.*\\) has no clang_[A-Za-z_]+: LLVM 14's is needed" -- "$f"
+expect_eq "polyapm itself links no libclang" "$(ldd "$POLYAPM" | grep -c 'libclang\|libLLVM')" 0
 [ "$n" -ge 40 ] && ok "$n malformed or out-of-subset inputs checked" || fail "at least 40 inputs" "only $n"
 finish

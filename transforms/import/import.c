@@ -653,6 +653,11 @@ static void cleanup(imp *I)
 
 char *xf_import_c(const xf_import_opts *o, diag_list *d, FILE *notes)
 {
+    const char *unloaded = imp_clang_open();
+    if (unloaded) {
+        diag_add(d, o->file, 0, 0, "%s", unloaded);
+        return NULL;
+    }
     imp I = {.o = o, .d = d, .notes = notes};
     I.tail = &I.syms;
     CXIndex index = clang_createIndex(0, 0);

@@ -137,6 +137,10 @@ typedef struct imp {
     int nrng_fns, caprng_fns;
 } imp;
 
+/* ---- import_clang.c: libclang, opened on first use ---- */
+/* Opens libclang (once); NULL when its functions can be called, else why not (static text). */
+const char *imp_clang_open(void);
+
 /* ---- import_util.c: text, memory, locations, cursors ---- */
 char *imp_strdup(imp *I, const char *s);                 /* pooled */
 char *imp_printf(imp *I, const char *fmt, ...) __attribute__((format(printf, 2, 3)));   /* pooled */
