@@ -40,29 +40,29 @@ TIMES=$BUILD_DIR/test-times.txt
 # machine: the ratios matter, not the values); $TIMES, written by every run, wins.  Suites not
 # listed count as 10 s.  The longest start first, so that none is left running alone at the end.
 DEFAULT_TIMES="
-mpi/export_coll 105 xf/phases.1 99 polybench/c_all.3 76 polybench/c_all.1 71
-polybench/derive.2 68 polybench/derive.1 64 mpi/export_regress 62 xf/derive_findings 61
-cli/explore_at 60 xf/workspace 52 xf/stm_regress 51 mpi/compare_run 49 xf/stm_isl 49
-mpi/export_leaves 48 xf/explore 44 mpi/export_pieces 43 polybench/c_all.2 35 cli/planes 34
-mpi/aggregate 32 mpi/export_stencil 32 xf/regress_memdist 32 mpi/bench_smoke 31 mpi/ghost 29
-cli/calibrate 26 mpi/peers_smoke 26 xf/local 26 mpi/export_steps 22 mpi/import_rand 22 xf/stm_auto
-22 xf/fuse 21 xf/memdist 21 cli/explore_rank 20 mpi/export_fd 18 cli/options 17 store/crash 17
-xf/phases.2 17 cli/import_restyle 15 mpi/export_redist 15 cli/bad 14 cli/import_styles 14
-mpi/export_dense 14 cli/explore_why 13 mpi/fd 13 mpi/overlap 13 cli/cost_loggp 12 unit/test_explore
-12 mpi/calibrate_smpi 11 mpi/golden 11 xf/commgen 11 cli/import_bad 10 cli/machine_default 10
-mpi/run_together 10 polybench/source 10 xf/fuse_costs 10 cli/import_polybench 9 cli/thesis_fd 9
-mpi/ranks 9 tui/columns 9 xf/commgen_inplace 9 cli/collectives 8 cli/replay 8 mpi/halo 8
-mpi/platform 8 xf/stm 8 cli/tour 7 mpi/placement 7 mpi/run_native 7 unit/test_xf 7 xf/assume 7
-xf/redist 7 cli/fmt 6 cli/inplace 6 mpi/checksum 6 mpi/run_cache 6 xf/phases.3 6 cli/import_exact 5
-mpi/exchange 5 mpi/export_seq 5 store/concurrency 5 store/workspace 5 tui/basic 5 cli/cost_guards 4
-cli/explore_at_c 4 cli/standalone 4 tui/export 4 tui/more 4 xf/blockcyclic 4 cli/compare 3
-mpi/gather 3 mpi/pattern 3 tui/gain 3 tui/memory 3 unit/test_sim 3 xf/pieces 3 mpi/dist 2 store/bad
-2 tui/explore 2 xf/tile 2 cli/broken 1 cli/dist_step 1 cli/funclen 1 cli/import_auto 1
-cli/import_tui 1 cli/intsem 1 cli/oom 1 cli/ownership 1 cli/rooms 1 cli/sim 1 cli/sweep 1
-mpi/export_intsem 1 store/fsck 1 tui/bench 1 tui/cancel 1 tui/letters 1 tui/ops 1 tui/replay 1
+cli/explore_at 137 mpi/export_coll 84 polybench/c_all.1 72 polybench/c_all.3 67
+mpi/export_regress 65 polybench/derive.2 57 xf/phases.1 49 polybench/derive.1 46
+mpi/export_pieces 45 mpi/export_leaves 44 xf/workspace 44 xf/stm_regress 43 xf/explore 39
+xf/local 37 mpi/compare_run 35 xf/stm_isl 35 xf/derive_findings 33 mpi/ghost 32 cli/planes 28
+mpi/bench_smoke 28 polybench/c_all.2 28 mpi/export_steps 27 cli/calibrate 26 mpi/export_stencil 26
+mpi/peers_smoke 26 mpi/import_rand 21 mpi/aggregate 20 xf/phases.2 20 xf/regress_memdist 20
+mpi/export_fd 17 mpi/export_redist 15 cli/cost_loggp 14 cli/explore_rank 14 cli/import_bad 14
+cli/import_restyle 14 mpi/export_dense 14 mpi/fd 14 polybench/source 14 xf/memdist 14
+cli/machine_default 13 mpi/overlap 13 unit/test_explore 13 xf/stm_auto 13 cli/import_styles 12
+mpi/golden 11 cli/explore_why 10 mpi/calibrate_smpi 10 mpi/run_together 10 xf/fuse_costs 10
+cli/import_polybench 9 mpi/platform 9 cli/thesis_fd 8 mpi/export_pitch 8 mpi/halo 8 mpi/ranks 8
+store/crash 8 xf/commgen 8 xf/stm 8 cli/options 7 cli/tour 7 mpi/run_cache 7 tui/columns 7 cli/bad 6
+mpi/placement 6 mpi/run_native 6 unit/test_xf 6 xf/assume 6 xf/fuse 6 xf/redist 6 cli/collectives 5
+cli/replay 5 mpi/export_seq 5 tui/basic 5 xf/commgen_inplace 5 xf/phases.3 5 cli/explore_at_c 4
+mpi/checksum 4 mpi/exchange 4 tui/export 4 cli/cost_guards 3 cli/fmt 3 cli/import_exact 3
+cli/inplace 3 cli/standalone 3 mpi/gather 3 mpi/pattern 3 tui/gain 3 tui/more 3 unit/test_sim 3
+xf/blockcyclic 3 cli/compare 2 mpi/dist 2 store/concurrency 2 store/workspace 2 tui/memory 2
+xf/pieces 2 cli/broken 1 cli/dist_step 1 cli/funclen 1 cli/import_auto 1 cli/import_tui 1
+cli/intsem 1 cli/oom 1 cli/ownership 1 cli/rooms 1 cli/sim 1 cli/sweep 1 mpi/export_intsem 1
+store/bad 1 store/fsck 1 tui/bench 1 tui/cancel 1 tui/explore 1 tui/letters 1 tui/ops 1 tui/replay 1
 unit/test_bad 1 unit/test_coll 1 unit/test_cost 1 unit/test_crand 1 unit/test_fuse 1
 unit/test_intsem 1 unit/test_parse 1 unit/test_replay 1 unit/test_stats 1 unit/test_store 1
-unit/test_textfile 1
+unit/test_textfile 1 xf/tile 1
 "
 declare -A EST=()
 set -f
