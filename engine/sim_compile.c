@@ -795,7 +795,7 @@ sim_stmt *sim_compile_for(sim_ctx *c, const ir_stmt *s, int from)
     c->reuse_tile = outer_rtile;
     c->loop_stepped = outer_stepped;
     st->jam = jam;
-    if (st->body) sim_loop_chains(st);
+    if (st->body) sim_loop_chains(c, st, v->slot);
     if (st->body) sim_class_outer(c, st);
     if (st->body) sim_loop_restarts(st);
     if (st->body) sim_loop_entries(st);

@@ -455,9 +455,10 @@ int sim_stmt_class(const sim_ctx *c, const sim_stmt *st);
 /* Classes the one strided accumulation of a two-loop nest around it (loop `outer`, compiled):
  * SIM_WORK_LANES or SIM_WORK_ACCUM rather than a walk (see sim_classes.c). */
 void sim_class_outer(const sim_ctx *c, sim_stmt *outer);
-/* The accumulations along loop `loop` (compiled): each entry begins a chain of each (the trace's
- * chains). */
-void sim_loop_chains(sim_stmt *loop);
+/* The accumulations along loop `loop` (compiled, its variable in `slot`): each entry begins a
+ * chain of each (the trace's chains); or, where its body is one loop whose chains keep their
+ * targets as it turns, each of its entries begins that loop's. */
+void sim_loop_chains(const sim_ctx *c, sim_stmt *loop, int slot);
 /* Does vectorised assignment st read an element of the array it writes at a distance that is no
  * constant (another row than its target's, or a row of a pieced memory)? */
 int sim_stmt_alias_check(const sim_ctx *c, const sim_stmt *st);

@@ -571,6 +571,21 @@ static void test_streams(void)
     sim_result_free(r);
 }
 
+/* A row's sum split in tiles of its columns is one chain, the tiles' loop outside its points'
+ * (sim_loop_chains): counted by hand in tests/sim/chains-split.apm. */
+static void test_chains_split(void)
+{
+    sim_result *r = run("tests/sim/chains-split.apm", NULL, 0);
+    if (!r) return;
+    const sim_trace *t = &r->trace;
+    T_EQ_INT("chains split: verified run, no violation", r->ok && r->nviolations == 0, 1);
+    T_CHECK("chains split: K and S accumulations, 2 ticks x 128 each", t->wclass[SIM_WORK_ACCUM] &&
+            t->wclass[SIM_WORK_ACCUM][0] == 512, "%g", t->wclass[SIM_WORK_ACCUM] ? t->wclass[SIM_WORK_ACCUM][0] : -1);
+    T_CHECK("chains split: K's a row (4: its tiles go on with it), S's a tile (8: z[i][jt] moves)",
+            t->chains && t->chains[0] == 12, "%g", t->chains ? t->chains[0] : -1);
+    sim_result_free(r);
+}
+
 /* Unit-stride chains are accumulations (sim_stmt_chain): counted by hand in tests/sim/chains.apm. */
 static void test_chains(void)
 {
@@ -1016,6 +1031,7 @@ int main(void)
     test_jam();
     test_regs();
     test_chains();
+    test_chains_split();
     test_entries();
     test_streams();
     test_streams_reach();
