@@ -238,49 +238,50 @@ void sim_class_outer(const sim_ctx *c, sim_stmt *outer)
 }
 
 /* (sim_int.h) each assignment of a loop's body not under another loop */
-void sim_loop_assigns(sim_stmt *loop, const sim_stmt *s, void (*visit)(sim_stmt *loop, const sim_stmt *a))
+void sim_loop_assigns(sim_stmt *loop, const sim_stmt *s, void (*visit)(sim_stmt *loop, const sim_stmt *a, void *arg),
+                      void *arg)
 {
     if (!s) return;
     switch (s->kind) {
-    case SS_BLOCK: for (int i = 0; i < s->n; i++) sim_loop_assigns(loop, s->s[i], visit); return;
-    case SS_IF: sim_loop_assigns(loop, s->then_, visit); sim_loop_assigns(loop, s->else_, visit); return;
-    case SS_ASSIGN: case SS_ASSUMED: visit(loop, s); return;
+    case SS_BLOCK: for (int i = 0; i < s->n; i++) sim_loop_assigns(loop, s->s[i], visit, arg); return;
+    case SS_IF: sim_loop_assigns(loop, s->then_, visit, arg); sim_loop_assigns(loop, s->else_, visit, arg); return;
+    case SS_ASSIGN: case SS_ASSUMED: visit(loop, s, arg); return;
     default: return;
     }
 }
 
 /* Counts assignment a, an accumulation along its loop (chain_along), in loop's chains. */
-static void sim_chains_add(sim_stmt *loop, const sim_stmt *a) { loop->chain_starts += a->chain_along; }
-
-/* The accumulations along a loop (chain_along) among s's assignments not under another loop whose
- * targets stay put while loop variable `slot` moves. */
-static int sim_chains_kept(const sim_ctx *c, const sim_stmt *s, int slot)
+static void sim_chains_add(sim_stmt *loop, const sim_stmt *a, void *arg)
 {
-    if (!s) return 0;
-    switch (s->kind) {
-    case SS_BLOCK: {
-        int n = 0;
-        for (int i = 0; i < s->n; i++) n += sim_chains_kept(c, s->s[i], slot);
-        return n;
-    }
-    case SS_IF: return sim_chains_kept(c, s->then_, slot) + sim_chains_kept(c, s->else_, slot);
-    case SS_ASSIGN: case SS_ASSUMED:
-        return s->chain_along && sim_access_class(c, s->lhs, slot) == SIM_WORK_SCALAR;
-    default: return 0;
-    }
+    (void)arg;
+    loop->chain_starts += a->chain_along;
+}
+
+/* The accumulations along a loop whose targets stay put while the loop around it turns. */
+typedef struct sim_kept { const sim_ctx *c; int slot, n; } sim_kept;
+
+/* Counts assignment a in k->n when it is an accumulation along its loop whose target does not move
+ * with loop variable k->slot. */
+static void sim_chains_kept(sim_stmt *loop, const sim_stmt *a, void *arg)
+{
+    sim_kept *k = arg;
+    (void)loop;
+    k->n += a->chain_along && sim_access_class(k->c, a->lhs, k->slot) == SIM_WORK_SCALAR;
 }
 
 void sim_loop_chains(const sim_ctx *c, sim_stmt *loop, int slot)
 {
     loop->chain_starts = 0;
-    sim_loop_assigns(loop, loop->body, sim_chains_add);
+    sim_loop_assigns(loop, loop->body, sim_chains_add, NULL);
     /* loop's body one loop whose chains all keep their targets as loop turns (a row's sum split in
      * tiles of its columns, the tiles' loop outside: trisolv's x[i] = x[i] - L[i][j] * x[j]): the
      * inner loop's next entry goes on with the chain its last one left, which waits for it; an
      * entry of loop begins them */
     sim_stmt *inner = sim_only_stmt(loop->body);
-    if (!loop->chain_starts && inner && inner->kind == SS_FOR && inner->chain_starts > 0 &&
-        sim_chains_kept(c, inner->body, slot) == inner->chain_starts) {
+    if (loop->chain_starts || !inner || inner->kind != SS_FOR || inner->chain_starts <= 0) return;
+    sim_kept kept = { c, slot, 0 };
+    sim_loop_assigns(inner, inner->body, sim_chains_kept, &kept);
+    if (kept.n == inner->chain_starts) {
         loop->chain_starts = inner->chain_starts;
         inner->chain_starts = 0;
     }

@@ -465,9 +465,10 @@ int sim_stmt_alias_check(const sim_ctx *c, const sim_stmt *st);
 /* Whether loop `loop` (compiled) is an innermost loop of exported code holding assignments (its
  * entries counted, and its alias checks): sets loop->entry. */
 void sim_loop_entries(sim_stmt *loop);
-/* Calls visit(loop, a) for each assignment a of s that is not under another loop (s a loop's
+/* Calls visit(loop, a, arg) for each assignment a of s that is not under another loop (s a loop's
  * body: its blocks and conditions followed). */
-void sim_loop_assigns(sim_stmt *loop, const sim_stmt *s, void (*visit)(sim_stmt *loop, const sim_stmt *a));
+void sim_loop_assigns(sim_stmt *loop, const sim_stmt *s, void (*visit)(sim_stmt *loop, const sim_stmt *a, void *arg),
+                      void *arg);
 /* A strided or aliased assignment's distinct accesses that walk (its class decided), each a walk
  * of its own; 0 for other classes. */
 int sim_stmt_walks(const sim_ctx *c, const sim_stmt *st);

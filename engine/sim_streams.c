@@ -329,8 +329,9 @@ void sim_stmt_regs(sim_stmt *st)
 }
 
 /* Adds assignment a's stream rows to loop's (sim_loop_assigns). */
-static void sim_restarts_add(sim_stmt *loop, const sim_stmt *a)
+static void sim_restarts_add(sim_stmt *loop, const sim_stmt *a, void *arg)
 {
+    (void)arg;
     if (a->stream_rows <= 0) return;
     if (!loop->restart_rows) loop->stream_array = a->stream_array;
     loop->restart_rows += a->stream_rows;
@@ -340,7 +341,7 @@ void sim_loop_restarts(sim_stmt *loop)
 {
     loop->restart_rows = 0;
     loop->stream_array = -1;
-    sim_loop_assigns(loop, loop->body, sim_restarts_add);
+    sim_loop_assigns(loop, loop->body, sim_restarts_add, NULL);
 }
 
 /* (sim_int.h) What an entry of loop s, cnt turns of step st, adds to the processor's counts: the
