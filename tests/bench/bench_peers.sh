@@ -67,7 +67,7 @@ DATASET=${BENCH_DATASET:-$DATASET}
 declare -A LONGER=()
 if [ "$SIZE" = full ] && [ -z "${BENCH_DATASET:-}" ] && [ "${BENCH_LONGER:-1}" != 0 ]; then
     LONGER=([gemver]="N=8000" [gesummv]="N=8000" [atax]="M=15000 N=17000" [mvt]="N=7500"
-            [bicg]="M=7500 N=8500" [trisolv]="N=22000" [jacobi-1d]="TSTEPS=5000 N=200000")
+            [bicg]="M=7500 N=8500" [trisolv]="N=24000" [jacobi-1d]="TSTEPS=5000 N=200000")
 fi
 # sizeflags K: the preprocessor flags of K's size (its LONGER macros, else the dataset's)
 sizeflags() {
