@@ -451,7 +451,10 @@ static void base_rename(gen *g)
 }
 
 /* The AST of the statements of root under their schedules. */
-static isl_ast_node *ast_of(gen *g, const lx_node *root)
+/* isl's code for the nest's schedule: where `atomic`, every dimension's loop atomic (one loop per
+ * dimension, the statements' conditions inside it: each statement placed once, where the default
+ * splits a loop over the parts of its range each statement runs in). */
+static isl_ast_node *ast_of(gen *g, const lx_node *root, int atomic)
 {
     const xf_model *m = g->n->m;
     int leaves[m->nst + 1];
@@ -466,6 +469,18 @@ static isl_ast_node *ast_of(gen *g, const lx_node *root)
     isl_id_list *l = isl_id_list_alloc(m->ctx, g->x.len);
     for (int d = 0; d < g->x.len; d++) l = isl_id_list_add(l, isl_id_alloc(m->ctx, g->cname[d], NULL));
     b = isl_ast_build_set_iterators(b, l);
+    if (atomic) {
+        strbuf o = {0};
+        strbuf_printf(&o, "{ ");
+        for (int d = 0; d < g->x.len; d++) {
+            strbuf_printf(&o, "%s[", d ? "; " : "");
+            for (int k = 0; k < g->x.len; k++) strbuf_printf(&o, "%sx%d", k ? ", " : "", k);
+            strbuf_printf(&o, "] -> atomic[%d]", d);
+        }
+        strbuf_printf(&o, " }");
+        b = isl_ast_build_set_options(b, isl_union_map_read_from_str(m->ctx, o.s));
+        free(o.s);
+    }
     isl_ast_node *n = isl_ast_build_node_from_schedule_map(b, um);
     isl_ast_build_free(b);
     return n;
@@ -622,10 +637,18 @@ int lx_generate(lx_nest *n, lx_node *root, ir_block *blk, int idx, char **why)
     free(text);
     base_rename(&g);
     g.times = xcalloc((size_t)n->m->nst + 1, sizeof *g.times);
-    isl_ast_node *ast = ast_of(&g, root);
+    isl_ast_node *ast = ast_of(&g, root, 0);
     ir_block *code = ir_new_block(n->out);
     xf_astgen ag = {&g.base, place, &g};
     int rc = ast ? xf_ast_node(n->out, ast, code, &ag) : -1;
+    if (rc != 0 && ast) {   /* a statement placed twice: again with every loop atomic */
+        isl_ast_node_free(ast);
+        memset(g.times, 0, ((size_t)n->m->nst + 1) * sizeof *g.times);
+        g.nplaced = 0;
+        code = ir_new_block(n->out);
+        ast = ast_of(&g, root, 1);
+        rc = ast ? xf_ast_node(n->out, ast, code, &ag) : -1;
+    }
     isl_ast_node_free(ast);
     const char *jvar[LX_MAX_BAND * 8], *jgrp[LX_MAX_BAND * 8];
     int nj = jammed_loops(root, jvar, jgrp, 0, LX_MAX_BAND * 8);
