@@ -274,14 +274,18 @@ static void test_shape(void)
     int64_t pieces = child(s, tb, "memdist", "layout=auto", "# blocked auto\n");
     int64_t box = child(s, tb, "memdist", "layout=box", "# blocked box\n");
     int64_t cyc = child(s, tc, "memdist", "layout=auto", "# cyclic auto\n");
-    char *a = explore_leaf_shape(s, root, pieces, &d), *b = explore_leaf_shape(s, root, box, &d),
-         *c = explore_leaf_shape(s, root, cyc, &d);
+    char *a = explore_leaf_shape(s, root, pieces, 0, &d), *b = explore_leaf_shape(s, root, box, 0, &d),
+         *c = explore_leaf_shape(s, root, cyc, 0, &d);
     char want[64];
     snprintf(want, sizeof want, "%lld tile memdist:layout=auto", (long long)stm);
     T_EQ_STR("shape: the mapping, the transforms, memdist's layout", a ? a : "(null)", want);
     T_CHECK("shape: the box is another shape", a && b && strcmp(a, b) != 0, "%s / %s", a, b);
     T_CHECK("shape: another tiling is the same shape", a && c && !strcmp(a, c), "%s / %s", a, c);
-    free(a), free(b), free(c);
+    char *ta = explore_leaf_shape(s, root, pieces, 1, &d), *tc2 = explore_leaf_shape(s, root, cyc, 1, &d);
+    snprintf(want, sizeof want, "%lld tile:kind=cyclic memdist:layout=auto", (long long)stm);
+    T_EQ_STR("shape with its tiling: tile's kind", tc2 ? tc2 : "(null)", want);
+    T_CHECK("shape with its tiling: blocked and cyclic apart", ta && tc2 && strcmp(ta, tc2) != 0, "%s / %s", ta, tc2);
+    free(a), free(b), free(c), free(ta), free(tc2);
     diag_list_free(&d);
     store_close(s);
 }

@@ -749,21 +749,36 @@ static int search_loop(search *S)
 }
 
 /* The second pass's leaves: the LOCAL_PER_SHAPE best of each of the LOCAL_SHAPES best shapes of
- * derivation (leaves of one shape differ in their tilings: a cyclic one's rows and a block-cyclic
- * one's blocks give local other reuse); LOCAL_CANDS evaluations each. */
+ * derivation, the best of each tiling kind first (leaves of one shape differ in their tilings: a
+ * cyclic one's rows and a block-cyclic one's blocks give local other reuse, and local can change
+ * a blocked one's loops where it cannot a block-cyclic one's: bicg); LOCAL_CANDS evaluations
+ * each. */
 enum { LOCAL_SHAPES = 3, LOCAL_PER_SHAPE = 3, LOCAL_CANDS = 3 };
 
 /* The index of leaf `node`'s shape of derivation (explore_leaf_shape) among shapes[0 .. *n),
  * added when new and there is room (LOCAL_SHAPES when there is not); -1 on an error. */
 static int shape_index(search *S, int64_t node, char **shapes, int *n)
 {
-    char *shape = explore_leaf_shape(S->s, S->o->start, node, S->d);
+    char *shape = explore_leaf_shape(S->s, S->o->start, node, 0, S->d);
     if (!shape) return -1;
     for (int k = 0; k < *n; k++)
         if (!strcmp(shapes[k], shape)) { free(shape); return k; }
     if (*n == LOCAL_SHAPES) { free(shape); return LOCAL_SHAPES; }
     shapes[*n] = shape;
     return (*n)++;
+}
+
+/* Is leaf `node`'s shape with its tiling kind new among kinds[0 .. *n)?  Then it is added (when
+ * there is room): 1; 0 when seen; -1 on an error. */
+static int kind_new(search *S, int64_t node, char **kinds, int *n, int max)
+{
+    char *kind = explore_leaf_shape(S->s, S->o->start, node, 1, S->d);
+    if (!kind) return -1;
+    for (int k = 0; k < *n; k++)
+        if (!strcmp(kinds[k], kind)) { free(kind); return 0; }
+    if (*n < max) kinds[(*n)++] = kind;
+    else free(kind);
+    return 1;
 }
 
 /* The second pass (explore.h): local's candidates (cand_keeps_leaf) tried on the leaves above, in
@@ -778,19 +793,24 @@ static int second_pass(search *S)
     memcpy(l, r->leaves, (size_t)r->nleaves * sizeof *l);
     if (!r->at.n) qsort(l, (size_t)r->nleaves, sizeof *l, leaf_cmp);   /* else ranked at the user's size */
     S->local_pass = 1;
-    char *shapes[LOCAL_SHAPES];
-    int nshapes = 0, taken[LOCAL_SHAPES] = {0}, rc = 0;
-    for (int j = 0; j < r->nleaves && rc == 0; j++) {
-        int i = l[j].verified == 1 ? find_node(S, l[j].node) : -1;
-        if (i < 0 || S->nodes[i].level != IR_SYNDM) continue;
-        int k = shape_index(S, l[j].node, shapes, &nshapes);
-        if (k < 0) { rc = -1; break; }
-        if (k == LOCAL_SHAPES || taken[k]++ >= LOCAL_PER_SHAPE) continue;
-        S->nodes[i].local = 2;
-        S->extra += LOCAL_CANDS;
-        rc = expand(S, i);
-    }
+    enum { KINDS = LOCAL_SHAPES * LOCAL_PER_SHAPE };
+    char *shapes[LOCAL_SHAPES], *kinds[KINDS];
+    int nshapes = 0, nkinds = 0, taken[LOCAL_SHAPES] = {0}, rc = 0;
+    for (int round = 0; round < 2; round++)   /* the best of each tiling kind, then the next best */
+        for (int j = 0; j < r->nleaves && rc == 0; j++) {
+            int i = l[j].verified == 1 ? find_node(S, l[j].node) : -1;
+            if (i < 0 || S->nodes[i].level != IR_SYNDM || S->nodes[i].local == 2) continue;
+            int k = shape_index(S, l[j].node, shapes, &nshapes), fresh = 1;
+            if (k >= 0 && round == 0) fresh = kind_new(S, l[j].node, kinds, &nkinds, KINDS);
+            if (k < 0 || fresh < 0) { rc = -1; break; }
+            if (k == LOCAL_SHAPES || !fresh || taken[k] >= LOCAL_PER_SHAPE) continue;
+            taken[k]++;
+            S->nodes[i].local = 2;
+            S->extra += LOCAL_CANDS;
+            rc = expand(S, i);
+        }
     for (int k = 0; k < nshapes; k++) free(shapes[k]);
+    for (int k = 0; k < nkinds; k++) free(kinds[k]);
     free(l);
     return rc == 0 ? search_loop(S) : -1;
 }

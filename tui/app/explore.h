@@ -29,7 +29,8 @@
  * Then a second pass tries `local` (transforms/local/: the loops of a processor's step
  * interchanged to unit stride, alone, tiled by 32,32,256, and by 64) on the three best verified
  * syndm leaves of each of the three best shapes of derivation (explore_leaf_shape; with opts.at,
- * the best at the user's size), three evaluations each beyond the budget: the per-rank code of an answer, not a new way to
+ * the best at the user's size; the best of each tiling kind first, then the next best), three
+ * evaluations each beyond the budget: the per-rank code of an answer, not a new way to
  * one, so that the search's breadth stays what it was; its children are leaves beside their
  * parent, which stays a leaf to compare them with.
  * A node whose candidates were all tried is marked explored (store_mark STORE_MARK_EXPLORED):

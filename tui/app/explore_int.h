@@ -77,8 +77,9 @@ double explore_at_shrink(store *s, const explore_opts *o, double *data_scale, di
 /* The shape of leaf `node`'s derivation (malloc'd; NULL with a message): the node its first
  * step from the search's start made (the space-time mapping) and the names of the transforms
  * after it, without their parameters but memdist's layout — leaves of one shape differ in tile
- * sizes, block sizes, placements' widths. */
-char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d);
+ * sizes, block sizes, placements' widths.  With `tiling`, also tile's kind (blocked, cyclic,
+ * blockcyclic): the kind of its tiling, whose rows or blocks give `local` other loops to change. */
+char *explore_leaf_shape(store *s, int64_t start, int64_t node, int tiling, diag_list *d);
 /* Ranks the verified leaves r->leaves[from ..] (the second pass's) beside those ranked already
  * (same samples) and sorts the ranked ones again (a leaf that does not simulate at a sample is
  * ranked not verified). */

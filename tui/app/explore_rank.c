@@ -388,7 +388,14 @@ enum { RANK_SHAPES = 8 };   /* leaves ranked beyond the k best: one per derivati
  * how every access of a memory runs, not only how much it holds. */
 static const char *const shape_params[] = { "memdist", NULL };
 
-char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d)
+/* The word after "kind=" in tile's parameters, onto b (":kind=WORD"); nothing without one. */
+static void tiling_kind(strbuf *b, const char *params)
+{
+    const char *k = params ? strstr(params, "kind=") : NULL;
+    if (k) strbuf_printf(b, ":%.*s", (int)strcspn(k, " "), k);
+}
+
+char *explore_leaf_shape(store *s, int64_t start, int64_t node, int tiling, diag_list *d)
 {
     store_step *steps = NULL;
     int n = 0;
@@ -403,6 +410,7 @@ char *explore_leaf_shape(store *s, int64_t start, int64_t node, diag_list *d)
         for (int p = 0; shape_params[p]; p++)
             if (!strcmp(xf, shape_params[p]) && steps[k].edge.params && *steps[k].edge.params)
                 strbuf_printf(&b, ":%s", steps[k].edge.params);
+        if (tiling && !strcmp(xf, "tile")) tiling_kind(&b, steps[k].edge.params);
     }
     store_path_free(steps, n);
     return strbuf_take(&b);
@@ -418,7 +426,7 @@ static int rank_shapes(store *s, const explore_opts *o, explore_result *r, int n
     int nseen = 0, added = 0;
     for (int i = 0; i < r->nleaves && added < RANK_SHAPES && nseen < 64; i++) {
         if (r->leaves[i].verified != 1) continue;
-        char *shape = explore_leaf_shape(s, o->start, r->leaves[i].node, d);
+        char *shape = explore_leaf_shape(s, o->start, r->leaves[i].node, 0, d);
         if (!shape) break;
         int known = 0;
         for (int k = 0; k < nseen && !known; k++) known = !strcmp(seen[k], shape);
