@@ -103,6 +103,31 @@ static int sim_walk_class(const sim_ctx *c, int array, int ndims, int d)
 
 enum { SIM_CLASS_LETS = 64 };   /* lets followed a subscript (sim_node_moves) */
 
+/* Is n integer arithmetic on variables and constants alone: no element read, no reduction, no
+ * repetition, no random number, no double? */
+static int sim_node_plain_int(const sim_node *n)
+{
+    if (!n) return 1;
+    switch (n->op) {
+    case SO_CI: case SO_LI: case SO_AFF: case SO_ADDI: case SO_SUBI: case SO_MULI: case SO_DIVI: case SO_MODI:
+    case SO_NEGI: case SO_LTI: case SO_LEI: case SO_GTI: case SO_GEI: case SO_EQI: case SO_NEI: case SO_AND:
+    case SO_OR: case SO_NOT: case SO_ANDN: case SO_ORN: case SO_MINI: case SO_MAXI: case SO_ABSI: case SO_CEILDIV:
+    case SO_MEMO: case SO_CMPAFF: case SO_SELI: case SO_BANDI: case SO_BORI: case SO_BXORI:
+        break;
+    default:
+        return 0;
+    }
+    if (!sim_node_plain_int(n->a) || !sim_node_plain_int(n->b) || !sim_node_plain_int(n->c)) return 0;
+    for (int i = 0; n->args && i < n->n; i++) if (!sim_node_plain_int(n->args[i])) return 0;
+    return 1;
+}
+
+int sim_cond_invariant(const sim_ctx *c, const sim_node *cond)
+{
+    int lets = SIM_CLASS_LETS;
+    return c->loop_slot >= 0 && sim_node_plain_int(cond) && !sim_node_moves(c, cond, c->loop_slot, &lets);
+}
+
 int64_t sim_aff_stride(const sim_ctx *c, const sim_aff *a, int slot)
 {
     int lets = SIM_CLASS_LETS;

@@ -854,7 +854,7 @@ sim_stmt *sim_compile_stmt(sim_ctx *c, const ir_stmt *s)
         st = sim_new_stmt(c, SS_IF, s, "if");
         if (!st) return NULL;
         st->cond = sim_compile_truth(c, s->u.if_.cond);
-        st->ticks = sim_expr_ticks(s->u.if_.cond);
+        st->ticks = st->cond && sim_cond_invariant(c, st->cond) ? 0 : sim_expr_ticks(s->u.if_.cond);
         st->then_ = sim_compile_block(c, s->u.if_.then_blk);
         st->else_ = s->u.if_.else_blk ? sim_compile_block(c, s->u.if_.else_blk) : NULL;
         if (!st->cond || !st->then_ || (s->u.if_.else_blk && !st->else_)) return NULL;

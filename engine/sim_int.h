@@ -446,6 +446,11 @@ int sim_node_moves(const sim_ctx *c, const sim_node *n, int slot, int *lets);
 int64_t sim_aff_stride(const sim_ctx *c, const sim_aff *a, int slot);
 /* Is y's affine form x's but for its constant: *delta = y's constant - x's. */
 int sim_aff_shift(const sim_aff *x, const sim_aff *y, int64_t *delta);
+/* Is condition `cond`, inside a loop, the same at every turn of the innermost loop around it:
+ * integer arithmetic on variables that turn does not change (sim_node_moves)?  The compiler
+ * unswitches such a loop (a version for each outcome, the test outside): the test costs the
+ * turns nothing. */
+int sim_cond_invariant(const sim_ctx *c, const sim_node *cond);
 /* Records that let variable `slot` holds `value` (sim_node_moves follows it). */
 void sim_let_define(sim_ctx *c, int slot, sim_node *value);
 /* An assignment's work class: by its reductions' bodies when it has any (their loops are the

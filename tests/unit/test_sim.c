@@ -586,6 +586,18 @@ static void test_chains_split(void)
     sim_result_free(r);
 }
 
+/* A condition the same at every turn of the loop around it costs the turns nothing (the compiler
+ * unswitches the loop); one on the loop's variable is tested at each: counted by hand in
+ * tests/sim/unswitch.apm. */
+static void test_unswitch(void)
+{
+    sim_result *r = run("tests/sim/unswitch.apm", NULL, 0);
+    if (!r) return;
+    T_EQ_INT("unswitch: verified run", r->ok && r->nviolations == 0, 1);
+    T_NEAR("unswitch: the tests on t free in the loop over i, those on i 1 a turn", r->trace.work[0], 97, 0);
+    sim_result_free(r);
+}
+
 /* Unit-stride chains are accumulations (sim_stmt_chain): counted by hand in tests/sim/chains.apm. */
 static void test_chains(void)
 {
@@ -1032,6 +1044,7 @@ int main(void)
     test_regs();
     test_chains();
     test_chains_split();
+    test_unswitch();
     test_entries();
     test_streams();
     test_streams_reach();
