@@ -755,30 +755,18 @@ static int search_loop(search *S)
  * each. */
 enum { LOCAL_SHAPES = 3, LOCAL_PER_SHAPE = 3, LOCAL_CANDS = 3 };
 
-/* The index of leaf `node`'s shape of derivation (explore_leaf_shape) among shapes[0 .. *n),
- * added when new and there is room (LOCAL_SHAPES when there is not); -1 on an error. */
-static int shape_index(search *S, int64_t node, char **shapes, int *n)
+/* The index of leaf `node`'s shape of derivation (explore_leaf_shape; with `tiling`, its tiling
+ * kind too) among list[0 .. *n), added when new and there is room (max when there is not); -1 on
+ * an error. */
+static int shape_slot(search *S, int64_t node, int tiling, char **list, int *n, int max)
 {
-    char *shape = explore_leaf_shape(S->s, S->o->start, node, 0, S->d);
+    char *shape = explore_leaf_shape(S->s, S->o->start, node, tiling, S->d);
     if (!shape) return -1;
     for (int k = 0; k < *n; k++)
-        if (!strcmp(shapes[k], shape)) { free(shape); return k; }
-    if (*n == LOCAL_SHAPES) { free(shape); return LOCAL_SHAPES; }
-    shapes[*n] = shape;
+        if (!strcmp(list[k], shape)) { free(shape); return k; }
+    if (*n == max) { free(shape); return max; }
+    list[*n] = shape;
     return (*n)++;
-}
-
-/* Is leaf `node`'s shape with its tiling kind new among kinds[0 .. *n)?  Then it is added (when
- * there is room): 1; 0 when seen; -1 on an error. */
-static int kind_new(search *S, int64_t node, char **kinds, int *n, int max)
-{
-    char *kind = explore_leaf_shape(S->s, S->o->start, node, 1, S->d);
-    if (!kind) return -1;
-    for (int k = 0; k < *n; k++)
-        if (!strcmp(kinds[k], kind)) { free(kind); return 0; }
-    if (*n < max) kinds[(*n)++] = kind;
-    else free(kind);
-    return 1;
 }
 
 /* The second pass (explore.h): local's candidates (cand_keeps_leaf) tried on the leaves above, in
@@ -800,9 +788,10 @@ static int second_pass(search *S)
         for (int j = 0; j < r->nleaves && rc == 0; j++) {
             int i = l[j].verified == 1 ? find_node(S, l[j].node) : -1;
             if (i < 0 || S->nodes[i].level != IR_SYNDM || S->nodes[i].local == 2) continue;
-            int k = shape_index(S, l[j].node, shapes, &nshapes), fresh = 1;
-            if (k >= 0 && round == 0) fresh = kind_new(S, l[j].node, kinds, &nkinds, KINDS);
-            if (k < 0 || fresh < 0) { rc = -1; break; }
+            int k = shape_slot(S, l[j].node, 0, shapes, &nshapes, LOCAL_SHAPES), seen = nkinds, q = 0;
+            if (k >= 0 && round == 0) q = shape_slot(S, l[j].node, 1, kinds, &nkinds, KINDS);
+            int fresh = round == 1 || q >= seen;   /* its tiling kind not among the earlier leaves' */
+            if (k < 0 || q < 0) { rc = -1; break; }
             if (k == LOCAL_SHAPES || !fresh || taken[k] >= LOCAL_PER_SHAPE) continue;
             taken[k]++;
             S->nodes[i].local = 2;
