@@ -13,9 +13,10 @@
  *     of that loop (a row is small beside the caches): no stream;
  *   - the others stream.  Accesses of one array whose subscripts differ by constants alone are
  *     one stream (jacobi's a[i - 1][j], a[i][j], a[i + 1][j]: the row i + 1 read now is the row
- *     i read on the next turn) where a loop of the nest carries one to the other (a loop that
- *     steps the subscript by a divisor of the difference: sim_offset_reached; heat-3d's
- *     wavefront steps its planes by three, and its three planes are three streams); a stream
+ *     i read on the next turn) where the loops of the nest carry one to the other (one loop
+ *     steps the subscripts by the difference, or each that differs is stepped alone by a
+ *     loop, by a divisor of its difference: sim_offset_reached; heat-3d's wavefronts step
+ *     their planes by three, or i and j together, and their rows are streams of their own); a stream
  *     that is read and written counts twice (LU's row of A: read, then written back), one read
  *     or written alone once (measured: jacobi-2d's two streams, a row read and a row written,
  *     run as fast a stream as LU's).
@@ -73,37 +74,81 @@ static int sim_same_stream(const sim_node *a, const sim_node *b)
     return 1;
 }
 
-/* Does a loop around the statement that subscript `sub` names, directly or through the lets of
- * `a` (its terms, a let's affine value in turn), step `sub` by a divisor of delta?  A let of
- * another kind counts as one. */
-static int sim_step_divides(const sim_ctx *c, const sim_aff *sub, const sim_aff *a, int64_t delta, int *lets)
+/* The open loops that affine value a names, directly or through the lets it names (their
+ * affine values in turn), into loops[*n] (at most SIM_NEAR_LOOPS); 1 when it names a let of
+ * another kind, or more lets than the budget follows (a subscript whose moves are not known).
+ * The step's own variable is no open loop: its every turn sweeps the data. */
+enum { SIM_NEAR_LOOPS = 16 };
+static int sim_loops_named(const sim_ctx *c, const sim_aff *a, int *loops, int *n, int *lets)
 {
+    int opaque = 0;
     for (int i = 0; i < a->n; i++) {
         int s = a->slot[i];
         if (s < 0 || s >= c->prog->nslots) continue;
         const sim_node *v = c->let_def ? c->let_def[s] : NULL;
-        if (!v) {   /* a loop's variable, or another (the step's: its every turn sweeps the data) */
-            int64_t step = c->loop_open && c->loop_open[s] ? sim_aff_stride(c, sub, s) : 0;
-            if (step != 0 && delta % step == 0) return 1;
-        } else if (--*lets <= 0 || v->op != SO_AFF || sim_step_divides(c, sub, &v->aff, delta, lets)) {
-            return 1;
+        if (v) {
+            opaque |= --*lets <= 0 || v->op != SO_AFF || sim_loops_named(c, &v->aff, loops, n, lets);
+            continue;
         }
+        int known = !(c->loop_open && c->loop_open[s]);
+        for (int k = 0; k < *n && !known; k++) known = loops[k] == s;
+        if (!known && *n < SIM_NEAR_LOOPS) loops[(*n)++] = s;
+    }
+    return opaque;
+}
+
+/* Does loop `slot`, turning alone, bring access a's subscripts to b's: the same multiple of its
+ * step in every subscript (jacobi's a[i + 1][j] is a[i][j] a turn of i later)? */
+static int sim_loop_reaches(const sim_ctx *c, const sim_node *a, const sim_node *b, int slot)
+{
+    int64_t turns = 0;
+    int seen = 0;
+    for (int d = 0; d < a->n; d++) {
+        if (a->sub[d].gen) continue;
+        int64_t delta = a->sub[d].aff.c - b->sub[d].aff.c, step = sim_aff_stride(c, &a->sub[d].aff, slot);
+        if (step == 0) {
+            if (delta != 0) return 0;
+            continue;
+        }
+        if (delta % step != 0 || (seen && delta / step != turns)) return 0;
+        turns = delta / step;
+        seen = 1;
+    }
+    return turns != 0;
+}
+
+/* Does a loop around the statement move subscript d alone, by a divisor of delta (a[i + 1][j + 1]
+ * is a[i][j] a turn of i and a turn of j later: each moves its own subscript)? */
+static int sim_axis_reaches(const sim_ctx *c, const sim_node *a, int d, int64_t delta, const int *loops, int n)
+{
+    for (int k = 0; k < n; k++) {
+        int64_t step = sim_aff_stride(c, &a->sub[d].aff, loops[k]);
+        int alone = step != 0 && delta % step == 0;
+        for (int e = 0; e < a->n && alone; e++)
+            alone = e == d || a->sub[e].gen || sim_aff_stride(c, &a->sub[e].aff, loops[k]) == 0;
+        if (alone) return 1;
     }
     return 0;
 }
 
-/* Do the loops around a statement carry access a's row to b's: in every subscript where the two
- * differ by a constant, a loop steps that subscript by a divisor of the difference (jacobi's
- * a[i + 1][j] is a[i][j] a turn of i later: one stream, each row read once)?  Not heat-3d's
- * wavefront: its plane is `i = tt - 3 * t + 4`, three apart along t, and A[i - 1], A[i] and
- * A[i + 1] are rows no turn reads again (each is read from where the data lives: three streams). */
+/* Do the loops around a statement carry access a's row to b's (the two of one array, their
+ * subscripts apart by constants): one loop reaches the whole offset (sim_loop_reaches), or each
+ * subscript that differs is moved alone by a loop, by a divisor of its difference
+ * (sim_axis_reaches)?  Each row is then read once, one stream.  Not heat-3d's wavefronts: the
+ * plane `i = tt - 3 * t + 4` is three apart along t, and the diagonal `j = tt - 5 * t - i + 7`
+ * moves i and j together along i, so that A[i - 1][j], A[i][j + 1] .. are rows read again only
+ * steps later, every other row of the step read between: each is read from where the data lives
+ * (a stream each). */
 static int sim_offset_reached(const sim_ctx *c, const sim_node *a, const sim_node *b)
 {
+    int loops[SIM_NEAR_LOOPS], n = 0, lets = SIM_LET_BUDGET, opaque[SIM_MAXDIMS] = {0};
+    for (int d = 0; d < a->n && d < SIM_MAXDIMS; d++)
+        opaque[d] = !a->sub[d].gen && sim_loops_named(c, &a->sub[d].aff, loops, &n, &lets);
+    for (int k = 0; k < n; k++)
+        if (sim_loop_reaches(c, a, b, loops[k])) return 1;
     for (int d = 0; d < a->n; d++) {
-        if (a->sub[d].gen) continue;
-        int64_t delta = a->sub[d].aff.c - b->sub[d].aff.c;
-        int lets = SIM_LET_BUDGET;
-        if (delta != 0 && !sim_step_divides(c, &a->sub[d].aff, &a->sub[d].aff, delta, &lets)) return 0;
+        int64_t delta = a->sub[d].gen ? 0 : a->sub[d].aff.c - b->sub[d].aff.c;
+        if (delta != 0 && !(d < SIM_MAXDIMS && opaque[d]) && !sim_axis_reaches(c, a, d, delta, loops, n)) return 0;
     }
     return 1;
 }

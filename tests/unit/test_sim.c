@@ -517,16 +517,16 @@ static void test_guards(void)
     }
 }
 
-/* Streams a constant apart: one where a loop around steps the subscript by a divisor of the
- * difference, else each its own (tests/sim/streams-reach.apm, counted by hand there). */
+/* Streams a constant apart: one where the loops around carry one access to the other, else each
+ * its own (tests/sim/streams-reach.apm, counted by hand there). */
 static void test_streams_reach(void)
 {
     sim_result *r = run("tests/sim/streams-reach.apm", NULL, 0);
     if (!r) return;
     const sim_trace *t = &r->trace;
     T_EQ_INT("streams-reach: verified run, no violation", r->ok && r->nviolations == 0, 1);
-    T_CHECK("streams-reach: 352 elements (K 128: one stream of g; H 128: three planes of g three apart; M 96)",
-            t->streams && t->streams[0] == 352, "%g", t->streams ? t->streams[0] : -1);
+    T_CHECK("streams-reach: 480 elements (K 128: one stream of g; H 128: three planes of g three apart; M 96; "
+            "D 128: three diagonals of g)", t->streams && t->streams[0] == 480, "%g", t->streams ? t->streams[0] : -1);
     sim_result_free(r);
 }
 
