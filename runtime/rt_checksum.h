@@ -32,8 +32,8 @@ typedef struct rt_checksum {
 double rt_novalue(void);
 int rt_is_novalue(double v);
 void rt_fill_novalue(double *a, size_t n);
-/* An array of n doubles (at least one) each holding rt_novalue(), the caller's to free; out of
- * memory ends the program (exit status 2). */
+/* An array of n doubles (at least one) each holding rt_novalue(), starting on a cache line
+ * (64 bytes), the caller's to free; out of memory ends the program (exit status 2). */
 double *rt_alloc_novalue(size_t n);
 
 void rt_checksum_init(rt_checksum *c);
