@@ -173,7 +173,9 @@ xf_exchange xf_export_exchange(const ir_program *p, const ir_binding *bindings, 
  * once), and on the record or multicast path a send in an inner loop whose guard changes in it
  * or is versioned on a test that holds often (export_guards.c; cost.h, `guards`); and, under a
  * profile with sync_on_messages (calibrated), no barrier on the halo path, whose steps exchange
- * with their partners alone (the barrier was measured on the record exchange's collectives).
+ * with their partners alone (the barrier was measured on the record exchange's collectives), and
+ * its words at loggp's G, not at normsent and normrcvd (measured per record of that exchange:
+ * the halo path sends runs of doubles).
  * Other levels keep prof's price: what their syndm descendants may pay at best (explore's
  * bounds stay optimistic). */
 cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, int nbindings,

@@ -5,8 +5,8 @@
 # with 1 (scali2004, the thesis's rule) it is dearer.  scali2004's figures stay as they were
 # (tests/unit/test_sim's thesis figures and tests/cli/thesis_fd.sh).  The price applies where the
 # export takes the halo path (jacobi's): LU's rows leaf goes by multicast records, which test a
-# guard per element, and costs the same under guard_price 0 as under 1.  The barrier likewise
-# (at the end).
+# guard per element, and costs the same under guard_price 0 as under 1.  The barrier and the
+# price of a word likewise (at the end).
 source "$(dirname "$0")/../lib.sh"
 cd "$TMP"
 P() { "$POLYAPM" -w "$TMP/j.pdg" "$@"; }
@@ -69,4 +69,16 @@ expect_eq "halo path, the thesis's rule: the barrier is paid" \
     "$(python3 -c "print($(P sim 5 "${D[@]}" --set sync_on_messages=0 --set barrier_slope=50 --json | json "j['cost']") > $(P sim 5 "${D[@]}" --set sync_on_messages=0 --set barrier_slope=0 --json | json "j['cost']"))")" True
 expect_eq "record path, calibrated profile: the barrier is paid" \
     "$(python3 -c "print($("$POLYAPM" sim "$TMP/jdyn.apm" "${B[@]}" --json | json "j['cost']") > $("$POLYAPM" sim "$TMP/jdyn.apm" --set sync_on_messages=1 --set barrier_slope=0 --json | json "j['cost']"))")" True
+# The words, priced by the export's path: a calibrated profile's normsent and normrcvd are an
+# element of the record exchange; the halo path sends runs of doubles, a word at loggp's G.
+W=(--set sync_on_messages=1 --set loggp_G=3)
+halo_g3=$(P sim 5 "${D[@]}" "${W[@]}" --set normsent=500 --set normrcvd=500 --json | json "j['cost']")
+expect_eq "halo path, calibrated profile: normsent and normrcvd do not price its words" \
+    "$halo_g3" "$(P sim 5 "${D[@]}" "${W[@]}" --set normsent=1 --set normrcvd=1 --json | json "j['cost']")"
+expect_eq "halo path, calibrated profile: loggp_G does" \
+    "$(python3 -c "print($(P sim 5 "${D[@]}" --set sync_on_messages=1 --set loggp_G=30 --json | json "j['cost']") > $halo_g3)")" True
+expect_eq "halo path, the thesis's rule: normsent prices its words" \
+    "$(python3 -c "print($(P sim 5 "${D[@]}" --set normsent=500 --json | json "j['cost']") > $(P sim 5 "${D[@]}" --set normsent=1 --json | json "j['cost']"))")" True
+expect_eq "record path, calibrated profile: normsent prices its words" \
+    "$(python3 -c "print($("$POLYAPM" sim "$TMP/jdyn.apm" "${W[@]}" --set normsent=500 --json | json "j['cost']") > $("$POLYAPM" sim "$TMP/jdyn.apm" "${W[@]}" --set normsent=1 --json | json "j['cost']"))")" True
 finish

@@ -799,7 +799,7 @@ cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, 
 {
     cost_profile q = *prof;
     int guards = q.guard_price != 1, barrier = q.sync_on_messages && (q.barrier_const || q.barrier_slope);
-    if (p->level != IR_SYNDM || (!guards && !barrier)) return q;
+    if (p->level != IR_SYNDM || (!guards && !q.sync_on_messages)) return q;
     xf_export_options o = {.bindings = bindings, .nbindings = nbindings, .exchange = XF_EXCHANGE_AUTO};
     diag_list d;
     diag_list_init(&d);
@@ -811,6 +811,15 @@ cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, 
         /* the halo path's step posts its partners' messages and waits for them: no collective,
          * so none of the barrier a calibrated profile measured on the record exchange */
         if (barrier && pl.exchange == XF_EXCHANGE_HALO) q.barrier_const = q.barrier_slope = 0;
+        /* and it sends a partner's elements as runs of doubles, not as records: a word costs
+         * what a word of a burst of messages does (loggp's G), not what an element of the
+         * record exchange, where normsent and normrcvd were measured, does (heat-3d's planes of
+         * 120 x 120: ten times less) */
+        if (q.sync_on_messages && pl.exchange == XF_EXCHANGE_HALO) {
+            double L, o, G;
+            cost_loggp_params(&q, &L, &o, &G);
+            q.normsent = q.normrcvd = G;
+        }
     }
     ex_plan_free(&pl);
     diag_list_free(&d);
