@@ -175,7 +175,7 @@ xf_exchange xf_export_exchange(const ir_program *p, const ir_binding *bindings, 
  * profile with sync_on_messages (calibrated), no barrier on the halo path, whose steps exchange
  * with their partners alone (the barrier was measured on the record exchange's collectives), and
  * its words at loggp's G, not at normsent and normrcvd (measured per record of that exchange:
- * the halo path sends runs of doubles).
+ * the halo path sends runs of doubles) where the program has no collectives.
  * Other levels keep prof's price: what their syndm descendants may pay at best (explore's
  * bounds stay optimistic). */
 cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, int nbindings,

@@ -8,6 +8,7 @@
 # guard per element, and costs the same under guard_price 0 as under 1.  The barrier and the
 # price of a word likewise (at the end).
 source "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/polybench/kernels.inc"   # pb_dir
 cd "$TMP"
 P() { "$POLYAPM" -w "$TMP/j.pdg" "$@"; }
 "$POLYAPM" init "$ROOT/examples/polybench/jacobi-2d.apm" -o j.pdg >/dev/null
@@ -81,4 +82,21 @@ expect_eq "halo path, the thesis's rule: normsent prices its words" \
     "$(python3 -c "print($(P sim 5 "${D[@]}" --set normsent=500 --json | json "j['cost']") > $(P sim 5 "${D[@]}" --set normsent=1 --json | json "j['cost']"))")" True
 expect_eq "record path, calibrated profile: normsent prices its words" \
     "$(python3 -c "print($("$POLYAPM" sim "$TMP/jdyn.apm" "${W[@]}" --set normsent=500 --json | json "j['cost']") > $("$POLYAPM" sim "$TMP/jdyn.apm" "${W[@]}" --set normsent=1 --json | json "j['cost']"))")" True
+# ... except in a program with collectives: their words keep normsent and normrcvd (gemver's
+# transpose of A packs its elements one by one, down columns)
+PB=$(pb_dir)
+if [ -n "$PB" ]; then
+    "$POLYAPM" init "$PB/linear-algebra/blas/gemver/gemver.c" -I "$PB/utilities" -D MINI_DATASET \
+        -D DATA_TYPE_IS_DOUBLE -o gv.pdg >/dev/null
+    G() { "$POLYAPM" -w "$TMP/gv.pdg" "$@"; }
+    G apply ROOT stm theta.S1=0 sigma.S1=i theta.S2=1 sigma.S2=i theta.S3=2 sigma.S3=i theta.S4=3 sigma.S4=i \
+        inner=seq >/dev/null && G apply 2 tile kind=blocked procs=2 >/dev/null && G apply 3 commgen >/dev/null &&
+        G apply 4 memdist >/dev/null && G apply 5 redist >/dev/null || fail "gemver redist chain" "did not apply"
+    expect_eq "gemver's transpose leaf takes the halo path" \
+        "$(G export 6 -o "$TMP/gexp" 2>&1 >/dev/null; grep -c 'a static halo pattern' "$TMP/gexp/README.md")" 1
+    expect_eq "halo path with a collective, calibrated profile: normsent prices its words" \
+        "$(python3 -c "print($(G sim 6 "${W[@]}" --set normsent=500 --force --json | json "j['cost']") > $(G sim 6 "${W[@]}" --set normsent=1 --force --json | json "j['cost']"))")" True
+else
+    echo "# skip the gemver transpose check: PolyBench/C 4.2.1 not found (set POLYBENCH_DIR)"
+fi
 finish

@@ -814,8 +814,11 @@ cost_profile xf_export_pricing(const ir_program *p, const ir_binding *bindings, 
         /* and it sends a partner's elements as runs of doubles, not as records: a word costs
          * what a word of a burst of messages does (loggp's G), not what an element of the
          * record exchange, where normsent and normrcvd were measured, does (heat-3d's planes of
-         * 120 x 120: ten times less) */
-        if (q.sync_on_messages && pl.exchange == XF_EXCHANGE_HALO) {
+         * 120 x 120: ten times less).  Not in a program with collectives, whose words the
+         * polyapm model prices at normsent and normrcvd too: a transpose packs its elements one
+         * by one, down columns (gemver's A at 8000 x 8000, priced at G: 0.15 s predicted, 2.3 s
+         * measured) */
+        if (q.sync_on_messages && pl.exchange == XF_EXCHANGE_HALO && !ir_block_has_kind(p->body, IR_S_COLL)) {
             double L, o, G;
             cost_loggp_params(&q, &L, &o, &G);
             q.normsent = q.normrcvd = G;
