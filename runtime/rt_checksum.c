@@ -61,7 +61,7 @@ void rt_fill_novalue(double *a, size_t n)
 
 /* The arrays' alignment: a cache line, and the widest vector a host loads (64 bytes).  malloc's 16
  * bytes put every second 32-byte load, and every 64-byte one, across two lines: fdtd-2d at
- * 1000 x 1200 ran 1.3 s so against PolyBench's 0.9 s (its arrays page-aligned), 0.76 s aligned. */
+ * 1000 x 1200 ran 1.3 s against PolyBench's 0.9 s (its arrays page-aligned), 0.76 s aligned. */
 enum { RT_ALIGN = 64 };
 
 double *rt_alloc_novalue(size_t n)

@@ -450,9 +450,10 @@ static void base_rename(gen *g)
     g->base = (xf_rename){g->from, g->to, g->nbase, g->to_expr};
 }
 
-/* isl's AST of the statements of root under their schedules: where `atomic`, every dimension's loop atomic (one loop per
- * dimension, the statements' conditions inside it: each statement placed once, where the default
- * splits a loop over the parts of its range each statement runs in). */
+/* isl's AST of the statements of root under their schedules: where `atomic`, every dimension's
+ * loop atomic (one loop per dimension, the statements' conditions inside it: each statement
+ * placed once, where the default splits a loop over the parts of its range each statement runs
+ * in). */
 static isl_ast_node *ast_of(gen *g, const lx_node *root, int atomic)
 {
     const xf_model *m = g->n->m;
